@@ -1,0 +1,262 @@
+/**
+ * @file wavetool.h
+ * @brief wavetool library: 2D discrete wavelet transforms of images on CPU and GPU.
+ *
+ * The one public header. Every function that can fail returns a ::wt_status;
+ * on failure the function that detected the problem has written one message,
+ * readable with wt_error_message() (thread-local). Callers propagate the code
+ * and never re-word the message.
+ */
+#ifndef WAVETOOL_H
+#define WAVETOOL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define WT_VERSION_MAJOR 0
+#define WT_VERSION_MINOR 1
+#define WT_VERSION_PATCH 0
+#define WT_VERSION_STRING "0.1.0"
+
+/** Deepest decomposition the library accepts. */
+#define WT_MAX_LEVELS 32
+
+/* ------------------------------------------------------------------------ */
+/** @name Errors */
+
+/** Status codes. Zero is success, every failure is negative. */
+typedef enum wt_status {
+    WT_OK = 0,                /**< success */
+    WT_ERR_INVALID = -1,      /**< invalid argument or impossible request */
+    WT_ERR_NOMEM = -2,        /**< host memory exhausted */
+    WT_ERR_IO = -3,           /**< file could not be opened, read or written */
+    WT_ERR_FORMAT = -4,       /**< file is corrupt, truncated or not of the expected format */
+    WT_ERR_LIMIT = -5,        /**< a size or resource limit was exceeded (pixels, scans, shapes) */
+    WT_ERR_UNSUPPORTED = -6,  /**< valid input that wavetool does not handle (e.g. 12-bit JPEG) */
+    WT_ERR_DEVICE = -7,       /**< no usable GPU, or the GPU failed */
+    WT_ERR_DEVICE_NOMEM = -8, /**< GPU memory exhausted */
+    WT_ERR_INTERRUPTED = -9,  /**< stopped by a signal */
+} wt_status;
+
+/** Message of the last failure in this thread ("" when none). */
+const char *wt_error_message(void);
+/** Record a failure message (printf format) for this thread; returns @p code. */
+wt_status wt_error_set(wt_status code, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+/** Forget the last message. */
+void wt_error_clear(void);
+/** Short name of a status code ("invalid argument", ...). */
+const char *wt_status_name(wt_status code);
+
+/* ------------------------------------------------------------------------ */
+/** @name Wavelets */
+
+/** How a wavelet is defined. */
+typedef enum wt_wavelet_kind {
+    WT_KIND_FILTER_BANK = 0, /**< PyWavelets filter bank (all PyWavelets modes) */
+    WT_KIND_JPEG2000 = 1,    /**< JPEG 2000 style: whole-sample symmetric extension,
+                                  ceil(N/2) low / floor(N/2) high coefficients */
+} wt_wavelet_kind;
+
+/** One lifting step on the polyphase pair (a = even/low, d = odd/high).
+ *  Predict: d[k] += sum_i taps[i] * a[k + offset + i].
+ *  Update:  a[k] += sum_i taps[i] * d[k + offset + i]. */
+typedef struct wt_lifting_step {
+    int update;       /**< 0 predict (modifies d), 1 update (modifies a) */
+    int offset;       /**< index of the first tap relative to k */
+    int ntaps;        /**< number of taps (<= 8) */
+    double taps[8];   /**< coefficients */
+} wt_lifting_step;
+
+/** A lifting factorisation of a wavelet's analysis polyphase matrix.
+ *  Forward: a = x[2k], d = x[2k+1] (after @p input_shift), steps in order,
+ *  then low[k] = scale_lo * a[k + shift_lo], high[k] = scale_hi * d[k + shift_hi]. */
+typedef struct wt_lifting {
+    int nsteps;
+    wt_lifting_step steps[8];
+    double scale_lo, scale_hi;
+    int shift_lo, shift_hi;
+    int input_shift; /**< the sample that becomes a[0] is x[input_shift] */
+} wt_lifting;
+
+/** A discrete wavelet. Filters follow PyWavelets (all of even length). */
+typedef struct wt_wavelet {
+    const char *name;       /**< "db3", "cdf97", ... */
+    const char *family;     /**< "Daubechies", ... */
+    wt_wavelet_kind kind;
+    int orthogonal;         /**< 1 orthogonal, 0 biorthogonal */
+    int integer;            /**< 1 for integer-to-integer (legall53) */
+    int filter_len;         /**< dec_len of PyWavelets (filters padded to even length) */
+    const double *dec_lo, *dec_hi, *rec_lo, *rec_hi;
+    const wt_lifting *lifting; /**< NULL when no lifting scheme exists */
+    int support_lo, support_hi; /**< JPEG 2000 kinds: true odd filter lengths (9/7, 5/3, 13/7) */
+} wt_wavelet;
+
+/** Find a wavelet by name (case-sensitive, PyWavelets' names); NULL if unknown. */
+const wt_wavelet *wt_wavelet_find(const char *name);
+/** Number of wavelets known. */
+size_t wt_wavelet_count(void);
+/** The i-th wavelet (0 <= i < wt_wavelet_count()). */
+const wt_wavelet *wt_wavelet_at(size_t i);
+/** Closest known name to @p name (for "did you mean"), never NULL. */
+const char *wt_wavelet_suggest(const char *name);
+
+/* ------------------------------------------------------------------------ */
+/** @name Modes and methods */
+
+/** Signal extension modes, PyWavelets' definitions. */
+typedef enum wt_mode {
+    WT_MODE_ZERO = 0,
+    WT_MODE_CONSTANT,
+    WT_MODE_SYMMETRIC,
+    WT_MODE_REFLECT,
+    WT_MODE_PERIODIC,
+    WT_MODE_SMOOTH,
+    WT_MODE_ANTISYMMETRIC,
+    WT_MODE_ANTIREFLECT,
+    WT_MODE_PERIODIZATION,
+    WT_MODE_COUNT
+} wt_mode;
+
+/** Parse a mode name; returns WT_ERR_INVALID (with message) if unknown. */
+wt_status wt_mode_parse(const char *name, wt_mode *mode);
+/** Name of a mode. */
+const char *wt_mode_name(wt_mode mode);
+
+typedef enum wt_method {
+    WT_METHOD_AUTO = 0,
+    WT_METHOD_CONV,
+    WT_METHOD_LIFTING,
+} wt_method;
+
+wt_status wt_method_parse(const char *name, wt_method *method);
+const char *wt_method_name(wt_method method);
+
+/** What to compute. */
+typedef struct wt_params {
+    const wt_wavelet *wavelet;
+    wt_mode mode;
+    wt_method method; /**< AUTO is resolved by wt_params_resolve() */
+    int levels;       /**< 0..WT_MAX_LEVELS */
+} wt_params;
+
+/** Check a combination and resolve AUTO method. WT_ERR_INVALID with a message
+ *  when the wavelet does not support the mode or method. */
+wt_status wt_params_resolve(wt_params *p);
+
+/** Number of coefficients of one level along an axis of length n. */
+size_t wt_coeff_len(size_t n, const wt_wavelet *w, wt_mode mode, int high);
+/** PyWavelets' dwt_max_level for a 2D image of h×w. */
+int wt_max_level(size_t h, size_t w, const wt_wavelet *wavelet);
+
+/* ------------------------------------------------------------------------ */
+/** @name Coefficient pyramids */
+
+typedef enum wt_dtype { WT_FLOAT32 = 0, WT_INT32 = 1 } wt_dtype;
+
+/** Bands of one level: PyWavelets' meaning (H: high-pass along y). */
+typedef enum wt_band { WT_BAND_A = 0, WT_BAND_H = 1, WT_BAND_V = 2, WT_BAND_D = 3 } wt_band;
+
+/** A multi-level decomposition of C planes of height×width.
+ *  Band data are contiguous (C, h, w) blocks of 4-byte elements, in the order
+ *  cA_L, then for l = L..1: cH_l, cV_l, cD_l (the order of pywt.wavedec2). */
+typedef struct wt_pyramid {
+    size_t height, width; /**< original plane size */
+    int channels;
+    int levels;
+    wt_dtype dtype;
+    /** Per level l (0 = input): approximation size; lo_h[l] × lo_w[l]. */
+    size_t lo_h[WT_MAX_LEVELS + 1], lo_w[WT_MAX_LEVELS + 1];
+    /** Per level l >= 1: size of high-pass axis (detail bands). */
+    size_t hi_h[WT_MAX_LEVELS + 1], hi_w[WT_MAX_LEVELS + 1];
+    size_t total;        /**< elements of all bands, all channels */
+    void *data;          /**< owned by the pyramid when @p owned */
+    int owned;
+} wt_pyramid;
+
+/** Compute the shapes of a decomposition (no allocation). */
+wt_status wt_pyramid_plan(wt_pyramid *p, const wt_params *params, size_t height,
+                          size_t width, int channels);
+/** Plan and allocate zeroed data. */
+wt_status wt_pyramid_alloc(wt_pyramid *p, const wt_params *params, size_t height,
+                           size_t width, int channels);
+/** Free owned data. */
+void wt_pyramid_free(wt_pyramid *p);
+/** Element offset of band @p b of level @p level (cA only at level L) for channel c. */
+size_t wt_pyramid_offset(const wt_pyramid *p, int level, wt_band b, int c);
+/** Rows and columns of a band. */
+void wt_pyramid_band_shape(const wt_pyramid *p, int level, wt_band b, size_t *h, size_t *w);
+
+/* ------------------------------------------------------------------------ */
+/** @name Images */
+
+/** PNG-style colour types: number of planes and what they mean. */
+typedef enum wt_color {
+    WT_COLOR_GRAY = 1,
+    WT_COLOR_GRAY_ALPHA = 2,
+    WT_COLOR_RGB = 3,
+    WT_COLOR_RGBA = 4,
+} wt_color;
+
+/** A decoded image: interleaved samples, 8-bit (uint8_t) or 16-bit (uint16_t,
+ *  native byte order), channels = (int)color. */
+typedef struct wt_image {
+    uint32_t width, height;
+    int channels;
+    int bit_depth; /**< 8 or 16 */
+    wt_color color;
+    void *pixels;
+} wt_image;
+
+/** Allocate an image (pixels zeroed). WT_ERR_LIMIT when the size overflows. */
+wt_status wt_image_alloc(wt_image *img, uint32_t width, uint32_t height, int channels,
+                         int bit_depth);
+void wt_image_free(wt_image *img);
+/** Bytes of the pixel buffer (overflow-checked; 0 on overflow). */
+size_t wt_image_bytes(const wt_image *img);
+
+/** Planar float copy of the samples: C × h × w. */
+wt_status wt_image_to_planes(const wt_image *img, float *planes);
+/** Round, clamp and interleave planes into @p img (already allocated). */
+void wt_image_from_planes(wt_image *img, const float *planes);
+
+/* ------------------------------------------------------------------------ */
+/** @name Engines */
+
+typedef struct wt_engine wt_engine;
+
+/** Open an engine: "auto" (first working CUDA device, else CPU), "cpu",
+ *  "cuda", "cuda:N". WT_ERR_DEVICE when a requested GPU cannot be used. */
+wt_status wt_engine_open(wt_engine **engine, const char *device);
+void wt_engine_close(wt_engine *engine);
+/** "cpu" or "cuda:0 (NVIDIA H100 ...)" */
+const char *wt_engine_name(const wt_engine *engine);
+/** 1 if this engine is the CPU engine. */
+int wt_engine_is_cpu(const wt_engine *engine);
+/** Set worker threads of the CPU engine (0 = number of cores). */
+void wt_engine_set_threads(wt_engine *engine, int threads);
+
+/** Forward transform of C planes (C × h × w floats) into @p out, which must have
+ *  been planned with the same params/size and have data allocated. For integer
+ *  wavelets the planes must hold integers; out is WT_INT32. */
+wt_status wt_forward(wt_engine *engine, const wt_params *params, const float *planes,
+                     wt_pyramid *out);
+/** Inverse transform: planes (C × h × w) of the original size. Integer wavelets
+ *  produce exact integers. */
+wt_status wt_inverse(wt_engine *engine, const wt_params *params, const wt_pyramid *in,
+                     float *planes);
+
+/** Names compiled in: "cpu" or "cpu cuda". */
+const char *wt_backends(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
