@@ -1,0 +1,596 @@
+/* One-dimensional transforms of a batch of lines (see dwt_line.h).
+ *
+ * Forward convolution follows PyWavelets:
+ *   out[k] = sum_j f[j] * ext(s0 + 2k - j),
+ * s0 = 1 (all modes but periodization), s0 = F/2 for periodization on the
+ * signal padded to even length by repeating its last sample.
+ * Inverse convolution (synthesis of finite, zero-padded coefficients):
+ *   x[o] = sum_j rec_lo[j] * lo[(o + off - j) / 2] + rec_hi[j] * hi[...]
+ * over the j where o + off - j is even, off = F - 2 (periodization: F/2 - 1,
+ * coefficients periodic).
+ * Lifting runs the factorised polyphase matrix over the same extended signal
+ * (or zero-padded/periodic coefficients), so both methods compute one
+ * operator. The JPEG 2000 kinds use whole-sample symmetric extension of the
+ * signal and of the interleaved coefficients. */
+#include "dwt_line.h"
+
+#include <string.h>
+
+#define B WT_BATCH
+
+/* Internal precision: double, so that the reference stays within 1e-5 of
+ * PyWavelets' float64 results even for long filters and growing extensions. */
+typedef double real;
+
+static void to_real(real *dst, const float *src, long count)
+{
+    for (long i = 0; i < count; i++)
+        dst[i] = src[i];
+}
+
+static void to_float(float *dst, const real *src, long count)
+{
+    for (long i = 0; i < count; i++)
+        dst[i] = (float)src[i];
+}
+
+void wt_line_init(wt_line *line, const wt_params *params, size_t n)
+{
+    line->wavelet = params->wavelet;
+    line->mode = params->mode;
+    line->method = params->method;
+    line->n = n;
+    line->nlo = wt_coeff_len(n, params->wavelet, params->mode, 0);
+    line->nhi = wt_coeff_len(n, params->wavelet, params->mode, 1);
+}
+
+static int is_periodization(const wt_line *line)
+{
+    return line->mode == WT_MODE_PERIODIZATION;
+}
+
+/* Mode used to extend the signal: the JPEG 2000 kinds know only whole-sample
+ * symmetric extension (reflect) besides periodization. */
+static wt_mode signal_mode(const wt_line *line)
+{
+    if (line->wavelet->kind == WT_KIND_JPEG2000 && !is_periodization(line))
+        return WT_MODE_REFLECT;
+    return line->mode;
+}
+
+long wt_fold_index(long i, long n, wt_mode mode, int *sign)
+{
+    *sign = 1;
+    if (i >= 0 && i < n)
+        return i;
+    switch (mode) {
+    case WT_MODE_PERIODIC:
+    case WT_MODE_PERIODIZATION: {
+        long r = i % n;
+        return r < 0 ? r + n : r;
+    }
+    case WT_MODE_SYMMETRIC:
+    case WT_MODE_ANTISYMMETRIC: {
+        long period = 2 * n;
+        long r = i % period;
+        if (r < 0)
+            r += period;
+        if (r >= n)
+            r = period - 1 - r;
+        /* each mirror flips the sign; i in [-n, 0) is one mirror away */
+        long k = i < 0 ? (-i - 1) / n + 1 : (i - n) / n + 1;
+        if (mode == WT_MODE_ANTISYMMETRIC && (k & 1))
+            *sign = -1;
+        return r;
+    }
+    case WT_MODE_REFLECT: {
+        if (n == 1)
+            return 0;
+        long period = 2 * n - 2;
+        long r = i % period;
+        if (r < 0)
+            r += period;
+        return r >= n ? period - r : r;
+    }
+    default: /* zero, constant, smooth, antireflect: nearest edge */
+        return i < 0 ? 0 : n - 1;
+    }
+}
+
+/* Extension value at position i (outside [0, n)) of the signal stored at
+ * base[j * B], j in [0, n); positions between i and the signal are ready. */
+static void extend_one(real *base, long n, wt_mode mode, long i)
+{
+    real *dst = base + i * B;
+    long k = i < 0 ? -i : i - (n - 1); /* distance from the edge */
+    const real *edge = base + (i < 0 ? 0 : n - 1) * B;
+    const real *inner = base + (i < 0 ? 1 : n - 2) * B;
+    if (mode == WT_MODE_ZERO) {
+        memset(dst, 0, B * sizeof *dst);
+    } else if (mode == WT_MODE_CONSTANT || (n < 2 && (mode == WT_MODE_SMOOTH ||
+                                                     mode == WT_MODE_ANTIREFLECT))) {
+        memcpy(dst, edge, B * sizeof *dst);
+    } else if (mode == WT_MODE_SMOOTH) {
+        for (int b = 0; b < B; b++)
+            dst[b] = edge[b] + (real)k * (edge[b] - inner[b]);
+    } else if (mode == WT_MODE_ANTIREFLECT) {
+        /* point symmetry about the nearest edge point, in blocks of n-1 */
+        long c = (k - 1) / (n - 1) * (n - 1);
+        long centre = i < 0 ? -c : (n - 1) + c;
+        const real *pc = base + centre * B, *pm = base + (2 * centre - i) * B;
+        for (int b = 0; b < B; b++)
+            dst[b] = 2.0 * pc[b] - pm[b];
+    } else {
+        int sign;
+        const real *s = base + wt_fold_index(i, n, mode, &sign) * B;
+        for (int b = 0; b < B; b++)
+            dst[b] = sign < 0 ? -s[b] : s[b];
+    }
+}
+
+/* ext[(i - e0) * B + b] = extension of x (n samples) at i, for i in [e0, e1),
+ * e0 <= 0 and e1 >= n. Periodization first pads odd n with its last sample. */
+static void extend_signal(const float *x, long n, wt_mode mode, long e0, long e1, real *ext)
+{
+    real *base = ext - e0 * B; /* base[i * B] is position i */
+    to_real(base, x, n * B);
+    if (mode == WT_MODE_PERIODIZATION && (n & 1)) {
+        to_real(base + n * B, x + (n - 1) * B, B);
+        n += 1;
+    }
+    for (long i = -1; i >= e0; i--) /* outward from the edges */
+        extend_one(base, n, mode, i);
+    for (long i = n; i < e1; i++)
+        extend_one(base, n, mode, i);
+}
+
+/* Filter taps as real, reversed roles handled by the callers. */
+typedef struct taps {
+    int len;
+    real v[128];
+} taps;
+
+static void load_taps(taps *t, const double *src, int len)
+{
+    t->len = len;
+    for (int j = 0; j < len; j++)
+        t->v[j] = (real)src[j];
+}
+
+/* ---------------------------------------------------------------------- */
+/* Convolution, PyWavelets filter banks */
+
+static long forward_start(const wt_line *line)
+{
+    return is_periodization(line) ? line->wavelet->filter_len / 2 : 1;
+}
+
+static void conv_forward_fb(const wt_line *line, const float *in, float *lo, float *hi,
+                            real *scratch)
+{
+    const wt_wavelet *w = line->wavelet;
+    long F = w->filter_len, n = (long)line->n, s0 = forward_start(line);
+    long nout = (long)line->nlo;
+    long e0 = s0 - (F - 1) < 0 ? s0 - (F - 1) : 0;
+    long e1 = s0 + 2 * (nout - 1) + 1;
+    if (e1 < n + 1)
+        e1 = n + 1;
+    extend_signal(in, n, line->mode, e0, e1, scratch);
+    taps tl, th;
+    load_taps(&tl, w->dec_lo, (int)F);
+    load_taps(&th, w->dec_hi, (int)F);
+    for (long k = 0; k < nout; k++) {
+        real al[B] = {0}, ah[B] = {0};
+        for (long j = 0; j < F; j++) {
+            const real *s = scratch + (s0 + 2 * k - j - e0) * B;
+            real fl = tl.v[j], fh = th.v[j];
+            for (int b = 0; b < B; b++) {
+                al[b] += fl * s[b];
+                ah[b] += fh * s[b];
+            }
+        }
+        to_float(lo + k * B, al, B);
+        to_float(hi + k * B, ah, B);
+    }
+}
+
+static void conv_inverse_fb(const wt_line *line, const float *lo, const float *hi, float *out,
+                            real *scratch)
+{
+    const wt_wavelet *w = line->wavelet;
+    long F = w->filter_len, n = (long)line->n, nc = (long)line->nlo;
+    int per = is_periodization(line);
+    long off = per ? F / 2 - 1 : F - 2;
+    /* coefficient positions needed: (o + off - j)/2 for o in [0,n), j in [0,F) */
+    long c0 = (0 + off - (F - 1) - 1) / 2 - 1, c1 = (n - 1 + off) / 2 + 1;
+    real *cl = scratch, *ch = scratch + (c1 - c0) * B;
+    for (long c = c0; c < c1; c++) {
+        long src = c;
+        int valid = 1;
+        if (per) {
+            src = c % nc;
+            if (src < 0)
+                src += nc;
+        } else if (c < 0 || c >= nc) {
+            valid = 0;
+        }
+        real *dl = cl + (c - c0) * B, *dh = ch + (c - c0) * B;
+        if (valid) {
+            to_real(dl, lo + src * B, B);
+            to_real(dh, hi + src * B, B);
+        } else {
+            memset(dl, 0, B * sizeof *dl);
+            memset(dh, 0, B * sizeof *dh);
+        }
+    }
+    taps tl, th;
+    load_taps(&tl, w->rec_lo, (int)F);
+    load_taps(&th, w->rec_hi, (int)F);
+    for (long o = 0; o < n; o++) {
+        real acc[B] = {0};
+        for (long j = (o + off) & 1; j < F; j += 2) {
+            long c = (o + off - j) / 2 - c0;
+            const real *sl = cl + c * B, *sh = ch + c * B;
+            real fl = tl.v[j], fh = th.v[j];
+            for (int b = 0; b < B; b++)
+                acc[b] += fl * sl[b] + fh * sh[b];
+        }
+        to_float(out + o * B, acc, B);
+    }
+}
+
+/* ---------------------------------------------------------------------- */
+/* Convolution, JPEG 2000 kinds: centred odd-length filters */
+
+static void conv_forward_j2k(const wt_line *line, const float *in, float *lo, float *hi,
+                             real *scratch)
+{
+    const wt_wavelet *w = line->wavelet;
+    long n = (long)line->n, rl = w->support_lo / 2, rh = w->support_hi / 2;
+    long r = rl > rh ? rl : rh;
+    long e0 = -r - 1, e1 = 2 * (long)(line->nlo > line->nhi ? line->nlo : line->nhi) + r + 2;
+    if (e1 < n + 1)
+        e1 = n + 1;
+    extend_signal(in, n, signal_mode(line), e0, e1, scratch);
+    const real *base = scratch - e0 * B;
+    taps tl, th;
+    load_taps(&tl, w->dec_lo, w->support_lo);
+    load_taps(&th, w->dec_hi, w->support_hi);
+    for (long k = 0; k < (long)line->nlo; k++) {
+        real acc[B] = {0};
+        for (long t = -rl; t <= rl; t++) {
+            const real *s = base + (2 * k + t) * B;
+            for (int b = 0; b < B; b++)
+                acc[b] += tl.v[t + rl] * s[b];
+        }
+        to_float(lo + k * B, acc, B);
+    }
+    for (long k = 0; k < (long)line->nhi; k++) {
+        real acc[B] = {0};
+        for (long t = -rh; t <= rh; t++) {
+            const real *s = base + (2 * k + 1 + t) * B;
+            for (int b = 0; b < B; b++)
+                acc[b] += th.v[t + rh] * s[b];
+        }
+        to_float(hi + k * B, acc, B);
+    }
+}
+
+/* Interleave lo/hi into y (length n, or the padded even length for
+ * periodization) and extend it into ext over [e0, e1). */
+static long interleave_extend(const wt_line *line, const float *lo, const float *hi, long e0,
+                              long e1, real *ext)
+{
+    long len = (long)(line->nlo + line->nhi);
+    real *base = ext - e0 * B;
+    for (long k = 0; k < (long)line->nlo; k++)
+        to_real(base + 2 * k * B, lo + k * B, B);
+    for (long k = 0; k < (long)line->nhi; k++)
+        to_real(base + (2 * k + 1) * B, hi + k * B, B);
+    wt_mode mode = is_periodization(line) ? WT_MODE_PERIODIC : WT_MODE_REFLECT;
+    for (long i = e0; i < e1; i++) {
+        if (i >= 0 && i < len)
+            continue;
+        int sign;
+        long src = wt_fold_index(i, len, mode, &sign);
+        memcpy(base + i * B, base + src * B, B * sizeof *ext);
+    }
+    return len;
+}
+
+static void conv_inverse_j2k(const wt_line *line, const float *lo, const float *hi, float *out,
+                             real *scratch)
+{
+    const wt_wavelet *w = line->wavelet;
+    long n = (long)line->n, rl = w->support_hi / 2, rh = w->support_lo / 2;
+    /* synthesis: rec_lo has the high-pass support length and vice versa */
+    long r = rl > rh ? rl : rh;
+    long len = (long)(line->nlo + line->nhi);
+    long e0 = -r - 1, e1 = (len > n ? len : n) + r + 1;
+    interleave_extend(line, lo, hi, e0, e1, scratch);
+    const real *base = scratch - e0 * B;
+    taps sl, sh;
+    load_taps(&sl, w->rec_lo, w->support_hi);
+    load_taps(&sh, w->rec_hi, w->support_lo);
+    for (long i = 0; i < n; i++) {
+        real acc[B] = {0};
+        for (long t = -rl; t <= rl; t++)
+            if (((i - t) & 1) == 0) {
+                const real *s = base + (i - t) * B;
+                for (int b = 0; b < B; b++)
+                    acc[b] += sl.v[t + rl] * s[b];
+            }
+        for (long t = -rh; t <= rh; t++)
+            if ((i - t) & 1) {
+                const real *s = base + (i - t) * B;
+                for (int b = 0; b < B; b++)
+                    acc[b] += sh.v[t + rh] * s[b];
+            }
+        to_float(out + i * B, acc, B);
+    }
+}
+
+/* ---------------------------------------------------------------------- */
+/* Lifting */
+
+/* Total reach of the steps: how far invalid margins can spread. */
+static long lifting_reach(const wt_lifting *L)
+{
+    long r = 1;
+    for (int s = 0; s < L->nsteps; s++) {
+        const wt_lifting_step *st = &L->steps[s];
+        long left = st->offset < 0 ? -st->offset : 0;
+        long right = st->offset + st->ntaps - 1 > 0 ? st->offset + st->ntaps - 1 : 0;
+        r += left > right ? left : right;
+    }
+    return r;
+}
+
+/* Apply (sign=+1) or undo (sign=-1) one step over polyphase indices [m0, m1)
+ * of buffers a and d (index m at (m - m0) * B). */
+static void lifting_step(const wt_lifting_step *st, real *a, real *d, long count, real sign)
+{
+    real *dst = st->update ? a : d;
+    const real *src = st->update ? d : a;
+    long lo = st->offset < 0 ? -st->offset : 0;
+    long hi = count - (st->offset + st->ntaps - 1 > 0 ? st->offset + st->ntaps - 1 : 0);
+    real t[8];
+    for (int i = 0; i < st->ntaps; i++)
+        t[i] = sign * (real)st->taps[i];
+    for (long m = lo; m < hi; m++) {
+        real acc[B] = {0};
+        for (int i = 0; i < st->ntaps; i++) {
+            const real *s = src + (m + st->offset + i) * B;
+            for (int b = 0; b < B; b++)
+                acc[b] += t[i] * s[b];
+        }
+        real *o = dst + m * B;
+        for (int b = 0; b < B; b++)
+            o[b] += acc[b];
+    }
+}
+
+/* Polyphase alignment of the forward transform: a[m] = x[2m + e] and
+ * lo[k] = scale_lo * a[k + t + shift_lo] (likewise d, hi). */
+static void lifting_alignment(const wt_line *line, long *e, long *t)
+{
+    *e = 0;
+    *t = 0;
+    if (line->wavelet->kind == WT_KIND_FILTER_BANK && is_periodization(line)) {
+        long s0 = line->wavelet->filter_len / 2;
+        if (s0 & 1) {
+            *t = (s0 - 1) / 2;
+        } else {
+            *t = s0 / 2;
+            *e = -1;
+        }
+    }
+}
+
+static void lifting_forward(const wt_line *line, const float *in, float *lo, float *hi,
+                            real *scratch)
+{
+    const wt_lifting *L = line->wavelet->lifting;
+    long n = (long)line->n, R = lifting_reach(L), e, t;
+    lifting_alignment(line, &e, &t);
+    long nout = (long)(line->nlo > line->nhi ? line->nlo : line->nhi);
+    long smin = L->shift_lo < L->shift_hi ? L->shift_lo : L->shift_hi;
+    long smax = L->shift_lo > L->shift_hi ? L->shift_lo : L->shift_hi;
+    long m0 = t + smin - R, m1 = t + smax + nout + R;
+    long e0 = 2 * m0 + e, e1 = 2 * m1 + e + 1;
+    if (e0 > 0)
+        e0 = 0;
+    if (e1 < n + 1)
+        e1 = n + 1;
+    real *ext = scratch;
+    extend_signal(in, n, signal_mode(line), e0, e1, ext);
+    long count = m1 - m0;
+    real *a = ext + (e1 - e0) * B, *d = a + count * B;
+    const real *base = ext - e0 * B;
+    for (long m = m0; m < m1; m++) {
+        memcpy(a + (m - m0) * B, base + (2 * m + e) * B, B * sizeof *a);
+        memcpy(d + (m - m0) * B, base + (2 * m + e + 1) * B, B * sizeof *d);
+    }
+    for (int s = 0; s < L->nsteps; s++)
+        lifting_step(&L->steps[s], a, d, count, 1.0);
+    real gl = (real)L->scale_lo, gh = (real)L->scale_hi;
+    for (long k = 0; k < (long)line->nlo; k++) {
+        const real *s = a + (k + t + L->shift_lo - m0) * B;
+        for (int b = 0; b < B; b++)
+            lo[k * B + b] = (float)(gl * s[b]);
+    }
+    for (long k = 0; k < (long)line->nhi; k++) {
+        const real *s = d + (k + t + L->shift_hi - m0) * B;
+        for (int b = 0; b < B; b++)
+            hi[k * B + b] = (float)(gh * s[b]);
+    }
+}
+
+static void lifting_inverse(const wt_line *line, const float *lo, const float *hi, float *out,
+                            real *scratch)
+{
+    const wt_lifting *L = line->wavelet->lifting;
+    long n = (long)line->n, R = lifting_reach(L), e, t;
+    lifting_alignment(line, &e, &t);
+    int per = is_periodization(line);
+    int j2k = line->wavelet->kind == WT_KIND_JPEG2000;
+    long m0 = (0 - e) / 2 - 1 - R, m1 = (n - e) / 2 + 1 + R, count = m1 - m0;
+    real *a = scratch, *d = a + count * B;
+    real il = (real)(1.0 / L->scale_lo), ih = (real)(1.0 / L->scale_hi);
+    if (j2k) {
+        /* extended interleaved coefficients give a[m] = y(2m), d[m] = y(2m+1) */
+        real *ext = d + count * B;
+        long e0 = 2 * m0, e1 = 2 * m1 + 1;
+        interleave_extend(line, lo, hi, e0, e1, ext);
+        const real *base = ext - e0 * B;
+        for (long m = m0; m < m1; m++)
+            for (int b = 0; b < B; b++) {
+                a[(m - m0) * B + b] = il * base[2 * m * B + b];
+                d[(m - m0) * B + b] = ih * base[(2 * m + 1) * B + b];
+            }
+    } else {
+        long nlo = (long)line->nlo, nhi = (long)line->nhi;
+        for (long m = m0; m < m1; m++) {
+            long kl = m - t - L->shift_lo, kh = m - t - L->shift_hi;
+            if (per) {
+                kl = ((kl % nlo) + nlo) % nlo;
+                kh = ((kh % nhi) + nhi) % nhi;
+            }
+            for (int b = 0; b < B; b++) {
+                a[(m - m0) * B + b] = kl >= 0 && kl < nlo ? il * lo[kl * B + b] : 0.0;
+                d[(m - m0) * B + b] = kh >= 0 && kh < nhi ? ih * hi[kh * B + b] : 0.0;
+            }
+        }
+    }
+    for (int s = L->nsteps - 1; s >= 0; s--)
+        lifting_step(&L->steps[s], a, d, count, -1.0);
+    for (long i = 0; i < n; i++) {
+        long p = i - e; /* a[m] = x[2m + e] */
+        const real *s = (p & 1) ? d + ((p - 1) / 2 - m0) * B : a + (p / 2 - m0) * B;
+        to_float(out + i * B, s, B);
+    }
+}
+
+/* ---------------------------------------------------------------------- */
+
+size_t wt_line_scratch(const wt_line *line)
+{
+    /* generous: extension of 2n + 4F + margins, three buffers of it */
+    size_t F = (size_t)line->wavelet->filter_len;
+    size_t R = line->wavelet->lifting ? (size_t)lifting_reach(line->wavelet->lifting) : 0;
+    size_t len = 2 * (line->n + line->nlo + line->nhi) + 4 * F + 8 * R + 64;
+    return 3 * len * B * sizeof(real);
+}
+
+void wt_line_forward(const wt_line *line, const float *in, float *lo, float *hi, void *scratch)
+{
+    if (line->method == WT_METHOD_LIFTING)
+        lifting_forward(line, in, lo, hi, scratch);
+    else if (line->wavelet->kind == WT_KIND_JPEG2000)
+        conv_forward_j2k(line, in, lo, hi, scratch);
+    else
+        conv_forward_fb(line, in, lo, hi, scratch);
+}
+
+void wt_line_inverse(const wt_line *line, const float *lo, const float *hi, float *out,
+                     void *scratch)
+{
+    if (line->n == 1 && line->wavelet->kind == WT_KIND_JPEG2000 && !is_periodization(line)) {
+        /* JPEG 2000: a one-sample signal is its own low-pass band */
+        memcpy(out, lo, B * sizeof *out);
+        return;
+    }
+    if (line->method == WT_METHOD_LIFTING)
+        lifting_inverse(line, lo, hi, out, scratch);
+    else if (line->wavelet->kind == WT_KIND_JPEG2000)
+        conv_inverse_j2k(line, lo, hi, out, scratch);
+    else
+        conv_inverse_fb(line, lo, hi, out, scratch);
+}
+
+/* ---------------------------------------------------------------------- */
+/* LeGall 5/3, integer to integer (JPEG 2000 reversible):
+ *   d[m] -= floor((a[m] + a[m+1]) / 2);  a[m] += floor((d[m-1] + d[m] + 2) / 4) */
+
+static inline int32_t floor_div(int32_t v, int32_t q)
+{
+    int32_t r = v / q;
+    return (v % q != 0 && (v < 0)) ? r - 1 : r;
+}
+
+/* Fill a[m] = y(2m), d[m] = y(2m+1) for m in [m0, m1) from y (len samples)
+ * extended by whole-sample symmetry or periodically. */
+static void split_extended_i32(const int32_t *y, long len, int per, long m0, long m1, int32_t *a,
+                               int32_t *d)
+{
+    wt_mode mode = per ? WT_MODE_PERIODIC : WT_MODE_REFLECT;
+    for (long m = m0; m < m1; m++) {
+        int sign;
+        long ie = wt_fold_index(2 * m, len, mode, &sign);
+        long io = wt_fold_index(2 * m + 1, len, mode, &sign);
+        memcpy(a + (m - m0) * B, y + ie * B, B * sizeof *a);
+        memcpy(d + (m - m0) * B, y + io * B, B * sizeof *d);
+    }
+}
+
+static void legall53_predict(int32_t *a, int32_t *d, long count, int sign)
+{
+    for (long m = 0; m + 1 < count; m++)
+        for (int b = 0; b < B; b++)
+            d[m * B + b] -= sign * floor_div(a[m * B + b] + a[(m + 1) * B + b], 2);
+}
+
+static void legall53_update(int32_t *a, const int32_t *d, long count, int sign)
+{
+    for (long m = 1; m < count; m++)
+        for (int b = 0; b < B; b++)
+            a[m * B + b] += sign * floor_div(d[(m - 1) * B + b] + d[m * B + b] + 2, 4);
+}
+
+void wt_line_forward_i32(const wt_line *line, const int32_t *in, int32_t *lo, int32_t *hi,
+                         int32_t *scratch)
+{
+    long n = (long)line->n;
+    int per = is_periodization(line);
+    long len = n;
+    int32_t *y = scratch; /* the signal, padded to even length for periodization */
+    memcpy(y, in, (size_t)n * B * sizeof *y);
+    if (per && (n & 1)) {
+        memcpy(y + n * B, in + (n - 1) * B, B * sizeof *y);
+        len++;
+    }
+    long nout = (long)line->nlo, m0 = -3, m1 = nout + 3, count = m1 - m0;
+    int32_t *a = y + (len + 1) * B, *d = a + count * B;
+    split_extended_i32(y, len, per, m0, m1, a, d);
+    legall53_predict(a, d, count, 1);
+    legall53_update(a, d, count, 1);
+    for (long k = 0; k < (long)line->nlo; k++)
+        memcpy(lo + k * B, a + (k - m0) * B, B * sizeof *lo);
+    for (long k = 0; k < (long)line->nhi; k++)
+        memcpy(hi + k * B, d + (k - m0) * B, B * sizeof *hi);
+}
+
+void wt_line_inverse_i32(const wt_line *line, const int32_t *lo, const int32_t *hi,
+                         int32_t *out, int32_t *scratch)
+{
+    if (line->n == 1 && !is_periodization(line)) {
+        memcpy(out, lo, B * sizeof *out); /* one sample: its own low-pass band */
+        return;
+    }
+    long n = (long)line->n, nlo = (long)line->nlo, nhi = (long)line->nhi;
+    long len = nlo + nhi;
+    int32_t *y = scratch;
+    for (long k = 0; k < nlo; k++)
+        memcpy(y + 2 * k * B, lo + k * B, B * sizeof *y);
+    for (long k = 0; k < nhi; k++)
+        memcpy(y + (2 * k + 1) * B, hi + k * B, B * sizeof *y);
+    long m0 = -3, m1 = (len + 1) / 2 + 3, count = m1 - m0;
+    int32_t *a = y + (len + 1) * B, *d = a + count * B;
+    split_extended_i32(y, len, is_periodization(line), m0, m1, a, d);
+    legall53_update(a, d, count, -1);
+    legall53_predict(a, d, count, -1);
+    for (long i = 0; i < n; i++) {
+        const int32_t *s = (i & 1) ? d + ((i - 1) / 2 - m0) * B : a + (i / 2 - m0) * B;
+        memcpy(out + i * B, s, B * sizeof *out);
+    }
+}

@@ -1,0 +1,49 @@
+/* One-dimensional wavelet transforms of a batch of lines: the reference
+ * definition of every wavelet, mode and method.
+ *
+ * A batch holds WT_BATCH lines stored sample-major: v[i * WT_BATCH + b] is
+ * sample i of line b, so the inner loops run over b and vectorise. */
+#ifndef WT_DWT_LINE_H
+#define WT_DWT_LINE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "wavetool.h"
+
+#define WT_BATCH 16
+
+/* Everything about one axis of one level. */
+typedef struct wt_line {
+    const wt_wavelet *wavelet;
+    wt_mode mode;
+    wt_method method; /* CONV or LIFTING, resolved */
+    size_t n;         /* signal length */
+    size_t nlo, nhi;  /* coefficient lengths */
+} wt_line;
+
+void wt_line_init(wt_line *line, const wt_params *params, size_t n);
+
+/* Bytes of scratch one batch needs (8-byte aligned). */
+size_t wt_line_scratch(const wt_line *line);
+
+/* in: [n][B]; lo: [nlo][B]; hi: [nhi][B]. */
+void wt_line_forward(const wt_line *line, const float *in, float *lo, float *hi, void *scratch);
+/* lo, hi -> out: [n][B] (exactly n samples: the original length). */
+void wt_line_inverse(const wt_line *line, const float *lo, const float *hi, float *out,
+                     void *scratch);
+
+/* Integer-to-integer lifting (legall53). */
+void wt_line_forward_i32(const wt_line *line, const int32_t *in, int32_t *lo, int32_t *hi,
+                         int32_t *scratch);
+void wt_line_inverse_i32(const wt_line *line, const int32_t *lo, const int32_t *hi,
+                         int32_t *out, int32_t *scratch);
+
+/* Index of the sample that extension position i (any integer) mirrors or wraps
+ * to, for the modes defined by folding (symmetric, reflect, periodic,
+ * antisymmetric, periodization, and zero/constant by clamping); *sign is -1
+ * where antisymmetric flips the sample. n is the signal length (for
+ * periodization: the padded, even length). */
+long wt_fold_index(long i, long n, wt_mode mode, int *sign);
+
+#endif

@@ -1,0 +1,105 @@
+/* The engine interface: device selection and argument checks shared by the
+ * CPU and CUDA engines. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine_impl.h"
+
+const char *wt_backends(void)
+{
+#ifdef WT_HAVE_CUDA
+    return "cpu cuda";
+#else
+    return "cpu";
+#endif
+}
+
+/* "cuda" -> -1, "cuda:N" -> N; -2 when malformed. */
+static int parse_cuda_index(const char *device)
+{
+    if (strcmp(device, "cuda") == 0)
+        return -1;
+    if (strncmp(device, "cuda:", 5) != 0 || !device[5])
+        return -2;
+    char *end;
+    long n = strtol(device + 5, &end, 10);
+    return (*end || n < 0 || n > 1024) ? -2 : (int)n;
+}
+
+wt_status wt_engine_open(wt_engine **engine, const char *device)
+{
+    *engine = NULL;
+    if (!device || strcmp(device, "cpu") == 0)
+        return wt_cpu_engine_open(engine);
+    if (strcmp(device, "auto") == 0) {
+#ifdef WT_HAVE_CUDA
+        if (wt_cuda_engine_open(engine, -1) == WT_OK)
+            return WT_OK;
+#endif
+        return wt_cpu_engine_open(engine);
+    }
+    int index = parse_cuda_index(device);
+    if (index == -2)
+        return wt_error_set(WT_ERR_INVALID, "unknown device '%s' (auto, cpu, cuda, cuda:N)",
+                            device);
+#ifdef WT_HAVE_CUDA
+    return wt_cuda_engine_open(engine, index);
+#else
+    return wt_error_set(WT_ERR_DEVICE, "this wavetool was built without CUDA (device '%s')",
+                        device);
+#endif
+}
+
+void wt_engine_close(wt_engine *engine)
+{
+    if (engine)
+        engine->ops->close(engine);
+}
+
+const char *wt_engine_name(const wt_engine *engine)
+{
+    return engine->name;
+}
+
+int wt_engine_is_cpu(const wt_engine *engine)
+{
+    return engine->is_cpu;
+}
+
+void wt_engine_set_threads(wt_engine *engine, int threads)
+{
+    engine->threads = threads < 0 ? 0 : threads;
+}
+
+/* The pyramid must have been planned for these params. */
+static wt_status check_pyramid(const wt_params *p, const wt_pyramid *pyr)
+{
+    wt_pyramid plan;
+    wt_status st = wt_pyramid_plan(&plan, p, pyr->height, pyr->width, pyr->channels);
+    if (st != WT_OK)
+        return st;
+    if (plan.total != pyr->total || plan.levels != pyr->levels || plan.dtype != pyr->dtype ||
+        !pyr->data)
+        return wt_error_set(WT_ERR_INVALID, "coefficients do not match the requested transform");
+    return WT_OK;
+}
+
+wt_status wt_forward(wt_engine *engine, const wt_params *params, const float *planes,
+                     wt_pyramid *out)
+{
+    wt_params p = *params;
+    wt_status st = wt_params_resolve(&p);
+    if (st == WT_OK)
+        st = check_pyramid(&p, out);
+    return st != WT_OK ? st : engine->ops->forward(engine, &p, planes, out);
+}
+
+wt_status wt_inverse(wt_engine *engine, const wt_params *params, const wt_pyramid *in,
+                     float *planes)
+{
+    wt_params p = *params;
+    wt_status st = wt_params_resolve(&p);
+    if (st == WT_OK)
+        st = check_pyramid(&p, in);
+    return st != WT_OK ? st : engine->ops->inverse(engine, &p, in, planes);
+}

@@ -1,0 +1,43 @@
+/* One place that holds the last failure message of each thread. */
+#include <stdarg.h>
+#include <stdio.h>
+
+#include "wavetool.h"
+
+static _Thread_local char last_message[1024];
+
+const char *wt_error_message(void)
+{
+    return last_message;
+}
+
+wt_status wt_error_set(wt_status code, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(last_message, sizeof last_message, fmt, ap);
+    va_end(ap);
+    return code;
+}
+
+void wt_error_clear(void)
+{
+    last_message[0] = '\0';
+}
+
+const char *wt_status_name(wt_status code)
+{
+    switch (code) {
+    case WT_OK: return "success";
+    case WT_ERR_INVALID: return "invalid argument";
+    case WT_ERR_NOMEM: return "out of memory";
+    case WT_ERR_IO: return "input/output error";
+    case WT_ERR_FORMAT: return "corrupt or unrecognised data";
+    case WT_ERR_LIMIT: return "limit exceeded";
+    case WT_ERR_UNSUPPORTED: return "unsupported";
+    case WT_ERR_DEVICE: return "GPU error";
+    case WT_ERR_DEVICE_NOMEM: return "GPU out of memory";
+    case WT_ERR_INTERRUPTED: return "interrupted";
+    }
+    return "unknown error";
+}

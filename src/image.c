@@ -1,0 +1,81 @@
+/* Decoded images: allocation and conversion to and from float planes. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "wavetool.h"
+
+size_t wt_image_bytes(const wt_image *img)
+{
+    size_t bps = img->bit_depth > 8 ? 2 : 1;
+    size_t n = (size_t)img->width;
+    if (img->height && n > SIZE_MAX / img->height)
+        return 0;
+    n *= img->height;
+    if ((size_t)img->channels && n > SIZE_MAX / ((size_t)img->channels * bps))
+        return 0;
+    return n * (size_t)img->channels * bps;
+}
+
+wt_status wt_image_alloc(wt_image *img, uint32_t width, uint32_t height, int channels,
+                         int bit_depth)
+{
+    memset(img, 0, sizeof *img);
+    if (channels < 1 || channels > 4 || (bit_depth != 8 && bit_depth != 16))
+        return wt_error_set(WT_ERR_INVALID, "unsupported image layout (%d channels, %d-bit)",
+                            channels, bit_depth);
+    img->width = width;
+    img->height = height;
+    img->channels = channels;
+    img->bit_depth = bit_depth;
+    img->color = (wt_color)channels;
+    size_t bytes = wt_image_bytes(img);
+    if (!bytes && width && height)
+        return wt_error_set(WT_ERR_LIMIT, "image of %ux%u is too large", width, height);
+    img->pixels = calloc(bytes ? bytes : 1, 1);
+    if (!img->pixels)
+        return wt_error_set(WT_ERR_NOMEM, "out of memory for a %ux%u image", width, height);
+    return WT_OK;
+}
+
+void wt_image_free(wt_image *img)
+{
+    free(img->pixels);
+    img->pixels = NULL;
+}
+
+wt_status wt_image_to_planes(const wt_image *img, float *planes)
+{
+    size_t n = (size_t)img->width * img->height;
+    int c = img->channels;
+    if (img->bit_depth > 8) {
+        const uint16_t *s = img->pixels;
+        for (int ch = 0; ch < c; ch++)
+            for (size_t i = 0; i < n; i++)
+                planes[(size_t)ch * n + i] = (float)s[i * (size_t)c + (size_t)ch];
+    } else {
+        const uint8_t *s = img->pixels;
+        for (int ch = 0; ch < c; ch++)
+            for (size_t i = 0; i < n; i++)
+                planes[(size_t)ch * n + i] = (float)s[i * (size_t)c + (size_t)ch];
+    }
+    return WT_OK;
+}
+
+void wt_image_from_planes(wt_image *img, const float *planes)
+{
+    size_t n = (size_t)img->width * img->height;
+    int c = img->channels;
+    float peak = img->bit_depth > 8 ? 65535.0f : 255.0f;
+    for (int ch = 0; ch < c; ch++)
+        for (size_t i = 0; i < n; i++) {
+            float v = planes[(size_t)ch * n + i];
+            v = isnan(v) ? 0.0f : v;
+            v = v < 0.0f ? 0.0f : (v > peak ? peak : v);
+            long r = lrintf(v);
+            if (img->bit_depth > 8)
+                ((uint16_t *)img->pixels)[i * (size_t)c + (size_t)ch] = (uint16_t)r;
+            else
+                ((uint8_t *)img->pixels)[i * (size_t)c + (size_t)ch] = (uint8_t)r;
+        }
+}

@@ -1,0 +1,57 @@
+/* A minimal fork-join helper for the CPU engine. */
+#include <pthread.h>
+#include <unistd.h>
+
+#include "engine_impl.h"
+
+int wt_cpu_count(void)
+{
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n < 1 ? 1 : (n > 256 ? 256 : (int)n);
+}
+
+typedef struct range_job {
+    void (*fn)(void *ctx, size_t begin, size_t end);
+    void *ctx;
+    size_t begin, end;
+} range_job;
+
+static void *run_range(void *arg)
+{
+    range_job *job = arg;
+    job->fn(job->ctx, job->begin, job->end);
+    return NULL;
+}
+
+void wt_parallel_for(int threads, size_t count, void (*fn)(void *ctx, size_t begin, size_t end),
+                     void *ctx)
+{
+    if (threads <= 0)
+        threads = wt_cpu_count();
+    if ((size_t)threads > count)
+        threads = (int)count;
+    if (threads <= 1) {
+        if (count)
+            fn(ctx, 0, count);
+        return;
+    }
+    range_job jobs[256];
+    pthread_t tids[256];
+    int started[256] = {0};
+    if (threads > 256)
+        threads = 256;
+    for (int t = 0; t < threads; t++) {
+        jobs[t] = (range_job){fn, ctx, count * (size_t)t / (size_t)threads,
+                              count * (size_t)(t + 1) / (size_t)threads};
+        /* the first range runs on this thread; a failed start runs inline */
+        if (t > 0 && pthread_create(&tids[t], NULL, run_range, &jobs[t]) == 0)
+            started[t] = 1;
+    }
+    run_range(&jobs[0]);
+    for (int t = 1; t < threads; t++) {
+        if (started[t])
+            pthread_join(tids[t], NULL);
+        else
+            run_range(&jobs[t]);
+    }
+}
