@@ -228,6 +228,116 @@ wt_status wt_image_to_planes(const wt_image *img, float *planes);
 void wt_image_from_planes(wt_image *img, const float *planes);
 
 /* ------------------------------------------------------------------------ */
+/** @name Image files (src/image_io.c, png_io.c, jpeg_io.c)
+ * Every message names the file: "in.png: truncated PNG data". */
+
+/** Limits and policy for decoding untrusted files. */
+typedef struct wt_load_options {
+    uint64_t max_pixels; /**< width*height above this: WT_ERR_LIMIT (0 = default 1 Gpixel) */
+    int max_scans;       /**< progressive JPEG scan limit (0 = default 1000) */
+    int lenient;         /**< 1: libpng/libjpeg recoverable corruption warnings are not fatal */
+} wt_load_options;
+
+#define WT_DEFAULT_MAX_PIXELS ((uint64_t)1 << 30)
+
+typedef enum wt_file_format {
+    WT_FORMAT_UNKNOWN = 0,
+    WT_FORMAT_PNG,
+    WT_FORMAT_JPEG,
+    WT_FORMAT_NPZ,
+} wt_file_format;
+
+/** Format named by a path's extension (.png, .jpg, .jpeg, .npz; case-insensitive). */
+wt_file_format wt_format_from_path(const char *path);
+
+/** Decode a PNG or JPEG file, recognised by its magic bytes ("-" = stdin).
+ *  Samples exact: no gamma or colour conversion; palette expanded; 1/2/4-bit
+ *  gray scaled to 8 bits; 16-bit kept. */
+wt_status wt_image_load(const char *path, const wt_load_options *opt, wt_image *img);
+/** Decode from memory; @p name is used in messages. */
+wt_status wt_image_load_memory(const void *data, size_t size, const char *name,
+                               const wt_load_options *opt, wt_image *img);
+
+typedef struct wt_save_options {
+    int png_level;    /**< zlib level 0-9; -1 = default (fast: 1) */
+    int jpeg_quality; /**< 1-100; 0 = default 90 */
+} wt_save_options;
+
+/** Encode by the path's extension; written through wt_outfile (atomic). "-" = stdout
+ *  (format then from @p fallback). JPEG of 16-bit images is refused (WT_ERR_UNSUPPORTED);
+ *  JPEG drops alpha. */
+wt_status wt_image_save(const char *path, const wt_image *img, const wt_save_options *opt,
+                        wt_file_format fallback);
+
+/* ------------------------------------------------------------------------ */
+/** @name Atomic output files (src/outfile.c) */
+
+/** An output being written: a temporary file in the target's directory, renamed
+ *  into place by wt_outfile_commit(); removed by wt_outfile_abort(), and by
+ *  wt_outfile_abort_all() (async-signal-safe) from a signal handler. */
+typedef struct wt_outfile {
+    void *fp;            /**< FILE* to write to */
+    char final_path[4096];
+    char tmp_path[4096];
+    int is_stdout;
+    int slot;
+} wt_outfile;
+
+wt_status wt_outfile_open(wt_outfile *f, const char *path);
+/** Flush, fsync-free close and rename. Any write error seen: WT_ERR_IO, nothing left behind. */
+wt_status wt_outfile_commit(wt_outfile *f);
+void wt_outfile_abort(wt_outfile *f);
+void wt_outfile_abort_all(void);
+
+/* ------------------------------------------------------------------------ */
+/** @name Coefficient files (.npz, src/npz.c) */
+
+/** What a coefficient file says about its transform and image. */
+typedef struct wt_npz_meta {
+    char wavelet[32];
+    wt_mode mode;
+    wt_method method;
+    int levels;
+    uint32_t width, height;
+    int channels;
+    int bit_depth;
+    wt_color color;
+} wt_npz_meta;
+
+/** Write members cA, cH1..cHL, cV1.., cD1.. ((C, h, w) float32 or int32) and meta
+ *  (UTF-8 JSON as uint8) as an uncompressed zip (np.load without pickle). */
+wt_status wt_npz_save(const char *path, const wt_pyramid *pyr, const wt_npz_meta *meta);
+/** Read and validate a coefficient file: meta parsed, shapes checked against the
+ *  plan of its transform (overflow-safe), pyramid allocated and filled. */
+wt_status wt_npz_load(const char *path, wt_pyramid *pyr, wt_npz_meta *meta);
+
+/* ------------------------------------------------------------------------ */
+/** @name Mosaics and metrics (src/mosaic.c, src/metrics.c) */
+
+typedef enum wt_scale {
+    WT_SCALE_AUTO = 0, /**< approximation to full range, details by |value| */
+    WT_SCALE_ABS,      /**< details: |v| / max|v| of the band to full range */
+    WT_SCALE_OFFSET,   /**< details: mid-grey + v / (2 max|v|) of the band */
+} wt_scale;
+
+/** Size of the mosaic of a pyramid (pywt.coeffs_to_array layout). */
+void wt_mosaic_size(const wt_pyramid *pyr, size_t *height, size_t *width);
+/** Render a pyramid into an image of @p bit_depth (8/16) with pyr->channels
+ *  channels (allocated here), per-band display scaling. */
+wt_status wt_mosaic_render(const wt_pyramid *pyr, wt_scale scale, int bit_depth, wt_image *out);
+
+/** Per-channel MSE and PSNR, and the PSNR of the mean MSE (peak 2^bitdepth - 1);
+ *  INFINITY for identical images. WT_ERR_INVALID (naming both files) when size,
+ *  channels or bit depth differ. */
+typedef struct wt_quality {
+    int channels;
+    double mse[4], psnr[4];
+    double mse_mean, psnr_mean;
+} wt_quality;
+
+wt_status wt_quality_compare(const wt_image *a, const wt_image *b, wt_quality *q);
+
+/* ------------------------------------------------------------------------ */
 /** @name Engines */
 
 typedef struct wt_engine wt_engine;
