@@ -27,21 +27,22 @@ static lines cols_of(void *base, size_t ncols)
     return (lines){base, 1, ncols};
 }
 
-/* buf[i * B + b] = line (l0 + b) sample i, lines past the last repeat it. */
+/* buf[i * B + b] = line (l0 + b) sample i, lines past the last repeat it.
+ * Sample-outer order: B sequential read streams, contiguous writes. */
 static void gather(lines src, size_t l0, size_t nlines, size_t len, uint32_t *buf)
 {
     const uint32_t *s = src.base;
-    for (size_t b = 0; b < B; b++) {
-        size_t l = l0 + b < nlines ? l0 + b : nlines - 1;
-        if (src.sample_step == 1) {
-            const uint32_t *p = s + l * src.line_step;
-            for (size_t i = 0; i < len; i++)
-                buf[i * B + b] = p[i];
-        } else {
-            for (size_t i = 0; i < len; i++)
-                buf[i * B + b] = s[l * src.line_step + i * src.sample_step];
-        }
+    const uint32_t *row[B];
+    for (size_t b = 0; b < B; b++)
+        row[b] = s + (l0 + b < nlines ? l0 + b : nlines - 1) * src.line_step;
+    if (src.line_step == 1 && l0 + B <= nlines) { /* columns: B adjacent samples */
+        for (size_t i = 0; i < len; i++)
+            memcpy(buf + i * B, row[0] + i * src.sample_step, B * sizeof *buf);
+        return;
     }
+    for (size_t i = 0; i < len; i++)
+        for (size_t b = 0; b < B; b++)
+            buf[i * B + b] = row[b][i * src.sample_step];
 }
 
 static void scatter(lines dst, size_t l0, size_t nlines, size_t len, const uint32_t *buf)
@@ -53,9 +54,20 @@ static void scatter(lines dst, size_t l0, size_t nlines, size_t len, const uint3
             memcpy(d + l0 + i * dst.sample_step, buf + i * B, B * sizeof *buf);
         return;
     }
+    uint32_t *row[B];
     for (size_t b = 0; b < nb; b++)
+        row[b] = d + (l0 + b) * dst.line_step;
+    for (size_t b = nb; b < B; b++)
+        row[b] = row[0];
+    if (nb == B) {
         for (size_t i = 0; i < len; i++)
-            d[(l0 + b) * dst.line_step + i * dst.sample_step] = buf[i * B + b];
+            for (size_t b = 0; b < B; b++)
+                row[b][i * dst.sample_step] = buf[i * B + b];
+        return;
+    }
+    for (size_t i = 0; i < len; i++)
+        for (size_t b = 0; b < nb; b++)
+            row[b][i * dst.sample_step] = buf[i * B + b];
 }
 
 /* One pass along one axis over all lines of all channels. */
@@ -179,7 +191,8 @@ static void *band_ptr(const wt_pyramid *p, int level, wt_band b)
  * current and next level) and the y-pass buffer of tmp_sz elements. */
 static void work_sizes(const wt_pyramid *p, size_t *a_sz, size_t *tmp_sz)
 {
-    *a_sz = p->height * p->width;
+    /* integer transforms keep the input / output plane in the work area too */
+    *a_sz = p->dtype == WT_INT32 ? p->height * p->width : 0;
     *tmp_sz = 0;
     for (int l = 1; l <= p->levels; l++) {
         size_t t = (p->lo_h[l] + p->hi_h[l]) * p->lo_w[l - 1];
@@ -187,6 +200,23 @@ static void work_sizes(const wt_pyramid *p, size_t *a_sz, size_t *tmp_sz)
         *tmp_sz = t > *tmp_sz ? t : *tmp_sz;
         *a_sz = a > *a_sz ? a : *a_sz;
     }
+}
+
+/* A work area that grows and is kept between calls (first-touch page faults
+ * of a fresh 100 MB buffer cost as much as the transform). */
+typedef struct work_cache {
+    void *mem;
+    size_t bytes;
+} work_cache;
+
+static void *work_get(work_cache *cache, size_t bytes)
+{
+    if (cache->bytes >= bytes)
+        return cache->mem;
+    free(cache->mem);
+    cache->mem = malloc(bytes);
+    cache->bytes = cache->mem ? bytes : 0;
+    return cache->mem;
 }
 
 static wt_status check_args(const wt_params *p, const wt_pyramid *pyr)
@@ -198,7 +228,8 @@ static wt_status check_args(const wt_params *p, const wt_pyramid *pyr)
     return WT_OK;
 }
 
-wt_status wt_cpu_forward(const wt_params *p, const float *planes, wt_pyramid *out, int threads)
+static wt_status forward_cached(const wt_params *p, const float *planes, wt_pyramid *out,
+                                int threads, work_cache *cache)
 {
     wt_status st = check_args(p, out);
     if (st != WT_OK)
@@ -214,7 +245,7 @@ wt_status wt_cpu_forward(const wt_params *p, const float *planes, wt_pyramid *ou
     }
     size_t a_sz, tmp_sz;
     work_sizes(out, &a_sz, &tmp_sz);
-    uint32_t *work = malloc((2 * a_sz + tmp_sz + 1) * C * 4);
+    uint32_t *work = work_get(cache, (2 * a_sz + tmp_sz + 1) * C * 4);
     if (!work)
         return wt_error_set(WT_ERR_NOMEM, "out of memory for the transform's work space");
     uint32_t *cur = work, *nxt = work + a_sz * C, *tmp = nxt + a_sz * C;
@@ -233,11 +264,11 @@ wt_status wt_cpu_forward(const wt_params *p, const float *planes, wt_pyramid *ou
         cur = nxt;
         nxt = swap;
     }
-    free(work);
     return WT_OK;
 }
 
-wt_status wt_cpu_inverse(const wt_params *p, const wt_pyramid *in, float *planes, int threads)
+static wt_status inverse_cached(const wt_params *p, const wt_pyramid *in, float *planes,
+                                int threads, work_cache *cache)
 {
     wt_status st = check_args(p, in);
     if (st != WT_OK)
@@ -251,14 +282,18 @@ wt_status wt_cpu_inverse(const wt_params *p, const wt_pyramid *in, float *planes
     }
     size_t a_sz, tmp_sz;
     work_sizes(in, &a_sz, &tmp_sz);
-    uint32_t *work = malloc((2 * a_sz + tmp_sz + 1) * C * 4);
+    uint32_t *work = work_get(cache, (2 * a_sz + tmp_sz + 1) * C * 4);
     if (!work)
         return wt_error_set(WT_ERR_NOMEM, "out of memory for the transform's work space");
     uint32_t *cur = work, *nxt = work + a_sz * C, *tmp = nxt + a_sz * C;
     const void *a = band_ptr(in, in->levels, WT_BAND_A);
     for (int l = in->levels; l >= 1; l--) {
+        int direct = l == 1 && in->dtype == WT_FLOAT32; /* last level: into the caller's planes */
+        void *dst = direct ? (void *)planes : (void *)nxt;
         inverse_level(p, in, l, a, band_ptr(in, l, WT_BAND_H), band_ptr(in, l, WT_BAND_V),
-                      band_ptr(in, l, WT_BAND_D), nxt, tmp, threads);
+                      band_ptr(in, l, WT_BAND_D), dst, tmp, threads);
+        if (direct)
+            return WT_OK;
         a = nxt;
         uint32_t *swap = cur;
         cur = nxt;
@@ -269,8 +304,23 @@ wt_status wt_cpu_inverse(const wt_params *p, const wt_pyramid *in, float *planes
             planes[i] = (float)((int32_t *)cur)[i];
     else
         memcpy(planes, cur, n0 * C * 4);
-    free(work);
     return WT_OK;
+}
+
+wt_status wt_cpu_forward(const wt_params *p, const float *planes, wt_pyramid *out, int threads)
+{
+    work_cache cache = {NULL, 0};
+    wt_status st = forward_cached(p, planes, out, threads, &cache);
+    free(cache.mem);
+    return st;
+}
+
+wt_status wt_cpu_inverse(const wt_params *p, const wt_pyramid *in, float *planes, int threads)
+{
+    work_cache cache = {NULL, 0};
+    wt_status st = inverse_cached(p, in, planes, threads, &cache);
+    free(cache.mem);
+    return st;
 }
 
 /* ---------------------------------------------------------------------- */
@@ -279,17 +329,20 @@ wt_status wt_cpu_inverse(const wt_params *p, const wt_pyramid *in, float *planes
 static wt_status cpu_forward(wt_engine *e, const wt_params *p, const float *planes,
                              wt_pyramid *out)
 {
-    return wt_cpu_forward(p, planes, out, e->threads);
+    return forward_cached(p, planes, out, e->threads, e->priv);
 }
 
 static wt_status cpu_inverse(wt_engine *e, const wt_params *p, const wt_pyramid *in,
                              float *planes)
 {
-    return wt_cpu_inverse(p, in, planes, e->threads);
+    return inverse_cached(p, in, planes, e->threads, e->priv);
 }
 
 static void cpu_close(wt_engine *e)
 {
+    work_cache *cache = e->priv;
+    free(cache->mem);
+    free(cache);
     free(e);
 }
 
@@ -298,8 +351,13 @@ static const wt_engine_ops cpu_ops = {cpu_forward, cpu_inverse, cpu_close};
 wt_status wt_cpu_engine_open(wt_engine **engine)
 {
     wt_engine *e = calloc(1, sizeof *e);
-    if (!e)
+    work_cache *cache = calloc(1, sizeof *cache);
+    if (!e || !cache) {
+        free(e);
+        free(cache);
         return wt_error_set(WT_ERR_NOMEM, "out of memory");
+    }
+    e->priv = cache;
     e->ops = &cpu_ops;
     e->is_cpu = 1;
     snprintf(e->name, sizeof e->name, "cpu (%d threads)", wt_cpu_count());

@@ -20,7 +20,7 @@
 
 /* Internal precision: double, so that the reference stays within 1e-5 of
  * PyWavelets' float64 results even for long filters and growing extensions. */
-typedef double real;
+typedef float real;
 
 static void to_real(real *dst, const float *src, long count)
 {

@@ -1,0 +1,56 @@
+/* Times the CPU engine's forward transform (median of runs, wall clock):
+ *   cpu_speed WAVELET MODE METHOD LEVELS HEIGHT WIDTH [RUNS]
+ * Prints milliseconds. Used by tools/cpu_vs_pywt.py. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include "wavetool.h"
+
+static double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+static int by_value(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 7) {
+        fprintf(stderr, "usage: cpu_speed WAVELET MODE METHOD LEVELS HEIGHT WIDTH [RUNS]\n");
+        return 2;
+    }
+    wt_params p = {wt_wavelet_find(argv[1]), WT_MODE_SYMMETRIC, WT_METHOD_AUTO, atoi(argv[4])};
+    size_t h = strtoul(argv[5], NULL, 10), w = strtoul(argv[6], NULL, 10);
+    int runs = argc > 7 ? atoi(argv[7]) : 5;
+    wt_engine *e;
+    wt_pyramid pyr;
+    if (!p.wavelet || wt_mode_parse(argv[2], &p.mode) || wt_method_parse(argv[3], &p.method) ||
+        wt_params_resolve(&p) || wt_engine_open(&e, "cpu") ||
+        wt_pyramid_alloc(&pyr, &p, h, w, 1)) {
+        fprintf(stderr, "cpu_speed: %s\n", wt_error_message());
+        return 1;
+    }
+    float *x = malloc(h * w * sizeof *x);
+    for (size_t i = 0; i < h * w; i++)
+        x[i] = (float)((i * 2654435761u) % 256);
+    double t[64];
+    runs = runs > 64 ? 64 : runs;
+    for (int r = 0; r < runs; r++) {
+        double t0 = now_ms();
+        wt_forward(e, &p, x, &pyr);
+        t[r] = now_ms() - t0;
+    }
+    qsort(t, (size_t)runs, sizeof *t, by_value);
+    printf("%.3f\n", t[runs / 2]);
+    wt_pyramid_free(&pyr);
+    wt_engine_close(e);
+    free(x);
+    return 0;
+}

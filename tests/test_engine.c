@@ -1,0 +1,454 @@
+/* Unit tests of the CPU reference engine: PyWavelets reference vectors,
+ * perfect reconstruction, lifting == convolution, legall53 exactness, the
+ * JPEG 2000 gains, and the small rules (lengths, levels, names). */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "dwt_line.h"
+#include "wavetool.h"
+
+#define TOL 1e-5
+
+static const char *vectors_path;
+
+/* ---------------------------------------------------------------------- */
+/* helpers */
+
+static wt_engine *cpu_engine(void)
+{
+    wt_engine *e = NULL;
+    assert_int_equal(wt_engine_open(&e, "cpu"), WT_OK);
+    return e;
+}
+
+static uint64_t rng_state = 0x9E3779B97F4A7C15ull;
+
+static double uniform(void) /* xorshift64*, [-1, 1) */
+{
+    rng_state ^= rng_state >> 12;
+    rng_state ^= rng_state << 25;
+    rng_state ^= rng_state >> 27;
+    uint64_t r = rng_state * 2685821657736338717ull;
+    return (double)(r >> 11) / 9007199254740992.0 * 2.0 - 1.0;
+}
+
+static float *random_planes(size_t n, double scale, int integer)
+{
+    float *x = malloc(n * sizeof *x + 1);
+    for (size_t i = 0; i < n; i++) {
+        double v = uniform() * scale;
+        x[i] = (float)(integer ? floor(fabs(v)) : v);
+    }
+    return x;
+}
+
+/* max |a - b| / max |b| */
+static double rel_error(const float *a, const double *b, size_t n)
+{
+    double err = 0, scale = 1e-30;
+    for (size_t i = 0; i < n; i++) {
+        double d = fabs((double)a[i] - b[i]);
+        err = d > err ? d : err;
+        scale = fabs(b[i]) > scale ? fabs(b[i]) : scale;
+    }
+    return err / scale;
+}
+
+static double rel_error_f(const float *a, const float *b, size_t n)
+{
+    double err = 0, scale = 1e-30;
+    for (size_t i = 0; i < n; i++) {
+        double d = fabs((double)a[i] - (double)b[i]);
+        err = d > err ? d : err;
+        scale = fabs((double)b[i]) > scale ? fabs((double)b[i]) : scale;
+    }
+    return err / scale;
+}
+
+static wt_params params_of(const char *wavelet, wt_mode mode, wt_method method, int levels)
+{
+    wt_params p = {wt_wavelet_find(wavelet), mode, method, levels};
+    assert_non_null(p.wavelet);
+    assert_int_equal(wt_params_resolve(&p), WT_OK);
+    return p;
+}
+
+/* ---------------------------------------------------------------------- */
+/* PyWavelets reference vectors (tests/ref/vectors.txt) */
+
+static int read_values(FILE *f, const char *tag, double **out, size_t *n)
+{
+    char word[16];
+    if (fscanf(f, "%15s %zu", word, n) != 2 || strcmp(word, tag) != 0)
+        return 0;
+    *out = malloc(*n * sizeof **out + 1);
+    for (size_t i = 0; i < *n; i++)
+        if (fscanf(f, "%lf", &(*out)[i]) != 1)
+            return 0;
+    return 1;
+}
+
+static void check_reference_case(wt_engine *e, const char *name, const char *mode_name,
+                                 int levels, int c, size_t h, size_t w, const double *in,
+                                 const double *coef, size_t ncoef, const double *rec,
+                                 wt_method method, int *cases)
+{
+    wt_params p = {wt_wavelet_find(name), WT_MODE_ZERO, method, levels};
+    assert_non_null(p.wavelet);
+    assert_int_equal(wt_mode_parse(mode_name, &p.mode), WT_OK);
+    if (wt_params_resolve(&p) != WT_OK)
+        return; /* e.g. no lifting scheme */
+    size_t n = (size_t)c * h * w;
+    float *x = malloc(n * sizeof *x), *y = malloc(n * sizeof *y);
+    for (size_t i = 0; i < n; i++)
+        x[i] = (float)in[i];
+    wt_pyramid pyr;
+    assert_int_equal(wt_pyramid_alloc(&pyr, &p, h, w, c), WT_OK);
+    assert_int_equal(pyr.total, ncoef);
+    assert_int_equal(wt_forward(e, &p, x, &pyr), WT_OK);
+    double err = rel_error(pyr.data, coef, ncoef);
+    if (err > TOL)
+        fail_msg("%s %s %s L%d %dx%zux%zu: coefficients differ from pywt (%.3g)", name,
+                 mode_name, wt_method_name(p.method), levels, c, h, w, err);
+    assert_int_equal(wt_inverse(e, &p, &pyr, y), WT_OK);
+    /* on the scale of the larger of samples and coefficients (float32 storage) */
+    double scale = 1e-30, rerr = 0;
+    for (size_t i = 0; i < ncoef; i++)
+        scale = fabs(coef[i]) > scale ? fabs(coef[i]) : scale;
+    for (size_t i = 0; i < n; i++) {
+        scale = fabs(in[i]) > scale ? fabs(in[i]) : scale;
+        rerr = fabs(y[i] - rec[i]) > rerr ? fabs(y[i] - rec[i]) : rerr;
+    }
+    if (rerr / scale > TOL)
+        fail_msg("%s %s L%d: inverse differs from pywt.waverec2 (%.3g)", name, mode_name, levels,
+                 rerr / scale);
+    wt_pyramid_free(&pyr);
+    free(x);
+    free(y);
+    (*cases)++;
+}
+
+static void test_reference_vectors(void **state)
+{
+    (void)state;
+    FILE *f = fopen(vectors_path, "r");
+    if (!f)
+        fail_msg("cannot open %s", vectors_path);
+    wt_engine *e = cpu_engine();
+    int cases = 0;
+    char name[32], mode[32];
+    int levels, c;
+    size_t h, w;
+    while (fscanf(f, " case %31s %31s %d %d %zu %zu", name, mode, &levels, &c, &h, &w) == 6) {
+        double *in = NULL, *coef = NULL, *rec = NULL;
+        size_t nin, ncoef, nrec;
+        assert_true(read_values(f, "in", &in, &nin));
+        assert_true(read_values(f, "coef", &coef, &ncoef));
+        assert_true(read_values(f, "rec", &rec, &nrec));
+        for (int m = WT_METHOD_CONV; m <= WT_METHOD_LIFTING; m++)
+            check_reference_case(e, name, mode, levels, c, h, w, in, coef, ncoef, rec,
+                                 (wt_method)m, &cases);
+        free(in);
+        free(coef);
+        free(rec);
+    }
+    fclose(f);
+    wt_engine_close(e);
+    print_message("%d reference cases\n", cases);
+    assert_true(cases > 400);
+}
+
+/* ---------------------------------------------------------------------- */
+/* Properties over every wavelet, mode and method */
+
+static const size_t sizes[][2] = {{1, 1}, {1, 9}, {8, 1}, {7, 13}, {31, 16}, {64, 37}};
+
+static void roundtrip_one(wt_engine *e, const wt_params *p, size_t h, size_t w, int c)
+{
+    size_t n = h * w * (size_t)c;
+    float *x = random_planes(n, 1000.0, p->wavelet->integer), *y = malloc(n * sizeof *y);
+    for (size_t i = 0; i < n; i++)
+        y[i] = NAN; /* canary: every sample must be written */
+    wt_pyramid pyr;
+    assert_int_equal(wt_pyramid_alloc(&pyr, p, h, w, c), WT_OK);
+    assert_int_equal(wt_forward(e, p, x, &pyr), WT_OK);
+    assert_int_equal(wt_inverse(e, p, &pyr, y), WT_OK);
+    double err = rel_error_f(y, x, n);
+    if (p->wavelet->integer ? err != 0.0 : err > TOL)
+        fail_msg("%s %s %s L%d %zux%zu: inverse(forward(x)) != x (%.3g)", p->wavelet->name,
+                 wt_mode_name(p->mode), wt_method_name(p->method), p->levels, h, w, err);
+    wt_pyramid_free(&pyr);
+    free(x);
+    free(y);
+}
+
+static void test_perfect_reconstruction(void **state)
+{
+    (void)state;
+    wt_engine *e = cpu_engine();
+    int cases = 0;
+    for (size_t i = 0; i < wt_wavelet_count(); i++) {
+        const wt_wavelet *wv = wt_wavelet_at(i);
+        if (strcmp(wv->name, "dmey") == 0)
+            continue; /* an FIR approximation: not perfect reconstruction */
+        for (int m = 0; m < WT_MODE_COUNT; m++)
+            for (int meth = WT_METHOD_CONV; meth <= WT_METHOD_LIFTING; meth++) {
+                wt_params p = {wv, (wt_mode)m, (wt_method)meth, 0};
+                if (wt_params_resolve(&p) != WT_OK)
+                    continue;
+                size_t s = (i + (size_t)m) % (sizeof sizes / sizeof *sizes);
+                size_t h = sizes[s][0], w = sizes[s][1];
+                p.levels = wt_max_level(h, w, wv) + 1;
+                roundtrip_one(e, &p, h, w, 1 + (int)(i % 3));
+                cases++;
+            }
+    }
+    wt_engine_close(e);
+    print_message("%d round trips\n", cases);
+}
+
+static void test_lifting_equals_conv(void **state)
+{
+    (void)state;
+    wt_engine *e = cpu_engine();
+    int cases = 0;
+    for (size_t i = 0; i < wt_wavelet_count(); i++) {
+        const wt_wavelet *wv = wt_wavelet_at(i);
+        if (!wv->lifting || wv->integer)
+            continue;
+        for (int m = 0; m < WT_MODE_COUNT; m++)
+            for (size_t s = 0; s < sizeof sizes / sizeof *sizes; s++) {
+                size_t h = sizes[s][0], w = sizes[s][1];
+                wt_params pc = {wv, (wt_mode)m, WT_METHOD_CONV, 2};
+                wt_params pl = {wv, (wt_mode)m, WT_METHOD_LIFTING, 2};
+                if (wt_params_resolve(&pc) != WT_OK || wt_params_resolve(&pl) != WT_OK)
+                    continue;
+                size_t n = h * w * 2;
+                float *x = random_planes(n, 255.0, 0);
+                wt_pyramid a, b;
+                assert_int_equal(wt_pyramid_alloc(&a, &pc, h, w, 2), WT_OK);
+                assert_int_equal(wt_pyramid_alloc(&b, &pl, h, w, 2), WT_OK);
+                assert_int_equal(wt_forward(e, &pc, x, &a), WT_OK);
+                assert_int_equal(wt_forward(e, &pl, x, &b), WT_OK);
+                double err = rel_error_f(b.data, a.data, a.total);
+                if (err > TOL)
+                    fail_msg("%s %s %zux%zu: lifting != conv (%.3g)", wv->name,
+                             wt_mode_name((wt_mode)m), h, w, err);
+                wt_pyramid_free(&a);
+                wt_pyramid_free(&b);
+                free(x);
+                cases++;
+            }
+    }
+    wt_engine_close(e);
+    print_message("%d lifting/conv comparisons\n", cases);
+    assert_true(cases > 100);
+}
+
+static void test_legall53_exact(void **state)
+{
+    (void)state;
+    wt_engine *e = cpu_engine();
+    const wt_mode modes[] = {WT_MODE_SYMMETRIC, WT_MODE_PERIODIZATION};
+    for (int m = 0; m < 2; m++)
+        for (size_t s = 0; s < sizeof sizes / sizeof *sizes; s++) {
+            wt_params p = params_of("legall53", modes[m], WT_METHOD_AUTO, 0);
+            size_t h = sizes[s][0], w = sizes[s][1];
+            size_t n = h * w;
+            float *x = random_planes(n, 65535.0, 1), *y = malloc(n * sizeof *y);
+            for (int levels = 0; levels <= wt_max_level(h, w, p.wavelet) + 1; levels++) {
+                p.levels = levels;
+                wt_pyramid pyr;
+                assert_int_equal(wt_pyramid_alloc(&pyr, &p, h, w, 1), WT_OK);
+                assert_int_equal(pyr.dtype, WT_INT32);
+                assert_int_equal(wt_forward(e, &p, x, &pyr), WT_OK);
+                assert_int_equal(wt_inverse(e, &p, &pyr, y), WT_OK);
+                assert_memory_equal(x, y, n * sizeof *x);
+                wt_pyramid_free(&pyr);
+            }
+            free(x);
+            free(y);
+        }
+    wt_engine_close(e);
+}
+
+/* JPEG 2000 5/3 by hand on a short signal: d = x_odd - floor((left + right) / 2),
+ * s = x_even + floor((d_left + d_right + 2) / 4), whole-sample symmetric. */
+static void test_legall53_known_values(void **state)
+{
+    (void)state;
+    wt_params p = params_of("legall53", WT_MODE_SYMMETRIC, WT_METHOD_AUTO, 1);
+    wt_line line;
+    wt_line_init(&line, &p, 5);
+    int32_t in[5 * WT_BATCH], lo[3 * WT_BATCH], hi[2 * WT_BATCH];
+    const int32_t x[5] = {10, 20, 31, 40, 50};
+    for (int i = 0; i < 5; i++)
+        for (int b = 0; b < WT_BATCH; b++)
+            in[i * WT_BATCH + b] = x[i];
+    int32_t *scratch = malloc(wt_line_scratch(&line));
+    wt_line_forward_i32(&line, in, lo, hi, scratch);
+    /* d0 = 20 - floor(41/2) = 0, d1 = 40 - floor(81/2) = 0;
+       s0 = 10 + floor((0+0+2)/4) = 10, s1 = 31 + 0 = 31, s2 = 50 + 0 = 50 */
+    assert_int_equal(hi[0], 0);
+    assert_int_equal(hi[WT_BATCH], 0);
+    assert_int_equal(lo[0], 10);
+    assert_int_equal(lo[WT_BATCH], 31);
+    assert_int_equal(lo[2 * WT_BATCH], 50);
+    const int32_t z[5] = {0, 7, 0, 0, 3};
+    for (int i = 0; i < 5; i++)
+        for (int b = 0; b < WT_BATCH; b++)
+            in[i * WT_BATCH + b] = z[i];
+    wt_line_forward_i32(&line, in, lo, hi, scratch);
+    /* d0 = 7 - 0 = 7, d1 = 0 - floor(3/2) = -1 ; s0 = 0 + floor((7+7+2)/4) = 4,
+       s1 = 0 + floor((7-1+2)/4) = 2, s2 = 3 + floor((-1-1+2)/4) = 3 */
+    assert_int_equal(hi[0], 7);
+    assert_int_equal(hi[WT_BATCH], -1);
+    assert_int_equal(lo[0], 4);
+    assert_int_equal(lo[WT_BATCH], 2);
+    assert_int_equal(lo[2 * WT_BATCH], 3);
+    free(scratch);
+}
+
+/* cdf97 (JPEG 2000 normalisation) against bior4.4 (PyWavelets) in
+ * periodization mode on even lengths: lo = bior_lo / sqrt(2) and
+ * hi = -sqrt(2) * bior_hi, up to a circular shift. */
+static void test_cdf97_vs_bior44(void **state)
+{
+    (void)state;
+    for (size_t n = 8; n <= 64; n *= 2) {
+        wt_params pc = params_of("cdf97", WT_MODE_PERIODIZATION, WT_METHOD_LIFTING, 1);
+        wt_params pb = params_of("bior4.4", WT_MODE_PERIODIZATION, WT_METHOD_CONV, 1);
+        wt_line lc, lb;
+        wt_line_init(&lc, &pc, n);
+        wt_line_init(&lb, &pb, n);
+        float in[64 * WT_BATCH], clo[32 * WT_BATCH], chi[32 * WT_BATCH], blo[32 * WT_BATCH],
+            bhi[32 * WT_BATCH];
+        for (size_t i = 0; i < n * WT_BATCH; i++)
+            in[i] = (float)(uniform() * 100.0);
+        void *s1 = malloc(wt_line_scratch(&lc)), *s2 = malloc(wt_line_scratch(&lb));
+        wt_line_forward(&lc, in, clo, chi, s1);
+        wt_line_forward(&lb, in, blo, bhi, s2);
+        size_t half = n / 2;
+        int found_lo = 0, found_hi = 0;
+        for (size_t shift = 0; shift < half; shift++) {
+            double elo = 0, ehi = 0;
+            for (size_t k = 0; k < half; k++) {
+                size_t j = (k + shift) % half;
+                elo = fmax(elo, fabs(clo[k * WT_BATCH] - blo[j * WT_BATCH] / sqrt(2.0)));
+                ehi = fmax(ehi, fabs(chi[k * WT_BATCH] + sqrt(2.0) * bhi[j * WT_BATCH]));
+            }
+            found_lo |= elo < 1e-3;
+            found_hi |= ehi < 1e-3;
+        }
+        assert_true(found_lo);
+        assert_true(found_hi);
+        free(s1);
+        free(s2);
+    }
+}
+
+/* ---------------------------------------------------------------------- */
+/* Rules */
+
+static void test_coeff_lengths(void **state)
+{
+    (void)state;
+    const wt_wavelet *db3 = wt_wavelet_find("db3"), *cdf = wt_wavelet_find("cdf97");
+    assert_int_equal(db3->filter_len, 6);
+    assert_int_equal(wt_coeff_len(1, db3, WT_MODE_SYMMETRIC, 0), 3);
+    assert_int_equal(wt_coeff_len(100, db3, WT_MODE_ZERO, 1), 52);
+    assert_int_equal(wt_coeff_len(101, db3, WT_MODE_PERIODIZATION, 0), 51);
+    assert_int_equal(wt_coeff_len(7, cdf, WT_MODE_SYMMETRIC, 0), 4);
+    assert_int_equal(wt_coeff_len(7, cdf, WT_MODE_SYMMETRIC, 1), 3);
+    /* pywt.dwt_max_level(1000, 6) == 7, (1000, 2) == 9, (4, 6) == 0 */
+    assert_int_equal(wt_max_level(1000, 1000, db3), 7);
+    assert_int_equal(wt_max_level(1000, 2000, wt_wavelet_find("haar")), 9);
+    assert_int_equal(wt_max_level(4, 4, db3), 0);
+    assert_int_equal(wt_max_level(1, 1, cdf), 0);
+    assert_int_equal(wt_max_level(9, 1024, cdf), 4);
+}
+
+static void test_fold_index(void **state)
+{
+    (void)state;
+    int sign;
+    /* symmetric: x[-1] = x[0], x[n] = x[n-1] */
+    assert_int_equal(wt_fold_index(-1, 4, WT_MODE_SYMMETRIC, &sign), 0);
+    assert_int_equal(wt_fold_index(-5, 4, WT_MODE_SYMMETRIC, &sign), 3);
+    assert_int_equal(wt_fold_index(4, 4, WT_MODE_SYMMETRIC, &sign), 3);
+    /* reflect: x[-1] = x[1], x[n] = x[n-2] */
+    assert_int_equal(wt_fold_index(-1, 4, WT_MODE_REFLECT, &sign), 1);
+    assert_int_equal(wt_fold_index(4, 4, WT_MODE_REFLECT, &sign), 2);
+    assert_int_equal(wt_fold_index(-3, 1, WT_MODE_REFLECT, &sign), 0);
+    assert_int_equal(wt_fold_index(-1, 4, WT_MODE_PERIODIC, &sign), 3);
+    /* antisymmetric flips the sign once per mirror */
+    assert_int_equal(wt_fold_index(-1, 3, WT_MODE_ANTISYMMETRIC, &sign), 0);
+    assert_int_equal(sign, -1);
+    assert_int_equal(wt_fold_index(-4, 3, WT_MODE_ANTISYMMETRIC, &sign), 2);
+    assert_int_equal(sign, 1);
+}
+
+static void test_names_and_errors(void **state)
+{
+    (void)state;
+    assert_int_equal(wt_wavelet_count(), 109);
+    assert_null(wt_wavelet_find("db39"));
+    assert_non_null(wt_wavelet_find("bior6.8"));
+    assert_string_equal(wt_wavelet_suggest("db33x"), "db33");
+    wt_mode m;
+    assert_int_equal(wt_mode_parse("periodisation", &m), WT_ERR_INVALID);
+    assert_non_null(strstr(wt_error_message(), "periodisation"));
+    wt_params p = {wt_wavelet_find("db7"), WT_MODE_SYMMETRIC, WT_METHOD_LIFTING, 1};
+    assert_int_equal(wt_params_resolve(&p), WT_ERR_INVALID);
+    assert_non_null(strstr(wt_error_message(), "no lifting"));
+    wt_params q = {wt_wavelet_find("cdf97"), WT_MODE_ZERO, WT_METHOD_AUTO, 1};
+    assert_int_equal(wt_params_resolve(&q), WT_ERR_INVALID);
+    wt_params r = {wt_wavelet_find("legall53"), WT_MODE_SYMMETRIC, WT_METHOD_CONV, 1};
+    assert_int_equal(wt_params_resolve(&r), WT_ERR_INVALID);
+    wt_params s = {wt_wavelet_find("haar"), WT_MODE_SYMMETRIC, WT_METHOD_AUTO, 1};
+    assert_int_equal(wt_params_resolve(&s), WT_OK);
+    assert_int_equal(s.method, WT_METHOD_CONV);
+    wt_engine *e;
+    assert_int_equal(wt_engine_open(&e, "gpu7"), WT_ERR_INVALID);
+}
+
+/* A pyramid planned for other params is refused, not overrun. */
+static void test_mismatched_pyramid(void **state)
+{
+    (void)state;
+    wt_engine *e = cpu_engine();
+    wt_params a = params_of("haar", WT_MODE_SYMMETRIC, WT_METHOD_AUTO, 1);
+    wt_params b = params_of("db4", WT_MODE_SYMMETRIC, WT_METHOD_AUTO, 1);
+    wt_pyramid pyr;
+    assert_int_equal(wt_pyramid_alloc(&pyr, &a, 16, 16, 1), WT_OK);
+    float x[256] = {0};
+    assert_int_equal(wt_forward(e, &b, x, &pyr), WT_ERR_INVALID);
+    wt_pyramid_free(&pyr);
+    wt_engine_close(e);
+}
+
+int main(int argc, char **argv)
+{
+    vectors_path = argc > 1 ? argv[1] : "tests/ref/vectors.txt";
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_reference_vectors),
+        cmocka_unit_test(test_perfect_reconstruction),
+        cmocka_unit_test(test_lifting_equals_conv),
+        cmocka_unit_test(test_legall53_exact),
+        cmocka_unit_test(test_legall53_known_values),
+        cmocka_unit_test(test_cdf97_vs_bior44),
+        cmocka_unit_test(test_coeff_lengths),
+        cmocka_unit_test(test_fold_index),
+        cmocka_unit_test(test_names_and_errors),
+        cmocka_unit_test(test_mismatched_pyramid),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
