@@ -1,6 +1,7 @@
 /* Image quality: MSE and PSNR per channel, and of the mean MSE as ffmpeg's psnr
  * filter reports its "average". */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "wavetool.h"
@@ -63,5 +64,131 @@ wt_status wt_quality_compare(const wt_image *a, const wt_image *b, wt_quality *q
     }
     q->mse_mean = sum / (double)c;
     q->psnr_mean = psnr_of(q->mse_mean, peak);
+    return WT_OK;
+}
+
+/* ---- thresholding of detail coefficients -------------------------------- */
+
+/* Detail coefficients follow cA in storage: [first, total). */
+static size_t first_detail(const wt_pyramid *pyr)
+{
+    return pyr->levels ? wt_pyramid_offset(pyr, pyr->levels, WT_BAND_H, 0) : pyr->total;
+}
+
+static double detail_at(const wt_pyramid *pyr, size_t i)
+{
+    if (pyr->dtype == WT_INT32)
+        return (double)((const int32_t *)pyr->data)[i];
+    return (double)((const float *)pyr->data)[i];
+}
+
+static void detail_set(wt_pyramid *pyr, size_t i, double v)
+{
+    if (pyr->dtype == WT_INT32)
+        ((int32_t *)pyr->data)[i] = (int32_t)lrint(v);
+    else
+        ((float *)pyr->data)[i] = (float)v;
+}
+
+static double fraction_nonzero(const wt_pyramid *pyr)
+{
+    size_t first = first_detail(pyr), nonzero = 0;
+    for (size_t i = first; i < pyr->total; i++)
+        nonzero += detail_at(pyr, i) != 0.0;
+    return pyr->total > first ? (double)nonzero / (double)(pyr->total - first) : 1.0;
+}
+
+static wt_status check_thresholdable(const wt_pyramid *pyr, double value)
+{
+    if (!pyr || !pyr->data || isnan(value) || value < 0.0)
+        return wt_error_set(WT_ERR_INVALID, "invalid threshold");
+    return WT_OK;
+}
+
+wt_status wt_pyramid_threshold(wt_pyramid *pyr, double value, int soft, double *kept)
+{
+    wt_status st = check_thresholdable(pyr, value);
+    if (st != WT_OK)
+        return st;
+    for (size_t i = first_detail(pyr); i < pyr->total; i++) {
+        double v = detail_at(pyr, i), m = fabs(v);
+        if (m < value)
+            detail_set(pyr, i, 0.0);
+        else if (soft)
+            detail_set(pyr, i, copysign(m - value, v));
+    }
+    if (kept)
+        *kept = fraction_nonzero(pyr);
+    return WT_OK;
+}
+
+static void swap_values(double *a, double *b)
+{
+    double t = *a;
+    *a = *b;
+    *b = t;
+}
+
+/* The k-th largest (0-based) of v[0..n), by quickselect with a three-way
+ * partition (many equal values are common: flat images); v is reordered. */
+static double kth_largest(double *v, size_t n, size_t k)
+{
+    size_t lo = 0, hi = n; /* the answer lies in v[lo..hi) */
+    for (;;) {
+        double a = v[lo], b = v[lo + (hi - lo) / 2], c = v[hi - 1];
+        double pivot = a < b ? (b < c ? b : (a < c ? c : a)) : (a < c ? a : (b < c ? c : b));
+        /* [lo, gt) > pivot, [gt, i) == pivot, [lt, hi) < pivot */
+        size_t gt = lo, i = lo, lt = hi;
+        while (i < lt) {
+            if (v[i] > pivot)
+                swap_values(&v[i++], &v[gt++]);
+            else if (v[i] < pivot)
+                swap_values(&v[i], &v[--lt]);
+            else
+                i++;
+        }
+        if (k < gt)
+            hi = gt;
+        else if (k < lt)
+            return pivot;
+        else
+            lo = lt;
+    }
+}
+
+wt_status wt_pyramid_keep(wt_pyramid *pyr, double fraction, double *kept)
+{
+    wt_status st = check_thresholdable(pyr, fraction);
+    if (st == WT_OK && fraction > 1.0)
+        st = wt_error_set(WT_ERR_INVALID, "fraction to keep must be between 0 and 1");
+    if (st != WT_OK)
+        return st;
+    size_t first = first_detail(pyr), n = pyr->total - first;
+    size_t k = (size_t)floor(fraction * (double)n + 0.5);
+    if (k < n) {
+        double *mag = malloc(n * sizeof *mag);
+        if (!mag)
+            return wt_error_set(WT_ERR_NOMEM, "out of memory for %zu coefficients", n);
+        for (size_t i = 0; i < n; i++)
+            mag[i] = fabs(detail_at(pyr, first + i));
+        double cut = k ? kth_largest(mag, n, k - 1) : INFINITY;
+        size_t above = 0;
+        for (size_t i = 0; i < n; i++)
+            above += fabs(detail_at(pyr, first + i)) > cut;
+        size_t ties = k - above; /* how many equal to the cut survive */
+        for (size_t i = first; i < pyr->total; i++) {
+            double m = fabs(detail_at(pyr, i));
+            if (m > cut)
+                continue;
+            if (m == cut && ties) {
+                ties--;
+                continue;
+            }
+            detail_set(pyr, i, 0.0);
+        }
+        free(mag);
+    }
+    if (kept)
+        *kept = fraction_nonzero(pyr);
     return WT_OK;
 }

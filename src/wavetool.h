@@ -288,6 +288,9 @@ wt_status wt_outfile_open(wt_outfile *f, const char *path);
 wt_status wt_outfile_commit(wt_outfile *f);
 void wt_outfile_abort(wt_outfile *f);
 void wt_outfile_abort_all(void);
+/** 1 when both paths exist and are the same file (device and inode): an output
+ *  must never replace its input. */
+int wt_same_file(const char *a, const char *b);
 
 /* ------------------------------------------------------------------------ */
 /** @name Coefficient files (.npz, src/npz.c) */
@@ -336,6 +339,16 @@ typedef struct wt_quality {
 } wt_quality;
 
 wt_status wt_quality_compare(const wt_image *a, const wt_image *b, wt_quality *q);
+
+/** Threshold the detail coefficients of @p pyr in place (cA untouched), as
+ *  pywt.threshold: hard zeroes |v| < @p value; soft also moves the others
+ *  @p value towards zero (int32 pyramids: rounded to the nearest integer).
+ *  @p kept (may be NULL): the fraction of detail coefficients left nonzero
+ *  (1 when there are none). */
+wt_status wt_pyramid_threshold(wt_pyramid *pyr, double value, int soft, double *kept);
+/** Keep the round(@p fraction × n) largest-magnitude detail coefficients (ties:
+ *  the first in storage order), zero the others; @p kept as above. */
+wt_status wt_pyramid_keep(wt_pyramid *pyr, double fraction, double *kept);
 
 /* ------------------------------------------------------------------------ */
 /** @name Engines */

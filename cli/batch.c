@@ -1,0 +1,482 @@
+/* Many inputs: file lists, output names, worker threads, ordered messages. */
+#include "batch.h"
+
+#include "options.h"
+#include "wavetool.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define MAX_WALK_DEPTH 64
+
+const char *const batch_image_exts[] = {"png", "jpg", "jpeg", NULL};
+const char *const batch_npz_exts[] = {"npz", NULL};
+
+char *batch_strdupf(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    char *s = n >= 0 ? malloc((size_t)n + 1) : NULL;
+    if (s) {
+        va_start(ap, fmt);
+        vsnprintf(s, (size_t)n + 1, fmt, ap);
+        va_end(ap);
+    }
+    return s;
+}
+
+static int out_of_memory(void)
+{
+    fputs("wavetool: out of memory\n", stderr);
+    return -1;
+}
+
+/* ---- the list ------------------------------------------------------------- */
+
+static batch_item *append_item(batch *b, const char *input)
+{
+    if (b->count == b->capacity) {
+        size_t cap = b->capacity ? 2 * b->capacity : 16;
+        batch_item *grown = realloc(b->items, cap * sizeof *grown);
+        if (!grown)
+            return NULL;
+        b->items = grown;
+        b->capacity = cap;
+    }
+    batch_item *it = &b->items[b->count];
+    memset(it, 0, sizeof *it);
+    it->input = strdup(input);
+    if (!it->input)
+        return NULL;
+    b->count++;
+    return it;
+}
+
+int batch_add_single(batch *b, const char *input, const char *output)
+{
+    batch_item *it = append_item(b, input);
+    if (!it)
+        return out_of_memory();
+    if (output && !(it->output = strdup(output)))
+        return out_of_memory();
+    return 0;
+}
+
+static int has_ext(const char *name, const char *const *exts)
+{
+    const char *dot = strrchr(name, '.');
+    for (int i = 0; dot && exts[i]; i++)
+        if (strcasecmp(dot + 1, exts[i]) == 0)
+            return 1;
+    return 0;
+}
+
+/* Paths found under one directory, sorted before they join the batch. */
+typedef struct path_list {
+    char **paths;
+    size_t count, capacity;
+    int failed; /* out of memory */
+} path_list;
+
+static void list_push(path_list *l, char *path)
+{
+    if (!path || l->failed) {
+        l->failed = 1;
+        free(path);
+        return;
+    }
+    if (l->count == l->capacity) {
+        size_t cap = l->capacity ? 2 * l->capacity : 64;
+        char **grown = realloc(l->paths, cap * sizeof *grown);
+        if (!grown) {
+            l->failed = 1;
+            free(path);
+            return;
+        }
+        l->paths = grown;
+        l->capacity = cap;
+    }
+    l->paths[l->count++] = path;
+}
+
+static int compare_paths(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Files with a wanted extension under @p dir; hidden entries are skipped.
+ * A directory that cannot be opened is listed itself (it then fails). */
+static void walk(const char *dir, const char *const *exts, int depth, path_list *found,
+                 path_list *unreadable)
+{
+    DIR *d = depth < MAX_WALK_DEPTH ? opendir(dir) : NULL;
+    if (!d) {
+        list_push(unreadable, batch_strdupf("%s: %s", dir,
+                                            depth < MAX_WALK_DEPTH ? strerror(errno)
+                                                                   : "directories nested too deep"));
+        return;
+    }
+    size_t len = strlen(dir);
+    const char *sep = len && dir[len - 1] == '/' ? "" : "/";
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        if (e->d_name[0] == '.')
+            continue;
+        char *path = batch_strdupf("%s%s%s", dir, sep, e->d_name);
+        struct stat st;
+        if (path && lstat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+            walk(path, exts, depth + 1, found, unreadable);
+            free(path);
+        } else if (path && has_ext(e->d_name, exts) && stat(path, &st) == 0 &&
+                   S_ISREG(st.st_mode)) {
+            list_push(found, path);
+        } else {
+            free(path);
+        }
+    }
+    closedir(d);
+}
+
+static int add_directory(batch *b, const char *dir, const char *const *exts)
+{
+    path_list found = {0}, unreadable = {0};
+    int rc = 0;
+    walk(dir, exts, 0, &found, &unreadable);
+    qsort(found.paths, found.count, sizeof *found.paths, compare_paths);
+    for (size_t i = 0; i < found.count && rc == 0; i++)
+        rc = append_item(b, found.paths[i]) ? 0 : -1;
+    for (size_t i = 0; i < unreadable.count && rc == 0; i++) {
+        /* "dir: reason" becomes an item that has failed already */
+        char *colon = strstr(unreadable.paths[i], ": ");
+        *colon = '\0';
+        batch_item *it = append_item(b, unreadable.paths[i]);
+        *colon = ':';
+        if (!it || !(it->message = strdup(unreadable.paths[i])))
+            rc = -1;
+        else
+            it->state = ITEM_FAILED;
+    }
+    for (size_t i = 0; i < found.count; i++)
+        free(found.paths[i]);
+    for (size_t i = 0; i < unreadable.count; i++)
+        free(unreadable.paths[i]);
+    free(found.paths);
+    free(unreadable.paths);
+    return rc || found.failed || unreadable.failed ? out_of_memory() : 0;
+}
+
+int batch_add_inputs(batch *b, char **paths, int count, const char *const *exts)
+{
+    int rc = 0;
+    for (int i = 0; i < count && rc == 0; i++) {
+        struct stat st;
+        if (strcmp(paths[i], "-") != 0 && stat(paths[i], &st) == 0 && S_ISDIR(st.st_mode)) {
+            b->is_batch = 1;
+            rc = add_directory(b, paths[i], exts);
+        } else {
+            rc = append_item(b, paths[i]) ? 0 : out_of_memory();
+        }
+    }
+    if (count > 1)
+        b->is_batch = 1;
+    return rc;
+}
+
+/* ---- output names ---------------------------------------------------------- */
+
+/* mkdir -p; a message and -1 when it cannot be made. */
+static int make_directory(const char *dir)
+{
+    char *path = strdup(dir);
+    int err = path ? 0 : ENOMEM;
+    struct stat st;
+    for (char *p = path ? path + 1 : NULL; p && !err; p++) {
+        int last = *p == '\0';
+        if (*p != '/' && !last)
+            continue;
+        *p = '\0';
+        if (mkdir(path, 0777) != 0 && errno != EEXIST)
+            err = errno;
+        if (last)
+            break;
+        *p = '/';
+    }
+    if (!err && stat(dir, &st) != 0)
+        err = errno;
+    else if (!err && !S_ISDIR(st.st_mode))
+        err = ENOTDIR;
+    if (err)
+        fprintf(stderr, "wavetool: %s: %s\n", dir, strerror(err));
+    free(path);
+    return err ? -1 : 0;
+}
+
+/* The input's file name without directory and last extension. */
+static char *stem_of(const char *input)
+{
+    const char *base = strrchr(input, '/');
+    base = base ? base + 1 : input;
+    char *stem = strdup(base);
+    char *dot = stem ? strrchr(stem, '.') : NULL;
+    if (dot && dot != stem)
+        *dot = '\0';
+    return stem;
+}
+
+static int compare_outputs(const void *a, const void *b)
+{
+    const batch_item *x = *(batch_item *const *)a, *y = *(batch_item *const *)b;
+    int c = strcmp(x->output, y->output);
+    return c ? c : (x < y ? -1 : x > y);
+}
+
+/* The later of two inputs that would write the same file fails. */
+static int fail_duplicate_outputs(batch *b)
+{
+    batch_item **sorted = malloc((b->count ? b->count : 1) * sizeof *sorted);
+    size_t n = 0;
+    if (!sorted)
+        return out_of_memory();
+    for (size_t i = 0; i < b->count; i++)
+        if (b->items[i].output)
+            sorted[n++] = &b->items[i];
+    qsort(sorted, n, sizeof *sorted, compare_outputs);
+    for (size_t i = 1; i < n; i++) {
+        batch_item *first = sorted[i - 1], *later = sorted[i];
+        if (strcmp(first->output, later->output) != 0 || later->state != ITEM_PENDING)
+            continue;
+        later->state = ITEM_FAILED;
+        later->message = batch_strdupf("%s: output %s is also the output of %s", later->input,
+                                       later->output, first->input);
+        sorted[i] = first; /* so a third one names the first as well */
+    }
+    free(sorted);
+    return 0;
+}
+
+int batch_name_outputs(batch *b, const char *dir, const char *suffix, const char *ext)
+{
+    if (make_directory(dir) != 0)
+        return -1;
+    b->is_batch = 1;
+    size_t len = strlen(dir);
+    const char *sep = len && dir[len - 1] == '/' ? "" : "/";
+    for (size_t i = 0; i < b->count; i++) {
+        batch_item *it = &b->items[i];
+        char *stem = stem_of(it->input);
+        if (!stem)
+            return out_of_memory();
+        if (it->state == ITEM_PENDING &&
+            !(it->output = batch_strdupf("%s%s%s%s.%s", dir, sep, stem, suffix, ext))) {
+            free(stem);
+            return out_of_memory();
+        }
+        free(stem);
+    }
+    return fail_duplicate_outputs(b);
+}
+
+void batch_free(batch *b)
+{
+    for (size_t i = 0; i < b->count; i++) {
+        free(b->items[i].input);
+        free(b->items[i].output);
+        free(b->items[i].report);
+        free(b->items[i].message);
+    }
+    free(b->items);
+    memset(b, 0, sizeof *b);
+}
+
+/* ---- running ------------------------------------------------------------------ */
+
+typedef struct runner {
+    batch *b;
+    const batch_run_options *opt;
+    batch_work work;
+    void *ctx;
+    pthread_mutex_t lock;
+    size_t next_to_start, next_to_print, finished;
+    char *finished_flags;
+    int progress; /* a progress line on the terminal */
+    size_t done, failed, skipped;
+} runner;
+
+/* Checks that need no decoding: the output must not be the input; -n. */
+static void preflight(const batch_run_options *opt, batch_item *it)
+{
+    struct stat in, out;
+    if (!it->output || strcmp(it->output, "-") == 0 || it->state != ITEM_PENDING)
+        return;
+    if (stat(it->output, &out) != 0)
+        return;
+    if (strcmp(it->input, "-") != 0 && stat(it->input, &in) == 0 && in.st_dev == out.st_dev &&
+        in.st_ino == out.st_ino) {
+        it->state = ITEM_FAILED;
+        it->message = batch_strdupf("%s: output %s is the input file; not overwritten",
+                                    it->input, it->output);
+    } else if (opt->no_clobber) {
+        it->state = ITEM_SKIPPED;
+        if (opt->verbose)
+            it->message = batch_strdupf("%s: exists, skipped (--no-clobber)", it->output);
+    }
+}
+
+static void clear_progress(const runner *r)
+{
+    if (r->progress)
+        fputs("\r\033[K", stderr);
+}
+
+/* Print what finished items have to say, in input order. Called locked. */
+static void flush_in_order(runner *r)
+{
+    while (r->next_to_print < r->b->count && r->finished_flags[r->next_to_print]) {
+        batch_item *it = &r->b->items[r->next_to_print++];
+        r->done += it->state == ITEM_DONE;
+        r->failed += it->state == ITEM_FAILED;
+        r->skipped += it->state == ITEM_SKIPPED;
+        if (it->message) {
+            clear_progress(r);
+            fprintf(stderr, "wavetool: %s\n", it->message);
+        }
+        if (it->report) {
+            fputs(it->report, r->opt->report);
+            fflush(r->opt->report);
+        }
+    }
+    if (r->progress && r->finished < r->b->count)
+        fprintf(stderr, "\r\033[Kwavetool: [%zu/%zu] %s", r->finished, r->b->count,
+                r->b->items[r->finished ? r->finished - 1 : 0].input);
+}
+
+static void *worker(void *arg)
+{
+    runner *r = arg;
+    for (;;) {
+        pthread_mutex_lock(&r->lock);
+        size_t i = r->next_to_start++;
+        pthread_mutex_unlock(&r->lock);
+        if (i >= r->b->count)
+            break;
+        batch_item *it = &r->b->items[i];
+        preflight(r->opt, it);
+        if (it->state == ITEM_PENDING)
+            r->work(r->ctx, it);
+        pthread_mutex_lock(&r->lock);
+        r->finished_flags[i] = 1;
+        r->finished++;
+        flush_in_order(r);
+        pthread_mutex_unlock(&r->lock);
+    }
+    return NULL;
+}
+
+static void print_summary(const runner *r)
+{
+    clear_progress(r);
+    if (!r->b->is_batch || r->opt->quiet)
+        return;
+    fprintf(stderr, "wavetool: %zu file%s: %zu done, %zu failed", r->b->count,
+            r->b->count == 1 ? "" : "s", r->done, r->failed);
+    if (r->skipped)
+        fprintf(stderr, ", %zu skipped", r->skipped);
+    fputc('\n', stderr);
+}
+
+int batch_run(batch *b, const batch_run_options *opt, batch_work work, void *ctx)
+{
+    runner r = {.b = b, .opt = opt, .work = work, .ctx = ctx};
+    pthread_t tids[1024];
+    int started = 0, jobs = opt->jobs < 1 ? 1 : (opt->jobs > 1024 ? 1024 : opt->jobs);
+    if ((size_t)jobs > b->count)
+        jobs = b->count ? (int)b->count : 1;
+    r.finished_flags = calloc(b->count ? b->count : 1, 1);
+    if (!r.finished_flags) {
+        out_of_memory();
+        return 1;
+    }
+    r.progress = b->is_batch && !opt->quiet && isatty(STDERR_FILENO);
+    pthread_mutex_init(&r.lock, NULL);
+    for (int t = 1; t < jobs; t++)
+        if (pthread_create(&tids[started], NULL, worker, &r) == 0)
+            started++;
+    worker(&r);
+    for (int t = 0; t < started; t++)
+        pthread_join(tids[t], NULL);
+    pthread_mutex_destroy(&r.lock);
+    print_summary(&r);
+    free(r.finished_flags);
+    return r.failed ? 1 : 0;
+}
+
+/* ---- from arguments --------------------------------------------------------- */
+
+static int check_plan(const batch_plan *plan, char **args, int nargs)
+{
+    int stdin_uses = 0;
+    for (int i = 0; i < nargs; i++)
+        stdin_uses += strcmp(args[i], "-") == 0;
+    if (plan->single_output && plan->outdir)
+        return cli_usage_error(plan->cmd, "-o and -O exclude each other");
+    if (plan->single_output && nargs > 1)
+        return cli_usage_error(plan->cmd, "-o takes one input; use -O DIR for many");
+    if (plan->outdir && stdin_uses)
+        return cli_usage_error(plan->cmd, "'-' (standard input) cannot be used with -O");
+    if (stdin_uses > 1 && !(plan->in_out_pair && !plan->outdir))
+        return cli_usage_error(plan->cmd, "'-' (standard input) can be read only once");
+    if (plan->in_out_pair && !plan->outdir && nargs != 2)
+        return cli_usage_error(plan->cmd, "expected IN OUT, or -O DIR and inputs");
+    struct stat st;
+    int first_is_dir = nargs > 0 && strcmp(args[0], "-") != 0 && stat(args[0], &st) == 0 &&
+                       S_ISDIR(st.st_mode);
+    if (first_is_dir && plan->in_out_pair && !plan->outdir)
+        return cli_usage_error(plan->cmd, "%s is a directory; use -O DIR to process directories",
+                               args[0]);
+    if (first_is_dir && plan->single_output)
+        return cli_usage_error(plan->cmd, "-o takes one input file; use -O DIR for %s",
+                               args[0]);
+    return CLI_CONTINUE;
+}
+
+int batch_plan_files(batch *b, const batch_plan *plan, char **args, int nargs)
+{
+    int rc = check_plan(plan, args, nargs);
+    if (rc != CLI_CONTINUE)
+        return rc;
+    if (plan->in_out_pair && !plan->outdir)
+        return batch_add_single(b, args[0], args[1]) == 0 ? CLI_CONTINUE : EXIT_SOME_FAILED;
+    if (batch_add_inputs(b, args, nargs, plan->walk_exts) != 0)
+        return EXIT_SOME_FAILED;
+    if (plan->single_output && b->count == 1 &&
+        !(b->items[0].output = strdup(plan->single_output))) {
+        out_of_memory();
+        return EXIT_SOME_FAILED;
+    }
+    if (plan->outdir &&
+        batch_name_outputs(b, plan->outdir, plan->suffix ? plan->suffix : "",
+                           plan->ext ? plan->ext : plan->default_ext) != 0)
+        return EXIT_SOME_FAILED;
+    return CLI_CONTINUE;
+}
+
+void batch_item_result(batch_item *it, int status)
+{
+    if (status == WT_OK) {
+        it->state = ITEM_DONE;
+        return;
+    }
+    it->state = ITEM_FAILED;
+    const char *msg = wt_error_message();
+    it->message = msg[0] ? strdup(msg)
+                         : batch_strdupf("%s: %s", it->input, wt_status_name((wt_status)status));
+}

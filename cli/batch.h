@@ -1,0 +1,84 @@
+/* Many inputs: the list of files (directories walked), output names, worker
+ * threads that each process whole files, progress, messages and a summary. */
+#ifndef WT_CLI_BATCH_H
+#define WT_CLI_BATCH_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+typedef enum item_state { ITEM_PENDING = 0, ITEM_DONE, ITEM_FAILED, ITEM_SKIPPED } item_state;
+
+typedef struct batch_item {
+    char *input;
+    char *output;    /* NULL: this command writes nothing for the item */
+    item_state state;
+    char *report;    /* text for the report stream, or NULL */
+    char *message;   /* one line for stderr (no "wavetool: "), or NULL */
+} batch_item;
+
+typedef struct batch {
+    batch_item *items;
+    size_t count, capacity;
+    int is_batch; /* several inputs, a directory or -O: summary at the end */
+} batch;
+
+/* Extensions a directory walk picks up (case-insensitive), NULL-terminated. */
+extern const char *const batch_image_exts[];
+extern const char *const batch_npz_exts[];
+
+/* Add inputs: files as given, directories walked (recursively, sorted) for
+ * files with one of @p exts. A directory that cannot be read is an item that
+ * fails. Returns 0, or -1 when out of memory (message printed). */
+int batch_add_inputs(batch *b, char **paths, int count, const char *const *exts);
+
+/* Name outputs DIR/STEM SUFFIX.EXT (DIR created if missing). Two inputs with the
+ * same output: the later one fails. Returns 0, or -1 when DIR cannot be made
+ * (message printed). */
+int batch_name_outputs(batch *b, const char *dir, const char *suffix, const char *ext);
+
+/* Single-file form: one input with its output path (may be NULL). */
+int batch_add_single(batch *b, const char *input, const char *output);
+
+/* Work on one item: set state to ITEM_DONE or ITEM_FAILED (with message), and
+ * optionally a report. Runs on worker threads. */
+typedef void (*batch_work)(void *ctx, batch_item *item);
+
+typedef struct batch_run_options {
+    int jobs;       /* worker threads (>= 1) */
+    int quiet, verbose;
+    int no_clobber; /* skip items whose output exists */
+    FILE *report;   /* where reports go (stdout, or stderr when an output is stdout) */
+} batch_run_options;
+
+/* Process every item; reports and messages come out in input order. Returns the
+ * exit code: 0 when nothing failed, else 1. */
+int batch_run(batch *b, const batch_run_options *opt, batch_work work, void *ctx);
+
+void batch_free(batch *b);
+
+/* How a file command's arguments become items. */
+typedef struct batch_plan {
+    const char *cmd;           /* for usage errors */
+    int in_out_pair;           /* without -O the arguments are IN OUT */
+    const char *single_output; /* roundtrip -o, or NULL */
+    const char *outdir, *suffix, *ext; /* -O DIR, --suffix, --ext */
+    const char *default_ext;
+    const char *const *walk_exts; /* what a directory walk picks up */
+} batch_plan;
+
+/* Items from the positional arguments. Returns CLI_CONTINUE, or the exit code
+ * after a usage error or a failure (message printed). */
+int batch_plan_files(batch *b, const batch_plan *plan, char **args, int nargs);
+
+/* Record the outcome of work on an item: done, or failed with the library's
+ * message (which names the file). */
+void batch_item_result(batch_item *it, int status);
+
+/* Format into a new string (NULL when out of memory). */
+char *batch_strdupf(const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 1, 2)))
+#endif
+    ;
+
+#endif

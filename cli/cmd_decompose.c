@@ -1,0 +1,58 @@
+/* wavetool decompose: a subband mosaic or a coefficient file of each input. */
+#include "batch.h"
+#include "commands.h"
+#include "options.h"
+#include "pipeline.h"
+
+static const cli_command decompose_command = {
+    "decompose",
+    "[options] IN OUT\n       wavetool decompose [options] -O DIR INPUT...",
+    "Decompose an image into a multi-level 2D discrete wavelet transform.\n"
+    "OUT ending in .png or .jpg gets a mosaic of all subbands, laid out as\n"
+    "pywt.coeffs_to_array does (cA top-left; per level cV top-right, cH bottom-left,\n"
+    "cD bottom-right), each band scaled for display; .npz gets the coefficients\n"
+    "(float32, int32 for legall53), readable with numpy.load. '-' is standard\n"
+    "input or output (its type from --ext, default png). With -O, each INPUT (a file,\n"
+    "or a directory walked for .png/.jpg/.jpeg) gives DIR/STEM[SUFFIX].EXT.",
+    OPTS_TRANSFORM | OPTS_ENGINE | OPTS_LOAD | OPTS_SAVE | OPTS_MOSAIC | OPTS_BATCH,
+    1,
+    -1,
+};
+
+static void decompose_one(void *ctx, batch_item *item)
+{
+    batch_item_result(item, pipeline_decompose(ctx, item->input, item->output));
+}
+
+/* The output type must be one decompose writes. */
+static int check_output(const cli_options *o)
+{
+    if (o->outdir || wt_format_from_path(o->args[1]) != WT_FORMAT_UNKNOWN ||
+        (o->args[1][0] == '-' && !o->args[1][1]))
+        return CLI_CONTINUE;
+    return cli_usage_error("decompose", "%s: unknown output type; use .png, .jpg, .jpeg or .npz",
+                           o->args[1]);
+}
+
+int cmd_decompose(int argc, char **argv)
+{
+    cli_options o;
+    batch b = {0};
+    pipeline p = {0};
+    int rc = cli_parse(&decompose_command, argc, argv, &o);
+    batch_plan plan = {"decompose", 1, NULL, o.outdir, o.suffix, o.ext, "png", batch_image_exts};
+    if (rc == CLI_CONTINUE && !o.outdir && o.nargs == 2)
+        rc = check_output(&o);
+    if (rc == CLI_CONTINUE)
+        rc = batch_plan_files(&b, &plan, o.args, o.nargs);
+    if (rc == CLI_CONTINUE)
+        rc = pipeline_open(&p, &o, pipeline_workers(o.jobs, b.count));
+    if (rc == CLI_CONTINUE) {
+        batch_run_options run = {pipeline_workers(o.jobs, b.count), o.quiet, o.verbose,
+                                 o.no_clobber, stdout};
+        rc = batch_run(&b, &run, decompose_one, &p);
+    }
+    pipeline_close(&p);
+    batch_free(&b);
+    return rc;
+}

@@ -1,0 +1,76 @@
+/* wavetool wavelets: the wavelets known, with family, length, kind, lifting. */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "commands.h"
+#include "options.h"
+#include "report.h"
+
+static const cli_command wavelets_command = {
+    "wavelets",
+    "[--format text|json|tsv]",
+    "List the wavelets: name (as -w takes it), family, filter length (PyWavelets'\n"
+    "dec_len; JPEG 2000 wavelets also give their true lengths, e.g. 9/7),\n"
+    "orthogonal or biorthogonal, and whether a lifting scheme exists\n"
+    "(--method lifting).",
+    OPTS_REPORT,
+    0,
+    0,
+};
+
+/* "9/7" for the JPEG 2000 family, else the filter length. */
+static void support_text(const wt_wavelet *w, char *buf, size_t size)
+{
+    if (w->kind == WT_KIND_JPEG2000)
+        snprintf(buf, size, "%d/%d", w->support_lo, w->support_hi);
+    else
+        snprintf(buf, size, "%d", w->filter_len);
+}
+
+static void wavelet_line(strbuf *sb, report_format f, const wt_wavelet *w)
+{
+    char support[32];
+    const char *type = w->orthogonal ? "orthogonal" : "biorthogonal";
+    const char *lifting = w->lifting ? "yes" : "no";
+    support_text(w, support, sizeof support);
+    if (f == REPORT_TEXT) {
+        sb_printf(sb, "%-10s %-22s %6d %-7s %-13s %s\n", w->name, w->family, w->filter_len,
+                  support, type, lifting);
+    } else if (f == REPORT_TSV) {
+        sb_tsv_field(sb, w->name);
+        sb_printf(sb, "\t");
+        sb_tsv_field(sb, w->family);
+        sb_printf(sb, "\t%d\t%s\t%s\t%s\n", w->filter_len, support, type, lifting);
+    } else {
+        sb_printf(sb, "{\"name\":");
+        sb_json_string(sb, w->name);
+        sb_printf(sb, ",\"family\":");
+        sb_json_string(sb, w->family);
+        sb_printf(sb, ",\"filter_length\":%d,\"support\":\"%s\",\"type\":\"%s\",\"lifting\":%s}\n",
+                  w->filter_len, support, type, w->lifting ? "true" : "false");
+    }
+}
+
+int cmd_wavelets(int argc, char **argv)
+{
+    cli_options o;
+    strbuf sb = {0};
+    int rc = cli_parse(&wavelets_command, argc, argv, &o);
+    if (rc != CLI_CONTINUE)
+        return rc;
+    if (o.format == REPORT_TEXT)
+        sb_printf(&sb, "%-10s %-22s %6s %-7s %-13s %s\n", "name", "family", "length", "support",
+                  "type", "lifting");
+    else if (o.format == REPORT_TSV)
+        sb_printf(&sb, "name\tfamily\tfilter_length\tsupport\ttype\tlifting\n");
+    for (size_t i = 0; i < wt_wavelet_count(); i++)
+        wavelet_line(&sb, o.format, wt_wavelet_at(i));
+    char *text = sb_finish(&sb);
+    if (!text) {
+        fputs("wavetool: out of memory\n", stderr);
+        return EXIT_SOME_FAILED;
+    }
+    fputs(text, stdout);
+    free(text);
+    return EXIT_ALL_DONE;
+}

@@ -1,0 +1,15 @@
+/* The subcommands: int cmd_NAME(argc, argv) with argv[0] = "NAME"; each
+ * returns the exit code. */
+#ifndef WT_CLI_COMMANDS_H
+#define WT_CLI_COMMANDS_H
+
+int cmd_decompose(int argc, char **argv);
+int cmd_reconstruct(int argc, char **argv);
+int cmd_roundtrip(int argc, char **argv);
+int cmd_compare(int argc, char **argv);
+int cmd_wavelets(int argc, char **argv);
+#ifdef WT_HAVE_BENCH
+int cmd_bench(int argc, char **argv); /* cli/cmd_bench.c, with the CUDA engine's work */
+#endif
+
+#endif

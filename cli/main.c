@@ -1,0 +1,107 @@
+/* wavetool: dispatch to the subcommands; --help, --version; signals. */
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "commands.h"
+#include "config.h"
+#include "options.h"
+#include "wavetool.h"
+
+typedef struct command_entry {
+    const char *name;
+    int (*run)(int argc, char **argv);
+    const char *what;
+} command_entry;
+
+static const command_entry commands[] = {
+    {"decompose", cmd_decompose, "IN OUT: subband mosaic (.png/.jpg) or coefficients (.npz)"},
+    {"reconstruct", cmd_reconstruct, "COEFFS.npz OUT: the image back from coefficients"},
+    {"roundtrip", cmd_roundtrip, "IN [-o OUT] [--psnr] [--mse]: forward + inverse, PSNR/MSE"},
+    {"compare", cmd_compare, "A B: PSNR/MSE of two images"},
+    {"wavelets", cmd_wavelets, "names, families, lengths, lifting yes/no"},
+#ifdef WT_HAVE_BENCH
+    {"bench", cmd_bench, "engine throughput, GB/s vs the device limit"},
+#endif
+};
+#define COMMAND_COUNT (sizeof commands / sizeof commands[0])
+
+/* Ctrl-C, kill, a closed pipe: remove temporary outputs, then die of the signal. */
+static void on_fatal_signal(int sig)
+{
+    struct sigaction dfl;
+    wt_outfile_abort_all();
+    memset(&dfl, 0, sizeof dfl);
+    dfl.sa_handler = SIG_DFL;
+    sigemptyset(&dfl.sa_mask);
+    sigaction(sig, &dfl, NULL);
+    raise(sig);
+}
+
+static void install_signal_handlers(void)
+{
+    static const int fatal[] = {SIGINT, SIGTERM, SIGHUP, SIGPIPE};
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_fatal_signal;
+    sigemptyset(&sa.sa_mask);
+    for (size_t i = 0; i < sizeof fatal / sizeof fatal[0]; i++)
+        sigaddset(&sa.sa_mask, fatal[i]);
+    for (size_t i = 0; i < sizeof fatal / sizeof fatal[0]; i++)
+        sigaction(fatal[i], &sa, NULL);
+}
+
+static void print_help(FILE *out)
+{
+    fputs("Usage: wavetool COMMAND [options] ARGS...\n"
+          "       wavetool COMMAND --help\n"
+          "       wavetool --help | --version\n\n"
+          "Multi-level 2D discrete wavelet transforms of PNG and JPEG images.\n\n"
+          "Commands:\n",
+          out);
+    for (size_t i = 0; i < COMMAND_COUNT; i++)
+        fprintf(out, "  %-12s %s\n", commands[i].name, commands[i].what);
+    fputs("\nCommon options: -w/--wavelet NAME (haar), -l/--levels N|max (3),\n"
+          "-m/--mode MODE (symmetric), --method auto|conv|lifting, --device\n"
+          "auto|cpu|cuda[:N], -j/--jobs N, -q/--quiet, -v/--verbose, --format text|json|tsv.\n"
+          "Many inputs: wavetool decompose -l 3 -O outdir/ a.png b.jpg dir/\n"
+          "'wavetool COMMAND --help' lists a command's options.\n\n"
+          "Exit status: 0 all done; 1 some input failed (the others were processed);\n"
+          "2 usage error.\n\n"
+          "See wavetool(1).\n",
+          out);
+}
+
+static void print_version(void)
+{
+    printf("wavetool %s\nlibrary %s\nbackends: %s\n", WT_VERSION, WT_VERSION_STRING,
+           wt_backends());
+    if (!strstr(wt_backends(), "cuda"))
+        return;
+    wt_engine *gpu = NULL;
+    if (wt_engine_open(&gpu, "cuda") == WT_OK)
+        printf("gpu: %s\n", wt_engine_name(gpu));
+    else
+        printf("gpu: none (%s)\n", wt_error_message());
+    wt_engine_close(gpu);
+}
+
+int main(int argc, char **argv)
+{
+    install_signal_handlers();
+    if (argc < 2)
+        return cli_usage_error(NULL, "no command given");
+    const char *name = argv[1];
+    if (strcmp(name, "--help") == 0 || strcmp(name, "-h") == 0 || strcmp(name, "help") == 0) {
+        print_help(stdout);
+        return EXIT_ALL_DONE;
+    }
+    if (strcmp(name, "--version") == 0 || strcmp(name, "-V") == 0) {
+        print_version();
+        return EXIT_ALL_DONE;
+    }
+    for (size_t i = 0; i < COMMAND_COUNT; i++)
+        if (strcmp(name, commands[i].name) == 0)
+            return commands[i].run(argc - 1, argv + 1);
+    return cli_usage_error(NULL, "unknown command '%s'", name);
+}

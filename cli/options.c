@@ -1,0 +1,452 @@
+/* Parsing of the common options: one table drives getopt_long, the checks
+ * that an option applies to a command, and the help text. */
+#include "options.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+/* Long-only options are numbered from 256. */
+enum {
+    OPT_METHOD = 256,
+    OPT_DEVICE,
+    OPT_FORMAT,
+    OPT_MAX_PIXELS,
+    OPT_LENIENT,
+    OPT_PNG_LEVEL,
+    OPT_QUALITY,
+    OPT_SCALE,
+    OPT_DEPTH,
+    OPT_SUFFIX,
+    OPT_EXT,
+    OPT_PSNR,
+    OPT_MSE,
+    OPT_KEEP,
+    OPT_THRESHOLD,
+    OPT_SOFT,
+    OPT_HARD,
+};
+
+typedef struct opt_spec {
+    const char *name;
+    int val;          /* short option character or OPT_* */
+    const char *arg;  /* argument name in help; NULL: no argument */
+    unsigned group;   /* OPTS_* */
+    const char *help;
+} opt_spec;
+
+static const opt_spec option_table[] = {
+    {"wavelet", 'w', "NAME", OPTS_TRANSFORM, "wavelet (default haar; see 'wavetool wavelets')"},
+    {"levels", 'l', "N|max", OPTS_TRANSFORM, "levels (default 3, fewer if the image is small); max: the deepest\n"
+                                              "the image allows"},
+    {"mode", 'm', "MODE", OPTS_TRANSFORM, "signal extension: zero, constant, symmetric (default), reflect,\n"
+                                          "periodic, smooth, antisymmetric, antireflect, periodization"},
+    {"method", OPT_METHOD, "M", OPTS_TRANSFORM, "auto (default), conv or lifting"},
+    {"device", OPT_DEVICE, "DEV", OPTS_ENGINE, "auto (default: first GPU, else CPU), cpu, cuda or cuda:N"},
+    {"jobs", 'j', "N", OPTS_ENGINE, "files processed at a time (default 0: number of cores)"},
+    {"max-pixels", OPT_MAX_PIXELS, "N", OPTS_LOAD, "refuse images of more than N pixels (default 1073741824)"},
+    {"lenient", OPT_LENIENT, NULL, OPTS_LOAD, "accept images that libpng/libjpeg can recover from corruption"},
+    {"png-level", OPT_PNG_LEVEL, "N", OPTS_SAVE, "PNG compression level 0-9 (default 1: fast)"},
+    {"quality", OPT_QUALITY, "Q", OPTS_SAVE, "JPEG quality 1-100 (default 90)"},
+    {"scale", OPT_SCALE, "S", OPTS_MOSAIC, "detail display: auto (default) or abs (|v|), offset (mid-grey + v)"},
+    {"depth", OPT_DEPTH, "8|16", OPTS_MOSAIC, "mosaic bit depth (default: the input's; 8 for JPEG)"},
+    {"outdir", 'O', "DIR", OPTS_BATCH, "write outputs into DIR (created if missing), named from the input"},
+    {"suffix", OPT_SUFFIX, "S", OPTS_BATCH, "added to the input's stem in output names (default none)"},
+    {"ext", OPT_EXT, "EXT", OPTS_BATCH, "output type with -O or '-': png (default), jpg, jpeg or npz"},
+    {"no-clobber", 'n', NULL, OPTS_BATCH, "skip outputs that exist already (resume a batch)"},
+    {"output", 'o', "OUT", OPTS_ROUNDTRIP, "write the reconstruction to OUT"},
+    {"psnr", OPT_PSNR, NULL, OPTS_ROUNDTRIP, "report PSNR (without --psnr or --mse: both)"},
+    {"mse", OPT_MSE, NULL, OPTS_ROUNDTRIP, "report MSE"},
+    {"keep", OPT_KEEP, "FRACTION", OPTS_ROUNDTRIP, "keep the largest FRACTION (0-1) of detail coefficients, zero the rest"},
+    {"threshold", OPT_THRESHOLD, "T", OPTS_ROUNDTRIP, "threshold detail coefficients at T (hard unless --soft)"},
+    {"soft", OPT_SOFT, NULL, OPTS_ROUNDTRIP, "soft thresholding: shrink towards zero by T"},
+    {"hard", OPT_HARD, NULL, OPTS_ROUNDTRIP, "hard thresholding: zero |v| < T (default)"},
+    {"format", OPT_FORMAT, "F", OPTS_REPORT, "report format: text (default), json (one object a line), tsv"},
+    {"quiet", 'q', NULL, OPTS_GENERAL, "no progress, summary or notes (reports and errors still show)"},
+    {"verbose", 'v', NULL, OPTS_GENERAL, "say which engine ran, and skipped files"},
+    {"help", 'h', NULL, OPTS_GENERAL, "show this help"},
+};
+#define OPTION_COUNT (sizeof option_table / sizeof option_table[0])
+
+int cli_usage_error(const char *cmd, const char *fmt, ...)
+{
+    va_list ap;
+    fputs("wavetool: ", stderr);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    if (cmd)
+        fprintf(stderr, "\nTry 'wavetool %s --help'.\n", cmd);
+    else
+        fputs("\nTry 'wavetool --help'.\n", stderr);
+    return EXIT_USAGE;
+}
+
+static const opt_spec *spec_of(int val)
+{
+    for (size_t i = 0; i < OPTION_COUNT; i++)
+        if (option_table[i].val == val)
+            return &option_table[i];
+    return NULL;
+}
+
+/* ---- typed parsers: the whole argument must be the value ---------------- */
+
+static int parse_integer(const char *cmd, const opt_spec *s, const char *arg, long long min,
+                         long long max, long long *out)
+{
+    char *end = NULL;
+    errno = 0;
+    long long v = strtoll(arg, &end, 10);
+    if (!*arg || *arg == ' ' || *arg == '+' || *end || errno || v < min || v > max)
+        return cli_usage_error(cmd,
+                               "invalid argument '%s' for option --%s; should be an integer "
+                               "between %lld and %lld",
+                               arg, s->name, min, max);
+    *out = v;
+    return CLI_CONTINUE;
+}
+
+static int parse_int(const char *cmd, const opt_spec *s, const char *arg, int min, int max,
+                     int *out)
+{
+    long long v = 0;
+    int rc = parse_integer(cmd, s, arg, min, max, &v);
+    if (rc == CLI_CONTINUE)
+        *out = (int)v;
+    return rc;
+}
+
+static int parse_real(const char *cmd, const opt_spec *s, const char *arg, double min,
+                      double max, double *out)
+{
+    char *end = NULL;
+    errno = 0;
+    double v = strtod(arg, &end);
+    if (!*arg || *arg == ' ' || *end || errno || !isfinite(v) || v < min || v > max)
+        return cli_usage_error(cmd,
+                               "invalid argument '%s' for option --%s; should be a number "
+                               "between %g and %g",
+                               arg, s->name, min, max);
+    *out = v;
+    return CLI_CONTINUE;
+}
+
+/* Index of @p arg in @p names (NULL-terminated), or a usage error. */
+static int parse_choice(const char *cmd, const opt_spec *s, const char *arg,
+                        const char *const *names, const char *expected, int *out)
+{
+    for (int i = 0; names[i]; i++)
+        if (strcmp(arg, names[i]) == 0) {
+            *out = i;
+            return CLI_CONTINUE;
+        }
+    return cli_usage_error(cmd, "invalid argument '%s' for option --%s; should be %s", arg,
+                           s->name, expected);
+}
+
+static int parse_wavelet(const char *cmd, const char *arg, cli_options *o)
+{
+    o->params.wavelet = wt_wavelet_find(arg);
+    if (!o->params.wavelet)
+        return cli_usage_error(cmd, "unknown wavelet '%s' (did you mean '%s'?)", arg,
+                               wt_wavelet_suggest(arg));
+    return CLI_CONTINUE;
+}
+
+static int parse_levels(const char *cmd, const opt_spec *s, const char *arg, cli_options *o)
+{
+    o->levels_given = 1;
+    o->levels_max = strcmp(arg, "max") == 0;
+    if (o->levels_max)
+        return CLI_CONTINUE;
+    long long v = 0;
+    char *end = NULL;
+    errno = 0;
+    v = strtoll(arg, &end, 10);
+    if (!*arg || *arg == ' ' || *arg == '+' || *end || errno || v < 0 || v > WT_MAX_LEVELS)
+        return cli_usage_error(cmd,
+                               "invalid argument '%s' for option --%s; should be an integer "
+                               "between 0 and %d, or max",
+                               arg, s->name, WT_MAX_LEVELS);
+    o->params.levels = (int)v;
+    return CLI_CONTINUE;
+}
+
+/* A library parser (mode, method) whose message is the usage error. */
+static int library_choice(const char *cmd, wt_status st)
+{
+    return st == WT_OK ? CLI_CONTINUE : cli_usage_error(cmd, "%s", wt_error_message());
+}
+
+static int parse_ext(const char *cmd, const opt_spec *s, const char *arg, cli_options *o)
+{
+    static const char *const exts[] = {"png", "jpg", "jpeg", "npz", NULL};
+    const char *name = arg[0] == '.' ? arg + 1 : arg;
+    for (int i = 0; exts[i]; i++)
+        if (strcasecmp(name, exts[i]) == 0) {
+            o->ext = name;
+            return CLI_CONTINUE;
+        }
+    return cli_usage_error(cmd, "invalid argument '%s' for option --%s; should be png, jpg, "
+                                "jpeg or npz",
+                           arg, s->name);
+}
+
+/* auto, cpu, cuda or cuda:N; whether the device works is the engine's to say. */
+static int parse_device(const char *cmd, const opt_spec *s, const char *arg, cli_options *o)
+{
+    const char *index = strncmp(arg, "cuda:", 5) == 0 ? arg + 5 : NULL;
+    int ok = !strcmp(arg, "auto") || !strcmp(arg, "cpu") || !strcmp(arg, "cuda") ||
+             (index && *index && strspn(index, "0123456789") == strlen(index) &&
+              strlen(index) <= 4);
+    if (!ok)
+        return cli_usage_error(cmd, "invalid argument '%s' for option --%s; should be auto, "
+                                    "cpu, cuda or cuda:N",
+                               arg, s->name);
+    o->device = arg;
+    return CLI_CONTINUE;
+}
+
+/* ---- one option ---------------------------------------------------------- */
+
+static int apply_option(const char *cmd, int val, const char *arg, cli_options *o)
+{
+    static const char *const scales[] = {"auto", "abs", "offset", NULL};
+    static const char *const formats[] = {"text", "json", "tsv", NULL};
+    static const char *const depths[] = {"8", "16", NULL};
+    const opt_spec *s = spec_of(val);
+    int choice = 0, rc = CLI_CONTINUE;
+    long long big = 0;
+    switch (val) {
+    case 'w': rc = parse_wavelet(cmd, arg, o); break;
+    case 'l': rc = parse_levels(cmd, s, arg, o); break;
+    case 'm': rc = library_choice(cmd, wt_mode_parse(arg, &o->params.mode)); break;
+    case OPT_METHOD: rc = library_choice(cmd, wt_method_parse(arg, &o->params.method)); break;
+    case OPT_DEVICE: rc = parse_device(cmd, s, arg, o); break;
+    case 'j': rc = parse_int(cmd, s, arg, 0, 1024, &o->jobs); break;
+    case OPT_MAX_PIXELS:
+        rc = parse_integer(cmd, s, arg, 1, LLONG_MAX, &big);
+        o->load.max_pixels = (uint64_t)big;
+        break;
+    case OPT_LENIENT: o->load.lenient = 1; break;
+    case OPT_PNG_LEVEL: rc = parse_int(cmd, s, arg, 0, 9, &o->save.png_level); break;
+    case OPT_QUALITY: rc = parse_int(cmd, s, arg, 1, 100, &o->save.jpeg_quality); break;
+    case OPT_SCALE:
+        rc = parse_choice(cmd, s, arg, scales, "auto, abs or offset", &choice);
+        o->scale = (wt_scale)choice;
+        break;
+    case OPT_DEPTH:
+        rc = parse_choice(cmd, s, arg, depths, "8 or 16", &choice);
+        o->depth = choice ? 16 : 8;
+        break;
+    case 'O': o->outdir = arg; break;
+    case OPT_SUFFIX:
+        o->suffix = arg;
+        if (strchr(arg, '/'))
+            rc = cli_usage_error(cmd, "invalid argument '%s' for option --suffix; should not "
+                                      "contain '/'",
+                                 arg);
+        break;
+    case OPT_EXT: rc = parse_ext(cmd, s, arg, o); break;
+    case 'n': o->no_clobber = 1; break;
+    case 'o': o->output = arg; break;
+    case OPT_PSNR: o->psnr = 1; break;
+    case OPT_MSE: o->mse = 1; break;
+    case OPT_KEEP:
+        if (o->threshold != THRESHOLD_NONE)
+            return cli_usage_error(cmd, "--keep and --threshold exclude each other");
+        o->threshold = THRESHOLD_KEEP;
+        rc = parse_real(cmd, s, arg, 0.0, 1.0, &o->threshold_value);
+        break;
+    case OPT_THRESHOLD:
+        if (o->threshold == THRESHOLD_KEEP)
+            return cli_usage_error(cmd, "--keep and --threshold exclude each other");
+        o->threshold = o->threshold == THRESHOLD_SOFT ? THRESHOLD_SOFT : THRESHOLD_HARD;
+        rc = parse_real(cmd, s, arg, 0.0, 1e30, &o->threshold_value);
+        break;
+    case OPT_SOFT:
+    case OPT_HARD:
+        if (o->threshold == THRESHOLD_KEEP)
+            return cli_usage_error(cmd, "--%s applies to --threshold, not --keep", s->name);
+        if (o->threshold == THRESHOLD_NONE)
+            o->threshold_value = NAN; /* --threshold must follow */
+        o->threshold = val == OPT_SOFT ? THRESHOLD_SOFT : THRESHOLD_HARD;
+        break;
+    case OPT_FORMAT:
+        rc = parse_choice(cmd, s, arg, formats, "text, json or tsv", &choice);
+        o->format = (report_format)choice;
+        break;
+    case 'q': o->quiet = 1; break;
+    case 'v': o->verbose++; break;
+    default: rc = cli_usage_error(cmd, "internal: unhandled option %d", val); break;
+    }
+    return rc;
+}
+
+/* ---- getopt_long tables of one command ------------------------------------ */
+
+typedef struct getopt_tables {
+    struct option longs[OPTION_COUNT + 1];
+    char shorts[2 * OPTION_COUNT + 2];
+} getopt_tables;
+
+static void build_tables(unsigned groups, getopt_tables *t)
+{
+    size_t nl = 0, ns = 0;
+    memset(t, 0, sizeof *t);
+    t->shorts[ns++] = ':'; /* ':' for a missing argument, '?' for an unknown option */
+    for (size_t i = 0; i < OPTION_COUNT; i++) {
+        const opt_spec *s = &option_table[i];
+        if (!(s->group & groups))
+            continue;
+        t->longs[nl++] = (struct option){s->name, s->arg ? required_argument : no_argument, NULL,
+                                         s->val};
+        if (s->val < 256) {
+            t->shorts[ns++] = (char)s->val;
+            if (s->arg)
+                t->shorts[ns++] = ':';
+        }
+    }
+}
+
+/* Name of the option argv[optind - 1] tried to give, for messages. */
+static const char *offending_option(char **argv, int index, int optopt_char, char *buf,
+                                    size_t size)
+{
+    if (optopt_char && optopt_char < 256)
+        snprintf(buf, size, "-%c", optopt_char);
+    else if (optopt_char)
+        snprintf(buf, size, "--%s", spec_of(optopt_char)->name);
+    else
+        snprintf(buf, size, "%s", argv[index]);
+    return buf;
+}
+
+/* An option of the table that this command does not take. */
+static const opt_spec *foreign_option(const char *given)
+{
+    char name[128];
+    if (strncmp(given, "--", 2) != 0)
+        return given[0] == '-' && given[1] ? spec_of((unsigned char)given[1]) : NULL;
+    snprintf(name, sizeof name, "%s", given + 2);
+    name[strcspn(name, "=")] = '\0';
+    for (size_t i = 0; i < OPTION_COUNT; i++)
+        if (strcmp(option_table[i].name, name) == 0)
+            return &option_table[i];
+    return NULL;
+}
+
+static int bad_option(const cli_command *cmd, char **argv, int c, unsigned groups)
+{
+    char given[128];
+    offending_option(argv, optind - 1, optopt, given, sizeof given);
+    if (c == ':')
+        return cli_usage_error(cmd->name, "option '%s' needs an argument", given);
+    const opt_spec *s = foreign_option(given);
+    if (s && !(s->group & groups))
+        return cli_usage_error(cmd->name, "option '%s' does not apply to '%s'", given,
+                               cmd->name);
+    return cli_usage_error(cmd->name, "unrecognized option '%s'", given);
+}
+
+static void set_defaults(cli_options *o)
+{
+    memset(o, 0, sizeof *o);
+    o->params.wavelet = wt_wavelet_find("haar");
+    o->params.mode = WT_MODE_SYMMETRIC;
+    o->params.method = WT_METHOD_AUTO;
+    o->params.levels = 3;
+    o->device = "auto";
+    o->save.png_level = -1;
+    o->suffix = "";
+}
+
+/* Checks between options once all are read. */
+static int check_combination(const cli_command *cmd, cli_options *o)
+{
+    if ((o->threshold == THRESHOLD_HARD || o->threshold == THRESHOLD_SOFT) &&
+        isnan(o->threshold_value))
+        return cli_usage_error(cmd->name, "--soft and --hard need --threshold T");
+    if (o->nargs < cmd->min_args)
+        return cli_usage_error(cmd->name, "missing arguments (usage: wavetool %s %.*s)",
+                               cmd->name, (int)strcspn(cmd->synopsis, "\n"), cmd->synopsis);
+    if (cmd->max_args >= 0 && o->nargs > cmd->max_args)
+        return cli_usage_error(cmd->name, "too many arguments (usage: wavetool %s %.*s)",
+                               cmd->name, (int)strcspn(cmd->synopsis, "\n"), cmd->synopsis);
+    if (!(cmd->groups & OPTS_TRANSFORM))
+        return CLI_CONTINUE;
+    wt_params p = o->params;
+    p.levels = 0;
+    return wt_params_resolve(&p) == WT_OK ? CLI_CONTINUE
+                                          : cli_usage_error(cmd->name, "%s", wt_error_message());
+}
+
+int cli_parse(const cli_command *cmd, int argc, char **argv, cli_options *o)
+{
+    getopt_tables t;
+    unsigned groups = cmd->groups | OPTS_GENERAL;
+    int rc = CLI_CONTINUE, c;
+    set_defaults(o);
+    build_tables(groups, &t);
+    opterr = 0;
+    optind = 1;
+    while (rc == CLI_CONTINUE && (c = getopt_long(argc, argv, t.shorts, t.longs, NULL)) != -1) {
+        if (c == 'h') {
+            cli_print_help(cmd, stdout);
+            rc = EXIT_ALL_DONE;
+        } else if (c == '?' || c == ':') {
+            rc = bad_option(cmd, argv, c, groups);
+        } else {
+            rc = apply_option(cmd->name, c, optarg, o);
+        }
+    }
+    if (rc != CLI_CONTINUE)
+        return rc;
+    o->args = argv + optind;
+    o->nargs = argc - optind;
+    return check_combination(cmd, o);
+}
+
+void cli_print_help(const cli_command *cmd, FILE *out)
+{
+    fprintf(out, "Usage: wavetool %s %s\n\n%s\n\nOptions:\n", cmd->name, cmd->synopsis,
+            cmd->summary);
+    for (size_t i = 0; i < OPTION_COUNT; i++) {
+        const opt_spec *s = &option_table[i];
+        char left[64];
+        if (!(s->group & (cmd->groups | OPTS_GENERAL)))
+            continue;
+        if (s->val < 256)
+            snprintf(left, sizeof left, "-%c, --%s%s%s", s->val, s->name, s->arg ? " " : "",
+                     s->arg ? s->arg : "");
+        else
+            snprintf(left, sizeof left, "    --%s%s%s", s->name, s->arg ? " " : "",
+                     s->arg ? s->arg : "");
+        fprintf(out, "  %-24s ", left);
+        for (const char *h = s->help; *h; h++) /* continuation lines line up */
+            fputs(*h == '\n' ? "\n                           " : (char[2]){*h, 0}, out);
+        fputc('\n', out);
+    }
+    fputs("\nExit status: 0 all done; 1 some input failed (the others were processed);\n"
+          "2 usage error. See wavetool(1).\n",
+          out);
+}
+
+wt_file_format cli_output_format(const cli_options *o, const char *path)
+{
+    if (strcmp(path, "-") == 0) {
+        if (!o->ext)
+            return WT_FORMAT_PNG;
+        return strcasecmp(o->ext, "npz") == 0 ? WT_FORMAT_NPZ
+               : strcasecmp(o->ext, "png") == 0 ? WT_FORMAT_PNG
+                                                 : WT_FORMAT_JPEG;
+    }
+    return wt_format_from_path(path);
+}

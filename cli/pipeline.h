@@ -1,0 +1,48 @@
+/* The work on one file of each subcommand (load, transform, write, measure),
+ * kept apart from argument parsing. Every failure leaves one message in
+ * wt_error_message() that names the file. */
+#ifndef WT_CLI_PIPELINE_H
+#define WT_CLI_PIPELINE_H
+
+#include <pthread.h>
+
+#include "options.h"
+#include "wavetool.h"
+
+/* What a command's files share: options and the engine. */
+typedef struct pipeline {
+    const cli_options *opt;
+    wt_engine *engine;
+    pthread_mutex_t engine_lock; /* GPU engines run one file at a time */
+    int serialize;
+} pipeline;
+
+/* Open the engine named by --device; -v says which one runs. Returns an exit
+ * code, or CLI_CONTINUE. @p workers: files processed at a time. */
+int pipeline_open(pipeline *p, const cli_options *opt, int workers);
+void pipeline_close(pipeline *p);
+
+/* decompose: mosaic (.png/.jpg) or coefficients (.npz) of @p in into @p out. */
+wt_status pipeline_decompose(pipeline *p, const char *in, const char *out);
+
+/* reconstruct: image of the original size, channels and depth from a .npz. */
+wt_status pipeline_reconstruct(pipeline *p, const char *in, const char *out);
+
+typedef struct roundtrip_result {
+    wt_image original; /* size and layout for the report (pixels freed) */
+    wt_quality quality;
+    double kept; /* fraction of detail coefficients left nonzero; 1 without thresholding */
+} roundtrip_result;
+
+/* roundtrip: forward, optional thresholding, inverse; quality against the
+ * input; the reconstruction written to @p out unless NULL. */
+wt_status pipeline_roundtrip(pipeline *p, const char *in, const char *out, roundtrip_result *r);
+
+/* compare: quality of @p b against @p a. */
+wt_status pipeline_compare(const cli_options *opt, const char *a, const char *b, wt_quality *q,
+                           wt_image *layout);
+
+/* Number of worker threads for @p files files with -j @p jobs (0 = cores). */
+int pipeline_workers(int jobs, size_t files);
+
+#endif

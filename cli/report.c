@@ -1,0 +1,234 @@
+/* Quality reports in text, JSON lines and TSV. */
+#include "report.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+void sb_printf(strbuf *sb, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    if (n < 0 || sb->failed) {
+        sb->failed = 1;
+        return;
+    }
+    if (sb->len + (size_t)n + 1 > sb->cap) {
+        size_t cap = (sb->len + (size_t)n + 1) * 2;
+        char *grown = realloc(sb->data, cap);
+        if (!grown) {
+            sb->failed = 1;
+            return;
+        }
+        sb->data = grown;
+        sb->cap = cap;
+    }
+    va_start(ap, fmt);
+    vsnprintf(sb->data + sb->len, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    sb->len += (size_t)n;
+}
+
+void sb_json_string(strbuf *sb, const char *s)
+{
+    sb_printf(sb, "\"");
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        if (*p == '"' || *p == '\\')
+            sb_printf(sb, "\\%c", *p);
+        else if (*p < 0x20)
+            sb_printf(sb, "\\u%04x", *p);
+        else
+            sb_printf(sb, "%c", *p);
+    }
+    sb_printf(sb, "\"");
+}
+
+void sb_tsv_field(strbuf *sb, const char *s)
+{
+    for (const char *p = s; *p; p++) {
+        switch (*p) {
+        case '\t': sb_printf(sb, "\\t"); break;
+        case '\n': sb_printf(sb, "\\n"); break;
+        case '\r': sb_printf(sb, "\\r"); break;
+        case '\\': sb_printf(sb, "\\\\"); break;
+        default: sb_printf(sb, "%c", *p); break;
+        }
+    }
+}
+
+void sb_number(strbuf *sb, report_format f, double v)
+{
+    if (isinf(v))
+        sb_printf(sb, f == REPORT_JSON ? "\"%sinf\"" : "%sinf", v < 0 ? "-" : "");
+    else if (f == REPORT_TEXT)
+        sb_printf(sb, "%.2f", v);
+    else
+        sb_printf(sb, "%.10g", v);
+}
+
+char *sb_finish(strbuf *sb)
+{
+    if (sb->failed) {
+        free(sb->data);
+        return NULL;
+    }
+    if (!sb->data)
+        sb_printf(sb, "%s", "");
+    return sb->failed ? NULL : sb->data;
+}
+
+/* ---- quality ------------------------------------------------------------- */
+
+static const char *channel_name(const wt_image *layout, int c)
+{
+    static const char *const names[4][4] = {
+        {"Y"}, {"Y", "A"}, {"R", "G", "B"}, {"R", "G", "B", "A"}};
+    int n = layout->channels;
+    return n >= 1 && n <= 4 && c < n ? names[n - 1][c] : "?";
+}
+
+/* PSNR with two decimals (or inf), MSE with six significant digits. */
+static void text_value(strbuf *sb, int is_psnr, double v)
+{
+    if (is_psnr)
+        sb_number(sb, REPORT_TEXT, v);
+    else
+        sb_printf(sb, "%.6g", v);
+}
+
+/* "PSNR 40.12 dB (R 41.00, G 39.50, B 40.00)"; one channel: no parentheses. */
+static void text_measure(strbuf *sb, int is_psnr, double mean, const double *per,
+                         const wt_image *layout, int channels)
+{
+    sb_printf(sb, "%s ", is_psnr ? "PSNR" : "MSE");
+    text_value(sb, is_psnr, mean);
+    sb_printf(sb, "%s", is_psnr ? " dB" : "");
+    for (int c = 0; channels > 1 && c < channels; c++) {
+        sb_printf(sb, "%s%s ", c ? ", " : " (", channel_name(layout, c));
+        text_value(sb, is_psnr, per[c]);
+    }
+    if (channels > 1)
+        sb_printf(sb, ")");
+}
+
+static void text_line(strbuf *sb, const report_spec *s, const char *a, const char *b,
+                      const wt_quality *q, const wt_image *layout, double kept)
+{
+    if (s->pair)
+        sb_printf(sb, "%s vs %s: ", a, b);
+    else
+        sb_printf(sb, "%s: ", a);
+    if (s->psnr)
+        text_measure(sb, 1, q->psnr_mean, q->psnr, layout, q->channels);
+    if (s->psnr && s->mse)
+        sb_printf(sb, ", ");
+    if (s->mse)
+        text_measure(sb, 0, q->mse_mean, q->mse, layout, q->channels);
+    if (s->kept)
+        sb_printf(sb, ", kept %.4g%% of detail coefficients", 100.0 * kept);
+    sb_printf(sb, "\n");
+}
+
+static void json_array(strbuf *sb, const double *v, int n)
+{
+    sb_printf(sb, "[");
+    for (int i = 0; i < n; i++) {
+        sb_printf(sb, "%s", i ? "," : "");
+        sb_number(sb, REPORT_JSON, v[i]);
+    }
+    sb_printf(sb, "]");
+}
+
+static void json_line(strbuf *sb, const report_spec *s, const char *a, const char *b,
+                      const wt_quality *q, const wt_image *layout, double kept)
+{
+    sb_printf(sb, "{\"%s\":", s->pair ? "a" : "file");
+    sb_json_string(sb, a);
+    if (s->pair) {
+        sb_printf(sb, ",\"b\":");
+        sb_json_string(sb, b);
+    }
+    sb_printf(sb, ",\"width\":%u,\"height\":%u,\"channels\":%d,\"bit_depth\":%d", layout->width,
+              layout->height, layout->channels, layout->bit_depth);
+    if (s->psnr) {
+        sb_printf(sb, ",\"psnr\":");
+        sb_number(sb, REPORT_JSON, q->psnr_mean);
+        sb_printf(sb, ",\"psnr_channels\":");
+        json_array(sb, q->psnr, q->channels);
+    }
+    if (s->mse) {
+        sb_printf(sb, ",\"mse\":");
+        sb_number(sb, REPORT_JSON, q->mse_mean);
+        sb_printf(sb, ",\"mse_channels\":");
+        json_array(sb, q->mse, q->channels);
+    }
+    if (s->kept) {
+        sb_printf(sb, ",\"kept\":");
+        sb_number(sb, REPORT_JSON, kept);
+    }
+    sb_printf(sb, "}\n");
+}
+
+/* Mean, then one column per channel (empty where the image has fewer). */
+static void tsv_measure(strbuf *sb, double mean, const double *per, int channels)
+{
+    sb_printf(sb, "\t");
+    sb_number(sb, REPORT_TSV, mean);
+    for (int c = 0; c < 4; c++) {
+        sb_printf(sb, "\t");
+        if (c < channels)
+            sb_number(sb, REPORT_TSV, per[c]);
+    }
+}
+
+static void tsv_line(strbuf *sb, const report_spec *s, const char *a, const char *b,
+                     const wt_quality *q, const wt_image *layout, double kept)
+{
+    sb_tsv_field(sb, a);
+    if (s->pair) {
+        sb_printf(sb, "\t");
+        sb_tsv_field(sb, b);
+    }
+    sb_printf(sb, "\t%u\t%u\t%d\t%d", layout->width, layout->height, layout->channels,
+              layout->bit_depth);
+    if (s->psnr)
+        tsv_measure(sb, q->psnr_mean, q->psnr, q->channels);
+    if (s->mse)
+        tsv_measure(sb, q->mse_mean, q->mse, q->channels);
+    if (s->kept) {
+        sb_printf(sb, "\t");
+        sb_number(sb, REPORT_TSV, kept);
+    }
+    sb_printf(sb, "\n");
+}
+
+void report_header(const report_spec *s, FILE *out)
+{
+    if (s->format != REPORT_TSV)
+        return;
+    fputs(s->pair ? "a\tb" : "file", out);
+    fputs("\twidth\theight\tchannels\tbit_depth", out);
+    if (s->psnr)
+        fputs("\tpsnr\tpsnr_1\tpsnr_2\tpsnr_3\tpsnr_4", out);
+    if (s->mse)
+        fputs("\tmse\tmse_1\tmse_2\tmse_3\tmse_4", out);
+    if (s->kept)
+        fputs("\tkept", out);
+    fputc('\n', out);
+    fflush(out);
+}
+
+char *report_quality(const report_spec *s, const char *a, const char *b, const wt_image *layout,
+                     const wt_quality *q, double kept)
+{
+    strbuf sb = {0};
+    switch (s->format) {
+    case REPORT_TEXT: text_line(&sb, s, a, b, q, layout, kept); break;
+    case REPORT_JSON: json_line(&sb, s, a, b, q, layout, kept); break;
+    case REPORT_TSV: tsv_line(&sb, s, a, b, q, layout, kept); break;
+    }
+    return sb_finish(&sb);
+}
