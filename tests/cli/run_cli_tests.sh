@@ -1,0 +1,369 @@
+#!/bin/bash
+# Golden tests of the wavetool command line (TAP output for meson).
+# Each case: a command, the exit code it must give, and a glob its whole stderr
+# must match. Inputs are generated here: tests/cli/clitool.py writes PNGs with
+# zlib alone; the JPEG is written by wavetool itself (a 0-level "mosaic").
+# Usage: run_cli_tests.sh WAVETOOL SOURCE_DIR
+set -u
+WT=$1
+SRC=$2
+PY=${PYTHON:-/usr/bin/python3}
+TOOL="$PY $SRC/tests/cli/clitool.py"
+T=$(mktemp -d)
+trap 'chmod -R u+rwx "$T" 2>/dev/null; rm -rf "$T"' EXIT
+cd "$T" || exit 1
+
+n=0
+failed=0
+ok() { n=$((n + 1)); echo "ok $n - $1"; }
+not_ok() {
+    n=$((n + 1))
+    failed=$((failed + 1))
+    echo "not ok $n - $1"
+    shift
+    for line in "$@"; do printf '#   %s\n' "$line"; done
+}
+skip() { n=$((n + 1)); echo "ok $n - $1 # SKIP $2"; }
+
+# run CMD...: sets rc, out (stdout file), err (stderr text)
+run() {
+    "$@" >"$T/.out" 2>"$T/.err"
+    rc=$?
+    out="$T/.out"
+    err=$(cat "$T/.err")
+}
+
+# case NAME RC 'STDERR_GLOB' CMD...: the exit code and the whole stderr
+case_() {
+    local name=$1 want_rc=$2 glob=$3
+    shift 3
+    run "$@"
+    # shellcheck disable=SC2053
+    if [ "$rc" -eq "$want_rc" ] && [[ $err == $glob ]]; then
+        ok "$name"
+    else
+        not_ok "$name" "command: $*" "exit $rc (want $want_rc)" "stderr: $err" "want glob: $glob"
+    fi
+}
+
+# expect NAME CONDITION-COMMAND...: a check on files or output
+expect() {
+    local name=$1
+    shift
+    if "$@" >/dev/null 2>&1; then ok "$name"; else not_ok "$name" "failed: $*"; fi
+}
+
+one_line() { [ "$(printf '%s\n' "$err" | grep -c .)" -eq 1 ]; }
+has_pywt() { $TOOL has-pywt; }
+is_root() { [ "$(id -u)" -eq 0 ]; }
+no_temp_files() { # DIR: nothing but the names given after it
+    local dir=$1
+    shift
+    [ "$(ls -A "$dir" | sort | tr '\n' ' ')" = "$(printf '%s\n' "$@" | sort | grep . | tr '\n' ' ')" ]
+}
+
+# ---- inputs ------------------------------------------------------------------
+$TOOL png rgb8.png 37 29 rgb 8 random 1
+$TOOL png gray16.png 23 31 gray 16 random 2
+$TOOL png rgba8.png 24 20 rgba 8 random 3
+$TOOL png graya16.png 9 14 graya 16 random 4
+$TOOL png pal.png 13 11 palette 8 random 5
+$TOOL png one.png 1 1 rgb 8 random 6
+$TOOL png odd.png 7 5 gray 8 random 7
+$TOOL png tiny4.png 4 4 gray 8 random 8
+$TOOL png big8.png 80 77 rgb 8 random 9
+$TOOL png big16.png 77 80 gray 16 random 10
+$TOOL png flat.png 8 8 gray 8 const:200
+printf 'this is not an image\n' >notimg.png
+head -c 100 rgb8.png >trunc.png
+"$WT" decompose -l 0 --quality 95 big8.png photo.jpg || echo "# could not make photo.jpg"
+head -c $(($(wc -c <photo.jpg) / 2)) photo.jpg >trunc.jpg
+echo "# inputs in $T"
+
+# ---- version, help, wavelets ------------------------------------------------------
+case_ "--version" 0 "" "$WT" --version
+expect "--version names the library and backends" grep -q "^backends: cpu" "$out"
+case_ "--help" 0 "" "$WT" --help
+expect "--help lists exit codes" grep -q "2 usage error" "$out"
+case_ "decompose --help" 0 "" "$WT" decompose --help
+case_ "no command" 2 "wavetool: no command given*Try 'wavetool --help'." "$WT"
+case_ "unknown command" 2 "wavetool: unknown command 'frobnicate'*" "$WT" frobnicate
+case_ "wavelets" 0 "" "$WT" wavelets
+case_ "wavelets --format tsv" 0 "" "$WT" wavelets --format tsv
+cp "$out" wavelets.tsv
+expect "wavelets tsv: header and 109 wavelets" \
+    test "$(head -1 wavelets.tsv)" = "$(printf 'name\tfamily\tfilter_length\tsupport\ttype\tlifting')" -a \
+    "$(tail -n +2 wavelets.tsv | wc -l)" -eq 109
+case_ "wavelets --format json" 0 "" "$WT" wavelets --format json
+expect "wavelets json parses" $PY -c "import json,sys; [json.loads(l) for l in open(sys.argv[1])]" "$out"
+
+# ---- decompose ------------------------------------------------------------------
+case_ "decompose mosaic" 0 "" "$WT" decompose -l 2 rgb8.png m.png
+expect "mosaic is 8-bit RGB of coeffs_to_array's size (37x29 haar l2)" \
+    test "$($TOOL info m.png)" = "38 30 3 8"
+case_ "decompose -v says the engine" 0 "wavetool: engine: cpu*" "$WT" decompose -v -l 1 rgb8.png m1.png
+case_ "decompose to .npz" 0 "" "$WT" decompose -w db2 -m periodization -l 2 gray16.png c16.npz
+case_ "decompose 16-bit mosaic is 16-bit" 0 "" "$WT" decompose -l 1 gray16.png m16.png
+expect "16-bit input, 16-bit mosaic" test "$($TOOL info m16.png | cut -d' ' -f4)" = 16
+case_ "decompose --depth 8" 0 "" "$WT" decompose -l 1 --depth 8 gray16.png m16to8.png
+expect "--depth 8 mosaic" test "$($TOOL info m16to8.png | cut -d' ' -f4)" = 8
+case_ "decompose jpeg mosaic" 0 "" "$WT" decompose -l 2 rgb8.png m.jpg
+case_ "decompose jpeg input" 0 "" "$WT" decompose -l 2 photo.jpg mphoto.png
+case_ "decompose stdin to stdout" 0 "" sh -c "cat rgb8.png | '$WT' decompose -l 1 - - > mstdio.png"
+expect "stdout mosaic is a PNG" test "$($TOOL info mstdio.png)" = "38 30 3 8"
+case_ "decompose palette input" 0 "" "$WT" decompose -l 1 pal.png mpal.png
+expect "palette expands to RGB" test "$($TOOL info mpal.png | cut -d' ' -f3)" = 3
+case_ "decompose 1x1 -l max" 0 "" "$WT" decompose -l max one.png mone.png
+expect "1x1 mosaic is 1x1" test "$($TOOL info mone.png)" = "1 1 3 8"
+case_ "decompose 1x1 default levels shrink" 0 "" "$WT" decompose one.png mone2.png
+case_ "decompose odd size" 0 "" "$WT" decompose -w db2 -l 1 odd.png modd.png
+case_ "decompose flat image" 0 "" "$WT" decompose -l 2 flat.png mflat.png
+
+if has_pywt; then
+    for spec in "haar symmetric 2 auto" "db2 symmetric 2 abs" "db3 zero 1 offset" \
+        "sym4 periodization 2 auto" "bior2.2 reflect 1 offset" "coif1 smooth 1 abs"; do
+        set -- $spec
+        for img in rgb8.png gray16.png odd.png rgba8.png; do
+            lv=$3
+            [ "$img" = odd.png ] && lv=1
+            [ "$1" = sym4 ] && [ "$img" = odd.png ] && continue
+            case_ "mosaic $1 $2 -l $lv --scale $4 of $img" 0 "" \
+                "$WT" decompose -w "$1" -m "$2" -l "$lv" --scale "$4" "$img" mos.png
+            expect "mosaic $1 $2 $img matches pywt.coeffs_to_array" \
+                $TOOL check-mosaic mos.png "$img" "$1" "$2" "$lv" "$4"
+        done
+    done
+    for spec in "haar symmetric 3 rgb8.png" "db2 periodization 2 gray16.png" "db3 zero 1 odd.png" \
+        "bior4.4 symmetric 2 big8.png" "sym5 antisymmetric 1 graya16.png" "coif2 smooth 1 big16.png" \
+        "rbio3.1 periodic 2 rgba8.png" "dmey symmetric 1 big8.png" "db1 constant 1 pal.png"; do
+        set -- $spec
+        case_ "npz $1 $2 -l $3 of $4" 0 "" "$WT" decompose -w "$1" -m "$2" -l "$3" "$4" c.npz
+        expect "npz $1 $2 $4: np.load without pickle, = pywt.wavedec2, waverec2 gives the image" \
+            $TOOL check-npz c.npz "$4" "$1" "$2" "$3"
+    done
+else
+    skip "mosaic and npz against PyWavelets" "no numpy/pywt for $PY"
+fi
+
+# ---- reconstruct ------------------------------------------------------------------
+case_ "reconstruct 16-bit" 0 "" "$WT" reconstruct c16.npz back16.png
+expect "reconstruct: original size, channels, depth" test "$($TOOL info back16.png)" = "23 31 1 16"
+case_ "reconstruct equals the original" 0 "" "$WT" compare gray16.png back16.png --format tsv
+expect "compare of reconstruction: inf" grep -q "	inf	" "$out"
+case_ "decompose legall53 npz" 0 "" "$WT" decompose -w legall53 -l 2 rgba8.png c53.npz
+case_ "reconstruct legall53" 0 "" "$WT" reconstruct c53.npz back53.png
+case_ "legall53 exact" 0 "" "$WT" compare rgba8.png back53.png --format json
+expect "legall53 json inf" $TOOL json-inf "$out"
+case_ "reconstruct to .npz refused" 2 "wavetool: --ext npz*" "$WT" reconstruct --ext npz -O rdir c16.npz
+case_ "reconstruct of a PNG fails cleanly" 1 "wavetool: rgb8.png: *" "$WT" reconstruct rgb8.png x.png
+expect "reconstruct failure: one line" one_line
+
+# ---- roundtrip: exact for every wavelet x mode x method, 8 and 16 bits ----------------
+case_ "roundtrip --psnr text" 0 "" "$WT" roundtrip --psnr rgb8.png
+expect "text report says inf" grep -q "^rgb8.png: PSNR inf dB (R inf, G inf, B inf)$" "$out"
+case_ "roundtrip -q still reports" 0 "" "$WT" roundtrip -q --psnr --format tsv gray16.png
+expect "tsv has one header and inf" test "$(head -1 "$out" | cut -f1,6)" = "$(printf 'file\tpsnr')" -a \
+    "$(tail -1 "$out" | cut -f6)" = inf
+matrix_fail=0
+matrix_runs=0
+modes="zero constant symmetric reflect periodic smooth antisymmetric antireflect periodization"
+while IFS=$'\t' read -r name family flen support type lifting; do
+    [ "$name" = name ] && continue
+    methods=""
+    [ "$name" != legall53 ] && methods="conv"
+    [ "$lifting" = yes ] && methods="$methods lifting"
+    wmodes=$modes
+    [ "$family" = "JPEG 2000" ] || [ "$family" = "Deslauriers-Dubuc" ] && wmodes="symmetric reflect periodization"
+    for mode in $wmodes; do
+        for method in $methods; do
+            "$WT" roundtrip --psnr --format tsv -j 1 -w "$name" -m "$mode" --method "$method" -l max \
+                big8.png big16.png >m.tsv 2>m.err
+            r=$?
+            matrix_runs=$((matrix_runs + 1))
+            if [ $r -ne 0 ] || [ "$(tail -n +2 m.tsv | cut -f6 | sort -u)" != inf ]; then
+                matrix_fail=$((matrix_fail + 1))
+                echo "# roundtrip not exact: -w $name -m $mode --method $method (exit $r): $(cat m.err) $(cat m.tsv)"
+            fi
+        done
+    done
+done <wavelets.tsv
+if [ $matrix_fail -eq 0 ] && [ $matrix_runs -gt 1000 ]; then
+    ok "roundtrip --psnr is inf for every wavelet x mode x method, 8- and 16-bit ($matrix_runs runs)"
+else
+    not_ok "roundtrip --psnr matrix: $matrix_fail of $matrix_runs not exact"
+fi
+for img in rgba8.png graya16.png pal.png one.png odd.png photo.jpg; do
+    case_ "roundtrip -l max $img" 0 "" "$WT" roundtrip --format json -w db2 -l max "$img"
+    expect "roundtrip $img: inf" $TOOL json-inf "$out"
+done
+case_ "roundtrip -o writes the reconstruction" 0 "" "$WT" roundtrip -l 2 -o rt.png rgb8.png
+expect "roundtrip output is the image" test "$($TOOL info rt.png)" = "37 29 3 8"
+case_ "roundtrip --keep" 0 "" "$WT" roundtrip --format json --keep 0.1 -l 2 big8.png
+expect "--keep reports kept fraction near 0.1" $PY -c "
+import json,sys; o=json.loads(open(sys.argv[1]).read()); assert 0.09<=o['kept']<=0.11, o; assert o['psnr']!='inf'" "$out"
+case_ "roundtrip --keep 1 is exact" 0 "" "$WT" roundtrip --format json --keep 1 -l 2 big8.png
+expect "--keep 1: inf" $TOOL json-inf "$out"
+case_ "roundtrip --threshold --soft" 0 "" "$WT" roundtrip --format tsv --threshold 20 --soft -l 2 big8.png
+expect "tsv has a kept column" test "$(head -1 "$out" | awk -F'\t' '{print $NF}')" = kept
+case_ "roundtrip --threshold 0 is exact" 0 "" "$WT" roundtrip --format json --threshold 0 -l 2 big16.png
+expect "--threshold 0: inf" $TOOL json-inf "$out"
+
+# ---- compare: hand-computed values ----------------------------------------------------
+# gray 4x4 of 100; B has +4 at one pixel and -2 at another: SSE 20, MSE 20/16 = 1.25,
+# PSNR 10 log10(255^2 / 1.25) = 47.1617...
+$TOOL png ca.png 4 4 gray 8 const:100
+$TOOL png cb.png 4 4 gray 8 values:104,100,100,100,100,100,100,100,100,100,98,100,100,100,100,100
+case_ "compare gray" 0 "" "$WT" compare --format tsv ca.png cb.png
+expect "compare gray: MSE 1.25, PSNR 47.16170348" \
+    test "$(tail -1 "$out" | cut -f7,12)" = "$(printf '47.16170348\t1.25')"
+case_ "compare text" 0 "" "$WT" compare ca.png cb.png
+expect "compare text line" grep -qx "ca.png vs cb.png: PSNR 47.16 dB, MSE 1.25" "$out"
+# RGB 2x2: R off by 1 at one pixel (MSE 0.25, 54.1514 dB), G off by 2 everywhere
+# (MSE 4, 42.1102 dB), B equal (inf); mean MSE 4.25/3, PSNR 46.6181 dB
+$TOOL png ra.png 2 2 rgb 8 values:10,20,30,10,20,30,10,20,30,10,20,30
+$TOOL png rb.png 2 2 rgb 8 values:11,22,30,10,22,30,10,22,30,10,22,30
+case_ "compare rgb json" 0 "" "$WT" compare --format json ra.png rb.png
+expect "compare rgb: per channel and mean" $PY -c "
+import json,sys,math
+o=json.loads(open(sys.argv[1]).read())
+assert o['mse_channels']==[0.25,4,0], o
+assert abs(o['mse']-4.25/3)<1e-9, o
+assert o['psnr_channels'][2]=='inf', o
+assert abs(o['psnr_channels'][0]-54.15140352)<1e-6 and abs(o['psnr_channels'][1]-42.1102037)<1e-6, o
+assert abs(o['psnr']-46.61812686)<1e-6, o" "$out"
+# 16-bit: [1000, 2000] vs [1010, 2000]: MSE 50, PSNR 10 log10(65535^2/50) = 79.3398
+$TOOL png sa.png 2 1 gray 16 values:1000,2000
+$TOOL png sb.png 2 1 gray 16 values:1010,2000
+case_ "compare 16-bit" 0 "" "$WT" compare --format tsv sa.png sb.png
+expect "compare 16-bit: MSE 50, PSNR 79.33976603" \
+    test "$(tail -1 "$out" | cut -f7,12)" = "$(printf '79.33976603\t50')"
+case_ "compare identical: inf, exit 0" 0 "" "$WT" compare rgb8.png rgb8.png
+case_ "compare mismatched size" 1 "wavetool: rgb8.png, rgba8.png: images differ in size (37x29 vs 24x20)" \
+    "$WT" compare rgb8.png rgba8.png
+$TOOL png rgb16.png 37 29 rgb 16 random 1
+case_ "compare mismatched depth" 1 "wavetool: rgb8.png, rgb16.png: images differ in bit depth*" \
+    "$WT" compare rgb8.png rgb16.png
+$TOOL png gray37.png 37 29 gray 8 random 1
+case_ "compare mismatched channels" 1 "wavetool: rgb8.png, gray37.png: images differ in channels*" \
+    "$WT" compare rgb8.png gray37.png
+
+# ---- errors ---------------------------------------------------------------------------
+mkdir -p e
+case_ "missing file" 1 "wavetool: nope.png: *" "$WT" decompose nope.png e/out.png
+expect "missing file: one line" one_line
+if is_root; then
+    skip "unreadable file" "running as root"
+else
+    cp rgb8.png unreadable.png && chmod 000 unreadable.png
+    case_ "unreadable file" 1 "wavetool: unreadable.png: *" "$WT" decompose unreadable.png e/out.png
+fi
+case_ "not an image" 1 "wavetool: notimg.png: *" "$WT" decompose notimg.png e/out.png
+expect "not an image: one line" one_line
+case_ "truncated PNG" 1 "wavetool: trunc.png: *" "$WT" decompose trunc.png e/out.png
+expect "truncated PNG: one line" one_line
+case_ "truncated JPEG (strict)" 1 "wavetool: trunc.jpg: *" "$WT" decompose trunc.jpg e/out.png
+expect "truncated JPEG: one line" one_line
+case_ "over --max-pixels" 1 "wavetool: rgb8.png: *" "$WT" decompose --max-pixels 1000 rgb8.png e/out.png
+expect "no output after errors" no_temp_files e
+case_ "unknown wavelet with suggestion" 2 \
+    "wavetool: unknown wavelet 'db33x' (did you mean 'db33'?)*Try 'wavetool decompose --help'." \
+    "$WT" decompose -w db33x rgb8.png e/out.png
+case_ "unknown mode" 2 "wavetool: unknown mode 'zro'*Try 'wavetool roundtrip --help'." \
+    "$WT" roundtrip -m zro rgb8.png
+case_ "unknown method" 2 "wavetool: unknown method 'fast'*" "$WT" roundtrip --method fast rgb8.png
+case_ "no lifting for db5" 2 "wavetool: wavelet db5 has no lifting scheme*" \
+    "$WT" roundtrip --method lifting -w db5 rgb8.png
+case_ "levels: 12abc rejected" 2 "wavetool: invalid argument '12abc' for option --levels*" \
+    "$WT" decompose -l 12abc rgb8.png e/out.png
+case_ "jobs: 2x rejected" 2 "wavetool: invalid argument '2x' for option --jobs*" \
+    "$WT" decompose -j 2x rgb8.png e/out.png
+case_ "levels too deep" 1 \
+    "wavetool: tiny4.png: 3 levels is too deep for a 4x4 image with db3 (at most 0; use -l max)" \
+    "$WT" decompose -w db3 -l 3 tiny4.png e/out.png
+case_ "levels max on the same image" 0 "" "$WT" decompose -w db3 -l max tiny4.png e/max.png
+rm -f e/max.png
+case_ "unknown extension" 2 "wavetool: out.bmp: unknown output type*" "$WT" decompose rgb8.png out.bmp
+case_ "unknown --ext" 2 "wavetool: invalid argument 'gif' for option --ext*" \
+    "$WT" decompose --ext gif -O e rgb8.png
+case_ "option of another command" 2 "wavetool: option '--psnr' does not apply to 'decompose'*" \
+    "$WT" decompose --psnr rgb8.png e/out.png
+case_ "too many arguments" 2 "wavetool: expected IN OUT, or -O DIR and inputs*" \
+    "$WT" decompose rgb8.png gray16.png e/out.png
+case_ "device not built" 1 "wavetool: *" "$WT" decompose --device cuda:7 rgb8.png e/out.png
+printf 'x' >notadir
+case_ "output directory that is a file" 1 "wavetool: notadir/out.png: *" "$WT" decompose rgb8.png notadir/out.png
+case_ "output in a missing directory" 1 "wavetool: missing/out.png: *" "$WT" decompose rgb8.png missing/out.png
+if is_root; then
+    skip "unwritable output directory" "running as root"
+else
+    mkdir ro && chmod 555 ro
+    case_ "unwritable output directory" 1 "wavetool: ro/out.png: *" "$WT" decompose rgb8.png ro/out.png
+    expect "nothing left in the read-only dir" no_temp_files ro
+fi
+cp rgb8.png self.png
+case_ "refuse to write onto the input" 1 "wavetool: self.png: output self.png is the input file*" \
+    "$WT" decompose -l 1 self.png self.png
+expect "input untouched" cmp self.png rgb8.png
+ln -f self.png hardlink.png 2>/dev/null &&
+    case_ "refuse a hard link to the input" 1 "wavetool: self.png: output hardlink.png is the input file*" \
+        "$WT" decompose -l 1 self.png hardlink.png
+
+# ---- batches ----------------------------------------------------------------------------
+mkdir -p in/sub
+cp rgb8.png in/a.png
+cp gray16.png in/b.png
+cp photo.jpg in/sub/c.jpg
+cp notimg.png in/d.png
+printf 'skip me' >in/readme.txt
+case_ "batch: one bad file, others processed" 1 \
+    "wavetool: in/d.png: *wavetool: 4 files: 3 done, 1 failed" \
+    "$WT" decompose -l 1 -j 2 -O out in
+expect "batch outputs named from stems" no_temp_files out a.png b.png c.png
+case_ "batch -n skips existing outputs" 1 \
+    "wavetool: in/d.png: *wavetool: 4 files: 0 done, 1 failed, 3 skipped" \
+    "$WT" decompose -n -l 1 -O out in
+case_ "batch -n -v names skipped files" 1 "*out/a.png: exists, skipped (--no-clobber)*" \
+    "$WT" decompose -n -v -l 1 -O out in
+case_ "batch --suffix --ext npz" 1 "*4 files: 3 done, 1 failed" \
+    "$WT" decompose -l 1 --suffix _c --ext npz -O out in
+expect "npz outputs" no_temp_files out a.png b.png c.png a_c.npz b_c.npz c_c.npz
+case_ "batch reconstruct of a directory of .npz" 0 "wavetool: 3 files: 3 done, 0 failed" \
+    "$WT" reconstruct -O back out
+expect "reconstructions" no_temp_files back a_c.png b_c.png c_c.png
+case_ "batch roundtrip reports in input order" 1 "wavetool: in/d.png: *wavetool: 4 files: 3 done, 1 failed" \
+    "$WT" roundtrip --format tsv -l 1 -j 3 in
+expect "roundtrip batch: header + 3 lines in order" \
+    test "$(cut -f1 "$out" | tr '\n' ' ')" = "file in/a.png in/b.png in/sub/c.jpg "
+case_ "batch -q: no summary" 1 "wavetool: in/d.png: *" "$WT" decompose -q -l 1 -O out2 in
+case_ "-O into the input directory refuses to overwrite" 1 \
+    "*in/a.png: output in/a.png is the input file*" "$WT" decompose -l 1 -O in in/a.png
+cp rgb8.png c.png
+case_ "same output from two inputs" 1 "wavetool: c.png: output dup/c.png is also the output of in/sub/c.jpg*" \
+    "$WT" decompose -l 1 -O dup in/sub/c.jpg c.png
+case_ "stdin with -O refused" 2 "wavetool: '-' (standard input) cannot be used with -O*" \
+    "$WT" decompose -O out -
+case_ "directory without -O refused" 2 "wavetool: in is a directory; use -O DIR*" \
+    "$WT" decompose in out.png
+
+# ---- data safety: Ctrl-C leaves no temporary file ------------------------------------
+$TOOL png h1.png 1500 1500 rgb 8 random 11
+cp h1.png h2.png && cp h1.png h3.png
+mkdir -p sig
+"$WT" decompose -j 1 -w db8 -l 4 --png-level 9 -O sig h1.png h2.png h3.png >/dev/null 2>&1 &
+pid=$!
+sleep 0.5
+kill -INT $pid 2>/dev/null
+wait $pid
+sig_rc=$?
+leftover=$(ls -A sig | grep -v '^h[123]\.png$')
+for f in sig/*.png; do
+    [ -e "$f" ] && ! $TOOL info "$f" >/dev/null 2>&1 && leftover="$leftover partial:$f"
+done
+if [ -z "$leftover" ]; then
+    ok "SIGINT (exit $sig_rc) leaves no temporary or partial file"
+else
+    not_ok "SIGINT left files" "$leftover"
+fi
+
+echo "1..$n"
+[ $failed -eq 0 ]
