@@ -1,0 +1,278 @@
+/* JPEG decoding and encoding with libjpeg(-turbo).
+ * Policy: strict by default. libjpeg only *warns* about corrupt or truncated
+ * data and then invents pixels; wavetool refuses such files unless the caller
+ * asks for leniency. CMYK/YCCK and 12-bit JPEGs are refused as unsupported. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jerror.h>
+#include <jpeglib.h>
+
+#include "image_codec.h"
+
+/* Error manager with what wavetool needs to report; libjpeg's callbacks get
+ * it back from cinfo->err. */
+typedef struct jpeg_context {
+    struct jpeg_error_mgr mgr;
+    struct jpeg_progress_mgr progress;
+    jmp_buf jump;
+    const char *name;
+    int lenient;
+    int max_scans;
+    int rows_done;     /* all scanlines read (only the trailer was left) */
+    wt_status status;  /* set (with the message) before each longjmp */
+    FILE *fp;          /* encoding */
+    JSAMPLE *row;      /* encoding: one row without alpha */
+} jpeg_context;
+
+/* libjpeg's text without its "Corrupt JPEG data: " prefix. */
+static void jpeg_text(j_common_ptr cinfo, char *buf)
+{
+    static const char prefix[] = "Corrupt JPEG data: ";
+    char msg[JMSG_LENGTH_MAX];
+    (*cinfo->err->format_message)(cinfo, msg);
+    const char *text = strncmp(msg, prefix, sizeof prefix - 1) == 0 ? msg + sizeof prefix - 1 : msg;
+    snprintf(buf, JMSG_LENGTH_MAX, "%s", text);
+}
+
+static wt_status error_status(j_common_ptr cinfo, jpeg_context *ctx, const char *text)
+{
+    switch (cinfo->err->msg_code) {
+    case JERR_BAD_PRECISION:
+        return wt_error_set(WT_ERR_UNSUPPORTED, "%s: unsupported precision (%d-bit JPEG)",
+                            ctx->name, cinfo->err->msg_parm.i[0]);
+    case JERR_SOF_UNSUPPORTED:
+    case JERR_NOT_COMPILED:
+        return wt_error_set(WT_ERR_UNSUPPORTED, "%s: unsupported JPEG (%s)", ctx->name, text);
+    case JERR_OUT_OF_MEMORY:
+        return wt_error_set(WT_ERR_NOMEM, "%s: out of memory decoding JPEG", ctx->name);
+    case JERR_FILE_WRITE:
+        return wt_error_set(WT_ERR_IO, "%s: %s", ctx->name, strerror(errno ? errno : EIO));
+    default:
+        return wt_error_set(WT_ERR_FORMAT, "%s: corrupt JPEG (%s)", ctx->name, text);
+    }
+}
+
+static void on_jpeg_error(j_common_ptr cinfo)
+{
+    jpeg_context *ctx = (jpeg_context *)cinfo->err;
+    char text[JMSG_LENGTH_MAX];
+    jpeg_text(cinfo, text);
+    ctx->status = error_status(cinfo, ctx, text);
+    longjmp(ctx->jump, 1);
+}
+
+/* Warnings that say nothing about the pixels. */
+static int harmless_warning(int code)
+{
+    return code == JWRN_JFIF_MAJOR || code == JWRN_ADOBE_XFORM;
+}
+
+/* Level -1 is a warning (libjpeg carries on with made-up data); trace
+ * messages (level >= 0) are ignored. */
+static void on_jpeg_message(j_common_ptr cinfo, int level)
+{
+    jpeg_context *ctx = (jpeg_context *)cinfo->err;
+    int code = cinfo->err->msg_code;
+    if (level >= 0 || ctx->lenient || harmless_warning(code))
+        return;
+    if (code == JWRN_JPEG_EOF) {
+        ctx->status = wt_error_set(WT_ERR_FORMAT, "%s: truncated JPEG data", ctx->name);
+    } else {
+        char text[JMSG_LENGTH_MAX];
+        jpeg_text(cinfo, text);
+        ctx->status = wt_error_set(WT_ERR_FORMAT, "%s: corrupt JPEG (%s)", ctx->name, text);
+    }
+    longjmp(ctx->jump, 1);
+}
+
+/* Called while libjpeg reads input: a progressive file may carry thousands of
+ * scans, each one a pass over the whole coefficient buffer. */
+static void on_jpeg_progress(j_common_ptr cinfo)
+{
+    jpeg_context *ctx = (jpeg_context *)cinfo->err;
+    j_decompress_ptr d = (j_decompress_ptr)cinfo;
+    if (cinfo->is_decompressor && d->input_scan_number > ctx->max_scans) {
+        ctx->status = wt_error_set(WT_ERR_LIMIT, "%s: JPEG has more than %d scans (limit)",
+                                   ctx->name, ctx->max_scans);
+        longjmp(ctx->jump, 1);
+    }
+}
+
+static void init_context(jpeg_context *ctx, const char *name)
+{
+    memset(ctx, 0, sizeof *ctx);
+    ctx->name = name;
+    jpeg_std_error(&ctx->mgr);
+    ctx->mgr.error_exit = on_jpeg_error;
+    ctx->mgr.emit_message = on_jpeg_message;
+    ctx->progress.progress_monitor = on_jpeg_progress;
+}
+
+/* Colour space to decode to, or an error for those wavetool does not take. */
+static wt_status choose_output(j_decompress_ptr cinfo, const jpeg_context *ctx)
+{
+    switch (cinfo->jpeg_color_space) {
+    case JCS_GRAYSCALE:
+        cinfo->out_color_space = JCS_GRAYSCALE;
+        return WT_OK;
+    case JCS_YCbCr:
+    case JCS_RGB:
+        cinfo->out_color_space = JCS_RGB;
+        return WT_OK;
+    case JCS_CMYK:
+    case JCS_YCCK:
+        return wt_error_set(WT_ERR_UNSUPPORTED, "%s: CMYK JPEG is not supported", ctx->name);
+    default:
+        return wt_error_set(WT_ERR_UNSUPPORTED, "%s: unsupported JPEG colour space (%d components)",
+                            ctx->name, cinfo->num_components);
+    }
+}
+
+static wt_status check_header(j_decompress_ptr cinfo, const jpeg_context *ctx,
+                              const wt_load_options *opt)
+{
+    if (cinfo->data_precision != 8)
+        return wt_error_set(WT_ERR_UNSUPPORTED, "%s: unsupported precision (%d-bit JPEG)",
+                            ctx->name, cinfo->data_precision);
+    uint64_t pixels = (uint64_t)cinfo->image_width * cinfo->image_height;
+    if (pixels > opt->max_pixels)
+        return wt_error_set(WT_ERR_LIMIT,
+                            "%s: %ux%u pixels exceeds the limit of %llu (--max-pixels)",
+                            ctx->name, cinfo->image_width, cinfo->image_height,
+                            (unsigned long long)opt->max_pixels);
+    return choose_output(cinfo, ctx);
+}
+
+static void read_pixels(j_decompress_ptr cinfo, wt_image *img)
+{
+    size_t stride = (size_t)img->width * (size_t)img->channels;
+    while (cinfo->output_scanline < cinfo->output_height) {
+        JSAMPROW row = (JSAMPROW)img->pixels + (size_t)cinfo->output_scanline * stride;
+        jpeg_read_scanlines(cinfo, &row, 1);
+    }
+}
+
+/* Everything libjpeg can longjmp out of; only @p ctx and @p img change. */
+static wt_status decode_guarded(j_decompress_ptr cinfo, jpeg_context *ctx, const void *data,
+                                size_t size, const wt_load_options *opt, wt_image *img)
+{
+    if (setjmp(ctx->jump))
+        return ctx->rows_done && ctx->lenient ? WT_OK : ctx->status;
+    jpeg_create_decompress(cinfo);
+    cinfo->progress = &ctx->progress;
+    jpeg_mem_src(cinfo, data, (unsigned long)size);
+    jpeg_read_header(cinfo, TRUE);
+    wt_status st = check_header(cinfo, ctx, opt);
+    if (st != WT_OK)
+        return st;
+    jpeg_start_decompress(cinfo);
+    st = wt_image_alloc(img, cinfo->output_width, cinfo->output_height,
+                        cinfo->output_components, 8);
+    if (st != WT_OK)
+        return st;
+    read_pixels(cinfo, img);
+    ctx->rows_done = 1;
+    jpeg_finish_decompress(cinfo);
+    return WT_OK;
+}
+
+wt_status wt_jpeg_decode(const void *data, size_t size, const char *name,
+                         const wt_load_options *opt, wt_image *img)
+{
+    struct jpeg_decompress_struct cinfo;
+    jpeg_context ctx;
+    memset(img, 0, sizeof *img);
+    memset(&cinfo, 0, sizeof cinfo);
+    init_context(&ctx, name);
+    ctx.lenient = opt->lenient;
+    ctx.max_scans = opt->max_scans;
+    cinfo.err = &ctx.mgr;
+    if ((unsigned long)size != size)
+        return wt_error_set(WT_ERR_LIMIT, "%s: file too large", name);
+    wt_status st = decode_guarded(&cinfo, &ctx, data, size, opt, img);
+    jpeg_destroy_decompress(&cinfo);
+    if (st != WT_OK)
+        wt_image_free(img);
+    else
+        img->color = img->channels == 1 ? WT_COLOR_GRAY : WT_COLOR_RGB;
+    return st;
+}
+
+/* ---- encoding ------------------------------------------------------------ */
+
+/* One row as libjpeg takes it: alpha dropped when the image has one. */
+static JSAMPROW encoder_row(const wt_image *img, JSAMPLE *scratch, uint32_t y)
+{
+    const uint8_t *src = (const uint8_t *)img->pixels +
+                         (size_t)y * img->width * (size_t)img->channels;
+    if (img->channels == 1 || img->channels == 3)
+        return (JSAMPROW)src;
+    int keep = img->channels - 1;
+    for (uint32_t x = 0; x < img->width; x++)
+        memcpy(scratch + (size_t)x * keep, src + (size_t)x * img->channels, (size_t)keep);
+    return scratch;
+}
+
+static wt_status encode_guarded(j_compress_ptr cinfo, jpeg_context *ctx, const wt_image *img,
+                                int quality)
+{
+    if (setjmp(ctx->jump))
+        return ctx->status;
+    jpeg_create_compress(cinfo);
+    jpeg_stdio_dest(cinfo, ctx->fp);
+    cinfo->image_width = img->width;
+    cinfo->image_height = img->height;
+    cinfo->input_components = img->channels <= 2 ? 1 : 3;
+    cinfo->in_color_space = img->channels <= 2 ? JCS_GRAYSCALE : JCS_RGB;
+    jpeg_set_defaults(cinfo);
+    jpeg_set_quality(cinfo, quality, TRUE);
+    jpeg_start_compress(cinfo, TRUE);
+    while (cinfo->next_scanline < cinfo->image_height) {
+        JSAMPROW row = encoder_row(img, ctx->row, cinfo->next_scanline);
+        jpeg_write_scanlines(cinfo, &row, 1);
+    }
+    jpeg_finish_compress(cinfo);
+    return WT_OK;
+}
+
+static wt_status check_encodable(const char *name, const wt_image *img)
+{
+    if (img->bit_depth != 8)
+        return wt_error_set(WT_ERR_UNSUPPORTED,
+                            "%s: JPEG needs 8-bit samples (this image is %d-bit; use .png)",
+                            name, img->bit_depth);
+    if (img->channels < 1 || img->channels > 4)
+        return wt_error_set(WT_ERR_INVALID, "%s: cannot write %d channels as JPEG", name,
+                            img->channels);
+    if (!img->width || !img->height || img->width > JPEG_MAX_DIMENSION ||
+        img->height > JPEG_MAX_DIMENSION)
+        return wt_error_set(WT_ERR_LIMIT, "%s: %ux%u is too large for JPEG (at most %d per side)",
+                            name, img->width, img->height, (int)JPEG_MAX_DIMENSION);
+    return WT_OK;
+}
+
+wt_status wt_jpeg_encode(FILE *fp, const char *name, const wt_image *img,
+                         const wt_save_options *opt)
+{
+    wt_status st = check_encodable(name, img);
+    if (st != WT_OK)
+        return st;
+    struct jpeg_compress_struct cinfo;
+    jpeg_context ctx;
+    memset(&cinfo, 0, sizeof cinfo);
+    init_context(&ctx, name);
+    ctx.fp = fp;
+    ctx.row = malloc((size_t)img->width * 3);
+    if (!ctx.row)
+        return wt_error_set(WT_ERR_NOMEM, "%s: out of memory", name);
+    cinfo.err = &ctx.mgr;
+    int quality = opt && opt->jpeg_quality > 0 ? opt->jpeg_quality : 90;
+    st = encode_guarded(&cinfo, &ctx, img, quality > 100 ? 100 : quality);
+    jpeg_destroy_compress(&cinfo);
+    free(ctx.row);
+    return st;
+}

@@ -1,0 +1,1178 @@
+/* Coefficient files: an uncompressed zip of .npy members (np.load reads it
+ * without pickle), written and read by our own code.
+ *
+ * Layout: one stored (method 0) member per band, "cA.npy", "cH1.npy" ...
+ * "cDL.npy", each a .npy v1.0 array (C, h, w) of '<f4' or '<i4' (host byte
+ * order), plus "meta.npy", a 1-D uint8 array of UTF-8 JSON. Sizes and offsets
+ * of 4 GiB or more get ZIP64 records, as zip readers (Python's zipfile) expect.
+ *
+ * The reader treats the file as hostile: every length and offset is checked
+ * against the file size before use, the data each member must hold is derived
+ * from the meta's transform plan (so nothing larger than the file is ever
+ * allocated), and CRCs are verified. */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "image_codec.h"
+#include "npz.h"
+#include "wavetool.h"
+
+#define MAX_MEMBERS (3 * WT_MAX_LEVELS + 2)
+#define MEMBER_NAME_CAP 16
+#define ZIP_LOCAL_SIG 0x04034b50u
+#define ZIP_CENTRAL_SIG 0x02014b50u
+#define ZIP_END_SIG 0x06054b50u
+#define ZIP64_END_SIG 0x06064b50u
+#define ZIP64_LOCATOR_SIG 0x07064b50u
+#define ZIP_LOCAL_LEN 30
+#define ZIP_CENTRAL_LEN 46
+#define ZIP_END_LEN 22
+#define ZIP64_END_LEN 56
+#define ZIP64_LOCATOR_LEN 20
+#define ZIP_DOS_DATE 0x0021 /* 1980-01-01: files are byte-for-byte reproducible */
+#define NPY_MAGIC "\x93NUMPY"
+#define NPY_ALIGN 64
+#define NPY_HEADER_CAP 4096      /* our headers are < 128 bytes; numpy's stay small */
+#define META_CAP (64 * 1024)     /* JSON meta member */
+#define CENTRAL_DIR_CAP (4u << 20)
+#define READER_MEMBER_CAP 4096   /* members listed in a hostile directory */
+
+static uint64_t zip64_threshold = 0xffffffffu;
+
+void wt_npz_set_zip64_threshold(uint64_t bytes)
+{
+    zip64_threshold = bytes;
+}
+
+/* ---- little-endian fields ---------------------------------------------- */
+
+static uint8_t *put16(uint8_t *p, unsigned v)
+{
+    p[0] = (uint8_t)v;
+    p[1] = (uint8_t)(v >> 8);
+    return p + 2;
+}
+
+static uint8_t *put32(uint8_t *p, uint32_t v)
+{
+    return put16(put16(p, v & 0xffffu), v >> 16);
+}
+
+static uint8_t *put64(uint8_t *p, uint64_t v)
+{
+    return put32(put32(p, (uint32_t)v), (uint32_t)(v >> 32));
+}
+
+static unsigned get16(const uint8_t *p)
+{
+    return (unsigned)p[0] | (unsigned)p[1] << 8;
+}
+
+static uint32_t get32(const uint8_t *p)
+{
+    return (uint32_t)get16(p) | (uint32_t)get16(p + 2) << 16;
+}
+
+static uint64_t get64(const uint8_t *p)
+{
+    return (uint64_t)get32(p) | (uint64_t)get32(p + 4) << 32;
+}
+
+/* zlib's crc32 takes 32-bit lengths: feed big buffers in pieces. */
+static uint32_t crc_update(uint32_t crc, const void *data, uint64_t len)
+{
+    const Bytef *p = data;
+    while (len > 0) {
+        uInt piece = len > (1u << 30) ? 1u << 30 : (uInt)len;
+        crc = (uint32_t)crc32(crc, p, piece);
+        p += piece;
+        len -= piece;
+    }
+    return crc;
+}
+
+static void swap4(void *data, size_t count)
+{
+    uint8_t *p = data;
+    for (size_t i = 0; i < count; i++, p += 4) {
+        uint8_t a = p[0], b = p[1];
+        p[0] = p[3];
+        p[1] = p[2];
+        p[2] = b;
+        p[3] = a;
+    }
+}
+
+static char host_order(void)
+{
+    return wt_host_little_endian() ? '<' : '>';
+}
+
+/* ---- names and meta ----------------------------------------------------- */
+
+static const char band_letter[] = {'A', 'H', 'V', 'D'};
+
+static void member_name(char *out, wt_band band, int level)
+{
+    if (band == WT_BAND_A)
+        snprintf(out, MEMBER_NAME_CAP, "cA");
+    else
+        snprintf(out, MEMBER_NAME_CAP, "c%c%d", band_letter[band], level);
+}
+
+static const char *color_name(wt_color c)
+{
+    switch (c) {
+    case WT_COLOR_GRAY: return "gray";
+    case WT_COLOR_GRAY_ALPHA: return "gray_alpha";
+    case WT_COLOR_RGB: return "rgb";
+    case WT_COLOR_RGBA: return "rgba";
+    }
+    return "?";
+}
+
+static int color_parse(const char *name, wt_color *c)
+{
+    for (int i = WT_COLOR_GRAY; i <= WT_COLOR_RGBA; i++)
+        if (strcmp(name, color_name((wt_color)i)) == 0) {
+            *c = (wt_color)i;
+            return 1;
+        }
+    return 0;
+}
+
+/* The JSON text of @p meta; wavelet names are plain ASCII, but quote anyway. */
+static int meta_json(const wt_npz_meta *m, char *buf, size_t cap)
+{
+    char wavelet[2 * sizeof m->wavelet], *q = wavelet;
+    for (const char *s = m->wavelet; s < m->wavelet + sizeof m->wavelet && *s; s++) {
+        if (*s == '"' || *s == '\\')
+            *q++ = '\\';
+        *q++ = (unsigned char)*s < 0x20 ? '?' : *s;
+    }
+    *q = '\0';
+    return snprintf(buf, cap,
+                    "{\"wavelet\": \"%s\", \"mode\": \"%s\", \"method\": \"%s\", "
+                    "\"levels\": %d, \"width\": %u, \"height\": %u, \"channels\": %d, "
+                    "\"bit_depth\": %d, \"color\": \"%s\", \"wavetool\": \"%s\"}",
+                    wavelet, wt_mode_name(m->mode), wt_method_name(m->method), m->levels,
+                    m->width, m->height, m->channels, m->bit_depth, color_name(m->color),
+                    WT_VERSION_STRING);
+}
+
+/* .npy v1.0 header for @p descr and @p shape, padded to NPY_ALIGN; its length. */
+static size_t npy_header(char *buf, size_t cap, const char *descr, const uint64_t *shape,
+                         int ndim)
+{
+    char dims[128] = "";
+    size_t n = 0;
+    for (int i = 0; i < ndim; i++)
+        n += (size_t)snprintf(dims + n, sizeof dims - n, "%s%llu", i ? ", " : "",
+                              (unsigned long long)shape[i]);
+    if (ndim == 1)
+        snprintf(dims + n, sizeof dims - n, ",");
+    char dict[256];
+    int len = snprintf(dict, sizeof dict,
+                       "{'descr': '%s', 'fortran_order': False, 'shape': (%s), }", descr, dims);
+    size_t total = 10 + (size_t)len + 1; /* magic, version, length, dict, '\n' */
+    total = (total + NPY_ALIGN - 1) / NPY_ALIGN * NPY_ALIGN;
+    if (total > cap)
+        return 0;
+    memcpy(buf, NPY_MAGIC "\x01\x00", 8);
+    put16((uint8_t *)buf + 8, (unsigned)(total - 10));
+    memcpy(buf + 10, dict, (size_t)len);
+    memset(buf + 10 + len, ' ', total - 10 - (size_t)len - 1);
+    buf[total - 1] = '\n';
+    return total;
+}
+
+/* ---- writer --------------------------------------------------------------- */
+
+typedef struct zip_member {
+    char name[MEMBER_NAME_CAP + 4];
+    uint64_t offset, size;
+    uint32_t crc;
+} zip_member;
+
+typedef struct npz_writer {
+    FILE *fp;
+    const char *path;
+    uint64_t pos;
+    int error; /* errno of the first failed write */
+    int count;
+    zip_member members[MAX_MEMBERS];
+} npz_writer;
+
+static void write_bytes(npz_writer *w, const void *data, uint64_t len)
+{
+    const uint8_t *p = data;
+    while (len > 0 && !w->error) {
+        size_t piece = len > (1u << 30) ? (size_t)1 << 30 : (size_t)len;
+        if (fwrite(p, 1, piece, w->fp) != piece)
+            w->error = errno ? errno : EIO;
+        p += piece;
+        len -= piece;
+        w->pos += piece;
+    }
+}
+
+static int needs_zip64(uint64_t v)
+{
+    return v >= zip64_threshold || v >= 0xffffffffu;
+}
+
+static void write_local_header(npz_writer *w, const zip_member *m)
+{
+    uint8_t h[ZIP_LOCAL_LEN + 20], *p = h;
+    size_t name_len = strlen(m->name);
+    int z64 = needs_zip64(m->size);
+    uint32_t size32 = z64 ? 0xffffffffu : (uint32_t)m->size;
+    p = put32(p, ZIP_LOCAL_SIG);
+    p = put16(p, z64 ? 45 : 20); /* version needed */
+    p = put16(p, 0);             /* flags */
+    p = put16(p, 0);             /* stored */
+    p = put16(p, 0);             /* time */
+    p = put16(p, ZIP_DOS_DATE);
+    p = put32(p, m->crc);
+    p = put32(p, size32);
+    p = put32(p, size32);
+    p = put16(p, (unsigned)name_len);
+    p = put16(p, z64 ? 20 : 0);
+    write_bytes(w, h, ZIP_LOCAL_LEN);
+    write_bytes(w, m->name, name_len);
+    if (z64) {
+        p = put16(h, 1);
+        p = put16(p, 16);
+        p = put64(p, m->size);
+        put64(p, m->size);
+        write_bytes(w, h, 20);
+    }
+}
+
+/* One stored member: the .npy header then the raw array. */
+static void write_member(npz_writer *w, const char *name, const char *header, size_t header_len,
+                         const void *data, uint64_t data_len)
+{
+    zip_member *m = &w->members[w->count++];
+    snprintf(m->name, sizeof m->name, "%s.npy", name);
+    m->offset = w->pos;
+    m->size = header_len + data_len;
+    m->crc = crc_update(crc_update((uint32_t)crc32(0, Z_NULL, 0), header, header_len), data,
+                        data_len);
+    write_local_header(w, m);
+    write_bytes(w, header, header_len);
+    write_bytes(w, data, data_len);
+}
+
+static void write_central_entry(npz_writer *w, const zip_member *m)
+{
+    uint8_t h[ZIP_CENTRAL_LEN], extra[28], *e = extra + 4;
+    int big_size = needs_zip64(m->size), big_offset = needs_zip64(m->offset);
+    if (big_size) {
+        e = put64(e, m->size);
+        e = put64(e, m->size);
+    }
+    if (big_offset)
+        e = put64(e, m->offset);
+    unsigned extra_len = (unsigned)(e - extra);
+    put16(put16(extra, 1), extra_len - 4);
+    uint32_t size32 = big_size ? 0xffffffffu : (uint32_t)m->size;
+    size_t name_len = strlen(m->name);
+    uint8_t *p = put32(h, ZIP_CENTRAL_SIG);
+    p = put16(p, 0x0300 | 45);                          /* made by: Unix */
+    p = put16(p, big_size || big_offset ? 45 : 20);
+    p = put16(p, 0);
+    p = put16(p, 0);
+    p = put16(p, 0);
+    p = put16(p, ZIP_DOS_DATE);
+    p = put32(p, m->crc);
+    p = put32(p, size32);
+    p = put32(p, size32);
+    p = put16(p, (unsigned)name_len);
+    p = put16(p, extra_len > 4 ? extra_len : 0);
+    p = put16(p, 0);                                    /* comment */
+    p = put16(p, 0);                                    /* disk */
+    p = put16(p, 0);                                    /* internal attributes */
+    p = put32(p, 0100644u << 16);                       /* external: -rw-r--r-- */
+    put32(p, big_offset ? 0xffffffffu : (uint32_t)m->offset);
+    write_bytes(w, h, sizeof h);
+    write_bytes(w, m->name, name_len);
+    if (extra_len > 4)
+        write_bytes(w, extra, extra_len);
+}
+
+static void write_zip64_end(npz_writer *w, uint64_t cd_offset, uint64_t cd_size)
+{
+    uint8_t h[ZIP64_END_LEN + ZIP64_LOCATOR_LEN], *p = h;
+    uint64_t record_offset = w->pos;
+    p = put32(p, ZIP64_END_SIG);
+    p = put64(p, ZIP64_END_LEN - 12);
+    p = put16(p, 0x0300 | 45);
+    p = put16(p, 45);
+    p = put32(p, 0);
+    p = put32(p, 0);
+    p = put64(p, (uint64_t)w->count);
+    p = put64(p, (uint64_t)w->count);
+    p = put64(p, cd_size);
+    p = put64(p, cd_offset);
+    p = put32(p, ZIP64_LOCATOR_SIG);
+    p = put32(p, 0);
+    p = put64(p, record_offset);
+    put32(p, 1);
+    write_bytes(w, h, sizeof h);
+}
+
+static void write_directory(npz_writer *w)
+{
+    uint64_t cd_offset = w->pos;
+    for (int i = 0; i < w->count; i++)
+        write_central_entry(w, &w->members[i]);
+    uint64_t cd_size = w->pos - cd_offset;
+    int z64 = needs_zip64(cd_offset) || needs_zip64(cd_size);
+    if (z64)
+        write_zip64_end(w, cd_offset, cd_size);
+    uint8_t h[ZIP_END_LEN], *p = put32(h, ZIP_END_SIG);
+    p = put16(p, 0);
+    p = put16(p, 0);
+    p = put16(p, (unsigned)w->count);
+    p = put16(p, (unsigned)w->count);
+    p = put32(p, z64 ? 0xffffffffu : (uint32_t)cd_size);
+    p = put32(p, z64 ? 0xffffffffu : (uint32_t)cd_offset);
+    put16(p, 0);
+    write_bytes(w, h, sizeof h);
+}
+
+static void write_band(npz_writer *w, const wt_pyramid *pyr, int level, wt_band band)
+{
+    char name[MEMBER_NAME_CAP], descr[8], header[256];
+    size_t h, wd;
+    member_name(name, band, level);
+    wt_pyramid_band_shape(pyr, level, band, &h, &wd);
+    uint64_t shape[3] = {(uint64_t)pyr->channels, h, wd};
+    snprintf(descr, sizeof descr, "%c%s", host_order(), pyr->dtype == WT_INT32 ? "i4" : "f4");
+    size_t header_len = npy_header(header, sizeof header, descr, shape, 3);
+    const uint8_t *data = (const uint8_t *)pyr->data + wt_pyramid_offset(pyr, level, band, 0) * 4;
+    write_member(w, name, header, header_len, data, shape[0] * shape[1] * shape[2] * 4);
+}
+
+static wt_status check_meta_matches(const char *path, const wt_pyramid *pyr,
+                                    const wt_npz_meta *meta)
+{
+    if (!pyr->data || meta->height != pyr->height || meta->width != pyr->width ||
+        meta->channels != pyr->channels || meta->levels != pyr->levels ||
+        (int)meta->color != meta->channels || (meta->bit_depth != 8 && meta->bit_depth != 16))
+        return wt_error_set(WT_ERR_INVALID, "%s: coefficients do not match their description",
+                            path);
+    return WT_OK;
+}
+
+static wt_status write_all(npz_writer *w, const wt_pyramid *pyr, const wt_npz_meta *meta)
+{
+    char json[1024], header[256];
+    int json_len = meta_json(meta, json, sizeof json);
+    if (json_len < 0 || (size_t)json_len >= sizeof json)
+        return wt_error_set(WT_ERR_INVALID, "%s: description too long", w->path);
+    write_band(w, pyr, pyr->levels, WT_BAND_A);
+    for (int l = 1; l <= pyr->levels; l++)
+        for (wt_band b = WT_BAND_H; b <= WT_BAND_D; b++)
+            write_band(w, pyr, l, b);
+    uint64_t shape = (uint64_t)json_len;
+    size_t header_len = npy_header(header, sizeof header, "|u1", &shape, 1);
+    write_member(w, "meta", header, header_len, json, shape);
+    write_directory(w);
+    if (w->error)
+        return wt_error_set(WT_ERR_IO, "%s: %s", w->path, strerror(w->error));
+    return WT_OK;
+}
+
+wt_status wt_npz_save(const char *path, const wt_pyramid *pyr, const wt_npz_meta *meta)
+{
+    const char *shown = strcmp(path, "-") == 0 ? "(stdout)" : path;
+    wt_status st = check_meta_matches(shown, pyr, meta);
+    if (st != WT_OK)
+        return st;
+    npz_writer *w = calloc(1, sizeof *w);
+    if (!w)
+        return wt_error_set(WT_ERR_NOMEM, "%s: out of memory", shown);
+    wt_outfile out;
+    st = wt_outfile_open(&out, path);
+    if (st == WT_OK) {
+        w->fp = out.fp;
+        w->path = shown;
+        st = write_all(w, pyr, meta);
+        if (st == WT_OK)
+            st = wt_outfile_commit(&out);
+        else
+            wt_outfile_abort(&out);
+    }
+    free(w);
+    return st;
+}
+
+/* ---- reader: bytes ---------------------------------------------------------- */
+
+/* A coefficient file being read: an open file, or stdin read into memory. */
+typedef struct npz_reader {
+    const char *name;
+    int fd;
+    uint8_t *mem;
+    uint64_t size;
+} npz_reader;
+
+static wt_status corrupt(const npz_reader *r, const char *what)
+{
+    return wt_error_set(WT_ERR_FORMAT, "%s: corrupt coefficient file (%s)", r->name, what);
+}
+
+/* @p len bytes at @p offset, all inside the file. */
+static wt_status read_at(const npz_reader *r, uint64_t offset, void *buf, uint64_t len)
+{
+    if (offset > r->size || len > r->size - offset)
+        return wt_error_set(WT_ERR_FORMAT, "%s: truncated coefficient file", r->name);
+    if (r->mem) {
+        memcpy(buf, r->mem + offset, (size_t)len);
+        return WT_OK;
+    }
+    uint8_t *p = buf;
+    while (len > 0) {
+        size_t piece = len > (1u << 30) ? (size_t)1 << 30 : (size_t)len;
+        ssize_t n = pread(r->fd, p, piece, (off_t)offset);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            return wt_error_set(WT_ERR_IO, "%s: %s", r->name, strerror(errno));
+        if (n == 0)
+            return wt_error_set(WT_ERR_FORMAT, "%s: truncated coefficient file", r->name);
+        p += n;
+        offset += (uint64_t)n;
+        len -= (uint64_t)n;
+    }
+    return WT_OK;
+}
+
+/* A stream (stdin, a pipe) read whole into memory. */
+static wt_status read_stream(npz_reader *r, int fd)
+{
+    size_t cap = 1 << 16, len = 0;
+    uint8_t *buf = malloc(cap);
+    for (;;) {
+        if (buf && len == cap) {
+            uint8_t *grown = cap <= SIZE_MAX / 2 ? realloc(buf, cap * 2) : NULL;
+            if (!grown)
+                free(buf);
+            buf = grown;
+            cap *= 2;
+        }
+        if (!buf)
+            return wt_error_set(WT_ERR_NOMEM, "%s: out of memory", r->name);
+        ssize_t n = read(fd, buf + len, cap - len);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0) {
+            r->mem = buf;
+            r->size = len;
+            return n < 0 ? wt_error_set(WT_ERR_IO, "%s: %s", r->name, strerror(errno)) : WT_OK;
+        }
+        len += (size_t)n;
+    }
+}
+
+static wt_status reader_open(npz_reader *r, const char *path)
+{
+    memset(r, 0, sizeof *r);
+    r->fd = -1;
+    if (strcmp(path, "-") == 0) {
+        r->name = "(stdin)";
+        return read_stream(r, STDIN_FILENO);
+    }
+    r->name = path;
+    r->fd = open(path, O_RDONLY | O_CLOEXEC);
+    struct stat st;
+    if (r->fd < 0 || fstat(r->fd, &st) != 0)
+        return wt_error_set(WT_ERR_IO, "%s: %s", path, strerror(errno));
+    if (S_ISDIR(st.st_mode))
+        return wt_error_set(WT_ERR_IO, "%s: is a directory", path);
+    if (!S_ISREG(st.st_mode)) { /* a pipe or device cannot be read at offsets */
+        wt_status s = read_stream(r, r->fd);
+        close(r->fd);
+        r->fd = -1;
+        if (s != WT_OK)
+            return s;
+    } else {
+        r->size = (uint64_t)st.st_size;
+    }
+    if (r->size == 0)
+        return wt_error_set(WT_ERR_FORMAT, "%s: empty file", path);
+    return WT_OK;
+}
+
+static void reader_close(npz_reader *r)
+{
+    if (r->fd >= 0)
+        close(r->fd);
+    free(r->mem);
+    r->fd = -1;
+    r->mem = NULL;
+}
+
+/* ---- reader: zip directory ------------------------------------------------ */
+
+typedef struct npz_member {
+    char name[MEMBER_NAME_CAP];
+    uint64_t data_offset, size;
+    uint32_t crc;
+} npz_member;
+
+typedef struct npz_directory {
+    uint64_t cd_offset, cd_size, entries;
+    int count;
+    npz_member members[MAX_MEMBERS + 1];
+} npz_directory;
+
+/* The end-of-central-directory record: the last one within the comment range. */
+static wt_status find_end_record(const npz_reader *r, uint8_t *tail, uint64_t *tail_start,
+                                 uint64_t *end_pos)
+{
+    uint64_t tail_len = r->size < ZIP_END_LEN + 0xffff ? r->size : ZIP_END_LEN + 0xffff;
+    *tail_start = r->size - tail_len;
+    wt_status st = read_at(r, *tail_start, tail, tail_len);
+    if (st != WT_OK)
+        return st;
+    for (uint64_t i = tail_len >= ZIP_END_LEN ? tail_len - ZIP_END_LEN + 1 : 0; i-- > 0;)
+        if (get32(tail + i) == ZIP_END_SIG && i + ZIP_END_LEN + get16(tail + i + 20) <= tail_len) {
+            *end_pos = *tail_start + i;
+            return WT_OK;
+        }
+    return wt_error_set(WT_ERR_FORMAT, "%s: not a coefficient file (no zip directory)", r->name);
+}
+
+static wt_status read_zip64_end(const npz_reader *r, uint64_t end_pos, npz_directory *d)
+{
+    uint8_t loc[ZIP64_LOCATOR_LEN], rec[ZIP64_END_LEN];
+    if (end_pos < ZIP64_LOCATOR_LEN)
+        return corrupt(r, "ZIP64 locator missing");
+    wt_status st = read_at(r, end_pos - ZIP64_LOCATOR_LEN, loc, sizeof loc);
+    if (st != WT_OK)
+        return st;
+    if (get32(loc) != ZIP64_LOCATOR_SIG)
+        return corrupt(r, "ZIP64 locator missing");
+    uint64_t rec_pos = get64(loc + 8);
+    if (rec_pos > end_pos - ZIP64_LOCATOR_LEN || end_pos - ZIP64_LOCATOR_LEN - rec_pos < ZIP64_END_LEN)
+        return corrupt(r, "ZIP64 record out of place");
+    if ((st = read_at(r, rec_pos, rec, sizeof rec)) != WT_OK)
+        return st;
+    if (get32(rec) != ZIP64_END_SIG || get32(rec + 16) != 0 || get32(rec + 20) != 0)
+        return corrupt(r, "bad ZIP64 record");
+    d->entries = get64(rec + 32);
+    d->cd_size = get64(rec + 40);
+    d->cd_offset = get64(rec + 48);
+    if (get64(rec + 24) != d->entries)
+        return corrupt(r, "multi-disk archive");
+    if (d->cd_offset > rec_pos || d->cd_size > rec_pos - d->cd_offset)
+        return corrupt(r, "central directory out of bounds");
+    return WT_OK;
+}
+
+static wt_status read_end(const npz_reader *r, npz_directory *d)
+{
+    uint8_t *tail = malloc(ZIP_END_LEN + 0xffff);
+    if (!tail)
+        return wt_error_set(WT_ERR_NOMEM, "%s: out of memory", r->name);
+    uint64_t tail_start = 0, end_pos = 0;
+    wt_status st = find_end_record(r, tail, &tail_start, &end_pos);
+    if (st == WT_OK) {
+        const uint8_t *e = tail + (end_pos - tail_start);
+        d->entries = get16(e + 10);
+        d->cd_size = get32(e + 12);
+        d->cd_offset = get32(e + 16);
+        if (get16(e + 4) != 0 || get16(e + 6) != 0 || get16(e + 8) != d->entries)
+            st = corrupt(r, "multi-disk archive");
+        else if (d->entries == 0xffff || d->cd_size == 0xffffffffu || d->cd_offset == 0xffffffffu)
+            st = read_zip64_end(r, end_pos, d);
+        else if (d->cd_offset > end_pos || d->cd_size > end_pos - d->cd_offset)
+            st = corrupt(r, "central directory out of bounds");
+    }
+    free(tail);
+    if (st == WT_OK && (d->entries > READER_MEMBER_CAP || d->cd_size > CENTRAL_DIR_CAP))
+        st = wt_error_set(WT_ERR_LIMIT, "%s: zip directory too large (%llu members)", r->name,
+                          (unsigned long long)d->entries);
+    return st;
+}
+
+/* ZIP64 extra field: the 64-bit values of the fields saturated at 0xffffffff. */
+static wt_status apply_zip64_extra(const npz_reader *r, const uint8_t *extra, unsigned len,
+                                   uint64_t *usize, uint64_t *csize, uint64_t *offset)
+{
+    uint64_t *fields[3] = {usize, csize, offset};
+    for (unsigned pos = 0; pos + 4 <= len;) {
+        unsigned id = get16(extra + pos), n = get16(extra + pos + 2);
+        if (n > len - pos - 4)
+            return corrupt(r, "bad extra field");
+        if (id == 1) {
+            const uint8_t *v = extra + pos + 4;
+            for (int i = 0; i < 3; i++) {
+                if (*fields[i] != 0xffffffffu)
+                    continue;
+                if (v + 8 > extra + pos + 4 + n)
+                    return corrupt(r, "short ZIP64 field");
+                *fields[i] = get64(v);
+                v += 8;
+            }
+        }
+        pos += 4 + n;
+    }
+    return WT_OK;
+}
+
+/* Where a member's data start: after its local header, checked to lie before
+ * the central directory. */
+static wt_status locate_data(const npz_reader *r, const npz_directory *d, uint64_t local,
+                             uint64_t size, uint64_t *data_offset)
+{
+    uint8_t h[ZIP_LOCAL_LEN];
+    if (local > d->cd_offset || d->cd_offset - local < ZIP_LOCAL_LEN)
+        return corrupt(r, "member offset out of bounds");
+    wt_status st = read_at(r, local, h, sizeof h);
+    if (st != WT_OK)
+        return st;
+    if (get32(h) != ZIP_LOCAL_SIG)
+        return corrupt(r, "bad local header");
+    uint64_t start = local + ZIP_LOCAL_LEN + get16(h + 26) + get16(h + 28);
+    if (start > d->cd_offset || size > d->cd_offset - start)
+        return corrupt(r, "member data out of bounds");
+    *data_offset = start;
+    return WT_OK;
+}
+
+/* "cA.npy" -> "cA"; 0 for names that are not ours (too long, no .npy). */
+static int short_name(const uint8_t *name, unsigned len, char *out)
+{
+    if (len < 5 || len - 4 >= MEMBER_NAME_CAP || memcmp(name + len - 4, ".npy", 4) != 0)
+        return 0;
+    memcpy(out, name, len - 4);
+    out[len - 4] = '\0';
+    return strlen(out) == len - 4; /* no NUL inside */
+}
+
+static wt_status add_member(const npz_reader *r, npz_directory *d, const npz_member *m)
+{
+    for (int i = 0; i < d->count; i++)
+        if (strcmp(d->members[i].name, m->name) == 0)
+            return wt_error_set(WT_ERR_FORMAT, "%s: member %s appears twice", r->name, m->name);
+    if (d->count > MAX_MEMBERS)
+        return wt_error_set(WT_ERR_FORMAT, "%s: too many members for a coefficient file",
+                            r->name);
+    d->members[d->count++] = *m;
+    return WT_OK;
+}
+
+static wt_status parse_central_entry(const npz_reader *r, npz_directory *d, const uint8_t *cd,
+                                     uint64_t *pos)
+{
+    const uint8_t *e = cd + *pos;
+    if (d->cd_size - *pos < ZIP_CENTRAL_LEN || get32(e) != ZIP_CENTRAL_SIG)
+        return corrupt(r, "bad central directory");
+    unsigned name_len = get16(e + 28), extra_len = get16(e + 30), comment_len = get16(e + 32);
+    uint64_t entry_len = (uint64_t)ZIP_CENTRAL_LEN + name_len + extra_len + comment_len;
+    if (entry_len > d->cd_size - *pos)
+        return corrupt(r, "bad central directory");
+    *pos += entry_len;
+    npz_member m = {.crc = get32(e + 16)};
+    if (!short_name(e + ZIP_CENTRAL_LEN, name_len, m.name))
+        return WT_OK; /* not an array of ours: ignored */
+    if (get16(e + 8) & 1)
+        return wt_error_set(WT_ERR_UNSUPPORTED, "%s: member %s is encrypted", r->name, m.name);
+    if (get16(e + 10) != 0)
+        return wt_error_set(WT_ERR_UNSUPPORTED,
+                            "%s: member %s is compressed; only uncompressed coefficient files "
+                            "are read (np.savez, not np.savez_compressed)",
+                            r->name, m.name);
+    uint64_t csize = get32(e + 20), usize = get32(e + 24), local = get32(e + 42);
+    wt_status st = apply_zip64_extra(r, e + ZIP_CENTRAL_LEN + name_len, extra_len, &usize,
+                                     &csize, &local);
+    if (st == WT_OK && csize != usize)
+        st = corrupt(r, "stored member with two sizes");
+    m.size = usize;
+    if (st == WT_OK)
+        st = locate_data(r, d, local, usize, &m.data_offset);
+    return st == WT_OK ? add_member(r, d, &m) : st;
+}
+
+static wt_status read_directory(const npz_reader *r, npz_directory *d)
+{
+    memset(d, 0, sizeof *d);
+    wt_status st = read_end(r, d);
+    if (st != WT_OK)
+        return st;
+    uint8_t *cd = malloc(d->cd_size ? (size_t)d->cd_size : 1);
+    if (!cd)
+        return wt_error_set(WT_ERR_NOMEM, "%s: out of memory", r->name);
+    st = read_at(r, d->cd_offset, cd, d->cd_size);
+    uint64_t pos = 0;
+    for (uint64_t i = 0; st == WT_OK && i < d->entries; i++)
+        st = parse_central_entry(r, d, cd, &pos);
+    free(cd);
+    return st;
+}
+
+static const npz_member *find_member(const npz_directory *d, const char *name)
+{
+    for (int i = 0; i < d->count; i++)
+        if (strcmp(d->members[i].name, name) == 0)
+            return &d->members[i];
+    return NULL;
+}
+
+/* ---- reader: .npy headers ------------------------------------------------- */
+
+#define NPY_MAX_DIMS 8
+
+typedef struct npy_array {
+    char kind;      /* 'f', 'i', 'u' */
+    int itemsize;
+    int swap;       /* stored in the other byte order */
+    int ndim;
+    uint64_t shape[NPY_MAX_DIMS];
+    uint64_t header_len, data_len;
+} npy_array;
+
+typedef struct text_cursor {
+    const char *p, *end;
+} text_cursor;
+
+static void skip_space(text_cursor *c)
+{
+    while (c->p < c->end && (*c->p == ' ' || *c->p == '\t' || *c->p == '\n' || *c->p == '\r'))
+        c->p++;
+}
+
+static int accept_char(text_cursor *c, char ch)
+{
+    skip_space(c);
+    if (c->p < c->end && *c->p == ch) {
+        c->p++;
+        return 1;
+    }
+    return 0;
+}
+
+static int accept_word(text_cursor *c, const char *word)
+{
+    size_t n = strlen(word);
+    skip_space(c);
+    if ((size_t)(c->end - c->p) >= n && memcmp(c->p, word, n) == 0) {
+        c->p += n;
+        return 1;
+    }
+    return 0;
+}
+
+/* A Python string literal without escapes ('<f4', 'shape'). */
+static int py_string(text_cursor *c, char *out, size_t cap)
+{
+    skip_space(c);
+    if (c->p >= c->end || (*c->p != '\'' && *c->p != '"'))
+        return 0;
+    char quote = *c->p++;
+    size_t n = 0;
+    while (c->p < c->end && *c->p != quote) {
+        if (*c->p == '\\' || n + 1 >= cap)
+            return 0;
+        out[n++] = *c->p++;
+    }
+    out[n] = '\0';
+    return c->p++ < c->end;
+}
+
+/* A non-negative decimal integer that fits 63 bits. */
+static int parse_uint(text_cursor *c, uint64_t *v)
+{
+    skip_space(c);
+    *v = 0;
+    const char *start = c->p;
+    while (c->p < c->end && *c->p >= '0' && *c->p <= '9') {
+        unsigned digit = (unsigned)(*c->p++ - '0');
+        if (*v > (UINT64_C(1) << 62) / 5) /* *10 would pass 2^63 */
+            return 0;
+        *v = *v * 10 + digit;
+    }
+    return c->p > start;
+}
+
+static int py_shape(text_cursor *c, npy_array *a)
+{
+    if (!accept_char(c, '('))
+        return 0;
+    a->ndim = 0;
+    while (!accept_char(c, ')')) {
+        if (a->ndim == NPY_MAX_DIMS || !parse_uint(c, &a->shape[a->ndim++]))
+            return 0;
+        if (!accept_char(c, ',')) /* "(3,)" and "(3, 4)" */
+            return accept_char(c, ')');
+    }
+    return 1;
+}
+
+static int parse_descr(const char *descr, npy_array *a)
+{
+    char order = descr[0];
+    if (order != '<' && order != '>' && order != '|' && order != '=')
+        return 0;
+    a->kind = descr[1];
+    if ((a->kind != 'f' && a->kind != 'i' && a->kind != 'u') || descr[2] < '1' ||
+        descr[2] > '8' || descr[3] != '\0')
+        return 0;
+    a->itemsize = descr[2] - '0';
+    a->swap = a->itemsize > 1 && order != '=' && order != host_order();
+    return order != '|' || a->itemsize == 1;
+}
+
+/* The dict of a .npy header: exactly the keys descr, fortran_order, shape. */
+static int parse_npy_dict(text_cursor *c, npy_array *a)
+{
+    int seen = 0; /* bits: 1 descr, 2 fortran_order, 4 shape */
+    if (!accept_char(c, '{'))
+        return 0;
+    while (!accept_char(c, '}')) {
+        char key[16], descr[8];
+        if (!py_string(c, key, sizeof key) || !accept_char(c, ':'))
+            return 0;
+        if (strcmp(key, "descr") == 0 && !(seen & 1)) {
+            if (!py_string(c, descr, sizeof descr) || !parse_descr(descr, a))
+                return 0;
+            seen |= 1;
+        } else if (strcmp(key, "fortran_order") == 0 && !(seen & 2)) {
+            if (!accept_word(c, "False"))
+                return 0; /* True: the data would be transposed */
+            seen |= 2;
+        } else if (strcmp(key, "shape") == 0 && !(seen & 4)) {
+            if (!py_shape(c, a))
+                return 0;
+            seen |= 4;
+        } else {
+            return 0;
+        }
+        if (!accept_char(c, ','))
+            return accept_char(c, '}') && seen == 7;
+    }
+    return seen == 7;
+}
+
+/* Element count and byte size of the array, or 0 on overflow. */
+static int npy_data_len(npy_array *a)
+{
+    uint64_t n = (uint64_t)a->itemsize;
+    for (int i = 0; i < a->ndim; i++) {
+        if (a->shape[i] && n > UINT64_MAX / a->shape[i])
+            return 0;
+        n *= a->shape[i];
+    }
+    a->data_len = n;
+    return 1;
+}
+
+static wt_status read_npy_header(const npz_reader *r, const npz_member *m, npy_array *a,
+                                 uint8_t *buf, size_t cap)
+{
+    memset(a, 0, sizeof *a);
+    if (m->size < 10)
+        return wt_error_set(WT_ERR_FORMAT, "%s: member %s is not a .npy array", r->name, m->name);
+    size_t first = m->size < cap ? (size_t)m->size : cap;
+    wt_status st = read_at(r, m->data_offset, buf, first);
+    if (st != WT_OK)
+        return st;
+    int major = buf[6];
+    size_t prefix = major == 1 ? 10 : 12; /* v2/v3: 4-byte header length */
+    if (memcmp(buf, NPY_MAGIC, 6) != 0 || major < 1 || major > 3 || buf[7] != 0)
+        return wt_error_set(WT_ERR_FORMAT, "%s: member %s is not a .npy array", r->name, m->name);
+    uint64_t dict_len = first < prefix ? UINT64_MAX : major == 1 ? get16(buf + 8) : get32(buf + 8);
+    if (first < prefix || dict_len > first - prefix)
+        return wt_error_set(WT_ERR_FORMAT, "%s: member %s has a bad .npy header", r->name,
+                            m->name);
+    text_cursor c = {(const char *)buf + prefix, (const char *)buf + prefix + dict_len};
+    if (!parse_npy_dict(&c, a) || !npy_data_len(a))
+        return wt_error_set(WT_ERR_FORMAT, "%s: member %s has a bad .npy header", r->name,
+                            m->name);
+    a->header_len = prefix + dict_len;
+    if (a->data_len != m->size - a->header_len)
+        return wt_error_set(WT_ERR_FORMAT, "%s: member %s holds %llu data bytes, its shape needs %llu",
+                            r->name, m->name, (unsigned long long)(m->size - a->header_len),
+                            (unsigned long long)a->data_len);
+    return WT_OK;
+}
+
+static void format_shape(char *out, size_t cap, const uint64_t *shape, int ndim)
+{
+    size_t n = (size_t)snprintf(out, cap, "(");
+    for (int i = 0; i < ndim && n < cap; i++)
+        n += (size_t)snprintf(out + n, cap - n, "%s%llu", i ? ", " : "",
+                              (unsigned long long)shape[i]);
+    if (n < cap)
+        snprintf(out + n, cap - n, ndim == 1 ? ",)" : ")");
+}
+
+/* ---- reader: meta ---------------------------------------------------------- */
+
+/* A JSON string (escapes decoded; non-ASCII \u escapes refused). */
+static int json_string(text_cursor *c, char *out, size_t cap)
+{
+    skip_space(c);
+    if (c->p >= c->end || *c->p != '"')
+        return 0;
+    c->p++;
+    size_t n = 0;
+    while (c->p < c->end && *c->p != '"') {
+        char ch = *c->p++;
+        if ((unsigned char)ch < 0x20)
+            return 0;
+        if (ch == '\\') {
+            if (c->p >= c->end)
+                return 0;
+            ch = *c->p++;
+            static const char from[] = "\"\\/bfnrt", to[] = "\"\\/\b\f\n\r\t";
+            const char *hit = strchr(from, ch);
+            if (!hit || !ch)
+                return 0; /* \u escapes never occur in our meta */
+            ch = to[hit - from];
+        }
+        if (n + 1 >= cap)
+            return 0;
+        out[n++] = ch;
+    }
+    out[n] = '\0';
+    return c->p++ < c->end;
+}
+
+typedef struct meta_fields {
+    char wavelet[32], mode[32], method[32], color[32];
+    uint64_t levels, width, height, channels, bit_depth;
+    unsigned seen;
+} meta_fields;
+
+/* One "key": value pair; unknown keys with scalar values are skipped. */
+static int json_pair(text_cursor *c, meta_fields *f)
+{
+    static const char *const text_keys[] = {"wavelet", "mode", "method", "color"};
+    static const char *const int_keys[] = {"levels", "width", "height", "channels", "bit_depth"};
+    char key[32], ignored[256];
+    uint64_t number;
+    if (!json_string(c, key, sizeof key) || !accept_char(c, ':'))
+        return 0;
+    char *texts[] = {f->wavelet, f->mode, f->method, f->color};
+    uint64_t *ints[] = {&f->levels, &f->width, &f->height, &f->channels, &f->bit_depth};
+    for (unsigned i = 0; i < 4; i++)
+        if (strcmp(key, text_keys[i]) == 0) {
+            f->seen |= 1u << i;
+            return json_string(c, texts[i], sizeof f->wavelet);
+        }
+    for (unsigned i = 0; i < 5; i++)
+        if (strcmp(key, int_keys[i]) == 0) {
+            f->seen |= 1u << (4 + i);
+            return parse_uint(c, ints[i]);
+        }
+    return json_string(c, ignored, sizeof ignored) || parse_uint(c, &number) ||
+           accept_word(c, "true") || accept_word(c, "false") || accept_word(c, "null");
+}
+
+static int parse_meta_json(const char *text, size_t len, meta_fields *f)
+{
+    text_cursor c = {text, text + len};
+    memset(f, 0, sizeof *f);
+    if (!accept_char(&c, '{'))
+        return 0;
+    if (accept_char(&c, '}'))
+        return 0;
+    do {
+        if (!json_pair(&c, f))
+            return 0;
+    } while (accept_char(&c, ','));
+    if (!accept_char(&c, '}'))
+        return 0;
+    skip_space(&c);
+    return c.p == c.end && f->seen == 0x1ff;
+}
+
+static wt_status meta_value_error(const npz_reader *r, const char *what, const char *value)
+{
+    return wt_error_set(WT_ERR_FORMAT, "%s: unknown %s '%s' in the coefficient file", r->name,
+                        what, value);
+}
+
+/* Meta fields into @p meta, each checked. */
+static wt_status meta_from_fields(const npz_reader *r, const meta_fields *f, wt_npz_meta *meta)
+{
+    memset(meta, 0, sizeof *meta);
+    if (!wt_wavelet_find(f->wavelet))
+        return meta_value_error(r, "wavelet", f->wavelet);
+    snprintf(meta->wavelet, sizeof meta->wavelet, "%s", f->wavelet);
+    if (wt_mode_parse(f->mode, &meta->mode) != WT_OK)
+        return meta_value_error(r, "mode", f->mode);
+    if (wt_method_parse(f->method, &meta->method) != WT_OK)
+        return meta_value_error(r, "method", f->method);
+    if (!color_parse(f->color, &meta->color))
+        return meta_value_error(r, "colour type", f->color);
+    if (f->levels > WT_MAX_LEVELS || f->width == 0 || f->width > UINT32_MAX || f->height == 0 ||
+        f->height > UINT32_MAX || f->channels != (uint64_t)meta->color ||
+        (f->bit_depth != 8 && f->bit_depth != 16))
+        return wt_error_set(WT_ERR_FORMAT,
+                            "%s: impossible image description (%llux%llu, %llu channels, "
+                            "%llu-bit, %llu levels)",
+                            r->name, (unsigned long long)f->width,
+                            (unsigned long long)f->height, (unsigned long long)f->channels,
+                            (unsigned long long)f->bit_depth, (unsigned long long)f->levels);
+    meta->levels = (int)f->levels;
+    meta->width = (uint32_t)f->width;
+    meta->height = (uint32_t)f->height;
+    meta->channels = (int)f->channels;
+    meta->bit_depth = (int)f->bit_depth;
+    return WT_OK;
+}
+
+/* Read a whole small member's data (after its .npy header) and check its CRC. */
+static wt_status read_small_member(const npz_reader *r, const npz_member *m, uint8_t *buf,
+                                   size_t cap)
+{
+    if (m->size > cap)
+        return wt_error_set(WT_ERR_LIMIT, "%s: member %s is too large", r->name, m->name);
+    wt_status st = read_at(r, m->data_offset, buf, m->size);
+    if (st == WT_OK && crc_update((uint32_t)crc32(0, Z_NULL, 0), buf, m->size) != m->crc)
+        st = wt_error_set(WT_ERR_FORMAT, "%s: member %s is damaged (CRC mismatch)", r->name,
+                          m->name);
+    return st;
+}
+
+static wt_status read_meta(const npz_reader *r, const npz_directory *d, wt_npz_meta *meta)
+{
+    const npz_member *m = find_member(d, "meta");
+    if (!m)
+        return wt_error_set(WT_ERR_FORMAT,
+                            "%s: not a wavetool coefficient file (no meta member)", r->name);
+    uint8_t *buf = malloc(META_CAP);
+    if (!buf)
+        return wt_error_set(WT_ERR_NOMEM, "%s: out of memory", r->name);
+    npy_array a;
+    meta_fields f;
+    wt_status st = read_small_member(r, m, buf, META_CAP);
+    if (st == WT_OK)
+        st = read_npy_header(r, m, &a, buf, NPY_HEADER_CAP);
+    if (st == WT_OK && (a.kind != 'u' || a.itemsize != 1 || a.ndim != 1))
+        st = wt_error_set(WT_ERR_FORMAT, "%s: meta member is not a uint8 text array", r->name);
+    if (st == WT_OK &&
+        !parse_meta_json((const char *)buf + a.header_len, (size_t)a.data_len, &f))
+        st = wt_error_set(WT_ERR_FORMAT, "%s: unreadable meta member (expected wavetool's JSON)",
+                          r->name);
+    if (st == WT_OK)
+        st = meta_from_fields(r, &f, meta);
+    free(buf);
+    return st;
+}
+
+/* ---- reader: bands ---------------------------------------------------------- */
+
+static wt_status plan_from_meta(const npz_reader *r, const wt_npz_meta *meta, wt_pyramid *pyr)
+{
+    wt_params params = {wt_wavelet_find(meta->wavelet), meta->mode, meta->method, meta->levels};
+    wt_status st = wt_params_resolve(&params);
+    if (st == WT_OK)
+        st = wt_pyramid_plan(pyr, &params, meta->height, meta->width, meta->channels);
+    if (st != WT_OK) {
+        char reason[512];
+        snprintf(reason, sizeof reason, "%s", wt_error_message());
+        return wt_error_set(st == WT_ERR_LIMIT ? WT_ERR_LIMIT : WT_ERR_FORMAT, "%s: %s",
+                            r->name, reason);
+    }
+    /* every coefficient is stored in the file: a plan larger than the file is a lie */
+    if (pyr->total > r->size / 4)
+        return wt_error_set(WT_ERR_FORMAT,
+                            "%s: its description (%ux%u, %d channels, %d levels) needs more "
+                            "data than the file holds",
+                            r->name, meta->width, meta->height, meta->channels, meta->levels);
+    return wt_pyramid_alloc(pyr, &params, meta->height, meta->width, meta->channels);
+}
+
+static wt_status check_band_header(const npz_reader *r, const npz_member *m, const npy_array *a,
+                                   const wt_pyramid *pyr, const uint64_t *expected)
+{
+    char want = pyr->dtype == WT_INT32 ? 'i' : 'f';
+    if (a->kind != want || a->itemsize != 4)
+        return wt_error_set(WT_ERR_FORMAT, "%s: member %s is not %s", r->name, m->name,
+                            want == 'i' ? "int32" : "float32");
+    if (a->ndim != 3 || a->shape[0] != expected[0] || a->shape[1] != expected[1] ||
+        a->shape[2] != expected[2]) {
+        char got[160], exp[96];
+        format_shape(got, sizeof got, a->shape, a->ndim);
+        format_shape(exp, sizeof exp, expected, 3);
+        return wt_error_set(WT_ERR_FORMAT, "%s: member %s has shape %s, expected %s", r->name,
+                            m->name, got, exp);
+    }
+    return WT_OK;
+}
+
+static wt_status read_band(const npz_reader *r, const npz_directory *d, wt_pyramid *pyr,
+                           int level, wt_band band)
+{
+    char name[MEMBER_NAME_CAP];
+    uint8_t header[NPY_HEADER_CAP];
+    size_t h, w;
+    npy_array a;
+    member_name(name, band, level);
+    const npz_member *m = find_member(d, name);
+    if (!m)
+        return wt_error_set(WT_ERR_FORMAT, "%s: member %s is missing", r->name, name);
+    wt_pyramid_band_shape(pyr, level, band, &h, &w);
+    uint64_t expected[3] = {(uint64_t)pyr->channels, h, w};
+    wt_status st = read_npy_header(r, m, &a, header, sizeof header);
+    if (st == WT_OK)
+        st = check_band_header(r, m, &a, pyr, expected);
+    if (st != WT_OK)
+        return st;
+    uint8_t *dst = (uint8_t *)pyr->data + wt_pyramid_offset(pyr, level, band, 0) * 4;
+    st = read_at(r, m->data_offset + a.header_len, dst, a.data_len);
+    if (st != WT_OK)
+        return st;
+    uint32_t crc = crc_update((uint32_t)crc32(0, Z_NULL, 0), header, a.header_len);
+    if (crc_update(crc, dst, a.data_len) != m->crc)
+        return wt_error_set(WT_ERR_FORMAT, "%s: member %s is damaged (CRC mismatch)", r->name,
+                            m->name);
+    if (a.swap)
+        swap4(dst, (size_t)(a.data_len / 4));
+    return WT_OK;
+}
+
+static wt_status read_bands(const npz_reader *r, const npz_directory *d, wt_pyramid *pyr)
+{
+    wt_status st = read_band(r, d, pyr, pyr->levels, WT_BAND_A);
+    for (int l = 1; st == WT_OK && l <= pyr->levels; l++)
+        for (wt_band b = WT_BAND_H; st == WT_OK && b <= WT_BAND_D; b++)
+            st = read_band(r, d, pyr, l, b);
+    return st;
+}
+
+wt_status wt_npz_load(const char *path, wt_pyramid *pyr, wt_npz_meta *meta)
+{
+    npz_reader r;
+    memset(pyr, 0, sizeof *pyr);
+    npz_directory *d = malloc(sizeof *d);
+    wt_status st = d ? reader_open(&r, path) : wt_error_set(WT_ERR_NOMEM, "out of memory");
+    if (st == WT_OK)
+        st = read_directory(&r, d);
+    if (st == WT_OK)
+        st = read_meta(&r, d, meta);
+    if (st == WT_OK)
+        st = plan_from_meta(&r, meta, pyr);
+    if (st == WT_OK)
+        st = read_bands(&r, d, pyr);
+    if (st != WT_OK)
+        wt_pyramid_free(pyr);
+    if (d)
+        reader_close(&r);
+    free(d);
+    return st;
+}

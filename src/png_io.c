@@ -1,0 +1,275 @@
+/* PNG decoding and encoding with libpng: exact samples (no gamma or colour
+ * conversion), limits checked before any large allocation, one message per
+ * failure naming the file. */
+#include <errno.h>
+#include <png.h>
+#include <setjmp.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "image_codec.h"
+
+/* Widest and tallest image libpng may announce; our pixel limit comes after. */
+#define PNG_MAX_SIDE (1u << 24)
+/* Largest ancillary chunk (or decompressed iCCP/zTXt) libpng may allocate. */
+#define PNG_CHUNK_MALLOC_MAX (64u << 20)
+
+/* What the libpng callbacks learned; lives in the caller of setjmp's frame. */
+typedef struct png_context {
+    const char *name;
+    const wt_load_options *opt;
+    const uint8_t *data; /* decoding: the whole file */
+    size_t size, pos;
+    FILE *fp;            /* encoding */
+    int write_errno;
+    int truncated;       /* the reader ran out of bytes */
+    int over_limit;      /* libpng refused a dimension above the user limit */
+    int rows_done;       /* all pixels decoded (only trailing chunks left) */
+    char error[256];     /* libpng's error message */
+    char data_warning[256]; /* first warning about image data (fatal when strict) */
+    png_bytep *rows;
+} png_context;
+
+static void on_png_error(png_structp png, png_const_charp msg)
+{
+    png_context *ctx = png_get_error_ptr(png);
+    snprintf(ctx->error, sizeof ctx->error, "%s", msg);
+    png_longjmp(png, 1);
+}
+
+/* Warnings about metadata are harmless; those about the pixel data stream
+ * ("IDAT: Too much image data") mean a corrupt file. */
+static void on_png_warning(png_structp png, png_const_charp msg)
+{
+    png_context *ctx = png_get_error_ptr(png);
+    if (strstr(msg, "exceeds user limit"))
+        ctx->over_limit = 1;
+    else if (strncmp(msg, "IDAT", 4) == 0 && !ctx->data_warning[0])
+        snprintf(ctx->data_warning, sizeof ctx->data_warning, "%s", msg);
+}
+
+static void read_from_memory(png_structp png, png_bytep out, png_size_t length)
+{
+    png_context *ctx = png_get_io_ptr(png);
+    if (length > ctx->size - ctx->pos) {
+        ctx->truncated = 1;
+        png_error(png, "truncated PNG data");
+    }
+    memcpy(out, ctx->data + ctx->pos, length);
+    ctx->pos += length;
+}
+
+/* The status and message of a decode that libpng stopped with png_error. */
+static wt_status decode_failure(const png_context *ctx)
+{
+    if (ctx->rows_done && ctx->opt->lenient)
+        return WT_OK; /* only the chunks after the pixels were bad */
+    if (ctx->truncated)
+        return wt_error_set(WT_ERR_FORMAT, "%s: truncated PNG data", ctx->name);
+    if (ctx->over_limit)
+        return wt_error_set(WT_ERR_LIMIT, "%s: PNG dimensions exceed the limit of %u per side",
+                            ctx->name, PNG_MAX_SIDE);
+    if (strstr(ctx->error, "ut of memory") || strstr(ctx->error, "nsufficient memory"))
+        return wt_error_set(WT_ERR_NOMEM, "%s: out of memory decoding PNG", ctx->name);
+    return wt_error_set(WT_ERR_FORMAT, "%s: corrupt PNG (%s)", ctx->name, ctx->error);
+}
+
+static void set_read_limits(png_structp png)
+{
+    png_set_user_limits(png, PNG_MAX_SIDE, PNG_MAX_SIDE);
+    png_set_chunk_malloc_max(png, PNG_CHUNK_MALLOC_MAX);
+    /* Ignore every ancillary chunk (text, ICC, gamma...): no colour management
+     * here, and it keeps metadata bombs out. Only IHDR PLTE tRNS IDAT IEND stay. */
+    png_set_keep_unknown_chunks(png, PNG_HANDLE_CHUNK_NEVER, NULL, -1);
+}
+
+static wt_status check_pixel_limit(const png_context *ctx, uint32_t width, uint32_t height)
+{
+    uint64_t pixels = (uint64_t)width * height; /* each <= 2^31: no overflow */
+    if (pixels > ctx->opt->max_pixels)
+        return wt_error_set(WT_ERR_LIMIT,
+                            "%s: %ux%u pixels exceeds the limit of %llu (--max-pixels)",
+                            ctx->name, width, height,
+                            (unsigned long long)ctx->opt->max_pixels);
+    return WT_OK;
+}
+
+/* Expand palette, low-bit gray and tRNS to plain 8/16-bit channels. */
+static void set_read_transforms(png_structp png, png_infop info)
+{
+    int color = png_get_color_type(png, info);
+    int depth = png_get_bit_depth(png, info);
+    if (color == PNG_COLOR_TYPE_PALETTE)
+        png_set_palette_to_rgb(png);
+    if (color == PNG_COLOR_TYPE_GRAY && depth < 8)
+        png_set_expand_gray_1_2_4_to_8(png);
+    if (png_get_valid(png, info, PNG_INFO_tRNS))
+        png_set_tRNS_to_alpha(png);
+    if (depth == 16 && wt_host_little_endian())
+        png_set_swap(png);
+    png_set_interlace_handling(png);
+    png_read_update_info(png, info);
+}
+
+static wt_status alloc_rows(png_context *ctx, wt_image *img, size_t rowbytes)
+{
+    size_t stride = (size_t)img->width * (size_t)img->channels * (img->bit_depth / 8);
+    if (rowbytes != stride)
+        return wt_error_set(WT_ERR_FORMAT, "%s: unexpected PNG row layout", ctx->name);
+    ctx->rows = malloc((size_t)img->height * sizeof *ctx->rows);
+    if (!ctx->rows)
+        return wt_error_set(WT_ERR_NOMEM, "%s: out of memory", ctx->name);
+    for (uint32_t y = 0; y < img->height; y++)
+        ctx->rows[y] = (png_bytep)img->pixels + (size_t)y * stride;
+    return WT_OK;
+}
+
+/* Everything libpng can longjmp out of. Only @p ctx and @p img (outside this
+ * frame) are changed, so nothing is indeterminate after the longjmp. */
+static wt_status decode_guarded(png_structp png, png_infop info, png_context *ctx,
+                                wt_image *img)
+{
+    if (setjmp(png_jmpbuf(png)))
+        return decode_failure(ctx);
+    set_read_limits(png);
+    png_read_info(png, info);
+    wt_status st = check_pixel_limit(ctx, png_get_image_width(png, info),
+                                     png_get_image_height(png, info));
+    if (st != WT_OK)
+        return st;
+    set_read_transforms(png, info);
+    int channels = png_get_channels(png, info);
+    int depth = png_get_bit_depth(png, info);
+    st = wt_image_alloc(img, png_get_image_width(png, info), png_get_image_height(png, info),
+                        channels, depth);
+    if (st == WT_OK)
+        st = alloc_rows(ctx, img, png_get_rowbytes(png, info));
+    if (st != WT_OK)
+        return st;
+    png_read_image(png, ctx->rows);
+    ctx->rows_done = 1;
+    png_read_end(png, NULL);
+    if (ctx->data_warning[0] && !ctx->opt->lenient)
+        return wt_error_set(WT_ERR_FORMAT, "%s: corrupt PNG (%s)", ctx->name,
+                            ctx->data_warning);
+    return WT_OK;
+}
+
+wt_status wt_png_decode(const void *data, size_t size, const char *name,
+                        const wt_load_options *opt, wt_image *img)
+{
+    png_context ctx = {.name = name, .opt = opt, .data = data, .size = size};
+    memset(img, 0, sizeof *img);
+    png_structp png = png_create_read_struct(PNG_LIBPNG_VER_STRING, &ctx, on_png_error,
+                                             on_png_warning);
+    png_infop info = png ? png_create_info_struct(png) : NULL;
+    if (!info) {
+        png_destroy_read_struct(&png, NULL, NULL);
+        return wt_error_set(WT_ERR_NOMEM, "%s: out of memory", name);
+    }
+    png_set_read_fn(png, &ctx, read_from_memory);
+    wt_status st = decode_guarded(png, info, &ctx, img);
+    png_destroy_read_struct(&png, &info, NULL);
+    free(ctx.rows);
+    if (st != WT_OK)
+        wt_image_free(img);
+    return st;
+}
+
+/* ---- encoding ------------------------------------------------------------ */
+
+static void write_to_file(png_structp png, png_bytep buf, png_size_t length)
+{
+    png_context *ctx = png_get_io_ptr(png);
+    if (fwrite(buf, 1, length, ctx->fp) != length) {
+        ctx->write_errno = errno ? errno : EIO;
+        png_error(png, "write error");
+    }
+}
+
+static void flush_file(png_structp png)
+{
+    png_context *ctx = png_get_io_ptr(png);
+    fflush(ctx->fp);
+}
+
+static int png_color_type(int channels)
+{
+    switch (channels) {
+    case 1: return PNG_COLOR_TYPE_GRAY;
+    case 2: return PNG_COLOR_TYPE_GRAY_ALPHA;
+    case 3: return PNG_COLOR_TYPE_RGB;
+    default: return PNG_COLOR_TYPE_RGB_ALPHA;
+    }
+}
+
+/* Fast settings for low levels: mosaics are written often and read rarely. */
+static void set_compression(png_structp png, const wt_save_options *opt)
+{
+    int level = opt && opt->png_level >= 0 ? opt->png_level : 1;
+    level = level > 9 ? 9 : level;
+    png_set_compression_level(png, level);
+    if (level == 0)
+        png_set_filter(png, PNG_FILTER_TYPE_BASE, PNG_FILTER_NONE);
+    else if (level <= 3)
+        png_set_filter(png, PNG_FILTER_TYPE_BASE, PNG_FILTER_SUB);
+}
+
+static wt_status encode_guarded(png_structp png, png_infop info, png_context *ctx,
+                                const wt_image *img, const wt_save_options *opt)
+{
+    if (setjmp(png_jmpbuf(png))) {
+        if (ctx->write_errno)
+            return wt_error_set(WT_ERR_IO, "%s: %s", ctx->name, strerror(ctx->write_errno));
+        return wt_error_set(WT_ERR_INVALID, "%s: PNG encoder failed (%s)", ctx->name,
+                            ctx->error);
+    }
+    png_set_write_fn(png, ctx, write_to_file, flush_file);
+    png_set_IHDR(png, info, img->width, img->height, img->bit_depth,
+                 png_color_type(img->channels), PNG_INTERLACE_NONE,
+                 PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
+    set_compression(png, opt);
+    png_write_info(png, info);
+    if (img->bit_depth == 16 && wt_host_little_endian())
+        png_set_swap(png);
+    png_write_image(png, ctx->rows);
+    png_write_end(png, NULL);
+    return WT_OK;
+}
+
+static wt_status check_encodable(const char *name, const wt_image *img)
+{
+    if (img->channels < 1 || img->channels > 4 || (img->bit_depth != 8 && img->bit_depth != 16))
+        return wt_error_set(WT_ERR_INVALID, "%s: cannot write %d channels of %d bits as PNG",
+                            name, img->channels, img->bit_depth);
+    if (!img->width || !img->height || img->width > 0x7fffffffu || img->height > 0x7fffffffu)
+        return wt_error_set(WT_ERR_INVALID, "%s: cannot write a %ux%u PNG", name, img->width,
+                            img->height);
+    return WT_OK;
+}
+
+wt_status wt_png_encode(FILE *fp, const char *name, const wt_image *img,
+                        const wt_save_options *opt)
+{
+    png_context ctx = {.name = name, .fp = fp};
+    wt_status st = check_encodable(name, img);
+    if (st != WT_OK)
+        return st;
+    ctx.rows = malloc((size_t)img->height * sizeof *ctx.rows);
+    png_structp png = ctx.rows ? png_create_write_struct(PNG_LIBPNG_VER_STRING, &ctx,
+                                                         on_png_error, on_png_warning)
+                               : NULL;
+    png_infop info = png ? png_create_info_struct(png) : NULL;
+    if (!info) {
+        png_destroy_write_struct(&png, NULL);
+        free(ctx.rows);
+        return wt_error_set(WT_ERR_NOMEM, "%s: out of memory", name);
+    }
+    size_t stride = (size_t)img->width * (size_t)img->channels * (size_t)(img->bit_depth / 8);
+    for (uint32_t y = 0; y < img->height; y++)
+        ctx.rows[y] = (png_bytep)img->pixels + (size_t)y * stride;
+    st = encode_guarded(png, info, &ctx, img, opt);
+    png_destroy_write_struct(&png, &info);
+    free(ctx.rows);
+    return st;
+}
