@@ -631,18 +631,22 @@ static wt_status apply_zip64_extra(const npz_reader *r, const uint8_t *extra, un
     return WT_OK;
 }
 
-/* Where a member's data start: after its local header, checked to lie before
- * the central directory. */
+/* Where a member's data start: after its local header (which must name the
+ * same member), checked to lie before the central directory. */
 static wt_status locate_data(const npz_reader *r, const npz_directory *d, uint64_t local,
-                             uint64_t size, uint64_t *data_offset)
+                             const uint8_t *name, unsigned name_len, uint64_t size,
+                             uint64_t *data_offset)
 {
-    uint8_t h[ZIP_LOCAL_LEN];
-    if (local > d->cd_offset || d->cd_offset - local < ZIP_LOCAL_LEN)
+    uint8_t h[ZIP_LOCAL_LEN + MEMBER_NAME_CAP + 4];
+    if (name_len > sizeof h - ZIP_LOCAL_LEN)
+        return corrupt(r, "member name too long");
+    if (local > d->cd_offset || d->cd_offset - local < ZIP_LOCAL_LEN + (uint64_t)name_len)
         return corrupt(r, "member offset out of bounds");
-    wt_status st = read_at(r, local, h, sizeof h);
+    wt_status st = read_at(r, local, h, ZIP_LOCAL_LEN + (uint64_t)name_len);
     if (st != WT_OK)
         return st;
-    if (get32(h) != ZIP_LOCAL_SIG)
+    if (get32(h) != ZIP_LOCAL_SIG || get16(h + 26) != name_len ||
+        memcmp(h + ZIP_LOCAL_LEN, name, name_len) != 0)
         return corrupt(r, "bad local header");
     uint64_t start = local + ZIP_LOCAL_LEN + get16(h + 26) + get16(h + 28);
     if (start > d->cd_offset || size > d->cd_offset - start)
@@ -701,7 +705,7 @@ static wt_status parse_central_entry(const npz_reader *r, npz_directory *d, cons
         st = corrupt(r, "stored member with two sizes");
     m.size = usize;
     if (st == WT_OK)
-        st = locate_data(r, d, local, usize, &m.data_offset);
+        st = locate_data(r, d, local, e + ZIP_CENTRAL_LEN, name_len, usize, &m.data_offset);
     return st == WT_OK ? add_member(r, d, &m) : st;
 }
 
@@ -897,10 +901,18 @@ static wt_status read_npy_header(const npz_reader *r, const npz_member *m, npy_a
         return wt_error_set(WT_ERR_FORMAT, "%s: member %s has a bad .npy header", r->name,
                             m->name);
     text_cursor c = {(const char *)buf + prefix, (const char *)buf + prefix + dict_len};
-    if (!parse_npy_dict(&c, a) || !npy_data_len(a))
+    int parsed = parse_npy_dict(&c, a);
+    skip_space(&c); /* the padding */
+    if (!parsed || c.p != c.end || !npy_data_len(a))
         return wt_error_set(WT_ERR_FORMAT, "%s: member %s has a bad .npy header", r->name,
                             m->name);
     a->header_len = prefix + dict_len;
+    return WT_OK;
+}
+
+/* The member holds exactly the bytes its shape needs. */
+static wt_status check_data_len(const npz_reader *r, const npz_member *m, const npy_array *a)
+{
     if (a->data_len != m->size - a->header_len)
         return wt_error_set(WT_ERR_FORMAT, "%s: member %s holds %llu data bytes, its shape needs %llu",
                             r->name, m->name, (unsigned long long)(m->size - a->header_len),
@@ -1064,6 +1076,8 @@ static wt_status read_meta(const npz_reader *r, const npz_directory *d, wt_npz_m
         st = read_npy_header(r, m, &a, buf, NPY_HEADER_CAP);
     if (st == WT_OK && (a.kind != 'u' || a.itemsize != 1 || a.ndim != 1))
         st = wt_error_set(WT_ERR_FORMAT, "%s: meta member is not a uint8 text array", r->name);
+    if (st == WT_OK)
+        st = check_data_len(r, m, &a);
     if (st == WT_OK &&
         !parse_meta_json((const char *)buf + a.header_len, (size_t)a.data_len, &f))
         st = wt_error_set(WT_ERR_FORMAT, "%s: unreadable meta member (expected wavetool's JSON)",
@@ -1131,6 +1145,8 @@ static wt_status read_band(const npz_reader *r, const npz_directory *d, wt_pyram
     wt_status st = read_npy_header(r, m, &a, header, sizeof header);
     if (st == WT_OK)
         st = check_band_header(r, m, &a, pyr, expected);
+    if (st == WT_OK)
+        st = check_data_len(r, m, &a);
     if (st != WT_OK)
         return st;
     uint8_t *dst = (uint8_t *)pyr->data + wt_pyramid_offset(pyr, level, band, 0) * 4;

@@ -126,9 +126,13 @@ wt_status wt_outfile_commit(wt_outfile *f)
         return wt_error_set(WT_ERR_INVALID, "%s: output is not open", f->final_path);
     FILE *fp = f->fp;
     f->fp = NULL;
+    /* a write that failed earlier left its errno, if nothing failed since */
+    int err = ferror(fp) ? errno : 0, failed = ferror(fp);
     errno = 0;
-    int failed = fflush(fp) != 0 || ferror(fp);
-    int err = errno;
+    if (fflush(fp) != 0 || (ferror(fp) && !failed)) {
+        failed = 1;
+        err = errno;
+    }
     if (fclose(fp) != 0 && !failed) {
         failed = 1;
         err = errno;
