@@ -1231,7 +1231,8 @@ static void test_npz_not_zip(void **state)
 {
     (void)state;
     const char *path = scratch("junk.npz");
-    write_file(path, "PK\x05\x06 this is not a zip file at all, really", 44);
+    static const char junk[] = "PK\x05\x06 this is not a zip file at all, really";
+    write_file(path, junk, sizeof junk - 1);
     wt_pyramid pyr;
     wt_npz_meta meta;
     assert_int_equal(wt_npz_load(path, &pyr, &meta), WT_ERR_FORMAT);
