@@ -23,6 +23,7 @@ typedef struct jpeg_context {
     int lenient;
     int max_scans;
     int rows_done;     /* all scanlines read (only the trailer was left) */
+    int encoding;      /* errors are the encoder's, not the file's */
     wt_status status;  /* set (with the message) before each longjmp */
     FILE *fp;          /* encoding */
     JSAMPLE *row;      /* encoding: one row without alpha */
@@ -52,6 +53,8 @@ static wt_status error_status(j_common_ptr cinfo, jpeg_context *ctx, const char 
     case JERR_FILE_WRITE:
         return wt_error_set(WT_ERR_IO, "%s: %s", ctx->name, strerror(errno ? errno : EIO));
     default:
+        if (ctx->encoding)
+            return wt_error_set(WT_ERR_INVALID, "%s: JPEG encoder failed (%s)", ctx->name, text);
         return wt_error_set(WT_ERR_FORMAT, "%s: corrupt JPEG (%s)", ctx->name, text);
     }
 }
@@ -77,7 +80,7 @@ static void on_jpeg_message(j_common_ptr cinfo, int level)
 {
     jpeg_context *ctx = (jpeg_context *)cinfo->err;
     int code = cinfo->err->msg_code;
-    if (level >= 0 || ctx->lenient || harmless_warning(code))
+    if (level >= 0 || ctx->lenient || ctx->encoding || harmless_warning(code))
         return;
     if (code == JWRN_JPEG_EOF) {
         ctx->status = wt_error_set(WT_ERR_FORMAT, "%s: truncated JPEG data", ctx->name);
@@ -265,6 +268,7 @@ wt_status wt_jpeg_encode(FILE *fp, const char *name, const wt_image *img,
     jpeg_context ctx;
     memset(&cinfo, 0, sizeof cinfo);
     init_context(&ctx, name);
+    ctx.encoding = 1;
     ctx.fp = fp;
     ctx.row = malloc((size_t)img->width * 3);
     if (!ctx.row)
