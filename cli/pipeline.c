@@ -36,46 +36,112 @@ static wt_status name_error(wt_status st, const char *file)
     return st;
 }
 
-/* ---- engine -------------------------------------------------------------- */
+/* ---- engines --------------------------------------------------------------
+ * An engine object is used by one call at a time (the CPU engine keeps a work
+ * area). The pool has one CPU engine per worker, sharing the cores; or the one
+ * GPU engine, which workers take in turn while they decode and encode. */
+
+static void pool_close(pipeline *p)
+{
+    for (int i = 0; i < p->nengines; i++)
+        wt_engine_close(p->engines[i]);
+    free(p->engines);
+    free(p->busy);
+    p->engines = NULL;
+    p->busy = NULL;
+    p->nengines = 0;
+}
+
+/* Engines 1.. of a CPU pool; a message and WT_ERR_* on failure. */
+static wt_status open_more_cpu_engines(pipeline *p, int workers, int threads)
+{
+    wt_status st = WT_OK;
+    wt_engine_set_threads(p->engines[0], threads);
+    while (st == WT_OK && p->nengines < workers) {
+        st = wt_engine_open(&p->engines[p->nengines], "cpu");
+        if (st == WT_OK)
+            wt_engine_set_threads(p->engines[p->nengines++], threads);
+    }
+    return st;
+}
+
+static void say_engine(const pipeline *p, int workers, int threads)
+{
+    if (!p->opt->verbose)
+        return;
+    if (p->nengines > 1)
+        fprintf(stderr, "wavetool: engine: cpu (%d thread%s per file, %d files at a time)\n",
+                threads, threads > 1 ? "s" : "", workers);
+    else
+        fprintf(stderr, "wavetool: engine: %s\n", wt_engine_name(p->engines[0]));
+}
 
 int pipeline_open(pipeline *p, const cli_options *opt, int workers)
 {
     memset(p, 0, sizeof *p);
     p->opt = opt;
-    wt_status st = wt_engine_open(&p->engine, opt->device);
-    if (st == WT_ERR_INVALID)
-        return cli_usage_error(NULL, "%s", wt_error_message());
+    p->engines = calloc((size_t)workers, sizeof *p->engines);
+    p->busy = calloc((size_t)workers, 1);
+    if (!p->engines || !p->busy) {
+        pool_close(p);
+        fputs("wavetool: out of memory\n", stderr);
+        return EXIT_SOME_FAILED;
+    }
+    wt_status st = wt_engine_open(&p->engines[0], opt->device);
+    p->nengines = st == WT_OK;
+    int threads = cpu_cores() / workers;
+    threads = threads < 1 ? 1 : threads;
+    if (st == WT_OK && wt_engine_is_cpu(p->engines[0]) && workers > 1)
+        st = open_more_cpu_engines(p, workers, threads);
     if (st != WT_OK) {
+        pool_close(p);
         fprintf(stderr, "wavetool: %s\n", wt_error_message());
         return EXIT_SOME_FAILED;
     }
-    pthread_mutex_init(&p->engine_lock, NULL);
-    p->serialize = !wt_engine_is_cpu(p->engine);
-    if (!p->serialize && workers > 1) {
-        int per_file = cpu_cores() / workers;
-        wt_engine_set_threads(p->engine, per_file < 1 ? 1 : per_file);
-        if (opt->verbose)
-            fprintf(stderr, "wavetool: engine: cpu (%d thread%s per file, %d files at a time)\n",
-                    per_file < 1 ? 1 : per_file, per_file > 1 ? "s" : "", workers);
-    } else if (opt->verbose) {
-        fprintf(stderr, "wavetool: engine: %s\n", wt_engine_name(p->engine));
-    }
+    p->is_gpu = !wt_engine_is_cpu(p->engines[0]);
+    pthread_mutex_init(&p->lock, NULL);
+    pthread_cond_init(&p->freed, NULL);
+    say_engine(p, workers, threads);
     return CLI_CONTINUE;
 }
 
 void pipeline_close(pipeline *p)
 {
-    if (!p->engine)
+    if (!p->engines)
         return;
-    wt_engine_close(p->engine);
-    pthread_mutex_destroy(&p->engine_lock);
-    p->engine = NULL;
+    pool_close(p);
+    pthread_mutex_destroy(&p->lock);
+    pthread_cond_destroy(&p->freed);
+}
+
+static int engine_acquire(pipeline *p)
+{
+    int got = -1;
+    pthread_mutex_lock(&p->lock);
+    while (got < 0) {
+        for (int i = 0; i < p->nengines && got < 0; i++)
+            if (!p->busy[i])
+                got = i;
+        if (got < 0)
+            pthread_cond_wait(&p->freed, &p->lock);
+    }
+    p->busy[got] = 1;
+    pthread_mutex_unlock(&p->lock);
+    return got;
+}
+
+static void engine_release(pipeline *p, int i)
+{
+    pthread_mutex_lock(&p->lock);
+    p->busy[i] = 0;
+    pthread_cond_signal(&p->freed);
+    pthread_mutex_unlock(&p->lock);
 }
 
 /* A GPU that fails under --device auto: say so (-v) and use the CPU engine. */
 static int falls_back(const pipeline *p, wt_status st, const char *file)
 {
-    if ((st != WT_ERR_DEVICE && st != WT_ERR_DEVICE_NOMEM) || !p->serialize ||
+    if ((st != WT_ERR_DEVICE && st != WT_ERR_DEVICE_NOMEM) || !p->is_gpu ||
         strcmp(p->opt->device, "auto") != 0)
         return 0;
     if (p->opt->verbose)
@@ -95,16 +161,14 @@ static wt_status cpu_run(const wt_params *params, const float *planes, wt_pyrami
     return st;
 }
 
-/* Forward (inverse: planes -> out from pyr) on the engine, one GPU call at a time. */
+/* Forward (inverse: planes -> out from pyr) on an engine of the pool. */
 static wt_status engine_run(pipeline *p, const wt_params *params, const float *planes,
                             wt_pyramid *pyr, float *out, int inverse, const char *file)
 {
-    if (p->serialize)
-        pthread_mutex_lock(&p->engine_lock);
-    wt_status st = inverse ? wt_inverse(p->engine, params, pyr, out)
-                           : wt_forward(p->engine, params, planes, pyr);
-    if (p->serialize)
-        pthread_mutex_unlock(&p->engine_lock);
+    int i = engine_acquire(p);
+    wt_status st = inverse ? wt_inverse(p->engines[i], params, pyr, out)
+                           : wt_forward(p->engines[i], params, planes, pyr);
+    engine_release(p, i);
     if (falls_back(p, st, file))
         st = cpu_run(params, planes, pyr, out, inverse);
     return name_error(st, file);

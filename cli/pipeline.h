@@ -9,12 +9,16 @@
 #include "options.h"
 #include "wavetool.h"
 
-/* What a command's files share: options and the engine. */
+/* What a command's files share: options and a pool of engines (one CPU
+ * engine per worker, or the one GPU engine taken in turn). */
 typedef struct pipeline {
     const cli_options *opt;
-    wt_engine *engine;
-    pthread_mutex_t engine_lock; /* GPU engines run one file at a time */
-    int serialize;
+    wt_engine **engines;
+    char *busy;
+    int nengines;
+    int is_gpu;
+    pthread_mutex_t lock;
+    pthread_cond_t freed;
 } pipeline;
 
 /* Open the engine named by --device; -v says which one runs. Returns an exit
