@@ -564,7 +564,8 @@ static wt_status read_zip64_end(const npz_reader *r, uint64_t end_pos, npz_direc
     if (get32(loc) != ZIP64_LOCATOR_SIG)
         return corrupt(r, "ZIP64 locator missing");
     uint64_t rec_pos = get64(loc + 8);
-    if (rec_pos > end_pos - ZIP64_LOCATOR_LEN || end_pos - ZIP64_LOCATOR_LEN - rec_pos < ZIP64_END_LEN)
+    uint64_t locator_pos = end_pos - ZIP64_LOCATOR_LEN;
+    if (rec_pos > locator_pos || locator_pos - rec_pos < ZIP64_END_LEN)
         return corrupt(r, "ZIP64 record out of place");
     if ((st = read_at(r, rec_pos, rec, sizeof rec)) != WT_OK)
         return st;
@@ -914,7 +915,8 @@ static wt_status read_npy_header(const npz_reader *r, const npz_member *m, npy_a
 static wt_status check_data_len(const npz_reader *r, const npz_member *m, const npy_array *a)
 {
     if (a->data_len != m->size - a->header_len)
-        return wt_error_set(WT_ERR_FORMAT, "%s: member %s holds %llu data bytes, its shape needs %llu",
+        return wt_error_set(WT_ERR_FORMAT,
+                            "%s: member %s holds %llu data bytes, its shape needs %llu",
                             r->name, m->name, (unsigned long long)(m->size - a->header_len),
                             (unsigned long long)a->data_len);
     return WT_OK;

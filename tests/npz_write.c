@@ -32,7 +32,8 @@ static float *random_planes(size_t n, int integer)
 int main(int argc, char **argv)
 {
     if (argc < 9) {
-        fprintf(stderr, "usage: npz_write OUT.npz RAW.f32 WAVELET MODE LEVELS CHANNELS HEIGHT WIDTH [zip64]\n");
+        fprintf(stderr, "usage: npz_write OUT.npz RAW.f32 WAVELET MODE LEVELS CHANNELS "
+                        "HEIGHT WIDTH [zip64]\n");
         return 2;
     }
     wt_params p = {wt_wavelet_find(argv[3]), WT_MODE_SYMMETRIC, WT_METHOD_AUTO, atoi(argv[5])};

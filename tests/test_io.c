@@ -590,7 +590,8 @@ static void test_jpeg_encode(void **state)
         uint8_t *p = img.pixels;
         for (uint32_t i = 0; i < 37 * 21; i++)
             for (int ch = 0; ch < c; ch++)
-                p[i * (uint32_t)c + (uint32_t)ch] = (uint8_t)((i % 37) * 3 + (i / 37) * 5 + ch * 20);
+                p[i * (uint32_t)c + (uint32_t)ch] =
+                    (uint8_t)((i % 37) * 3 + (i / 37) * 5 + (uint32_t)ch * 20);
         wt_save_options opt = {.jpeg_quality = 100};
         const char *path = scratch("q.JPG");
         assert_int_equal(wt_image_save(path, &img, &opt, WT_FORMAT_UNKNOWN), WT_OK);
@@ -1148,7 +1149,8 @@ static void test_npz_crafted(void **state)
     assert_message_has("h.npz: member cH1 has a bad .npy header");
 
     craft(&c, good_meta,
-          "{'descr': '<f4', 'fortran_order': False, 'shape': (4294967296, 4294967296, 4294967296), }");
+          "{'descr': '<f4', 'fortran_order': False, "
+          "'shape': (4294967296, 4294967296, 4294967296), }");
     assert_int_equal(load_crafted(&c), WT_ERR_FORMAT);
 
     craft(&c, good_meta, "{'descr': '<f8', 'fortran_order': False, 'shape': (1, 2, 2), }");
