@@ -151,6 +151,12 @@ static int add_directory(batch *b, const char *dir, const char *const *exts)
     path_list found = {0}, unreadable = {0};
     int rc = 0;
     walk(dir, exts, 0, &found, &unreadable);
+    if (!found.count && !unreadable.count && !found.failed) {
+        fprintf(stderr, "wavetool: %s: no ", dir);
+        for (int i = 0; exts[i]; i++)
+            fprintf(stderr, "%s.%s", i ? "/" : "", exts[i]);
+        fputs(" files found\n", stderr);
+    }
     qsort(found.paths, found.count, sizeof *found.paths, compare_paths);
     for (size_t i = 0; i < found.count && rc == 0; i++)
         rc = append_item(b, found.paths[i]) ? 0 : -1;

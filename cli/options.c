@@ -67,7 +67,8 @@ static const opt_spec option_table[] = {
     {"threshold", OPT_THRESHOLD, "T", OPTS_ROUNDTRIP, "threshold detail coefficients at T (hard unless --soft)"},
     {"soft", OPT_SOFT, NULL, OPTS_ROUNDTRIP, "soft thresholding: shrink towards zero by T"},
     {"hard", OPT_HARD, NULL, OPTS_ROUNDTRIP, "hard thresholding: zero |v| < T (default)"},
-    {"format", OPT_FORMAT, "F", OPTS_REPORT, "report format: text (default), json (one object a line), tsv"},
+    {"format", OPT_FORMAT, "F", OPTS_REPORT, "report format: text (default), json (one object a line), tsv;\n"
+                                         "infinity is inf (JSON: the string \"inf\")"},
     {"quiet", 'q', NULL, OPTS_GENERAL, "no progress, summary or notes (reports and errors still show)"},
     {"verbose", 'v', NULL, OPTS_GENERAL, "say which engine ran, and skipped files"},
     {"help", 'h', NULL, OPTS_GENERAL, "show this help"},
