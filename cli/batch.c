@@ -442,6 +442,12 @@ static int check_plan(const batch_plan *plan, char **args, int nargs)
         return cli_usage_error(plan->cmd, "'-' (standard input) can be read only once");
     if (plan->in_out_pair && !plan->outdir && nargs != 2)
         return cli_usage_error(plan->cmd, "expected IN OUT, or -O DIR and inputs");
+    const char *out = plan->single_output ? plan->single_output
+                      : plan->in_out_pair && !plan->outdir ? args[1]
+                                                            : NULL;
+    if (out && strcmp(out, "-") == 0 && isatty(STDOUT_FILENO))
+        return cli_usage_error(plan->cmd, "not writing binary data to a terminal; redirect "
+                                          "standard output");
     struct stat st;
     int first_is_dir = nargs > 0 && strcmp(args[0], "-") != 0 && stat(args[0], &st) == 0 &&
                        S_ISDIR(st.st_mode);

@@ -118,6 +118,10 @@ expect "1x1 mosaic is 1x1" test "$($TOOL info mone.png)" = "1 1 3 8"
 case_ "decompose 1x1 default levels shrink" 0 "" "$WT" decompose one.png mone2.png
 case_ "decompose odd size" 0 "" "$WT" decompose -w db2 -l 1 odd.png modd.png
 case_ "decompose flat image" 0 "" "$WT" decompose -l 2 flat.png mflat.png
+case_ "decompose legall53 mosaic (int32 coefficients)" 0 "" "$WT" decompose -w legall53 -l 2 rgb8.png m53.png
+expect "legall53 mosaic: ceil/floor halves keep 37x29" test "$($TOOL info m53.png)" = "37 29 3 8"
+case_ "decompose cdf97 periodization mosaic" 0 "" "$WT" decompose -w cdf97 -m periodization -l 3 gray16.png m97.png
+expect "cdf97 periodization: 23x31 -> 3+3+6+12 x 4+4+8+16" test "$($TOOL info m97.png)" = "24 32 1 16"
 
 if has_pywt; then
     for spec in "haar symmetric 2 auto" "db2 symmetric 2 abs" "db3 zero 1 offset" \
