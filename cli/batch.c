@@ -269,6 +269,50 @@ static int fail_duplicate_outputs(batch *b)
     return 0;
 }
 
+/* A file's identity, to find an output that would replace an input. */
+typedef struct file_id {
+    dev_t dev;
+    ino_t ino;
+    size_t item;
+} file_id;
+
+static int compare_ids(const void *a, const void *b)
+{
+    const file_id *x = a, *y = b;
+    if (x->dev != y->dev)
+        return x->dev < y->dev ? -1 : 1;
+    return x->ino < y->ino ? -1 : x->ino > y->ino;
+}
+
+/* An existing output that is one of the inputs: that item fails (its own
+ * input is left to preflight(), which says so in its words). */
+static int fail_outputs_onto_inputs(batch *b)
+{
+    file_id *ids = malloc((b->count ? b->count : 1) * sizeof *ids);
+    size_t n = 0;
+    struct stat st;
+    if (!ids)
+        return out_of_memory();
+    for (size_t i = 0; i < b->count; i++)
+        if (strcmp(b->items[i].input, "-") != 0 && stat(b->items[i].input, &st) == 0)
+            ids[n++] = (file_id){st.st_dev, st.st_ino, i};
+    qsort(ids, n, sizeof *ids, compare_ids);
+    for (size_t i = 0; i < b->count; i++) {
+        batch_item *it = &b->items[i];
+        if (!it->output || it->state != ITEM_PENDING || stat(it->output, &st) != 0)
+            continue;
+        file_id key = {st.st_dev, st.st_ino, 0};
+        const file_id *hit = bsearch(&key, ids, n, sizeof *ids, compare_ids);
+        if (!hit || hit->item == i)
+            continue;
+        it->state = ITEM_FAILED;
+        it->message = batch_strdupf("%s: output %s is the input %s; not overwritten", it->input,
+                                    it->output, b->items[hit->item].input);
+    }
+    free(ids);
+    return 0;
+}
+
 int batch_name_outputs(batch *b, const char *dir, const char *suffix, const char *ext)
 {
     if (make_directory(dir) != 0)
@@ -288,7 +332,7 @@ int batch_name_outputs(batch *b, const char *dir, const char *suffix, const char
         }
         free(stem);
     }
-    return fail_duplicate_outputs(b);
+    return fail_duplicate_outputs(b) != 0 ? -1 : fail_outputs_onto_inputs(b);
 }
 
 void batch_free(batch *b)
@@ -343,8 +387,9 @@ static void clear_progress(const runner *r)
         fputs("\r\033[K", stderr);
 }
 
-/* Print what finished items have to say, in input order. Called locked. */
-static void flush_in_order(runner *r)
+/* Print what finished items have to say, in input order, and the progress
+ * line after item @p just_done. Called locked. */
+static void flush_in_order(runner *r, size_t just_done)
 {
     while (r->next_to_print < r->b->count && r->finished_flags[r->next_to_print]) {
         batch_item *it = &r->b->items[r->next_to_print++];
@@ -362,7 +407,7 @@ static void flush_in_order(runner *r)
     }
     if (r->progress && r->finished < r->b->count)
         fprintf(stderr, "\r\033[Kwavetool: [%zu/%zu] %s", r->finished, r->b->count,
-                r->b->items[r->finished ? r->finished - 1 : 0].input);
+                r->b->items[just_done].input);
 }
 
 static void *worker(void *arg)
@@ -381,7 +426,7 @@ static void *worker(void *arg)
         pthread_mutex_lock(&r->lock);
         r->finished_flags[i] = 1;
         r->finished++;
-        flush_in_order(r);
+        flush_in_order(r, i);
         pthread_mutex_unlock(&r->lock);
     }
     return NULL;

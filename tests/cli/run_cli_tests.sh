@@ -366,6 +366,11 @@ expect "roundtrip batch: header + 3 lines in order" \
 case_ "batch -q: no summary" 1 "wavetool: in/d.png: *" "$WT" decompose -q -l 1 -O out2 in
 case_ "-O into the input directory refuses to overwrite" 1 \
     "*in/a.png: output in/a.png is the input file*" "$WT" decompose -l 1 -O in in/a.png
+mkdir -p pair && cp rgb8.png pair/x.png && cp gray16.png pair/x_m.png && cp pair/x_m.png x_m.orig
+case_ "an output that is another input is refused" 1 \
+    "wavetool: pair/x.png: output pair/x_m.png is the input pair/x_m.png; not overwritten*" \
+    "$WT" decompose -l 1 --suffix _m -O pair pair/x.png pair/x_m.png
+expect "the other input is untouched" cmp pair/x_m.png x_m.orig
 cp rgb8.png c.png
 case_ "same output from two inputs" 1 "wavetool: c.png: output dup/c.png is also the output of in/sub/c.jpg*" \
     "$WT" decompose -l 1 -O dup in/sub/c.jpg c.png
