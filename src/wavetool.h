@@ -351,7 +351,9 @@ wt_status wt_pyramid_threshold(wt_pyramid *pyr, double value, int soft, double *
 wt_status wt_pyramid_keep(wt_pyramid *pyr, double fraction, double *kept);
 
 /* ------------------------------------------------------------------------ */
-/** @name Engines */
+/** @name Engines
+ * An engine object is not thread-safe (it caches work areas): use one per
+ * thread, or serialise calls. */
 
 typedef struct wt_engine wt_engine;
 
