@@ -27,6 +27,20 @@ wt_status wt_cpu_inverse(const wt_params *p, const wt_pyramid *in, float *planes
 #ifdef WT_HAVE_CUDA
 /* The CUDA engine on device @p device (-1: the first that works). */
 wt_status wt_cuda_engine_open(wt_engine **engine, int device);
+
+/* Timing of the CUDA engine on device-resident data (wavetool bench). */
+typedef struct wt_cuda_timing {
+    double ms, ms_min;        /* transform, all levels: median and fastest run */
+    double copy_ms;           /* device-to-device copy of copy_bytes: median */
+    size_t copy_bytes;        /* bytes copied (the copy reads and writes each) */
+} wt_cuda_timing;
+/* Times @p repeat runs (after a warm-up) of the forward (@p inverse = 0) or
+ * inverse transform of @p channels planes of height x width already on the
+ * device, with cudaEvents, and in the same call a cudaMemcpy device-to-device
+ * of @p copy_bytes. WT_ERR_INVALID if @p engine is not a CUDA engine. */
+wt_status wt_cuda_bench(wt_engine *engine, const wt_params *params, size_t height, size_t width,
+                        int channels, int inverse, int repeat, size_t copy_bytes,
+                        wt_cuda_timing *timing);
 #endif
 
 /* Split [0, count) into contiguous ranges, one per thread (up to @p threads,

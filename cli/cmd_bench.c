@@ -1,0 +1,483 @@
+/* wavetool bench: throughput of an engine's transforms, as effective GB/s
+ * (8 bytes per sample per level: each level reads and writes each sample of
+ * its input once) next to a device-to-device copy of the same bytes measured
+ * in the same run, so the figure is a fraction of the machine's limit.
+ *
+ * CUDA engine: data stay on the device; cudaEvents around each call, 3
+ * warm-ups, the median of --repeat runs (wt_cuda_bench). CPU engine: wall
+ * clock around wt_forward/wt_inverse on host buffers, memcpy as the copy. */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "commands.h"
+#include "config.h"
+#include "engine_impl.h"
+#include "options.h"
+#include "wavetool.h"
+
+#define MAX_LIST 64
+
+typedef struct bench_opts {
+    const char *device;
+    const wt_wavelet *wavelets[MAX_LIST];
+    int nwavelets;
+    wt_mode modes[MAX_LIST];
+    int nmodes;
+    wt_method methods[4];
+    int nmethods;
+    int levels;
+    size_t sizes[MAX_LIST][2]; /* width, height */
+    int nsizes;
+    int batch, repeat;
+    int forward, inverse;
+    int json;
+    int host_path;
+} bench_opts;
+
+/* One measured configuration. */
+typedef struct bench_row {
+    const char *wavelet, *mode, *method, *direction;
+    size_t width, height;
+    int batch, levels;
+    double ms, ms_min, bytes, copy_ms, copy_bytes;
+} bench_row;
+
+static double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+static int by_value(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* ---------------------------------------------------------------------- */
+/* Options */
+
+static void print_help(FILE *out)
+{
+    fputs("Usage: wavetool bench [options]\n\n"
+          "Times the transforms of an engine and compares them with a copy of the same\n"
+          "bytes in the same run. GB/s counts 8 bytes per sample per level (each level\n"
+          "reads and writes each sample of its input once).\n\n"
+          "Options:\n"
+          "  --device DEV          cuda, cuda:N, cpu or auto (default cuda)\n"
+          "  -w, --wavelet LIST    wavelets, comma-separated or repeated (default haar)\n"
+          "  -m, --mode LIST       modes (default symmetric)\n"
+          "      --method LIST     auto, conv, lifting (default auto); combinations a\n"
+          "                        wavelet does not support are skipped\n"
+          "  -l, --levels N        levels (default 3)\n"
+          "      --size WxH        image size, repeatable (default 8192x8192)\n"
+          "      --batch N         N images of that size in one call (default 1)\n"
+          "      --forward, --inverse, --both   direction (default both)\n"
+          "      --repeat N        timed runs, median reported (default 20)\n"
+          "      --format text|json   a table, or one JSON object per line\n"
+          "      --host-path       one 8192x8192 RGB 8-bit image from host samples to a\n"
+          "                        host mosaic (decode excluded), wall clock\n"
+          "  -h, --help            this help\n",
+          out);
+}
+
+static int parse_int(const char *opt, const char *arg, int min, int *out)
+{
+    char *end;
+    long v = strtol(arg, &end, 10);
+    if (*end || end == arg || v < min || v > 1000000)
+        return cli_usage_error("bench", "invalid argument '%s' for %s; should be an integer >= %d",
+                               arg, opt, min);
+    *out = (int)v;
+    return CLI_CONTINUE;
+}
+
+static int parse_size(const char *arg, bench_opts *o)
+{
+    char *end;
+    unsigned long w = strtoul(arg, &end, 10), h = 0;
+    if (end != arg && (*end == 'x' || *end == 'X')) {
+        const char *hs = end + 1;
+        h = strtoul(hs, &end, 10);
+        if (end == hs)
+            h = 0;
+    }
+    if (*end || w == 0 || h == 0 || w > (1ul << 20) || h > (1ul << 20))
+        return cli_usage_error("bench", "invalid size '%s'; should be WIDTHxHEIGHT", arg);
+    if (o->nsizes == MAX_LIST)
+        return cli_usage_error("bench", "too many --size options");
+    o->sizes[o->nsizes][0] = w;
+    o->sizes[o->nsizes][1] = h;
+    o->nsizes++;
+    return CLI_CONTINUE;
+}
+
+/* Calls add(o, item) for each comma-separated item of @p list. */
+static int parse_list(char *list, bench_opts *o, int (*add)(bench_opts *o, const char *item))
+{
+    for (char *save = NULL, *item = strtok_r(list, ",", &save); item;
+         item = strtok_r(NULL, ",", &save)) {
+        int rc = add(o, item);
+        if (rc != CLI_CONTINUE)
+            return rc;
+    }
+    return CLI_CONTINUE;
+}
+
+static int add_wavelet(bench_opts *o, const char *name)
+{
+    const wt_wavelet *w = wt_wavelet_find(name);
+    if (!w)
+        return cli_usage_error("bench", "unknown wavelet '%s' (did you mean '%s'?)", name,
+                               wt_wavelet_suggest(name));
+    if (o->nwavelets == MAX_LIST)
+        return cli_usage_error("bench", "too many wavelets");
+    o->wavelets[o->nwavelets++] = w;
+    return CLI_CONTINUE;
+}
+
+static int add_mode(bench_opts *o, const char *name)
+{
+    wt_mode m;
+    if (wt_mode_parse(name, &m) != WT_OK)
+        return cli_usage_error("bench", "%s", wt_error_message());
+    if (o->nmodes == MAX_LIST)
+        return cli_usage_error("bench", "too many modes");
+    o->modes[o->nmodes++] = m;
+    return CLI_CONTINUE;
+}
+
+static int add_method(bench_opts *o, const char *name)
+{
+    wt_method m;
+    if (wt_method_parse(name, &m) != WT_OK)
+        return cli_usage_error("bench", "%s", wt_error_message());
+    if (o->nmethods == 4)
+        return cli_usage_error("bench", "too many methods");
+    o->methods[o->nmethods++] = m;
+    return CLI_CONTINUE;
+}
+
+enum {
+    OPT_DEVICE = 256,
+    OPT_METHOD,
+    OPT_SIZE,
+    OPT_BATCH,
+    OPT_FORWARD,
+    OPT_INVERSE,
+    OPT_BOTH,
+    OPT_REPEAT,
+    OPT_FORMAT,
+    OPT_HOST_PATH,
+};
+
+static int parse_options(int argc, char **argv, bench_opts *o)
+{
+    static const struct option longopts[] = {
+        {"device", required_argument, NULL, OPT_DEVICE},
+        {"wavelet", required_argument, NULL, 'w'},
+        {"mode", required_argument, NULL, 'm'},
+        {"method", required_argument, NULL, OPT_METHOD},
+        {"levels", required_argument, NULL, 'l'},
+        {"size", required_argument, NULL, OPT_SIZE},
+        {"batch", required_argument, NULL, OPT_BATCH},
+        {"forward", no_argument, NULL, OPT_FORWARD},
+        {"inverse", no_argument, NULL, OPT_INVERSE},
+        {"both", no_argument, NULL, OPT_BOTH},
+        {"repeat", required_argument, NULL, OPT_REPEAT},
+        {"format", required_argument, NULL, OPT_FORMAT},
+        {"host-path", no_argument, NULL, OPT_HOST_PATH},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    memset(o, 0, sizeof *o);
+    o->device = "cuda";
+    o->levels = 3;
+    o->batch = 1;
+    o->repeat = 20;
+    int opt, rc = CLI_CONTINUE;
+    optind = 1;
+    opterr = 0; /* the messages below name the option */
+    while (rc == CLI_CONTINUE && (opt = getopt_long(argc, argv, "w:m:l:h", longopts, NULL)) != -1) {
+        switch (opt) {
+        case OPT_DEVICE: o->device = optarg; break;
+        case 'w': rc = parse_list(optarg, o, add_wavelet); break;
+        case 'm': rc = parse_list(optarg, o, add_mode); break;
+        case OPT_METHOD: rc = parse_list(optarg, o, add_method); break;
+        case 'l': rc = parse_int("--levels", optarg, 0, &o->levels); break;
+        case OPT_SIZE: rc = parse_size(optarg, o); break;
+        case OPT_BATCH: rc = parse_int("--batch", optarg, 1, &o->batch); break;
+        case OPT_FORWARD: o->forward = 1; break;
+        case OPT_INVERSE: o->inverse = 1; break;
+        case OPT_BOTH: o->forward = o->inverse = 1; break;
+        case OPT_REPEAT: rc = parse_int("--repeat", optarg, 1, &o->repeat); break;
+        case OPT_FORMAT:
+            if (strcmp(optarg, "text") != 0 && strcmp(optarg, "json") != 0)
+                rc = cli_usage_error("bench", "invalid format '%s' (text, json)", optarg);
+            o->json = strcmp(optarg, "json") == 0;
+            break;
+        case OPT_HOST_PATH: o->host_path = 1; break;
+        case 'h': print_help(stdout); return EXIT_ALL_DONE;
+        default:
+            return cli_usage_error("bench", "unknown option or missing argument '%s'",
+                                   argv[optind - 1]);
+        }
+    }
+    if (rc != CLI_CONTINUE)
+        return rc;
+    if (optind < argc)
+        return cli_usage_error("bench", "unexpected argument '%s'", argv[optind]);
+    if (!o->nwavelets)
+        add_wavelet(o, "haar");
+    if (!o->nmodes)
+        o->modes[o->nmodes++] = WT_MODE_SYMMETRIC;
+    if (!o->nmethods)
+        o->methods[o->nmethods++] = WT_METHOD_AUTO;
+    if (!o->nsizes) {
+        o->sizes[0][0] = o->sizes[0][1] = 8192;
+        o->nsizes = 1;
+    }
+    if (!o->forward && !o->inverse)
+        o->forward = o->inverse = 1;
+    return CLI_CONTINUE;
+}
+
+/* ---------------------------------------------------------------------- */
+/* Output */
+
+static double gbps(double bytes, double ms)
+{
+    return ms > 0 ? bytes / (ms * 1e6) : 0.0;
+}
+
+static void print_header(const bench_opts *o, const wt_engine *e)
+{
+    if (o->json)
+        return;
+    printf("# %s; median of %d runs; GB/s = 8 bytes x samples x levels / time;\n"
+           "# copy = memcpy of the same bytes (read + write) in the same run\n",
+           wt_engine_name(e), o->repeat);
+    printf("%-10s %-14s %-8s %-8s %11s %5s %2s %9s %9s %9s %7s\n", "wavelet", "mode", "method",
+           "dir", "size", "batch", "L", "ms", "GB/s", "copy GB/s", "% copy");
+}
+
+static void print_row(const bench_opts *o, const wt_engine *e, const bench_row *r)
+{
+    double g = gbps(r->bytes, r->ms), c = gbps(2.0 * r->copy_bytes, r->copy_ms);
+    double pct = c > 0 ? 100.0 * g / c : 0.0;
+    if (o->json) {
+        printf("{\"device\": \"%s\", \"wavelet\": \"%s\", \"mode\": \"%s\", \"method\": \"%s\", "
+               "\"direction\": \"%s\", \"width\": %zu, \"height\": %zu, \"batch\": %d, "
+               "\"levels\": %d, \"ms\": %.5f, \"ms_min\": %.5f, \"bytes\": %.0f, \"gbps\": %.2f, "
+               "\"copy_ms\": %.5f, \"copy_gbps\": %.2f, \"pct_copy\": %.1f}\n",
+               wt_engine_name(e), r->wavelet, r->mode, r->method, r->direction, r->width,
+               r->height, r->batch, r->levels, r->ms, r->ms_min, r->bytes, g, r->copy_ms, c, pct);
+    } else {
+        char size[32];
+        snprintf(size, sizeof size, "%zux%zu", r->width, r->height);
+        printf("%-10s %-14s %-8s %-8s %11s %5d %2d %9.4f %9.1f %9.1f %6.1f%%\n", r->wavelet,
+               r->mode, r->method, r->direction, size, r->batch, r->levels, r->ms, g, c, pct);
+    }
+    fflush(stdout);
+}
+
+/* ---------------------------------------------------------------------- */
+/* Timing */
+
+/* 8 bytes per sample of each level's input, all images. */
+static double level_bytes(const wt_pyramid *plan)
+{
+    double samples = 0;
+    for (int l = 1; l <= plan->levels; l++)
+        samples += (double)plan->lo_h[l - 1] * (double)plan->lo_w[l - 1];
+    return 8.0 * samples * plan->channels;
+}
+
+static double median_of(double *t, int n)
+{
+    qsort(t, (size_t)n, sizeof *t, by_value);
+    return t[n / 2];
+}
+
+/* Wall-clock median of the CPU engine, and a memcpy of the same bytes. */
+static wt_status time_cpu(wt_engine *e, const wt_params *p, const bench_opts *o, int inverse,
+                          wt_pyramid *pyr, bench_row *r)
+{
+    size_t n = pyr->height * pyr->width * (size_t)pyr->channels;
+    size_t copy = (size_t)(r->bytes / 2);
+    float *x = malloc(n * sizeof *x);
+    char *a = malloc(copy + 1), *b = malloc(copy + 1);
+    double *t = malloc((size_t)o->repeat * sizeof *t);
+    wt_status st = x && a && b && t ? WT_OK : wt_error_set(WT_ERR_NOMEM, "out of memory");
+    for (size_t i = 0; st == WT_OK && i < n; i++)
+        x[i] = (float)((i * 2654435761u) >> 24);
+    if (st == WT_OK)
+        st = wt_forward(e, p, x, pyr);
+    for (int k = -1; st == WT_OK && k < o->repeat; k++) {
+        double t0 = now_ms();
+        st = inverse ? wt_inverse(e, p, pyr, x) : wt_forward(e, p, x, pyr);
+        if (k >= 0)
+            t[k] = now_ms() - t0;
+    }
+    if (st == WT_OK) {
+        r->ms = median_of(t, o->repeat);
+        r->ms_min = t[0];
+        memset(a, 1, copy + 1);
+        for (int k = -1; k < o->repeat; k++) {
+            double t0 = now_ms();
+            memcpy(b, a, copy);
+            if (k >= 0)
+                t[k] = now_ms() - t0;
+        }
+        r->copy_ms = median_of(t, o->repeat);
+        r->copy_bytes = (double)copy;
+    }
+    free(x);
+    free(a);
+    free(b);
+    free(t);
+    return st;
+}
+
+static wt_status time_one(wt_engine *e, const wt_params *p, const bench_opts *o, int inverse,
+                          size_t width, size_t height, bench_row *r)
+{
+    wt_pyramid plan;
+    wt_status st = wt_pyramid_plan(&plan, p, height, width, o->batch);
+    if (st != WT_OK)
+        return st;
+    r->bytes = level_bytes(&plan);
+    if (wt_engine_is_cpu(e)) {
+        st = wt_pyramid_alloc(&plan, p, height, width, o->batch);
+        if (st == WT_OK)
+            st = time_cpu(e, p, o, inverse, &plan, r);
+        wt_pyramid_free(&plan);
+        return st;
+    }
+#if WT_HAVE_CUDA
+    wt_cuda_timing t;
+    st = wt_cuda_bench(e, p, height, width, o->batch, inverse, o->repeat, (size_t)(r->bytes / 2),
+                       &t);
+    r->ms = t.ms;
+    r->ms_min = t.ms_min;
+    r->copy_ms = t.copy_ms;
+    r->copy_bytes = (double)t.copy_bytes;
+    return st;
+#else
+    return wt_error_set(WT_ERR_UNSUPPORTED, "no GPU benchmark in this build");
+#endif
+}
+
+/* ---------------------------------------------------------------------- */
+/* Host path: samples in host memory to a mosaic in host memory */
+
+static wt_status host_path(wt_engine *e, const bench_opts *o)
+{
+    const size_t side = 8192;
+    wt_params p = {o->wavelets[0], o->modes[0], o->methods[0], o->levels};
+    wt_image img = {0}, mosaic = {0};
+    wt_pyramid pyr = {0};
+    float *planes = NULL;
+    double *t = malloc((size_t)o->repeat * sizeof *t);
+    wt_status st = t ? wt_params_resolve(&p) : wt_error_set(WT_ERR_NOMEM, "out of memory");
+    if (st == WT_OK)
+        st = wt_image_alloc(&img, side, side, 3, 8);
+    if (st == WT_OK)
+        st = wt_pyramid_alloc(&pyr, &p, side, side, 3);
+    if (st == WT_OK && !(planes = malloc(side * side * 3 * sizeof *planes)))
+        st = wt_error_set(WT_ERR_NOMEM, "out of memory");
+    for (size_t i = 0; st == WT_OK && i < side * side * 3; i++)
+        ((uint8_t *)img.pixels)[i] = (uint8_t)((i * 2654435761u) >> 24);
+    for (int k = -1; st == WT_OK && k < o->repeat; k++) {
+        double t0 = now_ms();
+        st = wt_image_to_planes(&img, planes);
+        if (st == WT_OK)
+            st = wt_forward(e, &p, planes, &pyr);
+        if (st == WT_OK)
+            st = wt_mosaic_render(&pyr, WT_SCALE_AUTO, 8, &mosaic);
+        if (k >= 0)
+            t[k] = now_ms() - t0;
+        wt_image_free(&mosaic);
+    }
+    if (st == WT_OK) {
+        double ms = median_of(t, o->repeat);
+        double in = (double)side * side * 3 * 4, out = (double)pyr.total * 4;
+        if (o->json)
+            printf("{\"device\": \"%s\", \"host_path\": true, \"wavelet\": \"%s\", \"width\": %zu, "
+                   "\"height\": %zu, \"channels\": 3, \"levels\": %d, \"ms\": %.3f, "
+                   "\"h2d_bytes\": %.0f, \"d2h_bytes\": %.0f}\n",
+                   wt_engine_name(e), p.wavelet->name, side, side, p.levels, ms, in, out);
+        else
+            printf("host path: %zux%zu RGB 8-bit -> planes -> %s -> mosaic: %.2f ms "
+                   "(float planes %.0f MB in, coefficients %.0f MB out)\n",
+                   side, side, p.wavelet->name, ms, in / 1e6, out / 1e6);
+    }
+    free(t);
+    free(planes);
+    wt_pyramid_free(&pyr);
+    wt_image_free(&img);
+    return st;
+}
+
+/* ---------------------------------------------------------------------- */
+
+static int run_all(wt_engine *e, const bench_opts *o)
+{
+    int failed = 0;
+    print_header(o, e);
+    for (int wi = 0; wi < o->nwavelets; wi++)
+        for (int mi = 0; mi < o->nmodes; mi++)
+            for (int ki = 0; ki < o->nmethods; ki++)
+                for (int si = 0; si < o->nsizes; si++)
+                    for (int inv = 0; inv < 2; inv++) {
+                        if ((inv && !o->inverse) || (!inv && !o->forward))
+                            continue;
+                        wt_params p = {o->wavelets[wi], o->modes[mi], o->methods[ki], o->levels};
+                        if (wt_params_resolve(&p) != WT_OK) {
+                            if (!o->json && si == 0 && inv == (o->forward ? 0 : 1))
+                                printf("# skipped: %s\n", wt_error_message());
+                            continue;
+                        }
+                        bench_row r = {p.wavelet->name, wt_mode_name(p.mode),
+                                       wt_method_name(p.method), inv ? "inverse" : "forward",
+                                       o->sizes[si][0], o->sizes[si][1], o->batch, p.levels,
+                                       0, 0, 0, 0, 0};
+                        wt_status st = time_one(e, &p, o, inv, r.width, r.height, &r);
+                        if (st != WT_OK) {
+                            fprintf(stderr, "wavetool: bench %s %s: %s\n", r.wavelet, r.mode,
+                                    wt_error_message());
+                            failed = 1;
+                            continue;
+                        }
+                        print_row(o, e, &r);
+                    }
+    return failed;
+}
+
+int cmd_bench(int argc, char **argv)
+{
+    bench_opts o;
+    int rc = parse_options(argc, argv, &o);
+    if (rc != CLI_CONTINUE)
+        return rc;
+    wt_engine *e;
+    if (wt_engine_open(&e, o.device) != WT_OK) {
+        fprintf(stderr, "wavetool: %s\n", wt_error_message());
+        return EXIT_SOME_FAILED;
+    }
+    int failed = 0;
+    if (o.host_path) {
+        if (host_path(e, &o) != WT_OK) {
+            fprintf(stderr, "wavetool: bench --host-path: %s\n", wt_error_message());
+            failed = 1;
+        }
+    } else {
+        failed = run_all(e, &o);
+    }
+    wt_engine_close(e);
+    return failed ? EXIT_SOME_FAILED : EXIT_ALL_DONE;
+}

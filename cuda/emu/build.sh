@@ -1,0 +1,22 @@
+#!/bin/sh
+# Builds tests/gpu_check against the CUDA engine compiled for the host
+# emulation (cuda/emu/cuda_emu.h): the kernels' arithmetic and indexing run
+# on the CPU, one thread per block. A development aid for machines without a
+# GPU; the real gate is `meson test --suite gpu` on a GPU machine.
+#   cuda/emu/build.sh [OUTDIR]   ->  OUTDIR/gpu_check_emu (default /tmp/wt-emu)
+set -eu
+root=$(cd "$(dirname "$0")/../.." && pwd)
+out=${1:-/tmp/wt-emu}
+mkdir -p "$out"
+cflags="-O2 -g -D_GNU_SOURCE -DWT_HAVE_CUDA=1 -I$root/src -I$root/cuda -fopenmp"
+for f in "$root"/src/*.c; do
+    gcc -std=c11 $cflags -c "$f" -o "$out/$(basename "$f" .c).o" &
+done
+for f in cu_plan cu_engine; do
+    g++ -std=c++17 -x c++ -DWT_CUDA_EMULATE $cflags -Wall -Wextra -c "$root/cuda/$f.cu" \
+        -o "$out/$f.o" &
+done
+gcc -std=c11 $cflags -Wall -Wextra -c "$root/tests/gpu_check.c" -o "$out/gpu_check.o" &
+wait
+g++ -fopenmp -o "$out/gpu_check_emu" "$out"/*.o -lpng -ljpeg -lz -lm -lpthread
+echo "$out/gpu_check_emu"

@@ -1,0 +1,125 @@
+/* Host emulation of the CUDA runtime subset the engine uses: device memory
+ * is host memory, a kernel launch runs every block with one thread (blocks
+ * in parallel with OpenMP). For checking arithmetic and indexing on a
+ * machine without a GPU; races are the GPU sanitizer's job. */
+#ifndef WT_CUDA_EMU_H
+#define WT_CUDA_EMU_H
+
+#include <chrono>
+#include <cmath>
+#include <math.h>
+#include <cstdlib>
+#include <cstring>
+#include <vector>
+
+struct dim3 {
+    unsigned x, y, z;
+    dim3(unsigned a = 1, unsigned b = 1, unsigned c = 1) : x(a), y(b), z(c) {}
+};
+static thread_local dim3 threadIdx(0, 0, 0), blockIdx(0, 0, 0), blockDim(1, 1, 1);
+static dim3 gridDim;
+
+typedef int cudaError_t;
+typedef int cudaStream_t;
+typedef double *cudaEvent_t;
+enum {
+    cudaSuccess = 0,
+    cudaErrorMemoryAllocation = 2,
+    cudaErrorNoDevice = 100,
+    cudaMemcpyHostToDevice = 1,
+    cudaMemcpyDeviceToHost = 2,
+    cudaMemcpyDeviceToDevice = 3,
+    cudaFuncAttributeMaxDynamicSharedMemorySize = 8,
+    cudaStreamNonBlocking = 1,
+};
+struct cudaDeviceProp {
+    char name[256];
+    size_t sharedMemPerBlockOptin;
+    int multiProcessorCount;
+};
+
+static inline const char *cudaGetErrorString(cudaError_t e)
+{
+    return e == 0 ? "no error" : "emulated error";
+}
+static inline cudaError_t cudaGetDeviceCount(int *n)
+{
+    *n = getenv("WT_EMU_NO_DEVICE") ? 0 : 1;
+    return *n ? cudaSuccess : cudaErrorNoDevice;
+}
+static inline cudaError_t cudaSetDevice(int) { return cudaSuccess; }
+static inline cudaError_t cudaFree(void *p) { free(p); return cudaSuccess; }
+static inline cudaError_t cudaMalloc(void **p, size_t n)
+{
+    *p = malloc(n ? n : 1);
+    if (*p)
+        memset(*p, 0xA5, n); /* garbage, as fresh device memory */
+    return *p ? cudaSuccess : cudaErrorMemoryAllocation;
+}
+static inline cudaError_t cudaGetDeviceProperties(cudaDeviceProp *p, int)
+{
+    strcpy(p->name, "host emulation");
+    p->sharedMemPerBlockOptin = 227 * 1024;
+    p->multiProcessorCount = 1;
+    return cudaSuccess;
+}
+static inline cudaError_t cudaStreamCreateWithFlags(cudaStream_t *s, int) { *s = 1; return 0; }
+static inline cudaError_t cudaStreamDestroy(cudaStream_t) { return 0; }
+static inline cudaError_t cudaStreamSynchronize(cudaStream_t) { return 0; }
+static inline cudaError_t cudaMemcpyAsync(void *d, const void *s, size_t n, int, cudaStream_t)
+{
+    memmove(d, s, n);
+    return 0;
+}
+static inline cudaError_t cudaMemcpy(void *d, const void *s, size_t n, int)
+{
+    memmove(d, s, n);
+    return 0;
+}
+static inline cudaError_t cudaMemsetAsync(void *d, int v, size_t n, cudaStream_t)
+{
+    memset(d, v, n);
+    return 0;
+}
+static inline cudaError_t cudaGetLastError(void) { return 0; }
+static inline cudaError_t cudaFuncSetAttribute(const void *, int, int) { return 0; }
+template <typename F> static inline cudaError_t cudaFuncSetAttribute(F, int, int) { return 0; }
+static inline cudaError_t cudaEventCreate(cudaEvent_t *e) { *e = new double(0); return 0; }
+static inline cudaError_t cudaEventDestroy(cudaEvent_t e) { delete e; return 0; }
+static inline cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t)
+{
+    *e = std::chrono::duration<double, std::milli>(
+             std::chrono::steady_clock::now().time_since_epoch()).count();
+    return 0;
+}
+static inline cudaError_t cudaEventSynchronize(cudaEvent_t) { return 0; }
+static inline cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t a, cudaEvent_t b)
+{
+    *ms = (float)(*b - *a);
+    return 0;
+}
+
+static inline std::vector<unsigned char> &wt_emu_smem_buf()
+{
+    static thread_local std::vector<unsigned char> buf;
+    return buf;
+}
+static inline void *wt_emu_smem() { return wt_emu_smem_buf().data(); }
+
+template <typename F> static void wt_emu_launch(dim3 grid, size_t smem, F body)
+{
+    gridDim = grid;
+    long nblocks = (long)grid.x * grid.y * grid.z;
+#pragma omp parallel for schedule(dynamic, 1)
+    for (long b = 0; b < nblocks; b++) {
+        std::vector<unsigned char> &buf = wt_emu_smem_buf();
+        buf.assign(smem + 16, 0xFF); /* NaN / -1: reads of unwritten shared memory show */
+        blockIdx = dim3((unsigned)(b % grid.x), (unsigned)(b / grid.x % grid.y),
+                        (unsigned)(b / grid.x / grid.y));
+        threadIdx = dim3(0, 0, 0);
+        blockDim = dim3(1, 1, 1);
+        body();
+    }
+}
+
+#endif
