@@ -157,7 +157,8 @@ static int add_directory(batch *b, const char *dir, const char *const *exts)
             fprintf(stderr, "%s.%s", i ? "/" : "", exts[i]);
         fputs(" files found\n", stderr);
     }
-    qsort(found.paths, found.count, sizeof *found.paths, compare_paths);
+    if (found.count) /* qsort needs a non-NULL array even for zero elements */
+        qsort(found.paths, found.count, sizeof *found.paths, compare_paths);
     for (size_t i = 0; i < found.count && rc == 0; i++)
         rc = append_item(b, found.paths[i]) ? 0 : -1;
     for (size_t i = 0; i < unreadable.count && rc == 0; i++) {
