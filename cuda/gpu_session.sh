@@ -1,0 +1,36 @@
+#!/bin/bash
+# What one call on the GPU machine runs after the build and the gate
+# (meson test --suite gpu): sanitizers on short gate runs, then the
+# benchmark table of the targets. Usage: cuda/gpu_session.sh BUILDDIR
+set -u
+B=${1:-build-gpu}
+W=$B/cli/wavetool
+echo "== $(date -u '+%Y-%m-%d %H:%M UTC')"
+nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm,clocks.max.mem --format=csv
+if [ "${SANITIZE:-1}" = 1 ]; then
+    echo "== compute-sanitizer memcheck (gpu_check --quick)"
+    timeout 240 compute-sanitizer --tool memcheck --leak-check no --error-exitcode 9 \
+        $B/tests/gpu_check --quick --no-large --seed 3 2>&1 | tail -4
+    echo "memcheck exit: ${PIPESTATUS[0]}"
+    for w in cdf97 db3 legall53; do
+        echo "== compute-sanitizer racecheck (gpu_check --quick --wavelet $w)"
+        timeout 100 compute-sanitizer --tool racecheck --error-exitcode 9 \
+            $B/tests/gpu_check --quick --no-large --wavelet $w --seed 3 2>&1 | tail -3
+        echo "racecheck exit: ${PIPESTATUS[0]}"
+    done
+fi
+echo "== bench: 8192x8192 float32, 3 levels"
+$W bench -w haar,db3,bior4.4 --method conv -m periodization,symmetric -l 3
+$W bench -w haar,db3,cdf97,legall53 --method lifting -m periodization,symmetric -l 3
+echo "== bench: 64 images of 1024x1024 in one call"
+$W bench -w haar,db3,bior4.4 --method conv -m periodization,symmetric --size 1024x1024 --batch 64
+$W bench -w cdf97,legall53 --method lifting -m periodization,symmetric --size 1024x1024 --batch 64
+echo "== bench: long filters"
+$W bench -w db20,coif17,dmey -m symmetric,periodization,smooth --repeat 5
+echo "== bench: host path and CPU engine"
+$W bench --host-path --repeat 3
+$W bench --device cpu -w haar,cdf97 -m symmetric --repeat 3 --forward
+if [ -n "${OUT:-}" ]; then
+    $W bench -w haar,db3,bior4.4,cdf97,legall53 -m periodization,symmetric --format json \
+        > "$OUT/bench.json" 2>&1
+fi
