@@ -8,6 +8,7 @@
 #ifdef WT_CUDA_EMULATE
 #include "emu/cuda_emu.h"
 #define WT_DEV inline
+#define WT_HD
 #define WT_GLOBAL static
 #define WT_GRID_CONST
 #define WT_LAUNCH_BOUNDS(n)
@@ -18,6 +19,7 @@
 #else
 #include <cuda_runtime.h>
 #define WT_DEV __device__ __forceinline__
+#define WT_HD __host__ __device__
 #define WT_GLOBAL __global__
 #define WT_GRID_CONST __grid_constant__
 #define WT_LAUNCH_BOUNDS(n) __launch_bounds__(n)

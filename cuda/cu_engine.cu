@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cu_kernels.cuh"
+#include "cu_fast.cuh"
 
 #ifndef WT_HAVE_CUDA
 #define WT_HAVE_CUDA 1 /* declares the CUDA engine's entry points */
@@ -48,6 +48,7 @@ typedef struct cu_engine {
     int device;
     cudaStream_t stream;
     size_t smem_limit;
+    int generic_only; /* WT_CUDA_GENERIC=1: no fast kernels (comparisons) */
     void *buf[BUF_COUNT];
     size_t buf_bytes[BUF_COUNT];
 } cu_engine;
@@ -127,8 +128,28 @@ template <typename K> static wt_status allow_smem(K kern, size_t bytes)
     return WT_OK;
 }
 
+template <class Op> static wt_status allow_smem_fast(size_t bytes)
+{
+    WT_TRY(allow_smem(dwt_forward_fast<Op, float, float>, bytes));
+    return allow_smem(dwt_inverse_fast<Op, float, float>, bytes);
+}
+
 static wt_status allow_smem_all(size_t bytes)
 {
+    WT_TRY(allow_smem_fast<conv_op<2>>(bytes));
+    WT_TRY(allow_smem_fast<conv_op<4>>(bytes));
+    WT_TRY(allow_smem_fast<conv_op<6>>(bytes));
+    WT_TRY(allow_smem_fast<conv_op<8>>(bytes));
+    WT_TRY(allow_smem_fast<conv_op<10>>(bytes));
+    WT_TRY(allow_smem_fast<conv_op<12>>(bytes));
+    WT_TRY(allow_smem(dwt_forward_fast<lift_op<scheme_cdf97, false>, float, float>, bytes));
+    WT_TRY(allow_smem(dwt_inverse_fast<lift_op<scheme_cdf97, true>, float, float>, bytes));
+    WT_TRY(allow_smem(dwt_forward_fast<lift_op<scheme_db3, false>, float, float>, bytes));
+    WT_TRY(allow_smem(dwt_inverse_fast<lift_op<scheme_db3, true>, float, float>, bytes));
+    WT_TRY(allow_smem(dwt_forward_fast<lift_op<scheme_legall53, false>, int32_t, float>, bytes));
+    WT_TRY(allow_smem(dwt_forward_fast<lift_op<scheme_legall53, false>, int32_t, int32_t>, bytes));
+    WT_TRY(allow_smem(dwt_inverse_fast<lift_op<scheme_legall53, true>, int32_t, float>, bytes));
+    WT_TRY(allow_smem(dwt_inverse_fast<lift_op<scheme_legall53, true>, int32_t, int32_t>, bytes));
     WT_TRY(allow_smem(dwt_forward_kernel<float, float, float>, bytes));
     WT_TRY(allow_smem(dwt_forward_kernel<float, float, double>, bytes));
     WT_TRY(allow_smem(dwt_forward_kernel<int32_t, float, int32_t>, bytes));
@@ -138,6 +159,142 @@ static wt_status allow_smem_all(size_t bytes)
     WT_TRY(allow_smem(dwt_inverse_kernel<int32_t, float, int32_t>, bytes));
     WT_TRY(allow_smem(dwt_inverse_kernel<int32_t, int32_t, int32_t>, bytes));
     return WT_OK;
+}
+
+/* ---------------------------------------------------------------------- */
+/* Fast kernels (cu_fast.cuh): chosen per level when the operator of both
+ * axes matches one compiled in; the level's geometry is then adjusted. */
+
+typedef wt_status (*level_launcher)(cu_engine *ce, const cu_level *lv, int channels);
+
+static size_t fast_smem(const cu_level *lv, int inverse)
+{
+    size_t win = (size_t)lv->wy * (size_t)lv->pitch;
+    size_t mid = inverse ? (size_t)lv->wy * 2 * (size_t)lv->tx : 2 * (size_t)lv->ty * (size_t)lv->pitch;
+    return (win + mid) * 4;
+}
+
+template <class Op, typename T, typename TIn>
+static wt_status launch_forward_fast(cu_engine *ce, const cu_level *lv, int channels)
+{
+#ifdef WT_CUDA_EMULATE
+    wt_emu_fast_launches++;
+#endif
+    void (*kern)(const cu_level) = dwt_forward_fast<Op, T, TIn>;
+    dim3 grid = level_grid(lv, channels), block(CU_BLOCK_X, CU_BLOCK_Y);
+    WT_TRY(check_grid(grid));
+    WT_LAUNCH(kern, grid, block, fast_smem(lv, 0), ce->stream, *lv);
+    CU_CHECK(cudaGetLastError());
+    return WT_OK;
+}
+
+template <class Op, typename T, typename TOut>
+static wt_status launch_inverse_fast(cu_engine *ce, const cu_level *lv, int channels)
+{
+#ifdef WT_CUDA_EMULATE
+    wt_emu_fast_launches++;
+#endif
+    void (*kern)(const cu_level) = dwt_inverse_fast<Op, T, TOut>;
+    dim3 grid = level_grid(lv, channels), block(CU_BLOCK_X, CU_BLOCK_Y);
+    WT_TRY(check_grid(grid));
+    WT_LAUNCH(kern, grid, block, fast_smem(lv, 1), ce->stream, *lv);
+    CU_CHECK(cudaGetLastError());
+    return WT_OK;
+}
+
+/* Two-phase filters of L taps at one offset: normalised to offset 0. */
+static bool conv_fits(cu_axis *a, int L)
+{
+    if (a->nsteps || a->len0 != L || a->len1 != L || a->off0 != a->off1)
+        return false;
+    a->win_a += a->off0;
+    a->off0 = a->off1 = 0;
+    a->halo = L > 2 ? L - 2 : 0;
+    return true;
+}
+
+template <class S, bool INV> static bool lift_fits(const cu_axis *a)
+{
+    typedef lift_op<S, INV> op;
+    if (a->nsteps != S::n || a->len0 != 1 || a->len1 != 1 || a->off0 != op::OFF0 ||
+        a->off1 != op::OFF1 || a->halo != op::HALO)
+        return false;
+    for (int j = 0; j < S::n; j++) {
+        int s = INV ? S::n - 1 - j : j;
+        const cu_step *st = &a->steps[j];
+        if (st->update != S::upd(s) || st->offset != S::off(s) || st->ntaps != S::nt(s))
+            return false;
+    }
+    return true;
+}
+
+template <int L> static level_launcher conv_launcher(int inverse)
+{
+    return inverse ? launch_inverse_fast<conv_op<L>, float, float>
+                   : launch_forward_fast<conv_op<L>, float, float>;
+}
+
+template <class S> static level_launcher lift_launcher(int inverse)
+{
+    return inverse ? launch_inverse_fast<lift_op<S, true>, float, float>
+                   : launch_forward_fast<lift_op<S, false>, float, float>;
+}
+
+static level_launcher legall53_launcher(int inverse, int first_level)
+{
+    typedef lift_op<scheme_legall53, false> fwd;
+    typedef lift_op<scheme_legall53, true> inv;
+    if (inverse)
+        return first_level ? launch_inverse_fast<inv, int32_t, float>
+                           : launch_inverse_fast<inv, int32_t, int32_t>;
+    return first_level ? launch_forward_fast<fwd, int32_t, float>
+                       : launch_forward_fast<fwd, int32_t, int32_t>;
+}
+
+template <class S> static bool lift_fits_both(const cu_level *lv, int inverse)
+{
+    return inverse ? lift_fits<S, true>(&lv->ax[0]) && lift_fits<S, true>(&lv->ax[1])
+                   : lift_fits<S, false>(&lv->ax[0]) && lift_fits<S, false>(&lv->ax[1]);
+}
+
+static int use_double(const wt_params *p);
+
+/* The fast kernel for this level (adjusting *lv), or NULL: generic kernel. */
+static level_launcher pick_fast(const cu_engine *ce, const wt_params *p, cu_level *lv,
+                                int inverse, int first_level)
+{
+    if (ce->generic_only || use_double(p) || lv->ty % CU_SEG || lv->tx % CU_SEG)
+        return NULL;
+    cu_level f = *lv;
+    level_launcher launch = NULL;
+    if (p->wavelet->integer) {
+        if (lift_fits_both<scheme_legall53>(&f, inverse))
+            launch = legall53_launcher(inverse, first_level);
+    } else if (p->method == WT_METHOD_LIFTING) {
+        if (lift_fits_both<scheme_cdf97>(&f, inverse))
+            launch = lift_launcher<scheme_cdf97>(inverse);
+        else if (lift_fits_both<scheme_db3>(&f, inverse))
+            launch = lift_launcher<scheme_db3>(inverse);
+    } else {
+        static level_launcher (*const by_len[])(int) = {
+            NULL, NULL, conv_launcher<2>, NULL, conv_launcher<4>, NULL, conv_launcher<6>,
+            NULL, conv_launcher<8>, NULL, conv_launcher<10>, NULL, conv_launcher<12>};
+        int L = f.ax[0].len0;
+        if (L >= 2 && L <= 12 && by_len[L] && conv_fits(&f.ax[0], L) && conv_fits(&f.ax[1], L))
+            launch = by_len[L](inverse);
+    }
+    if (!launch)
+        return NULL;
+    f.wy = 2 * f.ty + f.ax[0].halo;
+    f.wx = 2 * f.tx + f.ax[1].halo;
+    /* rows 4 banks apart: the 16-byte row loads of a quarter warp (4 segments
+     * of 2 rows) hit each bank at most twice */
+    f.pitch = (f.wx + 3) & ~3;
+    f.pitch += (36 - f.pitch % 32) % 32;
+    if (fast_smem(&f, inverse) > ce->smem_limit)
+        return NULL;
+    *lv = f;
+    return launch;
 }
 
 /* ---------------------------------------------------------------------- */
@@ -215,7 +372,10 @@ static wt_status forward_device(cu_engine *ce, const wt_params *p, const wt_pyra
         void *a = l == L ? band_at(d_pyr, plan, L, WT_BAND_A) : tmp[l & 1];
         set_bands(plan, l, d_pyr, a, NULL, lv.dst, lv.dst_plane, lv.dst_w);
         wt_status st;
-        if (integer)
+        level_launcher fast = pick_fast(ce, p, &lv, 0, l == 1);
+        if (fast)
+            st = fast(ce, &lv, C);
+        else if (integer)
             st = l == 1 ? launch_forward<int32_t, float, int32_t>(ce, &lv, C)
                         : launch_forward<int32_t, int32_t, int32_t>(ce, &lv, C);
         else
@@ -246,7 +406,10 @@ static wt_status inverse_device(cu_engine *ce, const wt_params *p, const wt_pyra
         lv.dst_plane[0] = plan->lo_h[l - 1] * plan->lo_w[l - 1];
         lv.dst_w[0] = (int)plan->lo_w[l - 1];
         wt_status st;
-        if (integer)
+        level_launcher fast = pick_fast(ce, p, &lv, 1, l == 1);
+        if (fast)
+            st = fast(ce, &lv, C);
+        else if (integer)
             st = l == 1 ? launch_inverse<int32_t, float, int32_t>(ce, &lv, C)
                         : launch_inverse<int32_t, int32_t, int32_t>(ce, &lv, C);
         else
@@ -332,6 +495,8 @@ static wt_status open_device(cu_engine *ce, int device, char *name, size_t name_
     CU_CHECK(cudaGetDeviceProperties(&prop, device));
     CU_CHECK(cudaStreamCreateWithFlags(&ce->stream, cudaStreamNonBlocking));
     ce->smem_limit = prop.sharedMemPerBlockOptin;
+    const char *generic = getenv("WT_CUDA_GENERIC");
+    ce->generic_only = generic && *generic && *generic != '0';
     if (ce->smem_limit > 160 * 1024)
         ce->smem_limit = 160 * 1024;
     WT_TRY(allow_smem_all(ce->smem_limit));

@@ -198,13 +198,14 @@ template <typename T> WT_DEV T convert_to(float v)
 /* Gathers */
 
 template <typename T, typename TIn>
-WT_DEV void gather_forward(const cu_level &L, T *win, int py0, int px0, const TIn *src)
+WT_DEV void gather_forward(const cu_level &L, T *win, int wx_pitch, int py0, int px0,
+                           const TIn *src)
 {
     const cu_axis &ay = L.ax[0], &ax = L.ax[1];
     const int wy = L.wy, wx = L.wx, h = ay.n, w = ax.n;
     if (py0 >= 0 && px0 >= 0 && py0 + wy <= h && px0 + wx <= w) {
         for_2d(wx, wy, [&](int ix, int iy) {
-            win[iy * wx + ix] = (T)src[(size_t)(py0 + iy) * w + (px0 + ix)];
+            win[iy * wx_pitch + ix] = (T)src[(size_t)(py0 + iy) * w + (px0 + ix)];
         });
         return;
     }
@@ -212,23 +213,30 @@ WT_DEV void gather_forward(const cu_level &L, T *win, int py0, int px0, const TI
         ext_terms ty = signal_terms(ay.ext, h, py0 + iy);
         ext_terms tx = signal_terms(ax.ext, w, px0 + ix);
         if constexpr (std::is_integral<T>::value) { /* legall53: folding modes only */
-            win[iy * wx + ix] = (T)src[(size_t)ty.idx[0] * w + tx.idx[0]];
+            win[iy * wx_pitch + ix] = (T)src[(size_t)ty.idx[0] * w + tx.idx[0]];
             return;
         }
         float v = 0.0f;
-        for (int a = 0; a < ty.n; a++) {
+#pragma unroll
+        for (int a = 0; a < 3; a++) { /* unrolled: the terms stay in registers */
+            if (a >= ty.n)
+                break;
             const TIn *row = src + (size_t)ty.idx[a] * w;
             float r = 0.0f;
-            for (int b = 0; b < tx.n; b++)
+#pragma unroll
+            for (int b = 0; b < 3; b++) {
+                if (b >= tx.n)
+                    break;
                 r += tx.w[b] * (float)row[tx.idx[b]];
+            }
             v += ty.w[a] * r;
         }
-        win[iy * wx + ix] = (T)v;
+        win[iy * wx_pitch + ix] = (T)v;
     });
 }
 
 template <typename T>
-WT_DEV void gather_inverse(const cu_level &L, T *win, int py0, int px0, int c)
+WT_DEV void gather_inverse(const cu_level &L, T *win, int wx_pitch, int py0, int px0, int c)
 {
     const cu_axis &ay = L.ax[0], &ax = L.ax[1];
     const int wx = L.wx;
@@ -242,7 +250,7 @@ WT_DEV void gather_inverse(const cu_level &L, T *win, int py0, int px0, int c)
             if constexpr (!std::is_integral<T>::value)
                 v = (T)((cy.scale * cx.scale) * (float)v);
         }
-        win[iy * wx + ix] = v;
+        win[iy * wx_pitch + ix] = v;
     });
 }
 
@@ -330,7 +338,7 @@ WT_GLOBAL void WT_LAUNCH_BOUNDS(CU_BLOCK_X * CU_BLOCK_Y)
     const int c = (int)blockIdx.z, uy0 = (int)blockIdx.y * ty, ux0 = (int)blockIdx.x * tx;
     const TIn *src = (const TIn *)L.src[0] + (size_t)c * L.src_plane[0];
 
-    gather_forward<T, TIn>(L, win, 2 * uy0 + ay.win_a, 2 * ux0 + ax.win_a, src);
+    gather_forward<T, TIn>(L, win, wx, 2 * uy0 + ay.win_a, 2 * ux0 + ax.win_a, src);
     WT_SYNC();
     lift_steps<T>(ay, win, wy / 2, wx, wx, 1, true);
     for_2d(wx, ty, [&](int ix, int u) {
@@ -368,7 +376,7 @@ WT_GLOBAL void WT_LAUNCH_BOUNDS(CU_BLOCK_X * CU_BLOCK_Y)
     T *win = (T *)smem, *mid = win + wy * wx; /* mid: wy rows x 2 tx samples */
     const int c = (int)blockIdx.z, uy0 = (int)blockIdx.y * ty, ux0 = (int)blockIdx.x * tx;
 
-    gather_inverse<T>(L, win, 2 * uy0 + ay.win_a, 2 * ux0 + ax.win_a, c);
+    gather_inverse<T>(L, win, wx, 2 * uy0 + ay.win_a, 2 * ux0 + ax.win_a, c);
     WT_SYNC();
     lift_steps<T>(ax, win, wx / 2, 1, wy, wx, false);
     for_2d(tx, wy, [&](int u, int iy) {

@@ -61,6 +61,7 @@ typedef struct cu_axis {
 typedef struct cu_level {
     cu_axis ax[2]; /* 0: along y (columns), 1: along x (rows) */
     int ty, tx, wy, wx;
+    int pitch; /* fast kernels: elements between window rows (multiple of 4, >= wx) */
     const void *src[4];
     void *dst[4];
     size_t src_plane[4], dst_plane[4]; /* elements between channels */

@@ -27,10 +27,24 @@ $W bench -w haar,db3,bior4.4 --method conv -m periodization,symmetric --size 102
 $W bench -w cdf97,legall53 --method lifting -m periodization,symmetric --size 1024x1024 --batch 64
 echo "== bench: long filters"
 $W bench -w db20,coif17,dmey -m symmetric,periodization,smooth --repeat 5
+echo "== bench: generic kernels only (WT_CUDA_GENERIC=1), for comparison"
+WT_CUDA_GENERIC=1 $W bench -w haar,cdf97 -m symmetric --method auto -l 3 --repeat 10
 echo "== bench: host path and CPU engine"
 $W bench --host-path --repeat 3
 $W bench --device cpu -w haar,cdf97 -m symmetric --repeat 3 --forward
 if [ -n "${OUT:-}" ]; then
     $W bench -w haar,db3,bior4.4,cdf97,legall53 -m periodization,symmetric --format json \
         > "$OUT/bench.json" 2>&1
+fi
+if [ "${PROFILE:-1}" = 1 ] && command -v ncu >/dev/null; then
+    echo "== ncu: level-1 kernels of haar conv and cdf97 lifting, 8192x8192"
+    for w in haar cdf97; do
+        for d in --forward --inverse; do
+            skip=0; [ $d = --inverse ] && skip=1 # bench runs one forward first
+            timeout 120 ncu --launch-skip $skip --launch-count 1 --kernel-name regex:dwt_ \
+                --section SpeedOfLight --section Occupancy --section WarpStateStats \
+                $W bench -w $w -m symmetric -l 1 $d --repeat 1 2>&1 |
+                grep -E "dwt_|DRAM Throughput|Memory Throughput|Duration|Achieved Occupancy|Registers Per|Stall|Warp Cycles Per Issued" | head -14
+        done
+    done
 fi

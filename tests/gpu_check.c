@@ -412,7 +412,10 @@ static void check_large(const engines *en, const char *only, stats *st)
         {"bior4.4", WT_MODE_SYMMETRIC, WT_METHOD_CONV, 4096, 4096, 1, 3},
         {"legall53", WT_MODE_SYMMETRIC, WT_METHOD_LIFTING, 4096, 4096, 1, 3},
         {"legall53", WT_MODE_PERIODIZATION, WT_METHOD_LIFTING, 4095, 4101, 1, 5},
-        {"db20", WT_MODE_SMOOTH, WT_METHOD_CONV, 4096, 4096, 1, 3},
+        {"db20", WT_MODE_REFLECT, WT_METHOD_CONV, 4096, 4096, 1, 3},
+        /* smooth at 3 levels grows corners to 1e8 from float intermediates
+         * (either engine's): compare one level */
+        {"db20", WT_MODE_SMOOTH, WT_METHOD_CONV, 4096, 4096, 1, 1},
         {"coif17", WT_MODE_PERIODIZATION, WT_METHOD_CONV, 4096, 4096, 1, 2},
         {"dmey", WT_MODE_ANTIREFLECT, WT_METHOD_CONV, 4096, 4096, 1, 3},
         {"db3", WT_MODE_SYMMETRIC, WT_METHOD_CONV, 128, 128, 64, 3},

@@ -13,7 +13,7 @@ for f in "$root"/src/*.c; do
     gcc -std=c11 $cflags -c "$f" -o "$out/$(basename "$f" .c).o" &
 done
 for f in cu_plan cu_engine; do
-    g++ -std=c++17 -x c++ -DWT_CUDA_EMULATE $cflags -Wall -Wextra -c "$root/cuda/$f.cu" \
+    g++ -std=c++17 -x c++ -DWT_CUDA_EMULATE $cflags -Wall -Wextra -Wno-unknown-pragmas -c "$root/cuda/$f.cu" \
         -o "$out/$f.o" &
 done
 gcc -std=c11 $cflags -Wall -Wextra -c "$root/tests/gpu_check.c" -o "$out/gpu_check.o" &

@@ -18,6 +18,15 @@ struct dim3 {
 };
 static thread_local dim3 threadIdx(0, 0, 0), blockIdx(0, 0, 0), blockDim(1, 1, 1);
 static dim3 gridDim;
+long wt_emu_fast_launches; /* fast-kernel launches, for tests of the dispatch */
+
+struct float4 {
+    float x, y, z, w;
+};
+struct int4 {
+    int x, y, z, w;
+};
+static inline float4 make_float4(float x, float y, float z, float w) { return float4{x, y, z, w}; }
 
 typedef int cudaError_t;
 typedef int cudaStream_t;

@@ -1,0 +1,489 @@
+/* Fast level kernels for the hot operators: the same tiles, windows and
+ * arithmetic as the generic kernels of cu_kernels.cuh (results are bit for
+ * bit the same), with
+ *  - gathers that move whole rows with 16-byte loads, several in flight per
+ *    thread, folding only the rows (columns fold per element at borders);
+ *  - both axes in registers: a thread takes a segment of CU_SEG output pairs
+ *    of one line, loads its window span once, runs the filter or the lifting
+ *    steps on registers (compile-time lengths and step tables), and writes
+ *    its outputs; two barriers per block in all;
+ *  - 16-byte stores of the forward bands.
+ * Op is conv_op<L> (two-phase filters of L taps at offset 0) or
+ * lift_op<Scheme, inverse> (a lifting step structure known at compile time). */
+#ifndef WT_CU_FAST_CUH
+#define WT_CU_FAST_CUH
+
+#include "cu_kernels.cuh"
+
+#define CU_SEG 8 /* output pairs per thread and line segment */
+
+/* ---------------------------------------------------------------------- */
+/* Operators on a register segment v[0, 2 * CU_SEG + HALO) */
+
+template <int L> struct conv_op {
+    static constexpr int HALO = L > 2 ? L - 2 : 0;
+    static constexpr int SPAN = 2 * CU_SEG + HALO;
+    template <typename T>
+    WT_DEV static void run(const cu_axis &a, T *v, T *o0, T *o1)
+    {
+#pragma unroll
+        for (int k = 0; k < CU_SEG; k++) {
+            float acc0 = 0.0f, acc1 = 0.0f;
+#pragma unroll
+            for (int i = 0; i < L; i++) {
+                acc0 = fmaf(a.f0[i], (float)v[2 * k + i], acc0);
+                acc1 = fmaf(a.f1[i], (float)v[2 * k + i], acc1);
+            }
+            o0[k] = (T)acc0;
+            o1[k] = (T)acc1;
+        }
+    }
+};
+
+/* Lifting step structures (update, offset, taps), as in the wavelet table. */
+struct scheme_cdf97 {
+    static constexpr int n = 4, shift_lo = 0, shift_hi = 0;
+    WT_HD static constexpr int upd(int s) { return s & 1; }
+    WT_HD static constexpr int off(int s) { return (s & 1) ? -1 : 0; }
+    WT_HD static constexpr int nt(int) { return 2; }
+};
+struct scheme_legall53 {
+    static constexpr int n = 2, shift_lo = 0, shift_hi = 0;
+    WT_HD static constexpr int upd(int s) { return s & 1; }
+    WT_HD static constexpr int off(int s) { return (s & 1) ? -1 : 0; }
+    WT_HD static constexpr int nt(int) { return 2; }
+};
+struct scheme_db3 {
+    static constexpr int n = 5, shift_lo = -2, shift_hi = 0;
+    WT_HD static constexpr int upd(int s) { return s == 1 || s == 3; }
+    WT_HD static constexpr int off(int s) { return s == 1 ? -1 : s == 4 ? -2 : 0; }
+    WT_HD static constexpr int nt(int s) { return s == 1 ? 2 : (s == 2 || s == 4) ? 3 : 1; }
+};
+
+template <class S> WT_HD constexpr int scheme_reach()
+{
+    int r = 1;
+    for (int s = 0; s < S::n; s++) {
+        int left = S::off(s) < 0 ? -S::off(s) : 0;
+        int right = S::off(s) + S::nt(s) - 1 > 0 ? S::off(s) + S::nt(s) - 1 : 0;
+        r += left > right ? left : right;
+    }
+    return r;
+}
+
+template <class S, bool INV> struct lift_op {
+    static constexpr int R = scheme_reach<S>();
+    static constexpr int SMIN = S::shift_lo < S::shift_hi ? S::shift_lo : S::shift_hi;
+    static constexpr int SMAX = S::shift_lo > S::shift_hi ? S::shift_lo : S::shift_hi;
+    static constexpr int HALO = INV ? 4 * R + 4 : 2 * (SMAX - SMIN + 2 * R);
+    static constexpr int SPAN = 2 * CU_SEG + HALO;
+    static constexpr int OFF0 = INV ? 2 * R + 2 : 2 * (S::shift_lo - SMIN + R);
+    static constexpr int OFF1 = INV ? 2 * R + 3 : 2 * (S::shift_hi - SMIN + R) + 1;
+    static constexpr int P = SPAN / 2; /* pairs in the segment */
+
+    /* cu_plan.cu stores the steps in execution order (inverse: reversed,
+     * taps negated); step j of a is step s of the scheme. */
+    template <typename T>
+    WT_DEV static void run(const cu_axis &a, T *v, T *o0, T *o1)
+    {
+#pragma unroll
+        for (int j = 0; j < S::n; j++) {
+            const int s = INV ? S::n - 1 - j : j;
+            const cu_step &st = a.steps[j];
+            const int off = S::off(s), nt = S::nt(s);
+            const int dpar = S::upd(s) ? 0 : 1, spar = 1 - dpar;
+            const int lo = off < 0 ? -off : 0;
+            const int hi = P - (off + nt - 1 > 0 ? off + nt - 1 : 0);
+#pragma unroll
+            for (int q = lo; q < hi; q++) {
+                if constexpr (std::is_integral<T>::value) {
+                    int sum = 0;
+#pragma unroll
+                    for (int i = 0; i < nt; i++)
+                        sum += (int)v[2 * (q + off + i) + spar];
+                    v[2 * q + dpar] = (T)((int)v[2 * q + dpar] +
+                                          st.isign * ((sum + st.ibias) >> st.ishift));
+                } else {
+                    float acc = 0.0f;
+#pragma unroll
+                    for (int i = 0; i < nt; i++)
+                        acc = fmaf(st.taps[i], (float)v[2 * (q + off + i) + spar], acc);
+                    v[2 * q + dpar] = (T)((float)v[2 * q + dpar] + acc);
+                }
+            }
+        }
+#pragma unroll
+        for (int k = 0; k < CU_SEG; k++) {
+            if constexpr (std::is_integral<T>::value) {
+                o0[k] = v[2 * k + OFF0];
+                o1[k] = v[2 * k + OFF1];
+            } else {
+                o0[k] = (T)fmaf(a.f0[0], (float)v[2 * k + OFF0], 0.0f);
+                o1[k] = (T)fmaf(a.f1[0], (float)v[2 * k + OFF1], 0.0f);
+            }
+        }
+    }
+};
+
+/* ---------------------------------------------------------------------- */
+/* Helpers */
+
+template <typename T> struct vec4;
+template <> struct vec4<float> {
+    typedef float4 type;
+};
+template <> struct vec4<int32_t> {
+    typedef int4 type;
+};
+
+template <typename T> WT_DEV T lane(const typename vec4<T>::type &v, int k)
+{
+    return k == 0 ? v.x : k == 1 ? v.y : k == 2 ? v.z : v.w;
+}
+
+WT_DEV int block_threads()
+{
+    return (int)(blockDim.x * blockDim.y);
+}
+
+WT_DEV int thread_rank()
+{
+    return (int)(threadIdx.y * blockDim.x + threadIdx.x);
+}
+
+template <typename T> WT_DEV bool aligned16(const T *p)
+{
+    return ((uintptr_t)p & 15) == 0;
+}
+
+#define CU_BATCH 4 /* 16-byte loads in flight per thread in the gathers */
+
+/* ---------------------------------------------------------------------- */
+/* Forward gather: rows of the extended input, 16 bytes at a time */
+
+/* Tiles at a left or right border (or rows not 16-byte aligned): the
+ * folded index and sign of every window row and column first (in @p scratch,
+ * the not yet used mid area), then one load per sample. Folding modes only
+ * (the fast kernels do not take smooth/antireflect). */
+template <typename T, typename TIn>
+WT_DEV void gather_forward_table(const cu_level &L, T *win, int pitch, int py0, int px0,
+                                 const TIn *src, void *scratch)
+{
+    const cu_axis &ay = L.ax[0], &ax = L.ax[1];
+    const int wy = L.wy, wx = L.wx, w = ax.n, nt = block_threads();
+    int *idx = (int *)scratch;      /* wy rows, then wx columns */
+    float *wgt = (float *)(idx + wy + wx);
+    for (int i = thread_rank(); i < wy + wx; i += nt) {
+        ext_terms t = i < wy ? signal_terms(ay.ext, ay.n, py0 + i)
+                             : signal_terms(ax.ext, w, px0 + i - wy);
+        idx[i] = t.n ? t.idx[0] : 0;
+        wgt[i] = t.n ? t.w[0] : 0.0f;
+    }
+    WT_SYNC();
+    for_2d(wx, wy, [&](int ix, int iy) {
+        const float wyx = wgt[iy] * wgt[wy + ix];
+        const TIn s = src[(size_t)idx[iy] * w + idx[wy + ix]];
+        if constexpr (std::is_integral<T>::value)
+            win[iy * pitch + ix] = (T)s;
+        else
+            win[iy * pitch + ix] = wyx == 0.0f ? (T)0 : (T)(wgt[iy] * (wgt[wy + ix] * (float)s));
+    });
+}
+
+template <typename T, typename TIn>
+WT_DEV void gather_forward_fast(const cu_level &L, T *win, int pitch, int py0, int px0,
+                                const TIn *src, void *scratch)
+{
+    const cu_axis &ay = L.ax[0], &ax = L.ax[1];
+    const int wy = L.wy, wx = L.wx, h = ay.n, w = ax.n;
+    const bool x_inside = px0 >= 0 && px0 + wx <= w;
+    if (!x_inside || (w & 3) || !aligned16(src)) {
+        gather_forward_table<T, TIn>(L, win, pitch, py0, px0, src, scratch);
+        return;
+    }
+    typedef typename vec4<TIn>::type V;
+    const int gx0 = px0 & ~3, nch = (((px0 + wx + 3) & ~3) - gx0) >> 2, items = wy * nch;
+    const int nt = block_threads();
+    for (int base = thread_rank(); base < items; base += CU_BATCH * nt) {
+        float4 acc[CU_BATCH];
+        V raw[CU_BATCH];
+#pragma unroll
+        for (int b = 0; b < CU_BATCH; b++) {
+            const int it = base + b * nt;
+            if (it >= items)
+                break;
+            const int iy = it / nch, gx = gx0 + 4 * (it - iy * nch);
+            ext_terms ty = signal_terms(ay.ext, h, py0 + iy);
+            if constexpr (std::is_integral<T>::value) {
+                raw[b] = *(const V *)(src + (size_t)ty.idx[0] * w + gx);
+            } else {
+                acc[b] = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+#pragma unroll
+                for (int t = 0; t < 3; t++) {
+                    if (t >= ty.n)
+                        break;
+                    V r = *(const V *)(src + (size_t)ty.idx[t] * w + gx);
+                    acc[b].x += ty.w[t] * (float)r.x;
+                    acc[b].y += ty.w[t] * (float)r.y;
+                    acc[b].z += ty.w[t] * (float)r.z;
+                    acc[b].w += ty.w[t] * (float)r.w;
+                }
+            }
+        }
+#pragma unroll
+        for (int b = 0; b < CU_BATCH; b++) {
+            const int it = base + b * nt;
+            if (it >= items)
+                break;
+            const int iy = it / nch, gx = gx0 + 4 * (it - iy * nch);
+#pragma unroll
+            for (int k = 0; k < 4; k++) {
+                const int col = gx + k - px0;
+                if (col < 0 || col >= wx)
+                    continue;
+                if constexpr (std::is_integral<T>::value)
+                    win[iy * pitch + col] = (T)lane<TIn>(raw[b], k);
+                else
+                    win[iy * pitch + col] = (T)(k == 0 ? acc[b].x : k == 1 ? acc[b].y
+                                                                  : k == 2 ? acc[b].z
+                                                                           : acc[b].w);
+            }
+        }
+    }
+}
+
+/* ---------------------------------------------------------------------- */
+/* Inverse gather: window row iy interleaves a low-pass and a high-pass band
+ * row (along x); rows whose coefficients are zero are zero. */
+
+WT_DEV bool coef_range_inside(const cu_axis &a, int m0, int pairs)
+{
+    if (a.ext == CU_COEF_J2K_REFLECT || a.ext == CU_COEF_J2K_PERIODIC)
+        return 2 * m0 >= 0 && 2 * (m0 + pairs) <= a.n + a.n1;
+    return m0 + a.da >= 0 && m0 + pairs + a.da <= a.n && m0 + a.dd >= 0 &&
+           m0 + pairs + a.dd <= a.n1;
+}
+
+/* Border tiles: band phase, index and scale of every window row and
+ * column first (in @p scratch), then one load per sample. */
+template <typename T>
+WT_DEV void gather_inverse_table(const cu_level &L, T *win, int pitch, int py0, int px0, int c,
+                                 void *scratch)
+{
+    const cu_axis &ay = L.ax[0], &ax = L.ax[1];
+    const int wy = L.wy, wx = L.wx, nt = block_threads();
+    int *idx = (int *)scratch; /* wy rows, then wx columns; -1: zero */
+    int *phase = idx + wy + wx;
+    float *scale = (float *)(phase + wy + wx);
+    for (int i = thread_rank(); i < wy + wx; i += nt) {
+        coef_term t = i < wy ? coef_at(ay, py0 + i) : coef_at(ax, px0 + i - wy);
+        idx[i] = t.idx;
+        phase[i] = t.phase;
+        scale[i] = t.scale;
+    }
+    WT_SYNC();
+    for_2d(wx, wy, [&](int ix, int iy) {
+        const int cy = idx[iy], cx = idx[wy + ix];
+        T v = (T)0;
+        if (cy >= 0 && cx >= 0) {
+            const int b = 2 * phase[iy] + phase[wy + ix];
+            v = ((const T *)L.src[b])[(size_t)c * L.src_plane[b] + (size_t)cy * L.src_w[b] + cx];
+            if constexpr (!std::is_integral<T>::value)
+                v = (T)((scale[iy] * scale[wy + ix]) * (float)v);
+        }
+        win[iy * pitch + ix] = v;
+    });
+}
+
+template <typename T>
+WT_DEV void gather_inverse_fast(const cu_level &L, T *win, int pitch, int py0, int px0, int c,
+                                void *scratch)
+{
+    const cu_axis &ay = L.ax[0], &ax = L.ax[1];
+    const int wx = L.wx, m0 = px0 >> 1, q = wx >> 1;
+    const bool vec = !((L.src_w[0] | L.src_w[1] | L.src_w[2] | L.src_w[3]) & 3) &&
+                     !((L.src_plane[0] | L.src_plane[1] | L.src_plane[2] | L.src_plane[3]) & 3);
+    if (!coef_range_inside(ax, m0, q) || !vec || (px0 & 1)) {
+        gather_inverse_table<T>(L, win, pitch, py0, px0, c, scratch);
+        return;
+    }
+    typedef typename vec4<T>::type V;
+    /* items: (row, phase along x, 16-byte chunk of that band row) */
+    const int lo0 = m0 + ax.da, hi0 = m0 + ax.dd;
+    const int nlo = (((lo0 + q + 3) & ~3) - (lo0 & ~3)) >> 2;
+    const int nhi = (((hi0 + q + 3) & ~3) - (hi0 & ~3)) >> 2;
+    const int per_row = nlo + nhi, items = L.wy * per_row, nt = block_threads();
+    for (int base = thread_rank(); base < items; base += CU_BATCH * nt) {
+        V raw[CU_BATCH];
+        float scale[CU_BATCH];
+#pragma unroll
+        for (int b = 0; b < CU_BATCH; b++) {
+            const int it = base + b * nt;
+            if (it >= items)
+                break;
+            const int iy = it / per_row, r = it - iy * per_row, px = r >= nlo;
+            const int first = px ? hi0 : lo0, g = (first & ~3) + 4 * (px ? r - nlo : r);
+            coef_term cy = coef_at(ay, py0 + iy);
+            scale[b] = cy.scale * (px ? ax.sd : ax.sa);
+            if (cy.idx < 0) {
+                raw[b] = V{0, 0, 0, 0};
+                continue;
+            }
+            const int band = 2 * cy.phase + px;
+            const T *row = (const T *)L.src[band] + (size_t)c * L.src_plane[band] +
+                           (size_t)cy.idx * L.src_w[band];
+            raw[b] = *(const V *)(row + g);
+        }
+#pragma unroll
+        for (int b = 0; b < CU_BATCH; b++) {
+            const int it = base + b * nt;
+            if (it >= items)
+                break;
+            const int iy = it / per_row, r = it - iy * per_row, px = r >= nlo;
+            const int first = px ? hi0 : lo0, g = (first & ~3) + 4 * (px ? r - nlo : r);
+#pragma unroll
+            for (int k = 0; k < 4; k++) {
+                const int pair = g + k - first;
+                if (pair < 0 || pair >= q)
+                    continue;
+                T v = lane<T>(raw[b], k);
+                if constexpr (!std::is_integral<T>::value)
+                    v = (T)(scale[b] * (float)v);
+                win[iy * pitch + 2 * pair + px] = v;
+            }
+        }
+    }
+}
+
+/* ---------------------------------------------------------------------- */
+/* Register segments */
+
+/* v[j] = line[j * stride], j < SPAN; stride 1 uses 16-byte loads (the
+ * caller guarantees alignment and SPAN rounded up to 4 inside the row). */
+template <int SPAN, typename T> WT_DEV void load_span(T *v, const T *line, int stride)
+{
+    if (stride == 1) {
+        typedef typename vec4<T>::type V;
+#pragma unroll
+        for (int j = 0; j < SPAN; j += 4) {
+            V t = *(const V *)(line + j);
+            v[j] = t.x;
+            if (j + 1 < SPAN)
+                v[j + 1] = t.y;
+            if (j + 2 < SPAN)
+                v[j + 2] = t.z;
+            if (j + 3 < SPAN)
+                v[j + 3] = t.w;
+        }
+    } else {
+#pragma unroll
+        for (int j = 0; j < SPAN; j++)
+            v[j] = line[j * stride];
+    }
+}
+
+/* CU_SEG outputs to dst[k], 16-byte stores when the whole run is inside
+ * and aligned, else one by one up to @p count. */
+template <typename T> WT_DEV void store_run(T *dst, const T *o, int count)
+{
+    if (count >= CU_SEG && aligned16(dst)) {
+        typedef typename vec4<T>::type V;
+#pragma unroll
+        for (int k = 0; k < CU_SEG; k += 4)
+            *(V *)(dst + k) = V{o[k], o[k + 1], o[k + 2], o[k + 3]};
+        return;
+    }
+#pragma unroll
+    for (int k = 0; k < CU_SEG; k++)
+        if (k < count)
+            dst[k] = o[k];
+}
+
+/* ---------------------------------------------------------------------- */
+/* Kernels. Shared memory: window rows of pitch L.pitch (a multiple of 4,
+ * covering 2 * tx + halo rounded up to 4), then mid. */
+
+template <class Op, typename T, typename TIn>
+WT_GLOBAL void WT_LAUNCH_BOUNDS(CU_BLOCK_X * CU_BLOCK_Y)
+    dwt_forward_fast(const WT_GRID_CONST cu_level L)
+{
+    WT_DYN_SMEM(unsigned char, smem);
+    const cu_axis &ay = L.ax[0], &ax = L.ax[1];
+    const int ty = L.ty, tx = L.tx, wx = L.wx, pitch = L.pitch;
+    T *win = (T *)smem, *mid = win + L.wy * pitch; /* mid: 2 ty rows x pitch */
+    const int c = (int)blockIdx.z, uy0 = (int)blockIdx.y * ty, ux0 = (int)blockIdx.x * tx;
+    const TIn *src = (const TIn *)L.src[0] + (size_t)c * L.src_plane[0];
+
+    gather_forward_fast<T, TIn>(L, win, pitch, 2 * uy0 + ay.win_a, 2 * ux0 + ax.win_a, src, mid);
+    WT_SYNC();
+    for_2d(wx, ty / CU_SEG, [&](int ix, int seg) {
+        T v[Op::SPAN], o0[CU_SEG], o1[CU_SEG];
+        load_span<Op::SPAN>(v, win + 2 * seg * CU_SEG * pitch + ix, pitch);
+        Op::run(ay, v, o0, o1);
+#pragma unroll
+        for (int k = 0; k < CU_SEG; k++) {
+            mid[(seg * CU_SEG + k) * pitch + ix] = o0[k];
+            mid[(ty + seg * CU_SEG + k) * pitch + ix] = o1[k];
+        }
+    });
+    WT_SYNC();
+    for_2d(tx / CU_SEG, 2 * ty, [&](int seg, int r) {
+        const int py = r >= ty, uy = uy0 + r - (py ? ty : 0), ux = ux0 + seg * CU_SEG;
+        if (uy >= (py ? ay.count1 : ay.count0))
+            return;
+        T v[(Op::SPAN + 3) & ~3], o0[CU_SEG], o1[CU_SEG];
+        load_span<(Op::SPAN + 3) & ~3>(v, mid + r * pitch + 2 * seg * CU_SEG, 1);
+        Op::run(ax, v, o0, o1);
+        const int b0 = 2 * py, b1 = 2 * py + 1;
+        T *d0 = (T *)L.dst[b0] + c * L.dst_plane[b0] + (size_t)uy * L.dst_w[b0] + ux;
+        T *d1 = (T *)L.dst[b1] + c * L.dst_plane[b1] + (size_t)uy * L.dst_w[b1] + ux;
+        store_run(d0, o0, ax.count0 - ux);
+        store_run(d1, o1, ax.count1 - ux);
+    });
+}
+
+template <class Op, typename T, typename TOut>
+WT_GLOBAL void WT_LAUNCH_BOUNDS(CU_BLOCK_X * CU_BLOCK_Y)
+    dwt_inverse_fast(const WT_GRID_CONST cu_level L)
+{
+    WT_DYN_SMEM(unsigned char, smem);
+    const cu_axis &ay = L.ax[0], &ax = L.ax[1];
+    const int ty = L.ty, tx = L.tx, wy = L.wy, pitch = L.pitch, mw = 2 * tx;
+    T *win = (T *)smem, *mid = win + wy * pitch; /* mid: wy rows x 2 tx samples */
+    const int c = (int)blockIdx.z, uy0 = (int)blockIdx.y * ty, ux0 = (int)blockIdx.x * tx;
+
+    gather_inverse_fast<T>(L, win, pitch, 2 * uy0 + ay.win_a, 2 * ux0 + ax.win_a, c, mid);
+    WT_SYNC();
+    for_2d(tx / CU_SEG, wy, [&](int seg, int iy) {
+        T v[(Op::SPAN + 3) & ~3], o0[CU_SEG], o1[CU_SEG];
+        load_span<(Op::SPAN + 3) & ~3>(v, win + iy * pitch + 2 * seg * CU_SEG, 1);
+        Op::run(ax, v, o0, o1);
+        T *m = mid + iy * mw + 2 * seg * CU_SEG;
+#pragma unroll
+        for (int k = 0; k < CU_SEG; k++) {
+            m[2 * k] = o0[k];
+            m[2 * k + 1] = o1[k];
+        }
+    });
+    WT_SYNC();
+    const int ny = ay.count0 + ay.count1, nx = ax.count0 + ax.count1;
+    TOut *out = (TOut *)L.dst[0] + (size_t)c * L.dst_plane[0];
+    for_2d(mw, ty / CU_SEG, [&](int col, int seg) {
+        const int ox = 2 * ux0 + col, oy0 = 2 * (uy0 + seg * CU_SEG);
+        if (ox >= nx || oy0 >= ny)
+            return;
+        T v[Op::SPAN], o0[CU_SEG], o1[CU_SEG];
+        load_span<Op::SPAN>(v, mid + 2 * seg * CU_SEG * mw + col, mw);
+        Op::run(ay, v, o0, o1);
+#pragma unroll
+        for (int k = 0; k < CU_SEG; k++) {
+            const int oy = oy0 + 2 * k;
+            if (oy < ny)
+                out[(size_t)oy * L.dst_w[0] + ox] = (TOut)o0[k];
+            if (oy + 1 < ny)
+                out[(size_t)(oy + 1) * L.dst_w[0] + ox] = (TOut)o1[k];
+        }
+    });
+}
+
+#endif
