@@ -13,6 +13,7 @@
 #define WT_GRID_CONST
 #define WT_LAUNCH_BOUNDS(n)
 #define WT_SYNC() ((void)0)
+#define WT_CHECK_ALIGNED(p, n) wt_emu_check_aligned(p, n)
 #define WT_DYN_SMEM(type, name) type *name = (type *)wt_emu_smem()
 #define WT_LAUNCH(kernel, grid, block, smem, stream, ...)                                       \
     ((void)(block), (void)(stream), wt_emu_launch(grid, smem, [&] { kernel(__VA_ARGS__); }))
@@ -24,6 +25,7 @@
 #define WT_GRID_CONST __grid_constant__
 #define WT_LAUNCH_BOUNDS(n) __launch_bounds__(n)
 #define WT_SYNC() __syncthreads()
+#define WT_CHECK_ALIGNED(p, n) ((void)0)
 #define WT_DYN_SMEM(type, name) extern __shared__ __align__(16) type name[]
 #define WT_LAUNCH(kernel, grid, block, smem, stream, ...)                                       \
     kernel<<<grid, block, smem, stream>>>(__VA_ARGS__)

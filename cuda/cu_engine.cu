@@ -54,10 +54,10 @@ typedef struct cu_engine {
 } cu_engine;
 
 /* A device buffer of at least @p bytes, kept and grown between calls. */
+/* Padded by 64 bytes: the fast gathers read whole 16-byte blocks. */
 static wt_status buf_get(cu_engine *ce, int which, size_t bytes, void **ptr)
 {
-    if (bytes == 0)
-        bytes = 4;
+    bytes += 64;
     if (ce->buf_bytes[which] < bytes) {
         if (ce->buf[which])
             CU_CHECK(cudaFree(ce->buf[which]));
@@ -170,7 +170,8 @@ typedef wt_status (*level_launcher)(cu_engine *ce, const cu_level *lv, int chann
 static size_t fast_smem(const cu_level *lv, int inverse)
 {
     size_t win = (size_t)lv->wy * (size_t)lv->pitch;
-    size_t mid = inverse ? (size_t)lv->wy * 2 * (size_t)lv->tx : 2 * (size_t)lv->ty * (size_t)lv->pitch;
+    size_t mid = inverse ? (size_t)lv->wy * CU_MID_PITCH((size_t)lv->tx)
+                         : 2 * (size_t)lv->ty * (size_t)lv->pitch;
     return (win + mid) * 4;
 }
 
@@ -213,11 +214,13 @@ static bool conv_fits(cu_axis *a, int L)
     return true;
 }
 
-template <class S, bool INV> static bool lift_fits(const cu_axis *a)
+/* The lifting structure S in the generic geometry of cu_plan.cu: moved to
+ * the tight window of lift_op (same values at the same positions). */
+template <class S, bool INV> static bool lift_fits(cu_axis *a)
 {
     typedef lift_op<S, INV> op;
-    if (a->nsteps != S::n || a->len0 != 1 || a->len1 != 1 || a->off0 != op::OFF0 ||
-        a->off1 != op::OFF1 || a->halo != op::HALO)
+    if (a->nsteps != S::n || a->len0 != 1 || a->len1 != 1 || a->off0 != op::GEN_OFF0 ||
+        a->off1 != op::GEN_OFF1 || a->halo != op::GEN_HALO)
         return false;
     for (int j = 0; j < S::n; j++) {
         int s = INV ? S::n - 1 - j : j;
@@ -225,6 +228,10 @@ template <class S, bool INV> static bool lift_fits(const cu_axis *a)
         if (st->update != S::upd(s) || st->offset != S::off(s) || st->ntaps != S::nt(s))
             return false;
     }
+    a->win_a += op::SHIFT;
+    a->halo = op::HALO;
+    a->off0 = op::OFF0;
+    a->off1 = op::OFF1;
     return true;
 }
 
@@ -251,7 +258,7 @@ static level_launcher legall53_launcher(int inverse, int first_level)
                        : launch_forward_fast<fwd, int32_t, int32_t>;
 }
 
-template <class S> static bool lift_fits_both(const cu_level *lv, int inverse)
+template <class S> static bool lift_fits_both(cu_level *lv, int inverse)
 {
     return inverse ? lift_fits<S, true>(&lv->ax[0]) && lift_fits<S, true>(&lv->ax[1])
                    : lift_fits<S, false>(&lv->ax[0]) && lift_fits<S, false>(&lv->ax[1]);
@@ -287,9 +294,10 @@ static level_launcher pick_fast(const cu_engine *ce, const wt_params *p, cu_leve
         return NULL;
     f.wy = 2 * f.ty + f.ax[0].halo;
     f.wx = 2 * f.tx + f.ax[1].halo;
-    /* rows 4 banks apart: the 16-byte row loads of a quarter warp (4 segments
-     * of 2 rows) hit each bank at most twice */
-    f.pitch = (f.wx + 3) & ~3;
+    /* room for the forward gather's lead (up to 3) and 16-byte chunks; rows 4
+     * banks apart: the 16-byte row loads of a quarter warp (4 segments of 2
+     * rows) hit each bank at most twice */
+    f.pitch = (f.wx + (inverse ? 0 : 6) + 3) & ~3;
     f.pitch += (36 - f.pitch % 32) % 32;
     if (fast_smem(&f, inverse) > ce->smem_limit)
         return NULL;

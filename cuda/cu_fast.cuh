@@ -71,14 +71,50 @@ template <class S> WT_HD constexpr int scheme_reach()
     return r;
 }
 
+/* Pairs of the segment each step needs valid, worked backwards from the
+ * outputs: a on [a0, S + a1), d on [d0, S + d1) (relative to the segment's
+ * first output pair). The fast window holds exactly these. */
+struct pair_range {
+    int a0, a1, d0, d1;
+};
+
+template <class S, bool INV> WT_HD constexpr pair_range lift_need()
+{
+    pair_range r = {0, 0, 0, 0};
+    if (!INV)
+        r = {S::shift_lo, S::shift_lo, S::shift_hi, S::shift_hi};
+    for (int j = 0; j < S::n; j++) {
+        const int s = INV ? j : S::n - 1 - j; /* executed steps, last first */
+        const int off = S::off(s), nt = S::nt(s);
+        if (S::upd(s)) {
+            r.d0 = r.d0 < r.a0 + off ? r.d0 : r.a0 + off;
+            r.d1 = r.d1 > r.a1 + off + nt - 1 ? r.d1 : r.a1 + off + nt - 1;
+        } else {
+            r.a0 = r.a0 < r.d0 + off ? r.a0 : r.d0 + off;
+            r.a1 = r.a1 > r.d1 + off + nt - 1 ? r.a1 : r.d1 + off + nt - 1;
+        }
+    }
+    return r;
+}
+
 template <class S, bool INV> struct lift_op {
+    /* the generic geometry (cu_plan.cu), which lift_fits() recognises */
     static constexpr int R = scheme_reach<S>();
     static constexpr int SMIN = S::shift_lo < S::shift_hi ? S::shift_lo : S::shift_hi;
     static constexpr int SMAX = S::shift_lo > S::shift_hi ? S::shift_lo : S::shift_hi;
-    static constexpr int HALO = INV ? 4 * R + 4 : 2 * (SMAX - SMIN + 2 * R);
+    static constexpr int GEN_HALO = INV ? 4 * R + 4 : 2 * (SMAX - SMIN + 2 * R);
+    static constexpr int GEN_OFF0 = INV ? 2 * R + 2 : 2 * (S::shift_lo - SMIN + R);
+    static constexpr int GEN_OFF1 = GEN_OFF0 + (INV ? 1 : 2 * (S::shift_hi - S::shift_lo) + 1);
+    /* the tight window: pairs [P0, S + P1) around the outputs */
+    static constexpr pair_range NEED = lift_need<S, INV>();
+    static constexpr int P0 = NEED.a0 < NEED.d0 ? NEED.a0 : NEED.d0;
+    static constexpr int P1 = NEED.a1 > NEED.d1 ? NEED.a1 : NEED.d1;
+    static constexpr int HALO = 2 * (P1 - P0);
     static constexpr int SPAN = 2 * CU_SEG + HALO;
-    static constexpr int OFF0 = INV ? 2 * R + 2 : 2 * (S::shift_lo - SMIN + R);
-    static constexpr int OFF1 = INV ? 2 * R + 3 : 2 * (S::shift_hi - SMIN + R) + 1;
+    static constexpr int OFF0 = INV ? -2 * P0 : 2 * (S::shift_lo - P0);
+    static constexpr int OFF1 = INV ? -2 * P0 + 1 : 2 * (S::shift_hi - P0) + 1;
+    /* window start of the tight window minus the generic one (positions) */
+    static constexpr int SHIFT = INV ? 2 * (P0 + R + 1) : 2 * (P0 - SMIN + R);
     static constexpr int P = SPAN / 2; /* pairs in the segment */
 
     /* cu_plan.cu stores the steps in execution order (inverse: reversed,
@@ -135,6 +171,13 @@ template <> struct vec4<float> {
 template <> struct vec4<int32_t> {
     typedef int4 type;
 };
+template <typename T> struct vec2;
+template <> struct vec2<float> {
+    typedef float2 type;
+};
+template <> struct vec2<int32_t> {
+    typedef int2 type;
+};
 
 template <typename T> WT_DEV T lane(const typename vec4<T>::type &v, int k)
 {
@@ -151,27 +194,51 @@ WT_DEV int thread_rank()
     return (int)(threadIdx.y * blockDim.x + threadIdx.x);
 }
 
-template <typename T> WT_DEV bool aligned16(const T *p)
+WT_DEV int misalign(const void *p, int bytes)
 {
-    return ((uintptr_t)p & 15) == 0;
+    return (int)((uintptr_t)p & (uintptr_t)(bytes - 1));
+}
+
+/* Vector accesses; the emulation stops on a misaligned one (x86 would not). */
+template <typename V> WT_DEV V ld_vec(const void *p)
+{
+    WT_CHECK_ALIGNED(p, sizeof(V));
+    return *(const V *)p;
+}
+
+template <typename V> WT_DEV void st_vec(void *p, V v)
+{
+    WT_CHECK_ALIGNED(p, sizeof(V));
+    *(V *)p = v;
 }
 
 #define CU_BATCH 4 /* 16-byte loads in flight per thread in the gathers */
 
 /* ---------------------------------------------------------------------- */
-/* Forward gather: rows of the extended input, 16 bytes at a time */
+/* Row segments from global memory: elements [first, first + count) of a
+ * row, read as the 16-byte blocks that hold them (any alignment; device
+ * buffers are padded so that the blocks stay inside them). Chunk j holds
+ * elements first - lead + 4 j + k, lead = misalignment of row + first. */
 
-/* Tiles at a left or right border (or rows not 16-byte aligned): the
- * folded index and sign of every window row and column first (in @p scratch,
- * the not yet used mid area), then one load per sample. Folding modes only
- * (the fast kernels do not take smooth/antireflect). */
+template <typename T> WT_DEV int row_chunks(const T *row, int first, int count, int *lead)
+{
+    *lead = misalign(row + first, 16) / (int)sizeof(T);
+    return (*lead + count + 3) >> 2;
+}
+
+/* ---------------------------------------------------------------------- */
+/* Forward gather. Interior columns: 16-byte loads of the (folded) rows,
+ * several in flight per thread; when every row has the same alignment the
+ * window row is stored lead elements in (returned), so that 16-byte shared
+ * stores line up. Border columns: per-tile index tables. */
+
 template <typename T, typename TIn>
 WT_DEV void gather_forward_table(const cu_level &L, T *win, int pitch, int py0, int px0,
                                  const TIn *src, void *scratch)
 {
     const cu_axis &ay = L.ax[0], &ax = L.ax[1];
     const int wy = L.wy, wx = L.wx, w = ax.n, nt = block_threads();
-    int *idx = (int *)scratch;      /* wy rows, then wx columns */
+    int *idx = (int *)scratch; /* wy rows, then wx columns */
     float *wgt = (float *)(idx + wy + wx);
     for (int i = thread_rank(); i < wy + wx; i += nt) {
         ext_terms t = i < wy ? signal_terms(ay.ext, ay.n, py0 + i)
@@ -190,66 +257,78 @@ WT_DEV void gather_forward_table(const cu_level &L, T *win, int pitch, int py0, 
     });
 }
 
-template <typename T, typename TIn>
-WT_DEV void gather_forward_fast(const cu_level &L, T *win, int pitch, int py0, int px0,
-                                const TIn *src, void *scratch)
+/* The (folded) source row of window row iy, its weight (0: zero row). */
+template <typename TIn>
+WT_DEV const TIn *forward_row(const cu_axis &ay, const TIn *src, int w, int pos, float *weight)
 {
-    const cu_axis &ay = L.ax[0], &ax = L.ax[1];
-    const int wy = L.wy, wx = L.wx, h = ay.n, w = ax.n;
-    const bool x_inside = px0 >= 0 && px0 + wx <= w;
-    if (!x_inside || (w & 3) || !aligned16(src)) {
-        gather_forward_table<T, TIn>(L, win, pitch, py0, px0, src, scratch);
-        return;
-    }
+    ext_terms t = signal_terms(ay.ext, ay.n, pos);
+    *weight = t.n ? t.w[0] : 0.0f;
+    return src + (size_t)(t.n ? t.idx[0] : 0) * w;
+}
+
+template <typename T, typename TIn>
+WT_DEV int gather_forward_fast(const cu_level &L, T *win, int pitch, int py0, int px0,
+                               const TIn *src, void *scratch)
+{
     typedef typename vec4<TIn>::type V;
-    const int gx0 = px0 & ~3, nch = (((px0 + wx + 3) & ~3) - gx0) >> 2, items = wy * nch;
-    const int nt = block_threads();
+    typedef typename vec4<T>::type VT;
+    const cu_axis &ay = L.ax[0], &ax = L.ax[1];
+    const int wy = L.wy, wx = L.wx, w = ax.n;
+    if (px0 < 0 || px0 + wx > w) {
+        gather_forward_table<T, TIn>(L, win, pitch, py0, px0, src, scratch);
+        return 0;
+    }
+    /* all rows aligned alike: the window row is stored lead elements in */
+    const bool uniform = !(w & 3) && !misalign(src, 16);
+    const int lead = uniform ? px0 & 3 : 0;
+    const int nch = (3 + wx + 3) >> 2, items = wy * nch, nt = block_threads();
     for (int base = thread_rank(); base < items; base += CU_BATCH * nt) {
-        float4 acc[CU_BATCH];
         V raw[CU_BATCH];
+        float wgt[CU_BATCH];
+        int first[CU_BATCH]; /* window column of lane 0 of the chunk */
 #pragma unroll
         for (int b = 0; b < CU_BATCH; b++) {
             const int it = base + b * nt;
+            first[b] = wx; /* nothing to store */
             if (it >= items)
                 break;
-            const int iy = it / nch, gx = gx0 + 4 * (it - iy * nch);
-            ext_terms ty = signal_terms(ay.ext, h, py0 + iy);
-            if constexpr (std::is_integral<T>::value) {
-                raw[b] = *(const V *)(src + (size_t)ty.idx[0] * w + gx);
-            } else {
-                acc[b] = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-#pragma unroll
-                for (int t = 0; t < 3; t++) {
-                    if (t >= ty.n)
-                        break;
-                    V r = *(const V *)(src + (size_t)ty.idx[t] * w + gx);
-                    acc[b].x += ty.w[t] * (float)r.x;
-                    acc[b].y += ty.w[t] * (float)r.y;
-                    acc[b].z += ty.w[t] * (float)r.z;
-                    acc[b].w += ty.w[t] * (float)r.w;
-                }
-            }
+            const int iy = it / nch, j = it - iy * nch;
+            const TIn *row = forward_row(ay, src, w, py0 + iy, &wgt[b]);
+            int rl;
+            if (j >= row_chunks(row, px0, wx, &rl))
+                continue;
+            first[b] = 4 * j - rl;
+            raw[b] = ld_vec<V>(row + px0 + first[b]);
         }
 #pragma unroll
         for (int b = 0; b < CU_BATCH; b++) {
             const int it = base + b * nt;
             if (it >= items)
                 break;
-            const int iy = it / nch, gx = gx0 + 4 * (it - iy * nch);
+            if (first[b] >= wx)
+                continue;
+            const int iy = it / nch;
+            T val[4];
 #pragma unroll
             for (int k = 0; k < 4; k++) {
-                const int col = gx + k - px0;
-                if (col < 0 || col >= wx)
-                    continue;
+                const TIn s = lane<TIn>(raw[b], k);
                 if constexpr (std::is_integral<T>::value)
-                    win[iy * pitch + col] = (T)lane<TIn>(raw[b], k);
+                    val[k] = (T)s;
                 else
-                    win[iy * pitch + col] = (T)(k == 0 ? acc[b].x : k == 1 ? acc[b].y
-                                                                  : k == 2 ? acc[b].z
-                                                                           : acc[b].w);
+                    val[k] = wgt[b] == 0.0f ? (T)0 : (T)(wgt[b] * (float)s);
+            }
+            T *dst = win + iy * pitch + lead + first[b];
+            if (uniform) { /* lead + first[b] is a multiple of 4 */
+                st_vec<VT>(dst, VT{val[0], val[1], val[2], val[3]});
+            } else {
+#pragma unroll
+                for (int k = 0; k < 4; k++)
+                    if (first[b] + k >= 0 && first[b] + k < wx)
+                        dst[k] = val[k];
             }
         }
     }
+    return lead;
 }
 
 /* ---------------------------------------------------------------------- */
@@ -299,51 +378,57 @@ template <typename T>
 WT_DEV void gather_inverse_fast(const cu_level &L, T *win, int pitch, int py0, int px0, int c,
                                 void *scratch)
 {
+    typedef typename vec4<T>::type V;
     const cu_axis &ay = L.ax[0], &ax = L.ax[1];
-    const int wx = L.wx, m0 = px0 >> 1, q = wx >> 1;
-    const bool vec = !((L.src_w[0] | L.src_w[1] | L.src_w[2] | L.src_w[3]) & 3) &&
-                     !((L.src_plane[0] | L.src_plane[1] | L.src_plane[2] | L.src_plane[3]) & 3);
-    if (!coef_range_inside(ax, m0, q) || !vec || (px0 & 1)) {
+    const int m0 = px0 >> 1, q = L.wx >> 1;
+    if (!coef_range_inside(ax, m0, q) || (px0 & 1)) {
         gather_inverse_table<T>(L, win, pitch, py0, px0, c, scratch);
         return;
     }
-    typedef typename vec4<T>::type V;
     /* items: (row, phase along x, 16-byte chunk of that band row) */
-    const int lo0 = m0 + ax.da, hi0 = m0 + ax.dd;
-    const int nlo = (((lo0 + q + 3) & ~3) - (lo0 & ~3)) >> 2;
-    const int nhi = (((hi0 + q + 3) & ~3) - (hi0 & ~3)) >> 2;
-    const int per_row = nlo + nhi, items = L.wy * per_row, nt = block_threads();
+    const int nch = (3 + q + 3) >> 2, per_row = 2 * nch, items = L.wy * per_row;
+    const int nt = block_threads();
     for (int base = thread_rank(); base < items; base += CU_BATCH * nt) {
         V raw[CU_BATCH];
         float scale[CU_BATCH];
+        int first[CU_BATCH]; /* window pair of lane 0 of the chunk */
 #pragma unroll
         for (int b = 0; b < CU_BATCH; b++) {
             const int it = base + b * nt;
+            first[b] = q;
             if (it >= items)
                 break;
-            const int iy = it / per_row, r = it - iy * per_row, px = r >= nlo;
-            const int first = px ? hi0 : lo0, g = (first & ~3) + 4 * (px ? r - nlo : r);
+            const int iy = it / per_row, r = it - iy * per_row, px = r >= nch;
+            const int j = r - (px ? nch : 0), col0 = m0 + (px ? ax.dd : ax.da);
             coef_term cy = coef_at(ay, py0 + iy);
             scale[b] = cy.scale * (px ? ax.sd : ax.sa);
-            if (cy.idx < 0) {
-                raw[b] = V{0, 0, 0, 0};
+            if (cy.idx < 0) { /* a zero row: the first chunks store zeros */
+                if (4 * j < q) {
+                    first[b] = 4 * j;
+                    raw[b] = V{0, 0, 0, 0};
+                }
                 continue;
             }
             const int band = 2 * cy.phase + px;
             const T *row = (const T *)L.src[band] + (size_t)c * L.src_plane[band] +
                            (size_t)cy.idx * L.src_w[band];
-            raw[b] = *(const V *)(row + g);
+            int rl;
+            if (j >= row_chunks(row, col0, q, &rl))
+                continue;
+            first[b] = 4 * j - rl;
+            raw[b] = ld_vec<V>(row + col0 + first[b]);
         }
 #pragma unroll
         for (int b = 0; b < CU_BATCH; b++) {
             const int it = base + b * nt;
             if (it >= items)
                 break;
-            const int iy = it / per_row, r = it - iy * per_row, px = r >= nlo;
-            const int first = px ? hi0 : lo0, g = (first & ~3) + 4 * (px ? r - nlo : r);
+            if (first[b] >= q)
+                continue;
+            const int iy = it / per_row, px = it - iy * per_row >= nch;
 #pragma unroll
             for (int k = 0; k < 4; k++) {
-                const int pair = g + k - first;
+                const int pair = first[b] + k;
                 if (pair < 0 || pair >= q)
                     continue;
                 T v = lane<T>(raw[b], k);
@@ -359,14 +444,14 @@ WT_DEV void gather_inverse_fast(const cu_level &L, T *win, int pitch, int py0, i
 /* Register segments */
 
 /* v[j] = line[j * stride], j < SPAN; stride 1 uses 16-byte loads (the
- * caller guarantees alignment and SPAN rounded up to 4 inside the row). */
+ * caller guarantees alignment and room for SPAN rounded up to 4). */
 template <int SPAN, typename T> WT_DEV void load_span(T *v, const T *line, int stride)
 {
     if (stride == 1) {
         typedef typename vec4<T>::type V;
 #pragma unroll
         for (int j = 0; j < SPAN; j += 4) {
-            V t = *(const V *)(line + j);
+            V t = ld_vec<V>(line + j);
             v[j] = t.x;
             if (j + 1 < SPAN)
                 v[j + 1] = t.y;
@@ -382,15 +467,22 @@ template <int SPAN, typename T> WT_DEV void load_span(T *v, const T *line, int s
     }
 }
 
-/* CU_SEG outputs to dst[k], 16-byte stores when the whole run is inside
- * and aligned, else one by one up to @p count. */
+/* CU_SEG outputs to dst[k]: 16- or 8-byte stores when the whole run is
+ * inside and aligned, else one by one up to @p count. */
 template <typename T> WT_DEV void store_run(T *dst, const T *o, int count)
 {
-    if (count >= CU_SEG && aligned16(dst)) {
+    if (count >= CU_SEG && !misalign(dst, 16)) {
         typedef typename vec4<T>::type V;
 #pragma unroll
         for (int k = 0; k < CU_SEG; k += 4)
-            *(V *)(dst + k) = V{o[k], o[k + 1], o[k + 2], o[k + 3]};
+            st_vec<V>(dst + k, V{o[k], o[k + 1], o[k + 2], o[k + 3]});
+        return;
+    }
+    if (count >= CU_SEG && !misalign(dst, 8)) {
+        typedef typename vec2<T>::type V;
+#pragma unroll
+        for (int k = 0; k < CU_SEG; k += 2)
+            st_vec<V>(dst + k, V{o[k], o[k + 1]});
         return;
     }
 #pragma unroll
@@ -400,8 +492,11 @@ template <typename T> WT_DEV void store_run(T *dst, const T *o, int count)
 }
 
 /* ---------------------------------------------------------------------- */
-/* Kernels. Shared memory: window rows of pitch L.pitch (a multiple of 4,
- * covering 2 * tx + halo rounded up to 4), then mid. */
+/* Kernels. Shared memory (cu_fast_smem): the window, rows of L.pitch
+ * elements (a multiple of 4, >= wx + 6 forward, >= wx inverse), then mid:
+ * forward 2 ty rows of L.pitch, inverse wy rows of CU_MID_PITCH(tx). */
+
+#define CU_MID_PITCH(tx) (2 * (tx) + 4) /* rows 4 banks apart */
 
 template <class Op, typename T, typename TIn>
 WT_GLOBAL void WT_LAUNCH_BOUNDS(CU_BLOCK_X * CU_BLOCK_Y)
@@ -414,11 +509,13 @@ WT_GLOBAL void WT_LAUNCH_BOUNDS(CU_BLOCK_X * CU_BLOCK_Y)
     const int c = (int)blockIdx.z, uy0 = (int)blockIdx.y * ty, ux0 = (int)blockIdx.x * tx;
     const TIn *src = (const TIn *)L.src[0] + (size_t)c * L.src_plane[0];
 
-    gather_forward_fast<T, TIn>(L, win, pitch, 2 * uy0 + ay.win_a, 2 * ux0 + ax.win_a, src, mid);
+    const int lead =
+        gather_forward_fast<T, TIn>(L, win, pitch, 2 * uy0 + ay.win_a, 2 * ux0 + ax.win_a, src, mid);
     WT_SYNC();
+    const T *wv = win + lead;
     for_2d(wx, ty / CU_SEG, [&](int ix, int seg) {
         T v[Op::SPAN], o0[CU_SEG], o1[CU_SEG];
-        load_span<Op::SPAN>(v, win + 2 * seg * CU_SEG * pitch + ix, pitch);
+        load_span<Op::SPAN>(v, wv + 2 * seg * CU_SEG * pitch + ix, pitch);
         Op::run(ay, v, o0, o1);
 #pragma unroll
         for (int k = 0; k < CU_SEG; k++) {
@@ -446,9 +543,10 @@ template <class Op, typename T, typename TOut>
 WT_GLOBAL void WT_LAUNCH_BOUNDS(CU_BLOCK_X * CU_BLOCK_Y)
     dwt_inverse_fast(const WT_GRID_CONST cu_level L)
 {
+    typedef typename vec4<T>::type V;
     WT_DYN_SMEM(unsigned char, smem);
     const cu_axis &ay = L.ax[0], &ax = L.ax[1];
-    const int ty = L.ty, tx = L.tx, wy = L.wy, pitch = L.pitch, mw = 2 * tx;
+    const int ty = L.ty, tx = L.tx, wy = L.wy, pitch = L.pitch, mp = CU_MID_PITCH(tx);
     T *win = (T *)smem, *mid = win + wy * pitch; /* mid: wy rows x 2 tx samples */
     const int c = (int)blockIdx.z, uy0 = (int)blockIdx.y * ty, ux0 = (int)blockIdx.x * tx;
 
@@ -458,22 +556,20 @@ WT_GLOBAL void WT_LAUNCH_BOUNDS(CU_BLOCK_X * CU_BLOCK_Y)
         T v[(Op::SPAN + 3) & ~3], o0[CU_SEG], o1[CU_SEG];
         load_span<(Op::SPAN + 3) & ~3>(v, win + iy * pitch + 2 * seg * CU_SEG, 1);
         Op::run(ax, v, o0, o1);
-        T *m = mid + iy * mw + 2 * seg * CU_SEG;
+        T *m = mid + iy * mp + 2 * seg * CU_SEG;
 #pragma unroll
-        for (int k = 0; k < CU_SEG; k++) {
-            m[2 * k] = o0[k];
-            m[2 * k + 1] = o1[k];
-        }
+        for (int k = 0; k < CU_SEG; k += 2)
+            st_vec<V>(m + 2 * k, V{o0[k], o1[k], o0[k + 1], o1[k + 1]});
     });
     WT_SYNC();
     const int ny = ay.count0 + ay.count1, nx = ax.count0 + ax.count1;
     TOut *out = (TOut *)L.dst[0] + (size_t)c * L.dst_plane[0];
-    for_2d(mw, ty / CU_SEG, [&](int col, int seg) {
+    for_2d(2 * tx, ty / CU_SEG, [&](int col, int seg) {
         const int ox = 2 * ux0 + col, oy0 = 2 * (uy0 + seg * CU_SEG);
         if (ox >= nx || oy0 >= ny)
             return;
         T v[Op::SPAN], o0[CU_SEG], o1[CU_SEG];
-        load_span<Op::SPAN>(v, mid + 2 * seg * CU_SEG * mw + col, mw);
+        load_span<Op::SPAN>(v, mid + 2 * seg * CU_SEG * mp + col, mp);
         Op::run(ay, v, o0, o1);
 #pragma unroll
         for (int k = 0; k < CU_SEG; k++) {

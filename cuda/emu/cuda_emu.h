@@ -26,6 +26,21 @@ struct float4 {
 struct int4 {
     int x, y, z, w;
 };
+struct float2 {
+    float x, y;
+};
+struct int2 {
+    int x, y;
+};
+#include <cstdio>
+#include <cstdint>
+static inline void wt_emu_check_aligned(const void *p, size_t n)
+{
+    if ((uintptr_t)p % n) {
+        fprintf(stderr, "emulation: misaligned %zu-byte access at %p\n", n, p);
+        abort();
+    }
+}
 static inline float4 make_float4(float x, float y, float z, float w) { return float4{x, y, z, w}; }
 
 typedef int cudaError_t;
