@@ -12,6 +12,7 @@
 #define WT_GLOBAL static
 #define WT_GRID_CONST
 #define WT_LAUNCH_BOUNDS(n)
+#define WT_LAUNCH_BOUNDS_MIN(n, blocks)
 #define WT_SYNC() ((void)0)
 #define WT_CHECK_ALIGNED(p, n) wt_emu_check_aligned(p, n)
 #define WT_DYN_SMEM(type, name) type *name = (type *)wt_emu_smem()
@@ -24,6 +25,7 @@
 #define WT_GLOBAL __global__
 #define WT_GRID_CONST __grid_constant__
 #define WT_LAUNCH_BOUNDS(n) __launch_bounds__(n)
+#define WT_LAUNCH_BOUNDS_MIN(n, blocks) __launch_bounds__(n, blocks)
 #define WT_SYNC() __syncthreads()
 #define WT_CHECK_ALIGNED(p, n) ((void)0)
 #define WT_DYN_SMEM(type, name) extern __shared__ __align__(16) type name[]

@@ -294,11 +294,12 @@ static level_launcher pick_fast(const cu_engine *ce, const wt_params *p, cu_leve
         return NULL;
     f.wy = 2 * f.ty + f.ax[0].halo;
     f.wx = 2 * f.tx + f.ax[1].halo;
-    /* room for the forward gather's lead (up to 3) and 16-byte chunks; rows 4
-     * banks apart: the 16-byte row loads of a quarter warp (4 segments of 2
-     * rows) hit each bank at most twice */
+    /* room for the forward gather's lead (up to 3) and 16-byte chunks; rows
+     * 4 to 12 banks apart (mod 16): the 16-byte row loads of a quarter warp
+     * (4 segments of 2 rows) hit each bank at most twice */
     f.pitch = (f.wx + (inverse ? 0 : 6) + 3) & ~3;
-    f.pitch += (36 - f.pitch % 32) % 32;
+    while (f.pitch % 16 < 4 || f.pitch % 16 > 12)
+        f.pitch += 4;
     if (fast_smem(&f, inverse) > ce->smem_limit)
         return NULL;
     *lv = f;

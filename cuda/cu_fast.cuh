@@ -499,7 +499,7 @@ template <typename T> WT_DEV void store_run(T *dst, const T *o, int count)
 #define CU_MID_PITCH(tx) (2 * (tx) + 4) /* rows 4 banks apart */
 
 template <class Op, typename T, typename TIn>
-WT_GLOBAL void WT_LAUNCH_BOUNDS(CU_BLOCK_X * CU_BLOCK_Y)
+WT_GLOBAL void WT_LAUNCH_BOUNDS_MIN(CU_BLOCK_X * CU_BLOCK_Y, 4) /* <= 64 registers */
     dwt_forward_fast(const WT_GRID_CONST cu_level L)
 {
     WT_DYN_SMEM(unsigned char, smem);
@@ -540,7 +540,7 @@ WT_GLOBAL void WT_LAUNCH_BOUNDS(CU_BLOCK_X * CU_BLOCK_Y)
 }
 
 template <class Op, typename T, typename TOut>
-WT_GLOBAL void WT_LAUNCH_BOUNDS(CU_BLOCK_X * CU_BLOCK_Y)
+WT_GLOBAL void WT_LAUNCH_BOUNDS_MIN(CU_BLOCK_X * CU_BLOCK_Y, 4) /* <= 64 registers */
     dwt_inverse_fast(const WT_GRID_CONST cu_level L)
 {
     typedef typename vec4<T>::type V;
