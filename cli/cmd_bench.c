@@ -382,7 +382,7 @@ static wt_status host_path(wt_engine *e, const bench_opts *o)
     wt_image img = {0}, mosaic = {0};
     wt_pyramid pyr = {0};
     float *planes = NULL;
-    double *t = malloc((size_t)o->repeat * sizeof *t);
+    double *t = malloc((size_t)o->repeat * 4 * sizeof *t), *parts = t ? t + o->repeat : NULL;
     wt_status st = t ? wt_params_resolve(&p) : wt_error_set(WT_ERR_NOMEM, "out of memory");
     if (st == WT_OK)
         st = wt_image_alloc(&img, side, side, 3, 8);
@@ -393,28 +393,43 @@ static wt_status host_path(wt_engine *e, const bench_opts *o)
     for (size_t i = 0; st == WT_OK && i < side * side * 3; i++)
         ((uint8_t *)img.pixels)[i] = (uint8_t)((i * 2654435761u) >> 24);
     for (int k = -1; st == WT_OK && k < o->repeat; k++) {
-        double t0 = now_ms();
+        double t0 = now_ms(), t1 = t0, t2 = t0;
         st = wt_image_to_planes(&img, planes);
-        if (st == WT_OK)
+        if (st == WT_OK) {
+            t1 = now_ms();
             st = wt_forward(e, &p, planes, &pyr);
-        if (st == WT_OK)
+        }
+        if (st == WT_OK) {
+            t2 = now_ms();
             st = wt_mosaic_render(&pyr, WT_SCALE_AUTO, 8, &mosaic);
-        if (k >= 0)
+        }
+        if (k >= 0) {
             t[k] = now_ms() - t0;
+            parts[k] = t1 - t0;                   /* samples to float planes */
+            parts[o->repeat + k] = t2 - t1;       /* transform, transfers included */
+            parts[2 * o->repeat + k] = now_ms() - t2; /* mosaic */
+        }
         wt_image_free(&mosaic);
     }
     if (st == WT_OK) {
         double ms = median_of(t, o->repeat);
+        double ms_planes = median_of(parts, o->repeat);
+        double ms_transform = median_of(parts + o->repeat, o->repeat);
+        double ms_mosaic = median_of(parts + 2 * o->repeat, o->repeat);
         double in = (double)side * side * 3 * 4, out = (double)pyr.total * 4;
         if (o->json)
             printf("{\"device\": \"%s\", \"host_path\": true, \"wavelet\": \"%s\", \"width\": %zu, "
                    "\"height\": %zu, \"channels\": 3, \"levels\": %d, \"ms\": %.3f, "
+                   "\"ms_planes\": %.3f, \"ms_transform\": %.3f, \"ms_mosaic\": %.3f, "
                    "\"h2d_bytes\": %.0f, \"d2h_bytes\": %.0f}\n",
-                   wt_engine_name(e), p.wavelet->name, side, side, p.levels, ms, in, out);
+                   wt_engine_name(e), p.wavelet->name, side, side, p.levels, ms, ms_planes,
+                   ms_transform, ms_mosaic, in, out);
         else
             printf("host path: %zux%zu RGB 8-bit -> planes -> %s -> mosaic: %.2f ms "
-                   "(float planes %.0f MB in, coefficients %.0f MB out)\n",
-                   side, side, p.wavelet->name, ms, in / 1e6, out / 1e6);
+                   "(planes %.2f, transform with transfers %.2f, mosaic %.2f; "
+                   "float planes %.0f MB in, coefficients %.0f MB out)\n",
+                   side, side, p.wavelet->name, ms, ms_planes, ms_transform, ms_mosaic,
+                   in / 1e6, out / 1e6);
     }
     free(t);
     free(planes);

@@ -212,7 +212,8 @@ template <typename V> WT_DEV void st_vec(void *p, V v)
     *(V *)p = v;
 }
 
-#define CU_BATCH 4 /* 16-byte loads in flight per thread in the gathers */
+#define CU_BATCH 4     /* rows in flight per thread in the forward gather */
+#define CU_BATCH_INV 2 /* in the inverse gather (registers: <= 64 a thread) */
 
 /* ---------------------------------------------------------------------- */
 /* Row segments from global memory: elements [first, first + count) of a
@@ -266,6 +267,30 @@ WT_DEV const TIn *forward_row(const cu_axis &ay, const TIn *src, int w, int pos,
     return src + (size_t)(t.n ? t.idx[0] : 0) * w;
 }
 
+/* 16-byte copy global -> shared that bypasses registers (cp.async); the
+ * copies of a thread complete at cp_async_wait(). */
+WT_DEV void cp_async16(void *smem_dst, const void *gmem_src)
+{
+#ifdef WT_CUDA_EMULATE
+    WT_CHECK_ALIGNED(smem_dst, 16);
+    WT_CHECK_ALIGNED(gmem_src, 16);
+    memcpy(smem_dst, gmem_src, 16);
+#else
+    unsigned s = (unsigned)__cvta_generic_to_shared(smem_dst);
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(s), "l"(gmem_src));
+#endif
+}
+
+WT_DEV void cp_async_wait()
+{
+#ifndef WT_CUDA_EMULATE
+    asm volatile("cp.async.wait_all;\n" ::);
+#endif
+}
+
+/* Rows go to warps (threadIdx.y), 16-byte blocks of a row to lanes; CU_BATCH
+ * rows per thread in flight. Rows that are plain copies (weight 1, same
+ * type, every row aligned alike) go by cp.async straight into shared memory. */
 template <typename T, typename TIn>
 WT_DEV int gather_forward_fast(const cu_level &L, T *win, int pitch, int py0, int px0,
                                const TIn *src, void *scratch)
@@ -281,53 +306,58 @@ WT_DEV int gather_forward_fast(const cu_level &L, T *win, int pitch, int py0, in
     /* all rows aligned alike: the window row is stored lead elements in */
     const bool uniform = !(w & 3) && !misalign(src, 16);
     const int lead = uniform ? px0 & 3 : 0;
-    const int nch = (3 + wx + 3) >> 2, items = wy * nch, nt = block_threads();
-    for (int base = thread_rank(); base < items; base += CU_BATCH * nt) {
-        V raw[CU_BATCH];
-        float wgt[CU_BATCH];
-        int first[CU_BATCH]; /* window column of lane 0 of the chunk */
+    const int nch = (3 + wx + 3) >> 2, ry = (int)blockDim.y;
+    for (int r0 = (int)threadIdx.y; r0 < wy; r0 += CU_BATCH * ry)
+        for (int j = (int)threadIdx.x; j < nch; j += (int)blockDim.x) {
+            V raw[CU_BATCH];
+            float wgt[CU_BATCH];
+            int first[CU_BATCH]; /* window column of lane 0 of the block; wx: none */
 #pragma unroll
-        for (int b = 0; b < CU_BATCH; b++) {
-            const int it = base + b * nt;
-            first[b] = wx; /* nothing to store */
-            if (it >= items)
-                break;
-            const int iy = it / nch, j = it - iy * nch;
-            const TIn *row = forward_row(ay, src, w, py0 + iy, &wgt[b]);
-            int rl;
-            if (j >= row_chunks(row, px0, wx, &rl))
-                continue;
-            first[b] = 4 * j - rl;
-            raw[b] = ld_vec<V>(row + px0 + first[b]);
-        }
-#pragma unroll
-        for (int b = 0; b < CU_BATCH; b++) {
-            const int it = base + b * nt;
-            if (it >= items)
-                break;
-            if (first[b] >= wx)
-                continue;
-            const int iy = it / nch;
-            T val[4];
-#pragma unroll
-            for (int k = 0; k < 4; k++) {
-                const TIn s = lane<TIn>(raw[b], k);
-                if constexpr (std::is_integral<T>::value)
-                    val[k] = (T)s;
-                else
-                    val[k] = wgt[b] == 0.0f ? (T)0 : (T)(wgt[b] * (float)s);
+            for (int b = 0; b < CU_BATCH; b++) {
+                const int iy = r0 + b * ry;
+                first[b] = wx;
+                if (iy >= wy)
+                    break;
+                const TIn *row = forward_row(ay, src, w, py0 + iy, &wgt[b]);
+                int rl;
+                if (j >= row_chunks(row, px0, wx, &rl))
+                    continue;
+                const TIn *g = row + px0 + 4 * j - rl;
+                if (std::is_same<T, TIn>::value && uniform && wgt[b] == 1.0f) {
+                    cp_async16(win + iy * pitch + lead + 4 * j - rl, g);
+                    continue;
+                }
+                first[b] = 4 * j - rl;
+                raw[b] = ld_vec<V>(g);
             }
-            T *dst = win + iy * pitch + lead + first[b];
-            if (uniform) { /* lead + first[b] is a multiple of 4 */
-                st_vec<VT>(dst, VT{val[0], val[1], val[2], val[3]});
-            } else {
 #pragma unroll
-                for (int k = 0; k < 4; k++)
-                    if (first[b] + k >= 0 && first[b] + k < wx)
-                        dst[k] = val[k];
+            for (int b = 0; b < CU_BATCH; b++) {
+                const int iy = r0 + b * ry;
+                if (iy >= wy)
+                    break;
+                if (first[b] >= wx)
+                    continue;
+                T val[4];
+#pragma unroll
+                for (int k = 0; k < 4; k++) {
+                    const TIn s = lane<TIn>(raw[b], k);
+                    if constexpr (std::is_integral<T>::value)
+                        val[k] = (T)s;
+                    else
+                        val[k] = wgt[b] == 0.0f ? (T)0 : (T)(wgt[b] * (float)s);
+                }
+                T *dst = win + iy * pitch + lead + first[b];
+                if (uniform) { /* lead + first[b] is a multiple of 4 */
+                    st_vec<VT>(dst, VT{val[0], val[1], val[2], val[3]});
+                } else {
+#pragma unroll
+                    for (int k = 0; k < 4; k++)
+                        if (first[b] + k >= 0 && first[b] + k < wx)
+                            dst[k] = val[k];
+                }
             }
         }
-    }
+    cp_async_wait();
     return lead;
 }
 
@@ -374,70 +404,70 @@ WT_DEV void gather_inverse_table(const cu_level &L, T *win, int pitch, int py0, 
     });
 }
 
+/* Rows go to warps (threadIdx.y); the 16-byte blocks of the row's low-pass
+ * and high-pass band rows to lanes; CU_BATCH rows per thread in flight. */
 template <typename T>
 WT_DEV void gather_inverse_fast(const cu_level &L, T *win, int pitch, int py0, int px0, int c,
                                 void *scratch)
 {
     typedef typename vec4<T>::type V;
     const cu_axis &ay = L.ax[0], &ax = L.ax[1];
-    const int m0 = px0 >> 1, q = L.wx >> 1;
+    const int m0 = px0 >> 1, q = L.wx >> 1, wy = L.wy;
     if (!coef_range_inside(ax, m0, q) || (px0 & 1)) {
         gather_inverse_table<T>(L, win, pitch, py0, px0, c, scratch);
         return;
     }
-    /* items: (row, phase along x, 16-byte chunk of that band row) */
-    const int nch = (3 + q + 3) >> 2, per_row = 2 * nch, items = L.wy * per_row;
-    const int nt = block_threads();
-    for (int base = thread_rank(); base < items; base += CU_BATCH * nt) {
-        V raw[CU_BATCH];
-        float scale[CU_BATCH];
-        int first[CU_BATCH]; /* window pair of lane 0 of the chunk */
+    const int nch = (3 + q + 3) >> 2, ry = (int)blockDim.y;
+    for (int r0 = (int)threadIdx.y; r0 < wy; r0 += CU_BATCH_INV * ry)
+        for (int j = (int)threadIdx.x; j < 2 * nch; j += (int)blockDim.x) {
+            const int px = j >= nch, jj = j - (px ? nch : 0);
+            const int col0 = m0 + (px ? ax.dd : ax.da);
+            V raw[CU_BATCH_INV];
+            float scale[CU_BATCH_INV];
+            int first[CU_BATCH_INV]; /* window pair of lane 0 of the block; q: none */
 #pragma unroll
-        for (int b = 0; b < CU_BATCH; b++) {
-            const int it = base + b * nt;
-            first[b] = q;
-            if (it >= items)
-                break;
-            const int iy = it / per_row, r = it - iy * per_row, px = r >= nch;
-            const int j = r - (px ? nch : 0), col0 = m0 + (px ? ax.dd : ax.da);
-            coef_term cy = coef_at(ay, py0 + iy);
-            scale[b] = cy.scale * (px ? ax.sd : ax.sa);
-            if (cy.idx < 0) { /* a zero row: the first chunks store zeros */
-                if (4 * j < q) {
-                    first[b] = 4 * j;
-                    raw[b] = V{0, 0, 0, 0};
-                }
-                continue;
-            }
-            const int band = 2 * cy.phase + px;
-            const T *row = (const T *)L.src[band] + (size_t)c * L.src_plane[band] +
-                           (size_t)cy.idx * L.src_w[band];
-            int rl;
-            if (j >= row_chunks(row, col0, q, &rl))
-                continue;
-            first[b] = 4 * j - rl;
-            raw[b] = ld_vec<V>(row + col0 + first[b]);
-        }
-#pragma unroll
-        for (int b = 0; b < CU_BATCH; b++) {
-            const int it = base + b * nt;
-            if (it >= items)
-                break;
-            if (first[b] >= q)
-                continue;
-            const int iy = it / per_row, px = it - iy * per_row >= nch;
-#pragma unroll
-            for (int k = 0; k < 4; k++) {
-                const int pair = first[b] + k;
-                if (pair < 0 || pair >= q)
+            for (int b = 0; b < CU_BATCH_INV; b++) {
+                const int iy = r0 + b * ry;
+                first[b] = q;
+                if (iy >= wy)
+                    break;
+                coef_term cy = coef_at(ay, py0 + iy);
+                scale[b] = cy.scale * (px ? ax.sd : ax.sa);
+                if (cy.idx < 0) { /* a zero row: the first blocks store zeros */
+                    if (4 * jj < q) {
+                        first[b] = 4 * jj;
+                        raw[b] = V{0, 0, 0, 0};
+                    }
                     continue;
-                T v = lane<T>(raw[b], k);
-                if constexpr (!std::is_integral<T>::value)
-                    v = (T)(scale[b] * (float)v);
-                win[iy * pitch + 2 * pair + px] = v;
+                }
+                const int band = 2 * cy.phase + px;
+                const T *row = (const T *)L.src[band] + (size_t)c * L.src_plane[band] +
+                               (size_t)cy.idx * L.src_w[band];
+                int rl;
+                if (jj >= row_chunks(row, col0, q, &rl))
+                    continue;
+                first[b] = 4 * jj - rl;
+                raw[b] = ld_vec<V>(row + col0 + first[b]);
+            }
+#pragma unroll
+            for (int b = 0; b < CU_BATCH_INV; b++) {
+                const int iy = r0 + b * ry;
+                if (iy >= wy)
+                    break;
+                if (first[b] >= q)
+                    continue;
+#pragma unroll
+                for (int k = 0; k < 4; k++) {
+                    const int pair = first[b] + k;
+                    if (pair < 0 || pair >= q)
+                        continue;
+                    T v = lane<T>(raw[b], k);
+                    if constexpr (!std::is_integral<T>::value)
+                        v = (T)(scale[b] * (float)v);
+                    win[iy * pitch + 2 * pair + px] = v;
+                }
             }
         }
-    }
 }
 
 /* ---------------------------------------------------------------------- */
@@ -496,10 +526,11 @@ template <typename T> WT_DEV void store_run(T *dst, const T *o, int count)
  * elements (a multiple of 4, >= wx + 6 forward, >= wx inverse), then mid:
  * forward 2 ty rows of L.pitch, inverse wy rows of CU_MID_PITCH(tx). */
 
+#define CU_FWD_BLOCKS 4 /* blocks per SM the kernels are built for (<= 64 registers) */
 #define CU_MID_PITCH(tx) (2 * (tx) + 4) /* rows 4 banks apart */
 
 template <class Op, typename T, typename TIn>
-WT_GLOBAL void WT_LAUNCH_BOUNDS_MIN(CU_BLOCK_X * CU_BLOCK_Y, 4) /* <= 64 registers */
+WT_GLOBAL void WT_LAUNCH_BOUNDS_MIN(CU_BLOCK_X * CU_BLOCK_Y, CU_FWD_BLOCKS)
     dwt_forward_fast(const WT_GRID_CONST cu_level L)
 {
     WT_DYN_SMEM(unsigned char, smem);
@@ -540,7 +571,7 @@ WT_GLOBAL void WT_LAUNCH_BOUNDS_MIN(CU_BLOCK_X * CU_BLOCK_Y, 4) /* <= 64 registe
 }
 
 template <class Op, typename T, typename TOut>
-WT_GLOBAL void WT_LAUNCH_BOUNDS_MIN(CU_BLOCK_X * CU_BLOCK_Y, 4) /* <= 64 registers */
+WT_GLOBAL void WT_LAUNCH_BOUNDS_MIN(CU_BLOCK_X * CU_BLOCK_Y, CU_FWD_BLOCKS)
     dwt_inverse_fast(const WT_GRID_CONST cu_level L)
 {
     typedef typename vec4<T>::type V;

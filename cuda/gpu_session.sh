@@ -43,8 +43,9 @@ if [ "${PROFILE:-1}" = 1 ] && command -v ncu >/dev/null; then
             skip=0; [ $d = --inverse ] && skip=1 # bench runs one forward first
             timeout 120 ncu --launch-skip $skip --launch-count 1 --kernel-name regex:dwt_ \
                 --section SpeedOfLight --section Occupancy --section WarpStateStats \
+                --section InstructionStats --section ComputeWorkloadAnalysis \
                 $W bench -w $w -m symmetric -l 1 $d --repeat 1 2>&1 |
-                grep -E "dwt_|DRAM Throughput|Memory Throughput|Duration|Achieved Occupancy|Registers Per|Stall|Warp Cycles Per Issued" | head -14
+                grep -E "dwt_|DRAM Throughput|Memory Throughput|Duration|Achieved Occupancy|Warp Cycles Per Issued|Executed Instructions  |Issue Slots Busy|Executed Ipc A|SM Busy" | head -14
         done
     done
 fi
