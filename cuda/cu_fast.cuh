@@ -194,6 +194,17 @@ WT_DEV int thread_rank()
     return (int)(threadIdx.y * blockDim.x + threadIdx.x);
 }
 
+/* fn(fast, slow) over [0, nfast) x [0, nslow), consecutive threads on
+ * consecutive items (all lanes busy even when nfast is small). */
+template <typename Fn> WT_DEV void for_flat(int nfast, int nslow, Fn fn)
+{
+    const int n = nfast * nslow, nt = block_threads();
+    for (int it = thread_rank(); it < n; it += nt) {
+        const int s = it / nfast;
+        fn(it - s * nfast, s);
+    }
+}
+
 WT_DEV int misalign(const void *p, int bytes)
 {
     return (int)((uintptr_t)p & (uintptr_t)(bytes - 1));
@@ -288,9 +299,10 @@ WT_DEV void cp_async_wait()
 #endif
 }
 
-/* Rows go to warps (threadIdx.y), 16-byte blocks of a row to lanes; CU_BATCH
- * rows per thread in flight. Rows that are plain copies (weight 1, same
- * type, every row aligned alike) go by cp.async straight into shared memory. */
+/* Items are (row, 16-byte block of the row), consecutive threads on
+ * consecutive blocks; CU_BATCH items per thread in flight. Rows that are
+ * plain copies (weight 1, same type, every row aligned alike) go by cp.async
+ * straight into shared memory. */
 template <typename T, typename TIn>
 WT_DEV int gather_forward_fast(const cu_level &L, T *win, int pitch, int py0, int px0,
                                const TIn *src, void *scratch)
@@ -306,57 +318,57 @@ WT_DEV int gather_forward_fast(const cu_level &L, T *win, int pitch, int py0, in
     /* all rows aligned alike: the window row is stored lead elements in */
     const bool uniform = !(w & 3) && !misalign(src, 16);
     const int lead = uniform ? px0 & 3 : 0;
-    const int nch = (3 + wx + 3) >> 2, ry = (int)blockDim.y;
-    for (int r0 = (int)threadIdx.y; r0 < wy; r0 += CU_BATCH * ry)
-        for (int j = (int)threadIdx.x; j < nch; j += (int)blockDim.x) {
-            V raw[CU_BATCH];
-            float wgt[CU_BATCH];
-            int first[CU_BATCH]; /* window column of lane 0 of the block; wx: none */
+    const int nch = (3 + wx + 3) >> 2, items = wy * nch, nt = block_threads();
+    for (int base = thread_rank(); base < items; base += CU_BATCH * nt) {
+        V raw[CU_BATCH];
+        float wgt[CU_BATCH];
+        int first[CU_BATCH], iys[CU_BATCH]; /* window column of lane 0; wx: none */
 #pragma unroll
-            for (int b = 0; b < CU_BATCH; b++) {
-                const int iy = r0 + b * ry;
-                first[b] = wx;
-                if (iy >= wy)
-                    break;
-                const TIn *row = forward_row(ay, src, w, py0 + iy, &wgt[b]);
-                int rl;
-                if (j >= row_chunks(row, px0, wx, &rl))
-                    continue;
-                const TIn *g = row + px0 + 4 * j - rl;
-                if (std::is_same<T, TIn>::value && uniform && wgt[b] == 1.0f) {
-                    cp_async16(win + iy * pitch + lead + 4 * j - rl, g);
-                    continue;
-                }
-                first[b] = 4 * j - rl;
-                raw[b] = ld_vec<V>(g);
+        for (int b = 0; b < CU_BATCH; b++) {
+            const int it = base + b * nt;
+            first[b] = wx;
+            if (it >= items)
+                break;
+            const int iy = it / nch, j = it - iy * nch;
+            iys[b] = iy;
+            const TIn *row = forward_row(ay, src, w, py0 + iy, &wgt[b]);
+            int rl;
+            if (j >= row_chunks(row, px0, wx, &rl))
+                continue;
+            const TIn *g = row + px0 + 4 * j - rl;
+            if (std::is_same<T, TIn>::value && uniform && wgt[b] == 1.0f) {
+                cp_async16(win + iy * pitch + lead + 4 * j - rl, g);
+                continue;
             }
+            first[b] = 4 * j - rl;
+            raw[b] = ld_vec<V>(g);
+        }
 #pragma unroll
-            for (int b = 0; b < CU_BATCH; b++) {
-                const int iy = r0 + b * ry;
-                if (iy >= wy)
-                    break;
-                if (first[b] >= wx)
-                    continue;
-                T val[4];
+        for (int b = 0; b < CU_BATCH; b++) {
+            if (base + b * nt >= items)
+                break;
+            if (first[b] >= wx)
+                continue;
+            T val[4];
 #pragma unroll
-                for (int k = 0; k < 4; k++) {
-                    const TIn s = lane<TIn>(raw[b], k);
-                    if constexpr (std::is_integral<T>::value)
-                        val[k] = (T)s;
-                    else
-                        val[k] = wgt[b] == 0.0f ? (T)0 : (T)(wgt[b] * (float)s);
-                }
-                T *dst = win + iy * pitch + lead + first[b];
-                if (uniform) { /* lead + first[b] is a multiple of 4 */
-                    st_vec<VT>(dst, VT{val[0], val[1], val[2], val[3]});
-                } else {
+            for (int k = 0; k < 4; k++) {
+                const TIn s = lane<TIn>(raw[b], k);
+                if constexpr (std::is_integral<T>::value)
+                    val[k] = (T)s;
+                else
+                    val[k] = wgt[b] == 0.0f ? (T)0 : (T)(wgt[b] * (float)s);
+            }
+            T *dst = win + iys[b] * pitch + lead + first[b];
+            if (uniform) { /* lead + first[b] is a multiple of 4 */
+                st_vec<VT>(dst, VT{val[0], val[1], val[2], val[3]});
+            } else {
 #pragma unroll
-                    for (int k = 0; k < 4; k++)
-                        if (first[b] + k >= 0 && first[b] + k < wx)
-                            dst[k] = val[k];
-                }
+                for (int k = 0; k < 4; k++)
+                    if (first[b] + k >= 0 && first[b] + k < wx)
+                        dst[k] = val[k];
             }
         }
+    }
     cp_async_wait();
     return lead;
 }
@@ -404,8 +416,8 @@ WT_DEV void gather_inverse_table(const cu_level &L, T *win, int pitch, int py0, 
     });
 }
 
-/* Rows go to warps (threadIdx.y); the 16-byte blocks of the row's low-pass
- * and high-pass band rows to lanes; CU_BATCH rows per thread in flight. */
+/* Items are (row, phase along x, 16-byte block of that band row),
+ * consecutive threads on consecutive blocks; CU_BATCH_INV in flight. */
 template <typename T>
 WT_DEV void gather_inverse_fast(const cu_level &L, T *win, int pitch, int py0, int px0, int c,
                                 void *scratch)
@@ -417,57 +429,57 @@ WT_DEV void gather_inverse_fast(const cu_level &L, T *win, int pitch, int py0, i
         gather_inverse_table<T>(L, win, pitch, py0, px0, c, scratch);
         return;
     }
-    const int nch = (3 + q + 3) >> 2, ry = (int)blockDim.y;
-    for (int r0 = (int)threadIdx.y; r0 < wy; r0 += CU_BATCH_INV * ry)
-        for (int j = (int)threadIdx.x; j < 2 * nch; j += (int)blockDim.x) {
-            const int px = j >= nch, jj = j - (px ? nch : 0);
-            const int col0 = m0 + (px ? ax.dd : ax.da);
-            V raw[CU_BATCH_INV];
-            float scale[CU_BATCH_INV];
-            int first[CU_BATCH_INV]; /* window pair of lane 0 of the block; q: none */
+    const int nch = (3 + q + 3) >> 2, per_row = 2 * nch, items = wy * per_row;
+    const int nt = block_threads();
+    for (int base = thread_rank(); base < items; base += CU_BATCH_INV * nt) {
+        V raw[CU_BATCH_INV];
+        float scale[CU_BATCH_INV];
+        int first[CU_BATCH_INV], slot[CU_BATCH_INV]; /* window pair of lane 0; q: none */
 #pragma unroll
-            for (int b = 0; b < CU_BATCH_INV; b++) {
-                const int iy = r0 + b * ry;
-                first[b] = q;
-                if (iy >= wy)
-                    break;
-                coef_term cy = coef_at(ay, py0 + iy);
-                scale[b] = cy.scale * (px ? ax.sd : ax.sa);
-                if (cy.idx < 0) { /* a zero row: the first blocks store zeros */
-                    if (4 * jj < q) {
-                        first[b] = 4 * jj;
-                        raw[b] = V{0, 0, 0, 0};
-                    }
-                    continue;
+        for (int b = 0; b < CU_BATCH_INV; b++) {
+            const int it = base + b * nt;
+            first[b] = q;
+            if (it >= items)
+                break;
+            const int iy = it / per_row, r = it - iy * per_row, px = r >= nch;
+            const int jj = r - (px ? nch : 0), col0 = m0 + (px ? ax.dd : ax.da);
+            slot[b] = iy * pitch + px;
+            coef_term cy = coef_at(ay, py0 + iy);
+            scale[b] = cy.scale * (px ? ax.sd : ax.sa);
+            if (cy.idx < 0) { /* a zero row: the first blocks store zeros */
+                if (4 * jj < q) {
+                    first[b] = 4 * jj;
+                    raw[b] = V{0, 0, 0, 0};
                 }
-                const int band = 2 * cy.phase + px;
-                const T *row = (const T *)L.src[band] + (size_t)c * L.src_plane[band] +
-                               (size_t)cy.idx * L.src_w[band];
-                int rl;
-                if (jj >= row_chunks(row, col0, q, &rl))
-                    continue;
-                first[b] = 4 * jj - rl;
-                raw[b] = ld_vec<V>(row + col0 + first[b]);
+                continue;
             }
+            const int band = 2 * cy.phase + px;
+            const T *row = (const T *)L.src[band] + (size_t)c * L.src_plane[band] +
+                           (size_t)cy.idx * L.src_w[band];
+            int rl;
+            if (jj >= row_chunks(row, col0, q, &rl))
+                continue;
+            first[b] = 4 * jj - rl;
+            raw[b] = ld_vec<V>(row + col0 + first[b]);
+        }
 #pragma unroll
-            for (int b = 0; b < CU_BATCH_INV; b++) {
-                const int iy = r0 + b * ry;
-                if (iy >= wy)
-                    break;
-                if (first[b] >= q)
+        for (int b = 0; b < CU_BATCH_INV; b++) {
+            if (base + b * nt >= items)
+                break;
+            if (first[b] >= q)
+                continue;
+#pragma unroll
+            for (int k = 0; k < 4; k++) {
+                const int pair = first[b] + k;
+                if (pair < 0 || pair >= q)
                     continue;
-#pragma unroll
-                for (int k = 0; k < 4; k++) {
-                    const int pair = first[b] + k;
-                    if (pair < 0 || pair >= q)
-                        continue;
-                    T v = lane<T>(raw[b], k);
-                    if constexpr (!std::is_integral<T>::value)
-                        v = (T)(scale[b] * (float)v);
-                    win[iy * pitch + 2 * pair + px] = v;
-                }
+                T v = lane<T>(raw[b], k);
+                if constexpr (!std::is_integral<T>::value)
+                    v = (T)(scale[b] * (float)v);
+                win[slot[b] + 2 * pair] = v;
             }
         }
+    }
 }
 
 /* ---------------------------------------------------------------------- */
@@ -544,7 +556,7 @@ WT_GLOBAL void WT_LAUNCH_BOUNDS_MIN(CU_BLOCK_X * CU_BLOCK_Y, CU_FWD_BLOCKS)
         gather_forward_fast<T, TIn>(L, win, pitch, 2 * uy0 + ay.win_a, 2 * ux0 + ax.win_a, src, mid);
     WT_SYNC();
     const T *wv = win + lead;
-    for_2d(wx, ty / CU_SEG, [&](int ix, int seg) {
+    for_flat(wx, ty / CU_SEG, [&](int ix, int seg) {
         T v[Op::SPAN], o0[CU_SEG], o1[CU_SEG];
         load_span<Op::SPAN>(v, wv + 2 * seg * CU_SEG * pitch + ix, pitch);
         Op::run(ay, v, o0, o1);
@@ -555,7 +567,7 @@ WT_GLOBAL void WT_LAUNCH_BOUNDS_MIN(CU_BLOCK_X * CU_BLOCK_Y, CU_FWD_BLOCKS)
         }
     });
     WT_SYNC();
-    for_2d(tx / CU_SEG, 2 * ty, [&](int seg, int r) {
+    for_flat(tx / CU_SEG, 2 * ty, [&](int seg, int r) {
         const int py = r >= ty, uy = uy0 + r - (py ? ty : 0), ux = ux0 + seg * CU_SEG;
         if (uy >= (py ? ay.count1 : ay.count0))
             return;
@@ -583,7 +595,7 @@ WT_GLOBAL void WT_LAUNCH_BOUNDS_MIN(CU_BLOCK_X * CU_BLOCK_Y, CU_FWD_BLOCKS)
 
     gather_inverse_fast<T>(L, win, pitch, 2 * uy0 + ay.win_a, 2 * ux0 + ax.win_a, c, mid);
     WT_SYNC();
-    for_2d(tx / CU_SEG, wy, [&](int seg, int iy) {
+    for_flat(tx / CU_SEG, wy, [&](int seg, int iy) {
         T v[(Op::SPAN + 3) & ~3], o0[CU_SEG], o1[CU_SEG];
         load_span<(Op::SPAN + 3) & ~3>(v, win + iy * pitch + 2 * seg * CU_SEG, 1);
         Op::run(ax, v, o0, o1);
@@ -595,7 +607,7 @@ WT_GLOBAL void WT_LAUNCH_BOUNDS_MIN(CU_BLOCK_X * CU_BLOCK_Y, CU_FWD_BLOCKS)
     WT_SYNC();
     const int ny = ay.count0 + ay.count1, nx = ax.count0 + ax.count1;
     TOut *out = (TOut *)L.dst[0] + (size_t)c * L.dst_plane[0];
-    for_2d(2 * tx, ty / CU_SEG, [&](int col, int seg) {
+    for_flat(2 * tx, ty / CU_SEG, [&](int col, int seg) {
         const int ox = 2 * ux0 + col, oy0 = 2 * (uy0 + seg * CU_SEG);
         if (ox >= nx || oy0 >= ny)
             return;
