@@ -302,6 +302,10 @@ static level_launcher pick_fast(const cu_engine *ce, const wt_params *p, cu_leve
         f.pitch += 4;
     if (fast_smem(&f, inverse) > ce->smem_limit)
         return NULL;
+    f.dst_aligned = 1;
+    for (int b = 0; b < 4 && !inverse; b++)
+        if (((uintptr_t)f.dst[b] & 15) || (f.dst_w[b] & 3) || (f.dst_plane[b] & 3))
+            f.dst_aligned = 0;
     *lv = f;
     return launch;
 }

@@ -224,7 +224,7 @@ template <typename V> WT_DEV void st_vec(void *p, V v)
 }
 
 #define CU_BATCH 4     /* rows in flight per thread in the forward gather */
-#define CU_BATCH_INV 2 /* in the inverse gather (registers: <= 64 a thread) */
+#define CU_BATCH_INV 4 /* in the inverse gather */
 
 /* ---------------------------------------------------------------------- */
 /* Row segments from global memory: elements [first, first + count) of a
@@ -416,8 +416,15 @@ WT_DEV void gather_inverse_table(const cu_level &L, T *win, int pitch, int py0, 
     });
 }
 
-/* Items are (row, phase along x, 16-byte block of that band row),
- * consecutive threads on consecutive blocks; CU_BATCH_INV in flight. */
+/* Per window row (in @p scratch, the not yet used mid area): the low- and
+ * high-pass band rows it reads (NULL: a zero row) and their scales. Then
+ * items (row, phase along x, 16-byte block of that band row), consecutive
+ * threads on consecutive blocks; CU_BATCH_INV in flight. */
+struct inv_row {
+    const void *ptr[2];
+    float scale[2];
+};
+
 template <typename T>
 WT_DEV void gather_inverse_fast(const cu_level &L, T *win, int pitch, int py0, int px0, int c,
                                 void *scratch)
@@ -429,12 +436,24 @@ WT_DEV void gather_inverse_fast(const cu_level &L, T *win, int pitch, int py0, i
         gather_inverse_table<T>(L, win, pitch, py0, px0, c, scratch);
         return;
     }
-    const int nch = (3 + q + 3) >> 2, per_row = 2 * nch, items = wy * per_row;
+    inv_row *rows = (inv_row *)scratch;
     const int nt = block_threads();
+    for (int iy = thread_rank(); iy < wy; iy += nt) {
+        coef_term cy = coef_at(ay, py0 + iy);
+        for (int px = 0; px < 2; px++) {
+            const int band = 2 * cy.phase + px, col0 = m0 + (px ? ax.dd : ax.da);
+            rows[iy].ptr[px] = cy.idx < 0 ? NULL
+                                          : (const T *)L.src[band] + (size_t)c * L.src_plane[band] +
+                                                (size_t)cy.idx * L.src_w[band] + col0;
+            rows[iy].scale[px] = cy.scale * (px ? ax.sd : ax.sa);
+        }
+    }
+    WT_SYNC();
+    const int nch = (3 + q + 3) >> 2, per_row = 2 * nch, items = wy * per_row;
     for (int base = thread_rank(); base < items; base += CU_BATCH_INV * nt) {
         V raw[CU_BATCH_INV];
-        float scale[CU_BATCH_INV];
         int first[CU_BATCH_INV], slot[CU_BATCH_INV]; /* window pair of lane 0; q: none */
+        float scale[CU_BATCH_INV];
 #pragma unroll
         for (int b = 0; b < CU_BATCH_INV; b++) {
             const int it = base + b * nt;
@@ -442,25 +461,22 @@ WT_DEV void gather_inverse_fast(const cu_level &L, T *win, int pitch, int py0, i
             if (it >= items)
                 break;
             const int iy = it / per_row, r = it - iy * per_row, px = r >= nch;
-            const int jj = r - (px ? nch : 0), col0 = m0 + (px ? ax.dd : ax.da);
+            const int jj = r - (px ? nch : 0);
             slot[b] = iy * pitch + px;
-            coef_term cy = coef_at(ay, py0 + iy);
-            scale[b] = cy.scale * (px ? ax.sd : ax.sa);
-            if (cy.idx < 0) { /* a zero row: the first blocks store zeros */
+            scale[b] = rows[iy].scale[px];
+            const T *p = (const T *)rows[iy].ptr[px];
+            if (!p) { /* a zero row: the first blocks store zeros */
                 if (4 * jj < q) {
                     first[b] = 4 * jj;
                     raw[b] = V{0, 0, 0, 0};
                 }
                 continue;
             }
-            const int band = 2 * cy.phase + px;
-            const T *row = (const T *)L.src[band] + (size_t)c * L.src_plane[band] +
-                           (size_t)cy.idx * L.src_w[band];
-            int rl;
-            if (jj >= row_chunks(row, col0, q, &rl))
+            const int rl = misalign(p, 16) / (int)sizeof(T);
+            if (jj >= (rl + q + 3) >> 2)
                 continue;
             first[b] = 4 * jj - rl;
-            raw[b] = ld_vec<V>(row + col0 + first[b]);
+            raw[b] = ld_vec<V>(p + first[b]);
         }
 #pragma unroll
         for (int b = 0; b < CU_BATCH_INV; b++) {
@@ -567,18 +583,46 @@ WT_GLOBAL void WT_LAUNCH_BOUNDS_MIN(CU_BLOCK_X * CU_BLOCK_Y, CU_FWD_BLOCKS)
         }
     });
     WT_SYNC();
+    if (L.dst_aligned) { /* 16-byte stores straight from the registers */
+        for_flat(tx / CU_SEG, 2 * ty, [&](int seg, int r) {
+            const int py = r >= ty, uy = uy0 + r - (py ? ty : 0), ux = ux0 + seg * CU_SEG;
+            if (uy >= (py ? ay.count1 : ay.count0))
+                return;
+            T v[(Op::SPAN + 3) & ~3], o0[CU_SEG], o1[CU_SEG];
+            load_span<(Op::SPAN + 3) & ~3>(v, mid + r * pitch + 2 * seg * CU_SEG, 1);
+            Op::run(ax, v, o0, o1);
+            const int b0 = 2 * py, b1 = 2 * py + 1;
+            T *d0 = (T *)L.dst[b0] + c * L.dst_plane[b0] + (size_t)uy * L.dst_w[b0] + ux;
+            T *d1 = (T *)L.dst[b1] + c * L.dst_plane[b1] + (size_t)uy * L.dst_w[b1] + ux;
+            store_run(d0, o0, ax.count0 - ux);
+            store_run(d1, o1, ax.count1 - ux);
+        });
+        return;
+    }
+    /* band rows at any alignment: the four output tiles go through the (now
+     * free) window area, then out with consecutive lanes on consecutive
+     * addresses */
+    const int sp = tx + 1; /* staging row pitch */
+    T *stage = win;        /* [band][ty rows][sp] */
     for_flat(tx / CU_SEG, 2 * ty, [&](int seg, int r) {
-        const int py = r >= ty, uy = uy0 + r - (py ? ty : 0), ux = ux0 + seg * CU_SEG;
-        if (uy >= (py ? ay.count1 : ay.count0))
-            return;
+        const int py = r >= ty, row = r - (py ? ty : 0);
         T v[(Op::SPAN + 3) & ~3], o0[CU_SEG], o1[CU_SEG];
         load_span<(Op::SPAN + 3) & ~3>(v, mid + r * pitch + 2 * seg * CU_SEG, 1);
         Op::run(ax, v, o0, o1);
-        const int b0 = 2 * py, b1 = 2 * py + 1;
-        T *d0 = (T *)L.dst[b0] + c * L.dst_plane[b0] + (size_t)uy * L.dst_w[b0] + ux;
-        T *d1 = (T *)L.dst[b1] + c * L.dst_plane[b1] + (size_t)uy * L.dst_w[b1] + ux;
-        store_run(d0, o0, ax.count0 - ux);
-        store_run(d1, o1, ax.count1 - ux);
+        T *s0 = stage + ((2 * py) * ty + row) * sp + seg * CU_SEG;
+        T *s1 = stage + ((2 * py + 1) * ty + row) * sp + seg * CU_SEG;
+#pragma unroll
+        for (int k = 0; k < CU_SEG; k++) {
+            s0[k] = o0[k];
+            s1[k] = o1[k];
+        }
+    });
+    WT_SYNC();
+    for_flat(tx, 4 * ty, [&](int u, int br) {
+        const int b = br / ty, row = br - b * ty, uy = uy0 + row, ux = ux0 + u;
+        if (uy >= ((b >> 1) ? ay.count1 : ay.count0) || ux >= ((b & 1) ? ax.count1 : ax.count0))
+            return;
+        ((T *)L.dst[b])[c * L.dst_plane[b] + (size_t)uy * L.dst_w[b] + ux] = stage[br * sp + u];
     });
 }
 
