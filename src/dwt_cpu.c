@@ -219,21 +219,9 @@ static void *work_get(work_cache *cache, size_t bytes)
     return cache->mem;
 }
 
-static wt_status check_args(const wt_params *p, const wt_pyramid *pyr)
-{
-    if (!pyr->data)
-        return wt_error_set(WT_ERR_INVALID, "coefficient storage not allocated");
-    if (pyr->levels != p->levels || pyr->dtype != (p->wavelet->integer ? WT_INT32 : WT_FLOAT32))
-        return wt_error_set(WT_ERR_INVALID, "coefficients do not match the transform");
-    return WT_OK;
-}
-
 static wt_status forward_cached(const wt_params *p, const float *planes, wt_pyramid *out,
                                 int threads, work_cache *cache)
 {
-    wt_status st = check_args(p, out);
-    if (st != WT_OK)
-        return st;
     size_t C = (size_t)out->channels, n0 = out->height * out->width;
     if (out->levels == 0) {
         for (size_t i = 0; i < n0 * C; i++)
@@ -270,9 +258,6 @@ static wt_status forward_cached(const wt_params *p, const float *planes, wt_pyra
 static wt_status inverse_cached(const wt_params *p, const wt_pyramid *in, float *planes,
                                 int threads, work_cache *cache)
 {
-    wt_status st = check_args(p, in);
-    if (st != WT_OK)
-        return st;
     size_t C = (size_t)in->channels, n0 = in->height * in->width;
     if (in->levels == 0) {
         for (size_t i = 0; i < n0 * C; i++)
@@ -305,22 +290,6 @@ static wt_status inverse_cached(const wt_params *p, const wt_pyramid *in, float 
     else
         memcpy(planes, cur, n0 * C * 4);
     return WT_OK;
-}
-
-wt_status wt_cpu_forward(const wt_params *p, const float *planes, wt_pyramid *out, int threads)
-{
-    work_cache cache = {NULL, 0};
-    wt_status st = forward_cached(p, planes, out, threads, &cache);
-    free(cache.mem);
-    return st;
-}
-
-wt_status wt_cpu_inverse(const wt_params *p, const wt_pyramid *in, float *planes, int threads)
-{
-    work_cache cache = {NULL, 0};
-    wt_status st = inverse_cached(p, in, planes, threads, &cache);
-    free(cache.mem);
-    return st;
 }
 
 /* ---------------------------------------------------------------------- */

@@ -20,9 +20,6 @@ struct wt_engine {
 
 /* The CPU reference engine (always present). */
 wt_status wt_cpu_engine_open(wt_engine **engine);
-/* The CPU transforms, usable by any engine (threads = 0: all cores). */
-wt_status wt_cpu_forward(const wt_params *p, const float *planes, wt_pyramid *out, int threads);
-wt_status wt_cpu_inverse(const wt_params *p, const wt_pyramid *in, float *planes, int threads);
 
 #ifdef WT_HAVE_CUDA
 /* The CUDA engine on device @p device (-1: the first that works). */
