@@ -498,7 +498,8 @@ static void cuda_close(wt_engine *e)
     free(e);
 }
 
-static const wt_engine_ops cuda_ops = {cuda_forward, cuda_inverse, cuda_close};
+static const wt_engine_ops cuda_ops = {
+    .forward = cuda_forward, .inverse = cuda_inverse, .close = cuda_close};
 
 static wt_status open_device(cu_engine *ce, int device, char *name, size_t name_size)
 {

@@ -2,6 +2,7 @@
  * CPU and CUDA engines. */
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "engine_impl.h"
 
@@ -71,35 +72,61 @@ void wt_engine_set_threads(wt_engine *engine, int threads)
     engine->threads = threads < 0 ? 0 : threads;
 }
 
-/* The pyramid must have been planned for these params. */
-static wt_status check_pyramid(const wt_params *p, const wt_pyramid *pyr)
+double wt_seconds(void)
 {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+void wt_engine_get_times(const wt_engine *engine, wt_engine_times *times)
+{
+    *times = engine->times;
+}
+
+wt_status wt_check_transform(wt_params *p, const wt_pyramid *pyr, const wt_image *img)
+{
+    wt_status st = wt_params_resolve(p);
+    if (st != WT_OK)
+        return st;
     wt_pyramid plan;
-    wt_status st = wt_pyramid_plan(&plan, p, pyr->height, pyr->width, pyr->channels);
+    st = wt_pyramid_plan(&plan, p, pyr->height, pyr->width, pyr->channels);
     if (st != WT_OK)
         return st;
     if (plan.total != pyr->total || plan.levels != pyr->levels || plan.dtype != pyr->dtype ||
         !pyr->data)
         return wt_error_set(WT_ERR_INVALID, "coefficients do not match the requested transform");
+    if (img && (img->height != pyr->height || img->width != pyr->width ||
+                img->channels != pyr->channels || !img->pixels))
+        return wt_error_set(WT_ERR_INVALID, "image and coefficients differ in shape");
     return WT_OK;
+}
+
+static wt_status timed(wt_engine *engine, double *part, wt_status st, double t0)
+{
+    *part += wt_seconds() - t0;
+    engine->times.calls++;
+    return st;
 }
 
 wt_status wt_forward(wt_engine *engine, const wt_params *params, const float *planes,
                      wt_pyramid *out)
 {
     wt_params p = *params;
-    wt_status st = wt_params_resolve(&p);
-    if (st == WT_OK)
-        st = check_pyramid(&p, out);
-    return st != WT_OK ? st : engine->ops->forward(engine, &p, planes, out);
+    wt_status st = wt_check_transform(&p, out, NULL);
+    double t0 = wt_seconds();
+    return st != WT_OK ? st
+                       : timed(engine, &engine->times.transform,
+                               engine->ops->forward(engine, &p, planes, out), t0);
 }
 
 wt_status wt_inverse(wt_engine *engine, const wt_params *params, const wt_pyramid *in,
                      float *planes)
 {
     wt_params p = *params;
-    wt_status st = wt_params_resolve(&p);
-    if (st == WT_OK)
-        st = check_pyramid(&p, in);
-    return st != WT_OK ? st : engine->ops->inverse(engine, &p, in, planes);
+    wt_status st = wt_check_transform(&p, in, NULL);
+    double t0 = wt_seconds();
+    return st != WT_OK ? st
+                       : timed(engine, &engine->times.transform,
+                               engine->ops->inverse(engine, &p, in, planes), t0);
 }

@@ -8,6 +8,17 @@ typedef struct wt_engine_ops {
     wt_status (*forward)(wt_engine *e, const wt_params *p, const float *planes, wt_pyramid *out);
     wt_status (*inverse)(wt_engine *e, const wt_params *p, const wt_pyramid *in, float *planes);
     void (*close)(wt_engine *e);
+    /* Optional image paths (NULL: src/engine_image.c composes them from the
+     * float operations above and the host conversions). Called with resolved
+     * params and checked shapes; they add to e->times themselves. */
+    wt_status (*forward_image)(wt_engine *e, const wt_params *p, const wt_image *img,
+                               wt_pyramid *out);
+    wt_status (*inverse_image)(wt_engine *e, const wt_params *p, const wt_pyramid *in,
+                               wt_image *img);
+    wt_status (*mosaic_image)(wt_engine *e, const wt_params *p, const wt_image *img,
+                              wt_scale scale, int bit_depth, wt_image *mosaic);
+    wt_status (*roundtrip_image)(wt_engine *e, const wt_params *p, const wt_image *img,
+                                 wt_image *back);
 } wt_engine_ops;
 
 struct wt_engine {
@@ -15,8 +26,15 @@ struct wt_engine {
     char name[160];
     int is_cpu;
     int threads; /* CPU worker threads, 0 = cores */
+    wt_engine_times times;
     void *priv;
 };
+
+/* Seconds on a monotonic clock, for wt_engine_times. */
+double wt_seconds(void);
+/* Resolve params and check that @p pyr was planned for them and for an image
+ * of @p img's size (img may be NULL). */
+wt_status wt_check_transform(wt_params *p, const wt_pyramid *pyr, const wt_image *img);
 
 /* The CPU reference engine (always present). */
 wt_status wt_cpu_engine_open(wt_engine **engine);

@@ -378,6 +378,41 @@ wt_status wt_forward(wt_engine *engine, const wt_params *params, const float *pl
 wt_status wt_inverse(wt_engine *engine, const wt_params *params, const wt_pyramid *in,
                      float *planes);
 
+/** @name Image transforms on an engine
+ * The same numbers as wt_image_to_planes + wt_forward (+ wt_mosaic_render), or
+ * wt_inverse + wt_image_from_planes, but the engine does the conversions where
+ * it computes: a GPU engine moves only the 8/16-bit samples and the result over
+ * the bus, through pinned staging buffers that overlap transfers with compute. */
+
+/** Forward transform of an image's samples into @p out (planned and allocated
+ *  for img's height, width and channels). */
+wt_status wt_forward_image(wt_engine *engine, const wt_params *params, const wt_image *img,
+                           wt_pyramid *out);
+/** Inverse transform into @p img, allocated with the original's size, channels
+ *  and depth: samples rounded to nearest and clamped to the depth's range. */
+wt_status wt_inverse_image(wt_engine *engine, const wt_params *params, const wt_pyramid *in,
+                           wt_image *img);
+/** Forward transform and its mosaic (allocated here, @p bit_depth 8 or 16),
+ *  exactly as wt_mosaic_render draws it. */
+wt_status wt_mosaic_image(wt_engine *engine, const wt_params *params, const wt_image *img,
+                          wt_scale scale, int bit_depth, wt_image *mosaic);
+/** Forward then inverse transform: the reconstruction into @p back, allocated
+ *  with img's size, channels and depth. */
+wt_status wt_roundtrip_image(wt_engine *engine, const wt_params *params, const wt_image *img,
+                             wt_image *back);
+
+/** Where an engine's time went since it was opened (seconds, wall clock of the
+ *  calling thread; summed over calls). upload: samples or coefficients into the
+ *  engine's working form (host to device, conversions); transform: the levels;
+ *  download: results out (device to host, rounding, mosaic). With overlapped
+ *  transfers the parts are measured on their own and may add up to more than
+ *  the call. */
+typedef struct wt_engine_times {
+    double upload, transform, download;
+    unsigned long calls;
+} wt_engine_times;
+void wt_engine_get_times(const wt_engine *engine, wt_engine_times *times);
+
 /** Names compiled in: "cpu" or "cpu cuda". */
 const char *wt_backends(void);
 
