@@ -48,7 +48,7 @@ static const opt_spec option_table[] = {
     {"mode", 'm', "MODE", OPTS_TRANSFORM, "signal extension: zero, constant, symmetric (default), reflect,\n"
                                           "periodic, smooth, antisymmetric, antireflect, periodization"},
     {"method", OPT_METHOD, "M", OPTS_TRANSFORM, "auto (default), conv or lifting"},
-    {"device", OPT_DEVICE, "DEV", OPTS_ENGINE, "auto (default: first GPU, else CPU), cpu, cuda or cuda:N"},
+    {"device", OPT_DEVICE, "DEV", OPTS_ENGINE, "auto (default: first GPU, else CPU), cpu, cuda, cuda:N, cuda:N,M or cuda:all (files spread over the GPUs)"},
     {"jobs", 'j', "N", OPTS_ENGINE, "files processed at a time (default 0: number of cores)"},
     {"max-pixels", OPT_MAX_PIXELS, "N", OPTS_LOAD, "refuse images of more than N pixels (default 1073741824)"},
     {"lenient", OPT_LENIENT, NULL, OPTS_LOAD, "accept images that libpng/libjpeg can recover from corruption"},
@@ -200,16 +200,21 @@ static int parse_ext(const char *cmd, const opt_spec *s, const char *arg, cli_op
                            arg, s->name);
 }
 
-/* auto, cpu, cuda or cuda:N; whether the device works is the engine's to say. */
+/* auto, cpu, cuda, cuda:N, cuda:N,M,... or cuda:all; whether a device works
+ * is the engine's to say. */
 static int parse_device(const char *cmd, const opt_spec *s, const char *arg, cli_options *o)
 {
-    const char *index = strncmp(arg, "cuda:", 5) == 0 ? arg + 5 : NULL;
+    const char *list = strncmp(arg, "cuda:", 5) == 0 ? arg + 5 : NULL;
     int ok = !strcmp(arg, "auto") || !strcmp(arg, "cpu") || !strcmp(arg, "cuda") ||
-             (index && *index && strspn(index, "0123456789") == strlen(index) &&
-              strlen(index) <= 4);
+             (list && !strcmp(list, "all"));
+    if (list && !ok) { /* N or N,M,...: digits, single commas, no empty items */
+        size_t len = strlen(list);
+        ok = len > 0 && len < 64 && strspn(list, "0123456789,") == len && list[0] != ',' &&
+             list[len - 1] != ',' && !strstr(list, ",,");
+    }
     if (!ok)
         return cli_usage_error(cmd, "invalid argument '%s' for option --%s; should be auto, "
-                                    "cpu, cuda or cuda:N",
+                                    "cpu, cuda, cuda:N, cuda:N,M,... or cuda:all",
                                arg, s->name);
     o->device = arg;
     return CLI_CONTINUE;

@@ -3,6 +3,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 static int cpu_cores(void)
@@ -16,6 +17,13 @@ int pipeline_workers(int jobs, size_t files)
     size_t n = jobs > 0 ? (size_t)jobs : (size_t)cpu_cores();
     n = n < files ? n : files;
     return n < 1 ? 1 : (int)n;
+}
+
+static double seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
 /* How a path appears in messages. */
@@ -38,8 +46,8 @@ static wt_status name_error(wt_status st, const char *file)
 
 /* ---- engines --------------------------------------------------------------
  * An engine object is used by one call at a time (the CPU engine keeps a work
- * area). The pool has one CPU engine per worker, sharing the cores; or the one
- * GPU engine, which workers take in turn while they decode and encode. */
+ * area). The pool has one CPU engine per worker, sharing the cores; or one
+ * engine per GPU, which workers take in turn while they decode and encode. */
 
 static void pool_close(pipeline *p)
 {
@@ -52,28 +60,73 @@ static void pool_close(pipeline *p)
     p->nengines = 0;
 }
 
-/* Engines 1.. of a CPU pool; a message and WT_ERR_* on failure. */
-static wt_status open_more_cpu_engines(pipeline *p, int workers, int threads)
+static wt_status pool_add(pipeline *p, const char *device)
 {
-    wt_status st = WT_OK;
-    wt_engine_set_threads(p->engines[0], threads);
-    while (st == WT_OK && p->nengines < workers) {
-        st = wt_engine_open(&p->engines[p->nengines], "cpu");
-        if (st == WT_OK)
-            wt_engine_set_threads(p->engines[p->nengines++], threads);
-    }
+    wt_engine *e = NULL;
+    wt_status st = wt_engine_open(&e, device);
+    if (st == WT_OK)
+        p->engines[p->nengines++] = e;
     return st;
 }
 
-static void say_engine(const pipeline *p, int workers, int threads)
+/* Engines 1.. of a CPU pool. */
+static wt_status open_more_cpu_engines(pipeline *p, int workers, int threads)
+{
+    wt_status st = WT_OK;
+    while (st == WT_OK && p->nengines < workers)
+        st = pool_add(p, "cpu");
+    for (int i = 0; i < p->nengines; i++)
+        wt_engine_set_threads(p->engines[i], threads);
+    return st;
+}
+
+/* cuda:all (every device that opens; -v names those that do not) or
+ * cuda:N,M,... (each must open). */
+static wt_status open_gpu_list(pipeline *p, const char *list)
+{
+    int all = strcmp(list, "all") == 0;
+    int count = all ? wt_gpu_count() : 1;
+    for (const char *c = list; !all && *c; c++)
+        count += *c == ',';
+    if (count < 1)
+        return wt_error_set(WT_ERR_DEVICE, "cuda:all: no usable CUDA device");
+    free(p->engines);
+    free(p->busy);
+    p->engines = calloc((size_t)count, sizeof *p->engines);
+    p->busy = calloc((size_t)count, 1);
+    if (!p->engines || !p->busy)
+        return wt_error_set(WT_ERR_NOMEM, "out of memory");
+    wt_status st = WT_OK;
+    const char *item = list;
+    for (int i = 0; i < count && (st == WT_OK || all); i++) {
+        char device[32];
+        int len = all ? snprintf(device, sizeof device, "cuda:%d", i)
+                      : snprintf(device, sizeof device, "cuda:%.*s", (int)strcspn(item, ","),
+                                 item);
+        item += strcspn(item, ",") + (item[strcspn(item, ",")] == ',');
+        st = len < (int)sizeof device ? pool_add(p, device)
+                                      : wt_error_set(WT_ERR_INVALID, "bad device list");
+        if (st != WT_OK && all && p->opt->verbose)
+            fprintf(stderr, "wavetool: %s not used: %s\n", device, wt_error_message());
+    }
+    if (all && p->nengines > 0)
+        return WT_OK;
+    return st != WT_OK ? st : (p->nengines ? WT_OK : WT_ERR_DEVICE);
+}
+
+static void say_engines(const pipeline *p, int workers, int threads)
 {
     if (!p->opt->verbose)
         return;
-    if (p->nengines > 1)
+    if (p->nengines > 1 && !p->is_gpu) {
         fprintf(stderr, "wavetool: engine: cpu (%d thread%s per file, %d files at a time)\n",
                 threads, threads > 1 ? "s" : "", workers);
-    else
-        fprintf(stderr, "wavetool: engine: %s\n", wt_engine_name(p->engines[0]));
+        return;
+    }
+    for (int i = 0; i < p->nengines; i++)
+        fprintf(stderr, "wavetool: engine: %s\n", wt_engine_name(p->engines[i]));
+    if (p->nengines > 1)
+        fprintf(stderr, "wavetool: %d GPUs, %d files at a time\n", p->nengines, workers);
 }
 
 int pipeline_open(pipeline *p, const cli_options *opt, int workers)
@@ -87,11 +140,13 @@ int pipeline_open(pipeline *p, const cli_options *opt, int workers)
         fputs("wavetool: out of memory\n", stderr);
         return EXIT_SOME_FAILED;
     }
-    wt_status st = wt_engine_open(&p->engines[0], opt->device);
-    p->nengines = st == WT_OK;
+    const char *list = strncmp(opt->device, "cuda:", 5) == 0 ? opt->device + 5 : "";
     int threads = cpu_cores() / workers;
     threads = threads < 1 ? 1 : threads;
-    if (st == WT_OK && wt_engine_is_cpu(p->engines[0]) && workers > 1)
+    wt_status st;
+    if (strcmp(list, "all") == 0 || strchr(list, ','))
+        st = open_gpu_list(p, list);
+    else if ((st = pool_add(p, opt->device)) == WT_OK && wt_engine_is_cpu(p->engines[0]))
         st = open_more_cpu_engines(p, workers, threads);
     if (st != WT_OK) {
         pool_close(p);
@@ -101,7 +156,7 @@ int pipeline_open(pipeline *p, const cli_options *opt, int workers)
     p->is_gpu = !wt_engine_is_cpu(p->engines[0]);
     pthread_mutex_init(&p->lock, NULL);
     pthread_cond_init(&p->freed, NULL);
-    say_engine(p, workers, threads);
+    say_engines(p, workers, threads);
     return CLI_CONTINUE;
 }
 
@@ -130,9 +185,15 @@ static int engine_acquire(pipeline *p)
     return got;
 }
 
-static void engine_release(pipeline *p, int i)
+/* Give engine @p i back and add what its call took to the pipeline's split. */
+static void engine_release(pipeline *p, int i, const wt_engine_times *before)
 {
+    wt_engine_times after;
+    wt_engine_get_times(p->engines[i], &after);
     pthread_mutex_lock(&p->lock);
+    p->stats.upload += after.upload - before->upload;
+    p->stats.transform += after.transform - before->transform;
+    p->stats.download += after.download - before->download;
     p->busy[i] = 0;
     pthread_cond_signal(&p->freed);
     pthread_mutex_unlock(&p->lock);
@@ -150,28 +211,84 @@ static int falls_back(const pipeline *p, wt_status st, const char *file)
     return 1;
 }
 
-static wt_status cpu_run(const wt_params *params, const float *planes, wt_pyramid *pyr,
-                         float *out, int inverse)
+/* What one file asks of an engine. */
+typedef enum job_kind { JOB_FORWARD, JOB_INVERSE, JOB_MOSAIC, JOB_ROUNDTRIP } job_kind;
+
+typedef struct engine_job {
+    job_kind kind;
+    const wt_params *params;
+    const wt_image *img; /* input samples (forward, mosaic, roundtrip) */
+    wt_pyramid *pyr;     /* forward: out; inverse: in */
+    wt_image *out;       /* inverse, roundtrip: allocated; mosaic: allocated there */
+    wt_scale scale;
+    int depth; /* mosaic bit depth */
+} engine_job;
+
+static wt_status job_on(wt_engine *e, const engine_job *j)
+{
+    switch (j->kind) {
+    case JOB_FORWARD: return wt_forward_image(e, j->params, j->img, j->pyr);
+    case JOB_INVERSE: return wt_inverse_image(e, j->params, j->pyr, j->out);
+    case JOB_MOSAIC: return wt_mosaic_image(e, j->params, j->img, j->scale, j->depth, j->out);
+    case JOB_ROUNDTRIP: return wt_roundtrip_image(e, j->params, j->img, j->out);
+    }
+    return wt_error_set(WT_ERR_INVALID, "unknown engine job");
+}
+
+static wt_status job_on_cpu(const engine_job *j)
 {
     wt_engine *cpu = NULL;
     wt_status st = wt_engine_open(&cpu, "cpu");
     if (st == WT_OK)
-        st = inverse ? wt_inverse(cpu, params, pyr, out) : wt_forward(cpu, params, planes, pyr);
+        st = job_on(cpu, j);
     wt_engine_close(cpu);
     return st;
 }
 
-/* Forward (inverse: planes -> out from pyr) on an engine of the pool. */
-static wt_status engine_run(pipeline *p, const wt_params *params, const float *planes,
-                            wt_pyramid *pyr, float *out, int inverse, const char *file)
+/* Run @p j on an engine of the pool (the CPU engine after a GPU failure under
+ * --device auto); messages name @p file. */
+static wt_status engine_run(pipeline *p, const engine_job *j, const char *file)
 {
     int i = engine_acquire(p);
-    wt_status st = inverse ? wt_inverse(p->engines[i], params, pyr, out)
-                           : wt_forward(p->engines[i], params, planes, pyr);
-    engine_release(p, i);
+    wt_engine_times before;
+    wt_engine_get_times(p->engines[i], &before);
+    wt_status st = job_on(p->engines[i], j);
+    engine_release(p, i, &before);
     if (falls_back(p, st, file))
-        st = cpu_run(params, planes, pyr, out, inverse);
+        st = job_on_cpu(j);
     return name_error(st, file);
+}
+
+/* Decoding and encoding, timed for the pipeline's split. */
+static wt_status load_timed(pipeline *p, const char *file, wt_image *img)
+{
+    double t0 = seconds();
+    wt_status st = wt_image_load(file, &p->opt->load, img);
+    double dt = seconds() - t0;
+    pthread_mutex_lock(&p->lock);
+    p->stats.decode += dt;
+    if (st == WT_OK) {
+        p->stats.images++;
+        p->stats.pixels += (double)img->width * img->height;
+    }
+    pthread_mutex_unlock(&p->lock);
+    return st;
+}
+
+static void add_encode_time(pipeline *p, double t0)
+{
+    double dt = seconds() - t0;
+    pthread_mutex_lock(&p->lock);
+    p->stats.encode += dt;
+    pthread_mutex_unlock(&p->lock);
+}
+
+static wt_status save_timed(pipeline *p, const char *out, const wt_image *img)
+{
+    double t0 = seconds();
+    wt_status st = wt_image_save(out, img, &p->opt->save, cli_output_format(p->opt, out));
+    add_encode_time(p, t0);
+    return st;
 }
 
 /* ---- steps --------------------------------------------------------------- */
@@ -194,46 +311,23 @@ static wt_status params_for(const cli_options *o, const wt_image *img, const cha
     return name_error(wt_params_resolve(p), file);
 }
 
-static float *alloc_planes(const wt_image *img, const char *file)
-{
-    size_t n = (size_t)img->width * img->height;
-    float *planes = NULL;
-    if (n <= SIZE_MAX / sizeof(float) / 4)
-        planes = malloc((n ? n : 1) * (size_t)img->channels * sizeof *planes);
-    if (!planes)
-        wt_error_set(WT_ERR_NOMEM, "%s: out of memory for %ux%u samples", shown(file), img->width,
-                     img->height);
-    return planes;
-}
-
 static wt_status forward_image(pipeline *p, const wt_image *img, const wt_params *params,
                                const char *file, wt_pyramid *pyr)
 {
-    float *planes = alloc_planes(img, file);
-    wt_status st = planes ? WT_OK : WT_ERR_NOMEM;
-    if (st == WT_OK)
-        st = name_error(wt_image_to_planes(img, planes), file);
-    if (st == WT_OK)
-        st = name_error(wt_pyramid_alloc(pyr, params, img->height, img->width, img->channels),
-                        file);
-    if (st == WT_OK)
-        st = engine_run(p, params, planes, pyr, NULL, 0, file);
-    free(planes);
-    return st;
+    wt_status st = name_error(wt_pyramid_alloc(pyr, params, img->height, img->width,
+                                               img->channels),
+                              file);
+    engine_job job = {.kind = JOB_FORWARD, .params = params, .img = img, .pyr = pyr};
+    return st == WT_OK ? engine_run(p, &job, file) : st;
 }
 
-/* Inverse into @p img, already allocated with the original's layout. */
-static wt_status inverse_image(pipeline *p, const wt_params *params, wt_pyramid *pyr,
-                               const char *file, wt_image *img)
+/* A new image of @p like's size, channels, depth and colour into @p img. */
+static wt_status alloc_like(const wt_image *like, const char *file, wt_image *img)
 {
-    float *planes = alloc_planes(img, file);
-    wt_status st = planes ? WT_OK : WT_ERR_NOMEM;
-    if (st == WT_OK)
-        st = engine_run(p, params, NULL, pyr, planes, 1, file);
-    if (st == WT_OK)
-        wt_image_from_planes(img, planes);
-    free(planes);
-    return st;
+    wt_status st = wt_image_alloc(img, like->width, like->height, like->channels,
+                                  like->bit_depth);
+    img->color = like->color;
+    return name_error(st, file);
 }
 
 static void fill_meta(const wt_params *params, const wt_image *img, wt_npz_meta *meta)
@@ -250,15 +344,40 @@ static void fill_meta(const wt_params *params, const wt_image *img, wt_npz_meta 
     meta->color = img->color;
 }
 
-static wt_status write_mosaic(const cli_options *o, const wt_pyramid *pyr, const wt_image *img,
-                              wt_file_format format, const char *in, const char *out)
+static int mosaic_depth(const cli_options *o, const wt_image *img, wt_file_format format)
 {
+    return o->depth ? o->depth : (format == WT_FORMAT_JPEG ? 8 : img->bit_depth);
+}
+
+/* The mosaic of @p img, drawn by the engine, into @p out. */
+static wt_status write_mosaic(pipeline *p, const wt_image *img, const wt_params *params,
+                              const char *in, const char *out)
+{
+    const cli_options *o = p->opt;
     wt_image mosaic = {0};
-    int depth = o->depth ? o->depth : (format == WT_FORMAT_JPEG ? 8 : img->bit_depth);
-    wt_status st = name_error(wt_mosaic_render(pyr, o->scale, depth, &mosaic), in);
+    engine_job job = {.kind = JOB_MOSAIC, .params = params, .img = img, .out = &mosaic,
+                      .scale = o->scale,
+                      .depth = mosaic_depth(o, img, cli_output_format(o, out))};
+    wt_status st = engine_run(p, &job, in);
     if (st == WT_OK)
-        st = wt_image_save(out, &mosaic, &o->save, format);
+        st = save_timed(p, out, &mosaic);
     wt_image_free(&mosaic);
+    return st;
+}
+
+static wt_status write_coefficients(pipeline *p, const wt_image *img, const wt_params *params,
+                                    const char *in, const char *out)
+{
+    wt_pyramid pyr = {0};
+    wt_npz_meta meta;
+    wt_status st = forward_image(p, img, params, in, &pyr);
+    if (st == WT_OK) {
+        fill_meta(params, img, &meta);
+        double t0 = seconds();
+        st = wt_npz_save(out, &pyr, &meta);
+        add_encode_time(p, t0);
+    }
+    wt_pyramid_free(&pyr);
     return st;
 }
 
@@ -266,24 +385,17 @@ static wt_status write_mosaic(const cli_options *o, const wt_pyramid *pyr, const
 
 wt_status pipeline_decompose(pipeline *p, const char *in, const char *out)
 {
-    const cli_options *o = p->opt;
     wt_image img = {0};
-    wt_pyramid pyr = {0};
     wt_params params;
-    wt_npz_meta meta;
-    wt_file_format format = cli_output_format(o, out);
-    wt_status st = wt_image_load(in, &o->load, &img);
+    wt_status st = load_timed(p, in, &img);
     if (st == WT_OK)
-        st = params_for(o, &img, in, &params);
-    if (st == WT_OK)
-        st = forward_image(p, &img, &params, in, &pyr);
-    if (st == WT_OK && format == WT_FORMAT_NPZ) {
-        fill_meta(&params, &img, &meta);
-        st = wt_npz_save(out, &pyr, &meta);
-    } else if (st == WT_OK) {
-        st = write_mosaic(o, &pyr, &img, format, in, out);
-    }
-    wt_pyramid_free(&pyr);
+        st = params_for(p->opt, &img, in, &params);
+    if (st == WT_OK && p->transcode_only)
+        st = save_timed(p, out, &img);
+    else if (st == WT_OK && cli_output_format(p->opt, out) == WT_FORMAT_NPZ)
+        st = write_coefficients(p, &img, &params, in, out);
+    else if (st == WT_OK)
+        st = write_mosaic(p, &img, &params, in, out);
     wt_image_free(&img);
     return st;
 }
@@ -308,7 +420,11 @@ wt_status pipeline_reconstruct(pipeline *p, const char *in, const char *out)
     wt_npz_meta meta;
     wt_params params;
     wt_image img = {0};
+    double t0 = seconds();
     wt_status st = wt_npz_load(in, &pyr, &meta);
+    pthread_mutex_lock(&p->lock);
+    p->stats.decode += seconds() - t0;
+    pthread_mutex_unlock(&p->lock);
     if (st == WT_OK)
         st = params_from_meta(&meta, &pyr, in, &params);
     if (st == WT_OK)
@@ -317,10 +433,11 @@ wt_status pipeline_reconstruct(pipeline *p, const char *in, const char *out)
                         in);
     if (st == WT_OK) {
         img.color = meta.color;
-        st = inverse_image(p, &params, &pyr, in, &img);
+        engine_job job = {.kind = JOB_INVERSE, .params = &params, .pyr = &pyr, .out = &img};
+        st = engine_run(p, &job, in);
     }
     if (st == WT_OK)
-        st = wt_image_save(out, &img, &p->opt->save, cli_output_format(p->opt, out));
+        st = save_timed(p, out, &img);
     wt_image_free(&img);
     wt_pyramid_free(&pyr);
     return st;
@@ -342,35 +459,44 @@ static wt_status apply_threshold(const cli_options *o, wt_pyramid *pyr, const ch
     return WT_OK;
 }
 
+/* Forward, thresholding on the host, inverse into @p back. */
+static wt_status roundtrip_thresholded(pipeline *p, const wt_image *img, const wt_params *params,
+                                       const char *in, wt_image *back, double *kept)
+{
+    wt_pyramid pyr = {0};
+    wt_status st = forward_image(p, img, params, in, &pyr);
+    if (st == WT_OK)
+        st = apply_threshold(p->opt, &pyr, in, kept);
+    engine_job job = {.kind = JOB_INVERSE, .params = params, .pyr = &pyr, .out = back};
+    if (st == WT_OK)
+        st = engine_run(p, &job, in);
+    wt_pyramid_free(&pyr);
+    return st;
+}
+
 wt_status pipeline_roundtrip(pipeline *p, const char *in, const char *out, roundtrip_result *r)
 {
     const cli_options *o = p->opt;
     wt_image img = {0}, back = {0};
-    wt_pyramid pyr = {0};
     wt_params params;
     memset(r, 0, sizeof *r);
-    wt_status st = wt_image_load(in, &o->load, &img);
+    r->kept = 1.0;
+    wt_status st = load_timed(p, in, &img);
     if (st == WT_OK)
         st = params_for(o, &img, in, &params);
     if (st == WT_OK)
-        st = forward_image(p, &img, &params, in, &pyr);
-    if (st == WT_OK)
-        st = apply_threshold(o, &pyr, in, &r->kept);
-    if (st == WT_OK)
-        st = name_error(wt_image_alloc(&back, img.width, img.height, img.channels,
-                                       img.bit_depth),
-                        in);
-    if (st == WT_OK) {
-        back.color = img.color;
-        st = inverse_image(p, &params, &pyr, in, &back);
-    }
+        st = alloc_like(&img, in, &back);
+    engine_job job = {.kind = JOB_ROUNDTRIP, .params = &params, .img = &img, .out = &back};
+    if (st == WT_OK && o->threshold != THRESHOLD_NONE)
+        st = roundtrip_thresholded(p, &img, &params, in, &back, &r->kept);
+    else if (st == WT_OK)
+        st = engine_run(p, &job, in);
     if (st == WT_OK)
         st = name_error(wt_quality_compare(&img, &back, &r->quality), in);
     if (st == WT_OK && out)
-        st = wt_image_save(out, &back, &o->save, cli_output_format(o, out));
+        st = save_timed(p, out, &back);
     r->original = img;
     r->original.pixels = NULL;
-    wt_pyramid_free(&pyr);
     wt_image_free(&img);
     wt_image_free(&back);
     return st;

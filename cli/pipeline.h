@@ -9,19 +9,29 @@
 #include "options.h"
 #include "wavetool.h"
 
-/* What a command's files share: options and a pool of engines (one CPU
- * engine per worker, or the one GPU engine taken in turn). */
+/* Where the time of a pipeline's files went: seconds summed over workers. */
+typedef struct pipeline_stats {
+    double decode, upload, transform, download, encode;
+    unsigned long images;
+    double pixels;
+} pipeline_stats;
+
+/* What a command's files share: options, a pool of engines (one CPU engine
+ * per worker; or the GPU engines, one per device, that workers take in turn
+ * while they decode and encode) and the time split. */
 typedef struct pipeline {
     const cli_options *opt;
     wt_engine **engines;
     char *busy;
     int nengines;
     int is_gpu;
+    int transcode_only; /* decompose writes the decoded image: the codecs' time alone */
     pthread_mutex_t lock;
     pthread_cond_t freed;
+    pipeline_stats stats;
 } pipeline;
 
-/* Open the engine named by --device; -v says which one runs. Returns an exit
+/* Open the engines named by --device; -v says which run. Returns an exit
  * code, or CLI_CONTINUE. @p workers: files processed at a time. */
 int pipeline_open(pipeline *p, const cli_options *opt, int workers);
 void pipeline_close(pipeline *p);

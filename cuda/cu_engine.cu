@@ -518,6 +518,12 @@ static wt_status open_device(cu_engine *ce, int device, char *name, size_t name_
     return WT_OK;
 }
 
+extern "C" int wt_cuda_device_count(void)
+{
+    int count = 0;
+    return cudaGetDeviceCount(&count) == cudaSuccess ? count : 0;
+}
+
 extern "C" wt_status wt_cuda_engine_open(wt_engine **engine, int device)
 {
     *engine = NULL;

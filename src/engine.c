@@ -15,6 +15,15 @@ const char *wt_backends(void)
 #endif
 }
 
+int wt_gpu_count(void)
+{
+#ifdef WT_HAVE_CUDA
+    return wt_cuda_device_count();
+#else
+    return 0;
+#endif
+}
+
 /* "cuda" -> -1, "cuda:N" -> N; -2 when malformed. */
 static int parse_cuda_index(const char *device)
 {

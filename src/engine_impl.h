@@ -43,6 +43,9 @@ wt_status wt_cpu_engine_open(wt_engine **engine);
 /* The CUDA engine on device @p device (-1: the first that works). */
 wt_status wt_cuda_engine_open(wt_engine **engine, int device);
 
+/* CUDA devices visible to this process (0 when none or the driver fails). */
+int wt_cuda_device_count(void);
+
 /* Timing of the CUDA engine on device-resident data (wavetool bench). */
 typedef struct wt_cuda_timing {
     double ms, ms_min;        /* transform, all levels: median and fastest run */

@@ -413,6 +413,9 @@ typedef struct wt_engine_times {
 } wt_engine_times;
 void wt_engine_get_times(const wt_engine *engine, wt_engine_times *times);
 
+/** Number of CUDA devices this process sees (0 without CUDA). */
+int wt_gpu_count(void);
+
 /** Names compiled in: "cpu" or "cpu cuda". */
 const char *wt_backends(void);
 
