@@ -81,6 +81,9 @@ static void print_help(FILE *out)
           "      --format text|json   a table, or one JSON object per line\n"
           "      --host-path       one 8192x8192 RGB 8-bit image from host samples to a\n"
           "                        host mosaic (decode excluded), wall clock\n"
+          "      --pipeline [decompose options] INPUT...   (first) the batch path of\n"
+          "                        decompose over files or folders, against decode+encode\n"
+          "                        alone; see 'wavetool bench --pipeline --help'\n"
           "  -h, --help            this help\n",
           out);
 }
@@ -475,6 +478,8 @@ static int run_all(wt_engine *e, const bench_opts *o)
 
 int cmd_bench(int argc, char **argv)
 {
+    if (argc > 1 && strcmp(argv[1], "--pipeline") == 0)
+        return cmd_bench_pipeline(argc - 1, argv + 1);
     bench_opts o;
     int rc = parse_options(argc, argv, &o);
     if (rc != CLI_CONTINUE)

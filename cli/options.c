@@ -48,7 +48,8 @@ static const opt_spec option_table[] = {
     {"mode", 'm', "MODE", OPTS_TRANSFORM, "signal extension: zero, constant, symmetric (default), reflect,\n"
                                           "periodic, smooth, antisymmetric, antireflect, periodization"},
     {"method", OPT_METHOD, "M", OPTS_TRANSFORM, "auto (default), conv or lifting"},
-    {"device", OPT_DEVICE, "DEV", OPTS_ENGINE, "auto (default: first GPU, else CPU), cpu, cuda, cuda:N, cuda:N,M or cuda:all (files spread over the GPUs)"},
+    {"device", OPT_DEVICE, "DEV", OPTS_ENGINE, "auto (default: first GPU, else CPU), cpu, cuda, cuda:N;\n"
+                                          "cuda:N,M,... or cuda:all spread the files over GPUs"},
     {"jobs", 'j', "N", OPTS_ENGINE, "files processed at a time (default 0: number of cores)"},
     {"max-pixels", OPT_MAX_PIXELS, "N", OPTS_LOAD, "refuse images of more than N pixels (default 1073741824)"},
     {"lenient", OPT_LENIENT, NULL, OPTS_LOAD, "accept images that libpng/libjpeg can recover from corruption"},

@@ -382,6 +382,44 @@ case_ "an empty directory is said" 0 "wavetool: emptydir: no .png/.jpg/.jpeg fil
 case_ "directory without -O refused" 2 "wavetool: in is a directory; use -O DIR*" \
     "$WT" decompose in out.png
 
+# ---- device lists and the pipeline benchmark -------------------------------------------
+mkdir -p dv
+case_ "--device cuda:x is a usage error" 2 "wavetool: invalid argument 'cuda:x' for option --device*" \
+    "$WT" decompose --device cuda:x rgb8.png dv/a.png
+case_ "--device cuda:0,,1 is a usage error" 2 "wavetool: invalid argument 'cuda:0,,1'*" \
+    "$WT" decompose --device cuda:0,,1 rgb8.png dv/a.png
+case_ "--device cuda:1, is a usage error" 2 "wavetool: invalid argument 'cuda:1,'*" \
+    "$WT" decompose --device cuda:1, rgb8.png dv/a.png
+# with no visible GPU (CUDA_VISIBLE_DEVICES=) or no CUDA built in, device lists fail
+if ! CUDA_VISIBLE_DEVICES= "$WT" decompose --device cuda rgb8.png dv/probe.png 2>/dev/null; then
+    case_ "--device cuda:all without a GPU fails clearly" 1 "wavetool: *" \
+        env CUDA_VISIBLE_DEVICES= "$WT" decompose --device cuda:all rgb8.png dv/a.png
+    expect "cuda:all without a GPU: one line, no output" sh -c '[ ! -e dv/a.png ]'
+    case_ "--device cuda:0,1 without a GPU fails clearly" 1 "wavetool: *" \
+        env CUDA_VISIBLE_DEVICES= "$WT" decompose --device cuda:0,1 rgb8.png dv/a.png
+fi
+mkdir -p pb
+for i in 1 2 3 4 5; do cp rgb8.png "pb/p$i.png"; cp gray16.png "pb/g$i.png"; done
+run "$WT" bench --pipeline --device cpu -j 2 -l 2 pb
+if [ "$rc" -eq 0 ] && grep -q '^decode+encode ' "$out" && grep -q '^full ' "$out" &&
+    grep -q '10 files' "$out" && grep -q 'codecs only throughput: [0-9]' "$out"; then
+    ok "bench --pipeline: both passes over 10 files"
+else
+    not_ok "bench --pipeline" "exit $rc" "stdout: $(cat "$out")" "stderr: $err"
+fi
+expect "bench --pipeline removes its temporary outputs" \
+    sh -c '! ls -d "${TMPDIR:-/tmp}"/wavetool-bench-* 2>/dev/null | grep -q .'
+run "$WT" bench --pipeline --device cpu --format json -O pbout pb
+if [ "$rc" -eq 0 ] && [ "$(grep -c '"pass": "full".*"images": 10,' "$out")" -eq 1 ] &&
+    [ "$(ls pbout | wc -l)" -eq 10 ]; then
+    ok "bench --pipeline --format json -O DIR: one object per pass, outputs kept"
+else
+    not_ok "bench --pipeline json" "exit $rc" "stdout: $(cat "$out")" "stderr: $err"
+fi
+cp trunc.png pb/zz.png
+case_ "bench --pipeline: a bad file stops it" 1 "*wavetool: pb/zz.png: *" \
+    "$WT" bench --pipeline --device cpu -j 1 pb
+
 # ---- data safety: Ctrl-C leaves no temporary file ------------------------------------
 $TOOL png h1.png 1500 1500 rgb 8 random 11
 cp h1.png h2.png && cp h1.png h3.png

@@ -1,0 +1,227 @@
+/* wavetool bench --pipeline: the batch path of `decompose` over a folder, timed
+ * as a whole (images/s, MPixel/s) and split into decode, upload, transform,
+ * download and encode; and in the same run the same files through decode and
+ * encode alone (the decoded image written as the output), the codecs' limit the
+ * full path is compared with. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "batch.h"
+#include "commands.h"
+#include "options.h"
+#include "pipeline.h"
+
+static const cli_command pipeline_bench_command = {
+    "bench --pipeline",
+    "[options] INPUT...",
+    "Time `wavetool decompose -O DIR INPUT...` (PNG mosaics unless --ext) over the\n"
+    "inputs (files, or directories walked for .png/.jpg/.jpeg): first a warm-up\n"
+    "over one file per worker, then the files through decode and encode only (the\n"
+    "decoded image written instead of the mosaic), then the whole path. Prints\n"
+    "images/s, MPixel/s and the time split (CPU seconds summed over workers), and\n"
+    "the ratio of the two throughputs. Outputs go to -O DIR if given (kept), else\n"
+    "to a temporary directory that is removed.",
+    OPTS_TRANSFORM | OPTS_ENGINE | OPTS_LOAD | OPTS_SAVE | OPTS_MOSAIC | OPTS_BATCH |
+        OPTS_REPORT,
+    1,
+    -1,
+};
+
+static double seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* One timed pass over the files. */
+typedef struct pass_result {
+    const char *name;
+    double wall;
+    size_t done, failed;
+    pipeline_stats stats;
+} pass_result;
+
+static void decompose_one(void *ctx, batch_item *item)
+{
+    batch_item_result(item, pipeline_decompose(ctx, item->input, item->output));
+}
+
+static void reset_items(batch *b)
+{
+    for (size_t i = 0; i < b->count; i++) {
+        batch_item *it = &b->items[i];
+        if (it->state == ITEM_DONE || it->state == ITEM_FAILED) {
+            it->state = ITEM_PENDING;
+            free(it->message);
+            it->message = NULL;
+        }
+    }
+}
+
+/* Run items [0, count) through the pipeline; messages of failed files printed. */
+static pass_result run_pass(pipeline *p, batch *b, size_t count, int workers, int transcode,
+                            const char *name)
+{
+    pass_result r = {.name = name};
+    batch part = *b;
+    part.count = count;
+    part.is_batch = 0;
+    reset_items(&part);
+    memset(&p->stats, 0, sizeof p->stats);
+    p->transcode_only = transcode;
+    batch_run_options run = {workers, 1, 0, 0, stdout};
+    double t0 = seconds();
+    batch_run(&part, &run, decompose_one, p);
+    r.wall = seconds() - t0;
+    r.stats = p->stats;
+    for (size_t i = 0; i < count; i++) {
+        r.done += b->items[i].state == ITEM_DONE;
+        r.failed += b->items[i].state == ITEM_FAILED;
+    }
+    return r;
+}
+
+/* Read every input once so that neither pass pays for the disk. */
+static double warm_page_cache(const batch *b)
+{
+    static char buf[1 << 16];
+    double bytes = 0;
+    for (size_t i = 0; i < b->count; i++) {
+        FILE *f = fopen(b->items[i].input, "rb");
+        size_t n;
+        while (f && (n = fread(buf, 1, sizeof buf, f)) > 0)
+            bytes += (double)n;
+        if (f)
+            fclose(f);
+    }
+    return bytes;
+}
+
+static void print_text(const pass_result *r)
+{
+    const pipeline_stats *s = &r->stats;
+    printf("%-18s %8.2f %9.1f %9.1f %7.2f %7.2f %9.2f %8.2f %7.2f", r->name, r->wall,
+           (double)s->images / r->wall, s->pixels / 1e6 / r->wall, s->decode, s->upload,
+           s->transform, s->download, s->encode);
+    if (r->failed)
+        printf("   (%zu failed)", r->failed);
+    putchar('\n');
+}
+
+static void print_json(const pass_result *r, const char *engine, int workers)
+{
+    const pipeline_stats *s = &r->stats;
+    printf("{\"pass\": \"%s\", \"engine\": \"%s\", \"workers\": %d, \"images\": %lu, "
+           "\"failed\": %zu, \"mpixels\": %.3f, \"wall_s\": %.4f, \"images_per_s\": %.3f, "
+           "\"mpixels_per_s\": %.3f, \"decode_s\": %.4f, \"upload_s\": %.4f, "
+           "\"transform_s\": %.4f, \"download_s\": %.4f, \"encode_s\": %.4f}\n",
+           r->name, engine, workers, s->images, r->failed, s->pixels / 1e6, r->wall,
+           (double)s->images / r->wall, s->pixels / 1e6 / r->wall, s->decode, s->upload,
+           s->transform, s->download, s->encode);
+}
+
+static void report(const cli_options *o, const pipeline *p, int workers, double in_bytes,
+                   const pass_result *codecs, const pass_result *full)
+{
+    const char *engine = wt_engine_name(p->engines[0]);
+    double ratio = (full->stats.pixels / full->wall) / (codecs->stats.pixels / codecs->wall);
+    if (o->format == REPORT_JSON) {
+        print_json(codecs, engine, workers);
+        print_json(full, engine, workers);
+        printf("{\"full_over_codecs\": %.4f}\n", ratio);
+        return;
+    }
+    printf("pipeline: %lu files, %.1f MPixel, %.1f MB of input; decompose -w %s -l %d; "
+           "%s",
+           full->stats.images, full->stats.pixels / 1e6, in_bytes / 1e6,
+           o->params.wavelet->name, o->params.levels, engine);
+    if (p->is_gpu && p->nengines > 1)
+        printf(" and %d more GPU%s", p->nengines - 1, p->nengines > 2 ? "s" : "");
+    printf("; %d worker%s\n", workers, workers > 1 ? "s" : "");
+    printf("%-18s %8s %9s %9s %7s %7s %9s %8s %7s\n", "pass", "wall s", "images/s", "MPixel/s",
+           "decode", "upload", "transform", "download", "encode");
+    print_text(codecs);
+    print_text(full);
+    printf("split: CPU seconds summed over workers; full path / codecs only throughput: "
+           "%.3f\n",
+           ratio);
+}
+
+/* Remove what the passes wrote into a temporary directory, then the directory. */
+static void remove_outputs(const batch *b, const char *dir)
+{
+    for (size_t i = 0; i < b->count; i++)
+        if (b->items[i].output)
+            unlink(b->items[i].output);
+    rmdir(dir);
+}
+
+static int bench_files(cli_options *o, batch *b)
+{
+    pipeline p;
+    int workers = pipeline_workers(o->jobs, b->count);
+    int rc = pipeline_open(&p, o, workers);
+    if (rc != CLI_CONTINUE)
+        return rc;
+    double in_bytes = warm_page_cache(b);
+    size_t warm = (size_t)workers < b->count ? (size_t)workers : b->count;
+    /* a file that fails stops the benchmark after the pass that met it
+     * (batch_run has printed why) */
+    pass_result codecs = {0}, full = {0};
+    int failed = run_pass(&p, b, warm, workers, 0, "warm-up").failed > 0;
+    if (!failed)
+        failed = (codecs = run_pass(&p, b, b->count, workers, 1, "decode+encode")).failed > 0;
+    if (!failed)
+        failed = (full = run_pass(&p, b, b->count, workers, 0, "full")).failed > 0;
+    if (!failed)
+        report(o, &p, workers, in_bytes, &codecs, &full);
+    pipeline_close(&p);
+    return failed ? EXIT_SOME_FAILED : EXIT_ALL_DONE;
+}
+
+/* Inputs that failed while listed (unreadable paths): said once, and no run. */
+static int check_listed(const batch *b)
+{
+    int bad = 0;
+    for (size_t i = 0; i < b->count; i++)
+        if (b->items[i].state == ITEM_FAILED) {
+            fprintf(stderr, "wavetool: %s\n",
+                    b->items[i].message ? b->items[i].message : b->items[i].input);
+            bad = 1;
+        }
+    if (!bad && b->count == 0)
+        fputs("wavetool: bench --pipeline: no images among the inputs\n", stderr);
+    return bad || b->count == 0 ? EXIT_SOME_FAILED : CLI_CONTINUE;
+}
+
+int cmd_bench_pipeline(int argc, char **argv)
+{
+    cli_options o;
+    batch b = {0};
+    char tmpdir[4096] = "";
+    int rc = cli_parse(&pipeline_bench_command, argc, argv, &o);
+    if (rc == CLI_CONTINUE && !o.outdir) {
+        const char *t = getenv("TMPDIR");
+        snprintf(tmpdir, sizeof tmpdir, "%s/wavetool-bench-XXXXXX", t && *t ? t : "/tmp");
+        if (!mkdtemp(tmpdir)) {
+            perror("wavetool: bench --pipeline: temporary directory");
+            rc = EXIT_SOME_FAILED;
+        }
+    }
+    batch_plan plan = {"bench --pipeline", 0, NULL, tmpdir[0] ? tmpdir : o.outdir, o.suffix,
+                       o.ext, "png", batch_image_exts};
+    if (rc == CLI_CONTINUE)
+        rc = batch_plan_files(&b, &plan, o.args, o.nargs);
+    if (rc == CLI_CONTINUE)
+        rc = check_listed(&b);
+    if (rc == CLI_CONTINUE)
+        rc = bench_files(&o, &b);
+    if (tmpdir[0])
+        remove_outputs(&b, tmpdir);
+    batch_free(&b);
+    return rc;
+}
