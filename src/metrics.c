@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "wavetool.h"
+#include "engine_impl.h"
 
 static double psnr_of(double mse, double peak)
 {
@@ -28,11 +28,39 @@ static wt_status check_comparable(const wt_image *a, const wt_image *b)
     return WT_OK;
 }
 
-static unsigned sample_at(const wt_image *img, size_t index)
+/* Squared differences of pixels [begin, end) per channel. A chunk is small
+ * enough (CHUNK pixels) that its uint64 sums cannot overflow. */
+#define CHUNK ((size_t)1 << 20)
+
+typedef struct sse_job {
+    const wt_image *a, *b;
+    size_t pixels;
+    uint64_t (*sums)[4]; /* per chunk */
+} sse_job;
+
+#define SSE_LOOP(T)                                                                              \
+    do {                                                                                         \
+        const T *pa = (const T *)j->a->pixels + first, *pb = (const T *)j->b->pixels + first;    \
+        for (size_t i = 0; i < count; i += c)                                                    \
+            for (size_t ch = 0; ch < c; ch++) {                                                  \
+                int64_t d = (int64_t)pa[i + ch] - (int64_t)pb[i + ch];                           \
+                sum[ch] += (uint64_t)(d * d);                                                    \
+            }                                                                                    \
+    } while (0)
+
+static void sse_chunks(void *ctx, size_t begin, size_t end)
 {
-    if (img->bit_depth > 8)
-        return ((const uint16_t *)img->pixels)[index];
-    return ((const uint8_t *)img->pixels)[index];
+    const sse_job *j = ctx;
+    size_t c = (size_t)j->a->channels;
+    for (size_t k = begin; k < end; k++) {
+        size_t p0 = k * CHUNK, p1 = p0 + CHUNK < j->pixels ? p0 + CHUNK : j->pixels;
+        size_t first = p0 * c, count = (p1 - p0) * c;
+        uint64_t *sum = j->sums[k];
+        if (j->a->bit_depth > 8)
+            SSE_LOOP(uint16_t);
+        else
+            SSE_LOOP(uint8_t);
+    }
 }
 
 wt_status wt_quality_compare(const wt_image *a, const wt_image *b, wt_quality *q)
@@ -42,23 +70,20 @@ wt_status wt_quality_compare(const wt_image *a, const wt_image *b, wt_quality *q
     if (st != WT_OK)
         return st;
     size_t n = (size_t)a->width * a->height, c = (size_t)a->channels;
-    /* integer sums of squared differences are exact (< 2^32 per sample) */
-    uint64_t sse[4] = {0, 0, 0, 0};
-    long double big[4] = {0, 0, 0, 0}; /* spill-over for huge 16-bit images */
-    for (size_t i = 0; i < n; i++)
-        for (size_t ch = 0; ch < c; ch++) {
-            int64_t d = (int64_t)sample_at(a, i * c + ch) - (int64_t)sample_at(b, i * c + ch);
-            uint64_t sq = (uint64_t)(d * d);
-            if (sse[ch] > UINT64_MAX - sq) {
-                big[ch] += (long double)sse[ch];
-                sse[ch] = 0;
-            }
-            sse[ch] += sq;
-        }
+    size_t chunks = (n + CHUNK - 1) / CHUNK;
+    sse_job job = {a, b, n, calloc(chunks ? chunks : 1, sizeof *job.sums)};
+    if (!job.sums)
+        return wt_error_set(WT_ERR_NOMEM, "out of memory");
+    wt_parallel_for(0, chunks, sse_chunks, &job);
+    long double sse[4] = {0, 0, 0, 0};
+    for (size_t k = 0; k < chunks; k++)
+        for (size_t ch = 0; ch < c; ch++)
+            sse[ch] += (long double)job.sums[k][ch];
+    free(job.sums);
     double peak = a->bit_depth > 8 ? 65535.0 : 255.0, sum = 0.0;
     q->channels = a->channels;
     for (size_t ch = 0; ch < c; ch++) {
-        q->mse[ch] = n ? (double)((big[ch] + (long double)sse[ch]) / (long double)n) : 0.0;
+        q->mse[ch] = n ? (double)(sse[ch] / (long double)n) : 0.0;
         q->psnr[ch] = psnr_of(q->mse[ch], peak);
         sum += q->mse[ch];
     }
