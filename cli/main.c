@@ -1,4 +1,5 @@
 /* wavetool: dispatch to the subcommands; --help, --version; signals. */
+#include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -49,6 +50,9 @@ static void install_signal_handlers(void)
         sigaddset(&sa.sa_mask, fatal[i]);
     for (size_t i = 0; i < sizeof fatal / sizeof fatal[0]; i++)
         sigaction(fatal[i], &sa, NULL);
+    /* A file over the size limit (ulimit -f) fails that write with EFBIG, a
+     * per-file error, instead of killing the batch and leaving a temp file. */
+    signal(SIGXFSZ, SIG_IGN);
 }
 
 static void print_help(FILE *out)
@@ -86,9 +90,8 @@ static void print_version(void)
     wt_engine_close(gpu);
 }
 
-int main(int argc, char **argv)
+static int run_command(int argc, char **argv)
 {
-    install_signal_handlers();
     if (argc < 2)
         return cli_usage_error(NULL, "no command given");
     const char *name = argv[1];
@@ -104,4 +107,19 @@ int main(int argc, char **argv)
         if (strcmp(name, commands[i].name) == 0)
             return commands[i].run(argc - 1, argv + 1);
     return cli_usage_error(NULL, "unknown command '%s'", name);
+}
+
+int main(int argc, char **argv)
+{
+    install_signal_handlers();
+    int rc = run_command(argc, argv);
+    /* Reports, lists and help on a full disk: an error, not exit 0 with a cut
+     * file. (An image written to "-" that failed was reported and cleared.) */
+    errno = 0;
+    if (fflush(stdout) != 0 || ferror(stdout)) {
+        fprintf(stderr, "wavetool: (stdout): %s\n", errno ? strerror(errno) : "write error");
+        if (rc == EXIT_ALL_DONE)
+            rc = EXIT_SOME_FAILED;
+    }
+    return rc;
 }

@@ -113,8 +113,11 @@ static wt_status commit_stdout(wt_outfile *f)
     FILE *fp = f->fp;
     f->fp = NULL;
     errno = 0;
-    if (fflush(fp) != 0 || ferror(fp))
-        return wt_error_set(WT_ERR_IO, "standard output: %s", strerror(errno ? errno : EIO));
+    if (fflush(fp) != 0 || ferror(fp)) {
+        int err = errno ? errno : EIO;
+        clearerr(fp); /* reported here, not again at exit */
+        return wt_error_set(WT_ERR_IO, "(stdout): %s", strerror(err));
+    }
     return WT_OK;
 }
 
@@ -154,6 +157,8 @@ wt_status wt_outfile_commit(wt_outfile *f)
 void wt_outfile_abort(wt_outfile *f)
 {
     if (f->is_stdout) {
+        if (f->fp) /* the failure that led here was reported */
+            clearerr(f->fp);
         f->fp = NULL;
         return;
     }
