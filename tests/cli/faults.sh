@@ -1,0 +1,307 @@
+#!/bin/bash
+# Faults around the transform (TAP output for meson): outputs that cannot be
+# written (file size limit, full disk, /dev/full, read-only directory), SIGTERM
+# in the middle of a batch, devices that are not there, and a long batch with
+# one bad file. Same helpers and style as run_cli_tests.sh; inputs are made
+# here (tests/cli/clitool.py, or random bytes through zlib for large ones).
+# Usage: faults.sh WAVETOOL SOURCE_DIR
+set -u
+WT=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
+SRC=$(cd "$2" && pwd)
+PY=${PYTHON:-/usr/bin/python3}
+TOOL="$PY $SRC/tests/cli/clitool.py"
+T=$(mktemp -d)
+trap 'chmod -R u+rwx "$T" 2>/dev/null; rm -rf "$T"' EXIT
+cd "$T" || exit 1
+
+n=0
+failed=0
+ok() { n=$((n + 1)); echo "ok $n - $1"; }
+not_ok() {
+    n=$((n + 1))
+    failed=$((failed + 1))
+    echo "not ok $n - $1"
+    shift
+    printf '%s\n' "$@" | sed 's/^/#   /'
+}
+skip() { n=$((n + 1)); echo "ok $n - $1 # SKIP $2"; }
+
+# run CMD...: sets rc, out (stdout file), err (stderr text)
+run() {
+    "$@" >"$T/.out" 2>"$T/.err"
+    rc=$?
+    out="$T/.out"
+    err=$(cat "$T/.err")
+}
+
+# case NAME RC 'STDERR_GLOB' CMD...: the exit code and the whole stderr
+case_() {
+    local name=$1 want_rc=$2 glob=$3
+    shift 3
+    run "$@"
+    # shellcheck disable=SC2053
+    if [ "$rc" -eq "$want_rc" ] && [[ $err == $glob ]]; then
+        ok "$name"
+    else
+        not_ok "$name" "command: $*" "exit $rc (want $want_rc)" "stderr: $err" "want glob: $glob"
+    fi
+}
+
+# expect NAME CONDITION-COMMAND...: a check on files or output
+expect() {
+    local name=$1
+    shift
+    if "$@" >/dev/null 2>&1; then ok "$name"; else not_ok "$name" "failed: $*"; fi
+}
+
+lines() { printf '%s\n' "$err" | grep -c .; }
+one_line() { [ "$(lines)" -eq 1 ]; }
+is_root() { [ "$(id -u)" -eq 0 ]; }
+no_temp_files() { # DIR: nothing but the names given after it
+    local dir=$1
+    shift
+    [ "$(ls -A "$dir" | sort | tr '\n' ' ')" = "$(printf '%s\n' "$@" | sort | grep . | tr '\n' ' ')" ]
+}
+# limited BLOCKS CMD...: CMD under ulimit -f BLOCKS (1 KiB blocks), in its own shell
+limited() {
+    local blocks=$1
+    shift
+    bash -c 'ulimit -f "$0" && exec "$@"' "$blocks" "$@"
+}
+# rand_png OUT W H: an RGB PNG of random bytes (incompressible), made fast
+rand_png() {
+    $PY -c '
+import os, struct, sys, zlib
+path, w, h = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+def chunk(k, d):
+    return struct.pack(">I", len(d)) + k + d + struct.pack(">I", zlib.crc32(k + d) & 0xFFFFFFFF)
+raw = b"".join(b"\0" + os.urandom(3 * w) for _ in range(h))
+open(path, "wb").write(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 8, 2, 0, 0, 0))
+    + chunk(b"IDAT", zlib.compress(raw, 1)) + chunk(b"IEND", b""))' "$@"
+}
+# valid_images FILE...: each decodes (strictly) with wavetool itself
+valid_images() {
+    local f
+    for f in "$@"; do "$WT" compare "$f" "$f" >/dev/null 2>&1 || return 1; done
+}
+
+# ---- inputs ------------------------------------------------------------------
+$TOOL png small.png 8 8 gray 8 random 1
+$TOOL png small2.png 9 7 rgb 8 random 2
+rand_png big.png 200 200 # mosaic ~120 KB: over a 16 KiB size limit and a 64 KiB tmpfs
+head -c 60 small2.png >trunc.png
+backends=$("$WT" --version | sed -n 's/^backends: //p')
+echo "# inputs in $T; backends: $backends"
+
+# ---- (a) outputs that cannot be written ----------------------------------------
+# ulimit -f: the write fails with EFBIG (SIGXFSZ is ignored, so it does not kill)
+mkdir fz
+case_ "ulimit -f: a mosaic over the limit fails, not killed by SIGXFSZ" 1 "wavetool: fz/m.png: *" \
+    limited 16 "$WT" decompose -l 1 big.png fz/m.png
+expect "ulimit -f: one message" one_line
+expect "ulimit -f: no temporary or partial file" no_temp_files fz
+case_ "ulimit -f: .npz over the limit fails" 1 "wavetool: fz/c.npz: *" \
+    limited 16 "$WT" decompose -l 1 big.png fz/c.npz
+expect "ulimit -f npz: one message, nothing left" sh -c "[ $(lines) -eq 1 ] && [ -z \"\$(ls -A fz)\" ]"
+case_ "ulimit -f: roundtrip -o over the limit fails" 1 "wavetool: fz/rt.png: *" \
+    limited 16 "$WT" roundtrip -q -l 1 -o fz/rt.png big.png
+expect "ulimit -f roundtrip: nothing left" no_temp_files fz
+for j in 1 3; do
+    case_ "ulimit -f batch -j $j: small outputs written, the big one counted as failed" 1 \
+        "wavetool: fzb$j/big.png: *wavetool: 3 files: 2 done, 1 failed" \
+        limited 16 "$WT" decompose -l 1 -j $j -O fzb$j small.png big.png small2.png
+    expect "ulimit -f batch -j $j: two messages (the file, the summary)" test "$(lines)" -eq 2
+    expect "ulimit -f batch -j $j: the small outputs only, complete" sh -c \
+        "[ \"\$(ls -A fzb$j | tr '\n' ' ')\" = 'small.png small2.png ' ] && \
+         '$WT' compare fzb$j/small.png fzb$j/small.png && '$WT' compare fzb$j/small2.png fzb$j/small2.png"
+done
+
+# /dev/full through "-": the image, the coefficients, and reports on standard output
+if [ -w /dev/full ]; then
+    case_ "/dev/full: mosaic to - fails" 1 "wavetool: (stdout): *" \
+        sh -c "exec '$WT' decompose -l 1 big.png - >/dev/full"
+    expect "/dev/full mosaic: one message" one_line
+    case_ "/dev/full: small mosaic to - fails (at the final flush)" 1 "wavetool: (stdout): *" \
+        sh -c "exec '$WT' decompose -l 1 small.png - >/dev/full"
+    expect "/dev/full small mosaic: one message" one_line
+    case_ "/dev/full: .npz to - fails" 1 "wavetool: (stdout): *" \
+        sh -c "exec '$WT' decompose -l 1 --ext npz big.png - >/dev/full"
+    expect "/dev/full npz: one message" one_line
+    case_ "/dev/full: roundtrip -o - fails" 1 "wavetool: (stdout): *" \
+        sh -c "exec '$WT' roundtrip -l 1 -o - small.png >/dev/full"
+    case_ "/dev/full: a lost roundtrip report is an error" 1 "wavetool: (stdout): *" \
+        sh -c "exec '$WT' roundtrip --psnr --format tsv small.png >/dev/full"
+    expect "/dev/full report: one message" one_line
+    case_ "/dev/full: wavelets list is an error" 1 "wavetool: (stdout): *" \
+        sh -c "exec '$WT' wavelets >/dev/full"
+else
+    skip "/dev/full cases" "no writable /dev/full"
+fi
+
+# a read-only output directory (root writes anyway)
+if is_root; then
+    skip "read-only output directory in a batch" "running as root (modes are not enforced)"
+else
+    mkdir ro && chmod 555 ro
+    case_ "read-only -O directory: each file fails, the summary counts them" 1 \
+        "wavetool: ro/small.png: *wavetool: ro/small2.png: *wavetool: 2 files: 0 done, 2 failed" \
+        "$WT" decompose -l 1 -O ro small.png small2.png
+    expect "read-only directory: nothing left" no_temp_files ro
+fi
+
+# a truly full file system: a 64 KiB tmpfs in a private mount namespace
+cat >tmpfs.sh <<'EOF'
+# tmpfs.sh DIR WT: mount a 64 KiB tmpfs on DIR, run the cases, print results
+d=$1 wt=$2
+mount -t tmpfs -o size=64k wavetool-faults "$d" || exit 99
+"$wt" decompose -l 1 -j 1 -O "$d" small.png big.png small2.png 2>fs.err
+echo "batch $?"
+ls -A "$d" | tr '\n' ' ' >fs.ls1
+"$wt" compare "$d/small.png" "$d/small.png" >/dev/null 2>&1 && echo "small-valid"
+dd if=/dev/zero of="$d/fill" bs=4096 2>/dev/null
+"$wt" decompose -l 1 small2.png "$d/x.png" 2>fs.err2
+echo "full $?"
+ls -A "$d" | tr '\n' ' ' >fs.ls2
+EOF
+mkdir fs
+if is_root; then ns="unshare -m"; else ns="unshare -Urm"; fi
+if command -v unshare >/dev/null 2>&1 && $ns true 2>/dev/null; then
+    res=$($ns bash tmpfs.sh "$T/fs" "$WT" 2>&1)
+    if [ "$?" -eq 99 ]; then
+        skip "full file system (tmpfs)" "cannot mount a tmpfs here: $res"
+    else
+        err=$(cat fs.err)
+        if [[ $res == *"batch 1"* ]] && [ "$(cat fs.ls1)" = "small.png small2.png " ] &&
+            [[ $res == *small-valid* ]] &&
+            [[ $err == "wavetool: $T/fs/big.png: No space left on device"*"3 files: 2 done, 1 failed" ]]; then
+            ok "full tmpfs: the big output fails (ENOSPC), the small ones are written, no temp file"
+        else
+            not_ok "full tmpfs batch" "$res" "stderr: $err" "left: $(cat fs.ls1)"
+        fi
+        err=$(cat fs.err2)
+        if [[ $res == *"full 1"* ]] && [ "$(cat fs.ls2)" = "fill small.png small2.png " ] && one_line &&
+            [[ $err == "wavetool: $T/fs/x.png: No space left on device" ]]; then
+            ok "completely full tmpfs: one clean failure, nothing left"
+        else
+            not_ok "completely full tmpfs" "$res" "stderr: $err" "left: $(cat fs.ls2)"
+        fi
+    fi
+else
+    skip "full file system (tmpfs)" "no mount namespace here ($ns not permitted)"
+fi
+
+# ---- (b) SIGTERM in the middle of a batch ---------------------------------------
+# Large incompressible inputs and a slow PNG level; the signal is sent once a
+# temporary file exists, so it always lands while outputs are being written.
+for i in 1 2 3 4 5 6; do rand_png "t$i.png" 1200 1200; done
+mkdir term
+"$WT" decompose -j 3 -w db4 -l 3 --png-level 9 -O term t1.png t2.png t3.png t4.png t5.png t6.png \
+    >/dev/null 2>term.err &
+pid=$!
+for _ in $(seq 1 500); do
+    ls -A term | grep -q '^\.' && break
+    sleep 0.01
+done
+had_temp=$(ls -A term | grep -c '^\.')
+kill -TERM $pid 2>/dev/null
+wait $pid
+term_rc=$?
+if [ "$had_temp" -ge 1 ]; then
+    ok "SIGTERM arrived while $had_temp temporary file(s) existed"
+else
+    not_ok "SIGTERM timing" "no temporary file seen before the signal (exit $term_rc)"
+fi
+# the handler removes temporary files and dies of the signal: status 128 + 15
+expect "SIGTERM: dies of the signal (exit 143, got $term_rc)" test "$term_rc" -eq 143
+leftover=$(ls -A term | grep -v "^t[1-6]\.png$" | tr "\n" " ")
+expect "SIGTERM: no temporary file left${leftover:+ ($leftover)}" test -z "$leftover"
+# shellcheck disable=SC2046
+expect "SIGTERM: each output that exists is complete ($(ls term | wc -l) of 6)" \
+    valid_images $(ls term | sed 's|^|term/|')
+
+# ---- (c) devices that are not there ---------------------------------------------
+case "$backends" in
+*cuda*) echo "# CUDA engine built in: CUDA_VISIBLE_DEVICES= hides every GPU" ;;
+*) echo "# built without CUDA: cuda devices fail the same way" ;;
+esac
+mkdir dev
+case_ "--device auto, no visible GPU: the CPU engine, said with -v" 0 "*engine: cpu*" \
+    env CUDA_VISIBLE_DEVICES= "$WT" decompose -v --device auto -l 1 small.png dev/auto.png
+expect "--device auto: output written" valid_images dev/auto.png
+for d in cuda cuda:0; do
+    case_ "--device $d, no visible GPU: exit 1, one clear line" 1 "wavetool: *CUDA*" \
+        env CUDA_VISIBLE_DEVICES= "$WT" decompose --device $d -l 1 small.png dev/$d.png
+    expect "--device $d: one line" one_line
+    expect "--device $d: no output file" test ! -e dev/$d.png
+    case_ "--device $d batch, no visible GPU: one line, no outputs" 1 "wavetool: *CUDA*" \
+        env CUDA_VISIBLE_DEVICES= "$WT" decompose --device $d -l 1 -O dev/b small.png small2.png
+    expect "--device $d batch: one line, nothing written" \
+        sh -c "[ $(lines) -eq 1 ] && [ -z \"\$(ls -A dev/b)\" ]"
+done
+case_ "roundtrip --device cuda, no visible GPU: exit 1" 1 "wavetool: *CUDA*" \
+    env CUDA_VISIBLE_DEVICES= "$WT" roundtrip --device cuda small.png
+
+# GPU only: WT_CUDA_MEM_LIMIT caps device memory
+if [[ $backends == *cuda* ]] && "$WT" --version | grep -q '^gpu: ' &&
+    ! "$WT" --version | grep -q '^gpu: none'; then
+    mkdir gpu
+    case_ "WT_CUDA_MEM_LIMIT=1M --device cuda: the file fails clearly" 1 "wavetool: t1.png: *" \
+        env WT_CUDA_MEM_LIMIT=1M "$WT" decompose --device cuda -l 3 t1.png gpu/m.png
+    expect "WT_CUDA_MEM_LIMIT --device cuda: one line, no output" \
+        sh -c "[ $(lines) -eq 1 ] && [ -z \"\$(ls -A gpu)\" ]"
+    case_ "WT_CUDA_MEM_LIMIT=1M --device auto -v: falls back to the CPU engine" 0 \
+        "*t1.png: *using the CPU engine*" \
+        env WT_CUDA_MEM_LIMIT=1M "$WT" decompose -v --device auto -l 3 t1.png gpu/a.png
+    expect "WT_CUDA_MEM_LIMIT fallback: output written" valid_images gpu/a.png
+    case_ "WT_CUDA_MEM_LIMIT=1M batch --device auto: all done on the CPU" 0 \
+        "wavetool: 2 files: 2 done, 0 failed" \
+        env WT_CUDA_MEM_LIMIT=1M "$WT" decompose --device auto -l 3 -O gpu/b t1.png t2.png
+else
+    skip "WT_CUDA_MEM_LIMIT with --device cuda and auto" "no usable GPU (backends: $backends)"
+fi
+
+# ---- (d) 100 inputs, one truncated in the middle ----------------------------------
+mkdir b100
+for i in $(seq -w 1 100); do
+    case $((10#$i % 3)) in
+    0) cp small.png "b100/f$i.png" ;;
+    1) cp small2.png "b100/f$i.png" ;;
+    2) cp big.png "b100/f$i.png" ;;
+    esac
+done
+cp trunc.png b100/f050.png
+expected=$(ls b100 | grep -v '^f050\.png$' | tr '\n' ' ')
+case_ "100 inputs, one truncated: exit 1, the file named, then the summary" 1 \
+    "wavetool: b100/f050.png: *
+wavetool: 100 files: 99 done, 1 failed" \
+    "$WT" decompose -l 1 -j 1 -O o100 b100
+expect "100 inputs: two lines on stderr" test "$(lines)" -eq 2
+serial_err=$err
+expect "100 inputs: 99 outputs, not f050, no temp files" \
+    test "$(ls -A o100 | tr '\n' ' ')" = "$expected"
+case_ "100 inputs -j 4: the same" 1 "wavetool: b100/f050.png: *wavetool: 100 files: 99 done, 1 failed" \
+    "$WT" decompose -l 1 -j 4 -O o100j b100
+expect "100 inputs -j 4: stderr identical to -j 1" test "$err" = "$serial_err"
+expect "100 inputs -j 4: 99 outputs, no temp files" test "$(ls -A o100j | tr '\n' ' ')" = "$expected"
+# three bad files: messages come in input order, whatever finishes first
+cp trunc.png b100/f010.png
+printf 'not an image\n' >b100/f090.png
+run "$WT" decompose -l 1 -j 1 -O o3bad b100
+serial_err=$err
+stable=1
+for try in 1 2 3; do
+    rm -rf o3badj
+    run "$WT" decompose -l 1 -j 8 -O o3badj b100
+    [ "$rc" -eq 1 ] && [ "$err" = "$serial_err" ] || stable=0
+done
+if [ $stable -eq 1 ] && [[ $serial_err == "wavetool: b100/f010.png: "*"
+wavetool: b100/f050.png: "*"
+wavetool: b100/f090.png: "*"
+wavetool: 100 files: 97 done, 3 failed" ]]; then
+    ok "three bad files: messages in input order, -j 8 three times as -j 1"
+else
+    not_ok "message order" "-j 1: $serial_err" "-j 8: $err"
+fi
+
+echo "1..$n"
+[ $failed -eq 0 ]
