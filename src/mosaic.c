@@ -1,5 +1,6 @@
 /* Subband mosaics: every band of a pyramid in one picture, laid out like
  * pywt.coeffs_to_array, each band scaled for display on its own. */
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,19 +19,45 @@ void wt_mosaic_size(const wt_pyramid *pyr, size_t *height, size_t *width)
     *width = w;
 }
 
-static double coeff_at(const wt_pyramid *pyr, size_t index)
-{
-    if (pyr->dtype == WT_INT32)
-        return (double)((const int32_t *)pyr->data)[index];
-    return (double)((const float *)pyr->data)[index];
-}
-
 /* How one band's values become display samples:
  * out = base + gain * (v - center), with |v| in place of v when @p absolute. */
 typedef struct band_map {
     double base, center, gain;
     int absolute;
 } band_map;
+
+/* Range of finite values (min, max, max |v|) of n coefficients. float and
+ * int32 convert to double exactly, so min and max in the source type are the
+ * same numbers. */
+static void range_f32(const float *v, size_t n, double *lo, double *hi, double *maxabs)
+{
+    float mn = INFINITY, mx = -INFINITY, ma = 0.0f;
+    for (size_t i = 0; i < n; i++) {
+        float x = v[i];
+        if (!(fabsf(x) <= FLT_MAX)) /* NaN or infinite */
+            continue;
+        mn = x < mn ? x : mn;
+        mx = x > mx ? x : mx;
+        ma = fabsf(x) > ma ? fabsf(x) : ma;
+    }
+    *lo = mn;
+    *hi = mx;
+    *maxabs = ma;
+}
+
+static void range_i32(const int32_t *v, size_t n, double *lo, double *hi, double *maxabs)
+{
+    double mn = INFINITY, mx = -INFINITY, ma = 0.0;
+    for (size_t i = 0; i < n; i++) {
+        double x = (double)v[i];
+        mn = x < mn ? x : mn;
+        mx = x > mx ? x : mx;
+        ma = fabs(x) > ma ? fabs(x) : ma;
+    }
+    *lo = mn;
+    *hi = mx;
+    *maxabs = ma;
+}
 
 /* Range over all channels of a band, so colours keep their relation. */
 static void band_range(const wt_pyramid *pyr, int level, wt_band b, double *lo, double *hi,
@@ -39,18 +66,10 @@ static void band_range(const wt_pyramid *pyr, int level, wt_band b, double *lo, 
     size_t h, w;
     wt_pyramid_band_shape(pyr, level, b, &h, &w);
     size_t first = wt_pyramid_offset(pyr, level, b, 0), n = h * w * (size_t)pyr->channels;
-    double mn = INFINITY, mx = -INFINITY, ma = 0.0;
-    for (size_t i = 0; i < n; i++) {
-        double v = coeff_at(pyr, first + i);
-        if (!isfinite(v))
-            continue;
-        mn = v < mn ? v : mn;
-        mx = v > mx ? v : mx;
-        ma = fabs(v) > ma ? fabs(v) : ma;
-    }
-    *lo = mn;
-    *hi = mx;
-    *maxabs = ma;
+    if (pyr->dtype == WT_INT32)
+        range_i32((const int32_t *)pyr->data + first, n, lo, hi, maxabs);
+    else
+        range_f32((const float *)pyr->data + first, n, lo, hi, maxabs);
 }
 
 static band_map plan_band(const wt_pyramid *pyr, int level, wt_band b, wt_scale scale,
@@ -65,34 +84,77 @@ static band_map plan_band(const wt_pyramid *pyr, int level, wt_band b, wt_scale 
     return (band_map){0.0, 0.0, maxabs > 0.0 ? peak / maxabs : 0.0, 1}; /* |v| / max|v| */
 }
 
-static double map_value(const band_map *m, double v, double peak)
+/* One display sample, clamped to 0..peak; NaN shows as 0. A zero gain (flat
+ * band) shows base whatever v is. */
+static inline long map_value(const band_map *m, double v, double peak)
 {
+    if (m->gain == 0.0)
+        return lrint(m->base < 0.0 ? 0.0 : (m->base > peak ? peak : m->base));
     double x = m->absolute ? fabs(v) : v;
-    double s = m->gain == 0.0 ? m->base : m->base + m->gain * (x - m->center);
-    if (isnan(s))
-        return 0.0;
-    return s < 0.0 ? 0.0 : (s > peak ? peak : s);
+    double s = m->base + m->gain * (x - m->center);
+    s = s > 0.0 ? s : 0.0; /* NaN fails the test: 0 */
+    return lrint(s < peak ? s : peak);
 }
+
+/* One row of a band into every c-th sample of a mosaic row; a loop per
+ * source and sample type, so the inner loop has no type tests. */
+#define DEFINE_PLACE_ROW(NAME, SRC, DST)                                                       \
+    static void NAME(const band_map *m, const SRC *src, size_t w, DST *dst, size_t c,          \
+                     double peak)                                                              \
+    {                                                                                          \
+        if (m->gain == 0.0) {                                                                  \
+            DST v = (DST)map_value(m, 0.0, peak);                                              \
+            for (size_t x = 0; x < w; x++)                                                     \
+                dst[x * c] = v;                                                                \
+            return;                                                                            \
+        }                                                                                      \
+        double base = m->base, gain = m->gain, center = m->center;                             \
+        if (m->absolute) {                                                                     \
+            for (size_t x = 0; x < w; x++) {                                                   \
+                double s = base + gain * (fabs((double)src[x]) - center);                      \
+                s = s > 0.0 ? s : 0.0;                                                         \
+                dst[x * c] = (DST)lrint(s < peak ? s : peak);                                  \
+            }                                                                                  \
+        } else {                                                                               \
+            for (size_t x = 0; x < w; x++) {                                                   \
+                double s = base + gain * ((double)src[x] - center);                            \
+                s = s > 0.0 ? s : 0.0;                                                         \
+                dst[x * c] = (DST)lrint(s < peak ? s : peak);                                  \
+            }                                                                                  \
+        }                                                                                      \
+    }
+DEFINE_PLACE_ROW(place_row_f32_u8, float, uint8_t)
+DEFINE_PLACE_ROW(place_row_f32_u16, float, uint16_t)
+DEFINE_PLACE_ROW(place_row_i32_u8, int32_t, uint8_t)
+DEFINE_PLACE_ROW(place_row_i32_u16, int32_t, uint16_t)
+#undef DEFINE_PLACE_ROW
 
 /* Copy one band into the mosaic with its top-left corner at (y0, x0). */
 static void place_band(const wt_pyramid *pyr, int level, wt_band b, wt_scale scale,
                        wt_image *out, size_t y0, size_t x0)
 {
-    double peak = out->bit_depth > 8 ? 65535.0 : 255.0;
+    int deep = out->bit_depth > 8, ints = pyr->dtype == WT_INT32;
+    double peak = deep ? 65535.0 : 255.0;
     band_map m = plan_band(pyr, level, b, scale, peak);
     size_t h, w, mw = out->width, c = (size_t)pyr->channels;
     wt_pyramid_band_shape(pyr, level, b, &h, &w);
     for (size_t ch = 0; ch < c; ch++) {
         size_t src = wt_pyramid_offset(pyr, level, b, (int)ch);
-        for (size_t y = 0; y < h; y++)
-            for (size_t x = 0; x < w; x++) {
-                long s = lrint(map_value(&m, coeff_at(pyr, src + y * w + x), peak));
-                size_t dst = ((y0 + y) * mw + x0 + x) * c + ch;
-                if (out->bit_depth > 8)
-                    ((uint16_t *)out->pixels)[dst] = (uint16_t)s;
-                else
-                    ((uint8_t *)out->pixels)[dst] = (uint8_t)s;
-            }
+        for (size_t y = 0; y < h; y++) {
+            size_t s = src + y * w, d = ((y0 + y) * mw + x0) * c + ch;
+            if (ints && deep)
+                place_row_i32_u16(&m, (const int32_t *)pyr->data + s, w,
+                                  (uint16_t *)out->pixels + d, c, peak);
+            else if (ints)
+                place_row_i32_u8(&m, (const int32_t *)pyr->data + s, w,
+                                 (uint8_t *)out->pixels + d, c, peak);
+            else if (deep)
+                place_row_f32_u16(&m, (const float *)pyr->data + s, w,
+                                  (uint16_t *)out->pixels + d, c, peak);
+            else
+                place_row_f32_u8(&m, (const float *)pyr->data + s, w,
+                                 (uint8_t *)out->pixels + d, c, peak);
+        }
     }
 }
 
