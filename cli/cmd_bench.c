@@ -80,7 +80,9 @@ static void print_help(FILE *out)
           "      --repeat N        timed runs, median reported (default 20)\n"
           "      --format text|json   a table, or one JSON object per line\n"
           "      --host-path       one 8192x8192 RGB 8-bit image from host samples to a\n"
-          "                        host mosaic (decode excluded), wall clock\n"
+          "                        host mosaic (wt_mosaic_image, decode excluded), wall\n"
+          "                        clock, against pinned host<->device copies of the same\n"
+          "                        bytes; pageable and page-locked image\n"
           "      --pipeline [decompose options] INPUT...   (first) the batch path of\n"
           "                        decompose over files or folders, against decode+encode\n"
           "                        alone; see 'wavetool bench --pipeline --help'\n"
@@ -376,67 +378,139 @@ static wt_status time_one(wt_engine *e, const wt_params *p, const bench_opts *o,
 }
 
 /* ---------------------------------------------------------------------- */
-/* Host path: samples in host memory to a mosaic in host memory */
+/* Host path: samples in host memory to a mosaic in host memory
+ *
+ * wt_mosaic_image of one 8192x8192 RGB 8-bit image (wall clock, median of
+ * --repeat runs after a warm-up, the engine's upload/transform/download split
+ * from wt_engine_get_times). CUDA engine: against the floor of the bus,
+ * bytes_up / rate_up + bytes_down / rate_down with both rates measured in the
+ * same run (pinned cudaMemcpyAsync of the image's and the mosaic's bytes),
+ * once with the image in pageable memory (staged by the engine) and once
+ * page-locked (cudaHostRegister: copied directly). */
+
+typedef struct host_run {
+    double ms, upload, transform, download; /* medians, ms */
+} host_run;
+
+static wt_status time_mosaics(wt_engine *e, const wt_params *p, const wt_image *img, int repeat,
+                              host_run *r, size_t *mosaic_bytes)
+{
+    double *t = malloc((size_t)repeat * 4 * sizeof *t);
+    wt_status st = t ? WT_OK : wt_error_set(WT_ERR_NOMEM, "out of memory");
+    for (int k = -1; st == WT_OK && k < repeat; k++) {
+        wt_engine_times a, b;
+        wt_image m = {0};
+        wt_engine_get_times(e, &a);
+        double t0 = now_ms();
+        st = wt_mosaic_image(e, p, img, WT_SCALE_AUTO, 8, &m);
+        double t1 = now_ms();
+        wt_engine_get_times(e, &b);
+        *mosaic_bytes = wt_image_bytes(&m);
+        wt_image_free(&m);
+        if (k < 0)
+            continue;
+        t[k] = t1 - t0;
+        t[repeat + k] = (b.upload - a.upload) * 1e3;
+        t[2 * repeat + k] = (b.transform - a.transform) * 1e3;
+        t[3 * repeat + k] = (b.download - a.download) * 1e3;
+    }
+    if (st == WT_OK) {
+        r->ms = median_of(t, repeat);
+        r->upload = median_of(t + repeat, repeat);
+        r->transform = median_of(t + 2 * repeat, repeat);
+        r->download = median_of(t + 3 * repeat, repeat);
+    }
+    free(t);
+    return st;
+}
+
+typedef struct host_floor {
+    double ms, up_ms, down_ms; /* pinned copies of the image's / mosaic's bytes */
+    size_t up_bytes, down_bytes;
+} host_floor;
+
+/* The pinned-copy floor and a run with the image page-locked (CUDA only). */
+static wt_status time_pinned(wt_engine *e, const wt_params *p, const bench_opts *o,
+                             wt_image *img, size_t mosaic_bytes, host_floor *f, host_run *pinned)
+{
+#if WT_HAVE_CUDA
+    double up_s = 0, down_s = 0;
+    f->up_bytes = wt_image_bytes(img);
+    f->down_bytes = mosaic_bytes;
+    wt_status st = wt_cuda_copy_rates(e, f->up_bytes, f->down_bytes, o->repeat, &up_s, &down_s);
+    f->up_ms = up_s * 1e3;
+    f->down_ms = down_s * 1e3;
+    f->ms = f->up_ms + f->down_ms;
+    if (st == WT_OK)
+        st = wt_cuda_host_register(e, img->pixels, f->up_bytes, 1);
+    if (st == WT_OK) {
+        st = time_mosaics(e, p, img, o->repeat, pinned, &mosaic_bytes);
+        wt_status st2 = wt_cuda_host_register(e, img->pixels, f->up_bytes, 0);
+        st = st == WT_OK ? st2 : st;
+    }
+    return st;
+#else
+    (void)e, (void)p, (void)o, (void)img, (void)mosaic_bytes, (void)f, (void)pinned;
+    return WT_OK;
+#endif
+}
+
+static void print_host_run(const char *label, const host_run *r, const host_floor *f)
+{
+    printf("  %-16s %8.2f ms", label, r->ms);
+    if (f->ms > 0)
+        printf(" = %.2fx floor", r->ms / f->ms);
+    printf(" (upload %.2f, transform %.2f, download %.2f ms)\n", r->upload, r->transform,
+           r->download);
+}
+
+static void print_host_path(const bench_opts *o, const wt_engine *e, const wt_params *p,
+                            const host_run *pageable, const host_run *pinned, const host_floor *f)
+{
+    if (o->json) {
+        printf("{\"device\": \"%s\", \"host_path\": true, \"wavelet\": \"%s\", \"width\": 8192, "
+               "\"height\": 8192, \"channels\": 3, \"levels\": %d, \"ms\": %.3f, "
+               "\"ms_upload\": %.3f, \"ms_transform\": %.3f, \"ms_download\": %.3f, "
+               "\"ms_pinned_source\": %.3f, \"floor_ms\": %.3f, \"h2d_bytes\": %zu, "
+               "\"d2h_bytes\": %zu, \"h2d_gbps\": %.2f, \"d2h_gbps\": %.2f}\n",
+               wt_engine_name(e), p->wavelet->name, p->levels, pageable->ms, pageable->upload,
+               pageable->transform, pageable->download, pinned->ms, f->ms, f->up_bytes,
+               f->down_bytes, gbps((double)f->up_bytes, f->up_ms),
+               gbps((double)f->down_bytes, f->down_ms));
+        return;
+    }
+    printf("host path: 8192x8192 RGB 8-bit samples -> %s %s L=%d -> 8-bit mosaic, %s; "
+           "median of %d\n",
+           p->wavelet->name, wt_mode_name(p->mode), p->levels, wt_engine_name(e), o->repeat);
+    print_host_run("pageable image:", pageable, f);
+    if (f->ms > 0) {
+        print_host_run("pinned image:", pinned, f);
+        printf("  floor            %8.2f ms = %.0f MB up at %.1f GB/s + %.0f MB down at %.1f GB/s "
+               "(pinned copies, same run); target <= 1.25x floor\n",
+               f->ms, f->up_bytes / 1e6, gbps((double)f->up_bytes, f->up_ms),
+               f->down_bytes / 1e6, gbps((double)f->down_bytes, f->down_ms));
+    }
+}
 
 static wt_status host_path(wt_engine *e, const bench_opts *o)
 {
     const size_t side = 8192;
     wt_params p = {o->wavelets[0], o->modes[0], o->methods[0], o->levels};
-    wt_image img = {0}, mosaic = {0};
-    wt_pyramid pyr = {0};
-    float *planes = NULL;
-    double *t = malloc((size_t)o->repeat * 4 * sizeof *t), *parts = t ? t + o->repeat : NULL;
-    wt_status st = t ? wt_params_resolve(&p) : wt_error_set(WT_ERR_NOMEM, "out of memory");
+    wt_image img = {0};
+    host_run pageable = {0}, pinned = {0};
+    host_floor f = {0};
+    size_t mosaic_bytes = 0;
+    wt_status st = wt_params_resolve(&p);
     if (st == WT_OK)
         st = wt_image_alloc(&img, side, side, 3, 8);
-    if (st == WT_OK)
-        st = wt_pyramid_alloc(&pyr, &p, side, side, 3);
-    if (st == WT_OK && !(planes = malloc(side * side * 3 * sizeof *planes)))
-        st = wt_error_set(WT_ERR_NOMEM, "out of memory");
-    for (size_t i = 0; st == WT_OK && i < side * side * 3; i++)
+    for (size_t i = 0; st == WT_OK && i < side * side * 3; i++) /* random-ish, not zeros */
         ((uint8_t *)img.pixels)[i] = (uint8_t)((i * 2654435761u) >> 24);
-    for (int k = -1; st == WT_OK && k < o->repeat; k++) {
-        double t0 = now_ms(), t1 = t0, t2 = t0;
-        st = wt_image_to_planes(&img, planes);
-        if (st == WT_OK) {
-            t1 = now_ms();
-            st = wt_forward(e, &p, planes, &pyr);
-        }
-        if (st == WT_OK) {
-            t2 = now_ms();
-            st = wt_mosaic_render(&pyr, WT_SCALE_AUTO, 8, &mosaic);
-        }
-        if (k >= 0) {
-            t[k] = now_ms() - t0;
-            parts[k] = t1 - t0;                   /* samples to float planes */
-            parts[o->repeat + k] = t2 - t1;       /* transform, transfers included */
-            parts[2 * o->repeat + k] = now_ms() - t2; /* mosaic */
-        }
-        wt_image_free(&mosaic);
-    }
-    if (st == WT_OK) {
-        double ms = median_of(t, o->repeat);
-        double ms_planes = median_of(parts, o->repeat);
-        double ms_transform = median_of(parts + o->repeat, o->repeat);
-        double ms_mosaic = median_of(parts + 2 * o->repeat, o->repeat);
-        double in = (double)side * side * 3 * 4, out = (double)pyr.total * 4;
-        if (o->json)
-            printf("{\"device\": \"%s\", \"host_path\": true, \"wavelet\": \"%s\", \"width\": %zu, "
-                   "\"height\": %zu, \"channels\": 3, \"levels\": %d, \"ms\": %.3f, "
-                   "\"ms_planes\": %.3f, \"ms_transform\": %.3f, \"ms_mosaic\": %.3f, "
-                   "\"h2d_bytes\": %.0f, \"d2h_bytes\": %.0f}\n",
-                   wt_engine_name(e), p.wavelet->name, side, side, p.levels, ms, ms_planes,
-                   ms_transform, ms_mosaic, in, out);
-        else
-            printf("host path: %zux%zu RGB 8-bit -> planes -> %s -> mosaic: %.2f ms "
-                   "(planes %.2f, transform with transfers %.2f, mosaic %.2f; "
-                   "float planes %.0f MB in, coefficients %.0f MB out)\n",
-                   side, side, p.wavelet->name, ms, ms_planes, ms_transform, ms_mosaic,
-                   in / 1e6, out / 1e6);
-    }
-    free(t);
-    free(planes);
-    wt_pyramid_free(&pyr);
+    if (st == WT_OK)
+        st = time_mosaics(e, &p, &img, o->repeat, &pageable, &mosaic_bytes);
+    if (st == WT_OK && !wt_engine_is_cpu(e))
+        st = time_pinned(e, &p, o, &img, mosaic_bytes, &f, &pinned);
+    if (st == WT_OK)
+        print_host_path(o, e, &p, &pageable, &pinned, &f);
     wt_image_free(&img);
     return st;
 }

@@ -1,69 +1,104 @@
 /* The CUDA engine: device selection, persistent device buffers, the level
  * loop (all levels on the device, one fused kernel per level), host
- * transfers, and the benchmark hook. Every CUDA runtime call goes through
- * CU_CHECK, the one place that turns a cudaError_t into a wt_status with a
- * message. */
+ * transfers of the float paths, and the benchmark hook (image paths:
+ * cu_image.cu). Every CUDA runtime call goes through CU_CHECK or cu_fail,
+ * the one place that turns a cudaError_t into a wt_status with a message;
+ * device allocations go through device_alloc (WT_CUDA_MEM_LIMIT). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cu_fast.cuh"
-
-#ifndef WT_HAVE_CUDA
-#define WT_HAVE_CUDA 1 /* declares the CUDA engine's entry points */
-#endif
-extern "C" {
-#include "engine_impl.h"
-}
+#include "cu_engine.h"
 
 /* ---------------------------------------------------------------------- */
-/* Errors */
+/* Errors: the one boundary */
 
-static wt_status cu_fail(cudaError_t err, const char *what)
+/* "3.1 GB", "12.0 MB", "512 bytes" */
+static void fmt_bytes(char *buf, size_t size, double bytes)
 {
-    wt_status code = err == cudaErrorMemoryAllocation ? WT_ERR_DEVICE_NOMEM : WT_ERR_DEVICE;
-    return wt_error_set(code, "CUDA error in %s: %s", what, cudaGetErrorString(err));
+    static const char *const unit[] = {"bytes", "KB", "MB", "GB", "TB"};
+    int u = 0;
+    while (bytes >= 1000.0 && u < 4) {
+        bytes /= 1000.0;
+        u++;
+    }
+    snprintf(buf, size, u ? "%.1f %s" : "%.0f %s", bytes, unit[u]);
 }
 
-#define CU_CHECK(call)                                                                          \
-    do {                                                                                        \
-        cudaError_t cu_err_ = (call);                                                           \
-        if (cu_err_ != cudaSuccess)                                                             \
-            return cu_fail(cu_err_, #call);                                                     \
-    } while (0)
+/* Device bytes this engine could still allocate: the device's free memory,
+ * capped by WT_CUDA_MEM_LIMIT. */
+static size_t device_free(const cu_engine *ce)
+{
+    size_t free_b = 0, total = 0;
+    if (cudaMemGetInfo(&free_b, &total) != cudaSuccess)
+        free_b = 0; /* only for the message */
+    if (ce && ce->mem_limit) {
+        size_t left = ce->mem_limit > ce->mem_held ? ce->mem_limit - ce->mem_held : 0;
+        free_b = left < free_b ? left : free_b;
+    }
+    return free_b;
+}
 
-#define WT_TRY(expr)                                                                            \
-    do {                                                                                        \
-        wt_status wt_st_ = (expr);                                                              \
-        if (wt_st_ != WT_OK)                                                                    \
-            return wt_st_;                                                                      \
-    } while (0)
+wt_status cu_fail(const cu_engine *ce, cudaError_t err, const char *what, size_t need)
+{
+    (void)cudaGetLastError(); /* an allocation failure must not show at the next launch check */
+    if (err != cudaErrorMemoryAllocation)
+        return wt_error_set(WT_ERR_DEVICE, "CUDA error in %s: %s", what, cudaGetErrorString(err));
+    char need_s[32], free_s[32];
+    fmt_bytes(need_s, sizeof need_s, (double)need);
+    fmt_bytes(free_s, sizeof free_s, (double)device_free(ce));
+    if (!need)
+        return wt_error_set(WT_ERR_DEVICE_NOMEM, "GPU out of memory in %s (%s free)", what,
+                            free_s);
+    return wt_error_set(WT_ERR_DEVICE_NOMEM, "GPU out of memory: need %s, %s free%s", need_s,
+                        free_s, ce && ce->mem_limit ? " (WT_CUDA_MEM_LIMIT)" : "");
+}
+
+wt_status cu_fail_check(cudaError_t err, const char *what)
+{
+    return err == cudaSuccess ? WT_OK : cu_fail(NULL, err, what, 0);
+}
+
+wt_status cu_fail_host(cudaError_t err, const char *what, size_t bytes)
+{
+    if (err != cudaErrorMemoryAllocation)
+        return cu_fail(NULL, err, what, 0);
+    (void)cudaGetLastError();
+    char need_s[32];
+    fmt_bytes(need_s, sizeof need_s, (double)bytes);
+    return wt_error_set(WT_ERR_NOMEM, "out of page-locked host memory in %s (need %s)", what,
+                        need_s);
+}
+
+/* cudaMalloc of @p bytes, refused over WT_CUDA_MEM_LIMIT like a full device. */
+static wt_status device_alloc(cu_engine *ce, void **ptr, size_t bytes)
+{
+    cudaError_t err = cudaSuccess;
+    if (ce->mem_limit && (ce->mem_held > ce->mem_limit || bytes > ce->mem_limit - ce->mem_held))
+        err = cudaErrorMemoryAllocation;
+    else
+        err = cudaMalloc(ptr, bytes);
+    if (err != cudaSuccess)
+        return cu_fail(ce, err, "cudaMalloc", bytes);
+    ce->mem_held += bytes;
+    return WT_OK;
+}
 
 /* ---------------------------------------------------------------------- */
 /* Engine state */
 
-enum { BUF_PLANES, BUF_PYRAMID, BUF_TMP0, BUF_TMP1, BUF_COPY_SRC, BUF_COPY_DST, BUF_COUNT };
-
-typedef struct cu_engine {
-    int device;
-    cudaStream_t stream;
-    size_t smem_limit;
-    int generic_only; /* WT_CUDA_GENERIC=1: no fast kernels (comparisons) */
-    void *buf[BUF_COUNT];
-    size_t buf_bytes[BUF_COUNT];
-} cu_engine;
-
-/* A device buffer of at least @p bytes, kept and grown between calls. */
 /* Padded by 64 bytes: the fast gathers read whole 16-byte blocks. */
-static wt_status buf_get(cu_engine *ce, int which, size_t bytes, void **ptr)
+wt_status cu_buf_get(cu_engine *ce, int which, size_t bytes, void **ptr)
 {
     bytes += 64;
     if (ce->buf_bytes[which] < bytes) {
         if (ce->buf[which])
             CU_CHECK(cudaFree(ce->buf[which]));
+        ce->mem_held -= ce->buf_bytes[which];
         ce->buf[which] = NULL;
         ce->buf_bytes[which] = 0;
-        CU_CHECK(cudaMalloc(&ce->buf[which], bytes));
+        WT_TRY(device_alloc(ce, &ce->buf[which], bytes));
         ce->buf_bytes[which] = bytes;
     }
     *ptr = ce->buf[which];
@@ -361,12 +396,12 @@ static wt_status tmp_buffers(cu_engine *ce, const wt_pyramid *plan, void *tmp[2]
         size_t a = plan->lo_h[l] * plan->lo_w[l] * (size_t)plan->channels * 4;
         most = a > most ? a : most;
     }
-    WT_TRY(buf_get(ce, BUF_TMP0, most, &tmp[0]));
-    return buf_get(ce, BUF_TMP1, most, &tmp[1]);
+    WT_TRY(cu_buf_get(ce, BUF_TMP0, most, &tmp[0]));
+    return cu_buf_get(ce, BUF_TMP1, most, &tmp[1]);
 }
 
 /* d_planes (C x h x w float32) -> d_pyr (the pyramid's layout). */
-static wt_status forward_device(cu_engine *ce, const wt_params *p, const wt_pyramid *plan,
+wt_status cu_forward_device(cu_engine *ce, const wt_params *p, const wt_pyramid *plan,
                                 const float *d_planes, void *d_pyr)
 {
     int integer = plan->dtype == WT_INT32, C = plan->channels, L = plan->levels;
@@ -400,7 +435,7 @@ static wt_status forward_device(cu_engine *ce, const wt_params *p, const wt_pyra
 }
 
 /* d_pyr -> d_planes (C x h x w float32). */
-static wt_status inverse_device(cu_engine *ce, const wt_params *p, const wt_pyramid *plan,
+wt_status cu_inverse_device(cu_engine *ce, const wt_params *p, const wt_pyramid *plan,
                                 void *d_pyr, float *d_planes)
 {
     int integer = plan->dtype == WT_INT32, C = plan->channels, L = plan->levels;
@@ -440,8 +475,8 @@ static wt_status device_buffers(cu_engine *ce, const wt_pyramid *plan, float **d
                                 void **d_pyr)
 {
     size_t n0 = plan->height * plan->width * (size_t)plan->channels;
-    WT_TRY(buf_get(ce, BUF_PLANES, n0 * 4, (void **)d_planes));
-    return buf_get(ce, BUF_PYRAMID, plan->total * 4, d_pyr);
+    WT_TRY(cu_buf_get(ce, BUF_PLANES, n0 * 4, (void **)d_planes));
+    return cu_buf_get(ce, BUF_PYRAMID, plan->total * 4, d_pyr);
 }
 
 static wt_status cuda_forward(wt_engine *e, const wt_params *p, const float *planes,
@@ -454,7 +489,7 @@ static wt_status cuda_forward(wt_engine *e, const wt_params *p, const float *pla
     WT_TRY(device_buffers(ce, out, &d_planes, &d_pyr));
     size_t n0 = out->height * out->width * (size_t)out->channels;
     CU_CHECK(cudaMemcpyAsync(d_planes, planes, n0 * 4, cudaMemcpyHostToDevice, ce->stream));
-    WT_TRY(forward_device(ce, p, out, d_planes, d_pyr));
+    WT_TRY(cu_forward_device(ce, p, out, d_planes, d_pyr));
     CU_CHECK(cudaMemcpyAsync(out->data, d_pyr, out->total * 4, cudaMemcpyDeviceToHost,
                              ce->stream));
     CU_CHECK(cudaStreamSynchronize(ce->stream));
@@ -472,7 +507,7 @@ static wt_status cuda_inverse(wt_engine *e, const wt_params *p, const wt_pyramid
     size_t n0 = in->height * in->width * (size_t)in->channels;
     CU_CHECK(cudaMemcpyAsync(d_pyr, in->data, in->total * 4, cudaMemcpyHostToDevice,
                              ce->stream));
-    WT_TRY(inverse_device(ce, p, in, d_pyr, d_planes));
+    WT_TRY(cu_inverse_device(ce, p, in, d_pyr, d_planes));
     CU_CHECK(cudaMemcpyAsync(planes, d_planes, n0 * 4, cudaMemcpyDeviceToHost, ce->stream));
     CU_CHECK(cudaStreamSynchronize(ce->stream));
     return WT_OK;
@@ -485,6 +520,9 @@ static void free_engine(cu_engine *ce)
     for (int b = 0; b < BUF_COUNT; b++)
         if (ce->buf[b])
             cudaFree(ce->buf[b]); /* closing: nothing to report */
+    cu_staging_free(ce);
+    if (ce->copy_stream)
+        cudaStreamDestroy(ce->copy_stream);
     if (ce->stream)
         cudaStreamDestroy(ce->stream);
     free(ce);
@@ -498,8 +536,39 @@ static void cuda_close(wt_engine *e)
     free(e);
 }
 
-static const wt_engine_ops cuda_ops = {
-    .forward = cuda_forward, .inverse = cuda_inverse, .close = cuda_close};
+static const wt_engine_ops cuda_ops = {.forward = cuda_forward,
+                                       .inverse = cuda_inverse,
+                                       .close = cuda_close,
+                                       .forward_image = cu_forward_image,
+                                       .inverse_image = cu_inverse_image,
+                                       .mosaic_image = cu_mosaic_image,
+                                       .roundtrip_image = cu_roundtrip_image};
+
+/* WT_CUDA_MEM_LIMIT: bytes, with an optional K, M or G suffix (powers of
+ * 1024); unset or empty: no cap. */
+static wt_status parse_mem_limit(size_t *limit)
+{
+    const char *v = getenv("WT_CUDA_MEM_LIMIT");
+    *limit = 0;
+    if (!v || !*v)
+        return WT_OK;
+    char *end;
+    unsigned long long n = strtoull(v, &end, 10);
+    int shift = 0;
+    if (*end == 'K' || *end == 'k')
+        shift = 10;
+    else if (*end == 'M' || *end == 'm')
+        shift = 20;
+    else if (*end == 'G' || *end == 'g')
+        shift = 30;
+    if (shift)
+        end++;
+    if (end == v || *end || *v == '-' || n > (~0ull >> shift))
+        return wt_error_set(WT_ERR_INVALID,
+                            "WT_CUDA_MEM_LIMIT: '%s' is not a byte count (like 512M or 2G)", v);
+    *limit = (size_t)(n << shift);
+    return WT_OK;
+}
 
 static wt_status open_device(cu_engine *ce, int device, char *name, size_t name_size)
 {
@@ -508,6 +577,9 @@ static wt_status open_device(cu_engine *ce, int device, char *name, size_t name_
     CU_CHECK(cudaSetDevice(device));
     CU_CHECK(cudaGetDeviceProperties(&prop, device));
     CU_CHECK(cudaStreamCreateWithFlags(&ce->stream, cudaStreamNonBlocking));
+    CU_CHECK(cudaStreamCreateWithFlags(&ce->copy_stream, cudaStreamNonBlocking));
+    WT_TRY(parse_mem_limit(&ce->mem_limit));
+    ce->copy_threads = wt_cpu_count() < CU_WORKERS ? wt_cpu_count() : CU_WORKERS;
     ce->smem_limit = prop.sharedMemPerBlockOptin;
     const char *generic = getenv("WT_CUDA_GENERIC");
     ce->generic_only = generic && *generic && *generic != '0';
@@ -584,8 +656,8 @@ static wt_status bench_once(const bench_job *j)
                                  cudaMemcpyDeviceToDevice, j->ce->stream));
         return WT_OK;
     }
-    return j->what ? inverse_device(j->ce, j->p, j->plan, j->d_pyr, j->d_planes)
-                   : forward_device(j->ce, j->p, j->plan, j->d_planes, j->d_pyr);
+    return j->what ? cu_inverse_device(j->ce, j->p, j->plan, j->d_pyr, j->d_planes)
+                   : cu_forward_device(j->ce, j->p, j->plan, j->d_planes, j->d_pyr);
 }
 
 /* Median and minimum of @p repeat timed runs after 3 warm-ups. */
@@ -605,7 +677,7 @@ static wt_status bench_time(const bench_job *j, int repeat, double *median, doub
         if (err == cudaSuccess && st == WT_OK && r >= 0)
             err = cudaEventElapsedTime(&ms[r], ev[0], ev[1]);
         if (err != cudaSuccess && st == WT_OK)
-            st = cu_fail(err, "benchmark timing");
+            st = cu_fail(j->ce, err, "benchmark timing", 0);
     }
     if (st == WT_OK) {
         qsort(ms, (size_t)repeat, sizeof *ms, by_value);
@@ -642,13 +714,13 @@ extern "C" wt_status wt_cuda_bench(wt_engine *engine, const wt_params *params, s
     bench_job j = {ce, &p, &plan, NULL, NULL, NULL, NULL, copy_bytes, 0};
     WT_TRY(device_buffers(ce, &plan, &j.d_planes, &j.d_pyr));
     WT_TRY(fill_random(ce, j.d_planes, height * width * (size_t)channels, 12345u));
-    WT_TRY(forward_device(ce, &p, &plan, j.d_planes, j.d_pyr)); /* real coefficients */
+    WT_TRY(cu_forward_device(ce, &p, &plan, j.d_planes, j.d_pyr)); /* real coefficients */
     j.what = inverse ? 1 : 0;
     memset(timing, 0, sizeof *timing);
     WT_TRY(bench_time(&j, repeat, &timing->ms, &timing->ms_min));
     if (copy_bytes) {
-        WT_TRY(buf_get(ce, BUF_COPY_SRC, copy_bytes, &j.copy_src));
-        WT_TRY(buf_get(ce, BUF_COPY_DST, copy_bytes, &j.copy_dst));
+        WT_TRY(cu_buf_get(ce, BUF_COPY_SRC, copy_bytes, &j.copy_src));
+        WT_TRY(cu_buf_get(ce, BUF_COPY_DST, copy_bytes, &j.copy_dst));
         WT_TRY(fill_random(ce, (float *)j.copy_src, copy_bytes / 4, 777u));
         j.what = 2;
         double fastest;

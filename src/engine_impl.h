@@ -59,6 +59,14 @@ typedef struct wt_cuda_timing {
 wt_status wt_cuda_bench(wt_engine *engine, const wt_params *params, size_t height, size_t width,
                         int channels, int inverse, int repeat, size_t copy_bytes,
                         wt_cuda_timing *timing);
+/* Median seconds of @p repeat pinned host-to-device copies of @p up bytes and
+ * device-to-host copies of @p down bytes on the engine's copy stream
+ * (cudaEvents), for the floor of wavetool bench --host-path. */
+wt_status wt_cuda_copy_rates(wt_engine *engine, size_t up, size_t down, int repeat,
+                             double *up_s, double *down_s);
+/* Page-lock (@p on = 1) or release (0) a host buffer with cudaHostRegister:
+ * the CUDA engine's image paths then copy it directly, without staging. */
+wt_status wt_cuda_host_register(wt_engine *engine, void *ptr, size_t bytes, int on);
 #endif
 
 /* Split [0, count) into contiguous ranges, one per thread (up to @p threads,

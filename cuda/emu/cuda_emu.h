@@ -10,6 +10,8 @@
 #include <math.h>
 #include <cstdlib>
 #include <cstring>
+#include <mutex>
+#include <utility>
 #include <vector>
 
 struct dim3 {
@@ -18,7 +20,7 @@ struct dim3 {
 };
 static thread_local dim3 threadIdx(0, 0, 0), blockIdx(0, 0, 0), blockDim(1, 1, 1);
 static dim3 gridDim;
-long wt_emu_fast_launches; /* fast-kernel launches, for tests of the dispatch */
+inline long wt_emu_fast_launches; /* fast-kernel launches, for tests of the dispatch */
 
 struct float4 {
     float x, y, z, w;
@@ -55,6 +57,18 @@ enum {
     cudaMemcpyDeviceToDevice = 3,
     cudaFuncAttributeMaxDynamicSharedMemorySize = 8,
     cudaStreamNonBlocking = 1,
+    cudaEventDisableTiming = 2,
+    cudaHostAllocDefault = 0,
+    cudaHostRegisterDefault = 0,
+};
+enum cudaMemoryType {
+    cudaMemoryTypeUnregistered = 0,
+    cudaMemoryTypeHost = 1,
+    cudaMemoryTypeDevice = 2,
+};
+struct cudaPointerAttributes {
+    cudaMemoryType type;
+    int device;
 };
 struct cudaDeviceProp {
     char name[256];
@@ -106,6 +120,49 @@ static inline cudaError_t cudaMemsetAsync(void *d, int v, size_t n, cudaStream_t
     return 0;
 }
 static inline cudaError_t cudaGetLastError(void) { return 0; }
+static inline cudaError_t cudaMemGetInfo(size_t *free_b, size_t *total)
+{
+    *free_b = *total = (size_t)80 << 30;
+    return 0;
+}
+static inline cudaError_t cudaHostAlloc(void **p, size_t n, int)
+{
+    *p = malloc(n ? n : 1);
+    return *p ? cudaSuccess : cudaErrorMemoryAllocation;
+}
+static inline cudaError_t cudaFreeHost(void *p) { free(p); return 0; }
+/* Registered host ranges, so that pointer attributes tell pinned from pageable. */
+static inline std::vector<std::pair<const char *, size_t>> &wt_emu_registered()
+{
+    static std::vector<std::pair<const char *, size_t>> r;
+    return r;
+}
+static inline cudaError_t cudaHostRegister(void *p, size_t n, int)
+{
+    wt_emu_registered().push_back({(const char *)p, n});
+    return 0;
+}
+static inline cudaError_t cudaHostUnregister(void *p)
+{
+    auto &r = wt_emu_registered();
+    for (size_t i = 0; i < r.size(); i++)
+        if (r[i].first == p) {
+            r.erase(r.begin() + (long)i);
+            return 0;
+        }
+    return 1;
+}
+static inline cudaError_t cudaPointerGetAttributes(cudaPointerAttributes *a, const void *p)
+{
+    a->type = cudaMemoryTypeUnregistered;
+    a->device = 0;
+    for (auto &r : wt_emu_registered())
+        if ((const char *)p >= r.first && (const char *)p < r.first + r.second)
+            a->type = cudaMemoryTypeHost;
+    return 0;
+}
+static inline cudaError_t cudaStreamWaitEvent(cudaStream_t, cudaEvent_t, unsigned) { return 0; }
+static inline cudaError_t cudaEventCreateWithFlags(cudaEvent_t *e, int) { *e = new double(0); return 0; }
 static inline cudaError_t cudaFuncSetAttribute(const void *, int, int) { return 0; }
 template <typename F> static inline cudaError_t cudaFuncSetAttribute(F, int, int) { return 0; }
 static inline cudaError_t cudaEventCreate(cudaEvent_t *e) { *e = new double(0); return 0; }
@@ -130,8 +187,17 @@ static inline std::vector<unsigned char> &wt_emu_smem_buf()
 }
 static inline void *wt_emu_smem() { return wt_emu_smem_buf().data(); }
 
+/* Launches from several host threads (the transfer workers) take turns:
+ * gridDim is one variable per translation unit. */
+static inline std::mutex &wt_emu_launch_lock()
+{
+    static std::mutex m;
+    return m;
+}
+
 template <typename F> static void wt_emu_launch(dim3 grid, size_t smem, F body)
 {
+    std::lock_guard<std::mutex> hold(wt_emu_launch_lock());
     gridDim = grid;
     long nblocks = (long)grid.x * grid.y * grid.z;
 #pragma omp parallel for schedule(dynamic, 1)

@@ -1,0 +1,105 @@
+/* Inside of the CUDA engine, shared by cu_engine.cu (device, buffers, level
+ * loop, the one error boundary) and cu_image.cu (image paths: staged
+ * transfers, conversions, mosaics). */
+#ifndef WT_CU_ENGINE_H
+#define WT_CU_ENGINE_H
+
+#include "cu_compat.h"
+
+#ifndef WT_HAVE_CUDA
+#define WT_HAVE_CUDA 1 /* declares the CUDA engine's entry points */
+#endif
+extern "C" {
+#include "engine_impl.h"
+}
+
+/* Persistent device buffers, grown on demand and kept between calls. */
+enum {
+    BUF_PLANES,   /* C x h x w float32 planes */
+    BUF_PYRAMID,  /* coefficients in the pyramid's layout */
+    BUF_TMP0,     /* approximations between levels */
+    BUF_TMP1,
+    BUF_COPY_SRC, /* benchmark copies */
+    BUF_COPY_DST,
+    BUF_SAMPLES,  /* interleaved 8/16-bit samples: image in, image or mosaic out */
+    BUF_BANDS,    /* mosaic: per-band partial ranges and display maps */
+    BUF_COUNT
+};
+
+/* Pinned host staging: each host worker of a transfer (at most CU_WORKERS)
+ * owns CU_SLOTS buffers of CU_CHUNK bytes that its chunks rotate through, so
+ * its copy of one chunk overlaps the DMA of the previous ones (cu_image.cu). */
+#define CU_WORKERS 8
+#define CU_SLOTS 2
+#define CU_CHUNK ((size_t)4 << 20)
+
+typedef struct cu_staging {
+    int nslots;                               /* copy_threads x CU_SLOTS */
+    void *slot[CU_WORKERS * CU_SLOTS];
+    cudaEvent_t done[CU_WORKERS * CU_SLOTS];  /* copy stream: the slot's transfer finished */
+    cudaEvent_t ready[CU_WORKERS * CU_SLOTS]; /* compute stream: the slot's chunk produced */
+    int ready_ok;                             /* events created, slots allocated */
+} cu_staging;
+
+typedef struct cu_engine {
+    int device;
+    cudaStream_t stream;      /* kernels */
+    cudaStream_t copy_stream; /* host <-> device transfers of the image paths */
+    size_t smem_limit;
+    int generic_only; /* WT_CUDA_GENERIC=1: no fast kernels (comparisons) */
+    size_t mem_limit; /* WT_CUDA_MEM_LIMIT: device bytes buf[] may hold (0: no cap) */
+    size_t mem_held;  /* device bytes held in buf[] */
+    int copy_threads; /* host threads copying between pageable memory and staging */
+    void *buf[BUF_COUNT];
+    size_t buf_bytes[BUF_COUNT];
+    cu_staging stage;
+} cu_engine;
+
+/* The one error boundary (cu_engine.cu): a failed CUDA call becomes a
+ * wt_status and one message. A failed device allocation of @p need bytes
+ * (cudaErrorMemoryAllocation, or over WT_CUDA_MEM_LIMIT) is
+ * WT_ERR_DEVICE_NOMEM "GPU out of memory: need ..., ... free". */
+wt_status cu_fail(const cu_engine *ce, cudaError_t err, const char *what, size_t need);
+/* The same for a call whose result is at hand: WT_OK on cudaSuccess. */
+wt_status cu_fail_check(cudaError_t err, const char *what);
+/* A failed page-locked host allocation or registration of @p bytes:
+ * WT_ERR_NOMEM (host memory), other errors as cu_fail. */
+wt_status cu_fail_host(cudaError_t err, const char *what, size_t bytes);
+
+#define CU_CHECK_CE(ce, call)                                                                   \
+    do {                                                                                        \
+        cudaError_t cu_err_ = (call);                                                           \
+        if (cu_err_ != cudaSuccess)                                                             \
+            return cu_fail(ce, cu_err_, #call, 0);                                              \
+    } while (0)
+#define CU_CHECK(call) CU_CHECK_CE(NULL, call)
+
+#define WT_TRY(expr)                                                                            \
+    do {                                                                                        \
+        wt_status wt_st_ = (expr);                                                              \
+        if (wt_st_ != WT_OK)                                                                    \
+            return wt_st_;                                                                      \
+    } while (0)
+
+/* A device buffer of at least @p bytes (kept and grown between calls). */
+wt_status cu_buf_get(cu_engine *ce, int which, size_t bytes, void **ptr);
+/* All levels on the device, on ce->stream: planes -> pyramid, and back. */
+wt_status cu_forward_device(cu_engine *ce, const wt_params *p, const wt_pyramid *plan,
+                            const float *d_planes, void *d_pyr);
+wt_status cu_inverse_device(cu_engine *ce, const wt_params *p, const wt_pyramid *plan,
+                            void *d_pyr, float *d_planes);
+
+/* The image operations of the engine table (cu_image.cu). */
+wt_status cu_forward_image(wt_engine *e, const wt_params *p, const wt_image *img,
+                           wt_pyramid *out);
+wt_status cu_inverse_image(wt_engine *e, const wt_params *p, const wt_pyramid *in,
+                           wt_image *img);
+wt_status cu_mosaic_image(wt_engine *e, const wt_params *p, const wt_image *img, wt_scale scale,
+                          int bit_depth, wt_image *mosaic);
+wt_status cu_roundtrip_image(wt_engine *e, const wt_params *p, const wt_image *img,
+                             wt_image *back);
+/* Pinned staging and its events, created on first use; released at close. */
+wt_status cu_staging_init(cu_engine *ce);
+void cu_staging_free(cu_engine *ce);
+
+#endif
