@@ -591,11 +591,35 @@ static void image_bufs_free(image_bufs *b)
     free(b->planes_gpu);
 }
 
+#if WT_HAVE_CUDA
+/* *p (owned, @p bytes) moved to whole pages of its own, so that page-locking
+ * one buffer never covers a page of another. */
+static wt_status page_align(void **p, size_t bytes)
+{
+    void *q = NULL;
+    size_t size = (bytes + 4095) / 4096 * 4096;
+    if (posix_memalign(&q, 4096, size ? size : 4096) != 0)
+        return wt_error_set(WT_ERR_NOMEM, "out of memory");
+    memcpy(q, *p, bytes);
+    free(*p);
+    *p = q;
+    return WT_OK;
+}
+#endif
+
 /* Page-lock (or release) the GPU engine's inputs and outputs of a case. */
 static wt_status pin_bufs(const engines *en, image_bufs *b, int on)
 {
 #if WT_HAVE_CUDA
-    wt_status s = wt_cuda_host_register(en->gpu, b->img.pixels, wt_image_bytes(&b->img), on);
+    wt_status s = WT_OK;
+    if (on)
+        s = page_align(&b->img.pixels, wt_image_bytes(&b->img));
+    if (on && s == WT_OK)
+        s = page_align(&b->gpu.pixels, wt_image_bytes(&b->gpu));
+    if (on && s == WT_OK)
+        s = page_align(&b->got.data, b->got.total * 4);
+    if (s == WT_OK)
+        s = wt_cuda_host_register(en->gpu, b->img.pixels, wt_image_bytes(&b->img), on);
     if (s == WT_OK)
         s = wt_cuda_host_register(en->gpu, b->gpu.pixels, wt_image_bytes(&b->gpu), on);
     if (s == WT_OK)
