@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
 
 #include "commands.h"
@@ -429,6 +430,47 @@ typedef struct host_floor {
     size_t up_bytes, down_bytes;
 } host_floor;
 
+typedef struct touch_ctx {
+    char *p;
+    size_t n;
+} touch_ctx;
+
+static void touch_range(void *ctx, size_t begin, size_t end)
+{
+    touch_ctx *t = ctx;
+    size_t a = begin << 20, b = end << 20 < t->n ? end << 20 : t->n;
+    memset(t->p + a, 1, b - a);
+}
+
+/* Wall ms of filling a fresh buffer of @p bytes from 8 threads (the page
+ * faults of memory new to the process): 4 KB pages, or 2 MB-aligned with
+ * MADV_HUGEPAGE advice. Median of 3. */
+static double first_touch_ms(size_t bytes, int huge)
+{
+    double t[3] = {0, 0, 0};
+    for (int k = 0; k < 3; k++) {
+        void *p = NULL;
+        if (huge) {
+            if (posix_memalign(&p, (size_t)2 << 20, bytes) != 0)
+                p = NULL;
+#ifdef MADV_HUGEPAGE
+            if (p)
+                madvise(p, bytes, MADV_HUGEPAGE);
+#endif
+        } else {
+            p = malloc(bytes);
+        }
+        if (!p)
+            return 0.0;
+        touch_ctx c = {p, bytes};
+        double t0 = now_ms();
+        wt_parallel_for(8, (bytes + (1u << 20) - 1) >> 20, touch_range, &c);
+        t[k] = now_ms() - t0;
+        free(p);
+    }
+    return median_of(t, 3);
+}
+
 /* The pinned-copy floor and a run with the image page-locked (CUDA only). */
 static wt_status time_pinned(wt_engine *e, const wt_params *p, const bench_opts *o,
                              wt_image *img, size_t mosaic_bytes, host_floor *f, host_run *pinned)
@@ -489,6 +531,10 @@ static void print_host_path(const bench_opts *o, const wt_engine *e, const wt_pa
                "(pinned copies, same run); target <= 1.25x floor\n",
                f->ms, f->up_bytes / 1e6, gbps((double)f->up_bytes, f->up_ms),
                f->down_bytes / 1e6, gbps((double)f->down_bytes, f->down_ms));
+        printf("  host first touch of a fresh %.0f MB buffer (8 threads): 4 KB pages %.2f ms, "
+               "2 MB-aligned with MADV_HUGEPAGE %.2f ms\n",
+               f->down_bytes / 1e6, first_touch_ms(f->down_bytes, 0),
+               first_touch_ms(f->down_bytes, 1));
     }
 }
 
