@@ -17,6 +17,7 @@
 #include <time.h>
 #include <zlib.h>
 
+#include "image_codec.h" /* wt_png_encode: wavetool's own settings */
 #include "wavetool.h"
 
 typedef struct buffer {
@@ -62,6 +63,18 @@ static double seconds(void)
 /* Encode @p img into @p out; returns 0 on success. */
 static int encode(const wt_image *img, const setting *s, png_bytep *rows, buffer *out)
 {
+    if (s->strategy == -2) { /* what wavetool writes at this level */
+        char *data = NULL;
+        size_t size = 0;
+        FILE *fp = open_memstream(&data, &size);
+        wt_save_options opt = {s->level, 0};
+        wt_status st = fp ? wt_png_encode(fp, "(memory)", img, &opt) : WT_ERR_IO;
+        if (fp)
+            fclose(fp);
+        free(data);
+        out->size = size;
+        return st == WT_OK ? 0 : -1;
+    }
     static const int color[] = {0, PNG_COLOR_TYPE_GRAY, PNG_COLOR_TYPE_GRAY_ALPHA,
                                 PNG_COLOR_TYPE_RGB, PNG_COLOR_TYPE_RGB_ALPHA};
     png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, NULL, NULL, NULL);
@@ -134,15 +147,17 @@ static int prepare(const char *path, int depth, int repeat, int source, wt_engin
 }
 
 static const char usage_text[] =
-    "Usage: png-settings [--depth 8|16] [--source 1] [--repeat N] [--levels LIST] IMAGE...\n"
+    "Usage: png-settings [--depth 8|16] [--source 1] [--own-only 1] [--repeat N] [--levels LIST]\n"
+    "                    IMAGE...\n"
     "PNG encode time and size of the mosaics of IMAGEs (haar, 3 levels) under zlib\n"
     "levels x PNG filters x zlib strategies; TSV on stdout. --levels 0,1,6 limits\n"
     "the levels (default 0,1,2,3,6,9); --repeat: fastest of N runs (default 3);\n"
-    "--source 1: encode the decoded images themselves (as reconstructions are written).\n";
+    "--source 1: encode the decoded images themselves (as reconstructions are written);\n"
+    "--own-only 1: only wavetool's own settings per level (rows 'wavetool').\n";
 
 int main(int argc, char **argv)
 {
-    int depth = 0, repeat = 3, source = 0, first = 1;
+    int depth = 0, repeat = 3, source = 0, own_only = 0, first = 1;
     const char *levels = "0,1,2,3,6,9";
     for (; first < argc && argv[first][0] == '-'; first += 2) {
         if (first + 1 >= argc || strcmp(argv[first], "--help") == 0) {
@@ -153,6 +168,8 @@ int main(int argc, char **argv)
             depth = atoi(argv[first + 1]);
         else if (strcmp(argv[first], "--repeat") == 0)
             repeat = atoi(argv[first + 1]);
+        else if (strcmp(argv[first], "--own-only") == 0)
+            own_only = atoi(argv[first + 1]);
         else if (strcmp(argv[first], "--source") == 0)
             source = atoi(argv[first + 1]);
         else if (strcmp(argv[first], "--levels") == 0)
@@ -205,12 +222,14 @@ int main(int argc, char **argv)
     fflush(stdout);
     for (const char *l = levels; *l; l += strcspn(l, ",") + (l[strcspn(l, ",")] == ',')) {
         int level = atoi(l);
-        for (size_t f = 0; f < sizeof filters / sizeof *filters; f++)
+        for (size_t f = 0; f <= sizeof filters / sizeof *filters; f++)
             for (size_t z = 0; z < sizeof strategies / sizeof *strategies; z++) {
-                if (level == 0 && z > 0)
+                int own = f == sizeof filters / sizeof *filters; /* last: wavetool's */
+                if (((level == 0 || own) && z > 0) || (own_only && !own))
                     continue; /* stored blocks: the strategy changes nothing */
-                setting s = {level, filters[f].mask, filters[f].name, strategies[z].z,
-                             strategies[z].name};
+                setting s = own ? (setting){level, 0, "wavetool", -2, "wavetool"}
+                                : (setting){level, filters[f].mask, filters[f].name,
+                                            strategies[z].z, strategies[z].name};
                 double total = 0, size = 0;
                 for (int i = 0; i < n; i++) {
                     double best = 1e30;

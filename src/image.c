@@ -44,21 +44,53 @@ void wt_image_free(wt_image *img)
     img->pixels = NULL;
 }
 
+/* One pass over the interleaved samples, writing every plane (one pass per
+ * plane read the image c times). */
+#define DEFINE_TO_PLANES(NAME, T)                                                              \
+    static void NAME(const T *s, size_t n, int c, float *planes)                               \
+    {                                                                                          \
+        float *p0 = planes, *p1 = planes + n, *p2 = planes + 2 * n, *p3 = planes + 3 * n;      \
+        switch (c) {                                                                           \
+        case 1:                                                                                \
+            for (size_t i = 0; i < n; i++)                                                     \
+                p0[i] = (float)s[i];                                                           \
+            break;                                                                             \
+        case 2:                                                                                \
+            for (size_t i = 0; i < n; i++) {                                                   \
+                p0[i] = (float)s[2 * i];                                                       \
+                p1[i] = (float)s[2 * i + 1];                                                   \
+            }                                                                                  \
+            break;                                                                             \
+        case 3:                                                                                \
+            for (size_t i = 0; i < n; i++) {                                                   \
+                p0[i] = (float)s[3 * i];                                                       \
+                p1[i] = (float)s[3 * i + 1];                                                   \
+                p2[i] = (float)s[3 * i + 2];                                                   \
+            }                                                                                  \
+            break;                                                                             \
+        default:                                                                               \
+            for (size_t i = 0; i < n; i++) {                                                   \
+                p0[i] = (float)s[4 * i];                                                       \
+                p1[i] = (float)s[4 * i + 1];                                                   \
+                p2[i] = (float)s[4 * i + 2];                                                   \
+                p3[i] = (float)s[4 * i + 3];                                                   \
+            }                                                                                  \
+        }                                                                                      \
+    }
+DEFINE_TO_PLANES(planes_from_u8, uint8_t)
+DEFINE_TO_PLANES(planes_from_u16, uint16_t)
+#undef DEFINE_TO_PLANES
+
 wt_status wt_image_to_planes(const wt_image *img, float *planes)
 {
     size_t n = (size_t)img->width * img->height;
-    int c = img->channels;
-    if (img->bit_depth > 8) {
-        const uint16_t *s = img->pixels;
-        for (int ch = 0; ch < c; ch++)
-            for (size_t i = 0; i < n; i++)
-                planes[(size_t)ch * n + i] = (float)s[i * (size_t)c + (size_t)ch];
-    } else {
-        const uint8_t *s = img->pixels;
-        for (int ch = 0; ch < c; ch++)
-            for (size_t i = 0; i < n; i++)
-                planes[(size_t)ch * n + i] = (float)s[i * (size_t)c + (size_t)ch];
-    }
+    if (img->channels < 1 || img->channels > 4)
+        return wt_error_set(WT_ERR_INVALID, "unsupported image layout (%d channels)",
+                            img->channels);
+    if (img->bit_depth > 8)
+        planes_from_u16(img->pixels, n, img->channels, planes);
+    else
+        planes_from_u8(img->pixels, n, img->channels, planes);
     return WT_OK;
 }
 

@@ -92,7 +92,7 @@ static inline long map_value(const band_map *m, double v, double peak)
         return lrint(m->base < 0.0 ? 0.0 : (m->base > peak ? peak : m->base));
     double x = m->absolute ? fabs(v) : v;
     double s = m->base + m->gain * (x - m->center);
-    s = s > 0.0 ? s : 0.0; /* NaN fails the test: 0 */
+    s = s >= 0.0 ? s : 0.0; /* NaN fails the test: 0 */
     return lrint(s < peak ? s : peak);
 }
 
@@ -112,13 +112,13 @@ static inline long map_value(const band_map *m, double v, double peak)
         if (m->absolute) {                                                                     \
             for (size_t x = 0; x < w; x++) {                                                   \
                 double s = base + gain * (fabs((double)src[x]) - center);                      \
-                s = s > 0.0 ? s : 0.0;                                                         \
+                s = s >= 0.0 ? s : 0.0;                                                        \
                 dst[x * c] = (DST)lrint(s < peak ? s : peak);                                  \
             }                                                                                  \
         } else {                                                                               \
             for (size_t x = 0; x < w; x++) {                                                   \
                 double s = base + gain * ((double)src[x] - center);                            \
-                s = s > 0.0 ? s : 0.0;                                                         \
+                s = s >= 0.0 ? s : 0.0;                                                        \
                 dst[x * c] = (DST)lrint(s < peak ? s : peak);                                  \
             }                                                                                  \
         }                                                                                      \
