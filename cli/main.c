@@ -31,7 +31,7 @@ static const command_entry commands[] = {
 static void on_fatal_signal(int sig)
 {
     struct sigaction dfl;
-    wt_outfile_abort_all();
+    wt_outfile_shutdown();
     memset(&dfl, 0, sizeof dfl);
     dfl.sa_handler = SIG_DFL;
     sigemptyset(&dfl.sa_mask);

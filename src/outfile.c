@@ -1,11 +1,14 @@
 /* Atomic output files: write to a hidden temporary file next to the target,
  * rename it into place on success, remove it on failure or on a signal. */
 #include <errno.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "wavetool.h"
@@ -20,6 +23,13 @@ enum { SLOT_FREE = 0, SLOT_CLAIMED = 1, SLOT_LIVE = 2 };
 _Static_assert(ATOMIC_INT_LOCK_FREE == 2, "slot states must be lock-free atomics");
 static atomic_int slot_state[OUTFILE_SLOTS];
 static char slot_path[OUTFILE_SLOTS][PATH_CAP];
+
+/* wt_outfile_shutdown() has run (the process is about to die of a signal):
+ * no new temporary file may appear. @c creating counts threads between
+ * "check closing" and "slot registered", with signals blocked there, so a
+ * handler (on another thread) waits for them (Dekker: seq_cst atomics). */
+static atomic_int closing;
+static atomic_int creating;
 
 /* A free slot holding a copy of @p path, or -1 when all are taken (the file
  * then simply is not removed by a signal). */
@@ -44,9 +54,20 @@ static void slot_release(int slot)
 
 void wt_outfile_abort_all(void)
 {
+    /* a thread creating a temp file registers it soon; at most about 2 s */
+    for (int spins = 0; atomic_load(&creating) > 0 && spins < 2000; spins++) {
+        struct timespec ms = {0, 1000000};
+        nanosleep(&ms, NULL);
+    }
     for (int i = 0; i < OUTFILE_SLOTS; i++)
         if (atomic_load(&slot_state[i]) == SLOT_LIVE)
             unlink(slot_path[i]);
+}
+
+void wt_outfile_shutdown(void)
+{
+    atomic_store(&closing, 1);
+    wt_outfile_abort_all();
 }
 
 /* Creation mode of new files: 0666 minus the umask, read without changing it
@@ -95,12 +116,24 @@ wt_status wt_outfile_open(wt_outfile *f, const char *path)
     if (len >= sizeof f->final_path || !temp_name(path, f->tmp_path, sizeof f->tmp_path))
         return wt_error_set(WT_ERR_IO, "%s: %s", path, strerror(ENAMETOOLONG));
     memcpy(f->final_path, path, len + 1);
-    int fd = mkstemp(f->tmp_path);
-    if (fd < 0)
-        return wt_error_set(WT_ERR_IO, "%s: %s", path, strerror(errno));
-    f->slot = slot_register(f->tmp_path);
+    /* create and register with signals blocked: a fatal signal then runs
+     * wt_outfile_abort_all() on another thread, which waits for us */
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_BLOCK, &all, &old);
+    atomic_fetch_add(&creating, 1);
+    int fd = atomic_load(&closing) ? (errno = EINTR, -1) : mkstemp(f->tmp_path);
+    int err = errno;
+    if (fd >= 0)
+        f->slot = slot_register(f->tmp_path);
+    atomic_fetch_sub(&creating, 1);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (fd < 0) {
+        f->tmp_path[0] = '\0';
+        return wt_error_set(WT_ERR_IO, "%s: %s", path, strerror(err));
+    }
     if (fchmod(fd, new_file_mode()) != 0 || !(f->fp = fdopen(fd, "wb"))) {
-        int err = errno;
+        err = errno;
         close(fd);
         wt_outfile_abort(f);
         return wt_error_set(WT_ERR_IO, "%s: %s", path, strerror(err));

@@ -288,6 +288,10 @@ wt_status wt_outfile_open(wt_outfile *f, const char *path);
 wt_status wt_outfile_commit(wt_outfile *f);
 void wt_outfile_abort(wt_outfile *f);
 void wt_outfile_abort_all(void);
+/** For a fatal-signal handler in a threaded program: wt_outfile_abort_all(),
+ *  and from then on wt_outfile_open() creates nothing (fails with EINTR), so
+ *  no worker leaves a temporary file before the process dies. Async-signal-safe. */
+void wt_outfile_shutdown(void);
 /** 1 when both paths exist and are the same file (device and inode): an output
  *  must never replace its input. */
 int wt_same_file(const char *a, const char *b);
