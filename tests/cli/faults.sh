@@ -6,6 +6,7 @@
 # here (tests/cli/clitool.py, or random bytes through zlib for large ones).
 # Usage: faults.sh WAVETOOL SOURCE_DIR
 set -u
+export LC_ALL=C # ls and sort order, messages
 WT=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 SRC=$(cd "$2" && pwd)
 PY=${PYTHON:-/usr/bin/python3}
@@ -218,6 +219,28 @@ expect "SIGTERM: no temporary file left${leftover:+ ($leftover)}" test -z "$left
 # shellcheck disable=SC2046
 expect "SIGTERM: each output that exists is complete ($(ls term | wc -l) of 6)" \
     valid_images $(ls term | sed 's|^|term/|')
+
+# Many tiny files on 8 workers: temporary files are created all the time, also
+# while the handler removes them; none may survive the signal.
+mkdir tiny
+$PY -c 'import shutil; [shutil.copy("small.png", "tiny/f%d.png" % i) for i in range(600)]'
+litter="" runs=0
+for try in $(seq 1 12); do
+    rm -rf tterm
+    "$WT" decompose -l 1 -j 8 -O tterm tiny >/dev/null 2>&1 &
+    pid=$!
+    for _ in $(seq 1 300); do
+        ls -A tterm 2>/dev/null | grep -q '^\.' && break
+        sleep 0.005
+    done
+    sleep "0.00$((try % 3 * 4))"
+    kill -TERM $pid 2>/dev/null
+    wait $pid
+    [ $? -eq 143 ] && runs=$((runs + 1))
+    litter="$litter$(ls -A tterm 2>/dev/null | grep '^\.' | head -3 | tr '\n' ' ')"
+done
+expect "SIGTERM x12 in a batch of 600 tiny files: no temporary file left ($runs killed mid-batch)${litter:+: $litter}" \
+    test -z "$litter" -a "$runs" -ge 1
 
 # ---- (c) devices that are not there ---------------------------------------------
 case "$backends" in
