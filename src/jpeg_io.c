@@ -39,24 +39,36 @@ static void jpeg_text(j_common_ptr cinfo, char *buf)
     snprintf(buf, JMSG_LENGTH_MAX, "%s", text);
 }
 
+/* Whether the current message is the one whose format string starts with
+ * @p start. Messages are told apart by the library's own text, not by the
+ * JERR_/JWRN_ numbers of the headers: those numbers depend on how the library
+ * was configured (libjpeg-turbo's jpeg6b and jpeg8 APIs number them
+ * differently), and a header of one with a library of the other would mistake
+ * one message for another. */
+static int message_is(j_common_ptr cinfo, const char *start)
+{
+    const struct jpeg_error_mgr *err = cinfo->err;
+    int code = err->msg_code;
+    if (code <= 0 || code > err->last_jpeg_message || !err->jpeg_message_table[code])
+        return 0;
+    return strncmp(err->jpeg_message_table[code], start, strlen(start)) == 0;
+}
+
 static wt_status error_status(j_common_ptr cinfo, jpeg_context *ctx, const char *text)
 {
-    switch (cinfo->err->msg_code) {
-    case JERR_BAD_PRECISION:
+    if (message_is(cinfo, "Unsupported JPEG data precision"))
         return wt_error_set(WT_ERR_UNSUPPORTED, "%s: unsupported precision (%d-bit JPEG)",
                             ctx->name, cinfo->err->msg_parm.i[0]);
-    case JERR_SOF_UNSUPPORTED:
-    case JERR_NOT_COMPILED:
+    if (message_is(cinfo, "Unsupported JPEG process") ||
+        message_is(cinfo, "Requested feature was omitted at compile time"))
         return wt_error_set(WT_ERR_UNSUPPORTED, "%s: unsupported JPEG (%s)", ctx->name, text);
-    case JERR_OUT_OF_MEMORY:
+    if (message_is(cinfo, "Insufficient memory"))
         return wt_error_set(WT_ERR_NOMEM, "%s: out of memory decoding JPEG", ctx->name);
-    case JERR_FILE_WRITE:
+    if (message_is(cinfo, "Output file write error"))
         return wt_error_set(WT_ERR_IO, "%s: %s", ctx->name, strerror(errno ? errno : EIO));
-    default:
-        if (ctx->encoding)
-            return wt_error_set(WT_ERR_INVALID, "%s: JPEG encoder failed (%s)", ctx->name, text);
-        return wt_error_set(WT_ERR_FORMAT, "%s: corrupt JPEG (%s)", ctx->name, text);
-    }
+    if (ctx->encoding)
+        return wt_error_set(WT_ERR_INVALID, "%s: JPEG encoder failed (%s)", ctx->name, text);
+    return wt_error_set(WT_ERR_FORMAT, "%s: corrupt JPEG (%s)", ctx->name, text);
 }
 
 static void on_jpeg_error(j_common_ptr cinfo)
@@ -69,9 +81,10 @@ static void on_jpeg_error(j_common_ptr cinfo)
 }
 
 /* Warnings that say nothing about the pixels. */
-static int harmless_warning(int code)
+static int harmless_warning(j_common_ptr cinfo)
 {
-    return code == JWRN_JFIF_MAJOR || code == JWRN_ADOBE_XFORM;
+    return message_is(cinfo, "Warning: unknown JFIF revision number") ||
+           message_is(cinfo, "Unknown Adobe color transform code");
 }
 
 /* Level -1 is a warning (libjpeg carries on with made-up data); trace
@@ -79,10 +92,9 @@ static int harmless_warning(int code)
 static void on_jpeg_message(j_common_ptr cinfo, int level)
 {
     jpeg_context *ctx = (jpeg_context *)cinfo->err;
-    int code = cinfo->err->msg_code;
-    if (level >= 0 || ctx->lenient || ctx->encoding || harmless_warning(code))
+    if (level >= 0 || ctx->lenient || ctx->encoding || harmless_warning(cinfo))
         return;
-    if (code == JWRN_JPEG_EOF) {
+    if (message_is(cinfo, "Premature end of JPEG file")) {
         ctx->status = wt_error_set(WT_ERR_FORMAT, "%s: truncated JPEG data", ctx->name);
     } else {
         char text[JMSG_LENGTH_MAX];

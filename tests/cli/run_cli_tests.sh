@@ -101,7 +101,7 @@ expect "wavelets json parses" $PY -c "import json,sys; [json.loads(l) for l in o
 case_ "decompose mosaic" 0 "" "$WT" decompose -l 2 rgb8.png m.png
 expect "mosaic is 8-bit RGB of coeffs_to_array's size (37x29 haar -l 2: 10+10+19 x 8+8+15)" \
     test "$($TOOL info m.png)" = "39 31 3 8"
-case_ "decompose -v says the engine" 0 "wavetool: engine: cpu*" "$WT" decompose -v -l 1 rgb8.png m1.png
+case_ "decompose -v says the engine" 0 "wavetool: engine: *" "$WT" decompose -v -l 1 rgb8.png m1.png
 case_ "decompose to .npz" 0 "" "$WT" decompose -w db2 -m periodization -l 2 gray16.png c16.npz
 case_ "decompose 16-bit mosaic is 16-bit" 0 "" "$WT" decompose -l 1 gray16.png m16.png
 expect "16-bit input, 16-bit mosaic" test "$($TOOL info m16.png | cut -d' ' -f4)" = 16
