@@ -565,7 +565,6 @@ static wt_status alloc_mosaic(const wt_params *p, const wt_image *img, wt_scale 
 {
     wt_pyramid plan;
     size_t mh, mw;
-    memset(mosaic, 0, sizeof *mosaic);
     if ((unsigned)scale > WT_SCALE_OFFSET)
         return wt_error_set(WT_ERR_INVALID, "cannot render a mosaic of this pyramid "
                                             "(%d channels, %d-bit)",
@@ -574,6 +573,12 @@ static wt_status alloc_mosaic(const wt_params *p, const wt_image *img, wt_scale 
     wt_mosaic_size(&plan, &mh, &mw);
     if (mh > UINT32_MAX || mw > UINT32_MAX)
         return wt_error_set(WT_ERR_LIMIT, "mosaic of %zux%zu is too large", mh, mw);
+    if (mosaic->pixels && mosaic->width == mw && mosaic->height == mh &&
+        mosaic->channels == img->channels && mosaic->bit_depth == bit_depth) {
+        mosaic->color = (wt_color)img->channels;
+        return WT_OK; /* the caller's buffer, drawn into */
+    }
+    wt_image_free(mosaic);
     mosaic->width = (uint32_t)mw;
     mosaic->height = (uint32_t)mh;
     mosaic->channels = img->channels;

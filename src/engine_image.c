@@ -3,6 +3,7 @@
  * composition of host conversions and the engine's float transforms. */
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "engine_impl.h"
 
@@ -96,6 +97,21 @@ static wt_status plan_for(const wt_params *p, const wt_image *img, wt_pyramid *p
     return st == WT_OK ? wt_pyramid_alloc(pyr, p, img->height, img->width, img->channels) : st;
 }
 
+/* @p drawn into @p out: copied into out's pixels when the layouts match (the
+ * caller's buffer is kept), else out's pixels replaced by drawn's. */
+static void keep_or_replace(wt_image *out, wt_image *drawn)
+{
+    if (out->pixels && out->width == drawn->width && out->height == drawn->height &&
+        out->channels == drawn->channels && out->bit_depth == drawn->bit_depth) {
+        memcpy(out->pixels, drawn->pixels, wt_image_bytes(drawn));
+        out->color = drawn->color;
+        wt_image_free(drawn);
+        return;
+    }
+    wt_image_free(out);
+    *out = *drawn;
+}
+
 wt_status wt_mosaic_image(wt_engine *engine, const wt_params *params, const wt_image *img,
                           wt_scale scale, int bit_depth, wt_image *mosaic)
 {
@@ -105,19 +121,26 @@ wt_status wt_mosaic_image(wt_engine *engine, const wt_params *params, const wt_i
         st = check_image(img);
     if (st == WT_OK && (bit_depth != 8 && bit_depth != 16))
         st = wt_error_set(WT_ERR_INVALID, "mosaics are 8 or 16-bit, not %d-bit", bit_depth);
-    if (st != WT_OK)
+    if (st != WT_OK) {
+        wt_image_free(mosaic);
         return st;
+    }
     if (engine->ops->mosaic_image) {
         engine->times.calls++;
         return engine->ops->mosaic_image(engine, &p, img, scale, bit_depth, mosaic);
     }
     wt_pyramid pyr = {0};
+    wt_image drawn = {0};
     st = plan_for(&p, img, &pyr);
     if (st == WT_OK)
         st = wt_forward_image(engine, &p, img, &pyr);
     double t0 = wt_seconds();
     if (st == WT_OK)
-        st = wt_mosaic_render(&pyr, scale, bit_depth, mosaic);
+        st = wt_mosaic_render(&pyr, scale, bit_depth, &drawn);
+    if (st == WT_OK)
+        keep_or_replace(mosaic, &drawn);
+    else
+        wt_image_free(mosaic);
     engine->times.download += wt_seconds() - t0;
     wt_pyramid_free(&pyr);
     return st;

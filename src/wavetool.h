@@ -396,8 +396,12 @@ wt_status wt_forward_image(wt_engine *engine, const wt_params *params, const wt_
  *  and depth: samples rounded to nearest and clamped to the depth's range. */
 wt_status wt_inverse_image(wt_engine *engine, const wt_params *params, const wt_pyramid *in,
                            wt_image *img);
-/** Forward transform and its mosaic (allocated here, @p bit_depth 8 or 16),
- *  exactly as wt_mosaic_render draws it. */
+/** Forward transform and its mosaic (@p bit_depth 8 or 16), exactly as
+ *  wt_mosaic_render draws it. @p mosaic is {0} (pixels allocated here), or an
+ *  image from an earlier call or wt_image_alloc: its pixels are drawn into when
+ *  the mosaic's size, channels and depth match (no allocation, no first-touch
+ *  page faults: callers drawing many mosaics of one size keep it), else
+ *  replaced. On failure the pixels are freed. */
 wt_status wt_mosaic_image(wt_engine *engine, const wt_params *params, const wt_image *img,
                           wt_scale scale, int bit_depth, wt_image *mosaic);
 /** Forward then inverse transform: the reconstruction into @p back, allocated

@@ -738,6 +738,28 @@ static long mosaic_vs_cpu(const image_case *c, const wt_pyramid *ref, const wt_i
     return bad;
 }
 
+/* wt_mosaic_image into a mosaic kept from an earlier call: drawn into the same
+ * pixels (filled with a canary first), equal to @p drawn. */
+static int check_kept_mosaic(const engines *en, const image_case *c, const wt_params *p,
+                             image_bufs *b, const wt_image *drawn, const char *name)
+{
+    wt_image kept;
+    size_t bytes = wt_image_bytes(drawn);
+    int fail = wt_image_alloc(&kept, drawn->width, drawn->height, drawn->channels,
+                              drawn->bit_depth) != WT_OK;
+    void *pixels = kept.pixels;
+    if (!fail) {
+        memset(kept.pixels, 0xA5, bytes);
+        fail = wt_mosaic_image(en->gpu, p, &b->img, c->scale, c->depth, &kept) != WT_OK ||
+               kept.pixels != pixels || memcmp(kept.pixels, drawn->pixels, bytes) != 0;
+    }
+    if (fail)
+        fprintf(stderr, "FAIL %s mosaic_image into a kept mosaic: %s\n", name,
+                kept.pixels != pixels ? "buffer replaced or call failed" : "pixels differ");
+    wt_image_free(&kept);
+    return fail;
+}
+
 /* mosaic_image: against the render of the GPU's pyramid (b->got, from
  * check_forward_image), and against the CPU engine's mosaic within the
  * allowance of the pyramids' tolerance. */
@@ -771,6 +793,8 @@ static int check_mosaic_image(const engines *en, const image_case *c, const wt_p
                     "%d LSB in bands where it is under 1 LSB)\n", fail ? "FAIL" : "ok  ", name,
                     own_n, cpu_n, bad, tight);
     }
+    if (!fail) /* drawn again into the kept mosaic (canary-filled): the same pixels */
+        fail = check_kept_mosaic(en, c, p, b, &gpu, name);
     wt_image_free(&cpu);
     wt_image_free(&gpu);
     wt_image_free(&own);

@@ -435,6 +435,69 @@ static void test_mismatched_pyramid(void **state)
     wt_engine_close(e);
 }
 
+/* The image paths of the CPU engine equal the float path they compose, and a
+ * mosaic kept between calls is drawn into (same pixels pointer) when the
+ * layout matches, replaced when it does not. */
+static void fill_image(wt_image *img, unsigned seed)
+{
+    uint8_t *px = img->pixels;
+    size_t n = wt_image_bytes(img);
+    for (size_t i = 0; i < n; i++)
+        px[i] = (uint8_t)(((i + seed) * 2654435761u) >> 24);
+}
+
+static void test_image_paths(void **state)
+{
+    (void)state;
+    wt_engine *e;
+    assert_int_equal(wt_engine_open(&e, "cpu"), WT_OK);
+    wt_params p = {wt_wavelet_find("db3"), WT_MODE_SYMMETRIC, WT_METHOD_CONV, 2};
+    wt_image img, other, back, m = {0}, fresh = {0};
+    assert_int_equal(wt_image_alloc(&img, 37, 29, 3, 8), WT_OK);
+    assert_int_equal(wt_image_alloc(&other, 20, 19, 3, 8), WT_OK);
+    fill_image(&img, 1);
+    fill_image(&other, 2);
+    assert_int_equal(wt_mosaic_image(e, &p, &img, WT_SCALE_AUTO, 8, &m), WT_OK);
+    void *first = m.pixels;
+    assert_int_equal(wt_mosaic_image(e, &p, &other, WT_SCALE_AUTO, 8, &fresh), WT_OK);
+    assert_int_equal(wt_mosaic_image(e, &p, &img, WT_SCALE_AUTO, 8, &m), WT_OK);
+    assert_ptr_equal(m.pixels, first); /* kept */
+    /* the reference: planes, wt_forward, wt_mosaic_render */
+    wt_pyramid pyr;
+    wt_image ref;
+    float *planes = malloc(37 * 29 * 3 * sizeof *planes);
+    assert_non_null(planes);
+    assert_int_equal(wt_image_to_planes(&img, planes), WT_OK);
+    assert_int_equal(wt_pyramid_alloc(&pyr, &p, 29, 37, 3), WT_OK);
+    assert_int_equal(wt_forward(e, &p, planes, &pyr), WT_OK);
+    assert_int_equal(wt_mosaic_render(&pyr, WT_SCALE_AUTO, 8, &ref), WT_OK);
+    assert_int_equal(m.width, ref.width);
+    assert_int_equal(m.height, ref.height);
+    assert_memory_equal(m.pixels, ref.pixels, wt_image_bytes(&ref));
+    /* another layout: replaced, and equal to a fresh mosaic of that image */
+    assert_int_equal(wt_mosaic_image(e, &p, &other, WT_SCALE_AUTO, 8, &m), WT_OK);
+    assert_int_equal(m.width, fresh.width);
+    assert_memory_equal(m.pixels, fresh.pixels, wt_image_bytes(&fresh));
+    /* a failure frees the kept pixels */
+    assert_int_equal(wt_mosaic_image(e, &p, &img, WT_SCALE_AUTO, 12, &m), WT_ERR_INVALID);
+    assert_null(m.pixels);
+    /* round trip of 8-bit samples is exact; the times add up */
+    assert_int_equal(wt_image_alloc(&back, 37, 29, 3, 8), WT_OK);
+    assert_int_equal(wt_roundtrip_image(e, &p, &img, &back), WT_OK);
+    assert_memory_equal(back.pixels, img.pixels, wt_image_bytes(&img));
+    wt_engine_times t;
+    wt_engine_get_times(e, &t);
+    assert_true(t.calls >= 4 && t.transform > 0.0);
+    free(planes);
+    wt_pyramid_free(&pyr);
+    wt_image_free(&ref);
+    wt_image_free(&fresh);
+    wt_image_free(&back);
+    wt_image_free(&other);
+    wt_image_free(&img);
+    wt_engine_close(e);
+}
+
 int main(int argc, char **argv)
 {
     vectors_path = argc > 1 ? argv[1] : "tests/ref/vectors.txt";
@@ -449,6 +512,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_fold_index),
         cmocka_unit_test(test_names_and_errors),
         cmocka_unit_test(test_mismatched_pyramid),
+        cmocka_unit_test(test_image_paths),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
