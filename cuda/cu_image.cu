@@ -200,35 +200,34 @@ static wt_status xfer_run(xfer *x)
     return WT_OK;
 }
 
-static wt_status upload(cu_engine *ce, void *dev, const void *host, size_t n, size_t unit,
-                        chunk_fn consume, void *ctx)
+/* @p n units of @p unit bytes between @p host and @p dev, chunk by chunk; @p work
+ * consumes each uploaded chunk or produces each chunk before its download. */
+static wt_status transfer(cu_engine *ce, int up, char *host, char *dev, size_t n, size_t unit,
+                          chunk_fn work, void *ctx)
 {
     xfer x;
     memset(&x, 0, sizeof x);
     x.ce = ce;
-    x.up = 1;
-    x.host = (char *)host;
-    x.dev = (char *)dev;
+    x.up = up;
+    x.host = host;
+    x.dev = dev;
     x.n = n;
     x.unit = unit;
-    x.work = consume;
+    x.work = work;
     x.ctx = ctx;
     return xfer_run(&x);
+}
+
+static wt_status upload(cu_engine *ce, void *dev, const void *host, size_t n, size_t unit,
+                        chunk_fn consume, void *ctx)
+{
+    return transfer(ce, 1, (char *)host, (char *)dev, n, unit, consume, ctx);
 }
 
 static wt_status download(cu_engine *ce, void *host, const void *dev, size_t n, size_t unit,
                           chunk_fn produce, void *ctx)
 {
-    xfer x;
-    memset(&x, 0, sizeof x);
-    x.ce = ce;
-    x.host = (char *)host;
-    x.dev = (char *)dev;
-    x.n = n;
-    x.unit = unit;
-    x.work = produce;
-    x.ctx = ctx;
-    return xfer_run(&x);
+    return transfer(ce, 0, (char *)host, (char *)dev, n, unit, produce, ctx);
 }
 
 /* ---------------------------------------------------------------------- */
