@@ -205,7 +205,7 @@ typedef wt_status (*level_launcher)(cu_engine *ce, const cu_level *lv, int chann
 static size_t fast_smem(const cu_level *lv, int inverse)
 {
     size_t win = (size_t)lv->wy * (size_t)lv->pitch;
-    size_t mid = inverse ? (size_t)lv->wy * CU_MID_PITCH((size_t)lv->tx)
+    size_t mid = inverse ? (size_t)lv->wy * (CU_MID_PITCH((size_t)lv->tx) + 2)
                          : 2 * (size_t)lv->ty * (size_t)lv->pitch;
     return (win + mid) * 4;
 }
@@ -329,12 +329,22 @@ static level_launcher pick_fast(const cu_engine *ce, const wt_params *p, cu_leve
         return NULL;
     f.wy = 2 * f.ty + f.ax[0].halo;
     f.wx = 2 * f.tx + f.ax[1].halo;
-    /* room for the forward gather's lead (up to 3) and 16-byte chunks; rows
-     * 4 to 12 banks apart (mod 16): the 16-byte row loads of a quarter warp
-     * (4 segments of 2 rows) hit each bank at most twice */
-    f.pitch = (f.wx + (inverse ? 0 : 6) + 3) & ~3;
-    while (f.pitch % 16 < 4 || f.pitch % 16 > 12)
-        f.pitch += 4;
+    if (inverse) {
+        /* two halves of a row, each with room for the lead (up to 3) and the
+         * x-stage's 16-byte loads of its last segment; rows an odd number of
+         * 16-byte units apart: the loads of a quarter warp (4 segments of 2
+         * rows) hit distinct banks */
+        int span_pairs = CU_SEG + f.ax[1].halo / 2;
+        f.half = f.tx - CU_SEG + 4 * ((span_pairs + 6) / 4);
+        f.pitch = 2 * f.half + 4;
+    } else {
+        /* room for the gather's lead (up to 3) and 16-byte chunks; rows 4 to
+         * 12 banks apart (mod 16): the 16-byte row loads of a quarter warp
+         * (4 segments of 2 rows) hit each bank at most twice */
+        f.pitch = (f.wx + 6 + 3) & ~3;
+        while (f.pitch % 16 < 4 || f.pitch % 16 > 12)
+            f.pitch += 4;
+    }
     if (fast_smem(&f, inverse) > ce->smem_limit)
         return NULL;
     f.dst_aligned = 1;

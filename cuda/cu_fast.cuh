@@ -374,8 +374,17 @@ WT_DEV int gather_forward_fast(const cu_level &L, T *win, int pitch, int py0, in
 }
 
 /* ---------------------------------------------------------------------- */
-/* Inverse gather: window row iy interleaves a low-pass and a high-pass band
- * row (along x); rows whose coefficients are zero are zero. */
+/* Inverse gather. Window row iy holds the low-pass coefficients of its
+ * pairs in one half, at win + iy * pitch + lead.lo + k, and the high-pass
+ * ones in the other, at win + iy * pitch + L.half + lead.hi + k (k < wx / 2);
+ * rows whose coefficients are zero are zero. The scale of the low- and
+ * high-pass half of each row is stored beside the window (rscale[2 iy + px])
+ * and applied by the x-stage, so that interior rows can be copied as they
+ * are (cp.async). Returns the leads (0 unless copied with cp.async). */
+
+struct inv_lead {
+    int lo, hi;
+};
 
 WT_DEV bool coef_range_inside(const cu_axis &a, int m0, int pairs)
 {
@@ -386,13 +395,14 @@ WT_DEV bool coef_range_inside(const cu_axis &a, int m0, int pairs)
 }
 
 /* Border tiles: band phase, index and scale of every window row and
- * column first (in @p scratch), then one load per sample. */
+ * column first (in @p scratch), then one load per sample, scaled here (the
+ * row scales are 1). */
 template <typename T>
-WT_DEV void gather_inverse_table(const cu_level &L, T *win, int pitch, int py0, int px0, int c,
-                                 void *scratch)
+WT_DEV void gather_inverse_table(const cu_level &L, T *win, float *rscale, int py0, int px0,
+                                 int c, void *scratch)
 {
     const cu_axis &ay = L.ax[0], &ax = L.ax[1];
-    const int wy = L.wy, wx = L.wx, nt = block_threads();
+    const int wy = L.wy, wx = L.wx, pitch = L.pitch, half = L.half, nt = block_threads();
     int *idx = (int *)scratch; /* wy rows, then wx columns; -1: zero */
     int *phase = idx + wy + wx;
     float *scale = (float *)(phase + wy + wx);
@@ -402,6 +412,8 @@ WT_DEV void gather_inverse_table(const cu_level &L, T *win, int pitch, int py0, 
         phase[i] = t.phase;
         scale[i] = t.scale;
     }
+    for (int i = thread_rank(); i < 2 * wy; i += nt)
+        rscale[i] = 1.0f;
     WT_SYNC();
     for_2d(wx, wy, [&](int ix, int iy) {
         const int cy = idx[iy], cx = idx[wy + ix];
@@ -412,29 +424,40 @@ WT_DEV void gather_inverse_table(const cu_level &L, T *win, int pitch, int py0, 
             if constexpr (!std::is_integral<T>::value)
                 v = (T)((scale[iy] * scale[wy + ix]) * (float)v);
         }
-        win[iy * pitch + ix] = v;
+        win[iy * pitch + (ix & 1) * half + (ix >> 1)] = v;
     });
 }
 
 /* Per window row (in @p scratch, the not yet used mid area): the low- and
- * high-pass band rows it reads (NULL: a zero row) and their scales. Then
- * items (row, phase along x, 16-byte block of that band row), consecutive
- * threads on consecutive blocks; CU_BATCH_INV in flight. */
+ * high-pass band rows it reads (NULL: a zero row). */
 struct inv_row {
     const void *ptr[2];
-    float scale[2];
 };
 
+/* Every band plane of channel c starts 16-byte aligned and has rows of a
+ * multiple of 4 elements: all band rows are aligned alike. */
+template <typename T> WT_DEV bool bands_uniform(const cu_level &L, int c)
+{
+    for (int b = 0; b < 4; b++)
+        if ((L.src_w[b] & 3) || misalign((const T *)L.src[b] + (size_t)c * L.src_plane[b], 16))
+            return false;
+    return true;
+}
+
+/* Interior tiles: items (row, half, 16-byte block of that band row),
+ * consecutive threads on consecutive blocks. When every band row is aligned
+ * alike the blocks are copied with cp.async (the half row then starts lead
+ * elements in); otherwise CU_BATCH_INV loads in flight per thread. */
 template <typename T>
-WT_DEV void gather_inverse_fast(const cu_level &L, T *win, int pitch, int py0, int px0, int c,
-                                void *scratch)
+WT_DEV inv_lead gather_inverse_fast(const cu_level &L, T *win, float *rscale, int py0, int px0,
+                                    int c, void *scratch)
 {
     typedef typename vec4<T>::type V;
     const cu_axis &ay = L.ax[0], &ax = L.ax[1];
-    const int m0 = px0 >> 1, q = L.wx >> 1, wy = L.wy;
+    const int m0 = px0 >> 1, q = L.wx >> 1, wy = L.wy, pitch = L.pitch, half = L.half;
     if (!coef_range_inside(ax, m0, q) || (px0 & 1)) {
-        gather_inverse_table<T>(L, win, pitch, py0, px0, c, scratch);
-        return;
+        gather_inverse_table<T>(L, win, rscale, py0, px0, c, scratch);
+        return inv_lead{0, 0};
     }
     inv_row *rows = (inv_row *)scratch;
     const int nt = block_threads();
@@ -445,15 +468,16 @@ WT_DEV void gather_inverse_fast(const cu_level &L, T *win, int pitch, int py0, i
             rows[iy].ptr[px] = cy.idx < 0 ? NULL
                                           : (const T *)L.src[band] + (size_t)c * L.src_plane[band] +
                                                 (size_t)cy.idx * L.src_w[band] + col0;
-            rows[iy].scale[px] = cy.scale * (px ? ax.sd : ax.sa);
+            rscale[2 * iy + px] = cy.idx < 0 ? 0.0f : cy.scale * (px ? ax.sd : ax.sa);
         }
     }
     WT_SYNC();
+    const bool copy = bands_uniform<T>(L, c);
+    const inv_lead lead = copy ? inv_lead{(m0 + ax.da) & 3, (m0 + ax.dd) & 3} : inv_lead{0, 0};
     const int nch = (3 + q + 3) >> 2, per_row = 2 * nch, items = wy * per_row;
     for (int base = thread_rank(); base < items; base += CU_BATCH_INV * nt) {
         V raw[CU_BATCH_INV];
-        int first[CU_BATCH_INV], slot[CU_BATCH_INV]; /* window pair of lane 0; q: none */
-        float scale[CU_BATCH_INV];
+        int first[CU_BATCH_INV], slot[CU_BATCH_INV]; /* pair of lane 0; q: none */
 #pragma unroll
         for (int b = 0; b < CU_BATCH_INV; b++) {
             const int it = base + b * nt;
@@ -462,20 +486,24 @@ WT_DEV void gather_inverse_fast(const cu_level &L, T *win, int pitch, int py0, i
                 break;
             const int iy = it / per_row, r = it - iy * per_row, px = r >= nch;
             const int jj = r - (px ? nch : 0);
-            slot[b] = iy * pitch + px;
-            scale[b] = rows[iy].scale[px];
+            const int rl = px ? lead.hi : lead.lo;
+            T *dst = win + iy * pitch + px * half;
             const T *p = (const T *)rows[iy].ptr[px];
-            if (!p) { /* a zero row: the first blocks store zeros */
-                if (4 * jj < q) {
-                    first[b] = 4 * jj;
-                    raw[b] = V{0, 0, 0, 0};
-                }
+            if (!p) { /* a zero row */
+                if (4 * jj < rl + q)
+                    st_vec<V>(dst + 4 * jj, V{0, 0, 0, 0});
                 continue;
             }
-            const int rl = misalign(p, 16) / (int)sizeof(T);
-            if (jj >= (rl + q + 3) >> 2)
+            if (copy) {
+                if (4 * jj < rl + q)
+                    cp_async16(dst + 4 * jj, p - rl + 4 * jj);
                 continue;
-            first[b] = 4 * jj - rl;
+            }
+            const int ml = misalign(p, 16) / (int)sizeof(T);
+            if (jj >= (ml + q + 3) >> 2)
+                continue;
+            first[b] = 4 * jj - ml;
+            slot[b] = iy * pitch + px * half;
             raw[b] = ld_vec<V>(p + first[b]);
         }
 #pragma unroll
@@ -487,14 +515,47 @@ WT_DEV void gather_inverse_fast(const cu_level &L, T *win, int pitch, int py0, i
 #pragma unroll
             for (int k = 0; k < 4; k++) {
                 const int pair = first[b] + k;
-                if (pair < 0 || pair >= q)
-                    continue;
-                T v = lane<T>(raw[b], k);
-                if constexpr (!std::is_integral<T>::value)
-                    v = (T)(scale[b] * (float)v);
-                win[slot[b] + 2 * pair] = v;
+                if (pair >= 0 && pair < q)
+                    win[slot[b] + pair] = lane<T>(raw[b], k);
             }
         }
+    }
+    cp_async_wait();
+    return lead;
+}
+
+/* v[2 j + odd] = row[LEAD + j], j < N, from 16-byte loads of the aligned
+ * row (its room reaches the last block). */
+template <int N, int LEAD, typename T> WT_DEV void load_half_at(T *v, int odd, const T *row)
+{
+    typedef typename vec4<T>::type V;
+#pragma unroll
+    for (int i = 0; i < (N + LEAD + 3) / 4; i++) {
+        const V x = ld_vec<V>(row + 4 * i);
+        const T t[4] = {x.x, x.y, x.z, x.w};
+#pragma unroll
+        for (int k = 0; k < 4; k++) {
+            const int j = 4 * i + k - LEAD;
+            if (j >= 0 && j < N)
+                v[2 * j + odd] = t[k];
+        }
+    }
+}
+
+/* v[2 j + odd] = s * row[lead + j], j < N (lead < 4: one compiled case per
+ * value, so that the registers are picked at compile time). */
+template <int N, typename T> WT_DEV void load_half(T *v, int odd, const T *row, int lead, float s)
+{
+    switch (lead) {
+    case 0: load_half_at<N, 0>(v, odd, row); break;
+    case 1: load_half_at<N, 1>(v, odd, row); break;
+    case 2: load_half_at<N, 2>(v, odd, row); break;
+    default: load_half_at<N, 3>(v, odd, row); break;
+    }
+    if constexpr (!std::is_integral<T>::value) {
+#pragma unroll
+        for (int j = 0; j < N; j++)
+            v[2 * j + odd] = (T)(s * (float)v[2 * j + odd]);
     }
 }
 
@@ -551,8 +612,9 @@ template <typename T> WT_DEV void store_run(T *dst, const T *o, int count)
 
 /* ---------------------------------------------------------------------- */
 /* Kernels. Shared memory (cu_fast_smem): the window, rows of L.pitch
- * elements (a multiple of 4, >= wx + 6 forward, >= wx inverse), then mid:
- * forward 2 ty rows of L.pitch, inverse wy rows of CU_MID_PITCH(tx). */
+ * elements (a multiple of 4; forward >= wx + 6; inverse: two halves, the
+ * high-pass one L.half elements in), then mid: forward 2 ty rows of L.pitch,
+ * inverse wy rows of CU_MID_PITCH(tx) and the 2 wy row scales. */
 
 #define CU_FWD_BLOCKS 4 /* blocks per SM the kernels are built for (<= 64 registers) */
 #define CU_MID_PITCH(tx) (2 * (tx) + 4) /* rows 4 banks apart */
@@ -635,13 +697,17 @@ WT_GLOBAL void WT_LAUNCH_BOUNDS_MIN(CU_BLOCK_X * CU_BLOCK_Y, CU_FWD_BLOCKS)
     const cu_axis &ay = L.ax[0], &ax = L.ax[1];
     const int ty = L.ty, tx = L.tx, wy = L.wy, pitch = L.pitch, mp = CU_MID_PITCH(tx);
     T *win = (T *)smem, *mid = win + wy * pitch; /* mid: wy rows x 2 tx samples */
+    float *rscale = (float *)(mid + wy * mp);    /* 2 wy row scales */
     const int c = (int)blockIdx.z, uy0 = (int)blockIdx.y * ty, ux0 = (int)blockIdx.x * tx;
 
-    gather_inverse_fast<T>(L, win, pitch, 2 * uy0 + ay.win_a, 2 * ux0 + ax.win_a, c, mid);
+    const inv_lead lead = gather_inverse_fast<T>(L, win, rscale, 2 * uy0 + ay.win_a,
+                                                 2 * ux0 + ax.win_a, c, mid);
     WT_SYNC();
     for_flat(tx / CU_SEG, wy, [&](int seg, int iy) {
-        T v[(Op::SPAN + 3) & ~3], o0[CU_SEG], o1[CU_SEG];
-        load_span<(Op::SPAN + 3) & ~3>(v, win + iy * pitch + 2 * seg * CU_SEG, 1);
+        T v[Op::SPAN], o0[CU_SEG], o1[CU_SEG];
+        const T *row = win + iy * pitch + seg * CU_SEG;
+        load_half<Op::SPAN / 2>(v, 0, row, lead.lo, rscale[2 * iy]);
+        load_half<Op::SPAN / 2>(v, 1, row + L.half, lead.hi, rscale[2 * iy + 1]);
         Op::run(ax, v, o0, o1);
         T *m = mid + iy * mp + 2 * seg * CU_SEG;
 #pragma unroll

@@ -62,6 +62,7 @@ typedef struct cu_level {
     cu_axis ax[2]; /* 0: along y (columns), 1: along x (rows) */
     int ty, tx, wy, wx;
     int pitch; /* fast kernels: elements between window rows (multiple of 4, >= wx) */
+    int half;  /* fast inverse: from a window row's low-pass half to its high-pass half */
     int dst_aligned; /* fast forward: every band row starts 16-byte aligned */
     const void *src[4];
     void *dst[4];

@@ -1,0 +1,26 @@
+#!/bin/bash
+# A/B timing of kernel changes on the GPU machine: the working tree against a
+# base revision, built side by side and benchmarked in alternation, so that
+# both see the same clocks. On the development machine:
+#   git archive -o .gpu-base.tar HEAD     (the base; .gpu-base.tar is ignored)
+# then in one device call (carry .gpu-deps and .gpu-base.tar):
+#   . .gpu-deps/env.sh && bash cuda/gpu_ab.sh [ROUNDS]
+# Prints, per round, the bench table of each build (forward and inverse,
+# 8192x8192 float32, 3 levels: the targets).
+set -u
+rounds=${1:-2}
+mkdir -p build-base-src && tar xf .gpu-base.tar -C build-base-src
+meson setup build-base build-base-src -Dcuda=enabled --buildtype=release >/dev/null &&
+    ninja -C build-base cli/wavetool >/dev/null || { echo "base build failed"; exit 1; }
+[ -f build-gpu/build.ninja ] || meson setup build-gpu -Dcuda=enabled --buildtype=release >/dev/null
+ninja -C build-gpu cli/wavetool >/dev/null || { echo "build failed"; exit 1; }
+bench() {
+    "$1" bench -w haar,db3,bior4.4 --method conv -m periodization,symmetric -l 3 --repeat 30
+    "$1" bench -w db3,cdf97,legall53 --method lifting -m periodization,symmetric -l 3 --repeat 30
+}
+for r in $(seq 1 "$rounds"); do
+    echo "== round $r: base"
+    bench build-base/cli/wavetool
+    echo "== round $r: new"
+    bench build-gpu/cli/wavetool
+done
