@@ -194,6 +194,31 @@ WT_DEV int thread_rank()
     return (int)(threadIdx.y * blockDim.x + threadIdx.x);
 }
 
+/* Items (fast, slow) of [0, nfast) x [0, nslow) in the order consecutive
+ * threads take them, a block's threads apart: two divisions at the start,
+ * then additions (a runtime division costs about 20 instructions; for
+ * loops of one or two items per thread for_flat's division is cheaper). */
+struct flat_walk {
+    int fast, slow, nfast, dq, dr;
+    WT_DEV explicit flat_walk(int nf) : nfast(nf)
+    {
+        const int r = thread_rank(), nt = block_threads();
+        slow = r / nf;
+        fast = r - slow * nf;
+        dq = nt / nf;
+        dr = nt - dq * nf;
+    }
+    WT_DEV void next()
+    {
+        fast += dr;
+        slow += dq;
+        if (fast >= nfast) {
+            fast -= nfast;
+            slow++;
+        }
+    }
+};
+
 /* fn(fast, slow) over [0, nfast) x [0, nslow), consecutive threads on
  * consecutive items (all lanes busy even when nfast is small). */
 template <typename Fn> WT_DEV void for_flat(int nfast, int nslow, Fn fn)
@@ -225,18 +250,6 @@ template <typename V> WT_DEV void st_vec(void *p, V v)
 
 #define CU_BATCH 4     /* rows in flight per thread in the forward gather */
 #define CU_BATCH_INV 4 /* in the inverse gather */
-
-/* ---------------------------------------------------------------------- */
-/* Row segments from global memory: elements [first, first + count) of a
- * row, read as the 16-byte blocks that hold them (any alignment; device
- * buffers are padded so that the blocks stay inside them). Chunk j holds
- * elements first - lead + 4 j + k, lead = misalignment of row + first. */
-
-template <typename T> WT_DEV int row_chunks(const T *row, int first, int count, int *lead)
-{
-    *lead = misalign(row + first, 16) / (int)sizeof(T);
-    return (*lead + count + 3) >> 2;
-}
 
 /* ---------------------------------------------------------------------- */
 /* Forward gather. Interior columns: 16-byte loads of the (folded) rows,
@@ -299,6 +312,13 @@ WT_DEV void cp_async_wait()
 #endif
 }
 
+/* Per window row (in @p scratch, the not yet used mid area): the folded
+ * source row and its weight (0: a zero row). */
+template <typename TIn> struct fwd_row {
+    const TIn *ptr;
+    float weight;
+};
+
 /* Items are (row, 16-byte block of the row), consecutive threads on
  * consecutive blocks; CU_BATCH items per thread in flight. Rows that are
  * plain copies (weight 1, same type, every row aligned alike) go by cp.async
@@ -315,28 +335,35 @@ WT_DEV int gather_forward_fast(const cu_level &L, T *win, int pitch, int py0, in
         gather_forward_table<T, TIn>(L, win, pitch, py0, px0, src, scratch);
         return 0;
     }
+    fwd_row<TIn> *rows = (fwd_row<TIn> *)scratch;
+    for (int iy = thread_rank(); iy < wy; iy += block_threads()) {
+        float wgt;
+        const TIn *row = forward_row(ay, src, w, py0 + iy, &wgt);
+        rows[iy] = fwd_row<TIn>{row + px0, wgt};
+    }
+    WT_SYNC();
     /* all rows aligned alike: the window row is stored lead elements in */
     const bool uniform = !(w & 3) && !misalign(src, 16);
     const int lead = uniform ? px0 & 3 : 0;
-    const int nch = (3 + wx + 3) >> 2, items = wy * nch, nt = block_threads();
-    for (int base = thread_rank(); base < items; base += CU_BATCH * nt) {
+    const int nch = (3 + wx + 3) >> 2;
+    for (flat_walk it(nch); it.slow < wy;) {
         V raw[CU_BATCH];
         float wgt[CU_BATCH];
         int first[CU_BATCH], iys[CU_BATCH]; /* window column of lane 0; wx: none */
 #pragma unroll
-        for (int b = 0; b < CU_BATCH; b++) {
-            const int it = base + b * nt;
+        for (int b = 0; b < CU_BATCH; b++, it.next()) {
             first[b] = wx;
-            if (it >= items)
-                break;
-            const int iy = it / nch, j = it - iy * nch;
-            iys[b] = iy;
-            const TIn *row = forward_row(ay, src, w, py0 + iy, &wgt[b]);
-            int rl;
-            if (j >= row_chunks(row, px0, wx, &rl))
+            if (it.slow >= wy)
                 continue;
-            const TIn *g = row + px0 + 4 * j - rl;
-            if (std::is_same<T, TIn>::value && uniform && wgt[b] == 1.0f) {
+            const int iy = it.slow, j = it.fast;
+            const fwd_row<TIn> r = rows[iy];
+            const int rl = misalign(r.ptr, 16) / (int)sizeof(TIn);
+            iys[b] = iy;
+            wgt[b] = r.weight;
+            if (4 * j >= rl + wx)
+                continue;
+            const TIn *g = r.ptr + 4 * j - rl;
+            if (std::is_same<T, TIn>::value && uniform && r.weight == 1.0f) {
                 cp_async16(win + iy * pitch + lead + 4 * j - rl, g);
                 continue;
             }
@@ -345,8 +372,6 @@ WT_DEV int gather_forward_fast(const cu_level &L, T *win, int pitch, int py0, in
         }
 #pragma unroll
         for (int b = 0; b < CU_BATCH; b++) {
-            if (base + b * nt >= items)
-                break;
             if (first[b] >= wx)
                 continue;
             T val[4];
@@ -474,18 +499,16 @@ WT_DEV inv_lead gather_inverse_fast(const cu_level &L, T *win, float *rscale, in
     WT_SYNC();
     const bool copy = bands_uniform<T>(L, c);
     const inv_lead lead = copy ? inv_lead{(m0 + ax.da) & 3, (m0 + ax.dd) & 3} : inv_lead{0, 0};
-    const int nch = (3 + q + 3) >> 2, per_row = 2 * nch, items = wy * per_row;
-    for (int base = thread_rank(); base < items; base += CU_BATCH_INV * nt) {
+    const int nch = (3 + q + 3) >> 2;
+    for (flat_walk it(2 * nch); it.slow < wy;) {
         V raw[CU_BATCH_INV];
         int first[CU_BATCH_INV], slot[CU_BATCH_INV]; /* pair of lane 0; q: none */
 #pragma unroll
-        for (int b = 0; b < CU_BATCH_INV; b++) {
-            const int it = base + b * nt;
+        for (int b = 0; b < CU_BATCH_INV; b++, it.next()) {
             first[b] = q;
-            if (it >= items)
-                break;
-            const int iy = it / per_row, r = it - iy * per_row, px = r >= nch;
-            const int jj = r - (px ? nch : 0);
+            if (it.slow >= wy)
+                continue;
+            const int iy = it.slow, px = it.fast >= nch, jj = it.fast - (px ? nch : 0);
             const int rl = px ? lead.hi : lead.lo;
             T *dst = win + iy * pitch + px * half;
             const T *p = (const T *)rows[iy].ptr[px];
@@ -508,8 +531,6 @@ WT_DEV inv_lead gather_inverse_fast(const cu_level &L, T *win, float *rscale, in
         }
 #pragma unroll
         for (int b = 0; b < CU_BATCH_INV; b++) {
-            if (base + b * nt >= items)
-                break;
             if (first[b] >= q)
                 continue;
 #pragma unroll
@@ -610,6 +631,38 @@ template <typename T> WT_DEV void store_run(T *dst, const T *o, int count)
             dst[k] = o[k];
 }
 
+/* The four output tiles of a forward block, staged in shared memory
+ * (stage[(b * ty + row) * sp + u]), to band rows at any alignment: items
+ * (band row, 16-byte block of the destination), consecutive threads on
+ * consecutive blocks; whole blocks with one 16-byte store, the partial ones
+ * at the ends of a row element by element. */
+template <typename T>
+WT_DEV void store_staged(const cu_level &L, const T *stage, int sp, int c, int uy0, int ux0)
+{
+    typedef typename vec4<T>::type V;
+    const cu_axis &ay = L.ax[0], &ax = L.ax[1];
+    const int ty = L.ty, nblk = (L.tx + 3 + 3) >> 2;
+    for (flat_walk it(nblk); it.slow < 4 * ty; it.next()) {
+        const int br = it.slow, b = br / ty, row = br - b * ty, uy = uy0 + row;
+        const int cx = ((b & 1) ? ax.count1 : ax.count0) - ux0, count = cx < L.tx ? cx : L.tx;
+        if (uy >= ((b >> 1) ? ay.count1 : ay.count0) || count <= 0)
+            continue;
+        T *d = (T *)L.dst[b] + c * L.dst_plane[b] + (size_t)uy * L.dst_w[b] + ux0;
+        const int ml = misalign(d, 16) / (int)sizeof(T), e0 = 4 * it.fast - ml;
+        const T *s = stage + br * sp + e0;
+        if (e0 >= count)
+            continue;
+        if (e0 >= 0 && e0 + 4 <= count) {
+            st_vec<V>(d + e0, V{s[0], s[1], s[2], s[3]});
+            continue;
+        }
+#pragma unroll
+        for (int k = 0; k < 4; k++)
+            if (e0 + k >= 0 && e0 + k < count)
+                d[e0 + k] = s[k];
+    }
+}
+
 /* ---------------------------------------------------------------------- */
 /* Kernels. Shared memory (cu_fast_smem): the window, rows of L.pitch
  * elements (a multiple of 4; forward >= wx + 6; inverse: two halves, the
@@ -680,12 +733,7 @@ WT_GLOBAL void WT_LAUNCH_BOUNDS_MIN(CU_BLOCK_X * CU_BLOCK_Y, CU_FWD_BLOCKS)
         }
     });
     WT_SYNC();
-    for_flat(tx, 4 * ty, [&](int u, int br) {
-        const int b = br / ty, row = br - b * ty, uy = uy0 + row, ux = ux0 + u;
-        if (uy >= ((b >> 1) ? ay.count1 : ay.count0) || ux >= ((b & 1) ? ax.count1 : ax.count0))
-            return;
-        ((T *)L.dst[b])[c * L.dst_plane[b] + (size_t)uy * L.dst_w[b] + ux] = stage[br * sp + u];
-    });
+    store_staged(L, stage, sp, c, uy0, ux0);
 }
 
 template <class Op, typename T, typename TOut>
