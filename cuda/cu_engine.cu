@@ -399,11 +399,28 @@ static void set_bands(const wt_pyramid *plan, int l, void *pyr, void *a_ptr, con
     }
 }
 
+/* Elements between the rows of level l's approximation in a scratch
+ * buffer (levels between the first and the last): padded to a multiple of
+ * 4, so that every row starts 16-byte aligned for the next level's gather. */
+static size_t tmp_pitch(const wt_pyramid *plan, int l)
+{
+    return (plan->lo_w[l] + 3) & ~(size_t)3;
+}
+
+/* Band A of level l (0: the input planes) as a kernel's rows and planes. */
+static void set_approx(const wt_pyramid *plan, int l, size_t *plane, int *width)
+{
+    int scratch = l > 0 && l < plan->levels;
+    size_t pitch = scratch ? tmp_pitch(plan, l) : plan->lo_w[l];
+    *plane = plan->lo_h[l] * pitch;
+    *width = (int)pitch;
+}
+
 static wt_status tmp_buffers(cu_engine *ce, const wt_pyramid *plan, void *tmp[2])
 {
     size_t most = 4;
     for (int l = 1; l < plan->levels; l++) {
-        size_t a = plan->lo_h[l] * plan->lo_w[l] * (size_t)plan->channels * 4;
+        size_t a = plan->lo_h[l] * tmp_pitch(plan, l) * (size_t)plan->channels * 4;
         most = a > most ? a : most;
     }
     WT_TRY(cu_buf_get(ce, BUF_TMP0, most, &tmp[0]));
@@ -425,10 +442,10 @@ wt_status cu_forward_device(cu_engine *ce, const wt_params *p, const wt_pyramid 
         cu_level lv;
         WT_TRY(plan_level(ce, &lv, p, plan->lo_h[l - 1], plan->lo_w[l - 1], 0));
         lv.src[0] = l == 1 ? (const void *)d_planes : tmp[(l - 1) & 1];
-        lv.src_plane[0] = plan->lo_h[l - 1] * plan->lo_w[l - 1];
-        lv.src_w[0] = (int)plan->lo_w[l - 1];
+        set_approx(plan, l - 1, &lv.src_plane[0], &lv.src_w[0]);
         void *a = l == L ? band_at(d_pyr, plan, L, WT_BAND_A) : tmp[l & 1];
         set_bands(plan, l, d_pyr, a, NULL, lv.dst, lv.dst_plane, lv.dst_w);
+        set_approx(plan, l, &lv.dst_plane[0], &lv.dst_w[0]);
         wt_status st;
         level_launcher fast = pick_fast(ce, p, &lv, 0, l == 1);
         if (fast)
@@ -460,9 +477,9 @@ wt_status cu_inverse_device(cu_engine *ce, const wt_params *p, const wt_pyramid 
         WT_TRY(plan_level(ce, &lv, p, plan->lo_h[l - 1], plan->lo_w[l - 1], 1));
         void *a = l == L ? band_at(d_pyr, plan, L, WT_BAND_A) : tmp[l & 1];
         set_bands(plan, l, d_pyr, a, lv.src, NULL, lv.src_plane, lv.src_w);
+        set_approx(plan, l, &lv.src_plane[0], &lv.src_w[0]);
         lv.dst[0] = l == 1 ? (void *)d_planes : tmp[(l - 1) & 1];
-        lv.dst_plane[0] = plan->lo_h[l - 1] * plan->lo_w[l - 1];
-        lv.dst_w[0] = (int)plan->lo_w[l - 1];
+        set_approx(plan, l - 1, &lv.dst_plane[0], &lv.dst_w[0]);
         wt_status st;
         level_launcher fast = pick_fast(ce, p, &lv, 1, l == 1);
         if (fast)

@@ -262,7 +262,7 @@ WT_DEV void gather_forward_table(const cu_level &L, T *win, int pitch, int py0, 
                                  const TIn *src, void *scratch)
 {
     const cu_axis &ay = L.ax[0], &ax = L.ax[1];
-    const int wy = L.wy, wx = L.wx, w = ax.n, nt = block_threads();
+    const int wy = L.wy, wx = L.wx, w = ax.n, stride = L.src_w[0], nt = block_threads();
     int *idx = (int *)scratch; /* wy rows, then wx columns */
     float *wgt = (float *)(idx + wy + wx);
     for (int i = thread_rank(); i < wy + wx; i += nt) {
@@ -274,7 +274,7 @@ WT_DEV void gather_forward_table(const cu_level &L, T *win, int pitch, int py0, 
     WT_SYNC();
     for_2d(wx, wy, [&](int ix, int iy) {
         const float wyx = wgt[iy] * wgt[wy + ix];
-        const TIn s = src[(size_t)idx[iy] * w + idx[wy + ix]];
+        const TIn s = src[(size_t)idx[iy] * stride + idx[wy + ix]];
         if constexpr (std::is_integral<T>::value)
             win[iy * pitch + ix] = (T)s;
         else
@@ -284,11 +284,12 @@ WT_DEV void gather_forward_table(const cu_level &L, T *win, int pitch, int py0, 
 
 /* The (folded) source row of window row iy, its weight (0: zero row). */
 template <typename TIn>
-WT_DEV const TIn *forward_row(const cu_axis &ay, const TIn *src, int w, int pos, float *weight)
+WT_DEV const TIn *forward_row(const cu_axis &ay, const TIn *src, int stride, int pos,
+                              float *weight)
 {
     ext_terms t = signal_terms(ay.ext, ay.n, pos);
     *weight = t.n ? t.w[0] : 0.0f;
-    return src + (size_t)(t.n ? t.idx[0] : 0) * w;
+    return src + (size_t)(t.n ? t.idx[0] : 0) * stride;
 }
 
 /* 16-byte copy global -> shared that bypasses registers (cp.async); the
@@ -330,7 +331,7 @@ WT_DEV int gather_forward_fast(const cu_level &L, T *win, int pitch, int py0, in
     typedef typename vec4<TIn>::type V;
     typedef typename vec4<T>::type VT;
     const cu_axis &ay = L.ax[0], &ax = L.ax[1];
-    const int wy = L.wy, wx = L.wx, w = ax.n;
+    const int wy = L.wy, wx = L.wx, w = ax.n, stride = L.src_w[0];
     if (px0 < 0 || px0 + wx > w) {
         gather_forward_table<T, TIn>(L, win, pitch, py0, px0, src, scratch);
         return 0;
@@ -338,12 +339,12 @@ WT_DEV int gather_forward_fast(const cu_level &L, T *win, int pitch, int py0, in
     fwd_row<TIn> *rows = (fwd_row<TIn> *)scratch;
     for (int iy = thread_rank(); iy < wy; iy += block_threads()) {
         float wgt;
-        const TIn *row = forward_row(ay, src, w, py0 + iy, &wgt);
+        const TIn *row = forward_row(ay, src, stride, py0 + iy, &wgt);
         rows[iy] = fwd_row<TIn>{row + px0, wgt};
     }
     WT_SYNC();
     /* all rows aligned alike: the window row is stored lead elements in */
-    const bool uniform = !(w & 3) && !misalign(src, 16);
+    const bool uniform = !(stride & 3) && !misalign(src, 16);
     const int lead = uniform ? px0 & 3 : 0;
     const int nch = (3 + wx + 3) >> 2;
     for (flat_walk it(nch); it.slow < wy;) {
@@ -574,9 +575,11 @@ template <int N, typename T> WT_DEV void load_half(T *v, int odd, const T *row, 
     default: load_half_at<N, 3>(v, odd, row); break;
     }
     if constexpr (!std::is_integral<T>::value) {
+        if (s != 1.0f) { /* x 1 is exact: skipped */
 #pragma unroll
-        for (int j = 0; j < N; j++)
-            v[2 * j + odd] = (T)(s * (float)v[2 * j + odd]);
+            for (int j = 0; j < N; j++)
+                v[2 * j + odd] = (T)(s * (float)v[2 * j + odd]);
+        }
     }
 }
 

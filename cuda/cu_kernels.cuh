@@ -202,10 +202,10 @@ WT_DEV void gather_forward(const cu_level &L, T *win, int wx_pitch, int py0, int
                            const TIn *src)
 {
     const cu_axis &ay = L.ax[0], &ax = L.ax[1];
-    const int wy = L.wy, wx = L.wx, h = ay.n, w = ax.n;
+    const int wy = L.wy, wx = L.wx, h = ay.n, w = ax.n, stride = L.src_w[0];
     if (py0 >= 0 && px0 >= 0 && py0 + wy <= h && px0 + wx <= w) {
         for_2d(wx, wy, [&](int ix, int iy) {
-            win[iy * wx_pitch + ix] = (T)src[(size_t)(py0 + iy) * w + (px0 + ix)];
+            win[iy * wx_pitch + ix] = (T)src[(size_t)(py0 + iy) * stride + (px0 + ix)];
         });
         return;
     }
@@ -213,7 +213,7 @@ WT_DEV void gather_forward(const cu_level &L, T *win, int wx_pitch, int py0, int
         ext_terms ty = signal_terms(ay.ext, h, py0 + iy);
         ext_terms tx = signal_terms(ax.ext, w, px0 + ix);
         if constexpr (std::is_integral<T>::value) { /* legall53: folding modes only */
-            win[iy * wx_pitch + ix] = (T)src[(size_t)ty.idx[0] * w + tx.idx[0]];
+            win[iy * wx_pitch + ix] = (T)src[(size_t)ty.idx[0] * stride + tx.idx[0]];
             return;
         }
         float v = 0.0f;
@@ -221,7 +221,7 @@ WT_DEV void gather_forward(const cu_level &L, T *win, int wx_pitch, int py0, int
         for (int a = 0; a < 3; a++) { /* unrolled: the terms stay in registers */
             if (a >= ty.n)
                 break;
-            const TIn *row = src + (size_t)ty.idx[a] * w;
+            const TIn *row = src + (size_t)ty.idx[a] * stride;
             float r = 0.0f;
 #pragma unroll
             for (int b = 0; b < 3; b++) {
