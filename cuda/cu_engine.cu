@@ -179,6 +179,8 @@ static wt_status allow_smem_all(size_t bytes)
     WT_TRY(allow_smem_fast<conv_op<12>>(bytes));
     WT_TRY(allow_smem(dwt_forward_fast<lift_op<scheme_cdf97, false>, float, float>, bytes));
     WT_TRY(allow_smem(dwt_inverse_fast<lift_op<scheme_cdf97, true>, float, float>, bytes));
+    WT_TRY(allow_smem(dwt_forward_fast<lift_op<scheme_haar, false>, float, float>, bytes));
+    WT_TRY(allow_smem(dwt_inverse_fast<lift_op<scheme_haar, true>, float, float>, bytes));
     WT_TRY(allow_smem(dwt_forward_fast<lift_op<scheme_db3, false>, float, float>, bytes));
     WT_TRY(allow_smem(dwt_inverse_fast<lift_op<scheme_db3, true>, float, float>, bytes));
     WT_TRY(allow_smem(dwt_forward_fast<lift_op<scheme_legall53, false>, int32_t, float>, bytes));
@@ -317,6 +319,8 @@ static level_launcher pick_fast(const cu_engine *ce, const wt_params *p, cu_leve
             launch = lift_launcher<scheme_cdf97>(inverse);
         else if (lift_fits_both<scheme_db3>(&f, inverse))
             launch = lift_launcher<scheme_db3>(inverse);
+        else if (lift_fits_both<scheme_haar>(&f, inverse))
+            launch = lift_launcher<scheme_haar>(inverse);
     } else {
         static level_launcher (*const by_len[])(int) = {
             NULL, NULL, conv_launcher<2>, NULL, conv_launcher<4>, NULL, conv_launcher<6>,

@@ -16,7 +16,7 @@ meson setup build-base build-base-src -Dcuda=enabled --buildtype=release >/dev/n
 ninja -C build-gpu cli/wavetool >/dev/null || { echo "build failed"; exit 1; }
 bench() {
     "$1" bench -w haar,db3,bior4.4 --method conv -m periodization,symmetric -l 3 --repeat 30
-    "$1" bench -w db3,cdf97,legall53 --method lifting -m periodization,symmetric -l 3 --repeat 30
+    "$1" bench -w haar,db3,cdf97,legall53 --method lifting -m periodization,symmetric -l 3 --repeat 30
 }
 for r in $(seq 1 "$rounds"); do
     echo "== round $r: base"
