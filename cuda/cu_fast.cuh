@@ -259,35 +259,13 @@ template <typename V> WT_DEV void st_vec(void *p, V v)
 #define CU_BATCH_INV 4 /* in the inverse gather */
 
 /* ---------------------------------------------------------------------- */
-/* Forward gather. Interior columns: 16-byte loads of the (folded) rows,
- * several in flight per thread; when every row has the same alignment the
- * window row is stored lead elements in (returned), so that 16-byte shared
- * stores line up. Border columns: per-tile index tables. */
-
-template <typename T, typename TIn>
-WT_DEV void gather_forward_table(const cu_level &L, T *win, int pitch, int py0, int px0,
-                                 const TIn *src, void *scratch)
-{
-    const cu_axis &ay = L.ax[0], &ax = L.ax[1];
-    const int wy = L.wy, wx = L.wx, w = ax.n, stride = L.src_w[0], nt = block_threads();
-    int *idx = (int *)scratch; /* wy rows, then wx columns */
-    float *wgt = (float *)(idx + wy + wx);
-    for (int i = thread_rank(); i < wy + wx; i += nt) {
-        ext_terms t = i < wy ? signal_terms(ay.ext, ay.n, py0 + i)
-                             : signal_terms(ax.ext, w, px0 + i - wy);
-        idx[i] = t.n ? t.idx[0] : 0;
-        wgt[i] = t.n ? t.w[0] : 0.0f;
-    }
-    WT_SYNC();
-    for_2d(wx, wy, [&](int ix, int iy) {
-        const float wyx = wgt[iy] * wgt[wy + ix];
-        const TIn s = src[(size_t)idx[iy] * stride + idx[wy + ix]];
-        if constexpr (std::is_integral<T>::value)
-            win[iy * pitch + ix] = (T)s;
-        else
-            win[iy * pitch + ix] = wyx == 0.0f ? (T)0 : (T)(wgt[iy] * (wgt[wy + ix] * (float)s));
-    });
-}
+/* Forward gather. The columns of the window inside the signal: 16-byte
+ * loads of the (folded) rows, several in flight per thread; when every row
+ * has the same alignment the window row is stored lead elements in
+ * (returned), so that 16-byte shared stores line up. The columns outside
+ * (border tiles): element by element. The fast kernels run only modes
+ * whose extension is one term per position (use_double() takes the
+ * extrapolating ones to the generic kernels). */
 
 /* The (folded) source row of window row iy, its weight (0: zero row). */
 template <typename TIn>
@@ -327,10 +305,35 @@ template <typename TIn> struct fwd_row {
     float weight;
 };
 
-/* Items are (row, 16-byte block of the row), consecutive threads on
- * consecutive blocks; CU_BATCH items per thread in flight. Rows that are
- * plain copies (weight 1, same type, every row aligned alike) go by cp.async
- * straight into shared memory. */
+/* Window columns [0, x0) and [x1, wx) of a border tile, one element each,
+ * after the inside columns (whose 16-byte blocks may overhang into them):
+ * the same products as the generic gather (row weight x (column weight x
+ * sample)). */
+template <typename T, typename TIn>
+WT_DEV void gather_forward_border(const cu_level &L, T *win, int pitch, int px0, int x0, int x1,
+                                  const fwd_row<TIn> *rows)
+{
+    const cu_axis &ax = L.ax[1];
+    const int nb = x0 + (L.wx - x1); /* border columns per row */
+    if (nb <= 0)
+        return;
+    for_flat(nb, L.wy, [&](int k, int iy) {
+        const int ix = k < x0 ? k : x1 + (k - x0);
+        const ext_terms t = signal_terms(ax.ext, ax.n, px0 + ix);
+        const fwd_row<TIn> r = rows[iy];
+        const float wx = t.n ? t.w[0] : 0.0f;
+        const TIn s = r.ptr[t.n ? t.idx[0] : 0];
+        if constexpr (std::is_integral<T>::value)
+            win[iy * pitch + ix] = (T)s;
+        else
+            win[iy * pitch + ix] = r.weight * wx == 0.0f ? (T)0 : (T)(r.weight * (wx * (float)s));
+    });
+}
+
+/* Items are (row, 16-byte block of the row's inside columns), consecutive
+ * threads on consecutive blocks; CU_BATCH items per thread in flight. Rows
+ * that are plain copies (weight 1, same type, every row aligned alike) go
+ * by cp.async straight into shared memory. */
 template <typename T, typename TIn>
 WT_DEV int gather_forward_fast(const cu_level &L, T *win, int pitch, int py0, int px0,
                                const TIn *src, void *scratch)
@@ -339,40 +342,41 @@ WT_DEV int gather_forward_fast(const cu_level &L, T *win, int pitch, int py0, in
     typedef typename vec4<T>::type VT;
     const cu_axis &ay = L.ax[0], &ax = L.ax[1];
     const int wy = L.wy, wx = L.wx, w = ax.n, stride = L.src_w[0];
-    if (px0 < 0 || px0 + wx > w) {
-        gather_forward_table<T, TIn>(L, win, pitch, py0, px0, src, scratch);
-        return 0;
-    }
     fwd_row<TIn> *rows = (fwd_row<TIn> *)scratch;
     for (int iy = thread_rank(); iy < wy; iy += block_threads()) {
         float wgt;
         const TIn *row = forward_row(ay, src, stride, py0 + iy, &wgt);
-        rows[iy] = fwd_row<TIn>{row + px0, wgt};
+        rows[iy] = fwd_row<TIn>{row, wgt};
     }
     WT_SYNC();
     /* all rows aligned alike: the window row is stored lead elements in */
     const bool uniform = !(stride & 3) && !misalign(src, 16);
     const int lead = uniform ? px0 & 3 : 0;
-    const int nch = (3 + wx + 3) >> 2;
-    for (flat_walk it(nch); it.slow < wy;) {
+    /* window columns [x0, x1) lie inside the signal */
+    const int x0 = px0 < 0 ? (-px0 < wx ? -px0 : wx) : 0;
+    const int x1 = px0 + wx > w ? (w - px0 > x0 ? w - px0 : x0) : wx;
+    T *const wl = win + lead;
+    const int count = x1 - x0, nch = (3 + count + 3) >> 2;
+    for (flat_walk it(nch); count > 0 && it.slow < wy;) {
         V raw[CU_BATCH];
         float wgt[CU_BATCH];
-        int first[CU_BATCH], iys[CU_BATCH]; /* window column of lane 0; wx: none */
+        int first[CU_BATCH], iys[CU_BATCH]; /* inside column of lane 0; count: none */
 #pragma unroll
         for (int b = 0; b < CU_BATCH; b++, it.next()) {
-            first[b] = wx;
+            first[b] = count;
             if (it.slow >= wy)
                 continue;
             const int iy = it.slow, j = it.fast;
             const fwd_row<TIn> r = rows[iy];
-            const int rl = misalign(r.ptr, 16) / (int)sizeof(TIn);
+            const TIn *row = r.ptr + px0 + x0;
+            const int rl = misalign(row, 16) / (int)sizeof(TIn);
             iys[b] = iy;
             wgt[b] = r.weight;
-            if (4 * j >= rl + wx)
+            if (4 * j >= rl + count)
                 continue;
-            const TIn *g = r.ptr + 4 * j - rl;
+            const TIn *g = row + 4 * j - rl;
             if (std::is_same<T, TIn>::value && uniform && r.weight == 1.0f) {
-                cp_async16(win + iy * pitch + lead + 4 * j - rl, g);
+                cp_async16(wl + iy * pitch + x0 + 4 * j - rl, g);
                 continue;
             }
             first[b] = 4 * j - rl;
@@ -380,7 +384,7 @@ WT_DEV int gather_forward_fast(const cu_level &L, T *win, int pitch, int py0, in
         }
 #pragma unroll
         for (int b = 0; b < CU_BATCH; b++) {
-            if (first[b] >= wx)
+            if (first[b] >= count)
                 continue;
             T val[4];
 #pragma unroll
@@ -391,18 +395,22 @@ WT_DEV int gather_forward_fast(const cu_level &L, T *win, int pitch, int py0, in
                 else
                     val[k] = wgt[b] == 0.0f ? (T)0 : (T)(wgt[b] * (float)s);
             }
-            T *dst = win + iys[b] * pitch + lead + first[b];
-            if (uniform) { /* lead + first[b] is a multiple of 4 */
+            T *dst = wl + iys[b] * pitch + x0 + first[b];
+            if (uniform) { /* lead + x0 + first[b] is a multiple of 4 */
                 st_vec<VT>(dst, VT{val[0], val[1], val[2], val[3]});
             } else {
 #pragma unroll
                 for (int k = 0; k < 4; k++)
-                    if (first[b] + k >= 0 && first[b] + k < wx)
+                    if (first[b] + k >= 0 && first[b] + k < count)
                         dst[k] = val[k];
             }
         }
     }
     cp_async_wait();
+    if (x0 > 0 || x1 < wx) { /* after the inside: its 16-byte blocks overhang */
+        WT_SYNC();
+        gather_forward_border<T, TIn>(L, wl, pitch, px0, x0, x1, rows);
+    }
     return lead;
 }
 
@@ -642,34 +650,39 @@ template <typename T> WT_DEV void store_run(T *dst, const T *o, int count)
 }
 
 /* The four output tiles of a forward block, staged in shared memory
- * (stage[(b * ty + row) * sp + u]), to band rows at any alignment: items
- * (band row, 16-byte block of the destination), consecutive threads on
- * consecutive blocks; whole blocks with one 16-byte store, the partial ones
- * at the ends of a row element by element. */
+ * (stage[(b * ty + row) * sp + u]), to band rows at any alignment: band by
+ * band, items (row, 16-byte block of the destination), consecutive threads
+ * on consecutive blocks; whole blocks with one 16-byte store, the partial
+ * ones at the ends of a row element by element. */
 template <typename T>
 WT_DEV void store_staged(const cu_level &L, const T *stage, int sp, int c, int uy0, int ux0)
 {
     typedef typename vec4<T>::type V;
     const cu_axis &ay = L.ax[0], &ax = L.ax[1];
     const int ty = L.ty, nblk = (L.tx + 3 + 3) >> 2;
-    for (flat_walk it(nblk); it.slow < 4 * ty; it.next()) {
-        const int br = it.slow, b = br / ty, row = br - b * ty, uy = uy0 + row;
+    for (int b = 0; b < 4; b++) {
         const int cx = ((b & 1) ? ax.count1 : ax.count0) - ux0, count = cx < L.tx ? cx : L.tx;
-        if (uy >= ((b >> 1) ? ay.count1 : ay.count0) || count <= 0)
+        const int rows = ((b >> 1) ? ay.count1 : ay.count0) - uy0;
+        if (count <= 0 || rows <= 0)
             continue;
-        T *d = (T *)L.dst[b] + c * L.dst_plane[b] + (size_t)uy * L.dst_w[b] + ux0;
-        const int ml = misalign(d, 16) / (int)sizeof(T), e0 = 4 * it.fast - ml;
-        const T *s = stage + br * sp + e0;
-        if (e0 >= count)
-            continue;
-        if (e0 >= 0 && e0 + 4 <= count) {
-            st_vec<V>(d + e0, V{s[0], s[1], s[2], s[3]});
-            continue;
-        }
+        T *base = (T *)L.dst[b] + c * L.dst_plane[b] + ux0;
+        const size_t w = (size_t)L.dst_w[b];
+        const T *sb = stage + b * ty * sp;
+        for (flat_walk it(nblk); it.slow < ty && it.slow < rows; it.next()) {
+            T *d = base + (size_t)(uy0 + it.slow) * w;
+            const int ml = misalign(d, 16) / (int)sizeof(T), e0 = 4 * it.fast - ml;
+            if (e0 >= count)
+                continue;
+            const T *s = sb + it.slow * sp;
+            if (e0 >= 0 && e0 + 4 <= count) {
+                st_vec<V>(d + e0, V{s[e0], s[e0 + 1], s[e0 + 2], s[e0 + 3]});
+                continue;
+            }
 #pragma unroll
-        for (int k = 0; k < 4; k++)
-            if (e0 + k >= 0 && e0 + k < count)
-                d[e0 + k] = s[k];
+            for (int k = 0; k < 4; k++)
+                if (e0 + k >= 0 && e0 + k < count)
+                    d[e0 + k] = s[e0 + k];
+        }
     }
 }
 

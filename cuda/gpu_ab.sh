@@ -6,7 +6,8 @@
 # then in one device call (carry .gpu-deps and .gpu-base.tar):
 #   . .gpu-deps/env.sh && bash cuda/gpu_ab.sh [ROUNDS]
 # Prints, per round, the bench table of each build (forward and inverse,
-# 8192x8192 float32, 3 levels: the targets).
+# 8192x8192 float32, 3 levels, and 64 images of 1024x1024 in one call unless
+# AB_BATCH=0: the targets).
 set -u
 rounds=${1:-2}
 mkdir -p build-base-src && tar xf .gpu-base.tar -C build-base-src
@@ -17,6 +18,9 @@ ninja -C build-gpu cli/wavetool >/dev/null || { echo "build failed"; exit 1; }
 bench() {
     "$1" bench -w haar,db3,bior4.4 --method conv -m periodization,symmetric -l 3 --repeat 30
     "$1" bench -w haar,db3,cdf97,legall53 --method lifting -m periodization,symmetric -l 3 --repeat 30
+    [ "${AB_BATCH:-1}" = 1 ] || return 0
+    "$1" bench -w db3,bior4.4 --method conv -m periodization,symmetric --size 1024x1024 --batch 64 --repeat 30
+    "$1" bench -w cdf97 --method lifting -m periodization,symmetric --size 1024x1024 --batch 64 --repeat 30
 }
 for r in $(seq 1 "$rounds"); do
     echo "== round $r: base"
