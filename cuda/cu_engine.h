@@ -16,7 +16,8 @@ extern "C" {
 /* Persistent device buffers, grown on demand and kept between calls. */
 enum {
     BUF_PLANES,   /* C x h x w float32 planes */
-    BUF_PYRAMID,  /* coefficients in the pyramid's layout */
+    BUF_PYRAMID,  /* coefficients in the device pyramid's layout */
+    BUF_COMPACT,  /* image paths: the pyramid in the host layout, where that differs */
     BUF_TMP0,     /* approximations between levels */
     BUF_TMP1,
     BUF_COPY_SRC, /* benchmark copies */
@@ -83,7 +84,15 @@ wt_status cu_fail_host(cudaError_t err, const char *what, size_t bytes);
 
 /* A device buffer of at least @p bytes (kept and grown between calls). */
 wt_status cu_buf_get(cu_engine *ce, int which, size_t bytes, void **ptr);
-/* All levels on the device, on ce->stream: planes -> pyramid, and back. */
+/* The device pyramid (cu_engine.cu): wt_pyramid's bands in its order, with
+ * rows padded to a multiple of 4 elements. Its size in elements; whether it
+ * differs from the host layout; a copy of every band from one layout to the
+ * other on ce->stream (@p to_device_layout: from the host layout). */
+size_t cu_pyramid_elems(const wt_pyramid *plan);
+int cu_pyramid_padded(const wt_pyramid *plan);
+wt_status cu_pyramid_copy(cu_engine *ce, const wt_pyramid *plan, void *dst, const void *src,
+                          int to_device_layout, cudaMemcpyKind kind);
+/* All levels on the device, on ce->stream: planes -> device pyramid, and back. */
 wt_status cu_forward_device(cu_engine *ce, const wt_params *p, const wt_pyramid *plan,
                             const float *d_planes, void *d_pyr);
 wt_status cu_inverse_device(cu_engine *ce, const wt_params *p, const wt_pyramid *plan,

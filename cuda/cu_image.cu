@@ -454,8 +454,39 @@ static wt_status get_bufs(cu_engine *ce, const wt_pyramid *plan, size_t sample_b
     size_t n0 = plan->height * plan->width * (size_t)plan->channels;
     CU_CHECK(cudaSetDevice(ce->device));
     WT_TRY(cu_buf_get(ce, BUF_PLANES, n0 * 4, (void **)&d->planes));
-    WT_TRY(cu_buf_get(ce, BUF_PYRAMID, plan->total * 4, &d->pyr));
+    WT_TRY(cu_buf_get(ce, BUF_PYRAMID, cu_pyramid_elems(plan) * 4, &d->pyr));
     return cu_buf_get(ce, BUF_SAMPLES, sample_bytes, &d->samples);
+}
+
+/* The pyramid in the host layout on the device (on ce->stream): the device
+ * pyramid itself where the layouts agree, else a packed copy of it. */
+static wt_status packed_pyramid(cu_engine *ce, const wt_pyramid *plan, void *d_pyr, void **out)
+{
+    if (!cu_pyramid_padded(plan)) {
+        *out = d_pyr;
+        return WT_OK;
+    }
+    WT_TRY(cu_buf_get(ce, BUF_COMPACT, plan->total * 4, out));
+    return cu_pyramid_copy(ce, plan, *out, d_pyr, 0, cudaMemcpyDeviceToDevice);
+}
+
+/* Room for the pyramid in the host layout, to upload into before
+ * unpack_pyramid. */
+static wt_status upload_room(cu_engine *ce, const wt_pyramid *plan, void *d_pyr, void **room)
+{
+    if (!cu_pyramid_padded(plan)) {
+        *room = d_pyr;
+        return WT_OK;
+    }
+    return cu_buf_get(ce, BUF_COMPACT, plan->total * 4, room);
+}
+
+static wt_status unpack_pyramid(cu_engine *ce, const wt_pyramid *plan, const void *room,
+                                void *d_pyr)
+{
+    if (room == d_pyr)
+        return WT_OK;
+    return cu_pyramid_copy(ce, plan, d_pyr, room, 1, cudaMemcpyDeviceToDevice);
 }
 
 static wt_status forward_image(cu_engine *ce, wt_engine_times *tm, const wt_params *p,
@@ -468,7 +499,9 @@ static wt_status forward_image(cu_engine *ce, wt_engine_times *tm, const wt_para
     WT_TRY(phase_done(ce, &tm->upload, &t));
     WT_TRY(cu_forward_device(ce, p, out, d.planes, d.pyr));
     WT_TRY(phase_done(ce, &tm->transform, &t));
-    WT_TRY(download(ce, out->data, d.pyr, out->total * 4, 4, NULL, NULL));
+    void *packed;
+    WT_TRY(packed_pyramid(ce, out, d.pyr, &packed));
+    WT_TRY(download(ce, out->data, packed, out->total * 4, 4, NULL, NULL));
     return phase_done(ce, &tm->download, &t);
 }
 
@@ -478,7 +511,10 @@ static wt_status inverse_image(cu_engine *ce, wt_engine_times *tm, const wt_para
     dev_bufs d;
     double t = wt_seconds();
     WT_TRY(get_bufs(ce, in, wt_image_bytes(img), &d));
-    WT_TRY(upload(ce, d.pyr, in->data, in->total * 4, 4, NULL, NULL));
+    void *room;
+    WT_TRY(upload_room(ce, in, d.pyr, &room));
+    WT_TRY(upload(ce, room, in->data, in->total * 4, 4, NULL, NULL));
+    WT_TRY(unpack_pyramid(ce, in, room, d.pyr));
     WT_TRY(phase_done(ce, &tm->upload, &t));
     WT_TRY(cu_inverse_device(ce, p, in, d.pyr, d.planes));
     WT_TRY(phase_done(ce, &tm->transform, &t));
@@ -511,10 +547,13 @@ static wt_status render_mosaic(cu_engine *ce, const wt_pyramid *plan, const dev_
     if (!g)
         return wt_error_set(WT_ERR_NOMEM, "out of memory");
     mosaic_layout(plan, scale, mosaic->bit_depth, mosaic->width, g);
-    mosaic_job j = {g, d->pyr, NULL, d->samples, plan->dtype == WT_INT32,
+    void *pyr = NULL;
+    wt_status st = packed_pyramid(ce, plan, d->pyr, &pyr);
+    mosaic_job j = {g, pyr, NULL, d->samples, plan->dtype == WT_INT32,
                     mosaic->bit_depth > 8 ? 2 : 1};
     cu_band_map *maps = NULL;
-    wt_status st = band_maps(ce, g, d->pyr, j.integer, &maps);
+    if (st == WT_OK)
+        st = band_maps(ce, g, pyr, j.integer, &maps);
     j.maps = maps;
     if (st == WT_OK)
         st = download(ce, mosaic->pixels, d->samples, wt_image_bytes(mosaic),
