@@ -305,28 +305,32 @@ template <typename TIn> struct fwd_row {
     float weight;
 };
 
+/* Window column of a border tile outside the signal: its (folded) source
+ * column and weight (0: a zero column). */
+struct fwd_col {
+    int idx;
+    float weight;
+};
+
 /* Window columns [0, x0) and [x1, wx) of a border tile, one element each,
  * after the inside columns (whose 16-byte blocks may overhang into them):
  * the same products as the generic gather (row weight x (column weight x
  * sample)). */
 template <typename T, typename TIn>
-WT_DEV void gather_forward_border(const cu_level &L, T *win, int pitch, int px0, int x0, int x1,
-                                  const fwd_row<TIn> *rows)
+WT_DEV void gather_forward_border(const cu_level &L, T *win, int pitch, int x0, int x1,
+                                  const fwd_row<TIn> *rows, const fwd_col *cols)
 {
-    const cu_axis &ax = L.ax[1];
     const int nb = x0 + (L.wx - x1); /* border columns per row */
-    if (nb <= 0)
-        return;
     for_flat(nb, L.wy, [&](int k, int iy) {
         const int ix = k < x0 ? k : x1 + (k - x0);
-        const ext_terms t = signal_terms(ax.ext, ax.n, px0 + ix);
         const fwd_row<TIn> r = rows[iy];
-        const float wx = t.n ? t.w[0] : 0.0f;
-        const TIn s = r.ptr[t.n ? t.idx[0] : 0];
+        const fwd_col col = cols[k];
+        const TIn s = r.ptr[col.idx];
         if constexpr (std::is_integral<T>::value)
             win[iy * pitch + ix] = (T)s;
         else
-            win[iy * pitch + ix] = r.weight * wx == 0.0f ? (T)0 : (T)(r.weight * (wx * (float)s));
+            win[iy * pitch + ix] =
+                r.weight * col.weight == 0.0f ? (T)0 : (T)(r.weight * (col.weight * (float)s));
     });
 }
 
@@ -342,19 +346,28 @@ WT_DEV int gather_forward_fast(const cu_level &L, T *win, int pitch, int py0, in
     typedef typename vec4<T>::type VT;
     const cu_axis &ay = L.ax[0], &ax = L.ax[1];
     const int wy = L.wy, wx = L.wx, w = ax.n, stride = L.src_w[0];
+    /* window columns [x0, x1) lie inside the signal; the nb others are
+     * folded through a table */
+    const int x0 = px0 < 0 ? (-px0 < wx ? -px0 : wx) : 0;
+    const int x1 = px0 + wx > w ? (w - px0 > x0 ? w - px0 : x0) : wx;
+    const int nb = x0 + (wx - x1);
     fwd_row<TIn> *rows = (fwd_row<TIn> *)scratch;
-    for (int iy = thread_rank(); iy < wy; iy += block_threads()) {
-        float wgt;
-        const TIn *row = forward_row(ay, src, stride, py0 + iy, &wgt);
-        rows[iy] = fwd_row<TIn>{row, wgt};
+    fwd_col *cols = (fwd_col *)(rows + wy);
+    for (int i = thread_rank(); i < wy + nb; i += block_threads()) {
+        if (i < wy) {
+            float wgt;
+            const TIn *row = forward_row(ay, src, stride, py0 + i, &wgt);
+            rows[i] = fwd_row<TIn>{row, wgt};
+            continue;
+        }
+        const int k = i - wy, ix = k < x0 ? k : x1 + (k - x0);
+        const ext_terms t = signal_terms(ax.ext, w, px0 + ix);
+        cols[k] = fwd_col{t.n ? t.idx[0] : 0, t.n ? t.w[0] : 0.0f};
     }
     WT_SYNC();
     /* all rows aligned alike: the window row is stored lead elements in */
     const bool uniform = !(stride & 3) && !misalign(src, 16);
     const int lead = uniform ? px0 & 3 : 0;
-    /* window columns [x0, x1) lie inside the signal */
-    const int x0 = px0 < 0 ? (-px0 < wx ? -px0 : wx) : 0;
-    const int x1 = px0 + wx > w ? (w - px0 > x0 ? w - px0 : x0) : wx;
     T *const wl = win + lead;
     const int count = x1 - x0, nch = (3 + count + 3) >> 2;
     for (flat_walk it(nch); count > 0 && it.slow < wy;) {
@@ -407,9 +420,9 @@ WT_DEV int gather_forward_fast(const cu_level &L, T *win, int pitch, int py0, in
         }
     }
     cp_async_wait();
-    if (x0 > 0 || x1 < wx) { /* after the inside: its 16-byte blocks overhang */
+    if (nb > 0) { /* after the inside: its 16-byte blocks overhang */
         WT_SYNC();
-        gather_forward_border<T, TIn>(L, wl, pitch, px0, x0, x1, rows);
+        gather_forward_border<T, TIn>(L, wl, pitch, x0, x1, rows, cols);
     }
     return lead;
 }
