@@ -710,8 +710,24 @@ WT_DEV void store_staged(const cu_level &L, const T *stage, int sp, int c, int u
 #define CU_FWD_BLOCKS 4
 #define CU_MID_PITCH(tx) (2 * (tx) + 4) /* rows 4 banks apart */
 
+/* Threads per block of Op's forward kernel: one segment item per thread in
+ * the y-stage, which runs over the wx = 64 + halo window columns of a
+ * 32 x 32 tile, 4 segments each; with 256 threads the 8-32 segments of the
+ * halo columns made a second round that the whole block waited for. Still
+ * 4 blocks per SM, so at most 56 registers: only for register segments of
+ * up to 24 values (db3 lifting and 12-tap filters would spill). Measured on
+ * the H100 (8192², 3 levels): legall53 forward 72% -> 78% of copy, cdf97
+ * 76% -> 79%, db3 conv 81% -> 82%; 3 blocks of 288 threads lost 4-6 points,
+ * and the inverses' x-stage (wy rows) gained nothing from it. */
+template <class Op> constexpr int fast_forward_threads()
+{
+    return Op::HALO == 0 || Op::SPAN > 24 ? CU_BLOCK_X * CU_BLOCK_Y
+                                          : ((64 + Op::HALO) * (32 / CU_SEG) + 31) / 32 * 32;
+}
+#define CU_INV_THREADS (CU_BLOCK_X * CU_BLOCK_Y)
+
 template <class Op, typename T, typename TIn>
-WT_GLOBAL void WT_LAUNCH_BOUNDS_MIN(CU_BLOCK_X * CU_BLOCK_Y, CU_FWD_BLOCKS)
+WT_GLOBAL void WT_LAUNCH_BOUNDS_MIN(fast_forward_threads<Op>(), CU_FWD_BLOCKS)
     dwt_forward_fast(const WT_GRID_CONST cu_level L)
 {
     WT_DYN_SMEM(unsigned char, smem);
@@ -775,7 +791,7 @@ WT_GLOBAL void WT_LAUNCH_BOUNDS_MIN(CU_BLOCK_X * CU_BLOCK_Y, CU_FWD_BLOCKS)
 }
 
 template <class Op, typename T, typename TOut>
-WT_GLOBAL void WT_LAUNCH_BOUNDS_MIN(CU_BLOCK_X * CU_BLOCK_Y, CU_FWD_BLOCKS)
+WT_GLOBAL void WT_LAUNCH_BOUNDS_MIN(CU_INV_THREADS, CU_FWD_BLOCKS)
     dwt_inverse_fast(const WT_GRID_CONST cu_level L)
 {
     typedef typename vec4<T>::type V;

@@ -22,9 +22,21 @@ bench() {
     "$1" bench -w db3,bior4.4 --method conv -m periodization,symmetric --size 1024x1024 --batch 64 --repeat 30
     "$1" bench -w cdf97 --method lifting -m periodization,symmetric --size 1024x1024 --batch 64 --repeat 30
 }
+# AB_VARIANT="-DNAME=VALUE ...": a third build of the working tree with these
+# nvcc flags (NVCC_APPEND_FLAGS), benchmarked after the other two
+if [ -n "${AB_VARIANT:-}" ]; then
+    [ -f build-var/build.ninja ] || NVCC_APPEND_FLAGS="$AB_VARIANT" \
+        meson setup build-var -Dcuda=enabled --buildtype=release >/dev/null
+    NVCC_APPEND_FLAGS="$AB_VARIANT" ninja -C build-var cli/wavetool >/dev/null ||
+        { echo "variant build failed"; exit 1; }
+fi
 for r in $(seq 1 "$rounds"); do
     echo "== round $r: base"
     bench build-base/cli/wavetool
     echo "== round $r: new"
     bench build-gpu/cli/wavetool
+    if [ -n "${AB_VARIANT:-}" ]; then
+        echo "== round $r: variant $AB_VARIANT"
+        bench build-var/cli/wavetool
+    fi
 done
