@@ -334,10 +334,41 @@ WT_DEV void gather_forward_border(const cu_level &L, T *win, int pitch, int x0, 
     });
 }
 
+/* Every row aligned alike, samples of the window's type (the common case):
+ * items (row, 16-byte block of the row's inside columns) one at a time,
+ * consecutive threads on consecutive blocks, nothing held in registers.
+ * Rows of weight 1 go by cp.async straight into shared memory; the others
+ * (zero rows, antisymmetric signs) through registers. @p rl: the inside
+ * columns' misalignment in every row; their block-aligned start lands
+ * 16-byte aligned in the window. */
+template <typename T>
+WT_DEV void gather_forward_copy(T *wl, int pitch, int px0, int x0, int count, int rl, int wy,
+                                const fwd_row<T> *rows)
+{
+    typedef typename vec4<T>::type V;
+    const int nch = (rl + count + 3) >> 2;
+    for (flat_walk it(nch); it.slow < wy; it.next()) {
+        const int iy = it.slow, e = x0 + 4 * it.fast - rl; /* window column of lane 0 */
+        const fwd_row<T> r = rows[iy];
+        const T *g = r.ptr + px0 + e;
+        T *dst = wl + iy * pitch + e;
+        if (r.weight == 1.0f) {
+            cp_async16(dst, g);
+            continue;
+        }
+        V v = ld_vec<V>(g);
+        if constexpr (!std::is_integral<T>::value) {
+            const float wt = r.weight;
+            v = wt == 0.0f ? V{0, 0, 0, 0} : V{wt * v.x, wt * v.y, wt * v.z, wt * v.w};
+        }
+        st_vec<V>(dst, v);
+    }
+}
+
 /* Items are (row, 16-byte block of the row's inside columns), consecutive
- * threads on consecutive blocks; CU_BATCH items per thread in flight. Rows
- * that are plain copies (weight 1, same type, every row aligned alike) go
- * by cp.async straight into shared memory. */
+ * threads on consecutive blocks. All rows aligned alike with samples of
+ * the window's type: gather_forward_copy; otherwise CU_BATCH loads in
+ * flight per thread, converted and scaled in registers. */
 template <typename T, typename TIn>
 WT_DEV int gather_forward_fast(const cu_level &L, T *win, int pitch, int py0, int px0,
                                const TIn *src, void *scratch)
@@ -370,7 +401,13 @@ WT_DEV int gather_forward_fast(const cu_level &L, T *win, int pitch, int py0, in
     const int lead = uniform ? px0 & 3 : 0;
     T *const wl = win + lead;
     const int count = x1 - x0, nch = (3 + count + 3) >> 2;
-    for (flat_walk it(nch); count > 0 && it.slow < wy;) {
+    bool copied = false;
+    if constexpr (std::is_same<T, TIn>::value) {
+        if (uniform && count > 0)
+            gather_forward_copy<T>(wl, pitch, px0, x0, count, (px0 + x0) & 3, wy, rows);
+        copied = uniform;
+    }
+    for (flat_walk it(nch); !copied && count > 0 && it.slow < wy;) {
         V raw[CU_BATCH];
         float wgt[CU_BATCH];
         int first[CU_BATCH], iys[CU_BATCH]; /* inside column of lane 0; count: none */
@@ -387,13 +424,8 @@ WT_DEV int gather_forward_fast(const cu_level &L, T *win, int pitch, int py0, in
             wgt[b] = r.weight;
             if (4 * j >= rl + count)
                 continue;
-            const TIn *g = row + 4 * j - rl;
-            if (std::is_same<T, TIn>::value && uniform && r.weight == 1.0f) {
-                cp_async16(wl + iy * pitch + x0 + 4 * j - rl, g);
-                continue;
-            }
             first[b] = 4 * j - rl;
-            raw[b] = ld_vec<V>(g);
+            raw[b] = ld_vec<V>(row + first[b]);
         }
 #pragma unroll
         for (int b = 0; b < CU_BATCH; b++) {
@@ -498,10 +530,34 @@ template <typename T> WT_DEV bool bands_uniform(const cu_level &L, int c)
     return true;
 }
 
+/* Every band row aligned alike: items (row, half, 16-byte block of that
+ * band row) one at a time, consecutive threads on consecutive blocks,
+ * copied with cp.async (the half row starts lead elements in); zero rows
+ * stored as zeros. */
+template <typename T>
+WT_DEV void gather_inverse_copy(T *win, int pitch, int half, int q, int wy, inv_lead lead,
+                                const inv_row *rows)
+{
+    typedef typename vec4<T>::type V;
+    const int nch = (3 + q + 3) >> 2;
+    for (flat_walk it(2 * nch); it.slow < wy; it.next()) {
+        const int iy = it.slow, px = it.fast >= nch, jj = it.fast - (px ? nch : 0);
+        const int rl = px ? lead.hi : lead.lo;
+        if (4 * jj >= rl + q)
+            continue;
+        T *dst = win + iy * pitch + px * half + 4 * jj;
+        const T *p = (const T *)rows[iy].ptr[px];
+        if (p)
+            cp_async16(dst, p - rl + 4 * jj);
+        else
+            st_vec<V>(dst, V{0, 0, 0, 0});
+    }
+}
+
 /* Interior tiles: items (row, half, 16-byte block of that band row),
  * consecutive threads on consecutive blocks. When every band row is aligned
- * alike the blocks are copied with cp.async (the half row then starts lead
- * elements in); otherwise CU_BATCH_INV loads in flight per thread. */
+ * alike gather_inverse_copy; otherwise CU_BATCH_INV loads in flight per
+ * thread. */
 template <typename T>
 WT_DEV inv_lead gather_inverse_fast(const cu_level &L, T *win, float *rscale, int py0, int px0,
                                     int c, void *scratch)
@@ -529,7 +585,9 @@ WT_DEV inv_lead gather_inverse_fast(const cu_level &L, T *win, float *rscale, in
     const bool copy = bands_uniform<T>(L, c);
     const inv_lead lead = copy ? inv_lead{(m0 + ax.da) & 3, (m0 + ax.dd) & 3} : inv_lead{0, 0};
     const int nch = (3 + q + 3) >> 2;
-    for (flat_walk it(2 * nch); it.slow < wy;) {
+    if (copy)
+        gather_inverse_copy<T>(win, pitch, half, q, wy, lead, rows);
+    for (flat_walk it(2 * nch); !copy && it.slow < wy;) {
         V raw[CU_BATCH_INV];
         int first[CU_BATCH_INV], slot[CU_BATCH_INV]; /* pair of lane 0; q: none */
 #pragma unroll
@@ -538,17 +596,11 @@ WT_DEV inv_lead gather_inverse_fast(const cu_level &L, T *win, float *rscale, in
             if (it.slow >= wy)
                 continue;
             const int iy = it.slow, px = it.fast >= nch, jj = it.fast - (px ? nch : 0);
-            const int rl = px ? lead.hi : lead.lo;
             T *dst = win + iy * pitch + px * half;
             const T *p = (const T *)rows[iy].ptr[px];
             if (!p) { /* a zero row */
-                if (4 * jj < rl + q)
+                if (4 * jj < q)
                     st_vec<V>(dst + 4 * jj, V{0, 0, 0, 0});
-                continue;
-            }
-            if (copy) {
-                if (4 * jj < rl + q)
-                    cp_async16(dst + 4 * jj, p - rl + 4 * jj);
                 continue;
             }
             const int ml = misalign(p, 16) / (int)sizeof(T);
