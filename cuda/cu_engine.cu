@@ -233,7 +233,7 @@ static wt_status launch_inverse_fast(cu_engine *ce, const cu_level *lv, int chan
     wt_emu_fast_launches++;
 #endif
     void (*kern)(const cu_level) = dwt_inverse_fast<Op, T, TOut>;
-    dim3 grid = level_grid(lv, channels), block(32, CU_INV_THREADS / 32);
+    dim3 grid = level_grid(lv, channels), block(32, fast_inverse_threads<Op>() / 32);
     WT_TRY(check_grid(grid));
     WT_LAUNCH(kern, grid, block, fast_smem(lv, 1), ce->stream, *lv);
     CU_CHECK(cudaGetLastError());

@@ -776,7 +776,13 @@ template <class Op> constexpr int fast_forward_threads()
     return Op::HALO == 0 || Op::SPAN > 24 ? CU_BLOCK_X * CU_BLOCK_Y
                                           : ((64 + Op::HALO) * (32 / CU_SEG) + 31) / 32 * 32;
 }
-#define CU_INV_THREADS (CU_BLOCK_X * CU_BLOCK_Y)
+#ifndef CU_INV_WIDE
+#define CU_INV_WIDE 0
+#endif
+template <class Op> constexpr int fast_inverse_threads()
+{
+    return CU_INV_WIDE ? fast_forward_threads<Op>() : CU_BLOCK_X * CU_BLOCK_Y;
+}
 
 template <class Op, typename T, typename TIn>
 WT_GLOBAL void WT_LAUNCH_BOUNDS_MIN(fast_forward_threads<Op>(), CU_FWD_BLOCKS)
@@ -843,7 +849,7 @@ WT_GLOBAL void WT_LAUNCH_BOUNDS_MIN(fast_forward_threads<Op>(), CU_FWD_BLOCKS)
 }
 
 template <class Op, typename T, typename TOut>
-WT_GLOBAL void WT_LAUNCH_BOUNDS_MIN(CU_INV_THREADS, CU_FWD_BLOCKS)
+WT_GLOBAL void WT_LAUNCH_BOUNDS_MIN(fast_inverse_threads<Op>(), CU_FWD_BLOCKS)
     dwt_inverse_fast(const WT_GRID_CONST cu_level L)
 {
     typedef typename vec4<T>::type V;
@@ -878,13 +884,23 @@ WT_GLOBAL void WT_LAUNCH_BOUNDS_MIN(CU_INV_THREADS, CU_FWD_BLOCKS)
         T v[Op::SPAN], o0[CU_SEG], o1[CU_SEG];
         load_span<Op::SPAN>(v, mid + 2 * seg * CU_SEG * mp + col, mp);
         Op::run(ay, v, o0, o1);
+        const size_t w = (size_t)L.dst_w[0];
+        TOut *o = out + (size_t)oy0 * w + ox;
+        if (oy0 + 2 * CU_SEG <= ny) { /* the whole segment inside */
 #pragma unroll
-        for (int k = 0; k < CU_SEG; k++) {
+            for (int k = 0; k < CU_SEG; k++, o += 2 * w) {
+                o[0] = (TOut)o0[k];
+                o[w] = (TOut)o1[k];
+            }
+            return;
+        }
+#pragma unroll
+        for (int k = 0; k < CU_SEG; k++, o += 2 * w) {
             const int oy = oy0 + 2 * k;
             if (oy < ny)
-                out[(size_t)oy * L.dst_w[0] + ox] = (TOut)o0[k];
+                o[0] = (TOut)o0[k];
             if (oy + 1 < ny)
-                out[(size_t)(oy + 1) * L.dst_w[0] + ox] = (TOut)o1[k];
+                o[w] = (TOut)o1[k];
         }
     });
 }
