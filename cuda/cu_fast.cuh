@@ -530,20 +530,37 @@ template <typename T> WT_DEV bool bands_uniform(const cu_level &L, int c)
     return true;
 }
 
+/* The coefficients k of a window half row that lie inside the band row
+ * (k0 <= k < k1, of q), per half (0 low-pass, 1 high-pass). */
+struct inv_inside {
+    int k0_lo, k1_lo, k0_hi, k1_hi; /* fields, not arrays: a run-time index
+                                       would put them in local memory */
+};
+
+/* [k0, k1): the k < q with 0 <= base + k < count. */
+WT_DEV void inside_range(int base, int count, int q, int *k0, int *k1)
+{
+    *k0 = -base > 0 ? (-base < q ? -base : q) : 0;
+    *k1 = count - base < q ? count - base : q;
+    *k1 = *k1 > *k0 ? *k1 : *k0;
+}
+
 /* Every band row aligned alike: items (row, half, 16-byte block of that
  * band row) one at a time, consecutive threads on consecutive blocks,
  * copied with cp.async (the half row starts lead elements in); zero rows
- * stored as zeros. */
+ * stored as zeros. Only the blocks holding inside coefficients; those
+ * overhang by up to 3 elements, which gather_inverse_outside overwrites. */
 template <typename T>
 WT_DEV void gather_inverse_copy(T *win, int pitch, int half, int q, int wy, inv_lead lead,
-                                const inv_row *rows)
+                                inv_inside in, const inv_row *rows)
 {
     typedef typename vec4<T>::type V;
     const int nch = (3 + q + 3) >> 2;
     for (flat_walk it(2 * nch); it.slow < wy; it.next()) {
         const int iy = it.slow, px = it.fast >= nch, jj = it.fast - (px ? nch : 0);
         const int rl = px ? lead.hi : lead.lo;
-        if (4 * jj >= rl + q)
+        const int k0 = px ? in.k0_hi : in.k0_lo, k1 = px ? in.k1_hi : in.k1_lo;
+        if (4 * jj + 3 < rl + k0 || 4 * jj >= rl + k1)
             continue;
         T *dst = win + iy * pitch + px * half + 4 * jj;
         const T *p = (const T *)rows[iy].ptr[px];
@@ -552,6 +569,27 @@ WT_DEV void gather_inverse_copy(T *win, int pitch, int half, int q, int wy, inv_
         else
             st_vec<V>(dst, V{0, 0, 0, 0});
     }
+}
+
+/* Border tiles of the filter-bank extensions (zero, periodization): the
+ * window coefficients outside the band row, one element each: zero, or the
+ * band row's coefficient at the index modulo its length. */
+template <typename T>
+WT_DEV void gather_inverse_outside(const cu_axis &ax, T *win, int pitch, int half, int q, int wy,
+                                   int m0, inv_lead lead, inv_inside in, const inv_row *rows)
+{
+    const int n_lo = in.k0_lo + (q - in.k1_lo), n_hi = in.k0_hi + (q - in.k1_hi);
+    for_flat(n_lo + n_hi, wy, [&](int e, int iy) {
+        const int px = e >= n_lo, j = e - (px ? n_lo : 0);
+        const int k0 = px ? in.k0_hi : in.k0_lo, k1 = px ? in.k1_hi : in.k1_lo;
+        const int k = j < k0 ? j : k1 + (j - k0);
+        const int base = m0 + (px ? ax.dd : ax.da), count = px ? ax.n1 : ax.n;
+        const T *p = (const T *)rows[iy].ptr[px]; /* band row + base */
+        T v = (T)0;
+        if (p && ax.ext == CU_COEF_PERIODIC)
+            v = p[floor_mod(base + k, count) - base];
+        win[iy * pitch + px * half + (px ? lead.hi : lead.lo) + k] = v;
+    });
 }
 
 /* Interior tiles: items (row, half, 16-byte block of that band row),
@@ -565,7 +603,9 @@ WT_DEV inv_lead gather_inverse_fast(const cu_level &L, T *win, float *rscale, in
     typedef typename vec4<T>::type V;
     const cu_axis &ay = L.ax[0], &ax = L.ax[1];
     const int m0 = px0 >> 1, q = L.wx >> 1, wy = L.wy, pitch = L.pitch, half = L.half;
-    if (!coef_range_inside(ax, m0, q) || (px0 & 1)) {
+    const bool inside = coef_range_inside(ax, m0, q), copy = bands_uniform<T>(L, c);
+    const bool filter_bank = ax.ext == CU_COEF_ZERO || ax.ext == CU_COEF_PERIODIC;
+    if ((px0 & 1) || (!inside && !(copy && filter_bank))) {
         gather_inverse_table<T>(L, win, rscale, py0, px0, c, scratch);
         return inv_lead{0, 0};
     }
@@ -577,16 +617,24 @@ WT_DEV inv_lead gather_inverse_fast(const cu_level &L, T *win, float *rscale, in
             const int band = 2 * cy.phase + px, col0 = m0 + (px ? ax.dd : ax.da);
             rows[iy].ptr[px] = cy.idx < 0 ? NULL
                                           : (const T *)L.src[band] + (size_t)c * L.src_plane[band] +
-                                                (size_t)cy.idx * L.src_w[band] + col0;
+                                                (size_t)cy.idx * L.src_w[band] + (ptrdiff_t)col0;
             rscale[2 * iy + px] = cy.idx < 0 ? 0.0f : cy.scale * (px ? ax.sd : ax.sa);
         }
     }
     WT_SYNC();
-    const bool copy = bands_uniform<T>(L, c);
     const inv_lead lead = copy ? inv_lead{(m0 + ax.da) & 3, (m0 + ax.dd) & 3} : inv_lead{0, 0};
     const int nch = (3 + q + 3) >> 2;
-    if (copy)
-        gather_inverse_copy<T>(win, pitch, half, q, wy, lead, rows);
+    if (copy) {
+        inv_inside in;
+        inside_range(m0 + ax.da, ax.n, q, &in.k0_lo, &in.k1_lo);
+        inside_range(m0 + ax.dd, ax.n1, q, &in.k0_hi, &in.k1_hi);
+        gather_inverse_copy<T>(win, pitch, half, q, wy, lead, in, rows);
+        if (!inside) { /* after the inside: its 16-byte blocks overhang */
+            cp_async_wait();
+            WT_SYNC();
+            gather_inverse_outside<T>(ax, win, pitch, half, q, wy, m0, lead, in, rows);
+        }
+    }
     for (flat_walk it(2 * nch); !copy && it.slow < wy;) {
         V raw[CU_BATCH_INV];
         int first[CU_BATCH_INV], slot[CU_BATCH_INV]; /* pair of lane 0; q: none */
