@@ -545,6 +545,15 @@ WT_DEV void inside_range(int base, int count, int q, int *k0, int *k1)
     *k1 = *k1 > *k0 ? *k1 : *k0;
 }
 
+/* Whether every window position outside the signal reads a coefficient of
+ * its own phase (low-pass at even positions): true for the filter banks and
+ * JPEG 2000's whole-sample symmetric extension (position -i mirrors i);
+ * JPEG 2000 periodization keeps it only on even lengths. */
+WT_DEV bool border_keeps_phase(const cu_axis &a)
+{
+    return a.ext != CU_COEF_J2K_PERIODIC || !((a.n + a.n1) & 1);
+}
+
 /* Every band row aligned alike: items (row, half, 16-byte block of that
  * band row) one at a time, consecutive threads on consecutive blocks,
  * copied with cp.async (the half row starts lead elements in); zero rows
@@ -571,9 +580,10 @@ WT_DEV void gather_inverse_copy(T *win, int pitch, int half, int q, int wy, inv_
     }
 }
 
-/* Border tiles of the filter-bank extensions (zero, periodization): the
- * window coefficients outside the band row, one element each: zero, or the
- * band row's coefficient at the index modulo its length. */
+/* Border tiles: the window coefficients outside the band row, one element
+ * each: zero, the band row's coefficient at the index modulo its length
+ * (periodization), or at the folded position of the interleaved sequence
+ * (JPEG 2000; border_keeps_phase() says the fold keeps the parity). */
 template <typename T>
 WT_DEV void gather_inverse_outside(const cu_axis &ax, T *win, int pitch, int half, int q, int wy,
                                    int m0, inv_lead lead, inv_inside in, const inv_row *rows)
@@ -588,6 +598,8 @@ WT_DEV void gather_inverse_outside(const cu_axis &ax, T *win, int pitch, int hal
         T v = (T)0;
         if (p && ax.ext == CU_COEF_PERIODIC)
             v = p[floor_mod(base + k, count) - base];
+        else if (p && ax.ext != CU_COEF_ZERO)
+            v = p[coef_at(ax, 2 * (m0 + k) + px).idx - base];
         win[iy * pitch + px * half + (px ? lead.hi : lead.lo) + k] = v;
     });
 }
@@ -604,8 +616,7 @@ WT_DEV inv_lead gather_inverse_fast(const cu_level &L, T *win, float *rscale, in
     const cu_axis &ay = L.ax[0], &ax = L.ax[1];
     const int m0 = px0 >> 1, q = L.wx >> 1, wy = L.wy, pitch = L.pitch, half = L.half;
     const bool inside = coef_range_inside(ax, m0, q), copy = bands_uniform<T>(L, c);
-    const bool filter_bank = ax.ext == CU_COEF_ZERO || ax.ext == CU_COEF_PERIODIC;
-    if ((px0 & 1) || (!inside && !(copy && filter_bank))) {
+    if ((px0 & 1) || (!inside && !(copy && border_keeps_phase(ax)))) {
         gather_inverse_table<T>(L, win, rscale, py0, px0, c, scratch);
         return inv_lead{0, 0};
     }
