@@ -317,11 +317,11 @@ struct fwd_col {
  * the same products as the generic gather (row weight x (column weight x
  * sample)). */
 template <typename T, typename TIn>
-WT_DEV void gather_forward_border(const cu_level &L, T *win, int pitch, int x0, int x1,
+WT_DEV void gather_forward_border(T *win, int pitch, int wy, int wx, int x0, int x1,
                                   const fwd_row<TIn> *rows, const fwd_col *cols)
 {
-    const int nb = x0 + (L.wx - x1); /* border columns per row */
-    for_flat(nb, L.wy, [&](int k, int iy) {
+    const int nb = x0 + (wx - x1); /* border columns per row */
+    for_flat(nb, wy, [&](int k, int iy) {
         const int ix = k < x0 ? k : x1 + (k - x0);
         const fwd_row<TIn> r = rows[iy];
         const fwd_col col = cols[k];
@@ -365,18 +365,19 @@ WT_DEV void gather_forward_copy(T *wl, int pitch, int px0, int x0, int count, in
     }
 }
 
-/* Items are (row, 16-byte block of the row's inside columns), consecutive
- * threads on consecutive blocks. All rows aligned alike with samples of
- * the window's type: gather_forward_copy; otherwise CU_BATCH loads in
- * flight per thread, converted and scaled in registers. */
+/* The wy x wx window at (py0, px0). Items are (row, 16-byte block of the
+ * row's inside columns), consecutive threads on consecutive blocks. All
+ * rows aligned alike with samples of the window's type:
+ * gather_forward_copy; otherwise CU_BATCH loads in flight per thread,
+ * converted and scaled in registers. */
 template <typename T, typename TIn>
-WT_DEV int gather_forward_fast(const cu_level &L, T *win, int pitch, int py0, int px0,
-                               const TIn *src, void *scratch)
+WT_DEV int gather_forward_fast(const cu_level &L, T *win, int pitch, int py0, int px0, int wy,
+                               int wx, const TIn *src, void *scratch)
 {
     typedef typename vec4<TIn>::type V;
     typedef typename vec4<T>::type VT;
     const cu_axis &ay = L.ax[0], &ax = L.ax[1];
-    const int wy = L.wy, wx = L.wx, w = ax.n, stride = L.src_w[0];
+    const int w = ax.n, stride = L.src_w[0];
     /* window columns [x0, x1) lie inside the signal; the nb others are
      * folded through a table */
     const int x0 = px0 < 0 ? (-px0 < wx ? -px0 : wx) : 0;
@@ -454,7 +455,7 @@ WT_DEV int gather_forward_fast(const cu_level &L, T *win, int pitch, int py0, in
     cp_async_wait();
     if (nb > 0) { /* after the inside: its 16-byte blocks overhang */
         WT_SYNC();
-        gather_forward_border<T, TIn>(L, wl, pitch, x0, x1, rows, cols);
+        gather_forward_border<T, TIn>(wl, pitch, wy, wx, x0, x1, rows, cols);
     }
     return lead;
 }
@@ -843,22 +844,39 @@ template <class Op> constexpr int fast_inverse_threads()
     return CU_INV_WIDE ? fast_forward_threads<Op>() : CU_BLOCK_X * CU_BLOCK_Y;
 }
 
+/* n rounded up to whole segments */
+WT_DEV int round_seg(int n)
+{
+    return (n + CU_SEG - 1) / CU_SEG * CU_SEG;
+}
+
+WT_DEV int imin(int a, int b)
+{
+    return a < b ? a : b;
+}
+
 template <class Op, typename T, typename TIn>
 WT_GLOBAL void WT_LAUNCH_BOUNDS_MIN(fast_forward_threads<Op>(), CU_FWD_BLOCKS)
     dwt_forward_fast(const WT_GRID_CONST cu_level L)
 {
     WT_DYN_SMEM(unsigned char, smem);
     const cu_axis &ay = L.ax[0], &ax = L.ax[1];
-    const int ty = L.ty, tx = L.tx, wx = L.wx, pitch = L.pitch;
+    const int ty = L.ty, tx = L.tx, pitch = L.pitch;
     T *win = (T *)smem, *mid = win + L.wy * pitch; /* mid: 2 ty rows x pitch */
     const int c = (int)blockIdx.z, uy0 = (int)blockIdx.y * ty, ux0 = (int)blockIdx.x * tx;
     const TIn *src = (const TIn *)L.src[0] + (size_t)c * L.src_plane[0];
+    /* tiles at the far edges: only the pairs there are, in whole segments
+     * (4098-wide bands leave 2 of 32), and the window they need */
+    const int tye = imin(ty, round_seg(ay.pairs - uy0)), txe = imin(tx, round_seg(ax.pairs - ux0));
+    const int wy = 2 * tye + ay.halo, wx = 2 * txe + ax.halo;
+    /* x-stage rows: low-pass [0, tye) then high-pass [ty, ty + tye) of mid */
+    auto mid_row = [&](int r) { return r < tye ? r : ty + (r - tye); };
 
-    const int lead =
-        gather_forward_fast<T, TIn>(L, win, pitch, 2 * uy0 + ay.win_a, 2 * ux0 + ax.win_a, src, mid);
+    const int lead = gather_forward_fast<T, TIn>(L, win, pitch, 2 * uy0 + ay.win_a,
+                                                 2 * ux0 + ax.win_a, wy, wx, src, mid);
     WT_SYNC();
     const T *wv = win + lead;
-    for_flat(wx, ty / CU_SEG, [&](int ix, int seg) {
+    for_flat(wx, tye / CU_SEG, [&](int ix, int seg) {
         T v[Op::SPAN], o0[CU_SEG], o1[CU_SEG];
         load_span<Op::SPAN>(v, wv + 2 * seg * CU_SEG * pitch + ix, pitch);
         Op::run(ay, v, o0, o1);
@@ -870,8 +888,8 @@ WT_GLOBAL void WT_LAUNCH_BOUNDS_MIN(fast_forward_threads<Op>(), CU_FWD_BLOCKS)
     });
     WT_SYNC();
     if (L.dst_aligned) { /* 16-byte stores straight from the registers */
-        for_flat(tx / CU_SEG, 2 * ty, [&](int seg, int r) {
-            const int py = r >= ty, uy = uy0 + r - (py ? ty : 0), ux = ux0 + seg * CU_SEG;
+        for_flat(txe / CU_SEG, 2 * tye, [&](int seg, int rr) {
+            const int r = mid_row(rr), py = r >= ty, uy = uy0 + r - (py ? ty : 0), ux = ux0 + seg * CU_SEG;
             if (uy >= (py ? ay.count1 : ay.count0))
                 return;
             T v[(Op::SPAN + 3) & ~3], o0[CU_SEG], o1[CU_SEG];
@@ -890,8 +908,8 @@ WT_GLOBAL void WT_LAUNCH_BOUNDS_MIN(fast_forward_threads<Op>(), CU_FWD_BLOCKS)
      * addresses */
     const int sp = tx + 1; /* staging row pitch */
     T *stage = win;        /* [band][ty rows][sp] */
-    for_flat(tx / CU_SEG, 2 * ty, [&](int seg, int r) {
-        const int py = r >= ty, row = r - (py ? ty : 0);
+    for_flat(txe / CU_SEG, 2 * tye, [&](int seg, int rr) {
+        const int r = mid_row(rr), py = r >= ty, row = r - (py ? ty : 0);
         T v[(Op::SPAN + 3) & ~3], o0[CU_SEG], o1[CU_SEG];
         load_span<(Op::SPAN + 3) & ~3>(v, mid + r * pitch + 2 * seg * CU_SEG, 1);
         Op::run(ax, v, o0, o1);
