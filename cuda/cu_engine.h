@@ -85,7 +85,7 @@ wt_status cu_fail_host(cudaError_t err, const char *what, size_t bytes);
 /* A device buffer of at least @p bytes (kept and grown between calls). */
 wt_status cu_buf_get(cu_engine *ce, int which, size_t bytes, void **ptr);
 /* The device pyramid (cu_engine.cu): wt_pyramid's bands in its order, with
- * rows padded to a multiple of 4 elements. Its size in elements; whether it
+ * rows padded to a multiple of 32 elements. Its size in elements; whether it
  * differs from the host layout; a copy of every band from one layout to the
  * other on ce->stream (@p to_device_layout: from the host layout). */
 size_t cu_pyramid_elems(const wt_pyramid *plan);
