@@ -555,29 +555,38 @@ WT_DEV bool border_keeps_phase(const cu_axis &a)
     return a.ext != CU_COEF_J2K_PERIODIC || !((a.n + a.n1) & 1);
 }
 
-/* Every band row aligned alike: items (row, half, 16-byte block of that
- * band row) one at a time, consecutive threads on consecutive blocks,
- * copied with cp.async (the half row starts lead elements in); zero rows
- * stored as zeros. Only the blocks holding inside coefficients; those
- * overhang by up to 3 elements, which gather_inverse_outside overwrites. */
+/* Every band row aligned alike: a warp per window row, its lanes on the
+ * 16-byte blocks of the row's low-pass half (lanes 0-15) and high-pass half
+ * (16-31), copied with cp.async (the half row starts lead elements in);
+ * zero rows stored as zeros. A lane's half, block and bounds are fixed, so
+ * a row costs it a row-pointer load and one copy (the flat item walk spent
+ * about 60 instructions per block). Blocks of fewer than 32 threads (the
+ * host emulation runs one) walk the slots themselves. Only the blocks
+ * holding inside coefficients; those overhang by up to 3 elements, which
+ * gather_inverse_outside overwrites. */
 template <typename T>
 WT_DEV void gather_inverse_copy(T *win, int pitch, int half, int q, int wy, inv_lead lead,
                                 inv_inside in, const inv_row *rows)
 {
     typedef typename vec4<T>::type V;
-    const int nch = (3 + q + 3) >> 2;
-    for (flat_walk it(2 * nch); it.slow < wy; it.next()) {
-        const int iy = it.slow, px = it.fast >= nch, jj = it.fast - (px ? nch : 0);
+    const int nch = (3 + q + 3) >> 2, nt = block_threads(), r = thread_rank();
+    const int lanes = nt < 32 ? nt : 32, lane = r % lanes;
+    const int warp = r / lanes, nwarps = nt / lanes;
+    const int nslots = 32 * ((nch + 15) >> 4);
+    for (int slot = lane; slot < nslots; slot += lanes) {
+        const int px = (slot >> 4) & 1, jj = (slot & 15) + ((slot >> 5) << 4);
         const int rl = px ? lead.hi : lead.lo;
         const int k0 = px ? in.k0_hi : in.k0_lo, k1 = px ? in.k1_hi : in.k1_lo;
-        if (4 * jj + 3 < rl + k0 || 4 * jj >= rl + k1)
+        if (jj >= nch || 4 * jj + 3 < rl + k0 || 4 * jj >= rl + k1)
             continue;
-        T *dst = win + iy * pitch + px * half + 4 * jj;
-        const T *p = (const T *)rows[iy].ptr[px];
-        if (p)
-            cp_async16(dst, p - rl + 4 * jj);
-        else
-            st_vec<V>(dst, V{0, 0, 0, 0});
+        T *dst = win + px * half + 4 * jj + warp * pitch;
+        for (int iy = warp; iy < wy; iy += nwarps, dst += nwarps * pitch) {
+            const T *p = (const T *)rows[iy].ptr[px];
+            if (p)
+                cp_async16(dst, p - rl + 4 * jj);
+            else
+                st_vec<V>(dst, V{0, 0, 0, 0});
+        }
     }
 }
 
