@@ -838,15 +838,18 @@ WT_DEV void store_staged(const cu_level &L, const T *stage, int sp, int c, int u
  * 4 blocks per SM, so at most 56 registers: only for register segments of
  * up to 24 values (db3 lifting and 12-tap filters would spill). Measured on
  * the H100 (8192², 3 levels): legall53 forward 72% -> 78% of copy, cdf97
- * 76% -> 79%, db3 conv 81% -> 82%; 3 blocks of 288 threads lost 4-6 points,
- * and the inverses' x-stage (wy rows) gained nothing from it. */
+ * 76% -> 79%, db3 conv 81% -> 82%; 3 blocks of 288 threads lost 4-6 points.
+ * The inverses take the same size (their x-stage runs over wy = 64 + halo
+ * window rows, 4 segments each): once their gather went a warp per row,
+ * cdf97 inverse 77.4% -> 78.8%, bior4.4 per. 73.5% -> 74.8% (CU_INV_WIDE=0
+ * keeps 256 threads, for A/B runs). */
 template <class Op> constexpr int fast_forward_threads()
 {
     return Op::HALO == 0 || Op::SPAN > 24 ? CU_BLOCK_X * CU_BLOCK_Y
                                           : ((64 + Op::HALO) * (32 / CU_SEG) + 31) / 32 * 32;
 }
 #ifndef CU_INV_WIDE
-#define CU_INV_WIDE 0
+#define CU_INV_WIDE 1
 #endif
 template <class Op> constexpr int fast_inverse_threads()
 {
