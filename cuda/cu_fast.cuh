@@ -579,13 +579,17 @@ WT_DEV void gather_inverse_copy(T *win, int pitch, int half, int q, int wy, inv_
         const int k0 = px ? in.k0_hi : in.k0_lo, k1 = px ? in.k1_hi : in.k1_lo;
         if (jj >= nch || 4 * jj + 3 < rl + k0 || 4 * jj >= rl + k1)
             continue;
+        const int off = 4 * jj - rl; /* from the row pointer */
         T *dst = win + px * half + 4 * jj + warp * pitch;
-        for (int iy = warp; iy < wy; iy += nwarps, dst += nwarps * pitch) {
-            const T *p = (const T *)rows[iy].ptr[px];
+        const void *const *pp = &rows[warp].ptr[px];
+        for (int n = (wy - warp + nwarps - 1) / nwarps; n > 0; n--) {
+            const T *p = (const T *)*pp;
             if (p)
-                cp_async16(dst, p - rl + 4 * jj);
+                cp_async16(dst, p + off);
             else
                 st_vec<V>(dst, V{0, 0, 0, 0});
+            dst += nwarps * pitch;
+            pp += 2 * nwarps;
         }
     }
 }
