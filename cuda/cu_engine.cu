@@ -309,6 +309,8 @@ static level_launcher pick_fast(const cu_engine *ce, const wt_params *p, cu_leve
 {
     if (ce->generic_only || use_double(p) || lv->ty % CU_SEG || lv->tx % CU_SEG)
         return NULL;
+    if ((lv->tx & (lv->tx - 1)) || (lv->ty & (lv->ty - 1))) /* the inverse's item walks */
+        return NULL;
     cu_level f = *lv;
     level_launcher launch = NULL;
     if (p->wavelet->integer) {
