@@ -40,22 +40,12 @@ static int check_output(const cli_options *o)
 int cmd_reconstruct(int argc, char **argv)
 {
     cli_options o;
-    batch b = {0};
     pipeline p = {0};
     int rc = cli_parse(&reconstruct_command, argc, argv, &o);
     batch_plan plan = {"reconstruct", 1, NULL, o.outdir, o.suffix, o.ext, "png", batch_npz_exts};
     if (rc == CLI_CONTINUE && (o.outdir || o.nargs == 2))
         rc = check_output(&o);
     if (rc == CLI_CONTINUE)
-        rc = batch_plan_files(&b, &plan, o.args, o.nargs);
-    if (rc == CLI_CONTINUE)
-        rc = pipeline_open(&p, &o, pipeline_workers(o.jobs, b.count));
-    if (rc == CLI_CONTINUE) {
-        batch_run_options run = {pipeline_workers(o.jobs, b.count), o.quiet, o.verbose,
-                                 o.no_clobber, stdout};
-        rc = batch_run(&b, &run, reconstruct_one, &p);
-    }
-    pipeline_close(&p);
-    batch_free(&b);
+        rc = pipeline_run_files(&p, &o, &plan, reconstruct_one, &p, stdout, NULL);
     return rc;
 }

@@ -55,10 +55,14 @@ static int check_output(const cli_options *o)
                            o->output);
 }
 
+static void roundtrip_header(void *ctx, FILE *report)
+{
+    report_header(&((roundtrip_ctx *)ctx)->spec, report);
+}
+
 int cmd_roundtrip(int argc, char **argv)
 {
     cli_options o;
-    batch b = {0};
     roundtrip_ctx ctx = {0};
     int rc = cli_parse(&roundtrip_command, argc, argv, &o);
     batch_plan plan = {"roundtrip", 0, o.output, o.outdir, o.suffix, o.ext, "png",
@@ -70,16 +74,7 @@ int cmd_roundtrip(int argc, char **argv)
     if (rc == CLI_CONTINUE)
         rc = check_output(&o);
     if (rc == CLI_CONTINUE)
-        rc = batch_plan_files(&b, &plan, o.args, o.nargs);
-    if (rc == CLI_CONTINUE)
-        rc = pipeline_open(&ctx.pipe, &o, pipeline_workers(o.jobs, b.count));
-    if (rc == CLI_CONTINUE) {
-        batch_run_options run = {pipeline_workers(o.jobs, b.count), o.quiet, o.verbose,
-                                 o.no_clobber, report};
-        report_header(&ctx.spec, report);
-        rc = batch_run(&b, &run, roundtrip_one, &ctx);
-    }
-    pipeline_close(&ctx.pipe);
-    batch_free(&b);
+        rc = pipeline_run_files(&ctx.pipe, &o, &plan, roundtrip_one, &ctx, report,
+                                roundtrip_header);
     return rc;
 }

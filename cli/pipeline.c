@@ -19,6 +19,26 @@ int pipeline_workers(int jobs, size_t files)
     return n < 1 ? 1 : (int)n;
 }
 
+int pipeline_run_files(pipeline *p, const cli_options *o, const batch_plan *plan,
+                       batch_work work, void *ctx, FILE *report,
+                       void (*header)(void *ctx, FILE *report))
+{
+    batch b = {0};
+    int rc = batch_plan_files(&b, plan, o->args, o->nargs);
+    const int workers = pipeline_workers(o->jobs, b.count);
+    if (rc == CLI_CONTINUE)
+        rc = pipeline_open(p, o, workers);
+    if (rc == CLI_CONTINUE) {
+        batch_run_options run = {workers, o->quiet, o->verbose, o->no_clobber, report};
+        if (header)
+            header(ctx, report);
+        rc = batch_run(&b, &run, work, ctx);
+    }
+    pipeline_close(p);
+    batch_free(&b);
+    return rc;
+}
+
 static double seconds(void)
 {
     struct timespec ts;

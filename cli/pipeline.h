@@ -5,7 +5,9 @@
 #define WT_CLI_PIPELINE_H
 
 #include <pthread.h>
+#include <stdio.h>
 
+#include "batch.h"
 #include "options.h"
 #include "wavetool.h"
 
@@ -58,5 +60,14 @@ wt_status pipeline_compare(const cli_options *opt, const char *a, const char *b,
 
 /* Number of worker threads for @p files files with -j @p jobs (0 = cores). */
 int pipeline_workers(int jobs, size_t files);
+
+/* What the file commands share once their options are checked: the files
+ * of @p plan, the pipeline @p p opened for as many workers as they need (at
+ * most -j), work(ctx, file) on each, reports and the summary on @p report;
+ * @p header (or NULL) writes to @p report before the first file's report.
+ * Closes @p p. Returns the exit code. */
+int pipeline_run_files(pipeline *p, const cli_options *o, const batch_plan *plan,
+                       batch_work work, void *ctx, FILE *report,
+                       void (*header)(void *ctx, FILE *report));
 
 #endif
