@@ -219,6 +219,25 @@ static void *work_get(work_cache *cache, size_t bytes)
     return cache->mem;
 }
 
+/* The work area of a transform of @p pyr, from @p cache: the current and
+ * next approximation (cur, nxt) and the y-pass buffer (tmp). */
+typedef struct work_area {
+    uint32_t *cur, *nxt, *tmp;
+} work_area;
+
+static wt_status work_area_get(work_cache *cache, const wt_pyramid *pyr, work_area *w)
+{
+    size_t C = (size_t)pyr->channels, a_sz, tmp_sz;
+    work_sizes(pyr, &a_sz, &tmp_sz);
+    uint32_t *work = work_get(cache, (2 * a_sz + tmp_sz + 1) * C * 4);
+    if (!work)
+        return wt_error_set(WT_ERR_NOMEM, "out of memory for the transform's work space");
+    w->cur = work;
+    w->nxt = work + a_sz * C;
+    w->tmp = w->nxt + a_sz * C;
+    return WT_OK;
+}
+
 static wt_status forward_cached(const wt_params *p, const float *planes, wt_pyramid *out,
                                 int threads, work_cache *cache)
 {
@@ -231,12 +250,11 @@ static wt_status forward_cached(const wt_params *p, const float *planes, wt_pyra
                 ((float *)out->data)[i] = planes[i];
         return WT_OK;
     }
-    size_t a_sz, tmp_sz;
-    work_sizes(out, &a_sz, &tmp_sz);
-    uint32_t *work = work_get(cache, (2 * a_sz + tmp_sz + 1) * C * 4);
-    if (!work)
-        return wt_error_set(WT_ERR_NOMEM, "out of memory for the transform's work space");
-    uint32_t *cur = work, *nxt = work + a_sz * C, *tmp = nxt + a_sz * C;
+    work_area w;
+    wt_status st = work_area_get(cache, out, &w);
+    if (st != WT_OK)
+        return st;
+    uint32_t *cur = w.cur, *nxt = w.nxt, *tmp = w.tmp;
     const void *src = planes; /* level 1 reads the caller's planes */
     if (out->dtype == WT_INT32) {
         for (size_t i = 0; i < n0 * C; i++)
@@ -265,12 +283,11 @@ static wt_status inverse_cached(const wt_params *p, const wt_pyramid *in, float 
                                               : ((float *)in->data)[i];
         return WT_OK;
     }
-    size_t a_sz, tmp_sz;
-    work_sizes(in, &a_sz, &tmp_sz);
-    uint32_t *work = work_get(cache, (2 * a_sz + tmp_sz + 1) * C * 4);
-    if (!work)
-        return wt_error_set(WT_ERR_NOMEM, "out of memory for the transform's work space");
-    uint32_t *cur = work, *nxt = work + a_sz * C, *tmp = nxt + a_sz * C;
+    work_area w;
+    wt_status st = work_area_get(cache, in, &w);
+    if (st != WT_OK)
+        return st;
+    uint32_t *cur = w.cur, *nxt = w.nxt, *tmp = w.tmp;
     const void *a = band_ptr(in, in->levels, WT_BAND_A);
     for (int l = in->levels; l >= 1; l--) {
         int direct = l == 1 && in->dtype == WT_FLOAT32; /* last level: into the caller's planes */
