@@ -8,7 +8,6 @@
 #ifdef WT_CUDA_EMULATE
 #include "emu/cuda_emu.h"
 #define WT_DEV inline
-#define WT_HD
 #define WT_GLOBAL static
 #define WT_GRID_CONST
 #define WT_LAUNCH_BOUNDS(n)
@@ -21,7 +20,6 @@
 #else
 #include <cuda_runtime.h>
 #define WT_DEV __device__ __forceinline__
-#define WT_HD __host__ __device__
 #define WT_GLOBAL __global__
 #define WT_GRID_CONST __grid_constant__
 #define WT_LAUNCH_BOUNDS(n) __launch_bounds__(n)
@@ -32,5 +30,7 @@
 #define WT_LAUNCH(kernel, grid, block, smem, stream, ...)                                       \
     kernel<<<grid, block, smem, stream>>>(__VA_ARGS__)
 #endif
+
+#include "dwt_geometry.h" /* WT_HD: host and device functions */
 
 #endif

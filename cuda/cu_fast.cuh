@@ -139,13 +139,11 @@ template <class S, bool INV> struct lift_op {
             const int hi = P - (off + nt - 1 > 0 ? off + nt - 1 : 0);
 #pragma unroll
             for (int q = lo; q < hi; q++) {
-                if constexpr (std::is_integral<T>::value) {
-                    int sum = 0;
-#pragma unroll
-                    for (int i = 0; i < nt; i++)
-                        sum += (int)v[2 * (q + off + i) + spar];
-                    v[2 * q + dpar] = (T)((int)v[2 * q + dpar] +
-                                          st.isign * ((sum + st.ibias) >> st.ishift));
+                if constexpr (std::is_integral<T>::value) { /* legall53: 2 taps */
+                    static_assert(S::nt(0) == 2 && S::nt(1) == 2, "integer steps: the 5/3 only");
+                    v[2 * q + dpar] = wt_lift53_step(v[2 * q + dpar], v[2 * (q + off) + spar],
+                                                     v[2 * (q + off) + 2 + spar], st.ibias,
+                                                     st.ishift, st.isign);
                 } else {
                     float acc = 0.0f;
 #pragma unroll
@@ -631,7 +629,7 @@ WT_DEV void gather_inverse_outside(const cu_axis &ax, T *win, int pitch, int hal
         const T *p = (const T *)rows[iy].ptr[px]; /* band row + base */
         T v = (T)0;
         if (p && ax.ext == CU_COEF_PERIODIC)
-            v = p[floor_mod(base + k, count) - base];
+            v = p[wt_floor_mod(base + k, count) - base];
         else if (p && ax.ext != CU_COEF_ZERO)
             v = p[coef_at(ax, 2 * (m0 + k) + px).idx - base];
         win[iy * pitch + px * half + (px ? lead.hi : lead.lo) + k] = v;

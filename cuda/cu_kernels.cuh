@@ -17,49 +17,13 @@
 
 #include "cu_compat.h"
 #include "cu_plan.h"
+#include "dwt_geometry.h"
 
 #define CU_BLOCK_X 32
 #define CU_BLOCK_Y 8
 
 /* ---------------------------------------------------------------------- */
 /* Extension of positions */
-
-WT_DEV int floor_mod(int i, int n)
-{
-    int r = i % n;
-    return r < 0 ? r + n : r;
-}
-
-/* dwt_line.c: wt_fold_index, for the folding modes. */
-WT_DEV int fold_index(int i, int n, int mode, int *sign)
-{
-    *sign = 1;
-    if (i >= 0 && i < n)
-        return i;
-    switch (mode) {
-    case WT_MODE_PERIODIC:
-    case WT_MODE_PERIODIZATION:
-        return floor_mod(i, n);
-    case WT_MODE_SYMMETRIC:
-    case WT_MODE_ANTISYMMETRIC: {
-        int period = 2 * n, r = floor_mod(i, period);
-        if (r >= n)
-            r = period - 1 - r;
-        int k = i < 0 ? (-i - 1) / n + 1 : (i - n) / n + 1;
-        if (mode == WT_MODE_ANTISYMMETRIC && (k & 1))
-            *sign = -1;
-        return r;
-    }
-    case WT_MODE_REFLECT: {
-        if (n == 1)
-            return 0;
-        int period = 2 * n - 2, r = floor_mod(i, period);
-        return r >= n ? period - r : r;
-    }
-    default:
-        return i < 0 ? 0 : n - 1;
-    }
-}
 
 /* The extended signal at position i as a combination of up to three samples. */
 struct ext_terms {
@@ -130,12 +94,12 @@ WT_DEV ext_terms signal_terms(int mode, int n, int i)
     case WT_MODE_ANTIREFLECT:
         return n < 2 ? one_term(edge, 1.0f) : antireflect_terms(n, i);
     case WT_MODE_PERIODIZATION: { /* odd n: padded with its last sample */
-        int r = floor_mod(i, n + (n & 1));
+        int r = wt_floor_mod(i, n + (n & 1));
         return one_term(r == n ? n - 1 : r, 1.0f);
     }
     default: {
         int sign;
-        int r = fold_index(i, n, mode, &sign);
+        int r = wt_fold_index(i, n, mode, &sign);
         return one_term(r, (float)sign);
     }
     }
@@ -162,13 +126,15 @@ WT_DEV coef_term coef_at(const cu_axis &a, int pos)
             c.idx = -1;
         break;
     case CU_COEF_PERIODIC:
-        c.idx = floor_mod(m + (c.phase ? a.dd : a.da), count);
+        c.idx = wt_floor_mod(m + (c.phase ? a.dd : a.da), count);
         break;
     default: { /* JPEG 2000: the interleaved sequence y, extended */
         int sign, len = a.n + a.n1;
-        int f = fold_index(pos, len,
-                           a.ext == CU_COEF_J2K_PERIODIC ? WT_MODE_PERIODIC : WT_MODE_REFLECT,
-                           &sign);
+        int f = wt_fold_index(pos, len,
+                              wt_interleaved_mode(a.ext == CU_COEF_J2K_PERIODIC
+                                                      ? WT_MODE_PERIODIZATION
+                                                      : WT_MODE_SYMMETRIC),
+                              &sign);
         c.phase = f & 1;
         c.scale = c.phase ? a.sd : a.sa;
         c.idx = f >> 1;
@@ -273,11 +239,8 @@ WT_DEV void lift_steps(const cu_axis &a, T *buf, int Q, int ss, int nlines, int 
             T *base = buf + line * ls;
             const T *src = base + (2 * (q + st.offset) + spar) * ss;
             T *dst = base + (2 * q + dpar) * ss;
-            if constexpr (std::is_integral<T>::value) {
-                int sum = 0;
-                for (int i = 0; i < st.ntaps; i++)
-                    sum += (int)src[2 * i * ss];
-                *dst = (T)((int)*dst + st.isign * ((sum + st.ibias) >> st.ishift));
+            if constexpr (std::is_integral<T>::value) { /* legall53: 2 taps */
+                *dst = wt_lift53_step(*dst, src[0], src[2 * ss], st.ibias, st.ishift, st.isign);
             } else {
                 float acc = 0.0f;
                 for (int i = 0; i < st.ntaps; i++)

@@ -1,9 +1,11 @@
 /* Host side of the level operators: translate a wavelet, mode and method
  * into the window/steps/filter form of cu_plan.h, following dwt_line.c
- * position by position (see the comments there for the definitions). */
+ * position by position (see the comments there for the definitions; the
+ * geometry both use is dwt_geometry.h). */
 #include <string.h>
 
 #include "cu_plan.h"
+#include "dwt_geometry.h"
 
 static int imax(int a, int b)
 {
@@ -19,36 +21,6 @@ static int imin(int a, int b)
 static int half_floor(int a)
 {
     return a >= 0 ? a / 2 : -((-a + 1) / 2);
-}
-
-/* Total reach of the lifting steps (dwt_line.c: lifting_reach). */
-static int lifting_reach(const wt_lifting *L)
-{
-    int r = 1;
-    for (int s = 0; s < L->nsteps; s++) {
-        const wt_lifting_step *st = &L->steps[s];
-        int left = st->offset < 0 ? -st->offset : 0;
-        int right = imax(st->offset + st->ntaps - 1, 0);
-        r += imax(left, right);
-    }
-    return r;
-}
-
-/* Polyphase alignment (dwt_line.c: lifting_alignment): a[m] = x[2m + e],
- * lo[k] = scale_lo * a[k + t + shift_lo]. */
-static void lifting_alignment(const wt_wavelet *w, wt_mode mode, int *e, int *t)
-{
-    *e = 0;
-    *t = 0;
-    if (w->kind == WT_KIND_FILTER_BANK && mode == WT_MODE_PERIODIZATION) {
-        int s0 = w->filter_len / 2;
-        if (s0 & 1) {
-            *t = (s0 - 1) / 2;
-        } else {
-            *t = s0 / 2;
-            *e = -1;
-        }
-    }
 }
 
 static void set_phase(cu_axis *ax, int phase, int off, int len, const double *taps)
@@ -124,13 +96,13 @@ static void set_steps(cu_axis *ax, const wt_wavelet *w, int inverse)
 static wt_status forward_axis(cu_axis *ax, const wt_params *p, int n)
 {
     const wt_wavelet *w = p->wavelet;
-    int per = p->mode == WT_MODE_PERIODIZATION, j2k = w->kind == WT_KIND_JPEG2000;
-    ax->ext = j2k && !per ? WT_MODE_REFLECT : (int)p->mode;
+    int j2k = w->kind == WT_KIND_JPEG2000;
+    ax->ext = wt_signal_mode(w, p->mode);
     ax->n = n;
     if (p->method == WT_METHOD_LIFTING) {
         const wt_lifting *L = w->lifting;
-        int R = lifting_reach(L), e, t;
-        lifting_alignment(w, p->mode, &e, &t);
+        int R = wt_lifting_reach(L), e, t;
+        wt_lifting_alignment(w, p->mode, &e, &t);
         int smin = imin(L->shift_lo, L->shift_hi), smax = imax(L->shift_lo, L->shift_hi);
         ax->win_a = 2 * (t + smin - R) + e;
         ax->halo = 2 * (smax - smin + 2 * R);
@@ -145,7 +117,7 @@ static wt_status forward_axis(cu_axis *ax, const wt_params *p, int n)
         set_phase(ax, 0, r - rl, w->support_lo, w->dec_lo);
         set_phase(ax, 1, 1 + r - rh, w->support_hi, w->dec_hi);
     } else {
-        int F = w->filter_len, s0 = per ? F / 2 : 1;
+        int F = w->filter_len, s0 = wt_forward_start(w, p->mode);
         if (F > CU_MAXF)
             return wt_error_set(WT_ERR_UNSUPPORTED, "CUDA engine: filter too long");
         double rlo[CU_MAXF], rhi[CU_MAXF];
@@ -164,9 +136,9 @@ static wt_status forward_axis(cu_axis *ax, const wt_params *p, int n)
 #define DENSE (4 * CU_MAXF)
 
 /* Filter-bank synthesis: x[o] = sum_j rec_lo[j] lo[(o+off-j)/2] + rec_hi[j] hi[...]. */
-static wt_status inverse_fb_conv(cu_axis *ax, const wt_wavelet *w, int per)
+static wt_status inverse_fb_conv(cu_axis *ax, const wt_wavelet *w, wt_mode mode)
 {
-    int F = w->filter_len, off = per ? F / 2 - 1 : F - 2;
+    int F = w->filter_len, off = wt_inverse_offset(w, mode);
     int b = half_floor(off - F + 1), c = off - 2 * b;
     ax->win_a = 2 * b;
     for (int ph = 0; ph < 2; ph++) {
@@ -234,8 +206,8 @@ static wt_status inverse_axis(cu_axis *ax, const wt_params *p, int n)
                   : (j2k ? CU_COEF_J2K_REFLECT : CU_COEF_ZERO);
     if (p->method == WT_METHOD_LIFTING) {
         const wt_lifting *L = w->lifting;
-        int R = lifting_reach(L), e, t;
-        lifting_alignment(w, p->mode, &e, &t);
+        int R = wt_lifting_reach(L), e, t;
+        wt_lifting_alignment(w, p->mode, &e, &t);
         ax->sa = (float)(1.0 / L->scale_lo);
         ax->sd = (float)(1.0 / L->scale_hi);
         if (!j2k) {
@@ -249,7 +221,7 @@ static wt_status inverse_axis(cu_axis *ax, const wt_params *p, int n)
         set_phase(ax, 0, 0 - e + 2 * R + 2, 1, &one);
         set_phase(ax, 1, 1 - e + 2 * R + 2, 1, &one);
     } else {
-        wt_status st = j2k ? inverse_j2k_conv(ax, w) : inverse_fb_conv(ax, w, per);
+        wt_status st = j2k ? inverse_j2k_conv(ax, w) : inverse_fb_conv(ax, w, p->mode);
         if (st != WT_OK)
             return st;
     }

@@ -18,8 +18,10 @@
 
 #define B WT_BATCH
 
-/* Internal precision: double, so that the reference stays within 1e-5 of
- * PyWavelets' float64 results even for long filters and growing extensions. */
+/* Internal precision: float, like the CUDA engine's accumulation in the
+ * folding modes; PyWavelets' float64 results stay within 1e-5 of max|ref|
+ * (pywt suite). cuda/NOTES.md ("Numerics") compares it with a double build
+ * of this file. */
 typedef float real;
 
 static void to_real(real *dst, const float *src, long count)
@@ -49,52 +51,10 @@ static int is_periodization(const wt_line *line)
     return line->mode == WT_MODE_PERIODIZATION;
 }
 
-/* Mode used to extend the signal: the JPEG 2000 kinds know only whole-sample
- * symmetric extension (reflect) besides periodization. */
+/* Mode used to extend the signal (dwt_geometry.h). */
 static wt_mode signal_mode(const wt_line *line)
 {
-    if (line->wavelet->kind == WT_KIND_JPEG2000 && !is_periodization(line))
-        return WT_MODE_REFLECT;
-    return line->mode;
-}
-
-long wt_fold_index(long i, long n, wt_mode mode, int *sign)
-{
-    *sign = 1;
-    if (i >= 0 && i < n)
-        return i;
-    switch (mode) {
-    case WT_MODE_PERIODIC:
-    case WT_MODE_PERIODIZATION: {
-        long r = i % n;
-        return r < 0 ? r + n : r;
-    }
-    case WT_MODE_SYMMETRIC:
-    case WT_MODE_ANTISYMMETRIC: {
-        long period = 2 * n;
-        long r = i % period;
-        if (r < 0)
-            r += period;
-        if (r >= n)
-            r = period - 1 - r;
-        /* each mirror flips the sign; i in [-n, 0) is one mirror away */
-        long k = i < 0 ? (-i - 1) / n + 1 : (i - n) / n + 1;
-        if (mode == WT_MODE_ANTISYMMETRIC && (k & 1))
-            *sign = -1;
-        return r;
-    }
-    case WT_MODE_REFLECT: {
-        if (n == 1)
-            return 0;
-        long period = 2 * n - 2;
-        long r = i % period;
-        if (r < 0)
-            r += period;
-        return r >= n ? period - r : r;
-    }
-    default: /* zero, constant, smooth, antireflect: nearest edge */
-        return i < 0 ? 0 : n - 1;
-    }
+    return (wt_mode)wt_signal_mode(line->wavelet, line->mode);
 }
 
 /* Extension value at position i (outside [0, n)) of the signal stored at
@@ -122,7 +82,7 @@ static void extend_one(real *base, long n, wt_mode mode, long i)
             dst[b] = 2.0 * pc[b] - pm[b];
     } else {
         int sign;
-        const real *s = base + wt_fold_index(i, n, mode, &sign) * B;
+        const real *s = base + wt_fold_index((int)i, (int)n, mode, &sign) * B;
         for (int b = 0; b < B; b++)
             dst[b] = sign < 0 ? -s[b] : s[b];
     }
@@ -162,7 +122,7 @@ static void load_taps(taps *t, const double *src, int len)
 
 static long forward_start(const wt_line *line)
 {
-    return is_periodization(line) ? line->wavelet->filter_len / 2 : 1;
+    return wt_forward_start(line->wavelet, line->mode);
 }
 
 static void conv_forward_fb(const wt_line *line, const float *in, float *lo, float *hi,
@@ -200,7 +160,7 @@ static void conv_inverse_fb(const wt_line *line, const float *lo, const float *h
     const wt_wavelet *w = line->wavelet;
     long F = w->filter_len, n = (long)line->n, nc = (long)line->nlo;
     int per = is_periodization(line);
-    long off = per ? F / 2 - 1 : F - 2;
+    long off = wt_inverse_offset(w, line->mode);
     /* coefficient positions needed: (o + off - j)/2 for o in [0,n), j in [0,F) */
     long c0 = (0 + off - (F - 1) - 1) / 2 - 1, c1 = (n - 1 + off) / 2 + 1;
     real *cl = scratch, *ch = scratch + (c1 - c0) * B;
@@ -287,12 +247,12 @@ static long interleave_extend(const wt_line *line, const float *lo, const float 
         to_real(base + 2 * k * B, lo + k * B, B);
     for (long k = 0; k < (long)line->nhi; k++)
         to_real(base + (2 * k + 1) * B, hi + k * B, B);
-    wt_mode mode = is_periodization(line) ? WT_MODE_PERIODIC : WT_MODE_REFLECT;
+    int mode = wt_interleaved_mode(line->mode);
     for (long i = e0; i < e1; i++) {
         if (i >= 0 && i < len)
             continue;
         int sign;
-        long src = wt_fold_index(i, len, mode, &sign);
+        long src = wt_fold_index((int)i, (int)len, mode, &sign);
         memcpy(base + i * B, base + src * B, B * sizeof *ext);
     }
     return len;
@@ -333,17 +293,10 @@ static void conv_inverse_j2k(const wt_line *line, const float *lo, const float *
 /* ---------------------------------------------------------------------- */
 /* Lifting */
 
-/* Total reach of the steps: how far invalid margins can spread. */
+/* Total reach of the steps (dwt_geometry.h). */
 static long lifting_reach(const wt_lifting *L)
 {
-    long r = 1;
-    for (int s = 0; s < L->nsteps; s++) {
-        const wt_lifting_step *st = &L->steps[s];
-        long left = st->offset < 0 ? -st->offset : 0;
-        long right = st->offset + st->ntaps - 1 > 0 ? st->offset + st->ntaps - 1 : 0;
-        r += left > right ? left : right;
-    }
-    return r;
+    return wt_lifting_reach(L);
 }
 
 /* Apply (sign=+1) or undo (sign=-1) one step over polyphase indices [m0, m1)
@@ -370,21 +323,14 @@ static void lifting_step(const wt_lifting_step *st, real *a, real *d, long count
     }
 }
 
-/* Polyphase alignment of the forward transform: a[m] = x[2m + e] and
- * lo[k] = scale_lo * a[k + t + shift_lo] (likewise d, hi). */
+/* Polyphase alignment (dwt_geometry.h): a[m] = x[2m + e],
+ * lo[k] = scale_lo * a[k + t + shift_lo]. */
 static void lifting_alignment(const wt_line *line, long *e, long *t)
 {
-    *e = 0;
-    *t = 0;
-    if (line->wavelet->kind == WT_KIND_FILTER_BANK && is_periodization(line)) {
-        long s0 = line->wavelet->filter_len / 2;
-        if (s0 & 1) {
-            *t = (s0 - 1) / 2;
-        } else {
-            *t = s0 / 2;
-            *e = -1;
-        }
-    }
+    int ie, it;
+    wt_lifting_alignment(line->wavelet, line->mode, &ie, &it);
+    *e = ie;
+    *t = it;
 }
 
 static void lifting_forward(const wt_line *line, const float *in, float *lo, float *hi,
@@ -512,39 +458,37 @@ void wt_line_inverse(const wt_line *line, const float *lo, const float *hi, floa
 /* LeGall 5/3, integer to integer (JPEG 2000 reversible):
  *   d[m] -= floor((a[m] + a[m+1]) / 2);  a[m] += floor((d[m-1] + d[m] + 2) / 4) */
 
-static inline int32_t floor_div(int32_t v, int32_t q)
-{
-    int32_t r = v / q;
-    return (v % q != 0 && (v < 0)) ? r - 1 : r;
-}
-
 /* Fill a[m] = y(2m), d[m] = y(2m+1) for m in [m0, m1) from y (len samples)
- * extended by whole-sample symmetry or periodically. */
-static void split_extended_i32(const int32_t *y, long len, int per, long m0, long m1, int32_t *a,
-                               int32_t *d)
+ * extended as the interleaved sequence of the line's mode (dwt_geometry.h). */
+static void split_extended_i32(const int32_t *y, long len, wt_mode line_mode, long m0, long m1,
+                               int32_t *a, int32_t *d)
 {
-    wt_mode mode = per ? WT_MODE_PERIODIC : WT_MODE_REFLECT;
+    int mode = wt_interleaved_mode(line_mode);
     for (long m = m0; m < m1; m++) {
         int sign;
-        long ie = wt_fold_index(2 * m, len, mode, &sign);
-        long io = wt_fold_index(2 * m + 1, len, mode, &sign);
+        long ie = wt_fold_index((int)(2 * m), (int)len, mode, &sign);
+        long io = wt_fold_index((int)(2 * m + 1), (int)len, mode, &sign);
         memcpy(a + (m - m0) * B, y + ie * B, B * sizeof *a);
         memcpy(d + (m - m0) * B, y + io * B, B * sizeof *d);
     }
 }
 
+/* The steps with sign +1 (forward) or -1 (undo), wt_lift53_step: 64-bit
+ * sums saturated to int32, as on the GPU. */
 static void legall53_predict(int32_t *a, int32_t *d, long count, int sign)
 {
     for (long m = 0; m + 1 < count; m++)
         for (int b = 0; b < B; b++)
-            d[m * B + b] -= sign * floor_div(a[m * B + b] + a[(m + 1) * B + b], 2);
+            d[m * B + b] = wt_lift53_step(d[m * B + b], a[m * B + b], a[(m + 1) * B + b], 0, 1,
+                                          -sign);
 }
 
 static void legall53_update(int32_t *a, const int32_t *d, long count, int sign)
 {
     for (long m = 1; m < count; m++)
         for (int b = 0; b < B; b++)
-            a[m * B + b] += sign * floor_div(d[(m - 1) * B + b] + d[m * B + b] + 2, 4);
+            a[m * B + b] = wt_lift53_step(a[m * B + b], d[(m - 1) * B + b], d[m * B + b], 2, 2,
+                                          sign);
 }
 
 void wt_line_forward_i32(const wt_line *line, const int32_t *in, int32_t *lo, int32_t *hi,
@@ -561,7 +505,7 @@ void wt_line_forward_i32(const wt_line *line, const int32_t *in, int32_t *lo, in
     }
     long nout = (long)line->nlo, m0 = -3, m1 = nout + 3, count = m1 - m0;
     int32_t *a = y + (len + 1) * B, *d = a + count * B;
-    split_extended_i32(y, len, per, m0, m1, a, d);
+    split_extended_i32(y, len, line->mode, m0, m1, a, d);
     legall53_predict(a, d, count, 1);
     legall53_update(a, d, count, 1);
     for (long k = 0; k < (long)line->nlo; k++)
@@ -586,7 +530,7 @@ void wt_line_inverse_i32(const wt_line *line, const int32_t *lo, const int32_t *
         memcpy(y + (2 * k + 1) * B, hi + k * B, B * sizeof *y);
     long m0 = -3, m1 = (len + 1) / 2 + 3, count = m1 - m0;
     int32_t *a = y + (len + 1) * B, *d = a + count * B;
-    split_extended_i32(y, len, is_periodization(line), m0, m1, a, d);
+    split_extended_i32(y, len, line->mode, m0, m1, a, d);
     legall53_update(a, d, count, -1);
     legall53_predict(a, d, count, -1);
     for (long i = 0; i < n; i++) {

@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "dwt_geometry.h"
 #include "wavetool.h"
 
 #define WT_BATCH 16
@@ -39,11 +40,6 @@ void wt_line_forward_i32(const wt_line *line, const int32_t *in, int32_t *lo, in
 void wt_line_inverse_i32(const wt_line *line, const int32_t *lo, const int32_t *hi,
                          int32_t *out, int32_t *scratch);
 
-/* Index of the sample that extension position i (any integer) mirrors or wraps
- * to, for the modes defined by folding (symmetric, reflect, periodic,
- * antisymmetric, periodization, and zero/constant by clamping); *sign is -1
- * where antisymmetric flips the sample. n is the signal length (for
- * periodization: the padded, even length). */
-long wt_fold_index(long i, long n, wt_mode mode, int *sign);
+/* wt_fold_index and the rest of the geometry: dwt_geometry.h */
 
 #endif
