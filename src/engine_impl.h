@@ -2,6 +2,8 @@
 #ifndef WT_ENGINE_IMPL_H
 #define WT_ENGINE_IMPL_H
 
+#include <math.h>
+
 #include "wavetool.h"
 
 /* ---------------------------------------------------------------------- */
@@ -61,15 +63,68 @@ typedef struct wt_epyramid_ops {
 /* The host-memory implementation (the CPU engine's). */
 extern const wt_epyramid_ops wt_host_epyramid_ops;
 
+/* The arithmetic both engines share (cuda/cu_engine.h compiles it for the
+ * device too, defining WT_BAND_FN first). */
+#ifndef WT_BAND_FN
+#define WT_BAND_FN static inline
+#endif
+
 /* |c| as an unsigned key whose order is the order of |c| (float: the bits of
- * |c|; int32: |c|), and back: the radix selection of both engines. */
-static inline uint32_t wt_abs_key_f32(uint32_t bits)
+ * |c|; int32: |c|): the radix selection of both engines. */
+WT_BAND_FN uint32_t wt_abs_key_f32(uint32_t bits)
 {
     return bits & 0x7fffffffu;
 }
-static inline uint32_t wt_abs_key_i32(int32_t v)
+WT_BAND_FN uint32_t wt_abs_key_i32(int32_t v)
 {
     return v < 0 ? 0u - (uint32_t)v : (uint32_t)v;
+}
+
+/* One band operation on one value, in double (as wt_pyramid_threshold). */
+WT_BAND_FN double wt_band_op_apply(wt_band_op op, double v, double t)
+{
+    double m = fabs(v);
+    switch (op) {
+    case WT_OP_HARD: return m < t ? 0.0 : v;
+    case WT_OP_SOFT: return m < t ? 0.0 : copysign(m - t, v);
+    case WT_OP_SCALE: return t * v;
+    case WT_OP_ZERO: break;
+    }
+    return 0.0;
+}
+
+WT_BAND_FN void wt_band_stats_init(wt_band_stats *s)
+{
+    s->count = s->zeros = s->at_most = 0;
+    s->sum = s->sum_sq = s->max_abs = 0.0;
+    s->min = INFINITY;
+    s->max = -INFINITY;
+}
+
+/* Value @p v into @p s; @p t: the bound of at_most. */
+WT_BAND_FN void wt_band_stats_add(wt_band_stats *s, double v, double t)
+{
+    double m = fabs(v);
+    s->count++;
+    s->sum += v;
+    s->sum_sq += v * v;
+    s->min = v < s->min ? v : s->min;
+    s->max = v > s->max ? v : s->max;
+    s->max_abs = m > s->max_abs ? m : s->max_abs;
+    s->zeros += v == 0.0;
+    s->at_most += m <= t;
+}
+
+WT_BAND_FN void wt_band_stats_merge(wt_band_stats *s, const wt_band_stats *o)
+{
+    s->count += o->count;
+    s->sum += o->sum;
+    s->sum_sq += o->sum_sq;
+    s->min = o->min < s->min ? o->min : s->min;
+    s->max = o->max > s->max ? o->max : s->max;
+    s->max_abs = o->max_abs > s->max_abs ? o->max_abs : s->max_abs;
+    s->zeros += o->zeros;
+    s->at_most += o->at_most;
 }
 
 typedef struct wt_engine_ops {

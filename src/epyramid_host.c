@@ -138,18 +138,6 @@ static uint32_t key_at(const void *data, int integer, size_t i)
 /* ---------------------------------------------------------------------- */
 /* Map */
 
-static double apply_op(wt_band_op op, double v, double t)
-{
-    double m = fabs(v);
-    switch (op) {
-    case WT_OP_HARD: return m < t ? 0.0 : v;
-    case WT_OP_SOFT: return m < t ? 0.0 : copysign(m - t, v);
-    case WT_OP_SCALE: return t * v;
-    case WT_OP_ZERO: break;
-    }
-    return 0.0;
-}
-
 typedef struct map_job {
     const wt_epyramid *p;
     wt_band_op op;
@@ -167,7 +155,7 @@ static void map_range(void *ctx, size_t begin, size_t end)
         size_t base = j->s[c->span].offset;
         double t = j->args ? j->args[c->span] : 0.0;
         for (size_t i = base + c->begin; i < base + c->end; i++)
-            store_at(j->p->priv, integer, i, apply_op(j->op, value_at(j->p->priv, integer, i), t));
+            store_at(j->p->priv, integer, i, wt_band_op_apply(j->op, value_at(j->p->priv, integer, i), t));
     }
 }
 
@@ -188,25 +176,6 @@ static wt_status host_map(wt_epyramid *p, wt_band_op op, const wt_band_span *s,
 /* ---------------------------------------------------------------------- */
 /* Reduce */
 
-static void stats_init(wt_band_stats *s)
-{
-    memset(s, 0, sizeof *s);
-    s->min = INFINITY;
-    s->max = -INFINITY;
-}
-
-static void stats_merge(wt_band_stats *s, const wt_band_stats *o)
-{
-    s->count += o->count;
-    s->sum += o->sum;
-    s->sum_sq += o->sum_sq;
-    s->min = o->min < s->min ? o->min : s->min;
-    s->max = o->max > s->max ? o->max : s->max;
-    s->max_abs = o->max_abs > s->max_abs ? o->max_abs : s->max_abs;
-    s->zeros += o->zeros;
-    s->at_most += o->at_most;
-}
-
 typedef struct reduce_job {
     const wt_epyramid *p;
     const wt_band_span *s;
@@ -224,18 +193,9 @@ static void reduce_range(void *ctx, size_t begin, size_t end)
         size_t base = j->s[c->span].offset;
         double t = j->t ? j->t[c->span] : 0.0;
         wt_band_stats r;
-        stats_init(&r);
-        for (size_t i = base + c->begin; i < base + c->end; i++) {
-            double v = value_at(j->p->priv, integer, i), m = fabs(v);
-            r.count++;
-            r.sum += v;
-            r.sum_sq += v * v;
-            r.min = v < r.min ? v : r.min;
-            r.max = v > r.max ? v : r.max;
-            r.max_abs = m > r.max_abs ? m : r.max_abs;
-            r.zeros += v == 0.0;
-            r.at_most += m <= t;
-        }
+        wt_band_stats_init(&r);
+        for (size_t i = base + c->begin; i < base + c->end; i++)
+            wt_band_stats_add(&r, value_at(j->p->priv, integer, i), t);
         j->part[k] = r;
     }
 }
@@ -256,9 +216,9 @@ static wt_status host_reduce(const wt_epyramid *p, const wt_band_span *s, const 
     reduce_job j = {p, s, t, c, part};
     wt_parallel_for(p->engine->threads, nc, reduce_range, &j);
     for (size_t i = 0; i < n; i++)
-        stats_init(&out[i]);
+        wt_band_stats_init(&out[i]);
     for (size_t k = 0; k < nc; k++)
-        stats_merge(&out[c[k].span], &part[k]);
+        wt_band_stats_merge(&out[c[k].span], &part[k]);
     free(part);
     free(c);
     return WT_OK;
