@@ -232,7 +232,13 @@ static int falls_back(const pipeline *p, wt_status st, const char *file)
 }
 
 /* What one file asks of an engine. */
-typedef enum job_kind { JOB_FORWARD, JOB_INVERSE, JOB_MOSAIC, JOB_ROUNDTRIP } job_kind;
+typedef enum job_kind {
+    JOB_FORWARD,
+    JOB_INVERSE,
+    JOB_MOSAIC,
+    JOB_ROUNDTRIP,
+    JOB_ROUNDTRIP_THRESHOLD, /* forward, --keep/--threshold, inverse, on the engine */
+} job_kind;
 
 typedef struct engine_job {
     job_kind kind;
@@ -242,7 +248,39 @@ typedef struct engine_job {
     wt_image *out;       /* inverse, roundtrip: allocated; mosaic: allocated there */
     wt_scale scale;
     int depth; /* mosaic bit depth */
+    const cli_options *opt; /* thresholded roundtrip: its --keep/--threshold */
+    double *kept;           /* thresholded roundtrip: fraction of details kept */
 } engine_job;
+
+static wt_status threshold_on(wt_epyramid *ep, const cli_options *o, double *kept)
+{
+    *kept = 1.0;
+    switch (o->threshold) {
+    case THRESHOLD_KEEP: return wt_epyramid_keep(ep, o->threshold_value, kept);
+    case THRESHOLD_HARD:
+    case THRESHOLD_SOFT:
+        return wt_epyramid_threshold(ep, o->threshold_value, o->threshold == THRESHOLD_SOFT,
+                                     kept);
+    case THRESHOLD_NONE: break;
+    }
+    return WT_OK;
+}
+
+/* Forward, thresholds and inverse with the pyramid kept on the engine. */
+static wt_status roundtrip_threshold_on(wt_engine *e, const engine_job *j)
+{
+    wt_epyramid *ep = NULL;
+    wt_status st = wt_epyramid_create(e, j->params, j->img->height, j->img->width,
+                                      j->img->channels, &ep);
+    if (st == WT_OK)
+        st = wt_epyramid_forward_image(ep, j->img);
+    if (st == WT_OK)
+        st = threshold_on(ep, j->opt, j->kept);
+    if (st == WT_OK)
+        st = wt_epyramid_inverse_image(ep, j->out);
+    wt_epyramid_destroy(ep);
+    return st;
+}
 
 static wt_status job_on(wt_engine *e, const engine_job *j)
 {
@@ -251,6 +289,7 @@ static wt_status job_on(wt_engine *e, const engine_job *j)
     case JOB_INVERSE: return wt_inverse_image(e, j->params, j->pyr, j->out);
     case JOB_MOSAIC: return wt_mosaic_image(e, j->params, j->img, j->scale, j->depth, j->out);
     case JOB_ROUNDTRIP: return wt_roundtrip_image(e, j->params, j->img, j->out);
+    case JOB_ROUNDTRIP_THRESHOLD: return roundtrip_threshold_on(e, j);
     }
     return wt_error_set(WT_ERR_INVALID, "unknown engine job");
 }
@@ -463,37 +502,6 @@ wt_status pipeline_reconstruct(pipeline *p, const char *in, const char *out)
     return st;
 }
 
-static wt_status apply_threshold(const cli_options *o, wt_pyramid *pyr, const char *file,
-                                 double *kept)
-{
-    *kept = 1.0;
-    switch (o->threshold) {
-    case THRESHOLD_KEEP: return name_error(wt_pyramid_keep(pyr, o->threshold_value, kept), file);
-    case THRESHOLD_HARD:
-    case THRESHOLD_SOFT:
-        return name_error(wt_pyramid_threshold(pyr, o->threshold_value,
-                                               o->threshold == THRESHOLD_SOFT, kept),
-                          file);
-    case THRESHOLD_NONE: break;
-    }
-    return WT_OK;
-}
-
-/* Forward, thresholding on the host, inverse into @p back. */
-static wt_status roundtrip_thresholded(pipeline *p, const wt_image *img, const wt_params *params,
-                                       const char *in, wt_image *back, double *kept)
-{
-    wt_pyramid pyr = {0};
-    wt_status st = forward_image(p, img, params, in, &pyr);
-    if (st == WT_OK)
-        st = apply_threshold(p->opt, &pyr, in, kept);
-    engine_job job = {.kind = JOB_INVERSE, .params = params, .pyr = &pyr, .out = back};
-    if (st == WT_OK)
-        st = engine_run(p, &job, in);
-    wt_pyramid_free(&pyr);
-    return st;
-}
-
 wt_status pipeline_roundtrip(pipeline *p, const char *in, const char *out, roundtrip_result *r)
 {
     const cli_options *o = p->opt;
@@ -506,10 +514,10 @@ wt_status pipeline_roundtrip(pipeline *p, const char *in, const char *out, round
         st = params_for(o, &img, in, &params);
     if (st == WT_OK)
         st = alloc_like(&img, in, &back);
-    engine_job job = {.kind = JOB_ROUNDTRIP, .params = &params, .img = &img, .out = &back};
-    if (st == WT_OK && o->threshold != THRESHOLD_NONE)
-        st = roundtrip_thresholded(p, &img, &params, in, &back, &r->kept);
-    else if (st == WT_OK)
+    engine_job job = {.kind = o->threshold != THRESHOLD_NONE ? JOB_ROUNDTRIP_THRESHOLD
+                                                             : JOB_ROUNDTRIP,
+                      .params = &params, .img = &img, .out = &back, .opt = o, .kept = &r->kept};
+    if (st == WT_OK)
         st = engine_run(p, &job, in);
     if (st == WT_OK)
         st = name_error(wt_quality_compare(&img, &back, &r->quality), in);

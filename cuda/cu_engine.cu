@@ -105,6 +105,17 @@ wt_status cu_buf_get(cu_engine *ce, int which, size_t bytes, void **ptr)
     return WT_OK;
 }
 
+wt_status cu_device_alloc(cu_engine *ce, void **ptr, size_t bytes)
+{
+    return device_alloc(ce, ptr, bytes);
+}
+
+void cu_device_free(cu_engine *ce, void *ptr, size_t bytes)
+{
+    if (ptr && cudaFree(ptr) == cudaSuccess) /* freeing: nothing to report */
+        ce->mem_held -= bytes;
+}
+
 /* ---------------------------------------------------------------------- */
 /* Kernel launches */
 
@@ -440,6 +451,21 @@ static void *band_at(void *pyr, const wt_pyramid *plan, int level, wt_band b)
     return (uint32_t *)pyr + at;
 }
 
+size_t cu_band_first(const wt_pyramid *plan, int level, wt_band b)
+{
+    size_t at = 0;
+    for_each_band(plan, [&](int l, wt_band bb, size_t, size_t, size_t, size_t dev) {
+        if (l == level && bb == b)
+            at = dev;
+    });
+    return at;
+}
+
+size_t cu_band_pitch(const wt_pyramid *plan, size_t w)
+{
+    return band_pitch(plan, w);
+}
+
 wt_status cu_pyramid_copy(cu_engine *ce, const wt_pyramid *plan, void *dst, const void *src,
                           int to_device_layout, cudaMemcpyKind kind)
 {
@@ -659,7 +685,8 @@ static const wt_engine_ops cuda_ops = {.forward = cuda_forward,
                                        .forward_image = cu_forward_image,
                                        .inverse_image = cu_inverse_image,
                                        .mosaic_image = cu_mosaic_image,
-                                       .roundtrip_image = cu_roundtrip_image};
+                                       .roundtrip_image = cu_roundtrip_image,
+                                       .pyr = &cu_epyramid_ops};
 
 /* WT_CUDA_MEM_LIMIT: bytes, with an optional K, M or G suffix (powers of
  * 1024); unset or empty: no cap. */

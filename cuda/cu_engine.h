@@ -9,6 +9,7 @@
 #ifndef WT_HAVE_CUDA
 #define WT_HAVE_CUDA 1 /* declares the CUDA engine's entry points */
 #endif
+#define WT_BAND_FN static inline WT_HD /* engine_impl.h's shared arithmetic, on the device too */
 extern "C" {
 #include "engine_impl.h"
 }
@@ -82,6 +83,10 @@ wt_status cu_fail_host(cudaError_t err, const char *what, size_t bytes);
             return wt_st_;                                                                      \
     } while (0)
 
+/* Device memory of its own (engine-resident pyramids), counted against
+ * WT_CUDA_MEM_LIMIT like buf[]; and its release. */
+wt_status cu_device_alloc(cu_engine *ce, void **ptr, size_t bytes);
+void cu_device_free(cu_engine *ce, void *ptr, size_t bytes);
 /* A device buffer of at least @p bytes (kept and grown between calls). */
 wt_status cu_buf_get(cu_engine *ce, int which, size_t bytes, void **ptr);
 /* The device pyramid (cu_engine.cu): wt_pyramid's bands in its order, with
@@ -92,6 +97,11 @@ size_t cu_pyramid_elems(const wt_pyramid *plan);
 int cu_pyramid_padded(const wt_pyramid *plan);
 wt_status cu_pyramid_copy(cu_engine *ce, const wt_pyramid *plan, void *dst, const void *src,
                           int to_device_layout, cudaMemcpyKind kind);
+/* Element offset of band b of level l (channel 0) in the device pyramid,
+ * and the elements between the rows of a band w wide; channel c of the band
+ * starts c x rows x pitch further. */
+size_t cu_band_first(const wt_pyramid *plan, int level, wt_band b);
+size_t cu_band_pitch(const wt_pyramid *plan, size_t w);
 /* All levels on the device, on ce->stream: planes -> device pyramid, and back. */
 wt_status cu_forward_device(cu_engine *ce, const wt_params *p, const wt_pyramid *plan,
                             const float *d_planes, void *d_pyr);
@@ -107,6 +117,14 @@ wt_status cu_mosaic_image(wt_engine *e, const wt_params *p, const wt_image *img,
                           int bit_depth, wt_image *mosaic);
 wt_status cu_roundtrip_image(wt_engine *e, const wt_params *p, const wt_image *img,
                              wt_image *back);
+/* Engine-resident pyramids (cu_bands.cu): image samples up and forward into
+ * @p d_pyr, inverse of @p d_pyr and samples down (cu_image.cu), adding to
+ * e->times; the engine's wt_epyramid_ops. */
+wt_status cu_forward_image_into(wt_engine *e, const wt_params *p, const wt_image *img,
+                                const wt_pyramid *plan, void *d_pyr);
+wt_status cu_inverse_image_from(wt_engine *e, const wt_params *p, const wt_pyramid *plan,
+                                void *d_pyr, wt_image *img);
+extern const wt_epyramid_ops cu_epyramid_ops;
 /* Pinned staging and its events, created on first use; released at close. */
 wt_status cu_staging_init(cu_engine *ce);
 void cu_staging_free(cu_engine *ce);

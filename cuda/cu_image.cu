@@ -447,15 +447,22 @@ typedef struct dev_bufs {
     void *pyr, *samples;
 } dev_bufs;
 
-/* The planes and pyramid of @p plan and @p sample_bytes of samples. */
-static wt_status get_bufs(cu_engine *ce, const wt_pyramid *plan, size_t sample_bytes,
-                          dev_bufs *d)
+/* The planes of @p plan and @p sample_bytes of samples. */
+static wt_status get_plane_bufs(cu_engine *ce, const wt_pyramid *plan, size_t sample_bytes,
+                                dev_bufs *d)
 {
     size_t n0 = plan->height * plan->width * (size_t)plan->channels;
     CU_CHECK(cudaSetDevice(ce->device));
     WT_TRY(cu_buf_get(ce, BUF_PLANES, n0 * 4, (void **)&d->planes));
-    WT_TRY(cu_buf_get(ce, BUF_PYRAMID, cu_pyramid_elems(plan) * 4, &d->pyr));
     return cu_buf_get(ce, BUF_SAMPLES, sample_bytes, &d->samples);
+}
+
+/* The planes and pyramid of @p plan and @p sample_bytes of samples. */
+static wt_status get_bufs(cu_engine *ce, const wt_pyramid *plan, size_t sample_bytes,
+                          dev_bufs *d)
+{
+    WT_TRY(get_plane_bufs(ce, plan, sample_bytes, d));
+    return cu_buf_get(ce, BUF_PYRAMID, cu_pyramid_elems(plan) * 4, &d->pyr);
 }
 
 /* The pyramid in the host layout on the device (on ce->stream): the device
@@ -536,6 +543,32 @@ static wt_status roundtrip_image(cu_engine *ce, wt_engine_times *tm, const wt_pa
     WT_TRY(cu_inverse_device(ce, p, &plan, d.pyr, d.planes));
     WT_TRY(phase_done(ce, &tm->transform, &t));
     WT_TRY(download_samples(ce, d.planes, d.samples, back));
+    return phase_done(ce, &tm->download, &t);
+}
+
+/* Samples up and forward into an engine-resident pyramid. */
+static wt_status forward_image_into(cu_engine *ce, wt_engine_times *tm, const wt_params *p,
+                                    const wt_image *img, const wt_pyramid *plan, void *d_pyr)
+{
+    dev_bufs d;
+    double t = wt_seconds();
+    WT_TRY(get_plane_bufs(ce, plan, wt_image_bytes(img), &d));
+    WT_TRY(upload_samples(ce, img, d.planes, d.samples));
+    WT_TRY(phase_done(ce, &tm->upload, &t));
+    WT_TRY(cu_forward_device(ce, p, plan, d.planes, d_pyr));
+    return phase_done(ce, &tm->transform, &t);
+}
+
+/* Inverse of an engine-resident pyramid and samples down. */
+static wt_status inverse_image_from(cu_engine *ce, wt_engine_times *tm, const wt_params *p,
+                                    const wt_pyramid *plan, void *d_pyr, wt_image *img)
+{
+    dev_bufs d;
+    double t = wt_seconds();
+    WT_TRY(get_plane_bufs(ce, plan, wt_image_bytes(img), &d));
+    WT_TRY(cu_inverse_device(ce, p, plan, d_pyr, d.planes));
+    WT_TRY(phase_done(ce, &tm->transform, &t));
+    WT_TRY(download_samples(ce, d.planes, d.samples, img));
     return phase_done(ce, &tm->download, &t);
 }
 
@@ -653,6 +686,22 @@ wt_status cu_roundtrip_image(wt_engine *e, const wt_params *p, const wt_image *i
 {
     cu_engine *ce = (cu_engine *)e->priv;
     return finish(ce, roundtrip_image(ce, &e->times, p, img, back));
+}
+
+wt_status cu_forward_image_into(wt_engine *e, const wt_params *p, const wt_image *img,
+                                const wt_pyramid *plan, void *d_pyr)
+{
+    cu_engine *ce = (cu_engine *)e->priv;
+    e->times.calls++;
+    return finish(ce, forward_image_into(ce, &e->times, p, img, plan, d_pyr));
+}
+
+wt_status cu_inverse_image_from(wt_engine *e, const wt_params *p, const wt_pyramid *plan,
+                                void *d_pyr, wt_image *img)
+{
+    cu_engine *ce = (cu_engine *)e->priv;
+    e->times.calls++;
+    return finish(ce, inverse_image_from(ce, &e->times, p, plan, d_pyr, img));
 }
 
 wt_status cu_mosaic_image(wt_engine *e, const wt_params *p, const wt_image *img, wt_scale scale,

@@ -332,8 +332,10 @@ static void cpu_close(wt_engine *e)
     free(e);
 }
 
-static const wt_engine_ops cpu_ops = {
-    .forward = cpu_forward, .inverse = cpu_inverse, .close = cpu_close};
+static const wt_engine_ops cpu_ops = {.forward = cpu_forward,
+                                      .inverse = cpu_inverse,
+                                      .close = cpu_close,
+                                      .pyr = &wt_host_epyramid_ops};
 
 wt_status wt_cpu_engine_open(wt_engine **engine)
 {

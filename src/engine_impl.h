@@ -2,7 +2,130 @@
 #ifndef WT_ENGINE_IMPL_H
 #define WT_ENGINE_IMPL_H
 
+#include <math.h>
+
 #include "wavetool.h"
+
+/* ---------------------------------------------------------------------- */
+/* Engine-resident pyramids (src/epyramid.c checks the arguments once and
+ * dispatches; src/epyramid_host.c holds them in host memory for the CPU
+ * engine, cuda/cu_bands.cu in device memory). */
+
+/* One selected band of one channel, resolved: its shape and where channel
+ * @p channel of it starts in the host layout (wt_pyramid_offset). */
+typedef struct wt_band_span {
+    int level;
+    wt_band band;
+    int channel;
+    size_t rows, cols;
+    size_t offset;
+} wt_band_span;
+
+struct wt_epyramid {
+    wt_engine *engine;
+    wt_params params; /* resolved */
+    wt_pyramid shape; /* planned, data NULL */
+    void *priv;       /* the engine's storage */
+};
+
+/* A selection group of the k-th smallest |c|: the k-th (0-based) over the
+ * spans [first, first + count) of the span list. */
+typedef struct wt_select_group {
+    size_t first, count;
+    uint64_t k;
+} wt_select_group;
+
+/* Operations on an engine's pyramids. Called with checked arguments: spans
+ * inside the pyramid, map and zero_below without repeated bands, every k
+ * below its group's coefficient count. They add to e->times themselves only
+ * where they say so; the dispatch times the others. */
+typedef struct wt_epyramid_ops {
+    wt_status (*create)(wt_epyramid *p);  /* p->engine, params, shape set: storage */
+    void (*destroy)(wt_epyramid *p);      /* frees the storage only */
+    wt_status (*forward)(wt_epyramid *p, const float *planes);
+    wt_status (*forward_image)(wt_epyramid *p, const wt_image *img);
+    wt_status (*inverse)(wt_epyramid *p, float *planes);
+    wt_status (*inverse_image)(wt_epyramid *p, wt_image *img);
+    wt_status (*upload)(wt_epyramid *p, const wt_pyramid *host);
+    wt_status (*download)(const wt_epyramid *p, wt_pyramid *host);
+    wt_status (*map)(wt_epyramid *p, wt_band_op op, const wt_band_span *s, const double *args,
+                     size_t n);
+    /* out[i] for span i; t NULL: at_most counts |c| <= 0 */
+    wt_status (*reduce)(const wt_epyramid *p, const wt_band_span *s, const double *t, size_t n,
+                        wt_band_stats *out);
+    /* out[g]: the k-th smallest |c| of group g */
+    wt_status (*select)(const wt_epyramid *p, const wt_band_span *s,
+                        const wt_select_group *groups, size_t ngroups, double *out);
+    wt_status (*zero_below)(wt_epyramid *p, const wt_band_span *s, size_t n, double cut,
+                            uint64_t ties);
+} wt_epyramid_ops;
+
+/* The host-memory implementation (the CPU engine's). */
+extern const wt_epyramid_ops wt_host_epyramid_ops;
+
+/* The arithmetic both engines share (cuda/cu_engine.h compiles it for the
+ * device too, defining WT_BAND_FN first). */
+#ifndef WT_BAND_FN
+#define WT_BAND_FN static inline
+#endif
+
+/* |c| as an unsigned key whose order is the order of |c| (float: the bits of
+ * |c|; int32: |c|): the radix selection of both engines. */
+WT_BAND_FN uint32_t wt_abs_key_f32(uint32_t bits)
+{
+    return bits & 0x7fffffffu;
+}
+WT_BAND_FN uint32_t wt_abs_key_i32(int32_t v)
+{
+    return v < 0 ? 0u - (uint32_t)v : (uint32_t)v;
+}
+
+/* One band operation on one value, in double (as wt_pyramid_threshold). */
+WT_BAND_FN double wt_band_op_apply(wt_band_op op, double v, double t)
+{
+    double m = fabs(v);
+    switch (op) {
+    case WT_OP_HARD: return m < t ? 0.0 : v;
+    case WT_OP_SOFT: return m < t ? 0.0 : copysign(m - t, v);
+    case WT_OP_SCALE: return t * v;
+    case WT_OP_ZERO: break;
+    }
+    return 0.0;
+}
+
+WT_BAND_FN void wt_band_stats_init(wt_band_stats *s)
+{
+    s->count = s->zeros = s->at_most = 0;
+    s->sum = s->sum_sq = s->max_abs = 0.0;
+    s->min = INFINITY;
+    s->max = -INFINITY;
+}
+
+/* Value @p v into @p s; @p t: the bound of at_most. */
+WT_BAND_FN void wt_band_stats_add(wt_band_stats *s, double v, double t)
+{
+    double m = fabs(v);
+    s->count++;
+    s->sum += v;
+    s->sum_sq += v * v;
+    s->min = v < s->min ? v : s->min;
+    s->max = v > s->max ? v : s->max;
+    s->max_abs = m > s->max_abs ? m : s->max_abs;
+    s->zeros += v == 0.0;
+    s->at_most += m <= t;
+}
+
+WT_BAND_FN void wt_band_stats_merge(wt_band_stats *s, const wt_band_stats *o)
+{
+    s->count += o->count;
+    s->sum += o->sum;
+    s->sum_sq += o->sum_sq;
+    s->min = o->min < s->min ? o->min : s->min;
+    s->max = o->max > s->max ? o->max : s->max;
+    s->max_abs = o->max_abs > s->max_abs ? o->max_abs : s->max_abs;
+    s->zeros += o->zeros;
+    s->at_most += o->at_most;
+}
 
 typedef struct wt_engine_ops {
     wt_status (*forward)(wt_engine *e, const wt_params *p, const float *planes, wt_pyramid *out);
@@ -19,6 +142,7 @@ typedef struct wt_engine_ops {
                               wt_scale scale, int bit_depth, wt_image *mosaic);
     wt_status (*roundtrip_image)(wt_engine *e, const wt_params *p, const wt_image *img,
                                  wt_image *back);
+    const wt_epyramid_ops *pyr; /* engine-resident pyramids */
 } wt_engine_ops;
 
 struct wt_engine {

@@ -427,6 +427,97 @@ int wt_gpu_count(void);
 /** Names compiled in: "cpu" or "cpu cuda". */
 const char *wt_backends(void);
 
+/* ------------------------------------------------------------------------ */
+/** @name Engine-resident pyramids
+ * A pyramid held where its engine computes (device memory on a GPU engine, host
+ * memory on the CPU engine). It moves only by explicit upload/download, so a
+ * forward transform, band operations and the inverse chain without transfers
+ * (the model: FFmpeg's hardware frames and av_hwframe_transfer_data). One
+ * epyramid belongs to one engine and is used from one thread at a time. */
+
+typedef struct wt_epyramid wt_epyramid;
+
+/** One band of one channel: level 1..L (1 the finest); WT_BAND_A only at level L. */
+typedef struct wt_band_ref {
+    int level;
+    wt_band band;
+    int channel;
+} wt_band_ref;
+
+/** Create a pyramid on @p engine for @p params (resolved here; levels as given)
+ *  and @p channels planes of height x width. */
+wt_status wt_epyramid_create(wt_engine *engine, const wt_params *params, size_t height,
+                             size_t width, int channels, wt_epyramid **out);
+void wt_epyramid_destroy(wt_epyramid *p);
+/** Its shapes: a planned wt_pyramid (data NULL), and its resolved params. */
+const wt_pyramid *wt_epyramid_shape(const wt_epyramid *p);
+const wt_params *wt_epyramid_params(const wt_epyramid *p);
+
+/** Forward transform into the pyramid, from host planes (C x h x w float) or from an
+ *  image's samples (same numbers as wt_forward / wt_forward_image). */
+wt_status wt_epyramid_forward(wt_epyramid *p, const float *planes);
+wt_status wt_epyramid_forward_image(wt_epyramid *p, const wt_image *img);
+/** Inverse transform of the pyramid into host planes of the original size, or into
+ *  @p img (allocated by the caller with the original size, channels and depth;
+ *  rounded and clamped as wt_inverse_image). The pyramid is left unchanged. */
+wt_status wt_epyramid_inverse(wt_epyramid *p, float *planes);
+wt_status wt_epyramid_inverse_image(wt_epyramid *p, wt_image *img);
+/** Explicit transfers between the engine and a host pyramid of the same plan
+ *  (data allocated, host layout of wt_pyramid). */
+wt_status wt_epyramid_upload(wt_epyramid *p, const wt_pyramid *host);
+wt_status wt_epyramid_download(const wt_epyramid *p, wt_pyramid *host);
+
+/** Element-wise operations on bands, each with one argument t per band. */
+typedef enum wt_band_op {
+    WT_OP_HARD = 0, /**< c = |c| < t ? 0 : c            (pywt.threshold 'hard') */
+    WT_OP_SOFT,     /**< c = sign(c) * max(|c| - t, 0)  (pywt.threshold 'soft') */
+    WT_OP_SCALE,    /**< c = t * c */
+    WT_OP_ZERO,     /**< c = 0 (t ignored) */
+} wt_band_op;
+/** Apply @p op with argument args[i] to band sel[i] for i < n (one pass on the
+ *  device for all of them). int32 pyramids: results rounded to nearest. */
+wt_status wt_epyramid_map(wt_epyramid *p, wt_band_op op, const wt_band_ref *sel,
+                          const double *args, size_t n);
+
+/** Statistics of one band, accumulated in double. */
+typedef struct wt_band_stats {
+    uint64_t count;         /**< coefficients in the band */
+    double sum, sum_sq;     /**< sum of c and of c^2 */
+    double min, max;        /**< smallest and largest c */
+    double max_abs;         /**< largest |c| */
+    uint64_t zeros;         /**< coefficients equal to 0 */
+    uint64_t at_most;       /**< coefficients with |c| <= t[i] (t NULL: 0) */
+} wt_band_stats;
+/** Reduce each selected band to its statistics (one pass for all of them). */
+wt_status wt_epyramid_reduce(const wt_epyramid *p, const wt_band_ref *sel, const double *t,
+                             size_t n, wt_band_stats *out);
+
+/** numpy's median of |c| of each selected band (mean of the two middle values for
+ *  an even count); @p nonzero_only: of its nonzero coefficients only, as
+ *  skimage's sigma estimate does (NaN when there are none). By selection on the
+ *  engine, not a host sort. */
+wt_status wt_epyramid_median_abs(const wt_epyramid *p, const wt_band_ref *sel, size_t n,
+                                 int nonzero_only, double *out);
+/** The k-th smallest |c| (0-based) over the union of the selected bands. */
+wt_status wt_epyramid_kth_abs(const wt_epyramid *p, const wt_band_ref *sel, size_t n,
+                              uint64_t k, double *out);
+
+/** Zero the coefficients of the selected bands with |c| < @p cut, and of those
+ *  with |c| == @p cut all but the first @p ties, counted in the order of @p sel
+ *  (each band in storage order); the others are unchanged. With
+ *  wt_epyramid_kth_abs and wt_epyramid_reduce it keeps exactly the k largest
+ *  magnitudes, ties broken by position. Bands may not repeat. */
+wt_status wt_epyramid_zero_below(wt_epyramid *p, const wt_band_ref *sel, size_t n, double cut,
+                                 uint64_t ties);
+/** The detail bands of every channel in storage order (cH_L, cV_L, cD_L, ...,
+ *  cD_1; channel by channel inside a band) into @p sel, which has room for
+ *  3 x levels x channels refs; returns their number. */
+size_t wt_epyramid_details(const wt_epyramid *p, wt_band_ref *sel);
+/** wt_pyramid_threshold and wt_pyramid_keep on the engine: the same numbers and
+ *  the same @p kept, without moving the pyramid. */
+wt_status wt_epyramid_threshold(wt_epyramid *p, double value, int soft, double *kept);
+wt_status wt_epyramid_keep(wt_epyramid *p, double fraction, double *kept);
+
 #ifdef __cplusplus
 }
 #endif

@@ -97,6 +97,7 @@ typedef struct stats {
     long mosaic_cpu_diff;  /* ... from the CPU engine's mosaic */
     int mosaic_cpu_lsb[2]; /* largest difference from the CPU mosaic: 8-bit, 16-bit */
     long round_diff;       /* inverse/roundtrip samples on a .5 boundary between the engines */
+    long pyr_cases, pyr_failed; /* engine-resident pyramids */
     double worst[2]; /* float cases: [0] folding modes, [1] smooth/antireflect */
     char worst_name[2][160];
     int verbose;
@@ -1011,11 +1012,295 @@ static void check_oom(stats *st)
 }
 
 /* ---------------------------------------------------------------------- */
+/* Engine-resident pyramids: every band operation on the GPU against the CPU
+ * engine on the same coefficients (maps, selections, medians, keep and
+ * thresholds bit for bit; statistics' counts and extremes exact, sums within
+ * double rounding); the device transforms equal the GPU's own paths. */
+
+typedef struct pyr_case {
+    const char *wavelet;
+    size_t h, w;
+    int channels, levels;
+} pyr_case;
+
+/* Random coefficients with many zeros and ties (medians, --keep). */
+static void tied_pyramid(wt_pyramid *p)
+{
+    for (size_t i = 0; i < p->total; i++) {
+        uint32_t kind = rng_next() % 4;
+        if (p->dtype == WT_INT32)
+            ((int32_t *)p->data)[i] = kind == 0 ? 0 : kind == 1 ? rng_int(3) : rng_int(1000);
+        else
+            ((float *)p->data)[i] = kind == 0   ? 0.0f
+                                    : kind == 1 ? (float)rng_int(8) * 0.25f
+                                                : rng_sample();
+    }
+}
+
+static size_t every_band(const wt_pyramid *p, wt_band_ref *sel)
+{
+    size_t n = 0;
+    for (int c = 0; c < p->channels; c++)
+        sel[n++] = (wt_band_ref){p->levels, WT_BAND_A, c};
+    for (int l = p->levels; l >= 1; l--)
+        for (int b = 1; b <= 3; b++)
+            for (int c = 0; c < p->channels; c++)
+                sel[n++] = (wt_band_ref){l, (wt_band)b, c};
+    return n;
+}
+
+static size_t some_bands(const wt_band_ref *all, size_t n, wt_band_ref *sel)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        if (rng_next() % 2)
+            sel[k++] = all[i];
+    for (size_t i = k; i > 1; i--) {
+        size_t j = rng_next() % i;
+        wt_band_ref t = sel[i - 1];
+        sel[i - 1] = sel[j];
+        sel[j] = t;
+    }
+    return k ? k : (sel[0] = all[n - 1], 1);
+}
+
+typedef struct pyr_pair {
+    wt_epyramid *gpu, *cpu;
+    wt_pyramid host, got_gpu, got_cpu;
+    char name[160];
+    int failed;
+} pyr_pair;
+
+static void pyr_fail(pyr_pair *pp, const char *what)
+{
+    if (!pp->failed)
+        printf("FAIL epyramid %s: %s\n", pp->name, what);
+    pp->failed = 1;
+}
+
+static void pyr_expect(pyr_pair *pp, wt_status st, const char *what)
+{
+    if (st != WT_OK) {
+        char msg[512];
+        snprintf(msg, sizeof msg, "%s: %s", what, wt_error_message());
+        pyr_fail(pp, msg);
+    }
+}
+
+/* Both engines hold the same coefficients (downloaded and compared). */
+static void pyr_compare(pyr_pair *pp, const char *what)
+{
+    pyr_expect(pp, wt_epyramid_download(pp->gpu, &pp->got_gpu), "download");
+    pyr_expect(pp, wt_epyramid_download(pp->cpu, &pp->got_cpu), "download");
+    if (!pp->failed && memcmp(pp->got_gpu.data, pp->got_cpu.data, pp->host.total * 4) != 0) {
+        report_pyramid(&pp->got_cpu, &pp->got_gpu, 0.0);
+        pyr_fail(pp, what);
+    }
+}
+
+static void pyr_reset(pyr_pair *pp)
+{
+    pyr_expect(pp, wt_epyramid_upload(pp->gpu, &pp->host), "upload");
+    pyr_expect(pp, wt_epyramid_upload(pp->cpu, &pp->host), "upload");
+}
+
+static void pyr_check_maps(pyr_pair *pp, const wt_band_ref *all, size_t nall)
+{
+    wt_band_ref *sel = malloc(nall * sizeof *sel);
+    double *args = malloc(nall * sizeof *args);
+    for (int round = 0; round < 8 && !pp->failed; round++) {
+        wt_band_op op = (wt_band_op)(rng_next() % 4);
+        size_t n = some_bands(all, nall, sel);
+        for (size_t i = 0; i < n; i++)
+            args[i] = op == WT_OP_SCALE ? rng_sample() / 37.0 : fabs(rng_sample()) / 4.0;
+        pyr_expect(pp, wt_epyramid_map(pp->gpu, op, sel, args, n), "map");
+        pyr_expect(pp, wt_epyramid_map(pp->cpu, op, sel, args, n), "map");
+        pyr_compare(pp, "map");
+    }
+    free(sel);
+    free(args);
+}
+
+static int same_stats(const wt_band_stats *a, const wt_band_stats *b)
+{
+    double tol = 1e-9 * (a->sum_sq + 1.0);
+    return a->count == b->count && a->zeros == b->zeros && a->at_most == b->at_most &&
+           a->min == b->min && a->max == b->max && a->max_abs == b->max_abs &&
+           fabs(a->sum - b->sum) <= tol && fabs(a->sum_sq - b->sum_sq) <= tol;
+}
+
+static int same_value(double a, double b)
+{
+    return (isnan(a) && isnan(b)) || a == b;
+}
+
+static void pyr_check_stats(pyr_pair *pp, const wt_band_ref *all, size_t n)
+{
+    wt_band_stats *sg = malloc(n * sizeof *sg), *sc = malloc(n * sizeof *sc);
+    double *t = malloc(n * sizeof *t), *mg = malloc(n * sizeof *mg), *mc = malloc(n * sizeof *mc);
+    for (size_t i = 0; i < n; i++)
+        t[i] = i % 4 == 0 ? 0.0 : fabs(rng_sample()) / 8.0;
+    pyr_expect(pp, wt_epyramid_reduce(pp->gpu, all, t, n, sg), "reduce");
+    pyr_expect(pp, wt_epyramid_reduce(pp->cpu, all, t, n, sc), "reduce");
+    for (size_t i = 0; i < n && !pp->failed; i++)
+        if (!same_stats(&sg[i], &sc[i]))
+            pyr_fail(pp, "reduce");
+    for (int nz = 0; nz <= 1 && !pp->failed; nz++) {
+        pyr_expect(pp, wt_epyramid_median_abs(pp->gpu, all, n, nz, mg), "median");
+        pyr_expect(pp, wt_epyramid_median_abs(pp->cpu, all, n, nz, mc), "median");
+        for (size_t i = 0; i < n && !pp->failed; i++)
+            if (!same_value(mg[i], mc[i]))
+                pyr_fail(pp, nz ? "median of nonzero |c|" : "median |c|");
+    }
+    wt_band_ref *sel = malloc(n * sizeof *sel);
+    for (int round = 0; round < 4 && !pp->failed; round++) {
+        size_t k = some_bands(all, n, sel), total = 0;
+        for (size_t i = 0; i < k; i++) {
+            size_t bh, bw;
+            wt_pyramid_band_shape(&pp->host, sel[i].level, sel[i].band, &bh, &bw);
+            total += bh * bw;
+        }
+        uint64_t which = round == 0 ? 0 : round == 1 ? total - 1 : rng_next() % total;
+        double g = -1, c = -2;
+        pyr_expect(pp, wt_epyramid_kth_abs(pp->gpu, sel, k, which, &g), "kth");
+        pyr_expect(pp, wt_epyramid_kth_abs(pp->cpu, sel, k, which, &c), "kth");
+        if (!pp->failed && g != c)
+            pyr_fail(pp, "k-th |c|");
+    }
+    free(sel);
+    free(sg);
+    free(sc);
+    free(t);
+    free(mg);
+    free(mc);
+}
+
+static void pyr_check_thresholds(pyr_pair *pp)
+{
+    static const double fractions[] = {0.0, 0.1, 0.5, 0.9, 1.0};
+    for (int q = 0; q < 8 && !pp->failed; q++) {
+        double kg = -1, kc = -2;
+        pyr_reset(pp);
+        if (q < 5) {
+            pyr_expect(pp, wt_epyramid_keep(pp->gpu, fractions[q], &kg), "keep");
+            pyr_expect(pp, wt_epyramid_keep(pp->cpu, fractions[q], &kc), "keep");
+        } else {
+            double t = q == 5 ? 0.0 : 1.0;
+            pyr_expect(pp, wt_epyramid_threshold(pp->gpu, t, q == 7, &kg), "threshold");
+            pyr_expect(pp, wt_epyramid_threshold(pp->cpu, t, q == 7, &kc), "threshold");
+        }
+        if (!pp->failed && kg != kc)
+            pyr_fail(pp, "kept fraction");
+        pyr_compare(pp, q < 5 ? "keep" : "threshold");
+    }
+}
+
+/* The device transforms equal the GPU engine's own image paths, the
+ * pyramid survives the inverse, and roundtrip --keep equals the host path. */
+static void pyr_check_transforms(const engines *en, pyr_pair *pp, const wt_params *p,
+                                 const pyr_case *c)
+{
+    wt_image img, a, b;
+    wt_pyramid ref;
+    if (wt_image_alloc(&img, (uint32_t)c->w, (uint32_t)c->h, c->channels, 8) != WT_OK ||
+        wt_image_alloc(&a, (uint32_t)c->w, (uint32_t)c->h, c->channels, 8) != WT_OK ||
+        wt_image_alloc(&b, (uint32_t)c->w, (uint32_t)c->h, c->channels, 8) != WT_OK ||
+        wt_pyramid_alloc(&ref, p, c->h, c->w, c->channels) != WT_OK) {
+        pyr_fail(pp, "out of memory");
+        return;
+    }
+    for (size_t i = 0; i < wt_image_bytes(&img); i++)
+        ((uint8_t *)img.pixels)[i] = (uint8_t)(rng_next() >> 24);
+    pyr_expect(pp, wt_epyramid_forward_image(pp->gpu, &img), "forward_image");
+    pyr_expect(pp, wt_forward_image(en->gpu, p, &img, &ref), "wt_forward_image");
+    pyr_expect(pp, wt_epyramid_download(pp->gpu, &pp->got_gpu), "download");
+    if (!pp->failed && memcmp(ref.data, pp->got_gpu.data, ref.total * 4) != 0)
+        pyr_fail(pp, "forward_image differs from wt_forward_image");
+    pyr_expect(pp, wt_epyramid_inverse_image(pp->gpu, &a), "inverse_image");
+    pyr_expect(pp, wt_inverse_image(en->gpu, p, &ref, &b), "wt_inverse_image");
+    if (!pp->failed && memcmp(a.pixels, b.pixels, wt_image_bytes(&a)) != 0)
+        pyr_fail(pp, "inverse_image differs from wt_inverse_image");
+    pyr_expect(pp, wt_epyramid_download(pp->gpu, &pp->got_gpu), "download");
+    if (!pp->failed && memcmp(ref.data, pp->got_gpu.data, ref.total * 4) != 0)
+        pyr_fail(pp, "the inverse changed the pyramid");
+    /* roundtrip --keep 0.1: forward, keep, inverse on the device == via the host */
+    double kg = -1, kh = -2;
+    pyr_expect(pp, wt_epyramid_keep(pp->gpu, 0.1, &kg), "keep");
+    pyr_expect(pp, wt_epyramid_inverse_image(pp->gpu, &a), "inverse_image");
+    pyr_expect(pp, wt_pyramid_keep(&ref, 0.1, &kh), "wt_pyramid_keep");
+    pyr_expect(pp, wt_inverse_image(en->gpu, p, &ref, &b), "wt_inverse_image");
+    if (!pp->failed && (kg != kh || memcmp(a.pixels, b.pixels, wt_image_bytes(&a)) != 0))
+        pyr_fail(pp, "roundtrip --keep differs from the host path");
+    wt_image_free(&img);
+    wt_image_free(&a);
+    wt_image_free(&b);
+    wt_pyramid_free(&ref);
+}
+
+static int run_pyr_case(const engines *en, const pyr_case *c, uint64_t seed)
+{
+    pyr_pair pp;
+    memset(&pp, 0, sizeof pp);
+    snprintf(pp.name, sizeof pp.name, "%s %zux%zu C=%d L=%d", c->wavelet, c->h, c->w,
+             c->channels, c->levels);
+    rng_seed(case_seed(seed, pp.name));
+    wt_params p = {wt_wavelet_find(c->wavelet), WT_MODE_SYMMETRIC, WT_METHOD_AUTO, c->levels};
+    if (p.wavelet->kind == WT_KIND_JPEG2000)
+        p.mode = WT_MODE_PERIODIZATION;
+    pyr_expect(&pp, wt_params_resolve(&p), "params");
+    pyr_expect(&pp, wt_epyramid_create(en->gpu, &p, c->h, c->w, c->channels, &pp.gpu), "create");
+    pyr_expect(&pp, wt_epyramid_create(en->cpu, &p, c->h, c->w, c->channels, &pp.cpu), "create");
+    if (!pp.failed && (wt_pyramid_alloc(&pp.host, &p, c->h, c->w, c->channels) != WT_OK ||
+                       wt_pyramid_alloc(&pp.got_gpu, &p, c->h, c->w, c->channels) != WT_OK ||
+                       wt_pyramid_alloc(&pp.got_cpu, &p, c->h, c->w, c->channels) != WT_OK))
+        pyr_fail(&pp, "out of memory");
+    size_t most = (size_t)(3 * c->levels + 1) * (size_t)c->channels;
+    wt_band_ref *all = malloc(most * sizeof *all);
+    if (!pp.failed) {
+        size_t n = every_band(&pp.host, all);
+        tied_pyramid(&pp.host);
+        pyr_reset(&pp);
+        pyr_compare(&pp, "upload/download");
+        pyr_check_maps(&pp, all, n);
+        pyr_check_stats(&pp, all, n);
+        pyr_check_thresholds(&pp);
+        pyr_check_transforms(en, &pp, &p, c);
+    }
+    free(all);
+    wt_epyramid_destroy(pp.gpu);
+    wt_epyramid_destroy(pp.cpu);
+    wt_pyramid_free(&pp.host);
+    wt_pyramid_free(&pp.got_gpu);
+    wt_pyramid_free(&pp.got_cpu);
+    return pp.failed;
+}
+
+static void check_pyramids(const engines *en, int quick, int large, stats *st)
+{
+    static const pyr_case cases[] = {
+        {"db2", 1, 1, 1, 0},       {"haar", 3, 5, 1, 1},       {"db2", 37, 29, 3, 2},
+        {"legall53", 37, 29, 3, 2}, {"db1", 64, 48, 2, 3},      {"legall53", 1, 7, 1, 1},
+        {"cdf97", 257, 300, 1, 4},  {"legall53", 300, 257, 4, 5}, {"db3", 2, 2, 2, 1},
+    };
+    static const pyr_case big[] = {{"db2", 1080, 1920, 3, 5}, {"legall53", 2160, 3840, 1, 8}};
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        if (quick && i % 2)
+            continue;
+        st->pyr_cases++;
+        st->pyr_failed += run_pyr_case(en, &cases[i], st->seed);
+    }
+    for (size_t i = 0; large && !quick && i < sizeof big / sizeof *big; i++) {
+        st->pyr_cases++;
+        st->pyr_failed += run_pyr_case(en, &big[i], st->seed);
+    }
+}
+
+/* ---------------------------------------------------------------------- */
 
 static void usage(FILE *f)
 {
     fprintf(f, "usage: gpu_check [--seed N] [--quick] [--wavelet NAME] [--mode NAME] [--no-large] "
-               "[--images-only] [-v]\n");
+               "[--images-only] [--pyramids-only] [-v]\n");
 }
 
 int main(int argc, char **argv)
@@ -1025,12 +1310,13 @@ int main(int argc, char **argv)
         {"wavelet", required_argument, NULL, 'w'}, {"mode", required_argument, NULL, 'm'},
         {"no-large", no_argument, NULL, 'n'},
         {"images-only", no_argument, NULL, 'i'},
+        {"pyramids-only", no_argument, NULL, 'p'},
         {"verbose", no_argument, NULL, 'v'},     {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
     stats st = {0};
     st.seed = (uint64_t)time(NULL);
-    int quick = 0, large = 1, only_mode = -1, images_only = 0, opt;
+    int quick = 0, large = 1, only_mode = -1, images_only = 0, pyramids_only = 0, opt;
     wt_mode mode;
     const char *only = NULL;
     while ((opt = getopt_long(argc, argv, "v", opts, NULL)) != -1) {
@@ -1047,6 +1333,7 @@ int main(int argc, char **argv)
         case 'w': only = optarg; break;
         case 'n': large = 0; break;
         case 'i': images_only = 1; break;
+        case 'p': pyramids_only = 1; break;
         case 'm':
             if (wt_mode_parse(optarg, &mode) != WT_OK) {
                 fprintf(stderr, "gpu_check: %s\n", wt_error_message());
@@ -1078,18 +1365,21 @@ int main(int argc, char **argv)
            quick ? " (quick)" : "", TOLERANCE, TOLERANCE_EXTRAPOLATING);
     fflush(stdout);
     double t0 = now_s();
-    if (!images_only)
+    if (!images_only && !pyramids_only)
         check_all_small(&en, only, only_mode, quick, &st);
     double t1 = now_s();
-    if (large && !quick && !images_only)
+    if (large && !quick && !images_only && !pyramids_only)
         check_large(&en, only, &st);
     double t2 = now_s();
-    if (only_mode < 0) {
+    if (only_mode < 0 && !pyramids_only) {
         check_images(&en, only, quick, large, &st);
         if (!only)
             check_oom(&st);
     }
     double t3 = now_s();
+    if (!only && only_mode < 0 && !images_only)
+        check_pyramids(&en, quick, large, &st);
+    double t4 = now_s();
     if (st.failed >= MAX_FAILURES)
         printf("gpu_check: stopped after %d failures\n", MAX_FAILURES);
     printf("gpu_check: worst rel err %.3g (%s); smooth/antireflect %.3g (%s)\n", st.worst[0],
@@ -1102,7 +1392,9 @@ int main(int argc, char **argv)
            "%d LSB 16-bit where the pyramid tolerance is under 1 LSB); inverse/roundtrip samples on a .5 boundary: %ld\n",
            st.img_cases, st.img_failed, t3 - t2, st.mosaic_own_diff, st.mosaic_cpu_diff,
            st.mosaic_cpu_lsb[0], st.mosaic_cpu_lsb[1], st.round_diff);
+    printf("gpu_check: engine-resident pyramids: %ld cases, %ld failed (%.1f s)\n", st.pyr_cases,
+           st.pyr_failed, t4 - t3);
     wt_engine_close(en.gpu);
     wt_engine_close(en.cpu);
-    return st.failed || st.img_failed ? 1 : 0;
+    return st.failed || st.img_failed || st.pyr_failed ? 1 : 0;
 }

@@ -1,0 +1,672 @@
+/* Engine-resident pyramids on the CUDA engine: the pyramid stays in device
+ * memory, in the device pyramid's layout (rows padded, cu_engine.cu), from
+ * the forward transform through band operations to the inverse. Each band
+ * operation is one launch over all selected bands (grid.y: the band, grid.x:
+ * blocks of it); reductions merge per-block partials in a fixed order (the
+ * same result every run); the k-th |c| is a radix selection on the bits of
+ * |c| (four 8-bit histogram passes, on the device), so medians equal the CPU
+ * engine's exactly. Only the results (statistics, selected values) come back. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cu_engine.h"
+
+#ifdef WT_CUDA_EMULATE
+#define CU_SHARED_ADD(p, v) (*(p) += (v)) /* one thread per block */
+#else
+#define CU_SHARED_ADD(p, v) atomicAdd((p), (v))
+#endif
+
+#define BAND_BLOCK 256       /* threads per block of the band kernels */
+#define BAND_PER_BLOCK 8192  /* elements per block before the grid widens */
+#define BAND_PARTS_MAX 128   /* blocks per band at most */
+
+/* A selected band of one channel in the device layout. */
+typedef struct cu_span {
+    size_t first;     /* its element (0, 0) */
+    uint64_t count;   /* rows x cols */
+    uint32_t cols, pitch;
+    double arg;       /* map: the operation's argument; reduce: the bound of at_most */
+} cu_span;
+
+WT_DEV size_t span_at(const cu_span *s, uint64_t e)
+{
+    return s->first + (size_t)(e / s->cols) * s->pitch + (size_t)(e % s->cols);
+}
+
+WT_DEV uint32_t abs_key(float v)
+{
+    uint32_t bits;
+#ifdef WT_CUDA_EMULATE
+    memcpy(&bits, &v, 4);
+#else
+    bits = __float_as_uint(v);
+#endif
+    return wt_abs_key_f32(bits);
+}
+
+WT_DEV uint32_t abs_key(int32_t v)
+{
+    return wt_abs_key_i32(v);
+}
+
+/* A band operation's result: float rounded to nearest; int32 nearest, ties
+ * to even, saturated (src/epyramid_host.c's to_int32). */
+WT_DEV void store(float *at, double v)
+{
+    *at = (float)v;
+}
+
+WT_DEV void store(int32_t *at, double v)
+{
+#ifdef WT_CUDA_EMULATE
+    *at = v >= 2147483647.0 ? INT32_MAX : v <= -2147483648.0 ? INT32_MIN : (int32_t)lrint(v);
+#else
+    *at = __double2int_rn(v);
+#endif
+}
+
+/* ---------------------------------------------------------------------- */
+/* Kernels */
+
+template <typename T>
+WT_GLOBAL void WT_LAUNCH_BOUNDS(BAND_BLOCK) band_op_kernel(T *pyr, const cu_span *spans, int op)
+{
+    const cu_span s = spans[blockIdx.y];
+    uint64_t stride = (uint64_t)blockDim.x * gridDim.x;
+    for (uint64_t e = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; e < s.count; e += stride) {
+        T *at = pyr + span_at(&s, e);
+        store(at, wt_band_op_apply((wt_band_op)op, (double)*at, s.arg));
+    }
+}
+
+/* Block (x, band) reduces its share into parts[band * gridDim.x + x].
+ * Shared memory: blockDim.x wt_band_stats. */
+template <typename T>
+WT_GLOBAL void WT_LAUNCH_BOUNDS(BAND_BLOCK)
+    band_reduce_kernel(const T *pyr, const cu_span *spans, wt_band_stats *parts)
+{
+    WT_DYN_SMEM(wt_band_stats, red);
+    const cu_span s = spans[blockIdx.y];
+    wt_band_stats r;
+    wt_band_stats_init(&r);
+    uint64_t stride = (uint64_t)blockDim.x * gridDim.x;
+    for (uint64_t e = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; e < s.count; e += stride)
+        wt_band_stats_add(&r, (double)pyr[span_at(&s, e)], s.arg);
+    red[threadIdx.x] = r;
+    WT_SYNC();
+    for (unsigned half = blockDim.x / 2; half > 0; half /= 2) {
+        if (threadIdx.x < half)
+            wt_band_stats_merge(&red[threadIdx.x], &red[threadIdx.x + half]);
+        WT_SYNC();
+    }
+    if (threadIdx.x == 0)
+        parts[(size_t)blockIdx.y * gridDim.x + blockIdx.x] = red[0];
+}
+
+/* out[i]: the @p nparts partials of band i merged in order. */
+WT_GLOBAL void band_stats_kernel(wt_band_stats *out, const wt_band_stats *parts, int nparts,
+                                 int n)
+{
+    for (int i = (int)(blockIdx.x * blockDim.x + threadIdx.x); i < n;
+         i += (int)(blockDim.x * gridDim.x)) {
+        wt_band_stats r;
+        wt_band_stats_init(&r);
+        for (int k = 0; k < nparts; k++)
+            wt_band_stats_merge(&r, &parts[(size_t)i * nparts + k]);
+        out[i] = r;
+    }
+}
+
+/* Radix selection: per group, the key bits found so far and the rank left. */
+typedef struct cu_select {
+    uint32_t prefix, mask;
+    uint64_t k;
+    uint32_t item0, nitems; /* its items (span of the group) */
+} cu_select;
+
+/* Span @p span as part of group @p group. */
+typedef struct cu_item {
+    uint32_t span, group;
+} cu_item;
+
+/* Block (x, item): 256-bin histogram of byte @p shift of the keys that match
+ * the group's prefix, into parts[(item * gridDim.x + x) * 256 ...]. */
+template <typename T>
+WT_GLOBAL void WT_LAUNCH_BOUNDS(BAND_BLOCK)
+    band_hist_kernel(const T *pyr, const cu_span *spans, const cu_item *items,
+                     const cu_select *sel, int shift, uint32_t *parts)
+{
+    WT_DYN_SMEM(uint32_t, hist);
+    for (unsigned b = threadIdx.x; b < 256; b += blockDim.x)
+        hist[b] = 0;
+    WT_SYNC();
+    const cu_item it = items[blockIdx.y];
+    const cu_span s = spans[it.span];
+    const uint32_t prefix = sel[it.group].prefix, mask = sel[it.group].mask;
+    uint64_t stride = (uint64_t)blockDim.x * gridDim.x;
+    for (uint64_t e = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; e < s.count;
+         e += stride) {
+        uint32_t key = abs_key(pyr[span_at(&s, e)]);
+        if ((key & mask) == prefix)
+            CU_SHARED_ADD(&hist[(key >> shift) & 255u], 1u);
+    }
+    WT_SYNC();
+    uint32_t *out = parts + ((size_t)blockIdx.y * gridDim.x + blockIdx.x) * 256;
+    for (unsigned b = threadIdx.x; b < 256; b += blockDim.x)
+        out[b] = hist[b];
+}
+
+/* Block g: group g's histogram summed over its items and blocks, then the
+ * bin holding its k-th key fixes byte @p shift. Shared: 256 uint64. */
+WT_GLOBAL void band_pick_kernel(cu_select *sel, const uint32_t *parts, int nparts, int shift)
+{
+    WT_DYN_SMEM(unsigned long long, bins);
+    cu_select *g = &sel[blockIdx.x];
+    for (unsigned b = threadIdx.x; b < 256; b += blockDim.x) {
+        unsigned long long n = 0;
+        for (size_t q = (size_t)g->item0 * nparts; q < (size_t)(g->item0 + g->nitems) * nparts;
+             q++)
+            n += parts[q * 256 + b];
+        bins[b] = n;
+    }
+    WT_SYNC();
+    if (threadIdx.x != 0)
+        return;
+    uint64_t k = g->k;
+    uint32_t b = 0;
+    while (b < 255 && k >= bins[b]) {
+        k -= bins[b];
+        b++;
+    }
+    g->k = k;
+    g->prefix |= b << shift;
+    g->mask |= 255u << shift;
+}
+
+/* Block (x, band) owns the contiguous elements [x * per, (x + 1) * per) of
+ * its band, per = ceil(count / gridDim.x): the storage order of ties. */
+WT_DEV void block_range(const cu_span *s, uint64_t *begin, uint64_t *end)
+{
+    uint64_t per = (s->count + gridDim.x - 1) / gridDim.x;
+    *begin = per * blockIdx.x < s->count ? per * blockIdx.x : s->count;
+    *end = *begin + per < s->count ? *begin + per : s->count;
+}
+
+/* ties[band * gridDim.x + x]: coefficients with |c| == cut in the block's range. */
+template <typename T>
+WT_GLOBAL void WT_LAUNCH_BOUNDS(BAND_BLOCK)
+    band_ties_kernel(const T *pyr, const cu_span *spans, double cut, unsigned long long *ties)
+{
+    WT_DYN_SMEM(unsigned long long, tie_sum);
+    const cu_span s = spans[blockIdx.y];
+    uint64_t begin, end;
+    block_range(&s, &begin, &end);
+    unsigned long long n = 0;
+    for (uint64_t e = begin + threadIdx.x; e < end; e += blockDim.x)
+        n += fabs((double)pyr[span_at(&s, e)]) == cut;
+    tie_sum[threadIdx.x] = n;
+    WT_SYNC();
+    for (unsigned half = blockDim.x / 2; half > 0; half /= 2) {
+        if (threadIdx.x < half)
+            tie_sum[threadIdx.x] += tie_sum[threadIdx.x + half];
+        WT_SYNC();
+    }
+    if (threadIdx.x == 0)
+        ties[(size_t)blockIdx.y * gridDim.x + blockIdx.x] = tie_sum[0];
+}
+
+/* In order over all blocks: how many of each block's ties survive. */
+WT_GLOBAL void band_budget_kernel(unsigned long long *ties, size_t n, unsigned long long keep)
+{
+    if (blockIdx.x != 0 || threadIdx.x != 0)
+        return;
+    for (size_t i = 0; i < n; i++) {
+        unsigned long long here = ties[i] < keep ? ties[i] : keep;
+        keep -= here;
+        ties[i] = here;
+    }
+}
+
+/* Zero |c| < cut, and |c| == cut past the block's budget, in storage order
+ * (a block-wide scan ranks the ties of each step). Shared: blockDim.x uint32. */
+template <typename T>
+WT_GLOBAL void WT_LAUNCH_BOUNDS(BAND_BLOCK)
+    band_zero_kernel(T *pyr, const cu_span *spans, double cut, const unsigned long long *budget)
+{
+    WT_DYN_SMEM(uint32_t, scan);
+    const cu_span s = spans[blockIdx.y];
+    uint64_t begin, end;
+    block_range(&s, &begin, &end);
+    unsigned long long keep = budget[(size_t)blockIdx.y * gridDim.x + blockIdx.x], used = 0;
+    for (uint64_t base = begin; base < end; base += blockDim.x) {
+        uint64_t e = base + threadIdx.x;
+        T *at = e < end ? pyr + span_at(&s, e) : NULL;
+        double m = at ? fabs((double)*at) : INFINITY;
+        uint32_t tie = m == cut;
+        scan[threadIdx.x] = tie;
+        WT_SYNC();
+        for (unsigned off = 1; off < blockDim.x; off *= 2) {
+            uint32_t add = threadIdx.x >= off ? scan[threadIdx.x - off] : 0;
+            WT_SYNC();
+            scan[threadIdx.x] += add;
+            WT_SYNC();
+        }
+        uint32_t rank = scan[threadIdx.x] - tie, total = scan[blockDim.x - 1];
+        WT_SYNC();
+        if (at && (m < cut || (tie && used + rank >= keep)))
+            store(at, 0.0);
+        used += total;
+    }
+}
+
+/* ---------------------------------------------------------------------- */
+/* Launches */
+
+static cu_engine *engine_of(const wt_epyramid *p)
+{
+    return (cu_engine *)p->engine->priv;
+}
+
+/* Blocks per band: enough for the largest of @p n spans. */
+static unsigned parts_for(const wt_band_span *s, size_t n)
+{
+    size_t most = 1;
+    for (size_t i = 0; i < n; i++)
+        most = s[i].rows * s[i].cols > most ? s[i].rows * s[i].cols : most;
+    size_t parts = (most + BAND_PER_BLOCK - 1) / BAND_PER_BLOCK;
+    return (unsigned)(parts > BAND_PARTS_MAX ? BAND_PARTS_MAX : parts);
+}
+
+/* Scratch on the device from BUF_BANDS, carved in 16-byte aligned pieces. */
+typedef struct scratch {
+    char *base;
+    size_t used;
+} scratch;
+
+static size_t aligned(size_t bytes)
+{
+    return (bytes + 15) & ~(size_t)15;
+}
+
+static void *carve(scratch *s, size_t bytes)
+{
+    void *p = s->base + s->used;
+    s->used += aligned(bytes);
+    return p;
+}
+
+/* The spans in the device layout, with args, uploaded into scratch. */
+static wt_status upload_spans(cu_engine *ce, const wt_epyramid *p, const wt_band_span *s,
+                              const double *args, size_t n, scratch *sc, cu_span **d_spans)
+{
+    cu_span *h = (cu_span *)malloc((n ? n : 1) * sizeof *h);
+    if (!h)
+        return wt_error_set(WT_ERR_NOMEM, "out of memory");
+    for (size_t i = 0; i < n; i++) {
+        size_t pitch = cu_band_pitch(&p->shape, s[i].cols);
+        h[i].first = cu_band_first(&p->shape, s[i].level, s[i].band) +
+                     (size_t)s[i].channel * s[i].rows * pitch;
+        h[i].count = (uint64_t)s[i].rows * s[i].cols;
+        h[i].cols = (uint32_t)s[i].cols;
+        h[i].pitch = (uint32_t)pitch;
+        h[i].arg = args ? args[i] : 0.0;
+    }
+    *d_spans = (cu_span *)carve(sc, n * sizeof *h);
+    cudaError_t err = cudaMemcpyAsync(*d_spans, h, n * sizeof *h, cudaMemcpyHostToDevice,
+                                      ce->stream);
+    if (err == cudaSuccess)
+        err = cudaStreamSynchronize(ce->stream); /* h is freed next */
+    free(h);
+    return cu_fail_check(err, "cudaMemcpyAsync (band spans)");
+}
+
+static wt_status get_scratch(cu_engine *ce, size_t bytes, scratch *sc)
+{
+    void *base;
+    CU_CHECK(cudaSetDevice(ce->device));
+    WT_TRY(cu_buf_get(ce, BUF_BANDS, bytes, &base));
+    sc->base = (char *)base;
+    sc->used = 0;
+    return WT_OK;
+}
+
+/* After a failure nothing may still run on the pyramid. */
+static wt_status settle(cu_engine *ce, wt_status st)
+{
+    if (st != WT_OK)
+        cudaStreamSynchronize(ce->stream); /* already failing */
+    return st;
+}
+
+static wt_status launched(cu_engine *ce)
+{
+    CU_CHECK(cudaGetLastError());
+    (void)ce;
+    return WT_OK;
+}
+
+static wt_status map_bands(wt_epyramid *p, wt_band_op op, const wt_band_span *s,
+                           const double *args, size_t n)
+{
+    cu_engine *ce = engine_of(p);
+    scratch sc;
+    cu_span *d_spans;
+    WT_TRY(get_scratch(ce, aligned(n * sizeof(cu_span)), &sc));
+    WT_TRY(upload_spans(ce, p, s, args, n, &sc, &d_spans));
+    dim3 grid(parts_for(s, n), (unsigned)n);
+    if (p->shape.dtype == WT_INT32)
+        WT_LAUNCH(band_op_kernel<int32_t>, grid, dim3(BAND_BLOCK), 0, ce->stream,
+                  (int32_t *)p->priv, d_spans, (int)op);
+    else
+        WT_LAUNCH(band_op_kernel<float>, grid, dim3(BAND_BLOCK), 0, ce->stream,
+                  (float *)p->priv, d_spans, (int)op);
+    WT_TRY(launched(ce));
+    CU_CHECK(cudaStreamSynchronize(ce->stream));
+    return WT_OK;
+}
+
+static wt_status cu_map(wt_epyramid *p, wt_band_op op, const wt_band_span *s,
+                        const double *args, size_t n)
+{
+    return settle(engine_of(p), map_bands(p, op, s, args, n));
+}
+
+static wt_status reduce_bands(const wt_epyramid *p, const wt_band_span *s, const double *t,
+                              size_t n, wt_band_stats *out)
+{
+    cu_engine *ce = engine_of(p);
+    unsigned parts = parts_for(s, n);
+    scratch sc;
+    cu_span *d_spans;
+    size_t stats = sizeof(wt_band_stats);
+    WT_TRY(get_scratch(ce, aligned(n * sizeof(cu_span)) + aligned(n * parts * stats) +
+                               aligned(n * stats),
+                       &sc));
+    WT_TRY(upload_spans(ce, p, s, t, n, &sc, &d_spans));
+    wt_band_stats *d_parts = (wt_band_stats *)carve(&sc, n * parts * stats);
+    wt_band_stats *d_out = (wt_band_stats *)carve(&sc, n * stats);
+    dim3 grid(parts, (unsigned)n);
+    if (p->shape.dtype == WT_INT32)
+        WT_LAUNCH(band_reduce_kernel<int32_t>, grid, dim3(BAND_BLOCK), BAND_BLOCK * stats,
+                  ce->stream, (const int32_t *)p->priv, d_spans, d_parts);
+    else
+        WT_LAUNCH(band_reduce_kernel<float>, grid, dim3(BAND_BLOCK), BAND_BLOCK * stats,
+                  ce->stream, (const float *)p->priv, d_spans, d_parts);
+    WT_TRY(launched(ce));
+    WT_LAUNCH(band_stats_kernel, dim3((unsigned)((n + 127) / 128)), dim3(128), 0, ce->stream,
+              d_out, d_parts, (int)parts, (int)n);
+    WT_TRY(launched(ce));
+    CU_CHECK(cudaMemcpyAsync(out, d_out, n * stats, cudaMemcpyDeviceToHost, ce->stream));
+    CU_CHECK(cudaStreamSynchronize(ce->stream));
+    return WT_OK;
+}
+
+static wt_status cu_reduce(const wt_epyramid *p, const wt_band_span *s, const double *t,
+                           size_t n, wt_band_stats *out)
+{
+    return settle(engine_of(p), reduce_bands(p, s, t, n, out));
+}
+
+/* The groups' selection states and items (one per span of each group). */
+static wt_status select_plan(const wt_select_group *g, size_t ng, cu_select *state,
+                             cu_item **items, size_t *nitems)
+{
+    size_t total = 0;
+    for (size_t i = 0; i < ng; i++)
+        total += g[i].count;
+    *items = (cu_item *)malloc((total ? total : 1) * sizeof **items);
+    if (!*items)
+        return wt_error_set(WT_ERR_NOMEM, "out of memory");
+    size_t k = 0;
+    for (size_t i = 0; i < ng; i++) {
+        state[i] = (cu_select){0, 0, g[i].k, (uint32_t)k, (uint32_t)g[i].count};
+        for (size_t j = 0; j < g[i].count; j++)
+            (*items)[k++] = (cu_item){(uint32_t)(g[i].first + j), (uint32_t)i};
+    }
+    *nitems = total;
+    return WT_OK;
+}
+
+static double key_value(uint32_t key, int integer)
+{
+    if (integer)
+        return (double)key;
+    float f;
+    memcpy(&f, &key, 4);
+    return (double)f;
+}
+
+static wt_status radix_passes(cu_engine *ce, const wt_epyramid *p, unsigned parts,
+                              size_t nitems, size_t ng, const cu_span *d_spans,
+                              const cu_item *d_items, cu_select *d_sel, uint32_t *d_parts)
+{
+    dim3 grid(parts, (unsigned)nitems);
+    for (int shift = 24; shift >= 0; shift -= 8) {
+        if (p->shape.dtype == WT_INT32)
+            WT_LAUNCH(band_hist_kernel<int32_t>, grid, dim3(BAND_BLOCK), 256 * sizeof(uint32_t),
+                      ce->stream, (const int32_t *)p->priv, d_spans, d_items, d_sel, shift,
+                      d_parts);
+        else
+            WT_LAUNCH(band_hist_kernel<float>, grid, dim3(BAND_BLOCK), 256 * sizeof(uint32_t),
+                      ce->stream, (const float *)p->priv, d_spans, d_items, d_sel, shift,
+                      d_parts);
+        WT_TRY(launched(ce));
+        WT_LAUNCH(band_pick_kernel, dim3((unsigned)ng), dim3(256),
+                  256 * sizeof(unsigned long long), ce->stream, d_sel, d_parts, (int)parts,
+                  shift);
+        WT_TRY(launched(ce));
+    }
+    return WT_OK;
+}
+
+static wt_status select_bands(const wt_epyramid *p, const wt_band_span *s,
+                              const wt_select_group *g, size_t ng, cu_select *state,
+                              cu_item *items, double *out)
+{
+    cu_engine *ce = engine_of(p);
+    size_t nitems = 0, n = 0;
+    for (size_t i = 0; i < ng; i++) {
+        nitems += g[i].count;
+        n = g[i].first + g[i].count > n ? g[i].first + g[i].count : n;
+    }
+    unsigned parts = parts_for(s, n);
+    scratch sc;
+    cu_span *d_spans;
+    WT_TRY(get_scratch(ce, aligned(n * sizeof(cu_span)) + aligned(nitems * sizeof(cu_item)) +
+                               aligned(ng * sizeof(cu_select)) +
+                               aligned(nitems * parts * 256 * sizeof(uint32_t)),
+                       &sc));
+    WT_TRY(upload_spans(ce, p, s, NULL, n, &sc, &d_spans));
+    cu_item *d_items = (cu_item *)carve(&sc, nitems * sizeof(cu_item));
+    cu_select *d_sel = (cu_select *)carve(&sc, ng * sizeof(cu_select));
+    uint32_t *d_parts = (uint32_t *)carve(&sc, nitems * parts * 256 * sizeof(uint32_t));
+    CU_CHECK(cudaMemcpyAsync(d_items, items, nitems * sizeof *items, cudaMemcpyHostToDevice,
+                             ce->stream));
+    CU_CHECK(cudaMemcpyAsync(d_sel, state, ng * sizeof *state, cudaMemcpyHostToDevice,
+                             ce->stream));
+    WT_TRY(radix_passes(ce, p, parts, nitems, ng, d_spans, d_items, d_sel, d_parts));
+    CU_CHECK(cudaMemcpyAsync(state, d_sel, ng * sizeof *state, cudaMemcpyDeviceToHost,
+                             ce->stream));
+    CU_CHECK(cudaStreamSynchronize(ce->stream));
+    for (size_t i = 0; i < ng; i++)
+        out[i] = key_value(state[i].prefix, p->shape.dtype == WT_INT32);
+    return WT_OK;
+}
+
+static wt_status cu_select_abs(const wt_epyramid *p, const wt_band_span *s,
+                               const wt_select_group *g, size_t ng, double *out)
+{
+    cu_select *state = (cu_select *)malloc(ng * sizeof *state);
+    cu_item *items = NULL;
+    size_t nitems;
+    wt_status st = state ? select_plan(g, ng, state, &items, &nitems)
+                         : wt_error_set(WT_ERR_NOMEM, "out of memory");
+    if (st == WT_OK)
+        st = settle(engine_of(p), select_bands(p, s, g, ng, state, items, out));
+    free(items);
+    free(state);
+    return st;
+}
+
+template <typename T>
+static wt_status zero_launches(cu_engine *ce, T *pyr, const cu_span *d_spans, dim3 grid,
+                               double cut, uint64_t ties, unsigned long long *d_ties)
+{
+    WT_LAUNCH(band_ties_kernel<T>, grid, dim3(BAND_BLOCK), BAND_BLOCK * sizeof(unsigned long long),
+              ce->stream, (const T *)pyr, d_spans, cut, d_ties);
+    WT_TRY(launched(ce));
+    WT_LAUNCH(band_budget_kernel, dim3(1), dim3(1), 0, ce->stream, d_ties,
+              (size_t)grid.x * grid.y, (unsigned long long)ties);
+    WT_TRY(launched(ce));
+    WT_LAUNCH(band_zero_kernel<T>, grid, dim3(BAND_BLOCK), BAND_BLOCK * sizeof(uint32_t),
+              ce->stream, pyr, d_spans, cut, (const unsigned long long *)d_ties);
+    return launched(ce);
+}
+
+static wt_status zero_bands(wt_epyramid *p, const wt_band_span *s, size_t n, double cut,
+                            uint64_t ties)
+{
+    cu_engine *ce = engine_of(p);
+    unsigned parts = parts_for(s, n);
+    scratch sc;
+    cu_span *d_spans;
+    WT_TRY(get_scratch(ce, aligned(n * sizeof(cu_span)) +
+                               aligned(n * parts * sizeof(unsigned long long)),
+                       &sc));
+    WT_TRY(upload_spans(ce, p, s, NULL, n, &sc, &d_spans));
+    unsigned long long *d_ties =
+        (unsigned long long *)carve(&sc, n * parts * sizeof(unsigned long long));
+    dim3 grid(parts, (unsigned)n);
+    if (p->shape.dtype == WT_INT32)
+        WT_TRY(zero_launches(ce, (int32_t *)p->priv, d_spans, grid, cut, ties, d_ties));
+    else
+        WT_TRY(zero_launches(ce, (float *)p->priv, d_spans, grid, cut, ties, d_ties));
+    CU_CHECK(cudaStreamSynchronize(ce->stream));
+    return WT_OK;
+}
+
+static wt_status cu_zero_below(wt_epyramid *p, const wt_band_span *s, size_t n, double cut,
+                               uint64_t ties)
+{
+    return settle(engine_of(p), zero_bands(p, s, n, cut, ties));
+}
+
+/* ---------------------------------------------------------------------- */
+/* Storage, transforms, transfers */
+
+static size_t storage_bytes(const wt_pyramid *shape)
+{
+    return cu_pyramid_elems(shape) * 4 + 64; /* the fast gathers read whole 16-byte blocks */
+}
+
+static wt_status cu_create(wt_epyramid *p)
+{
+    cu_engine *ce = engine_of(p);
+    size_t bytes = storage_bytes(&p->shape);
+    CU_CHECK(cudaSetDevice(ce->device));
+    WT_TRY(cu_device_alloc(ce, &p->priv, bytes));
+    cudaError_t err = cudaMemsetAsync(p->priv, 0, bytes, ce->stream);
+    if (err == cudaSuccess)
+        err = cudaStreamSynchronize(ce->stream);
+    if (err == cudaSuccess)
+        return WT_OK;
+    cu_device_free(ce, p->priv, bytes);
+    p->priv = NULL;
+    return cu_fail(ce, err, "cudaMemsetAsync (pyramid)", 0);
+}
+
+static void cu_destroy(wt_epyramid *p)
+{
+    cu_engine *ce = engine_of(p);
+    cudaSetDevice(ce->device);
+    cu_device_free(ce, p->priv, storage_bytes(&p->shape));
+    p->priv = NULL;
+}
+
+static size_t plane_elems(const wt_pyramid *s)
+{
+    return s->height * s->width * (size_t)s->channels;
+}
+
+static wt_status forward_planes(wt_epyramid *p, const float *planes)
+{
+    cu_engine *ce = engine_of(p);
+    void *d_planes;
+    CU_CHECK(cudaSetDevice(ce->device));
+    WT_TRY(cu_buf_get(ce, BUF_PLANES, plane_elems(&p->shape) * 4, &d_planes));
+    CU_CHECK(cudaMemcpyAsync(d_planes, planes, plane_elems(&p->shape) * 4,
+                             cudaMemcpyHostToDevice, ce->stream));
+    WT_TRY(cu_forward_device(ce, &p->params, &p->shape, (const float *)d_planes, p->priv));
+    CU_CHECK(cudaStreamSynchronize(ce->stream));
+    return WT_OK;
+}
+
+static wt_status inverse_planes(wt_epyramid *p, float *planes)
+{
+    cu_engine *ce = engine_of(p);
+    void *d_planes;
+    CU_CHECK(cudaSetDevice(ce->device));
+    WT_TRY(cu_buf_get(ce, BUF_PLANES, plane_elems(&p->shape) * 4, &d_planes));
+    WT_TRY(cu_inverse_device(ce, &p->params, &p->shape, p->priv, (float *)d_planes));
+    CU_CHECK(cudaMemcpyAsync(planes, d_planes, plane_elems(&p->shape) * 4,
+                             cudaMemcpyDeviceToHost, ce->stream));
+    CU_CHECK(cudaStreamSynchronize(ce->stream));
+    return WT_OK;
+}
+
+/* Adds the call to the engine's transform time (as wt_forward / wt_inverse). */
+static wt_status timed_transform(wt_epyramid *p, double t0, wt_status st)
+{
+    p->engine->times.transform += wt_seconds() - t0;
+    p->engine->times.calls++;
+    return settle(engine_of(p), st);
+}
+
+static wt_status cu_forward(wt_epyramid *p, const float *planes)
+{
+    double t0 = wt_seconds();
+    return timed_transform(p, t0, forward_planes(p, planes));
+}
+
+static wt_status cu_inverse(wt_epyramid *p, float *planes)
+{
+    double t0 = wt_seconds();
+    return timed_transform(p, t0, inverse_planes(p, planes));
+}
+
+static wt_status cu_forward_img(wt_epyramid *p, const wt_image *img)
+{
+    return cu_forward_image_into(p->engine, &p->params, img, &p->shape, p->priv);
+}
+
+static wt_status cu_inverse_img(wt_epyramid *p, wt_image *img)
+{
+    return cu_inverse_image_from(p->engine, &p->params, &p->shape, p->priv, img);
+}
+
+static wt_status copy_pyramid(const wt_epyramid *p, void *dst, const void *src, int up)
+{
+    cu_engine *ce = engine_of(p);
+    CU_CHECK(cudaSetDevice(ce->device));
+    WT_TRY(cu_pyramid_copy(ce, &p->shape, dst, src, up,
+                           up ? cudaMemcpyHostToDevice : cudaMemcpyDeviceToHost));
+    CU_CHECK(cudaStreamSynchronize(ce->stream));
+    return WT_OK;
+}
+
+static wt_status cu_upload(wt_epyramid *p, const wt_pyramid *host)
+{
+    return settle(engine_of(p), copy_pyramid(p, p->priv, host->data, 1));
+}
+
+static wt_status cu_download(const wt_epyramid *p, wt_pyramid *host)
+{
+    return settle(engine_of(p), copy_pyramid(p, host->data, p->priv, 0));
+}
+
+const wt_epyramid_ops cu_epyramid_ops = {
+    cu_create,     cu_destroy, cu_forward, cu_forward_img, cu_inverse,    cu_inverse_img,
+    cu_upload,     cu_download, cu_map,    cu_reduce,      cu_select_abs, cu_zero_below,
+};
