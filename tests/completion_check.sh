@@ -54,17 +54,28 @@ done
 case $all in missing*) false ;; esac
 result $? "bash: every command listed" "$all"
 
-# zsh: type the line and two TABs into an interactive zsh, read the listing.
-zsh_complete() {
+# zsh: type the line and two TABs into an interactive zsh and read what it
+# prints until every expected word is there (at most 20 s: no fixed sleep, so
+# a loaded machine is slower but not flaky).
+zsh_complete() { # line words...
     zsh -f -c '
         zmodload zsh/zpty
         zpty z zsh -f -i
         zpty -w z "PS1=; fpath=($1 \$fpath); autoload -U compinit; compinit -u -D"
         zpty -w z "unsetopt beep; setopt nolistambiguous; LISTMAX=10000; compdef _wavetool wavetool"
         zpty -n -w z "$2"$'"'"'\t\t'"'"'
-        sleep 2
-        while zpty -r -t z line; do print -rn -- "$line"; done
-        zpty -d z' zsh "$src/completions" "$1" 2>&1 | sed 's/\x1b\[[0-9;?]*[a-zA-Z]//g' | tr '\r\n' '  '
+        shift 2
+        out= line=
+        for i in {1..200}; do
+            while zpty -r -t z line; do out+=$line; done
+            miss=0
+            for w; do [[ $out == *$w* ]] || miss=1; done
+            (( miss )) || break
+            sleep 0.1
+        done
+        zpty -d z
+        print -rn -- "$out"' zsh "$src/completions" "$@" 2>&1 |
+        sed 's/\x1b\[[0-9;?]*[a-zA-Z]//g' | tr '\r\n' '  '
 }
 zsh_case() { # description line words...
     local desc=$1 line=$2 got w miss=
@@ -72,7 +83,7 @@ zsh_case() { # description line words...
     if ! command -v zsh >/dev/null 2>&1; then
         n=$((n + 1)); echo "ok $n - zsh: $desc # SKIP zsh not installed"; return
     fi
-    got=$(PATH=$work/dir:$PATH zsh_complete "$line")
+    got=$(PATH=$work/dir:$PATH zsh_complete "$line" "$@")
     for w in "$@"; do
         case $got in *"$w"*) ;; *) miss="$miss $w" ;; esac
     done

@@ -78,8 +78,21 @@ export PKG_CONFIG_PATH="$lib/pkgconfig" PKG_CONFIG_SYSROOT_DIR="$dest"
 if [ "$prefix" = /usr ]; then # else pkg-config drops -I/usr/include before adding the sysroot
     export PKG_CONFIG_ALLOW_SYSTEM_CFLAGS=1 PKG_CONFIG_ALLOW_SYSTEM_LIBS=1
 fi
-cflags=$(pkg-config --cflags wavetool) libs=$(pkg-config --libs wavetool)
-static_libs=$(pkg-config --static --libs wavetool | sed 's/-lwavetool\b/-l:libwavetool.a/')
+# The sysroot prefixes every -I and -L, the system's too (libpng's, the CUDA
+# runtime's): our DESTDIR is laid over /, so a path not in it is the host's.
+overlay() {
+    for f in "$@"; do
+        case $f in
+        -I"$dest"/* | -L"$dest"/*)
+            [ -e "${f#-?}" ] || f=${f%%"$dest"*}${f#-?"$dest"} ;;
+        esac
+        printf '%s ' "$f"
+    done
+}
+# shellcheck disable=SC2046 # flags are lists
+cflags=$(overlay $(pkg-config --cflags wavetool)) libs=$(overlay $(pkg-config --libs wavetool))
+# shellcheck disable=SC2046
+static_libs=$(overlay $(pkg-config --static --libs wavetool | sed 's/-lwavetool\b/-l:libwavetool.a/'))
 strict="-std=c11 -Wall -Wextra -Werror -pedantic"
 # shellcheck disable=SC2086 # flags are lists
 check "README example builds against the shared library (pkg-config: $cflags $libs)" \
