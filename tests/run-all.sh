@@ -4,7 +4,8 @@
 # AddressSanitizer + UndefinedBehaviorSanitizer (there ulimit -v cannot bound
 # memory, so ASan's allocation cap does: the corpus's decompression bombs must
 # fail cleanly on malloc returning NULL), then a short libFuzzer run of each
-# harness when clang is installed. Build directories are reused when present.
+# harness when clang and its libFuzzer runtime are installed (else a note says
+# why the step is skipped). Build directories are reused when present.
 # Usage: tests/run-all.sh
 set -eu
 cd "$(dirname "$0")/.."
@@ -19,7 +20,7 @@ setup() { # dir options...
     fi
 }
 
-setup build
+setup build -Dtests=true   # a build dir made by the README's install command may have them off
 meson test -C build --print-errorlogs
 
 setup build-asan -Dcuda=disabled -Db_sanitize=address,undefined -Db_lundef=false \
@@ -29,7 +30,29 @@ UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
 WT_NO_ULIMIT=1 \
     meson test -C build-asan --print-errorlogs --timeout-multiplier 3
 
-if command -v clang >/dev/null 2>&1 && [ -z "${WT_NO_FUZZ:-}" ]; then
+# libFuzzer's runtime is its own package (Debian/Ubuntu: libclang-rt-dev, for
+# the default clang of each release): try a link before relying on it.
+fuzz_toolchain() {
+    command -v clang >/dev/null 2>&1 || { echo "clang is not installed"; return 1; }
+    probe=$(mktemp -d "${TMPDIR:-/tmp}/wt-fuzz-probe.XXXXXX")
+    printf 'int LLVMFuzzerTestOneInput(const unsigned char *d, unsigned long n);\n%s\n' \
+        'int LLVMFuzzerTestOneInput(const unsigned char *d, unsigned long n) { return d && n == 7; }' \
+        >"$probe/probe.c"
+    if clang -fsanitize=fuzzer "$probe/probe.c" -o "$probe/probe" >"$probe/log" 2>&1; then
+        rm -rf "$probe"
+        return 0
+    fi
+    echo "clang -fsanitize=fuzzer does not link ($(grep -m1 -iE 'error|cannot find' "$probe/log"))"
+    rm -rf "$probe"
+    return 1
+}
+
+if [ -n "${WT_NO_FUZZ:-}" ]; then
+    echo "tests/run-all.sh: fuzz step skipped (WT_NO_FUZZ is set)"
+elif ! why=$(fuzz_toolchain); then
+    echo "tests/run-all.sh: fuzz step skipped: $why;" \
+        "install clang and its libFuzzer runtime (Debian/Ubuntu: apt-get install clang libclang-rt-dev)"
+else
     CC=clang setup build-fuzz -Dcuda=disabled -Dfuzz=true -Db_sanitize=address,undefined \
         -Db_lundef=false --buildtype=debugoptimized
     ninja -C build-fuzz tests/fuzz/fuzz_image tests/fuzz/fuzz_npz >/dev/null
