@@ -8,6 +8,8 @@ int cmd_reconstruct(int argc, char **argv);
 int cmd_roundtrip(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 int cmd_wavelets(int argc, char **argv);
+int cmd_denoise(int argc, char **argv);
+int cmd_sigma(int argc, char **argv);
 #ifdef WT_HAVE_BENCH
 int cmd_bench(int argc, char **argv); /* cli/cmd_bench.c, with the CUDA engine's work */
 /* bench --pipeline (argv[0] = "--pipeline"): cli/bench_pipeline.c */

@@ -24,6 +24,8 @@ static const command_entry commands[] = {
     {"roundtrip", cmd_roundtrip, "IN [-o OUT] [--psnr] [--mse]: forward + inverse, PSNR/MSE"},
     {"compare", cmd_compare, "A B: PSNR/MSE of two images"},
     {"wavelets", cmd_wavelets, "names, families, lengths, lifting yes/no"},
+    {"denoise", cmd_denoise, "IN OUT: wavelet shrinkage = skimage denoise_wavelet (0.19.3)"},
+    {"sigma", cmd_sigma, "INPUT...: noise estimate = skimage estimate_sigma"},
 #ifdef WT_HAVE_BENCH
     {"bench", cmd_bench, "engine throughput, GB/s vs the device limit"},
 #endif

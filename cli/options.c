@@ -31,6 +31,14 @@ enum {
     OPT_THRESHOLD,
     OPT_SOFT,
     OPT_HARD,
+    OPT_RULE,
+    OPT_SHRINK,
+    OPT_SIGMA,
+    OPT_YCBCR,
+    OPT_CYCLE_SPIN,
+    OPT_NOISE,
+    OPT_LEVEL_SCALE,
+    OPT_AVERAGE,
 };
 
 typedef struct opt_spec {
@@ -65,9 +73,21 @@ static const opt_spec option_table[] = {
     {"psnr", OPT_PSNR, NULL, OPTS_ROUNDTRIP, "report PSNR (without --psnr or --mse: both)"},
     {"mse", OPT_MSE, NULL, OPTS_ROUNDTRIP, "report MSE"},
     {"keep", OPT_KEEP, "FRACTION", OPTS_ROUNDTRIP, "keep the largest FRACTION (0-1) of detail coefficients, zero the rest"},
-    {"threshold", OPT_THRESHOLD, "T", OPTS_ROUNDTRIP, "threshold detail coefficients at T (hard unless --soft)"},
+    {"threshold", OPT_THRESHOLD, "T", OPTS_ROUNDTRIP | OPTS_DENOISE, "threshold detail coefficients at T (roundtrip: hard unless --soft;\n"
+                                                       "denoise: one threshold in sample units, --shrink applies)"},
     {"soft", OPT_SOFT, NULL, OPTS_ROUNDTRIP, "soft thresholding: shrink towards zero by T"},
     {"hard", OPT_HARD, NULL, OPTS_ROUNDTRIP, "hard thresholding: zero |v| < T (default)"},
+    {"rule", OPT_RULE, "R", OPTS_DENOISE, "threshold rule: bayes (default, BayesShrink per band) or visu\n"
+                                          "(VisuShrink: sigma sqrt(2 ln N))"},
+    {"shrink", OPT_SHRINK, "S", OPTS_DENOISE, "soft (default) or hard shrinkage"},
+    {"sigma", OPT_SIGMA, "S", OPTS_DENOISE, "noise sigma in sample units (0-255 for 8-bit); default: estimated\n"
+                                            "per channel from the finest diagonal band"},
+    {"ycbcr", OPT_YCBCR, NULL, OPTS_DENOISE, "RGB: denoise in YCbCr (scikit-image's BT.601), back to RGB"},
+    {"cycle-spin", OPT_CYCLE_SPIN, "N", OPTS_DENOISE, "average over the circular shifts 0..N on both axes ((N+1)^2 denoises)"},
+    {"noise", OPT_NOISE, "M", OPTS_DENOISE, "gaussian (default) or poisson (Anscombe transform, sigma 1,\n"
+                                            "Makitalo-Foi inverse)"},
+    {"level-scale", OPT_LEVEL_SCALE, "F1,F2,..", OPTS_DENOISE, "multiply the thresholds of level 1 (finest), 2, ... by F1, F2, ..."},
+    {"average", OPT_AVERAGE, NULL, OPTS_SIGMA, "one sigma per image: the mean over channels"},
     {"format", OPT_FORMAT, "F", OPTS_REPORT, "report format: text (default), json (one object a line), tsv;\n"
                                          "infinity is inf (JSON: the string \"inf\")"},
     {"quiet", 'q', NULL, OPTS_GENERAL, "no progress, summary or notes (reports and errors still show)"},
@@ -221,6 +241,33 @@ static int parse_device(const char *cmd, const opt_spec *s, const char *arg, cli
     return CLI_CONTINUE;
 }
 
+/* F1,F2,...: positive factors, at most one per level. */
+static int parse_level_scale(const char *cmd, const opt_spec *s, const char *arg,
+                             wt_denoise_options *d)
+{
+    const char *p = arg;
+    d->nlevel_scale = 0;
+    while (*p) {
+        char *end = NULL;
+        errno = 0;
+        double v = strtod(p, &end);
+        if (end == p || errno || !isfinite(v) || v < 0.0 || d->nlevel_scale == WT_MAX_LEVELS ||
+            (*end && *end != ','))
+            return cli_usage_error(cmd,
+                                   "invalid argument '%s' for option --%s; should be up to %d "
+                                   "numbers >= 0 separated by commas",
+                                   arg, s->name, WT_MAX_LEVELS);
+        d->level_scale[d->nlevel_scale++] = v;
+        p = *end ? end + 1 : end;
+        if (*end && !*p)
+            return cli_usage_error(cmd, "invalid argument '%s' for option --%s; ends with a comma",
+                                   arg, s->name);
+    }
+    return d->nlevel_scale ? CLI_CONTINUE
+                           : cli_usage_error(cmd, "option --%s needs at least one factor",
+                                             s->name);
+}
+
 /* ---- one option ---------------------------------------------------------- */
 
 static int apply_option(const char *cmd, int val, const char *arg, cli_options *o)
@@ -228,6 +275,9 @@ static int apply_option(const char *cmd, int val, const char *arg, cli_options *
     static const char *const scales[] = {"auto", "abs", "offset", NULL};
     static const char *const formats[] = {"text", "json", "tsv", NULL};
     static const char *const depths[] = {"8", "16", NULL};
+    static const char *const rules[] = {"bayes", "visu", NULL};
+    static const char *const shrinks[] = {"soft", "hard", NULL};
+    static const char *const noises[] = {"gaussian", "poisson", NULL};
     const opt_spec *s = spec_of(val);
     int choice = 0, rc = CLI_CONTINUE;
     long long big = 0;
@@ -286,6 +336,23 @@ static int apply_option(const char *cmd, int val, const char *arg, cli_options *
             o->threshold_value = NAN; /* --threshold must follow */
         o->threshold = val == OPT_SOFT ? THRESHOLD_SOFT : THRESHOLD_HARD;
         break;
+    case OPT_RULE:
+        rc = parse_choice(cmd, s, arg, rules, "bayes or visu", &choice);
+        o->denoise.rule = choice ? WT_RULE_VISU : WT_RULE_BAYES;
+        break;
+    case OPT_SHRINK:
+        rc = parse_choice(cmd, s, arg, shrinks, "soft or hard", &choice);
+        o->denoise.soft = choice == 0;
+        break;
+    case OPT_SIGMA: rc = parse_real(cmd, s, arg, 0.0, 1e30, &o->denoise.sigma); break;
+    case OPT_YCBCR: o->denoise.ycbcr = 1; break;
+    case OPT_CYCLE_SPIN: rc = parse_int(cmd, s, arg, 0, 64, &o->denoise.cycle_spin); break;
+    case OPT_NOISE:
+        rc = parse_choice(cmd, s, arg, noises, "gaussian or poisson", &choice);
+        o->denoise.noise = choice ? WT_NOISE_POISSON : WT_NOISE_GAUSSIAN;
+        break;
+    case OPT_LEVEL_SCALE: rc = parse_level_scale(cmd, s, arg, &o->denoise); break;
+    case OPT_AVERAGE: o->average = 1; break;
     case OPT_FORMAT:
         rc = parse_choice(cmd, s, arg, formats, "text, json or tsv", &choice);
         o->format = (report_format)choice;
@@ -373,6 +440,7 @@ static void set_defaults(cli_options *o)
     o->device = "auto";
     o->save.png_level = -1;
     o->suffix = "";
+    wt_denoise_defaults(&o->denoise);
 }
 
 /* Checks between options once all are read. */

@@ -31,6 +31,8 @@ enum {
     OPTS_REPORT = 1u << 6,    /* --format */
     OPTS_ROUNDTRIP = 1u << 7, /* -o --psnr --mse --keep --threshold --soft --hard */
     OPTS_GENERAL = 1u << 8,   /* -q -v -h: every command */
+    OPTS_DENOISE = 1u << 9,   /* --rule --shrink --sigma --ycbcr --cycle-spin --noise --level-scale */
+    OPTS_SIGMA = 1u << 10,    /* --average */
 };
 
 /* What a subcommand is, for parsing and help. */
@@ -60,6 +62,8 @@ typedef struct cli_options {
     int psnr, mse;      /* report fields; neither given = both */
     threshold_kind threshold;
     double threshold_value; /* --threshold T or --keep FRACTION */
+    wt_denoise_options denoise; /* denoise: rule, shrink, sigma, ... (params from -w -l -m) */
+    int average;                /* sigma --average */
     char **args;            /* positional arguments */
     int nargs;
 } cli_options;

@@ -238,6 +238,8 @@ typedef enum job_kind {
     JOB_MOSAIC,
     JOB_ROUNDTRIP,
     JOB_ROUNDTRIP_THRESHOLD, /* forward, --keep/--threshold, inverse, on the engine */
+    JOB_DENOISE,
+    JOB_SIGMA,
 } job_kind;
 
 typedef struct engine_job {
@@ -250,6 +252,9 @@ typedef struct engine_job {
     int depth; /* mosaic bit depth */
     const cli_options *opt; /* thresholded roundtrip: its --keep/--threshold */
     double *kept;           /* thresholded roundtrip: fraction of details kept */
+    const wt_denoise_options *denoise; /* denoise: what to do */
+    wt_denoise_info *info;             /* denoise: what it found */
+    double *sigma;                     /* sigma: one per channel */
 } engine_job;
 
 static wt_status threshold_on(wt_epyramid *ep, const cli_options *o, double *kept)
@@ -290,6 +295,8 @@ static wt_status job_on(wt_engine *e, const engine_job *j)
     case JOB_MOSAIC: return wt_mosaic_image(e, j->params, j->img, j->scale, j->depth, j->out);
     case JOB_ROUNDTRIP: return wt_roundtrip_image(e, j->params, j->img, j->out);
     case JOB_ROUNDTRIP_THRESHOLD: return roundtrip_threshold_on(e, j);
+    case JOB_DENOISE: return wt_denoise_image(e, j->denoise, j->img, j->out, j->info);
+    case JOB_SIGMA: return wt_estimate_sigma(e, j->img, j->sigma);
     }
     return wt_error_set(WT_ERR_INVALID, "unknown engine job");
 }
@@ -546,5 +553,59 @@ wt_status pipeline_compare(const cli_options *opt, const char *a, const char *b,
     layout->pixels = NULL;
     wt_image_free(&ia);
     wt_image_free(&ib);
+    return st;
+}
+
+/* denoise's options for one image: -w -m --method from the command line, the
+ * levels scikit-image's default unless -l was given. */
+static wt_status denoise_options_for(const cli_options *o, const wt_image *img, const char *file,
+                                     wt_denoise_options *d)
+{
+    *d = o->denoise;
+    d->params = o->params;
+    if (o->levels_max)
+        d->params.levels = wt_max_level(img->height, img->width, o->params.wavelet);
+    else if (!o->levels_given)
+        d->params.levels = 0;
+    if (o->threshold != THRESHOLD_NONE) {
+        d->rule = WT_RULE_FIXED;
+        d->threshold = o->threshold_value;
+    }
+    wt_params check = d->params;
+    if (check.levels == 0)
+        check.levels = wt_denoise_levels(img->height, img->width, check.wavelet);
+    return name_error(wt_params_resolve(&check), file);
+}
+
+wt_status pipeline_denoise(pipeline *p, const char *in, const char *out, wt_denoise_info *info)
+{
+    wt_image img = {0}, back = {0};
+    wt_denoise_options d;
+    wt_status st = load_timed(p, in, &img);
+    if (st == WT_OK)
+        st = denoise_options_for(p->opt, &img, in, &d);
+    if (st == WT_OK)
+        st = alloc_like(&img, in, &back);
+    engine_job job = {.kind = JOB_DENOISE, .img = &img, .out = &back, .denoise = &d,
+                      .info = info};
+    if (st == WT_OK)
+        st = engine_run(p, &job, in);
+    if (st == WT_OK)
+        st = save_timed(p, out, &back);
+    wt_image_free(&img);
+    wt_image_free(&back);
+    return st;
+}
+
+wt_status pipeline_sigma(pipeline *p, const char *in, double *sigma, wt_image *layout)
+{
+    wt_image img = {0};
+    wt_status st = load_timed(p, in, &img);
+    engine_job job = {.kind = JOB_SIGMA, .img = &img, .sigma = sigma};
+    if (st == WT_OK)
+        st = engine_run(p, &job, in);
+    *layout = img;
+    layout->pixels = NULL;
+    wt_image_free(&img);
     return st;
 }

@@ -54,6 +54,14 @@ typedef struct roundtrip_result {
  * input; the reconstruction written to @p out unless NULL. */
 wt_status pipeline_roundtrip(pipeline *p, const char *in, const char *out, roundtrip_result *r);
 
+/* denoise: @p in denoised into @p out (same size, channels and depth);
+ * @p info: levels and the sigma of each channel. */
+wt_status pipeline_denoise(pipeline *p, const char *in, const char *out, wt_denoise_info *info);
+
+/* sigma: the noise estimate of each channel of @p in (sample units);
+ * @p layout gets its size, channels and depth (no pixels). */
+wt_status pipeline_sigma(pipeline *p, const char *in, double *sigma, wt_image *layout);
+
 /* compare: quality of @p b against @p a. */
 wt_status pipeline_compare(const cli_options *opt, const char *a, const char *b, wt_quality *q,
                            wt_image *layout);
