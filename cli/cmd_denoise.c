@@ -37,7 +37,7 @@ static char *info_line(const char *file, const wt_denoise_info *info)
     strbuf sb = {0};
     sb_printf(&sb, "%s: levels %d, sigma", file, info->levels);
     for (int c = 0; c < info->channels; c++)
-        sb_printf(&sb, " %.4g", info->sigma[c]);
+        sb_printf(&sb, " %.10g", info->sigma[c]);
     sb_printf(&sb, "\n");
     return sb_finish(&sb);
 }
