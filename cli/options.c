@@ -39,6 +39,7 @@ enum {
     OPT_NOISE,
     OPT_LEVEL_SCALE,
     OPT_AVERAGE,
+    OPT_KEEP_RANK,
 };
 
 typedef struct opt_spec {
@@ -73,6 +74,8 @@ static const opt_spec option_table[] = {
     {"psnr", OPT_PSNR, NULL, OPTS_ROUNDTRIP, "report PSNR (without --psnr or --mse: both)"},
     {"mse", OPT_MSE, NULL, OPTS_ROUNDTRIP, "report MSE"},
     {"keep", OPT_KEEP, "FRACTION", OPTS_ROUNDTRIP, "keep the largest FRACTION (0-1) of detail coefficients, zero the rest"},
+    {"keep-rank", OPT_KEEP_RANK, "R", OPTS_ROUNDTRIP, "--keep ranks norm (default: |c| x the band's synthesis norm, its\n"
+                                                   "share of the reconstruction) or magnitude (|c|)"},
     {"threshold", OPT_THRESHOLD, "T", OPTS_ROUNDTRIP | OPTS_DENOISE, "threshold detail coefficients at T (roundtrip: hard unless --soft;\n"
                                                        "denoise: one threshold in sample units, --shrink applies)"},
     {"soft", OPT_SOFT, NULL, OPTS_ROUNDTRIP, "soft thresholding: shrink towards zero by T"},
@@ -278,6 +281,7 @@ static int apply_option(const char *cmd, int val, const char *arg, cli_options *
     static const char *const rules[] = {"bayes", "visu", NULL};
     static const char *const shrinks[] = {"soft", "hard", NULL};
     static const char *const noises[] = {"gaussian", "poisson", NULL};
+    static const char *const ranks[] = {"norm", "magnitude", NULL};
     const opt_spec *s = spec_of(val);
     int choice = 0, rc = CLI_CONTINUE;
     long long big = 0;
@@ -353,6 +357,10 @@ static int apply_option(const char *cmd, int val, const char *arg, cli_options *
         break;
     case OPT_LEVEL_SCALE: rc = parse_level_scale(cmd, s, arg, &o->denoise); break;
     case OPT_AVERAGE: o->average = 1; break;
+    case OPT_KEEP_RANK:
+        rc = parse_choice(cmd, s, arg, ranks, "norm or magnitude", &choice);
+        o->keep_by_magnitude = choice;
+        break;
     case OPT_FORMAT:
         rc = parse_choice(cmd, s, arg, formats, "text, json or tsv", &choice);
         o->format = (report_format)choice;

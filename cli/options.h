@@ -62,6 +62,7 @@ typedef struct cli_options {
     int psnr, mse;      /* report fields; neither given = both */
     threshold_kind threshold;
     double threshold_value; /* --threshold T or --keep FRACTION */
+    int keep_by_magnitude;  /* --keep-rank magnitude: rank |c| (default: |c| x band norm) */
     wt_denoise_options denoise; /* denoise: rule, shrink, sigma, ... (params from -w -l -m) */
     int average;                /* sigma --average */
     char **args;            /* positional arguments */

@@ -517,6 +517,17 @@ size_t wt_epyramid_details(const wt_epyramid *p, wt_band_ref *sel);
  *  the same @p kept, without moving the pyramid. */
 wt_status wt_epyramid_threshold(wt_epyramid *p, double value, int soft, double *kept);
 wt_status wt_epyramid_keep(wt_epyramid *p, double fraction, double *kept);
+/** L2 norm of the synthesis basis function of band @p band at level @p level
+ *  (1 the finest; WT_BAND_A: of the approximation) of @p w, on an unbounded
+ *  signal: 1 for orthonormal wavelets. A coefficient c of the band adds
+ *  |c| x this norm to the reconstruction. NaN for a level < 1. */
+double wt_band_synthesis_norm(const wt_wavelet *w, int level, wt_band band);
+/** wt_epyramid_keep ranked by |c| x wt_band_synthesis_norm() of the band (each
+ *  coefficient's contribution to the reconstruction) instead of |c|: the same
+ *  kept set for cdf97 and bior4.4 (filters equal up to gains). Orthonormal
+ *  wavelets: exactly wt_epyramid_keep. Float pyramids stay on the engine;
+ *  int32 ones (legall53) are ranked on the host. */
+wt_status wt_epyramid_keep_weighted(wt_epyramid *p, double fraction, double *kept);
 
 
 /* ------------------------------------------------------------------------ */
