@@ -39,16 +39,50 @@ int wt_denoise_levels(size_t height, size_t width, const wt_wavelet *wavelet)
 
 /* ---- one decomposition: sigma, thresholds, shrinkage --------------------- */
 
-/* A channel's own noise: median(|nonzero cD_1|) / Phi^-1(0.75), NaN when the
- * band holds no nonzero coefficient. */
-static wt_status estimate_channels(wt_epyramid *ep, int channels, double *sigma)
+/* Coefficients at most this far from 0 (a fraction of the data's full scale)
+ * count as zero in the noise estimate: scikit-image's "nonzero" taken in exact
+ * arithmetic. Float rounding leaves residues where exact arithmetic gives 0
+ * (haar on integer samples: (a - b) - (c - d) with a - b = c - d), and which
+ * of them come out exactly 0 depends on the engine's and float64's order of
+ * operations; real coefficients of integer samples are far larger. */
+#define ZERO_FRACTION (1.0 / 1048576.0)
+
+/* numpy's median of the |c| > @p zero of one band: by selection on the engine. */
+static wt_status median_above(wt_epyramid *ep, const wt_band_ref *band, const wt_band_stats *s,
+                              double *median)
 {
-    wt_band_ref sel[4];
-    for (int c = 0; c < channels; c++)
+    uint64_t m = s->count - s->at_most, k = s->at_most + m / 2;
+    double hi = NAN, lo = NAN;
+    if (m == 0) {
+        *median = NAN;
+        return WT_OK;
+    }
+    wt_status st = wt_epyramid_kth_abs(ep, band, 1, k, &hi);
+    if (st == WT_OK && m % 2 == 0)
+        st = wt_epyramid_kth_abs(ep, band, 1, k - 1, &lo);
+    *median = m % 2 ? hi : 0.5 * (lo + hi);
+    return st;
+}
+
+/* A channel's own noise: median(|nonzero cD_1|) / Phi^-1(0.75), NaN when the
+ * band holds no nonzero coefficient. @p full_scale: the peak of integer
+ * samples (0 for data that is not integer, YCbCr and Anscombe: only exact
+ * zeros are left out there, as scikit-image does). */
+static wt_status estimate_channels(wt_epyramid *ep, int channels, double full_scale,
+                                   double *sigma)
+{
+    wt_band_ref sel[4] = {{0}};
+    wt_band_stats stats[4];
+    double zero[4] = {0};
+    for (int c = 0; c < channels; c++) {
         sel[c] = (wt_band_ref){1, WT_BAND_D, c};
-    wt_status st = wt_epyramid_median_abs(ep, sel, (size_t)channels, 1, sigma);
-    for (int c = 0; st == WT_OK && c < channels; c++)
+        zero[c] = full_scale * ZERO_FRACTION;
+    }
+    wt_status st = wt_epyramid_reduce(ep, sel, zero, (size_t)channels, stats);
+    for (int c = 0; st == WT_OK && c < channels; c++) {
+        st = median_above(ep, &sel[c], &stats[c], &sigma[c]);
         sigma[c] /= NORM_PPF_075;
+    }
     return st;
 }
 
@@ -101,14 +135,14 @@ static wt_status band_thresholds(wt_epyramid *ep, const wt_denoise_options *o, d
 /* Shrink the details of a forward-transformed pyramid. @p given: sigma per
  * channel in the pyramid's units (NaN: estimated); @p used receives it. */
 static wt_status shrink_pyramid(wt_epyramid *ep, const wt_denoise_options *o, double peak,
-                                 const double *given, double *used)
+                                 double full_scale, const double *given, double *used)
 {
     const wt_pyramid *shape = wt_epyramid_shape(ep);
     int channels = shape->channels;
     double estimated[4] = {NAN, NAN, NAN, NAN};
     wt_status st = WT_OK;
     if (o->rule != WT_RULE_FIXED)
-        st = estimate_channels(ep, channels, estimated);
+        st = estimate_channels(ep, channels, full_scale, estimated);
     for (int c = 0; c < channels; c++)
         used[c] = isnan(given[c]) ? estimated[c] : given[c];
     size_t most = (size_t)3 * (size_t)shape->levels * (size_t)channels;
@@ -173,7 +207,7 @@ static wt_params params_for(const wt_denoise_options *o, const wt_image *img)
 
 /* Forward, shrink, inverse of C planes in place. */
 static wt_status denoise_planes(wt_engine *e, const wt_denoise_options *o, const wt_params *p,
-                                size_t h, size_t w, int channels, double peak,
+                                size_t h, size_t w, int channels, double peak, double full_scale,
                                 const double *given, double *used, float *planes)
 {
     wt_epyramid *ep = NULL;
@@ -181,7 +215,7 @@ static wt_status denoise_planes(wt_engine *e, const wt_denoise_options *o, const
     if (st == WT_OK)
         st = wt_epyramid_forward(ep, planes);
     if (st == WT_OK)
-        st = shrink_pyramid(ep, o, peak, given, used);
+        st = shrink_pyramid(ep, o, peak, full_scale, given, used);
     if (st == WT_OK)
         st = wt_epyramid_inverse(ep, planes);
     wt_epyramid_destroy(ep);
@@ -263,7 +297,7 @@ static wt_status denoise_ycbcr(wt_engine *e, const wt_denoise_options *o, const 
         for (size_t i = 0; i < n; i++)
             work[i] = (float)((ch[i] - lo) / range);
         double g = given[c] / range;
-        st = denoise_planes(e, o, p, h, w, 1, 1.0, &g, &used[c], work);
+        st = denoise_planes(e, o, p, h, w, 1, 1.0, 0.0, &g, &used[c], work);
         for (size_t i = 0; st == WT_OK && i < n; i++)
             ch[i] = (double)work[i] * range + lo;
         used[c] *= range;
@@ -330,7 +364,8 @@ static wt_status denoise_sample_planes(wt_engine *e, const wt_denoise_options *o
             work[i] = (float)(poisson ? anscombe(x[i]) : x[i]);
         for (int c = 0; c < channels && !poisson; c++)
             given[c] *= peak;
-        st = denoise_planes(e, o, p, h, w, channels, poisson ? 1.0 : peak, given, used, work);
+        st = denoise_planes(e, o, p, h, w, channels, poisson ? 1.0 : peak,
+                            poisson ? 0.0 : peak, given, used, work);
         for (size_t i = 0; i < (size_t)channels * n; i++)
             x[i] = poisson ? anscombe_inverse(work[i]) : work[i];
     }
@@ -403,7 +438,7 @@ static wt_status denoise_resident(wt_engine *e, const wt_denoise_options *o, con
     if (st == WT_OK)
         st = wt_epyramid_forward_image(ep, in);
     if (st == WT_OK)
-        st = shrink_pyramid(ep, o, peak_of(in), given, used);
+        st = shrink_pyramid(ep, o, peak_of(in), peak_of(in), given, used);
     if (st == WT_OK)
         st = wt_epyramid_inverse_image(ep, out);
     wt_epyramid_destroy(ep);
@@ -441,7 +476,7 @@ wt_status wt_estimate_sigma(wt_engine *engine, const wt_image *img, double *sigm
     if (st == WT_OK)
         st = wt_epyramid_forward_image(ep, img);
     if (st == WT_OK)
-        st = estimate_channels(ep, img->channels, sigma);
+        st = estimate_channels(ep, img->channels, img->bit_depth > 8 ? 65535.0 : 255.0, sigma);
     wt_epyramid_destroy(ep);
     return st;
 }

@@ -332,6 +332,9 @@ for line, n in zip(p.stdout.splitlines(), ALL):
     ref = np.atleast_1d(estimate_sigma(img, channel_axis=channel_axis(img)))
     for c, (s, f) in enumerate(zip(got["sigma"], got["sigma_fraction"])):
         r = ref[c]
+        if s is None and abs(r) < 1e-6 * peak:  # a band of rounding residues: no noise to measure
+            print(f"ok sigma {n} channel {c}: none (scikit-image: rounding residue {r:.3g})")
+            continue
         # 1e-6 of full scale absolute: a band of float rounding noise (one row)
         if not (abs(s - r) <= 1e-5 * abs(r) + 1e-6 * peak and abs(f - r / peak) <= 1e-5 * abs(r / peak) + 1e-6):
             fail(f"sigma {n} channel {c}: {s} ({f}) vs estimate_sigma {r}")
