@@ -2,7 +2,6 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
-#include <strings.h>
 
 #include "batch.h"
 #include "commands.h"
@@ -21,7 +20,9 @@ static const cli_command denoise_command = {
     "the approximation kept, then reconstructed at the input's size and depth\n"
     "(clipped, rounded half to even). --threshold T uses one threshold instead.\n"
     "--noise poisson: Anscombe transform, denoise with sigma 1, Makitalo-Foi\n"
-    "inverse. -v prints the levels and sigma of each file.",
+    "inverse. -v prints the levels and sigma of each file. OUT is {IMAGES}; with\n"
+    "-O, each INPUT (a file, or a directory walked for {IMAGES}) gives\n"
+    "DIR/STEM[SUFFIX].EXT.",
     OPTS_TRANSFORM | OPTS_ENGINE | OPTS_LOAD | OPTS_SAVE | OPTS_BATCH | OPTS_DENOISE,
     1,
     -1,
@@ -52,20 +53,6 @@ static void denoise_one(void *arg, batch_item *item)
         item->report = info_line(item->input, &info);
 }
 
-/* The output is an image: .png or .jpg. */
-static int check_output(const cli_options *o)
-{
-    if (o->ext && strcasecmp(o->ext, "npz") == 0)
-        return cli_usage_error("denoise", "--ext npz: denoise writes images (png, jpg)");
-    if (o->outdir || o->nargs != 2)
-        return CLI_CONTINUE;
-    wt_file_format f = cli_output_format(o, o->args[1]);
-    if (f == WT_FORMAT_PNG || f == WT_FORMAT_JPEG)
-        return CLI_CONTINUE;
-    return cli_usage_error("denoise", "%s: unknown output type; use .png, .jpg or .jpeg",
-                           o->args[1]);
-}
-
 static int check_denoise_options(const cli_options *o)
 {
     if (o->threshold == THRESHOLD_SOFT || o->threshold == THRESHOLD_HARD) {
@@ -82,10 +69,12 @@ int cmd_denoise(int argc, char **argv)
     cli_options o;
     denoise_ctx ctx = {0};
     int rc = cli_parse(&denoise_command, argc, argv, &o);
-    batch_plan plan = {"denoise", 1, NULL, o.outdir, o.suffix, o.ext, "png", batch_image_exts};
+    batch_plan plan = {"denoise", 1, NULL, o.outdir, o.suffix, o.ext, CLI_DEFAULT_EXT,
+                       WT_HOLDS_IMAGE};
     ctx.verbose = o.verbose;
     if (rc == CLI_CONTINUE)
-        rc = check_output(&o);
+        rc = cli_check_output("denoise", &o, !o.outdir && o.nargs == 2 ? o.args[1] : NULL,
+                              WT_HOLDS_IMAGE);
     if (rc == CLI_CONTINUE)
         rc = check_denoise_options(&o);
     if (rc == CLI_CONTINUE)

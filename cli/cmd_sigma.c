@@ -16,7 +16,7 @@ static const cli_command sigma_command = {
     "the nonzero |c| of the diagonal band / 0.6745. Each value in sample units\n"
     "(0-255 for 8-bit) and as a fraction of full scale (what scikit-image reports\n"
     "for img_as_float images). nan: the band has no nonzero coefficient.\n"
-    "Inputs may be directories (walked for .png/.jpg/.jpeg).",
+    "Inputs may be directories (walked for {IMAGES}).",
     OPTS_ENGINE | OPTS_LOAD | OPTS_REPORT | OPTS_SIGMA,
     1,
     -1,
@@ -116,7 +116,7 @@ int cmd_sigma(int argc, char **argv)
     cli_options o;
     sigma_ctx ctx = {0};
     int rc = cli_parse(&sigma_command, argc, argv, &o);
-    batch_plan plan = {"sigma", 0, NULL, NULL, NULL, NULL, NULL, batch_image_exts};
+    batch_plan plan = {"sigma", 0, NULL, NULL, NULL, NULL, NULL, WT_HOLDS_IMAGE};
     ctx.format = o.format;
     ctx.average = o.average;
     if (rc == CLI_CONTINUE)
