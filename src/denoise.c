@@ -39,7 +39,7 @@ int wt_denoise_levels(size_t height, size_t width, const wt_wavelet *wavelet)
 
 /* ---- one decomposition: sigma, thresholds, shrinkage --------------------- */
 
-/* Coefficients at most this far from 0 (a fraction of the data's full scale)
+/* Coefficients closer than this to 0 (a fraction of the data's full scale)
  * count as zero in the noise estimate: scikit-image's "nonzero" taken in exact
  * arithmetic. Float rounding leaves residues where exact arithmetic gives 0
  * (haar on integer samples: (a - b) - (c - d) with a - b = c - d), and which
@@ -47,42 +47,29 @@ int wt_denoise_levels(size_t height, size_t width, const wt_wavelet *wavelet)
  * operations; real coefficients of integer samples are far larger. */
 #define ZERO_FRACTION (1.0 / 1048576.0)
 
-/* numpy's median of the |c| > @p zero of one band: by selection on the engine. */
-static wt_status median_above(wt_epyramid *ep, const wt_band_ref *band, const wt_band_stats *s,
-                              double *median)
-{
-    uint64_t m = s->count - s->at_most, k = s->at_most + m / 2;
-    double hi = NAN, lo = NAN;
-    if (m == 0) {
-        *median = NAN;
-        return WT_OK;
-    }
-    wt_status st = wt_epyramid_kth_abs(ep, band, 1, k, &hi);
-    if (st == WT_OK && m % 2 == 0)
-        st = wt_epyramid_kth_abs(ep, band, 1, k - 1, &lo);
-    *median = m % 2 ? hi : 0.5 * (lo + hi);
-    return st;
-}
-
 /* A channel's own noise: median(|nonzero cD_1|) / Phi^-1(0.75), NaN when the
  * band holds no nonzero coefficient. @p full_scale: the peak of integer
- * samples (0 for data that is not integer, YCbCr and Anscombe: only exact
- * zeros are left out there, as scikit-image does). */
+ * samples; the residues |c| < full_scale * ZERO_FRACTION are set to the 0
+ * they are in exact arithmetic first (by then they are noise in the finest
+ * band, which shrinkage zeroes anyway). 0 for data that is not integer
+ * (YCbCr, Anscombe): only exact zeros are left out there, as scikit-image
+ * does. */
 static wt_status estimate_channels(wt_epyramid *ep, int channels, double full_scale,
                                    double *sigma)
 {
     wt_band_ref sel[4] = {{0}};
-    wt_band_stats stats[4];
     double zero[4] = {0};
     for (int c = 0; c < channels; c++) {
         sel[c] = (wt_band_ref){1, WT_BAND_D, c};
         zero[c] = full_scale * ZERO_FRACTION;
     }
-    wt_status st = wt_epyramid_reduce(ep, sel, zero, (size_t)channels, stats);
-    for (int c = 0; st == WT_OK && c < channels; c++) {
-        st = median_above(ep, &sel[c], &stats[c], &sigma[c]);
+    wt_status st = WT_OK;
+    if (full_scale > 0.0)
+        st = wt_epyramid_map(ep, WT_OP_HARD, sel, zero, (size_t)channels);
+    if (st == WT_OK)
+        st = wt_epyramid_median_abs(ep, sel, (size_t)channels, 1, sigma);
+    for (int c = 0; st == WT_OK && c < channels; c++)
         sigma[c] /= NORM_PPF_075;
-    }
     return st;
 }
 
@@ -141,7 +128,10 @@ static wt_status shrink_pyramid(wt_epyramid *ep, const wt_denoise_options *o, do
     int channels = shape->channels;
     double estimated[4] = {NAN, NAN, NAN, NAN};
     wt_status st = WT_OK;
-    if (o->rule != WT_RULE_FIXED)
+    int estimate = 0;
+    for (int c = 0; c < channels; c++)
+        estimate |= isnan(given[c]);
+    if (o->rule != WT_RULE_FIXED && estimate)
         st = estimate_channels(ep, channels, full_scale, estimated);
     for (int c = 0; c < channels; c++)
         used[c] = isnan(given[c]) ? estimated[c] : given[c];
