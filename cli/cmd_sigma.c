@@ -8,19 +8,35 @@
 #include "pipeline.h"
 #include "report.h"
 
-static const cli_command sigma_command = {
-    "sigma",
-    "[options] INPUT...",
-    "Estimate the Gaussian noise sigma of each channel as scikit-image 0.19.3's\n"
-    "estimate_sigma(img, channel_axis=-1) does: one-level db2 transform, median of\n"
-    "the nonzero |c| of the diagonal band / 0.6745. Each value in sample units\n"
-    "(0-255 for 8-bit) and as a fraction of full scale (what scikit-image reports\n"
-    "for img_as_float images). nan: the band has no nonzero coefficient.\n"
-    "Inputs may be directories (walked for {IMAGES}).",
-    OPTS_ENGINE | OPTS_LOAD | OPTS_REPORT | OPTS_SIGMA,
-    1,
-    -1,
-};
+/* ---- one file ---------------------------------------------------------------- */
+
+typedef struct sigma_job {
+    const wt_image *img;
+    double *sigma;
+} sigma_job;
+
+static wt_status sigma_on(wt_engine *e, void *arg)
+{
+    sigma_job *j = arg;
+    return wt_estimate_sigma(e, j->img, j->sigma);
+}
+
+/* The noise estimate of each channel of @p in (sample units); @p layout gets
+ * its size, channels and depth (no pixels). */
+static wt_status sigma_file(pipeline *p, const char *in, double *sigma, wt_image *layout)
+{
+    wt_image img = {0};
+    wt_status st = pipeline_load(p, in, &img);
+    sigma_job job = {&img, sigma};
+    if (st == WT_OK)
+        st = pipeline_engine_run(p, sigma_on, &job, in);
+    *layout = img;
+    layout->pixels = NULL;
+    wt_image_free(&img);
+    return st;
+}
+
+/* ---- the command --------------------------------------------------------------- */
 
 typedef struct sigma_ctx {
     pipeline pipe;
@@ -99,7 +115,7 @@ static void sigma_one(void *arg, batch_item *item)
     sigma_ctx *ctx = arg;
     double sigma[4];
     wt_image layout;
-    wt_status st = pipeline_sigma(&ctx->pipe, item->input, sigma, &layout);
+    wt_status st = sigma_file(&ctx->pipe, item->input, sigma, &layout);
     batch_item_result(item, st);
     if (st == WT_OK)
         item->report = sigma_report(ctx, item->input, &layout, sigma);
@@ -111,15 +127,28 @@ static void sigma_header(void *arg, FILE *report)
         fputs("file\tchannel\tsigma\tsigma_fraction\n", report);
 }
 
-int cmd_sigma(int argc, char **argv)
+static int run_sigma(const cli_options *o)
 {
-    cli_options o;
     sigma_ctx ctx = {0};
-    int rc = cli_parse(&sigma_command, argc, argv, &o);
     batch_plan plan = {"sigma", 0, NULL, NULL, NULL, NULL, NULL, WT_HOLDS_IMAGE};
-    ctx.format = o.format;
-    ctx.average = o.average;
-    if (rc == CLI_CONTINUE)
-        rc = pipeline_run_files(&ctx.pipe, &o, &plan, sigma_one, &ctx, stdout, sigma_header);
-    return rc;
+    ctx.format = o->format;
+    ctx.average = o->average;
+    return pipeline_run_files(&ctx.pipe, o, &plan, sigma_one, &ctx, stdout, sigma_header);
 }
+
+const cli_command cmd_sigma = {
+    .name = "sigma",
+    .synopsis = "[options] INPUT...",
+    .tagline = "INPUT...: noise estimate = skimage estimate_sigma",
+    .summary =
+        "Estimate the Gaussian noise sigma of each channel as scikit-image 0.19.3's\n"
+        "estimate_sigma(img, channel_axis=-1) does: one-level db2 transform, median of\n"
+        "the nonzero |c| of the diagonal band / 0.6745. Each value in sample units\n"
+        "(0-255 for 8-bit) and as a fraction of full scale (what scikit-image reports\n"
+        "for img_as_float images). nan: the band has no nonzero coefficient.\n"
+        "Inputs may be directories (walked for {IMAGES}).",
+    .groups = OPTS_ENGINE | OPTS_LOAD | OPTS_REPORT | OPTS_SIGMA,
+    .min_args = 1,
+    .max_args = -1,
+    .run = run_sigma,
+};
