@@ -99,6 +99,8 @@ static void denoise_one(void *arg, batch_item *item)
 
 static int check_denoise_options(const cli_options *o)
 {
+    if (o->levels_given && !o->levels_max && o->params.levels == 0)
+        return cli_usage_error("denoise", "-l 0: denoise needs at least 1 level");
     if (o->threshold != THRESHOLD_NONE && o->denoise.rule == WT_RULE_VISU)
         return cli_usage_error("denoise", "--threshold and --rule exclude each other");
     if (o->denoise.ycbcr && o->denoise.noise == WT_NOISE_POISSON)
