@@ -345,9 +345,7 @@ static wt_status denoise_sample_planes(wt_engine *e, const wt_denoise_options *o
             x[i] /= peak;
         st = denoise_ycbcr(e, o, p, h, w, given, x, work, used);
         for (size_t i = 0; i < 3 * n; i++)
-            x[i] *= peak;
-        for (int c = 0; c < 3; c++)
-            used[c] *= peak;
+            x[i] *= peak; /* sigma stays in YCbCr units (Y' 16-235) */
     } else {
         int poisson = o->noise == WT_NOISE_POISSON;
         for (size_t i = 0; i < (size_t)channels * n; i++)

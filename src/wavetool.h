@@ -606,7 +606,8 @@ typedef struct wt_denoise_options {
 typedef struct wt_denoise_info {
     int levels;      /**< levels of the decomposition */
     int channels;
-    double sigma[4]; /**< sigma used per channel (sample units; YCbCr: of the YCbCr channel,
+    double sigma[4]; /**< sigma used per channel (sample units; YCbCr: of the YCbCr channel
+                          in scikit-image's units, Y' 16-235,
                           Poisson: 1 in Anscombe units; NaN: no nonzero finest diagonal
                           coefficient, the channel is left as it is). With cycle
                           spinning: of the unshifted image. */
