@@ -197,7 +197,7 @@ static int run_bench_pipeline(const cli_options *o)
         }
     }
     batch_plan plan = {"bench --pipeline", 0, NULL, tmpdir[0] ? tmpdir : o->outdir, o->suffix,
-                       o->ext, "png", batch_image_exts};
+                       o->ext, CLI_DEFAULT_EXT, WT_HOLDS_IMAGE};
     if (rc == CLI_CONTINUE)
         rc = batch_plan_files(&b, &plan, o->args, o->nargs);
     if (rc == CLI_CONTINUE)
@@ -216,7 +216,7 @@ const cli_command cmd_bench_pipeline = {
     .tagline = "the batch path of decompose against decode+encode alone",
     .summary =
         "Time `wavetool decompose -O DIR INPUT...` (PNG mosaics unless --ext) over the\n"
-        "inputs (files, or directories walked for .png/.jpg/.jpeg): first a warm-up\n"
+        "inputs (files, or directories walked for {IMAGES}): first a warm-up\n"
         "over one file per worker, then the files through decode and encode only (the\n"
         "decoded image written instead of the mosaic), then the whole path. Prints\n"
         "images/s, MPixel/s and the time split (CPU seconds summed over workers), and\n"

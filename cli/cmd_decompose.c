@@ -59,9 +59,10 @@ static void fill_meta(const wt_params *params, const wt_image *img, wt_npz_meta 
     meta->color = img->color;
 }
 
+/* --depth, or the input's depth as the output format holds it (JPEG: 8) */
 static int mosaic_depth(const cli_options *o, const wt_image *img, wt_file_format format)
 {
-    return o->depth ? o->depth : (format == WT_FORMAT_JPEG ? 8 : img->bit_depth);
+    return o->depth ? o->depth : wt_format_depth(format, img->bit_depth);
 }
 
 /* The mosaic of @p img, drawn by the engine, into @p out. */
@@ -95,6 +96,13 @@ static wt_status write_coefficients(pipeline *p, const wt_image *img, const wt_p
     return st;
 }
 
+/* 1 when @p out (with --ext for '-') is a coefficient file */
+static int writes_coefficients(const cli_options *o, const char *out)
+{
+    const wt_format_info *info = wt_format_describe(cli_output_format(o, out));
+    return info && (info->holds & WT_HOLDS_COEFFS);
+}
+
 /* Decode @p in and find its transform; then the mosaic or coefficients, or
  * (@p transcode_only) the decoded image itself, into @p out. */
 static wt_status decompose_or_transcode(pipeline *p, const char *in, const char *out,
@@ -107,7 +115,7 @@ static wt_status decompose_or_transcode(pipeline *p, const char *in, const char 
         st = pipeline_params_for(p->opt, &img, in, &params);
     if (st == WT_OK && transcode_only)
         st = pipeline_save(p, out, &img);
-    else if (st == WT_OK && cli_output_format(p->opt, out) == WT_FORMAT_NPZ)
+    else if (st == WT_OK && writes_coefficients(p->opt, out))
         st = write_coefficients(p, &img, &params, in, out);
     else if (st == WT_OK)
         st = write_mosaic(p, &img, &params, in, out);
@@ -132,23 +140,13 @@ static void decompose_one(void *ctx, batch_item *item)
     batch_item_result(item, decompose_file(ctx, item->input, item->output));
 }
 
-/* The output type must be one decompose writes. */
-static int check_output(const cli_options *o)
-{
-    if (o->outdir || wt_format_from_path(o->args[1]) != WT_FORMAT_UNKNOWN ||
-        (o->args[1][0] == '-' && !o->args[1][1]))
-        return CLI_CONTINUE;
-    return cli_usage_error("decompose", "%s: unknown output type; use .png, .jpg, .jpeg or .npz",
-                           o->args[1]);
-}
-
 static int run_decompose(const cli_options *o)
 {
     pipeline p = {0};
-    batch_plan plan = {"decompose", 1, NULL, o->outdir, o->suffix, o->ext, "png", batch_image_exts};
-    int rc = CLI_CONTINUE;
-    if (!o->outdir && o->nargs == 2)
-        rc = check_output(o);
+    batch_plan plan = {"decompose", 1, NULL, o->outdir, o->suffix, o->ext, CLI_DEFAULT_EXT,
+                       WT_HOLDS_IMAGE};
+    int rc = cli_check_output("decompose", o, !o->outdir && o->nargs == 2 ? o->args[1] : NULL,
+                              WT_HOLDS_IMAGE | WT_HOLDS_COEFFS);
     if (rc == CLI_CONTINUE)
         rc = pipeline_run_files(&p, o, &plan, decompose_one, &p, stdout, NULL);
     return rc;
@@ -157,15 +155,15 @@ static int run_decompose(const cli_options *o)
 const cli_command cmd_decompose = {
     .name = "decompose",
     .synopsis = "[options] IN OUT\n       wavetool decompose [options] -O DIR INPUT...",
-    .tagline = "IN OUT: subband mosaic (.png/.jpg) or coefficients (.npz)",
+    .tagline = "IN OUT: subband mosaic ({IMAGES}) or coefficients ({COEFFS})",
     .summary =
         "Decompose an image into a multi-level 2D discrete wavelet transform.\n"
-        "OUT ending in .png or .jpg gets a mosaic of all subbands, laid out as\n"
+        "OUT ending in {IMAGES} gets a mosaic of all subbands, laid out as\n"
         "pywt.coeffs_to_array does (cA top-left; per level cV top-right, cH bottom-left,\n"
-        "cD bottom-right), each band scaled for display; .npz gets the coefficients\n"
+        "cD bottom-right), each band scaled for display; {COEFFS} gets the coefficients\n"
         "(float32, int32 for legall53), readable with numpy.load. '-' is standard\n"
         "input or output (its type from --ext, default png). With -O, each INPUT (a file,\n"
-        "or a directory walked for .png/.jpg/.jpeg) gives DIR/STEM[SUFFIX].EXT.",
+        "or a directory walked for {IMAGES}) gives DIR/STEM[SUFFIX].EXT.",
     .groups = OPTS_TRANSFORM | OPTS_ENGINE | OPTS_LOAD | OPTS_SAVE | OPTS_MOSAIC | OPTS_BATCH,
     .min_args = 1,
     .max_args = -1,

@@ -53,11 +53,14 @@ static void print_help(FILE *out)
     fputs("Usage: wavetool COMMAND [options] ARGS...\n"
           "       wavetool COMMAND --help\n"
           "       wavetool --help | --version\n\n"
-          "Multi-level 2D discrete wavelet transforms of PNG and JPEG images.\n\n"
+          "Multi-level 2D discrete wavelet transforms of images.\n\n"
           "Commands:\n",
           out);
-    for (size_t i = 0; i < COMMAND_COUNT; i++)
-        fprintf(out, "  %-12s %s\n", commands[i]->name, commands[i]->tagline);
+    for (size_t i = 0; i < COMMAND_COUNT; i++) {
+        char tagline[256];
+        fprintf(out, "  %-12s %s\n", commands[i]->name,
+                cli_expand_formats(commands[i]->tagline, tagline, sizeof tagline));
+    }
     fputs("\nCommon options: -w/--wavelet NAME (haar), -l/--levels N|max (3),\n"
           "-m/--mode MODE (symmetric), --method auto|conv|lifting, --device\n"
           "auto|cpu|cuda[:N], -j/--jobs N, -q/--quiet, -v/--verbose, --format text|json|tsv.\n"
