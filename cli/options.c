@@ -587,6 +587,15 @@ wt_file_format cli_output_format(const cli_options *o, const char *path)
     return wt_format_from_path(path);
 }
 
+int cli_run(const cli_command *cmd, int argc, char **argv)
+{
+    if (cmd->variant_flag && argc > 1 && strcmp(argv[1], cmd->variant_flag) == 0)
+        return cli_run(cmd->variant, argc - 1, argv + 1);
+    cli_options o;
+    int rc = cli_parse(cmd, argc, argv, &o);
+    return rc == CLI_CONTINUE ? cmd->run(&o) : rc;
+}
+
 /* 1 when @p format is known and holds any of @p writes */
 static int format_holds(wt_file_format format, unsigned writes)
 {
@@ -660,13 +669,4 @@ const char *cli_expand_formats(const char *text, char *buf, size_t size)
     }
     buf[len] = '\0';
     return buf;
-}
-
-int cli_run(const cli_command *cmd, int argc, char **argv)
-{
-    if (cmd->variant_flag && argc > 1 && strcmp(argv[1], cmd->variant_flag) == 0)
-        return cli_run(cmd->variant, argc - 1, argv + 1);
-    cli_options o;
-    int rc = cli_parse(cmd, argc, argv, &o);
-    return rc == CLI_CONTINUE ? cmd->run(&o) : rc;
 }
