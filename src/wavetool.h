@@ -273,25 +273,34 @@ wt_status wt_image_save(const char *path, const wt_image *img, const wt_save_opt
 /** @name Atomic output files (src/outfile.c) */
 
 /** An output being written: a temporary file in the target's directory, renamed
- *  into place by wt_outfile_commit(); removed by wt_outfile_abort(), and by
- *  wt_outfile_abort_all() (async-signal-safe) from a signal handler. */
+ *  into place by wt_outfile_commit(); removed by wt_outfile_abort(). A program
+ *  that removes temporary files on fatal signals learns of them through
+ *  wt_outfile_set_temp_hooks(). The file never gets descriptor 0, 1 or 2. */
 typedef struct wt_outfile {
     void *fp;            /**< FILE* to write to */
     char final_path[4096];
     char tmp_path[4096];
     int is_stdout;
-    int slot;
+    int token;           /**< the create hook's, for its forget hook */
 } wt_outfile;
 
 wt_status wt_outfile_open(wt_outfile *f, const char *path);
 /** Flush, fsync-free close and rename. Any write error seen: WT_ERR_IO, nothing left behind. */
 wt_status wt_outfile_commit(wt_outfile *f);
 void wt_outfile_abort(wt_outfile *f);
-void wt_outfile_abort_all(void);
-/** For a fatal-signal handler in a threaded program: wt_outfile_abort_all(),
- *  and from then on wt_outfile_open() creates nothing (fails with EINTR), so
- *  no worker leaves a temporary file before the process dies. Async-signal-safe. */
-void wt_outfile_shutdown(void);
+
+/** How temporary output files are made and let go of, process-wide (the
+ *  program's business, e.g. cli/process.c: a list its fatal-signal handler
+ *  empties). create: mkstemp()'s job on the template @p tmpl (the name is
+ *  written back), returning the descriptor or -1 with errno, and setting
+ *  *token; forget: the file @p tmpl made with @p token was renamed or removed.
+ *  Both are called from any thread. Default (or NULL): mkostemp() alone. */
+typedef struct wt_temp_hooks {
+    int (*create)(char *tmpl, int *token);
+    void (*forget)(const char *tmpl, int token);
+} wt_temp_hooks;
+/** Set before the first output is opened; @p hooks must outlive every output. */
+void wt_outfile_set_temp_hooks(const wt_temp_hooks *hooks);
 /** 1 when both paths exist and are the same file (device and inode): an output
  *  must never replace its input. */
 int wt_same_file(const char *a, const char *b);
