@@ -277,6 +277,13 @@ typedef struct file_id {
     size_t item;
 } file_id;
 
+/* The file an input names; "-": the file standard input is (a file
+ * redirected with '<' can be an output's too). */
+static int stat_input(const char *input, struct stat *st)
+{
+    return strcmp(input, "-") == 0 ? fstat(STDIN_FILENO, st) : stat(input, st);
+}
+
 static int compare_ids(const void *a, const void *b)
 {
     const file_id *x = a, *y = b;
@@ -295,7 +302,7 @@ static int fail_outputs_onto_inputs(batch *b)
     if (!ids)
         return out_of_memory();
     for (size_t i = 0; i < b->count; i++)
-        if (strcmp(b->items[i].input, "-") != 0 && stat(b->items[i].input, &st) == 0)
+        if (stat_input(b->items[i].input, &st) == 0)
             ids[n++] = (file_id){st.st_dev, st.st_ino, i};
     qsort(ids, n, sizeof *ids, compare_ids);
     for (size_t i = 0; i < b->count; i++) {
@@ -370,11 +377,11 @@ static void preflight(const batch_run_options *opt, batch_item *it)
         return;
     if (stat(it->output, &out) != 0)
         return;
-    if (strcmp(it->input, "-") != 0 && stat(it->input, &in) == 0 && in.st_dev == out.st_dev &&
-        in.st_ino == out.st_ino) {
+    if (stat_input(it->input, &in) == 0 && in.st_dev == out.st_dev && in.st_ino == out.st_ino) {
         it->state = ITEM_FAILED;
         it->message = batch_strdupf("%s: output %s is the input file; not overwritten",
-                                    it->input, it->output);
+                                    strcmp(it->input, "-") == 0 ? "(stdin)" : it->input,
+                                    it->output);
     } else if (opt->no_clobber) {
         it->state = ITEM_SKIPPED;
         if (opt->verbose)

@@ -253,7 +253,12 @@ static int apply_option(const char *cmd, int val, const char *arg, cli_options *
         rc = parse_choice(cmd, s, arg, depths, "8 or 16", &choice);
         o->depth = choice ? 16 : 8;
         break;
-    case 'O': o->outdir = arg; break;
+    case 'O':
+        o->outdir = arg;
+        if (!*arg)
+            rc = cli_usage_error(cmd, "invalid argument '' for option --outdir; should be a "
+                                      "directory");
+        break;
     case OPT_SUFFIX:
         o->suffix = arg;
         if (strchr(arg, '/'))
@@ -263,11 +268,16 @@ static int apply_option(const char *cmd, int val, const char *arg, cli_options *
         break;
     case OPT_EXT: rc = parse_ext(cmd, s, arg, o); break;
     case 'n': o->no_clobber = 1; break;
-    case 'o': o->output = arg; break;
+    case 'o':
+        o->output = arg;
+        if (!*arg)
+            rc = cli_usage_error(cmd, "invalid argument '' for option --output; should be a "
+                                      "file name or -");
+        break;
     case OPT_PSNR: o->psnr = 1; break;
     case OPT_MSE: o->mse = 1; break;
-    case OPT_KEEP:
-        if (o->threshold != THRESHOLD_NONE)
+    case OPT_KEEP: /* given again: the last value wins */
+        if (o->threshold != THRESHOLD_NONE && o->threshold != THRESHOLD_KEEP)
             return cli_usage_error(cmd, "--keep and --threshold exclude each other");
         o->threshold = THRESHOLD_KEEP;
         rc = parse_real(cmd, s, arg, 0.0, 1.0, &o->threshold_value);
@@ -327,7 +337,9 @@ static void build_tables(unsigned groups, getopt_tables *t)
 static const char *offending_option(char **argv, int index, int optopt_char, char *buf,
                                     size_t size)
 {
-    if (optopt_char && optopt_char < 256)
+    if (strncmp(argv[index], "--", 2) == 0) /* --name=value: not the short letter */
+        snprintf(buf, size, "%.*s", (int)strcspn(argv[index], "="), argv[index]);
+    else if (optopt_char && optopt_char < 256)
         snprintf(buf, size, "-%c", optopt_char);
     else if (optopt_char)
         snprintf(buf, size, "--%s", spec_of(optopt_char)->name);
@@ -360,6 +372,8 @@ static int bad_option(const cli_command *cmd, char **argv, int c, unsigned group
     if (s && !(s->group & groups))
         return cli_usage_error(cmd->name, "option '%s' does not apply to '%s'", given,
                                cmd->name);
+    if (s && !s->arg && strchr(argv[optind - 1], '='))
+        return cli_usage_error(cmd->name, "option '%s' doesn't allow an argument", given);
     return cli_usage_error(cmd->name, "unrecognized option '%s'", given);
 }
 
