@@ -152,10 +152,11 @@ static int add_directory(batch *b, const char *dir, const char *const *exts)
     int rc = 0;
     walk(dir, exts, 0, &found, &unreadable);
     if (!found.count && !unreadable.count && !found.failed) {
-        fprintf(stderr, "wavetool: %s: no ", dir);
+        char names[64] = "";
         for (int i = 0; exts[i]; i++)
-            fprintf(stderr, "%s.%s", i ? "/" : "", exts[i]);
-        fputs(" files found\n", stderr);
+            snprintf(names + strlen(names), sizeof names - strlen(names), "%s.%s",
+                     i ? "/" : "", exts[i]);
+        cli_error("%s: no %s files found", dir, names);
     }
     if (found.count) /* qsort needs a non-NULL array even for zero elements */
         qsort(found.paths, found.count, sizeof *found.paths, compare_paths);
@@ -222,7 +223,7 @@ static int make_directory(const char *dir)
     else if (!err && !S_ISDIR(st.st_mode))
         err = ENOTDIR;
     if (err)
-        fprintf(stderr, "wavetool: %s: %s\n", dir, strerror(err));
+        cli_error("%s: %s", dir, strerror(err));
     free(path);
     return err ? -1 : 0;
 }
@@ -406,7 +407,7 @@ static void flush_in_order(runner *r, size_t just_done)
         r->skipped += it->state == ITEM_SKIPPED;
         if (it->message) {
             clear_progress(r);
-            fprintf(stderr, "wavetool: %s\n", it->message);
+            cli_error("%s", it->message);
         }
         if (it->report) {
             fputs(it->report, r->opt->report);

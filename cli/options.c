@@ -76,12 +76,27 @@ static const opt_spec option_table[] = {
 };
 #define OPTION_COUNT (sizeof option_table / sizeof option_table[0])
 
+static void print_escaped(const char *fmt, va_list ap)
+{
+    char raw[4096], shown[4096];
+    vsnprintf(raw, sizeof raw, fmt, ap);
+    fprintf(stderr, "wavetool: %s", wt_escape_controls(shown, sizeof shown, raw));
+}
+
+void cli_error(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    print_escaped(fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+}
+
 int cli_usage_error(const char *cmd, const char *fmt, ...)
 {
     va_list ap;
-    fputs("wavetool: ", stderr);
     va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
+    print_escaped(fmt, ap);
     va_end(ap);
     if (cmd)
         fprintf(stderr, "\nTry 'wavetool %s --help'.\n", cmd);

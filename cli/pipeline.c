@@ -226,8 +226,7 @@ static int falls_back(const pipeline *p, wt_status st, const char *file)
         strcmp(p->opt->device, "auto") != 0)
         return 0;
     if (p->opt->verbose)
-        fprintf(stderr, "wavetool: %s: %s; using the CPU engine\n", shown(file),
-                wt_error_message());
+        cli_error("%s: %s; using the CPU engine", shown(file), wt_error_message());
     return 1;
 }
 

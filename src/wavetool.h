@@ -44,7 +44,9 @@ typedef enum wt_status {
 
 /** Message of the last failure in this thread ("" when none). */
 const char *wt_error_message(void);
-/** Record a failure message (printf format) for this thread; returns @p code. */
+/** Record a failure message (printf format) for this thread; returns @p code.
+ *  Control characters in it (from file names, file contents) are escaped as
+ *  by wt_escape_controls(): a message is always one line. */
 wt_status wt_error_set(wt_status code, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 2, 3)))
@@ -54,6 +56,11 @@ wt_status wt_error_set(wt_status code, const char *fmt, ...)
 void wt_error_clear(void);
 /** Short name of a status code ("invalid argument", ...). */
 const char *wt_status_name(wt_status code);
+/** Copy @p in to @p out (@p cap bytes, always terminated, cut if needed) with
+ *  control characters written as \\n \\r \\t or \\xHH (bytes 0x01-0x1f and
+ *  0x7f), so that text from file names or files prints as one harmless line.
+ *  Returns @p out. */
+char *wt_escape_controls(char *out, size_t cap, const char *in);
 
 /* ------------------------------------------------------------------------ */
 /** @name Wavelets */
