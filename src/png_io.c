@@ -13,6 +13,11 @@
 
 /* Widest and tallest image libpng may announce; our pixel limit comes after. */
 #define PNG_MAX_SIDE (1u << 24)
+/* Slack over the largest zlib stream of an image's data (zlib's deflateBound
+ * is the data plus about 1/4096 plus 13 bytes; stored blocks 5 per 64 KiB):
+ * more IDAT bytes than that is refused when strict before anything is
+ * inflated (a 4x1 image followed by gigabytes of zeros). */
+#define IDAT_SLACK (64u << 10)
 /* Largest ancillary chunk (or decompressed iCCP/zTXt) libpng may allocate. */
 #define PNG_CHUNK_MALLOC_MAX (64u << 20)
 
@@ -126,6 +131,41 @@ static wt_status alloc_rows(png_context *ctx, wt_image *img, size_t rowbytes)
     return WT_OK;
 }
 
+static uint32_t be32(const uint8_t *p)
+{
+    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+/* IDAT payload bytes from the read position on (the chunks walked from the
+ * signature; a walk of the file's chunk headers, no inflating). */
+static size_t idat_bytes_left(const png_context *ctx)
+{
+    size_t left = 0;
+    for (size_t at = 8; ctx->size >= 12 && at <= ctx->size - 12;) {
+        size_t len = be32(ctx->data + at), start = at + 8;
+        if (len > ctx->size - start)
+            len = ctx->size - start;
+        size_t end = start + len;
+        if (memcmp(ctx->data + at + 4, "IDAT", 4) == 0 && end > ctx->pos)
+            left += end - (ctx->pos > start ? ctx->pos : start);
+        if (memcmp(ctx->data + at + 4, "IEND", 4) == 0 || ctx->size - end < 4)
+            break;
+        at = end + 4;
+    }
+    return left;
+}
+
+/* Most IDAT bytes the image's data can need: its filtered rows (interlaced:
+ * at most twice, for the passes' filter bytes), plus 1/16 and IDAT_SLACK. */
+static size_t idat_bound(png_structp png, png_infop info)
+{
+    size_t rows = png_get_image_height(png, info);
+    size_t data = rows * (png_get_rowbytes(png, info) + 1);
+    if (png_get_interlace_type(png, info) != PNG_INTERLACE_NONE)
+        data *= 2;
+    return data + data / 16 + IDAT_SLACK;
+}
+
 /* Everything libpng can longjmp out of. Only @p ctx and @p img (outside this
  * frame) are changed, so nothing is indeterminate after the longjmp. */
 static wt_status decode_guarded(png_structp png, png_infop info, png_context *ctx,
@@ -139,6 +179,10 @@ static wt_status decode_guarded(png_structp png, png_infop info, png_context *ct
                                      png_get_image_height(png, info));
     if (st != WT_OK)
         return st;
+    /* strict: inflating is bounded by the image's size, not the file's */
+    if (!ctx->opt->lenient && idat_bytes_left(ctx) > idat_bound(png, info))
+        return wt_error_set(WT_ERR_FORMAT, "%s: corrupt PNG (IDAT: Too much image data)",
+                            ctx->name);
     set_read_transforms(png, info);
     int channels = png_get_channels(png, info);
     int depth = png_get_bit_depth(png, info);
@@ -336,6 +380,8 @@ static wt_status encode_guarded(png_structp png, png_infop info, png_context *ct
                             ctx->error);
     }
     png_set_write_fn(png, ctx, write_to_file, flush_file);
+    /* libpng's default write limit is 1,000,000 per side: what is read must be writable */
+    png_set_user_limits(png, PNG_MAX_SIDE, PNG_MAX_SIDE);
     png_set_IHDR(png, info, img->width, img->height, img->bit_depth,
                  png_color_type(img->channels), PNG_INTERLACE_NONE,
                  PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
