@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <ctype.h>
 #include <limits.h>
 #include <math.h>
 #include <stdarg.h>
@@ -11,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 
 #define ALL_FORMATS (WT_HOLDS_IMAGE | WT_HOLDS_COEFFS)
 
@@ -20,6 +22,7 @@ enum {
     OPT_DEVICE,
     OPT_FORMAT,
     OPT_MAX_PIXELS,
+    OPT_MAX_MEMORY,
     OPT_LENIENT,
     OPT_PNG_LEVEL,
     OPT_QUALITY,
@@ -54,6 +57,9 @@ static const opt_spec option_table[] = {
                                           "cuda:N,M,... or cuda:all spread the files over GPUs"},
     {"jobs", 'j', "N", OPTS_ENGINE, "files processed at a time (default 0: number of cores)"},
     {"max-pixels", OPT_MAX_PIXELS, "N", OPTS_LOAD, "refuse images of more than N pixels (default 1073741824)"},
+    {"max-memory", OPT_MAX_MEMORY, "SIZE", OPTS_LOAD, "refuse images that need more memory (about 20 bytes a sample),\n"
+                                                   "shared by the files at a time; K/M/G suffixes, 0: no\n"
+                                                   "limit (default: half the RAM)"},
     {"lenient", OPT_LENIENT, NULL, OPTS_LOAD, "accept images that libpng/libjpeg can recover from corruption"},
     {"png-level", OPT_PNG_LEVEL, "N", OPTS_SAVE, "PNG compression level 0-9 (default 1: fast)"},
     {"quality", OPT_QUALITY, "Q", OPTS_SAVE, "JPEG quality 1-100 (default 90)"},
@@ -157,6 +163,32 @@ static int parse_real(const char *cmd, const opt_spec *s, const char *arg, doubl
     return CLI_CONTINUE;
 }
 
+/* Bytes: digits and an optional K, M, G or T (powers of 1024). */
+static int parse_size(const char *cmd, const opt_spec *s, const char *arg, uint64_t *out)
+{
+    static const char units[] = "KMGT";
+    char *end = NULL;
+    errno = 0;
+    unsigned long long v = strtoull(arg, &end, 10);
+    const char *unit = *end ? strchr(units, toupper((unsigned char)*end)) : NULL;
+    int shift = unit ? 10 * (int)(unit - units + 1) : 0;
+    if (!isdigit((unsigned char)*arg) || errno || (*end && (!unit || end[1])) ||
+        (shift && v > (ULLONG_MAX >> shift)))
+        return cli_usage_error(cmd,
+                               "invalid argument '%s' for option --%s; should be a size in "
+                               "bytes, with K, M, G or T for powers of 1024",
+                               arg, s->name);
+    *out = (uint64_t)v << shift;
+    return CLI_CONTINUE;
+}
+
+/* Half the machine's memory: the default --max-memory. */
+static uint64_t half_the_ram(void)
+{
+    long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGE_SIZE);
+    return pages > 0 && size > 0 ? (uint64_t)pages * (uint64_t)size / 2 : 0;
+}
+
 /* Index of @p arg in @p names (NULL-terminated), or a usage error. */
 static int parse_choice(const char *cmd, const opt_spec *s, const char *arg,
                         const char *const *names, const char *expected, int *out)
@@ -258,6 +290,7 @@ static int apply_option(const char *cmd, int val, const char *arg, cli_options *
         rc = parse_integer(cmd, s, arg, 1, LLONG_MAX, &big);
         o->load.max_pixels = (uint64_t)big;
         break;
+    case OPT_MAX_MEMORY: rc = parse_size(cmd, s, arg, &o->load.max_memory); break;
     case OPT_LENIENT: o->load.lenient = 1; break;
     case OPT_PNG_LEVEL: rc = parse_int(cmd, s, arg, 0, 9, &o->save.png_level); break;
     case OPT_QUALITY: rc = parse_int(cmd, s, arg, 1, 100, &o->save.jpeg_quality); break;
@@ -402,6 +435,7 @@ static void set_defaults(cli_options *o)
     o->params.levels = 3;
     o->device = "auto";
     o->save.png_level = -1;
+    o->load.max_memory = half_the_ram();
     o->suffix = "";
 }
 

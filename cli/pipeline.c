@@ -153,6 +153,8 @@ int pipeline_open(pipeline *p, const cli_options *opt, int workers)
 {
     memset(p, 0, sizeof *p);
     p->opt = opt;
+    p->load = opt->load;
+    p->load.max_memory /= (uint64_t)(workers > 0 ? workers : 1);
     p->engines = calloc((size_t)workers, sizeof *p->engines);
     p->busy = calloc((size_t)workers, 1);
     if (!p->engines || !p->busy) {
@@ -321,7 +323,7 @@ static wt_status engine_run(pipeline *p, const engine_job *j, const char *file)
 static wt_status load_timed(pipeline *p, const char *file, wt_image *img)
 {
     double t0 = seconds();
-    wt_status st = wt_image_load(file, &p->opt->load, img);
+    wt_status st = wt_image_load(file, &p->load, img);
     double dt = seconds() - t0;
     pthread_mutex_lock(&p->lock);
     p->stats.decode += dt;
@@ -494,6 +496,8 @@ wt_status pipeline_reconstruct(pipeline *p, const char *in, const char *out)
     if (st == WT_OK)
         st = params_from_meta(&meta, &pyr, in, &params);
     if (st == WT_OK)
+        st = wt_memory_check(&p->load, in, meta.width, meta.height, meta.channels);
+    if (st == WT_OK)
         st = name_error(wt_image_alloc(&img, meta.width, meta.height, meta.channels,
                                        meta.bit_depth),
                         in);
@@ -541,9 +545,11 @@ wt_status pipeline_compare(const cli_options *opt, const char *a, const char *b,
                            wt_image *layout)
 {
     wt_image ia = {0}, ib = {0};
-    wt_status st = wt_image_load(a, &opt->load, &ia);
+    wt_load_options each = opt->load; /* two images at once */
+    each.max_memory /= 2;
+    wt_status st = wt_image_load(a, &each, &ia);
     if (st == WT_OK)
-        st = wt_image_load(b, &opt->load, &ib);
+        st = wt_image_load(b, &each, &ib);
     if (st == WT_OK && (st = wt_quality_compare(&ia, &ib, q)) != WT_OK) {
         char reason[1024];
         snprintf(reason, sizeof reason, "%s", wt_error_message());

@@ -186,8 +186,11 @@ static wt_status decode_guarded(png_structp png, png_infop info, png_context *ct
     set_read_transforms(png, info);
     int channels = png_get_channels(png, info);
     int depth = png_get_bit_depth(png, info);
-    st = wt_image_alloc(img, png_get_image_width(png, info), png_get_image_height(png, info),
-                        channels, depth);
+    st = wt_memory_check(ctx->opt, ctx->name, png_get_image_width(png, info),
+                         png_get_image_height(png, info), channels);
+    if (st == WT_OK)
+        st = wt_image_alloc(img, png_get_image_width(png, info),
+                            png_get_image_height(png, info), channels, depth);
     if (st == WT_OK)
         st = alloc_rows(ctx, img, png_get_rowbytes(png, info));
     if (st != WT_OK)

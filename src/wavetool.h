@@ -243,9 +243,21 @@ typedef struct wt_load_options {
     uint64_t max_pixels; /**< width*height above this: WT_ERR_LIMIT (0 = default 1 Gpixel) */
     int max_scans;       /**< progressive JPEG scan limit (0 = default 1000) */
     int lenient;         /**< 1: libpng/libjpeg recoverable corruption warnings are not fatal */
+    uint64_t max_memory; /**< bytes processing one image may take, estimated as
+                              WT_MEMORY_PER_SAMPLE per sample: above, WT_ERR_LIMIT
+                              before decoding (0 = no limit) */
 } wt_load_options;
 
 #define WT_DEFAULT_MAX_PIXELS ((uint64_t)1 << 30)
+/** Peak memory of decompose/roundtrip per sample (pixel x channel), measured
+ *  14-19 bytes (4096x4096 gray 8-bit: 238-266 MB; 2048x2048 RGBA 16-bit:
+ *  266-311 MB), with headroom. */
+#define WT_MEMORY_PER_SAMPLE 20
+
+/** WT_ERR_LIMIT, with a message naming @p name, when an image of that size
+ *  needs more than @p opt->max_memory (decoders call it before allocating). */
+wt_status wt_memory_check(const wt_load_options *opt, const char *name, uint32_t width,
+                          uint32_t height, int channels);
 
 /** A row of the format registry (src/format.c): 1 … wt_format_count(), 0 = unknown.
  *  The first formats have names here; later ones are found by extension or by

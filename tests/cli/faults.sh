@@ -399,6 +399,30 @@ else
     skip "legall53 .npz of int32 extremes" "no numpy for $PY"
 fi
 
+# --max-memory (about 20 bytes a sample, shared by the files at a time),
+# checked before decoding; out of memory names the file
+$TOOL png e18/g512.png 512 512 gray 8 gradient # 5 MiB estimated
+cp e18/g512.png e18/g512b.png
+case_ "--max-memory 4M: a 512x512 image refused before decoding, the file named" 1 \
+    "wavetool: e18/g512.png: a 512x512 image of 1 channel needs about 5 MiB, more than the 4 MiB allowed (--max-memory)" \
+    "$WT" decompose -l 1 --max-memory 4M e18/g512.png e18/mm.png
+expect "--max-memory: no output" test ! -e e18/mm.png
+case_ "--max-memory 6M: the same image is processed" 0 "" \
+    "$WT" decompose -l 1 --max-memory 6M e18/g512.png e18/mm.png
+case_ "--max-memory 6M -j 2: two files at a time share it (3 MiB each)" 1 \
+    "*e18/g512.png: *needs about 5 MiB, more than the 3 MiB allowed*2 files: 0 done, 2 failed" \
+    "$WT" decompose -l 1 -j 2 --max-memory 6M -O e18/mmj e18/g512.png e18/g512b.png
+case_ "--max-memory 1X: a usage error" 2 "wavetool: invalid argument '1X' for option --max-memory*" \
+    "$WT" decompose --max-memory 1X e18/g512.png e18/mm2.png
+$TOOL png e18/g2k.png 2048 2048 gray 8 gradient
+if bash -c 'ulimit -v 60000 && exec "$0" --version' "$WT" >/dev/null 2>&1; then
+    case_ "ulimit -v: out of memory names the file" 1 "wavetool: e18/g2k.png: *" \
+        bash -c 'ulimit -v 60000 && exec "$0" roundtrip --max-memory 0 -l 1 e18/g2k.png' "$WT"
+    expect "ulimit -v: one line" one_line
+else
+    skip "ulimit -v: out of memory names the file" "the program does not start under ulimit -v (sanitizer build)"
+fi
+
 # smaller ones
 case_ "-O '': a usage error" 2 "wavetool: *--outdir*" "$WT" decompose -l 1 -O "" small.png
 $HOSTILE palette-oob e18/pal.png
