@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <ctype.h>
 #include <limits.h>
 #include <math.h>
 #include <stdarg.h>
@@ -11,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 
 #define ALL_FORMATS (WT_HOLDS_IMAGE | WT_HOLDS_COEFFS)
 
@@ -20,6 +22,7 @@ enum {
     OPT_DEVICE,
     OPT_FORMAT,
     OPT_MAX_PIXELS,
+    OPT_MAX_MEMORY,
     OPT_LENIENT,
     OPT_PNG_LEVEL,
     OPT_QUALITY,
@@ -62,6 +65,9 @@ static const opt_spec option_table[] = {
                                           "cuda:N,M,... or cuda:all spread the files over GPUs"},
     {"jobs", 'j', "N", OPTS_JOBS, "files processed at a time (default 0: number of cores)"},
     {"max-pixels", OPT_MAX_PIXELS, "N", OPTS_LOAD, "refuse images of more than N pixels (default 1073741824)"},
+    {"max-memory", OPT_MAX_MEMORY, "SIZE", OPTS_LOAD, "refuse images that need more memory (about 20 bytes a sample),\n"
+                                                   "shared by the files at a time; K/M/G suffixes, 0: no\n"
+                                                   "limit (default: half the RAM)"},
     {"lenient", OPT_LENIENT, NULL, OPTS_LOAD, "accept images that libpng/libjpeg can recover from corruption"},
     {"png-level", OPT_PNG_LEVEL, "N", OPTS_SAVE, "PNG compression level 0-9 (default 1: fast)"},
     {"quality", OPT_QUALITY, "Q", OPTS_SAVE, "JPEG quality 1-100 (default 90)"},
@@ -104,12 +110,27 @@ static const opt_spec option_table[] = {
 };
 #define OPTION_COUNT (sizeof option_table / sizeof option_table[0])
 
+static void print_escaped(const char *fmt, va_list ap)
+{
+    char raw[4096], shown[4096];
+    vsnprintf(raw, sizeof raw, fmt, ap);
+    fprintf(stderr, "wavetool: %s", wt_escape_controls(shown, sizeof shown, raw));
+}
+
+void cli_error(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    print_escaped(fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+}
+
 int cli_usage_error(const char *cmd, const char *fmt, ...)
 {
     va_list ap;
-    fputs("wavetool: ", stderr);
     va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
+    print_escaped(fmt, ap);
     va_end(ap);
     if (cmd)
         fprintf(stderr, "\nTry 'wavetool %s --help'.\n", cmd);
@@ -166,6 +187,32 @@ static int parse_real(const char *cmd, const opt_spec *s, const char *arg, doubl
                                arg, s->name, min, max);
     *out = v;
     return CLI_CONTINUE;
+}
+
+/* Bytes: digits and an optional K, M, G or T (powers of 1024). */
+static int parse_bytes(const char *cmd, const opt_spec *s, const char *arg, uint64_t *out)
+{
+    static const char units[] = "KMGT";
+    char *end = NULL;
+    errno = 0;
+    unsigned long long v = strtoull(arg, &end, 10);
+    const char *unit = *end ? strchr(units, toupper((unsigned char)*end)) : NULL;
+    int shift = unit ? 10 * (int)(unit - units + 1) : 0;
+    if (!isdigit((unsigned char)*arg) || errno || (*end && (!unit || end[1])) ||
+        (shift && v > (ULLONG_MAX >> shift)))
+        return cli_usage_error(cmd,
+                               "invalid argument '%s' for option --%s; should be a size in "
+                               "bytes, with K, M, G or T for powers of 1024",
+                               arg, s->name);
+    *out = (uint64_t)v << shift;
+    return CLI_CONTINUE;
+}
+
+/* Half the machine's memory: the default --max-memory. */
+static uint64_t half_the_ram(void)
+{
+    long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGE_SIZE);
+    return pages > 0 && size > 0 ? (uint64_t)pages * (uint64_t)size / 2 : 0;
 }
 
 /* Index of @p arg in @p names (NULL-terminated), or a usage error. */
@@ -371,6 +418,7 @@ static int apply_option(const cli_command *command, int val, const char *arg, cl
         rc = parse_integer(cmd, s, arg, 1, LLONG_MAX, &big);
         o->load.max_pixels = (uint64_t)big;
         break;
+    case OPT_MAX_MEMORY: rc = parse_bytes(cmd, s, arg, &o->load.max_memory); break;
     case OPT_LENIENT: o->load.lenient = 1; break;
     case OPT_PNG_LEVEL: rc = parse_int(cmd, s, arg, 0, 9, &o->save.png_level); break;
     case OPT_QUALITY: rc = parse_int(cmd, s, arg, 1, 100, &o->save.jpeg_quality); break;
@@ -382,7 +430,12 @@ static int apply_option(const cli_command *command, int val, const char *arg, cl
         rc = parse_choice(cmd, s, arg, depths, "8 or 16", &choice);
         o->depth = choice ? 16 : 8;
         break;
-    case 'O': o->outdir = arg; break;
+    case 'O':
+        o->outdir = arg;
+        if (!*arg)
+            rc = cli_usage_error(cmd, "invalid argument '' for option --outdir; should be a "
+                                      "directory");
+        break;
     case OPT_SUFFIX:
         o->suffix = arg;
         if (strchr(arg, '/'))
@@ -392,11 +445,16 @@ static int apply_option(const cli_command *command, int val, const char *arg, cl
         break;
     case OPT_EXT: rc = parse_ext(cmd, s, arg, o); break;
     case 'n': o->no_clobber = 1; break;
-    case 'o': o->output = arg; break;
+    case 'o':
+        o->output = arg;
+        if (!*arg)
+            rc = cli_usage_error(cmd, "invalid argument '' for option --output; should be a "
+                                      "file name or -");
+        break;
     case OPT_PSNR: o->psnr = 1; break;
     case OPT_MSE: o->mse = 1; break;
-    case OPT_KEEP:
-        if (o->threshold != THRESHOLD_NONE)
+    case OPT_KEEP: /* given again: the last value wins */
+        if (o->threshold != THRESHOLD_NONE && o->threshold != THRESHOLD_KEEP)
             return cli_usage_error(cmd, "--keep and --threshold exclude each other");
         o->threshold = THRESHOLD_KEEP;
         rc = parse_real(cmd, s, arg, 0.0, 1.0, &o->threshold_value);
@@ -456,7 +514,9 @@ static void build_tables(unsigned groups, getopt_tables *t)
 static const char *offending_option(char **argv, int index, int optopt_char, char *buf,
                                     size_t size)
 {
-    if (optopt_char && optopt_char < 256)
+    if (strncmp(argv[index], "--", 2) == 0) /* --name=value: not the short letter */
+        snprintf(buf, size, "%.*s", (int)strcspn(argv[index], "="), argv[index]);
+    else if (optopt_char && optopt_char < 256)
         snprintf(buf, size, "-%c", optopt_char);
     else if (optopt_char)
         snprintf(buf, size, "--%s", spec_of(optopt_char)->name);
@@ -489,6 +549,8 @@ static int bad_option(const cli_command *cmd, char **argv, int c, unsigned group
     if (s && !(s->group & groups))
         return cli_usage_error(cmd->name, "option '%s' does not apply to '%s'", given,
                                cmd->name);
+    if (s && !s->arg && strchr(argv[optind - 1], '='))
+        return cli_usage_error(cmd->name, "option '%s' doesn't allow an argument", given);
     return cli_usage_error(cmd->name, "unrecognized option '%s'", given);
 }
 
@@ -501,6 +563,7 @@ static void set_defaults(cli_options *o)
     o->params.levels = 3;
     o->device = "auto";
     o->save.png_level = -1;
+    o->load.max_memory = half_the_ram();
     o->suffix = "";
 }
 

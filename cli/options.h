@@ -110,6 +110,13 @@ int cli_run(const cli_command *cmd, int argc, char **argv);
  * reported: EXIT_USAGE). */
 int cli_parse(const cli_command *cmd, int argc, char **argv, cli_options *o);
 
+/* "wavetool: MESSAGE" on stderr, one line: control characters in it (file
+ * names, file contents) escaped (wt_escape_controls). */
+void cli_error(const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 1, 2)))
+#endif
+    ;
 /* Print "wavetool: <reason>" and "Try 'wavetool <cmd> --help'." to stderr;
  * returns EXIT_USAGE. @p cmd may be NULL (then "wavetool --help"). */
 int cli_usage_error(const char *cmd, const char *fmt, ...)

@@ -44,7 +44,9 @@ typedef enum wt_status {
 
 /** Message of the last failure in this thread ("" when none). */
 const char *wt_error_message(void);
-/** Record a failure message (printf format) for this thread; returns @p code. */
+/** Record a failure message (printf format) for this thread; returns @p code.
+ *  Control characters in it (from file names, file contents) are escaped as
+ *  by wt_escape_controls(): a message is always one line. */
 wt_status wt_error_set(wt_status code, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 2, 3)))
@@ -54,6 +56,11 @@ wt_status wt_error_set(wt_status code, const char *fmt, ...)
 void wt_error_clear(void);
 /** Short name of a status code ("invalid argument", ...). */
 const char *wt_status_name(wt_status code);
+/** Copy @p in to @p out (@p cap bytes, always terminated, cut if needed) with
+ *  control characters written as \\n \\r \\t or \\xHH (bytes 0x01-0x1f and
+ *  0x7f), so that text from file names or files prints as one harmless line.
+ *  Returns @p out. */
+char *wt_escape_controls(char *out, size_t cap, const char *in);
 
 /* ------------------------------------------------------------------------ */
 /** @name Wavelets */
@@ -236,9 +243,21 @@ typedef struct wt_load_options {
     uint64_t max_pixels; /**< width*height above this: WT_ERR_LIMIT (0 = default 1 Gpixel) */
     int max_scans;       /**< progressive JPEG scan limit (0 = default 1000) */
     int lenient;         /**< 1: libpng/libjpeg recoverable corruption warnings are not fatal */
+    uint64_t max_memory; /**< bytes processing one image may take, estimated as
+                              WT_MEMORY_PER_SAMPLE per sample: above, WT_ERR_LIMIT
+                              before decoding (0 = no limit) */
 } wt_load_options;
 
 #define WT_DEFAULT_MAX_PIXELS ((uint64_t)1 << 30)
+/** Peak memory of decompose/roundtrip per sample (pixel x channel), measured
+ *  14-19 bytes (4096x4096 gray 8-bit: 238-266 MB; 2048x2048 RGBA 16-bit:
+ *  266-311 MB), with headroom. */
+#define WT_MEMORY_PER_SAMPLE 20
+
+/** WT_ERR_LIMIT, with a message naming @p name, when an image of that size
+ *  needs more than @p opt->max_memory (decoders call it before allocating). */
+wt_status wt_memory_check(const wt_load_options *opt, const char *name, uint32_t width,
+                          uint32_t height, int channels);
 
 /** A row of the format registry (src/format.c): 1 … wt_format_count(), 0 = unknown.
  *  The first formats have names here; later ones are found by extension or by
@@ -305,25 +324,34 @@ wt_status wt_image_save(const char *path, const wt_image *img, const wt_save_opt
 /** @name Atomic output files (src/outfile.c) */
 
 /** An output being written: a temporary file in the target's directory, renamed
- *  into place by wt_outfile_commit(); removed by wt_outfile_abort(), and by
- *  wt_outfile_abort_all() (async-signal-safe) from a signal handler. */
+ *  into place by wt_outfile_commit(); removed by wt_outfile_abort(). A program
+ *  that removes temporary files on fatal signals learns of them through
+ *  wt_outfile_set_temp_hooks(). The file never gets descriptor 0, 1 or 2. */
 typedef struct wt_outfile {
     void *fp;            /**< FILE* to write to */
     char final_path[4096];
     char tmp_path[4096];
     int is_stdout;
-    int slot;
+    int token;           /**< the create hook's, for its forget hook */
 } wt_outfile;
 
 wt_status wt_outfile_open(wt_outfile *f, const char *path);
 /** Flush, fsync-free close and rename. Any write error seen: WT_ERR_IO, nothing left behind. */
 wt_status wt_outfile_commit(wt_outfile *f);
 void wt_outfile_abort(wt_outfile *f);
-void wt_outfile_abort_all(void);
-/** For a fatal-signal handler in a threaded program: wt_outfile_abort_all(),
- *  and from then on wt_outfile_open() creates nothing (fails with EINTR), so
- *  no worker leaves a temporary file before the process dies. Async-signal-safe. */
-void wt_outfile_shutdown(void);
+
+/** How temporary output files are made and let go of, process-wide (the
+ *  program's business, e.g. cli/process.c: a list its fatal-signal handler
+ *  empties). create: mkstemp()'s job on the template @p tmpl (the name is
+ *  written back), returning the descriptor or -1 with errno, and setting
+ *  *token; forget: the file @p tmpl made with @p token was renamed or removed.
+ *  Both are called from any thread. Default (or NULL): mkostemp() alone. */
+typedef struct wt_temp_hooks {
+    int (*create)(char *tmpl, int *token);
+    void (*forget)(const char *tmpl, int token);
+} wt_temp_hooks;
+/** Set before the first output is opened; @p hooks must outlive every output. */
+void wt_outfile_set_temp_hooks(const wt_temp_hooks *hooks);
 /** 1 when both paths exist and are the same file (device and inode): an output
  *  must never replace its input. */
 int wt_same_file(const char *a, const char *b);
