@@ -44,6 +44,15 @@ enum {
     OPT_REPEAT,
     OPT_HOST_PATH,
     OPT_PIPELINE,
+    OPT_RULE,
+    OPT_SHRINK,
+    OPT_SIGMA,
+    OPT_YCBCR,
+    OPT_CYCLE_SPIN,
+    OPT_NOISE,
+    OPT_LEVEL_SCALE,
+    OPT_AVERAGE,
+    OPT_KEEP_RANK,
 };
 
 typedef struct opt_spec {
@@ -81,7 +90,10 @@ static const opt_spec option_table[] = {
     {"psnr", OPT_PSNR, NULL, OPTS_QUALITY, "report PSNR (without --psnr or --mse: both)"},
     {"mse", OPT_MSE, NULL, OPTS_QUALITY, "report MSE"},
     {"keep", OPT_KEEP, "FRACTION", OPTS_THRESHOLD, "keep the largest FRACTION (0-1) of detail coefficients, zero the rest"},
-    {"threshold", OPT_THRESHOLD, "T", OPTS_THRESHOLD, "threshold detail coefficients at T (hard unless --soft)"},
+    {"keep-rank", OPT_KEEP_RANK, "R", OPTS_THRESHOLD, "--keep ranks norm (default: |c| x the band's synthesis norm, its\n"
+                                                   "share of the reconstruction) or magnitude (|c|)"},
+    {"threshold", OPT_THRESHOLD, "T", OPTS_THRESHOLD | OPTS_DENOISE, "threshold detail coefficients at T (roundtrip: hard unless --soft;\n"
+                                                       "denoise: one threshold in sample units, --shrink applies)"},
     {"soft", OPT_SOFT, NULL, OPTS_THRESHOLD, "soft thresholding: shrink towards zero by T"},
     {"hard", OPT_HARD, NULL, OPTS_THRESHOLD, "hard thresholding: zero |v| < T (default)"},
     {"wavelet", 'w', "LIST", OPTS_SWEEP, "wavelets, comma-separated or repeated (default haar)"},
@@ -102,6 +114,17 @@ static const opt_spec option_table[] = {
     {"pipeline", OPT_PIPELINE, NULL, OPTS_TIMING, "(first) the batch path of decompose over files or folders,\n"
                                                  "against decode+encode alone; see\n"
                                                  "'wavetool bench --pipeline --help'"},
+    {"rule", OPT_RULE, "R", OPTS_DENOISE, "threshold rule: bayes (default, BayesShrink per band) or visu\n"
+                                          "(VisuShrink: sigma sqrt(2 ln N))"},
+    {"shrink", OPT_SHRINK, "S", OPTS_DENOISE, "soft (default) or hard shrinkage"},
+    {"sigma", OPT_SIGMA, "S", OPTS_DENOISE, "noise sigma in sample units (0-255 for 8-bit); default: estimated\n"
+                                            "per channel from the finest diagonal band"},
+    {"ycbcr", OPT_YCBCR, NULL, OPTS_DENOISE, "RGB: denoise in YCbCr (scikit-image's BT.601), back to RGB"},
+    {"cycle-spin", OPT_CYCLE_SPIN, "N", OPTS_DENOISE, "average over the circular shifts 0..N on both axes ((N+1)^2 denoises)"},
+    {"noise", OPT_NOISE, "M", OPTS_DENOISE, "gaussian (default) or poisson (Anscombe transform, sigma 1,\n"
+                                            "Makitalo-Foi inverse)"},
+    {"level-scale", OPT_LEVEL_SCALE, "F1,F2,..", OPTS_DENOISE, "multiply the thresholds of level 1 (finest), 2, ... by F1, F2, ..."},
+    {"average", OPT_AVERAGE, NULL, OPTS_SIGMA, "one sigma per image: the mean over channels"},
     {"format", OPT_FORMAT, "F", OPTS_REPORT, "report format: text (default), json (one object a line), tsv;\n"
                                          "infinity is inf (JSON: the string \"inf\")"},
     {"quiet", 'q', NULL, OPTS_GENERAL, "no progress, summary or notes (reports and errors still show)"},
@@ -391,6 +414,33 @@ static int apply_sweep_option(const char *cmd, const opt_spec *s, int val, const
     return CLI_CONTINUE;
 }
 
+/* F1,F2,...: factors >= 0, at most one per level. */
+static int parse_level_scale(const char *cmd, const opt_spec *s, const char *arg,
+                             wt_denoise_options *d)
+{
+    const char *p = arg;
+    d->nlevel_scale = 0;
+    while (*p) {
+        char *end = NULL;
+        errno = 0;
+        double v = strtod(p, &end);
+        if (end == p || errno || !isfinite(v) || v < 0.0 || d->nlevel_scale == WT_MAX_LEVELS ||
+            (*end && *end != ','))
+            return cli_usage_error(cmd,
+                                   "invalid argument '%s' for option --%s; should be up to %d "
+                                   "numbers >= 0 separated by commas",
+                                   arg, s->name, WT_MAX_LEVELS);
+        d->level_scale[d->nlevel_scale++] = v;
+        p = *end ? end + 1 : end;
+        if (*end && !*p)
+            return cli_usage_error(cmd, "invalid argument '%s' for option --%s; ends with a comma",
+                                   arg, s->name);
+    }
+    return d->nlevel_scale ? CLI_CONTINUE
+                           : cli_usage_error(cmd, "option --%s needs at least one factor",
+                                             s->name);
+}
+
 /* ---- one option ---------------------------------------------------------- */
 
 static int apply_option(const cli_command *command, int val, const char *arg, cli_options *o)
@@ -399,6 +449,10 @@ static int apply_option(const cli_command *command, int val, const char *arg, cl
     static const char *const scales[] = {"auto", "abs", "offset", NULL};
     static const char *const formats[] = {"text", "json", "tsv", NULL};
     static const char *const depths[] = {"8", "16", NULL};
+    static const char *const rules[] = {"bayes", "visu", NULL};
+    static const char *const shrinks[] = {"soft", "hard", NULL};
+    static const char *const noises[] = {"gaussian", "poisson", NULL};
+    static const char *const ranks[] = {"norm", "magnitude", NULL};
     const opt_spec *s = spec_of(val);
     int choice = 0, rc = CLI_CONTINUE, handled = 0;
     long long big = 0;
@@ -472,6 +526,27 @@ static int apply_option(const cli_command *command, int val, const char *arg, cl
         if (o->threshold == THRESHOLD_NONE)
             o->threshold_value = NAN; /* --threshold must follow */
         o->threshold = val == OPT_SOFT ? THRESHOLD_SOFT : THRESHOLD_HARD;
+        break;
+    case OPT_RULE:
+        rc = parse_choice(cmd, s, arg, rules, "bayes or visu", &choice);
+        o->denoise.rule = choice ? WT_RULE_VISU : WT_RULE_BAYES;
+        break;
+    case OPT_SHRINK:
+        rc = parse_choice(cmd, s, arg, shrinks, "soft or hard", &choice);
+        o->denoise.soft = choice == 0;
+        break;
+    case OPT_SIGMA: rc = parse_real(cmd, s, arg, 0.0, 1e30, &o->denoise.sigma); break;
+    case OPT_YCBCR: o->denoise.ycbcr = 1; break;
+    case OPT_CYCLE_SPIN: rc = parse_int(cmd, s, arg, 0, 64, &o->denoise.cycle_spin); break;
+    case OPT_NOISE:
+        rc = parse_choice(cmd, s, arg, noises, "gaussian or poisson", &choice);
+        o->denoise.noise = choice ? WT_NOISE_POISSON : WT_NOISE_GAUSSIAN;
+        break;
+    case OPT_LEVEL_SCALE: rc = parse_level_scale(cmd, s, arg, &o->denoise); break;
+    case OPT_AVERAGE: o->average = 1; break;
+    case OPT_KEEP_RANK:
+        rc = parse_choice(cmd, s, arg, ranks, "norm or magnitude", &choice);
+        o->keep_by_magnitude = choice;
         break;
     case OPT_FORMAT:
         rc = parse_choice(cmd, s, arg, formats, "text, json or tsv", &choice);
@@ -565,6 +640,7 @@ static void set_defaults(cli_options *o)
     o->save.png_level = -1;
     o->load.max_memory = half_the_ram();
     o->suffix = "";
+    wt_denoise_defaults(&o->denoise);
 }
 
 /* Checks between options once all are read. */

@@ -577,6 +577,83 @@ size_t wt_epyramid_details(const wt_epyramid *p, wt_band_ref *sel);
  *  the same @p kept, without moving the pyramid. */
 wt_status wt_epyramid_threshold(wt_epyramid *p, double value, int soft, double *kept);
 wt_status wt_epyramid_keep(wt_epyramid *p, double fraction, double *kept);
+/** L2 norm of the synthesis basis function of band @p band at level @p level
+ *  (1 the finest; WT_BAND_A: of the approximation) of @p w, on an unbounded
+ *  signal: 1 for orthonormal wavelets. A coefficient c of the band adds
+ *  |c| x this norm to the reconstruction. NaN for a level < 1. */
+double wt_band_synthesis_norm(const wt_wavelet *w, int level, wt_band band);
+/** wt_epyramid_keep ranked by |c| x wt_band_synthesis_norm() of the band (each
+ *  coefficient's contribution to the reconstruction) instead of |c|: the same
+ *  kept set for cdf97 and bior4.4 (filters equal up to gains). Orthonormal
+ *  wavelets: exactly wt_epyramid_keep. Float pyramids stay on the engine;
+ *  int32 ones (legall53) are ranked on the host. */
+wt_status wt_epyramid_keep_weighted(wt_epyramid *p, double fraction, double *kept);
+
+
+/* ------------------------------------------------------------------------ */
+/** @name Denoising (src/denoise.c)
+ * Wavelet shrinkage equal to scikit-image 0.19.3's
+ * `denoise_wavelet(img, channel_axis=-1, rescale_sigma=True, ...)` and
+ * `estimate_sigma`, computed on an engine's resident pyramids. Integer images
+ * are processed in sample units and come back at their depth (clipped,
+ * rounded half to even as img_as_ubyte/img_as_uint do). */
+
+/** How the thresholds are chosen. */
+typedef enum wt_shrink_rule {
+    WT_RULE_BAYES = 0, /**< BayesShrink: per detail band t = s^2 / sqrt(max(mean(d^2) - s^2, eps)) */
+    WT_RULE_VISU,      /**< VisuShrink: t = s sqrt(2 ln N), N pixels of a channel */
+    WT_RULE_FIXED,     /**< one threshold for every detail band (wt_denoise_options.threshold) */
+} wt_shrink_rule;
+
+/** The noise model. */
+typedef enum wt_noise_model {
+    WT_NOISE_GAUSSIAN = 0, /**< additive white Gaussian noise */
+    WT_NOISE_POISSON,      /**< photon counts: Anscombe 2 sqrt(x + 3/8), denoise with s = 1,
+                                Makitalo-Foi closed-form unbiased inverse */
+} wt_noise_model;
+
+/** What wt_denoise_image() does. wt_denoise_defaults() gives scikit-image's defaults. */
+typedef struct wt_denoise_options {
+    wt_params params;    /**< wavelet (db1), mode (symmetric), method; levels 0 =
+                              max(wt_max_level(h, w) - 3, 1) as scikit-image */
+    wt_shrink_rule rule; /**< WT_RULE_BAYES */
+    int soft;            /**< 1 soft (default), 0 hard shrinkage (pywt.threshold) */
+    double threshold;    /**< WT_RULE_FIXED: the threshold in sample units */
+    double sigma;        /**< noise sigma in sample units (0-255 for 8-bit); NaN: estimated
+                              per channel from its finest diagonal band */
+    int ycbcr;           /**< RGB only: denoise in scikit-image's YCbCr, each channel
+                              min-max normalised */
+    int cycle_spin;      /**< N > 0: mean over the (N+1)^2 circular shifts 0..N on both
+                              axes (skimage.restoration.cycle_spin(max_shifts=N)) */
+    wt_noise_model noise;
+    int nlevel_scale;    /**< thresholds of level l (1 the finest) <= nlevel_scale are */
+    double level_scale[WT_MAX_LEVELS]; /**< multiplied by level_scale[l - 1] */
+} wt_denoise_options;
+
+/** What a denoise found. */
+typedef struct wt_denoise_info {
+    int levels;      /**< levels of the decomposition */
+    int channels;
+    double sigma[4]; /**< sigma used per channel (sample units; YCbCr: of the YCbCr channel,
+                          Poisson: 1 in Anscombe units; NaN: no nonzero finest diagonal
+                          coefficient, the channel is left as it is). With cycle
+                          spinning: of the unshifted image. */
+} wt_denoise_info;
+
+/** scikit-image's defaults: BayesShrink, soft, db1, symmetric, default levels. */
+void wt_denoise_defaults(wt_denoise_options *o);
+/** scikit-image's default level count: max(wt_max_level(h, w, wavelet) - 3, 1). */
+int wt_denoise_levels(size_t height, size_t width, const wt_wavelet *wavelet);
+/** Denoise @p in into @p out (allocated by the caller with in's size, channels and
+ *  depth). @p info may be NULL. WT_ERR_UNSUPPORTED: --ycbcr on a non-RGB image.
+ *  Without YCbCr, Poisson noise or cycle spinning, the pyramid never leaves the
+ *  engine: only samples go in and out. */
+wt_status wt_denoise_image(wt_engine *engine, const wt_denoise_options *o, const wt_image *in,
+                           wt_image *out, wt_denoise_info *info);
+/** estimate_sigma per channel (one-level db2, symmetric, the diagonal band's
+ *  median(|nonzero c|) / 0.6745) in sample units, into @p sigma (img->channels
+ *  values; NaN when the band holds no nonzero coefficient). */
+wt_status wt_estimate_sigma(wt_engine *engine, const wt_image *img, double *sigma);
 
 #ifdef __cplusplus
 }
