@@ -518,6 +518,66 @@ size_t wt_epyramid_details(const wt_epyramid *p, wt_band_ref *sel);
 wt_status wt_epyramid_threshold(wt_epyramid *p, double value, int soft, double *kept);
 wt_status wt_epyramid_keep(wt_epyramid *p, double fraction, double *kept);
 
+/* ------------------------------------------------------------------------ */
+/** @name Undecimated transforms (src/undecimated.c): SWT and starlet
+ * Every band has the input's full size. A stack holds them as
+ * nbands x C x height x width floats (band-major, then channel). */
+
+/** Which transform: the decimated DWT (wt_forward), the stationary wavelet
+ *  transform (= pywt.swt2), or the isotropic undecimated starlet. */
+typedef enum wt_transform {
+    WT_TRANSFORM_DWT = 0,
+    WT_TRANSFORM_SWT = 1,
+    WT_TRANSFORM_STARLET = 2,
+} wt_transform;
+wt_status wt_transform_parse(const char *name, wt_transform *t);
+const char *wt_transform_name(wt_transform t);
+
+/** Starlet border: scipy.ndimage's 'mirror' (d c b | a b c d | c b a),
+ *  'wrap' (periodic) and 'nearest'. */
+typedef enum wt_border {
+    WT_BORDER_MIRROR = 0,
+    WT_BORDER_PERIODIC = 1,
+    WT_BORDER_NEAREST = 2,
+} wt_border;
+wt_status wt_border_parse(const char *name, wt_border *b);
+const char *wt_border_name(wt_border b);
+
+/** What an undecimated transform computes. */
+typedef struct wt_uparams {
+    wt_transform transform;    /**< WT_TRANSFORM_SWT or WT_TRANSFORM_STARLET */
+    const wt_wavelet *wavelet; /**< SWT: a filter-bank wavelet */
+    int levels;                /**< 1..WT_MAX_LEVELS */
+    int start_level;           /**< SWT: pywt's start_level (filters upsampled by
+                                    2^(start_level + j - 1) at level j) */
+    int norm;                  /**< SWT: pywt's norm=True (filters scaled by 1/sqrt 2) */
+    int all_approx;            /**< SWT: also keep cA of every level (trim_approx=False) */
+    wt_border border;          /**< starlet */
+} wt_uparams;
+
+/** Check a combination (wavelet kind, levels, sizes) for @p height x @p width. */
+wt_status wt_uparams_check(const wt_uparams *p, size_t height, size_t width);
+/** Number of full-size bands: SWT 1 + 3L (+ L - 1 with all_approx); starlet L + 1. */
+int wt_ustack_bands(const wt_uparams *p);
+/** Index of a band in the stack. SWT: @p level 1..L, @p band A (level L, or any
+ *  level with all_approx), H, V, D. Starlet: level 0 = the smooth plane c_L,
+ *  level j = w_j (band ignored). -1 when the stack has no such band.
+ *  Order: SWT cA_L, then cH_l, cV_l, cD_l for l = L..1, then cA_1..cA_{L-1};
+ *  starlet c, w1..wL. */
+int wt_ustack_index(const wt_uparams *p, int level, wt_band band);
+/** Deepest number of levels for an image: SWT pywt.swt_max_level of the
+ *  shorter side (at least 1); starlet floor(log2(shorter side)) (at least 1). */
+int wt_umax_level(const wt_uparams *p, size_t height, size_t width);
+
+/** Forward transform of C planes (C x h x w) into @p bands (wt_ustack_bands x
+ *  C x h x w floats, allocated by the caller). */
+wt_status wt_uforward(wt_engine *engine, const wt_uparams *params, const float *planes,
+                      size_t height, size_t width, int channels, float *bands);
+/** Inverse: SWT = pywt.iswt2 (extra cA bands ignored); starlet: the sum of all
+ *  bands. */
+wt_status wt_uinverse(wt_engine *engine, const wt_uparams *params, const float *bands,
+                      size_t height, size_t width, int channels, float *planes);
+
 #ifdef __cplusplus
 }
 #endif
