@@ -223,6 +223,69 @@ typedef struct axis_pass {
     _Atomic int failed; /* a row buffer could not be allocated */
 } axis_pass;
 
+/* out[x] (+)= sum of c[k] * src[k][x] for k < n, four taps per sweep so that
+ * each output element is loaded and stored once per four taps. */
+#if defined(__GNUC__) && defined(__x86_64__) && !defined(__clang__)
+__attribute__((target_clones("avx2", "default")))
+#endif
+static void taps_into(float *restrict out, const float *const *src, const float *c, int n,
+                      size_t len, int accumulate)
+{
+    int k = 0;
+    for (; k + 4 <= n; k += 4, accumulate = 1) {
+        const float *restrict s0 = src[k], *restrict s1 = src[k + 1];
+        const float *restrict s2 = src[k + 2], *restrict s3 = src[k + 3];
+        const float c0 = c[k], c1 = c[k + 1], c2 = c[k + 2], c3 = c[k + 3];
+        if (accumulate)
+            for (size_t x = 0; x < len; x++)
+                out[x] += c0 * s0[x] + c1 * s1[x] + c2 * s2[x] + c3 * s3[x];
+        else
+            for (size_t x = 0; x < len; x++)
+                out[x] = c0 * s0[x] + c1 * s1[x] + c2 * s2[x] + c3 * s3[x];
+    }
+    for (; k < n; k++, accumulate = 1) {
+        const float *restrict s0 = src[k];
+        const float c0 = c[k];
+        if (accumulate)
+            for (size_t x = 0; x < len; x++)
+                out[x] += c0 * s0[x];
+        else
+            for (size_t x = 0; x < len; x++)
+                out[x] = c0 * s0[x];
+    }
+    if (n == 0 && !accumulate)
+        memset(out, 0, len * sizeof *out);
+}
+
+/* ext[i] = in[border_map(i)] for the whole extension, by segments. */
+static void extend_row(const axis_border *b, const float *restrict in, float *restrict ext)
+{
+    const size_t n = b->n;
+    switch (b->border) {
+    case WT_BORDER_PERIODIC:
+        memcpy(ext, in, n * sizeof *ext);
+        memcpy(ext + n, in, n * sizeof *ext);
+        return;
+    case WT_BORDER_MIRROR:
+        if (n == 1) {
+            ext[0] = ext[1] = in[0];
+            return;
+        }
+        memcpy(ext, in, n * sizeof *ext);
+        for (size_t i = n; i < b->period; i++)
+            ext[i] = in[b->period - i];
+        memcpy(ext + b->period, in, n * sizeof *ext);
+        return;
+    case WT_BORDER_NEAREST:
+        for (size_t i = 0; i < n; i++) {
+            ext[i] = in[0];
+            ext[2 * n + i] = in[n - 1];
+        }
+        memcpy(ext + n, in, n * sizeof *ext);
+        return;
+    }
+}
+
 /* Rows [begin, end) along x. */
 static void rows_range(void *ctx, size_t begin, size_t end)
 {
@@ -238,22 +301,14 @@ static void rows_range(void *ctx, size_t begin, size_t end)
         for (int t = 0; t < p->nterms; t++) {
             const pass_term *term = &p->term[t];
             const float *in = term->src + y * p->w;
-            float *out = term->dst + y * p->w;
+            const float *src[WT_UTAPS];
             if (in != last)
-                for (size_t i = 0; i < b->ext_len; i++)
-                    ext[i] = in[border_map(b, i)];
+                extend_row(b, in, ext);
             last = in;
-            int first = t == 0 || term->dst != p->term[t - 1].dst;
-            for (int k = 0; k < term->filt.ntaps; k++) {
-                const float c = term->filt.f[k];
-                const float *e = ext + term->filt.start[k];
-                if (first && k == 0)
-                    for (size_t x = 0; x < p->w; x++)
-                        out[x] = c * e[x];
-                else
-                    for (size_t x = 0; x < p->w; x++)
-                        out[x] += c * e[x];
-            }
+            for (int k = 0; k < term->filt.ntaps; k++)
+                src[k] = ext + term->filt.start[k];
+            int accumulate = t > 0 && term->dst == p->term[t - 1].dst;
+            taps_into(term->dst + y * p->w, src, term->filt.f, term->filt.ntaps, p->w, accumulate);
         }
     }
     free(ext);
@@ -267,18 +322,11 @@ static void cols_range(void *ctx, size_t begin, size_t end)
     for (size_t y = begin; y < end; y++)
         for (int t = 0; t < p->nterms; t++) {
             const pass_term *term = &p->term[t];
-            float *out = term->dst + y * p->w;
-            int first = t == 0 || term->dst != p->term[t - 1].dst;
-            for (int k = 0; k < term->filt.ntaps; k++) {
-                const float c = term->filt.f[k];
-                const float *in = term->src + border_map(b, y + term->filt.start[k]) * p->w;
-                if (first && k == 0)
-                    for (size_t x = 0; x < p->w; x++)
-                        out[x] = c * in[x];
-                else
-                    for (size_t x = 0; x < p->w; x++)
-                        out[x] += c * in[x];
-            }
+            const float *src[WT_UTAPS];
+            for (int k = 0; k < term->filt.ntaps; k++)
+                src[k] = term->src + border_map(b, y + term->filt.start[k]) * p->w;
+            int accumulate = t > 0 && term->dst == p->term[t - 1].dst;
+            taps_into(term->dst + y * p->w, src, term->filt.f, term->filt.ntaps, p->w, accumulate);
         }
 }
 
