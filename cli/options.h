@@ -60,6 +60,12 @@ typedef struct cli_options {
     int psnr, mse;      /* report fields; neither given = both */
     threshold_kind threshold;
     double threshold_value; /* --threshold T or --keep FRACTION */
+    /* undecimated transforms (--transform swt|starlet) */
+    wt_transform transform;
+    int norm, start_level, all_approx; /* --norm --start-level --all-approx */
+    wt_border border;                  /* --border */
+    int border_given;
+    int layers; /* decompose --layers: one image per band and a sidecar */
     char **args;            /* positional arguments */
     int nargs;
 } cli_options;

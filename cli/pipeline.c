@@ -238,6 +238,7 @@ typedef enum job_kind {
     JOB_MOSAIC,
     JOB_ROUNDTRIP,
     JOB_ROUNDTRIP_THRESHOLD, /* forward, --keep/--threshold, inverse, on the engine */
+    JOB_CALL,                /* call(engine, ctx): pipeline_call */
 } job_kind;
 
 typedef struct engine_job {
@@ -250,6 +251,8 @@ typedef struct engine_job {
     int depth; /* mosaic bit depth */
     const cli_options *opt; /* thresholded roundtrip: its --keep/--threshold */
     double *kept;           /* thresholded roundtrip: fraction of details kept */
+    wt_status (*call)(wt_engine *e, void *ctx); /* JOB_CALL */
+    void *ctx;
 } engine_job;
 
 static wt_status threshold_on(wt_epyramid *ep, const cli_options *o, double *kept)
@@ -290,6 +293,7 @@ static wt_status job_on(wt_engine *e, const engine_job *j)
     case JOB_MOSAIC: return wt_mosaic_image(e, j->params, j->img, j->scale, j->depth, j->out);
     case JOB_ROUNDTRIP: return wt_roundtrip_image(e, j->params, j->img, j->out);
     case JOB_ROUNDTRIP_THRESHOLD: return roundtrip_threshold_on(e, j);
+    case JOB_CALL: return j->call(e, j->ctx);
     }
     return wt_error_set(WT_ERR_INVALID, "unknown engine job");
 }
@@ -316,6 +320,13 @@ static wt_status engine_run(pipeline *p, const engine_job *j, const char *file)
     if (falls_back(p, st, file))
         st = job_on_cpu(j);
     return name_error(st, file);
+}
+
+wt_status pipeline_call(pipeline *p, wt_status (*call)(wt_engine *e, void *ctx), void *ctx,
+                        const char *file)
+{
+    engine_job job = {.kind = JOB_CALL, .call = call, .ctx = ctx};
+    return engine_run(p, &job, file);
 }
 
 /* Decoding and encoding, timed for the pipeline's split. */
@@ -348,6 +359,11 @@ static wt_status save_timed(pipeline *p, const char *out, const wt_image *img)
     wt_status st = wt_image_save(out, img, &p->opt->save, cli_output_format(p->opt, out));
     add_encode_time(p, t0);
     return st;
+}
+
+wt_status pipeline_save(pipeline *p, const char *out, const wt_image *img)
+{
+    return save_timed(p, out, img);
 }
 
 /* ---- steps --------------------------------------------------------------- */
@@ -447,6 +463,11 @@ wt_status pipeline_decompose(pipeline *p, const char *in, const char *out)
     wt_image img = {0};
     wt_params params;
     wt_status st = load_timed(p, in, &img);
+    if (st == WT_OK && p->opt->transform != WT_TRANSFORM_DWT && !p->transcode_only) {
+        st = undecimated_decompose(p, &img, in, out); /* cli/undecimated.c */
+        wt_image_free(&img);
+        return st;
+    }
     if (st == WT_OK)
         st = params_for(p->opt, &img, in, &params);
     if (st == WT_OK && p->transcode_only)
@@ -479,11 +500,20 @@ wt_status pipeline_reconstruct(pipeline *p, const char *in, const char *out)
     wt_npz_meta meta;
     wt_params params;
     wt_image img = {0};
+    float *stack = NULL;
+    wt_uparams up;
+    if (undecimated_is_sidecar(in))
+        return undecimated_reconstruct_layers(p, in, out);
     double t0 = seconds();
-    wt_status st = wt_npz_load(in, &pyr, &meta);
+    wt_status st = wt_npz_load_any(in, &pyr, &stack, &up, &meta);
     pthread_mutex_lock(&p->lock);
     p->stats.decode += seconds() - t0;
     pthread_mutex_unlock(&p->lock);
+    if (st == WT_OK && stack) {
+        st = undecimated_reconstruct(p, &up, stack, &meta, in, out);
+        free(stack);
+        return st;
+    }
     if (st == WT_OK)
         st = params_from_meta(&meta, &pyr, in, &params);
     if (st == WT_OK)
@@ -510,14 +540,17 @@ wt_status pipeline_roundtrip(pipeline *p, const char *in, const char *out, round
     memset(r, 0, sizeof *r);
     r->kept = 1.0;
     wt_status st = load_timed(p, in, &img);
-    if (st == WT_OK)
+    int undecimated = o->transform != WT_TRANSFORM_DWT;
+    if (st == WT_OK && !undecimated)
         st = params_for(o, &img, in, &params);
     if (st == WT_OK)
         st = alloc_like(&img, in, &back);
     engine_job job = {.kind = o->threshold != THRESHOLD_NONE ? JOB_ROUNDTRIP_THRESHOLD
                                                              : JOB_ROUNDTRIP,
                       .params = &params, .img = &img, .out = &back, .opt = o, .kept = &r->kept};
-    if (st == WT_OK)
+    if (st == WT_OK && undecimated)
+        st = undecimated_roundtrip(p, &img, in, &back); /* cli/undecimated.c */
+    else if (st == WT_OK)
         st = engine_run(p, &job, in);
     if (st == WT_OK)
         st = name_error(wt_quality_compare(&img, &back, &r->quality), in);

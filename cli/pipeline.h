@@ -58,6 +58,24 @@ wt_status pipeline_roundtrip(pipeline *p, const char *in, const char *out, round
 wt_status pipeline_compare(const cli_options *opt, const char *a, const char *b, wt_quality *q,
                            wt_image *layout);
 
+/* call(engine, ctx) on an engine of the pool (the CPU engine after a GPU
+ * failure under --device auto); messages name @p file. */
+wt_status pipeline_call(pipeline *p, wt_status (*call)(wt_engine *e, void *ctx), void *ctx,
+                        const char *file);
+/* Write an image, timed as encoding. */
+wt_status pipeline_save(pipeline *p, const char *out, const wt_image *img);
+
+/* The undecimated transforms' side of decompose, reconstruct and roundtrip
+ * (cli/undecimated.c). */
+wt_status undecimated_decompose(pipeline *p, const wt_image *img, const char *in,
+                                const char *out);
+wt_status undecimated_reconstruct(pipeline *p, const wt_uparams *up, const float *stack,
+                                  const wt_npz_meta *meta, const char *in, const char *out);
+int undecimated_is_sidecar(const char *path);
+wt_status undecimated_reconstruct_layers(pipeline *p, const char *sidecar, const char *out);
+wt_status undecimated_roundtrip(pipeline *p, const wt_image *img, const char *in,
+                                wt_image *back);
+
 /* Number of worker threads for @p files files with -j @p jobs (0 = cores). */
 int pipeline_workers(int jobs, size_t files);
 
