@@ -41,6 +41,21 @@ static wt_status uparams_for(const cli_options *o, const wt_image *img, const ch
     return WT_OK;
 }
 
+/* WAVETOOL_MEM_LIMIT: bytes with an optional K, M or G suffix (powers of
+ * 1024); 0 when unset or malformed. */
+static double memory_limit(void)
+{
+    const char *v = getenv("WAVETOOL_MEM_LIMIT");
+    char *end = NULL;
+    double n = v && *v ? strtod(v, &end) : 0.0;
+    if (!end || n <= 0.0)
+        return 0.0;
+    const char *units = "KMG", *u = *end ? strchr(units, *end) : NULL;
+    if (*end && (!u || end[1]))
+        return 0.0;
+    return u ? ldexp(n, 10 * (int)(u - units + 1)) : n;
+}
+
 /* Physical memory in bytes (0 when unknown). */
 static double physical_memory(void)
 {
@@ -57,15 +72,16 @@ static wt_status alloc_stack(const wt_uparams *up, const wt_image *img, const ch
     const int nb = wt_ustack_bands(up);
     /* the stack, the image's planes, and 4 work planes of the transform */
     const double need = 4.0 * plane * (nb + 1) + 16.0 * (double)img->height * img->width;
-    const double have = physical_memory();
+    const double limit = memory_limit(), have = limit > 0 ? limit : physical_memory();
     *stack = *planes = NULL;
     if (need > (double)SIZE_MAX / 2 || (have > 0 && need > have))
         return wt_error_set(WT_ERR_LIMIT,
                             "%s: a %d-level %s of %ux%u with %d channels needs %.1f GiB (%d "
-                            "full-size bands), more than this machine's %.1f GiB",
+                            "full-size bands), more than %s%.1f GiB%s",
                             shown(file), up->levels, wt_transform_name(up->transform),
                             img->width, img->height, img->channels, need / 1073741824.0, nb,
-                            have / 1073741824.0);
+                            limit > 0 ? "the " : "this machine's ", have / 1073741824.0,
+                            limit > 0 ? " of WAVETOOL_MEM_LIMIT" : "");
     *stack = malloc((size_t)(4.0 * plane * nb));
     *planes = malloc((size_t)(4.0 * plane));
     if (*stack && *planes)
