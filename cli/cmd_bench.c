@@ -36,6 +36,8 @@ typedef struct bench_opts {
     int forward, inverse;
     int json;
     int host_path;
+    wt_transform transform; /* --transform swt|starlet: undecimated rows */
+    wt_border border;
 } bench_opts;
 
 /* One measured configuration. */
@@ -80,6 +82,11 @@ static void print_help(FILE *out)
           "      --forward, --inverse, --both   direction (default both)\n"
           "      --repeat N        timed runs, median reported (default 20)\n"
           "      --format text|json   a table, or one JSON object per line\n"
+          "      --transform T     dwt (default), swt or starlet: the undecimated\n"
+          "                        transforms, GB/s of the bytes they read and write\n"
+          "                        (SWT level: 1 plane in, 4 out; starlet scale: 1 in,\n"
+          "                        2 out; inverses the other way round)\n"
+          "      --border B        starlet border: mirror (default), periodic, nearest\n"
           "      --host-path       one 8192x8192 RGB 8-bit image from host samples to a\n"
           "                        host mosaic (wt_mosaic_image, decode excluded), wall\n"
           "                        clock, against pinned host<->device copies of the same\n"
@@ -179,6 +186,8 @@ enum {
     OPT_REPEAT,
     OPT_FORMAT,
     OPT_HOST_PATH,
+    OPT_TRANSFORM,
+    OPT_BORDER,
 };
 
 static int parse_options(int argc, char **argv, bench_opts *o)
@@ -197,6 +206,8 @@ static int parse_options(int argc, char **argv, bench_opts *o)
         {"repeat", required_argument, NULL, OPT_REPEAT},
         {"format", required_argument, NULL, OPT_FORMAT},
         {"host-path", no_argument, NULL, OPT_HOST_PATH},
+        {"transform", required_argument, NULL, OPT_TRANSFORM},
+        {"border", required_argument, NULL, OPT_BORDER},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -227,6 +238,14 @@ static int parse_options(int argc, char **argv, bench_opts *o)
             o->json = strcmp(optarg, "json") == 0;
             break;
         case OPT_HOST_PATH: o->host_path = 1; break;
+        case OPT_TRANSFORM:
+            if (wt_transform_parse(optarg, &o->transform) != WT_OK)
+                rc = cli_usage_error("bench", "%s", wt_error_message());
+            break;
+        case OPT_BORDER:
+            if (wt_border_parse(optarg, &o->border) != WT_OK)
+                rc = cli_usage_error("bench", "%s", wt_error_message());
+            break;
         case 'h': print_help(stdout); return EXIT_ALL_DONE;
         default:
             return cli_usage_error("bench", "unknown option or missing argument '%s'",
@@ -264,9 +283,15 @@ static void print_header(const bench_opts *o, const wt_engine *e)
 {
     if (o->json)
         return;
-    printf("# %s; median of %d runs; GB/s = 8 bytes x samples x levels / time;\n"
-           "# copy = memcpy of the same bytes (read + write) in the same run\n",
-           wt_engine_name(e), o->repeat);
+    if (o->transform != WT_TRANSFORM_DWT)
+        printf("# %s; median of %d runs; GB/s = bytes read and written / time (4 bytes x "
+               "samples x planes: swt 5 a level, starlet 3 a scale, its inverse L + 2);\n"
+               "# copy = device copy of the same bytes (read + write) in the same run\n",
+               wt_engine_name(e), o->repeat);
+    else
+        printf("# %s; median of %d runs; GB/s = 8 bytes x samples x levels / time;\n"
+               "# copy = memcpy of the same bytes (read + write) in the same run\n",
+               wt_engine_name(e), o->repeat);
     printf("%-10s %-14s %-8s %-8s %11s %5s %2s %9s %9s %9s %7s\n", "wavelet", "mode", "method",
            "dir", "size", "batch", "L", "ms", "GB/s", "copy GB/s", "% copy");
 }
@@ -595,11 +620,120 @@ static wt_status host_path(wt_engine *e, const bench_opts *o)
 }
 
 /* ---------------------------------------------------------------------- */
+/* Undecimated transforms (SWT, starlet): bytes read and written, as
+ * wt_cuda_ubench counts them */
+
+static double undecimated_bytes(const wt_uparams *p, double plane, int inverse)
+{
+    double L = p->levels;
+    if (p->transform == WT_TRANSFORM_STARLET)
+        return 4.0 * plane * (inverse ? L + 2 : 3 * L);
+    return 4.0 * plane * 5 * L;
+}
+
+/* CPU engine: wall clock around wt_uforward/wt_uinverse, memcpy as the copy. */
+static wt_status time_cpu_u(wt_engine *e, const wt_uparams *p, const bench_opts *o, int inverse,
+                            size_t width, size_t height, bench_row *r)
+{
+    const size_t n = width * height * (size_t)o->batch, nb = (size_t)wt_ustack_bands(p);
+    const size_t copy = (size_t)(r->bytes / 2);
+    float *x = malloc(n * sizeof *x), *stack = malloc(n * nb * sizeof *stack);
+    char *a = malloc(copy + 1), *b = malloc(copy + 1);
+    double *t = malloc((size_t)o->repeat * sizeof *t);
+    wt_status st = x && stack && a && b && t ? WT_OK : wt_error_set(WT_ERR_NOMEM, "out of memory");
+    for (size_t i = 0; st == WT_OK && i < n; i++)
+        x[i] = (float)((i * 2654435761u) >> 24);
+    if (st == WT_OK)
+        st = wt_uforward(e, p, x, height, width, o->batch, stack);
+    for (int k = -1; st == WT_OK && k < o->repeat; k++) {
+        double t0 = now_ms();
+        st = inverse ? wt_uinverse(e, p, stack, height, width, o->batch, x)
+                     : wt_uforward(e, p, x, height, width, o->batch, stack);
+        if (k >= 0)
+            t[k] = now_ms() - t0;
+    }
+    if (st == WT_OK) {
+        r->ms = median_of(t, o->repeat);
+        r->ms_min = t[0];
+        memset(a, 1, copy + 1);
+        for (int k = -1; k < o->repeat; k++) {
+            double t0 = now_ms();
+            memcpy(b, a, copy);
+            if (k >= 0)
+                t[k] = now_ms() - t0;
+        }
+        r->copy_ms = median_of(t, o->repeat);
+        r->copy_bytes = (double)copy;
+    }
+    free(x);
+    free(stack);
+    free(a);
+    free(b);
+    free(t);
+    return st;
+}
+
+static wt_status time_one_u(wt_engine *e, const wt_uparams *p, const bench_opts *o, int inverse,
+                            size_t width, size_t height, bench_row *r)
+{
+    wt_status st = wt_uparams_check(p, height, width);
+    r->bytes = undecimated_bytes(p, (double)width * height * o->batch, inverse);
+    if (st != WT_OK || wt_engine_is_cpu(e))
+        return st == WT_OK ? time_cpu_u(e, p, o, inverse, width, height, r) : st;
+#if WT_HAVE_CUDA
+    wt_cuda_timing t;
+    size_t bytes = 0;
+    st = wt_cuda_ubench(e, p, height, width, o->batch, inverse, o->repeat, &t, &bytes);
+    r->bytes = (double)bytes;
+    r->ms = t.ms;
+    r->ms_min = t.ms_min;
+    r->copy_ms = t.copy_ms;
+    r->copy_bytes = (double)t.copy_bytes;
+    return st;
+#else
+    return wt_error_set(WT_ERR_UNSUPPORTED, "no GPU benchmark in this build");
+#endif
+}
+
+static int run_undecimated(wt_engine *e, const bench_opts *o)
+{
+    int failed = 0;
+    const int nw = o->transform == WT_TRANSFORM_STARLET ? 1 : o->nwavelets;
+    for (int wi = 0; wi < nw; wi++)
+        for (int si = 0; si < o->nsizes; si++)
+            for (int inv = 0; inv < 2; inv++) {
+                if ((inv && !o->inverse) || (!inv && !o->forward))
+                    continue;
+                wt_uparams p = {o->transform, o->wavelets[wi], o->levels, 0, 0, 0, o->border};
+                char mode[32];
+                snprintf(mode, sizeof mode, "%s", o->transform == WT_TRANSFORM_SWT
+                                                      ? "swt"
+                                                      : (o->border == WT_BORDER_MIRROR
+                                                             ? "starlet"
+                                                             : wt_border_name(o->border)));
+                bench_row r = {o->transform == WT_TRANSFORM_SWT ? p.wavelet->name : "b3spline",
+                               mode, "-", inv ? "inverse" : "forward", o->sizes[si][0],
+                               o->sizes[si][1], o->batch, p.levels, 0, 0, 0, 0, 0};
+                wt_status st = time_one_u(e, &p, o, inv, r.width, r.height, &r);
+                if (st != WT_OK) {
+                    fprintf(stderr, "wavetool: bench %s %s: %s\n", r.wavelet, r.mode,
+                            wt_error_message());
+                    failed = 1;
+                    continue;
+                }
+                print_row(o, e, &r);
+            }
+    return failed;
+}
+
+/* ---------------------------------------------------------------------- */
 
 static int run_all(wt_engine *e, const bench_opts *o)
 {
     int failed = 0;
     print_header(o, e);
+    if (o->transform != WT_TRANSFORM_DWT)
+        return run_undecimated(e, o);
     for (int wi = 0; wi < o->nwavelets; wi++)
         for (int mi = 0; mi < o->nmodes; mi++)
             for (int ki = 0; ki < o->nmethods; ki++)
