@@ -8,7 +8,7 @@
 #include <strings.h>
 #include <unistd.h>
 
-#include "pipeline.h"
+#include "undecimated.h"
 
 /* How a path appears in messages. */
 static const char *shown(const char *file)
@@ -119,7 +119,7 @@ static wt_status forward(pipeline *p, const wt_image *img, const wt_uparams *up,
         st = wt_image_to_planes(img, planes);
     ujob job = {up, img->height, img->width, img->channels, planes, *stack, 0};
     if (st == WT_OK)
-        st = pipeline_call(p, ujob_run, &job, file);
+        st = pipeline_engine_run(p, ujob_run, &job, file);
     free(planes);
     if (st != WT_OK) {
         free(*stack);
@@ -137,7 +137,7 @@ static wt_status inverse(pipeline *p, const wt_uparams *up, const float *stack, 
     if (!planes)
         return wt_error_set(WT_ERR_NOMEM, "%s: out of memory", shown(file));
     ujob job = {up, img->height, img->width, img->channels, planes, (float *)stack, 1};
-    wt_status st = pipeline_call(p, ujob_run, &job, file);
+    wt_status st = pipeline_engine_run(p, ujob_run, &job, file);
     if (st == WT_OK)
         wt_image_from_planes(img, planes);
     free(planes);
