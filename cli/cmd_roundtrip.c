@@ -6,6 +6,7 @@
 #include "commands.h"
 #include "options.h"
 #include "pipeline.h"
+#include "undecimated.h"
 #include "report.h"
 
 /* ---- one file ---------------------------------------------------------------- */
@@ -83,12 +84,15 @@ static wt_status roundtrip_file(pipeline *p, const char *in, const char *out,
     memset(r, 0, sizeof *r);
     r->kept = 1.0;
     wt_status st = pipeline_load(p, in, &img);
-    if (st == WT_OK)
+    int undecimated = o->transform != WT_TRANSFORM_DWT;
+    if (st == WT_OK && !undecimated)
         st = pipeline_params_for(o, &img, in, &params);
     if (st == WT_OK)
         st = alloc_like(&img, in, &back);
     roundtrip_job job = {&params, &img, &back, o, &r->kept};
-    if (st == WT_OK)
+    if (st == WT_OK && undecimated)
+        st = undecimated_roundtrip(p, &img, in, &back); /* cli/undecimated.c */
+    else if (st == WT_OK)
         st = pipeline_engine_run(p,
                                  o->threshold != THRESHOLD_NONE ? roundtrip_threshold_on
                                                                 : roundtrip_on,

@@ -36,6 +36,12 @@ enum {
     OPT_THRESHOLD,
     OPT_SOFT,
     OPT_HARD,
+    OPT_TRANSFORM,
+    OPT_NORM,
+    OPT_START_LEVEL,
+    OPT_ALL_APPROX,
+    OPT_BORDER,
+    OPT_LAYERS,
     OPT_SIZE,
     OPT_BATCH,
     OPT_FORWARD,
@@ -70,6 +76,12 @@ static const opt_spec option_table[] = {
     {"mode", 'm', "MODE", OPTS_TRANSFORM, "signal extension: zero, constant, symmetric (default), reflect,\n"
                                           "periodic, smooth, antisymmetric, antireflect, periodization"},
     {"method", OPT_METHOD, "M", OPTS_TRANSFORM, "auto (default), conv or lifting"},
+    {"transform", OPT_TRANSFORM, "T", OPTS_TRANSFORM | OPTS_SWEEP, "dwt (default), swt (= pywt.swt2, any size) or starlet\n"
+                                                     "(B3-spline a trous); see wavetool(1)"},
+    {"norm", OPT_NORM, NULL, OPTS_TRANSFORM, "swt: pywt's norm=True (filters scaled by 1/sqrt 2)"},
+    {"start-level", OPT_START_LEVEL, "N", OPTS_TRANSFORM, "swt: pywt's start_level (default 0)"},
+    {"all-approx", OPT_ALL_APPROX, NULL, OPTS_TRANSFORM, "swt: keep cA of every level (.npz cA1..; pywt trim_approx=False)"},
+    {"border", OPT_BORDER, "B", OPTS_TRANSFORM | OPTS_SWEEP, "starlet border: mirror (default), periodic, nearest"},
     {"device", OPT_DEVICE, "DEV", OPTS_DEVICE, "auto (default: first GPU, else CPU), cpu, cuda, cuda:N;\n"
                                           "cuda:N,M,... or cuda:all spread the files over GPUs"},
     {"jobs", 'j', "N", OPTS_JOBS, "files processed at a time (default 0: number of cores)"},
@@ -82,6 +94,8 @@ static const opt_spec option_table[] = {
     {"quality", OPT_QUALITY, "Q", OPTS_SAVE, "JPEG quality 1-100 (default 90)"},
     {"scale", OPT_SCALE, "S", OPTS_MOSAIC, "detail display: auto (default) or abs (|v|), offset (mid-grey + v)"},
     {"depth", OPT_DEPTH, "8|16", OPTS_MOSAIC, "mosaic bit depth (default: the input's; 8 for JPEG)"},
+    {"layers", OPT_LAYERS, NULL, OPTS_MOSAIC, "swt/starlet: each band its own image OUT_BAND.png and a sidecar\n"
+                                          "OUT_layers.txt that 'reconstruct' reads back"},
     {"outdir", 'O', "DIR", OPTS_BATCH, "write outputs into DIR (created if missing), named from the input"},
     {"suffix", OPT_SUFFIX, "S", OPTS_BATCH, "added to the input's stem in output names (default none)"},
     {"ext", OPT_EXT, "EXT", OPTS_BATCH, "output type with -O or '-': {EXTS}"},
@@ -552,6 +566,15 @@ static int apply_option(const cli_command *command, int val, const char *arg, cl
         rc = parse_choice(cmd, s, arg, formats, "text, json or tsv", &choice);
         o->format = (report_format)choice;
         break;
+    case OPT_TRANSFORM: rc = library_choice(cmd, wt_transform_parse(arg, &o->transform)); break;
+    case OPT_NORM: o->norm = 1; break;
+    case OPT_START_LEVEL: rc = parse_int(cmd, s, arg, 0, WT_MAX_LEVELS - 1, &o->start_level); break;
+    case OPT_ALL_APPROX: o->all_approx = 1; break;
+    case OPT_BORDER:
+        o->border_given = 1;
+        rc = library_choice(cmd, wt_border_parse(arg, &o->border));
+        break;
+    case OPT_LAYERS: o->layers = 1; break;
     case 'q': o->quiet = 1; break;
     case 'v': o->verbose++; break;
     default: rc = cli_usage_error(cmd, "internal: unhandled option %d", val); break;
@@ -643,6 +666,28 @@ static void set_defaults(cli_options *o)
     wt_denoise_defaults(&o->denoise);
 }
 
+/* The options of the undecimated transforms go with their transform. */
+static int check_undecimated(const cli_command *cmd, const cli_options *o)
+{
+    const char *swt_only = o->norm ? "--norm" : o->start_level ? "--start-level"
+                           : o->all_approx ? "--all-approx" : NULL;
+    if (swt_only && o->transform != WT_TRANSFORM_SWT)
+        return cli_usage_error(cmd->name, "%s applies to --transform swt", swt_only);
+    if (o->border_given && o->transform != WT_TRANSFORM_STARLET)
+        return cli_usage_error(cmd->name, "--border applies to --transform starlet (swt is "
+                                          "periodic; dwt takes -m)");
+    if (o->layers && o->transform == WT_TRANSFORM_DWT)
+        return cli_usage_error(cmd->name, "--layers applies to --transform swt or starlet");
+    if (o->transform != WT_TRANSFORM_DWT && o->threshold != THRESHOLD_NONE)
+        return cli_usage_error(cmd->name, "--keep and --threshold apply to --transform dwt");
+    if (o->transform == WT_TRANSFORM_SWT && o->params.wavelet->kind != WT_KIND_FILTER_BANK)
+        return cli_usage_error(cmd->name, "--transform swt: %s is a JPEG 2000 wavelet; use a "
+                                          "filter-bank one (bior4.4 for cdf97, bior2.2 for "
+                                          "legall53)",
+                               o->params.wavelet->name);
+    return CLI_CONTINUE;
+}
+
 /* Checks between options once all are read. */
 static int check_combination(const cli_command *cmd, cli_options *o)
 {
@@ -657,6 +702,9 @@ static int check_combination(const cli_command *cmd, cli_options *o)
                                cmd->name, (int)strcspn(cmd->synopsis, "\n"), cmd->synopsis);
     if (!(cmd->groups & OPTS_TRANSFORM))
         return CLI_CONTINUE;
+    int rc = check_undecimated(cmd, o);
+    if (rc != CLI_CONTINUE || o->transform != WT_TRANSFORM_DWT)
+        return rc;
     wt_params p = o->params;
     p.levels = 0;
     return wt_params_resolve(&p) == WT_OK ? CLI_CONTINUE

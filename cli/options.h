@@ -101,6 +101,12 @@ typedef struct cli_options {
     int keep_by_magnitude;  /* --keep-rank magnitude: rank |c| (default: |c| x band norm) */
     wt_denoise_options denoise; /* denoise: rule, shrink, sigma, ... (params from -w -l -m) */
     int average;                /* sigma --average */
+    /* undecimated transforms (--transform swt|starlet) */
+    wt_transform transform;
+    int norm, start_level, all_approx; /* --norm --start-level --all-approx */
+    wt_border border;                  /* --border */
+    int border_given;
+    int layers; /* decompose --layers: one image per band and a sidecar */
     sweep_options sweep;    /* bench */
     char **args;            /* positional arguments */
     int nargs;
