@@ -473,6 +473,9 @@ typedef enum wt_band_op {
     WT_OP_SOFT,     /**< c = sign(c) * max(|c| - t, 0)  (pywt.threshold 'soft') */
     WT_OP_SCALE,    /**< c = t * c */
     WT_OP_ZERO,     /**< c = 0 (t ignored) */
+    WT_OP_QUANTIZE, /**< dead-zone uniform quantiser of step t > 0 and midpoint
+                         reconstruction: q = sign(c) floor(|c| / t),
+                         c = q == 0 ? 0 : sign(c) (|q| + 1/2) t  (JPEG 2000, r = 1/2) */
 } wt_band_op;
 /** Apply @p op with argument args[i] to band sel[i] for i < n (one pass on the
  *  device for all of them). int32 pyramids: results rounded to nearest. */
@@ -498,6 +501,13 @@ wt_status wt_epyramid_reduce(const wt_epyramid *p, const wt_band_ref *sel, const
  *  engine, not a host sort. */
 wt_status wt_epyramid_median_abs(const wt_epyramid *p, const wt_band_ref *sel, size_t n,
                                  int nonzero_only, double *out);
+/** Zeroth-order entropy, in bits per coefficient, of each selected band's
+ *  dead-zone quantiser indices q = sign(c) floor(|c| / @p step) (@p step > 0):
+ *  -sum p_q log2 p_q over the distinct q of the band. The histogram is built on
+ *  the host after one download of the pyramid (no engine operation counts
+ *  distinct values). */
+wt_status wt_epyramid_entropy(const wt_epyramid *p, const wt_band_ref *sel, size_t n,
+                              double step, double *bits);
 /** The k-th smallest |c| (0-based) over the union of the selected bands. */
 wt_status wt_epyramid_kth_abs(const wt_epyramid *p, const wt_band_ref *sel, size_t n,
                               uint64_t k, double *out);
