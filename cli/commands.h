@@ -8,6 +8,7 @@ int cmd_reconstruct(int argc, char **argv);
 int cmd_roundtrip(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 int cmd_wavelets(int argc, char **argv);
+int cmd_stats(int argc, char **argv); /* cli/cmd_stats.c */
 #ifdef WT_HAVE_BENCH
 int cmd_bench(int argc, char **argv); /* cli/cmd_bench.c, with the CUDA engine's work */
 /* bench --pipeline (argv[0] = "--pipeline"): cli/bench_pipeline.c */

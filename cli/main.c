@@ -24,6 +24,7 @@ static const command_entry commands[] = {
     {"roundtrip", cmd_roundtrip, "IN [-o OUT] [--psnr] [--mse]: forward + inverse, PSNR/MSE"},
     {"compare", cmd_compare, "A B: PSNR/MSE of two images"},
     {"wavelets", cmd_wavelets, "names, families, lengths, lifting yes/no"},
+    {"stats", cmd_stats, "INPUT...: per-band statistics, energy shares, rate estimate"},
 #ifdef WT_HAVE_BENCH
     {"bench", cmd_bench, "engine throughput, GB/s vs the device limit"},
 #endif

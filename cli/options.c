@@ -31,6 +31,9 @@ enum {
     OPT_THRESHOLD,
     OPT_SOFT,
     OPT_HARD,
+    OPT_QSTEP,
+    OPT_EPS,
+    OPT_PLOT,
 };
 
 typedef struct opt_spec {
@@ -68,6 +71,10 @@ static const opt_spec option_table[] = {
     {"threshold", OPT_THRESHOLD, "T", OPTS_ROUNDTRIP, "threshold detail coefficients at T (hard unless --soft)"},
     {"soft", OPT_SOFT, NULL, OPTS_ROUNDTRIP, "soft thresholding: shrink towards zero by T"},
     {"hard", OPT_HARD, NULL, OPTS_ROUNDTRIP, "hard thresholding: zero |v| < T (default)"},
+    {"qstep", OPT_QSTEP, "Q", OPTS_QUANT, "dead-zone quantiser step (stats: default 2^depth/256, 1 for 8-bit;\n"
+                                          "roundtrip: quantise the details and report bits per pixel)"},
+    {"eps", OPT_EPS, "E", OPTS_STATS, "near-zero means |c| <= E (default: the quantiser step)"},
+    {"plot", OPT_PLOT, "FILE.svg", OPTS_STATS, "write an SVG bar chart of the energy share per band"},
     {"format", OPT_FORMAT, "F", OPTS_REPORT, "report format: text (default), json (one object a line), tsv;\n"
                                          "infinity is inf (JSON: the string \"inf\")"},
     {"quiet", 'q', NULL, OPTS_GENERAL, "no progress, summary or notes (reports and errors still show)"},
@@ -286,6 +293,9 @@ static int apply_option(const char *cmd, int val, const char *arg, cli_options *
             o->threshold_value = NAN; /* --threshold must follow */
         o->threshold = val == OPT_SOFT ? THRESHOLD_SOFT : THRESHOLD_HARD;
         break;
+    case OPT_QSTEP: rc = parse_real(cmd, s, arg, 1e-9, 1e30, &o->qstep); break;
+    case OPT_EPS: rc = parse_real(cmd, s, arg, 0.0, 1e30, &o->eps); break;
+    case OPT_PLOT: o->plot = arg; break;
     case OPT_FORMAT:
         rc = parse_choice(cmd, s, arg, formats, "text, json or tsv", &choice);
         o->format = (report_format)choice;
@@ -373,6 +383,7 @@ static void set_defaults(cli_options *o)
     o->device = "auto";
     o->save.png_level = -1;
     o->suffix = "";
+    o->eps = NAN;
 }
 
 /* Checks between options once all are read. */
@@ -381,6 +392,8 @@ static int check_combination(const cli_command *cmd, cli_options *o)
     if ((o->threshold == THRESHOLD_HARD || o->threshold == THRESHOLD_SOFT) &&
         isnan(o->threshold_value))
         return cli_usage_error(cmd->name, "--soft and --hard need --threshold T");
+    if (o->qstep > 0.0 && o->threshold != THRESHOLD_NONE)
+        return cli_usage_error(cmd->name, "--qstep excludes --keep and --threshold");
     if (o->nargs < cmd->min_args)
         return cli_usage_error(cmd->name, "missing arguments (usage: wavetool %s %.*s)",
                                cmd->name, (int)strcspn(cmd->synopsis, "\n"), cmd->synopsis);

@@ -31,6 +31,8 @@ enum {
     OPTS_REPORT = 1u << 6,    /* --format */
     OPTS_ROUNDTRIP = 1u << 7, /* -o --psnr --mse --keep --threshold --soft --hard */
     OPTS_GENERAL = 1u << 8,   /* -q -v -h: every command */
+    OPTS_QUANT = 1u << 9,     /* --qstep */
+    OPTS_STATS = 1u << 10,    /* --eps --plot */
 };
 
 /* What a subcommand is, for parsing and help. */
@@ -60,6 +62,9 @@ typedef struct cli_options {
     int psnr, mse;      /* report fields; neither given = both */
     threshold_kind threshold;
     double threshold_value; /* --threshold T or --keep FRACTION */
+    double qstep;           /* --qstep Q; 0: not given */
+    double eps;             /* stats --eps E; NAN: not given */
+    const char *plot;       /* stats --plot FILE.svg */
     char **args;            /* positional arguments */
     int nargs;
 } cli_options;

@@ -238,6 +238,7 @@ typedef enum job_kind {
     JOB_MOSAIC,
     JOB_ROUNDTRIP,
     JOB_ROUNDTRIP_THRESHOLD, /* forward, --keep/--threshold, inverse, on the engine */
+    JOB_CALL,                /* a command's own work: call(engine, call_ctx) */
 } job_kind;
 
 typedef struct engine_job {
@@ -250,6 +251,8 @@ typedef struct engine_job {
     int depth; /* mosaic bit depth */
     const cli_options *opt; /* thresholded roundtrip: its --keep/--threshold */
     double *kept;           /* thresholded roundtrip: fraction of details kept */
+    wt_status (*call)(wt_engine *e, void *ctx); /* JOB_CALL */
+    void *call_ctx;
 } engine_job;
 
 static wt_status threshold_on(wt_epyramid *ep, const cli_options *o, double *kept)
@@ -290,6 +293,7 @@ static wt_status job_on(wt_engine *e, const engine_job *j)
     case JOB_MOSAIC: return wt_mosaic_image(e, j->params, j->img, j->scale, j->depth, j->out);
     case JOB_ROUNDTRIP: return wt_roundtrip_image(e, j->params, j->img, j->out);
     case JOB_ROUNDTRIP_THRESHOLD: return roundtrip_threshold_on(e, j);
+    case JOB_CALL: return j->call(e, j->call_ctx);
     }
     return wt_error_set(WT_ERR_INVALID, "unknown engine job");
 }
@@ -441,6 +445,21 @@ static wt_status write_coefficients(pipeline *p, const wt_image *img, const wt_p
 }
 
 /* ---- commands ---------------------------------------------------------------- */
+
+wt_status pipeline_load(pipeline *p, const char *file, wt_image *img, wt_params *params)
+{
+    wt_status st = load_timed(p, file, img);
+    if (st == WT_OK)
+        st = params_for(p->opt, img, file, params);
+    return st;
+}
+
+wt_status pipeline_on_engine(pipeline *p, const char *file,
+                             wt_status (*call)(wt_engine *e, void *ctx), void *ctx)
+{
+    engine_job job = {.kind = JOB_CALL, .call = call, .call_ctx = ctx};
+    return engine_run(p, &job, file);
+}
 
 wt_status pipeline_decompose(pipeline *p, const char *in, const char *out)
 {

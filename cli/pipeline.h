@@ -54,6 +54,14 @@ typedef struct roundtrip_result {
  * input; the reconstruction written to @p out unless NULL. */
 wt_status pipeline_roundtrip(pipeline *p, const char *in, const char *out, roundtrip_result *r);
 
+/* A command's own work on one file: the image decoded and its transform
+ * chosen (-l, -w, ...) as the other commands do; then call(engine, ctx) on an
+ * engine of the pool (the CPU engine after a GPU failure under --device auto:
+ * @p call must start from scratch each time). Messages name @p file. */
+wt_status pipeline_load(pipeline *p, const char *file, wt_image *img, wt_params *params);
+wt_status pipeline_on_engine(pipeline *p, const char *file,
+                             wt_status (*call)(wt_engine *e, void *ctx), void *ctx);
+
 /* compare: quality of @p b against @p a. */
 wt_status pipeline_compare(const cli_options *opt, const char *a, const char *b, wt_quality *q,
                            wt_image *layout);
