@@ -26,7 +26,7 @@ int cmd_compare(int argc, char **argv)
     int rc = cli_parse(&compare_command, argc, argv, &o);
     if (rc != CLI_CONTINUE)
         return rc;
-    report_spec spec = {o.format, 1, 1, 0, 1};
+    report_spec spec = {o.format, 1, 1, 0, 1, 0.0};
     if (pipeline_compare(&o, o.args[0], o.args[1], &q, &layout) != WT_OK) {
         fprintf(stderr, "wavetool: %s\n", wt_error_message());
         return EXIT_SOME_FAILED;

@@ -16,11 +16,13 @@ static const cli_command roundtrip_command = {
     "Decompose and reconstruct each input and report PSNR and MSE against it\n"
     "(peak 2^depth - 1; identical: inf). --keep or --threshold first zero or shrink\n"
     "detail coefficients (cA is kept); the report then gives the fraction of detail\n"
-    "coefficients left nonzero. -o writes the reconstruction ('-': standard output,\n"
+    "coefficients left nonzero. --qstep Q instead quantises the details with a\n"
+    "dead-zone quantiser of step Q (midpoint reconstruction) and adds the estimated\n"
+    "bits per pixel (entropy of every band's indices at step Q). -o writes the reconstruction ('-': standard output,\n"
     "the report then goes to standard error); -O DIR writes one per input.\n"
     "Inputs may be directories (walked for .png/.jpg/.jpeg).",
     OPTS_TRANSFORM | OPTS_ENGINE | OPTS_LOAD | OPTS_SAVE | OPTS_BATCH | OPTS_ROUNDTRIP |
-        OPTS_REPORT,
+        OPTS_REPORT | OPTS_QUANT,
     1,
     -1,
 };
@@ -37,8 +39,8 @@ static void roundtrip_one(void *arg, batch_item *item)
     wt_status st = pipeline_roundtrip(&ctx->pipe, item->input, item->output, &r);
     batch_item_result(item, st);
     if (st == WT_OK)
-        item->report = report_quality(&ctx->spec, item->input, NULL, &r.original, &r.quality,
-                                      r.kept);
+        item->report = report_quality_rate(&ctx->spec, item->input, NULL, &r.original,
+                                           &r.quality, r.kept, r.bpp);
 }
 
 /* The reconstruction is an image: .png or .jpg. */
@@ -69,7 +71,7 @@ int cmd_roundtrip(int argc, char **argv)
                        batch_image_exts};
     int both = !o.psnr && !o.mse;
     ctx.spec = (report_spec){o.format, o.psnr || both, o.mse || both,
-                             o.threshold != THRESHOLD_NONE, 0};
+                             o.threshold != THRESHOLD_NONE, 0, o.qstep};
     FILE *report = o.output && strcmp(o.output, "-") == 0 ? stderr : stdout;
     if (rc == CLI_CONTINUE)
         rc = check_output(&o);

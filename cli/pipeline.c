@@ -1,6 +1,8 @@
 /* The work on one file: load, transform, write, measure. */
 #include "pipeline.h"
 
+#include "figures.h"
+
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -251,13 +253,39 @@ typedef struct engine_job {
     int depth; /* mosaic bit depth */
     const cli_options *opt; /* thresholded roundtrip: its --keep/--threshold */
     double *kept;           /* thresholded roundtrip: fraction of details kept */
+    double *bpp;            /* roundtrip --qstep: estimated bits per pixel */
     wt_status (*call)(wt_engine *e, void *ctx); /* JOB_CALL */
     void *call_ctx;
 } engine_job;
 
-static wt_status threshold_on(wt_epyramid *ep, const cli_options *o, double *kept)
+/* roundtrip --qstep: the rate of every band at step Q (cA included, as a coder
+ * would spend it), then the details quantised with midpoint reconstruction. */
+static wt_status quantize_on(wt_epyramid *ep, double qstep, double *kept, double *bpp)
+{
+    const wt_pyramid *shape = wt_epyramid_shape(ep);
+    size_t n = 3 * (size_t)shape->levels * (size_t)shape->channels;
+    wt_band_ref *sel = malloc((n ? n : 1) * sizeof *sel);
+    double *steps = malloc((n ? n : 1) * sizeof *steps);
+    wt_status st = sel && steps ? WT_OK : wt_error_set(WT_ERR_NOMEM, "out of memory");
+    if (st == WT_OK)
+        st = figures_bpp(ep, qstep, (double)shape->height * (double)shape->width, bpp);
+    if (st == WT_OK) {
+        n = wt_epyramid_details(ep, sel);
+        for (size_t i = 0; i < n; i++)
+            steps[i] = qstep;
+        st = wt_epyramid_map(ep, WT_OP_QUANTIZE, sel, steps, n);
+    }
+    free(sel);
+    free(steps);
+    *kept = 1.0;
+    return st;
+}
+
+static wt_status threshold_on(wt_epyramid *ep, const cli_options *o, double *kept, double *bpp)
 {
     *kept = 1.0;
+    if (o->qstep > 0.0)
+        return quantize_on(ep, o->qstep, kept, bpp);
     switch (o->threshold) {
     case THRESHOLD_KEEP: return wt_epyramid_keep(ep, o->threshold_value, kept);
     case THRESHOLD_HARD:
@@ -278,7 +306,7 @@ static wt_status roundtrip_threshold_on(wt_engine *e, const engine_job *j)
     if (st == WT_OK)
         st = wt_epyramid_forward_image(ep, j->img);
     if (st == WT_OK)
-        st = threshold_on(ep, j->opt, j->kept);
+        st = threshold_on(ep, j->opt, j->kept, j->bpp);
     if (st == WT_OK)
         st = wt_epyramid_inverse_image(ep, j->out);
     wt_epyramid_destroy(ep);
@@ -533,9 +561,11 @@ wt_status pipeline_roundtrip(pipeline *p, const char *in, const char *out, round
         st = params_for(o, &img, in, &params);
     if (st == WT_OK)
         st = alloc_like(&img, in, &back);
-    engine_job job = {.kind = o->threshold != THRESHOLD_NONE ? JOB_ROUNDTRIP_THRESHOLD
-                                                             : JOB_ROUNDTRIP,
-                      .params = &params, .img = &img, .out = &back, .opt = o, .kept = &r->kept};
+    engine_job job = {.kind = o->threshold != THRESHOLD_NONE || o->qstep > 0.0
+                                  ? JOB_ROUNDTRIP_THRESHOLD
+                                  : JOB_ROUNDTRIP,
+                      .params = &params, .img = &img, .out = &back, .opt = o, .kept = &r->kept,
+                      .bpp = &r->bpp};
     if (st == WT_OK)
         st = engine_run(p, &job, in);
     if (st == WT_OK)

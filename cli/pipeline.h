@@ -48,6 +48,7 @@ typedef struct roundtrip_result {
     wt_image original; /* size and layout for the report (pixels freed) */
     wt_quality quality;
     double kept; /* fraction of detail coefficients left nonzero; 1 without thresholding */
+    double bpp;  /* --qstep: estimated bits per pixel of the quantised pyramid */
 } roundtrip_result;
 
 /* roundtrip: forward, optional thresholding, inverse; quality against the
