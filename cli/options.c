@@ -34,6 +34,12 @@ enum {
     OPT_QSTEP,
     OPT_EPS,
     OPT_PLOT,
+    OPT_TRANSFER,
+    OPT_COLORMAP,
+    OPT_CLIP,
+    OPT_GRID,
+    OPT_LABELS,
+    OPT_ALPHA,
 };
 
 typedef struct opt_spec {
@@ -58,7 +64,15 @@ static const opt_spec option_table[] = {
     {"lenient", OPT_LENIENT, NULL, OPTS_LOAD, "accept images that libpng/libjpeg can recover from corruption"},
     {"png-level", OPT_PNG_LEVEL, "N", OPTS_SAVE, "PNG compression level 0-9 (default 1: fast)"},
     {"quality", OPT_QUALITY, "Q", OPTS_SAVE, "JPEG quality 1-100 (default 90)"},
-    {"scale", OPT_SCALE, "S", OPTS_MOSAIC, "detail display: auto (default) or abs (|v|), offset (mid-grey + v)"},
+    {"scale", OPT_SCALE, "S[,R]", OPTS_MOSAIC, "detail display: auto (default) or abs (|v|), offset (mid-grey + v);\n"
+                                            "range: band (default), level or global (one for all details)"},
+    {"transfer", OPT_TRANSFER, "T", OPTS_MOSAIC, "detail magnitude curve: linear (default), sqrt, log"},
+    {"colormap", OPT_COLORMAP, "C", OPTS_MOSAIC, "gray (default) or diverging (signed details blue-white-red, RGB)"},
+    {"clip", OPT_CLIP, "P", OPTS_MOSAIC, "details: the P-th percentile of |v| is full scale (default 100: max)"},
+    {"grid", OPT_GRID, NULL, OPTS_MOSAIC, "1-pixel lines between the bands"},
+    {"labels", OPT_LABELS, NULL, OPTS_MOSAIC, "band names (cA3, cH1, ...) in each band's corner"},
+    {"alpha", OPT_ALPHA, "A", OPTS_MOSAIC, "mosaics of images with alpha: opaque (default: colour only),\n"
+                                          "keep (alpha's bands as the mosaic's alpha), only (alpha's bands)"},
     {"depth", OPT_DEPTH, "8|16", OPTS_MOSAIC, "mosaic bit depth (default: the input's; 8 for JPEG)"},
     {"outdir", 'O', "DIR", OPTS_BATCH, "write outputs into DIR (created if missing), named from the input"},
     {"suffix", OPT_SUFFIX, "S", OPTS_BATCH, "added to the input's stem in output names (default none)"},
@@ -194,6 +208,35 @@ static int library_choice(const char *cmd, wt_status st)
     return st == WT_OK ? CLI_CONTINUE : cli_usage_error(cmd, "%s", wt_error_message());
 }
 
+/* --scale: comma-separated words, a detail display and/or a range. */
+static int parse_scale(const char *cmd, const char *arg, cli_options *o)
+{
+    static const char *const scales[] = {"auto", "abs", "offset", NULL};
+    static const char *const ranges[] = {"band", "level", "global", NULL};
+    char word[32];
+    for (const char *p = arg;; p += strcspn(p, ",") + 1) {
+        int len = (int)strcspn(p, ","), found = 0;
+        snprintf(word, sizeof word, "%.*s", len, p);
+        for (int i = 0; scales[i] && !found; i++)
+            if (strcmp(word, scales[i]) == 0) {
+                o->scale = o->style.scale = (wt_scale)i;
+                found = 1;
+            }
+        for (int i = 0; ranges[i] && !found; i++)
+            if (strcmp(word, ranges[i]) == 0) {
+                o->style.range = (wt_mosaic_range)i;
+                found = 1;
+            }
+        if (!found || len >= (int)sizeof word)
+            return cli_usage_error(cmd, "invalid argument '%s' for option --scale; should be "
+                                        "auto, abs or offset and/or band, level or global "
+                                        "(e.g. level,offset)",
+                                   arg);
+        if (!p[len])
+            return CLI_CONTINUE;
+    }
+}
+
 static int parse_ext(const char *cmd, const opt_spec *s, const char *arg, cli_options *o)
 {
     static const char *const exts[] = {"png", "jpg", "jpeg", "npz", NULL};
@@ -232,7 +275,9 @@ static int parse_device(const char *cmd, const opt_spec *s, const char *arg, cli
 
 static int apply_option(const char *cmd, int val, const char *arg, cli_options *o)
 {
-    static const char *const scales[] = {"auto", "abs", "offset", NULL};
+    static const char *const transfers[] = {"linear", "sqrt", "log", NULL};
+    static const char *const colormaps[] = {"gray", "diverging", NULL};
+    static const char *const alphas[] = {"opaque", "keep", "only", NULL};
     static const char *const formats[] = {"text", "json", "tsv", NULL};
     static const char *const depths[] = {"8", "16", NULL};
     const opt_spec *s = spec_of(val);
@@ -252,9 +297,21 @@ static int apply_option(const char *cmd, int val, const char *arg, cli_options *
     case OPT_LENIENT: o->load.lenient = 1; break;
     case OPT_PNG_LEVEL: rc = parse_int(cmd, s, arg, 0, 9, &o->save.png_level); break;
     case OPT_QUALITY: rc = parse_int(cmd, s, arg, 1, 100, &o->save.jpeg_quality); break;
-    case OPT_SCALE:
-        rc = parse_choice(cmd, s, arg, scales, "auto, abs or offset", &choice);
-        o->scale = (wt_scale)choice;
+    case OPT_SCALE: rc = parse_scale(cmd, arg, o); break;
+    case OPT_TRANSFER:
+        rc = parse_choice(cmd, s, arg, transfers, "linear, sqrt or log", &choice);
+        o->style.transfer = (wt_transfer)choice;
+        break;
+    case OPT_COLORMAP:
+        rc = parse_choice(cmd, s, arg, colormaps, "gray or diverging", &choice);
+        o->style.colormap = (wt_colormap)choice;
+        break;
+    case OPT_CLIP: rc = parse_real(cmd, s, arg, 1e-6, 100.0, &o->style.clip); break;
+    case OPT_GRID: o->style.grid = 1; break;
+    case OPT_LABELS: o->style.labels = 1; break;
+    case OPT_ALPHA:
+        rc = parse_choice(cmd, s, arg, alphas, "opaque, keep or only", &choice);
+        o->alpha = (alpha_choice)choice;
         break;
     case OPT_DEPTH:
         rc = parse_choice(cmd, s, arg, depths, "8 or 16", &choice);
@@ -384,6 +441,7 @@ static void set_defaults(cli_options *o)
     o->save.png_level = -1;
     o->suffix = "";
     o->eps = NAN;
+    o->style = wt_mosaic_style_plain(WT_SCALE_AUTO);
 }
 
 /* Checks between options once all are read. */

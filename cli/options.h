@@ -13,6 +13,11 @@ enum { EXIT_ALL_DONE = 0, EXIT_SOME_FAILED = 1, EXIT_USAGE = 2 };
 #define CLI_CONTINUE (-1)
 
 typedef enum report_format { REPORT_TEXT = 0, REPORT_JSON, REPORT_TSV } report_format;
+typedef enum alpha_choice {
+    ALPHA_OPAQUE = 0, /* mosaics of images with alpha: the colour channels only */
+    ALPHA_KEEP,       /* every channel, alpha's bands as a mosaic's alpha */
+    ALPHA_ONLY,       /* alpha's bands alone, as a gray mosaic */
+} alpha_choice;
 typedef enum threshold_kind {
     THRESHOLD_NONE = 0,
     THRESHOLD_KEEP, /* --keep FRACTION */
@@ -26,7 +31,7 @@ enum {
     OPTS_ENGINE = 1u << 1,    /* --device -j */
     OPTS_LOAD = 1u << 2,      /* --max-pixels --lenient */
     OPTS_SAVE = 1u << 3,      /* --png-level --quality */
-    OPTS_MOSAIC = 1u << 4,    /* --scale --depth */
+    OPTS_MOSAIC = 1u << 4,    /* --scale --depth --transfer --colormap --clip --grid --labels --alpha */
     OPTS_BATCH = 1u << 5,     /* -O --suffix --ext -n */
     OPTS_REPORT = 1u << 6,    /* --format */
     OPTS_ROUNDTRIP = 1u << 7, /* -o --psnr --mse --keep --threshold --soft --hard */
@@ -56,6 +61,9 @@ typedef struct cli_options {
     wt_save_options save;
     wt_scale scale;
     int depth; /* --depth; 0 = the input's depth (8 for JPEG) */
+    wt_mosaic_style style; /* --scale RANGE, --transfer, --colormap, --clip, --grid, --labels
+                              (style.scale mirrors scale) */
+    alpha_choice alpha;    /* --alpha */
     const char *outdir, *suffix, *ext;
     int no_clobber;
     const char *output; /* roundtrip -o */
