@@ -18,7 +18,7 @@ static const cli_command pipeline_bench_command = {
     "bench --pipeline",
     "[options] INPUT...",
     "Time `wavetool decompose -O DIR INPUT...` (PNG mosaics unless --ext) over the\n"
-    "inputs (files, or directories walked for .png/.jpg/.jpeg): first a warm-up\n"
+    "inputs (files, or directories walked for {IMAGES}): first a warm-up\n"
     "over one file per worker, then the files through decode and encode only (the\n"
     "decoded image written instead of the mosaic), then the whole path. Prints\n"
     "images/s, MPixel/s and the time split (CPU seconds summed over workers), and\n"
@@ -213,7 +213,7 @@ int cmd_bench_pipeline(int argc, char **argv)
         }
     }
     batch_plan plan = {"bench --pipeline", 0, NULL, tmpdir[0] ? tmpdir : o.outdir, o.suffix,
-                       o.ext, "png", batch_image_exts};
+                       o.ext, CLI_DEFAULT_EXT, WT_HOLDS_IMAGE};
     if (rc == CLI_CONTINUE)
         rc = batch_plan_files(&b, &plan, o.args, o.nargs);
     if (rc == CLI_CONTINUE)

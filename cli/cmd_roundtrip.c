@@ -1,7 +1,6 @@
 /* wavetool roundtrip: forward and inverse transform, and how close the result is. */
 #include <stdio.h>
 #include <string.h>
-#include <strings.h>
 
 #include "batch.h"
 #include "commands.h"
@@ -20,7 +19,7 @@ static const cli_command roundtrip_command = {
     "dead-zone quantiser of step Q (midpoint reconstruction) and adds the estimated\n"
     "bits per pixel (entropy of every band's indices at step Q). -o writes the reconstruction ('-': standard output,\n"
     "the report then goes to standard error); -O DIR writes one per input.\n"
-    "Inputs may be directories (walked for .png/.jpg/.jpeg).",
+    "Inputs may be directories (walked for {IMAGES}).",
     OPTS_TRANSFORM | OPTS_ENGINE | OPTS_LOAD | OPTS_SAVE | OPTS_BATCH | OPTS_ROUNDTRIP |
         OPTS_REPORT | OPTS_QUANT,
     1,
@@ -43,20 +42,6 @@ static void roundtrip_one(void *arg, batch_item *item)
                                            &r.quality, r.kept, r.bpp);
 }
 
-/* The reconstruction is an image: .png or .jpg. */
-static int check_output(const cli_options *o)
-{
-    if (o->ext && strcasecmp(o->ext, "npz") == 0)
-        return cli_usage_error("roundtrip", "--ext npz: roundtrip writes images (png, jpg)");
-    if (!o->output)
-        return CLI_CONTINUE;
-    wt_file_format f = cli_output_format(o, o->output);
-    if (f == WT_FORMAT_PNG || f == WT_FORMAT_JPEG)
-        return CLI_CONTINUE;
-    return cli_usage_error("roundtrip", "%s: unknown output type; use .png, .jpg or .jpeg",
-                           o->output);
-}
-
 static void roundtrip_header(void *ctx, FILE *report)
 {
     report_header(&((roundtrip_ctx *)ctx)->spec, report);
@@ -67,14 +52,14 @@ int cmd_roundtrip(int argc, char **argv)
     cli_options o;
     roundtrip_ctx ctx = {0};
     int rc = cli_parse(&roundtrip_command, argc, argv, &o);
-    batch_plan plan = {"roundtrip", 0, o.output, o.outdir, o.suffix, o.ext, "png",
-                       batch_image_exts};
+    batch_plan plan = {"roundtrip", 0, o.output, o.outdir, o.suffix, o.ext, CLI_DEFAULT_EXT,
+                       WT_HOLDS_IMAGE};
     int both = !o.psnr && !o.mse;
     ctx.spec = (report_spec){o.format, o.psnr || both, o.mse || both,
                              o.threshold != THRESHOLD_NONE, 0, o.qstep};
     FILE *report = o.output && strcmp(o.output, "-") == 0 ? stderr : stdout;
     if (rc == CLI_CONTINUE)
-        rc = check_output(&o);
+        rc = cli_check_output("roundtrip", &o, o.output, WT_HOLDS_IMAGE);
     if (rc == CLI_CONTINUE)
         rc = pipeline_run_files(&ctx.pipe, &o, &plan, roundtrip_one, &ctx, report,
                                 roundtrip_header);

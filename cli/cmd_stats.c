@@ -22,10 +22,10 @@ static const cli_command stats_command = {
     "fractions of zero and near-zero (|c| <= --eps) coefficients, the MAD noise\n"
     "estimate median|c|/0.6745, and the zeroth-order entropy of the dead-zone\n"
     "quantiser indices sign(c) floor(|c|/Q) (--qstep Q, default 2^depth/256), with\n"
-    "the estimated bits per pixel of the whole image. Inputs may be directories\n"
-    "(walked for .png/.jpg/.jpeg). --plot writes an SVG bar chart of the energy\n"
-    "share per band: one bar per file for up to 6 files, else their mean with\n"
-    "min-max whiskers.",
+    "the estimated bits per pixel of the whole image. --plot writes an SVG bar\n"
+    "chart of the energy share per band: one bar per file for up to 6 files, else\n"
+    "their mean with min-max whiskers. Inputs may be directories (walked for\n"
+    "{IMAGES}).",
     OPTS_TRANSFORM | OPTS_ENGINE | OPTS_LOAD | OPTS_REPORT | OPTS_QUANT | OPTS_STATS,
     1,
     -1,
@@ -158,7 +158,7 @@ int cmd_stats(int argc, char **argv)
     cli_options o;
     stats_ctx ctx = {0};
     int rc = cli_parse(&stats_command, argc, argv, &o);
-    batch_plan plan = {"stats", 0, NULL, NULL, NULL, NULL, NULL, batch_image_exts};
+    batch_plan plan = {"stats", 0, NULL, NULL, NULL, NULL, NULL, WT_HOLDS_IMAGE};
     ctx.opt = &o;
     if (rc == CLI_CONTINUE)
         rc = check_plot(&o);

@@ -19,8 +19,8 @@ typedef struct command_entry {
 } command_entry;
 
 static const command_entry commands[] = {
-    {"decompose", cmd_decompose, "IN OUT: subband mosaic (.png/.jpg) or coefficients (.npz)"},
-    {"reconstruct", cmd_reconstruct, "COEFFS.npz OUT: the image back from coefficients"},
+    {"decompose", cmd_decompose, "IN OUT: subband mosaic ({IMAGES}) or coefficients ({COEFFS})"},
+    {"reconstruct", cmd_reconstruct, "COEFFS OUT: the image back from coefficients"},
     {"roundtrip", cmd_roundtrip, "IN [-o OUT] [--psnr] [--mse]: forward + inverse, PSNR/MSE"},
     {"compare", cmd_compare, "A B: PSNR/MSE of two images"},
     {"wavelets", cmd_wavelets, "names, families, lengths, lifting yes/no"},
@@ -64,11 +64,14 @@ static void print_help(FILE *out)
     fputs("Usage: wavetool COMMAND [options] ARGS...\n"
           "       wavetool COMMAND --help\n"
           "       wavetool --help | --version\n\n"
-          "Multi-level 2D discrete wavelet transforms of PNG and JPEG images.\n\n"
+          "Multi-level 2D discrete wavelet transforms of images.\n\n"
           "Commands:\n",
           out);
-    for (size_t i = 0; i < COMMAND_COUNT; i++)
-        fprintf(out, "  %-12s %s\n", commands[i].name, commands[i].what);
+    for (size_t i = 0; i < COMMAND_COUNT; i++) {
+        char what[256];
+        fprintf(out, "  %-12s %s\n", commands[i].name,
+                cli_expand_formats(commands[i].what, what, sizeof what));
+    }
     fputs("\nCommon options: -w/--wavelet NAME (haar), -l/--levels N|max (3),\n"
           "-m/--mode MODE (symmetric), --method auto|conv|lifting, --device\n"
           "auto|cpu|cuda[:N], -j/--jobs N, -q/--quiet, -v/--verbose, --format text|json|tsv.\n"

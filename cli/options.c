@@ -12,6 +12,8 @@
 #include <string.h>
 #include <strings.h>
 
+#define ALL_FORMATS (WT_HOLDS_IMAGE | WT_HOLDS_COEFFS)
+
 /* Long-only options are numbered from 256. */
 enum {
     OPT_METHOD = 256,
@@ -76,7 +78,7 @@ static const opt_spec option_table[] = {
     {"depth", OPT_DEPTH, "8|16", OPTS_MOSAIC, "mosaic bit depth (default: the input's; 8 for JPEG)"},
     {"outdir", 'O', "DIR", OPTS_BATCH, "write outputs into DIR (created if missing), named from the input"},
     {"suffix", OPT_SUFFIX, "S", OPTS_BATCH, "added to the input's stem in output names (default none)"},
-    {"ext", OPT_EXT, "EXT", OPTS_BATCH, "output type with -O or '-': png (default), jpg, jpeg or npz"},
+    {"ext", OPT_EXT, "EXT", OPTS_BATCH, "output type with -O or '-': {EXTS}"},
     {"no-clobber", 'n', NULL, OPTS_BATCH, "skip outputs that exist already (resume a batch)"},
     {"output", 'o', "OUT", OPTS_ROUNDTRIP, "write the reconstruction to OUT"},
     {"psnr", OPT_PSNR, NULL, OPTS_ROUNDTRIP, "report PSNR (without --psnr or --mse: both)"},
@@ -237,18 +239,17 @@ static int parse_scale(const char *cmd, const char *arg, cli_options *o)
     }
 }
 
+/* Any extension of the format registry (src/format.c). */
 static int parse_ext(const char *cmd, const opt_spec *s, const char *arg, cli_options *o)
 {
-    static const char *const exts[] = {"png", "jpg", "jpeg", "npz", NULL};
-    const char *name = arg[0] == '.' ? arg + 1 : arg;
-    for (int i = 0; exts[i]; i++)
-        if (strcasecmp(name, exts[i]) == 0) {
-            o->ext = name;
-            return CLI_CONTINUE;
-        }
-    return cli_usage_error(cmd, "invalid argument '%s' for option --%s; should be png, jpg, "
-                                "jpeg or npz",
-                           arg, s->name);
+    char exts[256];
+    if (wt_format_from_ext(arg) != WT_FORMAT_UNKNOWN) {
+        o->ext = arg[0] == '.' ? arg + 1 : arg;
+        return CLI_CONTINUE;
+    }
+    wt_format_list(exts, sizeof exts, ALL_FORMATS, "", ", ", " or ");
+    return cli_usage_error(cmd, "invalid argument '%s' for option --%s; should be %s", arg,
+                           s->name, exts);
 }
 
 /* auto, cpu, cuda, cuda:N, cuda:N,M,... or cuda:all; whether a device works
@@ -494,8 +495,9 @@ int cli_parse(const cli_command *cmd, int argc, char **argv, cli_options *o)
 
 void cli_print_help(const cli_command *cmd, FILE *out)
 {
+    char summary[2048];
     fprintf(out, "Usage: wavetool %s %s\n\n%s\n\nOptions:\n", cmd->name, cmd->synopsis,
-            cmd->summary);
+            cli_expand_formats(cmd->summary, summary, sizeof summary));
     for (size_t i = 0; i < OPTION_COUNT; i++) {
         const opt_spec *s = &option_table[i];
         char left[64];
@@ -507,8 +509,10 @@ void cli_print_help(const cli_command *cmd, FILE *out)
         else
             snprintf(left, sizeof left, "    --%s%s%s", s->name, s->arg ? " " : "",
                      s->arg ? s->arg : "");
+        char help[512];
         fprintf(out, "  %-24s ", left);
-        for (const char *h = s->help; *h; h++) /* continuation lines line up */
+        cli_expand_formats(s->help, help, sizeof help);
+        for (const char *h = help; *h; h++) /* continuation lines line up */
             fputs(*h == '\n' ? "\n                           " : (char[2]){*h, 0}, out);
         fputc('\n', out);
     }
@@ -519,12 +523,82 @@ void cli_print_help(const cli_command *cmd, FILE *out)
 
 wt_file_format cli_output_format(const cli_options *o, const char *path)
 {
-    if (strcmp(path, "-") == 0) {
-        if (!o->ext)
-            return WT_FORMAT_PNG;
-        return strcasecmp(o->ext, "npz") == 0 ? WT_FORMAT_NPZ
-               : strcasecmp(o->ext, "png") == 0 ? WT_FORMAT_PNG
-                                                 : WT_FORMAT_JPEG;
-    }
+    if (strcmp(path, "-") == 0)
+        return wt_format_from_ext(o->ext ? o->ext : CLI_DEFAULT_EXT);
     return wt_format_from_path(path);
+}
+
+/* 1 when @p format is known and holds any of @p writes */
+static int format_holds(wt_file_format format, unsigned writes)
+{
+    const wt_format_info *info = wt_format_describe(format);
+    return info && (info->holds & writes);
+}
+
+int cli_check_output(const char *cmd, const cli_options *o, const char *out, unsigned writes)
+{
+    char exts[256];
+    if (o->ext && !format_holds(wt_format_from_ext(o->ext), writes))
+        return cli_usage_error(cmd, "--ext %s: %s writes %s", o->ext, cmd,
+                               wt_format_list(exts, sizeof exts, writes, "", ", ", " or "));
+    if (!out || strcmp(out, "-") == 0)
+        return CLI_CONTINUE;
+    wt_file_format f = wt_format_from_path(out);
+    if (format_holds(f, writes))
+        return CLI_CONTINUE;
+    wt_format_list(exts, sizeof exts, writes, ".", ", ", " or ");
+    if (f == WT_FORMAT_UNKNOWN)
+        return cli_usage_error(cmd, "%s: unknown output type; use %s", out, exts);
+    return cli_usage_error(cmd, "%s: %s does not write %s files; use %s", out, cmd,
+                           wt_format_describe(f)->name, exts);
+}
+
+/* --ext's choices, the default marked: "png (default), jpg, jpeg or npz" */
+static void ext_choices(char *buf, size_t size)
+{
+    char list[200];
+    wt_format_list(list, sizeof list, ALL_FORMATS, "", ", ", " or ");
+    size_t n = strlen(CLI_DEFAULT_EXT);
+    if (strncmp(list, CLI_DEFAULT_EXT, n) == 0 && (!list[n] || list[n] == ','))
+        snprintf(buf, size, "%s (default)%s", CLI_DEFAULT_EXT, list + n);
+    else
+        snprintf(buf, size, "%s", list);
+}
+
+/* One token of help text into @p buf: {IMAGES} ".png/.jpg/.jpeg", {COEFFS}
+ * ".npz", {EXTS} the --ext choices. Returns the token's length, 0 when
+ * @p text starts none. */
+static size_t expand_token(const char *text, char *buf, size_t size)
+{
+    static const struct {
+        const char *token;
+        unsigned holds;
+    } lists[] = {{"{IMAGES}", WT_HOLDS_IMAGE}, {"{COEFFS}", WT_HOLDS_COEFFS}};
+    for (size_t i = 0; i < sizeof lists / sizeof lists[0]; i++)
+        if (strncmp(text, lists[i].token, strlen(lists[i].token)) == 0) {
+            wt_format_list(buf, size, lists[i].holds, ".", "/", "/");
+            return strlen(lists[i].token);
+        }
+    if (strncmp(text, "{EXTS}", 6) != 0)
+        return 0;
+    ext_choices(buf, size);
+    return 6;
+}
+
+const char *cli_expand_formats(const char *text, char *buf, size_t size)
+{
+    size_t len = 0;
+    while (*text && len + 1 < size) {
+        char list[256];
+        size_t skip = *text == '{' ? expand_token(text, list, sizeof list) : 0;
+        if (!skip) {
+            buf[len++] = *text++;
+            continue;
+        }
+        text += skip;
+        int n = snprintf(buf + len, size - len, "%s", list);
+        len += n > 0 && (size_t)n < size - len ? (size_t)n : size - len - 1;
+    }
+    buf[len] = '\0';
+    return buf;
 }

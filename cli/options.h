@@ -93,7 +93,20 @@ int cli_usage_error(const char *cmd, const char *fmt, ...)
 /* Print a command's help (synopsis, summary, options) to @p out. */
 void cli_print_help(const cli_command *cmd, FILE *out);
 
-/* Output format named by --ext or an output path ("-": --ext or png). */
+/* Output type of '-' without --ext. */
+#define CLI_DEFAULT_EXT "png"
+
+/* Output format named by --ext or an output path ("-": --ext or png);
+ * WT_FORMAT_UNKNOWN for an extension the registry does not know. */
 wt_file_format cli_output_format(const cli_options *o, const char *path);
+
+/* The output a command writes: --ext and @p out (a path, "-" or NULL) must name
+ * formats that hold any of @p writes (WT_HOLDS_*). Returns CLI_CONTINUE or the
+ * usage error's exit code (message printed). */
+int cli_check_output(const char *cmd, const cli_options *o, const char *out, unsigned writes);
+
+/* @p text with {IMAGES}, {COEFFS} (".png/.jpg/.jpeg", ".npz") and {EXTS} (the
+ * --ext choices) spelled from the format registry; into @p buf, returned. */
+const char *cli_expand_formats(const char *text, char *buf, size_t size);
 
 #endif

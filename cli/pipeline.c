@@ -435,9 +435,10 @@ static void fill_meta(const wt_params *params, const wt_image *img, wt_npz_meta 
     meta->color = img->color;
 }
 
+/* --depth, or the input's depth as the output format holds it (JPEG: 8) */
 static int mosaic_depth(const cli_options *o, const wt_image *img, wt_file_format format)
 {
-    return o->depth ? o->depth : (format == WT_FORMAT_JPEG ? 8 : img->bit_depth);
+    return o->depth ? o->depth : wt_format_depth(format, img->bit_depth);
 }
 
 /* The channels a mosaic shows (--alpha): @p img itself, or into @p view its
@@ -517,6 +518,13 @@ static wt_status write_coefficients(pipeline *p, const wt_image *img, const wt_p
     return st;
 }
 
+/* 1 when @p out (with --ext for '-') is a coefficient file */
+static int writes_coefficients(const cli_options *o, const char *out)
+{
+    const wt_format_info *info = wt_format_describe(cli_output_format(o, out));
+    return info && (info->holds & WT_HOLDS_COEFFS);
+}
+
 /* ---- commands ---------------------------------------------------------------- */
 
 wt_status pipeline_load(pipeline *p, const char *file, wt_image *img, wt_params *params)
@@ -543,7 +551,7 @@ wt_status pipeline_decompose(pipeline *p, const char *in, const char *out)
         st = params_for(p->opt, &img, in, &params);
     if (st == WT_OK && p->transcode_only)
         st = save_timed(p, out, &img);
-    else if (st == WT_OK && cli_output_format(p->opt, out) == WT_FORMAT_NPZ)
+    else if (st == WT_OK && writes_coefficients(p->opt, out))
         st = write_coefficients(p, &img, &params, in, out);
     else if (st == WT_OK)
         st = write_mosaic(p, &img, &params, in, out);

@@ -266,6 +266,18 @@ rm -f e/max.png
 case_ "unknown extension" 2 "wavetool: out.bmp: unknown output type*" "$WT" decompose rgb8.png out.bmp
 case_ "unknown --ext" 2 "wavetool: invalid argument 'gif' for option --ext*" \
     "$WT" decompose --ext gif -O e rgb8.png
+case_ "reconstruct to .npz names the formats" 2 \
+    "wavetool: e/x.npz: reconstruct does not write NPZ files; use .png, .jpg or .jpeg*" \
+    "$WT" reconstruct c16.npz e/x.npz
+case_ "roundtrip -o unknown extension" 2 "wavetool: e/x.tga: unknown output type; use .png*" \
+    "$WT" roundtrip rgb8.png -o e/x.tga
+case_ "roundtrip --ext npz" 2 "wavetool: --ext npz: roundtrip writes png, jpg or jpeg*" \
+    "$WT" roundtrip --ext npz -O e rgb8.png
+case_ "--ext takes a dot and any case" 0 "" "$WT" decompose --ext .JPG - - < rgb8.png
+expect "--ext .JPG: a JPEG on stdout" test "$(head -c 3 "$out" | od -An -tx1 | tr -d ' ')" = ffd8ff
+mkdir -p e/empty
+case_ "empty folder names the extensions" 0 "wavetool: e/empty: no .png/.jpg/.jpeg files found*" \
+    "$WT" decompose -O e/o e/empty
 case_ "option of another command" 2 "wavetool: option '--psnr' does not apply to 'decompose'*" \
     "$WT" decompose --psnr rgb8.png e/out.png
 case_ "too many arguments" 2 "wavetool: expected IN OUT, or -O DIR and inputs*" \
