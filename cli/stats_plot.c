@@ -1,8 +1,10 @@
 /* The energy-share bar chart as SVG: axes, ticks and labels are SVG text, so
- * no font rendering or plotting library is needed. Each bar is a <rect
+ * no font rendering or plotting library is needed. cA holds 90-99% of the
+ * energy of a photo, so the axis is logarithmic, decades from the smallest
+ * share's to 100%: the detail bands stay visible. Each bar is a <rect
  * class="bar"> with data-band, data-file and data-value (percent); the plot
- * area <g id="plot"> carries data-ymax and data-height, so a test can check
- * that height = value / ymax * data-height. */
+ * area <g id="plot"> carries data-ymin, data-ymax and data-height, so a test
+ * can check that height = log(value / ymin) / log(ymax / ymin) * data-height. */
 #include "stats_plot.h"
 
 #include <math.h>
@@ -68,17 +70,20 @@ static void add_file(category *cats, size_t *ncat, const file_figures *f, size_t
     }
 }
 
-/* 10, 20, 25, 50, 100: the smallest "nice" bound at or above @p v. */
-static double nice_ceiling(double v)
+/* The axis: decades from the one holding the smallest positive share (not
+ * below 1e-4 %) to 100 %. */
+typedef struct axis {
+    double ymin, ymax;
+} axis;
+
+static axis log_axis(const category *cats, size_t ncat)
 {
-    static const double steps[] = {1.0, 2.0, 2.5, 5.0, 10.0};
-    if (!(v > 0.0))
-        return 1.0;
-    double p = pow(10.0, floor(log10(v)));
-    for (size_t i = 0; i < sizeof steps / sizeof *steps; i++)
-        if (steps[i] * p >= v * (1 - 1e-12))
-            return steps[i] * p;
-    return 10.0 * p;
+    double low = 100.0;
+    for (size_t i = 0; i < ncat; i++)
+        if (cats[i].lo > 0.0 && cats[i].lo < low)
+            low = cats[i].lo;
+    double decade = pow(10.0, floor(log10(low)));
+    return (axis){decade < 1e-4 ? 1e-4 : (decade < 1.0 ? decade : 1.0), 100.0};
 }
 
 static void svg_escape(strbuf *sb, const char *s)
@@ -97,12 +102,13 @@ static void svg_escape(strbuf *sb, const char *s)
 static const char *const palette[STATS_PLOT_MAX_GROUPS] = {"#4477aa", "#ee6677", "#228833",
                                                            "#ccbb44", "#66ccee", "#aa3377"};
 
-static double bar_y(double v, double ymax)
+static double bar_y(double v, const axis *a)
 {
-    return MARGIN_T + PLOT_H - v / ymax * PLOT_H;
+    double f = v > a->ymin ? log10(v / a->ymin) / log10(a->ymax / a->ymin) : 0.0;
+    return MARGIN_T + PLOT_H - (f < 1.0 ? f : 1.0) * PLOT_H;
 }
 
-static void axes(strbuf *sb, double ymax, const char *title)
+static void axes(strbuf *sb, const axis *a, const char *title)
 {
     sb_printf(sb, "<text x=\"%d\" y=\"24\" font-size=\"16\">", MARGIN_L);
     svg_escape(sb, title);
@@ -111,25 +117,25 @@ static void axes(strbuf *sb, double ymax, const char *title)
               MARGIN_T, MARGIN_L, MARGIN_T + PLOT_H);
     sb_printf(sb, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"black\"/>\n", MARGIN_L,
               MARGIN_T + PLOT_H, MARGIN_L + PLOT_W, MARGIN_T + PLOT_H);
-    for (int t = 0; t <= 5; t++) {
-        double v = ymax * t / 5.0, y = bar_y(v, ymax);
+    for (double v = a->ymin; v <= a->ymax * 1.0001; v *= 10.0) {
+        double y = bar_y(v, a);
         sb_printf(sb, "<line x1=\"%d\" y1=\"%.2f\" x2=\"%d\" y2=\"%.2f\" stroke=\"black\"/>"
                       "<text class=\"ytick\" x=\"%d\" y=\"%.2f\" font-size=\"11\" "
                       "text-anchor=\"end\">%g</text>\n",
                   MARGIN_L - 5, y, MARGIN_L, y, MARGIN_L - 8, y + 4, v);
     }
     sb_printf(sb, "<text x=\"16\" y=\"%d\" font-size=\"12\" transform=\"rotate(-90 16 %d)\" "
-                  "text-anchor=\"middle\">energy share (%%)</text>\n",
+                  "text-anchor=\"middle\">energy share (%%, log scale)</text>\n",
               MARGIN_T + PLOT_H / 2, MARGIN_T + PLOT_H / 2);
     sb_printf(sb, "<text x=\"%d\" y=\"%d\" font-size=\"12\" text-anchor=\"middle\">band "
                   "(level and orientation; 1 the finest)</text>\n",
               MARGIN_L + PLOT_W / 2, MARGIN_T + PLOT_H + 45);
 }
 
-static void bar(strbuf *sb, double x, double w, double v, double ymax, const char *color,
+static void bar(strbuf *sb, double x, double w, double v, const axis *a, const char *color,
                 const char *band, const char *file)
 {
-    double y = bar_y(v, ymax);
+    double y = bar_y(v, a);
     sb_printf(sb, "<rect class=\"bar\" data-band=\"%s\" data-file=\"", band);
     svg_escape(sb, file);
     sb_printf(sb, "\" data-value=\"%.10g\" x=\"%.2f\" y=\"%.4f\" width=\"%.2f\" "
@@ -139,11 +145,11 @@ static void bar(strbuf *sb, double x, double w, double v, double ymax, const cha
     sb_printf(sb, " %s: %.2f%%</title></rect>\n", band, v);
 }
 
-static void whisker(strbuf *sb, double xc, const category *c, double ymax)
+static void whisker(strbuf *sb, double xc, const category *c, const axis *a)
 {
     sb_printf(sb, "<line class=\"spread\" x1=\"%.2f\" y1=\"%.4f\" x2=\"%.2f\" y2=\"%.4f\" "
                   "stroke=\"black\"/>\n",
-              xc, bar_y(c->lo, ymax), xc, bar_y(c->hi, ymax));
+              xc, bar_y(c->lo, a), xc, bar_y(c->hi, a));
 }
 
 static void legend(strbuf *sb, const file_figures *files, size_t n, int per_file)
@@ -166,27 +172,27 @@ static void draw(strbuf *sb, const category *cats, size_t ncat, const file_figur
                  size_t n)
 {
     int per_file = n <= STATS_PLOT_MAX_GROUPS;
-    double top = 0.0;
-    for (size_t i = 0; i < ncat; i++)
-        top = fmax(top, per_file ? cats[i].hi : fmax(cats[i].hi, cats[i].mean));
-    double ymax = nice_ceiling(top), slot = (double)PLOT_W / (double)ncat;
+    axis a = log_axis(cats, ncat);
+    double slot = (double)PLOT_W / (double)ncat;
     size_t groups = per_file ? n : 1;
     double w = slot * 0.8 / (double)groups;
     sb_printf(sb, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
                   "font-family=\"sans-serif\">\n<rect width=\"100%%\" height=\"100%%\" "
                   "fill=\"white\"/>\n",
               MARGIN_L + PLOT_W + LEGEND_W, MARGIN_T + PLOT_H + MARGIN_B);
-    axes(sb, ymax, "Energy share per band (wenergy2, all channels)");
-    sb_printf(sb, "<g id=\"plot\" data-ymax=\"%g\" data-height=\"%d\">\n", ymax, PLOT_H);
+    axes(sb, &a, "Energy share per band (wenergy2, all channels)");
+    sb_printf(sb, "<g id=\"plot\" data-scale=\"log\" data-ymin=\"%g\" data-ymax=\"%g\" "
+                  "data-height=\"%d\">\n",
+              a.ymin, a.ymax, PLOT_H);
     for (size_t i = 0; i < ncat; i++) {
         char name[16];
         figures_band_name(&cats[i].ref, name, sizeof name);
         double x0 = MARGIN_L + slot * (double)i + slot * 0.1;
         for (size_t g = 0; g < groups; g++)
-            bar(sb, x0 + w * (double)g, w, per_file ? cats[i].share[g] : cats[i].mean, ymax,
+            bar(sb, x0 + w * (double)g, w, per_file ? cats[i].share[g] : cats[i].mean, &a,
                 palette[g], name, per_file ? files[g].file : "(mean)");
         if (!per_file)
-            whisker(sb, x0 + w / 2, &cats[i], ymax);
+            whisker(sb, x0 + w / 2, &cats[i], &a);
         sb_printf(sb, "<text class=\"xtick\" x=\"%.2f\" y=\"%d\" font-size=\"11\" "
                       "text-anchor=\"middle\">%s</text>\n",
                   x0 + slot * 0.4, MARGIN_T + PLOT_H + 16, name);

@@ -176,11 +176,19 @@ def svg_bars(path):
     root = ET.parse(path).getroot()
     ns = "{http://www.w3.org/2000/svg}"
     plot = root.find(f".//{ns}g[@id='plot']")
-    ymax, height = float(plot.get("data-ymax")), float(plot.get("data-height"))
+    ymin, ymax = float(plot.get("data-ymin")), float(plot.get("data-ymax"))
+    height = float(plot.get("data-height"))
     bars = [(r.get("data-band"), r.get("data-file"), float(r.get("data-value")),
              float(r.get("height"))) for r in plot.iter(f"{ns}rect") if r.get("class") == "bar"]
     texts = [t.text for t in root.iter(f"{ns}text")]
-    return ymax, height, bars, texts
+    check(plot.get("data-scale") == "log" and ymin > 0 and ymax == 100, f"plot axis {ymin}..{ymax}")
+    return (ymin, ymax), height, bars, texts
+
+
+def bar_height(v, axis, height):
+    """Height of a bar of v percent on the log axis."""
+    ymin, ymax = axis
+    return height * min(1.0, max(0.0, math.log10(v / ymin) / math.log10(ymax / ymin))) if v > 0 else 0.0
 
 
 def shares_all_channels(img, wavelet, levels):
@@ -196,25 +204,25 @@ def check_plot(tmp, inputs):
     svg = os.path.join(tmp, "e.svg")
     paths = [p for p, _ in inputs[:2]]
     run("stats", "-l", "2", "--plot", svg, *paths)
-    ymax, height, bars, texts = svg_bars(svg)
+    axis, height, bars, texts = svg_bars(svg)
     check(len(bars) == 2 * 7, f"plot: {len(bars)} bars for 2 files x 7 bands")
     check("cH2" in texts and "cD1" in texts, "plot: band labels as SVG text")
     refs = {p: shares_all_channels(img, "haar", 2) for p, img in inputs[:2]}
     for band, f, value, h in bars:
         want = refs[f][band]
         check(close(value, want, 1e-4), f"plot: {f} {band} value {value} vs {want}")
-        check(close(h, want / ymax * height, 1e-3), f"plot: {f} {band} height {h}")
-    check(ymax >= max(v for _, _, v, _ in bars), "plot: bars inside the axis")
+        check(close(h, bar_height(want, axis, height), 1e-3), f"plot: {f} {band} height {h}")
+    check(axis[0] <= min(v for _, _, v, _ in bars), "plot: every bar above the axis' bottom")
     # many files: the mean with its spread
     many = [os.path.join(tmp, f"m{k}.png") for k in range(7)]
     imgs = [make_image(p, 1, 8, 16 + k, 20, 100 + k) for k, p in enumerate(many)]
     run("stats", "-l", "1", "--plot", svg, *many)
-    ymax, height, bars, _ = svg_bars(svg)
+    axis, height, bars, _ = svg_bars(svg)
     check(len(bars) == 4, f"plot of 7 files: {len(bars)} mean bars")
     shares = [shares_all_channels(im, "haar", 1) for im in imgs]
     for band, f, value, h in bars:
         want = float(np.mean([s[band] for s in shares]))
-        check(close(value, want, 1e-4) and close(h, want / ymax * height, 1e-3),
+        check(close(value, want, 1e-4) and close(h, bar_height(want, axis, height), 1e-3),
               f"plot mean {band}: {value} vs {want}")
 
 
