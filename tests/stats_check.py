@@ -251,6 +251,14 @@ def check_errors(tmp, path):
     p = run("stats", path, os.path.join(tmp, "missing.png"), ok=(1,))
     lines = [l for l in p.stderr.splitlines() if "missing.png" in l]
     check(len(lines) == 1 and p.stdout.count("bpp") == 1, f"missing input: {p.stderr!r}")
+    bad = os.path.join(tmp, "notimg.png")
+    with open(bad, "w") as f:
+        f.write("this is not an image\n")
+    p = run("stats", "--format", "json", bad, ok=(1,))
+    lines = [l for l in p.stderr.splitlines() if l.startswith("wavetool: ") and "notimg.png" in l]
+    check(len(lines) == 1 and p.stdout == "", f"not an image: one line naming it, no report: {p.stderr!r}")
+    p = run("stats", "--plot", os.path.join(tmp, "none.svg"), bad, ok=(1,))
+    check(not os.path.exists(os.path.join(tmp, "none.svg")), "no chart when no input succeeded")
     check(run("stats", "--plot", os.path.join(tmp, "e.png"), path, ok=(2,)).returncode == 2,
           "--plot needs .svg")
     check(run("stats", "--qstep", "0", path, ok=(2,)).returncode == 2, "--qstep 0 refused")
