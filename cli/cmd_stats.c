@@ -14,23 +14,6 @@
 #include "stats_plot.h"
 #include "stats_report.h"
 
-static const cli_command stats_command = {
-    "stats",
-    "[options] INPUT... [--plot FILE.svg]",
-    "Per band and channel of each input's transform: shape, mean, std, min, max,\n"
-    "max |c|, energy and its share of the channel's total (MATLAB wenergy2), the\n"
-    "fractions of zero and near-zero (|c| <= --eps) coefficients, the MAD noise\n"
-    "estimate median|c|/0.6745, and the zeroth-order entropy of the dead-zone\n"
-    "quantiser indices sign(c) floor(|c|/Q) (--qstep Q, default 2^depth/256), with\n"
-    "the estimated bits per pixel of the whole image. --plot writes an SVG bar\n"
-    "chart of the energy share per band: one bar per file for up to 6 files, else\n"
-    "their mean with min-max whiskers. Inputs may be directories (walked for\n"
-    "{IMAGES}).",
-    OPTS_TRANSFORM | OPTS_ENGINE | OPTS_LOAD | OPTS_REPORT | OPTS_QUANT | OPTS_STATS,
-    1,
-    -1,
-};
-
 typedef struct stats_ctx {
     pipeline pipe;
     const cli_options *opt;
@@ -66,7 +49,9 @@ static wt_status figures_of(stats_ctx *ctx, const char *file, file_figures *f)
 {
     const cli_options *o = ctx->opt;
     wt_image img = {0};
-    wt_status st = pipeline_load(&ctx->pipe, file, &img, &f->params);
+    wt_status st = pipeline_load(&ctx->pipe, file, &img);
+    if (st == WT_OK)
+        st = pipeline_params_for(o, &img, file, &f->params);
     if (st == WT_OK) {
         f->layout = img;
         f->layout.pixels = NULL;
@@ -74,7 +59,7 @@ static wt_status figures_of(stats_ctx *ctx, const char *file, file_figures *f)
         f->eps = isnan(o->eps) ? f->qstep : o->eps;
         f->file = strdup(file);
         stats_job job = {&img, f};
-        st = f->file ? pipeline_on_engine(&ctx->pipe, file, stats_on, &job)
+        st = f->file ? pipeline_engine_run(&ctx->pipe, stats_on, &job, file)
                      : wt_error_set(WT_ERR_NOMEM, "out of memory");
     }
     wt_image_free(&img);
@@ -153,20 +138,17 @@ static int check_plot(const cli_options *o)
     return CLI_CONTINUE;
 }
 
-int cmd_stats(int argc, char **argv)
+static int run_stats(const cli_options *o)
 {
-    cli_options o;
     stats_ctx ctx = {0};
-    int rc = cli_parse(&stats_command, argc, argv, &o);
     batch_plan plan = {"stats", 0, NULL, NULL, NULL, NULL, NULL, WT_HOLDS_IMAGE};
-    ctx.opt = &o;
-    if (rc == CLI_CONTINUE)
-        rc = check_plot(&o);
+    int rc = check_plot(o);
     if (rc != CLI_CONTINUE)
         return rc;
+    ctx.opt = o;
     pthread_mutex_init(&ctx.lock, NULL);
-    rc = pipeline_run_files(&ctx.pipe, &o, &plan, stats_one, &ctx, stdout, stats_header);
-    if (o.plot && rc != EXIT_USAGE)
+    rc = pipeline_run_files(&ctx.pipe, o, &plan, stats_one, &ctx, stdout, stats_header);
+    if (o->plot && rc != EXIT_USAGE)
         rc = write_plot(&ctx, rc);
     for (size_t i = 0; i < ctx.nkept; i++)
         figures_free(&ctx.kept[i]);
@@ -174,3 +156,23 @@ int cmd_stats(int argc, char **argv)
     pthread_mutex_destroy(&ctx.lock);
     return rc;
 }
+
+const cli_command cmd_stats = {
+    .name = "stats",
+    .synopsis = "[options] INPUT... [--plot FILE.svg]",
+    .tagline = "INPUT...: per-band statistics, energy shares, rate estimate",
+    .summary =
+        "Per band and channel of each input's transform: shape, mean, std, min, max,\n"
+        "max |c|, energy and its share of the channel's total (MATLAB wenergy2), the\n"
+        "fractions of zero and near-zero (|c| <= --eps) coefficients, the MAD noise\n"
+        "estimate median|c|/0.6745, and the zeroth-order entropy of the dead-zone\n"
+        "quantiser indices sign(c) floor(|c|/Q) (--qstep Q, default 2^depth/256), with\n"
+        "the estimated bits per pixel of the whole image. --plot writes an SVG bar\n"
+        "chart of the energy share per band: one bar per file for up to 6 files, else\n"
+        "their mean with min-max whiskers. Inputs may be directories (walked for\n"
+        "{IMAGES}).",
+    .groups = OPTS_TRANSFORM | OPTS_ENGINE | OPTS_LOAD | OPTS_REPORT | OPTS_QUANT | OPTS_STATS,
+    .min_args = 1,
+    .max_args = -1,
+    .run = run_stats,
+};
