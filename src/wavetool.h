@@ -727,6 +727,9 @@ typedef struct wt_denoise_options {
     wt_noise_model noise;
     int nlevel_scale;    /**< thresholds of level l (1 the finest) <= nlevel_scale are */
     double level_scale[WT_MAX_LEVELS]; /**< multiplied by level_scale[l - 1] */
+    int swt;             /**< 1: the stationary wavelet transform (wt_uforward, = pywt.swt2
+                              with trim_approx=True, mode and method ignored) instead of
+                              the DWT; levels 0 = max(wt_umax_level - 3, 1); on the host */
 } wt_denoise_options;
 
 /** What a denoise found. */
