@@ -12,9 +12,11 @@ static wt_status compare_files(const cli_options *opt, const char *a, const char
                                wt_quality *q, wt_image *layout)
 {
     wt_image ia = {0}, ib = {0};
-    wt_status st = wt_image_load(a, &opt->load, &ia);
+    wt_load_options each = opt->load; /* two images at once share --max-memory */
+    each.max_memory /= 2;
+    wt_status st = wt_image_load(a, &each, &ia);
     if (st == WT_OK)
-        st = wt_image_load(b, &opt->load, &ib);
+        st = wt_image_load(b, &each, &ib);
     if (st == WT_OK && (st = wt_quality_compare(&ia, &ib, q)) != WT_OK) {
         char reason[1024];
         snprintf(reason, sizeof reason, "%s", wt_error_message());
@@ -31,7 +33,7 @@ static int run_compare(const cli_options *o)
 {
     wt_quality q;
     wt_image layout;
-    report_spec spec = {o->format, 1, 1, 0, 1};
+    report_spec spec = {o->format, 1, 1, 0, 1, 0.0};
     if (compare_files(o, o->args[0], o->args[1], &q, &layout) != WT_OK) {
         fprintf(stderr, "wavetool: %s\n", wt_error_message());
         return EXIT_SOME_FAILED;

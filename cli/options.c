@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <ctype.h>
 #include <limits.h>
 #include <math.h>
 #include <stdarg.h>
@@ -11,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 
 #define ALL_FORMATS (WT_HOLDS_IMAGE | WT_HOLDS_COEFFS)
 
@@ -20,6 +22,7 @@ enum {
     OPT_DEVICE,
     OPT_FORMAT,
     OPT_MAX_PIXELS,
+    OPT_MAX_MEMORY,
     OPT_LENIENT,
     OPT_PNG_LEVEL,
     OPT_QUALITY,
@@ -47,6 +50,24 @@ enum {
     OPT_REPEAT,
     OPT_HOST_PATH,
     OPT_PIPELINE,
+    OPT_RULE,
+    OPT_SHRINK,
+    OPT_SIGMA,
+    OPT_YCBCR,
+    OPT_CYCLE_SPIN,
+    OPT_NOISE,
+    OPT_LEVEL_SCALE,
+    OPT_AVERAGE,
+    OPT_KEEP_RANK,
+    OPT_QSTEP,
+    OPT_EPS,
+    OPT_PLOT,
+    OPT_TRANSFER,
+    OPT_COLORMAP,
+    OPT_CLIP,
+    OPT_GRID,
+    OPT_LABELS,
+    OPT_ALPHA,
 };
 
 typedef struct opt_spec {
@@ -74,10 +95,21 @@ static const opt_spec option_table[] = {
                                           "cuda:N,M,... or cuda:all spread the files over GPUs"},
     {"jobs", 'j', "N", OPTS_JOBS, "files processed at a time (default 0: number of cores)"},
     {"max-pixels", OPT_MAX_PIXELS, "N", OPTS_LOAD, "refuse images of more than N pixels (default 1073741824)"},
+    {"max-memory", OPT_MAX_MEMORY, "SIZE", OPTS_LOAD, "refuse images that need more memory (about 20 bytes a sample),\n"
+                                                   "shared by the files at a time; K/M/G suffixes, 0: no\n"
+                                                   "limit (default: half the RAM)"},
     {"lenient", OPT_LENIENT, NULL, OPTS_LOAD, "accept images that libpng/libjpeg can recover from corruption"},
     {"png-level", OPT_PNG_LEVEL, "N", OPTS_SAVE, "PNG compression level 0-9 (default 1: fast)"},
     {"quality", OPT_QUALITY, "Q", OPTS_SAVE, "JPEG quality 1-100 (default 90)"},
-    {"scale", OPT_SCALE, "S", OPTS_MOSAIC, "detail display: auto (default) or abs (|v|), offset (mid-grey + v)"},
+    {"scale", OPT_SCALE, "S[,R]", OPTS_MOSAIC, "detail display: auto (default) or abs (|v|), offset (mid-grey + v);\n"
+                                            "range: band (default), level or global (one for all details)"},
+    {"transfer", OPT_TRANSFER, "T", OPTS_MOSAIC, "detail magnitude curve: linear (default), sqrt, log"},
+    {"colormap", OPT_COLORMAP, "C", OPTS_MOSAIC, "gray (default) or diverging (signed details blue-white-red, RGB)"},
+    {"clip", OPT_CLIP, "P", OPTS_MOSAIC, "details: the P-th percentile of |v| is full scale (default 100: max)"},
+    {"grid", OPT_GRID, NULL, OPTS_MOSAIC, "1-pixel lines between the bands"},
+    {"labels", OPT_LABELS, NULL, OPTS_MOSAIC, "band names (cA3, cH1, ...) in each band's corner"},
+    {"alpha", OPT_ALPHA, "A", OPTS_MOSAIC, "mosaics of images with alpha: opaque (default: colour only),\n"
+                                          "keep (alpha's bands as the mosaic's alpha), only (alpha's bands)"},
     {"depth", OPT_DEPTH, "8|16", OPTS_MOSAIC, "mosaic bit depth (default: the input's; 8 for JPEG)"},
     {"layers", OPT_LAYERS, NULL, OPTS_MOSAIC, "swt/starlet: each band its own image OUT_BAND.png and a sidecar\n"
                                           "OUT_layers.txt that 'reconstruct' reads back"},
@@ -89,7 +121,10 @@ static const opt_spec option_table[] = {
     {"psnr", OPT_PSNR, NULL, OPTS_QUALITY, "report PSNR (without --psnr or --mse: both)"},
     {"mse", OPT_MSE, NULL, OPTS_QUALITY, "report MSE"},
     {"keep", OPT_KEEP, "FRACTION", OPTS_THRESHOLD, "keep the largest FRACTION (0-1) of detail coefficients, zero the rest"},
-    {"threshold", OPT_THRESHOLD, "T", OPTS_THRESHOLD, "threshold detail coefficients at T (hard unless --soft)"},
+    {"keep-rank", OPT_KEEP_RANK, "R", OPTS_THRESHOLD, "--keep ranks norm (default: |c| x the band's synthesis norm, its\n"
+                                                   "share of the reconstruction) or magnitude (|c|)"},
+    {"threshold", OPT_THRESHOLD, "T", OPTS_THRESHOLD | OPTS_DENOISE, "threshold detail coefficients at T (roundtrip: hard unless --soft;\n"
+                                                       "denoise: one threshold in sample units, --shrink applies)"},
     {"soft", OPT_SOFT, NULL, OPTS_THRESHOLD, "soft thresholding: shrink towards zero by T"},
     {"hard", OPT_HARD, NULL, OPTS_THRESHOLD, "hard thresholding: zero |v| < T (default)"},
     {"wavelet", 'w', "LIST", OPTS_SWEEP, "wavelets, comma-separated or repeated (default haar)"},
@@ -110,6 +145,21 @@ static const opt_spec option_table[] = {
     {"pipeline", OPT_PIPELINE, NULL, OPTS_TIMING, "(first) the batch path of decompose over files or folders,\n"
                                                  "against decode+encode alone; see\n"
                                                  "'wavetool bench --pipeline --help'"},
+    {"rule", OPT_RULE, "R", OPTS_DENOISE, "threshold rule: bayes (default, BayesShrink per band) or visu\n"
+                                          "(VisuShrink: sigma sqrt(2 ln N))"},
+    {"shrink", OPT_SHRINK, "S", OPTS_DENOISE, "soft (default) or hard shrinkage"},
+    {"sigma", OPT_SIGMA, "S", OPTS_DENOISE, "noise sigma in sample units (0-255 for 8-bit); default: estimated\n"
+                                            "per channel from the finest diagonal band"},
+    {"ycbcr", OPT_YCBCR, NULL, OPTS_DENOISE, "RGB: denoise in YCbCr (scikit-image's BT.601), back to RGB"},
+    {"cycle-spin", OPT_CYCLE_SPIN, "N", OPTS_DENOISE, "average over the circular shifts 0..N on both axes ((N+1)^2 denoises)"},
+    {"noise", OPT_NOISE, "M", OPTS_DENOISE, "gaussian (default) or poisson (Anscombe transform, sigma 1,\n"
+                                            "Makitalo-Foi inverse)"},
+    {"level-scale", OPT_LEVEL_SCALE, "F1,F2,..", OPTS_DENOISE, "multiply the thresholds of level 1 (finest), 2, ... by F1, F2, ..."},
+    {"average", OPT_AVERAGE, NULL, OPTS_SIGMA, "one sigma per image: the mean over channels"},
+    {"qstep", OPT_QSTEP, "Q", OPTS_QUANT, "dead-zone quantiser step (stats: default 2^depth/256, 1 for 8-bit;\n"
+                                          "roundtrip: quantise the details and report bits per pixel)"},
+    {"eps", OPT_EPS, "E", OPTS_STATS, "near-zero means |c| <= E (default: the quantiser step)"},
+    {"plot", OPT_PLOT, "FILE.svg", OPTS_STATS, "write an SVG bar chart of the energy share per band"},
     {"format", OPT_FORMAT, "F", OPTS_REPORT, "report format: text (default), json (one object a line), tsv;\n"
                                          "infinity is inf (JSON: the string \"inf\")"},
     {"quiet", 'q', NULL, OPTS_GENERAL, "no progress, summary or notes (reports and errors still show)"},
@@ -118,12 +168,27 @@ static const opt_spec option_table[] = {
 };
 #define OPTION_COUNT (sizeof option_table / sizeof option_table[0])
 
+static void print_escaped(const char *fmt, va_list ap)
+{
+    char raw[4096], shown[4096];
+    vsnprintf(raw, sizeof raw, fmt, ap);
+    fprintf(stderr, "wavetool: %s", wt_escape_controls(shown, sizeof shown, raw));
+}
+
+void cli_error(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    print_escaped(fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+}
+
 int cli_usage_error(const char *cmd, const char *fmt, ...)
 {
     va_list ap;
-    fputs("wavetool: ", stderr);
     va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
+    print_escaped(fmt, ap);
     va_end(ap);
     if (cmd)
         fprintf(stderr, "\nTry 'wavetool %s --help'.\n", cmd);
@@ -182,6 +247,32 @@ static int parse_real(const char *cmd, const opt_spec *s, const char *arg, doubl
     return CLI_CONTINUE;
 }
 
+/* Bytes: digits and an optional K, M, G or T (powers of 1024). */
+static int parse_bytes(const char *cmd, const opt_spec *s, const char *arg, uint64_t *out)
+{
+    static const char units[] = "KMGT";
+    char *end = NULL;
+    errno = 0;
+    unsigned long long v = strtoull(arg, &end, 10);
+    const char *unit = *end ? strchr(units, toupper((unsigned char)*end)) : NULL;
+    int shift = unit ? 10 * (int)(unit - units + 1) : 0;
+    if (!isdigit((unsigned char)*arg) || errno || (*end && (!unit || end[1])) ||
+        (shift && v > (ULLONG_MAX >> shift)))
+        return cli_usage_error(cmd,
+                               "invalid argument '%s' for option --%s; should be a size in "
+                               "bytes, with K, M, G or T for powers of 1024",
+                               arg, s->name);
+    *out = (uint64_t)v << shift;
+    return CLI_CONTINUE;
+}
+
+/* Half the machine's memory: the default --max-memory. */
+static uint64_t half_the_ram(void)
+{
+    long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGE_SIZE);
+    return pages > 0 && size > 0 ? (uint64_t)pages * (uint64_t)size / 2 : 0;
+}
+
 /* Index of @p arg in @p names (NULL-terminated), or a usage error. */
 static int parse_choice(const char *cmd, const opt_spec *s, const char *arg,
                         const char *const *names, const char *expected, int *out)
@@ -221,6 +312,35 @@ static int parse_levels(const char *cmd, const opt_spec *s, const char *arg, cli
                                arg, s->name, WT_MAX_LEVELS);
     o->params.levels = (int)v;
     return CLI_CONTINUE;
+}
+
+/* --scale: comma-separated words, a detail display and/or a range. */
+static int parse_scale(const char *cmd, const char *arg, cli_options *o)
+{
+    static const char *const scales[] = {"auto", "abs", "offset", NULL};
+    static const char *const ranges[] = {"band", "level", "global", NULL};
+    char word[32];
+    for (const char *p = arg;; p += strcspn(p, ",") + 1) {
+        int len = (int)strcspn(p, ","), found = 0;
+        snprintf(word, sizeof word, "%.*s", len, p);
+        for (int i = 0; scales[i] && !found; i++)
+            if (strcmp(word, scales[i]) == 0) {
+                o->scale = o->style.scale = (wt_scale)i;
+                found = 1;
+            }
+        for (int i = 0; ranges[i] && !found; i++)
+            if (strcmp(word, ranges[i]) == 0) {
+                o->style.range = (wt_mosaic_range)i;
+                found = 1;
+            }
+        if (!found || len >= (int)sizeof word)
+            return cli_usage_error(cmd, "invalid argument '%s' for option --scale; should be "
+                                        "auto, abs or offset and/or band, level or global "
+                                        "(e.g. level,offset)",
+                                   arg);
+        if (!p[len])
+            return CLI_CONTINUE;
+    }
 }
 
 /* A library parser (mode, method) whose message is the usage error. */
@@ -358,14 +478,47 @@ static int apply_sweep_option(const char *cmd, const opt_spec *s, int val, const
     return CLI_CONTINUE;
 }
 
+/* F1,F2,...: factors >= 0, at most one per level. */
+static int parse_level_scale(const char *cmd, const opt_spec *s, const char *arg,
+                             wt_denoise_options *d)
+{
+    const char *p = arg;
+    d->nlevel_scale = 0;
+    while (*p) {
+        char *end = NULL;
+        errno = 0;
+        double v = strtod(p, &end);
+        if (end == p || errno || !isfinite(v) || v < 0.0 || d->nlevel_scale == WT_MAX_LEVELS ||
+            (*end && *end != ','))
+            return cli_usage_error(cmd,
+                                   "invalid argument '%s' for option --%s; should be up to %d "
+                                   "numbers >= 0 separated by commas",
+                                   arg, s->name, WT_MAX_LEVELS);
+        d->level_scale[d->nlevel_scale++] = v;
+        p = *end ? end + 1 : end;
+        if (*end && !*p)
+            return cli_usage_error(cmd, "invalid argument '%s' for option --%s; ends with a comma",
+                                   arg, s->name);
+    }
+    return d->nlevel_scale ? CLI_CONTINUE
+                           : cli_usage_error(cmd, "option --%s needs at least one factor",
+                                             s->name);
+}
+
 /* ---- one option ---------------------------------------------------------- */
 
 static int apply_option(const cli_command *command, int val, const char *arg, cli_options *o)
 {
     const char *cmd = command->name;
-    static const char *const scales[] = {"auto", "abs", "offset", NULL};
+    static const char *const transfers[] = {"linear", "sqrt", "log", NULL};
+    static const char *const colormaps[] = {"gray", "diverging", NULL};
+    static const char *const alphas[] = {"opaque", "keep", "only", NULL};
     static const char *const formats[] = {"text", "json", "tsv", NULL};
     static const char *const depths[] = {"8", "16", NULL};
+    static const char *const rules[] = {"bayes", "visu", NULL};
+    static const char *const shrinks[] = {"soft", "hard", NULL};
+    static const char *const noises[] = {"gaussian", "poisson", NULL};
+    static const char *const ranks[] = {"norm", "magnitude", NULL};
     const opt_spec *s = spec_of(val);
     int choice = 0, rc = CLI_CONTINUE, handled = 0;
     long long big = 0;
@@ -385,18 +538,39 @@ static int apply_option(const cli_command *command, int val, const char *arg, cl
         rc = parse_integer(cmd, s, arg, 1, LLONG_MAX, &big);
         o->load.max_pixels = (uint64_t)big;
         break;
+    case OPT_MAX_MEMORY: rc = parse_bytes(cmd, s, arg, &o->load.max_memory); break;
     case OPT_LENIENT: o->load.lenient = 1; break;
     case OPT_PNG_LEVEL: rc = parse_int(cmd, s, arg, 0, 9, &o->save.png_level); break;
     case OPT_QUALITY: rc = parse_int(cmd, s, arg, 1, 100, &o->save.jpeg_quality); break;
-    case OPT_SCALE:
-        rc = parse_choice(cmd, s, arg, scales, "auto, abs or offset", &choice);
-        o->scale = (wt_scale)choice;
+    case OPT_SCALE: rc = parse_scale(cmd, arg, o); break;
+    case OPT_TRANSFER:
+        rc = parse_choice(cmd, s, arg, transfers, "linear, sqrt or log", &choice);
+        o->style.transfer = (wt_transfer)choice;
         break;
+    case OPT_COLORMAP:
+        rc = parse_choice(cmd, s, arg, colormaps, "gray or diverging", &choice);
+        o->style.colormap = (wt_colormap)choice;
+        break;
+    case OPT_CLIP: rc = parse_real(cmd, s, arg, 1e-6, 100.0, &o->style.clip); break;
+    case OPT_GRID: o->style.grid = 1; break;
+    case OPT_LABELS: o->style.labels = 1; break;
+    case OPT_ALPHA:
+        rc = parse_choice(cmd, s, arg, alphas, "opaque, keep or only", &choice);
+        o->alpha = (alpha_choice)choice;
+        break;
+    case OPT_QSTEP: rc = parse_real(cmd, s, arg, 1e-9, 1e30, &o->qstep); break;
+    case OPT_EPS: rc = parse_real(cmd, s, arg, 0.0, 1e30, &o->eps); break;
+    case OPT_PLOT: o->plot = arg; break;
     case OPT_DEPTH:
         rc = parse_choice(cmd, s, arg, depths, "8 or 16", &choice);
         o->depth = choice ? 16 : 8;
         break;
-    case 'O': o->outdir = arg; break;
+    case 'O':
+        o->outdir = arg;
+        if (!*arg)
+            rc = cli_usage_error(cmd, "invalid argument '' for option --outdir; should be a "
+                                      "directory");
+        break;
     case OPT_SUFFIX:
         o->suffix = arg;
         if (strchr(arg, '/'))
@@ -406,11 +580,16 @@ static int apply_option(const cli_command *command, int val, const char *arg, cl
         break;
     case OPT_EXT: rc = parse_ext(cmd, s, arg, o); break;
     case 'n': o->no_clobber = 1; break;
-    case 'o': o->output = arg; break;
+    case 'o':
+        o->output = arg;
+        if (!*arg)
+            rc = cli_usage_error(cmd, "invalid argument '' for option --output; should be a "
+                                      "file name or -");
+        break;
     case OPT_PSNR: o->psnr = 1; break;
     case OPT_MSE: o->mse = 1; break;
-    case OPT_KEEP:
-        if (o->threshold != THRESHOLD_NONE)
+    case OPT_KEEP: /* given again: the last value wins */
+        if (o->threshold != THRESHOLD_NONE && o->threshold != THRESHOLD_KEEP)
             return cli_usage_error(cmd, "--keep and --threshold exclude each other");
         o->threshold = THRESHOLD_KEEP;
         rc = parse_real(cmd, s, arg, 0.0, 1.0, &o->threshold_value);
@@ -428,6 +607,27 @@ static int apply_option(const cli_command *command, int val, const char *arg, cl
         if (o->threshold == THRESHOLD_NONE)
             o->threshold_value = NAN; /* --threshold must follow */
         o->threshold = val == OPT_SOFT ? THRESHOLD_SOFT : THRESHOLD_HARD;
+        break;
+    case OPT_RULE:
+        rc = parse_choice(cmd, s, arg, rules, "bayes or visu", &choice);
+        o->denoise.rule = choice ? WT_RULE_VISU : WT_RULE_BAYES;
+        break;
+    case OPT_SHRINK:
+        rc = parse_choice(cmd, s, arg, shrinks, "soft or hard", &choice);
+        o->denoise.soft = choice == 0;
+        break;
+    case OPT_SIGMA: rc = parse_real(cmd, s, arg, 0.0, 1e30, &o->denoise.sigma); break;
+    case OPT_YCBCR: o->denoise.ycbcr = 1; break;
+    case OPT_CYCLE_SPIN: rc = parse_int(cmd, s, arg, 0, 64, &o->denoise.cycle_spin); break;
+    case OPT_NOISE:
+        rc = parse_choice(cmd, s, arg, noises, "gaussian or poisson", &choice);
+        o->denoise.noise = choice ? WT_NOISE_POISSON : WT_NOISE_GAUSSIAN;
+        break;
+    case OPT_LEVEL_SCALE: rc = parse_level_scale(cmd, s, arg, &o->denoise); break;
+    case OPT_AVERAGE: o->average = 1; break;
+    case OPT_KEEP_RANK:
+        rc = parse_choice(cmd, s, arg, ranks, "norm or magnitude", &choice);
+        o->keep_by_magnitude = choice;
         break;
     case OPT_FORMAT:
         rc = parse_choice(cmd, s, arg, formats, "text, json or tsv", &choice);
@@ -479,7 +679,9 @@ static void build_tables(unsigned groups, getopt_tables *t)
 static const char *offending_option(char **argv, int index, int optopt_char, char *buf,
                                     size_t size)
 {
-    if (optopt_char && optopt_char < 256)
+    if (strncmp(argv[index], "--", 2) == 0) /* --name=value: not the short letter */
+        snprintf(buf, size, "%.*s", (int)strcspn(argv[index], "="), argv[index]);
+    else if (optopt_char && optopt_char < 256)
         snprintf(buf, size, "-%c", optopt_char);
     else if (optopt_char)
         snprintf(buf, size, "--%s", spec_of(optopt_char)->name);
@@ -512,6 +714,8 @@ static int bad_option(const cli_command *cmd, char **argv, int c, unsigned group
     if (s && !(s->group & groups))
         return cli_usage_error(cmd->name, "option '%s' does not apply to '%s'", given,
                                cmd->name);
+    if (s && !s->arg && strchr(argv[optind - 1], '='))
+        return cli_usage_error(cmd->name, "option '%s' doesn't allow an argument", given);
     return cli_usage_error(cmd->name, "unrecognized option '%s'", given);
 }
 
@@ -524,7 +728,11 @@ static void set_defaults(cli_options *o)
     o->params.levels = 3;
     o->device = "auto";
     o->save.png_level = -1;
+    o->load.max_memory = half_the_ram();
     o->suffix = "";
+    wt_denoise_defaults(&o->denoise);
+    o->eps = NAN;
+    o->style = wt_mosaic_style_plain(WT_SCALE_AUTO);
 }
 
 /* The options of the undecimated transforms go with their transform. */
@@ -555,6 +763,8 @@ static int check_combination(const cli_command *cmd, cli_options *o)
     if ((o->threshold == THRESHOLD_HARD || o->threshold == THRESHOLD_SOFT) &&
         isnan(o->threshold_value))
         return cli_usage_error(cmd->name, "--soft and --hard need --threshold T");
+    if (o->qstep > 0.0 && o->threshold != THRESHOLD_NONE)
+        return cli_usage_error(cmd->name, "--qstep excludes --keep and --threshold");
     if (o->nargs < cmd->min_args)
         return cli_usage_error(cmd->name, "missing arguments (usage: wavetool %s %.*s)",
                                cmd->name, (int)strcspn(cmd->synopsis, "\n"), cmd->synopsis);
@@ -635,6 +845,15 @@ wt_file_format cli_output_format(const cli_options *o, const char *path)
     return wt_format_from_path(path);
 }
 
+int cli_run(const cli_command *cmd, int argc, char **argv)
+{
+    if (cmd->variant_flag && argc > 1 && strcmp(argv[1], cmd->variant_flag) == 0)
+        return cli_run(cmd->variant, argc - 1, argv + 1);
+    cli_options o;
+    int rc = cli_parse(cmd, argc, argv, &o);
+    return rc == CLI_CONTINUE ? cmd->run(&o) : rc;
+}
+
 /* 1 when @p format is known and holds any of @p writes */
 static int format_holds(wt_file_format format, unsigned writes)
 {
@@ -708,13 +927,4 @@ const char *cli_expand_formats(const char *text, char *buf, size_t size)
     }
     buf[len] = '\0';
     return buf;
-}
-
-int cli_run(const cli_command *cmd, int argc, char **argv)
-{
-    if (cmd->variant_flag && argc > 1 && strcmp(argv[1], cmd->variant_flag) == 0)
-        return cli_run(cmd->variant, argc - 1, argv + 1);
-    cli_options o;
-    int rc = cli_parse(cmd, argc, argv, &o);
-    return rc == CLI_CONTINUE ? cmd->run(&o) : rc;
 }
