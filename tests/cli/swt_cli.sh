@@ -141,8 +141,8 @@ for n in z.namelist():
     if n != "w2.npy": out.writestr(n, z.read(n))
 out.close()'
 case_ "starlet .npz without w2" 1 "wavetool: stbad.npz: *" "$WT" reconstruct stbad.npz x.png
-case_ "memory need checked before allocating" 1 "wavetool: sq.png: a 3-level swt of 32x48 with 1 channels needs 0.0 GiB (10 full-size bands), more than the 0.0 GiB of WAVETOOL_MEM_LIMIT" \
-    env WAVETOOL_MEM_LIMIT=1K "$WT" decompose --transform swt -l 3 sq.png x.npz
+case_ "memory need checked before allocating (--max-memory)" 1 "wavetool: sq.png: a 3-level swt of 32x48 with 1 channels needs 0.0 GiB (10 full-size bands), more than the 0.0 GiB allowed (--max-memory)" \
+    "$WT" decompose --transform swt -l 3 --max-memory 60K sq.png x.npz
 expect "nothing written for x.npz" test ! -e x.npz
 
 tap_done
