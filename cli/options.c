@@ -738,6 +738,12 @@ static void set_defaults(cli_options *o)
 /* The options of the undecimated transforms go with their transform. */
 static int check_undecimated(const cli_command *cmd, const cli_options *o)
 {
+    /* the commands that implement them so far (denoise, stats: dwt only) */
+    if (o->transform != WT_TRANSFORM_DWT && strcmp(cmd->name, "decompose") != 0 &&
+        strcmp(cmd->name, "roundtrip") != 0 && strcmp(cmd->name, "bench") != 0)
+        return cli_usage_error(cmd->name, "--transform %s: '%s' takes --transform dwt only "
+                                          "for now",
+                               wt_transform_name(o->transform), cmd->name);
     const char *swt_only = o->norm ? "--norm" : o->start_level ? "--start-level"
                            : o->all_approx ? "--all-approx" : NULL;
     if (swt_only && o->transform != WT_TRANSFORM_SWT)
@@ -749,6 +755,8 @@ static int check_undecimated(const cli_command *cmd, const cli_options *o)
         return cli_usage_error(cmd->name, "--layers applies to --transform swt or starlet");
     if (o->transform != WT_TRANSFORM_DWT && o->threshold != THRESHOLD_NONE)
         return cli_usage_error(cmd->name, "--keep and --threshold apply to --transform dwt");
+    if (o->transform != WT_TRANSFORM_DWT && o->qstep > 0.0)
+        return cli_usage_error(cmd->name, "--qstep applies to --transform dwt");
     if (o->transform == WT_TRANSFORM_SWT && o->params.wavelet->kind != WT_KIND_FILTER_BANK)
         return cli_usage_error(cmd->name, "--transform swt: %s is a JPEG 2000 wavelet; use a "
                                           "filter-bank one (bior4.4 for cdf97, bior2.2 for "
