@@ -714,12 +714,36 @@ static wt_status parse_mem_limit(size_t *limit)
     return WT_OK;
 }
 
+#ifndef WT_CUDA_ARCHS
+#define WT_CUDA_ARCHS "(unknown)"
+#endif
+
+/* A GPU this build holds no code for (neither its SASS nor PTX it can
+ * compile): one message naming its compute capability and the build's list. */
+static wt_status check_code_for(int device, const cudaDeviceProp *prop)
+{
+    cudaFuncAttributes attr;
+    cudaError_t err = cudaFuncGetAttributes(&attr, dwt_forward_kernel<float, float, float>);
+    if (err == cudaSuccess)
+        return WT_OK;
+    cudaGetLastError();
+    if (err != cudaErrorNoKernelImageForDevice && err != cudaErrorInvalidDeviceFunction &&
+        err != cudaErrorUnsupportedPtxVersion && err != cudaErrorInvalidPtx)
+        return cu_fail_check(err, "cudaFuncGetAttributes");
+    return wt_error_set(WT_ERR_DEVICE,
+                        "cuda:%d (%.120s) has compute capability %d.%d; this build holds GPU "
+                        "code for %s only (%s; rebuild with -Dgpu_archs=%d%d or portable)",
+                        device, prop->name, prop->major, prop->minor, WT_CUDA_ARCHS,
+                        cudaGetErrorString(err), prop->major, prop->minor);
+}
+
 static wt_status open_device(cu_engine *ce, int device, char *name, size_t name_size)
 {
     cudaDeviceProp prop;
     ce->device = device;
     CU_CHECK(cudaSetDevice(device));
     CU_CHECK(cudaGetDeviceProperties(&prop, device));
+    WT_TRY(check_code_for(device, &prop));
     CU_CHECK(cudaStreamCreateWithFlags(&ce->stream, cudaStreamNonBlocking));
     CU_CHECK(cudaStreamCreateWithFlags(&ce->copy_stream, cudaStreamNonBlocking));
     WT_TRY(parse_mem_limit(&ce->mem_limit));

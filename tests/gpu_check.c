@@ -15,7 +15,8 @@
  *   gpu_check [--seed N] [--quick] [--wavelet NAME] [--mode NAME] [--no-large]
  *             [--images-only] [-v]
  *
- * Exit: 0 all passed, 1 a case failed, 77 no CUDA engine (skip), 2 usage. */
+ * Exit: 0 all passed, 1 a case failed (or a GPU the engine cannot use), 77 no
+ * CUDA device (skip), 2 usage. */
 #include <getopt.h>
 #include <math.h>
 #include <stdint.h>
@@ -1352,6 +1353,11 @@ int main(int argc, char **argv)
     }
     engines en;
     if (wt_engine_open(&en.gpu, "cuda") != WT_OK) {
+        if (wt_gpu_count() > 0) { /* a GPU this build cannot use (no code for it) */
+            printf("gpu_check: FAIL, %d GPU(s) but no CUDA engine: %s\n", wt_gpu_count(),
+                   wt_error_message());
+            return 1;
+        }
         printf("gpu_check: SKIP, no CUDA engine: %s\n", wt_error_message());
         return 77;
     }
