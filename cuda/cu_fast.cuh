@@ -302,6 +302,8 @@ WT_DEV void cp_async16(void *smem_dst, const void *gmem_src)
     WT_CHECK_ALIGNED(smem_dst, 16);
     WT_CHECK_ALIGNED(gmem_src, 16);
     memcpy(smem_dst, gmem_src, 16);
+#elif __CUDA_ARCH__ < 800 /* Turing has no cp.async: through registers */
+    *(float4 *)smem_dst = __ldg((const float4 *)gmem_src);
 #else
     unsigned s = (unsigned)__cvta_generic_to_shared(smem_dst);
     asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(s), "l"(gmem_src));
@@ -310,7 +312,7 @@ WT_DEV void cp_async16(void *smem_dst, const void *gmem_src)
 
 WT_DEV void cp_async_wait()
 {
-#ifndef WT_CUDA_EMULATE
+#if !defined(WT_CUDA_EMULATE) && __CUDA_ARCH__ >= 800
     asm volatile("cp.async.wait_all;\n" ::);
 #endif
 }
