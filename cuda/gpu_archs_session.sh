@@ -13,10 +13,10 @@ cc=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader | head -n 1 | tr -
 build() { # dir options...
     local d=$1 t0
     shift
-    t0=$(date +%s.%N)
+    t0=$SECONDS
     meson setup "$d" -Dcuda=enabled --buildtype=release -Dtests=true "$@" >"$out/setup-$d.log" 2>&1 &&
         ninja -C "$d" >"$out/ninja-$d.log" 2>&1 || { tail -20 "$out/ninja-$d.log"; return 1; }
-    echo "== build $d ($*): $(echo "$(date +%s.%N) - $t0" | bc) s; GPU code: $(grep -m1 'GPU code' "$out/setup-$d.log")"
+    echo "== build $d ($*): $((SECONDS - t0)) s; GPU code: $(grep -m1 'GPU code' "$out/setup-$d.log")"
 }
 try() { # what command...
     local what=$1
