@@ -20,10 +20,11 @@
 #include "wavetool.h"
 
 #define MAX_LIST 64
+#define MAX_WAVELETS 256
 
 typedef struct bench_opts {
     const char *device;
-    const wt_wavelet *wavelets[MAX_LIST];
+    const wt_wavelet *wavelets[MAX_WAVELETS];
     int nwavelets;
     wt_mode modes[MAX_LIST];
     int nmodes;
@@ -36,11 +37,13 @@ typedef struct bench_opts {
     int forward, inverse;
     int json;
     int host_path;
+    int all; /* --all: every wavelet x symmetric, periodization x both directions */
 } bench_opts;
 
 /* One measured configuration. */
 typedef struct bench_row {
     const char *wavelet, *mode, *method, *direction;
+    int taps; /* filter length (PyWavelets' dec_len) */
     size_t width, height;
     int batch, levels;
     double ms, ms_min, bytes, copy_ms, copy_bytes;
@@ -80,6 +83,9 @@ static void print_help(FILE *out)
           "      --forward, --inverse, --both   direction (default both)\n"
           "      --repeat N        timed runs, median reported (default 20)\n"
           "      --format text|json   a table, or one JSON object per line\n"
+          "      --all             every wavelet x symmetric and periodization x both\n"
+          "                        directions, JSON unless --format text (tools/bench_table.py\n"
+          "                        makes the table and plot)\n"
           "      --host-path       one 8192x8192 RGB 8-bit image from host samples to a\n"
           "                        host mosaic (wt_mosaic_image, decode excluded), wall\n"
           "                        clock, against pinned host<->device copies of the same\n"
@@ -140,7 +146,7 @@ static int add_wavelet(bench_opts *o, const char *name)
     if (!w)
         return cli_usage_error("bench", "unknown wavelet '%s' (did you mean '%s'?)", name,
                                wt_wavelet_suggest(name));
-    if (o->nwavelets == MAX_LIST)
+    if (o->nwavelets == MAX_WAVELETS)
         return cli_usage_error("bench", "too many wavelets");
     o->wavelets[o->nwavelets++] = w;
     return CLI_CONTINUE;
@@ -179,7 +185,29 @@ enum {
     OPT_REPEAT,
     OPT_FORMAT,
     OPT_HOST_PATH,
+    OPT_ALL,
 };
+
+/* --all: every wavelet, symmetric and periodization, both directions; the
+ * method, levels, sizes and repeat as given. */
+static int all_options(bench_opts *o, int format_given)
+{
+    if (o->nwavelets || o->nmodes || o->host_path)
+        return cli_usage_error("bench", "--all takes no -w, -m or --host-path");
+    for (size_t i = 0; i < wt_wavelet_count() && o->nwavelets < MAX_WAVELETS; i++)
+        o->wavelets[o->nwavelets++] = wt_wavelet_at(i);
+    o->modes[o->nmodes++] = WT_MODE_SYMMETRIC;
+    o->modes[o->nmodes++] = WT_MODE_PERIODIZATION;
+    if (!o->nmethods)
+        o->methods[o->nmethods++] = WT_METHOD_AUTO;
+    if (!o->nsizes) {
+        o->sizes[0][0] = o->sizes[0][1] = 8192;
+        o->nsizes = 1;
+    }
+    o->forward = o->inverse = 1;
+    o->json = format_given ? o->json : 1;
+    return CLI_CONTINUE;
+}
 
 static int parse_options(int argc, char **argv, bench_opts *o)
 {
@@ -197,6 +225,7 @@ static int parse_options(int argc, char **argv, bench_opts *o)
         {"repeat", required_argument, NULL, OPT_REPEAT},
         {"format", required_argument, NULL, OPT_FORMAT},
         {"host-path", no_argument, NULL, OPT_HOST_PATH},
+        {"all", no_argument, NULL, OPT_ALL},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -205,7 +234,7 @@ static int parse_options(int argc, char **argv, bench_opts *o)
     o->levels = 3;
     o->batch = 1;
     o->repeat = 20;
-    int opt, rc = CLI_CONTINUE;
+    int opt, rc = CLI_CONTINUE, format_given = 0;
     optind = 1;
     opterr = 0; /* the messages below name the option */
     while (rc == CLI_CONTINUE && (opt = getopt_long(argc, argv, "w:m:l:h", longopts, NULL)) != -1) {
@@ -225,8 +254,10 @@ static int parse_options(int argc, char **argv, bench_opts *o)
             if (strcmp(optarg, "text") != 0 && strcmp(optarg, "json") != 0)
                 rc = cli_usage_error("bench", "invalid format '%s' (text, json)", optarg);
             o->json = strcmp(optarg, "json") == 0;
+            format_given = 1;
             break;
         case OPT_HOST_PATH: o->host_path = 1; break;
+        case OPT_ALL: o->all = 1; break;
         case 'h': print_help(stdout); return EXIT_ALL_DONE;
         default:
             return cli_usage_error("bench", "unknown option or missing argument '%s'",
@@ -237,6 +268,8 @@ static int parse_options(int argc, char **argv, bench_opts *o)
         return rc;
     if (optind < argc)
         return cli_usage_error("bench", "unexpected argument '%s'", argv[optind]);
+    if (o->all)
+        return all_options(o, format_given);
     if (!o->nwavelets)
         add_wavelet(o, "haar");
     if (!o->nmodes)
@@ -277,10 +310,10 @@ static void print_row(const bench_opts *o, const wt_engine *e, const bench_row *
     double pct = c > 0 ? 100.0 * g / c : 0.0;
     if (o->json) {
         printf("{\"device\": \"%s\", \"wavelet\": \"%s\", \"mode\": \"%s\", \"method\": \"%s\", "
-               "\"direction\": \"%s\", \"width\": %zu, \"height\": %zu, \"batch\": %d, "
+               "\"direction\": \"%s\", \"taps\": %d, \"width\": %zu, \"height\": %zu, \"batch\": %d, "
                "\"levels\": %d, \"ms\": %.5f, \"ms_min\": %.5f, \"bytes\": %.0f, \"gbps\": %.2f, "
                "\"copy_ms\": %.5f, \"copy_gbps\": %.2f, \"pct_copy\": %.1f}\n",
-               wt_engine_name(e), r->wavelet, r->mode, r->method, r->direction, r->width,
+               wt_engine_name(e), r->wavelet, r->mode, r->method, r->direction, r->taps, r->width,
                r->height, r->batch, r->levels, r->ms, r->ms_min, r->bytes, g, r->copy_ms, c, pct);
     } else {
         char size[32];
@@ -615,7 +648,7 @@ static int run_all(wt_engine *e, const bench_opts *o)
                         }
                         bench_row r = {p.wavelet->name, wt_mode_name(p.mode),
                                        wt_method_name(p.method), inv ? "inverse" : "forward",
-                                       o->sizes[si][0], o->sizes[si][1], o->batch, p.levels,
+                                       p.wavelet->filter_len, o->sizes[si][0], o->sizes[si][1], o->batch, p.levels,
                                        0, 0, 0, 0, 0};
                         wt_status st = time_one(e, &p, o, inv, r.width, r.height, &r);
                         if (st != WT_OK) {
