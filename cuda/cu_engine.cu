@@ -202,12 +202,39 @@ static size_t fast_smem(const cu_level *lv, int inverse)
     return (win + mid) * 4;
 }
 
-/* Two-phase filters of L taps at one offset: normalised to offset 0. */
+/* Phase taps moved @p shift places in and padded with zero taps to L. */
+static void pad_phase(float *f, double *g, int shift, int len, int L)
+{
+    float fs[CU_MAXF];
+    double gs[CU_MAXF];
+    for (int i = 0; i < L; i++) {
+        int k = i - shift;
+        fs[i] = k >= 0 && k < len ? f[k] : 0.0f;
+        gs[i] = k >= 0 && k < len ? g[k] : 0.0;
+    }
+    memcpy(f, fs, (size_t)L * sizeof *f);
+    memcpy(g, gs, (size_t)L * sizeof *g);
+}
+
+/* Two-phase filters whose taps span at most L window positions from the
+ * first: normalised to L taps at offset 0, a phase that starts later or ends
+ * sooner padded with zero taps. The sums are then the same (fma(0, x, s) is s
+ * for finite x; an inf or NaN coefficient next to a phase's support would
+ * reach that output as NaN). Periodization inverses of filters of 4k taps
+ * have phases two positions apart (db2: 4 taps at 0 and 2, 6 in all),
+ * JPEG 2000 analysis odd lengths (9/7). */
 static bool conv_fits(cu_axis *a, int L)
 {
-    if (a->nsteps || a->len0 != L || a->len1 != L || a->off0 != a->off1)
+    if (a->nsteps || a->len0 < 1 || a->len1 < 1)
         return false;
-    a->win_a += a->off0;
+    int lo = a->off0 < a->off1 ? a->off0 : a->off1;
+    int hi = a->off0 + a->len0 > a->off1 + a->len1 ? a->off0 + a->len0 : a->off1 + a->len1;
+    if (hi - lo > L || (L > 2 && hi - lo <= L - 2))
+        return false;
+    pad_phase(a->f0, a->g0, a->off0 - lo, a->len0, L);
+    pad_phase(a->f1, a->g1, a->off1 - lo, a->len1, L);
+    a->len0 = a->len1 = L;
+    a->win_a += lo;
     a->off0 = a->off1 = 0;
     a->halo = L > 2 ? L - 2 : 0;
     return true;
