@@ -305,8 +305,9 @@ struct fast_legall53 {
 template <class... E> struct fast_list {
 };
 typedef fast_list<fast_conv<2>, fast_conv<4>, fast_conv<6>, fast_conv<8>, fast_conv<10>,
-                  fast_conv<12>, fast_lift<scheme_cdf97>, fast_lift<scheme_db3>,
-                  fast_lift<scheme_haar>, fast_legall53>
+                  fast_conv<12>, fast_conv<14>, fast_conv<16>, fast_conv<18>, fast_conv<20>,
+                  fast_lift<scheme_cdf97>, fast_lift<scheme_db3>, fast_lift<scheme_haar>,
+                  fast_legall53>
     fast_kernels;
 
 template <class E, bool INV, typename TIO> static level_kernel fast_kernel()
