@@ -384,3 +384,16 @@ wt_status wt_png_encode(FILE *fp, const char *name, const wt_image *img,
     free(ctx.rows);
     return st;
 }
+
+static int is_png(const uint8_t *data, size_t size)
+{
+    static const uint8_t magic[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
+    return wt_starts_like(data, size, magic, sizeof magic);
+}
+
+static const char *const png_extensions[] = {"png", NULL};
+
+const wt_codec wt_codec_png = {
+    {"PNG", png_extensions, WT_HOLDS_IMAGE, 1u << 8 | 1u << 16, 4, 0},
+    is_png, 8, wt_png_decode, wt_png_encode,
+};

@@ -240,6 +240,9 @@ typedef struct wt_load_options {
 
 #define WT_DEFAULT_MAX_PIXELS ((uint64_t)1 << 30)
 
+/** A row of the format registry (src/format.c): 1 … wt_format_count(), 0 = unknown.
+ *  The first formats have names here; later ones are found by extension or by
+ *  their bytes, and described by wt_format_describe(). */
 typedef enum wt_file_format {
     WT_FORMAT_UNKNOWN = 0,
     WT_FORMAT_PNG,
@@ -247,10 +250,39 @@ typedef enum wt_file_format {
     WT_FORMAT_NPZ,
 } wt_file_format;
 
-/** Format named by a path's extension (.png, .jpg, .jpeg, .npz; case-insensitive). */
-wt_file_format wt_format_from_path(const char *path);
+/** What a format holds (wt_format_info.holds). */
+#define WT_HOLDS_IMAGE 1u  /**< images: wt_image_load() / wt_image_save() */
+#define WT_HOLDS_COEFFS 2u /**< wavelet coefficients: wt_npz_load() / wt_npz_save() */
 
-/** Decode a PNG or JPEG file, recognised by its magic bytes ("-" = stdin).
+/** A format as the registry describes it. */
+typedef struct wt_format_info {
+    const char *name;              /**< "PNG" */
+    const char *const *extensions; /**< lower case, no dot, NULL-terminated; [0] the usual one */
+    unsigned holds;                /**< WT_HOLDS_* */
+    unsigned depths;               /**< integer sample depths written, as bits: 1u << 8 | 1u << 16 */
+    int max_channels;              /**< channels written, at most */
+    int floats;                    /**< 1: holds float samples */
+} wt_format_info;
+
+/** Number of formats in the registry (the last wt_file_format). */
+int wt_format_count(void);
+/** The registry's row for @p format, or NULL for WT_FORMAT_UNKNOWN or out of range. */
+const wt_format_info *wt_format_describe(wt_file_format format);
+/** Format named by an extension, with or without its dot ("png", ".JPG"; case-insensitive). */
+wt_file_format wt_format_from_ext(const char *ext);
+/** Format named by a path's extension (.png, .jpg, .jpeg, .npz, …; case-insensitive). */
+wt_file_format wt_format_from_path(const char *path);
+/** The extensions of every format that holds any of @p holds, each after @p dot
+ *  ("" or "."), joined by @p sep and, before the last one, by @p last:
+ *  (".", ", ", " or ") gives ".png, .jpg, .jpeg or .npz". Returns @p buf
+ *  (cut to @p size, always terminated). */
+const char *wt_format_list(char *buf, size_t size, unsigned holds, const char *dot,
+                           const char *sep, const char *last);
+/** The depth to write a @p wanted-bit image as in @p format: @p wanted when the
+ *  format holds it, else the largest depth it holds below (or its smallest). */
+int wt_format_depth(wt_file_format format, int wanted);
+
+/** Decode an image file, its format recognised by its first bytes ("-" = stdin).
  *  Samples exact: no gamma or colour conversion; palette expanded; 1/2/4-bit
  *  gray scaled to 8 bits; 16-bit kept. */
 wt_status wt_image_load(const char *path, const wt_load_options *opt, wt_image *img);

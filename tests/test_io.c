@@ -180,6 +180,44 @@ static void test_format_from_path(void **state)
     assert_int_equal(wt_format_from_path("-"), WT_FORMAT_UNKNOWN);
 }
 
+/* The registry: every extension finds its row, lists and depths come from it. */
+static void test_format_registry(void **state)
+{
+    (void)state;
+    char buf[256];
+    assert_null(wt_format_describe(WT_FORMAT_UNKNOWN));
+    assert_null(wt_format_describe((wt_file_format)(wt_format_count() + 1)));
+    for (int f = 1; f <= wt_format_count(); f++) {
+        const wt_format_info *info = wt_format_describe((wt_file_format)f);
+        assert_non_null(info);
+        assert_non_null(info->extensions[0]);
+        for (const char *const *e = info->extensions; *e; e++) {
+            snprintf(buf, sizeof buf, "x.%s", *e);
+            assert_int_equal(wt_format_from_path(buf), f);
+            assert_int_equal(wt_format_from_ext(*e), f);
+        }
+    }
+    assert_string_equal(wt_format_describe(WT_FORMAT_JPEG)->name, "JPEG");
+    assert_int_equal(wt_format_from_ext(".JPG"), WT_FORMAT_JPEG);
+    assert_int_equal(wt_format_from_ext("npz"), WT_FORMAT_NPZ);
+    assert_int_equal(wt_format_from_ext("bmp"), WT_FORMAT_UNKNOWN);
+    assert_int_equal(wt_format_from_ext(""), WT_FORMAT_UNKNOWN);
+    assert_int_equal(wt_format_from_ext("."), WT_FORMAT_UNKNOWN);
+    assert_string_equal(wt_format_list(buf, sizeof buf, WT_HOLDS_IMAGE | WT_HOLDS_COEFFS, ".",
+                                       ", ", " or "),
+                        ".png, .jpg, .jpeg or .npz");
+    assert_string_equal(wt_format_list(buf, sizeof buf, WT_HOLDS_IMAGE, "", "/", "/"),
+                        "png/jpg/jpeg");
+    assert_string_equal(wt_format_list(buf, sizeof buf, WT_HOLDS_COEFFS, ".", ", ", " or "),
+                        ".npz");
+    assert_string_equal(wt_format_list(buf, 6, WT_HOLDS_IMAGE, ".", ", ", " or "), ".png,");
+    assert_int_equal(wt_format_depth(WT_FORMAT_PNG, 16), 16);
+    assert_int_equal(wt_format_depth(WT_FORMAT_PNG, 8), 8);
+    assert_int_equal(wt_format_depth(WT_FORMAT_JPEG, 16), 8);
+    assert_int_equal(wt_format_depth(WT_FORMAT_PNG, 12), 8);
+    assert_int_equal(wt_format_depth(WT_FORMAT_PNG, 4), 8);
+}
+
 /* ---- PNG ------------------------------------------------------------------ */
 
 static void png_roundtrip(int depth)
@@ -641,6 +679,13 @@ static void test_load_errors(void **state)
     assert_int_equal(wt_image_load(text, NULL, &img), WT_ERR_FORMAT);
     assert_message_has("text.png: not a PNG or JPEG image");
     assert_null(img.pixels);
+    const char *zip = scratch("coeffs.png");
+    write_file(zip, "PK\x03\x04", 4);
+    assert_int_equal(wt_image_load(zip, NULL, &img), WT_ERR_FORMAT);
+    assert_message_has("coeffs.png: NPZ holds wavelet coefficients, not an image");
+    write_file(zip, "\x89PN", 3);
+    assert_int_equal(wt_image_load(zip, NULL, &img), WT_ERR_FORMAT);
+    assert_message_has("coeffs.png: truncated PNG data");
 }
 
 static void test_save_errors(void **state)
@@ -650,7 +695,7 @@ static void test_save_errors(void **state)
     random_image(&img, 3, 3, 3, 8);
     assert_int_equal(wt_image_save(scratch("out.bmp"), &img, NULL, WT_FORMAT_PNG),
                      WT_ERR_INVALID);
-    assert_message_has("out.bmp: unknown output format (use .png, .jpg or .npz)");
+    assert_message_has("out.bmp: unknown output format (use .png, .jpg, .jpeg or .npz)");
     assert_int_equal(wt_image_save(scratch("no/such/dir/x.png"), &img, NULL, WT_FORMAT_PNG),
                      WT_ERR_IO);
     assert_message_has("no/such/dir/x.png: No such file or directory");
@@ -1265,6 +1310,7 @@ int main(int argc, char **argv)
 #define T(f) cmocka_unit_test_teardown(f, teardown_clean)
     const struct CMUnitTest tests[] = {
         T(test_format_from_path),
+        T(test_format_registry),
         T(test_png_roundtrip_8bit),
         T(test_png_roundtrip_16bit),
         T(test_png_low_bit_gray),

@@ -266,6 +266,18 @@ rm -f e/max.png
 case_ "unknown extension" 2 "wavetool: out.bmp: unknown output type*" "$WT" decompose rgb8.png out.bmp
 case_ "unknown --ext" 2 "wavetool: invalid argument 'gif' for option --ext*" \
     "$WT" decompose --ext gif -O e rgb8.png
+case_ "reconstruct to .npz names the formats" 2 \
+    "wavetool: e/x.npz: reconstruct does not write NPZ files; use .png, .jpg or .jpeg*" \
+    "$WT" reconstruct c16.npz e/x.npz
+case_ "roundtrip -o unknown extension" 2 "wavetool: e/x.tga: unknown output type; use .png*" \
+    "$WT" roundtrip rgb8.png -o e/x.tga
+case_ "roundtrip --ext npz" 2 "wavetool: --ext npz: roundtrip writes png, jpg or jpeg*" \
+    "$WT" roundtrip --ext npz -O e rgb8.png
+case_ "--ext takes a dot and any case" 0 "" "$WT" decompose --ext .JPG - - < rgb8.png
+expect "--ext .JPG: a JPEG on stdout" test "$(head -c 3 "$out" | od -An -tx1 | tr -d ' ')" = ffd8ff
+mkdir -p e/empty
+case_ "empty folder names the extensions" 0 "wavetool: e/empty: no .png/.jpg/.jpeg files found*" \
+    "$WT" decompose -O e/o e/empty
 case_ "option of another command" 2 "wavetool: option '--psnr' does not apply to 'decompose'*" \
     "$WT" decompose --psnr rgb8.png e/out.png
 case_ "too many arguments" 2 "wavetool: expected IN OUT, or -O DIR and inputs*" \
@@ -371,6 +383,27 @@ fi
 cp trunc.png pb/zz.png
 case_ "bench --pipeline: a bad file stops it" 1 "*wavetool: pb/zz.png: *" \
     "$WT" bench --pipeline --device cpu -j 1 pb
+# bench parses with the common option table: lists, sizes, groups per command
+run "$WT" bench --device cpu --size 16x12 --size 9x7 -w haar,db2 -w sym3 --forward --repeat 2 -l 1
+if [ "$rc" -eq 0 ] && [ "$(grep -c ' forward  *16x12 \| forward  *9x7 ' "$out")" -eq 6 ] &&
+    ! grep -q inverse "$out"; then
+    ok "bench: 3 wavelets (list and repeated) x 2 sizes, forward only"
+else
+    not_ok "bench sweep" "exit $rc" "stdout: $(cat "$out")" "stderr: $err"
+fi
+run "$WT" bench --device cpu --size 8x8 --repeat 1 --inverse --format json
+expect "bench --format json: one object, inverse" \
+    test "$rc" -eq 0 -a "$(grep -c '"direction": "inverse"' "$out")" -eq 1
+case_ "bench --size 0x5 is a usage error" 2 "wavetool: invalid size '0x5'*Try 'wavetool bench --help'." \
+    "$WT" bench --device cpu --size 0x5
+case_ "bench --pipeline not first is a usage error" 2 "wavetool: --pipeline must be the first argument*" \
+    "$WT" bench --device cpu --pipeline pb
+case_ "bench takes no -j" 2 "wavetool: option '-j' does not apply to 'bench'*" \
+    "$WT" bench -j 2
+case_ "--size does not apply to decompose" 2 "wavetool: option '--size' does not apply to 'decompose'*" \
+    "$WT" decompose --size 8x8 rgb8.png dv/a.png
+case_ "--keep does not apply to decompose" 2 "wavetool: option '--keep' does not apply to 'decompose'*" \
+    "$WT" decompose --keep 0.5 rgb8.png dv/a.png
 
 # ---- data safety: Ctrl-C leaves no temporary file ------------------------------------
 $TOOL png h1.png 1500 1500 rgb 8 random 11
