@@ -38,5 +38,5 @@ build-gpu/tests/gpu_check --seed 21 >"$out/gate.log" 2>&1
 echo "gpu_check exit $?"
 tail -n 4 "$out/gate.log"
 date -u '+%Y-%m-%d %H:%M UTC' >"$out/bench_all.date"
-timeout 200 build-gpu/cli/wavetool bench --all --repeat 5 >"$out/bench_all.json" 2>"$out/bench_all.err"
+timeout 200 build-gpu/cli/wavetool bench --all --format json --repeat 5 >"$out/bench_all.json" 2>"$out/bench_all.err"
 echo "bench --all exit $?, $(wc -l <"$out/bench_all.json") rows"
