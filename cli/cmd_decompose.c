@@ -6,6 +6,7 @@
 #include "commands.h"
 #include "options.h"
 #include "pipeline.h"
+#include "undecimated.h"
 
 /* ---- one file ---------------------------------------------------------------- */
 
@@ -111,9 +112,12 @@ static wt_status decompose_or_transcode(pipeline *p, const char *in, const char 
     wt_image img = {0};
     wt_params params;
     wt_status st = pipeline_load(p, in, &img);
-    if (st == WT_OK)
+    int undecimated = p->opt->transform != WT_TRANSFORM_DWT && !transcode_only;
+    if (st == WT_OK && !undecimated)
         st = pipeline_params_for(p->opt, &img, in, &params);
-    if (st == WT_OK && transcode_only)
+    if (st == WT_OK && undecimated)
+        st = undecimated_decompose(p, &img, in, out); /* cli/undecimated.c */
+    else if (st == WT_OK && transcode_only)
         st = pipeline_save(p, out, &img);
     else if (st == WT_OK && writes_coefficients(p->opt, out))
         st = write_coefficients(p, &img, &params, in, out);

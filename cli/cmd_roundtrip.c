@@ -6,6 +6,7 @@
 #include "commands.h"
 #include "options.h"
 #include "pipeline.h"
+#include "undecimated.h"
 #include "report.h"
 
 /* ---- one file ---------------------------------------------------------------- */
@@ -34,7 +35,9 @@ static wt_status threshold_on(wt_epyramid *ep, const cli_options *o, double *kep
 {
     *kept = 1.0;
     switch (o->threshold) {
-    case THRESHOLD_KEEP: return wt_epyramid_keep(ep, o->threshold_value, kept);
+    case THRESHOLD_KEEP:
+        return o->keep_by_magnitude ? wt_epyramid_keep(ep, o->threshold_value, kept)
+                                    : wt_epyramid_keep_weighted(ep, o->threshold_value, kept);
     case THRESHOLD_HARD:
     case THRESHOLD_SOFT:
         return wt_epyramid_threshold(ep, o->threshold_value, o->threshold == THRESHOLD_SOFT,
@@ -81,12 +84,15 @@ static wt_status roundtrip_file(pipeline *p, const char *in, const char *out,
     memset(r, 0, sizeof *r);
     r->kept = 1.0;
     wt_status st = pipeline_load(p, in, &img);
-    if (st == WT_OK)
+    int undecimated = o->transform != WT_TRANSFORM_DWT;
+    if (st == WT_OK && !undecimated)
         st = pipeline_params_for(o, &img, in, &params);
     if (st == WT_OK)
         st = alloc_like(&img, in, &back);
     roundtrip_job job = {&params, &img, &back, o, &r->kept};
-    if (st == WT_OK)
+    if (st == WT_OK && undecimated)
+        st = undecimated_roundtrip(p, &img, in, &back); /* cli/undecimated.c */
+    else if (st == WT_OK)
         st = pipeline_engine_run(p,
                                  o->threshold != THRESHOLD_NONE ? roundtrip_threshold_on
                                                                 : roundtrip_on,

@@ -186,3 +186,94 @@ wt_status wt_mosaic_render(const wt_pyramid *pyr, wt_scale scale, int bit_depth,
     }
     return WT_OK;
 }
+
+/* ---- undecimated band stacks ------------------------------------------------
+ * A grid of full-size tiles. SWT: 4 tiles wide, one row per level from the
+ * coarsest (top): cA, cH, cV, cD; the cA column holds cA_L on the top row and
+ * cA_l on the others with all_approx, else black. Starlet: one row, c then
+ * w_L ... w_1. Each tile scaled as the DWT mosaic scales its band. */
+
+/* Grid cell (row, column) of band @p i of a stack; the grid's size in tiles. */
+static void stack_cell(const wt_uparams *p, int i, size_t *row, size_t *col)
+{
+    int L = p->levels;
+    if (p->transform == WT_TRANSFORM_STARLET) {
+        *row = 0;
+        *col = i == 0 ? 0 : (size_t)(L - i + 1);
+    } else if (i == 0) {
+        *row = *col = 0;
+    } else if (i <= 3 * L) {
+        *row = (size_t)(i - 1) / 3;
+        *col = 1 + (size_t)(i - 1) % 3;
+    } else { /* cA_l, l = i - 3L */
+        *row = (size_t)(L - (i - 3 * L));
+        *col = 0;
+    }
+}
+
+static void stack_grid(const wt_uparams *p, size_t *rows, size_t *cols)
+{
+    *rows = p->transform == WT_TRANSFORM_STARLET ? 1 : (size_t)p->levels;
+    *cols = p->transform == WT_TRANSFORM_STARLET ? (size_t)p->levels + 1 : 4;
+}
+
+void wt_umosaic_size(const wt_uparams *p, size_t height, size_t width, size_t *mh, size_t *mw)
+{
+    size_t rows, cols;
+    stack_grid(p, &rows, &cols);
+    *mh = rows * height;
+    *mw = cols * width;
+}
+
+/* Approximations: SWT cA bands and the starlet's smooth plane. */
+static int stack_is_approx(const wt_uparams *p, int i)
+{
+    return i == 0 || (p->transform == WT_TRANSFORM_SWT && i > 3 * p->levels);
+}
+
+static band_map plan_stack_band(const float *band, size_t n, int approx, wt_scale scale,
+                                double peak)
+{
+    double lo, hi, maxabs, mid = peak / 2.0;
+    range_f32(band, n, &lo, &hi, &maxabs);
+    if (approx) /* as plan_band */
+        return hi > lo ? (band_map){0.0, lo, peak / (hi - lo), 0} : (band_map){mid, 0.0, 0.0, 0};
+    if (scale == WT_SCALE_OFFSET)
+        return (band_map){mid, 0.0, maxabs > 0.0 ? peak / (2.0 * maxabs) : 0.0, 0};
+    return (band_map){0.0, 0.0, maxabs > 0.0 ? peak / maxabs : 0.0, 1};
+}
+
+wt_status wt_umosaic_render(const wt_uparams *p, const float *bands, size_t height, size_t width,
+                            int channels, wt_scale scale, int bit_depth, wt_image *out)
+{
+    memset(out, 0, sizeof *out);
+    if (!bands || (bit_depth != 8 && bit_depth != 16) || channels < 1 || channels > 4 ||
+        (unsigned)scale > WT_SCALE_OFFSET)
+        return wt_error_set(WT_ERR_INVALID, "cannot render a mosaic of these bands");
+    size_t mh, mw;
+    wt_umosaic_size(p, height, width, &mh, &mw);
+    if (mh > UINT32_MAX || mw > UINT32_MAX || mh / height != (p->transform == WT_TRANSFORM_STARLET ? 1 : (size_t)p->levels))
+        return wt_error_set(WT_ERR_LIMIT, "mosaic of %zux%zu is too large", mh, mw);
+    wt_status st = wt_image_alloc(out, (uint32_t)mw, (uint32_t)mh, channels, bit_depth);
+    if (st != WT_OK)
+        return st;
+    const int deep = bit_depth > 8;
+    const double peak = deep ? 65535.0 : 255.0;
+    const size_t c = (size_t)channels, plane = height * width;
+    for (int i = 0; i < wt_ustack_bands(p); i++) {
+        const float *band = bands + (size_t)i * c * plane;
+        band_map m = plan_stack_band(band, c * plane, stack_is_approx(p, i), scale, peak);
+        size_t row, col;
+        stack_cell(p, i, &row, &col);
+        for (size_t ch = 0; ch < c; ch++)
+            for (size_t y = 0; y < height; y++) {
+                const float *src = band + ch * plane + y * width;
+                size_t d = ((row * height + y) * mw + col * width) * c + ch;
+                if (deep)
+                    place_row_f32_u16(&m, src, width, (uint16_t *)out->pixels + d, c, peak);
+                else
+                    place_row_f32_u8(&m, src, width, (uint8_t *)out->pixels + d, c, peak);
+            }
+    }
+    return WT_OK;
+}
