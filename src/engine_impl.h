@@ -89,6 +89,10 @@ WT_BAND_FN double wt_band_op_apply(wt_band_op op, double v, double t)
     case WT_OP_SOFT: return m < t ? 0.0 : copysign(m - t, v);
     case WT_OP_SCALE: return t * v;
     case WT_OP_ZERO: break;
+    case WT_OP_QUANTIZE: {
+        double q = floor(m / t);
+        return q == 0.0 ? 0.0 : copysign((q + 0.5) * t, v);
+    }
     }
     return 0.0;
 }

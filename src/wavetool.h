@@ -443,6 +443,45 @@ void wt_mosaic_size(const wt_pyramid *pyr, size_t *height, size_t *width);
  *  channels (allocated here), per-band display scaling. */
 wt_status wt_mosaic_render(const wt_pyramid *pyr, wt_scale scale, int bit_depth, wt_image *out);
 
+/** Display options beyond wt_scale (wavetool decompose --scale/--transfer/...).
+ *  The CUDA engine draws the plain style (wt_mosaic_image); any other is drawn
+ *  on the host by wt_mosaic_render_style from a downloaded pyramid. */
+typedef enum wt_mosaic_range {
+    WT_RANGE_BAND = 0, /**< each detail band its own range (as wt_mosaic_render) */
+    WT_RANGE_LEVEL,    /**< one range for the three detail bands of a level */
+    WT_RANGE_GLOBAL,   /**< one range for all detail bands */
+} wt_mosaic_range;
+typedef enum wt_transfer {
+    WT_TRANSFER_LINEAR = 0, /**< u = |v| / M */
+    WT_TRANSFER_SQRT,       /**< sqrt(u) */
+    WT_TRANSFER_LOG,        /**< log(1 + 255 u) / log(256) */
+} wt_transfer;
+typedef enum wt_colormap {
+    WT_COLORMAP_GRAY = 0,   /**< one sample per channel, as wt_mosaic_render */
+    WT_COLORMAP_DIVERGING,  /**< RGB: negative details blue, zero white, positive red;
+                                 several channels are shown by their mean (the transform
+                                 is linear: the coefficients of the mean image) */
+} wt_colormap;
+typedef struct wt_mosaic_style {
+    wt_scale scale;        /**< details by |v| (AUTO, ABS) or around mid-grey (OFFSET) */
+    wt_mosaic_range range; /**< which detail bands share their display maximum M */
+    wt_transfer transfer;  /**< curve from |v| / M to the display */
+    wt_colormap colormap;
+    double clip;           /**< M = this percentile of |v| (numpy's linear method); 100: max |v|;
+                                larger |v| saturate */
+    int grid;              /**< 1-pixel lines over the band borders (white; black on diverging) */
+    int labels;            /**< band names (cA3, cH1, ...) in each band's corner, built-in font */
+} wt_mosaic_style;
+
+/** The style of wt_mosaic_render with @p scale (band ranges, linear, gray, max, no grid). */
+wt_mosaic_style wt_mosaic_style_plain(wt_scale scale);
+/** 1 when @p s draws exactly as wt_mosaic_render(s->scale) (so any engine can draw it). */
+int wt_mosaic_style_is_plain(const wt_mosaic_style *s);
+/** Render with a style: pyr->channels channels (diverging: 3), @p bit_depth 8 or 16. The
+ *  plain style gives wt_mosaic_render's bytes. */
+wt_status wt_mosaic_render_style(const wt_pyramid *pyr, const wt_mosaic_style *style,
+                                 int bit_depth, wt_image *out);
+
 /** Per-channel MSE and PSNR, and the PSNR of the mean MSE (peak 2^bitdepth - 1);
  *  INFINITY for identical images. WT_ERR_INVALID (naming both files) when size,
  *  channels or bit depth differ. */
@@ -583,6 +622,9 @@ typedef enum wt_band_op {
     WT_OP_SOFT,     /**< c = sign(c) * max(|c| - t, 0)  (pywt.threshold 'soft') */
     WT_OP_SCALE,    /**< c = t * c */
     WT_OP_ZERO,     /**< c = 0 (t ignored) */
+    WT_OP_QUANTIZE, /**< dead-zone uniform quantiser of step t > 0 and midpoint
+                         reconstruction: q = sign(c) floor(|c| / t),
+                         c = q == 0 ? 0 : sign(c) (|q| + 1/2) t  (JPEG 2000, r = 1/2) */
 } wt_band_op;
 /** Apply @p op with argument args[i] to band sel[i] for i < n (one pass on the
  *  device for all of them). int32 pyramids: results rounded to nearest. */
@@ -608,6 +650,13 @@ wt_status wt_epyramid_reduce(const wt_epyramid *p, const wt_band_ref *sel, const
  *  engine, not a host sort. */
 wt_status wt_epyramid_median_abs(const wt_epyramid *p, const wt_band_ref *sel, size_t n,
                                  int nonzero_only, double *out);
+/** Zeroth-order entropy, in bits per coefficient, of each selected band's
+ *  dead-zone quantiser indices q = sign(c) floor(|c| / @p step) (@p step > 0):
+ *  -sum p_q log2 p_q over the distinct q of the band. The histogram is built on
+ *  the host after one download of the pyramid (no engine operation counts
+ *  distinct values). */
+wt_status wt_epyramid_entropy(const wt_epyramid *p, const wt_band_ref *sel, size_t n,
+                              double step, double *bits);
 /** The k-th smallest |c| (0-based) over the union of the selected bands. */
 wt_status wt_epyramid_kth_abs(const wt_epyramid *p, const wt_band_ref *sel, size_t n,
                               uint64_t k, double *out);

@@ -1116,10 +1116,10 @@ static void pyr_check_maps(pyr_pair *pp, const wt_band_ref *all, size_t nall)
     wt_band_ref *sel = malloc(nall * sizeof *sel);
     double *args = malloc(nall * sizeof *args);
     for (int round = 0; round < 8 && !pp->failed; round++) {
-        wt_band_op op = (wt_band_op)(rng_next() % 4);
+        wt_band_op op = (wt_band_op)(rng_next() % 5); /* WT_OP_QUANTIZE too */
         size_t n = some_bands(all, nall, sel);
         for (size_t i = 0; i < n; i++)
-            args[i] = op == WT_OP_SCALE ? rng_sample() / 37.0 : fabs(rng_sample()) / 4.0;
+            args[i] = op == WT_OP_SCALE ? rng_sample() / 37.0 : 0.25 + fabs(rng_sample()) / 4.0;
         pyr_expect(pp, wt_epyramid_map(pp->gpu, op, sel, args, n), "map");
         pyr_expect(pp, wt_epyramid_map(pp->cpu, op, sel, args, n), "map");
         pyr_compare(pp, "map");
