@@ -50,6 +50,7 @@ enum {
     OPT_REPEAT,
     OPT_HOST_PATH,
     OPT_PIPELINE,
+    OPT_ALL,
     OPT_RULE,
     OPT_SHRINK,
     OPT_SIGMA,
@@ -137,6 +138,9 @@ static const opt_spec option_table[] = {
     {"forward", OPT_FORWARD, NULL, OPTS_SWEEP, "time the forward transform (default: both directions)"},
     {"inverse", OPT_INVERSE, NULL, OPTS_SWEEP, "time the inverse transform"},
     {"both", OPT_BOTH, NULL, OPTS_SWEEP, "time both directions (default)"},
+    {"all", OPT_ALL, NULL, OPTS_SWEEP, "every wavelet x symmetric and periodization x both\n"
+                                       "directions (with --format json: tools/bench_table.py\n"
+                                       "makes the table and plot)"},
     {"repeat", OPT_REPEAT, "N", OPTS_TIMING, "timed runs, median reported (default 20)"},
     {"host-path", OPT_HOST_PATH, NULL, OPTS_TIMING, "one 8192x8192 RGB 8-bit image from host samples to a\n"
                                                    "host mosaic (wt_mosaic_image, decode excluded), wall\n"
@@ -472,6 +476,7 @@ static int apply_sweep_option(const char *cmd, const opt_spec *s, int val, const
     case OPT_INVERSE: w->inverse = 1; return CLI_CONTINUE;
     case OPT_BOTH: w->forward = w->inverse = 1; return CLI_CONTINUE;
     case OPT_HOST_PATH: w->host_path = 1; return CLI_CONTINUE;
+    case OPT_ALL: w->all = 1; return CLI_CONTINUE;
     case OPT_PIPELINE: return cli_usage_error(cmd, "--pipeline must be the first argument");
     }
     *handled = 0;
