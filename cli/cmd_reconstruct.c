@@ -12,7 +12,7 @@ static const cli_command reconstruct_command = {
     "meta); samples are rounded and clamped. OUT is {IMAGES} ('-': standard\n"
     "output, type from --ext). With -O, each COEFFS (a file, or a directory walked\n"
     "for {COEFFS}) gives DIR/STEM[SUFFIX].EXT.",
-    OPTS_ENGINE | OPTS_SAVE | OPTS_BATCH,
+    OPTS_ENGINE | OPTS_LOAD | OPTS_SAVE | OPTS_BATCH,
     1,
     -1,
 };

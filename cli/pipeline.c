@@ -488,7 +488,7 @@ wt_status pipeline_reconstruct(pipeline *p, const char *in, const char *out)
     wt_params params;
     wt_image img = {0};
     double t0 = seconds();
-    wt_status st = wt_npz_load(in, &pyr, &meta);
+    wt_status st = wt_npz_load_with(in, &p->opt->load, &pyr, &meta);
     pthread_mutex_lock(&p->lock);
     p->stats.decode += seconds() - t0;
     pthread_mutex_unlock(&p->lock);

@@ -239,6 +239,8 @@ typedef struct wt_load_options {
 } wt_load_options;
 
 #define WT_DEFAULT_MAX_PIXELS ((uint64_t)1 << 30)
+/** Width and height of every image read, at most (below 2^24), whatever its format. */
+#define WT_MAX_SIDE ((1u << 24) - 1)
 
 /** A row of the format registry (src/format.c): 1 … wt_format_count(), 0 = unknown.
  *  The first formats have names here; later ones are found by extension or by
@@ -349,6 +351,10 @@ wt_status wt_npz_save(const char *path, const wt_pyramid *pyr, const wt_npz_meta
 /** Read and validate a coefficient file: meta parsed, shapes checked against the
  *  plan of its transform (overflow-safe), pyramid allocated and filled. */
 wt_status wt_npz_load(const char *path, wt_pyramid *pyr, wt_npz_meta *meta);
+/** wt_npz_load() with the limits of @p opt (max_pixels; NULL = defaults): the
+ *  image the file describes gets the same size limits as every image read. */
+wt_status wt_npz_load_with(const char *path, const wt_load_options *opt, wt_pyramid *pyr,
+                           wt_npz_meta *meta);
 
 /* ------------------------------------------------------------------------ */
 /** @name Mosaics and metrics (src/mosaic.c, src/metrics.c) */

@@ -301,6 +301,29 @@ ln -f self.png hardlink.png 2>/dev/null &&
     case_ "refuse a hard link to the input" 1 "wavetool: self.png: output hardlink.png is the input file*" \
         "$WT" decompose -l 1 self.png hardlink.png
 
+# ---- non-regular inputs and limits on every path (issue 18 items 4, 5) ----------------
+# the format is decided from the first bytes: /dev/zero is refused at once (was: 4 GiB read)
+case_ "decompose /dev/zero" 1 "wavetool: /dev/zero: not a PNG or JPEG image" \
+    bash -c 'ulimit -v 2000000; exec "$0" decompose /dev/zero e/z.png' "$WT"
+case_ "reconstruct /dev/zero" 1 "wavetool: /dev/zero: not a coefficient file*" \
+    bash -c 'ulimit -v 2000000; exec "$0" reconstruct /dev/zero e/z.png' "$WT"
+# a stream is read up to what --max-pixels allows (was: to its end)
+case_ "endless PNG on stdin stops at the cap" 1 \
+    "wavetool: (stdin): file is larger than 64 MiB (the most --max-pixels 1000 allows)" \
+    bash -c '{ cat rgb8.png; head -c 100000000 /dev/zero; } | "$0" decompose --max-pixels 1000 - e/z.png' "$WT"
+case_ "endless .npz on stdin stops at the cap" 1 "wavetool: (stdin): file is larger than 64 MiB*" \
+    bash -c '{ cat c16.npz; head -c 100000000 /dev/zero; } | "$0" reconstruct --max-pixels 1000 - e/z.png' "$WT"
+# a FIFO with no writer reads as empty instead of blocking the batch
+mkfifo e/fifo.png
+case_ "FIFO without a writer" 1 "wavetool: e/fifo.png: empty file" timeout 20 "$WT" decompose e/fifo.png e/z.png
+case_ "FIFO with a writer" 0 "" bash -c 'cat rgb8.png > e/fifo.png & exec timeout 20 "$0" decompose -l 1 e/fifo.png e/z.png' "$WT"
+rm -f e/fifo.png e/z.png
+# --max-pixels applies to reconstruct too (was: "does not apply")
+case_ "reconstruct --max-pixels" 1 \
+    "wavetool: c16.npz: 23x31 pixels exceeds the limit of 100 (--max-pixels)" \
+    "$WT" reconstruct --max-pixels 100 c16.npz e/z.png
+expect "no output over the limit" test ! -e e/z.png
+
 # ---- batches ----------------------------------------------------------------------------
 mkdir -p in/sub
 cp rgb8.png in/a.png
