@@ -1,4 +1,4 @@
-/* Internal interface of the PNG and JPEG codecs (src/png_io.c, src/jpeg_io.c),
+/* Internal interface of the image codecs (src/png_io.c, jpeg_io.c, tiff_io.c),
  * used by src/image_io.c. @p name is the file name used in messages. */
 #ifndef WT_IMAGE_CODEC_H
 #define WT_IMAGE_CODEC_H
@@ -20,6 +20,13 @@ wt_status wt_jpeg_decode(const void *data, size_t size, const char *name,
                          const wt_load_options *opt, wt_image *img);
 /** Encode an 8-bit @p img as JPEG to @p fp (alpha dropped). */
 wt_status wt_jpeg_encode(FILE *fp, const char *name, const wt_image *img,
+                         const wt_save_options *opt);
+
+/** Decode the first page of a TIFF held in memory; @p opt already has its defaults filled in. */
+wt_status wt_tiff_decode(const void *data, size_t size, const char *name,
+                         const wt_load_options *opt, wt_image *img);
+/** Encode @p img as a deflate-compressed TIFF to @p fp (8/16-bit, 1-4 channels). */
+wt_status wt_tiff_encode(FILE *fp, const char *name, const wt_image *img,
                          const wt_save_options *opt);
 
 /** 1 on a little-endian host. */

@@ -228,7 +228,7 @@ wt_status wt_image_to_planes(const wt_image *img, float *planes);
 void wt_image_from_planes(wt_image *img, const float *planes);
 
 /* ------------------------------------------------------------------------ */
-/** @name Image files (src/image_io.c, png_io.c, jpeg_io.c)
+/** @name Image files (src/image_io.c, format.c, png_io.c, jpeg_io.c, tiff_io.c)
  * Every message names the file: "in.png: truncated PNG data". */
 
 /** Limits and policy for decoding untrusted files. */
