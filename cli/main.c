@@ -12,20 +12,10 @@
 #include "options.h"
 #include "wavetool.h"
 
-typedef struct command_entry {
-    const char *name;
-    int (*run)(int argc, char **argv);
-    const char *what;
-} command_entry;
-
-static const command_entry commands[] = {
-    {"decompose", cmd_decompose, "IN OUT: subband mosaic ({IMAGES}) or coefficients ({COEFFS})"},
-    {"reconstruct", cmd_reconstruct, "COEFFS OUT: the image back from coefficients"},
-    {"roundtrip", cmd_roundtrip, "IN [-o OUT] [--psnr] [--mse]: forward + inverse, PSNR/MSE"},
-    {"compare", cmd_compare, "A B: PSNR/MSE of two images"},
-    {"wavelets", cmd_wavelets, "names, families, lengths, lifting yes/no"},
+static const cli_command *const commands[] = {
+    &cmd_decompose, &cmd_reconstruct, &cmd_roundtrip, &cmd_compare, &cmd_wavelets,
 #ifdef WT_HAVE_BENCH
-    {"bench", cmd_bench, "engine throughput, GB/s vs the device limit"},
+    &cmd_bench,
 #endif
 };
 #define COMMAND_COUNT (sizeof commands / sizeof commands[0])
@@ -67,9 +57,9 @@ static void print_help(FILE *out)
           "Commands:\n",
           out);
     for (size_t i = 0; i < COMMAND_COUNT; i++) {
-        char what[256];
-        fprintf(out, "  %-12s %s\n", commands[i].name,
-                cli_expand_formats(commands[i].what, what, sizeof what));
+        char tagline[256];
+        fprintf(out, "  %-12s %s\n", commands[i]->name,
+                cli_expand_formats(commands[i]->tagline, tagline, sizeof tagline));
     }
     fputs("\nCommon options: -w/--wavelet NAME (haar), -l/--levels N|max (3),\n"
           "-m/--mode MODE (symmetric), --method auto|conv|lifting, --device\n"
@@ -110,8 +100,8 @@ static int run_command(int argc, char **argv)
         return EXIT_ALL_DONE;
     }
     for (size_t i = 0; i < COMMAND_COUNT; i++)
-        if (strcmp(name, commands[i].name) == 0)
-            return commands[i].run(argc - 1, argv + 1);
+        if (strcmp(name, commands[i]->name) == 0)
+            return cli_run(commands[i], argc - 1, argv + 1);
     return cli_usage_error(NULL, "unknown command '%s'", name);
 }
 

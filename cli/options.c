@@ -33,6 +33,14 @@ enum {
     OPT_THRESHOLD,
     OPT_SOFT,
     OPT_HARD,
+    OPT_SIZE,
+    OPT_BATCH,
+    OPT_FORWARD,
+    OPT_INVERSE,
+    OPT_BOTH,
+    OPT_REPEAT,
+    OPT_HOST_PATH,
+    OPT_PIPELINE,
 };
 
 typedef struct opt_spec {
@@ -50,9 +58,9 @@ static const opt_spec option_table[] = {
     {"mode", 'm', "MODE", OPTS_TRANSFORM, "signal extension: zero, constant, symmetric (default), reflect,\n"
                                           "periodic, smooth, antisymmetric, antireflect, periodization"},
     {"method", OPT_METHOD, "M", OPTS_TRANSFORM, "auto (default), conv or lifting"},
-    {"device", OPT_DEVICE, "DEV", OPTS_ENGINE, "auto (default: first GPU, else CPU), cpu, cuda, cuda:N;\n"
+    {"device", OPT_DEVICE, "DEV", OPTS_DEVICE, "auto (default: first GPU, else CPU), cpu, cuda, cuda:N;\n"
                                           "cuda:N,M,... or cuda:all spread the files over GPUs"},
-    {"jobs", 'j', "N", OPTS_ENGINE, "files processed at a time (default 0: number of cores)"},
+    {"jobs", 'j', "N", OPTS_JOBS, "files processed at a time (default 0: number of cores)"},
     {"max-pixels", OPT_MAX_PIXELS, "N", OPTS_LOAD, "refuse images of more than N pixels (default 1073741824)"},
     {"lenient", OPT_LENIENT, NULL, OPTS_LOAD, "accept images that libpng/libjpeg can recover from corruption"},
     {"png-level", OPT_PNG_LEVEL, "N", OPTS_SAVE, "PNG compression level 0-9 (default 1: fast)"},
@@ -63,13 +71,31 @@ static const opt_spec option_table[] = {
     {"suffix", OPT_SUFFIX, "S", OPTS_BATCH, "added to the input's stem in output names (default none)"},
     {"ext", OPT_EXT, "EXT", OPTS_BATCH, "output type with -O or '-': {EXTS}"},
     {"no-clobber", 'n', NULL, OPTS_BATCH, "skip outputs that exist already (resume a batch)"},
-    {"output", 'o', "OUT", OPTS_ROUNDTRIP, "write the reconstruction to OUT"},
-    {"psnr", OPT_PSNR, NULL, OPTS_ROUNDTRIP, "report PSNR (without --psnr or --mse: both)"},
-    {"mse", OPT_MSE, NULL, OPTS_ROUNDTRIP, "report MSE"},
-    {"keep", OPT_KEEP, "FRACTION", OPTS_ROUNDTRIP, "keep the largest FRACTION (0-1) of detail coefficients, zero the rest"},
-    {"threshold", OPT_THRESHOLD, "T", OPTS_ROUNDTRIP, "threshold detail coefficients at T (hard unless --soft)"},
-    {"soft", OPT_SOFT, NULL, OPTS_ROUNDTRIP, "soft thresholding: shrink towards zero by T"},
-    {"hard", OPT_HARD, NULL, OPTS_ROUNDTRIP, "hard thresholding: zero |v| < T (default)"},
+    {"output", 'o', "OUT", OPTS_OUTPUT, "write the reconstruction to OUT"},
+    {"psnr", OPT_PSNR, NULL, OPTS_QUALITY, "report PSNR (without --psnr or --mse: both)"},
+    {"mse", OPT_MSE, NULL, OPTS_QUALITY, "report MSE"},
+    {"keep", OPT_KEEP, "FRACTION", OPTS_THRESHOLD, "keep the largest FRACTION (0-1) of detail coefficients, zero the rest"},
+    {"threshold", OPT_THRESHOLD, "T", OPTS_THRESHOLD, "threshold detail coefficients at T (hard unless --soft)"},
+    {"soft", OPT_SOFT, NULL, OPTS_THRESHOLD, "soft thresholding: shrink towards zero by T"},
+    {"hard", OPT_HARD, NULL, OPTS_THRESHOLD, "hard thresholding: zero |v| < T (default)"},
+    {"wavelet", 'w', "LIST", OPTS_SWEEP, "wavelets, comma-separated or repeated (default haar)"},
+    {"mode", 'm', "LIST", OPTS_SWEEP, "modes (default symmetric)"},
+    {"method", OPT_METHOD, "LIST", OPTS_SWEEP, "auto, conv, lifting (default auto); combinations a\n"
+                                              "wavelet does not support are skipped"},
+    {"levels", 'l', "N", OPTS_SWEEP, "levels (default 3)"},
+    {"size", OPT_SIZE, "WxH", OPTS_SWEEP, "image size, repeatable (default 8192x8192)"},
+    {"batch", OPT_BATCH, "N", OPTS_SWEEP, "N images of that size in one call (default 1)"},
+    {"forward", OPT_FORWARD, NULL, OPTS_SWEEP, "time the forward transform (default: both directions)"},
+    {"inverse", OPT_INVERSE, NULL, OPTS_SWEEP, "time the inverse transform"},
+    {"both", OPT_BOTH, NULL, OPTS_SWEEP, "time both directions (default)"},
+    {"repeat", OPT_REPEAT, "N", OPTS_TIMING, "timed runs, median reported (default 20)"},
+    {"host-path", OPT_HOST_PATH, NULL, OPTS_TIMING, "one 8192x8192 RGB 8-bit image from host samples to a\n"
+                                                   "host mosaic (wt_mosaic_image, decode excluded), wall\n"
+                                                   "clock, against pinned host<->device copies of the same\n"
+                                                   "bytes; pageable and page-locked image"},
+    {"pipeline", OPT_PIPELINE, NULL, OPTS_TIMING, "(first) the batch path of decompose over files or folders,\n"
+                                                 "against decode+encode alone; see\n"
+                                                 "'wavetool bench --pipeline --help'"},
     {"format", OPT_FORMAT, "F", OPTS_REPORT, "report format: text (default), json (one object a line), tsv;\n"
                                          "infinity is inf (JSON: the string \"inf\")"},
     {"quiet", 'q', NULL, OPTS_GENERAL, "no progress, summary or notes (reports and errors still show)"},
@@ -222,16 +248,118 @@ static int parse_device(const char *cmd, const opt_spec *s, const char *arg, cli
     return CLI_CONTINUE;
 }
 
+/* ---- bench's sweep: lists and sizes ----------------------------------------- */
+
+static int add_wavelet(const char *cmd, const char *name, sweep_options *w)
+{
+    const wt_wavelet *found = wt_wavelet_find(name);
+    if (!found)
+        return cli_usage_error(cmd, "unknown wavelet '%s' (did you mean '%s'?)", name,
+                               wt_wavelet_suggest(name));
+    if (w->nwavelets == SWEEP_MAX)
+        return cli_usage_error(cmd, "too many wavelets");
+    w->wavelets[w->nwavelets++] = found;
+    return CLI_CONTINUE;
+}
+
+static int add_mode(const char *cmd, const char *name, sweep_options *w)
+{
+    wt_mode m;
+    if (wt_mode_parse(name, &m) != WT_OK)
+        return cli_usage_error(cmd, "%s", wt_error_message());
+    if (w->nmodes == SWEEP_MAX)
+        return cli_usage_error(cmd, "too many modes");
+    w->modes[w->nmodes++] = m;
+    return CLI_CONTINUE;
+}
+
+static int add_method(const char *cmd, const char *name, sweep_options *w)
+{
+    wt_method m;
+    if (wt_method_parse(name, &m) != WT_OK)
+        return cli_usage_error(cmd, "%s", wt_error_message());
+    if (w->nmethods == (int)(sizeof w->methods / sizeof w->methods[0]))
+        return cli_usage_error(cmd, "too many methods");
+    w->methods[w->nmethods++] = m;
+    return CLI_CONTINUE;
+}
+
+/* add(item) for each comma-separated item of @p list (empty items skipped). */
+static int parse_list(const char *cmd, const char *list, sweep_options *w,
+                      int (*add)(const char *cmd, const char *item, sweep_options *w))
+{
+    int rc = CLI_CONTINUE;
+    while (rc == CLI_CONTINUE && *list) {
+        char item[256];
+        size_t len = strcspn(list, ",");
+        snprintf(item, sizeof item, "%.*s", (int)len, list);
+        if (len > 0)
+            rc = add(cmd, item, w);
+        list += len + (list[len] == ',');
+    }
+    return rc;
+}
+
+static int parse_size(const char *cmd, const char *arg, sweep_options *w)
+{
+    char *end;
+    unsigned long width = strtoul(arg, &end, 10), height = 0;
+    if (end != arg && (*end == 'x' || *end == 'X')) {
+        const char *hs = end + 1;
+        height = strtoul(hs, &end, 10);
+        if (end == hs)
+            height = 0;
+    }
+    if (*end || width == 0 || height == 0 || width > (1ul << 20) || height > (1ul << 20))
+        return cli_usage_error(cmd, "invalid size '%s'; should be WIDTHxHEIGHT", arg);
+    if (w->nsizes == SWEEP_MAX)
+        return cli_usage_error(cmd, "too many --size options");
+    w->sizes[w->nsizes][0] = width;
+    w->sizes[w->nsizes][1] = height;
+    w->nsizes++;
+    return CLI_CONTINUE;
+}
+
+/* A sweep option (bench); @p handled set to 0 for any other option. */
+static int apply_sweep_option(const char *cmd, const opt_spec *s, int val, const char *arg,
+                              cli_options *o, int *handled)
+{
+    sweep_options *w = &o->sweep;
+    *handled = 1;
+    switch (val) {
+    case 'w': return parse_list(cmd, arg, w, add_wavelet);
+    case 'm': return parse_list(cmd, arg, w, add_mode);
+    case OPT_METHOD: return parse_list(cmd, arg, w, add_method);
+    case 'l': return parse_int(cmd, s, arg, 0, WT_MAX_LEVELS, &o->params.levels);
+    case OPT_SIZE: return parse_size(cmd, arg, w);
+    case OPT_BATCH: return parse_int(cmd, s, arg, 1, 1000000, &w->batch);
+    case OPT_REPEAT: return parse_int(cmd, s, arg, 1, 1000000, &w->repeat);
+    case OPT_FORWARD: w->forward = 1; return CLI_CONTINUE;
+    case OPT_INVERSE: w->inverse = 1; return CLI_CONTINUE;
+    case OPT_BOTH: w->forward = w->inverse = 1; return CLI_CONTINUE;
+    case OPT_HOST_PATH: w->host_path = 1; return CLI_CONTINUE;
+    case OPT_PIPELINE: return cli_usage_error(cmd, "--pipeline must be the first argument");
+    }
+    *handled = 0;
+    return CLI_CONTINUE;
+}
+
 /* ---- one option ---------------------------------------------------------- */
 
-static int apply_option(const char *cmd, int val, const char *arg, cli_options *o)
+static int apply_option(const cli_command *command, int val, const char *arg, cli_options *o)
 {
+    const char *cmd = command->name;
     static const char *const scales[] = {"auto", "abs", "offset", NULL};
     static const char *const formats[] = {"text", "json", "tsv", NULL};
     static const char *const depths[] = {"8", "16", NULL};
     const opt_spec *s = spec_of(val);
-    int choice = 0, rc = CLI_CONTINUE;
+    int choice = 0, rc = CLI_CONTINUE, handled = 0;
     long long big = 0;
+    if (command->groups & OPTS_SWEEP) {
+        rc = apply_sweep_option(cmd, s, val, arg, o, &handled);
+        if (handled)
+            return rc;
+    }
     switch (val) {
     case 'w': rc = parse_wavelet(cmd, arg, o); break;
     case 'l': rc = parse_levels(cmd, s, arg, o); break;
@@ -402,6 +530,8 @@ int cli_parse(const cli_command *cmd, int argc, char **argv, cli_options *o)
     unsigned groups = cmd->groups | OPTS_GENERAL;
     int rc = CLI_CONTINUE, c;
     set_defaults(o);
+    if (cmd->defaults)
+        cmd->defaults(o);
     build_tables(groups, &t);
     opterr = 0;
     optind = 1;
@@ -412,7 +542,7 @@ int cli_parse(const cli_command *cmd, int argc, char **argv, cli_options *o)
         } else if (c == '?' || c == ':') {
             rc = bad_option(cmd, argv, c, groups);
         } else {
-            rc = apply_option(cmd->name, c, optarg, o);
+            rc = apply_option(cmd, c, optarg, o);
         }
     }
     if (rc != CLI_CONTINUE)
@@ -530,4 +660,13 @@ const char *cli_expand_formats(const char *text, char *buf, size_t size)
     }
     buf[len] = '\0';
     return buf;
+}
+
+int cli_run(const cli_command *cmd, int argc, char **argv)
+{
+    if (cmd->variant_flag && argc > 1 && strcmp(argv[1], cmd->variant_flag) == 0)
+        return cli_run(cmd->variant, argc - 1, argv + 1);
+    cli_options o;
+    int rc = cli_parse(cmd, argc, argv, &o);
+    return rc == CLI_CONTINUE ? cmd->run(&o) : rc;
 }

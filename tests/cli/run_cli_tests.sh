@@ -412,6 +412,27 @@ fi
 cp trunc.png pb/zz.png
 case_ "bench --pipeline: a bad file stops it" 1 "*wavetool: pb/zz.png: *" \
     "$WT" bench --pipeline --device cpu -j 1 pb
+# bench parses with the common option table: lists, sizes, groups per command
+run "$WT" bench --device cpu --size 16x12 --size 9x7 -w haar,db2 -w sym3 --forward --repeat 2 -l 1
+if [ "$rc" -eq 0 ] && [ "$(grep -c ' forward  *16x12 \| forward  *9x7 ' "$out")" -eq 6 ] &&
+    ! grep -q inverse "$out"; then
+    ok "bench: 3 wavelets (list and repeated) x 2 sizes, forward only"
+else
+    not_ok "bench sweep" "exit $rc" "stdout: $(cat "$out")" "stderr: $err"
+fi
+run "$WT" bench --device cpu --size 8x8 --repeat 1 --inverse --format json
+expect "bench --format json: one object, inverse" \
+    test "$rc" -eq 0 -a "$(grep -c '"direction": "inverse"' "$out")" -eq 1
+case_ "bench --size 0x5 is a usage error" 2 "wavetool: invalid size '0x5'*Try 'wavetool bench --help'." \
+    "$WT" bench --device cpu --size 0x5
+case_ "bench --pipeline not first is a usage error" 2 "wavetool: --pipeline must be the first argument*" \
+    "$WT" bench --device cpu --pipeline pb
+case_ "bench takes no -j" 2 "wavetool: option '-j' does not apply to 'bench'*" \
+    "$WT" bench -j 2
+case_ "--size does not apply to decompose" 2 "wavetool: option '--size' does not apply to 'decompose'*" \
+    "$WT" decompose --size 8x8 rgb8.png dv/a.png
+case_ "--keep does not apply to decompose" 2 "wavetool: option '--keep' does not apply to 'decompose'*" \
+    "$WT" decompose --keep 0.5 rgb8.png dv/a.png
 
 # ---- data safety: Ctrl-C leaves no temporary file ------------------------------------
 $TOOL png h1.png 1500 1500 rgb 8 random 11
