@@ -332,6 +332,8 @@ wt_status wt_tiff_decode(const void *data, size_t size, const char *name,
     tiff_layout t;
     wt_status st = read_layout(tif, &m, opt->max_pixels, &t);
     if (st == WT_OK)
+        st = wt_memory_check(opt, name, t.width, t.height, t.channels);
+    if (st == WT_OK)
         st = wt_image_alloc(img, t.width, t.height, t.channels, t.bit_depth);
     if (st == WT_OK) {
         img->color = (wt_color)t.channels;
