@@ -13,6 +13,7 @@ static const wt_codec *const codecs[] = {
     [WT_FORMAT_JPEG] = &wt_codec_jpeg,
     [WT_FORMAT_NPZ] = &wt_codec_npz,
     &wt_codec_tiff,
+    &wt_codec_npy,
 };
 #define CODEC_ROWS ((int)(sizeof codecs / sizeof codecs[0]))
 
