@@ -686,7 +686,9 @@ static const wt_engine_ops cuda_ops = {.forward = cuda_forward,
                                        .inverse_image = cu_inverse_image,
                                        .mosaic_image = cu_mosaic_image,
                                        .roundtrip_image = cu_roundtrip_image,
-                                       .pyr = &cu_epyramid_ops};
+                                       .pyr = &cu_epyramid_ops,
+                                       .uforward = cu_uforward,
+                                       .uinverse = cu_uinverse};
 
 /* WT_CUDA_MEM_LIMIT: bytes, with an optional K, M or G suffix (powers of
  * 1024); unset or empty: no cap. */
@@ -873,4 +875,14 @@ extern "C" wt_status wt_cuda_bench(wt_engine *engine, const wt_params *params, s
     }
     CU_CHECK(cudaStreamSynchronize(ce->stream));
     return WT_OK;
+}
+
+extern "C" wt_status wt_cuda_ubench(wt_engine *engine, const wt_uparams *params, size_t height,
+                                    size_t width, int channels, int inverse, int repeat,
+                                    wt_cuda_timing *timing, size_t *bytes)
+{
+    if (!engine || engine->ops != &cuda_ops)
+        return wt_error_set(WT_ERR_INVALID, "benchmark hook needs a CUDA engine");
+    return cu_ubench((cu_engine *)engine->priv, params, height, width, channels, inverse,
+                     repeat < 1 ? 1 : repeat, timing, bytes);
 }

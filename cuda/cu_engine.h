@@ -129,4 +129,14 @@ extern const wt_epyramid_ops cu_epyramid_ops;
 wt_status cu_staging_init(cu_engine *ce);
 void cu_staging_free(cu_engine *ce);
 
+/* Undecimated transforms (cu_swt.cu): the engine's uforward/uinverse ops,
+ * and device-resident timing for wt_cuda_ubench (@p bytes: what the timed
+ * transform reads and writes). */
+wt_status cu_uforward(wt_engine *e, const wt_uparams *p, const float *planes, size_t h, size_t w,
+                      int channels, float *bands);
+wt_status cu_uinverse(wt_engine *e, const wt_uparams *p, const float *bands, size_t h, size_t w,
+                      int channels, float *planes);
+wt_status cu_ubench(cu_engine *ce, const wt_uparams *p, size_t h, size_t w, int channels,
+                    int inverse, int repeat, wt_cuda_timing *timing, size_t *bytes);
+
 #endif
