@@ -1357,7 +1357,7 @@ static void test_npz_sparse_limits(void **state)
 /* A PNG of IHDR @p width x @p height (gray 8-bit), the IDAT of a 1x1 image, IEND. */
 static void write_png_header(const char *path, uint32_t width, uint32_t height)
 {
-    uint8_t png[64] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'}, *p = png + 8;
+    uint8_t png[128] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'}, *p = png + 8;
     /* zlib of one row of one pixel: filter 0, sample 0 */
     static const uint8_t idat[] = {0x78, 0x9c, 0x63, 0x60, 0x00, 0x00, 0x00, 0x02, 0x00, 0x01};
     const struct {
