@@ -1,6 +1,8 @@
 /* Times the CPU engine's undecimated transforms (median of runs, wall clock):
  *   swt-speed swt|starlet WAVELET LEVELS HEIGHT WIDTH [RUNS] [THREADS]
- * Prints "forward_ms inverse_ms". Used by bench/swt_vs_pywt.py. */
+ * Prints "forward_ms inverse_ms". Used by bench/swt_vs_pywt.py. Freed buffers
+ * stay mapped between runs, as in the wavetool program (cli/main.c). */
+#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +29,11 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: swt-speed swt|starlet WAVELET LEVELS HEIGHT WIDTH [RUNS] [THREADS]\n");
         return 2;
     }
+#ifdef __GLIBC__
+    /* as cli/main.c: freed work planes stay mapped between calls */
+    mallopt(M_MMAP_THRESHOLD, 256 << 20);
+    mallopt(M_TRIM_THRESHOLD, 1 << 30);
+#endif
     wt_uparams p = {0};
     if (wt_transform_parse(argv[1], &p.transform) != WT_OK) {
         fprintf(stderr, "swt-speed: %s\n", wt_error_message());

@@ -21,6 +21,7 @@
 /* One measured configuration. */
 typedef struct bench_row {
     const char *wavelet, *mode, *method, *direction;
+    int taps; /* filter length (PyWavelets' dec_len) */
     size_t width, height;
     int batch, levels;
     double ms, ms_min, bytes, copy_ms, copy_bytes;
@@ -70,10 +71,10 @@ static void print_row(const cli_options *o, const wt_engine *e, const bench_row 
     double pct = c > 0 ? 100.0 * g / c : 0.0;
     if ((o->format == REPORT_JSON)) {
         printf("{\"device\": \"%s\", \"wavelet\": \"%s\", \"mode\": \"%s\", \"method\": \"%s\", "
-               "\"direction\": \"%s\", \"width\": %zu, \"height\": %zu, \"batch\": %d, "
+               "\"direction\": \"%s\", \"taps\": %d, \"width\": %zu, \"height\": %zu, \"batch\": %d, "
                "\"levels\": %d, \"ms\": %.5f, \"ms_min\": %.5f, \"bytes\": %.0f, \"gbps\": %.2f, "
                "\"copy_ms\": %.5f, \"copy_gbps\": %.2f, \"pct_copy\": %.1f}\n",
-               wt_engine_name(e), r->wavelet, r->mode, r->method, r->direction, r->width,
+               wt_engine_name(e), r->wavelet, r->mode, r->method, r->direction, r->taps, r->width,
                r->height, r->batch, r->levels, r->ms, r->ms_min, r->bytes, g, r->copy_ms, c, pct);
     } else {
         char size[32];
@@ -389,6 +390,17 @@ static wt_status host_path(wt_engine *e, const cli_options *o)
 
 /* ---------------------------------------------------------------------- */
 
+/* The wavelets timed: --all every one known, else the list. */
+static int sweep_count(const sweep_options *w)
+{
+    return w->all ? (int)wt_wavelet_count() : w->nwavelets;
+}
+
+static const wt_wavelet *sweep_wavelet(const sweep_options *w, int i)
+{
+    return w->all ? wt_wavelet_at((size_t)i) : w->wavelets[i];
+}
+
 /* ---------------------------------------------------------------------- */
 /* Undecimated transforms (--transform swt|starlet): bytes read and written,
  * as wt_cuda_ubench counts them */
@@ -482,7 +494,9 @@ static int run_undecimated(wt_engine *e, const cli_options *o)
                                    : o->border == WT_BORDER_MIRROR ? "starlet"
                                                                    : wt_border_name(o->border);
                 bench_row r = {o->transform == WT_TRANSFORM_SWT ? p.wavelet->name : "b3spline",
-                               mode, "-", inv ? "inverse" : "forward", o->sweep.sizes[si][0],
+                               mode, "-", inv ? "inverse" : "forward",
+                               o->transform == WT_TRANSFORM_SWT ? p.wavelet->filter_len : 5,
+                               o->sweep.sizes[si][0],
                                o->sweep.sizes[si][1], o->sweep.batch, p.levels, 0, 0, 0, 0, 0};
                 wt_status st = time_one_u(e, &p, o, inv, r.width, r.height, &r);
                 if (st != WT_OK) {
@@ -504,14 +518,14 @@ static int run_all(wt_engine *e, const cli_options *o)
     print_header(o, e);
     if (o->transform != WT_TRANSFORM_DWT)
         return run_undecimated(e, o);
-    for (int wi = 0; wi < o->sweep.nwavelets; wi++)
+    for (int wi = 0; wi < sweep_count(&o->sweep); wi++)
         for (int mi = 0; mi < o->sweep.nmodes; mi++)
             for (int ki = 0; ki < o->sweep.nmethods; ki++)
                 for (int si = 0; si < o->sweep.nsizes; si++)
                     for (int inv = 0; inv < 2; inv++) {
                         if ((inv && !o->sweep.inverse) || (!inv && !o->sweep.forward))
                             continue;
-                        wt_params p = {o->sweep.wavelets[wi], o->sweep.modes[mi], o->sweep.methods[ki], o->params.levels};
+                        wt_params p = {sweep_wavelet(&o->sweep, wi), o->sweep.modes[mi], o->sweep.methods[ki], o->params.levels};
                         if (wt_params_resolve(&p) != WT_OK) {
                             if (!(o->format == REPORT_JSON) && si == 0 && inv == (o->sweep.forward ? 0 : 1))
                                 printf("# skipped: %s\n", wt_error_message());
@@ -519,7 +533,7 @@ static int run_all(wt_engine *e, const cli_options *o)
                         }
                         bench_row r = {p.wavelet->name, wt_mode_name(p.mode),
                                        wt_method_name(p.method), inv ? "inverse" : "forward",
-                                       o->sweep.sizes[si][0], o->sweep.sizes[si][1], o->sweep.batch, p.levels,
+                                       p.wavelet->filter_len, o->sweep.sizes[si][0], o->sweep.sizes[si][1], o->sweep.batch, p.levels,
                                        0, 0, 0, 0, 0};
                         wt_status st = time_one(e, &p, o, inv, r.width, r.height, &r);
                         if (st != WT_OK) {
@@ -533,9 +547,14 @@ static int run_all(wt_engine *e, const cli_options *o)
     return failed;
 }
 
-/* Lists not given: haar, symmetric, auto, 8192x8192, both directions. */
+/* Lists not given: haar, symmetric, auto, 8192x8192, both directions;
+ * --all: symmetric and periodization. */
 static void sweep_defaults(sweep_options *w)
 {
+    if (w->all) {
+        w->modes[w->nmodes++] = WT_MODE_SYMMETRIC;
+        w->modes[w->nmodes++] = WT_MODE_PERIODIZATION;
+    }
     if (!w->nwavelets)
         w->wavelets[w->nwavelets++] = wt_wavelet_find("haar");
     if (!w->nmodes)
@@ -563,6 +582,9 @@ static int run_bench(const cli_options *given)
     const cli_options *o = &full;
     if (given->format == REPORT_TSV)
         return cli_usage_error("bench", "--format tsv: bench writes text or json");
+    if (given->sweep.all && (given->sweep.nwavelets || given->sweep.nmodes ||
+                             given->sweep.host_path || given->transform != WT_TRANSFORM_DWT))
+        return cli_usage_error("bench", "--all takes no -w, -m, --host-path or --transform");
     sweep_defaults(&full.sweep);
     wt_engine *e;
     if (wt_engine_open(&e, o->device) != WT_OK) {

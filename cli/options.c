@@ -50,6 +50,7 @@ enum {
     OPT_REPEAT,
     OPT_HOST_PATH,
     OPT_PIPELINE,
+    OPT_ALL,
     OPT_RULE,
     OPT_SHRINK,
     OPT_SIGMA,
@@ -137,6 +138,9 @@ static const opt_spec option_table[] = {
     {"forward", OPT_FORWARD, NULL, OPTS_SWEEP, "time the forward transform (default: both directions)"},
     {"inverse", OPT_INVERSE, NULL, OPTS_SWEEP, "time the inverse transform"},
     {"both", OPT_BOTH, NULL, OPTS_SWEEP, "time both directions (default)"},
+    {"all", OPT_ALL, NULL, OPTS_SWEEP, "every wavelet x symmetric and periodization x both\n"
+                                       "directions (with --format json: tools/bench_table.py\n"
+                                       "makes the table and plot)"},
     {"repeat", OPT_REPEAT, "N", OPTS_TIMING, "timed runs, median reported (default 20)"},
     {"host-path", OPT_HOST_PATH, NULL, OPTS_TIMING, "one 8192x8192 RGB 8-bit image from host samples to a\n"
                                                    "host mosaic (wt_mosaic_image, decode excluded), wall\n"
@@ -472,6 +476,7 @@ static int apply_sweep_option(const char *cmd, const opt_spec *s, int val, const
     case OPT_INVERSE: w->inverse = 1; return CLI_CONTINUE;
     case OPT_BOTH: w->forward = w->inverse = 1; return CLI_CONTINUE;
     case OPT_HOST_PATH: w->host_path = 1; return CLI_CONTINUE;
+    case OPT_ALL: w->all = 1; return CLI_CONTINUE;
     case OPT_PIPELINE: return cli_usage_error(cmd, "--pipeline must be the first argument");
     }
     *handled = 0;
@@ -738,6 +743,12 @@ static void set_defaults(cli_options *o)
 /* The options of the undecimated transforms go with their transform. */
 static int check_undecimated(const cli_command *cmd, const cli_options *o)
 {
+    /* the commands that implement them so far (denoise, stats: dwt only) */
+    if (o->transform != WT_TRANSFORM_DWT && strcmp(cmd->name, "decompose") != 0 &&
+        strcmp(cmd->name, "roundtrip") != 0 && strcmp(cmd->name, "bench") != 0)
+        return cli_usage_error(cmd->name, "--transform %s: '%s' takes --transform dwt only "
+                                          "for now",
+                               wt_transform_name(o->transform), cmd->name);
     const char *swt_only = o->norm ? "--norm" : o->start_level ? "--start-level"
                            : o->all_approx ? "--all-approx" : NULL;
     if (swt_only && o->transform != WT_TRANSFORM_SWT)
@@ -749,6 +760,8 @@ static int check_undecimated(const cli_command *cmd, const cli_options *o)
         return cli_usage_error(cmd->name, "--layers applies to --transform swt or starlet");
     if (o->transform != WT_TRANSFORM_DWT && o->threshold != THRESHOLD_NONE)
         return cli_usage_error(cmd->name, "--keep and --threshold apply to --transform dwt");
+    if (o->transform != WT_TRANSFORM_DWT && o->qstep > 0.0)
+        return cli_usage_error(cmd->name, "--qstep applies to --transform dwt");
     if (o->transform == WT_TRANSFORM_SWT && o->params.wavelet->kind != WT_KIND_FILTER_BANK)
         return cli_usage_error(cmd->name, "--transform swt: %s is a JPEG 2000 wavelet; use a "
                                           "filter-bank one (bior4.4 for cdf97, bior2.2 for "

@@ -85,6 +85,7 @@ typedef struct sweep_options {
     int batch, repeat;
     int forward, inverse;
     int host_path;
+    int all; /* --all: every wavelet x symmetric, periodization */
 } sweep_options;
 
 typedef struct cli_options {

@@ -41,21 +41,6 @@ static wt_status uparams_for(const cli_options *o, const wt_image *img, const ch
     return WT_OK;
 }
 
-/* WAVETOOL_MEM_LIMIT: bytes with an optional K, M or G suffix (powers of
- * 1024); 0 when unset or malformed. */
-static double memory_limit(void)
-{
-    const char *v = getenv("WAVETOOL_MEM_LIMIT");
-    char *end = NULL;
-    double n = v && *v ? strtod(v, &end) : 0.0;
-    if (!end || n <= 0.0)
-        return 0.0;
-    const char *units = "KMG", *u = *end ? strchr(units, *end) : NULL;
-    if (*end && (!u || end[1]))
-        return 0.0;
-    return u ? ldexp(n, 10 * (int)(u - units + 1)) : n;
-}
-
 /* Physical memory in bytes (0 when unknown). */
 static double physical_memory(void)
 {
@@ -63,16 +48,17 @@ static double physical_memory(void)
     return pages > 0 && size > 0 ? (double)pages * (double)size : 0.0;
 }
 
-/* Band stack and planes for @p up on an image, checked against the machine
- * before anything is allocated. */
+/* Band stack and planes for @p up on an image, checked before anything is
+ * allocated against @p limit (--max-memory's share of a file; 0: the
+ * machine's memory). */
 static wt_status alloc_stack(const wt_uparams *up, const wt_image *img, const char *file,
-                             float **stack, float **planes)
+                             uint64_t limit, float **stack, float **planes)
 {
     const double plane = (double)img->height * img->width * img->channels;
     const int nb = wt_ustack_bands(up);
-    /* the stack, the image's planes, and 4 work planes of the transform */
+    /* the stack, the image's planes, and the transform's work planes */
     const double need = 4.0 * plane * (nb + 1) + 16.0 * (double)img->height * img->width;
-    const double limit = memory_limit(), have = limit > 0 ? limit : physical_memory();
+    const double have = limit ? (double)limit : physical_memory();
     *stack = *planes = NULL;
     if (need > (double)SIZE_MAX / 2 || (have > 0 && need > have))
         return wt_error_set(WT_ERR_LIMIT,
@@ -80,8 +66,8 @@ static wt_status alloc_stack(const wt_uparams *up, const wt_image *img, const ch
                             "full-size bands), more than %s%.1f GiB%s",
                             shown(file), up->levels, wt_transform_name(up->transform),
                             img->width, img->height, img->channels, need / 1073741824.0, nb,
-                            limit > 0 ? "the " : "this machine's ", have / 1073741824.0,
-                            limit > 0 ? " of WAVETOOL_MEM_LIMIT" : "");
+                            limit ? "the " : "this machine's ", have / 1073741824.0,
+                            limit ? " allowed (--max-memory)" : "");
     *stack = malloc((size_t)(4.0 * plane * nb));
     *planes = malloc((size_t)(4.0 * plane));
     if (*stack && *planes)
@@ -114,7 +100,7 @@ static wt_status forward(pipeline *p, const wt_image *img, const wt_uparams *up,
                          const char *file, float **stack)
 {
     float *planes = NULL;
-    wt_status st = alloc_stack(up, img, file, stack, &planes);
+    wt_status st = alloc_stack(up, img, file, p->load.max_memory, stack, &planes);
     if (st == WT_OK)
         st = wt_image_to_planes(img, planes);
     ujob job = {up, img->height, img->width, img->channels, planes, *stack, 0};
@@ -355,7 +341,7 @@ wt_status undecimated_reconstruct_layers(pipeline *p, const char *path, const ch
     wt_status st = read_sidecar_header(f, path, &s);
     float *stack = NULL, *planes = NULL;
     if (st == WT_OK)
-        st = alloc_stack(&s.up, &s.shape, path, &stack, &planes);
+        st = alloc_stack(&s.up, &s.shape, path, p->load.max_memory, &stack, &planes);
     const size_t band = (size_t)s.shape.height * s.shape.width * (size_t)s.shape.channels;
     for (int i = 0; st == WT_OK && i < wt_ustack_bands(&s.up); i++)
         st = read_layer(p, f, path, &s, i, stack + i * band);

@@ -5,6 +5,7 @@
 #define WT_CU_ENGINE_H
 
 #include "cu_compat.h"
+#include "cu_tuning.h"
 
 #ifndef WT_HAVE_CUDA
 #define WT_HAVE_CUDA 1 /* declares the CUDA engine's entry points */
@@ -28,12 +29,8 @@ enum {
     BUF_COUNT
 };
 
-/* Pinned host staging: each host worker of a transfer (at most CU_WORKERS)
- * owns CU_SLOTS buffers of CU_CHUNK bytes that its chunks rotate through, so
- * its copy of one chunk overlaps the DMA of the previous ones (cu_image.cu). */
-#define CU_WORKERS 8
-#define CU_SLOTS 2
-#define CU_CHUNK ((size_t)4 << 20)
+/* Pinned host staging (cu_image.cu): CU_WORKERS, CU_SLOTS, CU_CHUNK in
+ * cu_tuning.h. */
 
 typedef struct cu_staging {
     int nslots;                               /* copy_threads x CU_SLOTS */

@@ -731,13 +731,17 @@ typedef struct wt_denoise_options {
     wt_noise_model noise;
     int nlevel_scale;    /**< thresholds of level l (1 the finest) <= nlevel_scale are */
     double level_scale[WT_MAX_LEVELS]; /**< multiplied by level_scale[l - 1] */
+    int swt;             /**< 1: the stationary wavelet transform (wt_uforward, = pywt.swt2
+                              with trim_approx=True, mode and method ignored) instead of
+                              the DWT; levels 0 = max(wt_umax_level - 3, 1); on the host */
 } wt_denoise_options;
 
 /** What a denoise found. */
 typedef struct wt_denoise_info {
     int levels;      /**< levels of the decomposition */
     int channels;
-    double sigma[4]; /**< sigma used per channel (sample units; YCbCr: of the YCbCr channel,
+    double sigma[4]; /**< sigma used per channel (sample units; YCbCr: of the YCbCr channel
+                          in scikit-image's units, Y' 16-235,
                           Poisson: 1 in Anscombe units; NaN: no nonzero finest diagonal
                           coefficient, the channel is left as it is). With cycle
                           spinning: of the unshifted image. */

@@ -18,7 +18,8 @@
  * Undecimated transforms (SWT, starlet): check_undecimated(), odd, tiny and
  * large sizes, several wavelets, borders and pywt's options.
  *
- * Exit: 0 all passed, 1 a case failed, 77 no CUDA engine (skip), 2 usage. */
+ * Exit: 0 all passed, 1 a case failed (or a GPU the engine cannot use), 77 no
+ * CUDA device (skip), 2 usage. */
 #include <getopt.h>
 #include <math.h>
 #include <stdint.h>
@@ -1543,6 +1544,11 @@ int main(int argc, char **argv)
     }
     engines en;
     if (wt_engine_open(&en.gpu, "cuda") != WT_OK) {
+        if (wt_gpu_count() > 0) { /* a GPU this build cannot use (no code for it) */
+            printf("gpu_check: FAIL, %d GPU(s) but no CUDA engine: %s\n", wt_gpu_count(),
+                   wt_error_message());
+            return 1;
+        }
         printf("gpu_check: SKIP, no CUDA engine: %s\n", wt_error_message());
         return 77;
     }

@@ -127,6 +127,8 @@ case_ "--border with swt" 2 "wavetool: --border applies to --transform starlet*"
 case_ "swt with a JPEG 2000 wavelet" 2 "wavetool: --transform swt: cdf97 is a JPEG 2000 wavelet*" "$WT" roundtrip --transform swt -w cdf97 rgb8.png
 case_ "--layers without swt/starlet" 2 "wavetool: --layers applies to --transform swt or starlet*" "$WT" decompose --layers rgb8.png x.png
 case_ "--keep with swt" 2 "wavetool: --keep and --threshold apply to --transform dwt*" "$WT" roundtrip --transform swt --keep 0.1 rgb8.png
+case_ "--qstep with starlet" 2 "wavetool: --qstep applies to --transform dwt*" "$WT" roundtrip --transform starlet --qstep 4 rgb8.png
+case_ "stats --transform swt (not yet)" 2 "wavetool: --transform swt: 'stats' takes --transform dwt only for now*" "$WT" stats --transform swt rgb8.png
 case_ "-l 0 with swt" 1 "wavetool: rgb8.png: --transform swt needs at least 1 level*" "$WT" decompose --transform swt -l 0 rgb8.png x.png
 case_ "--layers to .jpg" 1 "wavetool: *lay.jpg: --layers writes 16-bit PNG layers*" "$WT" decompose --transform starlet --layers rgb8.png lay.jpg
 expect "nothing written for x.png" test ! -e x.png
@@ -141,8 +143,8 @@ for n in z.namelist():
     if n != "w2.npy": out.writestr(n, z.read(n))
 out.close()'
 case_ "starlet .npz without w2" 1 "wavetool: stbad.npz: *" "$WT" reconstruct stbad.npz x.png
-case_ "memory need checked before allocating" 1 "wavetool: sq.png: a 3-level swt of 32x48 with 1 channels needs 0.0 GiB (10 full-size bands), more than the 0.0 GiB of WAVETOOL_MEM_LIMIT" \
-    env WAVETOOL_MEM_LIMIT=1K "$WT" decompose --transform swt -l 3 sq.png x.npz
+case_ "memory need checked before allocating (--max-memory)" 1 "wavetool: sq.png: a 3-level swt of 32x48 with 1 channels needs 0.0 GiB (10 full-size bands), more than the 0.0 GiB allowed (--max-memory)" \
+    "$WT" decompose --transform swt -l 3 --max-memory 60K sq.png x.npz
 expect "nothing written for x.npz" test ! -e x.npz
 
 tap_done
