@@ -4,11 +4,11 @@
  * The filtering is src/undecimated.c's: out[o] = sum_k f[k] * in[map(o +
  * start[k])] along each axis, map the border (periodic for the SWT; mirror,
  * periodic or nearest for the starlet). A block owns a tile of TY x 32
- * outputs. For each tap k of the column filter it needs TY consecutive
- * (modulo the border) source rows; phase 1 filters those rows along x into
- * shared memory (two planes: low and high, or the two sums of the inverse),
- * phase 2 filters along y from shared memory and writes every band of the
- * tile. So a level reads its input once from DRAM (the taps' re-reads hit
+ * outputs. Phase 1 filters each source row the tile's column taps need
+ * (TY + (F-1) min(step, TY) rows) along x once into shared memory (two
+ * planes: low and high, or the two sums of the inverse), reading the row
+ * without border arithmetic where the tile's taps lie inside it; phase 2
+ * filters along y from shared memory and writes every band of the tile. So a level reads its input once from DRAM (the taps' re-reads hit
  * L1/L2) and writes its outputs once.
  *
  * Filters longer than CU_UTAPS taps (dmey, db17+, ...) and planes of 2^29
@@ -20,45 +20,64 @@
 #include "cu_engine.h"
 
 #define CU_UTAPS 32
-#define CU_UTX 32          /* tile width: one warp of consecutive columns */
-#define CU_UTHREADS 256
-#define CU_USMEM (48 << 10) /* shared memory of a block (no opt-in needed) */
+/* CU_UTX, CU_UTY_MAX, CU_UTHREADS, CU_USMEM: cu_tuning.h */
 
 enum { UMODE_SWT_FORWARD = 0, UMODE_SWT_INVERSE = 1, UMODE_STARLET = 2 };
 
+/* One axis of one level: tap m reads source index map(o + off + (nt-1-m)*step)
+ * for output o (off = the first tap's true offset, negative or past the end
+ * before the border map). */
 typedef struct cu_uaxis {
     int border; /* wt_border */
-    int n, period;
-    int start[CU_UTAPS];
+    int n, period, step; /* step: the level's, reduced to read the same samples */
+    long long off;
 } cu_uaxis;
 
+/* A tile's source rows: slot u of shared memory holds source row
+ * y0 + off + (u % g) + (u / g) * step, g = min(step, ty) (y's step); output row i and
+ * column tap k read slot i + (nt-1-k) * g. So a tile filters each source row
+ * it needs along x once (ty + (nt-1) g rows, against nt ty before). */
 typedef struct cu_ulevel {
-    int ntaps, ty;
+    int ntaps, ty, g, rows;
     float f0[CU_UTAPS], f1[CU_UTAPS];
     cu_uaxis x, y;
 } cu_ulevel;
 
-/* Source index of extension index i (src/undecimated.c border_map). */
-WT_DEV int umap(const cu_uaxis &a, int i)
+/* Source index of the true index @p t (src/undecimated.c's borders). */
+WT_DEV int umap_true(const cu_uaxis &a, long long t)
 {
-    if (a.border == WT_BORDER_PERIODIC)
-        return i % a.n;
-    if (a.border == WT_BORDER_MIRROR) {
-        int r = i % a.period;
-        return r < a.n ? r : a.period - r;
+    if (a.border == WT_BORDER_PERIODIC) {
+        long long r = t % a.n;
+        return (int)(r < 0 ? r + a.n : r);
     }
-    return i < a.n ? 0 : (i - a.n >= a.n ? a.n - 1 : i - a.n); /* nearest */
+    if (a.border == WT_BORDER_MIRROR) {
+        long long r = t % a.period;
+        r = r < 0 ? r + a.period : r;
+        return (int)(r < a.n ? r : a.period - r);
+    }
+    return t < 0 ? 0 : (t >= a.n ? a.n - 1 : (int)t); /* nearest */
 }
 
-/* Row @p r of @p src filtered along x at column @p x by f0 and f1. */
-WT_DEV void row_taps(const cu_ulevel &L, const float *src, int r, int x, float *lo, float *hi)
+/* Row @p row filtered along x at column @p x by f0 and f1; @p inside: every
+ * tap of the block's columns lies in the row (no border map). */
+WT_DEV void row_taps(const cu_ulevel &L, const float *__restrict__ row, int x, bool inside,
+                     float *lo, float *hi)
 {
-    const float *row = src + (size_t)r * (size_t)L.x.n;
     float s0 = 0.0f, s1 = 0.0f;
-    for (int m = 0; m < L.ntaps; m++) {
-        float v = row[umap(L.x, x + L.x.start[m])];
-        s0 += L.f0[m] * v;
-        s1 += L.f1[m] * v;
+    const int nt = L.ntaps, step = L.x.step;
+    if (inside) {
+        const float *p = row + (long long)x + L.x.off + (long long)(nt - 1) * step;
+        for (int m = 0; m < nt; m++) {
+            float v = p[-(long long)m * step];
+            s0 += L.f0[m] * v;
+            s1 += L.f1[m] * v;
+        }
+    } else {
+        for (int m = 0; m < nt; m++) {
+            float v = row[umap_true(L.x, x + L.x.off + (long long)(nt - 1 - m) * step)];
+            s0 += L.f0[m] * v;
+            s1 += L.f1[m] * v;
+        }
     }
     *lo = s0;
     *hi = s1;
@@ -72,29 +91,32 @@ WT_GLOBAL void WT_LAUNCH_BOUNDS(CU_UTHREADS)
                   float *out3, size_t plane)
 {
     WT_DYN_SMEM(float, smem);
-    const int ty = L.ty, nt = L.ntaps, h = L.y.n, w = L.x.n;
-    float *s0 = smem, *s1 = smem + (size_t)nt * ty * CU_UTX;
+    const int ty = L.ty, nt = L.ntaps, h = L.y.n, w = L.x.n, rows = L.rows, g = L.g;
+    float *s0 = smem, *s1 = smem + (size_t)rows * CU_UTX;
     const int y0 = (int)blockIdx.y * ty, x0 = (int)blockIdx.x * CU_UTX;
     const size_t zc = (size_t)blockIdx.z * plane;
     const int tid = (int)(threadIdx.y * blockDim.x + threadIdx.x);
     const int nthreads = (int)(blockDim.x * blockDim.y);
-    /* phase 1: the source rows of every column tap, filtered along x */
-    for (int e = tid; e < nt * ty * CU_UTX; e += nthreads) {
-        int j = e % CU_UTX, i = e / CU_UTX % ty, k = e / CU_UTX / ty;
-        int y = y0 + i, x = x0 + j;
+    const long long xlo = x0 + L.x.off;
+    const long long xhi = xlo + (CU_UTX - 1) + (long long)(nt - 1) * L.x.step;
+    const bool inside = xlo >= 0 && xhi < w;
+    /* phase 1: every source row of the tile, filtered along x */
+    for (int e = tid; e < rows * CU_UTX; e += nthreads) {
+        int j = e % CU_UTX, u = e / CU_UTX, x = x0 + j;
         float a = 0.0f, b = 0.0f;
-        if (y < h && x < w) {
-            int r = umap(L.y, y + L.y.start[k]);
+        if (x < w) {
+            long long t = (long long)y0 + L.y.off + u % g + (long long)(u / g) * L.y.step;
+            size_t r = (size_t)umap_true(L.y, t) * (size_t)w;
             if (MODE == UMODE_SWT_INVERSE) { /* S0 = R(f0) A + R(f1) V, S1 = R(f0) H + R(f1) D */
                 float al, ah, vl, vh, hl, hh, dl, dh;
-                row_taps(L, in0 + zc, r, x, &al, &ah);
-                row_taps(L, in2 + zc, r, x, &vl, &vh);
-                row_taps(L, in1 + zc, r, x, &hl, &hh);
-                row_taps(L, in3 + zc, r, x, &dl, &dh);
+                row_taps(L, in0 + zc + r, x, inside, &al, &ah);
+                row_taps(L, in2 + zc + r, x, inside, &vl, &vh);
+                row_taps(L, in1 + zc + r, x, inside, &hl, &hh);
+                row_taps(L, in3 + zc + r, x, inside, &dl, &dh);
                 a = al + vh;
                 b = hl + dh;
             } else {
-                row_taps(L, in0 + zc, r, x, &a, &b);
+                row_taps(L, in0 + zc + r, x, inside, &a, &b);
             }
         }
         s0[e] = a;
@@ -109,7 +131,8 @@ WT_GLOBAL void WT_LAUNCH_BOUNDS(CU_UTHREADS)
             continue;
         float ll = 0.0f, lh = 0.0f, hl = 0.0f, hh = 0.0f;
         for (int k = 0; k < nt; k++) {
-            float p = s0[(k * ty + i) * CU_UTX + j], q = s1[(k * ty + i) * CU_UTX + j];
+            int u = i + (nt - 1 - k) * g;
+            float p = s0[u * CU_UTX + j], q = s1[u * CU_UTX + j];
             ll += L.f0[k] * p;
             lh += L.f1[k] * p;
             hl += L.f0[k] * q;
@@ -154,19 +177,43 @@ static cu_uaxis uaxis_of(wt_border border, size_t n)
     return a;
 }
 
-/* Extension index of offset @p off (src/undecimated.c border_start). */
-static int ustart(const cu_uaxis &a, long long off)
+/* The first tap's offset and the step of @p a, made small and read the same
+ * samples: periodic borders repeat every period (a step of 0 mod the period
+ * becomes the period); with the nearest border a step of n or more puts every
+ * tap but the centre one past the same end as a step of n does. */
+static void uaxis_place(cu_uaxis *a, long long off, long long step)
 {
-    if (a.border == WT_BORDER_NEAREST) {
-        long long n = a.n;
-        off = off < -n ? -n : (off > n ? n : off);
-        return (int)(off + n);
+    if (a->border == WT_BORDER_NEAREST) {
+        long long s = step < a->n ? step : a->n;
+        a->off = off / step * s; /* off is a multiple of step */
+        a->step = (int)s;
+        return;
     }
-    long long r = off % a.period;
-    return (int)(r < 0 ? r + a.period : r);
+    a->off = off % a->period;
+    a->step = (int)(step % a->period ? step % a->period : a->period);
 }
 
-/* Level @p j (1-based) of @p p: taps, gains, shifts and the tile height. */
+/* Rows of a tile of @p ty outputs (see cu_ulevel). */
+static int urows(int ntaps, long long step, int ty)
+{
+    long long g = step < ty ? step : ty;
+    return (int)(ty + (ntaps - 1) * g);
+}
+
+/* The tallest tile (at most CU_UTY_MAX rows, at least 1) whose two planes of
+ * filtered rows fit in CU_USMEM; 0 when not even one row fits. */
+static int utile_height(int ntaps, long long step, size_t h)
+{
+    int ty = CU_UTY_MAX;
+    while (ty > 1 && (size_t)ty / 2 >= h)
+        ty /= 2;
+    for (; ty >= 1; ty /= 2)
+        if (2 * (size_t)urows(ntaps, step, ty) * CU_UTX * sizeof(float) <= CU_USMEM)
+            return ty;
+    return 0;
+}
+
+/* Level @p j (1-based) of @p p: taps, gains, offsets and the tile height. */
 static cu_ulevel ulevel_of(const wt_uparams *p, int j, int inverse, size_t h, size_t w)
 {
     cu_ulevel L;
@@ -192,12 +239,11 @@ static cu_ulevel ulevel_of(const wt_uparams *p, int j, int inverse, size_t h, si
         }
         shift = inverse ? (F - 1) * step - F * step / 2 : F * step / 2;
     }
-    for (int k = 0; k < L.ntaps; k++) {
-        L.x.start[k] = ustart(L.x, shift - k * step);
-        L.y.start[k] = ustart(L.y, shift - k * step);
-    }
-    int ty = CU_USMEM / (2 * L.ntaps * CU_UTX * (int)sizeof(float));
-    L.ty = ty > 16 ? 16 : (ty < 1 ? 1 : ty);
+    uaxis_place(&L.x, shift - (L.ntaps - 1) * step, step);
+    uaxis_place(&L.y, shift - (L.ntaps - 1) * step, step);
+    L.ty = utile_height(L.ntaps, L.y.step, h);
+    L.g = L.y.step < L.ty ? L.y.step : L.ty;
+    L.rows = L.ty ? urows(L.ntaps, L.g, L.ty) : 0;
     return L;
 }
 
@@ -216,7 +262,7 @@ static wt_status launch_level(cu_engine *ce, const cu_ulevel &L, int channels, c
               (unsigned)channels);
     if (grid.y > 65535)
         return wt_error_set(WT_ERR_LIMIT, "image too tall for the GPU undecimated transform");
-    size_t smem = 2 * (size_t)L.ntaps * L.ty * CU_UTX * sizeof(float);
+    size_t smem = 2 * (size_t)L.rows * CU_UTX * sizeof(float);
     WT_LAUNCH(ulevel_kernel<MODE>, grid, dim3(CU_UTX, CU_UTHREADS / CU_UTX), smem, ce->stream, L,
               in[0], in[1], in[2], in[3], out[0], out[1], out[2], out[3], plane);
     CU_CHECK(cudaGetLastError());

@@ -67,6 +67,24 @@
  * haar inverse on the shared-memory pipe (v3 fixed it). */
 #define CU_MID_PITCH(tx) (2 * (tx) + 4)
 
+/* ---- Undecimated transforms (cu_swt.cu) ------------------------------
+ * One block per tile of at most CU_UTY_MAX x CU_UTX outputs of one level,
+ * CU_UTHREADS threads; the tile's source rows, each filtered along x once,
+ * live in shared memory (two planes, at most CU_USMEM bytes: no opt-in).
+ * Measured on 8192x8192 (cuda/NOTES.md, "Undecimated"). */
+#ifndef CU_UTX
+#define CU_UTX 32
+#endif
+#ifndef CU_UTY_MAX
+#define CU_UTY_MAX 64
+#endif
+#ifndef CU_UTHREADS
+#define CU_UTHREADS 256
+#endif
+#ifndef CU_USMEM
+#define CU_USMEM (48 << 10)
+#endif
+
 /* ---- Image paths (cu_image.cu) -----------------------------------------
  * Pinned host staging: each host worker of a transfer (at most CU_WORKERS)
  * owns CU_SLOTS buffers of CU_CHUNK bytes that its chunks rotate through, so

@@ -1,5 +1,5 @@
 /* Times wt_denoise_image on an engine, the image already in memory (median of
- * runs):  denoise_speed IMAGE [RUNS] [DEVICE] [METHOD]
+ * runs):  denoise_speed IMAGE [RUNS] [DEVICE] [METHOD] [CYCLE_SPIN]
  * Prints milliseconds: wall clock, and the process's CPU time (all threads).
  * Used by bench/denoise_vs_skimage.py. */
 #include <stdio.h>
@@ -27,7 +27,7 @@ static int by_value(const void *a, const void *b)
 int main(int argc, char **argv)
 {
     if (argc < 2) {
-        fprintf(stderr, "usage: denoise_speed IMAGE [RUNS] [DEVICE] [METHOD]\n");
+        fprintf(stderr, "usage: denoise_speed IMAGE [RUNS] [DEVICE] [METHOD] [CYCLE_SPIN]\n");
         return 2;
     }
 #ifdef __GLIBC__
@@ -45,6 +45,8 @@ int main(int argc, char **argv)
         fprintf(stderr, "denoise_speed: %s\n", wt_error_message());
         return 2;
     }
+    if (argc > 5)
+        o.cycle_spin = atoi(argv[5]);
     double t[100], cpu[100];
     if (wt_image_load(argv[1], NULL, &img) != WT_OK ||
         wt_image_alloc(&out, img.width, img.height, img.channels, img.bit_depth) != WT_OK ||
