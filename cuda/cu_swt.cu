@@ -60,13 +60,15 @@ WT_DEV int umap_true(const cu_uaxis &a, long long t)
 
 /* Row @p row filtered along x at column @p x by f0 and f1; @p inside: every
  * tap of the block's columns lies in the row (no border map). */
+template <int NT>
 WT_DEV void row_taps(const cu_ulevel &L, const float *__restrict__ row, int x, bool inside,
                      float *lo, float *hi)
 {
     float s0 = 0.0f, s1 = 0.0f;
-    const int nt = L.ntaps, step = L.x.step;
+    const int nt = NT > 0 ? NT : L.ntaps, step = L.x.step;
     if (inside) {
         const float *p = row + (long long)x + L.x.off + (long long)(nt - 1) * step;
+#pragma unroll
         for (int m = 0; m < nt; m++) {
             float v = p[-(long long)m * step];
             s0 += L.f0[m] * v;
@@ -83,16 +85,19 @@ WT_DEV void row_taps(const cu_ulevel &L, const float *__restrict__ row, int x, b
     *hi = s1;
 }
 
-/* One level of one channel (blockIdx.z) for a tile of L.ty x CU_UTX outputs. */
-template <int MODE>
+/* One level of one channel (blockIdx.z) for a tile of L.ty x CU_UTX outputs;
+ * NT > 0: the tap count known at compile time (loops unrolled). */
+template <int MODE, int NT>
 WT_GLOBAL void WT_LAUNCH_BOUNDS(CU_UTHREADS)
     ulevel_kernel(const WT_GRID_CONST cu_ulevel L, const float *in0, const float *in1,
                   const float *in2, const float *in3, float *out0, float *out1, float *out2,
                   float *out3, size_t plane)
 {
     WT_DYN_SMEM(float, smem);
-    const int ty = L.ty, nt = L.ntaps, h = L.y.n, w = L.x.n, rows = L.rows, g = L.g;
+    const int ty = L.ty, nt = NT > 0 ? NT : L.ntaps, h = L.y.n, w = L.x.n, rows = L.rows;
+    const int g = L.g;
     float *s0 = smem, *s1 = smem + (size_t)rows * CU_UTX;
+    int *srow = (int *)(s1 + (size_t)rows * CU_UTX); /* source row of each slot */
     const int y0 = (int)blockIdx.y * ty, x0 = (int)blockIdx.x * CU_UTX;
     const size_t zc = (size_t)blockIdx.z * plane;
     const int tid = (int)(threadIdx.y * blockDim.x + threadIdx.x);
@@ -100,23 +105,25 @@ WT_GLOBAL void WT_LAUNCH_BOUNDS(CU_UTHREADS)
     const long long xlo = x0 + L.x.off;
     const long long xhi = xlo + (CU_UTX - 1) + (long long)(nt - 1) * L.x.step;
     const bool inside = xlo >= 0 && xhi < w;
+    for (int u = tid; u < rows; u += nthreads)
+        srow[u] = umap_true(L.y, (long long)y0 + L.y.off + u % g + (long long)(u / g) * L.y.step);
+    WT_SYNC();
     /* phase 1: every source row of the tile, filtered along x */
     for (int e = tid; e < rows * CU_UTX; e += nthreads) {
         int j = e % CU_UTX, u = e / CU_UTX, x = x0 + j;
         float a = 0.0f, b = 0.0f;
         if (x < w) {
-            long long t = (long long)y0 + L.y.off + u % g + (long long)(u / g) * L.y.step;
-            size_t r = (size_t)umap_true(L.y, t) * (size_t)w;
+            size_t r = (size_t)srow[u] * (size_t)w;
             if (MODE == UMODE_SWT_INVERSE) { /* S0 = R(f0) A + R(f1) V, S1 = R(f0) H + R(f1) D */
                 float al, ah, vl, vh, hl, hh, dl, dh;
-                row_taps(L, in0 + zc + r, x, inside, &al, &ah);
-                row_taps(L, in2 + zc + r, x, inside, &vl, &vh);
-                row_taps(L, in1 + zc + r, x, inside, &hl, &hh);
-                row_taps(L, in3 + zc + r, x, inside, &dl, &dh);
+                row_taps<NT>(L, in0 + zc + r, x, inside, &al, &ah);
+                row_taps<NT>(L, in2 + zc + r, x, inside, &vl, &vh);
+                row_taps<NT>(L, in1 + zc + r, x, inside, &hl, &hh);
+                row_taps<NT>(L, in3 + zc + r, x, inside, &dl, &dh);
                 a = al + vh;
                 b = hl + dh;
             } else {
-                row_taps(L, in0 + zc + r, x, inside, &a, &b);
+                row_taps<NT>(L, in0 + zc + r, x, inside, &a, &b);
             }
         }
         s0[e] = a;
@@ -130,6 +137,7 @@ WT_GLOBAL void WT_LAUNCH_BOUNDS(CU_UTHREADS)
         if (y >= h || x >= w)
             continue;
         float ll = 0.0f, lh = 0.0f, hl = 0.0f, hh = 0.0f;
+#pragma unroll
         for (int k = 0; k < nt; k++) {
             int u = i + (nt - 1 - k) * g;
             float p = s0[u * CU_UTX + j], q = s1[u * CU_UTX + j];
@@ -200,6 +208,12 @@ static int urows(int ntaps, long long step, int ty)
     return (int)(ty + (ntaps - 1) * g);
 }
 
+/* Shared memory of a tile of @p rows source rows: two planes and the rows' indices. */
+static size_t usmem_bytes(int rows)
+{
+    return (size_t)rows * (2 * CU_UTX * sizeof(float) + sizeof(int));
+}
+
 /* The tallest tile (at most CU_UTY_MAX rows, at least 1) whose two planes of
  * filtered rows fit in CU_USMEM; 0 when not even one row fits. */
 static int utile_height(int ntaps, long long step, size_t h)
@@ -208,7 +222,7 @@ static int utile_height(int ntaps, long long step, size_t h)
     while (ty > 1 && (size_t)ty / 2 >= h)
         ty /= 2;
     for (; ty >= 1; ty /= 2)
-        if (2 * (size_t)urows(ntaps, step, ty) * CU_UTX * sizeof(float) <= CU_USMEM)
+        if (usmem_bytes(urows(ntaps, step, ty)) <= CU_USMEM)
             return ty;
     return 0;
 }
@@ -262,9 +276,21 @@ static wt_status launch_level(cu_engine *ce, const cu_ulevel &L, int channels, c
               (unsigned)channels);
     if (grid.y > 65535)
         return wt_error_set(WT_ERR_LIMIT, "image too tall for the GPU undecimated transform");
-    size_t smem = 2 * (size_t)L.rows * CU_UTX * sizeof(float);
-    WT_LAUNCH(ulevel_kernel<MODE>, grid, dim3(CU_UTX, CU_UTHREADS / CU_UTX), smem, ce->stream, L,
-              in[0], in[1], in[2], in[3], out[0], out[1], out[2], out[3], plane);
+    size_t smem = usmem_bytes(L.rows);
+    dim3 block(CU_UTX, CU_UTHREADS / CU_UTX);
+    /* the hot tap counts unrolled: haar 2, db2 4, starlet 5, db3 6, db4 8 */
+    void (*kernel)(const cu_ulevel, const float *, const float *, const float *, const float *,
+                   float *, float *, float *, float *, size_t) = ulevel_kernel<MODE, 0>;
+    switch (L.ntaps) {
+    case 2: kernel = ulevel_kernel<MODE, 2>; break;
+    case 4: kernel = ulevel_kernel<MODE, 4>; break;
+    case 5: kernel = ulevel_kernel<MODE, 5>; break;
+    case 6: kernel = ulevel_kernel<MODE, 6>; break;
+    case 8: kernel = ulevel_kernel<MODE, 8>; break;
+    default: break;
+    }
+    WT_LAUNCH(kernel, grid, block, smem, ce->stream, L, in[0], in[1], in[2], in[3], out[0], out[1],
+              out[2], out[3], plane);
     CU_CHECK(cudaGetLastError());
     return WT_OK;
 }
