@@ -441,3 +441,11 @@ wt_status undecimated_roundtrip(pipeline *p, const wt_image *img, const char *in
     free(stack);
     return st;
 }
+
+wt_status undecimated_forward(pipeline *p, const wt_image *img, const char *in, wt_uparams *up,
+                              float **stack)
+{
+    *stack = NULL;
+    wt_status st = uparams_for(p->opt, img, in, up);
+    return st == WT_OK ? forward(p, img, up, in, stack) : st;
+}

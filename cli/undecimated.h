@@ -18,5 +18,9 @@ wt_status undecimated_reconstruct_layers(pipeline *p, const char *sidecar, const
 /* roundtrip: forward and inverse into @p back (allocated like @p img). */
 wt_status undecimated_roundtrip(pipeline *p, const wt_image *img, const char *in,
                                 wt_image *back);
+/* stats: the transform for @p img (*@p up) and its band stack (malloc'ed,
+ * wt_ustack_bands x C x h x w). */
+wt_status undecimated_forward(pipeline *p, const wt_image *img, const char *in, wt_uparams *up,
+                              float **stack);
 
 #endif
