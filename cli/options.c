@@ -743,8 +743,9 @@ static void set_defaults(cli_options *o)
 /* The options of the undecimated transforms go with their transform. */
 static int check_undecimated(const cli_command *cmd, const cli_options *o)
 {
-    /* the commands that implement them so far (denoise, stats: dwt only) */
-    if (o->transform != WT_TRANSFORM_DWT && strcmp(cmd->name, "decompose") != 0 &&
+    /* the commands that implement them so far (denoise: swt; stats: dwt only) */
+    int denoise_swt = strcmp(cmd->name, "denoise") == 0 && o->transform == WT_TRANSFORM_SWT;
+    if (o->transform != WT_TRANSFORM_DWT && !denoise_swt && strcmp(cmd->name, "decompose") != 0 &&
         strcmp(cmd->name, "roundtrip") != 0 && strcmp(cmd->name, "bench") != 0)
         return cli_usage_error(cmd->name, "--transform %s: '%s' takes --transform dwt only "
                                           "for now",
@@ -758,7 +759,7 @@ static int check_undecimated(const cli_command *cmd, const cli_options *o)
                                           "periodic; dwt takes -m)");
     if (o->layers && o->transform == WT_TRANSFORM_DWT)
         return cli_usage_error(cmd->name, "--layers applies to --transform swt or starlet");
-    if (o->transform != WT_TRANSFORM_DWT && o->threshold != THRESHOLD_NONE)
+    if (o->transform != WT_TRANSFORM_DWT && o->threshold != THRESHOLD_NONE && !denoise_swt)
         return cli_usage_error(cmd->name, "--keep and --threshold apply to --transform dwt");
     if (o->transform != WT_TRANSFORM_DWT && o->qstep > 0.0)
         return cli_usage_error(cmd->name, "--qstep applies to --transform dwt");
