@@ -38,7 +38,7 @@ static wt_status reconstruct_file(pipeline *p, const char *in, const char *out)
     wt_npz_meta meta;
     wt_params params;
     wt_image img = {0};
-    double t0 = pipeline_seconds();
+    double t0 = wt_seconds();
     wt_status st = wt_npz_load(in, &pyr, &meta);
     pipeline_add_time(p, &p->stats.decode, t0);
     if (st == WT_OK)

@@ -3,6 +3,7 @@
 #include <stdio.h>
 
 #include "wavetool.h"
+#include "wavetool_hooks.h"
 
 static _Thread_local char last_message[1024];
 
@@ -18,6 +19,16 @@ wt_status wt_error_set(wt_status code, const char *fmt, ...)
     vsnprintf(last_message, sizeof last_message, fmt, ap);
     va_end(ap);
     return code;
+}
+
+wt_status wt_error_prefix(wt_status st, const char *prefix)
+{
+    if (st != WT_OK) {
+        char reason[sizeof last_message];
+        snprintf(reason, sizeof reason, "%s", last_message);
+        wt_error_set(st, "%s: %s", prefix, reason);
+    }
+    return st;
 }
 
 void wt_error_clear(void)

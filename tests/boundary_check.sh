@@ -1,0 +1,33 @@
+#!/bin/sh
+# The public/private boundary: cli/ and tests/ include from src/ only the
+# public header (wavetool.h) and the documented hooks (wavetool_hooks.h), plus
+# config.h and cli's own headers. One listed exception: tests/test_engine.c
+# unit-tests the 1D line transform (src/dwt_line.h), which has no public entry.
+# Usage: boundary_check.sh SOURCEDIR. TAP on stdout.
+src=${1:?usage: boundary_check.sh SOURCEDIR}
+allowed='wavetool.h wavetool_hooks.h config.h batch.h commands.h options.h pipeline.h report.h'
+n=0 failed=0
+echo "1..2"
+check() { # description files...
+    desc=$1
+    shift
+    bad=$(grep -Hn '^[[:space:]]*#[[:space:]]*include[[:space:]]*"' "$@" 2>/dev/null |
+        while IFS= read -r line; do
+            name=$(printf '%s\n' "$line" | sed 's/.*#[[:space:]]*include[[:space:]]*"\([^"]*\)".*/\1/')
+            case " $allowed " in *" $name "*) continue ;; esac
+            case "$line:$name" in *test_engine.c:*:dwt_line.h) continue ;; esac
+            printf '%s\n' "$line"
+        done)
+    n=$((n + 1))
+    if [ -z "$bad" ]; then
+        echo "ok $n - $desc"
+    else
+        failed=1
+        echo "not ok $n - $desc"
+        printf '%s\n' "$bad" | sed 's/^/# /'
+    fi
+}
+check "cli/ includes only wavetool.h and wavetool_hooks.h from src/" "$src"/cli/*.c "$src"/cli/*.h
+check "tests/ include only wavetool.h and wavetool_hooks.h from src/" "$src"/tests/*.c \
+    "$src"/tests/fuzz/*.c
+exit $failed
