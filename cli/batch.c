@@ -148,8 +148,8 @@ static int add_directory(batch *b, const char *dir, unsigned holds)
     walk(dir, holds, 0, &found, &unreadable);
     if (!found.count && !unreadable.count && !found.failed) {
         char exts[256];
-        fprintf(stderr, "wavetool: %s: no %s files found\n", dir,
-                wt_format_list(exts, sizeof exts, holds, ".", "/", "/"));
+        cli_error("%s: no %s files found", dir,
+                  wt_format_list(exts, sizeof exts, holds, ".", "/", "/"));
     }
     if (found.count) /* qsort needs a non-NULL array even for zero elements */
         qsort(found.paths, found.count, sizeof *found.paths, compare_paths);
@@ -216,7 +216,7 @@ static int make_directory(const char *dir)
     else if (!err && !S_ISDIR(st.st_mode))
         err = ENOTDIR;
     if (err)
-        fprintf(stderr, "wavetool: %s: %s\n", dir, strerror(err));
+        cli_error("%s: %s", dir, strerror(err));
     free(path);
     return err ? -1 : 0;
 }
@@ -271,6 +271,13 @@ typedef struct file_id {
     size_t item;
 } file_id;
 
+/* The file an input names; "-": the file standard input is (a file
+ * redirected with '<' can be an output's too). */
+static int stat_input(const char *input, struct stat *st)
+{
+    return strcmp(input, "-") == 0 ? fstat(STDIN_FILENO, st) : stat(input, st);
+}
+
 static int compare_ids(const void *a, const void *b)
 {
     const file_id *x = a, *y = b;
@@ -289,7 +296,7 @@ static int fail_outputs_onto_inputs(batch *b)
     if (!ids)
         return out_of_memory();
     for (size_t i = 0; i < b->count; i++)
-        if (strcmp(b->items[i].input, "-") != 0 && stat(b->items[i].input, &st) == 0)
+        if (stat_input(b->items[i].input, &st) == 0)
             ids[n++] = (file_id){st.st_dev, st.st_ino, i};
     qsort(ids, n, sizeof *ids, compare_ids);
     for (size_t i = 0; i < b->count; i++) {
@@ -364,11 +371,11 @@ static void preflight(const batch_run_options *opt, batch_item *it)
         return;
     if (stat(it->output, &out) != 0)
         return;
-    if (strcmp(it->input, "-") != 0 && stat(it->input, &in) == 0 && in.st_dev == out.st_dev &&
-        in.st_ino == out.st_ino) {
+    if (stat_input(it->input, &in) == 0 && in.st_dev == out.st_dev && in.st_ino == out.st_ino) {
         it->state = ITEM_FAILED;
         it->message = batch_strdupf("%s: output %s is the input file; not overwritten",
-                                    it->input, it->output);
+                                    strcmp(it->input, "-") == 0 ? "(stdin)" : it->input,
+                                    it->output);
     } else if (opt->no_clobber) {
         it->state = ITEM_SKIPPED;
         if (opt->verbose)
@@ -393,7 +400,7 @@ static void flush_in_order(runner *r, size_t just_done)
         r->skipped += it->state == ITEM_SKIPPED;
         if (it->message) {
             clear_progress(r);
-            fprintf(stderr, "wavetool: %s\n", it->message);
+            cli_error("%s", it->message);
         }
         if (it->report) {
             fputs(it->report, r->opt->report);

@@ -12,9 +12,11 @@ static wt_status compare_files(const cli_options *opt, const char *a, const char
                                wt_quality *q, wt_image *layout)
 {
     wt_image ia = {0}, ib = {0};
-    wt_status st = wt_image_load(a, &opt->load, &ia);
+    wt_load_options each = opt->load; /* two images at once share --max-memory */
+    each.max_memory /= 2;
+    wt_status st = wt_image_load(a, &each, &ia);
     if (st == WT_OK)
-        st = wt_image_load(b, &opt->load, &ib);
+        st = wt_image_load(b, &each, &ib);
     if (st == WT_OK && (st = wt_quality_compare(&ia, &ib, q)) != WT_OK) {
         char both[2 * 4096 + 8];
         snprintf(both, sizeof both, "%s, %s", pipeline_shown(a), pipeline_shown(b));

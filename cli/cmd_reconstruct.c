@@ -44,6 +44,8 @@ static wt_status reconstruct_file(pipeline *p, const char *in, const char *out)
     if (st == WT_OK)
         st = params_from_meta(&meta, &pyr, in, &params);
     if (st == WT_OK)
+        st = wt_memory_check(&p->load, in, meta.width, meta.height, meta.channels);
+    if (st == WT_OK)
         st = pipeline_name_error(wt_image_alloc(&img, meta.width, meta.height, meta.channels,
                                                 meta.bit_depth),
                                  in);

@@ -34,7 +34,9 @@ static wt_status threshold_on(wt_epyramid *ep, const cli_options *o, double *kep
 {
     *kept = 1.0;
     switch (o->threshold) {
-    case THRESHOLD_KEEP: return wt_epyramid_keep(ep, o->threshold_value, kept);
+    case THRESHOLD_KEEP:
+        return o->keep_by_magnitude ? wt_epyramid_keep(ep, o->threshold_value, kept)
+                                    : wt_epyramid_keep_weighted(ep, o->threshold_value, kept);
     case THRESHOLD_HARD:
     case THRESHOLD_SOFT:
         return wt_epyramid_threshold(ep, o->threshold_value, o->threshold == THRESHOLD_SOFT,

@@ -1,52 +1,25 @@
-/* wavetool: dispatch to the subcommands; --help, --version; signals. */
+/* wavetool: dispatch to the subcommands; --help, --version. */
 #include <errno.h>
 #ifdef __GLIBC__
 #include <malloc.h>
 #endif
-#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "commands.h"
 #include "config.h"
 #include "options.h"
+#include "process.h"
 #include "wavetool.h"
 
 static const cli_command *const commands[] = {
     &cmd_decompose, &cmd_reconstruct, &cmd_roundtrip, &cmd_compare, &cmd_wavelets,
+    &cmd_denoise, &cmd_sigma,
 #ifdef WT_HAVE_BENCH
     &cmd_bench,
 #endif
 };
 #define COMMAND_COUNT (sizeof commands / sizeof commands[0])
-
-/* Ctrl-C, kill, a closed pipe: remove temporary outputs, then die of the signal. */
-static void on_fatal_signal(int sig)
-{
-    struct sigaction dfl;
-    wt_outfile_shutdown();
-    memset(&dfl, 0, sizeof dfl);
-    dfl.sa_handler = SIG_DFL;
-    sigemptyset(&dfl.sa_mask);
-    sigaction(sig, &dfl, NULL);
-    raise(sig);
-}
-
-static void install_signal_handlers(void)
-{
-    static const int fatal[] = {SIGINT, SIGTERM, SIGHUP, SIGPIPE};
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_fatal_signal;
-    sigemptyset(&sa.sa_mask);
-    for (size_t i = 0; i < sizeof fatal / sizeof fatal[0]; i++)
-        sigaddset(&sa.sa_mask, fatal[i]);
-    for (size_t i = 0; i < sizeof fatal / sizeof fatal[0]; i++)
-        sigaction(fatal[i], &sa, NULL);
-    /* A file over the size limit (ulimit -f) fails that write with EFBIG, a
-     * per-file error, instead of killing the batch and leaving a temp file. */
-    signal(SIGXFSZ, SIG_IGN);
-}
 
 static void print_help(FILE *out)
 {
@@ -122,7 +95,7 @@ static void keep_freed_buffers(void)
 
 int main(int argc, char **argv)
 {
-    install_signal_handlers();
+    process_init(); /* first: standard descriptors, signals, temporary outputs */
     keep_freed_buffers();
     int rc = run_command(argc, argv);
     /* Reports, lists and help on a full disk: an error, not exit 0 with a cut

@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <ctype.h>
 #include <limits.h>
 #include <math.h>
 #include <stdarg.h>
@@ -11,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 
 #define ALL_FORMATS (WT_HOLDS_IMAGE | WT_HOLDS_COEFFS)
 
@@ -20,6 +22,7 @@ enum {
     OPT_DEVICE,
     OPT_FORMAT,
     OPT_MAX_PIXELS,
+    OPT_MAX_MEMORY,
     OPT_LENIENT,
     OPT_PNG_LEVEL,
     OPT_QUALITY,
@@ -41,6 +44,15 @@ enum {
     OPT_REPEAT,
     OPT_HOST_PATH,
     OPT_PIPELINE,
+    OPT_RULE,
+    OPT_SHRINK,
+    OPT_SIGMA,
+    OPT_YCBCR,
+    OPT_CYCLE_SPIN,
+    OPT_NOISE,
+    OPT_LEVEL_SCALE,
+    OPT_AVERAGE,
+    OPT_KEEP_RANK,
 };
 
 typedef struct opt_spec {
@@ -62,6 +74,9 @@ static const opt_spec option_table[] = {
                                           "cuda:N,M,... or cuda:all spread the files over GPUs"},
     {"jobs", 'j', "N", OPTS_JOBS, "files processed at a time (default 0: number of cores)"},
     {"max-pixels", OPT_MAX_PIXELS, "N", OPTS_LOAD, "refuse images of more than N pixels (default 1073741824)"},
+    {"max-memory", OPT_MAX_MEMORY, "SIZE", OPTS_LOAD, "refuse images that need more memory (about 20 bytes a sample),\n"
+                                                   "shared by the files at a time; K/M/G suffixes, 0: no\n"
+                                                   "limit (default: half the RAM)"},
     {"lenient", OPT_LENIENT, NULL, OPTS_LOAD, "accept images that libpng/libjpeg can recover from corruption"},
     {"png-level", OPT_PNG_LEVEL, "N", OPTS_SAVE, "PNG compression level 0-9 (default 1: fast)"},
     {"quality", OPT_QUALITY, "Q", OPTS_SAVE, "JPEG quality 1-100 (default 90)"},
@@ -75,7 +90,10 @@ static const opt_spec option_table[] = {
     {"psnr", OPT_PSNR, NULL, OPTS_QUALITY, "report PSNR (without --psnr or --mse: both)"},
     {"mse", OPT_MSE, NULL, OPTS_QUALITY, "report MSE"},
     {"keep", OPT_KEEP, "FRACTION", OPTS_THRESHOLD, "keep the largest FRACTION (0-1) of detail coefficients, zero the rest"},
-    {"threshold", OPT_THRESHOLD, "T", OPTS_THRESHOLD, "threshold detail coefficients at T (hard unless --soft)"},
+    {"keep-rank", OPT_KEEP_RANK, "R", OPTS_THRESHOLD, "--keep ranks norm (default: |c| x the band's synthesis norm, its\n"
+                                                   "share of the reconstruction) or magnitude (|c|)"},
+    {"threshold", OPT_THRESHOLD, "T", OPTS_THRESHOLD | OPTS_DENOISE, "threshold detail coefficients at T (roundtrip: hard unless --soft;\n"
+                                                       "denoise: one threshold in sample units, --shrink applies)"},
     {"soft", OPT_SOFT, NULL, OPTS_THRESHOLD, "soft thresholding: shrink towards zero by T"},
     {"hard", OPT_HARD, NULL, OPTS_THRESHOLD, "hard thresholding: zero |v| < T (default)"},
     {"wavelet", 'w', "LIST", OPTS_SWEEP, "wavelets, comma-separated or repeated (default haar)"},
@@ -96,6 +114,17 @@ static const opt_spec option_table[] = {
     {"pipeline", OPT_PIPELINE, NULL, OPTS_TIMING, "(first) the batch path of decompose over files or folders,\n"
                                                  "against decode+encode alone; see\n"
                                                  "'wavetool bench --pipeline --help'"},
+    {"rule", OPT_RULE, "R", OPTS_DENOISE, "threshold rule: bayes (default, BayesShrink per band) or visu\n"
+                                          "(VisuShrink: sigma sqrt(2 ln N))"},
+    {"shrink", OPT_SHRINK, "S", OPTS_DENOISE, "soft (default) or hard shrinkage"},
+    {"sigma", OPT_SIGMA, "S", OPTS_DENOISE, "noise sigma in sample units (0-255 for 8-bit); default: estimated\n"
+                                            "per channel from the finest diagonal band"},
+    {"ycbcr", OPT_YCBCR, NULL, OPTS_DENOISE, "RGB: denoise in YCbCr (scikit-image's BT.601), back to RGB"},
+    {"cycle-spin", OPT_CYCLE_SPIN, "N", OPTS_DENOISE, "average over the circular shifts 0..N on both axes ((N+1)^2 denoises)"},
+    {"noise", OPT_NOISE, "M", OPTS_DENOISE, "gaussian (default) or poisson (Anscombe transform, sigma 1,\n"
+                                            "Makitalo-Foi inverse)"},
+    {"level-scale", OPT_LEVEL_SCALE, "F1,F2,..", OPTS_DENOISE, "multiply the thresholds of level 1 (finest), 2, ... by F1, F2, ..."},
+    {"average", OPT_AVERAGE, NULL, OPTS_SIGMA, "one sigma per image: the mean over channels"},
     {"format", OPT_FORMAT, "F", OPTS_REPORT, "report format: text (default), json (one object a line), tsv;\n"
                                          "infinity is inf (JSON: the string \"inf\")"},
     {"quiet", 'q', NULL, OPTS_GENERAL, "no progress, summary or notes (reports and errors still show)"},
@@ -104,12 +133,27 @@ static const opt_spec option_table[] = {
 };
 #define OPTION_COUNT (sizeof option_table / sizeof option_table[0])
 
+static void print_escaped(const char *fmt, va_list ap)
+{
+    char raw[4096], shown[4096];
+    vsnprintf(raw, sizeof raw, fmt, ap);
+    fprintf(stderr, "wavetool: %s", wt_escape_controls(shown, sizeof shown, raw));
+}
+
+void cli_error(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    print_escaped(fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+}
+
 int cli_usage_error(const char *cmd, const char *fmt, ...)
 {
     va_list ap;
-    fputs("wavetool: ", stderr);
     va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
+    print_escaped(fmt, ap);
     va_end(ap);
     if (cmd)
         fprintf(stderr, "\nTry 'wavetool %s --help'.\n", cmd);
@@ -166,6 +210,32 @@ static int parse_real(const char *cmd, const opt_spec *s, const char *arg, doubl
                                arg, s->name, min, max);
     *out = v;
     return CLI_CONTINUE;
+}
+
+/* Bytes: digits and an optional K, M, G or T (powers of 1024). */
+static int parse_bytes(const char *cmd, const opt_spec *s, const char *arg, uint64_t *out)
+{
+    static const char units[] = "KMGT";
+    char *end = NULL;
+    errno = 0;
+    unsigned long long v = strtoull(arg, &end, 10);
+    const char *unit = *end ? strchr(units, toupper((unsigned char)*end)) : NULL;
+    int shift = unit ? 10 * (int)(unit - units + 1) : 0;
+    if (!isdigit((unsigned char)*arg) || errno || (*end && (!unit || end[1])) ||
+        (shift && v > (ULLONG_MAX >> shift)))
+        return cli_usage_error(cmd,
+                               "invalid argument '%s' for option --%s; should be a size in "
+                               "bytes, with K, M, G or T for powers of 1024",
+                               arg, s->name);
+    *out = (uint64_t)v << shift;
+    return CLI_CONTINUE;
+}
+
+/* Half the machine's memory: the default --max-memory. */
+static uint64_t half_the_ram(void)
+{
+    long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGE_SIZE);
+    return pages > 0 && size > 0 ? (uint64_t)pages * (uint64_t)size / 2 : 0;
 }
 
 /* Index of @p arg in @p names (NULL-terminated), or a usage error. */
@@ -344,6 +414,33 @@ static int apply_sweep_option(const char *cmd, const opt_spec *s, int val, const
     return CLI_CONTINUE;
 }
 
+/* F1,F2,...: factors >= 0, at most one per level. */
+static int parse_level_scale(const char *cmd, const opt_spec *s, const char *arg,
+                             wt_denoise_options *d)
+{
+    const char *p = arg;
+    d->nlevel_scale = 0;
+    while (*p) {
+        char *end = NULL;
+        errno = 0;
+        double v = strtod(p, &end);
+        if (end == p || errno || !isfinite(v) || v < 0.0 || d->nlevel_scale == WT_MAX_LEVELS ||
+            (*end && *end != ','))
+            return cli_usage_error(cmd,
+                                   "invalid argument '%s' for option --%s; should be up to %d "
+                                   "numbers >= 0 separated by commas",
+                                   arg, s->name, WT_MAX_LEVELS);
+        d->level_scale[d->nlevel_scale++] = v;
+        p = *end ? end + 1 : end;
+        if (*end && !*p)
+            return cli_usage_error(cmd, "invalid argument '%s' for option --%s; ends with a comma",
+                                   arg, s->name);
+    }
+    return d->nlevel_scale ? CLI_CONTINUE
+                           : cli_usage_error(cmd, "option --%s needs at least one factor",
+                                             s->name);
+}
+
 /* ---- one option ---------------------------------------------------------- */
 
 static int apply_option(const cli_command *command, int val, const char *arg, cli_options *o)
@@ -352,6 +449,10 @@ static int apply_option(const cli_command *command, int val, const char *arg, cl
     static const char *const scales[] = {"auto", "abs", "offset", NULL};
     static const char *const formats[] = {"text", "json", "tsv", NULL};
     static const char *const depths[] = {"8", "16", NULL};
+    static const char *const rules[] = {"bayes", "visu", NULL};
+    static const char *const shrinks[] = {"soft", "hard", NULL};
+    static const char *const noises[] = {"gaussian", "poisson", NULL};
+    static const char *const ranks[] = {"norm", "magnitude", NULL};
     const opt_spec *s = spec_of(val);
     int choice = 0, rc = CLI_CONTINUE, handled = 0;
     long long big = 0;
@@ -371,6 +472,7 @@ static int apply_option(const cli_command *command, int val, const char *arg, cl
         rc = parse_integer(cmd, s, arg, 1, LLONG_MAX, &big);
         o->load.max_pixels = (uint64_t)big;
         break;
+    case OPT_MAX_MEMORY: rc = parse_bytes(cmd, s, arg, &o->load.max_memory); break;
     case OPT_LENIENT: o->load.lenient = 1; break;
     case OPT_PNG_LEVEL: rc = parse_int(cmd, s, arg, 0, 9, &o->save.png_level); break;
     case OPT_QUALITY: rc = parse_int(cmd, s, arg, 1, 100, &o->save.jpeg_quality); break;
@@ -382,7 +484,12 @@ static int apply_option(const cli_command *command, int val, const char *arg, cl
         rc = parse_choice(cmd, s, arg, depths, "8 or 16", &choice);
         o->depth = choice ? 16 : 8;
         break;
-    case 'O': o->outdir = arg; break;
+    case 'O':
+        o->outdir = arg;
+        if (!*arg)
+            rc = cli_usage_error(cmd, "invalid argument '' for option --outdir; should be a "
+                                      "directory");
+        break;
     case OPT_SUFFIX:
         o->suffix = arg;
         if (strchr(arg, '/'))
@@ -392,11 +499,16 @@ static int apply_option(const cli_command *command, int val, const char *arg, cl
         break;
     case OPT_EXT: rc = parse_ext(cmd, s, arg, o); break;
     case 'n': o->no_clobber = 1; break;
-    case 'o': o->output = arg; break;
+    case 'o':
+        o->output = arg;
+        if (!*arg)
+            rc = cli_usage_error(cmd, "invalid argument '' for option --output; should be a "
+                                      "file name or -");
+        break;
     case OPT_PSNR: o->psnr = 1; break;
     case OPT_MSE: o->mse = 1; break;
-    case OPT_KEEP:
-        if (o->threshold != THRESHOLD_NONE)
+    case OPT_KEEP: /* given again: the last value wins */
+        if (o->threshold != THRESHOLD_NONE && o->threshold != THRESHOLD_KEEP)
             return cli_usage_error(cmd, "--keep and --threshold exclude each other");
         o->threshold = THRESHOLD_KEEP;
         rc = parse_real(cmd, s, arg, 0.0, 1.0, &o->threshold_value);
@@ -414,6 +526,27 @@ static int apply_option(const cli_command *command, int val, const char *arg, cl
         if (o->threshold == THRESHOLD_NONE)
             o->threshold_value = NAN; /* --threshold must follow */
         o->threshold = val == OPT_SOFT ? THRESHOLD_SOFT : THRESHOLD_HARD;
+        break;
+    case OPT_RULE:
+        rc = parse_choice(cmd, s, arg, rules, "bayes or visu", &choice);
+        o->denoise.rule = choice ? WT_RULE_VISU : WT_RULE_BAYES;
+        break;
+    case OPT_SHRINK:
+        rc = parse_choice(cmd, s, arg, shrinks, "soft or hard", &choice);
+        o->denoise.soft = choice == 0;
+        break;
+    case OPT_SIGMA: rc = parse_real(cmd, s, arg, 0.0, 1e30, &o->denoise.sigma); break;
+    case OPT_YCBCR: o->denoise.ycbcr = 1; break;
+    case OPT_CYCLE_SPIN: rc = parse_int(cmd, s, arg, 0, 64, &o->denoise.cycle_spin); break;
+    case OPT_NOISE:
+        rc = parse_choice(cmd, s, arg, noises, "gaussian or poisson", &choice);
+        o->denoise.noise = choice ? WT_NOISE_POISSON : WT_NOISE_GAUSSIAN;
+        break;
+    case OPT_LEVEL_SCALE: rc = parse_level_scale(cmd, s, arg, &o->denoise); break;
+    case OPT_AVERAGE: o->average = 1; break;
+    case OPT_KEEP_RANK:
+        rc = parse_choice(cmd, s, arg, ranks, "norm or magnitude", &choice);
+        o->keep_by_magnitude = choice;
         break;
     case OPT_FORMAT:
         rc = parse_choice(cmd, s, arg, formats, "text, json or tsv", &choice);
@@ -456,7 +589,9 @@ static void build_tables(unsigned groups, getopt_tables *t)
 static const char *offending_option(char **argv, int index, int optopt_char, char *buf,
                                     size_t size)
 {
-    if (optopt_char && optopt_char < 256)
+    if (strncmp(argv[index], "--", 2) == 0) /* --name=value: not the short letter */
+        snprintf(buf, size, "%.*s", (int)strcspn(argv[index], "="), argv[index]);
+    else if (optopt_char && optopt_char < 256)
         snprintf(buf, size, "-%c", optopt_char);
     else if (optopt_char)
         snprintf(buf, size, "--%s", spec_of(optopt_char)->name);
@@ -489,6 +624,8 @@ static int bad_option(const cli_command *cmd, char **argv, int c, unsigned group
     if (s && !(s->group & groups))
         return cli_usage_error(cmd->name, "option '%s' does not apply to '%s'", given,
                                cmd->name);
+    if (s && !s->arg && strchr(argv[optind - 1], '='))
+        return cli_usage_error(cmd->name, "option '%s' doesn't allow an argument", given);
     return cli_usage_error(cmd->name, "unrecognized option '%s'", given);
 }
 
@@ -501,7 +638,9 @@ static void set_defaults(cli_options *o)
     o->params.levels = 3;
     o->device = "auto";
     o->save.png_level = -1;
+    o->load.max_memory = half_the_ram();
     o->suffix = "";
+    wt_denoise_defaults(&o->denoise);
 }
 
 /* Checks between options once all are read. */

@@ -37,6 +37,8 @@ enum {
     OPTS_SWEEP = 1u << 11,    /* -w -m --method LIST, -l N, --size, --batch, directions */
     OPTS_TIMING = 1u << 12,   /* --repeat --host-path --pipeline */
     OPTS_GENERAL = 1u << 13,  /* -q -v -h: every command */
+    OPTS_DENOISE = 1u << 14,  /* --rule --shrink --sigma --ycbcr --cycle-spin --noise --level-scale */
+    OPTS_SIGMA = 1u << 15,    /* --average */
 };
 #define OPTS_ENGINE (OPTS_DEVICE | OPTS_JOBS)
 
@@ -96,6 +98,9 @@ typedef struct cli_options {
     int psnr, mse;      /* report fields; neither given = both */
     threshold_kind threshold;
     double threshold_value; /* --threshold T or --keep FRACTION */
+    int keep_by_magnitude;  /* --keep-rank magnitude: rank |c| (default: |c| x band norm) */
+    wt_denoise_options denoise; /* denoise: rule, shrink, sigma, ... (params from -w -l -m) */
+    int average;                /* sigma --average */
     sweep_options sweep;    /* bench */
     char **args;            /* positional arguments */
     int nargs;
@@ -110,6 +115,13 @@ int cli_run(const cli_command *cmd, int argc, char **argv);
  * reported: EXIT_USAGE). */
 int cli_parse(const cli_command *cmd, int argc, char **argv, cli_options *o);
 
+/* "wavetool: MESSAGE" on stderr, one line: control characters in it (file
+ * names, file contents) escaped (wt_escape_controls). */
+void cli_error(const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 1, 2)))
+#endif
+    ;
 /* Print "wavetool: <reason>" and "Try 'wavetool <cmd> --help'." to stderr;
  * returns EXIT_USAGE. @p cmd may be NULL (then "wavetool --help"). */
 int cli_usage_error(const char *cmd, const char *fmt, ...)

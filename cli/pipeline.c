@@ -131,6 +131,8 @@ int pipeline_open(pipeline *p, const cli_options *opt, int workers)
 {
     memset(p, 0, sizeof *p);
     p->opt = opt;
+    p->load = opt->load;
+    p->load.max_memory /= (uint64_t)(workers > 0 ? workers : 1);
     p->engines = calloc((size_t)workers, sizeof *p->engines);
     p->busy = calloc((size_t)workers, 1);
     if (!p->engines || !p->busy) {
@@ -204,8 +206,7 @@ static int falls_back(const pipeline *p, wt_status st, const char *file)
         strcmp(p->opt->device, "auto") != 0)
         return 0;
     if (p->opt->verbose)
-        fprintf(stderr, "wavetool: %s: %s; using the CPU engine\n", pipeline_shown(file),
-                wt_error_message());
+        cli_error("%s: %s; using the CPU engine", pipeline_shown(file), wt_error_message());
     return 1;
 }
 
@@ -245,7 +246,7 @@ void pipeline_add_time(pipeline *p, double *slot, double since)
 wt_status pipeline_load(pipeline *p, const char *file, wt_image *img)
 {
     double t0 = wt_seconds();
-    wt_status st = wt_image_load(file, &p->opt->load, img);
+    wt_status st = wt_image_load(file, &p->load, img);
     double dt = wt_seconds() - t0;
     pthread_mutex_lock(&p->lock);
     p->stats.decode += dt;

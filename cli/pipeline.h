@@ -25,6 +25,7 @@ typedef struct pipeline_stats {
  * while they decode and encode) and the time split. */
 typedef struct pipeline {
     const cli_options *opt;
+    wt_load_options load; /* opt->load, --max-memory shared by the files at a time */
     wt_engine **engines;
     char *busy;
     int nengines;

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "image_codec.h"
+#include "wavetool_hooks.h" /* wt_error_prefix */
 
 /* Largest input file read into memory. */
 #define MAX_INPUT_BYTES ((size_t)4 << 30)
@@ -106,6 +107,19 @@ static wt_status not_an_image(const char *name)
     return wt_error_set(WT_ERR_FORMAT, "%s: not a %s image", name, names);
 }
 
+/* A decoder's failure that does not name the file yet (an allocation's
+ * "out of memory for a 3072x2048 image"): the file's name in front. */
+static wt_status named_failure(wt_status st, const char *name)
+{
+    char shown[1024];
+    wt_escape_controls(shown, sizeof shown, name);
+    size_t len = strlen(shown);
+    const char *msg = wt_error_message();
+    if (st == WT_OK || (strncmp(msg, shown, len) == 0 && msg[len] == ':'))
+        return st;
+    return wt_error_prefix(st, name);
+}
+
 wt_status wt_image_load_memory(const void *data, size_t size, const char *name,
                                const wt_load_options *opt, wt_image *img)
 {
@@ -122,7 +136,7 @@ wt_status wt_image_load_memory(const void *data, size_t size, const char *name,
     if (c && size < c->magic_size)
         return wt_error_set(WT_ERR_FORMAT, "%s: truncated %s data", name, c->info.name);
     if (c && c->decode)
-        return c->decode(data, size, name, &o, img);
+        return named_failure(c->decode(data, size, name, &o, img), name);
     if (c)
         return wt_error_set(WT_ERR_FORMAT, "%s: %s holds wavelet coefficients, not an image",
                             name, c->info.name);

@@ -182,6 +182,10 @@ static wt_status decode_guarded(j_decompress_ptr cinfo, jpeg_context *ctx, const
     jpeg_mem_src(cinfo, data, (unsigned long)size);
     jpeg_read_header(cinfo, TRUE);
     wt_status st = check_header(cinfo, ctx, opt);
+    jpeg_calc_output_dimensions(cinfo);
+    if (st == WT_OK)
+        st = wt_memory_check(opt, ctx->name, cinfo->output_width, cinfo->output_height,
+                             cinfo->output_components);
     if (st != WT_OK)
         return st;
     jpeg_start_decompress(cinfo);
