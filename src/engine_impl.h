@@ -90,6 +90,10 @@ WT_BAND_FN double wt_band_op_apply(wt_band_op op, double v, double t)
     case WT_OP_SOFT: return m < t ? 0.0 : copysign(m - t, v);
     case WT_OP_SCALE: return t * v;
     case WT_OP_ZERO: break;
+    case WT_OP_QUANTIZE: {
+        double q = floor(m / t);
+        return q == 0.0 ? 0.0 : copysign((q + 0.5) * t, v);
+    }
     }
     return 0.0;
 }
@@ -144,7 +148,22 @@ typedef struct wt_engine_ops {
     wt_status (*roundtrip_image)(wt_engine *e, const wt_params *p, const wt_image *img,
                                  wt_image *back);
     const wt_epyramid_ops *pyr; /* engine-resident pyramids */
+    /* Undecimated transforms (SWT, starlet) of host planes into host band
+     * stacks; called with checked params. NULL: the host implementation
+     * below runs them. */
+    wt_status (*uforward)(wt_engine *e, const wt_uparams *p, const float *planes, size_t h,
+                          size_t w, int channels, float *bands);
+    wt_status (*uinverse)(wt_engine *e, const wt_uparams *p, const float *bands, size_t h,
+                          size_t w, int channels, float *planes);
 } wt_engine_ops;
+
+/* The host implementation of the undecimated transforms (src/undecimated.c),
+ * on @p threads threads (0 = cores). */
+wt_status wt_host_uforward(int threads, const wt_uparams *p, const float *planes, size_t h,
+                           size_t w, int channels, float *bands);
+wt_status wt_host_uinverse(int threads, const wt_uparams *p, const float *bands, size_t h,
+                           size_t w, int channels, float *planes);
+
 
 struct wt_engine {
     const wt_engine_ops *ops;

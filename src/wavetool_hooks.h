@@ -65,6 +65,14 @@ typedef struct wt_cuda_timing {
 wt_status wt_cuda_bench(wt_engine *engine, const wt_params *params, size_t height, size_t width,
                         int channels, int inverse, int repeat, size_t copy_bytes,
                         wt_cuda_timing *timing);
+/* Times @p repeat device-resident runs (after a warm-up) of an undecimated
+ * transform (forward, or @p inverse = 1) of @p channels planes, and a
+ * device-to-device copy of half the bytes it reads and writes (*@p bytes;
+ * the copy reads and writes each of its bytes). SWT level: 1 plane read, 4
+ * written (inverse 4 + 1); starlet scale 1 + 2 (inverse L + 1 read, 1 written). */
+wt_status wt_cuda_ubench(wt_engine *engine, const wt_uparams *params, size_t height,
+                         size_t width, int channels, int inverse, int repeat,
+                         wt_cuda_timing *timing, size_t *bytes);
 /* Median seconds of @p repeat pinned host-to-device copies of @p up bytes and
  * device-to-host copies of @p down bytes on the engine's copy stream
  * (cudaEvents), for the floor of wavetool bench --host-path. */

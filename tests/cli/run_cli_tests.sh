@@ -79,7 +79,7 @@ if has_pywt; then
             lv=$3
             [ "$img" = odd.png ] && lv=1
             case_ "mosaic $1 $2 -l $lv --scale $4 of $img" 0 "" \
-                "$WT" decompose -w "$1" -m "$2" -l "$lv" --scale "$4" "$img" mos.png
+                "$WT" decompose -w "$1" -m "$2" -l "$lv" --scale "$4" --alpha keep "$img" mos.png
             expect "mosaic $1 $2 $img matches pywt.coeffs_to_array" \
                 $TOOL check-mosaic mos.png "$img" "$1" "$2" "$lv" "$4"
         done
