@@ -170,6 +170,10 @@ static int run_roundtrip(const cli_options *o)
                              o->threshold != THRESHOLD_NONE, 0, o->qstep};
     FILE *report = o->output && strcmp(o->output, "-") == 0 ? stderr : stdout;
     int rc = cli_check_output("roundtrip", o, o->output, WT_HOLDS_IMAGE);
+    if (rc == CLI_CONTINUE && o->transform != WT_TRANSFORM_DWT && o->threshold != THRESHOLD_NONE)
+        rc = cli_usage_error("roundtrip", "--keep and --threshold apply to --transform dwt");
+    if (rc == CLI_CONTINUE && o->transform != WT_TRANSFORM_DWT && o->qstep > 0.0)
+        rc = cli_usage_error("roundtrip", "--qstep applies to --transform dwt");
     if (rc == CLI_CONTINUE)
         rc = pipeline_run_files(&ctx.pipe, o, &plan, roundtrip_one, &ctx, report,
                                 roundtrip_header);
@@ -195,5 +199,6 @@ const cli_command cmd_roundtrip = {
               OPTS_QUALITY | OPTS_THRESHOLD | OPTS_REPORT | OPTS_QUANT,
     .min_args = 1,
     .max_args = -1,
+    .transforms = CLI_TRANSFORMS_ALL,
     .run = run_roundtrip,
 };
