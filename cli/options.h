@@ -13,6 +13,11 @@ enum { EXIT_ALL_DONE = 0, EXIT_SOME_FAILED = 1, EXIT_USAGE = 2 };
 #define CLI_CONTINUE (-1)
 
 typedef enum report_format { REPORT_TEXT = 0, REPORT_JSON, REPORT_TSV } report_format;
+typedef enum alpha_choice {
+    ALPHA_OPAQUE = 0, /* mosaics of images with alpha: the colour channels only */
+    ALPHA_KEEP,       /* every channel, alpha's bands as a mosaic's alpha */
+    ALPHA_ONLY,       /* alpha's bands alone, as a gray mosaic */
+} alpha_choice;
 typedef enum threshold_kind {
     THRESHOLD_NONE = 0,
     THRESHOLD_KEEP, /* --keep FRACTION */
@@ -28,7 +33,7 @@ enum {
     OPTS_JOBS = 1u << 2,      /* -j */
     OPTS_LOAD = 1u << 3,      /* --max-pixels --lenient */
     OPTS_SAVE = 1u << 4,      /* --png-level --quality */
-    OPTS_MOSAIC = 1u << 5,    /* --scale --depth */
+    OPTS_MOSAIC = 1u << 5,    /* --scale --depth --transfer --colormap --clip --grid --labels --alpha */
     OPTS_BATCH = 1u << 6,     /* -O --suffix --ext -n */
     OPTS_REPORT = 1u << 7,    /* --format */
     OPTS_OUTPUT = 1u << 8,    /* -o: one output file */
@@ -37,6 +42,10 @@ enum {
     OPTS_SWEEP = 1u << 11,    /* -w -m --method LIST, -l N, --size, --batch, directions */
     OPTS_TIMING = 1u << 12,   /* --repeat --host-path --pipeline */
     OPTS_GENERAL = 1u << 13,  /* -q -v -h: every command */
+    OPTS_DENOISE = 1u << 14,  /* --rule --shrink --sigma --ycbcr --cycle-spin --noise --level-scale */
+    OPTS_SIGMA = 1u << 15,    /* --average */
+    OPTS_QUANT = 1u << 16,    /* --qstep */
+    OPTS_STATS = 1u << 17,    /* --eps --plot */
 };
 #define OPTS_ENGINE (OPTS_DEVICE | OPTS_JOBS)
 
@@ -76,6 +85,7 @@ typedef struct sweep_options {
     int batch, repeat;
     int forward, inverse;
     int host_path;
+    int all; /* --all: every wavelet x symmetric, periodization */
 } sweep_options;
 
 typedef struct cli_options {
@@ -90,12 +100,27 @@ typedef struct cli_options {
     wt_save_options save;
     wt_scale scale;
     int depth; /* --depth; 0 = the input's depth (8 for JPEG) */
+    wt_mosaic_style style; /* --scale RANGE, --transfer, --colormap, --clip, --grid, --labels
+                              (style.scale mirrors scale) */
+    alpha_choice alpha;    /* --alpha */
     const char *outdir, *suffix, *ext;
     int no_clobber;
     const char *output; /* roundtrip -o */
     int psnr, mse;      /* report fields; neither given = both */
     threshold_kind threshold;
     double threshold_value; /* --threshold T or --keep FRACTION */
+    int keep_by_magnitude;  /* --keep-rank magnitude: rank |c| (default: |c| x band norm) */
+    wt_denoise_options denoise; /* denoise: rule, shrink, sigma, ... (params from -w -l -m) */
+    int average;                /* sigma --average */
+    /* undecimated transforms (--transform swt|starlet) */
+    wt_transform transform;
+    int norm, start_level, all_approx; /* --norm --start-level --all-approx */
+    wt_border border;                  /* --border */
+    int border_given;
+    int layers; /* decompose --layers: one image per band and a sidecar */
+    double qstep;           /* --qstep Q; 0: not given */
+    double eps;             /* stats --eps E; NAN: not given */
+    const char *plot;       /* stats --plot FILE.svg */
     sweep_options sweep;    /* bench */
     char **args;            /* positional arguments */
     int nargs;

@@ -79,7 +79,7 @@ if has_pywt; then
             lv=$3
             [ "$img" = odd.png ] && lv=1
             case_ "mosaic $1 $2 -l $lv --scale $4 of $img" 0 "" \
-                "$WT" decompose -w "$1" -m "$2" -l "$lv" --scale "$4" "$img" mos.png
+                "$WT" decompose -w "$1" -m "$2" -l "$lv" --scale "$4" --alpha keep "$img" mos.png
             expect "mosaic $1 $2 $img matches pywt.coeffs_to_array" \
                 $TOOL check-mosaic mos.png "$img" "$1" "$2" "$lv" "$4"
         done
@@ -181,6 +181,24 @@ expect "--keep reports kept fraction near 0.1" $PY -c "
 import json,sys; o=json.loads(open(sys.argv[1]).read()); assert 0.09<=o['kept']<=0.11, o; assert o['psnr']!='inf'" "$out"
 case_ "roundtrip --keep 1 is exact" 0 "" "$WT" roundtrip --format json --keep 1 -l 2 big8.png
 expect "--keep 1: inf" $TOOL json-inf "$out"
+# --keep ranks |c| x the band's synthesis norm (issue 20 item 3): cdf97 is bior4.4
+# with JPEG 2000 gains, so both keep the same coefficients (camera, periodization:
+# magnitude ranking gave 32.1/31.7/31.5 dB against 30.1/28.5/27.0 dB at 3/4/5 levels)
+keep_psnr() { "$WT" roundtrip --format tsv --psnr --keep 0.05 -m periodization -l 4 "$@" \
+    "$SRC/data/camera.png" | tail -1 | cut -f6; }
+p_bior=$(keep_psnr -w bior4.4); p_cdf=$(keep_psnr -w cdf97)
+p_cdf_mag=$(keep_psnr -w cdf97 --keep-rank magnitude); p_haar=$(keep_psnr -w haar)
+p_haar_mag=$(keep_psnr -w haar --keep-rank magnitude)
+expect "--keep 0.05: cdf97 $p_cdf dB = bior4.4 $p_bior dB (magnitude: $p_cdf_mag dB)" $PY -c "
+import sys; b, c, m = map(float, sys.argv[1:]); assert abs(b - c) < 0.01 and b - m > 2" \
+    "$p_bior" "$p_cdf" "$p_cdf_mag"
+expect "--keep-rank norm = magnitude for orthonormal haar" test "$p_haar" = "$p_haar_mag"
+case_ "--keep-rank legall53 (int32, ranked on the host)" 0 "" "$WT" roundtrip --format json \
+    --keep 0.1 -w legall53 -l 2 big8.png
+expect "legall53 --keep: kept near 0.1" $PY -c "
+import json,sys; o=json.loads(open(sys.argv[1]).read()); assert 0.09<=o['kept']<=0.11, o" "$out"
+case_ "--keep-rank bad" 2 "*invalid argument 'size' for option --keep-rank*" "$WT" roundtrip \
+    --keep 0.1 --keep-rank size big8.png
 case_ "roundtrip --threshold --soft" 0 "" "$WT" roundtrip --format tsv --threshold 20 --soft -l 2 big8.png
 expect "tsv has a kept column" test "$(head -1 "$out" | awk -F'\t' '{print $NF}')" = kept
 case_ "roundtrip --threshold 0 is exact" 0 "" "$WT" roundtrip --format json --threshold 0 -l 2 big16.png
