@@ -616,6 +616,7 @@ const cli_command cmd_bench = {
     .min_args = 0,
     .max_args = 0,
     .defaults = bench_defaults,
+    .transforms = CLI_TRANSFORMS_ALL,
     .run = run_bench,
     .variant_flag = "--pipeline",
     .variant = &cmd_bench_pipeline,

@@ -216,5 +216,6 @@ const cli_command cmd_decompose = {
     .groups = OPTS_TRANSFORM | OPTS_ENGINE | OPTS_LOAD | OPTS_SAVE | OPTS_MOSAIC | OPTS_BATCH,
     .min_args = 1,
     .max_args = -1,
+    .transforms = CLI_TRANSFORMS_ALL,
     .run = run_decompose,
 };

@@ -108,8 +108,6 @@ static int check_denoise_options(const cli_options *o)
         return cli_usage_error("denoise", "--threshold and --rule exclude each other");
     if (o->denoise.ycbcr && o->denoise.noise == WT_NOISE_POISSON)
         return cli_usage_error("denoise", "--ycbcr and --noise poisson exclude each other");
-    if (o->transform == WT_TRANSFORM_STARLET)
-        return cli_usage_error("denoise", "--transform starlet: denoise takes dwt or swt");
     if (o->transform == WT_TRANSFORM_SWT &&
         (o->denoise.ycbcr || o->denoise.noise == WT_NOISE_POISSON || o->denoise.cycle_spin))
         return cli_usage_error("denoise", "--transform swt goes without --ycbcr, --noise "
@@ -153,5 +151,6 @@ const cli_command cmd_denoise = {
     .groups = OPTS_TRANSFORM | OPTS_ENGINE | OPTS_LOAD | OPTS_SAVE | OPTS_BATCH | OPTS_DENOISE,
     .min_args = 1,
     .max_args = -1,
+    .transforms = 1u << WT_TRANSFORM_DWT | 1u << WT_TRANSFORM_SWT,
     .run = run_denoise,
 };

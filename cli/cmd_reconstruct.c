@@ -46,7 +46,7 @@ static wt_status reconstruct_file(pipeline *p, const char *in, const char *out)
     if (undecimated_is_sidecar(in))
         return undecimated_reconstruct_layers(p, in, out);
     double t0 = pipeline_seconds();
-    wt_status st = wt_npz_load_any(in, &pyr, &stack, &up, &meta);
+    wt_status st = wt_npz_load_any(in, &p->opt->load, &pyr, &stack, &up, &meta);
     pipeline_add_time(p, &p->stats.decode, t0);
     if (st == WT_OK && stack) {
         st = undecimated_reconstruct(p, &up, stack, &meta, in, out);
@@ -104,7 +104,7 @@ const cli_command cmd_reconstruct = {
         "output, type from --ext). With -O, each COEFFS (a file, or a directory walked\n"
         "for {COEFFS}) gives DIR/STEM[SUFFIX].EXT. Files of --transform swt or starlet\n"
         "are read as such; COEFFS may also be the NAME_layers.txt of decompose --layers.",
-    .groups = OPTS_ENGINE | OPTS_SAVE | OPTS_BATCH,
+    .groups = OPTS_ENGINE | OPTS_LOAD | OPTS_SAVE | OPTS_BATCH,
     .min_args = 1,
     .max_args = -1,
     .run = run_reconstruct,

@@ -195,5 +195,6 @@ const cli_command cmd_roundtrip = {
               OPTS_QUALITY | OPTS_THRESHOLD | OPTS_REPORT | OPTS_QUANT,
     .min_args = 1,
     .max_args = -1,
+    .transforms = CLI_TRANSFORMS_ALL,
     .run = run_roundtrip,
 };

@@ -743,12 +743,16 @@ static void set_defaults(cli_options *o)
 /* The options of the undecimated transforms go with their transform. */
 static int check_undecimated(const cli_command *cmd, const cli_options *o)
 {
-    /* the commands that implement them so far (denoise, stats: dwt only) */
-    if (o->transform != WT_TRANSFORM_DWT && strcmp(cmd->name, "decompose") != 0 &&
-        strcmp(cmd->name, "roundtrip") != 0 && strcmp(cmd->name, "bench") != 0)
-        return cli_usage_error(cmd->name, "--transform %s: '%s' takes --transform dwt only "
-                                          "for now",
-                               wt_transform_name(o->transform), cmd->name);
+    unsigned takes = cmd->transforms ? cmd->transforms : 1u << WT_TRANSFORM_DWT;
+    if (!(takes & 1u << o->transform)) {
+        char list[64] = "";
+        for (int t = WT_TRANSFORM_DWT; t <= WT_TRANSFORM_STARLET; t++)
+            if (takes & 1u << t)
+                snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s",
+                         list[0] ? " or " : "", wt_transform_name((wt_transform)t));
+        return cli_usage_error(cmd->name, "--transform %s: '%s' takes %s",
+                               wt_transform_name(o->transform), cmd->name, list);
+    }
     const char *swt_only = o->norm ? "--norm" : o->start_level ? "--start-level"
                            : o->all_approx ? "--all-approx" : NULL;
     if (swt_only && o->transform != WT_TRANSFORM_SWT)

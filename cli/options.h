@@ -51,6 +51,10 @@ enum {
 
 struct cli_options;
 
+/* cli_command.transforms: every transform (decompose, roundtrip, bench) */
+#define CLI_TRANSFORMS_ALL \
+    (1u << WT_TRANSFORM_DWT | 1u << WT_TRANSFORM_SWT | 1u << WT_TRANSFORM_STARLET)
+
 /* A subcommand: one cli/cmd_NAME.c defines `const cli_command cmd_NAME` and
  * cli/main.c lists it (help, dispatch). */
 typedef struct cli_command {
@@ -64,6 +68,8 @@ typedef struct cli_command {
     void (*defaults)(struct cli_options *o);
     /* The command's work once its options are parsed and checked; the exit code. */
     int (*run)(const struct cli_options *o);
+    /* The transforms --transform may name, a mask of 1u << wt_transform; 0: dwt only. */
+    unsigned transforms;
     /* A variant chosen by a first argument (bench --pipeline), or NULL. */
     const char *variant_flag;
     const struct cli_command *variant;

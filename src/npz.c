@@ -21,6 +21,7 @@
 #include <zlib.h>
 
 #include "image_codec.h"
+#include "input.h"
 #include "npz.h"
 #include "wavetool.h"
 
@@ -43,6 +44,7 @@
 #define META_CAP (64 * 1024)     /* JSON meta member */
 #define CENTRAL_DIR_CAP (4u << 20)
 #define READER_MEMBER_CAP 4096   /* members listed in a hostile directory */
+#define STREAM_CAP ((uint64_t)4 << 30) /* coefficient files read from a pipe */
 
 static uint64_t zip64_threshold = 0xffffffffu;
 
@@ -464,50 +466,51 @@ static wt_status read_at(const npz_reader *r, uint64_t offset, void *buf, uint64
     return WT_OK;
 }
 
-/* A stream (stdin, a pipe) read whole into memory. */
-static wt_status read_stream(npz_reader *r, int fd)
+/* The first bytes of a stream must be those of a zip file. */
+static wt_status check_npz_start(const uint8_t *data, size_t size, const char *name)
 {
-    size_t cap = 1 << 16, len = 0;
-    uint8_t *buf = malloc(cap);
-    for (;;) {
-        if (buf && len == cap) {
-            uint8_t *grown = cap <= SIZE_MAX / 2 ? realloc(buf, cap * 2) : NULL;
-            if (!grown)
-                free(buf);
-            buf = grown;
-            cap *= 2;
-        }
-        if (!buf)
-            return wt_error_set(WT_ERR_NOMEM, "%s: out of memory", r->name);
-        ssize_t n = read(fd, buf + len, cap - len);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0) {
-            r->mem = buf;
-            r->size = len;
-            return n < 0 ? wt_error_set(WT_ERR_IO, "%s: %s", r->name, strerror(errno)) : WT_OK;
-        }
-        len += (size_t)n;
-    }
+    if (wt_codec_npz.is_a(data, size))
+        return WT_OK;
+    return wt_error_set(WT_ERR_FORMAT, "%s: not a coefficient file (.npz: a zip archive)", name);
 }
 
-static wt_status reader_open(npz_reader *r, const char *path)
+/* A stream (stdin, a pipe, a device) read whole into memory: its first bytes
+ * checked before the rest is read, its size bounded by the coefficients that
+ * --max-pixels allows (4 channels of 4 bytes), at most 4 GiB. */
+static wt_status read_stream(npz_reader *r, int fd, uint64_t max_pixels)
+{
+    uint64_t limit = max_pixels ? max_pixels : WT_DEFAULT_MAX_PIXELS;
+    uint64_t cap = wt_input_cap(limit, 16, STREAM_CAP);
+    char cap_text[128];
+    if (cap == STREAM_CAP)
+        snprintf(cap_text, sizeof cap_text, "4 GiB (read larger coefficient files from a file)");
+    else
+        snprintf(cap_text, sizeof cap_text, "%llu MiB (the most --max-pixels %llu allows)",
+                 (unsigned long long)(cap >> 20), (unsigned long long)limit);
+    size_t size = 0;
+    wt_status st = wt_input_read(fd, r->name, 0, cap, cap_text, check_npz_start, &r->mem, &size);
+    r->size = size;
+    return st;
+}
+
+static wt_status reader_open(npz_reader *r, const char *path, uint64_t max_pixels)
 {
     memset(r, 0, sizeof *r);
     r->fd = -1;
     if (strcmp(path, "-") == 0) {
         r->name = "(stdin)";
-        return read_stream(r, STDIN_FILENO);
+        wt_status s = read_stream(r, STDIN_FILENO, max_pixels);
+        if (s == WT_OK && r->size == 0)
+            return wt_error_set(WT_ERR_FORMAT, "%s: empty file", r->name);
+        return s;
     }
     r->name = path;
-    r->fd = open(path, O_RDONLY | O_CLOEXEC);
     struct stat st;
-    if (r->fd < 0 || fstat(r->fd, &st) != 0)
-        return wt_error_set(WT_ERR_IO, "%s: %s", path, strerror(errno));
-    if (S_ISDIR(st.st_mode))
-        return wt_error_set(WT_ERR_IO, "%s: is a directory", path);
+    wt_status s = wt_input_open(path, &r->fd, &st);
+    if (s != WT_OK)
+        return s;
     if (!S_ISREG(st.st_mode)) { /* a pipe or device cannot be read at offsets */
-        wt_status s = read_stream(r, r->fd);
+        s = read_stream(r, r->fd, max_pixels);
         close(r->fd);
         r->fd = -1;
         if (s != WT_OK)
@@ -1354,20 +1357,26 @@ static wt_status read_stack(const npz_reader *r, const npz_directory *d, const w
     return st;
 }
 
-/* Any coefficient file; @p stack NULL: DWT files only. */
-static wt_status load_file(const char *path, wt_pyramid *pyr, float **stack, wt_uparams *up,
-                           wt_npz_meta *meta)
+/* Any coefficient file; @p stack NULL: DWT files only. The image it describes
+ * gets the limits of every image read (@p opt NULL: the defaults). */
+static wt_status load_file(const char *path, const wt_load_options *opt, wt_pyramid *pyr,
+                           float **stack, wt_uparams *up, wt_npz_meta *meta)
 {
     npz_reader r;
+    uint64_t max_pixels = opt && opt->max_pixels ? opt->max_pixels : WT_DEFAULT_MAX_PIXELS;
     memset(pyr, 0, sizeof *pyr);
     if (stack)
         *stack = NULL;
     npz_directory *d = malloc(sizeof *d);
-    wt_status st = d ? reader_open(&r, path) : wt_error_set(WT_ERR_NOMEM, "out of memory");
+    wt_status st = d ? reader_open(&r, path, max_pixels)
+                     : wt_error_set(WT_ERR_NOMEM, "out of memory");
     if (st == WT_OK)
         st = read_directory(&r, d);
     if (st == WT_OK)
         st = read_meta(&r, d, meta);
+    if (st == WT_OK)
+        st = wt_check_dimensions(r.name, "coefficient file's", meta->width, meta->height,
+                                 max_pixels);
     int undecimated = st == WT_OK && meta->transform != WT_TRANSFORM_DWT;
     if (undecimated && !stack)
         st = wt_error_set(WT_ERR_UNSUPPORTED, "%s: holds an undecimated (%s) transform",
@@ -1392,20 +1401,22 @@ static wt_status load_file(const char *path, wt_pyramid *pyr, float **stack, wt_
 
 wt_status wt_npz_load(const char *path, wt_pyramid *pyr, wt_npz_meta *meta)
 {
-    return load_file(path, pyr, NULL, NULL, meta);
+    return load_file(path, NULL, pyr, NULL, NULL, meta);
 }
 
-wt_status wt_npz_load_any(const char *path, wt_pyramid *pyr, float **stack, wt_uparams *params,
-                          wt_npz_meta *meta)
+wt_status wt_npz_load_any(const char *path, const wt_load_options *opt, wt_pyramid *pyr,
+                          float **stack, wt_uparams *params, wt_npz_meta *meta)
 {
-    return load_file(path, pyr, stack, params, meta);
+    return load_file(path, opt, pyr, stack, params, meta);
 }
 
 /* ---- the registry's row ------------------------------------------------ */
 
+/* A zip's first member, or the end record of an empty one. */
 static int is_npz(const uint8_t *data, size_t size)
 {
-    return wt_starts_like(data, size, "PK\x03\x04", 4);
+    return wt_starts_like(data, size, "PK\x03\x04", 4) ||
+           wt_starts_like(data, size, "PK\x05\x06", 4);
 }
 
 static const char *const npz_extensions[] = {"npz", NULL};

@@ -235,7 +235,7 @@ wt_status wt_image_to_planes(const wt_image *img, float *planes);
 void wt_image_from_planes(wt_image *img, const float *planes);
 
 /* ------------------------------------------------------------------------ */
-/** @name Image files (src/image_io.c, png_io.c, jpeg_io.c)
+/** @name Image files (src/image_io.c, format.c, png_io.c, jpeg_io.c, tiff_io.c)
  * Every message names the file: "in.png: truncated PNG data". */
 
 /** Limits and policy for decoding untrusted files. */
@@ -249,6 +249,8 @@ typedef struct wt_load_options {
 } wt_load_options;
 
 #define WT_DEFAULT_MAX_PIXELS ((uint64_t)1 << 30)
+/** Width and height of every image read, at most (below 2^24), whatever its format. */
+#define WT_MAX_SIDE ((1u << 24) - 1)
 /** Peak memory of decompose/roundtrip per sample (pixel x channel), measured
  *  14-19 bytes (4096x4096 gray 8-bit: 238-266 MB; 2048x2048 RGBA 16-bit:
  *  266-311 MB), with headroom. */
@@ -424,9 +426,11 @@ wt_status wt_npz_save_stack(const char *path, const wt_uparams *params, const fl
                             const wt_npz_meta *meta);
 /** Read any coefficient file: a DWT file into @p pyr (*@p stack NULL), an
  *  undecimated one into *@p stack (malloc'ed, wt_ustack_bands x C x h x w;
- *  @p params from its meta; pyr left empty). */
-wt_status wt_npz_load_any(const char *path, wt_pyramid *pyr, float **stack, wt_uparams *params,
-                          wt_npz_meta *meta);
+ *  @p params from its meta; pyr left empty); @p stack NULL: DWT files only.
+ *  The image the file describes gets the limits of @p opt (max_pixels, width
+ *  and height below 2^24; NULL = defaults) before anything is allocated. */
+wt_status wt_npz_load_any(const char *path, const wt_load_options *opt, wt_pyramid *pyr,
+                          float **stack, wt_uparams *params, wt_npz_meta *meta);
 
 /* ------------------------------------------------------------------------ */
 /** @name Mosaics and metrics (src/mosaic.c, src/metrics.c) */
