@@ -60,10 +60,13 @@ static void fill_meta(const wt_params *params, const wt_image *img, wt_npz_meta 
     meta->color = img->color;
 }
 
-/* --depth, or the input's depth as the output format holds it (JPEG: 8) */
+/* --depth, or 8 for a diverging map (8-bit RGB whatever the input), or the
+ * input's depth as the output format holds it (JPEG: 8) */
 static int mosaic_depth(const cli_options *o, const wt_image *img, wt_file_format format)
 {
-    return o->depth ? o->depth : wt_format_depth(format, img->bit_depth);
+    if (o->depth)
+        return o->depth;
+    return o->style.colormap == WT_COLORMAP_DIVERGING ? 8 : wt_format_depth(format, img->bit_depth);
 }
 
 /* The channels a mosaic shows (--alpha): @p img itself, or into @p view its
@@ -134,7 +137,7 @@ static wt_status write_coefficients(pipeline *p, const wt_image *img, const wt_p
     wt_status st = forward_image(p, img, params, in, &pyr);
     if (st == WT_OK) {
         fill_meta(params, img, &meta);
-        double t0 = pipeline_seconds();
+        double t0 = wt_seconds();
         st = wt_npz_save(out, &pyr, &meta);
         pipeline_add_time(p, &p->stats.encode, t0);
     }

@@ -108,6 +108,9 @@ static int check_denoise_options(const cli_options *o)
         return cli_usage_error("denoise", "--threshold and --rule exclude each other");
     if (o->denoise.ycbcr && o->denoise.noise == WT_NOISE_POISSON)
         return cli_usage_error("denoise", "--ycbcr and --noise poisson exclude each other");
+    if (o->norm || o->start_level || o->all_approx)
+        return cli_usage_error("denoise", "--norm, --start-level and --all-approx do not "
+                                          "apply to denoise");
     if (o->transform == WT_TRANSFORM_SWT &&
         (o->denoise.ycbcr || o->denoise.noise == WT_NOISE_POISSON || o->denoise.cycle_spin))
         return cli_usage_error("denoise", "--transform swt goes without --ycbcr, --noise "

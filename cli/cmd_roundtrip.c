@@ -119,7 +119,7 @@ static wt_status roundtrip_file(pipeline *p, const char *in, const char *out,
         st = alloc_like(&img, in, &back);
     roundtrip_job job = {&params, &img, &back, o, &r->kept, &r->bpp};
     if (st == WT_OK && undecimated)
-        st = undecimated_roundtrip(p, &img, in, &back); /* cli/undecimated.c */
+        st = undecimated_roundtrip(p, &img, in, &back, &r->kept); /* cli/undecimated.c */
     else if (st == WT_OK)
         st = pipeline_engine_run(p,
                                  o->threshold != THRESHOLD_NONE || o->qstep > 0.0
@@ -170,6 +170,8 @@ static int run_roundtrip(const cli_options *o)
                              o->threshold != THRESHOLD_NONE, 0, o->qstep};
     FILE *report = o->output && strcmp(o->output, "-") == 0 ? stderr : stdout;
     int rc = cli_check_output("roundtrip", o, o->output, WT_HOLDS_IMAGE);
+    if (rc == CLI_CONTINUE && o->transform != WT_TRANSFORM_DWT && o->qstep > 0.0)
+        rc = cli_usage_error("roundtrip", "--qstep applies to --transform dwt");
     if (rc == CLI_CONTINUE)
         rc = pipeline_run_files(&ctx.pipe, o, &plan, roundtrip_one, &ctx, report,
                                 roundtrip_header);
@@ -190,7 +192,8 @@ const cli_command cmd_roundtrip = {
         "dead-zone quantiser of step Q (midpoint reconstruction) and adds the estimated\n"
         "bits per pixel (entropy of every band's indices at step Q). -o writes the reconstruction ('-': standard output,\n"
         "the report then goes to standard error); -O DIR writes one per input.\n"
-        "Inputs may be directories (walked for {IMAGES}).",
+        "Inputs may be directories (walked for {IMAGES}). --transform swt|starlet:\n"
+        "--keep/--threshold act on the undecimated detail bands, --keep ranking by |c|.",
     .groups = OPTS_TRANSFORM | OPTS_ENGINE | OPTS_LOAD | OPTS_SAVE | OPTS_BATCH | OPTS_OUTPUT |
               OPTS_QUALITY | OPTS_THRESHOLD | OPTS_REPORT | OPTS_QUANT,
     .min_args = 1,

@@ -13,6 +13,7 @@
 #include "pipeline.h"
 #include "stats_plot.h"
 #include "stats_report.h"
+#include "undecimated.h"
 
 typedef struct stats_ctx {
     pipeline pipe;
@@ -45,12 +46,30 @@ static wt_status stats_on(wt_engine *e, void *arg)
     return st;
 }
 
+/* --transform swt|starlet: the band stack on the engine, the figures on the host. */
+static wt_status stack_figures_of(stats_ctx *ctx, const wt_image *img, const char *file,
+                                  file_figures *f)
+{
+    wt_uparams up;
+    float *stack = NULL;
+    wt_status st = undecimated_forward(&ctx->pipe, img, file, &up, &stack);
+    if (st == WT_OK) {
+        f->params.levels = up.levels;
+        f->border = up.border;
+        st = figures_compute_stack(&up, stack, f);
+    }
+    free(stack);
+    return st;
+}
+
 static wt_status figures_of(stats_ctx *ctx, const char *file, file_figures *f)
 {
     const cli_options *o = ctx->opt;
     wt_image img = {0};
     wt_status st = pipeline_load(&ctx->pipe, file, &img);
-    if (st == WT_OK)
+    f->transform = o->transform;
+    f->params = o->params;
+    if (st == WT_OK && o->transform == WT_TRANSFORM_DWT)
         st = pipeline_params_for(o, &img, file, &f->params);
     if (st == WT_OK) {
         f->layout = img;
@@ -59,8 +78,12 @@ static wt_status figures_of(stats_ctx *ctx, const char *file, file_figures *f)
         f->eps = isnan(o->eps) ? f->qstep : o->eps;
         f->file = strdup(file);
         stats_job job = {&img, f};
-        st = f->file ? pipeline_engine_run(&ctx->pipe, stats_on, &job, file)
-                     : wt_error_set(WT_ERR_NOMEM, "out of memory");
+        if (!f->file)
+            st = wt_error_set(WT_ERR_NOMEM, "out of memory");
+        else if (o->transform != WT_TRANSFORM_DWT)
+            st = stack_figures_of(ctx, &img, file, f);
+        else
+            st = pipeline_engine_run(&ctx->pipe, stats_on, &job, file);
     }
     wt_image_free(&img);
     return st;
@@ -133,6 +156,9 @@ static int write_plot(stats_ctx *ctx, int rc)
 static int check_plot(const cli_options *o)
 {
     size_t len = o->plot ? strlen(o->plot) : 0;
+    if (o->all_approx)
+        return cli_usage_error("stats", "--all-approx: stats reports the bands of "
+                                        "trim_approx=True (cA, cH1..cD1)");
     if (o->plot && (len < 4 || strcmp(o->plot + len - 4, ".svg") != 0))
         return cli_usage_error("stats", "--plot %s: the chart is SVG; name it FILE.svg", o->plot);
     return CLI_CONTINUE;
@@ -170,9 +196,12 @@ const cli_command cmd_stats = {
         "the estimated bits per pixel of the whole image. --plot writes an SVG bar\n"
         "chart of the energy share per band: one bar per file for up to 6 files, else\n"
         "their mean with min-max whiskers. Inputs may be directories (walked for\n"
-        "{IMAGES}).",
+        "{IMAGES}). --transform swt|starlet: the same figures over the undecimated\n"
+        "bands (SWT cA, cH{l}, cV{l}, cD{l}; starlet c, w1..wL), all of the image's\n"
+        "size; bpp then counts every band, so it exceeds the decimated one.",
     .groups = OPTS_TRANSFORM | OPTS_ENGINE | OPTS_LOAD | OPTS_REPORT | OPTS_QUANT | OPTS_STATS,
     .min_args = 1,
     .max_args = -1,
     .run = run_stats,
+    .transforms = CLI_TRANSFORMS_ALL,
 };

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdint.h>
 
 double figures_default_qstep(int bit_depth)
 {
@@ -127,8 +128,175 @@ void figures_free(file_figures *f)
     f->nbands = 0;
 }
 
-void figures_band_name(const wt_band_ref *r, char *buf, size_t size)
+void figures_band_name(wt_transform t, const wt_band_ref *r, char *buf, size_t size)
 {
     static const char letters[] = "AHVD";
-    snprintf(buf, size, "c%c%d", letters[r->band], r->level);
+    if (t == WT_TRANSFORM_STARLET && r->band == WT_BAND_A)
+        snprintf(buf, size, "c");
+    else if (t == WT_TRANSFORM_STARLET)
+        snprintf(buf, size, "w%d", r->level);
+    else if (t == WT_TRANSFORM_SWT && r->band == WT_BAND_A)
+        snprintf(buf, size, "cA");
+    else
+        snprintf(buf, size, "c%c%d", letters[r->band], r->level);
+}
+
+char figures_orientation(wt_transform t, const wt_band_ref *r)
+{
+    if (t == WT_TRANSFORM_STARLET)
+        return r->band == WT_BAND_A ? 'A' : 'W';
+    return "AHVD"[r->band];
+}
+
+/* ---- undecimated band stacks, on the host ----------------------------------- */
+
+/* The bands of a stack in report order, with their index in the stack. */
+static size_t stack_bands(const wt_uparams *up, int channels, wt_band_ref *sel, int *index)
+{
+    size_t n = 0;
+    const int L = up->levels;
+    for (int c = 0; c < channels; c++) {
+        sel[n] = (wt_band_ref){L, WT_BAND_A, c};
+        index[n++] = wt_ustack_index(up, up->transform == WT_TRANSFORM_STARLET ? 0 : L, WT_BAND_A);
+    }
+    if (up->transform == WT_TRANSFORM_STARLET) {
+        for (int j = 1; j <= L; j++)
+            for (int c = 0; c < channels; c++) {
+                sel[n] = (wt_band_ref){j, WT_BAND_H, c};
+                index[n++] = wt_ustack_index(up, j, WT_BAND_H);
+            }
+        return n;
+    }
+    for (int l = L; l >= 1; l--)
+        for (int b = WT_BAND_H; b <= WT_BAND_D; b++)
+            for (int c = 0; c < channels; c++) {
+                sel[n] = (wt_band_ref){l, (wt_band)b, c};
+                index[n++] = wt_ustack_index(up, l, (wt_band)b);
+            }
+    return n;
+}
+
+static wt_band_stats plane_stats(const float *v, size_t n, double eps)
+{
+    wt_band_stats s = {.count = n, .min = INFINITY, .max = -INFINITY};
+    for (size_t i = 0; i < n; i++) {
+        double c = v[i], a = fabs(c);
+        s.sum += c;
+        s.sum_sq += c * c;
+        s.min = c < s.min ? c : s.min;
+        s.max = c > s.max ? c : s.max;
+        s.max_abs = a > s.max_abs ? a : s.max_abs;
+        s.zeros += c == 0.0;
+        s.at_most += a <= eps;
+    }
+    return s;
+}
+
+/* The k-th smallest of @p a (n > k), by selection; @p a is reordered. */
+static float select_kth(float *a, size_t n, size_t k)
+{
+    size_t lo = 0, hi = n - 1;
+    while (lo < hi) {
+        float pivot = a[lo + (hi - lo) / 2];
+        size_t i = lo, j = hi;
+        while (i <= j) {
+            while (a[i] < pivot)
+                i++;
+            while (a[j] > pivot)
+                j--;
+            if (i <= j) {
+                float t = a[i];
+                a[i] = a[j];
+                a[j] = t;
+                i++;
+                if (j == 0)
+                    break;
+                j--;
+            }
+        }
+        if (k <= j)
+            hi = j;
+        else if (k >= i)
+            lo = i;
+        else
+            return a[k];
+    }
+    return a[k];
+}
+
+/* numpy's median of |v| (the mean of the two middle values for an even n). */
+static double median_abs(const float *v, size_t n, float *work)
+{
+    for (size_t i = 0; i < n; i++)
+        work[i] = fabsf(v[i]);
+    double hi = select_kth(work, n, n / 2);
+    if (n % 2)
+        return hi;
+    double lo = work[0];
+    for (size_t i = 1; i < n / 2; i++) /* the largest of the lower half */
+        lo = work[i] > lo ? work[i] : lo;
+    return (lo + hi) / 2.0;
+}
+
+static int compare_int64(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* Entropy in bits of the dead-zone indices sign(c) floor(|c| / step). */
+static double plane_entropy(const float *v, size_t n, double step, int64_t *q)
+{
+    for (size_t i = 0; i < n; i++) {
+        double m = floor(fabs((double)v[i]) / step);
+        m = m < 9e18 ? m : 9e18;
+        q[i] = v[i] < 0 ? -(int64_t)m : (int64_t)m;
+    }
+    qsort(q, n, sizeof *q, compare_int64);
+    double bits = 0.0;
+    for (size_t i = 0, run; i < n; i += run) {
+        for (run = 1; i + run < n && q[i + run] == q[i]; run++)
+            ;
+        double p = (double)run / (double)n;
+        bits -= p * log2(p);
+    }
+    return bits;
+}
+
+wt_status figures_compute_stack(const wt_uparams *up, const float *stack, file_figures *f)
+{
+    const int C = f->layout.channels;
+    const size_t h = f->layout.height, w = f->layout.width, plane = h * w;
+    size_t n = (size_t)C * (size_t)wt_ustack_bands(up);
+    wt_band_ref *sel = malloc(n * sizeof *sel);
+    int *index = malloc(n * sizeof *index);
+    float *work = malloc(plane * sizeof *work);
+    int64_t *q = malloc(plane * sizeof *q);
+    f->bands = calloc(n, sizeof *f->bands);
+    wt_status st = sel && index && work && q && f->bands
+                       ? WT_OK : wt_error_set(WT_ERR_NOMEM, "out of memory");
+    double energy[4] = {0};
+    f->nbands = st == WT_OK ? stack_bands(up, C, sel, index) : 0;
+    for (size_t i = 0; i < f->nbands; i++) {
+        band_figures *b = &f->bands[i];
+        const float *v = stack + ((size_t)index[i] * (size_t)C + (size_t)sel[i].channel) * plane;
+        b->ref = sel[i];
+        b->rows = h;
+        b->cols = w;
+        b->s = plane_stats(v, plane, f->eps);
+        b->mad_sigma = median_abs(v, plane, work);
+        b->entropy = plane_entropy(v, plane, f->qstep, q);
+        energy[sel[i].channel] += b->s.sum_sq;
+    }
+    f->bpp = 0.0;
+    for (size_t i = 0; i < f->nbands; i++) {
+        derive(&f->bands[i], energy[sel[i].channel]);
+        f->bpp += (double)f->bands[i].s.count * f->bands[i].entropy;
+    }
+    f->bpp /= (double)plane;
+    free(sel);
+    free(index);
+    free(work);
+    free(q);
+    return st;
 }

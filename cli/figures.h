@@ -26,6 +26,8 @@ typedef struct file_figures {
     char *file;
     wt_image layout; /* size, channels, depth (pixels NULL) */
     wt_params params;
+    wt_transform transform; /* dwt, or the undecimated swt / starlet */
+    wt_border border;       /* starlet */
     double qstep, eps;
     double bpp; /* sum over bands of count x entropy, per pixel of the image */
     size_t nbands;
@@ -39,13 +41,22 @@ double figures_default_qstep(int bit_depth);
  * params, qstep and eps set by the caller. */
 wt_status figures_compute(const wt_epyramid *ep, file_figures *f);
 
+/* The same figures over an undecimated band stack (wt_uforward, trim_approx:
+ * no all_approx), computed on the host: SWT cA_L then cH, cV, cD from the
+ * coarsest level; starlet c, w1..wL. f->layout, params, transform, qstep, eps
+ * set by the caller. */
+wt_status figures_compute_stack(const wt_uparams *up, const float *stack, file_figures *f);
+
 /* Estimated bits per pixel of the whole pyramid at step @p qstep (every band,
  * every channel, zeroth-order entropy), per pixel of a @p pixels image. */
 wt_status figures_bpp(const wt_epyramid *ep, double qstep, double pixels, double *bpp);
 
 void figures_free(file_figures *f);
 
-/* "cA3", "cH1", ... */
-void figures_band_name(const wt_band_ref *r, char *buf, size_t size);
+/* "cA3", "cH1", ...; SWT "cA", "cH1" (as its .npz); starlet "c", "w1" (ref
+ * level L band A: c; level j band H: w_j). */
+void figures_band_name(wt_transform t, const wt_band_ref *r, char *buf, size_t size);
+/* The orientation letter of a band: A, H, V, D; starlet A (c) or W (w_j). */
+char figures_orientation(wt_transform t, const wt_band_ref *r);
 
 #endif

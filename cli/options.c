@@ -762,10 +762,6 @@ static int check_undecimated(const cli_command *cmd, const cli_options *o)
                                           "periodic; dwt takes -m)");
     if (o->layers && o->transform == WT_TRANSFORM_DWT)
         return cli_usage_error(cmd->name, "--layers applies to --transform swt or starlet");
-    if (o->transform != WT_TRANSFORM_DWT && o->threshold != THRESHOLD_NONE)
-        return cli_usage_error(cmd->name, "--keep and --threshold apply to --transform dwt");
-    if (o->transform != WT_TRANSFORM_DWT && o->qstep > 0.0)
-        return cli_usage_error(cmd->name, "--qstep applies to --transform dwt");
     if (o->transform == WT_TRANSFORM_SWT && o->params.wavelet->kind != WT_KIND_FILTER_BANK)
         return cli_usage_error(cmd->name, "--transform swt: %s is a JPEG 2000 wavelet; use a "
                                           "filter-bank one (bior4.4 for cdf97, bior2.2 for "

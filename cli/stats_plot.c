@@ -186,7 +186,7 @@ static void draw(strbuf *sb, const category *cats, size_t ncat, const file_figur
               a.ymin, a.ymax, PLOT_H);
     for (size_t i = 0; i < ncat; i++) {
         char name[16];
-        figures_band_name(&cats[i].ref, name, sizeof name);
+        figures_band_name(files[0].transform, &cats[i].ref, name, sizeof name);
         double x0 = MARGIN_L + slot * (double)i + slot * 0.1;
         for (size_t g = 0; g < groups; g++)
             bar(sb, x0 + w * (double)g, w, per_file ? cats[i].share[g] : cats[i].mean, &a,

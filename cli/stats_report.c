@@ -14,14 +14,26 @@ static const char *channel_name(int channels, int c)
 
 /* ---- text ----------------------------------------------------------------- */
 
+/* "haar, symmetric" (dwt), "swt haar" or "starlet, border mirror". */
+static void transform_text(const file_figures *f, char *buf, size_t size)
+{
+    if (f->transform == WT_TRANSFORM_STARLET)
+        snprintf(buf, size, "starlet, border %s", wt_border_name(f->border));
+    else if (f->transform == WT_TRANSFORM_SWT)
+        snprintf(buf, size, "swt %s", f->params.wavelet->name);
+    else
+        snprintf(buf, size, "%s, %s", f->params.wavelet->name, wt_mode_name(f->params.mode));
+}
+
 static void text_head(strbuf *sb, const file_figures *f)
 {
-    sb_printf(sb, "%s: %ux%u, %d channel%s, %d-bit; %s, %s, %d level%s; qstep %g, eps %g: "
+    char transform[96];
+    transform_text(f, transform, sizeof transform);
+    sb_printf(sb, "%s: %ux%u, %d channel%s, %d-bit; %s, %d level%s; qstep %g, eps %g: "
                   "%.4f bpp\n",
               f->file, f->layout.width, f->layout.height, f->layout.channels,
-              f->layout.channels > 1 ? "s" : "", f->layout.bit_depth, f->params.wavelet->name,
-              wt_mode_name(f->params.mode), f->params.levels, f->params.levels == 1 ? "" : "s",
-              f->qstep, f->eps, f->bpp);
+              f->layout.channels > 1 ? "s" : "", f->layout.bit_depth, transform,
+              f->params.levels, f->params.levels == 1 ? "" : "s", f->qstep, f->eps, f->bpp);
     sb_printf(sb, "  %-5s %-2s %11s %10s %10s %10s %10s %10s %8s %7s %7s %10s %7s\n", "band", "ch",
               "shape", "mean", "std", "min", "max", "max|c|", "energy%", "zero%", "near0%",
               "mad_sigma", "H_bits");
@@ -30,7 +42,7 @@ static void text_head(strbuf *sb, const file_figures *f)
 static void text_band(strbuf *sb, const file_figures *f, const band_figures *b)
 {
     char name[16], shape[32];
-    figures_band_name(&b->ref, name, sizeof name);
+    figures_band_name(f->transform, &b->ref, name, sizeof name);
     snprintf(shape, sizeof shape, "%zux%zu", b->rows, b->cols);
     sb_printf(sb, "  %-5s %-2s %11s %10.4g %10.4g %10.4g %10.4g %10.4g %8.4f %7.3f %7.3f %10.4g "
                   "%7.4f\n",
@@ -50,13 +62,13 @@ static void json_number(strbuf *sb, const char *key, double v)
         sb_number(sb, REPORT_JSON, v);
 }
 
-static void json_band(strbuf *sb, const band_figures *b, int first)
+static void json_band(strbuf *sb, const file_figures *f, const band_figures *b, int first)
 {
     char name[16];
-    figures_band_name(&b->ref, name, sizeof name);
+    figures_band_name(f->transform, &b->ref, name, sizeof name);
     sb_printf(sb, "%s{\"band\":\"%s\",\"level\":%d,\"orientation\":\"%c\",\"channel\":%d,"
                   "\"rows\":%zu,\"cols\":%zu",
-              first ? "" : ",", name, b->ref.level, "AHVD"[b->ref.band], b->ref.channel, b->rows,
+              first ? "" : ",", name, b->ref.level, figures_orientation(f->transform, &b->ref), b->ref.channel, b->rows,
               b->cols);
     json_number(sb, "mean", b->mean);
     json_number(sb, "std", b->std);
@@ -80,12 +92,15 @@ static void json_file(strbuf *sb, const file_figures *f)
                   "\"wavelet\":\"%s\",\"mode\":\"%s\",\"levels\":%d",
               f->layout.width, f->layout.height, f->layout.channels, f->layout.bit_depth,
               f->params.wavelet->name, wt_mode_name(f->params.mode), f->params.levels);
+    sb_printf(sb, ",\"transform\":\"%s\"", wt_transform_name(f->transform));
+    if (f->transform == WT_TRANSFORM_STARLET)
+        sb_printf(sb, ",\"border\":\"%s\"", wt_border_name(f->border));
     json_number(sb, "qstep", f->qstep);
     json_number(sb, "eps", f->eps);
     json_number(sb, "bpp", f->bpp);
     sb_printf(sb, ",\"bands\":[");
     for (size_t i = 0; i < f->nbands; i++)
-        json_band(sb, &f->bands[i], i == 0);
+        json_band(sb, f, &f->bands[i], i == 0);
     sb_printf(sb, "]}\n");
 }
 
@@ -94,7 +109,7 @@ static void json_file(strbuf *sb, const file_figures *f)
 static const char tsv_columns[] =
     "file\twidth\theight\tchannels\tbit_depth\twavelet\tmode\tlevels\tqstep\teps\tbpp\tband\t"
     "level\torientation\tchannel\trows\tcols\tmean\tstd\tmin\tmax\tmax_abs\tenergy\t"
-    "energy_share\tzero_fraction\tnear_zero_fraction\tmad_sigma\tentropy\n";
+    "energy_share\tzero_fraction\tnear_zero_fraction\tmad_sigma\tentropy\ttransform\n";
 
 static void tsv_values(strbuf *sb, const double *v, size_t n)
 {
@@ -110,19 +125,19 @@ static void tsv_values(strbuf *sb, const double *v, size_t n)
 static void tsv_band(strbuf *sb, const file_figures *f, const band_figures *b)
 {
     char name[16];
-    figures_band_name(&b->ref, name, sizeof name);
+    figures_band_name(f->transform, &b->ref, name, sizeof name);
     sb_tsv_field(sb, f->file);
     sb_printf(sb, "\t%u\t%u\t%d\t%d\t%s\t%s\t%d", f->layout.width, f->layout.height,
               f->layout.channels, f->layout.bit_depth, f->params.wavelet->name,
               wt_mode_name(f->params.mode), f->params.levels);
     tsv_values(sb, (const double[]){f->qstep, f->eps, f->bpp}, 3);
-    sb_printf(sb, "\t%s\t%d\t%c\t%d\t%zu\t%zu", name, b->ref.level, "AHVD"[b->ref.band],
+    sb_printf(sb, "\t%s\t%d\t%c\t%d\t%zu\t%zu", name, b->ref.level, figures_orientation(f->transform, &b->ref),
               b->ref.channel, b->rows, b->cols);
     const double v[] = {b->mean,       b->std,           b->s.min,           b->s.max,
                         b->s.max_abs,  b->s.sum_sq,      b->energy_share,    b->zero_fraction,
                         b->near_zero_fraction, b->mad_sigma, b->entropy};
     tsv_values(sb, v, sizeof v / sizeof *v);
-    sb_printf(sb, "\n");
+    sb_printf(sb, "\t%s\n", wt_transform_name(f->transform));
 }
 
 void stats_report_header(report_format format, FILE *out)

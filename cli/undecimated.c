@@ -429,15 +429,122 @@ wt_status undecimated_reconstruct(pipeline *p, const wt_uparams *up, const float
     return st;
 }
 
-wt_status undecimated_roundtrip(pipeline *p, const wt_image *img, const char *in, wt_image *back)
+/* ---- --keep and --threshold on the detail bands ------------------------------------ */
+
+/* The detail planes of a stack (all but cA_l and c) in stack order, each of
+ * C x h x w floats; returns their number of bands. */
+static int detail_bands(const wt_uparams *up, int *index)
+{
+    int nb = wt_ustack_bands(up), n = 0;
+    for (int i = 0; i < nb; i++) {
+        int approx = up->transform == WT_TRANSFORM_STARLET && i == wt_ustack_index(up, 0, WT_BAND_A);
+        for (int l = 1; up->transform == WT_TRANSFORM_SWT && l <= up->levels; l++)
+            approx |= i == wt_ustack_index(up, l, WT_BAND_A);
+        if (!approx)
+            index[n++] = i;
+    }
+    return n;
+}
+
+static void threshold_plane(float *v, size_t n, double t, int soft)
+{
+    for (size_t i = 0; i < n; i++) {
+        double a = fabs((double)v[i]);
+        if (a < t || (soft && a == t))
+            v[i] = 0.0f;
+        else if (soft)
+            v[i] = (float)(v[i] < 0 ? -(a - t) : a - t);
+    }
+}
+
+static int compare_float(const void *a, const void *b)
+{
+    float x = *(const float *)a, y = *(const float *)b;
+    return (x > y) - (x < y);
+}
+
+/* The @p k largest |c| kept (ties: the first in stack order), the others zeroed. */
+static wt_status keep_largest(float *stack, const int *index, int nd, size_t plane, size_t k,
+                              const char *file)
+{
+    size_t n = (size_t)nd * plane;
+    float *mag = k > 0 && k < n ? malloc(n * sizeof *mag) : NULL;
+    if (k > 0 && k < n && !mag)
+        return wt_error_set(WT_ERR_NOMEM, "%s: out of memory for --keep", shown(file));
+    float cut = k == 0 ? INFINITY : 0.0f;
+    size_t ties = 0;
+    if (mag) {
+        for (int b = 0; b < nd; b++)
+            for (size_t i = 0; i < plane; i++)
+                mag[(size_t)b * plane + i] = fabsf(stack[(size_t)index[b] * plane + i]);
+        qsort(mag, n, sizeof *mag, compare_float);
+        cut = mag[n - k]; /* the k-th largest */
+        size_t above = 0;
+        while (above < n && mag[n - 1 - above] > cut)
+            above++;
+        ties = k - above;
+        free(mag);
+    }
+    for (int b = 0; b < nd && k < n; b++)
+        for (float *v = stack + (size_t)index[b] * plane, *end = v + plane; v < end; v++) {
+            float a = fabsf(*v);
+            if (a < cut || (a == cut && ties == 0))
+                *v = 0.0f;
+            else if (a == cut)
+                ties--;
+        }
+    return WT_OK;
+}
+
+/* Fraction of the detail coefficients left nonzero (1 when there are none). */
+static double kept_fraction(const float *stack, const int *index, int nd, size_t plane)
+{
+    size_t nonzero = 0;
+    for (int b = 0; b < nd; b++)
+        for (size_t i = 0; i < plane; i++)
+            nonzero += stack[(size_t)index[b] * plane + i] != 0.0f;
+    return nd > 0 && plane > 0 ? (double)nonzero / ((double)nd * (double)plane) : 1.0;
+}
+
+/* roundtrip --keep F / --threshold T on the details of @p stack (host). */
+static wt_status threshold_stack(const cli_options *o, const wt_uparams *up, const wt_image *img,
+                                 float *stack, const char *file, double *kept)
+{
+    int index[4 * WT_MAX_LEVELS + 1];
+    int nd = detail_bands(up, index);
+    size_t plane = (size_t)img->height * img->width * (size_t)img->channels;
+    wt_status st = WT_OK;
+    if (o->threshold == THRESHOLD_KEEP)
+        st = keep_largest(stack, index, nd, plane,
+                          (size_t)llround(o->threshold_value * (double)nd * (double)plane), file);
+    else
+        for (int b = 0; b < nd; b++)
+            threshold_plane(stack + (size_t)index[b] * plane, plane, o->threshold_value,
+                            o->threshold == THRESHOLD_SOFT);
+    *kept = kept_fraction(stack, index, nd, plane);
+    return st;
+}
+
+wt_status undecimated_roundtrip(pipeline *p, const wt_image *img, const char *in, wt_image *back,
+                                double *kept)
 {
     wt_uparams up;
     float *stack = NULL;
     wt_status st = uparams_for(p->opt, img, in, &up);
     if (st == WT_OK)
         st = forward(p, img, &up, in, &stack);
+    if (st == WT_OK && p->opt->threshold != THRESHOLD_NONE)
+        st = threshold_stack(p->opt, &up, img, stack, in, kept);
     if (st == WT_OK)
         st = inverse(p, &up, stack, in, back);
     free(stack);
     return st;
+}
+
+wt_status undecimated_forward(pipeline *p, const wt_image *img, const char *in, wt_uparams *up,
+                              float **stack)
+{
+    *stack = NULL;
+    wt_status st = uparams_for(p->opt, img, in, up);
+    return st == WT_OK ? forward(p, img, up, in, stack) : st;
 }

@@ -182,6 +182,19 @@ def main():
             matches(mosaic(tmp, src, "--colormap", "diverging", "--transfer", "sqrt"),
                     expected(img, colormap="diverging", transfer_kind="sqrt")[0],
                     f"--colormap diverging of {name}")
+        # a 16-bit input: the diverging map is 8-bit RGB all the same
+        gray16 = os.path.join(tmp, "g16.png")
+        Image.fromarray((make(os.path.join(tmp, "g8.png"), 1, seed=5)[..., 0] * 257)
+                        .astype(np.uint16), mode="I;16").save(gray16)
+        out16 = os.path.join(tmp, "d16.png")
+        run("decompose", "-l", str(LEVELS), "--colormap", "diverging", gray16, out16)
+        with open(out16, "rb") as f:
+            ihdr = f.read(26)  # PIL shows 16-bit RGB as RGB: read the PNG header's depth, colour type
+        check(ihdr[24] == 8 and ihdr[25] == 2,
+              f"--colormap diverging of a 16-bit input: PNG depth {ihdr[24]}, colour type {ihdr[25]}, not 8-bit RGB")
+        matches(mosaic(tmp, gray16, "--colormap", "diverging"),
+                expected(coefficients(gray16, tmp), colormap="diverging")[0],
+                "--colormap diverging of a 16-bit input")
 
         # grid: white lines over the first row/column of each level's details
         got = mosaic(tmp, gray, "--grid")[..., 0]

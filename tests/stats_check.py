@@ -9,6 +9,9 @@ and the entropy of the dead-zone quantiser indices exactly on wavetool's own
 coefficients (decompose to .npz) and within float32 boundary effects on
 pywt's; bpp from the entropies. Then --plot (bar heights parsed from the SVG),
 roundtrip --qstep (PSNR of the quantised reconstruction, bpp) and errors.
+--transform swt against numpy on pywt.swt2(trim_approx=True) and starlet
+against a starlet built from scipy.ndimage.convolve1d (mode 'mirror'), every
+figure of every full-size band.
 Usage: stats_check.py WAVETOOL.  Exit 77 (skip) without numpy, pywt or PIL."""
 import json
 import math
@@ -21,9 +24,10 @@ import xml.etree.ElementTree as ET
 try:
     import numpy as np
     import pywt
+    import scipy.ndimage as ndi
     from PIL import Image
 except ImportError:
-    print("numpy, pywt or PIL missing: skipped")
+    print("numpy, pywt, scipy or PIL missing: skipped")
     sys.exit(77)
 
 WT = sys.argv[1]
@@ -172,6 +176,88 @@ def check_case(tmp, i, case):
     return path, img
 
 
+UCASES = [  # transform, wavelet, levels, channels, bits, height, width
+    ("swt", "db2", 2, 3, 8, 40, 32),
+    ("swt", "haar", 1, 1, 16, 23, 31),  # any size: not pywt's; cA still checked by definition
+    ("starlet", "haar", 3, 1, 8, 37, 29),
+    ("starlet", "haar", 2, 3, 8, 5, 6),
+]
+
+
+def np_starlet(x, levels):
+    """c_L, w1..wL: B3-spline a trous, scipy.ndimage 'mirror' border."""
+    c = x.astype(np.float64)
+    ws = []
+    for j in range(1, levels + 1):
+        step = 1 << (j - 1)
+        k = np.zeros(4 * step + 1)
+        k[::step] = np.array([1, 4, 6, 4, 1]) / 16
+        s = ndi.convolve1d(ndi.convolve1d(c, k, axis=-1, mode="mirror"), k, axis=-2, mode="mirror")
+        ws.append(c - s)
+        c = s
+    return [("c", c)] + [(f"w{j}", w) for j, w in enumerate(ws, 1)]
+
+
+def swt_bands(plane, wavelet, levels):
+    coeffs = pywt.swt2(plane, wavelet, level=levels, trim_approx=True)
+    out = [("cA", coeffs[0])]
+    for i, det in enumerate(coeffs[1:]):
+        out += [(f"c{o}{levels - i}", d) for o, d in zip("HVD", det)]
+    return out
+
+
+def check_undecimated(tmp, i, case):
+    transform, wavelet, levels, channels, bits, h, w = case
+    name = f"{transform} {wavelet} l{levels} {channels}ch {bits}-bit {w}x{h}"
+    path = os.path.join(tmp, f"u{i}.png")
+    img = make_image(path, channels, bits, h, w, 50 + i)
+    q = 2.0 ** bits / 256
+    opts = ["--transform", transform, "-w", wavelet, "-l", str(levels)]
+    rep = json.loads(run("stats", "--format", "json", *opts, path).stdout)
+    npz = os.path.join(tmp, f"u{i}.npz")
+    run("decompose", *opts, path, npz)
+    z = np.load(npz)
+    check(rep["transform"] == transform and rep["levels"] == levels, f"{name}: header")
+    bands = {(b["band"], b["channel"]): b for b in rep["bands"]}
+    nb = 1 + (levels if transform == "starlet" else 3 * levels)
+    check(len(bands) == channels * nb, f"{name}: {len(bands)} bands, want {channels * nb}")
+    pywt_ok = h % (1 << levels) == 0 and w % (1 << levels) == 0
+    bits_total = 0.0
+    for ch in range(channels):
+        x = img[..., ch]
+        if transform == "starlet":
+            ref_bands = np_starlet(x, levels)
+        elif pywt_ok:
+            ref_bands = swt_bands(x, wavelet, levels)
+        else:  # only wavetool's own coefficients: the figures on them
+            ref_bands = [(k, z[k][ch].astype(np.float64)) for k in z.files if k != "meta"]
+        total = sum(float((np.asarray(c) ** 2).sum()) for _, c in ref_bands)
+        for bname, c in ref_bands:
+            got = bands[(bname, ch)]
+            own = expected(z[bname][ch].astype(np.float64), q, q)
+            check_band(name, got, expected(c, q, q), own, max(1.0, np.abs(c).max()))
+            share = 100 * float((np.asarray(c) ** 2).sum()) / total if total else 0.0
+            check(close(got["energy_share"], share, 1e-5 * 100), f"{name} {bname}: share")
+            bits_total += own["entropy"] * h * w
+    check(close(rep["bpp"], bits_total / (w * h), 1e-8 * rep["bpp"]), f"{name}: bpp {rep['bpp']}")
+    tsv = run("stats", "--format", "tsv", *opts, path).stdout.splitlines()
+    head = tsv[0].split("\t")
+    check(len(tsv) == 1 + len(bands), f"{name}: tsv has {len(tsv)} lines")
+    for line in tsv[1:]:
+        row = dict(zip(head, line.split("\t")))
+        b = bands[(row["band"], int(row["channel"]))]
+        check(row["transform"] == transform, f"{name}: tsv transform")
+        for k in ("mean", "std", "energy_share", "entropy", "mad_sigma"):
+            check(close(float(row[k]), b[k], 1e-8 * max(1, abs(b[k]))), f"{name}: tsv {k}")
+    text = run("stats", *opts, path).stdout
+    check(f" {transform}" in text.splitlines()[0], f"{name}: text head names the transform")
+    svg = os.path.join(tmp, f"u{i}.svg")
+    run("stats", *opts, "--plot", svg, path)
+    _, _, bars, _ = svg_bars(svg)
+    check(sorted(b[0] for b in bars) == sorted({k for k, _ in bands}),
+          f"{name}: plot bands {[b[0] for b in bars]}")
+
+
 def svg_bars(path):
     root = ET.parse(path).getroot()
     ns = "{http://www.w3.org/2000/svg}"
@@ -273,6 +359,9 @@ def main():
         for i, case in enumerate(CASES):
             inputs.append(check_case(tmp, i, case))
             print(f"ok stats {case[:7]}")
+        for i, case in enumerate(UCASES):
+            check_undecimated(tmp, i, case)
+            print(f"ok stats {case}")
         rgb = [inputs[1], inputs[3]]
         check_plot(tmp, [inputs[0], rgb[0]])
         print("ok --plot")

@@ -87,6 +87,48 @@ expect "swt -l 5 any size: PSNR inf" grep -q "	inf	" "$out"
 case_ "roundtrip starlet --border nearest -l 6 on 1x1" 0 "" "$WT" roundtrip --transform starlet --border nearest -l 6 --format tsv one.png
 expect "starlet on 1x1: PSNR inf" grep -q "	inf	" "$out"
 
+# ---- roundtrip --keep / --threshold: the details of the band stack ----------------------
+# numpy on wavetool's own bands (.npz): keep the k largest |c| of the details
+# (ties: first in stack order) or threshold them, then pywt.iswt2 / the sum.
+case_ "roundtrip starlet --keep 0.1" 0 "" "$WT" roundtrip --transform starlet -l 3 --keep 0.1 --format json rgb8.png -o k_st.png
+cp "$out" k_st.json
+case_ "starlet to .npz (-l 3)" 0 "" "$WT" decompose --transform starlet -l 3 rgb8.png k_st.npz
+expect "starlet --keep 0.1 = numpy: the largest tenth of w1..w3, summed with c" $PY -c '
+import json, numpy as np
+from PIL import Image
+z = np.load("k_st.npz"); rep = json.load(open("k_st.json"))
+det = np.stack([z["w%d" % j] for j in (1, 2, 3)]).astype(np.float64)
+mag = np.abs(det).ravel(); k = int(round(0.1 * mag.size))
+order = np.argsort(-mag, kind="stable")
+keep = np.zeros(mag.size, bool); keep[order[:k]] = True
+det = np.where(keep.reshape(det.shape), det, 0.0)
+back = np.clip(np.rint(z["c"].astype(np.float64) + det.sum(0)), 0, 255).transpose(1, 2, 0)
+got = np.asarray(Image.open("k_st.png"), np.float64)
+assert np.abs(got - back).max() <= 1 and (got != back).mean() < 0.01, np.abs(got - back).max()
+assert abs(rep["kept"] - (det != 0).mean()) < 1e-9, (rep["kept"], (det != 0).mean())
+assert abs(rep["kept"] - 0.1) < 0.01 and rep["psnr"] < 60, rep'
+case_ "roundtrip swt --threshold 20 --soft" 0 "" "$WT" roundtrip --transform swt -w db2 -l 3 --threshold 20 --soft --format json sq.png -o t_s.png
+cp "$out" t_s.json
+case_ "roundtrip swt --threshold 20 (hard)" 0 "" "$WT" roundtrip --transform swt -w db2 -l 3 --threshold 20 --format json sq.png -o t_h.png
+cp "$out" t_h.json
+expect "swt --threshold soft/hard = pywt.threshold + pywt.iswt2 on pywt.swt2" $PY -c '
+import json, numpy as np, pywt
+from PIL import Image
+x = np.asarray(Image.open("sq.png"), np.float64)
+co = pywt.swt2(x, "db2", level=3, trim_approx=True)
+for mode, png, js in (("soft", "t_s.png", "t_s.json"), ("hard", "t_h.png", "t_h.json")):
+    th = [co[0]] + [tuple(pywt.threshold(d, 20, mode) for d in det) for det in co[1:]]
+    back = np.clip(np.rint(pywt.iswt2(th, "db2")), 0, 255)
+    got = np.asarray(Image.open(png), np.float64)
+    assert np.abs(got - back).max() <= 1 and (got != back).mean() < 0.01, (mode, np.abs(got - back).max())
+    kept = np.mean([(d != 0).mean() for det in th[1:] for d in det])
+    rep = json.load(open(js))
+    assert abs(rep["kept"] - kept) < 2e-3 and 0 < kept < 1, (mode, rep["kept"], kept)'
+case_ "roundtrip swt --keep 1 keeps everything" 0 "" "$WT" roundtrip --transform swt --keep 1 --format tsv rgb8.png
+expect "swt --keep 1: PSNR inf" grep -q "	inf	" "$out"
+case_ "roundtrip starlet --keep 0" 0 "" "$WT" roundtrip --transform starlet --keep 0 --format json rgb8.png
+expect "starlet --keep 0: kept 0" grep -q '"kept":0[,}]' "$out"
+
 # ---- mosaics and layers -------------------------------------------------------------
 case_ "swt mosaic" 0 "" "$WT" decompose --transform swt -l 3 rgb8.png ms.png
 expect "swt mosaic: 4 tiles wide, 3 rows (148x87)" test "$($TOOL info ms.png)" = "148 87 3 8"
@@ -126,9 +168,8 @@ case_ "--norm without swt" 2 "wavetool: --norm applies to --transform swt*" "$WT
 case_ "--border with swt" 2 "wavetool: --border applies to --transform starlet*" "$WT" decompose --transform swt --border nearest rgb8.png x.png
 case_ "swt with a JPEG 2000 wavelet" 2 "wavetool: --transform swt: cdf97 is a JPEG 2000 wavelet*" "$WT" roundtrip --transform swt -w cdf97 rgb8.png
 case_ "--layers without swt/starlet" 2 "wavetool: --layers applies to --transform swt or starlet*" "$WT" decompose --layers rgb8.png x.png
-case_ "--keep with swt" 2 "wavetool: --keep and --threshold apply to --transform dwt*" "$WT" roundtrip --transform swt --keep 0.1 rgb8.png
 case_ "--qstep with starlet" 2 "wavetool: --qstep applies to --transform dwt*" "$WT" roundtrip --transform starlet --qstep 4 rgb8.png
-case_ "stats --transform swt (not yet)" 2 "wavetool: --transform swt: 'stats' takes dwt*" "$WT" stats --transform swt rgb8.png
+case_ "stats --all-approx" 2 "wavetool: --all-approx: stats reports the bands of trim_approx=True*" "$WT" stats --transform swt --all-approx rgb8.png
 case_ "-l 0 with swt" 1 "wavetool: rgb8.png: --transform swt needs at least 1 level*" "$WT" decompose --transform swt -l 0 rgb8.png x.png
 case_ "--layers to .jpg" 1 "wavetool: *lay.jpg: --layers writes 16-bit PNG layers*" "$WT" decompose --transform starlet --layers rgb8.png lay.jpg
 expect "nothing written for x.png" test ! -e x.png
