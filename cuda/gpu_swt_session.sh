@@ -37,7 +37,7 @@ echo "gpu_check --undecimated-only exit $?"
 tail -n 2 "$out/gate.log"
 [ -n "${SKIP_DENOISE:-}" ] && exit 0
 mkdir -p /tmp/ph && build-gpu/bench/make-photos -q --count 1 --size 3840x2160 --format png /tmp/ph/
-img=$(ls /tmp/ph/*.png | head -1)
+img=$(find /tmp/ph -name "*.png" | head -n 1)
 for dev in cuda cpu; do
     for cs in 0 3; do
         [ $dev = cpu ] && [ $cs = 3 ] && continue
@@ -46,7 +46,7 @@ for dev in cuda cpu; do
 done
 mkdir -p /tmp/dn /tmp/dn2
 cp "$img" /tmp/ph/a.png
-for i in $(seq 1 15); do cp "$img" /tmp/ph/p$i.png; done
+for i in $(seq 1 15); do cp "$img" "/tmp/ph/p$i.png"; done
 rm -f /tmp/ph/photo-*.png
 s=$(date +%s.%N); build-gpu/cli/wavetool denoise --device cuda -O /tmp/dn /tmp/ph/*.png >"$out/dn.log" 2>&1; echo "denoise -O cuda 16 files rc=$? $(awk "BEGIN{print $(date +%s.%N) - $s}") s"
 s=$(date +%s.%N); build-gpu/cli/wavetool roundtrip --device cuda -w haar -l 1 -O /tmp/dn2 /tmp/ph/*.png >"$out/rt.log" 2>&1; echo "roundtrip -O haar 1 level cuda (decode+encode+tiny transform) 16 files rc=$? $(awk "BEGIN{print $(date +%s.%N) - $s}") s"
