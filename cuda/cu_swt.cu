@@ -88,7 +88,7 @@ WT_DEV void row_taps(const cu_ulevel &L, const float *__restrict__ row, int x, b
 /* One level of one channel (blockIdx.z) for a tile of L.ty x CU_UTX outputs;
  * NT > 0: the tap count known at compile time (loops unrolled). */
 template <int MODE, int NT>
-WT_GLOBAL void WT_LAUNCH_BOUNDS(CU_UTHREADS)
+WT_GLOBAL void WT_LAUNCH_BOUNDS(MODE == UMODE_SWT_INVERSE ? CU_UTHREADS_INV : CU_UTHREADS)
     ulevel_kernel(const WT_GRID_CONST cu_ulevel L, const float *in0, const float *in1,
                   const float *in2, const float *in3, float *out0, float *out1, float *out2,
                   float *out3, size_t plane)
@@ -277,7 +277,7 @@ static wt_status launch_level(cu_engine *ce, const cu_ulevel &L, int channels, c
     if (grid.y > 65535)
         return wt_error_set(WT_ERR_LIMIT, "image too tall for the GPU undecimated transform");
     size_t smem = usmem_bytes(L.rows);
-    dim3 block(CU_UTX, CU_UTHREADS / CU_UTX);
+    dim3 block(CU_UTX, (MODE == UMODE_SWT_INVERSE ? CU_UTHREADS_INV : CU_UTHREADS) / CU_UTX);
     /* the hot tap counts unrolled: haar 2, db2 4, starlet 5, db3 6, db4 8 */
     void (*kernel)(const cu_ulevel, const float *, const float *, const float *, const float *,
                    float *, float *, float *, float *, size_t) = ulevel_kernel<MODE, 0>;
