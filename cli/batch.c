@@ -11,7 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #define MAX_WALK_DEPTH 64
@@ -32,6 +34,42 @@ char *batch_strdupf(const char *fmt, ...)
         va_end(ap);
     }
     return s;
+}
+
+/* The item this worker thread works on (batch_note). */
+static _Thread_local batch_item *current_item;
+
+void batch_note(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    if (n < 0)
+        return;
+    char *line = malloc((size_t)n + 1);
+    if (!line)
+        return;
+    va_start(ap, fmt);
+    vsnprintf(line, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    if (!current_item) {
+        fprintf(stderr, "wavetool: %s\n", line);
+    } else {
+        const char *old = current_item->notes ? current_item->notes : "";
+        char *joined = batch_strdupf("%swavetool: %s\n", old, line);
+        if (joined) {
+            free(current_item->notes);
+            current_item->notes = joined;
+        }
+    }
+    free(line);
+}
+
+void batch_count_pixels(double pixels)
+{
+    if (current_item)
+        current_item->pixels += pixels;
 }
 
 static int out_of_memory(void)
@@ -343,6 +381,7 @@ void batch_free(batch *b)
         free(b->items[i].output);
         free(b->items[i].report);
         free(b->items[i].message);
+        free(b->items[i].notes);
     }
     free(b->items);
     memset(b, 0, sizeof *b);
@@ -360,7 +399,15 @@ typedef struct runner {
     char *finished_flags;
     int progress; /* a progress line on the terminal */
     size_t done, failed, skipped;
+    double started, last_drawn, pixels;
 } runner;
+
+static double now_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
 
 /* Checks that need no decoding: the output must not be the input; -n. */
 static void preflight(const batch_run_options *opt, batch_item *it)
@@ -388,6 +435,49 @@ static void clear_progress(const runner *r)
         fputs("\r\033[K", stderr);
 }
 
+/* "1:02:03" or "2:03" */
+static void format_duration(char *buf, size_t size, double s)
+{
+    int t = s < 0 ? 0 : (s > 359999 ? 359999 : (int)(s + 0.5));
+    if (t >= 3600)
+        snprintf(buf, size, "%d:%02d:%02d", t / 3600, t / 60 % 60, t % 60);
+    else
+        snprintf(buf, size, "%d:%02d", t / 60, t % 60);
+}
+
+static int terminal_columns(void)
+{
+    struct winsize ws;
+    return ioctl(STDERR_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0 ? ws.ws_col : 80;
+}
+
+/* One line, redrawn in place at most 10 times a second: a bar, percent,
+ * files done of all, files/s, MPixel/s and the time left at this rate. */
+static void draw_progress(runner *r)
+{
+    double t = now_seconds(), elapsed = t - r->started;
+    if (t - r->last_drawn < 0.1 && r->last_drawn > 0)
+        return;
+    r->last_drawn = t;
+    double fraction = (double)r->finished / (double)r->b->count;
+    double rate = elapsed > 0 ? (double)r->finished / elapsed : 0;
+    char eta[32] = "?", line[160], bar[21];
+    if (rate > 0)
+        format_duration(eta, sizeof eta, (double)(r->b->count - r->finished) / rate);
+    int filled = (int)(fraction * 20);
+    for (int i = 0; i < 20; i++)
+        bar[i] = i < filled ? '#' : '.';
+    bar[20] = '\0';
+    int n = snprintf(line, sizeof line, "wavetool: [%s] %3d%% %zu/%zu files, %.1f files/s, "
+                                        "%.1f MPixel/s, ETA %s",
+                     bar, (int)(fraction * 100), r->finished, r->b->count, rate,
+                     elapsed > 0 ? r->pixels / elapsed / 1e6 : 0.0, eta);
+    int cols = terminal_columns() - 1; /* the last column would wrap on some terminals */
+    if (n > cols && cols > 0)
+        line[cols] = '\0';
+    fprintf(stderr, "\r\033[K%s", line);
+}
+
 /* Print what finished items have to say, in input order, and the progress
  * line after item @p just_done. Called locked. */
 static void flush_in_order(runner *r, size_t just_done)
@@ -397,6 +487,10 @@ static void flush_in_order(runner *r, size_t just_done)
         r->done += it->state == ITEM_DONE;
         r->failed += it->state == ITEM_FAILED;
         r->skipped += it->state == ITEM_SKIPPED;
+        if (it->notes) {
+            clear_progress(r);
+            fputs(it->notes, stderr);
+        }
         if (it->message) {
             clear_progress(r);
             fprintf(stderr, "wavetool: %s\n", it->message);
@@ -406,9 +500,9 @@ static void flush_in_order(runner *r, size_t just_done)
             fflush(r->opt->report);
         }
     }
+    r->pixels += r->b->items[just_done].pixels;
     if (r->progress && r->finished < r->b->count)
-        fprintf(stderr, "\r\033[Kwavetool: [%zu/%zu] %s", r->finished, r->b->count,
-                r->b->items[just_done].input);
+        draw_progress(r);
 }
 
 static void *worker(void *arg)
@@ -422,8 +516,10 @@ static void *worker(void *arg)
             break;
         batch_item *it = &r->b->items[i];
         preflight(r->opt, it);
+        current_item = it;
         if (it->state == ITEM_PENDING)
             r->work(r->ctx, it);
+        current_item = NULL;
         pthread_mutex_lock(&r->lock);
         r->finished_flags[i] = 1;
         r->finished++;
@@ -458,6 +554,7 @@ int batch_run(batch *b, const batch_run_options *opt, batch_work work, void *ctx
         return 1;
     }
     r.progress = b->is_batch && !opt->quiet && isatty(STDERR_FILENO);
+    r.started = now_seconds();
     pthread_mutex_init(&r.lock, NULL);
     for (int t = 1; t < jobs; t++)
         if (pthread_create(&tids[started], NULL, worker, &r) == 0)

@@ -14,6 +14,8 @@ typedef struct batch_item {
     item_state state;
     char *report;    /* text for the report stream, or NULL */
     char *message;   /* one line for stderr (no "wavetool: "), or NULL */
+    char *notes;     /* warnings and -v lines for stderr, each ending in '\n', or NULL */
+    double pixels;   /* pixels read, for the progress line's MPixel/s */
 } batch_item;
 
 typedef struct batch {
@@ -73,6 +75,18 @@ int batch_plan_files(batch *b, const batch_plan *plan, char **args, int nargs);
 /* Record the outcome of work on an item: done, or failed with the library's
  * message (which names the file). */
 void batch_item_result(batch_item *it, int status);
+
+/* A line for stderr about the item this worker thread is on (printed with
+ * "wavetool: " in input order, before its message); straight to stderr
+ * outside batch_run. */
+void batch_note(const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 1, 2)))
+#endif
+    ;
+
+/* Count @p pixels read for the item this worker thread is on. */
+void batch_count_pixels(double pixels);
 
 /* Format into a new string (NULL when out of memory). */
 char *batch_strdupf(const char *fmt, ...)

@@ -69,7 +69,7 @@ static void print_help(FILE *out)
           "bytes in the same run. GB/s counts 8 bytes per sample per level (each level\n"
           "reads and writes each sample of its input once).\n\n"
           "Options:\n"
-          "  --device DEV          cuda, cuda:N, cpu or auto (default cuda)\n"
+          "  --device DEV          auto (default: first GPU, else CPU), cuda, cuda:N or cpu\n"
           "  -w, --wavelet LIST    wavelets, comma-separated or repeated (default haar)\n"
           "  -m, --mode LIST       modes (default symmetric)\n"
           "      --method LIST     auto, conv, lifting (default auto); combinations a\n"
@@ -201,7 +201,7 @@ static int parse_options(int argc, char **argv, bench_opts *o)
         {NULL, 0, NULL, 0},
     };
     memset(o, 0, sizeof *o);
-    o->device = "cuda";
+    o->device = "auto";
     o->levels = 3;
     o->batch = 1;
     o->repeat = 20;
@@ -642,6 +642,8 @@ int cmd_bench(int argc, char **argv)
         fprintf(stderr, "wavetool: %s\n", wt_error_message());
         return EXIT_SOME_FAILED;
     }
+    if (strcmp(o.device, "auto") == 0 && wt_engine_is_cpu(e) && wt_warning_message()[0])
+        fprintf(stderr, "wavetool: %s; measuring the CPU engine\n", wt_warning_message());
     int failed = 0;
     if (o.host_path) {
         if (host_path(e, &o) != WT_OK) {

@@ -166,8 +166,11 @@ int pipeline_open(pipeline *p, const cli_options *opt, int workers)
     wt_status st;
     if (strcmp(list, "all") == 0 || strchr(list, ','))
         st = open_gpu_list(p, list);
-    else if ((st = pool_add(p, opt->device)) == WT_OK && wt_engine_is_cpu(p->engines[0]))
+    else if ((st = pool_add(p, opt->device)) == WT_OK && wt_engine_is_cpu(p->engines[0])) {
+        if (opt->verbose && strcmp(opt->device, "auto") == 0 && wt_warning_message()[0])
+            fprintf(stderr, "wavetool: %s; using the CPU engine\n", wt_warning_message());
         st = open_more_cpu_engines(p, workers, threads);
+    }
     if (st != WT_OK) {
         pool_close(p);
         fprintf(stderr, "wavetool: %s\n", wt_error_message());
@@ -324,6 +327,8 @@ static wt_status load_timed(pipeline *p, const char *file, wt_image *img)
     double t0 = seconds();
     wt_status st = wt_image_load(file, &p->opt->load, img);
     double dt = seconds() - t0;
+    if (st == WT_OK && wt_warning_message()[0] && !p->opt->quiet)
+        batch_note("warning: %s", wt_warning_message());
     pthread_mutex_lock(&p->lock);
     p->stats.decode += dt;
     if (st == WT_OK) {
@@ -331,6 +336,8 @@ static wt_status load_timed(pipeline *p, const char *file, wt_image *img)
         p->stats.pixels += (double)img->width * img->height;
     }
     pthread_mutex_unlock(&p->lock);
+    if (st == WT_OK)
+        batch_count_pixels((double)img->width * img->height);
     return st;
 }
 
@@ -359,14 +366,18 @@ static wt_status params_for(const cli_options *o, const wt_image *img, const cha
 {
     *p = o->params;
     int max = wt_max_level(img->height, img->width, p->wavelet);
+    if (!o->levels_max && !o->levels_given && p->levels > max && o->verbose)
+        batch_note("%s: %d level%s instead of the default %d: a %ux%u image with %s allows at "
+                   "most %d (-l N to insist)",
+                   shown(file), max, max == 1 ? "" : "s", p->levels, img->width, img->height,
+                   p->wavelet->name, max);
+    else if (o->levels_given && !o->levels_max && p->levels > max && !o->quiet)
+        batch_note("warning: %s: %d levels on a %ux%u image with %s, deeper than its "
+                   "dwt_max_level %d: computed as pywt.wavedec2 does (boundary effects "
+                   "dominate the deepest bands)",
+                   shown(file), p->levels, img->width, img->height, p->wavelet->name, max);
     if (o->levels_max || (!o->levels_given && p->levels > max))
         p->levels = max;
-    else if (p->levels > max)
-        return wt_error_set(WT_ERR_INVALID,
-                            "%s: %d level%s too deep for a %ux%u image with %s (at most %d; "
-                            "use -l max)",
-                            shown(file), p->levels, p->levels == 1 ? " is" : "s is", img->width,
-                            img->height, p->wavelet->name, max);
     return name_error(wt_params_resolve(p), file);
 }
 

@@ -9,6 +9,7 @@
 
 one_line() { [ "$(printf '%s\n' "$err" | grep -c .)" -eq 1 ]; }
 has_pywt() { $TOOL has-pywt; }
+same_pixels() { "$WT" compare --format tsv "$1" "$2" | tail -1 | grep -q "	inf	"; }
 
 # ---- inputs ------------------------------------------------------------------
 $TOOL png rgb8.png 37 29 rgb 8 random 1
@@ -49,7 +50,15 @@ expect "wavelets json parses" $PY -c "import json,sys; [json.loads(l) for l in o
 case_ "decompose mosaic" 0 "" "$WT" decompose -l 2 rgb8.png m.png
 expect "mosaic is 8-bit RGB of coeffs_to_array's size (37x29 haar -l 2: 10+10+19 x 8+8+15)" \
     test "$($TOOL info m.png)" = "39 31 3 8"
-case_ "decompose -v says the engine" 0 "wavetool: engine: *" "$WT" decompose -v -l 1 rgb8.png m1.png
+case_ "decompose -v says the engine" 0 "*wavetool: engine: *" "$WT" decompose -v -l 1 rgb8.png m1.png
+# issue 20 item 6: -v says why the GPU engine was not used; bench defaults to auto
+case_ "decompose -v says why the GPU was not used" 0 \
+    "wavetool: GPU engine not used: *; using the CPU engine*wavetool: engine: cpu*" \
+    env CUDA_VISIBLE_DEVICES= "$WT" decompose -v -l 1 rgb8.png m1.png
+case_ "bench defaults to --device auto (CPU without a GPU, said why)" 0 \
+    "wavetool: GPU engine not used: *; measuring the CPU engine" \
+    env CUDA_VISIBLE_DEVICES= "$WT" bench --size 64x48 --repeat 1 --forward
+expect "bench on the CPU reports the cpu engine" grep -q "^# cpu" "$out"
 case_ "decompose to .npz" 0 "" "$WT" decompose -w db2 -m periodization -l 2 gray16.png c16.npz
 case_ "decompose 16-bit mosaic is 16-bit" 0 "" "$WT" decompose -l 1 gray16.png m16.png
 expect "16-bit input, 16-bit mosaic" test "$($TOOL info m16.png | cut -d' ' -f4)" = 16
@@ -258,9 +267,36 @@ case_ "levels: 12abc rejected" 2 "wavetool: invalid argument '12abc' for option 
     "$WT" decompose -l 12abc rgb8.png e/out.png
 case_ "jobs: 2x rejected" 2 "wavetool: invalid argument '2x' for option --jobs*" \
     "$WT" decompose -j 2x rgb8.png e/out.png
-case_ "levels too deep" 1 \
-    "wavetool: tiny4.png: 3 levels is too deep for a 4x4 image with db3 (at most 0; use -l max)" \
-    "$WT" decompose -w db3 -l 3 tiny4.png e/out.png
+# issue 20 item 12: deeper than dwt_max_level is computed as pywt.wavedec2, one warning
+case_ "levels deeper than dwt_max_level: computed, one warning" 0 \
+    "wavetool: warning: tiny4.png: 3 levels on a 4x4 image with db3, deeper than its dwt_max_level 0: computed as pywt.wavedec2 does*" \
+    "$WT" decompose -w db3 -l 3 tiny4.png e/deep.npz
+expect "deep levels: one line" one_line
+case_ "levels deeper than dwt_max_level: -q silences the warning" 0 "" \
+    "$WT" decompose -q -w db3 -l 3 tiny4.png e/deep.npz
+if has_pywt; then
+    $TOOL png deep35.png 5 3 gray 8 random 12
+    for spec in "db3 symmetric 3 tiny4.png" "haar symmetric 4 deep35.png" \
+        "db2 periodization 4 deep35.png" "sym4 zero 3 odd.png" "coif1 periodic 5 deep35.png"; do
+        set -- $spec
+        case_ "-l $3 deeper than dwt_max_level: $1 $2 $4" 0 "wavetool: warning: *" \
+            "$WT" decompose -w "$1" -m "$2" -l "$3" "$4" e/deep.npz
+        expect "-l $3 deeper than dwt_max_level: $1 $2 $4 = pywt.wavedec2 (shapes and values)" \
+            $TOOL check-npz e/deep.npz "$4" "$1" "$2" "$3"
+        case_ "-l $3 deeper: $1 $2 $4 reconstructs exactly" 0 "" \
+            "$WT" reconstruct e/deep.npz e/deep.png
+        expect "-l $3 deeper: $1 $2 $4 reconstruction = input" same_pixels e/deep.png "$4"
+    done
+    rm -f e/deep.png
+else
+    skip "deep levels against PyWavelets" "no numpy/pywt for $PY"
+fi
+rm -f e/deep.npz
+case_ "default levels reduced: -v says so" 0 \
+    "*wavetool: tiny4.png: 0 levels instead of the default 3: a 4x4 image with db3 allows at most 0*" \
+    "$WT" decompose -v -w db3 tiny4.png e/def.png
+case_ "default levels reduced: silent without -v" 0 "" "$WT" decompose -w db3 tiny4.png e/def.png
+rm -f e/def.png
 case_ "levels max on the same image" 0 "" "$WT" decompose -w db3 -l max tiny4.png e/max.png
 rm -f e/max.png
 case_ "unknown extension" 2 "wavetool: out.bmp: unknown output type*" "$WT" decompose rgb8.png out.bmp
