@@ -461,15 +461,15 @@ static void draw_progress(runner *r)
     r->last_drawn = t;
     double fraction = (double)r->finished / (double)r->b->count;
     double rate = elapsed > 0 ? (double)r->finished / elapsed : 0;
-    char eta[32] = "?", line[160], bar[21];
+    char eta[32] = "?", line[160], bar[11];
     if (rate > 0)
         format_duration(eta, sizeof eta, (double)(r->b->count - r->finished) / rate);
-    int filled = (int)(fraction * 20);
-    for (int i = 0; i < 20; i++)
+    int filled = (int)(fraction * 10);
+    for (int i = 0; i < 10; i++)
         bar[i] = i < filled ? '#' : '.';
-    bar[20] = '\0';
-    int n = snprintf(line, sizeof line, "wavetool: [%s] %3d%% %zu/%zu files, %.1f files/s, "
-                                        "%.1f MPixel/s, ETA %s",
+    bar[10] = '\0';
+    int n = snprintf(line, sizeof line, "wavetool: [%s] %3d%% %zu/%zu %.1f files/s "
+                                        "%.1f MPixel/s ETA %s",
                      bar, (int)(fraction * 100), r->finished, r->b->count, rate,
                      elapsed > 0 ? r->pixels / elapsed / 1e6 : 0.0, eta);
     int cols = terminal_columns() - 1; /* the last column would wrap on some terminals */

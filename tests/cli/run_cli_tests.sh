@@ -253,6 +253,12 @@ case_ "truncated PNG" 1 "wavetool: trunc.png: *" "$WT" decompose trunc.png e/out
 expect "truncated PNG: one line" one_line
 case_ "truncated JPEG (strict)" 1 "wavetool: trunc.jpg: *" "$WT" decompose trunc.jpg e/out.png
 expect "truncated JPEG: one line" one_line
+# issue 20 item 9: --lenient says what it recovered from
+case_ "truncated JPEG --lenient: recovered, with a warning" 0 \
+    "wavetool: warning: trunc.jpg: corrupt JPEG data recovered (--lenient): Premature end of JPEG file" \
+    "$WT" decompose --lenient trunc.jpg e/lenient.png
+case_ "truncated JPEG --lenient -q: no warning" 0 "" "$WT" decompose -q --lenient trunc.jpg e/lenient.png
+rm -f e/lenient.png
 case_ "over --max-pixels" 1 "wavetool: rgb8.png: *" "$WT" decompose --max-pixels 1000 rgb8.png e/out.png
 expect "no output after errors" no_temp_files e
 case_ "unknown wavelet with suggestion" 2 \
@@ -407,6 +413,37 @@ fi
 cp trunc.png pb/zz.png
 case_ "bench --pipeline: a bad file stops it" 1 "*wavetool: pb/zz.png: *" \
     "$WT" bench --pipeline --device cpu -j 1 pb
+
+# issue 20 item 14: on a terminal a one-line progress bar; nothing of it in a pipe
+progress_on_pty() { # OUT CMD...: CMD's stderr through a pseudo-terminal into OUT
+    local dest=$1
+    shift
+    $PY -c '
+import os, subprocess, sys
+master, slave = os.openpty()
+p = subprocess.Popen(sys.argv[2:], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=slave)
+os.close(slave)
+data = b""
+while True:
+    try:
+        chunk = os.read(master, 4096)
+    except OSError:
+        break
+    if not chunk:
+        break
+    data += chunk
+open(sys.argv[1], "wb").write(data)
+sys.exit(p.wait())' "$dest" "$@"
+}
+mkdir -p pbar
+for i in 0 1 2 3 4 5 6 7 8 9; do cp rgb8.png "pbar/p$i.png"; done
+progress_on_pty pty.txt "$WT" decompose -j 1 -l 1 -O pbarout pbar
+expect "progress on a terminal: bar, percent, files/s, MPixel/s, ETA, redrawn in place" \
+    grep -qaE $'\r\033\\[Kwavetool: \\[#*\\.*\\] +[0-9]+% [0-9]+/10 [0-9.]+ files/s [0-9.]+ MPixel/s ETA [0-9:?]+' pty.txt
+expect "progress on a terminal: the summary on a cleared line" \
+    grep -qa $'\r\033\\[Kwavetool: 10 files: 10 done, 0 failed' pty.txt
+case_ "no progress in a pipe or log: the summary alone" 0 "wavetool: 10 files: 10 done, 0 failed" \
+    "$WT" decompose -j 1 -l 1 -O pbarout pbar
 
 # ---- data safety: Ctrl-C leaves no temporary file ------------------------------------
 $TOOL png h1.png 1500 1500 rgb 8 random 11
