@@ -18,9 +18,6 @@
 
 #define MAX_WALK_DEPTH 64
 
-const char *const batch_image_exts[] = {"png", "jpg", "jpeg", NULL};
-const char *const batch_npz_exts[] = {"npz", NULL};
-
 char *batch_strdupf(const char *fmt, ...)
 {
     va_list ap;
@@ -109,13 +106,11 @@ int batch_add_single(batch *b, const char *input, const char *output)
     return 0;
 }
 
-static int has_ext(const char *name, const char *const *exts)
+/* 1 when @p name's extension names a format that holds any of @p holds */
+static int has_ext(const char *name, unsigned holds)
 {
-    const char *dot = strrchr(name, '.');
-    for (int i = 0; dot && exts[i]; i++)
-        if (strcasecmp(dot + 1, exts[i]) == 0)
-            return 1;
-    return 0;
+    const wt_format_info *info = wt_format_describe(wt_format_from_path(name));
+    return info && (info->holds & holds);
 }
 
 /* Paths found under one directory, sorted before they join the batch. */
@@ -153,7 +148,7 @@ static int compare_paths(const void *a, const void *b)
 
 /* Files with a wanted extension under @p dir; hidden entries are skipped.
  * A directory that cannot be opened is listed itself (it then fails). */
-static void walk(const char *dir, const char *const *exts, int depth, path_list *found,
+static void walk(const char *dir, unsigned holds, int depth, path_list *found,
                  path_list *unreadable)
 {
     DIR *d = depth < MAX_WALK_DEPTH ? opendir(dir) : NULL;
@@ -172,9 +167,9 @@ static void walk(const char *dir, const char *const *exts, int depth, path_list 
         char *path = batch_strdupf("%s%s%s", dir, sep, e->d_name);
         struct stat st;
         if (path && lstat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
-            walk(path, exts, depth + 1, found, unreadable);
+            walk(path, holds, depth + 1, found, unreadable);
             free(path);
-        } else if (path && has_ext(e->d_name, exts) && stat(path, &st) == 0 &&
+        } else if (path && has_ext(e->d_name, holds) && stat(path, &st) == 0 &&
                    S_ISREG(st.st_mode)) {
             list_push(found, path);
         } else {
@@ -184,16 +179,15 @@ static void walk(const char *dir, const char *const *exts, int depth, path_list 
     closedir(d);
 }
 
-static int add_directory(batch *b, const char *dir, const char *const *exts)
+static int add_directory(batch *b, const char *dir, unsigned holds)
 {
     path_list found = {0}, unreadable = {0};
     int rc = 0;
-    walk(dir, exts, 0, &found, &unreadable);
+    walk(dir, holds, 0, &found, &unreadable);
     if (!found.count && !unreadable.count && !found.failed) {
-        fprintf(stderr, "wavetool: %s: no ", dir);
-        for (int i = 0; exts[i]; i++)
-            fprintf(stderr, "%s.%s", i ? "/" : "", exts[i]);
-        fputs(" files found\n", stderr);
+        char exts[256];
+        cli_error("%s: no %s files found", dir,
+                  wt_format_list(exts, sizeof exts, holds, ".", "/", "/"));
     }
     if (found.count) /* qsort needs a non-NULL array even for zero elements */
         qsort(found.paths, found.count, sizeof *found.paths, compare_paths);
@@ -219,14 +213,14 @@ static int add_directory(batch *b, const char *dir, const char *const *exts)
     return rc || found.failed || unreadable.failed ? out_of_memory() : 0;
 }
 
-int batch_add_inputs(batch *b, char **paths, int count, const char *const *exts)
+int batch_add_inputs(batch *b, char **paths, int count, unsigned holds)
 {
     int rc = 0;
     for (int i = 0; i < count && rc == 0; i++) {
         struct stat st;
         if (strcmp(paths[i], "-") != 0 && stat(paths[i], &st) == 0 && S_ISDIR(st.st_mode)) {
             b->is_batch = 1;
-            rc = add_directory(b, paths[i], exts);
+            rc = add_directory(b, paths[i], holds);
         } else {
             rc = append_item(b, paths[i]) ? 0 : out_of_memory();
         }
@@ -260,7 +254,7 @@ static int make_directory(const char *dir)
     else if (!err && !S_ISDIR(st.st_mode))
         err = ENOTDIR;
     if (err)
-        fprintf(stderr, "wavetool: %s: %s\n", dir, strerror(err));
+        cli_error("%s: %s", dir, strerror(err));
     free(path);
     return err ? -1 : 0;
 }
@@ -315,6 +309,13 @@ typedef struct file_id {
     size_t item;
 } file_id;
 
+/* The file an input names; "-": the file standard input is (a file
+ * redirected with '<' can be an output's too). */
+static int stat_input(const char *input, struct stat *st)
+{
+    return strcmp(input, "-") == 0 ? fstat(STDIN_FILENO, st) : stat(input, st);
+}
+
 static int compare_ids(const void *a, const void *b)
 {
     const file_id *x = a, *y = b;
@@ -333,7 +334,7 @@ static int fail_outputs_onto_inputs(batch *b)
     if (!ids)
         return out_of_memory();
     for (size_t i = 0; i < b->count; i++)
-        if (strcmp(b->items[i].input, "-") != 0 && stat(b->items[i].input, &st) == 0)
+        if (stat_input(b->items[i].input, &st) == 0)
             ids[n++] = (file_id){st.st_dev, st.st_ino, i};
     qsort(ids, n, sizeof *ids, compare_ids);
     for (size_t i = 0; i < b->count; i++) {
@@ -417,11 +418,11 @@ static void preflight(const batch_run_options *opt, batch_item *it)
         return;
     if (stat(it->output, &out) != 0)
         return;
-    if (strcmp(it->input, "-") != 0 && stat(it->input, &in) == 0 && in.st_dev == out.st_dev &&
-        in.st_ino == out.st_ino) {
+    if (stat_input(it->input, &in) == 0 && in.st_dev == out.st_dev && in.st_ino == out.st_ino) {
         it->state = ITEM_FAILED;
         it->message = batch_strdupf("%s: output %s is the input file; not overwritten",
-                                    it->input, it->output);
+                                    strcmp(it->input, "-") == 0 ? "(stdin)" : it->input,
+                                    it->output);
     } else if (opt->no_clobber) {
         it->state = ITEM_SKIPPED;
         if (opt->verbose)
@@ -493,7 +494,7 @@ static void flush_in_order(runner *r, size_t just_done)
         }
         if (it->message) {
             clear_progress(r);
-            fprintf(stderr, "wavetool: %s\n", it->message);
+            cli_error("%s", it->message);
         }
         if (it->report) {
             fputs(it->report, r->opt->report);
@@ -610,7 +611,7 @@ int batch_plan_files(batch *b, const batch_plan *plan, char **args, int nargs)
         return rc;
     if (plan->in_out_pair && !plan->outdir)
         return batch_add_single(b, args[0], args[1]) == 0 ? CLI_CONTINUE : EXIT_SOME_FAILED;
-    if (batch_add_inputs(b, args, nargs, plan->walk_exts) != 0)
+    if (batch_add_inputs(b, args, nargs, plan->walk_holds) != 0)
         return EXIT_SOME_FAILED;
     if (plan->single_output && b->count == 1 &&
         !(b->items[0].output = strdup(plan->single_output))) {

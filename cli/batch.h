@@ -24,14 +24,10 @@ typedef struct batch {
     int is_batch; /* several inputs, a directory or -O: summary at the end */
 } batch;
 
-/* Extensions a directory walk picks up (case-insensitive), NULL-terminated. */
-extern const char *const batch_image_exts[];
-extern const char *const batch_npz_exts[];
-
 /* Add inputs: files as given, directories walked (recursively, sorted) for
- * files with one of @p exts. A directory that cannot be read is an item that
+ * files whose extension names a format that holds any of @p holds (WT_HOLDS_*). A directory that cannot be read is an item that
  * fails. Returns 0, or -1 when out of memory (message printed). */
-int batch_add_inputs(batch *b, char **paths, int count, const char *const *exts);
+int batch_add_inputs(batch *b, char **paths, int count, unsigned holds);
 
 /* Name outputs DIR/STEM SUFFIX.EXT (DIR created if missing). Two inputs with the
  * same output: the later one fails. Returns 0, or -1 when DIR cannot be made
@@ -65,7 +61,7 @@ typedef struct batch_plan {
     const char *single_output; /* roundtrip -o, or NULL */
     const char *outdir, *suffix, *ext; /* -O DIR, --suffix, --ext */
     const char *default_ext;
-    const char *const *walk_exts; /* what a directory walk picks up */
+    unsigned walk_holds;       /* a directory walk picks up files of formats holding this */
 } batch_plan;
 
 /* Items from the positional arguments. Returns CLI_CONTINUE, or the exit code

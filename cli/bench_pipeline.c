@@ -6,36 +6,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "batch.h"
 #include "commands.h"
 #include "options.h"
 #include "pipeline.h"
-
-static const cli_command pipeline_bench_command = {
-    "bench --pipeline",
-    "[options] INPUT...",
-    "Time `wavetool decompose -O DIR INPUT...` (PNG mosaics unless --ext) over the\n"
-    "inputs (files, or directories walked for .png/.jpg/.jpeg): first a warm-up\n"
-    "over one file per worker, then the files through decode and encode only (the\n"
-    "decoded image written instead of the mosaic), then the whole path. Prints\n"
-    "images/s, MPixel/s and the time split (CPU seconds summed over workers), and\n"
-    "the ratio of the two throughputs. Outputs go to -O DIR if given (kept), else\n"
-    "to a temporary directory that is removed.",
-    OPTS_TRANSFORM | OPTS_ENGINE | OPTS_LOAD | OPTS_SAVE | OPTS_MOSAIC | OPTS_BATCH |
-        OPTS_REPORT,
-    1,
-    -1,
-};
-
-static double seconds(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 /* One timed pass over the files. */
 typedef struct pass_result {
@@ -45,9 +21,18 @@ typedef struct pass_result {
     pipeline_stats stats;
 } pass_result;
 
-static void decompose_one(void *ctx, batch_item *item)
+/* What a pass does with each file: decompose, or decode and encode only. */
+typedef struct pass_work {
+    pipeline *pipe;
+    int transcode_only;
+} pass_work;
+
+static void pass_one(void *arg, batch_item *item)
 {
-    batch_item_result(item, pipeline_decompose(ctx, item->input, item->output));
+    pass_work *w = arg;
+    batch_item_result(item, w->transcode_only
+                                ? decompose_transcode_file(w->pipe, item->input, item->output)
+                                : decompose_file(w->pipe, item->input, item->output));
 }
 
 static void reset_items(batch *b)
@@ -72,11 +57,11 @@ static pass_result run_pass(pipeline *p, batch *b, size_t count, int workers, in
     part.is_batch = 0;
     reset_items(&part);
     memset(&p->stats, 0, sizeof p->stats);
-    p->transcode_only = transcode;
+    pass_work work = {p, transcode};
     batch_run_options run = {workers, 1, 0, 0, stdout};
-    double t0 = seconds();
-    batch_run(&part, &run, decompose_one, p);
-    r.wall = seconds() - t0;
+    double t0 = pipeline_seconds();
+    batch_run(&part, &run, pass_one, &work);
+    r.wall = pipeline_seconds() - t0;
     r.stats = p->stats;
     for (size_t i = 0; i < count; i++) {
         r.done += b->items[i].state == ITEM_DONE;
@@ -160,7 +145,7 @@ static void remove_outputs(const batch *b, const char *dir)
     rmdir(dir);
 }
 
-static int bench_files(cli_options *o, batch *b)
+static int bench_files(const cli_options *o, batch *b)
 {
     pipeline p;
     int workers = pipeline_workers(o->jobs, b->count);
@@ -198,13 +183,12 @@ static int check_listed(const batch *b)
     return bad || b->count == 0 ? EXIT_SOME_FAILED : CLI_CONTINUE;
 }
 
-int cmd_bench_pipeline(int argc, char **argv)
+static int run_bench_pipeline(const cli_options *o)
 {
-    cli_options o;
     batch b = {0};
     char tmpdir[4096] = "";
-    int rc = cli_parse(&pipeline_bench_command, argc, argv, &o);
-    if (rc == CLI_CONTINUE && !o.outdir) {
+    int rc = CLI_CONTINUE;
+    if (!o->outdir) {
         const char *t = getenv("TMPDIR");
         snprintf(tmpdir, sizeof tmpdir, "%s/wavetool-bench-XXXXXX", t && *t ? t : "/tmp");
         if (!mkdtemp(tmpdir)) {
@@ -212,16 +196,35 @@ int cmd_bench_pipeline(int argc, char **argv)
             rc = EXIT_SOME_FAILED;
         }
     }
-    batch_plan plan = {"bench --pipeline", 0, NULL, tmpdir[0] ? tmpdir : o.outdir, o.suffix,
-                       o.ext, "png", batch_image_exts};
+    batch_plan plan = {"bench --pipeline", 0, NULL, tmpdir[0] ? tmpdir : o->outdir, o->suffix,
+                       o->ext, CLI_DEFAULT_EXT, WT_HOLDS_IMAGE};
     if (rc == CLI_CONTINUE)
-        rc = batch_plan_files(&b, &plan, o.args, o.nargs);
+        rc = batch_plan_files(&b, &plan, o->args, o->nargs);
     if (rc == CLI_CONTINUE)
         rc = check_listed(&b);
     if (rc == CLI_CONTINUE)
-        rc = bench_files(&o, &b);
+        rc = bench_files(o, &b);
     if (tmpdir[0])
         remove_outputs(&b, tmpdir);
     batch_free(&b);
     return rc;
 }
+
+const cli_command cmd_bench_pipeline = {
+    .name = "bench --pipeline",
+    .synopsis = "[options] INPUT...",
+    .tagline = "the batch path of decompose against decode+encode alone",
+    .summary =
+        "Time `wavetool decompose -O DIR INPUT...` (PNG mosaics unless --ext) over the\n"
+        "inputs (files, or directories walked for {IMAGES}): first a warm-up\n"
+        "over one file per worker, then the files through decode and encode only (the\n"
+        "decoded image written instead of the mosaic), then the whole path. Prints\n"
+        "images/s, MPixel/s and the time split (CPU seconds summed over workers), and\n"
+        "the ratio of the two throughputs. Outputs go to -O DIR if given (kept), else\n"
+        "to a temporary directory that is removed.",
+    .groups = OPTS_TRANSFORM | OPTS_ENGINE | OPTS_LOAD | OPTS_SAVE | OPTS_MOSAIC | OPTS_BATCH |
+              OPTS_REPORT,
+    .min_args = 1,
+    .max_args = -1,
+    .run = run_bench_pipeline,
+};

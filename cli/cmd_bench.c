@@ -6,7 +6,6 @@
  * CUDA engine: data stay on the device; cudaEvents around each call, 3
  * warm-ups, the median of --repeat runs (wt_cuda_bench). CPU engine: wall
  * clock around wt_forward/wt_inverse on host buffers, memcpy as the copy. */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,25 +17,6 @@
 #include "engine_impl.h"
 #include "options.h"
 #include "wavetool.h"
-
-#define MAX_LIST 64
-
-typedef struct bench_opts {
-    const char *device;
-    const wt_wavelet *wavelets[MAX_LIST];
-    int nwavelets;
-    wt_mode modes[MAX_LIST];
-    int nmodes;
-    wt_method methods[4];
-    int nmethods;
-    int levels;
-    size_t sizes[MAX_LIST][2]; /* width, height */
-    int nsizes;
-    int batch, repeat;
-    int forward, inverse;
-    int json;
-    int host_path;
-} bench_opts;
 
 /* One measured configuration. */
 typedef struct bench_row {
@@ -60,199 +40,6 @@ static int by_value(const void *a, const void *b)
 }
 
 /* ---------------------------------------------------------------------- */
-/* Options */
-
-static void print_help(FILE *out)
-{
-    fputs("Usage: wavetool bench [options]\n\n"
-          "Times the transforms of an engine and compares them with a copy of the same\n"
-          "bytes in the same run. GB/s counts 8 bytes per sample per level (each level\n"
-          "reads and writes each sample of its input once).\n\n"
-          "Options:\n"
-          "  --device DEV          auto (default: first GPU, else CPU), cuda, cuda:N or cpu\n"
-          "  -w, --wavelet LIST    wavelets, comma-separated or repeated (default haar)\n"
-          "  -m, --mode LIST       modes (default symmetric)\n"
-          "      --method LIST     auto, conv, lifting (default auto); combinations a\n"
-          "                        wavelet does not support are skipped\n"
-          "  -l, --levels N        levels (default 3)\n"
-          "      --size WxH        image size, repeatable (default 8192x8192)\n"
-          "      --batch N         N images of that size in one call (default 1)\n"
-          "      --forward, --inverse, --both   direction (default both)\n"
-          "      --repeat N        timed runs, median reported (default 20)\n"
-          "      --format text|json   a table, or one JSON object per line\n"
-          "      --host-path       one 8192x8192 RGB 8-bit image from host samples to a\n"
-          "                        host mosaic (wt_mosaic_image, decode excluded), wall\n"
-          "                        clock, against pinned host<->device copies of the same\n"
-          "                        bytes; pageable and page-locked image\n"
-          "      --pipeline [decompose options] INPUT...   (first) the batch path of\n"
-          "                        decompose over files or folders, against decode+encode\n"
-          "                        alone; see 'wavetool bench --pipeline --help'\n"
-          "  -h, --help            this help\n",
-          out);
-}
-
-static int parse_int(const char *opt, const char *arg, int min, int *out)
-{
-    char *end;
-    long v = strtol(arg, &end, 10);
-    if (*end || end == arg || v < min || v > 1000000)
-        return cli_usage_error("bench", "invalid argument '%s' for %s; should be an integer >= %d",
-                               arg, opt, min);
-    *out = (int)v;
-    return CLI_CONTINUE;
-}
-
-static int parse_size(const char *arg, bench_opts *o)
-{
-    char *end;
-    unsigned long w = strtoul(arg, &end, 10), h = 0;
-    if (end != arg && (*end == 'x' || *end == 'X')) {
-        const char *hs = end + 1;
-        h = strtoul(hs, &end, 10);
-        if (end == hs)
-            h = 0;
-    }
-    if (*end || w == 0 || h == 0 || w > (1ul << 20) || h > (1ul << 20))
-        return cli_usage_error("bench", "invalid size '%s'; should be WIDTHxHEIGHT", arg);
-    if (o->nsizes == MAX_LIST)
-        return cli_usage_error("bench", "too many --size options");
-    o->sizes[o->nsizes][0] = w;
-    o->sizes[o->nsizes][1] = h;
-    o->nsizes++;
-    return CLI_CONTINUE;
-}
-
-/* Calls add(o, item) for each comma-separated item of @p list. */
-static int parse_list(char *list, bench_opts *o, int (*add)(bench_opts *o, const char *item))
-{
-    for (char *save = NULL, *item = strtok_r(list, ",", &save); item;
-         item = strtok_r(NULL, ",", &save)) {
-        int rc = add(o, item);
-        if (rc != CLI_CONTINUE)
-            return rc;
-    }
-    return CLI_CONTINUE;
-}
-
-static int add_wavelet(bench_opts *o, const char *name)
-{
-    const wt_wavelet *w = wt_wavelet_find(name);
-    if (!w)
-        return cli_usage_error("bench", "unknown wavelet '%s' (did you mean '%s'?)", name,
-                               wt_wavelet_suggest(name));
-    if (o->nwavelets == MAX_LIST)
-        return cli_usage_error("bench", "too many wavelets");
-    o->wavelets[o->nwavelets++] = w;
-    return CLI_CONTINUE;
-}
-
-static int add_mode(bench_opts *o, const char *name)
-{
-    wt_mode m;
-    if (wt_mode_parse(name, &m) != WT_OK)
-        return cli_usage_error("bench", "%s", wt_error_message());
-    if (o->nmodes == MAX_LIST)
-        return cli_usage_error("bench", "too many modes");
-    o->modes[o->nmodes++] = m;
-    return CLI_CONTINUE;
-}
-
-static int add_method(bench_opts *o, const char *name)
-{
-    wt_method m;
-    if (wt_method_parse(name, &m) != WT_OK)
-        return cli_usage_error("bench", "%s", wt_error_message());
-    if (o->nmethods == 4)
-        return cli_usage_error("bench", "too many methods");
-    o->methods[o->nmethods++] = m;
-    return CLI_CONTINUE;
-}
-
-enum {
-    OPT_DEVICE = 256,
-    OPT_METHOD,
-    OPT_SIZE,
-    OPT_BATCH,
-    OPT_FORWARD,
-    OPT_INVERSE,
-    OPT_BOTH,
-    OPT_REPEAT,
-    OPT_FORMAT,
-    OPT_HOST_PATH,
-};
-
-static int parse_options(int argc, char **argv, bench_opts *o)
-{
-    static const struct option longopts[] = {
-        {"device", required_argument, NULL, OPT_DEVICE},
-        {"wavelet", required_argument, NULL, 'w'},
-        {"mode", required_argument, NULL, 'm'},
-        {"method", required_argument, NULL, OPT_METHOD},
-        {"levels", required_argument, NULL, 'l'},
-        {"size", required_argument, NULL, OPT_SIZE},
-        {"batch", required_argument, NULL, OPT_BATCH},
-        {"forward", no_argument, NULL, OPT_FORWARD},
-        {"inverse", no_argument, NULL, OPT_INVERSE},
-        {"both", no_argument, NULL, OPT_BOTH},
-        {"repeat", required_argument, NULL, OPT_REPEAT},
-        {"format", required_argument, NULL, OPT_FORMAT},
-        {"host-path", no_argument, NULL, OPT_HOST_PATH},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
-    };
-    memset(o, 0, sizeof *o);
-    o->device = "auto";
-    o->levels = 3;
-    o->batch = 1;
-    o->repeat = 20;
-    int opt, rc = CLI_CONTINUE;
-    optind = 1;
-    opterr = 0; /* the messages below name the option */
-    while (rc == CLI_CONTINUE && (opt = getopt_long(argc, argv, "w:m:l:h", longopts, NULL)) != -1) {
-        switch (opt) {
-        case OPT_DEVICE: o->device = optarg; break;
-        case 'w': rc = parse_list(optarg, o, add_wavelet); break;
-        case 'm': rc = parse_list(optarg, o, add_mode); break;
-        case OPT_METHOD: rc = parse_list(optarg, o, add_method); break;
-        case 'l': rc = parse_int("--levels", optarg, 0, &o->levels); break;
-        case OPT_SIZE: rc = parse_size(optarg, o); break;
-        case OPT_BATCH: rc = parse_int("--batch", optarg, 1, &o->batch); break;
-        case OPT_FORWARD: o->forward = 1; break;
-        case OPT_INVERSE: o->inverse = 1; break;
-        case OPT_BOTH: o->forward = o->inverse = 1; break;
-        case OPT_REPEAT: rc = parse_int("--repeat", optarg, 1, &o->repeat); break;
-        case OPT_FORMAT:
-            if (strcmp(optarg, "text") != 0 && strcmp(optarg, "json") != 0)
-                rc = cli_usage_error("bench", "invalid format '%s' (text, json)", optarg);
-            o->json = strcmp(optarg, "json") == 0;
-            break;
-        case OPT_HOST_PATH: o->host_path = 1; break;
-        case 'h': print_help(stdout); return EXIT_ALL_DONE;
-        default:
-            return cli_usage_error("bench", "unknown option or missing argument '%s'",
-                                   argv[optind - 1]);
-        }
-    }
-    if (rc != CLI_CONTINUE)
-        return rc;
-    if (optind < argc)
-        return cli_usage_error("bench", "unexpected argument '%s'", argv[optind]);
-    if (!o->nwavelets)
-        add_wavelet(o, "haar");
-    if (!o->nmodes)
-        o->modes[o->nmodes++] = WT_MODE_SYMMETRIC;
-    if (!o->nmethods)
-        o->methods[o->nmethods++] = WT_METHOD_AUTO;
-    if (!o->nsizes) {
-        o->sizes[0][0] = o->sizes[0][1] = 8192;
-        o->nsizes = 1;
-    }
-    if (!o->forward && !o->inverse)
-        o->forward = o->inverse = 1;
-    return CLI_CONTINUE;
-}
-
-/* ---------------------------------------------------------------------- */
 /* Output */
 
 static double gbps(double bytes, double ms)
@@ -260,22 +47,22 @@ static double gbps(double bytes, double ms)
     return ms > 0 ? bytes / (ms * 1e6) : 0.0;
 }
 
-static void print_header(const bench_opts *o, const wt_engine *e)
+static void print_header(const cli_options *o, const wt_engine *e)
 {
-    if (o->json)
+    if ((o->format == REPORT_JSON))
         return;
     printf("# %s; median of %d runs; GB/s = 8 bytes x samples x levels / time;\n"
            "# copy = memcpy of the same bytes (read + write) in the same run\n",
-           wt_engine_name(e), o->repeat);
+           wt_engine_name(e), o->sweep.repeat);
     printf("%-10s %-14s %-8s %-8s %11s %5s %2s %9s %9s %9s %7s\n", "wavelet", "mode", "method",
            "dir", "size", "batch", "L", "ms", "GB/s", "copy GB/s", "% copy");
 }
 
-static void print_row(const bench_opts *o, const wt_engine *e, const bench_row *r)
+static void print_row(const cli_options *o, const wt_engine *e, const bench_row *r)
 {
     double g = gbps(r->bytes, r->ms), c = gbps(2.0 * r->copy_bytes, r->copy_ms);
     double pct = c > 0 ? 100.0 * g / c : 0.0;
-    if (o->json) {
+    if ((o->format == REPORT_JSON)) {
         printf("{\"device\": \"%s\", \"wavelet\": \"%s\", \"mode\": \"%s\", \"method\": \"%s\", "
                "\"direction\": \"%s\", \"width\": %zu, \"height\": %zu, \"batch\": %d, "
                "\"levels\": %d, \"ms\": %.5f, \"ms_min\": %.5f, \"bytes\": %.0f, \"gbps\": %.2f, "
@@ -310,36 +97,36 @@ static double median_of(double *t, int n)
 }
 
 /* Wall-clock median of the CPU engine, and a memcpy of the same bytes. */
-static wt_status time_cpu(wt_engine *e, const wt_params *p, const bench_opts *o, int inverse,
+static wt_status time_cpu(wt_engine *e, const wt_params *p, const cli_options *o, int inverse,
                           wt_pyramid *pyr, bench_row *r)
 {
     size_t n = pyr->height * pyr->width * (size_t)pyr->channels;
     size_t copy = (size_t)(r->bytes / 2);
     float *x = malloc(n * sizeof *x);
     char *a = malloc(copy + 1), *b = malloc(copy + 1);
-    double *t = malloc((size_t)o->repeat * sizeof *t);
+    double *t = malloc((size_t)o->sweep.repeat * sizeof *t);
     wt_status st = x && a && b && t ? WT_OK : wt_error_set(WT_ERR_NOMEM, "out of memory");
     for (size_t i = 0; st == WT_OK && i < n; i++)
         x[i] = (float)((i * 2654435761u) >> 24);
     if (st == WT_OK)
         st = wt_forward(e, p, x, pyr);
-    for (int k = -1; st == WT_OK && k < o->repeat; k++) {
+    for (int k = -1; st == WT_OK && k < o->sweep.repeat; k++) {
         double t0 = now_ms();
         st = inverse ? wt_inverse(e, p, pyr, x) : wt_forward(e, p, x, pyr);
         if (k >= 0)
             t[k] = now_ms() - t0;
     }
     if (st == WT_OK) {
-        r->ms = median_of(t, o->repeat);
+        r->ms = median_of(t, o->sweep.repeat);
         r->ms_min = t[0];
         memset(a, 1, copy + 1);
-        for (int k = -1; k < o->repeat; k++) {
+        for (int k = -1; k < o->sweep.repeat; k++) {
             double t0 = now_ms();
             memcpy(b, a, copy);
             if (k >= 0)
                 t[k] = now_ms() - t0;
         }
-        r->copy_ms = median_of(t, o->repeat);
+        r->copy_ms = median_of(t, o->sweep.repeat);
         r->copy_bytes = (double)copy;
     }
     free(x);
@@ -349,16 +136,16 @@ static wt_status time_cpu(wt_engine *e, const wt_params *p, const bench_opts *o,
     return st;
 }
 
-static wt_status time_one(wt_engine *e, const wt_params *p, const bench_opts *o, int inverse,
+static wt_status time_one(wt_engine *e, const wt_params *p, const cli_options *o, int inverse,
                           size_t width, size_t height, bench_row *r)
 {
     wt_pyramid plan;
-    wt_status st = wt_pyramid_plan(&plan, p, height, width, o->batch);
+    wt_status st = wt_pyramid_plan(&plan, p, height, width, o->sweep.batch);
     if (st != WT_OK)
         return st;
     r->bytes = level_bytes(&plan);
     if (wt_engine_is_cpu(e)) {
-        st = wt_pyramid_alloc(&plan, p, height, width, o->batch);
+        st = wt_pyramid_alloc(&plan, p, height, width, o->sweep.batch);
         if (st == WT_OK)
             st = time_cpu(e, p, o, inverse, &plan, r);
         wt_pyramid_free(&plan);
@@ -366,7 +153,7 @@ static wt_status time_one(wt_engine *e, const wt_params *p, const bench_opts *o,
     }
 #if WT_HAVE_CUDA
     wt_cuda_timing t;
-    st = wt_cuda_bench(e, p, height, width, o->batch, inverse, o->repeat, (size_t)(r->bytes / 2),
+    st = wt_cuda_bench(e, p, height, width, o->sweep.batch, inverse, o->sweep.repeat, (size_t)(r->bytes / 2),
                        &t);
     r->ms = t.ms;
     r->ms_min = t.ms_min;
@@ -477,16 +264,16 @@ static double first_touch_ms(size_t bytes, int huge)
 #if WT_HAVE_CUDA
 /* With the image page-locked: mosaics drawn into a kept buffer, pageable
  * (kept[0]) and page-locked (kept[1]). */
-static wt_status time_kept(wt_engine *e, const wt_params *p, const bench_opts *o,
+static wt_status time_kept(wt_engine *e, const wt_params *p, const cli_options *o,
                            const wt_image *img, host_run kept[2])
 {
     wt_image m = {0};
     size_t bytes = 0;
-    wt_status st = time_mosaics(e, p, img, o->repeat, &kept[0], &bytes, &m);
+    wt_status st = time_mosaics(e, p, img, o->sweep.repeat, &kept[0], &bytes, &m);
     if (st == WT_OK)
         st = wt_cuda_host_register(e, m.pixels, bytes, 1);
     if (st == WT_OK) {
-        st = time_mosaics(e, p, img, o->repeat, &kept[1], &bytes, &m);
+        st = time_mosaics(e, p, img, o->sweep.repeat, &kept[1], &bytes, &m);
         wt_status st2 = wt_cuda_host_register(e, m.pixels, bytes, 0);
         st = st == WT_OK ? st2 : st;
     }
@@ -495,7 +282,7 @@ static wt_status time_kept(wt_engine *e, const wt_params *p, const bench_opts *o
 }
 #endif
 
-static wt_status time_pinned(wt_engine *e, const wt_params *p, const bench_opts *o,
+static wt_status time_pinned(wt_engine *e, const wt_params *p, const cli_options *o,
                              wt_image *img, size_t mosaic_bytes, host_floor *f, host_run *pinned,
                              host_run kept[2])
 {
@@ -503,14 +290,14 @@ static wt_status time_pinned(wt_engine *e, const wt_params *p, const bench_opts 
     double up_s = 0, down_s = 0;
     f->up_bytes = wt_image_bytes(img);
     f->down_bytes = mosaic_bytes;
-    wt_status st = wt_cuda_copy_rates(e, f->up_bytes, f->down_bytes, o->repeat, &up_s, &down_s);
+    wt_status st = wt_cuda_copy_rates(e, f->up_bytes, f->down_bytes, o->sweep.repeat, &up_s, &down_s);
     f->up_ms = up_s * 1e3;
     f->down_ms = down_s * 1e3;
     f->ms = f->up_ms + f->down_ms;
     if (st == WT_OK)
         st = wt_cuda_host_register(e, img->pixels, f->up_bytes, 1);
     if (st == WT_OK) {
-        st = time_mosaics(e, p, img, o->repeat, pinned, &mosaic_bytes, NULL);
+        st = time_mosaics(e, p, img, o->sweep.repeat, pinned, &mosaic_bytes, NULL);
         if (st == WT_OK)
             st = time_kept(e, p, o, img, kept);
         wt_status st2 = wt_cuda_host_register(e, img->pixels, f->up_bytes, 0);
@@ -532,11 +319,11 @@ static void print_host_run(const char *label, const host_run *r, const host_floo
            r->download);
 }
 
-static void print_host_path(const bench_opts *o, const wt_engine *e, const wt_params *p,
+static void print_host_path(const cli_options *o, const wt_engine *e, const wt_params *p,
                             const host_run *pageable, const host_run *pinned,
                             const host_run kept[2], const host_floor *f)
 {
-    if (o->json) {
+    if ((o->format == REPORT_JSON)) {
         printf("{\"device\": \"%s\", \"host_path\": true, \"wavelet\": \"%s\", \"width\": 8192, "
                "\"height\": 8192, \"channels\": 3, \"levels\": %d, \"ms\": %.3f, "
                "\"ms_upload\": %.3f, \"ms_transform\": %.3f, \"ms_download\": %.3f, "
@@ -553,7 +340,7 @@ static void print_host_path(const bench_opts *o, const wt_engine *e, const wt_pa
     }
     printf("host path: 8192x8192 RGB 8-bit samples -> %s %s L=%d -> 8-bit mosaic, %s; "
            "median of %d\n",
-           p->wavelet->name, wt_mode_name(p->mode), p->levels, wt_engine_name(e), o->repeat);
+           p->wavelet->name, wt_mode_name(p->mode), p->levels, wt_engine_name(e), o->sweep.repeat);
     print_host_run("pageable image:", pageable, f);
     if (f->ms > 0) {
         print_host_run("pinned image:", pinned, f);
@@ -570,10 +357,10 @@ static void print_host_path(const bench_opts *o, const wt_engine *e, const wt_pa
     }
 }
 
-static wt_status host_path(wt_engine *e, const bench_opts *o)
+static wt_status host_path(wt_engine *e, const cli_options *o)
 {
     const size_t side = 8192;
-    wt_params p = {o->wavelets[0], o->modes[0], o->methods[0], o->levels};
+    wt_params p = {o->sweep.wavelets[0], o->sweep.modes[0], o->sweep.methods[0], o->params.levels};
     wt_image img = {0};
     host_run pageable = {0}, pinned = {0}, kept[2];
     memset(kept, 0, sizeof kept);
@@ -585,7 +372,7 @@ static wt_status host_path(wt_engine *e, const bench_opts *o)
     for (size_t i = 0; st == WT_OK && i < side * side * 3; i++) /* random-ish, not zeros */
         ((uint8_t *)img.pixels)[i] = (uint8_t)((i * 2654435761u) >> 24);
     if (st == WT_OK)
-        st = time_mosaics(e, &p, &img, o->repeat, &pageable, &mosaic_bytes, NULL);
+        st = time_mosaics(e, &p, &img, o->sweep.repeat, &pageable, &mosaic_bytes, NULL);
     if (st == WT_OK && !wt_engine_is_cpu(e))
         st = time_pinned(e, &p, o, &img, mosaic_bytes, &f, &pinned, kept);
     if (st == WT_OK)
@@ -596,26 +383,26 @@ static wt_status host_path(wt_engine *e, const bench_opts *o)
 
 /* ---------------------------------------------------------------------- */
 
-static int run_all(wt_engine *e, const bench_opts *o)
+static int run_all(wt_engine *e, const cli_options *o)
 {
     int failed = 0;
     print_header(o, e);
-    for (int wi = 0; wi < o->nwavelets; wi++)
-        for (int mi = 0; mi < o->nmodes; mi++)
-            for (int ki = 0; ki < o->nmethods; ki++)
-                for (int si = 0; si < o->nsizes; si++)
+    for (int wi = 0; wi < o->sweep.nwavelets; wi++)
+        for (int mi = 0; mi < o->sweep.nmodes; mi++)
+            for (int ki = 0; ki < o->sweep.nmethods; ki++)
+                for (int si = 0; si < o->sweep.nsizes; si++)
                     for (int inv = 0; inv < 2; inv++) {
-                        if ((inv && !o->inverse) || (!inv && !o->forward))
+                        if ((inv && !o->sweep.inverse) || (!inv && !o->sweep.forward))
                             continue;
-                        wt_params p = {o->wavelets[wi], o->modes[mi], o->methods[ki], o->levels};
+                        wt_params p = {o->sweep.wavelets[wi], o->sweep.modes[mi], o->sweep.methods[ki], o->params.levels};
                         if (wt_params_resolve(&p) != WT_OK) {
-                            if (!o->json && si == 0 && inv == (o->forward ? 0 : 1))
+                            if (!(o->format == REPORT_JSON) && si == 0 && inv == (o->sweep.forward ? 0 : 1))
                                 printf("# skipped: %s\n", wt_error_message());
                             continue;
                         }
                         bench_row r = {p.wavelet->name, wt_mode_name(p.mode),
                                        wt_method_name(p.method), inv ? "inverse" : "forward",
-                                       o->sizes[si][0], o->sizes[si][1], o->batch, p.levels,
+                                       o->sweep.sizes[si][0], o->sweep.sizes[si][1], o->sweep.batch, p.levels,
                                        0, 0, 0, 0, 0};
                         wt_status st = time_one(e, &p, o, inv, r.width, r.height, &r);
                         if (st != WT_OK) {
@@ -629,30 +416,71 @@ static int run_all(wt_engine *e, const bench_opts *o)
     return failed;
 }
 
-int cmd_bench(int argc, char **argv)
+/* Lists not given: haar, symmetric, auto, 8192x8192, both directions. */
+static void sweep_defaults(sweep_options *w)
 {
-    if (argc > 1 && strcmp(argv[1], "--pipeline") == 0)
-        return cmd_bench_pipeline(argc - 1, argv + 1);
-    bench_opts o;
-    int rc = parse_options(argc, argv, &o);
-    if (rc != CLI_CONTINUE)
-        return rc;
+    if (!w->nwavelets)
+        w->wavelets[w->nwavelets++] = wt_wavelet_find("haar");
+    if (!w->nmodes)
+        w->modes[w->nmodes++] = WT_MODE_SYMMETRIC;
+    if (!w->nmethods)
+        w->methods[w->nmethods++] = WT_METHOD_AUTO;
+    if (!w->nsizes) {
+        w->sizes[0][0] = w->sizes[0][1] = 8192;
+        w->nsizes = 1;
+    }
+    if (!w->forward && !w->inverse)
+        w->forward = w->inverse = 1;
+}
+
+static void bench_defaults(cli_options *o)
+{
+    o->device = "auto";
+    o->sweep.batch = 1;
+    o->sweep.repeat = 20;
+}
+
+static int run_bench(const cli_options *given)
+{
+    cli_options full = *given;
+    const cli_options *o = &full;
+    if (given->format == REPORT_TSV)
+        return cli_usage_error("bench", "--format tsv: bench writes text or json");
+    sweep_defaults(&full.sweep);
     wt_engine *e;
-    if (wt_engine_open(&e, o.device) != WT_OK) {
+    if (wt_engine_open(&e, o->device) != WT_OK) {
         fprintf(stderr, "wavetool: %s\n", wt_error_message());
         return EXIT_SOME_FAILED;
     }
-    if (strcmp(o.device, "auto") == 0 && wt_engine_is_cpu(e) && wt_warning_message()[0])
+    if (strcmp(o->device, "auto") == 0 && wt_engine_is_cpu(e) && wt_warning_message()[0])
         fprintf(stderr, "wavetool: %s; measuring the CPU engine\n", wt_warning_message());
     int failed = 0;
-    if (o.host_path) {
-        if (host_path(e, &o) != WT_OK) {
+    if (o->sweep.host_path) {
+        if (host_path(e, o) != WT_OK) {
             fprintf(stderr, "wavetool: bench --host-path: %s\n", wt_error_message());
             failed = 1;
         }
     } else {
-        failed = run_all(e, &o);
+        failed = run_all(e, o);
     }
     wt_engine_close(e);
     return failed ? EXIT_SOME_FAILED : EXIT_ALL_DONE;
 }
+
+const cli_command cmd_bench = {
+    .name = "bench",
+    .synopsis = "[options]\n       wavetool bench --pipeline [decompose options] INPUT...",
+    .tagline = "engine throughput, GB/s vs the device limit",
+    .summary =
+        "Times the transforms of an engine and compares them with a copy of the same\n"
+        "bytes in the same run. GB/s counts 8 bytes per sample per level (each level\n"
+        "reads and writes each sample of its input once). --device defaults to auto\n"
+        "(the first GPU, else the CPU engine, said on stderr).",
+    .groups = OPTS_DEVICE | OPTS_SWEEP | OPTS_TIMING | OPTS_REPORT,
+    .min_args = 0,
+    .max_args = 0,
+    .defaults = bench_defaults,
+    .run = run_bench,
+    .variant_flag = "--pipeline",
+    .variant = &cmd_bench_pipeline,
+};

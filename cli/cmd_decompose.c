@@ -1,48 +1,171 @@
 /* wavetool decompose: a subband mosaic or a coefficient file of each input. */
+#include <stdio.h>
+#include <string.h>
+
 #include "batch.h"
 #include "commands.h"
 #include "options.h"
 #include "pipeline.h"
 
-static const cli_command decompose_command = {
-    "decompose",
-    "[options] IN OUT\n       wavetool decompose [options] -O DIR INPUT...",
-    "Decompose an image into a multi-level 2D discrete wavelet transform.\n"
-    "OUT ending in .png or .jpg gets a mosaic of all subbands, laid out as\n"
-    "pywt.coeffs_to_array does (cA top-left; per level cV top-right, cH bottom-left,\n"
-    "cD bottom-right), each band scaled for display; .npz gets the coefficients\n"
-    "(float32, int32 for legall53), readable with numpy.load. '-' is standard\n"
-    "input or output (its type from --ext, default png). With -O, each INPUT (a file,\n"
-    "or a directory walked for .png/.jpg/.jpeg) gives DIR/STEM[SUFFIX].EXT.",
-    OPTS_TRANSFORM | OPTS_ENGINE | OPTS_LOAD | OPTS_SAVE | OPTS_MOSAIC | OPTS_BATCH,
-    1,
-    -1,
-};
+/* ---- one file ---------------------------------------------------------------- */
+
+typedef struct forward_job {
+    const wt_params *params;
+    const wt_image *img;
+    wt_pyramid *pyr;
+} forward_job;
+
+static wt_status forward_on(wt_engine *e, void *arg)
+{
+    forward_job *j = arg;
+    return wt_forward_image(e, j->params, j->img, j->pyr);
+}
+
+typedef struct mosaic_job {
+    const wt_params *params;
+    const wt_image *img;
+    wt_scale scale;
+    int depth;
+    wt_image *out; /* allocated there */
+} mosaic_job;
+
+static wt_status mosaic_on(wt_engine *e, void *arg)
+{
+    mosaic_job *j = arg;
+    return wt_mosaic_image(e, j->params, j->img, j->scale, j->depth, j->out);
+}
+
+static wt_status forward_image(pipeline *p, const wt_image *img, const wt_params *params,
+                               const char *file, wt_pyramid *pyr)
+{
+    wt_status st = pipeline_name_error(wt_pyramid_alloc(pyr, params, img->height, img->width,
+                                                        img->channels),
+                                       file);
+    forward_job job = {params, img, pyr};
+    return st == WT_OK ? pipeline_engine_run(p, forward_on, &job, file) : st;
+}
+
+static void fill_meta(const wt_params *params, const wt_image *img, wt_npz_meta *meta)
+{
+    memset(meta, 0, sizeof *meta);
+    snprintf(meta->wavelet, sizeof meta->wavelet, "%s", params->wavelet->name);
+    meta->mode = params->mode;
+    meta->method = params->method;
+    meta->levels = params->levels;
+    meta->width = img->width;
+    meta->height = img->height;
+    meta->channels = img->channels;
+    meta->bit_depth = img->bit_depth;
+    meta->color = img->color;
+}
+
+/* --depth, or the input's depth as the output format holds it (JPEG: 8) */
+static int mosaic_depth(const cli_options *o, const wt_image *img, wt_file_format format)
+{
+    return o->depth ? o->depth : wt_format_depth(format, img->bit_depth);
+}
+
+/* The mosaic of @p img, drawn by the engine, into @p out. */
+static wt_status write_mosaic(pipeline *p, const wt_image *img, const wt_params *params,
+                              const char *in, const char *out)
+{
+    const cli_options *o = p->opt;
+    wt_image mosaic = {0};
+    mosaic_job job = {params, img, o->scale, mosaic_depth(o, img, cli_output_format(o, out)),
+                      &mosaic};
+    wt_status st = pipeline_engine_run(p, mosaic_on, &job, in);
+    if (st == WT_OK)
+        st = pipeline_save(p, out, &mosaic);
+    wt_image_free(&mosaic);
+    return st;
+}
+
+static wt_status write_coefficients(pipeline *p, const wt_image *img, const wt_params *params,
+                                    const char *in, const char *out)
+{
+    wt_pyramid pyr = {0};
+    wt_npz_meta meta;
+    wt_status st = forward_image(p, img, params, in, &pyr);
+    if (st == WT_OK) {
+        fill_meta(params, img, &meta);
+        double t0 = pipeline_seconds();
+        st = wt_npz_save(out, &pyr, &meta);
+        pipeline_add_time(p, &p->stats.encode, t0);
+    }
+    wt_pyramid_free(&pyr);
+    return st;
+}
+
+/* 1 when @p out (with --ext for '-') is a coefficient file */
+static int writes_coefficients(const cli_options *o, const char *out)
+{
+    const wt_format_info *info = wt_format_describe(cli_output_format(o, out));
+    return info && (info->holds & WT_HOLDS_COEFFS);
+}
+
+/* Decode @p in and find its transform; then the mosaic or coefficients, or
+ * (@p transcode_only) the decoded image itself, into @p out. */
+static wt_status decompose_or_transcode(pipeline *p, const char *in, const char *out,
+                                        int transcode_only)
+{
+    wt_image img = {0};
+    wt_params params;
+    wt_status st = pipeline_load(p, in, &img);
+    if (st == WT_OK)
+        st = pipeline_params_for(p->opt, &img, in, &params);
+    if (st == WT_OK && transcode_only)
+        st = pipeline_save(p, out, &img);
+    else if (st == WT_OK && writes_coefficients(p->opt, out))
+        st = write_coefficients(p, &img, &params, in, out);
+    else if (st == WT_OK)
+        st = write_mosaic(p, &img, &params, in, out);
+    wt_image_free(&img);
+    return st;
+}
+
+wt_status decompose_file(pipeline *p, const char *in, const char *out)
+{
+    return decompose_or_transcode(p, in, out, 0);
+}
+
+wt_status decompose_transcode_file(pipeline *p, const char *in, const char *out)
+{
+    return decompose_or_transcode(p, in, out, 1);
+}
+
+/* ---- the command --------------------------------------------------------------- */
 
 static void decompose_one(void *ctx, batch_item *item)
 {
-    batch_item_result(item, pipeline_decompose(ctx, item->input, item->output));
+    batch_item_result(item, decompose_file(ctx, item->input, item->output));
 }
 
-/* The output type must be one decompose writes. */
-static int check_output(const cli_options *o)
+static int run_decompose(const cli_options *o)
 {
-    if (o->outdir || wt_format_from_path(o->args[1]) != WT_FORMAT_UNKNOWN ||
-        (o->args[1][0] == '-' && !o->args[1][1]))
-        return CLI_CONTINUE;
-    return cli_usage_error("decompose", "%s: unknown output type; use .png, .jpg, .jpeg or .npz",
-                           o->args[1]);
-}
-
-int cmd_decompose(int argc, char **argv)
-{
-    cli_options o;
     pipeline p = {0};
-    int rc = cli_parse(&decompose_command, argc, argv, &o);
-    batch_plan plan = {"decompose", 1, NULL, o.outdir, o.suffix, o.ext, "png", batch_image_exts};
-    if (rc == CLI_CONTINUE && !o.outdir && o.nargs == 2)
-        rc = check_output(&o);
+    batch_plan plan = {"decompose", 1, NULL, o->outdir, o->suffix, o->ext, CLI_DEFAULT_EXT,
+                       WT_HOLDS_IMAGE};
+    int rc = cli_check_output("decompose", o, !o->outdir && o->nargs == 2 ? o->args[1] : NULL,
+                              WT_HOLDS_IMAGE | WT_HOLDS_COEFFS);
     if (rc == CLI_CONTINUE)
-        rc = pipeline_run_files(&p, &o, &plan, decompose_one, &p, stdout, NULL);
+        rc = pipeline_run_files(&p, o, &plan, decompose_one, &p, stdout, NULL);
     return rc;
 }
+
+const cli_command cmd_decompose = {
+    .name = "decompose",
+    .synopsis = "[options] IN OUT\n       wavetool decompose [options] -O DIR INPUT...",
+    .tagline = "IN OUT: subband mosaic ({IMAGES}) or coefficients ({COEFFS})",
+    .summary =
+        "Decompose an image into a multi-level 2D discrete wavelet transform.\n"
+        "OUT ending in {IMAGES} gets a mosaic of all subbands, laid out as\n"
+        "pywt.coeffs_to_array does (cA top-left; per level cV top-right, cH bottom-left,\n"
+        "cD bottom-right), each band scaled for display; {COEFFS} gets the coefficients\n"
+        "(float32, int32 for legall53), readable with numpy.load. '-' is standard\n"
+        "input or output (its type from --ext, default png). With -O, each INPUT (a file,\n"
+        "or a directory walked for {IMAGES}) gives DIR/STEM[SUFFIX].EXT.",
+    .groups = OPTS_TRANSFORM | OPTS_ENGINE | OPTS_LOAD | OPTS_SAVE | OPTS_MOSAIC | OPTS_BATCH,
+    .min_args = 1,
+    .max_args = -1,
+    .run = run_decompose,
+};

@@ -1,51 +1,98 @@
 /* wavetool reconstruct: the image back from a coefficient file. */
-#include <strings.h>
-
 #include "batch.h"
 #include "commands.h"
 #include "options.h"
 #include "pipeline.h"
 
-static const cli_command reconstruct_command = {
-    "reconstruct",
-    "[options] COEFFS.npz OUT\n       wavetool reconstruct [options] -O DIR COEFFS...",
-    "Reconstruct an image from a coefficient file written by 'wavetool decompose'.\n"
-    "The image gets the original's size, channels and bit depth (from the file's\n"
-    "meta); samples are rounded and clamped. OUT is .png or .jpg ('-': standard\n"
-    "output, type from --ext). With -O, each COEFFS (a file, or a directory walked\n"
-    "for .npz) gives DIR/STEM[SUFFIX].EXT.",
-    OPTS_ENGINE | OPTS_SAVE | OPTS_BATCH,
-    1,
-    -1,
-};
+/* ---- one file ---------------------------------------------------------------- */
+
+typedef struct inverse_job {
+    const wt_params *params;
+    const wt_pyramid *pyr;
+    wt_image *out;
+} inverse_job;
+
+static wt_status inverse_on(wt_engine *e, void *arg)
+{
+    inverse_job *j = arg;
+    return wt_inverse_image(e, j->params, j->pyr, j->out);
+}
+
+static wt_status params_from_meta(const wt_npz_meta *meta, const wt_pyramid *pyr,
+                                  const char *file, wt_params *params)
+{
+    *params = (wt_params){wt_wavelet_find(meta->wavelet), meta->mode, meta->method,
+                          meta->levels};
+    if (!params->wavelet)
+        return wt_error_set(WT_ERR_FORMAT, "%s: unknown wavelet '%s' in meta", file,
+                            meta->wavelet);
+    if (pyr->height != meta->height || pyr->width != meta->width ||
+        pyr->channels != meta->channels)
+        return wt_error_set(WT_ERR_FORMAT, "%s: coefficients do not match meta", file);
+    return pipeline_name_error(wt_params_resolve(params), file);
+}
+
+static wt_status reconstruct_file(pipeline *p, const char *in, const char *out)
+{
+    wt_pyramid pyr = {0};
+    wt_npz_meta meta;
+    wt_params params;
+    wt_image img = {0};
+    double t0 = pipeline_seconds();
+    wt_status st = wt_npz_load(in, &pyr, &meta);
+    pipeline_add_time(p, &p->stats.decode, t0);
+    if (st == WT_OK)
+        st = params_from_meta(&meta, &pyr, in, &params);
+    if (st == WT_OK)
+        st = wt_memory_check(&p->load, in, meta.width, meta.height, meta.channels);
+    if (st == WT_OK)
+        st = pipeline_name_error(wt_image_alloc(&img, meta.width, meta.height, meta.channels,
+                                                meta.bit_depth),
+                                 in);
+    if (st == WT_OK) {
+        img.color = meta.color;
+        inverse_job job = {&params, &pyr, &img};
+        st = pipeline_engine_run(p, inverse_on, &job, in);
+    }
+    if (st == WT_OK)
+        st = pipeline_save(p, out, &img);
+    wt_image_free(&img);
+    wt_pyramid_free(&pyr);
+    return st;
+}
+
+/* ---- the command --------------------------------------------------------------- */
 
 static void reconstruct_one(void *ctx, batch_item *item)
 {
-    batch_item_result(item, pipeline_reconstruct(ctx, item->input, item->output));
+    batch_item_result(item, reconstruct_file(ctx, item->input, item->output));
 }
 
-/* reconstruct writes images: .png or .jpg. */
-static int check_output(const cli_options *o)
+static int run_reconstruct(const cli_options *o)
 {
-    const char *out = o->outdir ? NULL : o->args[1];
-    wt_file_format f = out ? cli_output_format(o, out) : WT_FORMAT_PNG;
-    if (o->ext && strcasecmp(o->ext, "npz") == 0)
-        return cli_usage_error("reconstruct", "--ext npz: reconstruct writes images (png, jpg)");
-    if (f == WT_FORMAT_PNG || f == WT_FORMAT_JPEG)
-        return CLI_CONTINUE;
-    return cli_usage_error("reconstruct", "%s: unknown output type; use .png, .jpg or .jpeg",
-                           out);
-}
-
-int cmd_reconstruct(int argc, char **argv)
-{
-    cli_options o;
     pipeline p = {0};
-    int rc = cli_parse(&reconstruct_command, argc, argv, &o);
-    batch_plan plan = {"reconstruct", 1, NULL, o.outdir, o.suffix, o.ext, "png", batch_npz_exts};
-    if (rc == CLI_CONTINUE && (o.outdir || o.nargs == 2))
-        rc = check_output(&o);
+    batch_plan plan = {"reconstruct", 1, NULL, o->outdir, o->suffix, o->ext, CLI_DEFAULT_EXT,
+                       WT_HOLDS_COEFFS};
+    int rc = CLI_CONTINUE;
+    if (o->outdir || o->nargs == 2)
+        rc = cli_check_output("reconstruct", o, o->outdir ? NULL : o->args[1], WT_HOLDS_IMAGE);
     if (rc == CLI_CONTINUE)
-        rc = pipeline_run_files(&p, &o, &plan, reconstruct_one, &p, stdout, NULL);
+        rc = pipeline_run_files(&p, o, &plan, reconstruct_one, &p, stdout, NULL);
     return rc;
 }
+
+const cli_command cmd_reconstruct = {
+    .name = "reconstruct",
+    .synopsis = "[options] COEFFS.npz OUT\n       wavetool reconstruct [options] -O DIR COEFFS...",
+    .tagline = "COEFFS OUT: the image back from coefficients",
+    .summary =
+        "Reconstruct an image from a coefficient file written by 'wavetool decompose'.\n"
+        "The image gets the original's size, channels and bit depth (from the file's\n"
+        "meta); samples are rounded and clamped. OUT is {IMAGES} ('-': standard\n"
+        "output, type from --ext). With -O, each COEFFS (a file, or a directory walked\n"
+        "for {COEFFS}) gives DIR/STEM[SUFFIX].EXT.",
+    .groups = OPTS_ENGINE | OPTS_SAVE | OPTS_BATCH,
+    .min_args = 1,
+    .max_args = -1,
+    .run = run_reconstruct,
+};

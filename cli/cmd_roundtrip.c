@@ -1,7 +1,6 @@
 /* wavetool roundtrip: forward and inverse transform, and how close the result is. */
 #include <stdio.h>
 #include <string.h>
-#include <strings.h>
 
 #include "batch.h"
 #include "commands.h"
@@ -9,21 +8,103 @@
 #include "pipeline.h"
 #include "report.h"
 
-static const cli_command roundtrip_command = {
-    "roundtrip",
-    "[options] IN [-o OUT] [--psnr] [--mse] [--keep FRACTION | --threshold T [--soft|--hard]]\n"
-    "       wavetool roundtrip [options] INPUT... [-O DIR]",
-    "Decompose and reconstruct each input and report PSNR and MSE against it\n"
-    "(peak 2^depth - 1; identical: inf). --keep or --threshold first zero or shrink\n"
-    "detail coefficients (cA is kept); the report then gives the fraction of detail\n"
-    "coefficients left nonzero. -o writes the reconstruction ('-': standard output,\n"
-    "the report then goes to standard error); -O DIR writes one per input.\n"
-    "Inputs may be directories (walked for .png/.jpg/.jpeg).",
-    OPTS_TRANSFORM | OPTS_ENGINE | OPTS_LOAD | OPTS_SAVE | OPTS_BATCH | OPTS_ROUNDTRIP |
-        OPTS_REPORT,
-    1,
-    -1,
-};
+/* ---- one file ---------------------------------------------------------------- */
+
+typedef struct roundtrip_result {
+    wt_image original; /* size and layout for the report (pixels freed) */
+    wt_quality quality;
+    double kept; /* fraction of detail coefficients left nonzero; 1 without thresholding */
+} roundtrip_result;
+
+typedef struct roundtrip_job {
+    const wt_params *params;
+    const wt_image *img;
+    wt_image *out;
+    const cli_options *opt; /* its --keep/--threshold */
+    double *kept;           /* thresholded: fraction of details kept */
+} roundtrip_job;
+
+static wt_status roundtrip_on(wt_engine *e, void *arg)
+{
+    roundtrip_job *j = arg;
+    return wt_roundtrip_image(e, j->params, j->img, j->out);
+}
+
+static wt_status threshold_on(wt_epyramid *ep, const cli_options *o, double *kept)
+{
+    *kept = 1.0;
+    switch (o->threshold) {
+    case THRESHOLD_KEEP:
+        return o->keep_by_magnitude ? wt_epyramid_keep(ep, o->threshold_value, kept)
+                                    : wt_epyramid_keep_weighted(ep, o->threshold_value, kept);
+    case THRESHOLD_HARD:
+    case THRESHOLD_SOFT:
+        return wt_epyramid_threshold(ep, o->threshold_value, o->threshold == THRESHOLD_SOFT,
+                                     kept);
+    case THRESHOLD_NONE: break;
+    }
+    return WT_OK;
+}
+
+/* Forward, thresholds and inverse with the pyramid kept on the engine. */
+static wt_status roundtrip_threshold_on(wt_engine *e, void *arg)
+{
+    roundtrip_job *j = arg;
+    wt_epyramid *ep = NULL;
+    wt_status st = wt_epyramid_create(e, j->params, j->img->height, j->img->width,
+                                      j->img->channels, &ep);
+    if (st == WT_OK)
+        st = wt_epyramid_forward_image(ep, j->img);
+    if (st == WT_OK)
+        st = threshold_on(ep, j->opt, j->kept);
+    if (st == WT_OK)
+        st = wt_epyramid_inverse_image(ep, j->out);
+    wt_epyramid_destroy(ep);
+    return st;
+}
+
+/* A new image of @p like's size, channels, depth and colour into @p img. */
+static wt_status alloc_like(const wt_image *like, const char *file, wt_image *img)
+{
+    wt_status st = wt_image_alloc(img, like->width, like->height, like->channels,
+                                  like->bit_depth);
+    img->color = like->color;
+    return pipeline_name_error(st, file);
+}
+
+/* Forward, optional thresholding, inverse; quality against the input; the
+ * reconstruction written to @p out unless NULL. */
+static wt_status roundtrip_file(pipeline *p, const char *in, const char *out,
+                                roundtrip_result *r)
+{
+    const cli_options *o = p->opt;
+    wt_image img = {0}, back = {0};
+    wt_params params;
+    memset(r, 0, sizeof *r);
+    r->kept = 1.0;
+    wt_status st = pipeline_load(p, in, &img);
+    if (st == WT_OK)
+        st = pipeline_params_for(o, &img, in, &params);
+    if (st == WT_OK)
+        st = alloc_like(&img, in, &back);
+    roundtrip_job job = {&params, &img, &back, o, &r->kept};
+    if (st == WT_OK)
+        st = pipeline_engine_run(p,
+                                 o->threshold != THRESHOLD_NONE ? roundtrip_threshold_on
+                                                                : roundtrip_on,
+                                 &job, in);
+    if (st == WT_OK)
+        st = pipeline_name_error(wt_quality_compare(&img, &back, &r->quality), in);
+    if (st == WT_OK && out)
+        st = pipeline_save(p, out, &back);
+    r->original = img;
+    r->original.pixels = NULL;
+    wt_image_free(&img);
+    wt_image_free(&back);
+    return st;
+}
+
+/* ---- the command --------------------------------------------------------------- */
 
 typedef struct roundtrip_ctx {
     pipeline pipe;
@@ -34,25 +115,11 @@ static void roundtrip_one(void *arg, batch_item *item)
 {
     roundtrip_ctx *ctx = arg;
     roundtrip_result r;
-    wt_status st = pipeline_roundtrip(&ctx->pipe, item->input, item->output, &r);
+    wt_status st = roundtrip_file(&ctx->pipe, item->input, item->output, &r);
     batch_item_result(item, st);
     if (st == WT_OK)
         item->report = report_quality(&ctx->spec, item->input, NULL, &r.original, &r.quality,
                                       r.kept);
-}
-
-/* The reconstruction is an image: .png or .jpg. */
-static int check_output(const cli_options *o)
-{
-    if (o->ext && strcasecmp(o->ext, "npz") == 0)
-        return cli_usage_error("roundtrip", "--ext npz: roundtrip writes images (png, jpg)");
-    if (!o->output)
-        return CLI_CONTINUE;
-    wt_file_format f = cli_output_format(o, o->output);
-    if (f == WT_FORMAT_PNG || f == WT_FORMAT_JPEG)
-        return CLI_CONTINUE;
-    return cli_usage_error("roundtrip", "%s: unknown output type; use .png, .jpg or .jpeg",
-                           o->output);
 }
 
 static void roundtrip_header(void *ctx, FILE *report)
@@ -60,21 +127,38 @@ static void roundtrip_header(void *ctx, FILE *report)
     report_header(&((roundtrip_ctx *)ctx)->spec, report);
 }
 
-int cmd_roundtrip(int argc, char **argv)
+static int run_roundtrip(const cli_options *o)
 {
-    cli_options o;
     roundtrip_ctx ctx = {0};
-    int rc = cli_parse(&roundtrip_command, argc, argv, &o);
-    batch_plan plan = {"roundtrip", 0, o.output, o.outdir, o.suffix, o.ext, "png",
-                       batch_image_exts};
-    int both = !o.psnr && !o.mse;
-    ctx.spec = (report_spec){o.format, o.psnr || both, o.mse || both,
-                             o.threshold != THRESHOLD_NONE, 0};
-    FILE *report = o.output && strcmp(o.output, "-") == 0 ? stderr : stdout;
+    batch_plan plan = {"roundtrip", 0, o->output, o->outdir, o->suffix, o->ext, CLI_DEFAULT_EXT,
+                       WT_HOLDS_IMAGE};
+    int both = !o->psnr && !o->mse;
+    ctx.spec = (report_spec){o->format, o->psnr || both, o->mse || both,
+                             o->threshold != THRESHOLD_NONE, 0};
+    FILE *report = o->output && strcmp(o->output, "-") == 0 ? stderr : stdout;
+    int rc = cli_check_output("roundtrip", o, o->output, WT_HOLDS_IMAGE);
     if (rc == CLI_CONTINUE)
-        rc = check_output(&o);
-    if (rc == CLI_CONTINUE)
-        rc = pipeline_run_files(&ctx.pipe, &o, &plan, roundtrip_one, &ctx, report,
+        rc = pipeline_run_files(&ctx.pipe, o, &plan, roundtrip_one, &ctx, report,
                                 roundtrip_header);
     return rc;
 }
+
+const cli_command cmd_roundtrip = {
+    .name = "roundtrip",
+    .synopsis =
+        "[options] IN [-o OUT] [--psnr] [--mse] [--keep FRACTION | --threshold T [--soft|--hard]]\n"
+        "       wavetool roundtrip [options] INPUT... [-O DIR]",
+    .tagline = "IN [-o OUT] [--psnr] [--mse]: forward + inverse, PSNR/MSE",
+    .summary =
+        "Decompose and reconstruct each input and report PSNR and MSE against it\n"
+        "(peak 2^depth - 1; identical: inf). --keep or --threshold first zero or shrink\n"
+        "detail coefficients (cA is kept); the report then gives the fraction of detail\n"
+        "coefficients left nonzero. -o writes the reconstruction ('-': standard output,\n"
+        "the report then goes to standard error); -O DIR writes one per input.\n"
+        "Inputs may be directories (walked for {IMAGES}).",
+    .groups = OPTS_TRANSFORM | OPTS_ENGINE | OPTS_LOAD | OPTS_SAVE | OPTS_BATCH | OPTS_OUTPUT |
+              OPTS_QUALITY | OPTS_THRESHOLD | OPTS_REPORT,
+    .min_args = 1,
+    .max_args = -1,
+    .run = run_roundtrip,
+};

@@ -6,18 +6,6 @@
 #include "options.h"
 #include "report.h"
 
-static const cli_command wavelets_command = {
-    "wavelets",
-    "[--format text|json|tsv]",
-    "List the wavelets: name (as -w takes it), family, filter length (PyWavelets'\n"
-    "dec_len; JPEG 2000 wavelets also give their true lengths, e.g. 9/7),\n"
-    "orthogonal or biorthogonal, and whether a lifting scheme exists\n"
-    "(--method lifting).",
-    OPTS_REPORT,
-    0,
-    0,
-};
-
 /* "9/7" for the JPEG 2000 family, else the filter length. */
 static void support_text(const wt_wavelet *w, char *buf, size_t size)
 {
@@ -51,20 +39,16 @@ static void wavelet_line(strbuf *sb, report_format f, const wt_wavelet *w)
     }
 }
 
-int cmd_wavelets(int argc, char **argv)
+static int run_wavelets(const cli_options *o)
 {
-    cli_options o;
     strbuf sb = {0};
-    int rc = cli_parse(&wavelets_command, argc, argv, &o);
-    if (rc != CLI_CONTINUE)
-        return rc;
-    if (o.format == REPORT_TEXT)
+    if (o->format == REPORT_TEXT)
         sb_printf(&sb, "%-10s %-22s %6s %-7s %-13s %s\n", "name", "family", "length", "support",
                   "type", "lifting");
-    else if (o.format == REPORT_TSV)
+    else if (o->format == REPORT_TSV)
         sb_printf(&sb, "name\tfamily\tfilter_length\tsupport\ttype\tlifting\n");
     for (size_t i = 0; i < wt_wavelet_count(); i++)
-        wavelet_line(&sb, o.format, wt_wavelet_at(i));
+        wavelet_line(&sb, o->format, wt_wavelet_at(i));
     char *text = sb_finish(&sb);
     if (!text) {
         fputs("wavetool: out of memory\n", stderr);
@@ -74,3 +58,18 @@ int cmd_wavelets(int argc, char **argv)
     free(text);
     return EXIT_ALL_DONE;
 }
+
+const cli_command cmd_wavelets = {
+    .name = "wavelets",
+    .synopsis = "[--format text|json|tsv]",
+    .tagline = "names, families, lengths, lifting yes/no",
+    .summary =
+        "List the wavelets: name (as -w takes it), family, filter length (PyWavelets'\n"
+        "dec_len; JPEG 2000 wavelets also give their true lengths, e.g. 9/7),\n"
+        "orthogonal or biorthogonal, and whether a lifting scheme exists\n"
+        "(--method lifting).",
+    .groups = OPTS_REPORT,
+    .min_args = 0,
+    .max_args = 0,
+    .run = run_wavelets,
+};

@@ -1,73 +1,39 @@
-/* wavetool: dispatch to the subcommands; --help, --version; signals. */
+/* wavetool: dispatch to the subcommands; --help, --version. */
 #include <errno.h>
 #ifdef __GLIBC__
 #include <malloc.h>
 #endif
-#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "commands.h"
 #include "config.h"
 #include "options.h"
+#include "process.h"
 #include "wavetool.h"
 
-typedef struct command_entry {
-    const char *name;
-    int (*run)(int argc, char **argv);
-    const char *what;
-} command_entry;
-
-static const command_entry commands[] = {
-    {"decompose", cmd_decompose, "IN OUT: subband mosaic (.png/.jpg) or coefficients (.npz)"},
-    {"reconstruct", cmd_reconstruct, "COEFFS.npz OUT: the image back from coefficients"},
-    {"roundtrip", cmd_roundtrip, "IN [-o OUT] [--psnr] [--mse]: forward + inverse, PSNR/MSE"},
-    {"compare", cmd_compare, "A B: PSNR/MSE of two images"},
-    {"wavelets", cmd_wavelets, "names, families, lengths, lifting yes/no"},
+static const cli_command *const commands[] = {
+    &cmd_decompose, &cmd_reconstruct, &cmd_roundtrip, &cmd_compare, &cmd_wavelets,
+    &cmd_denoise, &cmd_sigma,
 #ifdef WT_HAVE_BENCH
-    {"bench", cmd_bench, "engine throughput, GB/s vs the device limit"},
+    &cmd_bench,
 #endif
 };
 #define COMMAND_COUNT (sizeof commands / sizeof commands[0])
-
-/* Ctrl-C, kill, a closed pipe: remove temporary outputs, then die of the signal. */
-static void on_fatal_signal(int sig)
-{
-    struct sigaction dfl;
-    wt_outfile_shutdown();
-    memset(&dfl, 0, sizeof dfl);
-    dfl.sa_handler = SIG_DFL;
-    sigemptyset(&dfl.sa_mask);
-    sigaction(sig, &dfl, NULL);
-    raise(sig);
-}
-
-static void install_signal_handlers(void)
-{
-    static const int fatal[] = {SIGINT, SIGTERM, SIGHUP, SIGPIPE};
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_fatal_signal;
-    sigemptyset(&sa.sa_mask);
-    for (size_t i = 0; i < sizeof fatal / sizeof fatal[0]; i++)
-        sigaddset(&sa.sa_mask, fatal[i]);
-    for (size_t i = 0; i < sizeof fatal / sizeof fatal[0]; i++)
-        sigaction(fatal[i], &sa, NULL);
-    /* A file over the size limit (ulimit -f) fails that write with EFBIG, a
-     * per-file error, instead of killing the batch and leaving a temp file. */
-    signal(SIGXFSZ, SIG_IGN);
-}
 
 static void print_help(FILE *out)
 {
     fputs("Usage: wavetool COMMAND [options] ARGS...\n"
           "       wavetool COMMAND --help\n"
           "       wavetool --help | --version\n\n"
-          "Multi-level 2D discrete wavelet transforms of PNG and JPEG images.\n\n"
+          "Multi-level 2D discrete wavelet transforms of images.\n\n"
           "Commands:\n",
           out);
-    for (size_t i = 0; i < COMMAND_COUNT; i++)
-        fprintf(out, "  %-12s %s\n", commands[i].name, commands[i].what);
+    for (size_t i = 0; i < COMMAND_COUNT; i++) {
+        char tagline[256];
+        fprintf(out, "  %-12s %s\n", commands[i]->name,
+                cli_expand_formats(commands[i]->tagline, tagline, sizeof tagline));
+    }
     fputs("\nCommon options: -w/--wavelet NAME (haar), -l/--levels N|max (3),\n"
           "-m/--mode MODE (symmetric), --method auto|conv|lifting, --device\n"
           "auto|cpu|cuda[:N], -j/--jobs N, -q/--quiet, -v/--verbose, --format text|json|tsv.\n"
@@ -107,8 +73,8 @@ static int run_command(int argc, char **argv)
         return EXIT_ALL_DONE;
     }
     for (size_t i = 0; i < COMMAND_COUNT; i++)
-        if (strcmp(name, commands[i].name) == 0)
-            return commands[i].run(argc - 1, argv + 1);
+        if (strcmp(name, commands[i]->name) == 0)
+            return cli_run(commands[i], argc - 1, argv + 1);
     return cli_usage_error(NULL, "unknown command '%s'", name);
 }
 
@@ -129,7 +95,7 @@ static void keep_freed_buffers(void)
 
 int main(int argc, char **argv)
 {
-    install_signal_handlers();
+    process_init(); /* first: standard descriptors, signals, temporary outputs */
     keep_freed_buffers();
     int rc = run_command(argc, argv);
     /* Reports, lists and help on a full disk: an error, not exit 0 with a cut

@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <ctype.h>
 #include <limits.h>
 #include <math.h>
 #include <stdarg.h>
@@ -11,6 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
+
+#define ALL_FORMATS (WT_HOLDS_IMAGE | WT_HOLDS_COEFFS)
 
 /* Long-only options are numbered from 256. */
 enum {
@@ -18,6 +22,7 @@ enum {
     OPT_DEVICE,
     OPT_FORMAT,
     OPT_MAX_PIXELS,
+    OPT_MAX_MEMORY,
     OPT_LENIENT,
     OPT_PNG_LEVEL,
     OPT_QUALITY,
@@ -31,6 +36,23 @@ enum {
     OPT_THRESHOLD,
     OPT_SOFT,
     OPT_HARD,
+    OPT_SIZE,
+    OPT_BATCH,
+    OPT_FORWARD,
+    OPT_INVERSE,
+    OPT_BOTH,
+    OPT_REPEAT,
+    OPT_HOST_PATH,
+    OPT_PIPELINE,
+    OPT_RULE,
+    OPT_SHRINK,
+    OPT_SIGMA,
+    OPT_YCBCR,
+    OPT_CYCLE_SPIN,
+    OPT_NOISE,
+    OPT_LEVEL_SCALE,
+    OPT_AVERAGE,
+    OPT_KEEP_RANK,
 };
 
 typedef struct opt_spec {
@@ -48,10 +70,13 @@ static const opt_spec option_table[] = {
     {"mode", 'm', "MODE", OPTS_TRANSFORM, "signal extension: zero, constant, symmetric (default), reflect,\n"
                                           "periodic, smooth, antisymmetric, antireflect, periodization"},
     {"method", OPT_METHOD, "M", OPTS_TRANSFORM, "auto (default), conv or lifting"},
-    {"device", OPT_DEVICE, "DEV", OPTS_ENGINE, "auto (default: first GPU, else CPU), cpu, cuda, cuda:N;\n"
+    {"device", OPT_DEVICE, "DEV", OPTS_DEVICE, "auto (default: first GPU, else CPU), cpu, cuda, cuda:N;\n"
                                           "cuda:N,M,... or cuda:all spread the files over GPUs"},
-    {"jobs", 'j', "N", OPTS_ENGINE, "files processed at a time (default 0: number of cores)"},
+    {"jobs", 'j', "N", OPTS_JOBS, "files processed at a time (default 0: number of cores)"},
     {"max-pixels", OPT_MAX_PIXELS, "N", OPTS_LOAD, "refuse images of more than N pixels (default 1073741824)"},
+    {"max-memory", OPT_MAX_MEMORY, "SIZE", OPTS_LOAD, "refuse images that need more memory (about 20 bytes a sample),\n"
+                                                   "shared by the files at a time; K/M/G suffixes, 0: no\n"
+                                                   "limit (default: half the RAM)"},
     {"lenient", OPT_LENIENT, NULL, OPTS_LOAD, "accept images that libpng/libjpeg can recover from corruption"},
     {"png-level", OPT_PNG_LEVEL, "N", OPTS_SAVE, "PNG compression level 0-9 (default 1: fast)"},
     {"quality", OPT_QUALITY, "Q", OPTS_SAVE, "JPEG quality 1-100 (default 90)"},
@@ -59,15 +84,47 @@ static const opt_spec option_table[] = {
     {"depth", OPT_DEPTH, "8|16", OPTS_MOSAIC, "mosaic bit depth (default: the input's; 8 for JPEG)"},
     {"outdir", 'O', "DIR", OPTS_BATCH, "write outputs into DIR (created if missing), named from the input"},
     {"suffix", OPT_SUFFIX, "S", OPTS_BATCH, "added to the input's stem in output names (default none)"},
-    {"ext", OPT_EXT, "EXT", OPTS_BATCH, "output type with -O or '-': png (default), jpg, jpeg or npz"},
+    {"ext", OPT_EXT, "EXT", OPTS_BATCH, "output type with -O or '-': {EXTS}"},
     {"no-clobber", 'n', NULL, OPTS_BATCH, "skip outputs that exist already (resume a batch)"},
-    {"output", 'o', "OUT", OPTS_ROUNDTRIP, "write the reconstruction to OUT"},
-    {"psnr", OPT_PSNR, NULL, OPTS_ROUNDTRIP, "report PSNR (without --psnr or --mse: both)"},
-    {"mse", OPT_MSE, NULL, OPTS_ROUNDTRIP, "report MSE"},
-    {"keep", OPT_KEEP, "FRACTION", OPTS_ROUNDTRIP, "keep the largest FRACTION (0-1) of detail coefficients, zero the rest"},
-    {"threshold", OPT_THRESHOLD, "T", OPTS_ROUNDTRIP, "threshold detail coefficients at T (hard unless --soft)"},
-    {"soft", OPT_SOFT, NULL, OPTS_ROUNDTRIP, "soft thresholding: shrink towards zero by T"},
-    {"hard", OPT_HARD, NULL, OPTS_ROUNDTRIP, "hard thresholding: zero |v| < T (default)"},
+    {"output", 'o', "OUT", OPTS_OUTPUT, "write the reconstruction to OUT"},
+    {"psnr", OPT_PSNR, NULL, OPTS_QUALITY, "report PSNR (without --psnr or --mse: both)"},
+    {"mse", OPT_MSE, NULL, OPTS_QUALITY, "report MSE"},
+    {"keep", OPT_KEEP, "FRACTION", OPTS_THRESHOLD, "keep the largest FRACTION (0-1) of detail coefficients, zero the rest"},
+    {"keep-rank", OPT_KEEP_RANK, "R", OPTS_THRESHOLD, "--keep ranks norm (default: |c| x the band's synthesis norm, its\n"
+                                                   "share of the reconstruction) or magnitude (|c|)"},
+    {"threshold", OPT_THRESHOLD, "T", OPTS_THRESHOLD | OPTS_DENOISE, "threshold detail coefficients at T (roundtrip: hard unless --soft;\n"
+                                                       "denoise: one threshold in sample units, --shrink applies)"},
+    {"soft", OPT_SOFT, NULL, OPTS_THRESHOLD, "soft thresholding: shrink towards zero by T"},
+    {"hard", OPT_HARD, NULL, OPTS_THRESHOLD, "hard thresholding: zero |v| < T (default)"},
+    {"wavelet", 'w', "LIST", OPTS_SWEEP, "wavelets, comma-separated or repeated (default haar)"},
+    {"mode", 'm', "LIST", OPTS_SWEEP, "modes (default symmetric)"},
+    {"method", OPT_METHOD, "LIST", OPTS_SWEEP, "auto, conv, lifting (default auto); combinations a\n"
+                                              "wavelet does not support are skipped"},
+    {"levels", 'l', "N", OPTS_SWEEP, "levels (default 3)"},
+    {"size", OPT_SIZE, "WxH", OPTS_SWEEP, "image size, repeatable (default 8192x8192)"},
+    {"batch", OPT_BATCH, "N", OPTS_SWEEP, "N images of that size in one call (default 1)"},
+    {"forward", OPT_FORWARD, NULL, OPTS_SWEEP, "time the forward transform (default: both directions)"},
+    {"inverse", OPT_INVERSE, NULL, OPTS_SWEEP, "time the inverse transform"},
+    {"both", OPT_BOTH, NULL, OPTS_SWEEP, "time both directions (default)"},
+    {"repeat", OPT_REPEAT, "N", OPTS_TIMING, "timed runs, median reported (default 20)"},
+    {"host-path", OPT_HOST_PATH, NULL, OPTS_TIMING, "one 8192x8192 RGB 8-bit image from host samples to a\n"
+                                                   "host mosaic (wt_mosaic_image, decode excluded), wall\n"
+                                                   "clock, against pinned host<->device copies of the same\n"
+                                                   "bytes; pageable and page-locked image"},
+    {"pipeline", OPT_PIPELINE, NULL, OPTS_TIMING, "(first) the batch path of decompose over files or folders,\n"
+                                                 "against decode+encode alone; see\n"
+                                                 "'wavetool bench --pipeline --help'"},
+    {"rule", OPT_RULE, "R", OPTS_DENOISE, "threshold rule: bayes (default, BayesShrink per band) or visu\n"
+                                          "(VisuShrink: sigma sqrt(2 ln N))"},
+    {"shrink", OPT_SHRINK, "S", OPTS_DENOISE, "soft (default) or hard shrinkage"},
+    {"sigma", OPT_SIGMA, "S", OPTS_DENOISE, "noise sigma in sample units (0-255 for 8-bit); default: estimated\n"
+                                            "per channel from the finest diagonal band"},
+    {"ycbcr", OPT_YCBCR, NULL, OPTS_DENOISE, "RGB: denoise in YCbCr (scikit-image's BT.601), back to RGB"},
+    {"cycle-spin", OPT_CYCLE_SPIN, "N", OPTS_DENOISE, "average over the circular shifts 0..N on both axes ((N+1)^2 denoises)"},
+    {"noise", OPT_NOISE, "M", OPTS_DENOISE, "gaussian (default) or poisson (Anscombe transform, sigma 1,\n"
+                                            "Makitalo-Foi inverse)"},
+    {"level-scale", OPT_LEVEL_SCALE, "F1,F2,..", OPTS_DENOISE, "multiply the thresholds of level 1 (finest), 2, ... by F1, F2, ..."},
+    {"average", OPT_AVERAGE, NULL, OPTS_SIGMA, "one sigma per image: the mean over channels"},
     {"format", OPT_FORMAT, "F", OPTS_REPORT, "report format: text (default), json (one object a line), tsv;\n"
                                          "infinity is inf (JSON: the string \"inf\")"},
     {"quiet", 'q', NULL, OPTS_GENERAL, "no progress, summary or notes (reports and errors still show)"},
@@ -76,12 +133,27 @@ static const opt_spec option_table[] = {
 };
 #define OPTION_COUNT (sizeof option_table / sizeof option_table[0])
 
+static void print_escaped(const char *fmt, va_list ap)
+{
+    char raw[4096], shown[4096];
+    vsnprintf(raw, sizeof raw, fmt, ap);
+    fprintf(stderr, "wavetool: %s", wt_escape_controls(shown, sizeof shown, raw));
+}
+
+void cli_error(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    print_escaped(fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+}
+
 int cli_usage_error(const char *cmd, const char *fmt, ...)
 {
     va_list ap;
-    fputs("wavetool: ", stderr);
     va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
+    print_escaped(fmt, ap);
     va_end(ap);
     if (cmd)
         fprintf(stderr, "\nTry 'wavetool %s --help'.\n", cmd);
@@ -140,6 +212,32 @@ static int parse_real(const char *cmd, const opt_spec *s, const char *arg, doubl
     return CLI_CONTINUE;
 }
 
+/* Bytes: digits and an optional K, M, G or T (powers of 1024). */
+static int parse_bytes(const char *cmd, const opt_spec *s, const char *arg, uint64_t *out)
+{
+    static const char units[] = "KMGT";
+    char *end = NULL;
+    errno = 0;
+    unsigned long long v = strtoull(arg, &end, 10);
+    const char *unit = *end ? strchr(units, toupper((unsigned char)*end)) : NULL;
+    int shift = unit ? 10 * (int)(unit - units + 1) : 0;
+    if (!isdigit((unsigned char)*arg) || errno || (*end && (!unit || end[1])) ||
+        (shift && v > (ULLONG_MAX >> shift)))
+        return cli_usage_error(cmd,
+                               "invalid argument '%s' for option --%s; should be a size in "
+                               "bytes, with K, M, G or T for powers of 1024",
+                               arg, s->name);
+    *out = (uint64_t)v << shift;
+    return CLI_CONTINUE;
+}
+
+/* Half the machine's memory: the default --max-memory. */
+static uint64_t half_the_ram(void)
+{
+    long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGE_SIZE);
+    return pages > 0 && size > 0 ? (uint64_t)pages * (uint64_t)size / 2 : 0;
+}
+
 /* Index of @p arg in @p names (NULL-terminated), or a usage error. */
 static int parse_choice(const char *cmd, const opt_spec *s, const char *arg,
                         const char *const *names, const char *expected, int *out)
@@ -187,18 +285,17 @@ static int library_choice(const char *cmd, wt_status st)
     return st == WT_OK ? CLI_CONTINUE : cli_usage_error(cmd, "%s", wt_error_message());
 }
 
+/* Any extension of the format registry (src/format.c). */
 static int parse_ext(const char *cmd, const opt_spec *s, const char *arg, cli_options *o)
 {
-    static const char *const exts[] = {"png", "jpg", "jpeg", "npz", NULL};
-    const char *name = arg[0] == '.' ? arg + 1 : arg;
-    for (int i = 0; exts[i]; i++)
-        if (strcasecmp(name, exts[i]) == 0) {
-            o->ext = name;
-            return CLI_CONTINUE;
-        }
-    return cli_usage_error(cmd, "invalid argument '%s' for option --%s; should be png, jpg, "
-                                "jpeg or npz",
-                           arg, s->name);
+    char exts[256];
+    if (wt_format_from_ext(arg) != WT_FORMAT_UNKNOWN) {
+        o->ext = arg[0] == '.' ? arg + 1 : arg;
+        return CLI_CONTINUE;
+    }
+    wt_format_list(exts, sizeof exts, ALL_FORMATS, "", ", ", " or ");
+    return cli_usage_error(cmd, "invalid argument '%s' for option --%s; should be %s", arg,
+                           s->name, exts);
 }
 
 /* auto, cpu, cuda, cuda:N, cuda:N,M,... or cuda:all; whether a device works
@@ -221,16 +318,149 @@ static int parse_device(const char *cmd, const opt_spec *s, const char *arg, cli
     return CLI_CONTINUE;
 }
 
+/* ---- bench's sweep: lists and sizes ----------------------------------------- */
+
+static int add_wavelet(const char *cmd, const char *name, sweep_options *w)
+{
+    const wt_wavelet *found = wt_wavelet_find(name);
+    if (!found)
+        return cli_usage_error(cmd, "unknown wavelet '%s' (did you mean '%s'?)", name,
+                               wt_wavelet_suggest(name));
+    if (w->nwavelets == SWEEP_MAX)
+        return cli_usage_error(cmd, "too many wavelets");
+    w->wavelets[w->nwavelets++] = found;
+    return CLI_CONTINUE;
+}
+
+static int add_mode(const char *cmd, const char *name, sweep_options *w)
+{
+    wt_mode m;
+    if (wt_mode_parse(name, &m) != WT_OK)
+        return cli_usage_error(cmd, "%s", wt_error_message());
+    if (w->nmodes == SWEEP_MAX)
+        return cli_usage_error(cmd, "too many modes");
+    w->modes[w->nmodes++] = m;
+    return CLI_CONTINUE;
+}
+
+static int add_method(const char *cmd, const char *name, sweep_options *w)
+{
+    wt_method m;
+    if (wt_method_parse(name, &m) != WT_OK)
+        return cli_usage_error(cmd, "%s", wt_error_message());
+    if (w->nmethods == (int)(sizeof w->methods / sizeof w->methods[0]))
+        return cli_usage_error(cmd, "too many methods");
+    w->methods[w->nmethods++] = m;
+    return CLI_CONTINUE;
+}
+
+/* add(item) for each comma-separated item of @p list (empty items skipped). */
+static int parse_list(const char *cmd, const char *list, sweep_options *w,
+                      int (*add)(const char *cmd, const char *item, sweep_options *w))
+{
+    int rc = CLI_CONTINUE;
+    while (rc == CLI_CONTINUE && *list) {
+        char item[256];
+        size_t len = strcspn(list, ",");
+        snprintf(item, sizeof item, "%.*s", (int)len, list);
+        if (len > 0)
+            rc = add(cmd, item, w);
+        list += len + (list[len] == ',');
+    }
+    return rc;
+}
+
+static int parse_size(const char *cmd, const char *arg, sweep_options *w)
+{
+    char *end;
+    unsigned long width = strtoul(arg, &end, 10), height = 0;
+    if (end != arg && (*end == 'x' || *end == 'X')) {
+        const char *hs = end + 1;
+        height = strtoul(hs, &end, 10);
+        if (end == hs)
+            height = 0;
+    }
+    if (*end || width == 0 || height == 0 || width > (1ul << 20) || height > (1ul << 20))
+        return cli_usage_error(cmd, "invalid size '%s'; should be WIDTHxHEIGHT", arg);
+    if (w->nsizes == SWEEP_MAX)
+        return cli_usage_error(cmd, "too many --size options");
+    w->sizes[w->nsizes][0] = width;
+    w->sizes[w->nsizes][1] = height;
+    w->nsizes++;
+    return CLI_CONTINUE;
+}
+
+/* A sweep option (bench); @p handled set to 0 for any other option. */
+static int apply_sweep_option(const char *cmd, const opt_spec *s, int val, const char *arg,
+                              cli_options *o, int *handled)
+{
+    sweep_options *w = &o->sweep;
+    *handled = 1;
+    switch (val) {
+    case 'w': return parse_list(cmd, arg, w, add_wavelet);
+    case 'm': return parse_list(cmd, arg, w, add_mode);
+    case OPT_METHOD: return parse_list(cmd, arg, w, add_method);
+    case 'l': return parse_int(cmd, s, arg, 0, WT_MAX_LEVELS, &o->params.levels);
+    case OPT_SIZE: return parse_size(cmd, arg, w);
+    case OPT_BATCH: return parse_int(cmd, s, arg, 1, 1000000, &w->batch);
+    case OPT_REPEAT: return parse_int(cmd, s, arg, 1, 1000000, &w->repeat);
+    case OPT_FORWARD: w->forward = 1; return CLI_CONTINUE;
+    case OPT_INVERSE: w->inverse = 1; return CLI_CONTINUE;
+    case OPT_BOTH: w->forward = w->inverse = 1; return CLI_CONTINUE;
+    case OPT_HOST_PATH: w->host_path = 1; return CLI_CONTINUE;
+    case OPT_PIPELINE: return cli_usage_error(cmd, "--pipeline must be the first argument");
+    }
+    *handled = 0;
+    return CLI_CONTINUE;
+}
+
+/* F1,F2,...: factors >= 0, at most one per level. */
+static int parse_level_scale(const char *cmd, const opt_spec *s, const char *arg,
+                             wt_denoise_options *d)
+{
+    const char *p = arg;
+    d->nlevel_scale = 0;
+    while (*p) {
+        char *end = NULL;
+        errno = 0;
+        double v = strtod(p, &end);
+        if (end == p || errno || !isfinite(v) || v < 0.0 || d->nlevel_scale == WT_MAX_LEVELS ||
+            (*end && *end != ','))
+            return cli_usage_error(cmd,
+                                   "invalid argument '%s' for option --%s; should be up to %d "
+                                   "numbers >= 0 separated by commas",
+                                   arg, s->name, WT_MAX_LEVELS);
+        d->level_scale[d->nlevel_scale++] = v;
+        p = *end ? end + 1 : end;
+        if (*end && !*p)
+            return cli_usage_error(cmd, "invalid argument '%s' for option --%s; ends with a comma",
+                                   arg, s->name);
+    }
+    return d->nlevel_scale ? CLI_CONTINUE
+                           : cli_usage_error(cmd, "option --%s needs at least one factor",
+                                             s->name);
+}
+
 /* ---- one option ---------------------------------------------------------- */
 
-static int apply_option(const char *cmd, int val, const char *arg, cli_options *o)
+static int apply_option(const cli_command *command, int val, const char *arg, cli_options *o)
 {
+    const char *cmd = command->name;
     static const char *const scales[] = {"auto", "abs", "offset", NULL};
     static const char *const formats[] = {"text", "json", "tsv", NULL};
     static const char *const depths[] = {"8", "16", NULL};
+    static const char *const rules[] = {"bayes", "visu", NULL};
+    static const char *const shrinks[] = {"soft", "hard", NULL};
+    static const char *const noises[] = {"gaussian", "poisson", NULL};
+    static const char *const ranks[] = {"norm", "magnitude", NULL};
     const opt_spec *s = spec_of(val);
-    int choice = 0, rc = CLI_CONTINUE;
+    int choice = 0, rc = CLI_CONTINUE, handled = 0;
     long long big = 0;
+    if (command->groups & OPTS_SWEEP) {
+        rc = apply_sweep_option(cmd, s, val, arg, o, &handled);
+        if (handled)
+            return rc;
+    }
     switch (val) {
     case 'w': rc = parse_wavelet(cmd, arg, o); break;
     case 'l': rc = parse_levels(cmd, s, arg, o); break;
@@ -242,6 +472,7 @@ static int apply_option(const char *cmd, int val, const char *arg, cli_options *
         rc = parse_integer(cmd, s, arg, 1, LLONG_MAX, &big);
         o->load.max_pixels = (uint64_t)big;
         break;
+    case OPT_MAX_MEMORY: rc = parse_bytes(cmd, s, arg, &o->load.max_memory); break;
     case OPT_LENIENT: o->load.lenient = 1; break;
     case OPT_PNG_LEVEL: rc = parse_int(cmd, s, arg, 0, 9, &o->save.png_level); break;
     case OPT_QUALITY: rc = parse_int(cmd, s, arg, 1, 100, &o->save.jpeg_quality); break;
@@ -253,7 +484,12 @@ static int apply_option(const char *cmd, int val, const char *arg, cli_options *
         rc = parse_choice(cmd, s, arg, depths, "8 or 16", &choice);
         o->depth = choice ? 16 : 8;
         break;
-    case 'O': o->outdir = arg; break;
+    case 'O':
+        o->outdir = arg;
+        if (!*arg)
+            rc = cli_usage_error(cmd, "invalid argument '' for option --outdir; should be a "
+                                      "directory");
+        break;
     case OPT_SUFFIX:
         o->suffix = arg;
         if (strchr(arg, '/'))
@@ -263,11 +499,16 @@ static int apply_option(const char *cmd, int val, const char *arg, cli_options *
         break;
     case OPT_EXT: rc = parse_ext(cmd, s, arg, o); break;
     case 'n': o->no_clobber = 1; break;
-    case 'o': o->output = arg; break;
+    case 'o':
+        o->output = arg;
+        if (!*arg)
+            rc = cli_usage_error(cmd, "invalid argument '' for option --output; should be a "
+                                      "file name or -");
+        break;
     case OPT_PSNR: o->psnr = 1; break;
     case OPT_MSE: o->mse = 1; break;
-    case OPT_KEEP:
-        if (o->threshold != THRESHOLD_NONE)
+    case OPT_KEEP: /* given again: the last value wins */
+        if (o->threshold != THRESHOLD_NONE && o->threshold != THRESHOLD_KEEP)
             return cli_usage_error(cmd, "--keep and --threshold exclude each other");
         o->threshold = THRESHOLD_KEEP;
         rc = parse_real(cmd, s, arg, 0.0, 1.0, &o->threshold_value);
@@ -285,6 +526,27 @@ static int apply_option(const char *cmd, int val, const char *arg, cli_options *
         if (o->threshold == THRESHOLD_NONE)
             o->threshold_value = NAN; /* --threshold must follow */
         o->threshold = val == OPT_SOFT ? THRESHOLD_SOFT : THRESHOLD_HARD;
+        break;
+    case OPT_RULE:
+        rc = parse_choice(cmd, s, arg, rules, "bayes or visu", &choice);
+        o->denoise.rule = choice ? WT_RULE_VISU : WT_RULE_BAYES;
+        break;
+    case OPT_SHRINK:
+        rc = parse_choice(cmd, s, arg, shrinks, "soft or hard", &choice);
+        o->denoise.soft = choice == 0;
+        break;
+    case OPT_SIGMA: rc = parse_real(cmd, s, arg, 0.0, 1e30, &o->denoise.sigma); break;
+    case OPT_YCBCR: o->denoise.ycbcr = 1; break;
+    case OPT_CYCLE_SPIN: rc = parse_int(cmd, s, arg, 0, 64, &o->denoise.cycle_spin); break;
+    case OPT_NOISE:
+        rc = parse_choice(cmd, s, arg, noises, "gaussian or poisson", &choice);
+        o->denoise.noise = choice ? WT_NOISE_POISSON : WT_NOISE_GAUSSIAN;
+        break;
+    case OPT_LEVEL_SCALE: rc = parse_level_scale(cmd, s, arg, &o->denoise); break;
+    case OPT_AVERAGE: o->average = 1; break;
+    case OPT_KEEP_RANK:
+        rc = parse_choice(cmd, s, arg, ranks, "norm or magnitude", &choice);
+        o->keep_by_magnitude = choice;
         break;
     case OPT_FORMAT:
         rc = parse_choice(cmd, s, arg, formats, "text, json or tsv", &choice);
@@ -327,7 +589,9 @@ static void build_tables(unsigned groups, getopt_tables *t)
 static const char *offending_option(char **argv, int index, int optopt_char, char *buf,
                                     size_t size)
 {
-    if (optopt_char && optopt_char < 256)
+    if (strncmp(argv[index], "--", 2) == 0) /* --name=value: not the short letter */
+        snprintf(buf, size, "%.*s", (int)strcspn(argv[index], "="), argv[index]);
+    else if (optopt_char && optopt_char < 256)
         snprintf(buf, size, "-%c", optopt_char);
     else if (optopt_char)
         snprintf(buf, size, "--%s", spec_of(optopt_char)->name);
@@ -360,6 +624,8 @@ static int bad_option(const cli_command *cmd, char **argv, int c, unsigned group
     if (s && !(s->group & groups))
         return cli_usage_error(cmd->name, "option '%s' does not apply to '%s'", given,
                                cmd->name);
+    if (s && !s->arg && strchr(argv[optind - 1], '='))
+        return cli_usage_error(cmd->name, "option '%s' doesn't allow an argument", given);
     return cli_usage_error(cmd->name, "unrecognized option '%s'", given);
 }
 
@@ -372,7 +638,9 @@ static void set_defaults(cli_options *o)
     o->params.levels = 3;
     o->device = "auto";
     o->save.png_level = -1;
+    o->load.max_memory = half_the_ram();
     o->suffix = "";
+    wt_denoise_defaults(&o->denoise);
 }
 
 /* Checks between options once all are read. */
@@ -401,6 +669,8 @@ int cli_parse(const cli_command *cmd, int argc, char **argv, cli_options *o)
     unsigned groups = cmd->groups | OPTS_GENERAL;
     int rc = CLI_CONTINUE, c;
     set_defaults(o);
+    if (cmd->defaults)
+        cmd->defaults(o);
     build_tables(groups, &t);
     opterr = 0;
     optind = 1;
@@ -411,7 +681,7 @@ int cli_parse(const cli_command *cmd, int argc, char **argv, cli_options *o)
         } else if (c == '?' || c == ':') {
             rc = bad_option(cmd, argv, c, groups);
         } else {
-            rc = apply_option(cmd->name, c, optarg, o);
+            rc = apply_option(cmd, c, optarg, o);
         }
     }
     if (rc != CLI_CONTINUE)
@@ -423,8 +693,9 @@ int cli_parse(const cli_command *cmd, int argc, char **argv, cli_options *o)
 
 void cli_print_help(const cli_command *cmd, FILE *out)
 {
+    char summary[2048];
     fprintf(out, "Usage: wavetool %s %s\n\n%s\n\nOptions:\n", cmd->name, cmd->synopsis,
-            cmd->summary);
+            cli_expand_formats(cmd->summary, summary, sizeof summary));
     for (size_t i = 0; i < OPTION_COUNT; i++) {
         const opt_spec *s = &option_table[i];
         char left[64];
@@ -436,8 +707,10 @@ void cli_print_help(const cli_command *cmd, FILE *out)
         else
             snprintf(left, sizeof left, "    --%s%s%s", s->name, s->arg ? " " : "",
                      s->arg ? s->arg : "");
+        char help[512];
         fprintf(out, "  %-24s ", left);
-        for (const char *h = s->help; *h; h++) /* continuation lines line up */
+        cli_expand_formats(s->help, help, sizeof help);
+        for (const char *h = help; *h; h++) /* continuation lines line up */
             fputs(*h == '\n' ? "\n                           " : (char[2]){*h, 0}, out);
         fputc('\n', out);
     }
@@ -448,12 +721,91 @@ void cli_print_help(const cli_command *cmd, FILE *out)
 
 wt_file_format cli_output_format(const cli_options *o, const char *path)
 {
-    if (strcmp(path, "-") == 0) {
-        if (!o->ext)
-            return WT_FORMAT_PNG;
-        return strcasecmp(o->ext, "npz") == 0 ? WT_FORMAT_NPZ
-               : strcasecmp(o->ext, "png") == 0 ? WT_FORMAT_PNG
-                                                 : WT_FORMAT_JPEG;
-    }
+    if (strcmp(path, "-") == 0)
+        return wt_format_from_ext(o->ext ? o->ext : CLI_DEFAULT_EXT);
     return wt_format_from_path(path);
+}
+
+int cli_run(const cli_command *cmd, int argc, char **argv)
+{
+    if (cmd->variant_flag && argc > 1 && strcmp(argv[1], cmd->variant_flag) == 0)
+        return cli_run(cmd->variant, argc - 1, argv + 1);
+    cli_options o;
+    int rc = cli_parse(cmd, argc, argv, &o);
+    return rc == CLI_CONTINUE ? cmd->run(&o) : rc;
+}
+
+/* 1 when @p format is known and holds any of @p writes */
+static int format_holds(wt_file_format format, unsigned writes)
+{
+    const wt_format_info *info = wt_format_describe(format);
+    return info && (info->holds & writes);
+}
+
+int cli_check_output(const char *cmd, const cli_options *o, const char *out, unsigned writes)
+{
+    char exts[256];
+    if (o->ext && !format_holds(wt_format_from_ext(o->ext), writes))
+        return cli_usage_error(cmd, "--ext %s: %s writes %s", o->ext, cmd,
+                               wt_format_list(exts, sizeof exts, writes, "", ", ", " or "));
+    if (!out || strcmp(out, "-") == 0)
+        return CLI_CONTINUE;
+    wt_file_format f = wt_format_from_path(out);
+    if (format_holds(f, writes))
+        return CLI_CONTINUE;
+    wt_format_list(exts, sizeof exts, writes, ".", ", ", " or ");
+    if (f == WT_FORMAT_UNKNOWN)
+        return cli_usage_error(cmd, "%s: unknown output type; use %s", out, exts);
+    return cli_usage_error(cmd, "%s: %s does not write %s files; use %s", out, cmd,
+                           wt_format_describe(f)->name, exts);
+}
+
+/* --ext's choices, the default marked: "png (default), jpg, jpeg or npz" */
+static void ext_choices(char *buf, size_t size)
+{
+    char list[200];
+    wt_format_list(list, sizeof list, ALL_FORMATS, "", ", ", " or ");
+    size_t n = strlen(CLI_DEFAULT_EXT);
+    if (strncmp(list, CLI_DEFAULT_EXT, n) == 0 && (!list[n] || list[n] == ','))
+        snprintf(buf, size, "%s (default)%s", CLI_DEFAULT_EXT, list + n);
+    else
+        snprintf(buf, size, "%s", list);
+}
+
+/* One token of help text into @p buf: {IMAGES} ".png/.jpg/.jpeg", {COEFFS}
+ * ".npz", {EXTS} the --ext choices. Returns the token's length, 0 when
+ * @p text starts none. */
+static size_t expand_token(const char *text, char *buf, size_t size)
+{
+    static const struct {
+        const char *token;
+        unsigned holds;
+    } lists[] = {{"{IMAGES}", WT_HOLDS_IMAGE}, {"{COEFFS}", WT_HOLDS_COEFFS}};
+    for (size_t i = 0; i < sizeof lists / sizeof lists[0]; i++)
+        if (strncmp(text, lists[i].token, strlen(lists[i].token)) == 0) {
+            wt_format_list(buf, size, lists[i].holds, ".", "/", "/");
+            return strlen(lists[i].token);
+        }
+    if (strncmp(text, "{EXTS}", 6) != 0)
+        return 0;
+    ext_choices(buf, size);
+    return 6;
+}
+
+const char *cli_expand_formats(const char *text, char *buf, size_t size)
+{
+    size_t len = 0;
+    while (*text && len + 1 < size) {
+        char list[256];
+        size_t skip = *text == '{' ? expand_token(text, list, sizeof list) : 0;
+        if (!skip) {
+            buf[len++] = *text++;
+            continue;
+        }
+        text += skip;
+        int n = snprintf(buf + len, size - len, "%s", list);
+        len += n > 0 && (size_t)n < size - len ? (size_t)n : size - len - 1;
+    }
+    buf[len] = '\0';
+    return buf;
 }

@@ -1,4 +1,5 @@
-/* The work on one file: load, transform, write, measure. */
+/* What the file commands share: the engine pool (GPU fallback included),
+ * timed decoding and encoding, the transform for an image, running the files. */
 #include "pipeline.h"
 
 #include <stdlib.h>
@@ -39,27 +40,24 @@ int pipeline_run_files(pipeline *p, const cli_options *o, const batch_plan *plan
     return rc;
 }
 
-static double seconds(void)
+double pipeline_seconds(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-/* How a path appears in messages. */
-static const char *shown(const char *file)
+const char *pipeline_shown(const char *file)
 {
     return strcmp(file, "-") == 0 ? "(stdin)" : file;
 }
 
-/* Put the file's name in front of a message from a function that does not
- * know it (engine, pyramid, mosaic). */
-static wt_status name_error(wt_status st, const char *file)
+wt_status pipeline_name_error(wt_status st, const char *file)
 {
     if (st != WT_OK) {
         char reason[1024];
         snprintf(reason, sizeof reason, "%s", wt_error_message());
-        wt_error_set(st, "%s: %s", shown(file), reason);
+        wt_error_set(st, "%s: %s", pipeline_shown(file), reason);
     }
     return st;
 }
@@ -153,6 +151,8 @@ int pipeline_open(pipeline *p, const cli_options *opt, int workers)
 {
     memset(p, 0, sizeof *p);
     p->opt = opt;
+    p->load = opt->load;
+    p->load.max_memory /= (uint64_t)(workers > 0 ? workers : 1);
     p->engines = calloc((size_t)workers, sizeof *p->engines);
     p->busy = calloc((size_t)workers, 1);
     if (!p->engines || !p->busy) {
@@ -229,104 +229,48 @@ static int falls_back(const pipeline *p, wt_status st, const char *file)
         strcmp(p->opt->device, "auto") != 0)
         return 0;
     if (p->opt->verbose)
-        fprintf(stderr, "wavetool: %s: %s; using the CPU engine\n", shown(file),
-                wt_error_message());
+        cli_error("%s: %s; using the CPU engine", pipeline_shown(file), wt_error_message());
     return 1;
 }
 
-/* What one file asks of an engine. */
-typedef enum job_kind {
-    JOB_FORWARD,
-    JOB_INVERSE,
-    JOB_MOSAIC,
-    JOB_ROUNDTRIP,
-    JOB_ROUNDTRIP_THRESHOLD, /* forward, --keep/--threshold, inverse, on the engine */
-} job_kind;
-
-typedef struct engine_job {
-    job_kind kind;
-    const wt_params *params;
-    const wt_image *img; /* input samples (forward, mosaic, roundtrip) */
-    wt_pyramid *pyr;     /* forward: out; inverse: in */
-    wt_image *out;       /* inverse, roundtrip: allocated; mosaic: allocated there */
-    wt_scale scale;
-    int depth; /* mosaic bit depth */
-    const cli_options *opt; /* thresholded roundtrip: its --keep/--threshold */
-    double *kept;           /* thresholded roundtrip: fraction of details kept */
-} engine_job;
-
-static wt_status threshold_on(wt_epyramid *ep, const cli_options *o, double *kept)
-{
-    *kept = 1.0;
-    switch (o->threshold) {
-    case THRESHOLD_KEEP: return wt_epyramid_keep(ep, o->threshold_value, kept);
-    case THRESHOLD_HARD:
-    case THRESHOLD_SOFT:
-        return wt_epyramid_threshold(ep, o->threshold_value, o->threshold == THRESHOLD_SOFT,
-                                     kept);
-    case THRESHOLD_NONE: break;
-    }
-    return WT_OK;
-}
-
-/* Forward, thresholds and inverse with the pyramid kept on the engine. */
-static wt_status roundtrip_threshold_on(wt_engine *e, const engine_job *j)
-{
-    wt_epyramid *ep = NULL;
-    wt_status st = wt_epyramid_create(e, j->params, j->img->height, j->img->width,
-                                      j->img->channels, &ep);
-    if (st == WT_OK)
-        st = wt_epyramid_forward_image(ep, j->img);
-    if (st == WT_OK)
-        st = threshold_on(ep, j->opt, j->kept);
-    if (st == WT_OK)
-        st = wt_epyramid_inverse_image(ep, j->out);
-    wt_epyramid_destroy(ep);
-    return st;
-}
-
-static wt_status job_on(wt_engine *e, const engine_job *j)
-{
-    switch (j->kind) {
-    case JOB_FORWARD: return wt_forward_image(e, j->params, j->img, j->pyr);
-    case JOB_INVERSE: return wt_inverse_image(e, j->params, j->pyr, j->out);
-    case JOB_MOSAIC: return wt_mosaic_image(e, j->params, j->img, j->scale, j->depth, j->out);
-    case JOB_ROUNDTRIP: return wt_roundtrip_image(e, j->params, j->img, j->out);
-    case JOB_ROUNDTRIP_THRESHOLD: return roundtrip_threshold_on(e, j);
-    }
-    return wt_error_set(WT_ERR_INVALID, "unknown engine job");
-}
-
-static wt_status job_on_cpu(const engine_job *j)
+/* @p job on a CPU engine of its own (the GPU failed under --device auto). */
+static wt_status job_on_cpu(pipeline_job job, void *arg)
 {
     wt_engine *cpu = NULL;
     wt_status st = wt_engine_open(&cpu, "cpu");
     if (st == WT_OK)
-        st = job_on(cpu, j);
+        st = job(cpu, arg);
     wt_engine_close(cpu);
     return st;
 }
 
-/* Run @p j on an engine of the pool (the CPU engine after a GPU failure under
- * --device auto); messages name @p file. */
-static wt_status engine_run(pipeline *p, const engine_job *j, const char *file)
+wt_status pipeline_engine_run(pipeline *p, pipeline_job job, void *arg, const char *file)
 {
     int i = engine_acquire(p);
     wt_engine_times before;
     wt_engine_get_times(p->engines[i], &before);
-    wt_status st = job_on(p->engines[i], j);
+    wt_status st = job(p->engines[i], arg);
     engine_release(p, i, &before);
     if (falls_back(p, st, file))
-        st = job_on_cpu(j);
-    return name_error(st, file);
+        st = job_on_cpu(job, arg);
+    return pipeline_name_error(st, file);
 }
 
-/* Decoding and encoding, timed for the pipeline's split. */
-static wt_status load_timed(pipeline *p, const char *file, wt_image *img)
+/* ---- decoding and encoding, timed for the pipeline's split ------------------ */
+
+void pipeline_add_time(pipeline *p, double *slot, double since)
 {
-    double t0 = seconds();
-    wt_status st = wt_image_load(file, &p->opt->load, img);
-    double dt = seconds() - t0;
+    double dt = pipeline_seconds() - since;
+    pthread_mutex_lock(&p->lock);
+    *slot += dt;
+    pthread_mutex_unlock(&p->lock);
+}
+
+wt_status pipeline_load(pipeline *p, const char *file, wt_image *img)
+{
+    double t0 = pipeline_seconds();
+    wt_status st = wt_image_load(file, &p->load, img);
+    double dt = pipeline_seconds() - t0;
     if (st == WT_OK && wt_warning_message()[0] && !p->opt->quiet)
         batch_note("warning: %s", wt_warning_message());
     pthread_mutex_lock(&p->lock);
@@ -341,221 +285,35 @@ static wt_status load_timed(pipeline *p, const char *file, wt_image *img)
     return st;
 }
 
-static void add_encode_time(pipeline *p, double t0)
+wt_status pipeline_save(pipeline *p, const char *out, const wt_image *img)
 {
-    double dt = seconds() - t0;
-    pthread_mutex_lock(&p->lock);
-    p->stats.encode += dt;
-    pthread_mutex_unlock(&p->lock);
-}
-
-static wt_status save_timed(pipeline *p, const char *out, const wt_image *img)
-{
-    double t0 = seconds();
+    double t0 = pipeline_seconds();
     wt_status st = wt_image_save(out, img, &p->opt->save, cli_output_format(p->opt, out));
-    add_encode_time(p, t0);
+    pipeline_add_time(p, &p->stats.encode, t0);
     return st;
 }
 
-/* ---- steps --------------------------------------------------------------- */
+/* ---- the transform --------------------------------------------------------- */
 
 /* The transform for this image: -l max, the levels asked for if they fit, or
  * the default (3) made smaller for small images. */
-static wt_status params_for(const cli_options *o, const wt_image *img, const char *file,
-                            wt_params *p)
+wt_status pipeline_params_for(const cli_options *o, const wt_image *img, const char *file,
+                              wt_params *p)
 {
     *p = o->params;
     int max = wt_max_level(img->height, img->width, p->wavelet);
     if (!o->levels_max && !o->levels_given && p->levels > max && o->verbose)
         batch_note("%s: %d level%s instead of the default %d: a %ux%u image with %s allows at "
                    "most %d (-l N to insist)",
-                   shown(file), max, max == 1 ? "" : "s", p->levels, img->width, img->height,
-                   p->wavelet->name, max);
+                   pipeline_shown(file), max, max == 1 ? "" : "s", p->levels, img->width,
+                   img->height, p->wavelet->name, max);
     else if (o->levels_given && !o->levels_max && p->levels > max && !o->quiet)
         batch_note("warning: %s: %d levels on a %ux%u image with %s, deeper than its "
                    "dwt_max_level %d: computed as pywt.wavedec2 does (boundary effects "
                    "dominate the deepest bands)",
-                   shown(file), p->levels, img->width, img->height, p->wavelet->name, max);
+                   pipeline_shown(file), p->levels, img->width, img->height, p->wavelet->name,
+                   max);
     if (o->levels_max || (!o->levels_given && p->levels > max))
         p->levels = max;
-    return name_error(wt_params_resolve(p), file);
-}
-
-static wt_status forward_image(pipeline *p, const wt_image *img, const wt_params *params,
-                               const char *file, wt_pyramid *pyr)
-{
-    wt_status st = name_error(wt_pyramid_alloc(pyr, params, img->height, img->width,
-                                               img->channels),
-                              file);
-    engine_job job = {.kind = JOB_FORWARD, .params = params, .img = img, .pyr = pyr};
-    return st == WT_OK ? engine_run(p, &job, file) : st;
-}
-
-/* A new image of @p like's size, channels, depth and colour into @p img. */
-static wt_status alloc_like(const wt_image *like, const char *file, wt_image *img)
-{
-    wt_status st = wt_image_alloc(img, like->width, like->height, like->channels,
-                                  like->bit_depth);
-    img->color = like->color;
-    return name_error(st, file);
-}
-
-static void fill_meta(const wt_params *params, const wt_image *img, wt_npz_meta *meta)
-{
-    memset(meta, 0, sizeof *meta);
-    snprintf(meta->wavelet, sizeof meta->wavelet, "%s", params->wavelet->name);
-    meta->mode = params->mode;
-    meta->method = params->method;
-    meta->levels = params->levels;
-    meta->width = img->width;
-    meta->height = img->height;
-    meta->channels = img->channels;
-    meta->bit_depth = img->bit_depth;
-    meta->color = img->color;
-}
-
-static int mosaic_depth(const cli_options *o, const wt_image *img, wt_file_format format)
-{
-    return o->depth ? o->depth : (format == WT_FORMAT_JPEG ? 8 : img->bit_depth);
-}
-
-/* The mosaic of @p img, drawn by the engine, into @p out. */
-static wt_status write_mosaic(pipeline *p, const wt_image *img, const wt_params *params,
-                              const char *in, const char *out)
-{
-    const cli_options *o = p->opt;
-    wt_image mosaic = {0};
-    engine_job job = {.kind = JOB_MOSAIC, .params = params, .img = img, .out = &mosaic,
-                      .scale = o->scale,
-                      .depth = mosaic_depth(o, img, cli_output_format(o, out))};
-    wt_status st = engine_run(p, &job, in);
-    if (st == WT_OK)
-        st = save_timed(p, out, &mosaic);
-    wt_image_free(&mosaic);
-    return st;
-}
-
-static wt_status write_coefficients(pipeline *p, const wt_image *img, const wt_params *params,
-                                    const char *in, const char *out)
-{
-    wt_pyramid pyr = {0};
-    wt_npz_meta meta;
-    wt_status st = forward_image(p, img, params, in, &pyr);
-    if (st == WT_OK) {
-        fill_meta(params, img, &meta);
-        double t0 = seconds();
-        st = wt_npz_save(out, &pyr, &meta);
-        add_encode_time(p, t0);
-    }
-    wt_pyramid_free(&pyr);
-    return st;
-}
-
-/* ---- commands ---------------------------------------------------------------- */
-
-wt_status pipeline_decompose(pipeline *p, const char *in, const char *out)
-{
-    wt_image img = {0};
-    wt_params params;
-    wt_status st = load_timed(p, in, &img);
-    if (st == WT_OK)
-        st = params_for(p->opt, &img, in, &params);
-    if (st == WT_OK && p->transcode_only)
-        st = save_timed(p, out, &img);
-    else if (st == WT_OK && cli_output_format(p->opt, out) == WT_FORMAT_NPZ)
-        st = write_coefficients(p, &img, &params, in, out);
-    else if (st == WT_OK)
-        st = write_mosaic(p, &img, &params, in, out);
-    wt_image_free(&img);
-    return st;
-}
-
-static wt_status params_from_meta(const wt_npz_meta *meta, const wt_pyramid *pyr,
-                                  const char *file, wt_params *params)
-{
-    *params = (wt_params){wt_wavelet_find(meta->wavelet), meta->mode, meta->method,
-                          meta->levels};
-    if (!params->wavelet)
-        return wt_error_set(WT_ERR_FORMAT, "%s: unknown wavelet '%s' in meta", file,
-                            meta->wavelet);
-    if (pyr->height != meta->height || pyr->width != meta->width ||
-        pyr->channels != meta->channels)
-        return wt_error_set(WT_ERR_FORMAT, "%s: coefficients do not match meta", file);
-    return name_error(wt_params_resolve(params), file);
-}
-
-wt_status pipeline_reconstruct(pipeline *p, const char *in, const char *out)
-{
-    wt_pyramid pyr = {0};
-    wt_npz_meta meta;
-    wt_params params;
-    wt_image img = {0};
-    double t0 = seconds();
-    wt_status st = wt_npz_load(in, &pyr, &meta);
-    pthread_mutex_lock(&p->lock);
-    p->stats.decode += seconds() - t0;
-    pthread_mutex_unlock(&p->lock);
-    if (st == WT_OK)
-        st = params_from_meta(&meta, &pyr, in, &params);
-    if (st == WT_OK)
-        st = name_error(wt_image_alloc(&img, meta.width, meta.height, meta.channels,
-                                       meta.bit_depth),
-                        in);
-    if (st == WT_OK) {
-        img.color = meta.color;
-        engine_job job = {.kind = JOB_INVERSE, .params = &params, .pyr = &pyr, .out = &img};
-        st = engine_run(p, &job, in);
-    }
-    if (st == WT_OK)
-        st = save_timed(p, out, &img);
-    wt_image_free(&img);
-    wt_pyramid_free(&pyr);
-    return st;
-}
-
-wt_status pipeline_roundtrip(pipeline *p, const char *in, const char *out, roundtrip_result *r)
-{
-    const cli_options *o = p->opt;
-    wt_image img = {0}, back = {0};
-    wt_params params;
-    memset(r, 0, sizeof *r);
-    r->kept = 1.0;
-    wt_status st = load_timed(p, in, &img);
-    if (st == WT_OK)
-        st = params_for(o, &img, in, &params);
-    if (st == WT_OK)
-        st = alloc_like(&img, in, &back);
-    engine_job job = {.kind = o->threshold != THRESHOLD_NONE ? JOB_ROUNDTRIP_THRESHOLD
-                                                             : JOB_ROUNDTRIP,
-                      .params = &params, .img = &img, .out = &back, .opt = o, .kept = &r->kept};
-    if (st == WT_OK)
-        st = engine_run(p, &job, in);
-    if (st == WT_OK)
-        st = name_error(wt_quality_compare(&img, &back, &r->quality), in);
-    if (st == WT_OK && out)
-        st = save_timed(p, out, &back);
-    r->original = img;
-    r->original.pixels = NULL;
-    wt_image_free(&img);
-    wt_image_free(&back);
-    return st;
-}
-
-wt_status pipeline_compare(const cli_options *opt, const char *a, const char *b, wt_quality *q,
-                           wt_image *layout)
-{
-    wt_image ia = {0}, ib = {0};
-    wt_status st = wt_image_load(a, &opt->load, &ia);
-    if (st == WT_OK)
-        st = wt_image_load(b, &opt->load, &ib);
-    if (st == WT_OK && (st = wt_quality_compare(&ia, &ib, q)) != WT_OK) {
-        char reason[1024];
-        snprintf(reason, sizeof reason, "%s", wt_error_message());
-        wt_error_set(st, "%s, %s: %s", shown(a), shown(b), reason);
-    }
-    *layout = ia;
-    layout->pixels = NULL;
-    wt_image_free(&ia);
-    wt_image_free(&ib);
-    return st;
+    return pipeline_name_error(wt_params_resolve(p), file);
 }

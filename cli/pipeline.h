@@ -1,6 +1,7 @@
-/* The work on one file of each subcommand (load, transform, write, measure),
- * kept apart from argument parsing. Every failure leaves one message in
- * wt_error_message() that names the file. */
+/* What every file command shares: the engine pool with GPU fallback, timed
+ * decoding and encoding, the transform for an image and running the files.
+ * A command's own work on a file lives in its cli/cmd_NAME.c. Every failure
+ * leaves one message in wt_error_message() that names the file. */
 #ifndef WT_CLI_PIPELINE_H
 #define WT_CLI_PIPELINE_H
 
@@ -23,11 +24,11 @@ typedef struct pipeline_stats {
  * while they decode and encode) and the time split. */
 typedef struct pipeline {
     const cli_options *opt;
+    wt_load_options load; /* opt->load, --max-memory shared by the files at a time */
     wt_engine **engines;
     char *busy;
     int nengines;
     int is_gpu;
-    int transcode_only; /* decompose writes the decoded image: the codecs' time alone */
     pthread_mutex_t lock;
     pthread_cond_t freed;
     pipeline_stats stats;
@@ -38,25 +39,37 @@ typedef struct pipeline {
 int pipeline_open(pipeline *p, const cli_options *opt, int workers);
 void pipeline_close(pipeline *p);
 
-/* decompose: mosaic (.png/.jpg) or coefficients (.npz) of @p in into @p out. */
-wt_status pipeline_decompose(pipeline *p, const char *in, const char *out);
+/* Work for an engine: called with an engine of the pool, and again with a
+ * CPU engine of its own when a GPU fails under --device auto. */
+typedef wt_status (*pipeline_job)(wt_engine *e, void *arg);
 
-/* reconstruct: image of the original size, channels and depth from a .npz. */
-wt_status pipeline_reconstruct(pipeline *p, const char *in, const char *out);
+/* Run @p job(engine, @p arg) on an engine of the pool (the CPU engine after a
+ * GPU failure under --device auto; -v says so); messages name @p file. */
+wt_status pipeline_engine_run(pipeline *p, pipeline_job job, void *arg, const char *file);
 
-typedef struct roundtrip_result {
-    wt_image original; /* size and layout for the report (pixels freed) */
-    wt_quality quality;
-    double kept; /* fraction of detail coefficients left nonzero; 1 without thresholding */
-} roundtrip_result;
+/* Decode @p file (--max-pixels, --lenient), the time and pixels counted. */
+wt_status pipeline_load(pipeline *p, const char *file, wt_image *img);
 
-/* roundtrip: forward, optional thresholding, inverse; quality against the
- * input; the reconstruction written to @p out unless NULL. */
-wt_status pipeline_roundtrip(pipeline *p, const char *in, const char *out, roundtrip_result *r);
+/* Encode @p img into @p out (type from the name or --ext), the time counted. */
+wt_status pipeline_save(pipeline *p, const char *out, const wt_image *img);
 
-/* compare: quality of @p b against @p a. */
-wt_status pipeline_compare(const cli_options *opt, const char *a, const char *b, wt_quality *q,
-                           wt_image *layout);
+/* Add the seconds since @p since (pipeline_seconds()) to @p slot of p->stats. */
+void pipeline_add_time(pipeline *p, double *slot, double since);
+
+/* Monotonic clock, seconds. */
+double pipeline_seconds(void);
+
+/* The transform for this image: -l max, the levels asked for if they fit, or
+ * the default (3) made smaller for small images. */
+wt_status pipeline_params_for(const cli_options *o, const wt_image *img, const char *file,
+                              wt_params *p);
+
+/* How a path appears in messages ("-": "(stdin)"). */
+const char *pipeline_shown(const char *file);
+
+/* Put the file's name in front of the message of a function that does not
+ * know it (engine, pyramid, mosaic); returns @p st. */
+wt_status pipeline_name_error(wt_status st, const char *file);
 
 /* Number of worker threads for @p files files with -j @p jobs (0 = cores). */
 int pipeline_workers(int jobs, size_t files);

@@ -32,18 +32,73 @@ void sb_printf(strbuf *sb, const char *fmt, ...)
     sb->len += (size_t)n;
 }
 
+/* Length of the valid UTF-8 sequence at @p p (shortest form, no surrogates,
+ * at most U+10FFFF), or 0. */
+static int utf8_length(const unsigned char *p)
+{
+    int n = p[0] < 0x80 ? 1 : p[0] >= 0xc2 && p[0] <= 0xdf ? 2 : (p[0] & 0xf0) == 0xe0 ? 3
+            : p[0] >= 0xf0 && p[0] <= 0xf4 ? 4 : 0;
+    for (int i = 1; i < n; i++)
+        if ((p[i] & 0xc0) != 0x80)
+            return 0;
+    if ((n == 3 && ((p[0] == 0xe0 && p[1] < 0xa0) || (p[0] == 0xed && p[1] >= 0xa0))) ||
+        (n == 4 && ((p[0] == 0xf0 && p[1] < 0x90) || (p[0] == 0xf4 && p[1] >= 0x90))))
+        return 0;
+    return n;
+}
+
+static int is_utf8(const char *s)
+{
+    for (const unsigned char *p = (const unsigned char *)s; *p;) {
+        int n = utf8_length(p);
+        if (!n)
+            return 0;
+        p += n;
+    }
+    return 1;
+}
+
+/* Bytes that are not UTF-8 become U+FFFD: the line stays valid JSON. */
 void sb_json_string(strbuf *sb, const char *s)
 {
     sb_printf(sb, "\"");
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+    for (const unsigned char *p = (const unsigned char *)s; *p;) {
+        int n = utf8_length(p);
         if (*p == '"' || *p == '\\')
             sb_printf(sb, "\\%c", *p);
-        else if (*p < 0x20)
+        else if (*p < 0x20 || *p == 0x7f)
             sb_printf(sb, "\\u%04x", *p);
+        else if (!n)
+            sb_printf(sb, "\\ufffd");
         else
-            sb_printf(sb, "%c", *p);
+            sb_printf(sb, "%.*s", n, (const char *)p);
+        p += n ? n : 1;
     }
     sb_printf(sb, "\"");
+}
+
+/* "key":"name", and for a name that is not UTF-8 also "key_bytes": the exact
+ * bytes, percent-encoded (%XX for bytes outside printable ASCII, and '%'). */
+static void sb_json_name(strbuf *sb, const char *key, const char *name)
+{
+    sb_printf(sb, "\"%s\":", key);
+    sb_json_string(sb, name);
+    if (is_utf8(name))
+        return;
+    sb_printf(sb, ",\"%s_bytes\":\"", key);
+    for (const unsigned char *p = (const unsigned char *)name; *p; p++)
+        if (*p < 0x20 || *p >= 0x7f || *p == '%' || *p == '"' || *p == '\\')
+            sb_printf(sb, "%%%02X", *p);
+        else
+            sb_printf(sb, "%c", *p);
+    sb_printf(sb, "\"");
+}
+
+/* A file name in a text line: control characters escaped. */
+static void sb_text_name(strbuf *sb, const char *name)
+{
+    char shown[4096 * 4 + 1];
+    sb_printf(sb, "%s", wt_escape_controls(shown, sizeof shown, name));
 }
 
 void sb_tsv_field(strbuf *sb, const char *s)
@@ -117,10 +172,12 @@ static void text_measure(strbuf *sb, int is_psnr, double mean, const double *per
 static void text_line(strbuf *sb, const report_spec *s, const char *a, const char *b,
                       const wt_quality *q, const wt_image *layout, double kept)
 {
-    if (s->pair)
-        sb_printf(sb, "%s vs %s: ", a, b);
-    else
-        sb_printf(sb, "%s: ", a);
+    sb_text_name(sb, a);
+    if (s->pair) {
+        sb_printf(sb, " vs ");
+        sb_text_name(sb, b);
+    }
+    sb_printf(sb, ": ");
     if (s->psnr)
         text_measure(sb, 1, q->psnr_mean, q->psnr, layout, q->channels);
     if (s->psnr && s->mse)
@@ -145,11 +202,11 @@ static void json_array(strbuf *sb, const double *v, int n)
 static void json_line(strbuf *sb, const report_spec *s, const char *a, const char *b,
                       const wt_quality *q, const wt_image *layout, double kept)
 {
-    sb_printf(sb, "{\"%s\":", s->pair ? "a" : "file");
-    sb_json_string(sb, a);
+    sb_printf(sb, "{");
+    sb_json_name(sb, s->pair ? "a" : "file", a);
     if (s->pair) {
-        sb_printf(sb, ",\"b\":");
-        sb_json_string(sb, b);
+        sb_printf(sb, ",");
+        sb_json_name(sb, "b", b);
     }
     sb_printf(sb, ",\"width\":%u,\"height\":%u,\"channels\":%d,\"bit_depth\":%d", layout->width,
               layout->height, layout->channels, layout->bit_depth);

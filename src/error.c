@@ -1,6 +1,7 @@
 /* One place that holds the last failure message of each thread. */
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "wavetool.h"
 
@@ -11,12 +12,34 @@ const char *wt_error_message(void)
     return last_message;
 }
 
+char *wt_escape_controls(char *out, size_t cap, const char *in)
+{
+    size_t n = 0;
+    for (const unsigned char *p = (const unsigned char *)in; cap && *p; p++) {
+        char esc[5];
+        int len = *p == '\n' ? snprintf(esc, sizeof esc, "\\n")
+                  : *p == '\r' ? snprintf(esc, sizeof esc, "\\r")
+                  : *p == '\t' ? snprintf(esc, sizeof esc, "\\t")
+                  : (*p < 0x20 || *p == 0x7f) ? snprintf(esc, sizeof esc, "\\x%02x", *p)
+                                              : (esc[0] = (char)*p, 1);
+        if (n + (size_t)len >= cap)
+            break;
+        memcpy(out + n, esc, (size_t)len);
+        n += (size_t)len;
+    }
+    if (cap)
+        out[n] = '\0';
+    return out;
+}
+
 wt_status wt_error_set(wt_status code, const char *fmt, ...)
 {
+    char raw[sizeof last_message];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(last_message, sizeof last_message, fmt, ap);
+    vsnprintf(raw, sizeof raw, fmt, ap);
     va_end(ap);
+    wt_escape_controls(last_message, sizeof last_message, raw);
     return code;
 }
 

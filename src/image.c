@@ -1,5 +1,6 @@
 /* Decoded images: allocation and conversion to and from float planes. */
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -36,6 +37,22 @@ wt_status wt_image_alloc(wt_image *img, uint32_t width, uint32_t height, int cha
     if (!img->pixels)
         return wt_error_set(WT_ERR_NOMEM, "out of memory for a %ux%u image", width, height);
     return WT_OK;
+}
+
+wt_status wt_memory_check(const wt_load_options *opt, const char *name, uint32_t width,
+                          uint32_t height, int channels)
+{
+    /* each factor < 2^32, channels <= 4, 20: no overflow in 64 bits below 2^32 */
+    uint64_t need = (uint64_t)width * height * (uint64_t)(channels > 0 ? channels : 1);
+    need = need > UINT64_MAX / WT_MEMORY_PER_SAMPLE ? UINT64_MAX : need * WT_MEMORY_PER_SAMPLE;
+    if (!opt || !opt->max_memory || need <= opt->max_memory)
+        return WT_OK;
+    return wt_error_set(WT_ERR_LIMIT,
+                        "%s: a %ux%u image of %d channel%s needs about %llu MiB, more than the "
+                        "%llu MiB allowed (--max-memory)",
+                        name, width, height, channels, channels == 1 ? "" : "s",
+                        (unsigned long long)(need >> 20),
+                        (unsigned long long)(opt->max_memory >> 20));
 }
 
 void wt_image_free(wt_image *img)

@@ -5,6 +5,7 @@
 
 #include <stdio.h>
 
+#include "format.h"
 #include "wavetool.h"
 
 /** Decode a whole PNG held in memory; @p opt already has its defaults filled in. */

@@ -1,5 +1,6 @@
-/* Image files: read whole files (or stdin), pick the decoder by magic bytes,
- * pick the encoder by extension and write through an atomic wt_outfile. */
+/* Image files: read whole files (or stdin), pick the decoder by the first bytes
+ * and the encoder by extension through the format registry (src/format.c), and
+ * write through an atomic wt_outfile. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -13,24 +14,6 @@
 /* Largest input file read into memory. */
 #define MAX_INPUT_BYTES ((size_t)4 << 30)
 #define DEFAULT_MAX_SCANS 1000
-
-static const uint8_t png_magic[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
-static const uint8_t jpeg_magic[3] = {0xff, 0xd8, 0xff};
-
-wt_file_format wt_format_from_path(const char *path)
-{
-    const char *slash = strrchr(path, '/');
-    const char *dot = strrchr(slash ? slash + 1 : path, '.');
-    if (!dot)
-        return WT_FORMAT_UNKNOWN;
-    if (strcasecmp(dot, ".png") == 0)
-        return WT_FORMAT_PNG;
-    if (strcasecmp(dot, ".jpg") == 0 || strcasecmp(dot, ".jpeg") == 0)
-        return WT_FORMAT_JPEG;
-    if (strcasecmp(dot, ".npz") == 0)
-        return WT_FORMAT_NPZ;
-    return WT_FORMAT_UNKNOWN;
-}
 
 /* Read @p fd to its end into a malloc'ed buffer; @p hint is the expected size. */
 static wt_status read_all(int fd, const char *name, size_t hint, uint8_t **data, size_t *size)
@@ -104,10 +87,38 @@ wt_status wt_image_load(const char *path, const wt_load_options *opt, wt_image *
     return st;
 }
 
-/* 1 when the first @p size bytes of @p data start like @p magic (or are a prefix of it). */
-static int starts_like(const uint8_t *data, size_t size, const uint8_t *magic, size_t len)
+/* "not a PNG or JPEG image": the names of the formats that decode images */
+static wt_status not_an_image(const char *name)
 {
-    return memcmp(data, magic, size < len ? size : len) == 0;
+    char names[256];
+    size_t len = 0, count = 0, n = 0;
+    names[0] = '\0';
+    for (int f = 1; f <= wt_format_count(); f++)
+        count += wt_codec_of((wt_file_format)f)->decode != NULL;
+    for (int f = 1; f <= wt_format_count(); f++) {
+        const wt_codec *c = wt_codec_of((wt_file_format)f);
+        if (!c->decode)
+            continue;
+        const char *sep = n == 0 ? "" : n + 1 == count ? " or " : ", ";
+        int w = snprintf(names + len, sizeof names - len, "%s%s", sep, c->info.name);
+        len += w > 0 && (size_t)w < sizeof names - len ? (size_t)w : 0;
+        n++;
+    }
+    return wt_error_set(WT_ERR_FORMAT, "%s: not a %s image", name, names);
+}
+
+/* A decoder's failure that does not name the file yet (an allocation's
+ * "out of memory for a 3072x2048 image"): the file's name in front. */
+static wt_status named_failure(wt_status st, const char *name)
+{
+    char shown[1024], reason[1024];
+    wt_escape_controls(shown, sizeof shown, name);
+    size_t len = strlen(shown);
+    const char *msg = wt_error_message();
+    if (st == WT_OK || (strncmp(msg, shown, len) == 0 && msg[len] == ':'))
+        return st;
+    snprintf(reason, sizeof reason, "%s", msg);
+    return wt_error_set(st, "%s: %s", name, reason);
 }
 
 wt_status wt_image_load_memory(const void *data, size_t size, const char *name,
@@ -123,31 +134,37 @@ wt_status wt_image_load_memory(const void *data, size_t size, const char *name,
     if (size == 0)
         return wt_error_set(WT_ERR_FORMAT, "%s: empty file", name);
     /* the extension may lie: the bytes decide */
-    if (starts_like(data, size, png_magic, sizeof png_magic)) {
-        if (size < sizeof png_magic)
-            return wt_error_set(WT_ERR_FORMAT, "%s: truncated PNG data", name);
-        return wt_png_decode(data, size, name, &o, img);
-    }
-    if (starts_like(data, size, jpeg_magic, sizeof jpeg_magic)) {
-        if (size < sizeof jpeg_magic)
-            return wt_error_set(WT_ERR_FORMAT, "%s: truncated JPEG data", name);
-        return wt_jpeg_decode(data, size, name, &o, img);
-    }
-    return wt_error_set(WT_ERR_FORMAT, "%s: not a PNG or JPEG image", name);
+    const wt_codec *c = wt_codec_sniff(data, size);
+    if (c && size < c->magic_size)
+        return wt_error_set(WT_ERR_FORMAT, "%s: truncated %s data", name, c->info.name);
+    if (c && c->decode)
+        return named_failure(c->decode(data, size, name, &o, img), name);
+    if (c)
+        return wt_error_set(WT_ERR_FORMAT, "%s: %s holds wavelet coefficients, not an image",
+                            name, c->info.name);
+    return not_an_image(name);
 }
 
 static wt_status encode(wt_file_format format, FILE *fp, const char *name, const wt_image *img,
                         const wt_save_options *opt)
 {
-    switch (format) {
-    case WT_FORMAT_PNG: return wt_png_encode(fp, name, img, opt);
-    case WT_FORMAT_JPEG: return wt_jpeg_encode(fp, name, img, opt);
-    case WT_FORMAT_NPZ:
-        return wt_error_set(WT_ERR_INVALID, "%s: .npz holds coefficients, not images", name);
-    case WT_FORMAT_UNKNOWN: break;
-    }
-    return wt_error_set(WT_ERR_INVALID, "%s: unknown output format (use .png, .jpg or .npz)",
-                        name);
+    const wt_codec *c = wt_codec_of(format);
+    char exts[256];
+    if (c && c->encode)
+        return c->encode(fp, name, img, opt);
+    if (c)
+        return wt_error_set(WT_ERR_INVALID, "%s: .%s holds coefficients, not images", name,
+                            c->info.extensions[0]);
+    return wt_error_set(WT_ERR_INVALID, "%s: unknown output format (use %s)", name,
+                        wt_format_list(exts, sizeof exts, WT_HOLDS_IMAGE | WT_HOLDS_COEFFS, ".",
+                                       ", ", " or "));
+}
+
+/* 1 when @p format writes images */
+static int writes_images(wt_file_format format)
+{
+    const wt_codec *c = wt_codec_of(format);
+    return c && c->encode;
 }
 
 wt_status wt_image_save(const char *path, const wt_image *img, const wt_save_options *opt,
@@ -156,7 +173,7 @@ wt_status wt_image_save(const char *path, const wt_image *img, const wt_save_opt
     int is_stdout = strcmp(path, "-") == 0;
     const char *name = is_stdout ? "(stdout)" : path;
     wt_file_format format = is_stdout ? fallback : wt_format_from_path(path);
-    if (format != WT_FORMAT_PNG && format != WT_FORMAT_JPEG)
+    if (!writes_images(format))
         return encode(format, NULL, name, img, opt); /* the error, before any file exists */
     wt_outfile out;
     wt_status st = wt_outfile_open(&out, path);

@@ -192,6 +192,10 @@ static wt_status decode_guarded(j_decompress_ptr cinfo, jpeg_context *ctx, const
     jpeg_mem_src(cinfo, data, (unsigned long)size);
     jpeg_read_header(cinfo, TRUE);
     wt_status st = check_header(cinfo, ctx, opt);
+    jpeg_calc_output_dimensions(cinfo);
+    if (st == WT_OK)
+        st = wt_memory_check(opt, ctx->name, cinfo->output_width, cinfo->output_height,
+                             cinfo->output_components);
     if (st != WT_OK)
         return st;
     jpeg_start_decompress(cinfo);
@@ -302,3 +306,17 @@ wt_status wt_jpeg_encode(FILE *fp, const char *name, const wt_image *img,
     free(ctx.row);
     return st;
 }
+
+static int is_jpeg(const uint8_t *data, size_t size)
+{
+    static const uint8_t magic[3] = {0xff, 0xd8, 0xff};
+    return wt_starts_like(data, size, magic, sizeof magic);
+}
+
+static const char *const jpeg_extensions[] = {"jpg", "jpeg", NULL};
+
+/* Gray or RGB; alpha is dropped when written. */
+const wt_codec wt_codec_jpeg = {
+    {"JPEG", jpeg_extensions, WT_HOLDS_IMAGE, 1u << 8, 3, 0},
+    is_jpeg, 3, wt_jpeg_decode, wt_jpeg_encode,
+};

@@ -1194,3 +1194,17 @@ wt_status wt_npz_load(const char *path, wt_pyramid *pyr, wt_npz_meta *meta)
     free(d);
     return st;
 }
+
+/* ---- the registry's row ------------------------------------------------ */
+
+static int is_npz(const uint8_t *data, size_t size)
+{
+    return wt_starts_like(data, size, "PK\x03\x04", 4);
+}
+
+static const char *const npz_extensions[] = {"npz", NULL};
+
+const wt_codec wt_codec_npz = {
+    {"NPZ", npz_extensions, WT_HOLDS_COEFFS, 0, 0, 1},
+    is_npz, 4, NULL, NULL,
+};

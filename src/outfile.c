@@ -1,73 +1,51 @@
 /* Atomic output files: write to a hidden temporary file next to the target,
- * rename it into place on success, remove it on failure or on a signal. */
+ * rename it into place on success, remove it on failure. Removing them on a
+ * signal is the program's business (wt_outfile_set_temp_hooks). */
 #include <errno.h>
-#include <pthread.h>
-#include <signal.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "wavetool.h"
 
-#define OUTFILE_SLOTS 256
-#define PATH_CAP sizeof(((wt_outfile *)0)->tmp_path)
-
-/* Temp files alive now, for wt_outfile_abort_all() in a signal handler: a slot
- * is FREE, CLAIMED (path being written) or LIVE (path complete, may be unlinked).
- * Lock-free atomics are async-signal-safe and visible across threads. */
-enum { SLOT_FREE = 0, SLOT_CLAIMED = 1, SLOT_LIVE = 2 };
-_Static_assert(ATOMIC_INT_LOCK_FREE == 2, "slot states must be lock-free atomics");
-static atomic_int slot_state[OUTFILE_SLOTS];
-static char slot_path[OUTFILE_SLOTS][PATH_CAP];
-
-/* wt_outfile_shutdown() has run (the process is about to die of a signal):
- * no new temporary file may appear. @c creating counts threads between
- * "check closing" and "slot registered", with signals blocked there, so a
- * handler (on another thread) waits for them (Dekker: seq_cst atomics). */
-static atomic_int closing;
-static atomic_int creating;
-
-/* A free slot holding a copy of @p path, or -1 when all are taken (the file
- * then simply is not removed by a signal). */
-static int slot_register(const char *path)
+/* Temporary files are made by the hooks a program set (cli/process.c keeps
+ * them in its fatal-signal cleanup list), or by mkostemp() alone. */
+static int create_plain(char *tmpl, int *token)
 {
-    for (int i = 0; i < OUTFILE_SLOTS; i++) {
-        int expected = SLOT_FREE;
-        if (atomic_compare_exchange_strong(&slot_state[i], &expected, SLOT_CLAIMED)) {
-            snprintf(slot_path[i], PATH_CAP, "%s", path);
-            atomic_store(&slot_state[i], SLOT_LIVE);
-            return i;
-        }
-    }
-    return -1;
+    *token = -1;
+    return mkostemp(tmpl, O_CLOEXEC);
 }
 
-static void slot_release(int slot)
+static void forget_plain(const char *tmpl, int token)
 {
-    if (slot >= 0 && slot < OUTFILE_SLOTS)
-        atomic_store(&slot_state[slot], SLOT_FREE);
+    (void)tmpl;
+    (void)token;
 }
 
-void wt_outfile_abort_all(void)
+static const wt_temp_hooks plain_hooks = {create_plain, forget_plain};
+static _Atomic(const wt_temp_hooks *) temp_hooks = &plain_hooks;
+
+void wt_outfile_set_temp_hooks(const wt_temp_hooks *hooks)
 {
-    /* a thread creating a temp file registers it soon; at most about 2 s */
-    for (int spins = 0; atomic_load(&creating) > 0 && spins < 2000; spins++) {
-        struct timespec ms = {0, 1000000};
-        nanosleep(&ms, NULL);
-    }
-    for (int i = 0; i < OUTFILE_SLOTS; i++)
-        if (atomic_load(&slot_state[i]) == SLOT_LIVE)
-            unlink(slot_path[i]);
+    atomic_store(&temp_hooks, hooks ? hooks : &plain_hooks);
 }
 
-void wt_outfile_shutdown(void)
+/* A descriptor above the standard ones: with fd 0, 1 or 2 closed, a new file
+ * would get it, and messages or reports written there would land in an output. */
+static int above_standard_fds(int fd)
 {
-    atomic_store(&closing, 1);
-    wt_outfile_abort_all();
+    if (fd < 0 || fd > STDERR_FILENO)
+        return fd;
+    int moved = fcntl(fd, F_DUPFD_CLOEXEC, STDERR_FILENO + 1);
+    int err = errno;
+    close(fd);
+    errno = err;
+    return moved;
 }
 
 /* Creation mode of new files: 0666 minus the umask, read without changing it
@@ -85,13 +63,17 @@ static mode_t new_file_mode(void)
     return (mode_t)(0666 & ~mask);
 }
 
-/* "dir/.name.XXXXXX" for "dir/name"; 0 when it does not fit. */
+/* "dir/.name.XXXXXX" for "dir/name", the name cut so that the temporary
+ * name fits in NAME_MAX bytes too (outputs of 248-255 bytes); 0 when it does not fit. */
 static int temp_name(const char *path, char *out, size_t cap)
 {
     const char *slash = strrchr(path, '/');
     const char *base = slash ? slash + 1 : path;
     int dirlen = slash ? (int)(slash - path + 1) : 0;
-    int n = snprintf(out, cap, "%.*s.%s.XXXXXX", dirlen, path, base);
+    int baselen = (int)strnlen(base, NAME_MAX);
+    int room = NAME_MAX - (int)strlen("..XXXXXX");
+    int n = snprintf(out, cap, "%.*s.%.*s.XXXXXX", dirlen, path, baselen < room ? baselen : room,
+                     base);
     return n > 0 && (size_t)n < cap;
 }
 
@@ -106,7 +88,7 @@ static wt_status open_stdout(wt_outfile *f)
 wt_status wt_outfile_open(wt_outfile *f, const char *path)
 {
     memset(f, 0, sizeof *f);
-    f->slot = -1;
+    f->token = -1;
     if (strcmp(path, "-") == 0)
         return open_stdout(f);
     struct stat st;
@@ -116,25 +98,18 @@ wt_status wt_outfile_open(wt_outfile *f, const char *path)
     if (len >= sizeof f->final_path || !temp_name(path, f->tmp_path, sizeof f->tmp_path))
         return wt_error_set(WT_ERR_IO, "%s: %s", path, strerror(ENAMETOOLONG));
     memcpy(f->final_path, path, len + 1);
-    /* create and register with signals blocked: a fatal signal then runs
-     * wt_outfile_abort_all() on another thread, which waits for us */
-    sigset_t all, old;
-    sigfillset(&all);
-    pthread_sigmask(SIG_BLOCK, &all, &old);
-    atomic_fetch_add(&creating, 1);
-    int fd = atomic_load(&closing) ? (errno = EINTR, -1) : mkstemp(f->tmp_path);
+    const wt_temp_hooks *hooks = atomic_load(&temp_hooks);
+    int created = hooks->create(f->tmp_path, &f->token);
     int err = errno;
-    if (fd >= 0)
-        f->slot = slot_register(f->tmp_path);
-    atomic_fetch_sub(&creating, 1);
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
-    if (fd < 0) {
+    if (created < 0) {
         f->tmp_path[0] = '\0';
         return wt_error_set(WT_ERR_IO, "%s: %s", path, strerror(err));
     }
-    if (fchmod(fd, new_file_mode()) != 0 || !(f->fp = fdopen(fd, "wb"))) {
+    int fd = above_standard_fds(created);
+    if (fd < 0 || fchmod(fd, new_file_mode()) != 0 || !(f->fp = fdopen(fd, "wb"))) {
         err = errno;
-        close(fd);
+        if (fd >= 0)
+            close(fd);
         wt_outfile_abort(f);
         return wt_error_set(WT_ERR_IO, "%s: %s", path, strerror(err));
     }
@@ -181,8 +156,8 @@ wt_status wt_outfile_commit(wt_outfile *f)
         wt_outfile_abort(f);
         return wt_error_set(WT_ERR_IO, "%s: %s", f->final_path, strerror(err ? err : EIO));
     }
-    slot_release(f->slot);
-    f->slot = -1;
+    atomic_load(&temp_hooks)->forget(f->tmp_path, f->token);
+    f->token = -1;
     f->tmp_path[0] = '\0';
     return WT_OK;
 }
@@ -201,12 +176,10 @@ void wt_outfile_abort(wt_outfile *f)
     }
     if (f->tmp_path[0]) {
         unlink(f->tmp_path);
-        /* only a slot this file registered (a zeroed struct has slot 0) */
-        if (f->slot >= 0 && f->slot < OUTFILE_SLOTS && strcmp(slot_path[f->slot], f->tmp_path) == 0)
-            slot_release(f->slot);
+        atomic_load(&temp_hooks)->forget(f->tmp_path, f->token);
     }
     f->tmp_path[0] = '\0';
-    f->slot = -1;
+    f->token = -1;
 }
 
 int wt_same_file(const char *a, const char *b)

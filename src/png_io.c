@@ -13,6 +13,11 @@
 
 /* Widest and tallest image libpng may announce; our pixel limit comes after. */
 #define PNG_MAX_SIDE (1u << 24)
+/* Slack over the largest zlib stream of an image's data (zlib's deflateBound
+ * is the data plus about 1/4096 plus 13 bytes; stored blocks 5 per 64 KiB):
+ * more IDAT bytes than that is refused when strict before anything is
+ * inflated (a 4x1 image followed by gigabytes of zeros). */
+#define IDAT_SLACK (64u << 10)
 /* Largest ancillary chunk (or decompressed iCCP/zTXt) libpng may allocate. */
 #define PNG_CHUNK_MALLOC_MAX (64u << 20)
 
@@ -30,6 +35,7 @@ typedef struct png_context {
     char error[256];     /* libpng's error message */
     char data_warning[256]; /* first warning about image data (fatal when strict) */
     png_bytep *rows;
+    uint8_t *indices;    /* palette images: the indices, looked up afterwards */
 } png_context;
 
 static void on_png_error(png_structp png, png_const_charp msg)
@@ -99,16 +105,17 @@ static wt_status check_pixel_limit(const png_context *ctx, uint32_t width, uint3
     return WT_OK;
 }
 
-/* Expand palette, low-bit gray and tRNS to plain 8/16-bit channels. */
+/* Expand low-bit gray and tRNS to plain 8/16-bit channels; palette images
+ * give one byte per index (expand_palette() looks them up). */
 static void set_read_transforms(png_structp png, png_infop info)
 {
     int color = png_get_color_type(png, info);
     int depth = png_get_bit_depth(png, info);
-    if (color == PNG_COLOR_TYPE_PALETTE)
-        png_set_palette_to_rgb(png);
+    if (color == PNG_COLOR_TYPE_PALETTE && depth < 8)
+        png_set_packing(png);
     if (color == PNG_COLOR_TYPE_GRAY && depth < 8)
         png_set_expand_gray_1_2_4_to_8(png);
-    if (png_get_valid(png, info, PNG_INFO_tRNS))
+    if (color != PNG_COLOR_TYPE_PALETTE && png_get_valid(png, info, PNG_INFO_tRNS))
         png_set_tRNS_to_alpha(png);
     if (depth == 16 && wt_host_little_endian())
         png_set_swap(png);
@@ -116,17 +123,90 @@ static void set_read_transforms(png_structp png, png_infop info)
     png_read_update_info(png, info);
 }
 
-static wt_status alloc_rows(png_context *ctx, wt_image *img, size_t rowbytes)
+/* Row pointers into the image, or for palette images into ctx->indices. */
+static wt_status alloc_rows(png_context *ctx, wt_image *img, size_t rowbytes, int is_palette)
 {
-    size_t stride = (size_t)img->width * (size_t)img->channels * (img->bit_depth / 8);
+    size_t stride = is_palette ? img->width
+                               : (size_t)img->width * (size_t)img->channels * (img->bit_depth / 8);
     if (rowbytes != stride)
         return wt_error_set(WT_ERR_FORMAT, "%s: unexpected PNG row layout", ctx->name);
     ctx->rows = malloc((size_t)img->height * sizeof *ctx->rows);
-    if (!ctx->rows)
+    if (is_palette)
+        ctx->indices = malloc(stride * img->height > 0 ? stride * img->height : 1);
+    if (!ctx->rows || (is_palette && !ctx->indices))
         return wt_error_set(WT_ERR_NOMEM, "%s: out of memory", ctx->name);
+    uint8_t *base = is_palette ? ctx->indices : img->pixels;
     for (uint32_t y = 0; y < img->height; y++)
-        ctx->rows[y] = (png_bytep)img->pixels + (size_t)y * stride;
+        ctx->rows[y] = (png_bytep)base + (size_t)y * stride;
     return WT_OK;
+}
+
+/* Palette indices to RGB (RGBA with tRNS), as libpng would (an index past
+ * the palette is black, past tRNS opaque); strict decoding refuses an index
+ * past the palette (libpng 1.6 does not report it for 8-bit indices). */
+static wt_status expand_palette(png_structp png, png_infop info, const png_context *ctx,
+                                wt_image *img)
+{
+    png_colorp colors = NULL;
+    png_bytep alpha = NULL;
+    int ncolors = 0, nalpha = 0, worst = -1, ch = img->channels;
+    png_get_PLTE(png, info, &colors, &ncolors);
+    if (png_get_valid(png, info, PNG_INFO_tRNS))
+        png_get_tRNS(png, info, &alpha, &nalpha, NULL);
+    size_t n = (size_t)img->width * img->height;
+    uint8_t *out = img->pixels;
+    for (size_t i = 0; i < n; i++, out += ch) {
+        int k = ctx->indices[i];
+        png_color c = {0, 0, 0};
+        if (k < ncolors)
+            c = colors[k];
+        else if (k > worst)
+            worst = k;
+        out[0] = c.red;
+        out[1] = c.green;
+        out[2] = c.blue;
+        if (ch == 4)
+            out[3] = k < nalpha ? alpha[k] : 255;
+    }
+    if (worst >= 0 && !ctx->opt->lenient)
+        return wt_error_set(WT_ERR_FORMAT, "%s: corrupt PNG (palette index %d past the "
+                            "palette's %d entries)", ctx->name, worst, ncolors);
+    return WT_OK;
+}
+
+static uint32_t be32(const uint8_t *p)
+{
+    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+/* IDAT payload bytes from the read position on (the chunks walked from the
+ * signature; a walk of the file's chunk headers, no inflating). */
+static size_t idat_bytes_left(const png_context *ctx)
+{
+    size_t left = 0;
+    for (size_t at = 8; ctx->size >= 12 && at <= ctx->size - 12;) {
+        size_t len = be32(ctx->data + at), start = at + 8;
+        if (len > ctx->size - start)
+            len = ctx->size - start;
+        size_t end = start + len;
+        if (memcmp(ctx->data + at + 4, "IDAT", 4) == 0 && end > ctx->pos)
+            left += end - (ctx->pos > start ? ctx->pos : start);
+        if (memcmp(ctx->data + at + 4, "IEND", 4) == 0 || ctx->size - end < 4)
+            break;
+        at = end + 4;
+    }
+    return left;
+}
+
+/* Most IDAT bytes the image's data can need: its filtered rows (interlaced:
+ * at most twice, for the passes' filter bytes), plus 1/16 and IDAT_SLACK. */
+static size_t idat_bound(png_structp png, png_infop info)
+{
+    size_t rows = png_get_image_height(png, info);
+    size_t data = rows * (png_get_rowbytes(png, info) + 1);
+    if (png_get_interlace_type(png, info) != PNG_INTERLACE_NONE)
+        data *= 2;
+    return data + data / 16 + IDAT_SLACK;
 }
 
 /* Everything libpng can longjmp out of. Only @p ctx and @p img (outside this
@@ -142,16 +222,27 @@ static wt_status decode_guarded(png_structp png, png_infop info, png_context *ct
                                      png_get_image_height(png, info));
     if (st != WT_OK)
         return st;
+    /* strict: inflating is bounded by the image's size, not the file's */
+    if (!ctx->opt->lenient && idat_bytes_left(ctx) > idat_bound(png, info))
+        return wt_error_set(WT_ERR_FORMAT, "%s: corrupt PNG (IDAT: Too much image data)",
+                            ctx->name);
+    int is_palette = png_get_color_type(png, info) == PNG_COLOR_TYPE_PALETTE;
     set_read_transforms(png, info);
-    int channels = png_get_channels(png, info);
-    int depth = png_get_bit_depth(png, info);
-    st = wt_image_alloc(img, png_get_image_width(png, info), png_get_image_height(png, info),
-                        channels, depth);
+    int channels = !is_palette ? png_get_channels(png, info)
+                   : png_get_valid(png, info, PNG_INFO_tRNS) ? 4 : 3;
+    int depth = is_palette ? 8 : png_get_bit_depth(png, info);
+    st = wt_memory_check(ctx->opt, ctx->name, png_get_image_width(png, info),
+                         png_get_image_height(png, info), channels);
     if (st == WT_OK)
-        st = alloc_rows(ctx, img, png_get_rowbytes(png, info));
+        st = wt_image_alloc(img, png_get_image_width(png, info),
+                            png_get_image_height(png, info), channels, depth);
+    if (st == WT_OK)
+        st = alloc_rows(ctx, img, png_get_rowbytes(png, info), is_palette);
     if (st != WT_OK)
         return st;
     png_read_image(png, ctx->rows);
+    if (is_palette && (st = expand_palette(png, info, ctx, img)) != WT_OK)
+        return st;
     ctx->rows_done = 1;
     png_read_end(png, NULL);
     if (ctx->data_warning[0] && !ctx->opt->lenient)
@@ -179,6 +270,7 @@ wt_status wt_png_decode(const void *data, size_t size, const char *name,
     wt_status st = decode_guarded(png, info, &ctx, img);
     png_destroy_read_struct(&png, &info, NULL);
     free(ctx.rows);
+    free(ctx.indices);
     if (st != WT_OK)
         wt_image_free(img);
     return st;
@@ -342,6 +434,8 @@ static wt_status encode_guarded(png_structp png, png_infop info, png_context *ct
                             ctx->error);
     }
     png_set_write_fn(png, ctx, write_to_file, flush_file);
+    /* libpng's default write limit is 1,000,000 per side: what is read must be writable */
+    png_set_user_limits(png, PNG_MAX_SIDE, PNG_MAX_SIDE);
     png_set_IHDR(png, info, img->width, img->height, img->bit_depth,
                  png_color_type(img->channels), PNG_INTERLACE_NONE,
                  PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
@@ -390,3 +484,16 @@ wt_status wt_png_encode(FILE *fp, const char *name, const wt_image *img,
     free(ctx.rows);
     return st;
 }
+
+static int is_png(const uint8_t *data, size_t size)
+{
+    static const uint8_t magic[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
+    return wt_starts_like(data, size, magic, sizeof magic);
+}
+
+static const char *const png_extensions[] = {"png", NULL};
+
+const wt_codec wt_codec_png = {
+    {"PNG", png_extensions, WT_HOLDS_IMAGE, 1u << 8 | 1u << 16, 4, 0},
+    is_png, 8, wt_png_decode, wt_png_encode,
+};

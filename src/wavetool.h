@@ -44,7 +44,9 @@ typedef enum wt_status {
 
 /** Message of the last failure in this thread ("" when none). */
 const char *wt_error_message(void);
-/** Record a failure message (printf format) for this thread; returns @p code. */
+/** Record a failure message (printf format) for this thread; returns @p code.
+ *  Control characters in it (from file names, file contents) are escaped as
+ *  by wt_escape_controls(): a message is always one line. */
 wt_status wt_error_set(wt_status code, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 2, 3)))
@@ -68,6 +70,11 @@ void wt_warning_set(const char *fmt, ...)
 void wt_warning_clear(void);
 /** Short name of a status code ("invalid argument", ...). */
 const char *wt_status_name(wt_status code);
+/** Copy @p in to @p out (@p cap bytes, always terminated, cut if needed) with
+ *  control characters written as \\n \\r \\t or \\xHH (bytes 0x01-0x1f and
+ *  0x7f), so that text from file names or files prints as one harmless line.
+ *  Returns @p out. */
+char *wt_escape_controls(char *out, size_t cap, const char *in);
 
 /* ------------------------------------------------------------------------ */
 /** @name Wavelets */
@@ -250,10 +257,25 @@ typedef struct wt_load_options {
     uint64_t max_pixels; /**< width*height above this: WT_ERR_LIMIT (0 = default 1 Gpixel) */
     int max_scans;       /**< progressive JPEG scan limit (0 = default 1000) */
     int lenient;         /**< 1: libpng/libjpeg recoverable corruption warnings are not fatal */
+    uint64_t max_memory; /**< bytes processing one image may take, estimated as
+                              WT_MEMORY_PER_SAMPLE per sample: above, WT_ERR_LIMIT
+                              before decoding (0 = no limit) */
 } wt_load_options;
 
 #define WT_DEFAULT_MAX_PIXELS ((uint64_t)1 << 30)
+/** Peak memory of decompose/roundtrip per sample (pixel x channel), measured
+ *  14-19 bytes (4096x4096 gray 8-bit: 238-266 MB; 2048x2048 RGBA 16-bit:
+ *  266-311 MB), with headroom. */
+#define WT_MEMORY_PER_SAMPLE 20
 
+/** WT_ERR_LIMIT, with a message naming @p name, when an image of that size
+ *  needs more than @p opt->max_memory (decoders call it before allocating). */
+wt_status wt_memory_check(const wt_load_options *opt, const char *name, uint32_t width,
+                          uint32_t height, int channels);
+
+/** A row of the format registry (src/format.c): 1 … wt_format_count(), 0 = unknown.
+ *  The first formats have names here; later ones are found by extension or by
+ *  their bytes, and described by wt_format_describe(). */
 typedef enum wt_file_format {
     WT_FORMAT_UNKNOWN = 0,
     WT_FORMAT_PNG,
@@ -261,10 +283,39 @@ typedef enum wt_file_format {
     WT_FORMAT_NPZ,
 } wt_file_format;
 
-/** Format named by a path's extension (.png, .jpg, .jpeg, .npz; case-insensitive). */
-wt_file_format wt_format_from_path(const char *path);
+/** What a format holds (wt_format_info.holds). */
+#define WT_HOLDS_IMAGE 1u  /**< images: wt_image_load() / wt_image_save() */
+#define WT_HOLDS_COEFFS 2u /**< wavelet coefficients: wt_npz_load() / wt_npz_save() */
 
-/** Decode a PNG or JPEG file, recognised by its magic bytes ("-" = stdin).
+/** A format as the registry describes it. */
+typedef struct wt_format_info {
+    const char *name;              /**< "PNG" */
+    const char *const *extensions; /**< lower case, no dot, NULL-terminated; [0] the usual one */
+    unsigned holds;                /**< WT_HOLDS_* */
+    unsigned depths;               /**< integer sample depths written, as bits: 1u << 8 | 1u << 16 */
+    int max_channels;              /**< channels written, at most */
+    int floats;                    /**< 1: holds float samples */
+} wt_format_info;
+
+/** Number of formats in the registry (the last wt_file_format). */
+int wt_format_count(void);
+/** The registry's row for @p format, or NULL for WT_FORMAT_UNKNOWN or out of range. */
+const wt_format_info *wt_format_describe(wt_file_format format);
+/** Format named by an extension, with or without its dot ("png", ".JPG"; case-insensitive). */
+wt_file_format wt_format_from_ext(const char *ext);
+/** Format named by a path's extension (.png, .jpg, .jpeg, .npz, …; case-insensitive). */
+wt_file_format wt_format_from_path(const char *path);
+/** The extensions of every format that holds any of @p holds, each after @p dot
+ *  ("" or "."), joined by @p sep and, before the last one, by @p last:
+ *  (".", ", ", " or ") gives ".png, .jpg, .jpeg or .npz". Returns @p buf
+ *  (cut to @p size, always terminated). */
+const char *wt_format_list(char *buf, size_t size, unsigned holds, const char *dot,
+                           const char *sep, const char *last);
+/** The depth to write a @p wanted-bit image as in @p format: @p wanted when the
+ *  format holds it, else the largest depth it holds below (or its smallest). */
+int wt_format_depth(wt_file_format format, int wanted);
+
+/** Decode an image file, its format recognised by its first bytes ("-" = stdin).
  *  Samples exact: no gamma or colour conversion; palette expanded; 1/2/4-bit
  *  gray scaled to 8 bits; 16-bit kept. */
 wt_status wt_image_load(const char *path, const wt_load_options *opt, wt_image *img);
@@ -287,25 +338,34 @@ wt_status wt_image_save(const char *path, const wt_image *img, const wt_save_opt
 /** @name Atomic output files (src/outfile.c) */
 
 /** An output being written: a temporary file in the target's directory, renamed
- *  into place by wt_outfile_commit(); removed by wt_outfile_abort(), and by
- *  wt_outfile_abort_all() (async-signal-safe) from a signal handler. */
+ *  into place by wt_outfile_commit(); removed by wt_outfile_abort(). A program
+ *  that removes temporary files on fatal signals learns of them through
+ *  wt_outfile_set_temp_hooks(). The file never gets descriptor 0, 1 or 2. */
 typedef struct wt_outfile {
     void *fp;            /**< FILE* to write to */
     char final_path[4096];
     char tmp_path[4096];
     int is_stdout;
-    int slot;
+    int token;           /**< the create hook's, for its forget hook */
 } wt_outfile;
 
 wt_status wt_outfile_open(wt_outfile *f, const char *path);
 /** Flush, fsync-free close and rename. Any write error seen: WT_ERR_IO, nothing left behind. */
 wt_status wt_outfile_commit(wt_outfile *f);
 void wt_outfile_abort(wt_outfile *f);
-void wt_outfile_abort_all(void);
-/** For a fatal-signal handler in a threaded program: wt_outfile_abort_all(),
- *  and from then on wt_outfile_open() creates nothing (fails with EINTR), so
- *  no worker leaves a temporary file before the process dies. Async-signal-safe. */
-void wt_outfile_shutdown(void);
+
+/** How temporary output files are made and let go of, process-wide (the
+ *  program's business, e.g. cli/process.c: a list its fatal-signal handler
+ *  empties). create: mkstemp()'s job on the template @p tmpl (the name is
+ *  written back), returning the descriptor or -1 with errno, and setting
+ *  *token; forget: the file @p tmpl made with @p token was renamed or removed.
+ *  Both are called from any thread. Default (or NULL): mkostemp() alone. */
+typedef struct wt_temp_hooks {
+    int (*create)(char *tmpl, int *token);
+    void (*forget)(const char *tmpl, int token);
+} wt_temp_hooks;
+/** Set before the first output is opened; @p hooks must outlive every output. */
+void wt_outfile_set_temp_hooks(const wt_temp_hooks *hooks);
 /** 1 when both paths exist and are the same file (device and inode): an output
  *  must never replace its input. */
 int wt_same_file(const char *a, const char *b);
@@ -531,6 +591,83 @@ size_t wt_epyramid_details(const wt_epyramid *p, wt_band_ref *sel);
  *  the same @p kept, without moving the pyramid. */
 wt_status wt_epyramid_threshold(wt_epyramid *p, double value, int soft, double *kept);
 wt_status wt_epyramid_keep(wt_epyramid *p, double fraction, double *kept);
+/** L2 norm of the synthesis basis function of band @p band at level @p level
+ *  (1 the finest; WT_BAND_A: of the approximation) of @p w, on an unbounded
+ *  signal: 1 for orthonormal wavelets. A coefficient c of the band adds
+ *  |c| x this norm to the reconstruction. NaN for a level < 1. */
+double wt_band_synthesis_norm(const wt_wavelet *w, int level, wt_band band);
+/** wt_epyramid_keep ranked by |c| x wt_band_synthesis_norm() of the band (each
+ *  coefficient's contribution to the reconstruction) instead of |c|: the same
+ *  kept set for cdf97 and bior4.4 (filters equal up to gains). Orthonormal
+ *  wavelets: exactly wt_epyramid_keep. Float pyramids stay on the engine;
+ *  int32 ones (legall53) are ranked on the host. */
+wt_status wt_epyramid_keep_weighted(wt_epyramid *p, double fraction, double *kept);
+
+
+/* ------------------------------------------------------------------------ */
+/** @name Denoising (src/denoise.c)
+ * Wavelet shrinkage equal to scikit-image 0.19.3's
+ * `denoise_wavelet(img, channel_axis=-1, rescale_sigma=True, ...)` and
+ * `estimate_sigma`, computed on an engine's resident pyramids. Integer images
+ * are processed in sample units and come back at their depth (clipped,
+ * rounded half to even as img_as_ubyte/img_as_uint do). */
+
+/** How the thresholds are chosen. */
+typedef enum wt_shrink_rule {
+    WT_RULE_BAYES = 0, /**< BayesShrink: per detail band t = s^2 / sqrt(max(mean(d^2) - s^2, eps)) */
+    WT_RULE_VISU,      /**< VisuShrink: t = s sqrt(2 ln N), N pixels of a channel */
+    WT_RULE_FIXED,     /**< one threshold for every detail band (wt_denoise_options.threshold) */
+} wt_shrink_rule;
+
+/** The noise model. */
+typedef enum wt_noise_model {
+    WT_NOISE_GAUSSIAN = 0, /**< additive white Gaussian noise */
+    WT_NOISE_POISSON,      /**< photon counts: Anscombe 2 sqrt(x + 3/8), denoise with s = 1,
+                                Makitalo-Foi closed-form unbiased inverse */
+} wt_noise_model;
+
+/** What wt_denoise_image() does. wt_denoise_defaults() gives scikit-image's defaults. */
+typedef struct wt_denoise_options {
+    wt_params params;    /**< wavelet (db1), mode (symmetric), method; levels 0 =
+                              max(wt_max_level(h, w) - 3, 1) as scikit-image */
+    wt_shrink_rule rule; /**< WT_RULE_BAYES */
+    int soft;            /**< 1 soft (default), 0 hard shrinkage (pywt.threshold) */
+    double threshold;    /**< WT_RULE_FIXED: the threshold in sample units */
+    double sigma;        /**< noise sigma in sample units (0-255 for 8-bit); NaN: estimated
+                              per channel from its finest diagonal band */
+    int ycbcr;           /**< RGB only: denoise in scikit-image's YCbCr, each channel
+                              min-max normalised */
+    int cycle_spin;      /**< N > 0: mean over the (N+1)^2 circular shifts 0..N on both
+                              axes (skimage.restoration.cycle_spin(max_shifts=N)) */
+    wt_noise_model noise;
+    int nlevel_scale;    /**< thresholds of level l (1 the finest) <= nlevel_scale are */
+    double level_scale[WT_MAX_LEVELS]; /**< multiplied by level_scale[l - 1] */
+} wt_denoise_options;
+
+/** What a denoise found. */
+typedef struct wt_denoise_info {
+    int levels;      /**< levels of the decomposition */
+    int channels;
+    double sigma[4]; /**< sigma used per channel (sample units; YCbCr: of the YCbCr channel,
+                          Poisson: 1 in Anscombe units; NaN: no nonzero finest diagonal
+                          coefficient, the channel is left as it is). With cycle
+                          spinning: of the unshifted image. */
+} wt_denoise_info;
+
+/** scikit-image's defaults: BayesShrink, soft, db1, symmetric, default levels. */
+void wt_denoise_defaults(wt_denoise_options *o);
+/** scikit-image's default level count: max(wt_max_level(h, w, wavelet) - 3, 1). */
+int wt_denoise_levels(size_t height, size_t width, const wt_wavelet *wavelet);
+/** Denoise @p in into @p out (allocated by the caller with in's size, channels and
+ *  depth). @p info may be NULL. WT_ERR_UNSUPPORTED: --ycbcr on a non-RGB image.
+ *  Without YCbCr, Poisson noise or cycle spinning, the pyramid never leaves the
+ *  engine: only samples go in and out. */
+wt_status wt_denoise_image(wt_engine *engine, const wt_denoise_options *o, const wt_image *in,
+                           wt_image *out, wt_denoise_info *info);
+/** estimate_sigma per channel (one-level db2, symmetric, the diagonal band's
+ *  median(|nonzero c|) / 0.6745) in sample units, into @p sigma (img->channels
+ *  values; NaN when the band holds no nonzero coefficient). */
+wt_status wt_estimate_sigma(wt_engine *engine, const wt_image *img, double *sigma);
 
 #ifdef __cplusplus
 }

@@ -37,9 +37,9 @@ bash_case() { # expected description words...
 }
 
 echo "1..16"
-bash_case "decompose" "a command" de
+bash_case "decompose denoise" "commands" de
 bash_case "--levels" "a long option" decompose --lev
-bash_case "--keep" "an option only roundtrip has" roundtrip --ke
+bash_case "--keep --keep-rank" "options only roundtrip has" roundtrip --ke
 bash_case "" "roundtrip's option not offered to decompose" decompose --ke
 bash_case "db1 db10 db11 db12 db13 db14 db15 db16 db17 db18 db19" "wavelets after -w" decompose -w db1
 bash_case "sym2 sym20" "wavelets after --wavelet=" decompose --wavelet = sym2
@@ -48,7 +48,7 @@ bash_case "16 8" "choices the placeholder spells (--depth 8|16)" decompose --dep
 bash_case "sub" "directories after -O" decompose -O s
 bash_case "in.png" "files for inputs" decompose -w haar i
 all=$(bash_complete "")
-for c in decompose reconstruct roundtrip compare wavelets; do
+for c in decompose reconstruct roundtrip compare wavelets denoise sigma; do
     case " $all " in *" $c "*) ;; *) all="missing $c: $all" ;; esac
 done
 case $all in missing*) false ;; esac

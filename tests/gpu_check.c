@@ -1240,6 +1240,66 @@ static void pyr_check_transforms(const engines *en, pyr_pair *pp, const wt_param
     wt_pyramid_free(&ref);
 }
 
+/* --keep ranked by synthesis norm: bit-exact between the engines (both
+ * scale, keep and scale back with the same arithmetic). */
+static void pyr_check_keep_weighted(pyr_pair *pp)
+{
+    double kg = -1, kc = -2;
+    pyr_reset(pp);
+    pyr_expect(pp, wt_epyramid_keep_weighted(pp->gpu, 0.1, &kg), "keep_weighted");
+    pyr_expect(pp, wt_epyramid_keep_weighted(pp->cpu, 0.1, &kc), "keep_weighted");
+    if (!pp->failed && kg != kc)
+        pyr_fail(pp, "keep_weighted: kept fraction");
+    pyr_compare(pp, "keep_weighted");
+}
+
+/* wavetool denoise on both engines (BayesShrink soft, VisuShrink hard, cycle
+ * spin 1): samples within 1 LSB, >= 99.9% equal (the transforms agree to
+ * float32 rounding, so sigma's last bits may differ). haar/db1 (and legall53,
+ * whose denoise would be db1) are checked with db2: haar reconstructs integer
+ * samples to exact .5 ties, where float rounding decides either way. */
+static void pyr_check_denoise(const engines *en, pyr_pair *pp, const pyr_case *c)
+{
+    wt_image img, a, b;
+    if (wt_image_alloc(&img, (uint32_t)c->w, (uint32_t)c->h, c->channels, 8) != WT_OK ||
+        wt_image_alloc(&a, (uint32_t)c->w, (uint32_t)c->h, c->channels, 8) != WT_OK ||
+        wt_image_alloc(&b, (uint32_t)c->w, (uint32_t)c->h, c->channels, 8) != WT_OK) {
+        pyr_fail(pp, "out of memory");
+        return;
+    }
+    size_t bytes = wt_image_bytes(&img);
+    for (size_t i = 0; i < bytes; i++) /* a ramp plus noise */
+        ((uint8_t *)img.pixels)[i] = (uint8_t)(64 + (i * 97 / (bytes + 1)) + (rng_next() % 32));
+    for (int q = 0; q < 3 && !pp->failed; q++) {
+        wt_denoise_options o;
+        wt_denoise_defaults(&o);
+        int halves = !strcmp(c->wavelet, "legall53") || !strcmp(c->wavelet, "haar") ||
+                     !strcmp(c->wavelet, "db1");
+        o.params.wavelet = wt_wavelet_find(halves ? "db2" : c->wavelet);
+        o.rule = q == 1 ? WT_RULE_VISU : WT_RULE_BAYES;
+        o.soft = q != 1;
+        o.cycle_spin = q == 2;
+        pyr_expect(pp, wt_denoise_image(en->gpu, &o, &img, &a, NULL), "denoise (gpu)");
+        pyr_expect(pp, wt_denoise_image(en->cpu, &o, &img, &b, NULL), "denoise (cpu)");
+        size_t differ = 0;
+        for (size_t i = 0; !pp->failed && i < bytes; i++) {
+            int d = abs((int)((uint8_t *)a.pixels)[i] - (int)((uint8_t *)b.pixels)[i]);
+            differ += d != 0;
+            if (d > 1)
+                pyr_fail(pp, "denoise: GPU and CPU more than 1 LSB apart");
+        }
+        if (!pp->failed && (double)differ > 0.001 * (double)bytes + 1.0) {
+            char msg[160];
+            snprintf(msg, sizeof msg, "denoise %d: %zu of %zu samples differ between GPU and CPU",
+                     q, differ, bytes);
+            pyr_fail(pp, msg);
+        }
+    }
+    wt_image_free(&img);
+    wt_image_free(&a);
+    wt_image_free(&b);
+}
+
 static int run_pyr_case(const engines *en, const pyr_case *c, uint64_t seed)
 {
     pyr_pair pp;
@@ -1268,6 +1328,8 @@ static int run_pyr_case(const engines *en, const pyr_case *c, uint64_t seed)
         pyr_check_stats(&pp, all, n);
         pyr_check_thresholds(&pp);
         pyr_check_transforms(en, &pp, &p, c);
+        pyr_check_keep_weighted(&pp);
+        pyr_check_denoise(en, &pp, c);
     }
     free(all);
     wt_epyramid_destroy(pp.gpu);

@@ -180,6 +180,44 @@ static void test_format_from_path(void **state)
     assert_int_equal(wt_format_from_path("-"), WT_FORMAT_UNKNOWN);
 }
 
+/* The registry: every extension finds its row, lists and depths come from it. */
+static void test_format_registry(void **state)
+{
+    (void)state;
+    char buf[256];
+    assert_null(wt_format_describe(WT_FORMAT_UNKNOWN));
+    assert_null(wt_format_describe((wt_file_format)(wt_format_count() + 1)));
+    for (int f = 1; f <= wt_format_count(); f++) {
+        const wt_format_info *info = wt_format_describe((wt_file_format)f);
+        assert_non_null(info);
+        assert_non_null(info->extensions[0]);
+        for (const char *const *e = info->extensions; *e; e++) {
+            snprintf(buf, sizeof buf, "x.%s", *e);
+            assert_int_equal(wt_format_from_path(buf), f);
+            assert_int_equal(wt_format_from_ext(*e), f);
+        }
+    }
+    assert_string_equal(wt_format_describe(WT_FORMAT_JPEG)->name, "JPEG");
+    assert_int_equal(wt_format_from_ext(".JPG"), WT_FORMAT_JPEG);
+    assert_int_equal(wt_format_from_ext("npz"), WT_FORMAT_NPZ);
+    assert_int_equal(wt_format_from_ext("bmp"), WT_FORMAT_UNKNOWN);
+    assert_int_equal(wt_format_from_ext(""), WT_FORMAT_UNKNOWN);
+    assert_int_equal(wt_format_from_ext("."), WT_FORMAT_UNKNOWN);
+    assert_string_equal(wt_format_list(buf, sizeof buf, WT_HOLDS_IMAGE | WT_HOLDS_COEFFS, ".",
+                                       ", ", " or "),
+                        ".png, .jpg, .jpeg or .npz");
+    assert_string_equal(wt_format_list(buf, sizeof buf, WT_HOLDS_IMAGE, "", "/", "/"),
+                        "png/jpg/jpeg");
+    assert_string_equal(wt_format_list(buf, sizeof buf, WT_HOLDS_COEFFS, ".", ", ", " or "),
+                        ".npz");
+    assert_string_equal(wt_format_list(buf, 6, WT_HOLDS_IMAGE, ".", ", ", " or "), ".png,");
+    assert_int_equal(wt_format_depth(WT_FORMAT_PNG, 16), 16);
+    assert_int_equal(wt_format_depth(WT_FORMAT_PNG, 8), 8);
+    assert_int_equal(wt_format_depth(WT_FORMAT_JPEG, 16), 8);
+    assert_int_equal(wt_format_depth(WT_FORMAT_PNG, 12), 8);
+    assert_int_equal(wt_format_depth(WT_FORMAT_PNG, 4), 8);
+}
+
 /* ---- PNG ------------------------------------------------------------------ */
 
 static void png_roundtrip(int depth)
@@ -641,6 +679,13 @@ static void test_load_errors(void **state)
     assert_int_equal(wt_image_load(text, NULL, &img), WT_ERR_FORMAT);
     assert_message_has("text.png: not a PNG or JPEG image");
     assert_null(img.pixels);
+    const char *zip = scratch("coeffs.png");
+    write_file(zip, "PK\x03\x04", 4);
+    assert_int_equal(wt_image_load(zip, NULL, &img), WT_ERR_FORMAT);
+    assert_message_has("coeffs.png: NPZ holds wavelet coefficients, not an image");
+    write_file(zip, "\x89PN", 3);
+    assert_int_equal(wt_image_load(zip, NULL, &img), WT_ERR_FORMAT);
+    assert_message_has("coeffs.png: truncated PNG data");
 }
 
 static void test_save_errors(void **state)
@@ -650,7 +695,7 @@ static void test_save_errors(void **state)
     random_image(&img, 3, 3, 3, 8);
     assert_int_equal(wt_image_save(scratch("out.bmp"), &img, NULL, WT_FORMAT_PNG),
                      WT_ERR_INVALID);
-    assert_message_has("out.bmp: unknown output format (use .png, .jpg or .npz)");
+    assert_message_has("out.bmp: unknown output format (use .png, .jpg, .jpeg or .npz)");
     assert_int_equal(wt_image_save(scratch("no/such/dir/x.png"), &img, NULL, WT_FORMAT_PNG),
                      WT_ERR_IO);
     assert_message_has("no/such/dir/x.png: No such file or directory");
@@ -719,46 +764,60 @@ static void test_outfile_abort(void **state)
     assert_int_equal(count_entries(work_dir), 1);
 }
 
-static void test_outfile_abort_all(void **state)
+/* The program's hooks see every temporary file made and let go of. */
+static int hook_created, hook_forgotten;
+static int counting_create(char *tmpl, int *token)
+{
+    *token = 100 + hook_created++;
+    return mkstemp(tmpl);
+}
+static void counting_forget(const char *tmpl, int token)
+{
+    (void)tmpl;
+    assert_true(token >= 100 && token < 100 + hook_created);
+    hook_forgotten++;
+}
+
+static void test_outfile_temp_hooks(void **state)
 {
     (void)state;
+    static const wt_temp_hooks counting = {counting_create, counting_forget};
     wt_outfile a, b;
+    wt_outfile_set_temp_hooks(&counting);
     assert_int_equal(wt_outfile_open(&a, scratch("a.png")), WT_OK);
     assert_int_equal(wt_outfile_open(&b, scratch("b.png")), WT_OK);
-    assert_int_equal(count_entries(work_dir), 2);
-    wt_outfile_abort_all();
-    assert_int_equal(count_entries(work_dir), 0);
-    wt_outfile_abort(&a);
+    assert_int_equal(hook_created, 2);
+    assert_int_equal(hook_forgotten, 0);
+    assert_int_equal(wt_outfile_commit(&a), WT_OK);
     wt_outfile_abort(&b);
+    assert_int_equal(hook_forgotten, 2);
+    wt_outfile_set_temp_hooks(NULL);
+    assert_int_equal(count_entries(work_dir), 1);
+    unlink(scratch("a.png"));
 }
 
-static void on_term(int sig)
-{
-    (void)sig;
-    wt_outfile_abort_all();
-    _exit(3);
-}
-
-/* Ctrl-C in the middle of writing: the handler removes the temporary file. */
-static void test_outfile_signal(void **state)
+/* With the standard descriptors closed, a temporary file still gets none of
+ * them (messages written to fd 1 or 2 would land in an output). */
+static void test_outfile_standard_fds(void **state)
 {
     (void)state;
     pid_t pid = fork();
     assert_true(pid >= 0);
     if (pid == 0) {
-        signal(SIGTERM, on_term);
+        close(0);
+        close(1);
+        close(2);
         wt_outfile f;
-        if (wt_outfile_open(&f, scratch("sig.png")) != WT_OK)
+        if (wt_outfile_open(&f, scratch("fd.png")) != WT_OK)
             _exit(1);
-        fputs("partial", f.fp);
-        fflush(f.fp);
-        raise(SIGTERM);
-        _exit(2);
+        int fd = fileno(f.fp);
+        wt_outfile_abort(&f);
+        _exit(fd > 2 ? 0 : 2);
     }
     int status;
     assert_int_equal(waitpid(pid, &status, 0), pid);
     assert_true(WIFEXITED(status));
-    assert_int_equal(WEXITSTATUS(status), 3);
+    assert_int_equal(WEXITSTATUS(status), 0);
     assert_int_equal(count_entries(work_dir), 0);
 }
 
@@ -1265,6 +1324,7 @@ int main(int argc, char **argv)
 #define T(f) cmocka_unit_test_teardown(f, teardown_clean)
     const struct CMUnitTest tests[] = {
         T(test_format_from_path),
+        T(test_format_registry),
         T(test_png_roundtrip_8bit),
         T(test_png_roundtrip_16bit),
         T(test_png_low_bit_gray),
@@ -1284,8 +1344,8 @@ int main(int argc, char **argv)
         T(test_save_errors),
         T(test_outfile_commit),
         T(test_outfile_abort),
-        T(test_outfile_abort_all),
-        T(test_outfile_signal),
+        T(test_outfile_temp_hooks),
+        T(test_outfile_standard_fds),
         T(test_outfile_errors),
         T(test_outfile_write_failure),
         T(test_same_file),

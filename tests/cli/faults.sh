@@ -275,4 +275,166 @@ else
     not_ok "message order" "-j 1: $serial_err" "-j 8: $err"
 fi
 
+# ---- (e) issue 18: closed standard streams, every fatal signal, stdin as the ----
+# output, control characters, writable sizes, bounded decoding, small ones
+HOSTILE="$PY $SRC/tests/cli/hostile.py"
+mkdir e18 e18/many
+$PY -c 'import shutil; [shutil.copy("small2.png", "e18/many/f%03d.png" % i) for i in range(300)]'
+for i in 007 077 150 222; do printf 'not an image\n' >"e18/many/f$i.png"; done
+# corrupt_outputs DIR: how many files in DIR do not decode strictly
+corrupt_outputs() {
+    local f bad=0
+    for f in "$1"/*; do "$WT" compare "$f" "$f" >/dev/null 2>&1 || bad=$((bad + 1)); done
+    echo $bad
+}
+# stdout closed: report lines (buffered) must not land in an output image
+run sh -c "exec '$WT' roundtrip --psnr -j 4 -O e18/rt1 e18/many >&-"
+expect "stdout closed (>&-): 1 (the report could not be written; 4 bad inputs)" test "$rc" -eq 1
+bad=$(corrupt_outputs e18/rt1)
+expect "stdout closed: 296 outputs, none corrupt ($bad corrupt)" \
+    test "$bad" -eq 0 -a "$(ls e18/rt1 | wc -l)" -eq 296
+# stderr closed: messages of failed files come while others are being written
+run sh -c "exec '$WT' decompose -l 1 -j 4 -O e18/dc2 e18/many 2>&-"
+bad=$(corrupt_outputs e18/dc2)
+expect "stderr closed (2>&-): exit 1, 296 outputs, none corrupt ($bad corrupt)" \
+    test "$rc" -eq 1 -a "$bad" -eq 0 -a "$(ls e18/dc2 | wc -l)" -eq 296
+run sh -c "exec '$WT' roundtrip --psnr -o e18/in0.png small.png <&- >&- 2>&-"
+expect "stdin, stdout and stderr closed: roundtrip -o writes a valid image" valid_images e18/in0.png
+
+# every signal whose default action ends the process removes the temporary files
+# (slow outputs: the signal lands while they are written)
+for sig in HUP INT QUIT PIPE ALRM TERM USR1 USR2 XCPU VTALRM PROF; do
+    num=$(kill -l "$sig")
+    rm -rf e18/sig
+    (
+        ulimit -c 0
+        exec "$WT" decompose -l 1 -j 3 --png-level 9 -O e18/sig t1.png t2.png t3.png >/dev/null 2>&1
+    ) &
+    pid=$!
+    for _ in $(seq 1 500); do
+        ls -A e18/sig 2>/dev/null | grep -q '^\.' && break
+        sleep 0.005
+    done
+    kill -s "$sig" $pid 2>/dev/null
+    wait $pid
+    src=$?
+    litter=$(ls -A e18/sig 2>/dev/null | grep '^\.' | head -3 | tr '\n' ' ')
+    expect "SIG$sig mid-batch: dies of it (exit $src, want $((128 + num))), no temporary file${litter:+ ($litter)}" \
+        test "$src" -eq $((128 + num)) -a -z "$litter"
+done
+# a signal ignored at start (nohup) stays ignored
+(
+    trap '' HUP
+    exec "$WT" decompose -l 1 -j 2 -O e18/nohup tiny >/dev/null 2>&1
+) &
+pid=$!
+for _ in $(seq 1 300); do
+    ls -A e18/nohup 2>/dev/null | grep -q '^\.' && break
+    sleep 0.005
+done
+kill -HUP $pid 2>/dev/null
+wait $pid
+expect "SIGHUP ignored at start (nohup): the batch completes (exit $?)" \
+    test "$(ls e18/nohup | wc -l)" -eq 600
+
+# stdin is the input: the output must not be stdin's file
+cp small.png e18/self.png
+cp small.png e18/self2.png
+case_ "decompose - self.png < self.png: refused, not overwritten" 1 "wavetool: *self.png*input*" \
+    sh -c "exec '$WT' decompose -l 1 - e18/self.png <e18/self.png"
+expect "decompose - < self.png: the input is intact" cmp small.png e18/self.png
+case_ "roundtrip -o self.png - < self.png: refused" 1 "wavetool: *self2.png*input*" \
+    sh -c "exec '$WT' roundtrip -l 1 -o e18/self2.png - <e18/self2.png"
+expect "roundtrip - < self.png: the input is intact" cmp small.png e18/self2.png
+case_ "decompose - other.png < self.png: written" 0 "" \
+    sh -c "exec '$WT' decompose -l 1 - e18/other.png <e18/self.png"
+
+# control characters never make a second line; JSON stays valid for any name
+$HOSTILE npz-meta e18/nl.npz wavelet 'haar\nwavetool: forged\r'
+case_ ".npz meta with a newline in the wavelet name: one line" 1 'wavetool: e18/nl.npz: *\\n*' \
+    "$WT" reconstruct e18/nl.npz e18/nl.png
+expect ".npz newline meta: one line, no forged line" one_line
+esc=$'e18/a\nwavetool: forged \033[31m.png'
+printf 'not an image\n' >"$esc"
+case_ "file name with a newline and ESC: one line, escaped" 1 'wavetool: e18/a\\nwavetool: forged \\x1b\[31m.png: *' \
+    "$WT" decompose -l 1 "$esc" e18/esc.npz
+expect "escaped file name: one line" one_line
+case_ "batch: a file name with a newline, one line for it and the summary" 1 'wavetool: *\\n*wavetool: 1 file: 0 done, 1 failed' \
+    "$WT" decompose -l 1 -O e18/escb "$esc"
+expect "batch escaped name: two lines" test "$(lines)" -eq 2
+raw=$'e18/\xff\xfe\x01.png'
+cp small.png "$raw"
+run "$WT" compare --format json "$raw" small.png
+printf '%s\n' "$err" >>"$out"
+expect "compare --format json of a non-UTF-8 name: strict JSON (exit $rc)" \
+    sh -c "[ $rc -eq 0 ] && $HOSTILE json-lines '$out'"
+run "$WT" roundtrip --format json -O e18/rawo "$raw" small.png
+expect "roundtrip --format json batch, non-UTF-8 name: strict JSON (exit $rc)" \
+    sh -c "[ $rc -eq 0 ] && $HOSTILE json-lines '$out'"
+
+# what is read can be written: wider or taller than 1,000,000 pixels
+$HOSTILE wide e18/wide.png 1000001 2
+$HOSTILE wide e18/tall.png 2 1000001
+case_ "decompose of a 1000001x2 PNG to a PNG mosaic" 0 "" "$WT" decompose -l 1 e18/wide.png e18/wide-m.png
+case_ "roundtrip -o of a 2x1000001 PNG" 0 "*" "$WT" roundtrip -q -l 1 -o e18/tall-r.png e18/tall.png
+expect "the tall roundtrip equals its input" "$WT" compare e18/tall.png e18/tall-r.png
+
+# strict decoding stops at the end of the image's data: 4 GiB of zeros after a 4x1 image
+$HOSTILE idat-tail e18/tail.png 4096
+case_ "4x1 PNG + 4 GiB of zeros in IDAT: refused within 2 s of CPU" 1 "wavetool: e18/tail.png: *" \
+    bash -c 'ulimit -t 2 && exec "$0" compare e18/tail.png small.png' "$WT"
+$HOSTILE idat-tail e18/tail8.png 8
+case_ "4x1 PNG + 8 MiB of zeros: refused when strict" 1 "wavetool: e18/tail8.png: corrupt PNG (IDAT: Too much image data)" \
+    "$WT" compare e18/tail8.png e18/tail8.png
+case_ "4x1 PNG + 8 MiB of zeros: --lenient decodes the image" 0 "" \
+    "$WT" roundtrip --lenient -l 0 e18/tail8.png
+
+# legall53 int32 coefficients at the limits: the 5/3 steps saturate (defined
+# behaviour, also under UBSan with halt_on_error as run-all.sh sets it)
+if $HOSTILE npz-int32 e18/i32.npz 2>/dev/null; then
+    case_ "legall53 .npz of int32 extremes: reconstructs (saturated), no UB" 0 "" \
+        "$WT" reconstruct --device cpu e18/i32.npz e18/i32.png
+    expect "int32 extremes: the output is a valid image" valid_images e18/i32.png
+else
+    skip "legall53 .npz of int32 extremes" "no numpy for $PY"
+fi
+
+# --max-memory (about 20 bytes a sample, shared by the files at a time),
+# checked before decoding; out of memory names the file
+$TOOL png e18/g512.png 512 512 gray 8 gradient # 5 MiB estimated
+cp e18/g512.png e18/g512b.png
+case_ "--max-memory 4M: a 512x512 image refused before decoding, the file named" 1 \
+    "wavetool: e18/g512.png: a 512x512 image of 1 channel needs about 5 MiB, more than the 4 MiB allowed (--max-memory)" \
+    "$WT" decompose -l 1 --max-memory 4M e18/g512.png e18/mm.png
+expect "--max-memory: no output" test ! -e e18/mm.png
+case_ "--max-memory 6M: the same image is processed" 0 "" \
+    "$WT" decompose -l 1 --max-memory 6M e18/g512.png e18/mm.png
+case_ "--max-memory 6M -j 2: two files at a time share it (3 MiB each)" 1 \
+    "*e18/g512.png: *needs about 5 MiB, more than the 3 MiB allowed*2 files: 0 done, 2 failed" \
+    "$WT" decompose -l 1 -j 2 --max-memory 6M -O e18/mmj e18/g512.png e18/g512b.png
+case_ "--max-memory 1X: a usage error" 2 "wavetool: invalid argument '1X' for option --max-memory*" \
+    "$WT" decompose --max-memory 1X e18/g512.png e18/mm2.png
+$TOOL png e18/g2k.png 2048 2048 gray 8 gradient
+if bash -c 'ulimit -v 60000 && exec "$0" --version' "$WT" >/dev/null 2>&1; then
+    case_ "ulimit -v: out of memory names the file" 1 "wavetool: e18/g2k.png: *" \
+        bash -c 'ulimit -v 60000 && exec "$0" roundtrip --max-memory 0 -l 1 e18/g2k.png' "$WT"
+    expect "ulimit -v: one line" one_line
+else
+    skip "ulimit -v: out of memory names the file" "the program does not start under ulimit -v (sanitizer build)"
+fi
+
+# smaller ones
+case_ "-O '': a usage error" 2 "wavetool: *--outdir*" "$WT" decompose -l 1 -O "" small.png
+$HOSTILE palette-oob e18/pal.png
+case_ "palette index past the palette: refused when strict" 1 "wavetool: e18/pal.png: *palette*" \
+    "$WT" compare e18/pal.png e18/pal.png
+case_ "palette index past the palette: --lenient decodes" 0 "" \
+    "$WT" compare --lenient e18/pal.png e18/pal.png
+long=e18/$(printf 'x%.0s' $(seq 1 251)).png # 255 bytes: NAME_MAX
+case_ "a 255-byte output name" 0 "" "$WT" decompose -l 1 small.png "$long"
+expect "255-byte name written, no temporary file" valid_images "$long"
+case_ "--keep twice: the last wins" 0 "*" "$WT" roundtrip -l 1 --keep 0.5 --keep 0.2 small.png
+case_ "--help=x: says --help takes no argument" 2 "wavetool: option '--help' *argument*" \
+    "$WT" decompose --help=x
+
 tap_done

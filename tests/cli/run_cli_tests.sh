@@ -190,6 +190,24 @@ expect "--keep reports kept fraction near 0.1" $PY -c "
 import json,sys; o=json.loads(open(sys.argv[1]).read()); assert 0.09<=o['kept']<=0.11, o; assert o['psnr']!='inf'" "$out"
 case_ "roundtrip --keep 1 is exact" 0 "" "$WT" roundtrip --format json --keep 1 -l 2 big8.png
 expect "--keep 1: inf" $TOOL json-inf "$out"
+# --keep ranks |c| x the band's synthesis norm (issue 20 item 3): cdf97 is bior4.4
+# with JPEG 2000 gains, so both keep the same coefficients (camera, periodization:
+# magnitude ranking gave 32.1/31.7/31.5 dB against 30.1/28.5/27.0 dB at 3/4/5 levels)
+keep_psnr() { "$WT" roundtrip --format tsv --psnr --keep 0.05 -m periodization -l 4 "$@" \
+    "$SRC/data/camera.png" | tail -1 | cut -f6; }
+p_bior=$(keep_psnr -w bior4.4); p_cdf=$(keep_psnr -w cdf97)
+p_cdf_mag=$(keep_psnr -w cdf97 --keep-rank magnitude); p_haar=$(keep_psnr -w haar)
+p_haar_mag=$(keep_psnr -w haar --keep-rank magnitude)
+expect "--keep 0.05: cdf97 $p_cdf dB = bior4.4 $p_bior dB (magnitude: $p_cdf_mag dB)" $PY -c "
+import sys; b, c, m = map(float, sys.argv[1:]); assert abs(b - c) < 0.01 and b - m > 2" \
+    "$p_bior" "$p_cdf" "$p_cdf_mag"
+expect "--keep-rank norm = magnitude for orthonormal haar" test "$p_haar" = "$p_haar_mag"
+case_ "--keep-rank legall53 (int32, ranked on the host)" 0 "" "$WT" roundtrip --format json \
+    --keep 0.1 -w legall53 -l 2 big8.png
+expect "legall53 --keep: kept near 0.1" $PY -c "
+import json,sys; o=json.loads(open(sys.argv[1]).read()); assert 0.09<=o['kept']<=0.11, o" "$out"
+case_ "--keep-rank bad" 2 "*invalid argument 'size' for option --keep-rank*" "$WT" roundtrip \
+    --keep 0.1 --keep-rank size big8.png
 case_ "roundtrip --threshold --soft" 0 "" "$WT" roundtrip --format tsv --threshold 20 --soft -l 2 big8.png
 expect "tsv has a kept column" test "$(head -1 "$out" | awk -F'\t' '{print $NF}')" = kept
 case_ "roundtrip --threshold 0 is exact" 0 "" "$WT" roundtrip --format json --threshold 0 -l 2 big16.png
@@ -308,6 +326,18 @@ rm -f e/max.png
 case_ "unknown extension" 2 "wavetool: out.bmp: unknown output type*" "$WT" decompose rgb8.png out.bmp
 case_ "unknown --ext" 2 "wavetool: invalid argument 'gif' for option --ext*" \
     "$WT" decompose --ext gif -O e rgb8.png
+case_ "reconstruct to .npz names the formats" 2 \
+    "wavetool: e/x.npz: reconstruct does not write NPZ files; use .png, .jpg or .jpeg*" \
+    "$WT" reconstruct c16.npz e/x.npz
+case_ "roundtrip -o unknown extension" 2 "wavetool: e/x.tga: unknown output type; use .png*" \
+    "$WT" roundtrip rgb8.png -o e/x.tga
+case_ "roundtrip --ext npz" 2 "wavetool: --ext npz: roundtrip writes png, jpg or jpeg*" \
+    "$WT" roundtrip --ext npz -O e rgb8.png
+case_ "--ext takes a dot and any case" 0 "" "$WT" decompose --ext .JPG - - < rgb8.png
+expect "--ext .JPG: a JPEG on stdout" test "$(head -c 3 "$out" | od -An -tx1 | tr -d ' ')" = ffd8ff
+mkdir -p e/empty
+case_ "empty folder names the extensions" 0 "wavetool: e/empty: no .png/.jpg/.jpeg files found*" \
+    "$WT" decompose -O e/o e/empty
 case_ "option of another command" 2 "wavetool: option '--psnr' does not apply to 'decompose'*" \
     "$WT" decompose --psnr rgb8.png e/out.png
 case_ "too many arguments" 2 "wavetool: expected IN OUT, or -O DIR and inputs*" \
@@ -413,6 +443,27 @@ fi
 cp trunc.png pb/zz.png
 case_ "bench --pipeline: a bad file stops it" 1 "*wavetool: pb/zz.png: *" \
     "$WT" bench --pipeline --device cpu -j 1 pb
+# bench parses with the common option table: lists, sizes, groups per command
+run "$WT" bench --device cpu --size 16x12 --size 9x7 -w haar,db2 -w sym3 --forward --repeat 2 -l 1
+if [ "$rc" -eq 0 ] && [ "$(grep -c ' forward  *16x12 \| forward  *9x7 ' "$out")" -eq 6 ] &&
+    ! grep -q inverse "$out"; then
+    ok "bench: 3 wavelets (list and repeated) x 2 sizes, forward only"
+else
+    not_ok "bench sweep" "exit $rc" "stdout: $(cat "$out")" "stderr: $err"
+fi
+run "$WT" bench --device cpu --size 8x8 --repeat 1 --inverse --format json
+expect "bench --format json: one object, inverse" \
+    test "$rc" -eq 0 -a "$(grep -c '"direction": "inverse"' "$out")" -eq 1
+case_ "bench --size 0x5 is a usage error" 2 "wavetool: invalid size '0x5'*Try 'wavetool bench --help'." \
+    "$WT" bench --device cpu --size 0x5
+case_ "bench --pipeline not first is a usage error" 2 "wavetool: --pipeline must be the first argument*" \
+    "$WT" bench --device cpu --pipeline pb
+case_ "bench takes no -j" 2 "wavetool: option '-j' does not apply to 'bench'*" \
+    "$WT" bench -j 2
+case_ "--size does not apply to decompose" 2 "wavetool: option '--size' does not apply to 'decompose'*" \
+    "$WT" decompose --size 8x8 rgb8.png dv/a.png
+case_ "--keep does not apply to decompose" 2 "wavetool: option '--keep' does not apply to 'decompose'*" \
+    "$WT" decompose --keep 0.5 rgb8.png dv/a.png
 
 # issue 20 item 14: on a terminal a one-line progress bar; nothing of it in a pipe
 progress_on_pty() { # OUT CMD...: CMD's stderr through a pseudo-terminal into OUT

@@ -9,14 +9,28 @@ here=$(cd "$(dirname "$0")" && pwd)
 corpus=$here/../corpus
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-mkdir -p "$work/image" "$work/npz" "$here/crashes"
+mkdir -p "$work/image" "$work/npz" "$work/cli" "$here/crashes"
 find "$corpus" -type f \( -name '*.png' -o -name '*.jpg' \) -size -200k -exec cp {} "$work/image/" \; 2>/dev/null || true
 cp "$here"/seeds/*.npz "$work/npz/" 2>/dev/null || true
+# fuzz_cli seeds: 4 bytes (command, option count, input name, output name),
+# option picks, then the file (fuzz_cli.c): small images and the .npz seeds
+i=0
+for f in $(find "$corpus/good" "$corpus/tricky" -type f \( -name '*.png' -o -name '*.jpg' \) -size -8k | sort | head -40); do
+    case $f in *.png) in=0 ;; *) in=1 ;; esac
+    { printf "\\$(printf %03o $((i % 4)))\\002\\$(printf %03o $in)\\$(printf %03o $((i % 8)))\\007\\032"; cat "$f"; } >"$work/cli/img$i"
+    i=$((i + 1))
+done
+for f in "$here"/seeds/*.npz; do
+    { printf '\001\000\002\000'; cat "$f"; } >"$work/cli/$(basename "$f")"
+done
 status=0
-for h in image npz; do
+for h in image npz cli; do
     log=$work/$h.log
+    mask=0
+    [ $h = cli ] && mask=3 # the program's own messages
     if ! "$build/tests/fuzz/fuzz_$h" -max_total_time="$secs" -rss_limit_mb=2048 -timeout=10 \
-        -artifact_prefix="$here/crashes/${h}-" -print_final_stats=1 "$work/$h" >"$log" 2>&1; then
+        -close_fd_mask=$mask -artifact_prefix="$here/crashes/${h}-" -print_final_stats=1 \
+        "$work/$h" >"$log" 2>&1; then
         status=1
         tail -40 "$log"
     fi

@@ -1,0 +1,472 @@
+/* Wavelet shrinkage denoising as scikit-image 0.19.3's denoise_wavelet and
+ * estimate_sigma compute it, on an engine's resident pyramids: forward, the
+ * noise estimate (median of |c| by selection), the band statistics of
+ * BayesShrink, the shrinkage and the inverse run where the engine computes.
+ *
+ * Units: scikit-image works on img_as_float images (samples / peak); the
+ * engine works in sample units. Thresholds scale with the samples, so only
+ * BayesShrink's eps (float64's, in scikit-image's units) is carried over:
+ * t = var / sqrt(max(dvar - var, eps * peak^2)) in sample units is exactly
+ * peak * t' of scikit-image's t' = var' / sqrt(max(dvar' - var', eps)). */
+#include <float.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "wavetool.h"
+
+/* scipy.stats.norm.ppf(0.75) */
+#define NORM_PPF_075 0.6744897501960817
+
+void wt_denoise_defaults(wt_denoise_options *o)
+{
+    memset(o, 0, sizeof *o);
+    o->params.wavelet = wt_wavelet_find("db1");
+    o->params.mode = WT_MODE_SYMMETRIC;
+    o->params.method = WT_METHOD_AUTO;
+    o->params.levels = 0;
+    o->rule = WT_RULE_BAYES;
+    o->soft = 1;
+    o->sigma = NAN;
+    o->threshold = NAN;
+}
+
+int wt_denoise_levels(size_t height, size_t width, const wt_wavelet *wavelet)
+{
+    int max = wt_max_level(height, width, wavelet);
+    return max - 3 > 1 ? max - 3 : 1;
+}
+
+/* ---- one decomposition: sigma, thresholds, shrinkage --------------------- */
+
+/* Coefficients closer than this to 0 (a fraction of the data's full scale)
+ * count as zero in the noise estimate: scikit-image's "nonzero" taken in exact
+ * arithmetic. Float rounding leaves residues where exact arithmetic gives 0
+ * (haar on integer samples: (a - b) - (c - d) with a - b = c - d), and which
+ * of them come out exactly 0 depends on the engine's and float64's order of
+ * operations; real coefficients of integer samples are far larger. */
+#define ZERO_FRACTION (1.0 / 1048576.0)
+
+/* A channel's own noise: median(|nonzero cD_1|) / Phi^-1(0.75), NaN when the
+ * band holds no nonzero coefficient. @p full_scale: the peak of integer
+ * samples; the residues |c| < full_scale * ZERO_FRACTION are set to the 0
+ * they are in exact arithmetic first (by then they are noise in the finest
+ * band, which shrinkage zeroes anyway). 0 for data that is not integer
+ * (YCbCr, Anscombe): only exact zeros are left out there, as scikit-image
+ * does. */
+static wt_status estimate_channels(wt_epyramid *ep, int channels, double full_scale,
+                                   double *sigma)
+{
+    wt_band_ref sel[4] = {{0}};
+    double zero[4] = {0};
+    for (int c = 0; c < channels; c++) {
+        sel[c] = (wt_band_ref){1, WT_BAND_D, c};
+        zero[c] = full_scale * ZERO_FRACTION;
+    }
+    wt_status st = WT_OK;
+    if (full_scale > 0.0)
+        st = wt_epyramid_map(ep, WT_OP_HARD, sel, zero, (size_t)channels);
+    if (st == WT_OK)
+        st = wt_epyramid_median_abs(ep, sel, (size_t)channels, 1, sigma);
+    for (int c = 0; st == WT_OK && c < channels; c++)
+        sigma[c] /= NORM_PPF_075;
+    return st;
+}
+
+/* BayesShrink: var / sqrt(max(mean(d^2) - var, eps)), in sample units. */
+static double bayes_threshold(const wt_band_stats *s, double sigma, double peak)
+{
+    double var = sigma * sigma;
+    double dvar = s->count ? s->sum_sq / (double)s->count : 0.0;
+    double floor_ = DBL_EPSILON * peak * peak;
+    return var / sqrt(dvar - var > floor_ ? dvar - var : floor_);
+}
+
+static double level_factor(const wt_denoise_options *o, int level)
+{
+    return level <= o->nlevel_scale ? o->level_scale[level - 1] : 1.0;
+}
+
+/* One threshold per detail band of @p sel (storage order), NaN where the
+ * channel's sigma is unknown (a constant channel: left as it is). */
+static wt_status band_thresholds(wt_epyramid *ep, const wt_denoise_options *o, double peak,
+                                 const double *sigma, const wt_band_ref *sel, size_t n,
+                                 double *t)
+{
+    const wt_pyramid *shape = wt_epyramid_shape(ep);
+    wt_band_stats *stats = NULL;
+    if (o->rule == WT_RULE_BAYES) {
+        stats = malloc(n * sizeof *stats);
+        if (!stats)
+            return wt_error_set(WT_ERR_NOMEM, "out of memory");
+        wt_status st = wt_epyramid_reduce(ep, sel, NULL, n, stats);
+        if (st != WT_OK) {
+            free(stats);
+            return st;
+        }
+    }
+    double pixels = (double)shape->height * (double)shape->width;
+    for (size_t i = 0; i < n; i++) {
+        double s = sigma[sel[i].channel];
+        switch (o->rule) {
+        case WT_RULE_BAYES: t[i] = bayes_threshold(&stats[i], s, peak); break;
+        case WT_RULE_VISU: t[i] = s * sqrt(2.0 * log(pixels)); break;
+        case WT_RULE_FIXED: t[i] = o->threshold; break;
+        }
+        t[i] *= level_factor(o, sel[i].level);
+    }
+    free(stats);
+    return WT_OK;
+}
+
+/* Shrink the details of a forward-transformed pyramid. @p given: sigma per
+ * channel in the pyramid's units (NaN: estimated); @p used receives it. */
+static wt_status shrink_pyramid(wt_epyramid *ep, const wt_denoise_options *o, double peak,
+                                 double full_scale, const double *given, double *used)
+{
+    const wt_pyramid *shape = wt_epyramid_shape(ep);
+    int channels = shape->channels;
+    double estimated[4] = {NAN, NAN, NAN, NAN};
+    wt_status st = WT_OK;
+    int estimate = 0;
+    for (int c = 0; c < channels; c++)
+        estimate |= isnan(given[c]);
+    if (o->rule != WT_RULE_FIXED && estimate)
+        st = estimate_channels(ep, channels, full_scale, estimated);
+    for (int c = 0; c < channels; c++)
+        used[c] = isnan(given[c]) ? estimated[c] : given[c];
+    size_t most = (size_t)3 * (size_t)shape->levels * (size_t)channels;
+    wt_band_ref *sel = malloc(most * sizeof *sel);
+    double *t = malloc(most * sizeof *t);
+    if (st == WT_OK && (!sel || !t))
+        st = wt_error_set(WT_ERR_NOMEM, "out of memory");
+    size_t n = st == WT_OK ? wt_epyramid_details(ep, sel) : 0;
+    if (st == WT_OK)
+        st = band_thresholds(ep, o, peak, used, sel, n, t);
+    size_t kept = 0; /* bands of channels without a sigma stay as they are */
+    for (size_t i = 0; st == WT_OK && i < n; i++)
+        if (!isnan(t[i])) {
+            sel[kept] = sel[i];
+            t[kept++] = t[i];
+        }
+    if (st == WT_OK && kept)
+        st = wt_epyramid_map(ep, o->soft ? WT_OP_SOFT : WT_OP_HARD, sel, t, kept);
+    free(sel);
+    free(t);
+    return st;
+}
+
+/* ---- options -------------------------------------------------------------- */
+
+static wt_status check_options(const wt_denoise_options *o, const wt_image *in)
+{
+    if (!o->params.wavelet)
+        return wt_error_set(WT_ERR_INVALID, "denoise: no wavelet");
+    if (o->rule == WT_RULE_FIXED && !(o->threshold >= 0.0))
+        return wt_error_set(WT_ERR_INVALID, "denoise: a fixed threshold must be >= 0");
+    if (!isnan(o->sigma) && !(o->sigma >= 0.0))
+        return wt_error_set(WT_ERR_INVALID, "denoise: sigma must be >= 0");
+    if (o->cycle_spin < 0 || o->cycle_spin > 64)
+        return wt_error_set(WT_ERR_INVALID, "denoise: cycle spin shifts must be 0..64");
+    if (o->nlevel_scale < 0 || o->nlevel_scale > WT_MAX_LEVELS)
+        return wt_error_set(WT_ERR_INVALID, "denoise: too many level scales");
+    if (o->ycbcr && in->channels != 3)
+        return wt_error_set(WT_ERR_UNSUPPORTED,
+                            "--ycbcr needs an RGB image (this one has %d channel%s)",
+                            in->channels, in->channels == 1 ? "" : "s");
+    if (o->ycbcr && o->noise == WT_NOISE_POISSON)
+        return wt_error_set(WT_ERR_INVALID, "denoise: --ycbcr and Poisson noise exclude each other");
+    return WT_OK;
+}
+
+static double peak_of(const wt_image *img)
+{
+    return img->bit_depth > 8 ? 65535.0 : 255.0;
+}
+
+/* The transform for an image: levels 0 = scikit-image's default. */
+static wt_params params_for(const wt_denoise_options *o, const wt_image *img)
+{
+    wt_params p = o->params;
+    if (p.levels <= 0)
+        p.levels = wt_denoise_levels(img->height, img->width, p.wavelet);
+    return p;
+}
+
+/* ---- denoise of float planes (YCbCr, Anscombe, cycle spinning) ---------- */
+
+/* Forward, shrink, inverse of C planes in place. */
+static wt_status denoise_planes(wt_engine *e, const wt_denoise_options *o, const wt_params *p,
+                                size_t h, size_t w, int channels, double peak, double full_scale,
+                                const double *given, double *used, float *planes)
+{
+    wt_epyramid *ep = NULL;
+    wt_status st = wt_epyramid_create(e, p, h, w, channels, &ep);
+    if (st == WT_OK)
+        st = wt_epyramid_forward(ep, planes);
+    if (st == WT_OK)
+        st = shrink_pyramid(ep, o, peak, full_scale, given, used);
+    if (st == WT_OK)
+        st = wt_epyramid_inverse(ep, planes);
+    wt_epyramid_destroy(ep);
+    return st;
+}
+
+/* skimage.color's BT.601 matrices (rgb2ycbcr: Y' in 16..235 from [0, 1]). */
+static const double ycbcr_from_rgb[3][3] = {{65.481, 128.553, 24.966},
+                                            {-37.797, -74.203, 112.0},
+                                            {112.0, -93.786, -18.214}};
+static const double ycbcr_offset[3] = {16.0, 128.0, 128.0};
+
+static void invert3(const double m[3][3], double r[3][3])
+{
+    double det = m[0][0] * (m[1][1] * m[2][2] - m[1][2] * m[2][1]) -
+                 m[0][1] * (m[1][0] * m[2][2] - m[1][2] * m[2][0]) +
+                 m[0][2] * (m[1][0] * m[2][1] - m[1][1] * m[2][0]);
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++) {
+            int a = (j + 1) % 3, b = (j + 2) % 3, c = (i + 1) % 3, d = (i + 2) % 3;
+            r[i][j] = (m[a][c] * m[b][d] - m[a][d] * m[b][c]) / det;
+        }
+}
+
+/* RGB planes in [0, 1] -> Y, Cb, Cr planes (in place, double). */
+static void rgb_to_ycbcr(double *x, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        double rgb[3] = {x[i], x[n + i], x[2 * n + i]};
+        for (int k = 0; k < 3; k++)
+            x[(size_t)k * n + i] = ycbcr_offset[k] + ycbcr_from_rgb[k][0] * rgb[0] +
+                                   ycbcr_from_rgb[k][1] * rgb[1] + ycbcr_from_rgb[k][2] * rgb[2];
+    }
+}
+
+static void ycbcr_to_rgb(double *x, size_t n)
+{
+    double inv[3][3];
+    invert3(ycbcr_from_rgb, inv);
+    for (size_t i = 0; i < n; i++) {
+        double y[3] = {x[i] - 16.0, x[n + i] - 128.0, x[2 * n + i] - 128.0};
+        for (int k = 0; k < 3; k++)
+            x[(size_t)k * n + i] = inv[k][0] * y[0] + inv[k][1] * y[1] + inv[k][2] * y[2];
+    }
+}
+
+/* _rescale_sigma_rgb2ycbcr: sigma of each YCbCr channel from the RGB ones. */
+static void sigma_to_ycbcr(const double *rgb, double *ycc)
+{
+    for (int k = 0; k < 3; k++) {
+        double v = 0.0;
+        for (int j = 0; j < 3; j++)
+            v += ycbcr_from_rgb[k][j] * ycbcr_from_rgb[k][j] * rgb[j] * rgb[j];
+        ycc[k] = sqrt(v);
+    }
+}
+
+/* denoise_wavelet(convert2ycbcr=True) of an RGB image scaled to [0, 1]:
+ * each YCbCr channel min-max normalised, denoised, put back. */
+static wt_status denoise_ycbcr(wt_engine *e, const wt_denoise_options *o, const wt_params *p,
+                               size_t h, size_t w, const double *sigma_rgb, double *x,
+                               float *work, double *used)
+{
+    size_t n = h * w;
+    double given[3];
+    sigma_to_ycbcr(sigma_rgb, given);
+    rgb_to_ycbcr(x, n);
+    wt_status st = WT_OK;
+    for (int c = 0; c < 3 && st == WT_OK; c++) {
+        double *ch = x + (size_t)c * n, lo = ch[0], hi = ch[0];
+        for (size_t i = 1; i < n; i++) {
+            lo = ch[i] < lo ? ch[i] : lo;
+            hi = ch[i] > hi ? ch[i] : hi;
+        }
+        double range = hi - lo;
+        used[c] = NAN;
+        if (range == 0.0)
+            continue; /* scikit-image skips a constant channel */
+        for (size_t i = 0; i < n; i++)
+            work[i] = (float)((ch[i] - lo) / range);
+        double g = given[c] / range;
+        st = denoise_planes(e, o, p, h, w, 1, 1.0, 0.0, &g, &used[c], work);
+        for (size_t i = 0; st == WT_OK && i < n; i++)
+            ch[i] = (double)work[i] * range + lo;
+        used[c] *= range;
+    }
+    ycbcr_to_rgb(x, n);
+    return st;
+}
+
+/* Anscombe: 2 sqrt(x + 3/8) makes Poisson noise nearly Gaussian of sigma 1. */
+static double anscombe(double x)
+{
+    return 2.0 * sqrt(x + 0.375);
+}
+
+/* Makitalo and Foi (2011), closed-form approximation of the exact unbiased
+ * inverse of the Anscombe transform. */
+static double anscombe_inverse(double y)
+{
+    if (y < 1e-9)
+        y = 1e-9;
+    double s = sqrt(1.5);
+    return 0.25 * y * y + 0.25 * s / y - 1.375 / (y * y) + 0.625 * s / (y * y * y) - 0.125;
+}
+
+/* Samples of @p img rolled by (dy, dx) (np.roll on both axes) into planes:
+ * plane[c][(y + dy) % h][(x + dx) % w] = sample(y, x, c). */
+static void rolled_planes(const wt_image *img, size_t dy, size_t dx, double *x)
+{
+    size_t h = img->height, w = img->width, n = h * w;
+    int c = img->channels;
+    for (size_t yy = 0; yy < h; yy++)
+        for (size_t xx = 0; xx < w; xx++) {
+            size_t src = (yy * w + xx) * (size_t)c;
+            size_t dst = ((yy + dy) % h) * w + (xx + dx) % w;
+            for (int k = 0; k < c; k++)
+                x[(size_t)k * n + dst] = img->bit_depth > 8 ? ((const uint16_t *)img->pixels)[src + (size_t)k]
+                                                            : ((const uint8_t *)img->pixels)[src + (size_t)k];
+        }
+}
+
+/* One denoise_wavelet call on planes @p x of samples (sample units in and out,
+ * clipped to [0, peak] as scikit-image clips integer images' results). */
+static wt_status denoise_sample_planes(wt_engine *e, const wt_denoise_options *o,
+                                       const wt_params *p, const wt_image *img, double *x,
+                                       float *work, double *used)
+{
+    size_t h = img->height, w = img->width, n = h * w;
+    int channels = img->channels;
+    double peak = peak_of(img), given[4];
+    wt_status st = WT_OK;
+    for (int c = 0; c < channels; c++)
+        given[c] = o->noise == WT_NOISE_POISSON ? 1.0 : o->sigma / peak;
+    if (o->ycbcr) {
+        for (size_t i = 0; i < 3 * n; i++)
+            x[i] /= peak;
+        st = denoise_ycbcr(e, o, p, h, w, given, x, work, used);
+        for (size_t i = 0; i < 3 * n; i++)
+            x[i] *= peak;
+        for (int c = 0; c < 3; c++)
+            used[c] *= peak;
+    } else {
+        int poisson = o->noise == WT_NOISE_POISSON;
+        for (size_t i = 0; i < (size_t)channels * n; i++)
+            work[i] = (float)(poisson ? anscombe(x[i]) : x[i]);
+        for (int c = 0; c < channels && !poisson; c++)
+            given[c] *= peak;
+        st = denoise_planes(e, o, p, h, w, channels, poisson ? 1.0 : peak,
+                            poisson ? 0.0 : peak, given, used, work);
+        for (size_t i = 0; i < (size_t)channels * n; i++)
+            x[i] = poisson ? anscombe_inverse(work[i]) : work[i];
+    }
+    for (size_t i = 0; i < (size_t)channels * n; i++)
+        x[i] = x[i] < 0.0 ? 0.0 : (x[i] > peak ? peak : x[i]);
+    return st;
+}
+
+/* x (sample units, planes) rounded half to even into the image. */
+static void planes_to_image(const double *x, wt_image *out)
+{
+    size_t n = (size_t)out->width * out->height;
+    int c = out->channels;
+    double peak = peak_of(out);
+    for (int k = 0; k < c; k++)
+        for (size_t i = 0; i < n; i++) {
+            double v = x[(size_t)k * n + i];
+            v = isnan(v) ? 0.0 : (v < 0.0 ? 0.0 : (v > peak ? peak : v));
+            if (out->bit_depth > 8)
+                ((uint16_t *)out->pixels)[i * (size_t)c + (size_t)k] = (uint16_t)lrint(v);
+            else
+                ((uint8_t *)out->pixels)[i * (size_t)c + (size_t)k] = (uint8_t)lrint(v);
+        }
+}
+
+/* cycle_spin(max_shifts=N): the mean over shifts (dy, dx) in 0..N of the
+ * denoised rolled image rolled back; N = 0 is one plain call. */
+static wt_status denoise_on_host_planes(wt_engine *e, const wt_denoise_options *o,
+                                        const wt_params *p, const wt_image *in, wt_image *out,
+                                        double *used)
+{
+    size_t h = in->height, w = in->width, n = h * w, all = n * (size_t)in->channels;
+    double *x = malloc(all * sizeof *x), *sum = calloc(all, sizeof *sum);
+    float *work = malloc(all * sizeof *work);
+    wt_status st = x && sum && work ? WT_OK : wt_error_set(WT_ERR_NOMEM, "out of memory");
+    size_t shifts = (size_t)o->cycle_spin + 1;
+    for (size_t dy = 0; st == WT_OK && dy < shifts; dy++)
+        for (size_t dx = 0; st == WT_OK && dx < shifts; dx++) {
+            double u[4];
+            rolled_planes(in, dy % h, dx % w, x);
+            st = denoise_sample_planes(e, o, p, in, x, work, u);
+            if (dy == 0 && dx == 0)
+                memcpy(used, u, sizeof u);
+            for (int c = 0; st == WT_OK && c < in->channels; c++)
+                for (size_t yy = 0; yy < h; yy++)
+                    for (size_t xx = 0; xx < w; xx++)
+                        sum[(size_t)c * n + yy * w + xx] +=
+                            x[(size_t)c * n + ((yy + dy) % h) * w + (xx + dx) % w];
+        }
+    for (size_t i = 0; st == WT_OK && i < all; i++)
+        sum[i] /= (double)(shifts * shifts);
+    if (st == WT_OK)
+        planes_to_image(sum, out);
+    free(x);
+    free(sum);
+    free(work);
+    return st;
+}
+
+/* The common case on the engine alone: samples in, forward, sigma, band
+ * statistics, shrinkage, inverse, samples out. */
+static wt_status denoise_resident(wt_engine *e, const wt_denoise_options *o, const wt_params *p,
+                                  const wt_image *in, wt_image *out, double *used)
+{
+    double given[4];
+    for (int c = 0; c < 4; c++)
+        given[c] = o->sigma;
+    wt_epyramid *ep = NULL;
+    wt_status st = wt_epyramid_create(e, p, in->height, in->width, in->channels, &ep);
+    if (st == WT_OK)
+        st = wt_epyramid_forward_image(ep, in);
+    if (st == WT_OK)
+        st = shrink_pyramid(ep, o, peak_of(in), peak_of(in), given, used);
+    if (st == WT_OK)
+        st = wt_epyramid_inverse_image(ep, out);
+    wt_epyramid_destroy(ep);
+    return st;
+}
+
+wt_status wt_denoise_image(wt_engine *engine, const wt_denoise_options *o, const wt_image *in,
+                           wt_image *out, wt_denoise_info *info)
+{
+    wt_status st = check_options(o, in);
+    if (st != WT_OK)
+        return st;
+    if (out->width != in->width || out->height != in->height || out->channels != in->channels ||
+        out->bit_depth != in->bit_depth)
+        return wt_error_set(WT_ERR_INVALID, "denoise: output image does not match the input");
+    wt_params p = params_for(o, in);
+    double used[4] = {NAN, NAN, NAN, NAN};
+    if (o->ycbcr || o->noise == WT_NOISE_POISSON || o->cycle_spin > 0)
+        st = denoise_on_host_planes(engine, o, &p, in, out, used);
+    else
+        st = denoise_resident(engine, o, &p, in, out, used);
+    if (info) {
+        info->levels = p.levels;
+        info->channels = in->channels;
+        memcpy(info->sigma, used, sizeof used);
+    }
+    return st;
+}
+
+wt_status wt_estimate_sigma(wt_engine *engine, const wt_image *img, double *sigma)
+{
+    wt_params p = {wt_wavelet_find("db2"), WT_MODE_SYMMETRIC, WT_METHOD_AUTO, 1};
+    wt_epyramid *ep = NULL;
+    wt_status st = wt_epyramid_create(engine, &p, img->height, img->width, img->channels, &ep);
+    if (st == WT_OK)
+        st = wt_epyramid_forward_image(ep, img);
+    if (st == WT_OK)
+        st = estimate_channels(ep, img->channels, img->bit_depth > 8 ? 65535.0 : 255.0, sigma);
+    wt_epyramid_destroy(ep);
+    return st;
+}

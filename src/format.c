@@ -1,0 +1,107 @@
+/* The format registry (model: libvips' foreign classes): one row per codec,
+ * each with its name, extensions, sniffer, decoder, encoder and what it holds.
+ * Extension lookup, sniffing, help text and messages all read this table. */
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+#include "format.h"
+
+/* Row i is wt_file_format i; the named ones first, at their enum values. */
+static const wt_codec *const codecs[] = {
+    [WT_FORMAT_PNG] = &wt_codec_png,
+    [WT_FORMAT_JPEG] = &wt_codec_jpeg,
+    [WT_FORMAT_NPZ] = &wt_codec_npz,
+};
+#define CODEC_ROWS ((int)(sizeof codecs / sizeof codecs[0]))
+
+int wt_format_count(void)
+{
+    return CODEC_ROWS - 1;
+}
+
+const wt_codec *wt_codec_of(wt_file_format format)
+{
+    return (int)format > 0 && (int)format < CODEC_ROWS ? codecs[format] : NULL;
+}
+
+const wt_format_info *wt_format_describe(wt_file_format format)
+{
+    const wt_codec *c = wt_codec_of(format);
+    return c ? &c->info : NULL;
+}
+
+wt_file_format wt_format_from_ext(const char *ext)
+{
+    const char *name = ext[0] == '.' ? ext + 1 : ext;
+    for (int f = 1; f < CODEC_ROWS; f++)
+        for (const char *const *e = codecs[f]->info.extensions; *e; e++)
+            if (strcasecmp(name, *e) == 0)
+                return (wt_file_format)f;
+    return WT_FORMAT_UNKNOWN;
+}
+
+wt_file_format wt_format_from_path(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    const char *dot = strrchr(slash ? slash + 1 : path, '.');
+    return dot ? wt_format_from_ext(dot + 1) : WT_FORMAT_UNKNOWN;
+}
+
+int wt_starts_like(const uint8_t *data, size_t size, const void *magic, size_t len)
+{
+    return memcmp(data, magic, size < len ? size : len) == 0;
+}
+
+const wt_codec *wt_codec_sniff(const uint8_t *data, size_t size)
+{
+    for (int f = 1; f < CODEC_ROWS; f++)
+        if (codecs[f]->is_a(data, size))
+            return codecs[f];
+    return NULL;
+}
+
+/* Append @p text to @p buf at @p *len, cut to @p size. */
+static void append(char *buf, size_t size, size_t *len, const char *text)
+{
+    int n = snprintf(buf + *len, size - *len, "%s", text);
+    if (n > 0)
+        *len += (size_t)n < size - *len ? (size_t)n : size - *len - 1;
+}
+
+const char *wt_format_list(char *buf, size_t size, unsigned holds, const char *dot,
+                           const char *sep, const char *last)
+{
+    size_t len = 0, total = 0, done = 0;
+    if (!size)
+        return buf;
+    buf[0] = '\0';
+    for (int f = 1; f < CODEC_ROWS; f++)
+        for (const char *const *e = codecs[f]->info.extensions; *e; e++)
+            total += (codecs[f]->info.holds & holds) != 0;
+    for (int f = 1; f < CODEC_ROWS; f++) {
+        if (!(codecs[f]->info.holds & holds))
+            continue;
+        for (const char *const *e = codecs[f]->info.extensions; *e; e++, done++) {
+            if (done)
+                append(buf, size, &len, done + 1 == total ? last : sep);
+            append(buf, size, &len, dot);
+            append(buf, size, &len, *e);
+        }
+    }
+    return buf;
+}
+
+int wt_format_depth(wt_file_format format, int wanted)
+{
+    const wt_format_info *info = wt_format_describe(format);
+    if (!info || !info->depths || wanted < 1 || wanted > 31)
+        return wanted;
+    for (int d = wanted; d >= 1; d--)
+        if (info->depths & (1u << d))
+            return d;
+    for (int d = wanted + 1; d <= 31; d++)
+        if (info->depths & (1u << d))
+            return d;
+    return wanted;
+}

@@ -1,0 +1,38 @@
+/* The format registry's internal side: what a codec file (src/X_io.c) defines
+ * and src/format.c lists. Adding a format = one codec file defining a
+ * const wt_codec, its extern below and one row in codecs[] of format.c. */
+#ifndef WT_FORMAT_H
+#define WT_FORMAT_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "wavetool.h"
+
+typedef struct wt_codec {
+    wt_format_info info;
+    /** 1 when @p data (its first @p size bytes, possibly fewer than magic_size)
+     *  can be the start of this format. */
+    int (*is_a)(const uint8_t *data, size_t size);
+    size_t magic_size; /**< bytes is_a needs to be sure; fewer: truncated */
+    /** Decode a whole file held in memory (NULL: holds no images);
+     *  @p opt has its defaults filled in. */
+    wt_status (*decode)(const void *data, size_t size, const char *name,
+                        const wt_load_options *opt, wt_image *img);
+    /** Encode @p img to @p fp (NULL: writes no images). */
+    wt_status (*encode)(FILE *fp, const char *name, const wt_image *img,
+                        const wt_save_options *opt);
+} wt_codec;
+
+extern const wt_codec wt_codec_png;  /* src/png_io.c */
+extern const wt_codec wt_codec_jpeg; /* src/jpeg_io.c */
+extern const wt_codec wt_codec_npz;  /* src/npz.c */
+
+/** The codec of @p format, or NULL. */
+const wt_codec *wt_codec_of(wt_file_format format);
+/** The codec whose is_a accepts the first bytes @p data, or NULL. */
+const wt_codec *wt_codec_sniff(const uint8_t *data, size_t size);
+/** 1 when @p data starts like @p magic (or is a prefix of it). */
+int wt_starts_like(const uint8_t *data, size_t size, const void *magic, size_t len);
+
+#endif

@@ -1,0 +1,425 @@
+#!/usr/bin/python3
+"""wavetool denoise / sigma against scikit-image 0.19.3 (Debian 12's python3-skimage).
+
+Synthetic clean images + Gaussian or Poisson noise of known sigma, and crops of
+the photos in data/, at odd and tiny sizes, 8/16-bit, gray, gray+alpha, RGB
+and RGBA, through the command line (-O batches, so few processes):
+  - integer outputs equal to img_as_ubyte/img_as_uint(denoise_wavelet(...)) on
+    >= 99.9% of the samples and never more than 1 LSB off; with --shrink hard
+    on haar, integer images reconstruct to exact .5 ties, so there every
+    difference must sit on a tie of the reference (|frac - 0.5| < 1e-6);
+  - sigma within 1e-5 relative of estimate_sigma;
+  - --cycle-spin N against skimage.restoration.cycle_spin(max_shifts=N);
+  - --noise poisson and --level-scale against independent numpy/pywt code;
+  - usage and per-file errors: exit codes and one-line messages.
+Exit 77 (skip) when scikit-image is missing or not 0.19.3.
+
+Usage: denoise_check.py WAVETOOL SOURCE_ROOT
+"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import warnings
+
+try:
+    import numpy as np
+    import pywt
+    import skimage
+    from PIL import Image
+    from skimage import img_as_ubyte, img_as_uint
+    from skimage.restoration import cycle_spin, denoise_wavelet, estimate_sigma
+except ImportError as e:
+    print(f"denoise_check: {e}: skipping")
+    sys.exit(77)
+if skimage.__version__ != "0.19.3":
+    print(f"denoise_check: scikit-image {skimage.__version__}, not 0.19.3: skipping")
+    sys.exit(77)
+warnings.simplefilter("ignore")
+
+WAVETOOL, ROOT = sys.argv[1], sys.argv[2]
+TMP = tempfile.mkdtemp(prefix="denoise_check.")
+failures = 0
+checks = 0
+
+
+def fail(msg):
+    global failures
+    failures += 1
+    print("FAIL:", msg)
+
+
+def run(args, expect=0):
+    p = subprocess.run([WAVETOOL] + args, capture_output=True, text=True)
+    if p.returncode != expect:
+        fail(f"wavetool {' '.join(args)}: exit {p.returncode} (expected {expect}): {p.stderr}")
+    return p
+
+
+def save(img, name):
+    path = os.path.join(TMP, name)
+    if img.dtype == np.uint16:  # PIL writes 16-bit gray only; go through our own encoder
+        save_16(img, path)
+    else:
+        Image.fromarray(img).save(path)
+    return path
+
+
+def save_16(img, path):
+    """16-bit PNG of any channel count, written with zlib (PIL cannot)."""
+    import struct
+    import zlib
+    h, w = img.shape[:2]
+    c = 1 if img.ndim == 2 else img.shape[2]
+    ctype = {1: 0, 2: 4, 3: 2, 4: 6}[c]
+    raw = b"".join(b"\0" + img[y].astype(">u2").tobytes() for y in range(h))
+
+    def chunk(kind, data):
+        return (struct.pack(">I", len(data)) + kind + data +
+                struct.pack(">I", zlib.crc32(kind + data) & 0xffffffff))
+    with open(path, "wb") as f:
+        f.write(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 16, ctype, 0, 0, 0))
+                + chunk(b"IDAT", zlib.compress(raw)) + chunk(b"IEND", b""))
+
+
+def load(path):
+    img = Image.open(path)
+    if img.mode.startswith("I;16") or img.mode == "I":
+        return np.asarray(img).astype(np.uint16)
+    return np.asarray(img)
+
+
+def load_any(path, dtype):
+    if dtype == np.uint8:
+        return load(path)
+    import zlib  # our own 16-bit PNGs: one IDAT, filter 0 (what wavetool writes may filter)
+    return load_png16(path)
+
+
+def load_png16(path):
+    """Decode a 16-bit PNG of any channel count (PIL cannot)."""
+    import struct
+    import zlib
+    data = open(path, "rb").read()
+    pos, idat, hdr = 8, b"", None
+    while pos < len(data):
+        n = struct.unpack(">I", data[pos:pos + 4])[0]
+        kind, body = data[pos + 4:pos + 8], data[pos + 8:pos + 8 + n]
+        if kind == b"IHDR":
+            hdr = struct.unpack(">IIBBBBB", body)
+        elif kind == b"IDAT":
+            idat += body
+        pos += 12 + n
+    w, h, depth, ctype = hdr[0], hdr[1], hdr[2], hdr[3]
+    c = {0: 1, 4: 2, 2: 3, 6: 4}[ctype]
+    bpp = c * depth // 8
+    raw = zlib.decompress(idat)
+    stride = w * bpp
+    out = np.zeros((h, stride), np.uint8)
+    prev = np.zeros(stride, np.int32)
+    for y in range(h):
+        f = raw[y * (stride + 1)]
+        line = np.frombuffer(raw[y * (stride + 1) + 1:(y + 1) * (stride + 1)], np.uint8).astype(np.int32)
+        cur = np.zeros(stride, np.int32)
+        for x in range(stride):
+            a = cur[x - bpp] if x >= bpp else 0
+            b = prev[x]
+            cc = prev[x - bpp] if x >= bpp else 0
+            if f == 0:
+                p = 0
+            elif f == 1:
+                p = a
+            elif f == 2:
+                p = b
+            elif f == 3:
+                p = (a + b) // 2
+            else:
+                pa, pb, pc = abs(b - cc), abs(a - cc), abs(a + b - 2 * cc)
+                p = a if pa <= pb and pa <= pc else (b if pb <= pc else cc)
+            cur[x] = (line[x] + p) & 255
+        out[y] = cur
+        prev = cur
+    vals = out.reshape(h, w * c, 2)
+    img = (vals[..., 0].astype(np.uint16) << 8) | vals[..., 1]
+    return img.reshape(h, w, c) if c > 1 else img.reshape(h, w)
+
+
+def to_depth(f, dtype):
+    return img_as_ubyte(f) if dtype == np.uint8 else img_as_uint(f)
+
+
+def compare(name, out, ref_float, dtype, ties_only=False, min_equal=0.999, quiet_fail=False):
+    """out (integers) against the reference's float result in [0, 1]."""
+    global checks
+    checks += 1
+    peak = 255.0 if dtype == np.uint8 else 65535.0
+    ref = to_depth(ref_float, dtype).astype(np.int64)
+    d = np.abs(out.astype(np.int64) - ref)
+    equal = float((d == 0).mean())
+    scaled = np.clip(ref_float, 0, 1) * peak
+    off_tie = np.abs(scaled - np.floor(scaled) - 0.5) >= 1e-6
+    if quiet_fail and (d.max() > 1 or (ties_only and (d[off_tie] != 0).any()) or
+                       (not ties_only and equal < min_equal and
+                        (d[off_tie] != 0).mean() > 1 - min_equal)):
+        global failures
+        failures += 1
+        return
+    if d.max() > 1:
+        fail(f"{name}: max difference {d.max()} LSB")
+    elif ties_only and (d[off_tie] != 0).any():
+        fail(f"{name}: {(d[off_tie] != 0).sum()} differences away from .5 ties")
+    elif not ties_only and equal < min_equal and (d[off_tie] != 0).mean() > 1 - min_equal:
+        fail(f"{name}: only {equal:.5%} equal (need {min_equal:.3%}, or every difference "
+             f"on a .5 tie); {(d[off_tie] != 0).sum()} off ties")
+    else:
+        print(f"ok {name}: {equal:.4%} equal, {(d[off_tie] != 0).mean():.4%} off ties, "
+              f"max {d.max()} LSB")
+
+
+def channel_axis(img):
+    return -1 if img.ndim == 3 else None
+
+
+# ---- images -----------------------------------------------------------------
+
+rng = np.random.default_rng(20261124)
+
+
+def synthetic(h, w, c, dtype, sigma):
+    """Smooth shapes (a disc, a ramp, a square) plus Gaussian noise of sigma
+    (fraction of full scale), clipped, at the depth."""
+    peak = 255 if dtype == np.uint8 else 65535
+    yy, xx = np.mgrid[0:h, 0:w]
+    base = 0.25 + 0.4 * (xx / max(w - 1, 1))
+    base = base + 0.3 * (((yy - h / 2) ** 2 + (xx - w / 3) ** 2) < (min(h, w) / 3) ** 2)
+    base = base - 0.2 * ((yy > h * 0.6) & (xx > w * 0.6))
+    img = np.stack([np.roll(base, k * 3, axis=1) for k in range(c)], -1) if c > 1 else base
+    noisy = img + sigma * rng.standard_normal(img.shape)
+    return np.clip(np.rint(noisy * peak), 0, peak).astype(dtype)
+
+
+def photo_crop(name, h, w, sigma):
+    img = np.asarray(Image.open(os.path.join(ROOT, "data", name)))[:h, :w]
+    noisy = img + sigma * 255 * rng.standard_normal(img.shape)
+    return np.clip(np.rint(noisy), 0, 255).astype(np.uint8)
+
+
+cases = {
+    "gray_odd_8": synthetic(37, 53, 1, np.uint8, 0.08),
+    "rgb_odd_8": synthetic(61, 45, 3, np.uint8, 0.1),
+    "rgba_8": synthetic(32, 33, 4, np.uint8, 0.05),
+    "graya_8": synthetic(29, 40, 2, np.uint8, 0.07),
+    "gray_16": synthetic(40, 31, 1, np.uint16, 0.05),
+    "rgb_16": synthetic(23, 50, 3, np.uint16, 0.05),
+    "tiny_3x5": synthetic(3, 5, 1, np.uint8, 0.1),
+    "tiny_1x7": synthetic(1, 7, 3, np.uint8, 0.1),
+    "tiny_2x2": synthetic(2, 2, 1, np.uint8, 0.1),
+    "camera": photo_crop("camera.png", 257, 203, 0.06),
+    "astronaut": photo_crop("astronaut.png", 160, 211, 0.08),
+    "coffee": photo_crop("coffee.jpg", 131, 190, 0.05),
+}
+paths = {k: save(v, k + ".png") for k, v in cases.items()}
+
+
+def denoise_all(tag, args, names):
+    """Run one -O batch over @names; returns {name: output array}, {name: [sigma]}."""
+    outdir = os.path.join(TMP, tag)
+    p = run(["denoise", "-v", "--device", "cpu"] + args + ["-O", outdir] + [paths[n] for n in names])
+    sigmas = {}
+    for line in p.stderr.splitlines():
+        if ": levels " in line and ", sigma " in line:
+            name = os.path.basename(line.split(": levels ")[0])[:-4]
+            sigmas[name] = [float(v) for v in line.split(", sigma ")[1].split()]
+    return ({n: load_any(os.path.join(outdir, n + ".png"), cases[n].dtype) for n in names},
+            sigmas)
+
+
+def exact_sigma(img, wavelet, levels):
+    """The estimate in exact arithmetic (integer samples; float32 pywt gets it): which
+    coefficients are exactly zero is what float64 rounding can change."""
+    chans = img.reshape(img.shape[0], img.shape[1], -1)
+    out = []
+    for c in range(chans.shape[2]):
+        dd = pywt.wavedecn(chans[..., c].astype(np.float32), wavelet, level=levels)[-1]["dd"]
+        out.append(float(np.median(np.abs(dd[np.nonzero(dd)]))) / 0.6744897501960817)
+    return out
+
+
+def check_skimage(tag, args, kw, names, ties_only=False, min_equal=0.999):
+    """Against denoise_wavelet(**kw). Where the estimated sigma differs from
+    scikit-image's because its float64 coefficients count a few more or fewer
+    exact zeros (haar on integer samples), wavetool's sigma must be the exact
+    one, and the output must then equal denoise_wavelet(sigma=that)."""
+    outs, sigmas = denoise_all(tag, args, names)
+    global failures
+    for n in names:
+        img = cases[n]
+        ca = channel_axis(img)
+        ref = denoise_wavelet(img, channel_axis=ca, rescale_sigma=True, **kw)
+        before = failures
+        compare(f"{tag} {n}", outs[n], ref, img.dtype, ties_only, min_equal, quiet_fail=True)
+        if failures == before or "sigma" in kw or n not in sigmas:
+            continue
+        wavelet = kw.get("wavelet", "db1")
+        levels = kw.get("wavelet_levels") or max(pywt.dwtn_max_level(img.shape[:2], wavelet) - 3, 1)
+        exact = exact_sigma(img, wavelet, levels)
+        if not np.allclose(sigmas[n], exact, rtol=1e-3):
+            fail(f"{tag} {n}: sigma {sigmas[n]}, exact arithmetic {exact}")
+            continue
+        failures = before
+        ref = denoise_wavelet(img, channel_axis=ca, rescale_sigma=True,
+                              sigma=sigmas[n] if ca is not None else sigmas[n][0], **kw)
+        compare(f"{tag} {n} (sigma {sigmas[n]}: scikit-image's float64 zero count differs)",
+                outs[n], ref, img.dtype, ties_only, min_equal)
+
+
+ALL = list(cases)
+ROWS1 = ["tiny_1x7"]
+SK = [n for n in ALL if n not in ROWS1]
+check_skimage("defaults", [], {}, SK)
+check_skimage("visu", ["--rule", "visu"], dict(method="VisuShrink"), SK)
+# one row: haar's diagonal band is all zero, so no sigma (scikit-image: NaN, a NaN
+# image); wavetool leaves the channels as they are
+out = denoise_all("onerow", [], ROWS1)[0]["tiny_1x7"]
+checks += 1
+if (out != cases["tiny_1x7"]).any():
+    fail("1x7: a channel without sigma changed")
+check_skimage("db2-hard-visu", ["-w", "db2", "--rule", "visu", "--shrink", "hard"],
+              dict(wavelet="db2", method="VisuShrink", mode="hard"),
+              ["gray_odd_8", "gray_16", "camera", "astronaut"])
+check_skimage("haar-hard", ["--shrink", "hard"], dict(mode="hard"),
+              ["gray_odd_8", "rgb_odd_8", "camera"], ties_only=True)
+check_skimage("sym4-l2-sigma", ["-w", "sym4", "-l", "2", "--sigma", "12"],
+              dict(wavelet="sym4", wavelet_levels=2, sigma=12.0),
+              ["rgb_odd_8", "camera", "coffee"])
+check_skimage("sigma16", ["--sigma", "3000"], dict(sigma=3000.0), ["gray_16", "rgb_16"])
+# YCbCr: BayesShrink on nearly pure-noise chroma bands divides by mean(d^2) - sigma^2,
+# a difference that float32 coefficients move (documented); 99.5% here.
+check_skimage("ycbcr", ["--ycbcr"], dict(convert2ycbcr=True), ["rgb_odd_8", "astronaut", "coffee"],
+              min_equal=0.995)
+
+# constant alpha: scikit-image's sigma is NaN there (no nonzero coefficient);
+# wavetool leaves such a channel as it is
+opaque = cases["rgba_8"].copy()
+opaque[..., 3] = 255
+paths["opaque"] = save(opaque, "opaque.png")
+cases["opaque"] = opaque
+out = denoise_all("opaque", [], ["opaque"])[0]["opaque"]
+checks += 1
+if (out[..., 3] != 255).any():
+    fail("opaque RGBA: alpha changed")
+ref = denoise_wavelet(opaque[..., :3], channel_axis=-1, rescale_sigma=True)
+compare("opaque colour", out[..., :3], ref, np.uint8)
+
+# ---- cycle spinning -------------------------------------------------------------
+# db2: no exactly-zero coefficients, so the nine estimates are well defined
+outs = denoise_all("spin", ["--cycle-spin", "2", "-w", "db2"], ["astronaut", "camera", "rgb_16"])[0]
+for n, o in outs.items():
+    img = cases[n]
+    ca = channel_axis(img)
+    ref = cycle_spin(img, denoise_wavelet, max_shifts=2, num_workers=1, channel_axis=ca,
+                     func_kw=dict(channel_axis=ca, rescale_sigma=True, wavelet="db2"))
+    compare(f"cycle-spin 2 {n}", o, ref, img.dtype)
+
+# ---- sigma ------------------------------------------------------------------------
+p = run(["sigma", "--format", "json", "--device", "cpu"] + [paths[n] for n in ALL])
+for line, n in zip(p.stdout.splitlines(), ALL):
+    checks += 1
+    got = json.loads(line)
+    img = cases[n]
+    peak = 255.0 if img.dtype == np.uint8 else 65535.0
+    ref = np.atleast_1d(estimate_sigma(img, channel_axis=channel_axis(img)))
+    for c, (s, f) in enumerate(zip(got["sigma"], got["sigma_fraction"])):
+        r = ref[c]
+        if s is None and abs(r) < 1e-6 * peak:  # a band of rounding residues: no noise to measure
+            print(f"ok sigma {n} channel {c}: none (scikit-image: rounding residue {r:.3g})")
+            continue
+        # 1e-6 of full scale absolute: a band of float rounding noise (one row)
+        if not (abs(s - r) <= 1e-5 * abs(r) + 1e-6 * peak and abs(f - r / peak) <= 1e-5 * abs(r / peak) + 1e-6):
+            fail(f"sigma {n} channel {c}: {s} ({f}) vs estimate_sigma {r}")
+    print(f"ok sigma {n}: {got['sigma']}")
+p = run(["sigma", "--average", "--format", "tsv", paths["rgb_odd_8"]])
+checks += 1
+rows = p.stdout.splitlines()
+ref = estimate_sigma(cases["rgb_odd_8"], channel_axis=-1, average_sigmas=True)
+if rows[0] != "file\tchannel\tsigma\tsigma_fraction" or len(rows) != 2 or \
+        abs(float(rows[1].split("\t")[2]) - ref) > 1e-5 * ref:
+    fail(f"sigma --average: {rows} vs {ref}")
+else:
+    print(f"ok sigma --average: {rows[1]}")
+
+# ---- beyond scikit-image: independent numpy/pywt code ---------------------------------
+
+
+def anscombe_inverse(y):
+    """Makitalo and Foi (2011): closed-form approximation of the exact unbiased inverse."""
+    y = np.maximum(y, 1e-9)
+    s = np.sqrt(1.5)
+    return 0.25 * y ** 2 + 0.25 * s / y - 11 / 8 / y ** 2 + 5 / 8 * s / y ** 3 - 1 / 8
+
+
+def bayes_numpy(x, wavelet, levels, sigma, scales):
+    """BayesShrink of one 2-D channel with pywt, thresholds of level l times scales[l-1]."""
+    coeffs = pywt.wavedec2(x, wavelet, mode="symmetric", level=levels)
+    out = [coeffs[0]]
+    for i, bands in enumerate(coeffs[1:]):
+        level = levels - i
+        f = scales[level - 1] if level <= len(scales) else 1.0
+        new = []
+        for d in bands:
+            t = sigma ** 2 / np.sqrt(max(np.mean(d * d) - sigma ** 2, np.finfo(float).eps))
+            new.append(pywt.threshold(d, t * f, "soft"))
+        out.append(tuple(new))
+    return pywt.waverec2(out, wavelet, mode="symmetric")[:x.shape[0], :x.shape[1]]
+
+
+def default_levels(shape, wavelet):
+    return max(pywt.dwtn_max_level(shape, wavelet) - 3, 1)
+
+
+# Poisson: photon counts of a smooth scene (peak ~ 40 counts)
+h, w = 67, 81
+yy, xx = np.mgrid[0:h, 0:w]
+lam = 5 + 35 * (((yy - 30) ** 2 + (xx - 40) ** 2) < 400) + 10 * (xx / w)
+counts = rng.poisson(lam).astype(np.uint8)
+paths["poisson"] = save(counts, "poisson.png")
+cases["poisson"] = counts
+out = denoise_all("poisson", ["--noise", "poisson"], ["poisson"])[0]["poisson"]
+y = 2 * np.sqrt(counts + 3 / 8)
+den = bayes_numpy(y, "db1", default_levels(y.shape, "db1"), 1.0, [])
+ref = np.clip(anscombe_inverse(den), 0, 255) / 255
+compare("poisson", out, ref, np.uint8)
+
+# per-level threshold scaling
+img = cases["camera"]
+out = denoise_all("levelscale", ["--level-scale", "0.5,2,1.5"], ["camera"])[0]["camera"]
+x = img.astype(float) / 255
+coeffs_d1 = pywt.wavedec2(x, "db1", mode="symmetric", level=default_levels(x.shape, "db1"))[-1][2]
+est = np.median(np.abs(coeffs_d1[np.nonzero(coeffs_d1)])) / 0.6744897501960817
+ref = bayes_numpy(x, "db1", default_levels(x.shape, "db1"), est, [0.5, 2, 1.5])
+compare("level-scale 0.5,2,1.5 camera", out, np.clip(ref, 0, 1), np.uint8)
+plain = denoise_all("levelscale1", ["--level-scale", "1"], ["camera"])[0]["camera"]
+checks += 1
+if (plain != denoise_all("defaults2", [], ["camera"])[0]["camera"]).any():
+    fail("--level-scale 1 differs from the default")
+
+# ---- errors -----------------------------------------------------------------------------
+checks += 1
+p = run(["denoise", "--ycbcr", paths["gray_odd_8"], os.path.join(TMP, "x.png")], expect=1)
+if "RGB" not in p.stderr or "gray_odd_8.png" not in p.stderr or os.path.exists(os.path.join(TMP, "x.png")):
+    fail(f"--ycbcr on gray: {p.stderr!r}")
+for bad in (["--rule", "sure"], ["--shrink", "x"], ["--level-scale", "1,,2"], ["--sigma", "-1"],
+            ["--cycle-spin", "65"], ["--noise", "gauss"]):
+    checks += 1
+    p = run(["denoise"] + bad + [paths["gray_odd_8"], os.path.join(TMP, "x.png")], expect=2)
+    if p.stderr.count("\n") != 2 or bad[0] not in p.stderr:
+        fail(f"{bad}: {p.stderr!r}")
+checks += 1
+p = run(["denoise", paths["gray_odd_8"], os.path.join(TMP, "x.npz")], expect=2)
+p = run(["sigma", os.path.join(TMP, "missing.png")], expect=1)
+if "missing.png" not in p.stderr:
+    fail(f"sigma of a missing file: {p.stderr!r}")
+
+print(f"denoise_check: {checks} checks, {failures} failed")
+sys.exit(1 if failures else 0)

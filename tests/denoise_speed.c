@@ -1,0 +1,67 @@
+/* Times wt_denoise_image on an engine, the image already in memory (median of
+ * runs):  denoise_speed IMAGE [RUNS] [DEVICE]
+ * Prints milliseconds: wall clock, and the process's CPU time (all threads).
+ * Used by bench/denoise_vs_skimage.py. */
+#include <stdio.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
+#include <stdlib.h>
+#include <time.h>
+
+#include "wavetool.h"
+
+static double now_ms(clockid_t clock)
+{
+    struct timespec ts;
+    clock_gettime(clock, &ts);
+    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+static int by_value(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        fprintf(stderr, "usage: denoise_speed IMAGE [RUNS] [DEVICE]\n");
+        return 2;
+    }
+#ifdef __GLIBC__
+    /* as the wavetool program does (cli/main.c): freed buffers stay mapped */
+    mallopt(M_MMAP_THRESHOLD, 256 << 20);
+    mallopt(M_TRIM_THRESHOLD, 1 << 30);
+#endif
+    int runs = argc > 2 ? atoi(argv[2]) : 5;
+    runs = runs < 1 ? 1 : (runs > 100 ? 100 : runs);
+    wt_image img = {0}, out = {0};
+    wt_engine *e = NULL;
+    wt_denoise_options o;
+    wt_denoise_defaults(&o);
+    double t[100], cpu[100];
+    if (wt_image_load(argv[1], NULL, &img) != WT_OK ||
+        wt_image_alloc(&out, img.width, img.height, img.channels, img.bit_depth) != WT_OK ||
+        wt_engine_open(&e, argc > 3 ? argv[3] : "cpu") != WT_OK) {
+        fprintf(stderr, "denoise_speed: %s\n", wt_error_message());
+        return 1;
+    }
+    for (int i = 0; i < runs; i++) {
+        double t0 = now_ms(CLOCK_MONOTONIC), c0 = now_ms(CLOCK_PROCESS_CPUTIME_ID);
+        if (wt_denoise_image(e, &o, &img, &out, NULL) != WT_OK) {
+            fprintf(stderr, "denoise_speed: %s\n", wt_error_message());
+            return 1;
+        }
+        t[i] = now_ms(CLOCK_MONOTONIC) - t0;
+        cpu[i] = now_ms(CLOCK_PROCESS_CPUTIME_ID) - c0;
+    }
+    qsort(t, (size_t)runs, sizeof *t, by_value);
+    qsort(cpu, (size_t)runs, sizeof *cpu, by_value);
+    printf("%.3f %.3f\n", t[runs / 2], cpu[runs / 2]);
+    wt_engine_close(e);
+    wt_image_free(&img);
+    wt_image_free(&out);
+    return 0;
+}
