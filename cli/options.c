@@ -53,6 +53,8 @@ enum {
     OPT_LEVEL_SCALE,
     OPT_AVERAGE,
     OPT_KEEP_RANK,
+    OPT_GRAY,
+    OPT_IGNORE_ALPHA,
 };
 
 typedef struct opt_spec {
@@ -125,6 +127,10 @@ static const opt_spec option_table[] = {
                                             "Makitalo-Foi inverse)"},
     {"level-scale", OPT_LEVEL_SCALE, "F1,F2,..", OPTS_DENOISE, "multiply the thresholds of level 1 (finest), 2, ... by F1, F2, ..."},
     {"average", OPT_AVERAGE, NULL, OPTS_SIGMA, "one sigma per image: the mean over channels"},
+    {"gray", OPT_GRAY, NULL, OPTS_COMPARE, "compare luma: RGB to gray (BT.601 weights, as PIL's convert('L'))"},
+    {"ignore-alpha", OPT_IGNORE_ALPHA, NULL, OPTS_COMPARE, "leave alpha channels out"},
+    {"depth", OPT_DEPTH, "8|16", OPTS_COMPARE, "compare at 8 or 16 bits: 8 -> 16 is v x 257, 16 -> 8 is\n"
+                                               "round(v x 255 / 65535); peak 2^depth - 1"},
     {"format", OPT_FORMAT, "F", OPTS_REPORT, "report format: text (default), json (one object a line), tsv;\n"
                                          "infinity is inf (JSON: the string \"inf\")"},
     {"quiet", 'q', NULL, OPTS_GENERAL, "no progress, summary or notes (reports and errors still show)"},
@@ -544,6 +550,8 @@ static int apply_option(const cli_command *command, int val, const char *arg, cl
         break;
     case OPT_LEVEL_SCALE: rc = parse_level_scale(cmd, s, arg, &o->denoise); break;
     case OPT_AVERAGE: o->average = 1; break;
+    case OPT_GRAY: o->compare_gray = 1; break;
+    case OPT_IGNORE_ALPHA: o->compare_ignore_alpha = 1; break;
     case OPT_KEEP_RANK:
         rc = parse_choice(cmd, s, arg, ranks, "norm or magnitude", &choice);
         o->keep_by_magnitude = choice;

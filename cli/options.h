@@ -39,6 +39,7 @@ enum {
     OPTS_GENERAL = 1u << 13,  /* -q -v -h: every command */
     OPTS_DENOISE = 1u << 14,  /* --rule --shrink --sigma --ycbcr --cycle-spin --noise --level-scale */
     OPTS_SIGMA = 1u << 15,    /* --average */
+    OPTS_COMPARE = 1u << 20,  /* --gray --ignore-alpha --depth: compare's conversions */
 };
 #define OPTS_ENGINE (OPTS_DEVICE | OPTS_JOBS)
 
@@ -91,7 +92,7 @@ typedef struct cli_options {
     wt_load_options load;
     wt_save_options save;
     wt_scale scale;
-    int depth; /* --depth; 0 = the input's depth (8 for JPEG) */
+    int depth; /* --depth; 0 = the input's depth (8 for JPEG); compare: both at this depth */
     const char *outdir, *suffix, *ext;
     int no_clobber;
     const char *output; /* roundtrip -o */
@@ -101,6 +102,7 @@ typedef struct cli_options {
     int keep_by_magnitude;  /* --keep-rank magnitude: rank |c| (default: |c| x band norm) */
     wt_denoise_options denoise; /* denoise: rule, shrink, sigma, ... (params from -w -l -m) */
     int average;                /* sigma --average */
+    int compare_gray, compare_ignore_alpha; /* compare --gray, --ignore-alpha */
     sweep_options sweep;    /* bench */
     char **args;            /* positional arguments */
     int nargs;

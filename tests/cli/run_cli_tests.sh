@@ -251,6 +251,65 @@ case_ "compare mismatched depth" 1 "wavetool: rgb8.png, rgb16.png: images differ
 $TOOL png gray37.png 37 29 gray 8 random 1
 case_ "compare mismatched channels" 1 "wavetool: rgb8.png, gray37.png: images differ in channels*" \
     "$WT" compare rgb8.png gray37.png
+# issue 20 item 7: images that differ only in channels or depth, compared by option
+if $PY -c "import numpy, PIL" 2>/dev/null; then
+    $PY -c '
+import numpy as np
+from PIL import Image
+rgb = Image.open("rgb8.png").convert("RGB")
+rgb.convert("L").save("cmp_gray.png")
+rgb.convert("RGBA").save("cmp_rgba.png")
+rng = np.random.default_rng(5)
+luma = np.asarray(rgb.convert("L")).astype(int)
+Image.fromarray(np.clip(luma + rng.integers(-9, 10, size=luma.shape), 0, 255).astype(np.uint8)).save("cmp_noisy.png")
+g16 = np.asarray(Image.open("gray16.png")).astype(np.int64)
+Image.fromarray(((g16 * 255 + 32767) // 65535).astype(np.uint8)).save("cmp_g8.png")
+'
+    case_ "compare RGB with gray: refused, names --gray" 1 \
+        "wavetool: rgb8.png, cmp_gray.png: images differ in channels (3 vs 1); --gray compares them" \
+        "$WT" compare rgb8.png cmp_gray.png
+    case_ "compare --gray: RGB as PIL's convert('L') equals it" 0 "" \
+        "$WT" compare --gray --format tsv rgb8.png cmp_gray.png
+    expect "compare --gray: inf" grep -q "	inf	" "$out"
+    case_ "compare --gray against a noisy gray image" 0 "" \
+        "$WT" compare --gray --format json rgb8.png cmp_noisy.png
+    expect "compare --gray: MSE = numpy's on PIL's luma" $PY -c '
+import json, sys, numpy as np
+from PIL import Image
+r = json.loads(open(sys.argv[1]).readline())
+a = np.asarray(Image.open("rgb8.png").convert("L"), dtype=float)
+b = np.asarray(Image.open("cmp_noisy.png"), dtype=float)
+want = ((a - b) ** 2).mean()
+assert abs(r["mse"] - want) <= 1e-9 * want, (r, want)' "$out"
+    case_ "compare RGB with RGBA: refused, names --ignore-alpha" 1 \
+        "wavetool: rgb8.png, cmp_rgba.png: images differ in channels (3 vs 4); --ignore-alpha compares them" \
+        "$WT" compare rgb8.png cmp_rgba.png
+    case_ "compare --ignore-alpha: RGB = RGBA's colour" 0 "" \
+        "$WT" compare --ignore-alpha --format tsv rgb8.png cmp_rgba.png
+    expect "compare --ignore-alpha: inf" grep -q "	inf	" "$out"
+    case_ "compare --gray of RGBA and gray: alpha left out" 0 "" \
+        "$WT" compare --gray --format tsv cmp_rgba.png cmp_gray.png
+    expect "compare --gray RGBA vs gray: inf" grep -q "	inf	" "$out"
+    case_ "compare 16-bit with 8-bit: refused, names --depth" 1 \
+        "wavetool: gray16.png, cmp_g8.png: images differ in bit depth (16 vs 8); --depth 8 or --depth 16 compares them" \
+        "$WT" compare gray16.png cmp_g8.png
+    case_ "compare --depth 8: round(v x 255 / 65535) of the 16-bit image equals it" 0 "" \
+        "$WT" compare --depth 8 --format tsv gray16.png cmp_g8.png
+    expect "compare --depth 8: inf" grep -q "	inf	" "$out"
+    case_ "compare --depth 16: the 8-bit image x 257" 0 "" \
+        "$WT" compare --depth 16 --format json gray16.png cmp_g8.png
+    expect "compare --depth 16: MSE = numpy's against v x 257, peak 65535" $PY -c '
+import json, sys, numpy as np
+from PIL import Image
+r = json.loads(open(sys.argv[1]).readline())
+a = np.asarray(Image.open("gray16.png")).astype(float)
+b = np.asarray(Image.open("cmp_g8.png")).astype(float) * 257
+want = ((a - b) ** 2).mean()
+assert abs(r["mse"] - want) <= 1e-9 * want, (r, want)
+assert abs(r["psnr"] - 10 * np.log10(65535.0 ** 2 / want)) < 1e-6, r' "$out"
+else
+    skip "compare --gray/--ignore-alpha/--depth against PIL" "no numpy/PIL for $PY"
+fi
 
 # ---- errors ---------------------------------------------------------------------------
 mkdir -p e
