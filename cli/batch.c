@@ -191,8 +191,13 @@ static int add_directory(batch *b, const char *dir, unsigned holds)
     }
     if (found.count) /* qsort needs a non-NULL array even for zero elements */
         qsort(found.paths, found.count, sizeof *found.paths, compare_paths);
-    for (size_t i = 0; i < found.count && rc == 0; i++)
-        rc = append_item(b, found.paths[i]) ? 0 : -1;
+    size_t dir_len = strlen(dir), root_len = dir_len + (dir_len && dir[dir_len - 1] != '/');
+    for (size_t i = 0; i < found.count && rc == 0; i++) {
+        batch_item *it = append_item(b, found.paths[i]);
+        rc = it ? 0 : -1;
+        if (it)
+            it->root_len = root_len;
+    }
     for (size_t i = 0; i < unreadable.count && rc == 0; i++) {
         /* "dir: reason" becomes an item that has failed already */
         char *colon = strstr(unreadable.paths[i], ": ");
@@ -353,25 +358,106 @@ static int fail_outputs_onto_inputs(batch *b)
     return 0;
 }
 
+/* The folder below the directory argument that @p it was found in ("" when
+ * none; else "sub/dir/"). */
+static char *mirrored_folder(const batch_item *it)
+{
+    if (!it->root_len) /* a file given as such: no folder kept */
+        return strdup("");
+    const char *rel = it->input + it->root_len;
+    const char *base = strrchr(rel, '/');
+    return base ? batch_strdupf("%.*s", (int)(base - rel + 1), rel) : strdup("");
+}
+
+/* DIR/[sub/]STEM[.INEXT]SUFFIX.EXT for one item. */
+static char *output_name(const batch_item *it, const char *dir, const char *suffix,
+                         const char *ext, int keep_input_ext)
+{
+    size_t len = strlen(dir);
+    const char *sep = len && dir[len - 1] == '/' ? "" : "/";
+    const char *base = strrchr(it->input, '/');
+    base = base ? base + 1 : it->input;
+    char *stem = keep_input_ext ? strdup(base) : stem_of(it->input);
+    char *folder = mirrored_folder(it);
+    char *out = stem && folder ? batch_strdupf("%s%s%s%s%s.%s", dir, sep, folder, stem, suffix, ext)
+                               : NULL;
+    free(stem);
+    free(folder);
+    return out;
+}
+
+/* Inputs whose outputs collide while their names differ (x.jpg and x.png in
+ * one folder) are named with the input's extension kept. */
+static int name_same_stems_apart(batch *b, const char *dir, const char *suffix, const char *ext)
+{
+    batch_item **sorted = malloc((b->count ? b->count : 1) * sizeof *sorted);
+    size_t n = 0;
+    if (!sorted)
+        return out_of_memory();
+    for (size_t i = 0; i < b->count; i++)
+        if (b->items[i].output)
+            sorted[n++] = &b->items[i];
+    qsort(sorted, n, sizeof *sorted, compare_outputs);
+    char *rename = calloc(n ? n : 1, 1);
+    for (size_t i = 1; rename && i < n; i++) {
+        batch_item *x = sorted[i - 1], *y = sorted[i];
+        const char *bx = strrchr(x->input, '/'), *by = strrchr(y->input, '/');
+        bx = bx ? bx + 1 : x->input;
+        by = by ? by + 1 : y->input;
+        if (strcmp(x->output, y->output) == 0 && strcmp(bx, by) != 0)
+            rename[i - 1] = rename[i] = 1;
+    }
+    int rc = rename ? 0 : out_of_memory();
+    for (size_t i = 0; rc == 0 && i < n; i++) {
+        if (!rename[i])
+            continue;
+        char *named = output_name(sorted[i], dir, suffix, ext, 1);
+        if (!named) {
+            rc = out_of_memory();
+            break;
+        }
+        free(sorted[i]->output);
+        sorted[i]->output = named;
+    }
+    free(rename);
+    free(sorted);
+    return rc;
+}
+
+/* The folders of the mirrored outputs (mkdir -p each, once in a row). */
+static int make_output_folders(batch *b)
+{
+    char *made = NULL;
+    int rc = 0;
+    for (size_t i = 0; rc == 0 && i < b->count; i++) {
+        batch_item *it = &b->items[i];
+        if (!it->output || !it->root_len || it->state != ITEM_PENDING)
+            continue;
+        char *folder = batch_strdupf("%.*s", (int)(strrchr(it->output, '/') - it->output),
+                                     it->output);
+        if (!folder)
+            rc = out_of_memory();
+        else if (!made || strcmp(made, folder) != 0)
+            rc = make_directory(folder);
+        free(made);
+        made = folder;
+    }
+    free(made);
+    return rc;
+}
+
 int batch_name_outputs(batch *b, const char *dir, const char *suffix, const char *ext)
 {
     if (make_directory(dir) != 0)
         return -1;
     b->is_batch = 1;
-    size_t len = strlen(dir);
-    const char *sep = len && dir[len - 1] == '/' ? "" : "/";
     for (size_t i = 0; i < b->count; i++) {
         batch_item *it = &b->items[i];
-        char *stem = stem_of(it->input);
-        if (!stem)
+        if (it->state == ITEM_PENDING && !(it->output = output_name(it, dir, suffix, ext, 0)))
             return out_of_memory();
-        if (it->state == ITEM_PENDING &&
-            !(it->output = batch_strdupf("%s%s%s%s.%s", dir, sep, stem, suffix, ext))) {
-            free(stem);
-            return out_of_memory();
-        }
-        free(stem);
     }
+    if (name_same_stems_apart(b, dir, suffix, ext) != 0 || make_output_folders(b) != 0)
+        return -1;
     return fail_duplicate_outputs(b) != 0 ? -1 : fail_outputs_onto_inputs(b);
 }
 

@@ -430,7 +430,8 @@ printf 'skip me' >in/readme.txt
 case_ "batch: one bad file, others processed" 1 \
     "wavetool: in/d.png: *wavetool: 4 files: 3 done, 1 failed" \
     "$WT" decompose -l 1 -j 2 -O out in
-expect "batch outputs named from stems" no_temp_files out a.png b.png c.png
+expect "batch outputs named from stems, the input tree mirrored" no_temp_files out a.png b.png sub
+expect "batch: in/sub/c.jpg -> out/sub/c.png" no_temp_files out/sub c.png
 case_ "batch -n skips existing outputs" 1 \
     "wavetool: in/d.png: *wavetool: 4 files: 0 done, 1 failed, 3 skipped" \
     "$WT" decompose -n -l 1 -O out in
@@ -438,10 +439,27 @@ case_ "batch -n -v names skipped files" 1 "*out/a.png: exists, skipped (--no-clo
     "$WT" decompose -n -v -l 1 -O out in
 case_ "batch --suffix --ext npz" 1 "*4 files: 3 done, 1 failed" \
     "$WT" decompose -l 1 --suffix _c --ext npz -O out in
-expect "npz outputs" no_temp_files out a.png b.png c.png a_c.npz b_c.npz c_c.npz
+expect "npz outputs" no_temp_files out a.png b.png sub a_c.npz b_c.npz
+expect "npz outputs in the mirrored folder" no_temp_files out/sub c.png c_c.npz
 case_ "batch reconstruct of a directory of .npz" 0 "wavetool: 3 files: 3 done, 0 failed" \
     "$WT" reconstruct -O back out
-expect "reconstructions" no_temp_files back a_c.png b_c.png c_c.png
+expect "reconstructions" no_temp_files back a_c.png b_c.png sub
+expect "reconstructions mirrored" no_temp_files back/sub c_c.png
+# issue 20 item 2: -O mirrors the tree of a directory input; same stems get distinct names
+mkdir -p cam/a cam/b
+cp rgb8.png cam/a/IMG_0001.png && cp gray16.png cam/b/IMG_0001.png
+cp rgb8.png cam/a/x.png && cp photo.jpg cam/a/x.jpg
+case_ "-O of a camera tree: same names in two folders, x.jpg beside x.png" 0 \
+    "wavetool: 4 files: 4 done, 0 failed" "$WT" decompose -l 1 -O camout cam
+expect "-O mirrors the folders" no_temp_files camout a b
+expect "-O: x.jpg and x.png keep their extension in the output name" \
+    no_temp_files camout/a IMG_0001.png x.jpg.png x.png.png
+expect "-O: b/IMG_0001.png has its own output (16-bit gray)" \
+    test "$($TOOL info camout/b/IMG_0001.png | cut -d' ' -f3,4)" = "1 16"
+case_ "-O tree: a rerun with -n skips every output" 0 \
+    "wavetool: 4 files: 0 done, 0 failed, 4 skipped" "$WT" decompose -n -l 1 -O camout cam
+case_ "-O tree: a rerun without -n replaces them" 0 \
+    "wavetool: 4 files: 4 done, 0 failed" "$WT" decompose -l 1 -O camout cam
 case_ "batch roundtrip reports in input order" 1 "wavetool: in/d.png: *wavetool: 4 files: 3 done, 1 failed" \
     "$WT" roundtrip --format tsv -l 1 -j 3 in
 expect "roundtrip batch: header + 3 lines in order" \
@@ -455,8 +473,12 @@ case_ "an output that is another input is refused" 1 \
     "$WT" decompose -l 1 --suffix _m -O pair pair/x.png pair/x_m.png
 expect "the other input is untouched" cmp pair/x_m.png x_m.orig
 cp rgb8.png c.png
-case_ "same output from two inputs" 1 "wavetool: c.png: output dup/c.png is also the output of in/sub/c.jpg*" \
+case_ "files of one stem and two extensions: distinct outputs" 0 "wavetool: 2 files: 2 done, 0 failed" \
     "$WT" decompose -l 1 -O dup in/sub/c.jpg c.png
+expect "c.jpg -> c.jpg.png, c.png -> c.png.png" no_temp_files dup c.jpg.png c.png.png
+mkdir -p a2 && cp rgb8.png a2/c.png
+case_ "same output from two files of one name" 1 "wavetool: a2/c.png: output dup2/c.png is also the output of c.png*" \
+    "$WT" decompose -l 1 -O dup2 c.png a2/c.png
 case_ "stdin with -O refused" 2 "wavetool: '-' (standard input) cannot be used with -O*" \
     "$WT" decompose -O out -
 mkdir -p emptydir
