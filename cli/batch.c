@@ -496,14 +496,33 @@ static double now_seconds(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+/* A single output's folder must exist (as for cp); -O creates its folder. */
+static void missing_folder(batch_item *it)
+{
+    const char *slash = strrchr(it->output, '/');
+    struct stat st;
+    if (!slash || slash == it->output)
+        return;
+    char *folder = batch_strdupf("%.*s", (int)(slash - it->output), it->output);
+    if (folder && stat(folder, &st) != 0 && errno == ENOENT) {
+        it->state = ITEM_FAILED;
+        it->message = batch_strdupf("%s: folder %s does not exist (make it, or use -O %s: -O "
+                                    "creates its folder)",
+                                    it->output, folder, folder);
+    }
+    free(folder);
+}
+
 /* Checks that need no decoding: the output must not be the input; -n. */
 static void preflight(const batch_run_options *opt, batch_item *it)
 {
     struct stat in, out;
     if (!it->output || strcmp(it->output, "-") == 0 || it->state != ITEM_PENDING)
         return;
-    if (stat(it->output, &out) != 0)
+    if (stat(it->output, &out) != 0) {
+        missing_folder(it);
         return;
+    }
     if (stat_input(it->input, &in) == 0 && in.st_dev == out.st_dev && in.st_ino == out.st_ino) {
         it->state = ITEM_FAILED;
         it->message = batch_strdupf("%s: output %s is the input file; not overwritten",

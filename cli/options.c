@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define ALL_FORMATS (WT_HOLDS_IMAGE | WT_HOLDS_COEFFS)
@@ -762,6 +763,13 @@ int cli_check_output(const char *cmd, const cli_options *o, const char *out, uns
     if (format_holds(f, writes))
         return CLI_CONTINUE;
     wt_format_list(exts, sizeof exts, writes, ".", ", ", " or ");
+    struct stat st;
+    size_t len = strlen(out);
+    if (f == WT_FORMAT_UNKNOWN &&
+        ((len && out[len - 1] == '/') || (stat(out, &st) == 0 && S_ISDIR(st.st_mode))))
+        return cli_usage_error(cmd, "%s is a directory; use -O %s to write into it (outputs "
+                                    "named from the inputs), or an output file ending in %s",
+                               out, out, exts);
     if (f == WT_FORMAT_UNKNOWN)
         return cli_usage_error(cmd, "%s: unknown output type; use %s", out, exts);
     return cli_usage_error(cmd, "%s: %s does not write %s files; use %s", out, cmd,

@@ -383,6 +383,13 @@ rm -f e/def.png
 case_ "levels max on the same image" 0 "" "$WT" decompose -w db3 -l max tiny4.png e/max.png
 rm -f e/max.png
 case_ "unknown extension" 2 "wavetool: out.bmp: unknown output type*" "$WT" decompose rgb8.png out.bmp
+# issue 20 item 11: an output that names a folder suggests -O; a missing folder is said
+case_ "decompose IN DIR/ suggests -O" 2 "wavetool: e/ is a directory; use -O e/ to write into it*" \
+    "$WT" decompose rgb8.png e/
+case_ "single output into a missing folder: says so, names -O" 1 \
+    "wavetool: nofolder/out.png: folder nofolder does not exist (make it, or use -O nofolder: -O creates its folder)" \
+    "$WT" decompose rgb8.png nofolder/out.png
+expect "missing folder: nothing created" test ! -e nofolder
 case_ "unknown --ext" 2 "wavetool: invalid argument 'gif' for option --ext*" \
     "$WT" decompose --ext gif -O e rgb8.png
 case_ "reconstruct to .npz names the formats" 2 \
