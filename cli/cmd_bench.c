@@ -21,6 +21,7 @@
 /* One measured configuration. */
 typedef struct bench_row {
     const char *wavelet, *mode, *method, *direction;
+    int taps; /* filter length (PyWavelets' dec_len) */
     size_t width, height;
     int batch, levels;
     double ms, ms_min, bytes, copy_ms, copy_bytes;
@@ -51,9 +52,15 @@ static void print_header(const cli_options *o, const wt_engine *e)
 {
     if ((o->format == REPORT_JSON))
         return;
-    printf("# %s; median of %d runs; GB/s = 8 bytes x samples x levels / time;\n"
-           "# copy = memcpy of the same bytes (read + write) in the same run\n",
-           wt_engine_name(e), o->sweep.repeat);
+    if (o->transform != WT_TRANSFORM_DWT)
+        printf("# %s; median of %d runs; GB/s = bytes read and written / time (4 bytes x "
+               "samples x planes: swt 5 a level, starlet 3 a scale, its inverse L + 2);\n"
+               "# copy = device copy of the same bytes (read + write) in the same run\n",
+               wt_engine_name(e), o->sweep.repeat);
+    else
+        printf("# %s; median of %d runs; GB/s = 8 bytes x samples x levels / time;\n"
+               "# copy = memcpy of the same bytes (read + write) in the same run\n",
+               wt_engine_name(e), o->sweep.repeat);
     printf("%-10s %-14s %-8s %-8s %11s %5s %2s %9s %9s %9s %7s\n", "wavelet", "mode", "method",
            "dir", "size", "batch", "L", "ms", "GB/s", "copy GB/s", "% copy");
 }
@@ -64,10 +71,10 @@ static void print_row(const cli_options *o, const wt_engine *e, const bench_row 
     double pct = c > 0 ? 100.0 * g / c : 0.0;
     if ((o->format == REPORT_JSON)) {
         printf("{\"device\": \"%s\", \"wavelet\": \"%s\", \"mode\": \"%s\", \"method\": \"%s\", "
-               "\"direction\": \"%s\", \"width\": %zu, \"height\": %zu, \"batch\": %d, "
+               "\"direction\": \"%s\", \"taps\": %d, \"width\": %zu, \"height\": %zu, \"batch\": %d, "
                "\"levels\": %d, \"ms\": %.5f, \"ms_min\": %.5f, \"bytes\": %.0f, \"gbps\": %.2f, "
                "\"copy_ms\": %.5f, \"copy_gbps\": %.2f, \"pct_copy\": %.1f}\n",
-               wt_engine_name(e), r->wavelet, r->mode, r->method, r->direction, r->width,
+               wt_engine_name(e), r->wavelet, r->mode, r->method, r->direction, r->taps, r->width,
                r->height, r->batch, r->levels, r->ms, r->ms_min, r->bytes, g, r->copy_ms, c, pct);
     } else {
         char size[32];
@@ -383,18 +390,142 @@ static wt_status host_path(wt_engine *e, const cli_options *o)
 
 /* ---------------------------------------------------------------------- */
 
+/* The wavelets timed: --all every one known, else the list. */
+static int sweep_count(const sweep_options *w)
+{
+    return w->all ? (int)wt_wavelet_count() : w->nwavelets;
+}
+
+static const wt_wavelet *sweep_wavelet(const sweep_options *w, int i)
+{
+    return w->all ? wt_wavelet_at((size_t)i) : w->wavelets[i];
+}
+
+/* ---------------------------------------------------------------------- */
+/* Undecimated transforms (--transform swt|starlet): bytes read and written,
+ * as wt_cuda_ubench counts them */
+
+static double undecimated_bytes(const wt_uparams *p, double plane, int inverse)
+{
+    double L = p->levels;
+    if (p->transform == WT_TRANSFORM_STARLET)
+        return 4.0 * plane * (inverse ? L + 2 : 3 * L);
+    return 4.0 * plane * 5 * L;
+}
+
+/* CPU engine: wall clock around wt_uforward/wt_uinverse, memcpy as the copy. */
+static wt_status time_cpu_u(wt_engine *e, const wt_uparams *p, const cli_options *o, int inverse,
+                            size_t width, size_t height, bench_row *r)
+{
+    const int repeat = o->sweep.repeat, images = o->sweep.batch;
+    const size_t n = width * height * (size_t)images, nb = (size_t)wt_ustack_bands(p);
+    const size_t copy = (size_t)(r->bytes / 2);
+    float *x = malloc(n * sizeof *x), *stack = malloc(n * nb * sizeof *stack);
+    char *a = malloc(copy + 1), *b = malloc(copy + 1);
+    double *t = malloc((size_t)repeat * sizeof *t);
+    wt_status st = x && stack && a && b && t ? WT_OK : wt_error_set(WT_ERR_NOMEM, "out of memory");
+    for (size_t i = 0; st == WT_OK && i < n; i++)
+        x[i] = (float)((i * 2654435761u) >> 24);
+    if (st == WT_OK)
+        st = wt_uforward(e, p, x, height, width, images, stack);
+    for (int k = -1; st == WT_OK && k < repeat; k++) {
+        double t0 = now_ms();
+        st = inverse ? wt_uinverse(e, p, stack, height, width, images, x)
+                     : wt_uforward(e, p, x, height, width, images, stack);
+        if (k >= 0)
+            t[k] = now_ms() - t0;
+    }
+    if (st == WT_OK) {
+        r->ms = median_of(t, repeat);
+        r->ms_min = t[0];
+        memset(a, 1, copy + 1);
+        for (int k = -1; k < repeat; k++) {
+            double t0 = now_ms();
+            memcpy(b, a, copy);
+            if (k >= 0)
+                t[k] = now_ms() - t0;
+        }
+        r->copy_ms = median_of(t, repeat);
+        r->copy_bytes = (double)copy;
+    }
+    free(x);
+    free(stack);
+    free(a);
+    free(b);
+    free(t);
+    return st;
+}
+
+static wt_status time_one_u(wt_engine *e, const wt_uparams *p, const cli_options *o, int inverse,
+                            size_t width, size_t height, bench_row *r)
+{
+    wt_status st = wt_uparams_check(p, height, width);
+    r->bytes = undecimated_bytes(p, (double)width * height * o->sweep.batch, inverse);
+    if (st != WT_OK || wt_engine_is_cpu(e))
+        return st == WT_OK ? time_cpu_u(e, p, o, inverse, width, height, r) : st;
+#if WT_HAVE_CUDA
+    wt_cuda_timing t;
+    size_t bytes = 0;
+    st = wt_cuda_ubench(e, p, height, width, o->sweep.batch, inverse, o->sweep.repeat, &t,
+                        &bytes);
+    r->bytes = (double)bytes;
+    r->ms = t.ms;
+    r->ms_min = t.ms_min;
+    r->copy_ms = t.copy_ms;
+    r->copy_bytes = (double)t.copy_bytes;
+    return st;
+#else
+    return wt_error_set(WT_ERR_UNSUPPORTED, "no GPU benchmark in this build");
+#endif
+}
+
+static int run_undecimated(wt_engine *e, const cli_options *o)
+{
+    int failed = 0;
+    const int nw = o->transform == WT_TRANSFORM_STARLET ? 1 : o->sweep.nwavelets;
+    for (int wi = 0; wi < nw; wi++)
+        for (int si = 0; si < o->sweep.nsizes; si++)
+            for (int inv = 0; inv < 2; inv++) {
+                if ((inv && !o->sweep.inverse) || (!inv && !o->sweep.forward))
+                    continue;
+                wt_uparams p = {o->transform, o->sweep.wavelets[wi], o->params.levels, 0, 0, 0,
+                                o->border};
+                const char *mode = o->transform == WT_TRANSFORM_SWT ? "swt"
+                                   : o->border == WT_BORDER_MIRROR ? "starlet"
+                                                                   : wt_border_name(o->border);
+                bench_row r = {o->transform == WT_TRANSFORM_SWT ? p.wavelet->name : "b3spline",
+                               mode, "-", inv ? "inverse" : "forward",
+                               o->transform == WT_TRANSFORM_SWT ? p.wavelet->filter_len : 5,
+                               o->sweep.sizes[si][0],
+                               o->sweep.sizes[si][1], o->sweep.batch, p.levels, 0, 0, 0, 0, 0};
+                wt_status st = time_one_u(e, &p, o, inv, r.width, r.height, &r);
+                if (st != WT_OK) {
+                    fprintf(stderr, "wavetool: bench %s %s: %s\n", r.wavelet, r.mode,
+                            wt_error_message());
+                    failed = 1;
+                    continue;
+                }
+                print_row(o, e, &r);
+            }
+    return failed;
+}
+
+/* ---------------------------------------------------------------------- */
+
 static int run_all(wt_engine *e, const cli_options *o)
 {
     int failed = 0;
     print_header(o, e);
-    for (int wi = 0; wi < o->sweep.nwavelets; wi++)
+    if (o->transform != WT_TRANSFORM_DWT)
+        return run_undecimated(e, o);
+    for (int wi = 0; wi < sweep_count(&o->sweep); wi++)
         for (int mi = 0; mi < o->sweep.nmodes; mi++)
             for (int ki = 0; ki < o->sweep.nmethods; ki++)
                 for (int si = 0; si < o->sweep.nsizes; si++)
                     for (int inv = 0; inv < 2; inv++) {
                         if ((inv && !o->sweep.inverse) || (!inv && !o->sweep.forward))
                             continue;
-                        wt_params p = {o->sweep.wavelets[wi], o->sweep.modes[mi], o->sweep.methods[ki], o->params.levels};
+                        wt_params p = {sweep_wavelet(&o->sweep, wi), o->sweep.modes[mi], o->sweep.methods[ki], o->params.levels};
                         if (wt_params_resolve(&p) != WT_OK) {
                             if (!(o->format == REPORT_JSON) && si == 0 && inv == (o->sweep.forward ? 0 : 1))
                                 printf("# skipped: %s\n", wt_error_message());
@@ -402,7 +533,7 @@ static int run_all(wt_engine *e, const cli_options *o)
                         }
                         bench_row r = {p.wavelet->name, wt_mode_name(p.mode),
                                        wt_method_name(p.method), inv ? "inverse" : "forward",
-                                       o->sweep.sizes[si][0], o->sweep.sizes[si][1], o->sweep.batch, p.levels,
+                                       p.wavelet->filter_len, o->sweep.sizes[si][0], o->sweep.sizes[si][1], o->sweep.batch, p.levels,
                                        0, 0, 0, 0, 0};
                         wt_status st = time_one(e, &p, o, inv, r.width, r.height, &r);
                         if (st != WT_OK) {
@@ -416,9 +547,14 @@ static int run_all(wt_engine *e, const cli_options *o)
     return failed;
 }
 
-/* Lists not given: haar, symmetric, auto, 8192x8192, both directions. */
+/* Lists not given: haar, symmetric, auto, 8192x8192, both directions;
+ * --all: symmetric and periodization. */
 static void sweep_defaults(sweep_options *w)
 {
+    if (w->all) {
+        w->modes[w->nmodes++] = WT_MODE_SYMMETRIC;
+        w->modes[w->nmodes++] = WT_MODE_PERIODIZATION;
+    }
     if (!w->nwavelets)
         w->wavelets[w->nwavelets++] = wt_wavelet_find("haar");
     if (!w->nmodes)
@@ -446,6 +582,9 @@ static int run_bench(const cli_options *given)
     const cli_options *o = &full;
     if (given->format == REPORT_TSV)
         return cli_usage_error("bench", "--format tsv: bench writes text or json");
+    if (given->sweep.all && (given->sweep.nwavelets || given->sweep.nmodes ||
+                             given->sweep.host_path || given->transform != WT_TRANSFORM_DWT))
+        return cli_usage_error("bench", "--all takes no -w, -m, --host-path or --transform");
     sweep_defaults(&full.sweep);
     wt_engine *e;
     if (wt_engine_open(&e, o->device) != WT_OK) {
@@ -480,6 +619,7 @@ const cli_command cmd_bench = {
     .min_args = 0,
     .max_args = 0,
     .defaults = bench_defaults,
+    .transforms = CLI_TRANSFORMS_ALL,
     .run = run_bench,
     .variant_flag = "--pipeline",
     .variant = &cmd_bench_pipeline,

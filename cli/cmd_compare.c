@@ -153,7 +153,7 @@ static int run_compare(const cli_options *o)
 {
     wt_quality q;
     wt_image layout;
-    report_spec spec = {o->format, 1, 1, 0, 1};
+    report_spec spec = {o->format, 1, 1, 0, 1, 0.0};
     if (compare_files(o, o->args[0], o->args[1], &q, &layout) != WT_OK) {
         fprintf(stderr, "wavetool: %s\n", wt_error_message());
         return EXIT_SOME_FAILED;

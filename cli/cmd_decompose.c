@@ -6,6 +6,7 @@
 #include "commands.h"
 #include "options.h"
 #include "pipeline.h"
+#include "undecimated.h"
 
 /* ---- one file ---------------------------------------------------------------- */
 
@@ -65,18 +66,63 @@ static int mosaic_depth(const cli_options *o, const wt_image *img, wt_file_forma
     return o->depth ? o->depth : wt_format_depth(format, img->bit_depth);
 }
 
-/* The mosaic of @p img, drawn by the engine, into @p out. */
+/* The channels a mosaic shows (--alpha): @p img itself, or into @p view its
+ * colour channels (opaque) or its alpha alone (only). */
+static wt_status mosaic_view(const cli_options *o, const wt_image *img, const char *file,
+                             wt_image *view, const wt_image **shown)
+{
+    int has_alpha = img->channels == 2 || img->channels == 4;
+    *shown = img;
+    if (!has_alpha || o->alpha == ALPHA_KEEP)
+        return WT_OK;
+    int keep = o->alpha == ALPHA_ONLY ? 1 : img->channels - 1;
+    int first = o->alpha == ALPHA_ONLY ? img->channels - 1 : 0;
+    wt_status st = pipeline_name_error(
+        wt_image_alloc(view, img->width, img->height, keep, img->bit_depth), file);
+    if (st != WT_OK)
+        return st;
+    size_t n = (size_t)img->width * img->height, bytes = img->bit_depth > 8 ? 2 : 1;
+    const unsigned char *from = img->pixels;
+    unsigned char *to = view->pixels;
+    for (size_t i = 0; i < n; i++)
+        memcpy(to + i * (size_t)keep * bytes,
+               from + (i * (size_t)img->channels + (size_t)first) * bytes, (size_t)keep * bytes);
+    *shown = view;
+    return WT_OK;
+}
+
+/* A mosaic in a non-plain style: the pyramid from the engine, drawn on the host. */
+static wt_status styled_mosaic(pipeline *p, const wt_image *img, const wt_params *params,
+                               const char *in, int depth, wt_image *mosaic)
+{
+    wt_pyramid pyr = {0};
+    wt_status st = forward_image(p, img, params, in, &pyr);
+    if (st == WT_OK)
+        st = pipeline_name_error(wt_mosaic_render_style(&pyr, &p->opt->style, depth, mosaic),
+                                 in);
+    wt_pyramid_free(&pyr);
+    return st;
+}
+
+/* The mosaic of @p img into @p out: drawn by the engine in the plain style,
+ * else on the host (wt_mosaic_render_style). */
 static wt_status write_mosaic(pipeline *p, const wt_image *img, const wt_params *params,
                               const char *in, const char *out)
 {
     const cli_options *o = p->opt;
-    wt_image mosaic = {0};
-    mosaic_job job = {params, img, o->scale, mosaic_depth(o, img, cli_output_format(o, out)),
-                      &mosaic};
-    wt_status st = pipeline_engine_run(p, mosaic_on, &job, in);
+    wt_image mosaic = {0}, view = {0};
+    const wt_image *shown = img;
+    int depth = mosaic_depth(o, img, cli_output_format(o, out));
+    wt_status st = mosaic_view(o, img, in, &view, &shown);
+    mosaic_job job = {params, shown, o->scale, depth, &mosaic};
+    if (st == WT_OK && wt_mosaic_style_is_plain(&o->style))
+        st = pipeline_engine_run(p, mosaic_on, &job, in);
+    else if (st == WT_OK)
+        st = styled_mosaic(p, shown, params, in, depth, &mosaic);
     if (st == WT_OK)
         st = pipeline_save(p, out, &mosaic);
     wt_image_free(&mosaic);
+    wt_image_free(&view);
     return st;
 }
 
@@ -111,9 +157,12 @@ static wt_status decompose_or_transcode(pipeline *p, const char *in, const char 
     wt_image img = {0};
     wt_params params;
     wt_status st = pipeline_load(p, in, &img);
-    if (st == WT_OK)
+    int undecimated = p->opt->transform != WT_TRANSFORM_DWT && !transcode_only;
+    if (st == WT_OK && !undecimated)
         st = pipeline_params_for(p->opt, &img, in, &params);
-    if (st == WT_OK && transcode_only)
+    if (st == WT_OK && undecimated)
+        st = undecimated_decompose(p, &img, in, out); /* cli/undecimated.c */
+    else if (st == WT_OK && transcode_only)
         st = pipeline_save(p, out, &img);
     else if (st == WT_OK && writes_coefficients(p->opt, out))
         st = write_coefficients(p, &img, &params, in, out);
@@ -167,5 +216,6 @@ const cli_command cmd_decompose = {
     .groups = OPTS_TRANSFORM | OPTS_ENGINE | OPTS_LOAD | OPTS_SAVE | OPTS_MOSAIC | OPTS_BATCH,
     .min_args = 1,
     .max_args = -1,
+    .transforms = CLI_TRANSFORMS_ALL,
     .run = run_decompose,
 };

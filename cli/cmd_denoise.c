@@ -31,8 +31,11 @@ static wt_status denoise_options_for(const cli_options *o, const wt_image *img, 
 {
     *d = o->denoise;
     d->params = o->params;
+    d->swt = o->transform == WT_TRANSFORM_SWT;
+    wt_uparams u = {WT_TRANSFORM_SWT, o->params.wavelet, 1, 0, 0, 0, WT_BORDER_MIRROR};
     if (o->levels_max)
-        d->params.levels = wt_max_level(img->height, img->width, o->params.wavelet);
+        d->params.levels = d->swt ? wt_umax_level(&u, img->height, img->width)
+                                  : wt_max_level(img->height, img->width, o->params.wavelet);
     else if (!o->levels_given)
         d->params.levels = 0;
     if (o->threshold != THRESHOLD_NONE) {
@@ -99,10 +102,19 @@ static void denoise_one(void *arg, batch_item *item)
 
 static int check_denoise_options(const cli_options *o)
 {
+    if (o->levels_given && !o->levels_max && o->params.levels == 0)
+        return cli_usage_error("denoise", "-l 0: denoise needs at least 1 level");
     if (o->threshold != THRESHOLD_NONE && o->denoise.rule == WT_RULE_VISU)
         return cli_usage_error("denoise", "--threshold and --rule exclude each other");
     if (o->denoise.ycbcr && o->denoise.noise == WT_NOISE_POISSON)
         return cli_usage_error("denoise", "--ycbcr and --noise poisson exclude each other");
+    if (o->norm || o->start_level || o->all_approx)
+        return cli_usage_error("denoise", "--norm, --start-level and --all-approx do not "
+                                          "apply to denoise");
+    if (o->transform == WT_TRANSFORM_SWT &&
+        (o->denoise.ycbcr || o->denoise.noise == WT_NOISE_POISSON || o->denoise.cycle_spin))
+        return cli_usage_error("denoise", "--transform swt goes without --ycbcr, --noise "
+                                          "poisson and --cycle-spin");
     return CLI_CONTINUE;
 }
 
@@ -134,11 +146,14 @@ const cli_command cmd_denoise = {
         "the approximation kept, then reconstructed at the input's size and depth\n"
         "(clipped, rounded half to even). --threshold T uses one threshold instead.\n"
         "--noise poisson: Anscombe transform, denoise with sigma 1, Makitalo-Foi\n"
-        "inverse. -v prints the levels and sigma of each file. OUT is {IMAGES}; with\n"
+        "inverse. --transform swt: the stationary transform (= pywt.swt2) instead,\n"
+        "the same rules per band. -v prints the levels and sigma of each file.\n"
+        "OUT is {IMAGES}; with\n"
         "-O, each INPUT (a file, or a directory walked for {IMAGES}) gives\n"
         "DIR/STEM[SUFFIX].EXT.",
     .groups = OPTS_TRANSFORM | OPTS_ENGINE | OPTS_LOAD | OPTS_SAVE | OPTS_BATCH | OPTS_DENOISE,
     .min_args = 1,
     .max_args = -1,
+    .transforms = 1u << WT_TRANSFORM_DWT | 1u << WT_TRANSFORM_SWT,
     .run = run_denoise,
 };

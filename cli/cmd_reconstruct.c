@@ -1,8 +1,11 @@
 /* wavetool reconstruct: the image back from a coefficient file. */
+#include <stdlib.h>
+
 #include "batch.h"
 #include "commands.h"
 #include "options.h"
 #include "pipeline.h"
+#include "undecimated.h"
 
 /* ---- one file ---------------------------------------------------------------- */
 
@@ -38,9 +41,18 @@ static wt_status reconstruct_file(pipeline *p, const char *in, const char *out)
     wt_npz_meta meta;
     wt_params params;
     wt_image img = {0};
+    float *stack = NULL; /* an undecimated transform's bands (swt, starlet) */
+    wt_uparams up;
+    if (undecimated_is_sidecar(in))
+        return undecimated_reconstruct_layers(p, in, out);
     double t0 = pipeline_seconds();
-    wt_status st = wt_npz_load(in, &pyr, &meta);
+    wt_status st = wt_npz_load_any(in, &p->opt->load, &pyr, &stack, &up, &meta);
     pipeline_add_time(p, &p->stats.decode, t0);
+    if (st == WT_OK && stack) {
+        st = undecimated_reconstruct(p, &up, stack, &meta, in, out);
+        free(stack);
+        return st;
+    }
     if (st == WT_OK)
         st = params_from_meta(&meta, &pyr, in, &params);
     if (st == WT_OK)
@@ -90,8 +102,9 @@ const cli_command cmd_reconstruct = {
         "The image gets the original's size, channels and bit depth (from the file's\n"
         "meta); samples are rounded and clamped. OUT is {IMAGES} ('-': standard\n"
         "output, type from --ext). With -O, each COEFFS (a file, or a directory walked\n"
-        "for {COEFFS}) gives DIR/STEM[SUFFIX].EXT.",
-    .groups = OPTS_ENGINE | OPTS_SAVE | OPTS_BATCH,
+        "for {COEFFS}) gives DIR/STEM[SUFFIX].EXT. Files of --transform swt or starlet\n"
+        "are read as such; COEFFS may also be the NAME_layers.txt of decompose --layers.",
+    .groups = OPTS_ENGINE | OPTS_LOAD | OPTS_SAVE | OPTS_BATCH,
     .min_args = 1,
     .max_args = -1,
     .run = run_reconstruct,

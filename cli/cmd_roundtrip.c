@@ -1,11 +1,14 @@
 /* wavetool roundtrip: forward and inverse transform, and how close the result is. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "batch.h"
 #include "commands.h"
+#include "figures.h"
 #include "options.h"
 #include "pipeline.h"
+#include "undecimated.h"
 #include "report.h"
 
 /* ---- one file ---------------------------------------------------------------- */
@@ -14,6 +17,7 @@ typedef struct roundtrip_result {
     wt_image original; /* size and layout for the report (pixels freed) */
     wt_quality quality;
     double kept; /* fraction of detail coefficients left nonzero; 1 without thresholding */
+    double bpp;  /* --qstep: estimated bits per pixel of the quantised pyramid */
 } roundtrip_result;
 
 typedef struct roundtrip_job {
@@ -22,6 +26,7 @@ typedef struct roundtrip_job {
     wt_image *out;
     const cli_options *opt; /* its --keep/--threshold */
     double *kept;           /* thresholded: fraction of details kept */
+    double *bpp;            /* --qstep: estimated bits per pixel */
 } roundtrip_job;
 
 static wt_status roundtrip_on(wt_engine *e, void *arg)
@@ -30,9 +35,33 @@ static wt_status roundtrip_on(wt_engine *e, void *arg)
     return wt_roundtrip_image(e, j->params, j->img, j->out);
 }
 
-static wt_status threshold_on(wt_epyramid *ep, const cli_options *o, double *kept)
+/* --qstep: the rate of every band at step Q (cA included, as a coder would
+ * spend it), then the details quantised with midpoint reconstruction. */
+static wt_status quantize_on(wt_epyramid *ep, double qstep, double *bpp)
+{
+    const wt_pyramid *shape = wt_epyramid_shape(ep);
+    size_t n = 3 * (size_t)shape->levels * (size_t)shape->channels;
+    wt_band_ref *sel = malloc((n ? n : 1) * sizeof *sel);
+    double *steps = malloc((n ? n : 1) * sizeof *steps);
+    wt_status st = sel && steps ? WT_OK : wt_error_set(WT_ERR_NOMEM, "out of memory");
+    if (st == WT_OK)
+        st = figures_bpp(ep, qstep, (double)shape->height * (double)shape->width, bpp);
+    if (st == WT_OK) {
+        n = wt_epyramid_details(ep, sel);
+        for (size_t i = 0; i < n; i++)
+            steps[i] = qstep;
+        st = wt_epyramid_map(ep, WT_OP_QUANTIZE, sel, steps, n);
+    }
+    free(sel);
+    free(steps);
+    return st;
+}
+
+static wt_status threshold_on(wt_epyramid *ep, const cli_options *o, double *kept, double *bpp)
 {
     *kept = 1.0;
+    if (o->qstep > 0.0)
+        return quantize_on(ep, o->qstep, bpp);
     switch (o->threshold) {
     case THRESHOLD_KEEP:
         return o->keep_by_magnitude ? wt_epyramid_keep(ep, o->threshold_value, kept)
@@ -56,7 +85,7 @@ static wt_status roundtrip_threshold_on(wt_engine *e, void *arg)
     if (st == WT_OK)
         st = wt_epyramid_forward_image(ep, j->img);
     if (st == WT_OK)
-        st = threshold_on(ep, j->opt, j->kept);
+        st = threshold_on(ep, j->opt, j->kept, j->bpp);
     if (st == WT_OK)
         st = wt_epyramid_inverse_image(ep, j->out);
     wt_epyramid_destroy(ep);
@@ -83,15 +112,19 @@ static wt_status roundtrip_file(pipeline *p, const char *in, const char *out,
     memset(r, 0, sizeof *r);
     r->kept = 1.0;
     wt_status st = pipeline_load(p, in, &img);
-    if (st == WT_OK)
+    int undecimated = o->transform != WT_TRANSFORM_DWT;
+    if (st == WT_OK && !undecimated)
         st = pipeline_params_for(o, &img, in, &params);
     if (st == WT_OK)
         st = alloc_like(&img, in, &back);
-    roundtrip_job job = {&params, &img, &back, o, &r->kept};
-    if (st == WT_OK)
+    roundtrip_job job = {&params, &img, &back, o, &r->kept, &r->bpp};
+    if (st == WT_OK && undecimated)
+        st = undecimated_roundtrip(p, &img, in, &back); /* cli/undecimated.c */
+    else if (st == WT_OK)
         st = pipeline_engine_run(p,
-                                 o->threshold != THRESHOLD_NONE ? roundtrip_threshold_on
-                                                                : roundtrip_on,
+                                 o->threshold != THRESHOLD_NONE || o->qstep > 0.0
+                                     ? roundtrip_threshold_on
+                                     : roundtrip_on,
                                  &job, in);
     if (st == WT_OK)
         st = pipeline_name_error(wt_quality_compare(&img, &back, &r->quality), in);
@@ -118,8 +151,8 @@ static void roundtrip_one(void *arg, batch_item *item)
     wt_status st = roundtrip_file(&ctx->pipe, item->input, item->output, &r);
     batch_item_result(item, st);
     if (st == WT_OK)
-        item->report = report_quality(&ctx->spec, item->input, NULL, &r.original, &r.quality,
-                                      r.kept);
+        item->report = report_quality_rate(&ctx->spec, item->input, NULL, &r.original,
+                                           &r.quality, r.kept, r.bpp);
 }
 
 static void roundtrip_header(void *ctx, FILE *report)
@@ -134,9 +167,13 @@ static int run_roundtrip(const cli_options *o)
                        WT_HOLDS_IMAGE};
     int both = !o->psnr && !o->mse;
     ctx.spec = (report_spec){o->format, o->psnr || both, o->mse || both,
-                             o->threshold != THRESHOLD_NONE, 0};
+                             o->threshold != THRESHOLD_NONE, 0, o->qstep};
     FILE *report = o->output && strcmp(o->output, "-") == 0 ? stderr : stdout;
     int rc = cli_check_output("roundtrip", o, o->output, WT_HOLDS_IMAGE);
+    if (rc == CLI_CONTINUE && o->transform != WT_TRANSFORM_DWT && o->threshold != THRESHOLD_NONE)
+        rc = cli_usage_error("roundtrip", "--keep and --threshold apply to --transform dwt");
+    if (rc == CLI_CONTINUE && o->transform != WT_TRANSFORM_DWT && o->qstep > 0.0)
+        rc = cli_usage_error("roundtrip", "--qstep applies to --transform dwt");
     if (rc == CLI_CONTINUE)
         rc = pipeline_run_files(&ctx.pipe, o, &plan, roundtrip_one, &ctx, report,
                                 roundtrip_header);
@@ -153,12 +190,15 @@ const cli_command cmd_roundtrip = {
         "Decompose and reconstruct each input and report PSNR and MSE against it\n"
         "(peak 2^depth - 1; identical: inf). --keep or --threshold first zero or shrink\n"
         "detail coefficients (cA is kept); the report then gives the fraction of detail\n"
-        "coefficients left nonzero. -o writes the reconstruction ('-': standard output,\n"
+        "coefficients left nonzero. --qstep Q instead quantises the details with a\n"
+        "dead-zone quantiser of step Q (midpoint reconstruction) and adds the estimated\n"
+        "bits per pixel (entropy of every band's indices at step Q). -o writes the reconstruction ('-': standard output,\n"
         "the report then goes to standard error); -O DIR writes one per input.\n"
         "Inputs may be directories (walked for {IMAGES}).",
     .groups = OPTS_TRANSFORM | OPTS_ENGINE | OPTS_LOAD | OPTS_SAVE | OPTS_BATCH | OPTS_OUTPUT |
-              OPTS_QUALITY | OPTS_THRESHOLD | OPTS_REPORT,
+              OPTS_QUALITY | OPTS_THRESHOLD | OPTS_REPORT | OPTS_QUANT,
     .min_args = 1,
     .max_args = -1,
+    .transforms = CLI_TRANSFORMS_ALL,
     .run = run_roundtrip,
 };

@@ -14,6 +14,7 @@ extern const cli_command cmd_compare;
 extern const cli_command cmd_wavelets;
 extern const cli_command cmd_denoise; /* cli/cmd_denoise.c */
 extern const cli_command cmd_sigma;   /* cli/cmd_sigma.c */
+extern const cli_command cmd_stats;   /* cli/cmd_stats.c */
 #ifdef WT_HAVE_BENCH
 extern const cli_command cmd_bench;          /* cli/cmd_bench.c */
 extern const cli_command cmd_bench_pipeline; /* bench --pipeline: cli/bench_pipeline.c */

@@ -14,7 +14,7 @@
 
 static const cli_command *const commands[] = {
     &cmd_decompose, &cmd_reconstruct, &cmd_roundtrip, &cmd_compare, &cmd_wavelets,
-    &cmd_denoise, &cmd_sigma,
+    &cmd_denoise, &cmd_sigma, &cmd_stats,
 #ifdef WT_HAVE_BENCH
     &cmd_bench,
 #endif

@@ -37,6 +37,12 @@ enum {
     OPT_THRESHOLD,
     OPT_SOFT,
     OPT_HARD,
+    OPT_TRANSFORM,
+    OPT_NORM,
+    OPT_START_LEVEL,
+    OPT_ALL_APPROX,
+    OPT_BORDER,
+    OPT_LAYERS,
     OPT_SIZE,
     OPT_BATCH,
     OPT_FORWARD,
@@ -45,6 +51,7 @@ enum {
     OPT_REPEAT,
     OPT_HOST_PATH,
     OPT_PIPELINE,
+    OPT_ALL,
     OPT_RULE,
     OPT_SHRINK,
     OPT_SIGMA,
@@ -56,6 +63,15 @@ enum {
     OPT_KEEP_RANK,
     OPT_GRAY,
     OPT_IGNORE_ALPHA,
+    OPT_QSTEP,
+    OPT_EPS,
+    OPT_PLOT,
+    OPT_TRANSFER,
+    OPT_COLORMAP,
+    OPT_CLIP,
+    OPT_GRID,
+    OPT_LABELS,
+    OPT_ALPHA,
 };
 
 typedef struct opt_spec {
@@ -73,6 +89,12 @@ static const opt_spec option_table[] = {
     {"mode", 'm', "MODE", OPTS_TRANSFORM, "signal extension: zero, constant, symmetric (default), reflect,\n"
                                           "periodic, smooth, antisymmetric, antireflect, periodization"},
     {"method", OPT_METHOD, "M", OPTS_TRANSFORM, "auto (default), conv or lifting"},
+    {"transform", OPT_TRANSFORM, "T", OPTS_TRANSFORM | OPTS_SWEEP, "dwt (default), swt (= pywt.swt2, any size) or starlet\n"
+                                                     "(B3-spline a trous); see wavetool(1)"},
+    {"norm", OPT_NORM, NULL, OPTS_TRANSFORM, "swt: pywt's norm=True (filters scaled by 1/sqrt 2)"},
+    {"start-level", OPT_START_LEVEL, "N", OPTS_TRANSFORM, "swt: pywt's start_level (default 0)"},
+    {"all-approx", OPT_ALL_APPROX, NULL, OPTS_TRANSFORM, "swt: keep cA of every level (.npz cA1..; pywt trim_approx=False)"},
+    {"border", OPT_BORDER, "B", OPTS_TRANSFORM | OPTS_SWEEP, "starlet border: mirror (default), periodic, nearest"},
     {"device", OPT_DEVICE, "DEV", OPTS_DEVICE, "auto (default: first GPU, else CPU), cpu, cuda, cuda:N;\n"
                                           "cuda:N,M,... or cuda:all spread the files over GPUs"},
     {"jobs", 'j', "N", OPTS_JOBS, "files processed at a time (default 0: number of cores)"},
@@ -83,8 +105,18 @@ static const opt_spec option_table[] = {
     {"lenient", OPT_LENIENT, NULL, OPTS_LOAD, "accept images that libpng/libjpeg can recover from corruption"},
     {"png-level", OPT_PNG_LEVEL, "N", OPTS_SAVE, "PNG compression level 0-9 (default 1: fast)"},
     {"quality", OPT_QUALITY, "Q", OPTS_SAVE, "JPEG quality 1-100 (default 90)"},
-    {"scale", OPT_SCALE, "S", OPTS_MOSAIC, "detail display: auto (default) or abs (|v|), offset (mid-grey + v)"},
+    {"scale", OPT_SCALE, "S[,R]", OPTS_MOSAIC, "detail display: auto (default) or abs (|v|), offset (mid-grey + v);\n"
+                                            "range: band (default), level or global (one for all details)"},
+    {"transfer", OPT_TRANSFER, "T", OPTS_MOSAIC, "detail magnitude curve: linear (default), sqrt, log"},
+    {"colormap", OPT_COLORMAP, "C", OPTS_MOSAIC, "gray (default) or diverging (signed details blue-white-red, RGB)"},
+    {"clip", OPT_CLIP, "P", OPTS_MOSAIC, "details: the P-th percentile of |v| is full scale (default 100: max)"},
+    {"grid", OPT_GRID, NULL, OPTS_MOSAIC, "1-pixel lines between the bands"},
+    {"labels", OPT_LABELS, NULL, OPTS_MOSAIC, "band names (cA3, cH1, ...) in each band's corner"},
+    {"alpha", OPT_ALPHA, "A", OPTS_MOSAIC, "mosaics of images with alpha: opaque (default: colour only),\n"
+                                          "keep (alpha's bands as the mosaic's alpha), only (alpha's bands)"},
     {"depth", OPT_DEPTH, "8|16", OPTS_MOSAIC, "mosaic bit depth (default: the input's; 8 for JPEG)"},
+    {"layers", OPT_LAYERS, NULL, OPTS_MOSAIC, "swt/starlet: each band its own image OUT_BAND.png and a sidecar\n"
+                                          "OUT_layers.txt that 'reconstruct' reads back"},
     {"outdir", 'O', "DIR", OPTS_BATCH, "write outputs into DIR (created if missing), named from the input"},
     {"suffix", OPT_SUFFIX, "S", OPTS_BATCH, "added to the input's stem in output names (default none)"},
     {"ext", OPT_EXT, "EXT", OPTS_BATCH, "output type with -O or '-': {EXTS}"},
@@ -109,6 +141,9 @@ static const opt_spec option_table[] = {
     {"forward", OPT_FORWARD, NULL, OPTS_SWEEP, "time the forward transform (default: both directions)"},
     {"inverse", OPT_INVERSE, NULL, OPTS_SWEEP, "time the inverse transform"},
     {"both", OPT_BOTH, NULL, OPTS_SWEEP, "time both directions (default)"},
+    {"all", OPT_ALL, NULL, OPTS_SWEEP, "every wavelet x symmetric and periodization x both\n"
+                                       "directions (with --format json: tools/bench_table.py\n"
+                                       "makes the table and plot)"},
     {"repeat", OPT_REPEAT, "N", OPTS_TIMING, "timed runs, median reported (default 20)"},
     {"host-path", OPT_HOST_PATH, NULL, OPTS_TIMING, "one 8192x8192 RGB 8-bit image from host samples to a\n"
                                                    "host mosaic (wt_mosaic_image, decode excluded), wall\n"
@@ -132,6 +167,10 @@ static const opt_spec option_table[] = {
     {"ignore-alpha", OPT_IGNORE_ALPHA, NULL, OPTS_COMPARE, "leave alpha channels out"},
     {"depth", OPT_DEPTH, "8|16", OPTS_COMPARE, "compare at 8 or 16 bits: 8 -> 16 is v x 257, 16 -> 8 is\n"
                                                "round(v x 255 / 65535); peak 2^depth - 1"},
+    {"qstep", OPT_QSTEP, "Q", OPTS_QUANT, "dead-zone quantiser step (stats: default 2^depth/256, 1 for 8-bit;\n"
+                                          "roundtrip: quantise the details and report bits per pixel)"},
+    {"eps", OPT_EPS, "E", OPTS_STATS, "near-zero means |c| <= E (default: the quantiser step)"},
+    {"plot", OPT_PLOT, "FILE.svg", OPTS_STATS, "write an SVG bar chart of the energy share per band"},
     {"format", OPT_FORMAT, "F", OPTS_REPORT, "report format: text (default), json (one object a line), tsv;\n"
                                          "infinity is inf (JSON: the string \"inf\")"},
     {"quiet", 'q', NULL, OPTS_GENERAL, "no progress, summary or notes (reports and errors still show)"},
@@ -286,6 +325,35 @@ static int parse_levels(const char *cmd, const opt_spec *s, const char *arg, cli
     return CLI_CONTINUE;
 }
 
+/* --scale: comma-separated words, a detail display and/or a range. */
+static int parse_scale(const char *cmd, const char *arg, cli_options *o)
+{
+    static const char *const scales[] = {"auto", "abs", "offset", NULL};
+    static const char *const ranges[] = {"band", "level", "global", NULL};
+    char word[32];
+    for (const char *p = arg;; p += strcspn(p, ",") + 1) {
+        int len = (int)strcspn(p, ","), found = 0;
+        snprintf(word, sizeof word, "%.*s", len, p);
+        for (int i = 0; scales[i] && !found; i++)
+            if (strcmp(word, scales[i]) == 0) {
+                o->scale = o->style.scale = (wt_scale)i;
+                found = 1;
+            }
+        for (int i = 0; ranges[i] && !found; i++)
+            if (strcmp(word, ranges[i]) == 0) {
+                o->style.range = (wt_mosaic_range)i;
+                found = 1;
+            }
+        if (!found || len >= (int)sizeof word)
+            return cli_usage_error(cmd, "invalid argument '%s' for option --scale; should be "
+                                        "auto, abs or offset and/or band, level or global "
+                                        "(e.g. level,offset)",
+                                   arg);
+        if (!p[len])
+            return CLI_CONTINUE;
+    }
+}
+
 /* A library parser (mode, method) whose message is the usage error. */
 static int library_choice(const char *cmd, wt_status st)
 {
@@ -415,6 +483,7 @@ static int apply_sweep_option(const char *cmd, const opt_spec *s, int val, const
     case OPT_INVERSE: w->inverse = 1; return CLI_CONTINUE;
     case OPT_BOTH: w->forward = w->inverse = 1; return CLI_CONTINUE;
     case OPT_HOST_PATH: w->host_path = 1; return CLI_CONTINUE;
+    case OPT_ALL: w->all = 1; return CLI_CONTINUE;
     case OPT_PIPELINE: return cli_usage_error(cmd, "--pipeline must be the first argument");
     }
     *handled = 0;
@@ -453,7 +522,9 @@ static int parse_level_scale(const char *cmd, const opt_spec *s, const char *arg
 static int apply_option(const cli_command *command, int val, const char *arg, cli_options *o)
 {
     const char *cmd = command->name;
-    static const char *const scales[] = {"auto", "abs", "offset", NULL};
+    static const char *const transfers[] = {"linear", "sqrt", "log", NULL};
+    static const char *const colormaps[] = {"gray", "diverging", NULL};
+    static const char *const alphas[] = {"opaque", "keep", "only", NULL};
     static const char *const formats[] = {"text", "json", "tsv", NULL};
     static const char *const depths[] = {"8", "16", NULL};
     static const char *const rules[] = {"bayes", "visu", NULL};
@@ -483,10 +554,25 @@ static int apply_option(const cli_command *command, int val, const char *arg, cl
     case OPT_LENIENT: o->load.lenient = 1; break;
     case OPT_PNG_LEVEL: rc = parse_int(cmd, s, arg, 0, 9, &o->save.png_level); break;
     case OPT_QUALITY: rc = parse_int(cmd, s, arg, 1, 100, &o->save.jpeg_quality); break;
-    case OPT_SCALE:
-        rc = parse_choice(cmd, s, arg, scales, "auto, abs or offset", &choice);
-        o->scale = (wt_scale)choice;
+    case OPT_SCALE: rc = parse_scale(cmd, arg, o); break;
+    case OPT_TRANSFER:
+        rc = parse_choice(cmd, s, arg, transfers, "linear, sqrt or log", &choice);
+        o->style.transfer = (wt_transfer)choice;
         break;
+    case OPT_COLORMAP:
+        rc = parse_choice(cmd, s, arg, colormaps, "gray or diverging", &choice);
+        o->style.colormap = (wt_colormap)choice;
+        break;
+    case OPT_CLIP: rc = parse_real(cmd, s, arg, 1e-6, 100.0, &o->style.clip); break;
+    case OPT_GRID: o->style.grid = 1; break;
+    case OPT_LABELS: o->style.labels = 1; break;
+    case OPT_ALPHA:
+        rc = parse_choice(cmd, s, arg, alphas, "opaque, keep or only", &choice);
+        o->alpha = (alpha_choice)choice;
+        break;
+    case OPT_QSTEP: rc = parse_real(cmd, s, arg, 1e-9, 1e30, &o->qstep); break;
+    case OPT_EPS: rc = parse_real(cmd, s, arg, 0.0, 1e30, &o->eps); break;
+    case OPT_PLOT: o->plot = arg; break;
     case OPT_DEPTH:
         rc = parse_choice(cmd, s, arg, depths, "8 or 16", &choice);
         o->depth = choice ? 16 : 8;
@@ -561,6 +647,15 @@ static int apply_option(const cli_command *command, int val, const char *arg, cl
         rc = parse_choice(cmd, s, arg, formats, "text, json or tsv", &choice);
         o->format = (report_format)choice;
         break;
+    case OPT_TRANSFORM: rc = library_choice(cmd, wt_transform_parse(arg, &o->transform)); break;
+    case OPT_NORM: o->norm = 1; break;
+    case OPT_START_LEVEL: rc = parse_int(cmd, s, arg, 0, WT_MAX_LEVELS - 1, &o->start_level); break;
+    case OPT_ALL_APPROX: o->all_approx = 1; break;
+    case OPT_BORDER:
+        o->border_given = 1;
+        rc = library_choice(cmd, wt_border_parse(arg, &o->border));
+        break;
+    case OPT_LAYERS: o->layers = 1; break;
     case 'q': o->quiet = 1; break;
     case 'v': o->verbose++; break;
     default: rc = cli_usage_error(cmd, "internal: unhandled option %d", val); break;
@@ -650,6 +745,38 @@ static void set_defaults(cli_options *o)
     o->load.max_memory = half_the_ram();
     o->suffix = "";
     wt_denoise_defaults(&o->denoise);
+    o->eps = NAN;
+    o->style = wt_mosaic_style_plain(WT_SCALE_AUTO);
+}
+
+/* The options of the undecimated transforms go with their transform. */
+static int check_undecimated(const cli_command *cmd, const cli_options *o)
+{
+    unsigned takes = cmd->transforms ? cmd->transforms : 1u << WT_TRANSFORM_DWT;
+    if (!(takes & 1u << o->transform)) {
+        char list[64] = "";
+        for (int t = WT_TRANSFORM_DWT; t <= WT_TRANSFORM_STARLET; t++)
+            if (takes & 1u << t)
+                snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s",
+                         list[0] ? " or " : "", wt_transform_name((wt_transform)t));
+        return cli_usage_error(cmd->name, "--transform %s: '%s' takes %s",
+                               wt_transform_name(o->transform), cmd->name, list);
+    }
+    const char *swt_only = o->norm ? "--norm" : o->start_level ? "--start-level"
+                           : o->all_approx ? "--all-approx" : NULL;
+    if (swt_only && o->transform != WT_TRANSFORM_SWT)
+        return cli_usage_error(cmd->name, "%s applies to --transform swt", swt_only);
+    if (o->border_given && o->transform != WT_TRANSFORM_STARLET)
+        return cli_usage_error(cmd->name, "--border applies to --transform starlet (swt is "
+                                          "periodic; dwt takes -m)");
+    if (o->layers && o->transform == WT_TRANSFORM_DWT)
+        return cli_usage_error(cmd->name, "--layers applies to --transform swt or starlet");
+    if (o->transform == WT_TRANSFORM_SWT && o->params.wavelet->kind != WT_KIND_FILTER_BANK)
+        return cli_usage_error(cmd->name, "--transform swt: %s is a JPEG 2000 wavelet; use a "
+                                          "filter-bank one (bior4.4 for cdf97, bior2.2 for "
+                                          "legall53)",
+                               o->params.wavelet->name);
+    return CLI_CONTINUE;
 }
 
 /* Checks between options once all are read. */
@@ -658,6 +785,8 @@ static int check_combination(const cli_command *cmd, cli_options *o)
     if ((o->threshold == THRESHOLD_HARD || o->threshold == THRESHOLD_SOFT) &&
         isnan(o->threshold_value))
         return cli_usage_error(cmd->name, "--soft and --hard need --threshold T");
+    if (o->qstep > 0.0 && o->threshold != THRESHOLD_NONE)
+        return cli_usage_error(cmd->name, "--qstep excludes --keep and --threshold");
     if (o->nargs < cmd->min_args)
         return cli_usage_error(cmd->name, "missing arguments (usage: wavetool %s %.*s)",
                                cmd->name, (int)strcspn(cmd->synopsis, "\n"), cmd->synopsis);
@@ -666,6 +795,9 @@ static int check_combination(const cli_command *cmd, cli_options *o)
                                cmd->name, (int)strcspn(cmd->synopsis, "\n"), cmd->synopsis);
     if (!(cmd->groups & OPTS_TRANSFORM))
         return CLI_CONTINUE;
+    int rc = check_undecimated(cmd, o);
+    if (rc != CLI_CONTINUE || o->transform != WT_TRANSFORM_DWT)
+        return rc;
     wt_params p = o->params;
     p.levels = 0;
     return wt_params_resolve(&p) == WT_OK ? CLI_CONTINUE

@@ -13,6 +13,11 @@ enum { EXIT_ALL_DONE = 0, EXIT_SOME_FAILED = 1, EXIT_USAGE = 2 };
 #define CLI_CONTINUE (-1)
 
 typedef enum report_format { REPORT_TEXT = 0, REPORT_JSON, REPORT_TSV } report_format;
+typedef enum alpha_choice {
+    ALPHA_OPAQUE = 0, /* mosaics of images with alpha: the colour channels only */
+    ALPHA_KEEP,       /* every channel, alpha's bands as a mosaic's alpha */
+    ALPHA_ONLY,       /* alpha's bands alone, as a gray mosaic */
+} alpha_choice;
 typedef enum threshold_kind {
     THRESHOLD_NONE = 0,
     THRESHOLD_KEEP, /* --keep FRACTION */
@@ -28,7 +33,7 @@ enum {
     OPTS_JOBS = 1u << 2,      /* -j */
     OPTS_LOAD = 1u << 3,      /* --max-pixels --lenient */
     OPTS_SAVE = 1u << 4,      /* --png-level --quality */
-    OPTS_MOSAIC = 1u << 5,    /* --scale --depth */
+    OPTS_MOSAIC = 1u << 5,    /* --scale --depth --transfer --colormap --clip --grid --labels --alpha */
     OPTS_BATCH = 1u << 6,     /* -O --suffix --ext -n */
     OPTS_REPORT = 1u << 7,    /* --format */
     OPTS_OUTPUT = 1u << 8,    /* -o: one output file */
@@ -40,10 +45,16 @@ enum {
     OPTS_DENOISE = 1u << 14,  /* --rule --shrink --sigma --ycbcr --cycle-spin --noise --level-scale */
     OPTS_SIGMA = 1u << 15,    /* --average */
     OPTS_COMPARE = 1u << 20,  /* --gray --ignore-alpha --depth: compare's conversions */
+    OPTS_QUANT = 1u << 16,    /* --qstep */
+    OPTS_STATS = 1u << 17,    /* --eps --plot */
 };
 #define OPTS_ENGINE (OPTS_DEVICE | OPTS_JOBS)
 
 struct cli_options;
+
+/* cli_command.transforms: every transform (decompose, roundtrip, bench) */
+#define CLI_TRANSFORMS_ALL \
+    (1u << WT_TRANSFORM_DWT | 1u << WT_TRANSFORM_SWT | 1u << WT_TRANSFORM_STARLET)
 
 /* A subcommand: one cli/cmd_NAME.c defines `const cli_command cmd_NAME` and
  * cli/main.c lists it (help, dispatch). */
@@ -58,6 +69,8 @@ typedef struct cli_command {
     void (*defaults)(struct cli_options *o);
     /* The command's work once its options are parsed and checked; the exit code. */
     int (*run)(const struct cli_options *o);
+    /* The transforms --transform may name, a mask of 1u << wt_transform; 0: dwt only. */
+    unsigned transforms;
     /* A variant chosen by a first argument (bench --pipeline), or NULL. */
     const char *variant_flag;
     const struct cli_command *variant;
@@ -79,6 +92,7 @@ typedef struct sweep_options {
     int batch, repeat;
     int forward, inverse;
     int host_path;
+    int all; /* --all: every wavelet x symmetric, periodization */
 } sweep_options;
 
 typedef struct cli_options {
@@ -93,6 +107,9 @@ typedef struct cli_options {
     wt_save_options save;
     wt_scale scale;
     int depth; /* --depth; 0 = the input's depth (8 for JPEG); compare: both at this depth */
+    wt_mosaic_style style; /* --scale RANGE, --transfer, --colormap, --clip, --grid, --labels
+                              (style.scale mirrors scale) */
+    alpha_choice alpha;    /* --alpha */
     const char *outdir, *suffix, *ext;
     int no_clobber;
     const char *output; /* roundtrip -o */
@@ -103,6 +120,15 @@ typedef struct cli_options {
     wt_denoise_options denoise; /* denoise: rule, shrink, sigma, ... (params from -w -l -m) */
     int average;                /* sigma --average */
     int compare_gray, compare_ignore_alpha; /* compare --gray, --ignore-alpha */
+    /* undecimated transforms (--transform swt|starlet) */
+    wt_transform transform;
+    int norm, start_level, all_approx; /* --norm --start-level --all-approx */
+    wt_border border;                  /* --border */
+    int border_given;
+    int layers; /* decompose --layers: one image per band and a sidecar */
+    double qstep;           /* --qstep Q; 0: not given */
+    double eps;             /* stats --eps E; NAN: not given */
+    const char *plot;       /* stats --plot FILE.svg */
     sweep_options sweep;    /* bench */
     char **args;            /* positional arguments */
     int nargs;

@@ -87,6 +87,25 @@ static wt_status pool_add(pipeline *p, const char *device)
     return st;
 }
 
+/* --device auto: the GPU when one opens, else the CPU engine; -v says why a
+ * GPU that is there was not used (no code for it in this build, say). */
+static wt_status pool_add_auto(pipeline *p)
+{
+    if (wt_gpu_count() > 0) {
+        if (pool_add(p, "cuda") == WT_OK)
+            return WT_OK;
+        if (p->opt->verbose)
+            fprintf(stderr, "wavetool: GPU not used: %s; using the CPU engine\n",
+                    wt_error_message());
+        return pool_add(p, "cpu");
+    }
+    /* no device at all: "auto" says why (no driver, old driver, no GPU, no CUDA) */
+    wt_status st = pool_add(p, "auto");
+    if (st == WT_OK && p->opt->verbose && wt_warning_message()[0])
+        fprintf(stderr, "wavetool: %s; using the CPU engine\n", wt_warning_message());
+    return st;
+}
+
 /* Engines 1.. of a CPU pool. */
 static wt_status open_more_cpu_engines(pipeline *p, int workers, int threads)
 {
@@ -166,11 +185,10 @@ int pipeline_open(pipeline *p, const cli_options *opt, int workers)
     wt_status st;
     if (strcmp(list, "all") == 0 || strchr(list, ','))
         st = open_gpu_list(p, list);
-    else if ((st = pool_add(p, opt->device)) == WT_OK && wt_engine_is_cpu(p->engines[0])) {
-        if (opt->verbose && strcmp(opt->device, "auto") == 0 && wt_warning_message()[0])
-            fprintf(stderr, "wavetool: %s; using the CPU engine\n", wt_warning_message());
+    else if ((st = strcmp(opt->device, "auto") == 0 ? pool_add_auto(p)
+                                                    : pool_add(p, opt->device)) == WT_OK &&
+             wt_engine_is_cpu(p->engines[0]))
         st = open_more_cpu_engines(p, workers, threads);
-    }
     if (st != WT_OK) {
         pool_close(p);
         fprintf(stderr, "wavetool: %s\n", wt_error_message());

@@ -169,7 +169,7 @@ static void text_measure(strbuf *sb, int is_psnr, double mean, const double *per
         sb_printf(sb, ")");
 }
 
-static void text_line(strbuf *sb, const report_spec *s, const char *a, const char *b,
+static void text_line(strbuf *sb, const report_spec *s, const char *a, const char *b, double bpp,
                       const wt_quality *q, const wt_image *layout, double kept)
 {
     sb_text_name(sb, a);
@@ -186,6 +186,8 @@ static void text_line(strbuf *sb, const report_spec *s, const char *a, const cha
         text_measure(sb, 0, q->mse_mean, q->mse, layout, q->channels);
     if (s->kept)
         sb_printf(sb, ", kept %.4g%% of detail coefficients", 100.0 * kept);
+    if (s->qstep > 0.0)
+        sb_printf(sb, ", qstep %g: %.4f bpp", s->qstep, bpp);
     sb_printf(sb, "\n");
 }
 
@@ -199,7 +201,7 @@ static void json_array(strbuf *sb, const double *v, int n)
     sb_printf(sb, "]");
 }
 
-static void json_line(strbuf *sb, const report_spec *s, const char *a, const char *b,
+static void json_line(strbuf *sb, const report_spec *s, const char *a, const char *b, double bpp,
                       const wt_quality *q, const wt_image *layout, double kept)
 {
     sb_printf(sb, "{");
@@ -226,6 +228,12 @@ static void json_line(strbuf *sb, const report_spec *s, const char *a, const cha
         sb_printf(sb, ",\"kept\":");
         sb_number(sb, REPORT_JSON, kept);
     }
+    if (s->qstep > 0.0) {
+        sb_printf(sb, ",\"qstep\":");
+        sb_number(sb, REPORT_JSON, s->qstep);
+        sb_printf(sb, ",\"bpp\":");
+        sb_number(sb, REPORT_JSON, bpp);
+    }
     sb_printf(sb, "}\n");
 }
 
@@ -241,7 +249,7 @@ static void tsv_measure(strbuf *sb, double mean, const double *per, int channels
     }
 }
 
-static void tsv_line(strbuf *sb, const report_spec *s, const char *a, const char *b,
+static void tsv_line(strbuf *sb, const report_spec *s, const char *a, const char *b, double bpp,
                      const wt_quality *q, const wt_image *layout, double kept)
 {
     sb_tsv_field(sb, a);
@@ -259,6 +267,12 @@ static void tsv_line(strbuf *sb, const report_spec *s, const char *a, const char
         sb_printf(sb, "\t");
         sb_number(sb, REPORT_TSV, kept);
     }
+    if (s->qstep > 0.0) {
+        sb_printf(sb, "\t");
+        sb_number(sb, REPORT_TSV, s->qstep);
+        sb_printf(sb, "\t");
+        sb_number(sb, REPORT_TSV, bpp);
+    }
     sb_printf(sb, "\n");
 }
 
@@ -274,18 +288,26 @@ void report_header(const report_spec *s, FILE *out)
         fputs("\tmse\tmse_1\tmse_2\tmse_3\tmse_4", out);
     if (s->kept)
         fputs("\tkept", out);
+    if (s->qstep > 0.0)
+        fputs("\tqstep\tbpp", out);
     fputc('\n', out);
     fflush(out);
+}
+
+char *report_quality_rate(const report_spec *s, const char *a, const char *b,
+                          const wt_image *layout, const wt_quality *q, double kept, double bpp)
+{
+    strbuf sb = {0};
+    switch (s->format) {
+    case REPORT_TEXT: text_line(&sb, s, a, b, bpp, q, layout, kept); break;
+    case REPORT_JSON: json_line(&sb, s, a, b, bpp, q, layout, kept); break;
+    case REPORT_TSV: tsv_line(&sb, s, a, b, bpp, q, layout, kept); break;
+    }
+    return sb_finish(&sb);
 }
 
 char *report_quality(const report_spec *s, const char *a, const char *b, const wt_image *layout,
                      const wt_quality *q, double kept)
 {
-    strbuf sb = {0};
-    switch (s->format) {
-    case REPORT_TEXT: text_line(&sb, s, a, b, q, layout, kept); break;
-    case REPORT_JSON: json_line(&sb, s, a, b, q, layout, kept); break;
-    case REPORT_TSV: tsv_line(&sb, s, a, b, q, layout, kept); break;
-    }
-    return sb_finish(&sb);
+    return report_quality_rate(s, a, b, layout, q, kept, 0.0);
 }

@@ -14,6 +14,7 @@ typedef struct report_spec {
     int psnr, mse; /* fields shown */
     int kept;      /* the fraction of detail coefficients kept */
     int pair;      /* two files (compare): columns a and b instead of file */
+    double qstep;  /* roundtrip --qstep: > 0 adds qstep and the estimated bpp */
 } report_spec;
 
 /* The TSV header line (nothing for other formats). */
@@ -23,6 +24,9 @@ void report_header(const report_spec *s, FILE *out);
  * NULL when out of memory. @p layout gives size, channels and depth. */
 char *report_quality(const report_spec *s, const char *a, const char *b, const wt_image *layout,
                      const wt_quality *q, double kept);
+/* The same with the estimated bits per pixel (shown when s->qstep > 0). */
+char *report_quality_rate(const report_spec *s, const char *a, const char *b,
+                          const wt_image *layout, const wt_quality *q, double kept, double bpp);
 
 /* A growing string. */
 typedef struct strbuf {

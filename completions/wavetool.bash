@@ -50,7 +50,10 @@ _wavetool_values()
     --method) echo auto conv lifting ;;
     --device) echo auto cpu cuda cuda:0 cuda:all ;;
     --format) echo text json tsv ;;
-    --scale) echo auto abs offset ;;
+    --scale) echo auto abs offset band level global ;;
+    --transfer) echo linear sqrt log ;;
+    --colormap) echo gray diverging ;;
+    --alpha) echo opaque keep only ;;
     --ext) _wavetool_exts "$prog" "$cmd" ;;
     *)
         # placeholders that spell their choices: N|max, 8|16 (upper case = a number or name)

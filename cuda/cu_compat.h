@@ -23,7 +23,18 @@
 #define WT_GLOBAL __global__
 #define WT_GRID_CONST __grid_constant__
 #define WT_LAUNCH_BOUNDS(n) __launch_bounds__(n)
-#define WT_LAUNCH_BOUNDS_MIN(n, blocks) __launch_bounds__(n, blocks)
+/* Resident threads per SM of the architecture being compiled: a minimum of
+ * blocks per SM tuned on Hopper (2048) is capped where fewer fit (Turing
+ * 1024; 8.6, 8.9, 12.x 1536), as ptxas would otherwise ignore it with a warning. */
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ == 750
+#define WT_SM_THREADS 1024
+#elif defined(__CUDA_ARCH__) && (__CUDA_ARCH__ == 860 || __CUDA_ARCH__ == 890 || __CUDA_ARCH__ >= 1200)
+#define WT_SM_THREADS 1536
+#else
+#define WT_SM_THREADS 2048
+#endif
+#define WT_LAUNCH_BOUNDS_MIN(n, blocks)                                                          \
+    __launch_bounds__(n, (blocks) * (n) <= WT_SM_THREADS ? (blocks) : WT_SM_THREADS / (n))
 #define WT_SYNC() __syncthreads()
 #define WT_CHECK_ALIGNED(p, n) ((void)0)
 #define WT_DYN_SMEM(type, name) extern __shared__ __align__(16) type name[]

@@ -135,28 +135,36 @@ static wt_status check_grid(dim3 g)
     return WT_OK;
 }
 
-template <typename T, typename TIn, typename Acc>
-static wt_status launch_forward(cu_engine *ce, const cu_level *lv, int channels)
+typedef void (*level_kernel)(const cu_level);
+typedef wt_status (*level_launcher)(cu_engine *ce, const cu_level *lv, int channels);
+
+/* The one launch of a level kernel, generic or fast, either direction: one
+ * block per tile and channel. */
+static wt_status launch_level(cu_engine *ce, level_kernel kern, const cu_level *lv, int channels,
+                              dim3 block, size_t smem)
 {
-    void (*kern)(const cu_level) = dwt_forward_kernel<T, TIn, Acc>;
-    size_t smem = cu_level_smem(lv, 0, sizeof(T));
-    dim3 grid = level_grid(lv, channels), block(CU_BLOCK_X, CU_BLOCK_Y);
+    dim3 grid = level_grid(lv, channels);
     WT_TRY(check_grid(grid));
     WT_LAUNCH(kern, grid, block, smem, ce->stream, *lv);
     CU_CHECK(cudaGetLastError());
     return WT_OK;
 }
 
-template <typename T, typename TOut, typename Acc>
-static wt_status launch_inverse(cu_engine *ce, const cu_level *lv, int channels)
+/* Generic level kernels (cu_kernels.cuh): T in shared memory, TIO the
+ * level's input (forward) or output (inverse) samples, Acc accumulation. */
+template <bool INV, typename T, typename TIO, typename Acc> static level_kernel generic_kernel()
 {
-    void (*kern)(const cu_level) = dwt_inverse_kernel<T, TOut, Acc>;
-    size_t smem = cu_level_smem(lv, 1, sizeof(T));
-    dim3 grid = level_grid(lv, channels), block(CU_BLOCK_X, CU_BLOCK_Y);
-    WT_TRY(check_grid(grid));
-    WT_LAUNCH(kern, grid, block, smem, ce->stream, *lv);
-    CU_CHECK(cudaGetLastError());
-    return WT_OK;
+    if constexpr (INV)
+        return dwt_inverse_kernel<T, TIO, Acc>;
+    else
+        return dwt_forward_kernel<T, TIO, Acc>;
+}
+
+template <bool INV, typename T, typename TIO, typename Acc>
+static wt_status launch_generic(cu_engine *ce, const cu_level *lv, int channels)
+{
+    return launch_level(ce, generic_kernel<INV, T, TIO, Acc>(), lv, channels,
+                        dim3(CU_BLOCK_X, CU_BLOCK_Y), cu_level_smem(lv, INV, sizeof(T)));
 }
 
 template <typename TOut, typename TIn>
@@ -168,53 +176,24 @@ static wt_status launch_convert(cu_engine *ce, void *dst, const void *src, size_
     return WT_OK;
 }
 
-/* Raise the dynamic shared memory limit of every level kernel once. */
-template <typename K> static wt_status allow_smem(K kern, size_t bytes)
+/* Raise the dynamic shared memory limit of a level kernel. */
+static wt_status allow_smem(level_kernel kern, size_t bytes)
 {
     CU_CHECK(cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes));
     return WT_OK;
 }
 
-template <class Op> static wt_status allow_smem_fast(size_t bytes)
+template <bool INV> static wt_status allow_smem_generic(size_t bytes)
 {
-    WT_TRY(allow_smem(dwt_forward_fast<Op, float, float>, bytes));
-    return allow_smem(dwt_inverse_fast<Op, float, float>, bytes);
-}
-
-static wt_status allow_smem_all(size_t bytes)
-{
-    WT_TRY(allow_smem_fast<conv_op<2>>(bytes));
-    WT_TRY(allow_smem_fast<conv_op<4>>(bytes));
-    WT_TRY(allow_smem_fast<conv_op<6>>(bytes));
-    WT_TRY(allow_smem_fast<conv_op<8>>(bytes));
-    WT_TRY(allow_smem_fast<conv_op<10>>(bytes));
-    WT_TRY(allow_smem_fast<conv_op<12>>(bytes));
-    WT_TRY(allow_smem(dwt_forward_fast<lift_op<scheme_cdf97, false>, float, float>, bytes));
-    WT_TRY(allow_smem(dwt_inverse_fast<lift_op<scheme_cdf97, true>, float, float>, bytes));
-    WT_TRY(allow_smem(dwt_forward_fast<lift_op<scheme_haar, false>, float, float>, bytes));
-    WT_TRY(allow_smem(dwt_inverse_fast<lift_op<scheme_haar, true>, float, float>, bytes));
-    WT_TRY(allow_smem(dwt_forward_fast<lift_op<scheme_db3, false>, float, float>, bytes));
-    WT_TRY(allow_smem(dwt_inverse_fast<lift_op<scheme_db3, true>, float, float>, bytes));
-    WT_TRY(allow_smem(dwt_forward_fast<lift_op<scheme_legall53, false>, int32_t, float>, bytes));
-    WT_TRY(allow_smem(dwt_forward_fast<lift_op<scheme_legall53, false>, int32_t, int32_t>, bytes));
-    WT_TRY(allow_smem(dwt_inverse_fast<lift_op<scheme_legall53, true>, int32_t, float>, bytes));
-    WT_TRY(allow_smem(dwt_inverse_fast<lift_op<scheme_legall53, true>, int32_t, int32_t>, bytes));
-    WT_TRY(allow_smem(dwt_forward_kernel<float, float, float>, bytes));
-    WT_TRY(allow_smem(dwt_forward_kernel<float, float, double>, bytes));
-    WT_TRY(allow_smem(dwt_forward_kernel<int32_t, float, int32_t>, bytes));
-    WT_TRY(allow_smem(dwt_forward_kernel<int32_t, int32_t, int32_t>, bytes));
-    WT_TRY(allow_smem(dwt_inverse_kernel<float, float, float>, bytes));
-    WT_TRY(allow_smem(dwt_inverse_kernel<float, float, double>, bytes));
-    WT_TRY(allow_smem(dwt_inverse_kernel<int32_t, float, int32_t>, bytes));
-    WT_TRY(allow_smem(dwt_inverse_kernel<int32_t, int32_t, int32_t>, bytes));
-    return WT_OK;
+    WT_TRY(allow_smem(generic_kernel<INV, float, float, float>(), bytes));
+    WT_TRY(allow_smem(generic_kernel<INV, float, float, double>(), bytes));
+    WT_TRY(allow_smem(generic_kernel<INV, int32_t, float, int32_t>(), bytes));
+    return allow_smem(generic_kernel<INV, int32_t, int32_t, int32_t>(), bytes);
 }
 
 /* ---------------------------------------------------------------------- */
 /* Fast kernels (cu_fast.cuh): chosen per level when the operator of both
  * axes matches one compiled in; the level's geometry is then adjusted. */
-
-typedef wt_status (*level_launcher)(cu_engine *ce, const cu_level *lv, int channels);
 
 static size_t fast_smem(const cu_level *lv, int inverse)
 {
@@ -224,40 +203,39 @@ static size_t fast_smem(const cu_level *lv, int inverse)
     return (win + mid) * 4;
 }
 
-template <class Op, typename T, typename TIn>
-static wt_status launch_forward_fast(cu_engine *ce, const cu_level *lv, int channels)
+/* Phase taps moved @p shift places in and padded with zero taps to L. */
+static void pad_phase(float *f, double *g, int shift, int len, int L)
 {
-#ifdef WT_CUDA_EMULATE
-    wt_emu_fast_launches++;
-#endif
-    void (*kern)(const cu_level) = dwt_forward_fast<Op, T, TIn>;
-    dim3 grid = level_grid(lv, channels), block(32, fast_forward_threads<Op>() / 32);
-    WT_TRY(check_grid(grid));
-    WT_LAUNCH(kern, grid, block, fast_smem(lv, 0), ce->stream, *lv);
-    CU_CHECK(cudaGetLastError());
-    return WT_OK;
+    float fs[CU_MAXF];
+    double gs[CU_MAXF];
+    for (int i = 0; i < L; i++) {
+        int k = i - shift;
+        fs[i] = k >= 0 && k < len ? f[k] : 0.0f;
+        gs[i] = k >= 0 && k < len ? g[k] : 0.0;
+    }
+    memcpy(f, fs, (size_t)L * sizeof *f);
+    memcpy(g, gs, (size_t)L * sizeof *g);
 }
 
-template <class Op, typename T, typename TOut>
-static wt_status launch_inverse_fast(cu_engine *ce, const cu_level *lv, int channels)
-{
-#ifdef WT_CUDA_EMULATE
-    wt_emu_fast_launches++;
-#endif
-    void (*kern)(const cu_level) = dwt_inverse_fast<Op, T, TOut>;
-    dim3 grid = level_grid(lv, channels), block(32, fast_inverse_threads<Op>() / 32);
-    WT_TRY(check_grid(grid));
-    WT_LAUNCH(kern, grid, block, fast_smem(lv, 1), ce->stream, *lv);
-    CU_CHECK(cudaGetLastError());
-    return WT_OK;
-}
-
-/* Two-phase filters of L taps at one offset: normalised to offset 0. */
+/* Two-phase filters whose taps span at most L window positions from the
+ * first: normalised to L taps at offset 0, a phase that starts later or ends
+ * sooner padded with zero taps. The sums are then the same (fma(0, x, s) is s
+ * for finite x; an inf or NaN coefficient next to a phase's support would
+ * reach that output as NaN). Periodization inverses of filters of 4k taps
+ * have phases two positions apart (db2: 4 taps at 0 and 2, 6 in all),
+ * JPEG 2000 analysis odd lengths (9/7). */
 static bool conv_fits(cu_axis *a, int L)
 {
-    if (a->nsteps || a->len0 != L || a->len1 != L || a->off0 != a->off1)
+    if (a->nsteps || a->len0 < 1 || a->len1 < 1)
         return false;
-    a->win_a += a->off0;
+    int lo = a->off0 < a->off1 ? a->off0 : a->off1;
+    int hi = a->off0 + a->len0 > a->off1 + a->len1 ? a->off0 + a->len0 : a->off1 + a->len1;
+    if (hi - lo > L || (L > 2 && hi - lo <= L - 2))
+        return false;
+    pad_phase(a->f0, a->g0, a->off0 - lo, a->len0, L);
+    pad_phase(a->f1, a->g1, a->off1 - lo, a->len1, L);
+    a->len0 = a->len1 = L;
+    a->win_a += lo;
     a->off0 = a->off1 = 0;
     a->halo = L > 2 ? L - 2 : 0;
     return true;
@@ -284,33 +262,126 @@ template <class S, bool INV> static bool lift_fits(cu_axis *a)
     return true;
 }
 
-template <int L> static level_launcher conv_launcher(int inverse)
-{
-    return inverse ? launch_inverse_fast<conv_op<L>, float, float>
-                   : launch_forward_fast<conv_op<L>, float, float>;
-}
-
-template <class S> static level_launcher lift_launcher(int inverse)
-{
-    return inverse ? launch_inverse_fast<lift_op<S, true>, float, float>
-                   : launch_forward_fast<lift_op<S, false>, float, float>;
-}
-
-static level_launcher legall53_launcher(int inverse, int first_level)
-{
-    typedef lift_op<scheme_legall53, false> fwd;
-    typedef lift_op<scheme_legall53, true> inv;
-    if (inverse)
-        return first_level ? launch_inverse_fast<inv, int32_t, float>
-                           : launch_inverse_fast<inv, int32_t, int32_t>;
-    return first_level ? launch_forward_fast<fwd, int32_t, float>
-                       : launch_forward_fast<fwd, int32_t, int32_t>;
-}
-
 template <class S> static bool lift_fits_both(cu_level *lv, int inverse)
 {
     return inverse ? lift_fits<S, true>(&lv->ax[0]) && lift_fits<S, true>(&lv->ax[1])
                    : lift_fits<S, false>(&lv->ax[0]) && lift_fits<S, false>(&lv->ax[1]);
+}
+
+/* Entries of the fast kernel list: op<INV> the operator of each direction,
+ * T the samples between levels (the first level reads and writes float),
+ * fits() whether a level's axes (both, adjusted on success) are that operator. */
+template <int L> struct fast_conv {
+    template <bool INV> using op = conv_op<L>;
+    typedef float T;
+    static bool fits(const wt_params *p, cu_level *f, int)
+    {
+        return !p->wavelet->integer && p->method != WT_METHOD_LIFTING &&
+               conv_fits(&f->ax[0], L) && conv_fits(&f->ax[1], L);
+    }
+};
+
+template <class S> struct fast_lift {
+    template <bool INV> using op = lift_op<S, INV>;
+    typedef float T;
+    static bool fits(const wt_params *p, cu_level *f, int inverse)
+    {
+        return !p->wavelet->integer && p->method == WT_METHOD_LIFTING &&
+               lift_fits_both<S>(f, inverse);
+    }
+};
+
+struct fast_legall53 {
+    template <bool INV> using op = lift_op<scheme_legall53, INV>;
+    typedef int32_t T;
+    static bool fits(const wt_params *p, cu_level *f, int inverse)
+    {
+        return p->wavelet->integer && lift_fits_both<scheme_legall53>(f, inverse);
+    }
+};
+
+/* THE list of fast kernels: allow_smem_all raises the shared memory limit
+ * of each, pick_fast takes the first that fits a level. A new fast kernel is
+ * one entry here (and its operator in cu_fast.cuh). */
+template <class... E> struct fast_list {
+};
+typedef fast_list<fast_conv<2>, fast_conv<4>, fast_conv<6>, fast_conv<8>, fast_conv<10>,
+                  fast_conv<12>, fast_conv<14>, fast_conv<16>, fast_conv<18>, fast_conv<20>,
+                  fast_conv<22>, fast_conv<24>,
+                  fast_lift<scheme_cdf97>, fast_lift<scheme_db3>, fast_lift<scheme_haar>,
+                  fast_legall53>
+    fast_kernels;
+
+template <class E, bool INV, typename TIO> static level_kernel fast_kernel()
+{
+    if constexpr (INV)
+        return dwt_inverse_fast<typename E::template op<true>, typename E::T, TIO>;
+    else
+        return dwt_forward_fast<typename E::template op<false>, typename E::T, TIO>;
+}
+
+template <class E, bool INV, typename TIO>
+static wt_status launch_fast(cu_engine *ce, const cu_level *lv, int channels)
+{
+#ifdef WT_CUDA_EMULATE
+    wt_emu_fast_launches++;
+#endif
+    typedef typename E::template op<INV> Op;
+    int threads = INV ? fast_inverse_threads<Op>() : fast_forward_threads<Op>();
+    return launch_level(ce, fast_kernel<E, INV, TIO>(), lv, channels, dim3(32, threads / 32),
+                        fast_smem(lv, INV));
+}
+
+/* Each kernel of entry E: both directions, first level (float) and later
+ * levels (E::T, the same kernel when that is float). */
+template <class E> static wt_status allow_smem_entry(size_t bytes)
+{
+    typedef typename E::T T;
+    WT_TRY(allow_smem(fast_kernel<E, false, float>(), bytes));
+    WT_TRY(allow_smem(fast_kernel<E, true, float>(), bytes));
+    if constexpr (!std::is_same<T, float>::value) {
+        WT_TRY(allow_smem(fast_kernel<E, false, T>(), bytes));
+        WT_TRY(allow_smem(fast_kernel<E, true, T>(), bytes));
+    }
+    return WT_OK;
+}
+
+template <class... E> static wt_status allow_smem_fast(fast_list<E...>, size_t bytes)
+{
+    wt_status st = WT_OK;
+    ((st = st == WT_OK ? allow_smem_entry<E>(bytes) : st), ...);
+    return st;
+}
+
+/* Raise the dynamic shared memory limit of every level kernel once. */
+static wt_status allow_smem_all(size_t bytes)
+{
+    WT_TRY(allow_smem_fast(fast_kernels(), bytes));
+    WT_TRY(allow_smem_generic<false>(bytes));
+    return allow_smem_generic<true>(bytes);
+}
+
+/* Entry E's launcher when it fits the level (then *f adjusted), else NULL. */
+template <class E>
+static level_launcher try_fast(const wt_params *p, cu_level *f, int inverse, int first_level)
+{
+    cu_level g = *f;
+    if (!E::fits(p, &g, inverse))
+        return NULL;
+    *f = g;
+    typedef typename E::T T;
+    if (inverse)
+        return first_level ? launch_fast<E, true, float> : launch_fast<E, true, T>;
+    return first_level ? launch_fast<E, false, float> : launch_fast<E, false, T>;
+}
+
+template <class... E>
+static level_launcher first_fit(fast_list<E...>, const wt_params *p, cu_level *f, int inverse,
+                                int first_level)
+{
+    level_launcher launch = NULL;
+    ((launch = launch ? launch : try_fast<E>(p, f, inverse, first_level)), ...);
+    return launch;
 }
 
 static int use_double(const wt_params *p);
@@ -324,25 +395,7 @@ static level_launcher pick_fast(const cu_engine *ce, const wt_params *p, cu_leve
     if ((lv->tx & (lv->tx - 1)) || (lv->ty & (lv->ty - 1))) /* the inverse's item walks */
         return NULL;
     cu_level f = *lv;
-    level_launcher launch = NULL;
-    if (p->wavelet->integer) {
-        if (lift_fits_both<scheme_legall53>(&f, inverse))
-            launch = legall53_launcher(inverse, first_level);
-    } else if (p->method == WT_METHOD_LIFTING) {
-        if (lift_fits_both<scheme_cdf97>(&f, inverse))
-            launch = lift_launcher<scheme_cdf97>(inverse);
-        else if (lift_fits_both<scheme_db3>(&f, inverse))
-            launch = lift_launcher<scheme_db3>(inverse);
-        else if (lift_fits_both<scheme_haar>(&f, inverse))
-            launch = lift_launcher<scheme_haar>(inverse);
-    } else {
-        static level_launcher (*const by_len[])(int) = {
-            NULL, NULL, conv_launcher<2>, NULL, conv_launcher<4>, NULL, conv_launcher<6>,
-            NULL, conv_launcher<8>, NULL, conv_launcher<10>, NULL, conv_launcher<12>};
-        int L = f.ax[0].len0;
-        if (L >= 2 && L <= 12 && by_len[L] && conv_fits(&f.ax[0], L) && conv_fits(&f.ax[1], L))
-            launch = by_len[L](inverse);
-    }
+    level_launcher launch = first_fit(fast_kernels(), p, &f, inverse, first_level);
     if (!launch)
         return NULL;
     f.wy = 2 * f.ty + f.ax[0].halo;
@@ -546,6 +599,27 @@ static wt_status tmp_buffers(cu_engine *ce, const wt_pyramid *plan, void *tmp[2]
     return cu_buf_get(ce, BUF_TMP1, most, &tmp[1]);
 }
 
+template <bool INV> static level_launcher pick_generic(const wt_params *p, int integer,
+                                                      int first_level)
+{
+    if (integer)
+        return first_level ? launch_generic<INV, int32_t, float, int32_t>
+                           : launch_generic<INV, int32_t, int32_t, int32_t>;
+    return use_double(p) ? launch_generic<INV, float, float, double>
+                         : launch_generic<INV, float, float, float>;
+}
+
+/* One level, either direction: the fast kernel that fits, else the generic one. */
+static wt_status run_level(cu_engine *ce, const wt_params *p, cu_level *lv, int inverse,
+                           int first_level, int integer, int channels)
+{
+    level_launcher launch = pick_fast(ce, p, lv, inverse, first_level);
+    if (!launch)
+        launch = inverse ? pick_generic<true>(p, integer, first_level)
+                         : pick_generic<false>(p, integer, first_level);
+    return launch(ce, lv, channels);
+}
+
 /* d_planes (C x h x w float32) -> d_pyr (the device pyramid). */
 wt_status cu_forward_device(cu_engine *ce, const wt_params *p, const wt_pyramid *plan,
                                 const float *d_planes, void *d_pyr)
@@ -565,17 +639,7 @@ wt_status cu_forward_device(cu_engine *ce, const wt_params *p, const wt_pyramid 
         void *a = l == L ? band_at(d_pyr, plan, L, WT_BAND_A) : tmp[l & 1];
         set_bands(plan, l, d_pyr, a, NULL, lv.dst, lv.dst_plane, lv.dst_w);
         set_approx(plan, l, &lv.dst_plane[0], &lv.dst_w[0]);
-        wt_status st;
-        level_launcher fast = pick_fast(ce, p, &lv, 0, l == 1);
-        if (fast)
-            st = fast(ce, &lv, C);
-        else if (integer)
-            st = l == 1 ? launch_forward<int32_t, float, int32_t>(ce, &lv, C)
-                        : launch_forward<int32_t, int32_t, int32_t>(ce, &lv, C);
-        else
-            st = use_double(p) ? launch_forward<float, float, double>(ce, &lv, C)
-                                   : launch_forward<float, float, float>(ce, &lv, C);
-        WT_TRY(st);
+        WT_TRY(run_level(ce, p, &lv, 0, l == 1, integer, C));
     }
     return WT_OK;
 }
@@ -599,17 +663,7 @@ wt_status cu_inverse_device(cu_engine *ce, const wt_params *p, const wt_pyramid 
         set_approx(plan, l, &lv.src_plane[0], &lv.src_w[0]);
         lv.dst[0] = l == 1 ? (void *)d_planes : tmp[(l - 1) & 1];
         set_approx(plan, l - 1, &lv.dst_plane[0], &lv.dst_w[0]);
-        wt_status st;
-        level_launcher fast = pick_fast(ce, p, &lv, 1, l == 1);
-        if (fast)
-            st = fast(ce, &lv, C);
-        else if (integer)
-            st = l == 1 ? launch_inverse<int32_t, float, int32_t>(ce, &lv, C)
-                        : launch_inverse<int32_t, int32_t, int32_t>(ce, &lv, C);
-        else
-            st = use_double(p) ? launch_inverse<float, float, double>(ce, &lv, C)
-                                   : launch_inverse<float, float, float>(ce, &lv, C);
-        WT_TRY(st);
+        WT_TRY(run_level(ce, p, &lv, 1, l == 1, integer, C));
     }
     return WT_OK;
 }
@@ -687,7 +741,9 @@ static const wt_engine_ops cuda_ops = {.forward = cuda_forward,
                                        .inverse_image = cu_inverse_image,
                                        .mosaic_image = cu_mosaic_image,
                                        .roundtrip_image = cu_roundtrip_image,
-                                       .pyr = &cu_epyramid_ops};
+                                       .pyr = &cu_epyramid_ops,
+                                       .uforward = cu_uforward,
+                                       .uinverse = cu_uinverse};
 
 /* WT_CUDA_MEM_LIMIT: bytes, with an optional K, M or G suffix (powers of
  * 1024); unset or empty: no cap. */
@@ -715,12 +771,36 @@ static wt_status parse_mem_limit(size_t *limit)
     return WT_OK;
 }
 
+#ifndef WT_CUDA_ARCHS
+#define WT_CUDA_ARCHS "(unknown)"
+#endif
+
+/* A GPU this build holds no code for (neither its SASS nor PTX it can
+ * compile): one message naming its compute capability and the build's list. */
+static wt_status check_code_for(int device, const cudaDeviceProp *prop)
+{
+    cudaFuncAttributes attr;
+    cudaError_t err = cudaFuncGetAttributes(&attr, dwt_forward_kernel<float, float, float>);
+    if (err == cudaSuccess)
+        return WT_OK;
+    cudaGetLastError();
+    if (err != cudaErrorNoKernelImageForDevice && err != cudaErrorInvalidDeviceFunction &&
+        err != cudaErrorUnsupportedPtxVersion && err != cudaErrorInvalidPtx)
+        return cu_fail_check(err, "cudaFuncGetAttributes");
+    return wt_error_set(WT_ERR_DEVICE,
+                        "cuda:%d (%.120s) has compute capability %d.%d; this build holds GPU "
+                        "code for %s only (%s; rebuild with -Dgpu_archs=%d%d or portable)",
+                        device, prop->name, prop->major, prop->minor, WT_CUDA_ARCHS,
+                        cudaGetErrorString(err), prop->major, prop->minor);
+}
+
 static wt_status open_device(cu_engine *ce, int device, char *name, size_t name_size)
 {
     cudaDeviceProp prop;
     ce->device = device;
     CU_CHECK(cudaSetDevice(device));
     CU_CHECK(cudaGetDeviceProperties(&prop, device));
+    WT_TRY(check_code_for(device, &prop));
     CU_CHECK(cudaStreamCreateWithFlags(&ce->stream, cudaStreamNonBlocking));
     CU_CHECK(cudaStreamCreateWithFlags(&ce->copy_stream, cudaStreamNonBlocking));
     WT_TRY(parse_mem_limit(&ce->mem_limit));
@@ -728,8 +808,8 @@ static wt_status open_device(cu_engine *ce, int device, char *name, size_t name_
     ce->smem_limit = prop.sharedMemPerBlockOptin;
     const char *generic = getenv("WT_CUDA_GENERIC");
     ce->generic_only = generic && *generic && *generic != '0';
-    if (ce->smem_limit > 160 * 1024)
-        ce->smem_limit = 160 * 1024;
+    if (ce->smem_limit > CU_SMEM_CAP)
+        ce->smem_limit = CU_SMEM_CAP;
     WT_TRY(allow_smem_all(ce->smem_limit));
     snprintf(name, name_size, "cuda:%d (%.120s)", device, prop.name);
     return WT_OK;
@@ -899,4 +979,14 @@ extern "C" wt_status wt_cuda_bench(wt_engine *engine, const wt_params *params, s
     }
     CU_CHECK(cudaStreamSynchronize(ce->stream));
     return WT_OK;
+}
+
+extern "C" wt_status wt_cuda_ubench(wt_engine *engine, const wt_uparams *params, size_t height,
+                                    size_t width, int channels, int inverse, int repeat,
+                                    wt_cuda_timing *timing, size_t *bytes)
+{
+    if (!engine || engine->ops != &cuda_ops)
+        return wt_error_set(WT_ERR_INVALID, "benchmark hook needs a CUDA engine");
+    return cu_ubench((cu_engine *)engine->priv, params, height, width, channels, inverse,
+                     repeat < 1 ? 1 : repeat, timing, bytes);
 }

@@ -5,6 +5,7 @@
 #define WT_CU_ENGINE_H
 
 #include "cu_compat.h"
+#include "cu_tuning.h"
 
 #ifndef WT_HAVE_CUDA
 #define WT_HAVE_CUDA 1 /* declares the CUDA engine's entry points */
@@ -28,12 +29,8 @@ enum {
     BUF_COUNT
 };
 
-/* Pinned host staging: each host worker of a transfer (at most CU_WORKERS)
- * owns CU_SLOTS buffers of CU_CHUNK bytes that its chunks rotate through, so
- * its copy of one chunk overlaps the DMA of the previous ones (cu_image.cu). */
-#define CU_WORKERS 8
-#define CU_SLOTS 2
-#define CU_CHUNK ((size_t)4 << 20)
+/* Pinned host staging (cu_image.cu): CU_WORKERS, CU_SLOTS, CU_CHUNK in
+ * cu_tuning.h. */
 
 typedef struct cu_staging {
     int nslots;                               /* copy_threads x CU_SLOTS */
@@ -128,5 +125,15 @@ extern const wt_epyramid_ops cu_epyramid_ops;
 /* Pinned staging and its events, created on first use; released at close. */
 wt_status cu_staging_init(cu_engine *ce);
 void cu_staging_free(cu_engine *ce);
+
+/* Undecimated transforms (cu_swt.cu): the engine's uforward/uinverse ops,
+ * and device-resident timing for wt_cuda_ubench (@p bytes: what the timed
+ * transform reads and writes). */
+wt_status cu_uforward(wt_engine *e, const wt_uparams *p, const float *planes, size_t h, size_t w,
+                      int channels, float *bands);
+wt_status cu_uinverse(wt_engine *e, const wt_uparams *p, const float *bands, size_t h, size_t w,
+                      int channels, float *planes);
+wt_status cu_ubench(cu_engine *ce, const wt_uparams *p, size_t h, size_t w, int channels,
+                    int inverse, int repeat, wt_cuda_timing *timing, size_t *bytes);
 
 #endif

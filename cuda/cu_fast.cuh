@@ -15,7 +15,6 @@
 
 #include "cu_kernels.cuh"
 
-#define CU_SEG 8 /* output pairs per thread and line segment */
 
 /* ---------------------------------------------------------------------- */
 /* Operators on a register segment v[0, 2 * CU_SEG + HALO) */
@@ -272,8 +271,6 @@ template <typename V> WT_DEV void st_vec(void *p, V v)
     *(V *)p = v;
 }
 
-#define CU_BATCH 4     /* rows in flight per thread in the forward gather */
-#define CU_BATCH_INV 4 /* in the inverse gather */
 
 /* ---------------------------------------------------------------------- */
 /* Forward gather. The columns of the window inside the signal: 16-byte
@@ -302,6 +299,8 @@ WT_DEV void cp_async16(void *smem_dst, const void *gmem_src)
     WT_CHECK_ALIGNED(smem_dst, 16);
     WT_CHECK_ALIGNED(gmem_src, 16);
     memcpy(smem_dst, gmem_src, 16);
+#elif __CUDA_ARCH__ < 800 /* Turing has no cp.async: through registers */
+    *(float4 *)smem_dst = __ldg((const float4 *)gmem_src);
 #else
     unsigned s = (unsigned)__cvta_generic_to_shared(smem_dst);
     asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(s), "l"(gmem_src));
@@ -310,7 +309,7 @@ WT_DEV void cp_async16(void *smem_dst, const void *gmem_src)
 
 WT_DEV void cp_async_wait()
 {
-#ifndef WT_CUDA_EMULATE
+#if !defined(WT_CUDA_EMULATE) && __CUDA_ARCH__ >= 800
     asm volatile("cp.async.wait_all;\n" ::);
 #endif
 }
@@ -848,10 +847,7 @@ WT_DEV void store_staged(const cu_level &L, const T *stage, int sp, int c, int u
  * high-pass one L.half elements in), then mid: forward 2 ty rows of L.pitch,
  * inverse wy rows of CU_MID_PITCH(tx) and the 2 wy row scales. */
 
-/* blocks per SM the kernels are built for (<= 64 registers); 5 (48
- * registers, small spills) made the inverses 3-11% slower, haar's 2% faster */
-#define CU_FWD_BLOCKS 4
-#define CU_MID_PITCH(tx) (2 * (tx) + 4) /* rows 4 banks apart */
+/* CU_FWD_BLOCKS, CU_MID_PITCH, CU_INV_WIDE: cu_tuning.h */
 
 /* Threads per block of Op's forward kernel: one segment item per thread in
  * the y-stage, which runs over the wx = 64 + halo window columns of a
@@ -870,9 +866,6 @@ template <class Op> constexpr int fast_forward_threads()
     return Op::HALO == 0 || Op::SPAN > 24 ? CU_BLOCK_X * CU_BLOCK_Y
                                           : ((64 + Op::HALO) * (32 / CU_SEG) + 31) / 32 * 32;
 }
-#ifndef CU_INV_WIDE
-#define CU_INV_WIDE 1
-#endif
 template <class Op> constexpr int fast_inverse_threads()
 {
     return CU_INV_WIDE ? fast_forward_threads<Op>() : CU_BLOCK_X * CU_BLOCK_Y;

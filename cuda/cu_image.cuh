@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "cu_compat.h"
+#include "cu_tuning.h"
 #include "wavetool.h"
 
 /* Double arithmetic of the mosaic without FMA contraction, as the host
@@ -22,8 +23,6 @@ static inline double wt_dadd(double a, double b) { return a + b; }
 #define wt_dmul(a, b) __dmul_rn(a, b)
 #define wt_dadd(a, b) __dadd_rn(a, b)
 #endif
-
-#define CU_IMG_BLOCK 256
 
 /* ---------------------------------------------------------------------- */
 /* Samples and planes */

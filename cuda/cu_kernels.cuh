@@ -19,8 +19,7 @@
 #include "cu_plan.h"
 #include "dwt_geometry.h"
 
-#define CU_BLOCK_X 32
-#define CU_BLOCK_Y 8
+#include "cu_tuning.h"
 
 /* ---------------------------------------------------------------------- */
 /* Extension of positions */

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cu_plan.h"
+#include "cu_tuning.h"
 #include "dwt_geometry.h"
 
 static int imax(int a, int b)
@@ -257,7 +258,7 @@ size_t cu_level_smem(const cu_level *lv, int inverse, size_t elem_size)
 static int pow2_at_least(int v)
 {
     int p = 1;
-    while (p < v && p < 32)
+    while (p < v && p < CU_TILE_MAX)
         p *= 2;
     return p;
 }

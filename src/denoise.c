@@ -176,6 +176,10 @@ static wt_status check_options(const wt_denoise_options *o, const wt_image *in)
                             in->channels, in->channels == 1 ? "" : "s");
     if (o->ycbcr && o->noise == WT_NOISE_POISSON)
         return wt_error_set(WT_ERR_INVALID, "denoise: --ycbcr and Poisson noise exclude each other");
+    if (o->swt && (o->ycbcr || o->noise == WT_NOISE_POISSON || o->cycle_spin > 0))
+        return wt_error_set(WT_ERR_INVALID,
+                            "denoise: --transform swt goes without --ycbcr, --noise poisson and "
+                            "--cycle-spin");
     return WT_OK;
 }
 
@@ -345,9 +349,7 @@ static wt_status denoise_sample_planes(wt_engine *e, const wt_denoise_options *o
             x[i] /= peak;
         st = denoise_ycbcr(e, o, p, h, w, given, x, work, used);
         for (size_t i = 0; i < 3 * n; i++)
-            x[i] *= peak;
-        for (int c = 0; c < 3; c++)
-            used[c] *= peak;
+            x[i] *= peak; /* sigma stays in YCbCr units (Y' 16-235) */
     } else {
         int poisson = o->noise == WT_NOISE_POISSON;
         for (size_t i = 0; i < (size_t)channels * n; i++)
@@ -379,6 +381,111 @@ static void planes_to_image(const double *x, wt_image *out)
             else
                 ((uint8_t *)out->pixels)[i * (size_t)c + (size_t)k] = (uint8_t)lrint(v);
         }
+}
+
+/* ---- the stationary wavelet transform (host stacks) ----------------------- */
+
+static int by_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* numpy's median of the |c| >= @p zero of @p n values (NaN when none). */
+static double median_abs_above(const float *c, size_t n, double zero, double *scratch)
+{
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++)
+        if (fabs((double)c[i]) >= zero && c[i] != 0.0f)
+            scratch[m++] = fabs((double)c[i]);
+    if (!m)
+        return NAN;
+    qsort(scratch, m, sizeof *scratch, by_double);
+    return m % 2 ? scratch[m / 2] : 0.5 * (scratch[m / 2 - 1] + scratch[m / 2]);
+}
+
+static void shrink_band(float *c, size_t n, double t, int soft)
+{
+    for (size_t i = 0; i < n; i++) {
+        double v = c[i], m = fabs(v);
+        c[i] = (float)(m < t ? 0.0 : (soft ? copysign(m - t, v) : v));
+    }
+}
+
+static double band_mean_sq(const float *c, size_t n)
+{
+    double s = 0.0;
+    for (size_t i = 0; i < n; i++)
+        s += (double)c[i] * (double)c[i];
+    return n ? s / (double)n : 0.0;
+}
+
+/* One channel's detail bands of a stack: sigma, thresholds, shrinkage. */
+static void shrink_swt_channel(const wt_denoise_options *o, const wt_uparams *u, float *bands,
+                               size_t h, size_t w, int channels, int c, double peak,
+                               double given, double *scratch, double *used)
+{
+    size_t n = h * w;
+    float *d1 = bands + ((size_t)wt_ustack_index(u, 1, WT_BAND_D) * (size_t)channels + (size_t)c) * n;
+    double sigma = given;
+    if (isnan(sigma) && o->rule != WT_RULE_FIXED)
+        sigma = median_abs_above(d1, n, peak * ZERO_FRACTION, scratch) / NORM_PPF_075;
+    *used = sigma;
+    for (int l = 1; l <= u->levels; l++)
+        for (int b = WT_BAND_H; b <= WT_BAND_D; b++) {
+            float *band = bands + ((size_t)wt_ustack_index(u, l, (wt_band)b) * (size_t)channels +
+                                   (size_t)c) * n;
+            double t = o->threshold;
+            if (o->rule == WT_RULE_BAYES) {
+                wt_band_stats s = {.count = n, .sum_sq = band_mean_sq(band, n) * (double)n};
+                t = bayes_threshold(&s, sigma, peak);
+            } else if (o->rule == WT_RULE_VISU) {
+                t = sigma * sqrt(2.0 * log((double)n));
+            }
+            t *= level_factor(o, l);
+            if (!isnan(t))
+                shrink_band(band, n, t, o->soft);
+        }
+}
+
+/* Denoise with the SWT: samples to planes, wt_uforward, shrink, wt_uinverse. */
+static wt_status denoise_swt(wt_engine *e, const wt_denoise_options *o, const wt_image *in,
+                             wt_image *out, double *used, int *levels)
+{
+    size_t h = in->height, w = in->width, n = h * w;
+    int channels = in->channels;
+    wt_uparams u = {WT_TRANSFORM_SWT, o->params.wavelet, o->params.levels, 0, 0, 0,
+                    WT_BORDER_MIRROR};
+    if (u.levels <= 0) {
+        int max = wt_umax_level(&u, h, w);
+        u.levels = max - 3 > 1 ? max - 3 : 1;
+    }
+    *levels = u.levels;
+    wt_status st = wt_uparams_check(&u, h, w);
+    if (st != WT_OK)
+        return st;
+    size_t nb = (size_t)wt_ustack_bands(&u);
+    float *planes = malloc(n * (size_t)channels * sizeof *planes);
+    float *bands = malloc(nb * n * (size_t)channels * sizeof *bands);
+    double *scratch = malloc(n * sizeof *scratch), *x = malloc(n * (size_t)channels * sizeof *x);
+    double peak = peak_of(in);
+    st = planes && bands && scratch && x ? wt_image_to_planes(in, planes)
+                                         : wt_error_set(WT_ERR_NOMEM, "out of memory");
+    if (st == WT_OK)
+        st = wt_uforward(e, &u, planes, h, w, channels, bands);
+    for (int c = 0; st == WT_OK && c < channels; c++)
+        shrink_swt_channel(o, &u, bands, h, w, channels, c, peak, o->sigma, scratch, &used[c]);
+    if (st == WT_OK)
+        st = wt_uinverse(e, &u, bands, h, w, channels, planes);
+    for (size_t i = 0; st == WT_OK && i < n * (size_t)channels; i++)
+        x[i] = planes[i];
+    if (st == WT_OK)
+        planes_to_image(x, out);
+    free(planes);
+    free(bands);
+    free(scratch);
+    free(x);
+    return st;
 }
 
 /* cycle_spin(max_shifts=N): the mean over shifts (dy, dx) in 0..N of the
@@ -446,7 +553,9 @@ wt_status wt_denoise_image(wt_engine *engine, const wt_denoise_options *o, const
         return wt_error_set(WT_ERR_INVALID, "denoise: output image does not match the input");
     wt_params p = params_for(o, in);
     double used[4] = {NAN, NAN, NAN, NAN};
-    if (o->ycbcr || o->noise == WT_NOISE_POISSON || o->cycle_spin > 0)
+    if (o->swt)
+        st = denoise_swt(engine, o, in, out, used, &p.levels);
+    else if (o->ycbcr || o->noise == WT_NOISE_POISSON || o->cycle_spin > 0)
         st = denoise_on_host_planes(engine, o, &p, in, out, used);
     else
         st = denoise_resident(engine, o, &p, in, out, used);

@@ -89,6 +89,10 @@ WT_BAND_FN double wt_band_op_apply(wt_band_op op, double v, double t)
     case WT_OP_SOFT: return m < t ? 0.0 : copysign(m - t, v);
     case WT_OP_SCALE: return t * v;
     case WT_OP_ZERO: break;
+    case WT_OP_QUANTIZE: {
+        double q = floor(m / t);
+        return q == 0.0 ? 0.0 : copysign((q + 0.5) * t, v);
+    }
     }
     return 0.0;
 }
@@ -143,7 +147,22 @@ typedef struct wt_engine_ops {
     wt_status (*roundtrip_image)(wt_engine *e, const wt_params *p, const wt_image *img,
                                  wt_image *back);
     const wt_epyramid_ops *pyr; /* engine-resident pyramids */
+    /* Undecimated transforms (SWT, starlet) of host planes into host band
+     * stacks; called with checked params. NULL: the host implementation
+     * below runs them. */
+    wt_status (*uforward)(wt_engine *e, const wt_uparams *p, const float *planes, size_t h,
+                          size_t w, int channels, float *bands);
+    wt_status (*uinverse)(wt_engine *e, const wt_uparams *p, const float *bands, size_t h,
+                          size_t w, int channels, float *planes);
 } wt_engine_ops;
+
+/* The host implementation of the undecimated transforms (src/undecimated.c),
+ * on @p threads threads (0 = cores). */
+wt_status wt_host_uforward(int threads, const wt_uparams *p, const float *planes, size_t h,
+                           size_t w, int channels, float *bands);
+wt_status wt_host_uinverse(int threads, const wt_uparams *p, const float *bands, size_t h,
+                           size_t w, int channels, float *planes);
+
 
 struct wt_engine {
     const wt_engine_ops *ops;
@@ -183,6 +202,14 @@ typedef struct wt_cuda_timing {
 wt_status wt_cuda_bench(wt_engine *engine, const wt_params *params, size_t height, size_t width,
                         int channels, int inverse, int repeat, size_t copy_bytes,
                         wt_cuda_timing *timing);
+/* Times @p repeat device-resident runs (after a warm-up) of an undecimated
+ * transform (forward, or @p inverse = 1) of @p channels planes, and a
+ * device-to-device copy of half the bytes it reads and writes (*@p bytes;
+ * the copy reads and writes each of its bytes). SWT level: 1 plane read, 4
+ * written (inverse 4 + 1); starlet scale 1 + 2 (inverse L + 1 read, 1 written). */
+wt_status wt_cuda_ubench(wt_engine *engine, const wt_uparams *params, size_t height,
+                         size_t width, int channels, int inverse, int repeat,
+                         wt_cuda_timing *timing, size_t *bytes);
 /* Median seconds of @p repeat pinned host-to-device copies of @p up bytes and
  * device-to-host copies of @p down bytes on the engine's copy stream
  * (cudaEvents), for the floor of wavetool bench --host-path. */

@@ -200,14 +200,15 @@ size_t wt_epyramid_details(const wt_epyramid *p, wt_band_ref *sel)
 
 static wt_status check_map_args(wt_band_op op, const double *args, size_t n)
 {
-    if ((unsigned)op > WT_OP_ZERO)
+    if ((unsigned)op > WT_OP_QUANTIZE)
         return wt_error_set(WT_ERR_INVALID, "unknown band operation %d", (int)op);
     if (op == WT_OP_ZERO || !n)
         return WT_OK;
     if (!args)
         return wt_error_set(WT_ERR_INVALID, "band operation without arguments");
     for (size_t i = 0; i < n; i++)
-        if (isnan(args[i]) || ((op == WT_OP_HARD || op == WT_OP_SOFT) && args[i] < 0.0))
+        if (isnan(args[i]) || ((op == WT_OP_HARD || op == WT_OP_SOFT) && args[i] < 0.0) ||
+            (op == WT_OP_QUANTIZE && !(args[i] > 0.0 && isfinite(args[i]))))
             return wt_error_set(WT_ERR_INVALID, "argument %zu of the band operation is %g", i,
                                 args[i]);
     return WT_OK;

@@ -12,6 +12,8 @@ static const wt_codec *const codecs[] = {
     [WT_FORMAT_PNG] = &wt_codec_png,
     [WT_FORMAT_JPEG] = &wt_codec_jpeg,
     [WT_FORMAT_NPZ] = &wt_codec_npz,
+    &wt_codec_tiff,
+    &wt_codec_npy,
 };
 #define CODEC_ROWS ((int)(sizeof codecs / sizeof codecs[0]))
 

@@ -27,6 +27,8 @@ typedef struct wt_codec {
 extern const wt_codec wt_codec_png;  /* src/png_io.c */
 extern const wt_codec wt_codec_jpeg; /* src/jpeg_io.c */
 extern const wt_codec wt_codec_npz;  /* src/npz.c */
+extern const wt_codec wt_codec_tiff; /* src/tiff_io.c */
+extern const wt_codec wt_codec_npy;  /* src/npy_io.c */
 
 /** The codec of @p format, or NULL. */
 const wt_codec *wt_codec_of(wt_file_format format);

@@ -10,81 +10,66 @@
 #include <unistd.h>
 
 #include "image_codec.h"
+#include "input.h"
 
 /* Largest input file read into memory. */
-#define MAX_INPUT_BYTES ((size_t)4 << 30)
+#define MAX_INPUT_BYTES ((uint64_t)4 << 30)
+/* Bytes per pixel of the largest samples (RGBA, 16-bit). */
+#define MAX_PIXEL_BYTES 8
 #define DEFAULT_MAX_SCANS 1000
 
-/* Read @p fd to its end into a malloc'ed buffer; @p hint is the expected size. */
-static wt_status read_all(int fd, const char *name, size_t hint, uint8_t **data, size_t *size)
+static wt_status not_an_image(const char *name);
+
+/* The first bytes must be those of a format that decodes images. */
+static wt_status check_image_start(const uint8_t *data, size_t size, const char *name)
 {
-    size_t cap = hint ? hint + 1 : (size_t)1 << 16, len = 0;
-    uint8_t *buf = malloc(cap);
-    while (buf) {
-        if (len == cap) {
-            if (len > MAX_INPUT_BYTES) {
-                free(buf);
-                return wt_error_set(WT_ERR_LIMIT, "%s: file is larger than 4 GiB", name);
-            }
-            size_t grown_cap = cap > MAX_INPUT_BYTES / 2 ? MAX_INPUT_BYTES + 1 : cap * 2;
-            uint8_t *grown = realloc(buf, grown_cap);
-            if (!grown)
-                break;
-            buf = grown;
-            cap = grown_cap;
-        }
-        ssize_t n = read(fd, buf + len, cap - len);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0) {
-            int err = errno;
-            free(buf);
-            return wt_error_set(WT_ERR_IO, "%s: %s", name, strerror(err));
-        }
-        if (n == 0) {
-            *data = buf;
-            *size = len;
-            return WT_OK;
-        }
-        len += (size_t)n;
-    }
-    free(buf);
-    return wt_error_set(WT_ERR_NOMEM, "%s: out of memory reading the file", name);
+    const wt_codec *c = wt_codec_sniff(data, size);
+    if (!c)
+        return not_an_image(name);
+    if (!c->decode)
+        return wt_error_set(WT_ERR_FORMAT, "%s: %s holds wavelet coefficients, not an image",
+                            name, c->info.name);
+    return WT_OK;
 }
 
-static wt_status read_path(const char *path, uint8_t **data, size_t *size)
+/* Read an image file or stream whole: its format known from its first bytes,
+ * its size bounded by what --max-pixels allows. */
+static wt_status read_image_input(int fd, const char *name, uint64_t hint, uint64_t max_pixels,
+                                  uint8_t **data, size_t *size)
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return wt_error_set(WT_ERR_IO, "%s: %s", path, strerror(errno));
-    struct stat st;
-    wt_status status = WT_OK;
-    if (fstat(fd, &st) != 0)
-        status = wt_error_set(WT_ERR_IO, "%s: %s", path, strerror(errno));
-    else if (S_ISDIR(st.st_mode))
-        status = wt_error_set(WT_ERR_IO, "%s: is a directory", path);
-    else if (S_ISREG(st.st_mode) && (uint64_t)st.st_size > MAX_INPUT_BYTES)
-        status = wt_error_set(WT_ERR_LIMIT, "%s: file is larger than 4 GiB", path);
-    if (status == WT_OK)
-        status = read_all(fd, path, S_ISREG(st.st_mode) ? (size_t)st.st_size : 0, data, size);
-    close(fd);
-    return status;
+    uint64_t limit = max_pixels ? max_pixels : WT_DEFAULT_MAX_PIXELS;
+    uint64_t cap = wt_input_cap(limit, MAX_PIXEL_BYTES, MAX_INPUT_BYTES);
+    char cap_text[128];
+    if (cap == MAX_INPUT_BYTES)
+        snprintf(cap_text, sizeof cap_text, "4 GiB");
+    else
+        snprintf(cap_text, sizeof cap_text, "%llu MiB (the most --max-pixels %llu allows)",
+                 (unsigned long long)(cap >> 20), (unsigned long long)limit);
+    return wt_input_read(fd, name, hint, cap, cap_text, check_image_start, data, size);
 }
 
 wt_status wt_image_load(const char *path, const wt_load_options *opt, wt_image *img)
 {
     uint8_t *data = NULL;
     size_t size = 0;
+    uint64_t max_pixels = opt ? opt->max_pixels : 0;
     int is_stdin = strcmp(path, "-") == 0;
     const char *name = is_stdin ? "(stdin)" : path;
     memset(img, 0, sizeof *img);
     wt_warning_clear();
-    wt_status st = is_stdin ? read_all(STDIN_FILENO, name, 0, &data, &size)
-                            : read_path(path, &data, &size);
-    if (st == WT_OK)
-        st = wt_image_load_memory(data, size, name, opt, img);
+    int fd = STDIN_FILENO;
+    struct stat st;
+    wt_status status = is_stdin ? WT_OK : wt_input_open(path, &fd, &st);
+    if (status == WT_OK) {
+        uint64_t hint = !is_stdin && S_ISREG(st.st_mode) ? (uint64_t)st.st_size : 0;
+        status = read_image_input(fd, name, hint, max_pixels, &data, &size);
+        if (!is_stdin)
+            close(fd);
+    }
+    if (status == WT_OK)
+        status = wt_image_load_memory(data, size, name, opt, img);
     free(data);
-    return st;
+    return status;
 }
 
 /* "not a PNG or JPEG image": the names of the formats that decode images */

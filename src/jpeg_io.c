@@ -12,6 +12,7 @@
 #include <jpeglib.h>
 
 #include "image_codec.h"
+#include "input.h"
 
 /* Error manager with what wavetool needs to report; libjpeg's callbacks get
  * it back from cinfo->err. */
@@ -159,13 +160,9 @@ static wt_status check_header(j_decompress_ptr cinfo, const jpeg_context *ctx,
     if (cinfo->data_precision != 8)
         return wt_error_set(WT_ERR_UNSUPPORTED, "%s: unsupported precision (%d-bit JPEG)",
                             ctx->name, cinfo->data_precision);
-    uint64_t pixels = (uint64_t)cinfo->image_width * cinfo->image_height;
-    if (pixels > opt->max_pixels)
-        return wt_error_set(WT_ERR_LIMIT,
-                            "%s: %ux%u pixels exceeds the limit of %llu (--max-pixels)",
-                            ctx->name, cinfo->image_width, cinfo->image_height,
-                            (unsigned long long)opt->max_pixels);
-    return choose_output(cinfo, ctx);
+    wt_status st = wt_check_dimensions(ctx->name, "JPEG", cinfo->image_width,
+                                       cinfo->image_height, opt->max_pixels);
+    return st == WT_OK ? choose_output(cinfo, ctx) : st;
 }
 
 static void read_pixels(j_decompress_ptr cinfo, wt_image *img)

@@ -1,6 +1,7 @@
 /* Subband mosaics: every band of a pyramid in one picture, laid out like
  * pywt.coeffs_to_array, each band scaled for display on its own. */
 #include <float.h>
+#include <stdio.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -72,11 +73,14 @@ static void band_range(const wt_pyramid *pyr, int level, wt_band b, double *lo, 
         range_f32((const float *)pyr->data + first, n, lo, hi, maxabs);
 }
 
+/* @p display_max: the detail maximum M of a style (NULL: the band's max |v|). */
 static band_map plan_band(const wt_pyramid *pyr, int level, wt_band b, wt_scale scale,
-                          double peak)
+                          double peak, const double *display_max)
 {
     double lo, hi, maxabs, mid = peak / 2.0;
     band_range(pyr, level, b, &lo, &hi, &maxabs);
+    if (display_max)
+        maxabs = *display_max;
     if (b == WT_BAND_A) /* min..max to full range; a flat band shows mid-grey */
         return hi > lo ? (band_map){0.0, lo, peak / (hi - lo), 0} : (band_map){mid, 0.0, 0.0, 0};
     if (scale == WT_SCALE_OFFSET) /* mid-grey + v / (2 max|v|) of full range */
@@ -131,11 +135,11 @@ DEFINE_PLACE_ROW(place_row_i32_u16, int32_t, uint16_t)
 
 /* Copy one band into the mosaic with its top-left corner at (y0, x0). */
 static void place_band(const wt_pyramid *pyr, int level, wt_band b, wt_scale scale,
-                       wt_image *out, size_t y0, size_t x0)
+                       const double *display_max, wt_image *out, size_t y0, size_t x0)
 {
     int deep = out->bit_depth > 8, ints = pyr->dtype == WT_INT32;
     double peak = deep ? 65535.0 : 255.0;
-    band_map m = plan_band(pyr, level, b, scale, peak);
+    band_map m = plan_band(pyr, level, b, scale, peak, display_max);
     size_t h, w, mw = out->width, c = (size_t)pyr->channels;
     wt_pyramid_band_shape(pyr, level, b, &h, &w);
     for (size_t ch = 0; ch < c; ch++) {
@@ -176,13 +180,498 @@ wt_status wt_mosaic_render(const wt_pyramid *pyr, wt_scale scale, int bit_depth,
     /* the order of coeffs_to_array: cA, then per level from the coarsest cH, cV, cD;
      * (ah, aw) grows by each level's cD shape */
     size_t ah = pyr->lo_h[pyr->levels], aw = pyr->lo_w[pyr->levels];
-    place_band(pyr, pyr->levels, WT_BAND_A, scale, out, 0, 0);
+    place_band(pyr, pyr->levels, WT_BAND_A, scale, NULL, out, 0, 0);
     for (int l = pyr->levels; l >= 1; l--) {
-        place_band(pyr, l, WT_BAND_H, scale, out, ah, 0);
-        place_band(pyr, l, WT_BAND_V, scale, out, 0, aw);
-        place_band(pyr, l, WT_BAND_D, scale, out, ah, aw);
+        place_band(pyr, l, WT_BAND_H, scale, NULL, out, ah, 0);
+        place_band(pyr, l, WT_BAND_V, scale, NULL, out, 0, aw);
+        place_band(pyr, l, WT_BAND_D, scale, NULL, out, ah, aw);
         ah += pyr->hi_h[l];
         aw += pyr->hi_w[l];
     }
     return WT_OK;
+}
+
+/* ---- undecimated band stacks ------------------------------------------------
+ * A grid of full-size tiles. SWT: 4 tiles wide, one row per level from the
+ * coarsest (top): cA, cH, cV, cD; the cA column holds cA_L on the top row and
+ * cA_l on the others with all_approx, else black. Starlet: one row, c then
+ * w_L ... w_1. Each tile scaled as the DWT mosaic scales its band. */
+
+/* Grid cell (row, column) of band @p i of a stack; the grid's size in tiles. */
+static void stack_cell(const wt_uparams *p, int i, size_t *row, size_t *col)
+{
+    int L = p->levels;
+    if (p->transform == WT_TRANSFORM_STARLET) {
+        *row = 0;
+        *col = i == 0 ? 0 : (size_t)(L - i + 1);
+    } else if (i == 0) {
+        *row = *col = 0;
+    } else if (i <= 3 * L) {
+        *row = (size_t)(i - 1) / 3;
+        *col = 1 + (size_t)(i - 1) % 3;
+    } else { /* cA_l, l = i - 3L */
+        *row = (size_t)(L - (i - 3 * L));
+        *col = 0;
+    }
+}
+
+static void stack_grid(const wt_uparams *p, size_t *rows, size_t *cols)
+{
+    *rows = p->transform == WT_TRANSFORM_STARLET ? 1 : (size_t)p->levels;
+    *cols = p->transform == WT_TRANSFORM_STARLET ? (size_t)p->levels + 1 : 4;
+}
+
+void wt_umosaic_size(const wt_uparams *p, size_t height, size_t width, size_t *mh, size_t *mw)
+{
+    size_t rows, cols;
+    stack_grid(p, &rows, &cols);
+    *mh = rows * height;
+    *mw = cols * width;
+}
+
+/* Approximations: SWT cA bands and the starlet's smooth plane. */
+static int stack_is_approx(const wt_uparams *p, int i)
+{
+    return i == 0 || (p->transform == WT_TRANSFORM_SWT && i > 3 * p->levels);
+}
+
+static band_map plan_stack_band(const float *band, size_t n, int approx, wt_scale scale,
+                                double peak)
+{
+    double lo, hi, maxabs, mid = peak / 2.0;
+    range_f32(band, n, &lo, &hi, &maxabs);
+    if (approx) /* as plan_band */
+        return hi > lo ? (band_map){0.0, lo, peak / (hi - lo), 0} : (band_map){mid, 0.0, 0.0, 0};
+    if (scale == WT_SCALE_OFFSET)
+        return (band_map){mid, 0.0, maxabs > 0.0 ? peak / (2.0 * maxabs) : 0.0, 0};
+    return (band_map){0.0, 0.0, maxabs > 0.0 ? peak / maxabs : 0.0, 1};
+}
+
+wt_status wt_umosaic_render(const wt_uparams *p, const float *bands, size_t height, size_t width,
+                            int channels, wt_scale scale, int bit_depth, wt_image *out)
+{
+    memset(out, 0, sizeof *out);
+    if (!bands || (bit_depth != 8 && bit_depth != 16) || channels < 1 || channels > 4 ||
+        (unsigned)scale > WT_SCALE_OFFSET)
+        return wt_error_set(WT_ERR_INVALID, "cannot render a mosaic of these bands");
+    size_t mh, mw;
+    wt_umosaic_size(p, height, width, &mh, &mw);
+    if (mh > UINT32_MAX || mw > UINT32_MAX || mh / height != (p->transform == WT_TRANSFORM_STARLET ? 1 : (size_t)p->levels))
+        return wt_error_set(WT_ERR_LIMIT, "mosaic of %zux%zu is too large", mh, mw);
+    wt_status st = wt_image_alloc(out, (uint32_t)mw, (uint32_t)mh, channels, bit_depth);
+    if (st != WT_OK)
+        return st;
+    const int deep = bit_depth > 8;
+    const double peak = deep ? 65535.0 : 255.0;
+    const size_t c = (size_t)channels, plane = height * width;
+    for (int i = 0; i < wt_ustack_bands(p); i++) {
+        const float *band = bands + (size_t)i * c * plane;
+        band_map m = plan_stack_band(band, c * plane, stack_is_approx(p, i), scale, peak);
+        size_t row, col;
+        stack_cell(p, i, &row, &col);
+        for (size_t ch = 0; ch < c; ch++)
+            for (size_t y = 0; y < height; y++) {
+                const float *src = band + ch * plane + y * width;
+                size_t d = ((row * height + y) * mw + col * width) * c + ch;
+                if (deep)
+                    place_row_f32_u16(&m, src, width, (uint16_t *)out->pixels + d, c, peak);
+                else
+                    place_row_f32_u8(&m, src, width, (uint8_t *)out->pixels + d, c, peak);
+            }
+    }
+    return WT_OK;
+}
+/* ---- styles (src/mosaic.c) ------------------------------------------------
+ * Ranges shared by bands, percentile clips, transfer curves, a diverging
+ * colour map, grid lines and band labels. Linear gray styles go through the
+ * row loops above with the style's display maximum, so the plain style gives
+ * wt_mosaic_render's bytes; the others map each sample on its own. */
+
+wt_mosaic_style wt_mosaic_style_plain(wt_scale scale)
+{
+    return (wt_mosaic_style){scale, WT_RANGE_BAND, WT_TRANSFER_LINEAR, WT_COLORMAP_GRAY, 100.0,
+                             0, 0};
+}
+
+int wt_mosaic_style_is_plain(const wt_mosaic_style *s)
+{
+    return s->range == WT_RANGE_BAND && s->transfer == WT_TRANSFER_LINEAR &&
+           s->colormap == WT_COLORMAP_GRAY && s->clip >= 100.0 && !s->grid && !s->labels;
+}
+
+static double coefficient_at(const wt_pyramid *pyr, size_t i)
+{
+    return pyr->dtype == WT_INT32 ? (double)((const int32_t *)pyr->data)[i]
+                                  : (double)((const float *)pyr->data)[i];
+}
+
+/* The k-th smallest of v[0..n) (v reordered), Hoare's selection. */
+static double select_kth(double *v, size_t n, size_t k)
+{
+    size_t lo = 0, hi = n - 1;
+    while (lo < hi) {
+        double pivot = v[lo + (hi - lo) / 2];
+        size_t i = lo, j = hi;
+        while (i <= j) {
+            while (v[i] < pivot)
+                i++;
+            while (v[j] > pivot)
+                j--;
+            if (i <= j) {
+                double t = v[i];
+                v[i] = v[j];
+                v[j] = t;
+                i++;
+                if (j == 0)
+                    break;
+                j--;
+            }
+        }
+        if (k <= j)
+            hi = j;
+        else if (k >= i)
+            lo = i;
+        else
+            return v[k];
+    }
+    return v[k];
+}
+
+/* numpy.percentile(v, p) (linear interpolation) of n values; v reordered. */
+static double percentile(double *v, size_t n, double p)
+{
+    if (n == 0)
+        return 0.0;
+    double pos = p / 100.0 * (double)(n - 1);
+    size_t k = (size_t)floor(pos);
+    double a = select_kth(v, n, k), frac = pos - (double)k;
+    if (frac == 0.0 || k + 1 >= n)
+        return a;
+    double b = v[k + 1]; /* the smallest of the upper part */
+    for (size_t i = k + 2; i < n; i++)
+        b = v[i] < b ? v[i] : b;
+    return a + frac * (b - a);
+}
+
+/* Append the finite |c| of a band (all channels) to v. */
+static size_t gather_abs(const wt_pyramid *pyr, int level, wt_band b, double *v, size_t n)
+{
+    size_t h, w;
+    wt_pyramid_band_shape(pyr, level, b, &h, &w);
+    size_t first = wt_pyramid_offset(pyr, level, b, 0), count = h * w * (size_t)pyr->channels;
+    for (size_t i = 0; i < count; i++) {
+        double m = fabs(coefficient_at(pyr, first + i));
+        if (m <= DBL_MAX)
+            v[n++] = m;
+    }
+    return n;
+}
+
+static double max_of(const double *v, size_t n)
+{
+    double m = 0.0;
+    for (size_t i = 0; i < n; i++)
+        m = v[i] > m ? v[i] : m;
+    return m;
+}
+
+/* Display maximum of every detail band: [level][band - 1]. */
+typedef struct display_ranges {
+    double m[WT_MAX_LEVELS + 1][3];
+} display_ranges;
+
+/* M of the detail bands of levels [l0, l1] and orientations [b0, b1]. */
+static double group_max(const wt_pyramid *pyr, int l0, int l1, int b0, int b1, double clip,
+                        double *work)
+{
+    size_t n = 0;
+    for (int l = l0; l <= l1; l++)
+        for (int b = b0; b <= b1; b++)
+            n = gather_abs(pyr, l, (wt_band)b, work, n);
+    return clip >= 100.0 ? max_of(work, n) : percentile(work, n, clip);
+}
+
+static wt_status plan_ranges(const wt_pyramid *pyr, const wt_mosaic_style *st, display_ranges *r)
+{
+    size_t details = pyr->total - pyr->lo_h[pyr->levels] * pyr->lo_w[pyr->levels] *
+                                      (size_t)pyr->channels;
+    double *work = malloc((details ? details : 1) * sizeof *work);
+    if (!work)
+        return wt_error_set(WT_ERR_NOMEM, "out of memory for the mosaic's ranges");
+    double all = st->range == WT_RANGE_GLOBAL && pyr->levels > 0
+                     ? group_max(pyr, 1, pyr->levels, WT_BAND_H, WT_BAND_D, st->clip, work)
+                     : 0.0;
+    for (int l = 1; l <= pyr->levels; l++) {
+        double level = st->range == WT_RANGE_LEVEL
+                           ? group_max(pyr, l, l, WT_BAND_H, WT_BAND_D, st->clip, work)
+                           : all;
+        for (int b = WT_BAND_H; b <= WT_BAND_D; b++)
+            r->m[l][b - 1] = st->range == WT_RANGE_BAND
+                                 ? group_max(pyr, l, l, b, b, st->clip, work)
+                                 : level;
+    }
+    free(work);
+    return WT_OK;
+}
+
+/* Band (l, b) of @p mean: the mean over the channels of @p pyr. */
+static void mean_band(const wt_pyramid *pyr, wt_pyramid *mean, int l, wt_band b)
+{
+    size_t h, w;
+    wt_pyramid_band_shape(pyr, l, b, &h, &w);
+    float *to = (float *)mean->data + wt_pyramid_offset(mean, l, b, 0);
+    size_t from[4];
+    for (int c = 0; c < pyr->channels; c++)
+        from[c] = wt_pyramid_offset(pyr, l, b, c);
+    for (size_t i = 0; i < h * w; i++) {
+        double sum = 0.0;
+        for (int c = 0; c < pyr->channels; c++)
+            sum += coefficient_at(pyr, from[c] + i);
+        to[i] = (float)(sum / pyr->channels);
+    }
+}
+
+/* One channel: the mean of the channels (diverging maps show one signed value). */
+static wt_status mean_pyramid(const wt_pyramid *pyr, wt_pyramid *mean)
+{
+    *mean = *pyr;
+    mean->channels = 1;
+    mean->dtype = WT_FLOAT32;
+    mean->total = pyr->total / (size_t)pyr->channels;
+    mean->data = malloc((mean->total ? mean->total : 1) * sizeof(float));
+    mean->owned = 1;
+    if (!mean->data)
+        return wt_error_set(WT_ERR_NOMEM, "out of memory for the mosaic");
+    mean_band(pyr, mean, pyr->levels, WT_BAND_A);
+    for (int l = pyr->levels; l >= 1; l--)
+        for (int b = WT_BAND_H; b <= WT_BAND_D; b++)
+            mean_band(pyr, mean, l, (wt_band)b);
+    return WT_OK;
+}
+
+static double transfer(wt_transfer t, double u)
+{
+    switch (t) {
+    case WT_TRANSFER_SQRT: return sqrt(u);
+    case WT_TRANSFER_LOG: return log1p(255.0 * u) / log(256.0);
+    case WT_TRANSFER_LINEAR: break;
+    }
+    return u;
+}
+
+static void put_sample(wt_image *out, size_t y, size_t x, int ch, double s, double peak)
+{
+    s = s >= 0.0 ? s : 0.0; /* NaN: 0 */
+    long v = lrint(s < peak ? s : peak);
+    size_t i = (y * out->width + x) * (size_t)out->channels + (size_t)ch;
+    if (out->bit_depth > 8)
+        ((uint16_t *)out->pixels)[i] = (uint16_t)v;
+    else
+        ((uint8_t *)out->pixels)[i] = (uint8_t)v;
+}
+
+/* A detail value as a signed display value t in [-1, 1] (NaN: 0). */
+static double signed_display(const wt_mosaic_style *st, double v, double m)
+{
+    double u = m > 0.0 ? fabs(v) / m : 0.0;
+    u = u < 1.0 ? u : 1.0;
+    u = u == u ? u : 0.0;
+    return copysign(transfer(st->transfer, u), v);
+}
+
+static void put_pixel(const wt_mosaic_style *st, wt_image *out, size_t y, size_t x, int ch,
+                      int detail, double v, const band_map *a, double m, double peak)
+{
+    if (!detail) { /* cA: min..max, gray in every output channel of a diverging map */
+        double g = (double)map_value(a, v, peak);
+        for (int k = 0; k < (st->colormap == WT_COLORMAP_DIVERGING ? 3 : 1); k++)
+            put_sample(out, y, x, st->colormap == WT_COLORMAP_DIVERGING ? k : ch, g, peak);
+        return;
+    }
+    double t = signed_display(st, v, m);
+    if (st->colormap == WT_COLORMAP_DIVERGING) { /* blue - white - red */
+        double fade = peak * (1.0 - fabs(t));
+        put_sample(out, y, x, 0, t < 0.0 ? fade : peak, peak);
+        put_sample(out, y, x, 1, fade, peak);
+        put_sample(out, y, x, 2, t > 0.0 ? fade : peak, peak);
+    } else if (st->scale == WT_SCALE_OFFSET) {
+        put_sample(out, y, x, ch, peak / 2.0 + t * peak / 2.0, peak);
+    } else {
+        put_sample(out, y, x, ch, fabs(t) * peak, peak);
+    }
+}
+
+/* A band drawn sample by sample (transfer curves, colour maps). */
+static void place_band_mapped(const wt_pyramid *pyr, int level, wt_band b,
+                              const wt_mosaic_style *st, double m, wt_image *out, size_t y0,
+                              size_t x0)
+{
+    double peak = out->bit_depth > 8 ? 65535.0 : 255.0;
+    band_map a = plan_band(pyr, level, b, st->scale, peak, NULL);
+    size_t h, w;
+    wt_pyramid_band_shape(pyr, level, b, &h, &w);
+    for (int ch = 0; ch < pyr->channels; ch++) {
+        size_t src = wt_pyramid_offset(pyr, level, b, ch);
+        for (size_t y = 0; y < h; y++)
+            for (size_t x = 0; x < w; x++)
+                put_pixel(st, out, y0 + y, x0 + x, ch, b != WT_BAND_A,
+                          coefficient_at(pyr, src + y * w + x), &a, m, peak);
+    }
+}
+
+/* ---- grid and labels ------------------------------------------------------ */
+
+static void fill_pixel(wt_image *out, size_t y, size_t x, double value)
+{
+    double peak = out->bit_depth > 8 ? 65535.0 : 255.0;
+    for (int c = 0; c < out->channels; c++) /* alpha (last of 2 or 4) opaque */
+        put_sample(out, y, x, c, (out->channels % 2 == 0 && c == out->channels - 1) ? peak : value,
+                   peak);
+}
+
+/* Lines over the first row and column of each level's detail bands. */
+static void draw_grid(const wt_pyramid *pyr, wt_image *out, double value)
+{
+    size_t ah = pyr->lo_h[pyr->levels], aw = pyr->lo_w[pyr->levels];
+    for (int l = pyr->levels; l >= 1; l--) {
+        size_t bh = ah + pyr->hi_h[l], bw = aw + pyr->hi_w[l];
+        for (size_t x = 0; x < bw && ah < out->height; x++)
+            fill_pixel(out, ah, x, value);
+        for (size_t y = 0; y < bh && aw < out->width; y++)
+            fill_pixel(out, y, aw, value);
+        ah = bh;
+        aw = bw;
+    }
+}
+
+/* 5x7 glyphs, rows top to bottom, bit 4 the leftmost column. */
+static const uint8_t *glyph(char c)
+{
+    static const uint8_t digits[10][7] = {
+        {14, 17, 19, 21, 25, 17, 14}, {4, 12, 4, 4, 4, 4, 14},   {14, 17, 1, 2, 4, 8, 31},
+        {31, 2, 4, 2, 1, 17, 14},     {2, 6, 10, 18, 31, 2, 2},  {31, 16, 30, 1, 1, 17, 14},
+        {6, 8, 16, 30, 17, 17, 14},   {31, 1, 2, 4, 8, 8, 8},    {14, 17, 17, 14, 17, 17, 14},
+        {14, 17, 17, 15, 1, 2, 12}};
+    static const uint8_t c_[7] = {0, 0, 14, 16, 16, 17, 14}, A[7] = {14, 17, 17, 31, 17, 17, 17},
+                         H[7] = {17, 17, 17, 31, 17, 17, 17}, V[7] = {17, 17, 17, 17, 17, 10, 4},
+                         D[7] = {28, 18, 17, 17, 17, 18, 28};
+    switch (c) {
+    case 'c': return c_;
+    case 'A': return A;
+    case 'H': return H;
+    case 'V': return V;
+    case 'D': return D;
+    default: return c >= '0' && c <= '9' ? digits[c - '0'] : NULL;
+    }
+}
+
+/* White text on a black box at (y0, x0), if the band has room for it. */
+static void draw_label(wt_image *out, const char *text, size_t y0, size_t x0, size_t bh,
+                       size_t bw)
+{
+    double peak = out->bit_depth > 8 ? 65535.0 : 255.0;
+    size_t len = strlen(text), box_w = 6 * len + 1, box_h = 9;
+    if (box_w > bw || box_h > bh)
+        return;
+    for (size_t y = 0; y < box_h; y++)
+        for (size_t x = 0; x < box_w; x++)
+            fill_pixel(out, y0 + y, x0 + x, 0.0);
+    for (size_t i = 0; i < len; i++) {
+        const uint8_t *g = glyph(text[i]);
+        for (size_t y = 0; g && y < 7; y++)
+            for (size_t x = 0; x < 5; x++)
+                if (g[y] & (16 >> x))
+                    fill_pixel(out, y0 + 1 + y, x0 + 1 + 6 * i + x, peak);
+    }
+}
+
+static void draw_labels(const wt_pyramid *pyr, wt_image *out)
+{
+    static const char letters[] = "AHVD";
+    char name[16];
+    size_t ah = pyr->lo_h[pyr->levels], aw = pyr->lo_w[pyr->levels];
+    snprintf(name, sizeof name, "cA%d", pyr->levels);
+    draw_label(out, name, 0, 0, ah, aw);
+    for (int l = pyr->levels; l >= 1; l--) {
+        for (int b = WT_BAND_H; b <= WT_BAND_D; b++) {
+            size_t h, w;
+            wt_pyramid_band_shape(pyr, l, (wt_band)b, &h, &w);
+            snprintf(name, sizeof name, "c%c%d", letters[b], l);
+            draw_label(out, name, b == WT_BAND_V ? 0 : ah, b == WT_BAND_H ? 0 : aw, h, w);
+        }
+        ah += pyr->hi_h[l];
+        aw += pyr->hi_w[l];
+    }
+}
+
+/* ---- render ---------------------------------------------------------------- */
+
+static void place_styled(const wt_pyramid *pyr, int level, wt_band b, const wt_mosaic_style *st,
+                         const display_ranges *r, wt_image *out, size_t y0, size_t x0)
+{
+    const double *m = b == WT_BAND_A ? NULL : &r->m[level][b - 1];
+    if (st->transfer == WT_TRANSFER_LINEAR && st->colormap == WT_COLORMAP_GRAY)
+        place_band(pyr, level, b, st->scale, m, out, y0, x0);
+    else
+        place_band_mapped(pyr, level, b, st, m ? *m : 0.0, out, y0, x0);
+}
+
+static wt_status check_style(const wt_pyramid *pyr, const wt_mosaic_style *st, int bit_depth)
+{
+    if (!st || !pyr || !pyr->data || (bit_depth != 8 && bit_depth != 16) || pyr->channels < 1 ||
+        pyr->channels > 4 || (unsigned)st->scale > WT_SCALE_OFFSET ||
+        (unsigned)st->range > WT_RANGE_GLOBAL || (unsigned)st->transfer > WT_TRANSFER_LOG ||
+        (unsigned)st->colormap > WT_COLORMAP_DIVERGING || !(st->clip > 0.0 && st->clip <= 100.0))
+        return wt_error_set(WT_ERR_INVALID, "cannot render a mosaic of this pyramid in this "
+                                            "style (%d channels, %d-bit)",
+                            pyr ? pyr->channels : 0, bit_depth);
+    return WT_OK;
+}
+
+static wt_status render_styled(const wt_pyramid *pyr, const wt_mosaic_style *st, int bit_depth,
+                               wt_image *out)
+{
+    size_t mh, mw;
+    display_ranges r;
+    wt_mosaic_size(pyr, &mh, &mw);
+    if (mh > UINT32_MAX || mw > UINT32_MAX)
+        return wt_error_set(WT_ERR_LIMIT, "mosaic of %zux%zu is too large", mh, mw);
+    int channels = st->colormap == WT_COLORMAP_DIVERGING ? 3 : pyr->channels;
+    wt_status s = plan_ranges(pyr, st, &r);
+    if (s == WT_OK)
+        s = wt_image_alloc(out, (uint32_t)mw, (uint32_t)mh, channels, bit_depth);
+    if (s != WT_OK)
+        return s;
+    size_t ah = pyr->lo_h[pyr->levels], aw = pyr->lo_w[pyr->levels];
+    place_styled(pyr, pyr->levels, WT_BAND_A, st, &r, out, 0, 0);
+    for (int l = pyr->levels; l >= 1; l--) {
+        place_styled(pyr, l, WT_BAND_H, st, &r, out, ah, 0);
+        place_styled(pyr, l, WT_BAND_V, st, &r, out, 0, aw);
+        place_styled(pyr, l, WT_BAND_D, st, &r, out, ah, aw);
+        ah += pyr->hi_h[l];
+        aw += pyr->hi_w[l];
+    }
+    double peak = bit_depth > 8 ? 65535.0 : 255.0;
+    if (st->grid)
+        draw_grid(pyr, out, st->colormap == WT_COLORMAP_DIVERGING ? 0.0 : peak);
+    if (st->labels)
+        draw_labels(pyr, out);
+    return WT_OK;
+}
+
+wt_status wt_mosaic_render_style(const wt_pyramid *pyr, const wt_mosaic_style *style,
+                                 int bit_depth, wt_image *out)
+{
+    memset(out, 0, sizeof *out);
+    wt_status st = check_style(pyr, style, bit_depth);
+    if (st != WT_OK)
+        return st;
+    if (style->colormap != WT_COLORMAP_DIVERGING || pyr->channels == 1)
+        return render_styled(pyr, style, bit_depth, out);
+    wt_pyramid mean;
+    st = mean_pyramid(pyr, &mean);
+    if (st == WT_OK)
+        st = render_styled(&mean, style, bit_depth, out);
+    wt_pyramid_free(&mean);
+    return st;
 }

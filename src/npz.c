@@ -21,10 +21,11 @@
 #include <zlib.h>
 
 #include "image_codec.h"
+#include "input.h"
 #include "npz.h"
 #include "wavetool.h"
 
-#define MAX_MEMBERS (3 * WT_MAX_LEVELS + 2)
+#define MAX_MEMBERS (4 * WT_MAX_LEVELS + 2) /* SWT with all_approx: 4L + meta */
 #define MEMBER_NAME_CAP 16
 #define ZIP_LOCAL_SIG 0x04034b50u
 #define ZIP_CENTRAL_SIG 0x02014b50u
@@ -43,6 +44,7 @@
 #define META_CAP (64 * 1024)     /* JSON meta member */
 #define CENTRAL_DIR_CAP (4u << 20)
 #define READER_MEMBER_CAP 4096   /* members listed in a hostile directory */
+#define STREAM_CAP ((uint64_t)4 << 30) /* coefficient files read from a pipe */
 
 static uint64_t zip64_threshold = 0xffffffffu;
 
@@ -158,13 +160,20 @@ static int meta_json(const wt_npz_meta *m, char *buf, size_t cap)
         *q++ = (unsigned char)*s < 0x20 ? '?' : *s;
     }
     *q = '\0';
+    char undecimated[256] = "";
+    if (m->transform != WT_TRANSFORM_DWT)
+        snprintf(undecimated, sizeof undecimated,
+                 ", \"transform\": \"%s\", \"start_level\": %d, \"norm\": %d, "
+                 "\"all_approx\": %d, \"border\": \"%s\"",
+                 wt_transform_name(m->transform), m->start_level, m->norm, m->all_approx,
+                 wt_border_name(m->border));
     return snprintf(buf, cap,
                     "{\"wavelet\": \"%s\", \"mode\": \"%s\", \"method\": \"%s\", "
                     "\"levels\": %d, \"width\": %u, \"height\": %u, \"channels\": %d, "
-                    "\"bit_depth\": %d, \"color\": \"%s\", \"wavetool\": \"%s\"}",
+                    "\"bit_depth\": %d, \"color\": \"%s\", \"wavetool\": \"%s\"%s}",
                     wavelet, wt_mode_name(m->mode), wt_method_name(m->method), m->levels,
                     m->width, m->height, m->channels, m->bit_depth, color_name(m->color),
-                    WT_VERSION_STRING);
+                    WT_VERSION_STRING, undecimated);
 }
 
 /* .npy v1.0 header for @p descr and @p shape, padded to NPY_ALIGN; its length. */
@@ -457,50 +466,51 @@ static wt_status read_at(const npz_reader *r, uint64_t offset, void *buf, uint64
     return WT_OK;
 }
 
-/* A stream (stdin, a pipe) read whole into memory. */
-static wt_status read_stream(npz_reader *r, int fd)
+/* The first bytes of a stream must be those of a zip file. */
+static wt_status check_npz_start(const uint8_t *data, size_t size, const char *name)
 {
-    size_t cap = 1 << 16, len = 0;
-    uint8_t *buf = malloc(cap);
-    for (;;) {
-        if (buf && len == cap) {
-            uint8_t *grown = cap <= SIZE_MAX / 2 ? realloc(buf, cap * 2) : NULL;
-            if (!grown)
-                free(buf);
-            buf = grown;
-            cap *= 2;
-        }
-        if (!buf)
-            return wt_error_set(WT_ERR_NOMEM, "%s: out of memory", r->name);
-        ssize_t n = read(fd, buf + len, cap - len);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0) {
-            r->mem = buf;
-            r->size = len;
-            return n < 0 ? wt_error_set(WT_ERR_IO, "%s: %s", r->name, strerror(errno)) : WT_OK;
-        }
-        len += (size_t)n;
-    }
+    if (wt_codec_npz.is_a(data, size))
+        return WT_OK;
+    return wt_error_set(WT_ERR_FORMAT, "%s: not a coefficient file (.npz: a zip archive)", name);
 }
 
-static wt_status reader_open(npz_reader *r, const char *path)
+/* A stream (stdin, a pipe, a device) read whole into memory: its first bytes
+ * checked before the rest is read, its size bounded by the coefficients that
+ * --max-pixels allows (4 channels of 4 bytes), at most 4 GiB. */
+static wt_status read_stream(npz_reader *r, int fd, uint64_t max_pixels)
+{
+    uint64_t limit = max_pixels ? max_pixels : WT_DEFAULT_MAX_PIXELS;
+    uint64_t cap = wt_input_cap(limit, 16, STREAM_CAP);
+    char cap_text[128];
+    if (cap == STREAM_CAP)
+        snprintf(cap_text, sizeof cap_text, "4 GiB (read larger coefficient files from a file)");
+    else
+        snprintf(cap_text, sizeof cap_text, "%llu MiB (the most --max-pixels %llu allows)",
+                 (unsigned long long)(cap >> 20), (unsigned long long)limit);
+    size_t size = 0;
+    wt_status st = wt_input_read(fd, r->name, 0, cap, cap_text, check_npz_start, &r->mem, &size);
+    r->size = size;
+    return st;
+}
+
+static wt_status reader_open(npz_reader *r, const char *path, uint64_t max_pixels)
 {
     memset(r, 0, sizeof *r);
     r->fd = -1;
     if (strcmp(path, "-") == 0) {
         r->name = "(stdin)";
-        return read_stream(r, STDIN_FILENO);
+        wt_status s = read_stream(r, STDIN_FILENO, max_pixels);
+        if (s == WT_OK && r->size == 0)
+            return wt_error_set(WT_ERR_FORMAT, "%s: empty file", r->name);
+        return s;
     }
     r->name = path;
-    r->fd = open(path, O_RDONLY | O_CLOEXEC);
     struct stat st;
-    if (r->fd < 0 || fstat(r->fd, &st) != 0)
-        return wt_error_set(WT_ERR_IO, "%s: %s", path, strerror(errno));
-    if (S_ISDIR(st.st_mode))
-        return wt_error_set(WT_ERR_IO, "%s: is a directory", path);
+    wt_status s = wt_input_open(path, &r->fd, &st);
+    if (s != WT_OK)
+        return s;
     if (!S_ISREG(st.st_mode)) { /* a pipe or device cannot be read at offsets */
-        wt_status s = read_stream(r, r->fd);
+        s = read_stream(r, r->fd, max_pixels);
         close(r->fd);
         r->fd = -1;
         if (s != WT_OK)
@@ -968,7 +978,26 @@ typedef struct meta_fields {
     char wavelet[32], mode[32], method[32], color[32];
     uint64_t levels, width, height, channels, bit_depth;
     unsigned seen;
+    /* optional: undecimated transforms */
+    char transform[32], border[32];
+    uint64_t start_level, norm, all_approx;
 } meta_fields;
+
+/* The optional keys of undecimated transforms; 1 when @p key is one. */
+static int undecimated_pair(text_cursor *c, const char *key, meta_fields *f, int *ok)
+{
+    if (strcmp(key, "transform") == 0 || strcmp(key, "border") == 0) {
+        *ok = json_string(c, key[0] == 't' ? f->transform : f->border, sizeof f->transform);
+        return 1;
+    }
+    uint64_t *v = strcmp(key, "start_level") == 0 ? &f->start_level
+                  : strcmp(key, "norm") == 0      ? &f->norm
+                  : strcmp(key, "all_approx") == 0 ? &f->all_approx
+                                                   : NULL;
+    if (v)
+        *ok = parse_uint(c, v);
+    return v != NULL;
+}
 
 /* One "key": value pair; unknown keys with scalar values are skipped. */
 static int json_pair(text_cursor *c, meta_fields *f)
@@ -979,6 +1008,9 @@ static int json_pair(text_cursor *c, meta_fields *f)
     uint64_t number;
     if (!json_string(c, key, sizeof key) || !accept_char(c, ':'))
         return 0;
+    int ok = 0;
+    if (undecimated_pair(c, key, f, &ok))
+        return ok;
     char *texts[] = {f->wavelet, f->mode, f->method, f->color};
     uint64_t *ints[] = {&f->levels, &f->width, &f->height, &f->channels, &f->bit_depth};
     for (unsigned i = 0; i < 4; i++)
@@ -1023,7 +1055,17 @@ static wt_status meta_value_error(const npz_reader *r, const char *what, const c
 static wt_status meta_from_fields(const npz_reader *r, const meta_fields *f, wt_npz_meta *meta)
 {
     memset(meta, 0, sizeof *meta);
-    if (!wt_wavelet_find(f->wavelet))
+    if (f->transform[0] && wt_transform_parse(f->transform, &meta->transform) != WT_OK)
+        return meta_value_error(r, "transform", f->transform);
+    if (f->border[0] && wt_border_parse(f->border, &meta->border) != WT_OK)
+        return meta_value_error(r, "border", f->border);
+    if (f->start_level > WT_MAX_LEVELS || f->norm > 1 || f->all_approx > 1)
+        return wt_error_set(WT_ERR_FORMAT, "%s: impossible undecimated transform description",
+                            r->name);
+    meta->start_level = (int)f->start_level;
+    meta->norm = (int)f->norm;
+    meta->all_approx = (int)f->all_approx;
+    if (meta->transform != WT_TRANSFORM_STARLET && !wt_wavelet_find(f->wavelet))
         return meta_value_error(r, "wavelet", f->wavelet);
     snprintf(meta->wavelet, sizeof meta->wavelet, "%s", f->wavelet);
     if (wt_mode_parse(f->mode, &meta->mode) != WT_OK)
@@ -1173,33 +1215,208 @@ static wt_status read_bands(const npz_reader *r, const npz_directory *d, wt_pyra
     return st;
 }
 
-wt_status wt_npz_load(const char *path, wt_pyramid *pyr, wt_npz_meta *meta)
+/* ---- undecimated band stacks -------------------------------------------------- */
+
+/* Member name of band @p i of a stack (wt_ustack_index's order). */
+static void stack_member_name(const wt_uparams *p, int i, char *out)
+{
+    int L = p->levels;
+    if (p->transform == WT_TRANSFORM_STARLET) {
+        if (i == 0)
+            snprintf(out, MEMBER_NAME_CAP, "c");
+        else
+            snprintf(out, MEMBER_NAME_CAP, "w%d", i);
+    } else if (i == 0) {
+        snprintf(out, MEMBER_NAME_CAP, "cA");
+    } else if (i <= 3 * L) {
+        snprintf(out, MEMBER_NAME_CAP, "c%c%d", band_letter[1 + (i - 1) % 3], L - (i - 1) / 3);
+    } else {
+        snprintf(out, MEMBER_NAME_CAP, "cA%d", i - 3 * L);
+    }
+}
+
+static wt_status write_stack(npz_writer *w, const wt_uparams *p, const float *bands,
+                             const wt_npz_meta *meta)
+{
+    char json[1024], header[256], name[MEMBER_NAME_CAP], descr[8];
+    int json_len = meta_json(meta, json, sizeof json);
+    if (json_len < 0 || (size_t)json_len >= sizeof json)
+        return wt_error_set(WT_ERR_INVALID, "%s: description too long", w->path);
+    uint64_t shape[3] = {(uint64_t)meta->channels, meta->height, meta->width};
+    uint64_t band = shape[0] * shape[1] * shape[2];
+    snprintf(descr, sizeof descr, "%cf4", host_order());
+    size_t header_len = npy_header(header, sizeof header, descr, shape, 3);
+    for (int i = 0; i < wt_ustack_bands(p); i++) {
+        stack_member_name(p, i, name);
+        write_member(w, name, header, header_len, bands + (size_t)i * band, band * 4);
+    }
+    uint64_t meta_len = (uint64_t)json_len;
+    header_len = npy_header(header, sizeof header, "|u1", &meta_len, 1);
+    write_member(w, "meta", header, header_len, json, meta_len);
+    write_directory(w);
+    if (w->error)
+        return wt_error_set(WT_ERR_IO, "%s: %s", w->path, strerror(w->error));
+    return WT_OK;
+}
+
+wt_status wt_npz_save_stack(const char *path, const wt_uparams *params, const float *bands,
+                            const wt_npz_meta *meta)
+{
+    const char *shown = strcmp(path, "-") == 0 ? "(stdout)" : path;
+    if (!bands || meta->transform != params->transform || meta->levels != params->levels ||
+        (int)meta->color != meta->channels || (meta->bit_depth != 8 && meta->bit_depth != 16) ||
+        wt_uparams_check(params, meta->height, meta->width) != WT_OK)
+        return wt_error_set(WT_ERR_INVALID, "%s: coefficients do not match their description",
+                            shown);
+    npz_writer *w = calloc(1, sizeof *w);
+    if (!w)
+        return wt_error_set(WT_ERR_NOMEM, "%s: out of memory", shown);
+    wt_outfile out;
+    wt_status st = wt_outfile_open(&out, path);
+    if (st == WT_OK) {
+        w->fp = out.fp;
+        w->path = shown;
+        st = write_stack(w, params, bands, meta);
+        if (st == WT_OK)
+            st = wt_outfile_commit(&out);
+        else
+            wt_outfile_abort(&out);
+    }
+    free(w);
+    return st;
+}
+
+/* The transform a meta describes; its size checked against the file. */
+static wt_status uparams_from_meta(const npz_reader *r, const wt_npz_meta *meta, wt_uparams *p)
+{
+    *p = (wt_uparams){meta->transform, wt_wavelet_find(meta->wavelet), meta->levels,
+                      meta->start_level, meta->norm, meta->all_approx, meta->border};
+    if (wt_uparams_check(p, meta->height, meta->width) != WT_OK) {
+        char reason[512];
+        snprintf(reason, sizeof reason, "%s", wt_error_message());
+        return wt_error_set(WT_ERR_FORMAT, "%s: %s", r->name, reason);
+    }
+    uint64_t plane = (uint64_t)meta->height * meta->width * (uint64_t)meta->channels;
+    if (plane > r->size / 4 / (uint64_t)wt_ustack_bands(p))
+        return wt_error_set(WT_ERR_FORMAT,
+                            "%s: its description (%ux%u, %d channels, %d bands) needs more "
+                            "data than the file holds",
+                            r->name, meta->width, meta->height, meta->channels,
+                            wt_ustack_bands(p));
+    return WT_OK;
+}
+
+/* One member of a stack into @p dst (shape and CRC checked). */
+static wt_status read_stack_band(const npz_reader *r, const npz_directory *d, const char *name,
+                                 const uint64_t *expected, uint8_t *dst)
+{
+    uint8_t header[NPY_HEADER_CAP];
+    npy_array a;
+    const npz_member *m = find_member(d, name);
+    if (!m)
+        return wt_error_set(WT_ERR_FORMAT, "%s: member %s is missing", r->name, name);
+    wt_pyramid like = {.dtype = WT_FLOAT32};
+    wt_status st = read_npy_header(r, m, &a, header, sizeof header);
+    if (st == WT_OK)
+        st = check_band_header(r, m, &a, &like, expected);
+    if (st == WT_OK)
+        st = check_data_len(r, m, &a);
+    if (st == WT_OK)
+        st = read_at(r, m->data_offset + a.header_len, dst, a.data_len);
+    if (st != WT_OK)
+        return st;
+    uint32_t crc = crc_update((uint32_t)crc32(0, Z_NULL, 0), header, a.header_len);
+    if (crc_update(crc, dst, a.data_len) != m->crc)
+        return wt_error_set(WT_ERR_FORMAT, "%s: member %s is damaged (CRC mismatch)", r->name,
+                            m->name);
+    if (a.swap)
+        swap4(dst, (size_t)(a.data_len / 4));
+    return WT_OK;
+}
+
+static wt_status read_stack(const npz_reader *r, const npz_directory *d, const wt_uparams *p,
+                            const wt_npz_meta *meta, float **stack)
+{
+    uint64_t expected[3] = {(uint64_t)meta->channels, meta->height, meta->width};
+    size_t band = (size_t)(expected[0] * expected[1] * expected[2]);
+    int nb = wt_ustack_bands(p);
+    *stack = malloc(band * (size_t)nb * sizeof **stack);
+    if (!*stack)
+        return wt_error_set(WT_ERR_NOMEM, "%s: out of memory (%zu MiB of coefficients)",
+                            r->name, band * (size_t)nb * 4 >> 20);
+    wt_status st = WT_OK;
+    char name[MEMBER_NAME_CAP];
+    for (int i = 0; st == WT_OK && i < nb; i++) {
+        stack_member_name(p, i, name);
+        st = read_stack_band(r, d, name, expected, (uint8_t *)(*stack + (size_t)i * band));
+    }
+    if (st != WT_OK) {
+        free(*stack);
+        *stack = NULL;
+    }
+    return st;
+}
+
+/* Any coefficient file; @p stack NULL: DWT files only. The image it describes
+ * gets the limits of every image read (@p opt NULL: the defaults). */
+static wt_status load_file(const char *path, const wt_load_options *opt, wt_pyramid *pyr,
+                           float **stack, wt_uparams *up, wt_npz_meta *meta)
 {
     npz_reader r;
+    uint64_t max_pixels = opt && opt->max_pixels ? opt->max_pixels : WT_DEFAULT_MAX_PIXELS;
     memset(pyr, 0, sizeof *pyr);
+    if (stack)
+        *stack = NULL;
     npz_directory *d = malloc(sizeof *d);
-    wt_status st = d ? reader_open(&r, path) : wt_error_set(WT_ERR_NOMEM, "out of memory");
+    wt_status st = d ? reader_open(&r, path, max_pixels)
+                     : wt_error_set(WT_ERR_NOMEM, "out of memory");
     if (st == WT_OK)
         st = read_directory(&r, d);
     if (st == WT_OK)
         st = read_meta(&r, d, meta);
     if (st == WT_OK)
-        st = plan_from_meta(&r, meta, pyr);
-    if (st == WT_OK)
-        st = read_bands(&r, d, pyr);
-    if (st != WT_OK)
-        wt_pyramid_free(pyr);
+        st = wt_check_dimensions(r.name, "coefficient file's", meta->width, meta->height,
+                                 max_pixels);
+    int undecimated = st == WT_OK && meta->transform != WT_TRANSFORM_DWT;
+    if (undecimated && !stack)
+        st = wt_error_set(WT_ERR_UNSUPPORTED, "%s: holds an undecimated (%s) transform",
+                          r.name, wt_transform_name(meta->transform));
+    else if (undecimated) {
+        st = uparams_from_meta(&r, meta, up);
+        if (st == WT_OK)
+            st = read_stack(&r, d, up, meta, stack);
+    } else {
+        if (st == WT_OK)
+            st = plan_from_meta(&r, meta, pyr);
+        if (st == WT_OK)
+            st = read_bands(&r, d, pyr);
+        if (st != WT_OK)
+            wt_pyramid_free(pyr);
+    }
     if (d)
         reader_close(&r);
     free(d);
     return st;
 }
 
+wt_status wt_npz_load(const char *path, wt_pyramid *pyr, wt_npz_meta *meta)
+{
+    return load_file(path, NULL, pyr, NULL, NULL, meta);
+}
+
+wt_status wt_npz_load_any(const char *path, const wt_load_options *opt, wt_pyramid *pyr,
+                          float **stack, wt_uparams *params, wt_npz_meta *meta)
+{
+    return load_file(path, opt, pyr, stack, params, meta);
+}
+
 /* ---- the registry's row ------------------------------------------------ */
 
+/* A zip's first member, or the end record of an empty one. */
 static int is_npz(const uint8_t *data, size_t size)
 {
-    return wt_starts_like(data, size, "PK\x03\x04", 4);
+    return wt_starts_like(data, size, "PK\x03\x04", 4) ||
+           wt_starts_like(data, size, "PK\x05\x06", 4);
 }
 
 static const char *const npz_extensions[] = {"npz", NULL};

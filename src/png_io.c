@@ -10,9 +10,10 @@
 #include <zlib.h>
 
 #include "image_codec.h"
+#include "input.h"
 
 /* Widest and tallest image libpng may announce; our pixel limit comes after. */
-#define PNG_MAX_SIDE (1u << 24)
+#define PNG_MAX_SIDE WT_MAX_SIDE /* libpng refuses more itself */
 /* Slack over the largest zlib stream of an image's data (zlib's deflateBound
  * is the data plus about 1/4096 plus 13 bytes; stored blocks 5 per 64 KiB):
  * more IDAT bytes than that is refused when strict before anything is
@@ -78,7 +79,8 @@ static wt_status decode_failure(const png_context *ctx)
     if (ctx->truncated)
         return wt_error_set(WT_ERR_FORMAT, "%s: truncated PNG data", ctx->name);
     if (ctx->over_limit)
-        return wt_error_set(WT_ERR_LIMIT, "%s: PNG dimensions exceed the limit of %u per side",
+        return wt_error_set(WT_ERR_LIMIT,
+                            "%s: PNG width and height must be below 2^24 (%u at most)",
                             ctx->name, PNG_MAX_SIDE);
     if (strstr(ctx->error, "ut of memory") || strstr(ctx->error, "nsufficient memory"))
         return wt_error_set(WT_ERR_NOMEM, "%s: out of memory decoding PNG", ctx->name);
@@ -96,13 +98,7 @@ static void set_read_limits(png_structp png)
 
 static wt_status check_pixel_limit(const png_context *ctx, uint32_t width, uint32_t height)
 {
-    uint64_t pixels = (uint64_t)width * height; /* each <= 2^31: no overflow */
-    if (pixels > ctx->opt->max_pixels)
-        return wt_error_set(WT_ERR_LIMIT,
-                            "%s: %ux%u pixels exceeds the limit of %llu (--max-pixels)",
-                            ctx->name, width, height,
-                            (unsigned long long)ctx->opt->max_pixels);
-    return WT_OK;
+    return wt_check_dimensions(ctx->name, "PNG", width, height, ctx->opt->max_pixels);
 }
 
 /* Expand low-bit gray and tRNS to plain 8/16-bit channels; palette images

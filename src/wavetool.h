@@ -249,7 +249,7 @@ wt_status wt_image_to_planes(const wt_image *img, float *planes);
 void wt_image_from_planes(wt_image *img, const float *planes);
 
 /* ------------------------------------------------------------------------ */
-/** @name Image files (src/image_io.c, png_io.c, jpeg_io.c)
+/** @name Image files (src/image_io.c, format.c, png_io.c, jpeg_io.c, tiff_io.c)
  * Every message names the file: "in.png: truncated PNG data". */
 
 /** Limits and policy for decoding untrusted files. */
@@ -263,6 +263,8 @@ typedef struct wt_load_options {
 } wt_load_options;
 
 #define WT_DEFAULT_MAX_PIXELS ((uint64_t)1 << 30)
+/** Width and height of every image read, at most (below 2^24), whatever its format. */
+#define WT_MAX_SIDE ((1u << 24) - 1)
 /** Peak memory of decompose/roundtrip per sample (pixel x channel), measured
  *  14-19 bytes (4096x4096 gray 8-bit: 238-266 MB; 2048x2048 RGBA 16-bit:
  *  266-311 MB), with headroom. */
@@ -371,6 +373,41 @@ void wt_outfile_set_temp_hooks(const wt_temp_hooks *hooks);
 int wt_same_file(const char *a, const char *b);
 
 /* ------------------------------------------------------------------------ */
+/** @name Transforms and borders */
+
+/** Which transform: the decimated DWT (wt_forward), the stationary wavelet
+ *  transform (= pywt.swt2), or the isotropic undecimated starlet. */
+typedef enum wt_transform {
+    WT_TRANSFORM_DWT = 0,
+    WT_TRANSFORM_SWT = 1,
+    WT_TRANSFORM_STARLET = 2,
+} wt_transform;
+wt_status wt_transform_parse(const char *name, wt_transform *t);
+const char *wt_transform_name(wt_transform t);
+
+/** Starlet border: scipy.ndimage's 'mirror' (d c b | a b c d | c b a),
+ *  'wrap' (periodic) and 'nearest'. */
+typedef enum wt_border {
+    WT_BORDER_MIRROR = 0,
+    WT_BORDER_PERIODIC = 1,
+    WT_BORDER_NEAREST = 2,
+} wt_border;
+wt_status wt_border_parse(const char *name, wt_border *b);
+const char *wt_border_name(wt_border b);
+
+/** What an undecimated transform computes. */
+typedef struct wt_uparams {
+    wt_transform transform;    /**< WT_TRANSFORM_SWT or WT_TRANSFORM_STARLET */
+    const wt_wavelet *wavelet; /**< SWT: a filter-bank wavelet */
+    int levels;                /**< 1..WT_MAX_LEVELS */
+    int start_level;           /**< SWT: pywt's start_level (filters upsampled by
+                                    2^(start_level + j - 1) at level j) */
+    int norm;                  /**< SWT: pywt's norm=True (filters scaled by 1/sqrt 2) */
+    int all_approx;            /**< SWT: also keep cA of every level (trim_approx=False) */
+    wt_border border;          /**< starlet */
+} wt_uparams;
+
+/* ------------------------------------------------------------------------ */
 /** @name Coefficient files (.npz, src/npz.c) */
 
 /** What a coefficient file says about its transform and image. */
@@ -383,6 +420,11 @@ typedef struct wt_npz_meta {
     int channels;
     int bit_depth;
     wt_color color;
+    /* Undecimated transforms (zero: the DWT); written as meta keys
+     * "transform", "start_level", "norm", "all_approx", "border". */
+    wt_transform transform;
+    int start_level, norm, all_approx;
+    wt_border border;
 } wt_npz_meta;
 
 /** Write members cA, cH1..cHL, cV1.., cD1.. ((C, h, w) float32 or int32) and meta
@@ -391,6 +433,18 @@ wt_status wt_npz_save(const char *path, const wt_pyramid *pyr, const wt_npz_meta
 /** Read and validate a coefficient file: meta parsed, shapes checked against the
  *  plan of its transform (overflow-safe), pyramid allocated and filled. */
 wt_status wt_npz_load(const char *path, wt_pyramid *pyr, wt_npz_meta *meta);
+/** Write an undecimated band stack (see wt_uforward) with its meta: SWT members
+ *  cA, cH{l}, cV{l}, cD{l} (and cA{l}, l < L, with all_approx), starlet c and
+ *  w1..wL, each (C, h, w) float32. @p meta->transform says which. */
+wt_status wt_npz_save_stack(const char *path, const wt_uparams *params, const float *bands,
+                            const wt_npz_meta *meta);
+/** Read any coefficient file: a DWT file into @p pyr (*@p stack NULL), an
+ *  undecimated one into *@p stack (malloc'ed, wt_ustack_bands x C x h x w;
+ *  @p params from its meta; pyr left empty); @p stack NULL: DWT files only.
+ *  The image the file describes gets the limits of @p opt (max_pixels, width
+ *  and height below 2^24; NULL = defaults) before anything is allocated. */
+wt_status wt_npz_load_any(const char *path, const wt_load_options *opt, wt_pyramid *pyr,
+                          float **stack, wt_uparams *params, wt_npz_meta *meta);
 
 /* ------------------------------------------------------------------------ */
 /** @name Mosaics and metrics (src/mosaic.c, src/metrics.c) */
@@ -406,6 +460,45 @@ void wt_mosaic_size(const wt_pyramid *pyr, size_t *height, size_t *width);
 /** Render a pyramid into an image of @p bit_depth (8/16) with pyr->channels
  *  channels (allocated here), per-band display scaling. */
 wt_status wt_mosaic_render(const wt_pyramid *pyr, wt_scale scale, int bit_depth, wt_image *out);
+
+/** Display options beyond wt_scale (wavetool decompose --scale/--transfer/...).
+ *  The CUDA engine draws the plain style (wt_mosaic_image); any other is drawn
+ *  on the host by wt_mosaic_render_style from a downloaded pyramid. */
+typedef enum wt_mosaic_range {
+    WT_RANGE_BAND = 0, /**< each detail band its own range (as wt_mosaic_render) */
+    WT_RANGE_LEVEL,    /**< one range for the three detail bands of a level */
+    WT_RANGE_GLOBAL,   /**< one range for all detail bands */
+} wt_mosaic_range;
+typedef enum wt_transfer {
+    WT_TRANSFER_LINEAR = 0, /**< u = |v| / M */
+    WT_TRANSFER_SQRT,       /**< sqrt(u) */
+    WT_TRANSFER_LOG,        /**< log(1 + 255 u) / log(256) */
+} wt_transfer;
+typedef enum wt_colormap {
+    WT_COLORMAP_GRAY = 0,   /**< one sample per channel, as wt_mosaic_render */
+    WT_COLORMAP_DIVERGING,  /**< RGB: negative details blue, zero white, positive red;
+                                 several channels are shown by their mean (the transform
+                                 is linear: the coefficients of the mean image) */
+} wt_colormap;
+typedef struct wt_mosaic_style {
+    wt_scale scale;        /**< details by |v| (AUTO, ABS) or around mid-grey (OFFSET) */
+    wt_mosaic_range range; /**< which detail bands share their display maximum M */
+    wt_transfer transfer;  /**< curve from |v| / M to the display */
+    wt_colormap colormap;
+    double clip;           /**< M = this percentile of |v| (numpy's linear method); 100: max |v|;
+                                larger |v| saturate */
+    int grid;              /**< 1-pixel lines over the band borders (white; black on diverging) */
+    int labels;            /**< band names (cA3, cH1, ...) in each band's corner, built-in font */
+} wt_mosaic_style;
+
+/** The style of wt_mosaic_render with @p scale (band ranges, linear, gray, max, no grid). */
+wt_mosaic_style wt_mosaic_style_plain(wt_scale scale);
+/** 1 when @p s draws exactly as wt_mosaic_render(s->scale) (so any engine can draw it). */
+int wt_mosaic_style_is_plain(const wt_mosaic_style *s);
+/** Render with a style: pyr->channels channels (diverging: 3), @p bit_depth 8 or 16. The
+ *  plain style gives wt_mosaic_render's bytes. */
+wt_status wt_mosaic_render_style(const wt_pyramid *pyr, const wt_mosaic_style *style,
+                                 int bit_depth, wt_image *out);
 
 /** Per-channel MSE and PSNR, and the PSNR of the mean MSE (peak 2^bitdepth - 1);
  *  INFINITY for identical images. WT_ERR_INVALID (naming both files) when size,
@@ -547,6 +640,9 @@ typedef enum wt_band_op {
     WT_OP_SOFT,     /**< c = sign(c) * max(|c| - t, 0)  (pywt.threshold 'soft') */
     WT_OP_SCALE,    /**< c = t * c */
     WT_OP_ZERO,     /**< c = 0 (t ignored) */
+    WT_OP_QUANTIZE, /**< dead-zone uniform quantiser of step t > 0 and midpoint
+                         reconstruction: q = sign(c) floor(|c| / t),
+                         c = q == 0 ? 0 : sign(c) (|q| + 1/2) t  (JPEG 2000, r = 1/2) */
 } wt_band_op;
 /** Apply @p op with argument args[i] to band sel[i] for i < n (one pass on the
  *  device for all of them). int32 pyramids: results rounded to nearest. */
@@ -572,6 +668,13 @@ wt_status wt_epyramid_reduce(const wt_epyramid *p, const wt_band_ref *sel, const
  *  engine, not a host sort. */
 wt_status wt_epyramid_median_abs(const wt_epyramid *p, const wt_band_ref *sel, size_t n,
                                  int nonzero_only, double *out);
+/** Zeroth-order entropy, in bits per coefficient, of each selected band's
+ *  dead-zone quantiser indices q = sign(c) floor(|c| / @p step) (@p step > 0):
+ *  -sum p_q log2 p_q over the distinct q of the band. The histogram is built on
+ *  the host after one download of the pyramid (no engine operation counts
+ *  distinct values). */
+wt_status wt_epyramid_entropy(const wt_epyramid *p, const wt_band_ref *sel, size_t n,
+                              double step, double *bits);
 /** The k-th smallest |c| (0-based) over the union of the selected bands. */
 wt_status wt_epyramid_kth_abs(const wt_epyramid *p, const wt_band_ref *sel, size_t n,
                               uint64_t k, double *out);
@@ -642,13 +745,17 @@ typedef struct wt_denoise_options {
     wt_noise_model noise;
     int nlevel_scale;    /**< thresholds of level l (1 the finest) <= nlevel_scale are */
     double level_scale[WT_MAX_LEVELS]; /**< multiplied by level_scale[l - 1] */
+    int swt;             /**< 1: the stationary wavelet transform (wt_uforward, = pywt.swt2
+                              with trim_approx=True, mode and method ignored) instead of
+                              the DWT; levels 0 = max(wt_umax_level - 3, 1); on the host */
 } wt_denoise_options;
 
 /** What a denoise found. */
 typedef struct wt_denoise_info {
     int levels;      /**< levels of the decomposition */
     int channels;
-    double sigma[4]; /**< sigma used per channel (sample units; YCbCr: of the YCbCr channel,
+    double sigma[4]; /**< sigma used per channel (sample units; YCbCr: of the YCbCr channel
+                          in scikit-image's units, Y' 16-235,
                           Poisson: 1 in Anscombe units; NaN: no nonzero finest diagonal
                           coefficient, the channel is left as it is). With cycle
                           spinning: of the unshifted image. */
@@ -668,6 +775,47 @@ wt_status wt_denoise_image(wt_engine *engine, const wt_denoise_options *o, const
  *  median(|nonzero c|) / 0.6745) in sample units, into @p sigma (img->channels
  *  values; NaN when the band holds no nonzero coefficient). */
 wt_status wt_estimate_sigma(wt_engine *engine, const wt_image *img, double *sigma);
+
+/* ------------------------------------------------------------------------ */
+/** @name Undecimated transforms (src/undecimated.c): SWT and starlet
+ * Every band has the input's full size. A stack holds them as
+ * nbands x C x height x width floats (band-major, then channel). */
+
+
+
+
+
+/** Check a combination (wavelet kind, levels, sizes) for @p height x @p width. */
+wt_status wt_uparams_check(const wt_uparams *p, size_t height, size_t width);
+/** Number of full-size bands: SWT 1 + 3L (+ L - 1 with all_approx); starlet L + 1. */
+int wt_ustack_bands(const wt_uparams *p);
+/** Index of a band in the stack. SWT: @p level 1..L, @p band A (level L, or any
+ *  level with all_approx), H, V, D. Starlet: level 0 = the smooth plane c_L,
+ *  level j = w_j (band ignored). -1 when the stack has no such band.
+ *  Order: SWT cA_L, then cH_l, cV_l, cD_l for l = L..1, then cA_1..cA_{L-1};
+ *  starlet c, w1..wL. */
+int wt_ustack_index(const wt_uparams *p, int level, wt_band band);
+/** Deepest number of levels for an image: SWT pywt.swt_max_level of the
+ *  shorter side (at least 1); starlet floor(log2(shorter side)) (at least 1). */
+int wt_umax_level(const wt_uparams *p, size_t height, size_t width);
+
+/** Forward transform of C planes (C x h x w) into @p bands (wt_ustack_bands x
+ *  C x h x w floats, allocated by the caller). */
+wt_status wt_uforward(wt_engine *engine, const wt_uparams *params, const float *planes,
+                      size_t height, size_t width, int channels, float *bands);
+/** Size of the mosaic of a band stack: a grid of full-size tiles. SWT: 4 tiles
+ *  wide (cA, cH, cV, cD), one row per level, coarsest on top; the cA column
+ *  holds cA_L on the top row, cA_l below with all_approx, else black. Starlet:
+ *  one row, c then w_L ... w_1. */
+void wt_umosaic_size(const wt_uparams *p, size_t height, size_t width, size_t *mh, size_t *mw);
+/** Render a band stack's mosaic (allocated here), each tile scaled as
+ *  wt_mosaic_render scales a band (cA and c as approximations). */
+wt_status wt_umosaic_render(const wt_uparams *p, const float *bands, size_t height, size_t width,
+                            int channels, wt_scale scale, int bit_depth, wt_image *out);
+/** Inverse: SWT = pywt.iswt2 (extra cA bands ignored); starlet: the sum of all
+ *  bands. */
+wt_status wt_uinverse(wt_engine *engine, const wt_uparams *params, const float *bands,
+                      size_t height, size_t width, int channels, float *planes);
 
 #ifdef __cplusplus
 }

@@ -404,13 +404,37 @@ checks += 1
 if (plain != denoise_all("defaults2", [], ["camera"])[0]["camera"]).any():
     fail("--level-scale 1 differs from the default")
 
+# --transform swt: the same rules on pywt.swt2(trim_approx=True) bands
+def swt_numpy(x, wavelet, levels):
+    """BayesShrink soft on the SWT of one 2-D channel (sample units)."""
+    coeffs = pywt.swt2(x, wavelet, level=levels, trim_approx=True)
+    d1 = coeffs[-1][2]
+    sigma = np.median(np.abs(d1[np.abs(d1) >= 255 / 2 ** 20])) / 0.6744897501960817
+    out = [coeffs[0]]
+    for bands in coeffs[1:]:
+        out.append(tuple(pywt.threshold(d, sigma ** 2 / np.sqrt(max(np.mean(d * d) - sigma ** 2,
+                                                                   np.finfo(float).eps * 255 ** 2)),
+                                        "soft") for d in bands))
+    return pywt.iswt2(out, wavelet)
+
+
+swt_img = cases["camera"][:96, :128]
+paths["swt"] = save(swt_img, "swt.png")
+cases["swt"] = swt_img
+for wavelet in ("db1", "db2"):
+    out = denoise_all("swt-" + wavelet, ["--transform", "swt", "-w", wavelet], ["swt"])[0]["swt"]
+    levels = max(pywt.swt_max_level(min(swt_img.shape)) - 3, 1)
+    ref = swt_numpy(swt_img.astype(float), wavelet, levels)
+    compare(f"swt {wavelet} camera 96x128", out, np.clip(ref, 0, 255) / 255, np.uint8)
+
 # ---- errors -----------------------------------------------------------------------------
 checks += 1
 p = run(["denoise", "--ycbcr", paths["gray_odd_8"], os.path.join(TMP, "x.png")], expect=1)
 if "RGB" not in p.stderr or "gray_odd_8.png" not in p.stderr or os.path.exists(os.path.join(TMP, "x.png")):
     fail(f"--ycbcr on gray: {p.stderr!r}")
 for bad in (["--rule", "sure"], ["--shrink", "x"], ["--level-scale", "1,,2"], ["--sigma", "-1"],
-            ["--cycle-spin", "65"], ["--noise", "gauss"]):
+            ["--cycle-spin", "65"], ["--noise", "gauss"], ["-l", "0"],
+            ["--transform", "starlet"]):
     checks += 1
     p = run(["denoise"] + bad + [paths["gray_odd_8"], os.path.join(TMP, "x.png")], expect=2)
     if p.stderr.count("\n") != 2 or bad[0] not in p.stderr:

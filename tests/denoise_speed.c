@@ -1,5 +1,5 @@
 /* Times wt_denoise_image on an engine, the image already in memory (median of
- * runs):  denoise_speed IMAGE [RUNS] [DEVICE]
+ * runs):  denoise_speed IMAGE [RUNS] [DEVICE] [METHOD]
  * Prints milliseconds: wall clock, and the process's CPU time (all threads).
  * Used by bench/denoise_vs_skimage.py. */
 #include <stdio.h>
@@ -27,7 +27,7 @@ static int by_value(const void *a, const void *b)
 int main(int argc, char **argv)
 {
     if (argc < 2) {
-        fprintf(stderr, "usage: denoise_speed IMAGE [RUNS] [DEVICE]\n");
+        fprintf(stderr, "usage: denoise_speed IMAGE [RUNS] [DEVICE] [METHOD]\n");
         return 2;
     }
 #ifdef __GLIBC__
@@ -41,6 +41,10 @@ int main(int argc, char **argv)
     wt_engine *e = NULL;
     wt_denoise_options o;
     wt_denoise_defaults(&o);
+    if (argc > 4 && wt_method_parse(argv[4], &o.params.method) != WT_OK) {
+        fprintf(stderr, "denoise_speed: %s\n", wt_error_message());
+        return 2;
+    }
     double t[100], cpu[100];
     if (wt_image_load(argv[1], NULL, &img) != WT_OK ||
         wt_image_alloc(&out, img.width, img.height, img.channels, img.bit_depth) != WT_OK ||

@@ -13,9 +13,13 @@
  * memory under WT_CUDA_MEM_LIMIT (check_oom()).
  *
  *   gpu_check [--seed N] [--quick] [--wavelet NAME] [--mode NAME] [--no-large]
- *             [--images-only] [-v]
+ *             [--images-only] [--pyramids-only] [--undecimated-only] [-v]
  *
- * Exit: 0 all passed, 1 a case failed, 77 no CUDA engine (skip), 2 usage. */
+ * Undecimated transforms (SWT, starlet): check_undecimated(), odd, tiny and
+ * large sizes, several wavelets, borders and pywt's options.
+ *
+ * Exit: 0 all passed, 1 a case failed (or a GPU the engine cannot use), 77 no
+ * CUDA device (skip), 2 usage. */
 #include <getopt.h>
 #include <math.h>
 #include <stdint.h>
@@ -98,6 +102,9 @@ typedef struct stats {
     int mosaic_cpu_lsb[2]; /* largest difference from the CPU mosaic: 8-bit, 16-bit */
     long round_diff;       /* inverse/roundtrip samples on a .5 boundary between the engines */
     long pyr_cases, pyr_failed; /* engine-resident pyramids */
+    long u_cases, u_failed;     /* undecimated transforms (SWT, starlet) */
+    double u_worst;
+    char u_worst_name[200];
     double worst[2]; /* float cases: [0] folding modes, [1] smooth/antireflect */
     char worst_name[2][160];
     int verbose;
@@ -1115,10 +1122,10 @@ static void pyr_check_maps(pyr_pair *pp, const wt_band_ref *all, size_t nall)
     wt_band_ref *sel = malloc(nall * sizeof *sel);
     double *args = malloc(nall * sizeof *args);
     for (int round = 0; round < 8 && !pp->failed; round++) {
-        wt_band_op op = (wt_band_op)(rng_next() % 4);
+        wt_band_op op = (wt_band_op)(rng_next() % 5); /* WT_OP_QUANTIZE too */
         size_t n = some_bands(all, nall, sel);
         for (size_t i = 0; i < n; i++)
-            args[i] = op == WT_OP_SCALE ? rng_sample() / 37.0 : fabs(rng_sample()) / 4.0;
+            args[i] = op == WT_OP_SCALE ? rng_sample() / 37.0 : 0.25 + fabs(rng_sample()) / 4.0;
         pyr_expect(pp, wt_epyramid_map(pp->gpu, op, sel, args, n), "map");
         pyr_expect(pp, wt_epyramid_map(pp->cpu, op, sel, args, n), "map");
         pyr_compare(pp, "map");
@@ -1364,11 +1371,131 @@ static void check_pyramids(const engines *en, int quick, int large, stats *st)
 }
 
 /* ---------------------------------------------------------------------- */
+/* Undecimated transforms (wt_uforward / wt_uinverse): SWT and starlet, GPU
+ * against CPU on the same random planes and random band stacks (inverse as
+ * an operator, as for the DWT), outputs pre-filled with the canary. */
+
+typedef struct ucase {
+    const char *transform, *wavelet;
+    size_t h, w;
+    int channels, levels, start_level, norm, all_approx;
+    wt_border border;
+} ucase;
+
+static void ucase_name(const ucase *c, int inverse, char *buf, size_t size)
+{
+    snprintf(buf, size, "%s %s %s %zux%zu C=%d L=%d start=%d norm=%d all=%d border=%s",
+             c->transform, c->wavelet, inverse ? "inverse" : "forward", c->h, c->w, c->channels,
+             c->levels, c->start_level, c->norm, c->all_approx, wt_border_name(c->border));
+}
+
+/* One direction of one case; 0 pass, 1 fail. */
+static int run_ucase(const engines *en, const ucase *c, int inverse, stats *st)
+{
+    char name[200];
+    ucase_name(c, inverse, name, sizeof name);
+    wt_uparams p = {WT_TRANSFORM_SWT, wt_wavelet_find(c->wavelet), c->levels, c->start_level,
+                    c->norm, c->all_approx, c->border};
+    wt_transform_parse(c->transform, &p.transform);
+    const size_t plane = c->h * c->w * (size_t)c->channels;
+    const size_t stack = plane * (size_t)wt_ustack_bands(&p);
+    const size_t nin = inverse ? stack : plane, nout = inverse ? plane : stack;
+    float *in = malloc(nin * sizeof *in), *ref = malloc(nout * sizeof *ref),
+          *got = malloc(nout * sizeof *got);
+    rng_seed(case_seed(st->seed, name));
+    wt_status s1 = WT_ERR_NOMEM, s2 = WT_ERR_NOMEM;
+    if (in && ref && got) {
+        random_planes(in, nin, 0);
+        fill_canary(got, nout);
+        s1 = inverse ? wt_uinverse(en->cpu, &p, in, c->h, c->w, c->channels, ref)
+                     : wt_uforward(en->cpu, &p, in, c->h, c->w, c->channels, ref);
+        s2 = inverse ? wt_uinverse(en->gpu, &p, in, c->h, c->w, c->channels, got)
+                     : wt_uforward(en->gpu, &p, in, c->h, c->w, c->channels, got);
+    }
+    double big = 0.0, err = s1 == WT_OK && s2 == WT_OK
+                                ? relative_error(ref, got, nout, 0, &big)
+                                : INFINITY;
+    int fail = !(err <= TOLERANCE);
+    if (err > st->u_worst || (err == 0.0 && !st->u_worst_name[0])) {
+        st->u_worst = err;
+        snprintf(st->u_worst_name, sizeof st->u_worst_name, "%s", name);
+    }
+    if (fail) {
+        printf("FAIL %s: rel err %.3g (cpu %s, gpu %s); seed %llu\n", name, err,
+               wt_status_name(s1), wt_status_name(s2), (unsigned long long)st->seed);
+        if (s1 == WT_OK && s2 == WT_OK)
+            print_map("first band/plane", ref, got, c->h, c->w, 0, TOLERANCE * big);
+    } else if (st->verbose) {
+        printf("ok %s (%.3g)\n", name, err);
+    }
+    free(in);
+    free(ref);
+    free(got);
+    return fail;
+}
+
+static void check_undecimated(const engines *en, int quick, int large, stats *st)
+{
+    static const struct {
+        size_t h, w;
+    } shapes[] = {{1, 1}, {1, 7}, {5, 3}, {13, 17}, {37, 29}, {64, 64}, {127, 255}, {2, 300}};
+    static const char *const swt_wavelets[] = {"haar", "db2", "db3", "sym4", "coif2", "bior4.4",
+                                               "rbio2.2", "db16", "dmey"};
+    static const int levels[] = {1, 3, 5};
+    const size_t nshapes = sizeof shapes / sizeof *shapes;
+    for (size_t s = 0; s < nshapes; s++)
+        for (int li = 0; li < 3; li++) {
+            for (size_t wi = 0; wi < sizeof swt_wavelets / sizeof *swt_wavelets; wi++) {
+                if (quick && (wi % 3 != s % 3))
+                    continue;
+                ucase c = {"swt", swt_wavelets[wi], shapes[s].h, shapes[s].w, 1 + (int)(s % 3),
+                           levels[li], 0, 0, 0, WT_BORDER_PERIODIC};
+                for (int inv = 0; inv < 2; inv++) {
+                    st->u_cases++;
+                    st->u_failed += run_ucase(en, &c, inv, st);
+                }
+            }
+            for (int b = 0; b < 3; b++) {
+                ucase c = {"starlet", "haar", shapes[s].h, shapes[s].w, 1 + (int)((s + 1) % 4),
+                           levels[li] + 1, 0, 0, 0, (wt_border)b};
+                for (int inv = 0; inv < 2; inv++) {
+                    st->u_cases++;
+                    st->u_failed += run_ucase(en, &c, inv, st);
+                }
+            }
+        }
+    /* pywt's options: norm, start_level, all_approx */
+    static const ucase extra[] = {
+        {"swt", "db2", 64, 48, 1, 3, 0, 1, 0, WT_BORDER_PERIODIC},
+        {"swt", "sym3", 24, 40, 3, 2, 1, 0, 0, WT_BORDER_PERIODIC},
+        {"swt", "db3", 33, 21, 2, 3, 0, 0, 1, WT_BORDER_PERIODIC},
+        {"swt", "bior2.2", 16, 16, 4, 4, 2, 1, 1, WT_BORDER_PERIODIC},
+    };
+    for (size_t i = 0; i < sizeof extra / sizeof *extra; i++)
+        for (int inv = 0; inv < 2; inv++) {
+            st->u_cases++;
+            st->u_failed += run_ucase(en, &extra[i], inv, st);
+        }
+    /* large: several blocks in both directions, levels whose taps span tiles */
+    static const ucase big[] = {
+        {"swt", "db3", 1023, 2047, 3, 3, 0, 0, 0, WT_BORDER_PERIODIC},
+        {"swt", "sym8", 2048, 1536, 1, 5, 0, 1, 0, WT_BORDER_PERIODIC},
+        {"starlet", "haar", 1537, 1025, 3, 6, 0, 0, 0, WT_BORDER_MIRROR},
+        {"starlet", "haar", 2048, 2048, 1, 5, 0, 0, 0, WT_BORDER_NEAREST},
+    };
+    for (size_t i = 0; large && !quick && i < sizeof big / sizeof *big; i++)
+        for (int inv = 0; inv < 2; inv++) {
+            st->u_cases++;
+            st->u_failed += run_ucase(en, &big[i], inv, st);
+        }
+}
+
+/* ---------------------------------------------------------------------- */
 
 static void usage(FILE *f)
 {
     fprintf(f, "usage: gpu_check [--seed N] [--quick] [--wavelet NAME] [--mode NAME] [--no-large] "
-               "[--images-only] [--pyramids-only] [-v]\n");
+               "[--images-only] [--pyramids-only] [--undecimated-only] [-v]\n");
 }
 
 int main(int argc, char **argv)
@@ -1379,12 +1506,14 @@ int main(int argc, char **argv)
         {"no-large", no_argument, NULL, 'n'},
         {"images-only", no_argument, NULL, 'i'},
         {"pyramids-only", no_argument, NULL, 'p'},
+        {"undecimated-only", no_argument, NULL, 'u'},
         {"verbose", no_argument, NULL, 'v'},     {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
     stats st = {0};
     st.seed = (uint64_t)time(NULL);
     int quick = 0, large = 1, only_mode = -1, images_only = 0, pyramids_only = 0, opt;
+    int undecimated_only = 0;
     wt_mode mode;
     const char *only = NULL;
     while ((opt = getopt_long(argc, argv, "v", opts, NULL)) != -1) {
@@ -1402,6 +1531,7 @@ int main(int argc, char **argv)
         case 'n': large = 0; break;
         case 'i': images_only = 1; break;
         case 'p': pyramids_only = 1; break;
+        case 'u': undecimated_only = images_only = pyramids_only = 1; break;
         case 'm':
             if (wt_mode_parse(optarg, &mode) != WT_OK) {
                 fprintf(stderr, "gpu_check: %s\n", wt_error_message());
@@ -1420,6 +1550,11 @@ int main(int argc, char **argv)
     }
     engines en;
     if (wt_engine_open(&en.gpu, "cuda") != WT_OK) {
+        if (wt_gpu_count() > 0) { /* a GPU this build cannot use (no code for it) */
+            printf("gpu_check: FAIL, %d GPU(s) but no CUDA engine: %s\n", wt_gpu_count(),
+                   wt_error_message());
+            return 1;
+        }
         printf("gpu_check: SKIP, no CUDA engine: %s\n", wt_error_message());
         return 77;
     }
@@ -1445,9 +1580,12 @@ int main(int argc, char **argv)
             check_oom(&st);
     }
     double t3 = now_s();
-    if (!only && only_mode < 0 && !images_only)
+    if (!only && only_mode < 0 && !images_only && !undecimated_only)
         check_pyramids(&en, quick, large, &st);
     double t4 = now_s();
+    if (!only && only_mode < 0 && (!images_only || undecimated_only))
+        check_undecimated(&en, quick, large, &st);
+    double t5 = now_s();
     if (st.failed >= MAX_FAILURES)
         printf("gpu_check: stopped after %d failures\n", MAX_FAILURES);
     printf("gpu_check: worst rel err %.3g (%s); smooth/antireflect %.3g (%s)\n", st.worst[0],
@@ -1462,7 +1600,11 @@ int main(int argc, char **argv)
            st.mosaic_cpu_lsb[0], st.mosaic_cpu_lsb[1], st.round_diff);
     printf("gpu_check: engine-resident pyramids: %ld cases, %ld failed (%.1f s)\n", st.pyr_cases,
            st.pyr_failed, t4 - t3);
+    printf("gpu_check: undecimated (swt, starlet): %ld cases, %ld failed (%.1f s); worst rel "
+           "err %.3g (%s)\n",
+           st.u_cases, st.u_failed, t5 - t4, st.u_worst,
+           st.u_worst_name[0] ? st.u_worst_name : "-");
     wt_engine_close(en.gpu);
     wt_engine_close(en.cpu);
-    return st.failed || st.img_failed || st.pyr_failed ? 1 : 0;
+    return st.failed || st.img_failed || st.pyr_failed || st.u_failed ? 1 : 0;
 }

@@ -85,6 +85,8 @@ overlay() {
         case $f in
         -I"$dest"/* | -L"$dest"/*)
             [ -e "${f#-?}" ] || f=${f%%"$dest"*}${f#-?"$dest"} ;;
+        "$dest"/*) # a library by its path (CUDA's libcudart.so under /usr/local/cuda)
+            [ -e "$f" ] || f=${f#"$dest"} ;;
         esac
         printf '%s ' "$f"
     done

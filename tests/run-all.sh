@@ -55,6 +55,6 @@ elif ! why=$(fuzz_toolchain); then
 else
     CC=clang setup build-fuzz -Dcuda=disabled -Dfuzz=true -Db_sanitize=address,undefined \
         -Db_lundef=false --buildtype=debugoptimized
-    ninja -C build-fuzz tests/fuzz/fuzz_image tests/fuzz/fuzz_npz tests/fuzz/fuzz_cli >/dev/null
+    ninja -C build-fuzz tests/fuzz/fuzz_image tests/fuzz/fuzz_npz tests/fuzz/fuzz_cli tests/fuzz/fuzz_tiff tests/fuzz/fuzz_npy >/dev/null
     tests/fuzz/run.sh build-fuzz "${WT_FUZZ_SECONDS:-60}"
 fi

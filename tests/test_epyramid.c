@@ -204,6 +204,10 @@ static double apply_ref(wt_band_op op, double v, double t)
     case WT_OP_SOFT: return fabs(v) < t ? 0.0 : copysign(fabs(v) - t, v);
     case WT_OP_SCALE: return t * v;
     case WT_OP_ZERO: break;
+    case WT_OP_QUANTIZE: { /* dead zone |v| < t, then midpoints of [q t, (q + 1) t) */
+        double q = floor(fabs(v) / t);
+        return q == 0.0 ? 0.0 : copysign((q + 0.5) * t, v);
+    }
     }
     return 0.0;
 }
@@ -215,11 +219,11 @@ static void check_map(const char *wavelet, int levels)
     wt_band_ref all[3 * 3 * 32 + 3], sel[3 * 3 * 32 + 3];
     size_t nall = all_bands(&f.host, all);
     for (int round = 0; round < 12; round++) {
-        wt_band_op op = (wt_band_op)(round % 4);
+        wt_band_op op = (wt_band_op)(round % 5);
         size_t n = random_subset(all, nall, sel);
         double args[sizeof sel / sizeof *sel];
         for (size_t i = 0; i < n; i++)
-            args[i] = op == WT_OP_SCALE ? uniform() * 3.0 - 1.5 : uniform() * 20.0;
+            args[i] = op == WT_OP_SCALE ? uniform() * 3.0 - 1.5 : 0.5 + uniform() * 20.0;
         assert_int_equal(wt_epyramid_map(f.ep, op, sel, args, n), WT_OK);
         for (size_t i = 0; i < n; i++) {
             size_t at = band_at(&f.host, &sel[i]), len = band_len(&f.host, &sel[i]);
@@ -444,6 +448,11 @@ static void test_argument_errors(void **state)
     double neg = -1.0;
     assert_int_equal(wt_epyramid_map(f.ep, WT_OP_HARD, twice, &neg, 1), WT_ERR_INVALID);
     assert_int_equal(wt_epyramid_map(f.ep, (wt_band_op)9, twice, &arg, 1), WT_ERR_INVALID);
+    double zero = 0.0;
+    assert_int_equal(wt_epyramid_map(f.ep, WT_OP_QUANTIZE, twice, &zero, 1), WT_ERR_INVALID);
+    assert_int_equal(wt_epyramid_entropy(f.ep, &bad[0], 1, 1.0, &v), WT_ERR_INVALID);
+    assert_int_equal(wt_epyramid_entropy(f.ep, twice, 1, 0.0, &v), WT_ERR_INVALID);
+    assert_int_equal(wt_epyramid_entropy(f.ep, twice, 2, 1.0, (double[2]){0}), WT_OK);
     assert_int_equal(wt_epyramid_keep(f.ep, 1.5, NULL), WT_ERR_INVALID);
     assert_int_equal(wt_epyramid_threshold(f.ep, NAN, 0, NULL), WT_ERR_INVALID);
     wt_image small;

@@ -205,9 +205,9 @@ static void test_format_registry(void **state)
     assert_int_equal(wt_format_from_ext("."), WT_FORMAT_UNKNOWN);
     assert_string_equal(wt_format_list(buf, sizeof buf, WT_HOLDS_IMAGE | WT_HOLDS_COEFFS, ".",
                                        ", ", " or "),
-                        ".png, .jpg, .jpeg or .npz");
+                        ".png, .jpg, .jpeg, .npz, .tif, .tiff or .npy");
     assert_string_equal(wt_format_list(buf, sizeof buf, WT_HOLDS_IMAGE, "", "/", "/"),
-                        "png/jpg/jpeg");
+                        "png/jpg/jpeg/tif/tiff/npy");
     assert_string_equal(wt_format_list(buf, sizeof buf, WT_HOLDS_COEFFS, ".", ", ", " or "),
                         ".npz");
     assert_string_equal(wt_format_list(buf, 6, WT_HOLDS_IMAGE, ".", ", ", " or "), ".png,");
@@ -677,7 +677,7 @@ static void test_load_errors(void **state)
     const char *text = scratch("text.png");
     write_file(text, "hello, world\n", 13);
     assert_int_equal(wt_image_load(text, NULL, &img), WT_ERR_FORMAT);
-    assert_message_has("text.png: not a PNG or JPEG image");
+    assert_message_has("text.png: not a PNG, JPEG, TIFF or NPY image");
     assert_null(img.pixels);
     const char *zip = scratch("coeffs.png");
     write_file(zip, "PK\x03\x04", 4);
@@ -695,7 +695,7 @@ static void test_save_errors(void **state)
     random_image(&img, 3, 3, 3, 8);
     assert_int_equal(wt_image_save(scratch("out.bmp"), &img, NULL, WT_FORMAT_PNG),
                      WT_ERR_INVALID);
-    assert_message_has("out.bmp: unknown output format (use .png, .jpg, .jpeg or .npz)");
+    assert_message_has("out.bmp: unknown output format (use .png, .jpg, .jpeg, .npz, .tif, .tiff or .npy)");
     assert_int_equal(wt_image_save(scratch("no/such/dir/x.png"), &img, NULL, WT_FORMAT_PNG),
                      WT_ERR_IO);
     assert_message_has("no/such/dir/x.png: No such file or directory");
@@ -1275,17 +1275,155 @@ static void test_npz_meta(void **state)
                       WT_ERR_FORMAT, "h.npz: wavelet legall53 supports modes");
     /* huge declared image: refused before any allocation */
     expect_meta_error("{\"wavelet\": \"haar\", \"mode\": \"symmetric\", \"method\": \"conv\", "
-                      "\"levels\": 1, \"width\": 100000, \"height\": 100000, "
+                      "\"levels\": 1, \"width\": 30000, \"height\": 30000, "
                       "\"channels\": 1, \"bit_depth\": 16, \"color\": \"gray\"}",
                       WT_ERR_FORMAT, "needs more data than the file holds");
+    /* the limits of every image read (issue 18 item 5) */
+    expect_meta_error("{\"wavelet\": \"haar\", \"mode\": \"symmetric\", \"method\": \"conv\", "
+                      "\"levels\": 1, \"width\": 33000, \"height\": 33000, "
+                      "\"channels\": 1, \"bit_depth\": 16, \"color\": \"gray\"}",
+                      WT_ERR_LIMIT,
+                      "h.npz: 33000x33000 pixels exceeds the limit of 1073741824 (--max-pixels)");
+    expect_meta_error("{\"wavelet\": \"haar\", \"mode\": \"symmetric\", \"method\": \"conv\", "
+                      "\"levels\": 1, \"width\": 16777216, \"height\": 1, "
+                      "\"channels\": 1, \"bit_depth\": 8, \"color\": \"gray\"}",
+                      WT_ERR_LIMIT, "h.npz: 16777216x1: width and height must be below 2^24");
     expect_meta_error("{\"wavelet\": \"haar\", \"mode\": \"symmetric\", \"method\": \"conv\", "
                       "\"levels\": 1, \"width\": 4000000000, \"height\": 4000000000, "
                       "\"channels\": 4, \"bit_depth\": 16, \"color\": \"rgba\"}",
-                      WT_ERR_LIMIT, "h.npz: decomposition of 4000000000x4000000000 is too large");
+                      WT_ERR_LIMIT, "h.npz: 4000000000x4000000000: width and height must be");
     expect_meta_error("{\"wavelet\": \"haar\", \"mode\": \"symmetric\", \"method\": \"conv\", "
                       "\"levels\": 1, \"width\": 5, \"height\": 4, \"channels\": 1, "
                       "\"bit_depth\": 8, \"color\": \"gray\"}",
                       WT_ERR_FORMAT, "h.npz: member cA has shape (1, 2, 2), expected (1, 2, 3)");
+}
+
+/* A file of @p size bytes, holes but for @p data written at @p offset (a sparse
+ * file: large on paper, small on disk). */
+static void write_sparse(const char *path, const uint8_t *data, size_t size, uint64_t offset,
+                         uint64_t total)
+{
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    assert_int_equal(ftruncate(fileno(f), (off_t)total), 0);
+    assert_int_equal(pwrite(fileno(f), data, size, (off_t)offset), (ssize_t)size);
+    fclose(f);
+}
+
+/* Move a stored zip (make_zip's, no ZIP64) @p hole bytes into a sparse file:
+ * the central directory's offsets follow. */
+static void shift_zip(const char *path, uint32_t hole, uint64_t total)
+{
+    size_t size;
+    uint8_t *data = read_file(path, &size);
+    for (size_t i = 0; i + 46 <= size; i++)
+        if (memcmp(data + i, "PK\x01\x02", 4) == 0) {
+            uint32_t off = (uint32_t)data[i + 42] | (uint32_t)data[i + 43] << 8 |
+                           (uint32_t)data[i + 44] << 16 | (uint32_t)data[i + 45] << 24;
+            le32(data + i + 42, off + hole);
+        }
+    uint8_t *end = data + size - 22;
+    uint32_t cd = (uint32_t)end[16] | (uint32_t)end[17] << 8 | (uint32_t)end[18] << 16 |
+                  (uint32_t)end[19] << 24;
+    le32(end + 16, cd + hole);
+    write_sparse(path, data, size, hole, total > hole + size ? total : hole + size);
+    free(data);
+}
+
+/* A sparse file big enough for the image its meta describes: --max-pixels is
+ * applied before the pyramid is allocated (issue 18 item 5). */
+static void test_npz_sparse_limits(void **state)
+{
+    (void)state;
+    crafted c;
+    craft(&c, "{\"wavelet\": \"haar\", \"mode\": \"symmetric\", \"method\": \"conv\", "
+              "\"levels\": 1, \"width\": 4000, \"height\": 4000, \"channels\": 1, "
+              "\"bit_depth\": 8, \"color\": \"gray\"}",
+          NULL);
+    const char *path = scratch("h.npz");
+    make_zip(path, c.members, c.count);
+    shift_zip(path, 80u << 20, 0); /* 80 MB on paper: 4000x4000 floats fit */
+    wt_pyramid pyr;
+    wt_npz_meta meta;
+    wt_load_options opt = {.max_pixels = 1000000};
+    assert_int_equal(wt_npz_load_any(path, &opt, &pyr, NULL, NULL, &meta), WT_ERR_LIMIT);
+    assert_message_has("h.npz: 4000x4000 pixels exceeds the limit of 1000000 (--max-pixels)");
+    assert_null(pyr.data);
+    /* within the limit, the same file is read up to its (too small) bands */
+    assert_int_equal(wt_npz_load(path, &pyr, &meta), WT_ERR_FORMAT);
+    assert_message_has("h.npz: member cA has shape (1, 2, 2), expected (1, 2000, 2000)");
+}
+
+/* A PNG of IHDR @p width x @p height (gray 8-bit), the IDAT of a 1x1 image, IEND. */
+static void write_png_header(const char *path, uint32_t width, uint32_t height)
+{
+    uint8_t png[128] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'}, *p = png + 8;
+    /* zlib of one row of one pixel: filter 0, sample 0 */
+    static const uint8_t idat[] = {0x78, 0x9c, 0x63, 0x60, 0x00, 0x00, 0x00, 0x02, 0x00, 0x01};
+    const struct {
+        const char *type;
+        const uint8_t *data;
+        uint32_t len;
+    } chunks[3] = {{"IHDR", NULL, 13}, {"IDAT", idat, sizeof idat}, {"IEND", NULL, 0}};
+    uint8_t ihdr[13] = {width >> 24, width >> 16, width >> 8, width,  height >> 24,
+                        height >> 16, height >> 8, height, 8, 0, 0, 0, 0};
+    for (int i = 0; i < 3; i++) {
+        const uint8_t *d = i == 0 ? ihdr : chunks[i].data;
+        uint8_t *start = p + 4;
+        p[0] = 0, p[1] = 0, p[2] = 0, p[3] = (uint8_t)chunks[i].len;
+        memcpy(p + 4, chunks[i].type, 4);
+        if (chunks[i].len)
+            memcpy(p + 8, d, chunks[i].len);
+        p += 8 + chunks[i].len;
+        uint32_t crc = (uint32_t)crc32(0, start, 4 + chunks[i].len);
+        p[0] = (uint8_t)(crc >> 24), p[1] = (uint8_t)(crc >> 16), p[2] = (uint8_t)(crc >> 8);
+        p[3] = (uint8_t)crc;
+        p += 4;
+    }
+    write_file(path, png, (size_t)(p - png));
+}
+
+/* Width and height below 2^24 on every path, as documented (issue 18 item 5). */
+static void test_side_limit(void **state)
+{
+    (void)state;
+    wt_image img;
+    const char *path = scratch("wide.png");
+    write_png_header(path, 1u << 24, 1);
+    assert_int_equal(wt_image_load(path, NULL, &img), WT_ERR_LIMIT);
+    assert_message_has("wide.png: PNG width and height must be below 2^24");
+    write_png_header(path, (1u << 24) + 1, 1);
+    assert_int_equal(wt_image_load(path, NULL, &img), WT_ERR_LIMIT);
+    assert_message_has("wide.png: PNG width and height must be below 2^24");
+    write_png_header(path, (1u << 24) - 1, 1); /* allowed: fails later, on its data */
+    assert_int_equal(wt_image_load(path, NULL, &img), WT_ERR_FORMAT);
+    write_png_header(path, 1, 1);
+    assert_int_equal(wt_image_load(path, NULL, &img), WT_OK);
+    wt_image_free(&img);
+}
+
+/* Non-regular inputs: the format is decided from the first bytes, a FIFO with
+ * no writer does not hang (issue 18 item 4). */
+static void test_stream_inputs(void **state)
+{
+    (void)state;
+    wt_image img;
+    wt_pyramid pyr;
+    wt_npz_meta meta;
+    double t0 = now();
+    alarm(20); /* a hang fails the test instead of the suite's timeout */
+    assert_int_equal(wt_image_load("/dev/zero", NULL, &img), WT_ERR_FORMAT);
+    assert_message_has("/dev/zero: not a PNG, JPEG, TIFF or NPY image");
+    assert_int_equal(wt_npz_load("/dev/zero", &pyr, &meta), WT_ERR_FORMAT);
+    assert_message_has("/dev/zero: not a coefficient file");
+    const char *fifo = scratch("fifo.png");
+    assert_int_equal(mkfifo(fifo, 0600), 0);
+    assert_int_equal(wt_image_load(fifo, NULL, &img), WT_ERR_FORMAT);
+    assert_message_has("fifo.png: empty file");
+    assert_int_equal(wt_npz_load(fifo, &pyr, &meta), WT_ERR_FORMAT);
+    assert_message_has("fifo.png: empty file");
+    alarm(0);
+    assert_true(now() - t0 < 2.0);
 }
 
 static void test_npz_not_zip(void **state)
@@ -1357,6 +1495,9 @@ int main(int argc, char **argv)
         T(test_npz_crafted),
         T(test_npz_meta),
         T(test_npz_not_zip),
+        T(test_npz_sparse_limits),
+        T(test_side_limit),
+        T(test_stream_inputs),
     };
     int failed = cmocka_run_group_tests(tests, NULL, NULL);
     clean_dir(work_dir);

@@ -12,7 +12,7 @@ cflags="-O2 -g -D_GNU_SOURCE -DWT_HAVE_CUDA=1 -I$root/src -I$root/cuda -fopenmp"
 for f in "$root"/src/*.c; do
     gcc -std=c11 $cflags -c "$f" -o "$out/$(basename "$f" .c).o" &
 done
-for f in cu_plan cu_engine cu_image cu_bands; do
+for f in cu_plan cu_engine cu_image cu_bands cu_swt; do
     g++ -std=c++17 -x c++ -DWT_CUDA_EMULATE $cflags -Wall -Wextra -Wno-unknown-pragmas -c "$root/cuda/$f.cu" \
         -o "$out/$f.o" &
 done

@@ -53,6 +53,10 @@ enum {
     cudaErrorMemoryAllocation = 2,
     cudaErrorInsufficientDriver = 35,
     cudaErrorNoDevice = 100,
+    cudaErrorInvalidPtx = 218,
+    cudaErrorUnsupportedPtxVersion = 222,
+    cudaErrorNoKernelImageForDevice = 209,
+    cudaErrorInvalidDeviceFunction = 98,
     cudaMemcpyHostToDevice = 1,
     cudaMemcpyDeviceToHost = 2,
     cudaMemcpyDeviceToDevice = 3,
@@ -75,6 +79,7 @@ struct cudaDeviceProp {
     char name[256];
     size_t sharedMemPerBlockOptin;
     int multiProcessorCount;
+    int major, minor;
 };
 
 static inline const char *cudaGetErrorString(cudaError_t e)
@@ -102,6 +107,8 @@ static inline cudaError_t cudaGetDeviceProperties(cudaDeviceProp *p, int)
     strcpy(p->name, "host emulation");
     p->sharedMemPerBlockOptin = 227 * 1024;
     p->multiProcessorCount = 1;
+    p->major = 9;
+    p->minor = 0;
     return cudaSuccess;
 }
 static inline cudaError_t cudaStreamCreateWithFlags(cudaStream_t *s, int) { *s = 1; return 0; }
@@ -176,6 +183,14 @@ static inline cudaError_t cudaStreamWaitEvent(cudaStream_t, cudaEvent_t, unsigne
 static inline cudaError_t cudaEventCreateWithFlags(cudaEvent_t *e, int) { *e = new double(0); return 0; }
 static inline cudaError_t cudaFuncSetAttribute(const void *, int, int) { return 0; }
 template <typename F> static inline cudaError_t cudaFuncSetAttribute(F, int, int) { return 0; }
+struct cudaFuncAttributes {
+    int binaryVersion, ptxVersion;
+};
+template <typename F> static inline cudaError_t cudaFuncGetAttributes(cudaFuncAttributes *a, F)
+{
+    a->binaryVersion = a->ptxVersion = 90;
+    return 0;
+}
 static inline cudaError_t cudaEventCreate(cudaEvent_t *e) { *e = new double(0); return 0; }
 static inline cudaError_t cudaEventDestroy(cudaEvent_t e) { delete e; return 0; }
 static inline cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t)

@@ -88,7 +88,7 @@ if has_pywt; then
             lv=$3
             [ "$img" = odd.png ] && lv=1
             case_ "mosaic $1 $2 -l $lv --scale $4 of $img" 0 "" \
-                "$WT" decompose -w "$1" -m "$2" -l "$lv" --scale "$4" "$img" mos.png
+                "$WT" decompose -w "$1" -m "$2" -l "$lv" --scale "$4" --alpha keep "$img" mos.png
             expect "mosaic $1 $2 $img matches pywt.coeffs_to_array" \
                 $TOOL check-mosaic mos.png "$img" "$1" "$2" "$lv" "$4"
         done
@@ -393,16 +393,16 @@ expect "missing folder: nothing created" test ! -e nofolder
 case_ "unknown --ext" 2 "wavetool: invalid argument 'gif' for option --ext*" \
     "$WT" decompose --ext gif -O e rgb8.png
 case_ "reconstruct to .npz names the formats" 2 \
-    "wavetool: e/x.npz: reconstruct does not write NPZ files; use .png, .jpg or .jpeg*" \
+    "wavetool: e/x.npz: reconstruct does not write NPZ files; use .png, .jpg, .jpeg, .tif, .tiff or .npy*" \
     "$WT" reconstruct c16.npz e/x.npz
 case_ "roundtrip -o unknown extension" 2 "wavetool: e/x.tga: unknown output type; use .png*" \
     "$WT" roundtrip rgb8.png -o e/x.tga
-case_ "roundtrip --ext npz" 2 "wavetool: --ext npz: roundtrip writes png, jpg or jpeg*" \
+case_ "roundtrip --ext npz" 2 "wavetool: --ext npz: roundtrip writes png, jpg, jpeg, tif, tiff or npy*" \
     "$WT" roundtrip --ext npz -O e rgb8.png
 case_ "--ext takes a dot and any case" 0 "" "$WT" decompose --ext .JPG - - < rgb8.png
 expect "--ext .JPG: a JPEG on stdout" test "$(head -c 3 "$out" | od -An -tx1 | tr -d ' ')" = ffd8ff
 mkdir -p e/empty
-case_ "empty folder names the extensions" 0 "wavetool: e/empty: no .png/.jpg/.jpeg files found*" \
+case_ "empty folder names the extensions" 0 "wavetool: e/empty: no .png/.jpg/.jpeg/.tif/.tiff/.npy files found*" \
     "$WT" decompose -O e/o e/empty
 case_ "option of another command" 2 "wavetool: option '--psnr' does not apply to 'decompose'*" \
     "$WT" decompose --psnr rgb8.png e/out.png
@@ -426,6 +426,35 @@ expect "input untouched" cmp self.png rgb8.png
 ln -f self.png hardlink.png 2>/dev/null &&
     case_ "refuse a hard link to the input" 1 "wavetool: self.png: output hardlink.png is the input file*" \
         "$WT" decompose -l 1 self.png hardlink.png
+
+# ---- non-regular inputs and limits on every path (issue 18 items 4, 5) ----------------
+# the format is decided from the first bytes: /dev/zero is refused at once (was: 4 GiB read)
+case_ "decompose /dev/zero" 1 "wavetool: /dev/zero: not a PNG, JPEG, TIFF or NPY image" \
+    bash -c 'ulimit -v 2000000; exec "$0" decompose /dev/zero e/z.png' "$WT"
+case_ "reconstruct /dev/zero" 1 "wavetool: /dev/zero: not a coefficient file*" \
+    bash -c 'ulimit -v 2000000; exec "$0" reconstruct /dev/zero e/z.png' "$WT"
+# a stream is read up to what --max-pixels allows (was: to its end)
+case_ "endless PNG on stdin stops at the cap" 1 \
+    "wavetool: (stdin): file is larger than 64 MiB (the most --max-pixels 1000 allows)" \
+    bash -c '{ cat rgb8.png; head -c 100000000 /dev/zero; } | "$0" decompose --max-pixels 1000 - e/z.png' "$WT"
+case_ "endless .npz on stdin stops at the cap" 1 "wavetool: (stdin): file is larger than 64 MiB*" \
+    bash -c '{ cat c16.npz; head -c 100000000 /dev/zero; } | "$0" reconstruct --max-pixels 1000 - e/z.png' "$WT"
+# a FIFO with no writer reads as empty instead of blocking the batch
+mkfifo e/fifo.png
+case_ "FIFO without a writer" 1 "wavetool: e/fifo.png: empty file" timeout 20 "$WT" decompose e/fifo.png e/z.png
+case_ "FIFO with a writer" 0 "" bash -c 'cat rgb8.png > e/fifo.png & exec timeout 20 "$0" decompose -l 1 e/fifo.png e/z.png' "$WT"
+rm -f e/fifo.png e/z.png
+# TIFF is a registry row like the others: read by its bytes, written by its extension
+case_ "TIFF output" 0 "" "$WT" roundtrip -q -o e/rt.tif gray16.png
+case_ "TIFF input, exact" 0 "" "$WT" compare gray16.png e/rt.tif --format tsv
+expect "TIFF roundtrip: inf" grep -q "	inf	" "$out"
+case_ "TIFF named .png is read as TIFF" 0 "" bash -c 'cp e/rt.tif e/lie.png && exec "$0" roundtrip -q e/lie.png' "$WT"
+rm -f e/rt.tif e/lie.png
+# --max-pixels applies to reconstruct too (was: "does not apply")
+case_ "reconstruct --max-pixels" 1 \
+    "wavetool: c16.npz: 23x31 pixels exceeds the limit of 100 (--max-pixels)" \
+    "$WT" reconstruct --max-pixels 100 c16.npz e/z.png
+expect "no output over the limit" test ! -e e/z.png
 
 # ---- batches ----------------------------------------------------------------------------
 mkdir -p in/sub
@@ -489,7 +518,7 @@ case_ "same output from two files of one name" 1 "wavetool: a2/c.png: output dup
 case_ "stdin with -O refused" 2 "wavetool: '-' (standard input) cannot be used with -O*" \
     "$WT" decompose -O out -
 mkdir -p emptydir
-case_ "an empty directory is said" 0 "wavetool: emptydir: no .png/.jpg/.jpeg files found*0 files: 0 done, 0 failed" \
+case_ "an empty directory is said" 0 "wavetool: emptydir: no .png/.jpg/.jpeg/.tif/.tiff/.npy files found*0 files: 0 done, 0 failed" \
     "$WT" decompose -O out3 emptydir
 case_ "directory without -O refused" 2 "wavetool: in is a directory; use -O DIR*" \
     "$WT" decompose in out.png

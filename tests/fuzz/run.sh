@@ -9,9 +9,11 @@ here=$(cd "$(dirname "$0")" && pwd)
 corpus=$here/../corpus
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-mkdir -p "$work/image" "$work/npz" "$work/cli" "$here/crashes"
+mkdir -p "$work/image" "$work/npz" "$work/cli" "$work/tiff" "$work/npy" "$here/crashes"
 find "$corpus" -type f \( -name '*.png' -o -name '*.jpg' \) -size -200k -exec cp {} "$work/image/" \; 2>/dev/null || true
 cp "$here"/seeds/*.npz "$work/npz/" 2>/dev/null || true
+find "$corpus" -type f -name '*.tif' -size -200k -exec cp {} "$work/tiff/" \; 2>/dev/null || true
+cp "$here"/seeds/*.npy "$work/npy/" 2>/dev/null || true
 # fuzz_cli seeds: 4 bytes (command, option count, input name, output name),
 # option picks, then the file (fuzz_cli.c): small images and the .npz seeds
 i=0
@@ -24,7 +26,7 @@ for f in "$here"/seeds/*.npz; do
     { printf '\001\000\002\000'; cat "$f"; } >"$work/cli/$(basename "$f")"
 done
 status=0
-for h in image npz cli; do
+for h in image npz cli tiff npy; do
     log=$work/$h.log
     mask=0
     [ $h = cli ] && mask=3 # the program's own messages

@@ -1,0 +1,178 @@
+/* wavetool stats: per band and channel statistics of each input's transform,
+ * energy shares, noise and rate estimates; optionally an SVG chart. */
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "batch.h"
+#include "commands.h"
+#include "figures.h"
+#include "options.h"
+#include "pipeline.h"
+#include "stats_plot.h"
+#include "stats_report.h"
+
+typedef struct stats_ctx {
+    pipeline pipe;
+    const cli_options *opt;
+    pthread_mutex_t lock;
+    file_figures *kept; /* for --plot: every file that succeeded */
+    size_t nkept, cap;
+    int out_of_memory;
+} stats_ctx;
+
+typedef struct stats_job {
+    const wt_image *img;
+    file_figures *f;
+} stats_job;
+
+/* On an engine: forward transform into an engine pyramid, then the figures. */
+static wt_status stats_on(wt_engine *e, void *arg)
+{
+    stats_job *j = arg;
+    wt_epyramid *ep = NULL;
+    free(j->f->bands); /* a retry on the CPU engine starts over */
+    j->f->bands = NULL;
+    wt_status st = wt_epyramid_create(e, &j->f->params, j->img->height, j->img->width,
+                                      j->img->channels, &ep);
+    if (st == WT_OK)
+        st = wt_epyramid_forward_image(ep, j->img);
+    if (st == WT_OK)
+        st = figures_compute(ep, j->f);
+    wt_epyramid_destroy(ep);
+    return st;
+}
+
+static wt_status figures_of(stats_ctx *ctx, const char *file, file_figures *f)
+{
+    const cli_options *o = ctx->opt;
+    wt_image img = {0};
+    wt_status st = pipeline_load(&ctx->pipe, file, &img);
+    if (st == WT_OK)
+        st = pipeline_params_for(o, &img, file, &f->params);
+    if (st == WT_OK) {
+        f->layout = img;
+        f->layout.pixels = NULL;
+        f->qstep = o->qstep > 0.0 ? o->qstep : figures_default_qstep(img.bit_depth);
+        f->eps = isnan(o->eps) ? f->qstep : o->eps;
+        f->file = strdup(file);
+        stats_job job = {&img, f};
+        st = f->file ? pipeline_engine_run(&ctx->pipe, stats_on, &job, file)
+                     : wt_error_set(WT_ERR_NOMEM, "out of memory");
+    }
+    wt_image_free(&img);
+    return st;
+}
+
+/* Keep @p f for the chart (ownership moves), or free it. */
+static void keep_for_plot(stats_ctx *ctx, file_figures *f)
+{
+    pthread_mutex_lock(&ctx->lock);
+    if (ctx->nkept == ctx->cap) {
+        size_t cap = ctx->cap ? 2 * ctx->cap : 16;
+        file_figures *grown = realloc(ctx->kept, cap * sizeof *grown);
+        if (grown) {
+            ctx->kept = grown;
+            ctx->cap = cap;
+        }
+    }
+    if (ctx->nkept < ctx->cap)
+        ctx->kept[ctx->nkept++] = *f;
+    else {
+        ctx->out_of_memory = 1;
+        figures_free(f);
+    }
+    pthread_mutex_unlock(&ctx->lock);
+}
+
+static void stats_one(void *arg, batch_item *item)
+{
+    stats_ctx *ctx = arg;
+    file_figures f = {0};
+    wt_status st = figures_of(ctx, item->input, &f);
+    batch_item_result(item, st);
+    if (st == WT_OK)
+        item->report = stats_report(ctx->opt->format, &f);
+    if (st == WT_OK && ctx->opt->plot)
+        keep_for_plot(ctx, &f);
+    else
+        figures_free(&f);
+}
+
+static void stats_header(void *ctx, FILE *report)
+{
+    stats_report_header(((stats_ctx *)ctx)->opt->format, report);
+}
+
+static int compare_file(const void *a, const void *b)
+{
+    return strcmp(((const file_figures *)a)->file, ((const file_figures *)b)->file);
+}
+
+/* The chart of the files that succeeded, in name order. */
+static int write_plot(stats_ctx *ctx, int rc)
+{
+    if (ctx->out_of_memory) {
+        fputs("wavetool: out of memory for --plot\n", stderr);
+        return EXIT_SOME_FAILED;
+    }
+    if (ctx->nkept == 0) {
+        fprintf(stderr, "wavetool: %s: not written, no input succeeded\n", ctx->opt->plot);
+        return EXIT_SOME_FAILED;
+    }
+    qsort(ctx->kept, ctx->nkept, sizeof *ctx->kept, compare_file);
+    if (stats_plot_write(ctx->opt->plot, ctx->kept, ctx->nkept) != WT_OK) {
+        fprintf(stderr, "wavetool: %s\n", wt_error_message());
+        return EXIT_SOME_FAILED;
+    }
+    return rc;
+}
+
+static int check_plot(const cli_options *o)
+{
+    size_t len = o->plot ? strlen(o->plot) : 0;
+    if (o->plot && (len < 4 || strcmp(o->plot + len - 4, ".svg") != 0))
+        return cli_usage_error("stats", "--plot %s: the chart is SVG; name it FILE.svg", o->plot);
+    return CLI_CONTINUE;
+}
+
+static int run_stats(const cli_options *o)
+{
+    stats_ctx ctx = {0};
+    batch_plan plan = {"stats", 0, NULL, NULL, NULL, NULL, NULL, WT_HOLDS_IMAGE};
+    int rc = check_plot(o);
+    if (rc != CLI_CONTINUE)
+        return rc;
+    ctx.opt = o;
+    pthread_mutex_init(&ctx.lock, NULL);
+    rc = pipeline_run_files(&ctx.pipe, o, &plan, stats_one, &ctx, stdout, stats_header);
+    if (o->plot && rc != EXIT_USAGE)
+        rc = write_plot(&ctx, rc);
+    for (size_t i = 0; i < ctx.nkept; i++)
+        figures_free(&ctx.kept[i]);
+    free(ctx.kept);
+    pthread_mutex_destroy(&ctx.lock);
+    return rc;
+}
+
+const cli_command cmd_stats = {
+    .name = "stats",
+    .synopsis = "[options] INPUT... [--plot FILE.svg]",
+    .tagline = "INPUT...: per-band statistics, energy shares, rate estimate",
+    .summary =
+        "Per band and channel of each input's transform: shape, mean, std, min, max,\n"
+        "max |c|, energy and its share of the channel's total (MATLAB wenergy2), the\n"
+        "fractions of zero and near-zero (|c| <= --eps) coefficients, the MAD noise\n"
+        "estimate median|c|/0.6745, and the zeroth-order entropy of the dead-zone\n"
+        "quantiser indices sign(c) floor(|c|/Q) (--qstep Q, default 2^depth/256), with\n"
+        "the estimated bits per pixel of the whole image. --plot writes an SVG bar\n"
+        "chart of the energy share per band: one bar per file for up to 6 files, else\n"
+        "their mean with min-max whiskers. Inputs may be directories (walked for\n"
+        "{IMAGES}).",
+    .groups = OPTS_TRANSFORM | OPTS_ENGINE | OPTS_LOAD | OPTS_REPORT | OPTS_QUANT | OPTS_STATS,
+    .min_args = 1,
+    .max_args = -1,
+    .run = run_stats,
+};

@@ -1,0 +1,51 @@
+/* The figures of `wavetool stats`: per band and channel statistics of a
+ * pyramid held on an engine, energy shares, noise and rate estimates. */
+#ifndef WT_CLI_FIGURES_H
+#define WT_CLI_FIGURES_H
+
+#include <stddef.h>
+
+#include "wavetool.h"
+
+/* sigma = median |c| / this (the normal distribution's 75th percentile, as
+ * skimage's estimate_sigma and Donoho-Johnstone's MAD estimate). */
+#define FIGURES_MAD_SCALE 0.6744897501960817
+
+typedef struct band_figures {
+    wt_band_ref ref;
+    size_t rows, cols;
+    wt_band_stats s;            /* count, sums, min, max, max |c|, zeros, |c| <= eps */
+    double mean, std;           /* std: population (numpy's ddof=0) */
+    double energy_share;        /* 100 sum c^2 / sum of the channel's bands (wenergy2) */
+    double zero_fraction, near_zero_fraction;
+    double mad_sigma;           /* median |c| / FIGURES_MAD_SCALE */
+    double entropy;             /* bits per coefficient of the quantiser indices */
+} band_figures;
+
+typedef struct file_figures {
+    char *file;
+    wt_image layout; /* size, channels, depth (pixels NULL) */
+    wt_params params;
+    double qstep, eps;
+    double bpp; /* sum over bands of count x entropy, per pixel of the image */
+    size_t nbands;
+    band_figures *bands; /* cA of every channel, then cH, cV, cD from the coarsest */
+} file_figures;
+
+/* Default quantiser step: 1/256 of the nominal range 2^depth (Kakadu's Qstep). */
+double figures_default_qstep(int bit_depth);
+
+/* Compute @p f's bands from a pyramid after its forward transform; f->layout,
+ * params, qstep and eps set by the caller. */
+wt_status figures_compute(const wt_epyramid *ep, file_figures *f);
+
+/* Estimated bits per pixel of the whole pyramid at step @p qstep (every band,
+ * every channel, zeroth-order entropy), per pixel of a @p pixels image. */
+wt_status figures_bpp(const wt_epyramid *ep, double qstep, double pixels, double *bpp);
+
+void figures_free(file_figures *f);
+
+/* "cA3", "cH1", ... */
+void figures_band_name(const wt_band_ref *r, char *buf, size_t size);
+
+#endif

@@ -1,0 +1,152 @@
+/* stats reports in text, JSON lines and TSV. */
+#include "stats_report.h"
+
+#include <math.h>
+
+#include "report.h"
+
+static const char *channel_name(int channels, int c)
+{
+    static const char *const names[4][4] = {
+        {"Y"}, {"Y", "A"}, {"R", "G", "B"}, {"R", "G", "B", "A"}};
+    return channels >= 1 && channels <= 4 && c < channels ? names[channels - 1][c] : "?";
+}
+
+/* ---- text ----------------------------------------------------------------- */
+
+static void text_head(strbuf *sb, const file_figures *f)
+{
+    sb_printf(sb, "%s: %ux%u, %d channel%s, %d-bit; %s, %s, %d level%s; qstep %g, eps %g: "
+                  "%.4f bpp\n",
+              f->file, f->layout.width, f->layout.height, f->layout.channels,
+              f->layout.channels > 1 ? "s" : "", f->layout.bit_depth, f->params.wavelet->name,
+              wt_mode_name(f->params.mode), f->params.levels, f->params.levels == 1 ? "" : "s",
+              f->qstep, f->eps, f->bpp);
+    sb_printf(sb, "  %-5s %-2s %11s %10s %10s %10s %10s %10s %8s %7s %7s %10s %7s\n", "band", "ch",
+              "shape", "mean", "std", "min", "max", "max|c|", "energy%", "zero%", "near0%",
+              "mad_sigma", "H_bits");
+}
+
+static void text_band(strbuf *sb, const file_figures *f, const band_figures *b)
+{
+    char name[16], shape[32];
+    figures_band_name(&b->ref, name, sizeof name);
+    snprintf(shape, sizeof shape, "%zux%zu", b->rows, b->cols);
+    sb_printf(sb, "  %-5s %-2s %11s %10.4g %10.4g %10.4g %10.4g %10.4g %8.4f %7.3f %7.3f %10.4g "
+                  "%7.4f\n",
+              name, channel_name(f->layout.channels, b->ref.channel), shape, b->mean, b->std,
+              b->s.min, b->s.max, b->s.max_abs, b->energy_share, 100.0 * b->zero_fraction,
+              100.0 * b->near_zero_fraction, b->mad_sigma, b->entropy);
+}
+
+/* ---- json ----------------------------------------------------------------- */
+
+static void json_number(strbuf *sb, const char *key, double v)
+{
+    sb_printf(sb, ",\"%s\":", key);
+    if (isnan(v))
+        sb_printf(sb, "null");
+    else
+        sb_number(sb, REPORT_JSON, v);
+}
+
+static void json_band(strbuf *sb, const band_figures *b, int first)
+{
+    char name[16];
+    figures_band_name(&b->ref, name, sizeof name);
+    sb_printf(sb, "%s{\"band\":\"%s\",\"level\":%d,\"orientation\":\"%c\",\"channel\":%d,"
+                  "\"rows\":%zu,\"cols\":%zu",
+              first ? "" : ",", name, b->ref.level, "AHVD"[b->ref.band], b->ref.channel, b->rows,
+              b->cols);
+    json_number(sb, "mean", b->mean);
+    json_number(sb, "std", b->std);
+    json_number(sb, "min", b->s.min);
+    json_number(sb, "max", b->s.max);
+    json_number(sb, "max_abs", b->s.max_abs);
+    json_number(sb, "energy", b->s.sum_sq);
+    json_number(sb, "energy_share", b->energy_share);
+    json_number(sb, "zero_fraction", b->zero_fraction);
+    json_number(sb, "near_zero_fraction", b->near_zero_fraction);
+    json_number(sb, "mad_sigma", b->mad_sigma);
+    json_number(sb, "entropy", b->entropy);
+    sb_printf(sb, "}");
+}
+
+static void json_file(strbuf *sb, const file_figures *f)
+{
+    sb_printf(sb, "{\"file\":");
+    sb_json_string(sb, f->file);
+    sb_printf(sb, ",\"width\":%u,\"height\":%u,\"channels\":%d,\"bit_depth\":%d,"
+                  "\"wavelet\":\"%s\",\"mode\":\"%s\",\"levels\":%d",
+              f->layout.width, f->layout.height, f->layout.channels, f->layout.bit_depth,
+              f->params.wavelet->name, wt_mode_name(f->params.mode), f->params.levels);
+    json_number(sb, "qstep", f->qstep);
+    json_number(sb, "eps", f->eps);
+    json_number(sb, "bpp", f->bpp);
+    sb_printf(sb, ",\"bands\":[");
+    for (size_t i = 0; i < f->nbands; i++)
+        json_band(sb, &f->bands[i], i == 0);
+    sb_printf(sb, "]}\n");
+}
+
+/* ---- tsv ------------------------------------------------------------------ */
+
+static const char tsv_columns[] =
+    "file\twidth\theight\tchannels\tbit_depth\twavelet\tmode\tlevels\tqstep\teps\tbpp\tband\t"
+    "level\torientation\tchannel\trows\tcols\tmean\tstd\tmin\tmax\tmax_abs\tenergy\t"
+    "energy_share\tzero_fraction\tnear_zero_fraction\tmad_sigma\tentropy\n";
+
+static void tsv_values(strbuf *sb, const double *v, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        sb_printf(sb, "\t");
+        if (isnan(v[i]))
+            sb_printf(sb, "nan");
+        else
+            sb_number(sb, REPORT_TSV, v[i]);
+    }
+}
+
+static void tsv_band(strbuf *sb, const file_figures *f, const band_figures *b)
+{
+    char name[16];
+    figures_band_name(&b->ref, name, sizeof name);
+    sb_tsv_field(sb, f->file);
+    sb_printf(sb, "\t%u\t%u\t%d\t%d\t%s\t%s\t%d", f->layout.width, f->layout.height,
+              f->layout.channels, f->layout.bit_depth, f->params.wavelet->name,
+              wt_mode_name(f->params.mode), f->params.levels);
+    tsv_values(sb, (const double[]){f->qstep, f->eps, f->bpp}, 3);
+    sb_printf(sb, "\t%s\t%d\t%c\t%d\t%zu\t%zu", name, b->ref.level, "AHVD"[b->ref.band],
+              b->ref.channel, b->rows, b->cols);
+    const double v[] = {b->mean,       b->std,           b->s.min,           b->s.max,
+                        b->s.max_abs,  b->s.sum_sq,      b->energy_share,    b->zero_fraction,
+                        b->near_zero_fraction, b->mad_sigma, b->entropy};
+    tsv_values(sb, v, sizeof v / sizeof *v);
+    sb_printf(sb, "\n");
+}
+
+void stats_report_header(report_format format, FILE *out)
+{
+    if (format != REPORT_TSV)
+        return;
+    fputs(tsv_columns, out);
+    fflush(out);
+}
+
+char *stats_report(report_format format, const file_figures *f)
+{
+    strbuf sb = {0};
+    if (format == REPORT_JSON) {
+        json_file(&sb, f);
+        return sb_finish(&sb);
+    }
+    if (format == REPORT_TEXT)
+        text_head(&sb, f);
+    for (size_t i = 0; i < f->nbands; i++) {
+        if (format == REPORT_TEXT)
+            text_band(&sb, f, &f->bands[i]);
+        else
+            tsv_band(&sb, f, &f->bands[i]);
+    }
+    return sb_finish(&sb);
+}

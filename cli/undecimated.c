@@ -1,0 +1,443 @@
+/* decompose, reconstruct and roundtrip with --transform swt|starlet: band
+ * stacks of full-size planes, their .npz files, mosaics and layer images. */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+#include "undecimated.h"
+
+/* How a path appears in messages. */
+static const char *shown(const char *file)
+{
+    return strcmp(file, "-") == 0 ? "(stdin)" : file;
+}
+
+/* ---- the transform of one image ------------------------------------------------ */
+
+/* The transform for an image: -l max, the levels asked for, or the default 3
+ * made smaller for small images (the deepest level's filter stays within the
+ * image; larger levels are accepted when asked for). */
+static wt_status uparams_for(const cli_options *o, const wt_image *img, const char *file,
+                             wt_uparams *up)
+{
+    *up = (wt_uparams){o->transform, o->params.wavelet, o->params.levels, o->start_level,
+                       o->norm, o->all_approx, o->border};
+    int max = wt_umax_level(up, img->height, img->width);
+    if (o->levels_max || (!o->levels_given && up->levels > max))
+        up->levels = max;
+    if (up->levels < 1)
+        return wt_error_set(WT_ERR_INVALID, "%s: --transform %s needs at least 1 level",
+                            shown(file), wt_transform_name(up->transform));
+    wt_status st = wt_uparams_check(up, img->height, img->width);
+    if (st != WT_OK) {
+        char reason[512];
+        snprintf(reason, sizeof reason, "%s", wt_error_message());
+        return wt_error_set(st, "%s: %s", shown(file), reason);
+    }
+    return WT_OK;
+}
+
+/* Physical memory in bytes (0 when unknown). */
+static double physical_memory(void)
+{
+    long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGE_SIZE);
+    return pages > 0 && size > 0 ? (double)pages * (double)size : 0.0;
+}
+
+/* Band stack and planes for @p up on an image, checked before anything is
+ * allocated against @p limit (--max-memory's share of a file; 0: the
+ * machine's memory). */
+static wt_status alloc_stack(const wt_uparams *up, const wt_image *img, const char *file,
+                             uint64_t limit, float **stack, float **planes)
+{
+    const double plane = (double)img->height * img->width * img->channels;
+    const int nb = wt_ustack_bands(up);
+    /* the stack, the image's planes, and the transform's work planes */
+    const double need = 4.0 * plane * (nb + 1) + 16.0 * (double)img->height * img->width;
+    const double have = limit ? (double)limit : physical_memory();
+    *stack = *planes = NULL;
+    if (need > (double)SIZE_MAX / 2 || (have > 0 && need > have))
+        return wt_error_set(WT_ERR_LIMIT,
+                            "%s: a %d-level %s of %ux%u with %d channels needs %.1f GiB (%d "
+                            "full-size bands), more than %s%.1f GiB%s",
+                            shown(file), up->levels, wt_transform_name(up->transform),
+                            img->width, img->height, img->channels, need / 1073741824.0, nb,
+                            limit ? "the " : "this machine's ", have / 1073741824.0,
+                            limit ? " allowed (--max-memory)" : "");
+    *stack = malloc((size_t)(4.0 * plane * nb));
+    *planes = malloc((size_t)(4.0 * plane));
+    if (*stack && *planes)
+        return WT_OK;
+    free(*stack);
+    free(*planes);
+    *stack = *planes = NULL;
+    return wt_error_set(WT_ERR_NOMEM, "%s: out of memory (%.1f GiB for %d full-size bands)",
+                        shown(file), need / 1073741824.0, nb);
+}
+
+/* What an engine call works on. */
+typedef struct ujob {
+    const wt_uparams *up;
+    size_t h, w;
+    int channels;
+    float *planes, *stack;
+    int inverse;
+} ujob;
+
+static wt_status ujob_run(wt_engine *e, void *ctx)
+{
+    const ujob *j = ctx;
+    return j->inverse ? wt_uinverse(e, j->up, j->stack, j->h, j->w, j->channels, j->planes)
+                      : wt_uforward(e, j->up, j->planes, j->h, j->w, j->channels, j->stack);
+}
+
+/* Forward transform of @p img into a new stack. */
+static wt_status forward(pipeline *p, const wt_image *img, const wt_uparams *up,
+                         const char *file, float **stack)
+{
+    float *planes = NULL;
+    wt_status st = alloc_stack(up, img, file, p->load.max_memory, stack, &planes);
+    if (st == WT_OK)
+        st = wt_image_to_planes(img, planes);
+    ujob job = {up, img->height, img->width, img->channels, planes, *stack, 0};
+    if (st == WT_OK)
+        st = pipeline_engine_run(p, ujob_run, &job, file);
+    free(planes);
+    if (st != WT_OK) {
+        free(*stack);
+        *stack = NULL;
+    }
+    return st;
+}
+
+/* Inverse of @p stack into @p img (allocated with the original's shape). */
+static wt_status inverse(pipeline *p, const wt_uparams *up, const float *stack, const char *file,
+                         wt_image *img)
+{
+    size_t n = (size_t)img->height * img->width * (size_t)img->channels;
+    float *planes = malloc(n * sizeof *planes);
+    if (!planes)
+        return wt_error_set(WT_ERR_NOMEM, "%s: out of memory", shown(file));
+    ujob job = {up, img->height, img->width, img->channels, planes, (float *)stack, 1};
+    wt_status st = pipeline_engine_run(p, ujob_run, &job, file);
+    if (st == WT_OK)
+        wt_image_from_planes(img, planes);
+    free(planes);
+    return st;
+}
+
+/* ---- layers: one 16-bit image per band and a sidecar ------------------------------
+ * sample = round(v * scale + 32768), scale the largest power of two with
+ * max |v| * scale <= 32767 (at most 2^16; 1 for a zero band). */
+
+#define LAYER_OFFSET 32768.0
+#define SIDECAR_SUFFIX "_layers.txt"
+#define SIDECAR_MAGIC "wavetool layers 1"
+
+static double layer_scale(const float *band, size_t n)
+{
+    double maxabs = 0.0;
+    for (size_t i = 0; i < n; i++)
+        maxabs = fabs((double)band[i]) > maxabs ? fabs((double)band[i]) : maxabs;
+    if (!(maxabs > 0.0) || !isfinite(maxabs))
+        return 1.0;
+    double s = ldexp(1.0, (int)floor(log2(32767.0 / maxabs)));
+    while (maxabs * s > 32767.0)
+        s /= 2.0;
+    return s > 65536.0 ? 65536.0 : s;
+}
+
+static void layer_encode(const float *band, size_t h, size_t w, int channels, double scale,
+                         wt_image *img)
+{
+    uint16_t *px = img->pixels;
+    const size_t plane = h * w, c = (size_t)channels;
+    for (size_t ch = 0; ch < c; ch++)
+        for (size_t i = 0; i < plane; i++) {
+            double v = LAYER_OFFSET + scale * (double)band[ch * plane + i];
+            px[i * c + ch] = (uint16_t)lrint(v < 0.0 ? 0.0 : (v > 65535.0 ? 65535.0 : v));
+        }
+}
+
+static void layer_decode(const wt_image *img, double offset, double scale, float *band)
+{
+    const size_t plane = (size_t)img->height * img->width, c = (size_t)img->channels;
+    const uint16_t *px16 = img->pixels;
+    const uint8_t *px8 = img->pixels;
+    for (size_t ch = 0; ch < c; ch++)
+        for (size_t i = 0; i < plane; i++) {
+            double s = img->bit_depth == 16 ? px16[i * c + ch] : px8[i * c + ch];
+            band[ch * plane + i] = (float)((s - offset) / scale);
+        }
+}
+
+/* Band names as the .npz members: cA cH1 ...; c w1 ... */
+static void band_name(const wt_uparams *up, int i, char *out, size_t cap)
+{
+    int L = up->levels;
+    static const char letters[] = "HVD";
+    if (up->transform == WT_TRANSFORM_STARLET)
+        snprintf(out, cap, i == 0 ? "c" : "w%d", i);
+    else if (i == 0)
+        snprintf(out, cap, "cA");
+    else if (i <= 3 * L)
+        snprintf(out, cap, "c%c%d", letters[(i - 1) % 3], L - (i - 1) / 3);
+    else
+        snprintf(out, cap, "cA%d", i - 3 * L);
+}
+
+/* OUT without its extension, and the extension (with the dot). */
+static void split_ext(const char *out, char *stem, size_t cap, const char **ext)
+{
+    const char *slash = strrchr(out, '/'), *dot = strrchr(out, '.');
+    if (!dot || (slash && dot < slash))
+        dot = out + strlen(out);
+    snprintf(stem, cap, "%.*s", (int)(dot - out), out);
+    *ext = *dot ? dot : ".png";
+}
+
+static const char *base_name(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    return slash ? slash + 1 : path;
+}
+
+static void sidecar_header(FILE *f, const wt_uparams *up, const wt_image *img)
+{
+    fprintf(f, "%s\ntransform %s\nwavelet %s\nlevels %d\nstart_level %d\nnorm %d\n"
+               "all_approx %d\nborder %s\nwidth %u\nheight %u\nchannels %d\nbit_depth %d\n",
+            SIDECAR_MAGIC, wt_transform_name(up->transform),
+            up->wavelet ? up->wavelet->name : "haar", up->levels, up->start_level, up->norm,
+            up->all_approx, wt_border_name(up->border), img->width, img->height, img->channels,
+            img->bit_depth);
+}
+
+static wt_status write_layers(pipeline *p, const wt_image *img, const wt_uparams *up,
+                              const float *stack, const char *out)
+{
+    char stem[4096], path[4200], name[16];
+    const char *ext;
+    split_ext(out, stem, sizeof stem, &ext);
+    if (strcasecmp(ext, ".png") != 0)
+        return wt_error_set(WT_ERR_INVALID, "%s: --layers writes 16-bit PNG layers; name OUT "
+                                            ".png",
+                            out);
+    wt_image layer = {0};
+    wt_status st = wt_image_alloc(&layer, img->width, img->height, img->channels, 16);
+    layer.color = img->color;
+    snprintf(path, sizeof path, "%s%s", stem, SIDECAR_SUFFIX);
+    wt_outfile side;
+    if (st == WT_OK)
+        st = wt_outfile_open(&side, path);
+    if (st != WT_OK) {
+        wt_image_free(&layer);
+        return st;
+    }
+    sidecar_header(side.fp, up, img);
+    const size_t band = (size_t)img->height * img->width * (size_t)img->channels;
+    for (int i = 0; st == WT_OK && i < wt_ustack_bands(up); i++) {
+        band_name(up, i, name, sizeof name);
+        double scale = layer_scale(stack + i * band, band);
+        layer_encode(stack + i * band, img->height, img->width, img->channels, scale, &layer);
+        snprintf(path, sizeof path, "%s_%s.png", stem, name);
+        st = pipeline_save(p, path, &layer);
+        fprintf(side.fp, "layer %s %s %.1f %.17g\n", name, base_name(path), LAYER_OFFSET, scale);
+    }
+    st = st == WT_OK ? wt_outfile_commit(&side) : (wt_outfile_abort(&side), st);
+    wt_image_free(&layer);
+    return st;
+}
+
+int undecimated_is_sidecar(const char *path)
+{
+    size_t n = strlen(path), k = strlen(SIDECAR_SUFFIX);
+    return n >= k && strcmp(path + n - k, SIDECAR_SUFFIX) == 0;
+}
+
+/* ---- sidecar reading --------------------------------------------------------------- */
+
+typedef struct sidecar {
+    wt_uparams up;
+    wt_image shape; /* width, height, channels, depth, colour; no pixels */
+} sidecar;
+
+static wt_status bad_sidecar(const char *path, const char *what)
+{
+    return wt_error_set(WT_ERR_FORMAT, "%s: not a wavetool layers file (%s)", path, what);
+}
+
+/* "key value" lines of the header, in order. */
+static wt_status read_sidecar_header(FILE *f, const char *path, sidecar *s)
+{
+    char line[512], tname[32], wname[64], bname[32];
+    int lv, start, norm, all, ch, depth;
+    unsigned w, h;
+    if (!fgets(line, sizeof line, f) || strncmp(line, SIDECAR_MAGIC, strlen(SIDECAR_MAGIC)) != 0)
+        return bad_sidecar(path, "first line");
+    if (fscanf(f, " transform %31s wavelet %63s levels %d start_level %d norm %d all_approx %d "
+                  "border %31s width %u height %u channels %d bit_depth %d",
+               tname, wname, &lv, &start, &norm, &all, bname, &w, &h, &ch, &depth) != 11)
+        return bad_sidecar(path, "header");
+    memset(s, 0, sizeof *s);
+    if (wt_transform_parse(tname, &s->up.transform) != WT_OK ||
+        wt_border_parse(bname, &s->up.border) != WT_OK)
+        return bad_sidecar(path, "transform or border");
+    s->up.wavelet = wt_wavelet_find(wname);
+    s->up.levels = lv;
+    s->up.start_level = start;
+    s->up.norm = norm != 0;
+    s->up.all_approx = all != 0;
+    if (w < 1 || h < 1 || ch < 1 || ch > 4 || (depth != 8 && depth != 16) ||
+        wt_uparams_check(&s->up, h, w) != WT_OK)
+        return bad_sidecar(path, "impossible description");
+    s->shape = (wt_image){w, h, ch, depth, (wt_color)ch, NULL};
+    return WT_OK;
+}
+
+/* The directory part of @p path ("" or "dir/"). */
+static void dir_of(const char *path, char *out, size_t cap)
+{
+    const char *slash = strrchr(path, '/');
+    snprintf(out, cap, "%.*s", slash ? (int)(slash - path + 1) : 0, path);
+}
+
+/* Layer @p i: its line, its image (same size and channels), decoded. */
+static wt_status read_layer(pipeline *p, FILE *f, const char *path, const sidecar *s, int i,
+                            float *band)
+{
+    char name[32], file[1024], want[16], dir[4096], full[5200];
+    double offset, scale;
+    if (fscanf(f, " layer %31s %1023s %lf %lf", name, file, &offset, &scale) != 4)
+        return bad_sidecar(path, "layer line");
+    band_name(&s->up, i, want, sizeof want);
+    if (strcmp(name, want) != 0 || !(scale > 0.0) || !isfinite(offset) || strchr(file, '/'))
+        return bad_sidecar(path, "layer line");
+    dir_of(path, dir, sizeof dir);
+    snprintf(full, sizeof full, "%s%s", dir, file);
+    wt_image img = {0};
+    wt_status st = wt_image_load(full, &p->opt->load, &img);
+    if (st == WT_OK && (img.width != s->shape.width || img.height != s->shape.height ||
+                        img.channels != s->shape.channels))
+        st = wt_error_set(WT_ERR_FORMAT, "%s: layer %s is %ux%u with %d channels, expected "
+                                         "%ux%u with %d",
+                          path, full, img.width, img.height, img.channels, s->shape.width,
+                          s->shape.height, s->shape.channels);
+    if (st == WT_OK)
+        layer_decode(&img, offset, scale, band);
+    wt_image_free(&img);
+    return st;
+}
+
+wt_status undecimated_reconstruct_layers(pipeline *p, const char *path, const char *out)
+{
+    sidecar s;
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return wt_error_set(WT_ERR_IO, "%s: %s", path, strerror(errno));
+    wt_status st = read_sidecar_header(f, path, &s);
+    float *stack = NULL, *planes = NULL;
+    if (st == WT_OK)
+        st = alloc_stack(&s.up, &s.shape, path, p->load.max_memory, &stack, &planes);
+    const size_t band = (size_t)s.shape.height * s.shape.width * (size_t)s.shape.channels;
+    for (int i = 0; st == WT_OK && i < wt_ustack_bands(&s.up); i++)
+        st = read_layer(p, f, path, &s, i, stack + i * band);
+    fclose(f);
+    free(planes);
+    wt_npz_meta meta = {.width = s.shape.width, .height = s.shape.height,
+                        .channels = s.shape.channels, .bit_depth = s.shape.bit_depth,
+                        .color = s.shape.color};
+    if (st == WT_OK)
+        st = undecimated_reconstruct(p, &s.up, stack, &meta, path, out);
+    free(stack);
+    return st;
+}
+
+/* ---- commands ------------------------------------------------------------------------- */
+
+static void fill_meta(const wt_uparams *up, const wt_image *img, wt_npz_meta *meta)
+{
+    memset(meta, 0, sizeof *meta);
+    snprintf(meta->wavelet, sizeof meta->wavelet, "%s",
+             up->transform == WT_TRANSFORM_STARLET ? "b3spline" : up->wavelet->name);
+    meta->mode = up->transform == WT_TRANSFORM_SWT ? WT_MODE_PERIODIC : WT_MODE_REFLECT;
+    meta->method = WT_METHOD_CONV;
+    meta->levels = up->levels;
+    meta->width = img->width;
+    meta->height = img->height;
+    meta->channels = img->channels;
+    meta->bit_depth = img->bit_depth;
+    meta->color = img->color;
+    meta->transform = up->transform;
+    meta->start_level = up->start_level;
+    meta->norm = up->norm;
+    meta->all_approx = up->all_approx;
+    meta->border = up->border;
+}
+
+static wt_status write_mosaic(pipeline *p, const wt_image *img, const wt_uparams *up,
+                              const float *stack, const char *out)
+{
+    const cli_options *o = p->opt;
+    int depth = o->depth ? o->depth
+                         : (cli_output_format(o, out) == WT_FORMAT_JPEG ? 8 : img->bit_depth);
+    wt_image mosaic = {0};
+    wt_status st = wt_umosaic_render(up, stack, img->height, img->width, img->channels, o->scale,
+                                     depth, &mosaic);
+    if (st == WT_OK)
+        st = pipeline_save(p, out, &mosaic);
+    wt_image_free(&mosaic);
+    return st;
+}
+
+wt_status undecimated_decompose(pipeline *p, const wt_image *img, const char *in,
+                                const char *out)
+{
+    wt_uparams up;
+    float *stack = NULL;
+    wt_status st = uparams_for(p->opt, img, in, &up);
+    if (st == WT_OK)
+        st = forward(p, img, &up, in, &stack);
+    if (st == WT_OK && p->opt->layers) {
+        st = write_layers(p, img, &up, stack, out);
+    } else if (st == WT_OK && cli_output_format(p->opt, out) == WT_FORMAT_NPZ) {
+        wt_npz_meta meta;
+        fill_meta(&up, img, &meta);
+        st = wt_npz_save_stack(out, &up, stack, &meta);
+    } else if (st == WT_OK) {
+        st = write_mosaic(p, img, &up, stack, out);
+    }
+    free(stack);
+    return st;
+}
+
+wt_status undecimated_reconstruct(pipeline *p, const wt_uparams *up, const float *stack,
+                                  const wt_npz_meta *meta, const char *in, const char *out)
+{
+    wt_image img = {0};
+    wt_status st = wt_image_alloc(&img, meta->width, meta->height, meta->channels,
+                                  meta->bit_depth);
+    img.color = meta->color;
+    if (st == WT_OK)
+        st = inverse(p, up, stack, in, &img);
+    if (st == WT_OK)
+        st = pipeline_save(p, out, &img);
+    wt_image_free(&img);
+    return st;
+}
+
+wt_status undecimated_roundtrip(pipeline *p, const wt_image *img, const char *in, wt_image *back)
+{
+    wt_uparams up;
+    float *stack = NULL;
+    wt_status st = uparams_for(p->opt, img, in, &up);
+    if (st == WT_OK)
+        st = forward(p, img, &up, in, &stack);
+    if (st == WT_OK)
+        st = inverse(p, &up, stack, in, back);
+    free(stack);
+    return st;
+}

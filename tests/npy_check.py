@@ -1,0 +1,126 @@
+#!/usr/bin/env python3
+"""NumPy .npy arrays as images (src/npy_io.c), as numpy.save writes them.
+
+uint8/uint16, (H, W) and (H, W, C) with C = 1-4, C and Fortran order, both
+byte orders, format versions 1 and 2: coefficients equal pywt.wavedec2 of
+np.load (1e-5 relative), `roundtrip -o out.npy` gives np.load the same array
+(dtype and shape), and refused arrays (float, stacks, bad headers, short
+data) get one line and exit 1.
+Usage: npy_check.py WAVETOOL.  Exit 77 (skip) without numpy or pywt."""
+import io
+import os
+import subprocess
+import sys
+import tempfile
+
+try:
+    import numpy as np
+    import pywt
+except ImportError:
+    print("numpy or pywt missing: skipped")
+    sys.exit(77)
+
+WT = sys.argv[1]
+rng = np.random.default_rng(20)
+
+
+def rand(shape, dtype):
+    return rng.integers(0, np.iinfo(dtype).max + 1, shape, dtype=dtype)
+
+
+def run(*args):
+    return subprocess.run([WT, *args], capture_output=True, text=True)
+
+
+def save_v2(path, a):
+    with open(path, "wb") as f:
+        np.lib.format.write_array(f, a, version=(2, 0))
+
+
+GOOD = {
+    "uint8 HxW": (rand((37, 29), np.uint8), np.save),
+    "uint16 HxW big-endian": (rand((23, 31), np.uint16).astype(">u2"), np.save),
+    "uint8 HxWx3": (rand((17, 19, 3), np.uint8), np.save),
+    "uint16 HxWx4 Fortran order": (np.asfortranarray(rand((21, 18, 4), np.uint16)), np.save),
+    "uint8 HxWx2 version 2": (rand((9, 13, 2), np.uint8), save_v2),
+    "uint16 1x5": (rand((1, 5), np.uint16), np.save),
+}
+
+
+def bad_files(tmp):
+    """name -> (path, text the message must hold)"""
+    out = {}
+
+    def put(name, data, text):
+        path = os.path.join(tmp, name + ".npy")
+        with open(path, "wb") as f:
+            f.write(data)
+        out[name] = (path, text)
+
+    buf = io.BytesIO()
+    np.save(buf, rng.random((8, 8), dtype=np.float32))
+    put("float32", buf.getvalue(), "type '<f4'")
+    buf = io.BytesIO()
+    np.save(buf, rand((3, 8, 8, 2), np.uint8))
+    put("4-D", buf.getvalue(), "not an image")
+    buf = io.BytesIO()
+    np.save(buf, rand((8, 8, 5), np.uint8))
+    put("5 channels", buf.getvalue(), "not an image")
+    buf = io.BytesIO()
+    np.save(buf, rand((16, 16), np.uint16))
+    good = buf.getvalue()
+    put("short data", good[:-7], "its shape says")
+    put("huge shape", good.replace(b"(16, 16)", b"(99999999, 9)"), "below 2^24")
+    put("header past the end", good[:8] + b"\xff\xff" + good[10:40], "truncated")
+    put("no dictionary", good[:10] + b" " * (len(good) - 10), "bad .npy header")
+    return out
+
+
+def main():
+    failed = 0
+    with tempfile.TemporaryDirectory() as tmp:
+        for name, (a, save) in GOOD.items():
+            path = os.path.join(tmp, "in.npy")
+            save(path, a)
+            try:
+                c = os.path.join(tmp, "c.npz")
+                r = run("decompose", "-w", "db2", "-l", "max", path, c)
+                assert r.returncode == 0, r.stderr
+                z = np.load(c)
+                x = (a[None] if a.ndim == 2 else np.moveaxis(a, -1, 0)).astype(np.float64)
+                levels = pywt.dwtn_max_level(x.shape[1:], "db2")
+                for ch in range(x.shape[0]):
+                    ref = pywt.wavedec2(x[ch], "db2", mode="symmetric", level=levels)
+                    err = float(np.abs(z["cA"][ch] - ref[0]).max())
+                    for l, (rh, rv, rd) in zip(range(levels, 0, -1), ref[1:]):
+                        for b, rb in (("H", rh), ("V", rv), ("D", rd)):
+                            err = max(err, float(np.abs(z[f"c{b}{l}"][ch] - rb).max()))
+                    scale = max(float(np.abs(ref[0]).max()), 1.0)
+                    assert err <= 1e-5 * scale, f"channel {ch}: error {err}"
+                back_path = os.path.join(tmp, "back.npy")
+                r = run("roundtrip", "-q", "-w", "db3", "-o", back_path, path)
+                assert r.returncode == 0, r.stderr
+                back = np.load(back_path)
+                assert back.dtype == a.dtype.newbyteorder("<") or back.dtype == a.dtype, back.dtype
+                assert back.shape == a.shape, (back.shape, a.shape)
+                assert np.array_equal(back, a), "roundtrip differs"
+                print(f"ok - {name}")
+            except AssertionError as e:
+                failed += 1
+                print(f"FAIL - {name}: {e}")
+        for name, (path, text) in bad_files(tmp).items():
+            out = os.path.join(tmp, "x.png")
+            r = run("decompose", path, out)
+            lines = r.stderr.strip().split("\n")
+            if r.returncode == 1 and len(lines) == 1 and text in lines[0] and \
+                    os.path.basename(path) in lines[0] and not os.path.exists(out):
+                print(f"ok - refused: {name}: {lines[0]}")
+            else:
+                failed += 1
+                print(f"FAIL - refused: {name}: exit {r.returncode}: {r.stderr!r}")
+    print(f"{failed} failed" if failed else "all passed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

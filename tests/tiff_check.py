@@ -1,0 +1,156 @@
+#!/usr/bin/env python3
+"""TIFF files written by tifffile and Pillow, read by wavetool (src/tiff_io.c).
+
+For every layout (depths, channels, strips/tiles, contiguous/planar, byte
+orders, compressions, BigTIFF, palette, 1-bit, MinIsWhite): the coefficients
+of `wavetool decompose f.tif f.npz` equal pywt.wavedec2 of the image as
+tifffile/Pillow read it (1e-5 relative), `roundtrip -o out.tif` writes a TIFF
+that tifffile reads back bit-exact, and refused layouts (float, signed, CMYK,
+more than 4 samples) get one clear line and exit 1.
+Usage: tiff_check.py WAVETOOL.  Exit 77 (skip) without numpy, pywt, tifffile or PIL."""
+import os
+import subprocess
+import sys
+import tempfile
+
+try:
+    import numpy as np
+    import pywt
+    import tifffile
+    from PIL import Image
+except ImportError:
+    print("numpy, pywt, tifffile or PIL missing: skipped")
+    sys.exit(77)
+
+WT = sys.argv[1]
+rng = np.random.default_rng(16)
+
+
+def rand(shape, dtype):
+    return rng.integers(0, np.iinfo(dtype).max + 1, shape, dtype=dtype)
+
+
+def planes(x):
+    """(C, H, W) float64 planes of an (H, W) or (H, W, C) image."""
+    x = np.asarray(x)
+    return (x[None] if x.ndim == 2 else np.moveaxis(x, -1, 0)).astype(np.float64)
+
+
+def writers():
+    """name -> (write(path), the samples wavetool must see)."""
+    g8, g16 = rand((37, 29), np.uint8), rand((23, 31), np.uint16)
+    rgb8, rgba8 = rand((17, 19, 3), np.uint8), rand((16, 33, 4), np.uint8)
+    rgb16, rgba16 = rand((20, 21, 3), np.uint16), rand((21, 18, 4), np.uint16)
+    ga16, odd = rand((9, 13, 2), np.uint16), rand((1, 5), np.uint8)
+    tf = tifffile.imwrite
+    cases = {
+        "gray8": (lambda p: tf(p, g8), g8),
+        "gray16 big-endian": (lambda p: tf(p, g16, byteorder=">"), g16),
+        "gray16 deflate+predictor, 5-row strips": (
+            lambda p: tf(p, g16, compression="zlib", predictor=True, rowsperstrip=5), g16),
+        "rgb8 16x16 tiles deflate": (lambda p: tf(p, rgb8, tile=(16, 16), compression="zlib"), rgb8),
+        "rgb16 tiles big-endian": (lambda p: tf(p, rgb16, tile=(16, 16), byteorder=">"), rgb16),
+        "rgba8 contiguous": (lambda p: tf(p, rgba8, photometric="rgb", extrasamples=["unassalpha"]), rgba8),
+        "rgba16 planar": (lambda p: tf(p, np.moveaxis(rgba16, -1, 0), planarconfig="separate",
+                                       photometric="rgb", extrasamples=["unassalpha"]), rgba16),
+        "gray+alpha16": (lambda p: tf(p, ga16, photometric="minisblack", extrasamples=["unassalpha"]), ga16),
+        "1x5 gray": (lambda p: tf(p, odd), odd),
+        "BigTIFF": (lambda p: tf(p, g8, bigtiff=True), g8),
+        "MinIsWhite": (lambda p: tf(p, 255 - g8, photometric="miniswhite"), g8),
+    }
+    for comp in ["tiff_lzw", "packbits", "tiff_adobe_deflate", "tiff_zstd"]:
+        cases[f"Pillow rgb8 {comp}"] = (
+            lambda p, c=comp: Image.fromarray(rgb8).save(p, compression=c), rgb8)
+    cases["Pillow gray16"] = (lambda p: Image.fromarray(g16).save(p), g16)
+    bw = (g8 > 127).astype(np.uint8) * 255
+    cases["Pillow 1-bit"] = (lambda p: Image.fromarray(bw).convert("1").save(p), bw)
+    pal = Image.fromarray(rgb8).convert("P")
+    cases["Pillow palette"] = (lambda p: pal.save(p), np.asarray(pal.convert("RGB")))
+    return cases
+
+
+def refused():
+    tf = tifffile.imwrite
+    return {
+        "float32": (lambda p: tf(p, rng.random((8, 8), dtype=np.float32)), "floating-point"),
+        "int16": (lambda p: tf(p, rand((8, 8), np.uint16).astype(np.int16)), "signed"),
+        "CMYK": (lambda p: tf(p, rand((8, 8, 4), np.uint8), photometric="separated"), "photometric"),
+        "5 samples": (lambda p: tf(p, rand((8, 8, 5), np.uint8), photometric="minisblack",
+                                   planarconfig="contig", extrasamples=[0, 0, 0, 0]), "5 samples"),
+    }
+
+
+def run(*args):
+    return subprocess.run([WT, *args], capture_output=True, text=True)
+
+
+def check_coefficients(path, want, tmp):
+    out = os.path.join(tmp, "c.npz")
+    r = run("decompose", "-w", "db2", "-l", "max", path, out)
+    assert r.returncode == 0, r.stderr
+    z = np.load(out)
+    x = planes(want)
+    levels = pywt.dwtn_max_level(x.shape[1:], "db2")
+    assert z["cA"].shape[0] == x.shape[0], (z["cA"].shape, x.shape)
+    for c in range(x.shape[0]):
+        ref = pywt.wavedec2(x[c], "db2", mode="symmetric", level=levels)
+        got = [z["cA"][c]] + [(z[f"cH{l}"][c], z[f"cV{l}"][c], z[f"cD{l}"][c])
+                              for l in range(levels, 0, -1)]
+        scale = max(float(np.abs(ref[0]).max()), 1.0)
+        err = max([float(np.abs(got[0] - ref[0]).max())] +
+                  [float(np.abs(g - r).max()) for gl, rl in zip(got[1:], ref[1:])
+                   for g, r in zip(gl, rl)])
+        assert err <= 1e-5 * scale, f"channel {c}: error {err} vs {scale}"
+
+
+def check_roundtrip(path, want, tmp):
+    out = os.path.join(tmp, "back.tif")
+    r = run("roundtrip", "-q", "-w", "db3", "-o", out, path)
+    assert r.returncode == 0, r.stderr
+    back = tifffile.imread(out)
+    assert back.dtype == np.asarray(want).dtype, (back.dtype, np.asarray(want).dtype)
+    assert np.array_equal(back, want), "roundtrip differs"
+    with tifffile.TiffFile(out) as t:
+        assert t.pages[0].compression == 8, t.pages[0].compression  # deflate
+
+
+def main():
+    failed = 0
+    with tempfile.TemporaryDirectory() as tmp:
+        for name, (write, want) in writers().items():
+            path = os.path.join(tmp, "in.tif")
+            write(path)
+            try:
+                check_coefficients(path, want, tmp)
+                check_roundtrip(path, want, tmp)
+                print(f"ok - {name}")
+            except AssertionError as e:
+                failed += 1
+                print(f"FAIL - {name}: {e}")
+        for name, (write, reason) in refused().items():
+            path = os.path.join(tmp, "bad.tif")
+            write(path)
+            r = run("decompose", path, os.path.join(tmp, "x.png"))
+            lines = r.stderr.strip().split("\n")
+            if r.returncode == 1 and len(lines) == 1 and reason in lines[0] and "bad.tif" in lines[0] \
+                    and not os.path.exists(os.path.join(tmp, "x.png")):
+                print(f"ok - refused: {name}: {lines[0]}")
+            else:
+                failed += 1
+                print(f"FAIL - refused: {name}: exit {r.returncode}: {r.stderr!r}")
+        # the mosaic as a TIFF, 16-bit kept
+        path = os.path.join(tmp, "g16.tif")
+        tifffile.imwrite(path, rand((30, 40), np.uint16))
+        r = run("decompose", "-l", "2", path, os.path.join(tmp, "m.tif"))
+        m = tifffile.imread(os.path.join(tmp, "m.tif")) if r.returncode == 0 else None
+        if m is not None and m.dtype == np.uint16 and m.ndim == 2:
+            print("ok - 16-bit mosaic as TIFF")
+        else:
+            failed += 1
+            print(f"FAIL - 16-bit mosaic as TIFF: {r.stderr!r}")
+    print(f"{failed} failed" if failed else "all passed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
