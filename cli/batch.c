@@ -11,7 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #define MAX_WALK_DEPTH 64
@@ -29,6 +31,42 @@ char *batch_strdupf(const char *fmt, ...)
         va_end(ap);
     }
     return s;
+}
+
+/* The item this worker thread works on (batch_note). */
+static _Thread_local batch_item *current_item;
+
+void batch_note(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    if (n < 0)
+        return;
+    char *line = malloc((size_t)n + 1);
+    if (!line)
+        return;
+    va_start(ap, fmt);
+    vsnprintf(line, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    if (!current_item) {
+        fprintf(stderr, "wavetool: %s\n", line);
+    } else {
+        const char *old = current_item->notes ? current_item->notes : "";
+        char *joined = batch_strdupf("%swavetool: %s\n", old, line);
+        if (joined) {
+            free(current_item->notes);
+            current_item->notes = joined;
+        }
+    }
+    free(line);
+}
+
+void batch_count_pixels(double pixels)
+{
+    if (current_item)
+        current_item->pixels += pixels;
 }
 
 static int out_of_memory(void)
@@ -153,8 +191,13 @@ static int add_directory(batch *b, const char *dir, unsigned holds)
     }
     if (found.count) /* qsort needs a non-NULL array even for zero elements */
         qsort(found.paths, found.count, sizeof *found.paths, compare_paths);
-    for (size_t i = 0; i < found.count && rc == 0; i++)
-        rc = append_item(b, found.paths[i]) ? 0 : -1;
+    size_t dir_len = strlen(dir), root_len = dir_len + (dir_len && dir[dir_len - 1] != '/');
+    for (size_t i = 0; i < found.count && rc == 0; i++) {
+        batch_item *it = append_item(b, found.paths[i]);
+        rc = it ? 0 : -1;
+        if (it)
+            it->root_len = root_len;
+    }
     for (size_t i = 0; i < unreadable.count && rc == 0; i++) {
         /* "dir: reason" becomes an item that has failed already */
         char *colon = strstr(unreadable.paths[i], ": ");
@@ -315,25 +358,106 @@ static int fail_outputs_onto_inputs(batch *b)
     return 0;
 }
 
+/* The folder below the directory argument that @p it was found in ("" when
+ * none; else "sub/dir/"). */
+static char *mirrored_folder(const batch_item *it)
+{
+    if (!it->root_len) /* a file given as such: no folder kept */
+        return strdup("");
+    const char *rel = it->input + it->root_len;
+    const char *base = strrchr(rel, '/');
+    return base ? batch_strdupf("%.*s", (int)(base - rel + 1), rel) : strdup("");
+}
+
+/* DIR/[sub/]STEM[.INEXT]SUFFIX.EXT for one item. */
+static char *output_name(const batch_item *it, const char *dir, const char *suffix,
+                         const char *ext, int keep_input_ext)
+{
+    size_t len = strlen(dir);
+    const char *sep = len && dir[len - 1] == '/' ? "" : "/";
+    const char *base = strrchr(it->input, '/');
+    base = base ? base + 1 : it->input;
+    char *stem = keep_input_ext ? strdup(base) : stem_of(it->input);
+    char *folder = mirrored_folder(it);
+    char *out = stem && folder ? batch_strdupf("%s%s%s%s%s.%s", dir, sep, folder, stem, suffix, ext)
+                               : NULL;
+    free(stem);
+    free(folder);
+    return out;
+}
+
+/* Inputs whose outputs collide while their names differ (x.jpg and x.png in
+ * one folder) are named with the input's extension kept. */
+static int name_same_stems_apart(batch *b, const char *dir, const char *suffix, const char *ext)
+{
+    batch_item **sorted = malloc((b->count ? b->count : 1) * sizeof *sorted);
+    size_t n = 0;
+    if (!sorted)
+        return out_of_memory();
+    for (size_t i = 0; i < b->count; i++)
+        if (b->items[i].output)
+            sorted[n++] = &b->items[i];
+    qsort(sorted, n, sizeof *sorted, compare_outputs);
+    char *rename = calloc(n ? n : 1, 1);
+    for (size_t i = 1; rename && i < n; i++) {
+        batch_item *x = sorted[i - 1], *y = sorted[i];
+        const char *bx = strrchr(x->input, '/'), *by = strrchr(y->input, '/');
+        bx = bx ? bx + 1 : x->input;
+        by = by ? by + 1 : y->input;
+        if (strcmp(x->output, y->output) == 0 && strcmp(bx, by) != 0)
+            rename[i - 1] = rename[i] = 1;
+    }
+    int rc = rename ? 0 : out_of_memory();
+    for (size_t i = 0; rc == 0 && i < n; i++) {
+        if (!rename[i])
+            continue;
+        char *named = output_name(sorted[i], dir, suffix, ext, 1);
+        if (!named) {
+            rc = out_of_memory();
+            break;
+        }
+        free(sorted[i]->output);
+        sorted[i]->output = named;
+    }
+    free(rename);
+    free(sorted);
+    return rc;
+}
+
+/* The folders of the mirrored outputs (mkdir -p each, once in a row). */
+static int make_output_folders(batch *b)
+{
+    char *made = NULL;
+    int rc = 0;
+    for (size_t i = 0; rc == 0 && i < b->count; i++) {
+        batch_item *it = &b->items[i];
+        if (!it->output || !it->root_len || it->state != ITEM_PENDING)
+            continue;
+        char *folder = batch_strdupf("%.*s", (int)(strrchr(it->output, '/') - it->output),
+                                     it->output);
+        if (!folder)
+            rc = out_of_memory();
+        else if (!made || strcmp(made, folder) != 0)
+            rc = make_directory(folder);
+        free(made);
+        made = folder;
+    }
+    free(made);
+    return rc;
+}
+
 int batch_name_outputs(batch *b, const char *dir, const char *suffix, const char *ext)
 {
     if (make_directory(dir) != 0)
         return -1;
     b->is_batch = 1;
-    size_t len = strlen(dir);
-    const char *sep = len && dir[len - 1] == '/' ? "" : "/";
     for (size_t i = 0; i < b->count; i++) {
         batch_item *it = &b->items[i];
-        char *stem = stem_of(it->input);
-        if (!stem)
+        if (it->state == ITEM_PENDING && !(it->output = output_name(it, dir, suffix, ext, 0)))
             return out_of_memory();
-        if (it->state == ITEM_PENDING &&
-            !(it->output = batch_strdupf("%s%s%s%s.%s", dir, sep, stem, suffix, ext))) {
-            free(stem);
-            return out_of_memory();
-        }
-        free(stem);
     }
+    if (name_same_stems_apart(b, dir, suffix, ext) != 0 || make_output_folders(b) != 0)
+        return -1;
     return fail_duplicate_outputs(b) != 0 ? -1 : fail_outputs_onto_inputs(b);
 }
 
@@ -344,6 +468,7 @@ void batch_free(batch *b)
         free(b->items[i].output);
         free(b->items[i].report);
         free(b->items[i].message);
+        free(b->items[i].notes);
     }
     free(b->items);
     memset(b, 0, sizeof *b);
@@ -361,7 +486,32 @@ typedef struct runner {
     char *finished_flags;
     int progress; /* a progress line on the terminal */
     size_t done, failed, skipped;
+    double started, last_drawn, pixels;
 } runner;
+
+static double now_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* A single output's folder must exist (as for cp); -O creates its folder. */
+static void missing_folder(batch_item *it)
+{
+    const char *slash = strrchr(it->output, '/');
+    struct stat st;
+    if (!slash || slash == it->output)
+        return;
+    char *folder = batch_strdupf("%.*s", (int)(slash - it->output), it->output);
+    if (folder && stat(folder, &st) != 0 && errno == ENOENT) {
+        it->state = ITEM_FAILED;
+        it->message = batch_strdupf("%s: folder %s does not exist (make it, or use -O %s: -O "
+                                    "creates its folder)",
+                                    it->output, folder, folder);
+    }
+    free(folder);
+}
 
 /* Checks that need no decoding: the output must not be the input; -n. */
 static void preflight(const batch_run_options *opt, batch_item *it)
@@ -369,8 +519,10 @@ static void preflight(const batch_run_options *opt, batch_item *it)
     struct stat in, out;
     if (!it->output || strcmp(it->output, "-") == 0 || it->state != ITEM_PENDING)
         return;
-    if (stat(it->output, &out) != 0)
+    if (stat(it->output, &out) != 0) {
+        missing_folder(it);
         return;
+    }
     if (stat_input(it->input, &in) == 0 && in.st_dev == out.st_dev && in.st_ino == out.st_ino) {
         it->state = ITEM_FAILED;
         it->message = batch_strdupf("%s: output %s is the input file; not overwritten",
@@ -389,6 +541,49 @@ static void clear_progress(const runner *r)
         fputs("\r\033[K", stderr);
 }
 
+/* "1:02:03" or "2:03" */
+static void format_duration(char *buf, size_t size, double s)
+{
+    int t = s < 0 ? 0 : (s > 359999 ? 359999 : (int)(s + 0.5));
+    if (t >= 3600)
+        snprintf(buf, size, "%d:%02d:%02d", t / 3600, t / 60 % 60, t % 60);
+    else
+        snprintf(buf, size, "%d:%02d", t / 60, t % 60);
+}
+
+static int terminal_columns(void)
+{
+    struct winsize ws;
+    return ioctl(STDERR_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0 ? ws.ws_col : 80;
+}
+
+/* One line, redrawn in place at most 10 times a second: a bar, percent,
+ * files done of all, files/s, MPixel/s and the time left at this rate. */
+static void draw_progress(runner *r)
+{
+    double t = now_seconds(), elapsed = t - r->started;
+    if (t - r->last_drawn < 0.1 && r->last_drawn > 0)
+        return;
+    r->last_drawn = t;
+    double fraction = (double)r->finished / (double)r->b->count;
+    double rate = elapsed > 0 ? (double)r->finished / elapsed : 0;
+    char eta[32] = "?", line[160], bar[11];
+    if (rate > 0)
+        format_duration(eta, sizeof eta, (double)(r->b->count - r->finished) / rate);
+    int filled = (int)(fraction * 10);
+    for (int i = 0; i < 10; i++)
+        bar[i] = i < filled ? '#' : '.';
+    bar[10] = '\0';
+    int n = snprintf(line, sizeof line, "wavetool: [%s] %3d%% %zu/%zu %.1f files/s "
+                                        "%.1f MPixel/s ETA %s",
+                     bar, (int)(fraction * 100), r->finished, r->b->count, rate,
+                     elapsed > 0 ? r->pixels / elapsed / 1e6 : 0.0, eta);
+    int cols = terminal_columns() - 1; /* the last column would wrap on some terminals */
+    if (n > cols && cols > 0)
+        line[cols] = '\0';
+    fprintf(stderr, "\r\033[K%s", line);
+}
+
 /* Print what finished items have to say, in input order, and the progress
  * line after item @p just_done. Called locked. */
 static void flush_in_order(runner *r, size_t just_done)
@@ -398,6 +593,10 @@ static void flush_in_order(runner *r, size_t just_done)
         r->done += it->state == ITEM_DONE;
         r->failed += it->state == ITEM_FAILED;
         r->skipped += it->state == ITEM_SKIPPED;
+        if (it->notes) {
+            clear_progress(r);
+            fputs(it->notes, stderr);
+        }
         if (it->message) {
             clear_progress(r);
             cli_error("%s", it->message);
@@ -407,9 +606,9 @@ static void flush_in_order(runner *r, size_t just_done)
             fflush(r->opt->report);
         }
     }
+    r->pixels += r->b->items[just_done].pixels;
     if (r->progress && r->finished < r->b->count)
-        fprintf(stderr, "\r\033[Kwavetool: [%zu/%zu] %s", r->finished, r->b->count,
-                r->b->items[just_done].input);
+        draw_progress(r);
 }
 
 static void *worker(void *arg)
@@ -423,8 +622,10 @@ static void *worker(void *arg)
             break;
         batch_item *it = &r->b->items[i];
         preflight(r->opt, it);
+        current_item = it;
         if (it->state == ITEM_PENDING)
             r->work(r->ctx, it);
+        current_item = NULL;
         pthread_mutex_lock(&r->lock);
         r->finished_flags[i] = 1;
         r->finished++;
@@ -459,6 +660,7 @@ int batch_run(batch *b, const batch_run_options *opt, batch_work work, void *ctx
         return 1;
     }
     r.progress = b->is_batch && !opt->quiet && isatty(STDERR_FILENO);
+    r.started = now_seconds();
     pthread_mutex_init(&r.lock, NULL);
     for (int t = 1; t < jobs; t++)
         if (pthread_create(&tids[started], NULL, worker, &r) == 0)

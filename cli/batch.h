@@ -14,6 +14,10 @@ typedef struct batch_item {
     item_state state;
     char *report;    /* text for the report stream, or NULL */
     char *message;   /* one line for stderr (no "wavetool: "), or NULL */
+    char *notes;     /* warnings and -v lines for stderr, each ending in '\n', or NULL */
+    double pixels;   /* pixels read, for the progress line's MPixel/s */
+    size_t root_len; /* found in a directory: length of that directory's prefix of input
+                        (the rest is mirrored under -O); 0 for a file given as such */
 } batch_item;
 
 typedef struct batch {
@@ -27,8 +31,11 @@ typedef struct batch {
  * fails. Returns 0, or -1 when out of memory (message printed). */
 int batch_add_inputs(batch *b, char **paths, int count, unsigned holds);
 
-/* Name outputs DIR/STEM SUFFIX.EXT (DIR created if missing). Two inputs with the
- * same output: the later one fails. Returns 0, or -1 when DIR cannot be made
+/* Name outputs DIR/STEM SUFFIX.EXT (DIR created if missing); files found in a
+ * directory argument keep their path below it (DIR/sub/STEM SUFFIX.EXT, the
+ * folders created). Inputs that differ only in extension (x.jpg, x.png) keep
+ * it: DIR/x.jpg SUFFIX.EXT. Two inputs with the same output still: the later
+ * one fails. Returns 0, or -1 when DIR cannot be made
  * (message printed). */
 int batch_name_outputs(batch *b, const char *dir, const char *suffix, const char *ext);
 
@@ -69,6 +76,18 @@ int batch_plan_files(batch *b, const batch_plan *plan, char **args, int nargs);
 /* Record the outcome of work on an item: done, or failed with the library's
  * message (which names the file). */
 void batch_item_result(batch_item *it, int status);
+
+/* A line for stderr about the item this worker thread is on (printed with
+ * "wavetool: " in input order, before its message); straight to stderr
+ * outside batch_run. */
+void batch_note(const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 1, 2)))
+#endif
+    ;
+
+/* Count @p pixels read for the item this worker thread is on. */
+void batch_count_pixels(double pixels);
 
 /* Format into a new string (NULL when out of memory). */
 char *batch_strdupf(const char *fmt, ...)

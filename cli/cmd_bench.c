@@ -561,7 +561,7 @@ static void sweep_defaults(sweep_options *w)
 
 static void bench_defaults(cli_options *o)
 {
-    o->device = "cuda";
+    o->device = "auto";
     o->sweep.batch = 1;
     o->sweep.repeat = 20;
 }
@@ -581,6 +581,8 @@ static int run_bench(const cli_options *given)
         fprintf(stderr, "wavetool: %s\n", wt_error_message());
         return EXIT_SOME_FAILED;
     }
+    if (strcmp(o->device, "auto") == 0 && wt_engine_is_cpu(e) && wt_warning_message()[0])
+        fprintf(stderr, "wavetool: %s; measuring the CPU engine\n", wt_warning_message());
     int failed = 0;
     if (o->sweep.host_path) {
         if (host_path(e, o) != WT_OK) {
@@ -601,7 +603,8 @@ const cli_command cmd_bench = {
     .summary =
         "Times the transforms of an engine and compares them with a copy of the same\n"
         "bytes in the same run. GB/s counts 8 bytes per sample per level (each level\n"
-        "reads and writes each sample of its input once). --device defaults to cuda.",
+        "reads and writes each sample of its input once). --device defaults to auto\n"
+        "(the first GPU, else the CPU engine, said on stderr).",
     .groups = OPTS_DEVICE | OPTS_SWEEP | OPTS_TIMING | OPTS_REPORT,
     .min_args = 0,
     .max_args = 0,

@@ -1,11 +1,123 @@
 /* wavetool compare: PSNR and MSE of one image against another. */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "commands.h"
 #include "options.h"
 #include "pipeline.h"
 #include "report.h"
+
+/* ---- conversions asked for by option (--gray, --ignore-alpha, --depth) ---- */
+
+static uint32_t sample_at(const wt_image *img, size_t i)
+{
+    return img->bit_depth > 8 ? ((const uint16_t *)img->pixels)[i]
+                              : ((const uint8_t *)img->pixels)[i];
+}
+
+static void sample_set(wt_image *img, size_t i, uint32_t v)
+{
+    if (img->bit_depth > 8)
+        ((uint16_t *)img->pixels)[i] = (uint16_t)v;
+    else
+        ((uint8_t *)img->pixels)[i] = (uint8_t)v;
+}
+
+static int has_alpha(const wt_image *img)
+{
+    return img->channels == 2 || img->channels == 4;
+}
+
+/* @p img rebuilt with @p channels channels at @p depth bits: pixel by pixel,
+ * luma of RGB when going to gray (ITU-R BT.601 weights in 16-bit fixed point,
+ * PIL's convert("L")), alpha kept only when both have it, samples rescaled
+ * (8 -> 16: v x 257; 16 -> 8: round(v x 255 / 65535)). */
+static wt_status convert_image(wt_image *img, int channels, int depth)
+{
+    wt_image out = {0};
+    wt_status st = wt_image_alloc(&out, img->width, img->height, channels, depth);
+    if (st != WT_OK)
+        return st;
+    out.color = (wt_color)channels;
+    int cin = img->channels, colour_in = cin >= 3, colour_out = channels >= 3;
+    size_t n = (size_t)img->width * img->height;
+    for (size_t p = 0; p < n; p++) {
+        uint32_t s[4] = {0, 0, 0, 0}, v[4];
+        for (int c = 0; c < cin; c++)
+            s[c] = sample_at(img, p * (size_t)cin + (size_t)c);
+        if (colour_in && !colour_out)
+            v[0] = (uint32_t)(((uint64_t)s[0] * 19595 + (uint64_t)s[1] * 38470 +
+                               (uint64_t)s[2] * 7471 + 0x8000) >> 16);
+        else
+            v[0] = s[0];
+        v[1] = colour_out ? s[1] : s[cin - 1]; /* gray + alpha: alpha */
+        v[2] = s[2];
+        v[3] = s[cin - 1];
+        for (int c = 0; c < channels; c++) {
+            uint32_t x = v[c];
+            if (img->bit_depth == 8 && depth == 16)
+                x *= 257;
+            else if (img->bit_depth == 16 && depth == 8)
+                x = (x * 255 + 32767) / 65535;
+            sample_set(&out, p * (size_t)channels + (size_t)c, x);
+        }
+    }
+    wt_image_free(img);
+    *img = out;
+    return WT_OK;
+}
+
+/* The channels and depth both images are compared at, or a message that
+ * names the option that would make them comparable. */
+static wt_status common_layout(const cli_options *o, const wt_image *a, const wt_image *b,
+                               int *channels, int *depth)
+{
+    int ca = a->channels, cb = b->channels;
+    if (o->compare_ignore_alpha || (o->compare_gray && has_alpha(a) != has_alpha(b))) {
+        ca -= has_alpha(a);
+        cb -= has_alpha(b);
+    }
+    if (o->compare_gray) {
+        ca = ca == 4 ? 2 : (ca == 3 ? 1 : ca);
+        cb = cb == 4 ? 2 : (cb == 3 ? 1 : cb);
+    }
+    *depth = o->depth ? o->depth : a->bit_depth;
+    if (ca != cb) {
+        const char *hint = has_alpha(a) != has_alpha(b) && (ca - has_alpha(a) == cb - has_alpha(b))
+                               ? "--ignore-alpha"
+                               : "--gray";
+        return wt_error_set(WT_ERR_INVALID, "images differ in channels (%d vs %d); %s compares "
+                                            "them",
+                            ca, cb, hint);
+    }
+    if (a->bit_depth != b->bit_depth && !o->depth)
+        return wt_error_set(WT_ERR_INVALID, "images differ in bit depth (%d vs %d); --depth 8 or "
+                                            "--depth 16 compares them",
+                            a->bit_depth, b->bit_depth);
+    *channels = ca;
+    return WT_OK;
+}
+
+static wt_status make_comparable(const cli_options *o, wt_image *a, wt_image *b)
+{
+    int channels = 0, depth = 0;
+    if (a->width != b->width || a->height != b->height)
+        return WT_OK; /* wt_quality_compare says so */
+    wt_status st = common_layout(o, a, b, &channels, &depth);
+    if (st == WT_OK && (a->channels != channels || a->bit_depth != depth))
+        st = convert_image(a, channels, depth);
+    if (st == WT_OK && (b->channels != channels || b->bit_depth != depth))
+        st = convert_image(b, channels, depth);
+    return st;
+}
+
+static void warn_recovered(const cli_options *o)
+{
+    if (wt_warning_message()[0] && !o->quiet)
+        fprintf(stderr, "wavetool: warning: %s\n", wt_warning_message());
+}
 
 /* Quality of @p b against @p a; @p layout gets @p a's size and layout. */
 static wt_status compare_files(const cli_options *opt, const char *a, const char *b,
@@ -15,12 +127,20 @@ static wt_status compare_files(const cli_options *opt, const char *a, const char
     wt_load_options each = opt->load; /* two images at once share --max-memory */
     each.max_memory /= 2;
     wt_status st = wt_image_load(a, &each, &ia);
-    if (st == WT_OK)
+    if (st == WT_OK) {
+        warn_recovered(opt);
         st = wt_image_load(b, &each, &ib);
-    if (st == WT_OK && (st = wt_quality_compare(&ia, &ib, q)) != WT_OK) {
-        char both[2 * 4096 + 8];
-        snprintf(both, sizeof both, "%s, %s", pipeline_shown(a), pipeline_shown(b));
-        wt_error_prefix(st, both);
+    }
+    if (st == WT_OK) {
+        warn_recovered(opt);
+        st = make_comparable(opt, &ia, &ib);
+        if (st == WT_OK)
+            st = wt_quality_compare(&ia, &ib, q);
+        if (st != WT_OK) {
+            char both[2 * 4096 + 8];
+            snprintf(both, sizeof both, "%s, %s", pipeline_shown(a), pipeline_shown(b));
+            wt_error_prefix(st, both);
+        }
     }
     *layout = ia;
     layout->pixels = NULL;
@@ -56,8 +176,10 @@ const cli_command cmd_compare = {
     .summary =
         "Report PSNR and MSE of B against A: per channel and of the mean MSE over\n"
         "channels (as ffmpeg's psnr filter), peak 2^depth - 1, MSE in sample units.\n"
-        "Identical images give inf. Both must have the same size, channels and depth.",
-    .groups = OPTS_LOAD | OPTS_REPORT,
+        "Identical images give inf. Both must have the same size; images that differ\n"
+        "in channels or depth are compared only when an option says how: --gray,\n"
+        "--ignore-alpha, --depth 8|16 (the report's peak is then 2^depth - 1).",
+    .groups = OPTS_LOAD | OPTS_REPORT | OPTS_COMPARE,
     .min_args = 2,
     .max_args = 2,
     .run = run_compare,

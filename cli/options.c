@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define ALL_FORMATS (WT_HOLDS_IMAGE | WT_HOLDS_COEFFS)
@@ -60,6 +61,8 @@ enum {
     OPT_LEVEL_SCALE,
     OPT_AVERAGE,
     OPT_KEEP_RANK,
+    OPT_GRAY,
+    OPT_IGNORE_ALPHA,
     OPT_QSTEP,
     OPT_EPS,
     OPT_PLOT,
@@ -160,6 +163,10 @@ static const opt_spec option_table[] = {
                                             "Makitalo-Foi inverse)"},
     {"level-scale", OPT_LEVEL_SCALE, "F1,F2,..", OPTS_DENOISE, "multiply the thresholds of level 1 (finest), 2, ... by F1, F2, ..."},
     {"average", OPT_AVERAGE, NULL, OPTS_SIGMA, "one sigma per image: the mean over channels"},
+    {"gray", OPT_GRAY, NULL, OPTS_COMPARE, "compare luma: RGB to gray (BT.601 weights, as PIL's convert('L'))"},
+    {"ignore-alpha", OPT_IGNORE_ALPHA, NULL, OPTS_COMPARE, "leave alpha channels out"},
+    {"depth", OPT_DEPTH, "8|16", OPTS_COMPARE, "compare at 8 or 16 bits: 8 -> 16 is v x 257, 16 -> 8 is\n"
+                                               "round(v x 255 / 65535); peak 2^depth - 1"},
     {"qstep", OPT_QSTEP, "Q", OPTS_QUANT, "dead-zone quantiser step (stats: default 2^depth/256, 1 for 8-bit;\n"
                                           "roundtrip: quantise the details and report bits per pixel)"},
     {"eps", OPT_EPS, "E", OPTS_STATS, "near-zero means |c| <= E (default: the quantiser step)"},
@@ -630,6 +637,8 @@ static int apply_option(const cli_command *command, int val, const char *arg, cl
         break;
     case OPT_LEVEL_SCALE: rc = parse_level_scale(cmd, s, arg, &o->denoise); break;
     case OPT_AVERAGE: o->average = 1; break;
+    case OPT_GRAY: o->compare_gray = 1; break;
+    case OPT_IGNORE_ALPHA: o->compare_ignore_alpha = 1; break;
     case OPT_KEEP_RANK:
         rc = parse_choice(cmd, s, arg, ranks, "norm or magnitude", &choice);
         o->keep_by_magnitude = choice;
@@ -886,6 +895,13 @@ int cli_check_output(const char *cmd, const cli_options *o, const char *out, uns
     if (format_holds(f, writes))
         return CLI_CONTINUE;
     wt_format_list(exts, sizeof exts, writes, ".", ", ", " or ");
+    struct stat st;
+    size_t len = strlen(out);
+    if (f == WT_FORMAT_UNKNOWN &&
+        ((len && out[len - 1] == '/') || (stat(out, &st) == 0 && S_ISDIR(st.st_mode))))
+        return cli_usage_error(cmd, "%s is a directory; use -O %s to write into it (outputs "
+                                    "named from the inputs), or an output file ending in %s",
+                               out, out, exts);
     if (f == WT_FORMAT_UNKNOWN)
         return cli_usage_error(cmd, "%s: unknown output type; use %s", out, exts);
     return cli_usage_error(cmd, "%s: %s does not write %s files; use %s", out, cmd,

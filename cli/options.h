@@ -44,6 +44,7 @@ enum {
     OPTS_GENERAL = 1u << 13,  /* -q -v -h: every command */
     OPTS_DENOISE = 1u << 14,  /* --rule --shrink --sigma --ycbcr --cycle-spin --noise --level-scale */
     OPTS_SIGMA = 1u << 15,    /* --average */
+    OPTS_COMPARE = 1u << 20,  /* --gray --ignore-alpha --depth: compare's conversions */
     OPTS_QUANT = 1u << 16,    /* --qstep */
     OPTS_STATS = 1u << 17,    /* --eps --plot */
 };
@@ -105,7 +106,7 @@ typedef struct cli_options {
     wt_load_options load;
     wt_save_options save;
     wt_scale scale;
-    int depth; /* --depth; 0 = the input's depth (8 for JPEG) */
+    int depth; /* --depth; 0 = the input's depth (8 for JPEG); compare: both at this depth */
     wt_mosaic_style style; /* --scale RANGE, --transfer, --colormap, --clip, --grid, --labels
                               (style.scale mirrors scale) */
     alpha_choice alpha;    /* --alpha */
@@ -118,6 +119,7 @@ typedef struct cli_options {
     int keep_by_magnitude;  /* --keep-rank magnitude: rank |c| (default: |c| x band norm) */
     wt_denoise_options denoise; /* denoise: rule, shrink, sigma, ... (params from -w -l -m) */
     int average;                /* sigma --average */
+    int compare_gray, compare_ignore_alpha; /* compare --gray, --ignore-alpha */
     /* undecimated transforms (--transform swt|starlet) */
     wt_transform transform;
     int norm, start_level, all_approx; /* --norm --start-level --all-approx */

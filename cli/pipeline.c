@@ -77,8 +77,13 @@ static wt_status pool_add_auto(pipeline *p)
         if (p->opt->verbose)
             fprintf(stderr, "wavetool: GPU not used: %s; using the CPU engine\n",
                     wt_error_message());
+        return pool_add(p, "cpu");
     }
-    return pool_add(p, "cpu");
+    /* no device at all: "auto" says why (no driver, old driver, no GPU, no CUDA) */
+    wt_status st = pool_add(p, "auto");
+    if (st == WT_OK && p->opt->verbose && wt_warning_message()[0])
+        fprintf(stderr, "wavetool: %s; using the CPU engine\n", wt_warning_message());
+    return st;
 }
 
 /* Engines 1.. of a CPU pool. */
@@ -264,6 +269,8 @@ wt_status pipeline_load(pipeline *p, const char *file, wt_image *img)
     double t0 = wt_seconds();
     wt_status st = wt_image_load(file, &p->load, img);
     double dt = wt_seconds() - t0;
+    if (st == WT_OK && wt_warning_message()[0] && !p->opt->quiet)
+        batch_note("warning: %s", wt_warning_message());
     pthread_mutex_lock(&p->lock);
     p->stats.decode += dt;
     if (st == WT_OK) {
@@ -271,6 +278,8 @@ wt_status pipeline_load(pipeline *p, const char *file, wt_image *img)
         p->stats.pixels += (double)img->width * img->height;
     }
     pthread_mutex_unlock(&p->lock);
+    if (st == WT_OK)
+        batch_count_pixels((double)img->width * img->height);
     return st;
 }
 
@@ -291,13 +300,18 @@ wt_status pipeline_params_for(const cli_options *o, const wt_image *img, const c
 {
     *p = o->params;
     int max = wt_max_level(img->height, img->width, p->wavelet);
+    if (!o->levels_max && !o->levels_given && p->levels > max && o->verbose)
+        batch_note("%s: %d level%s instead of the default %d: a %ux%u image with %s allows at "
+                   "most %d (-l N to insist)",
+                   pipeline_shown(file), max, max == 1 ? "" : "s", p->levels, img->width,
+                   img->height, p->wavelet->name, max);
+    else if (o->levels_given && !o->levels_max && p->levels > max && !o->quiet)
+        batch_note("warning: %s: %d levels on a %ux%u image with %s, deeper than its "
+                   "dwt_max_level %d: computed as pywt.wavedec2 does (boundary effects "
+                   "dominate the deepest bands)",
+                   pipeline_shown(file), p->levels, img->width, img->height, p->wavelet->name,
+                   max);
     if (o->levels_max || (!o->levels_given && p->levels > max))
         p->levels = max;
-    else if (p->levels > max)
-        return wt_error_set(WT_ERR_INVALID,
-                            "%s: %d level%s too deep for a %ux%u image with %s (at most %d; "
-                            "use -l max)",
-                            pipeline_shown(file), p->levels, p->levels == 1 ? " is" : "s is", img->width,
-                            img->height, p->wavelet->name, max);
     return pipeline_name_error(wt_params_resolve(p), file);
 }

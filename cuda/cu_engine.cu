@@ -4,6 +4,7 @@
  * cu_image.cu). Every CUDA runtime call goes through CU_CHECK or cu_fail,
  * the one place that turns a cudaError_t into a wt_status with a message;
  * device allocations go through device_alloc (WT_CUDA_MEM_LIMIT). */
+#include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -814,6 +815,32 @@ static wt_status open_device(cu_engine *ce, int device, char *name, size_t name_
     return WT_OK;
 }
 
+/* Why cudaGetDeviceCount found no device, in the user's terms: no driver at
+ * all (libcuda cannot be loaded), a driver older than this build's runtime,
+ * or a driver without GPUs. */
+static wt_status no_device(cudaError_t err)
+{
+    int driver = 0, runtime = 0;
+    cudaDriverGetVersion(&driver); /* 0 when no driver is installed */
+    cudaRuntimeGetVersion(&runtime);
+    void *libcuda = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_LOCAL);
+    if (libcuda)
+        dlclose(libcuda);
+    if (!libcuda || (err == cudaErrorInsufficientDriver && driver == 0))
+        return wt_error_set(WT_ERR_DEVICE, "no NVIDIA driver (libcuda.so.1 %s)",
+                            libcuda ? "loads but reports no version" : "not found");
+    if (err == cudaErrorInsufficientDriver)
+        return wt_error_set(WT_ERR_DEVICE,
+                            "NVIDIA driver too old: it supports CUDA %d.%d, this wavetool was "
+                            "built with CUDA %d.%d (update the driver)",
+                            driver / 1000, driver % 1000 / 10, runtime / 1000,
+                            runtime % 1000 / 10);
+    if (err == cudaErrorNoDevice || err == cudaSuccess)
+        return wt_error_set(WT_ERR_DEVICE, "no NVIDIA GPU found (driver for CUDA %d.%d loaded)",
+                            driver / 1000, driver % 1000 / 10);
+    return wt_error_set(WT_ERR_DEVICE, "no usable CUDA device (%s)", cudaGetErrorString(err));
+}
+
 extern "C" int wt_cuda_device_count(void)
 {
     int count = 0;
@@ -826,8 +853,7 @@ extern "C" wt_status wt_cuda_engine_open(wt_engine **engine, int device)
     int count = 0;
     cudaError_t err = cudaGetDeviceCount(&count);
     if (err != cudaSuccess || count == 0)
-        return wt_error_set(WT_ERR_DEVICE, "no usable CUDA device (%s)",
-                            err != cudaSuccess ? cudaGetErrorString(err) : "none found");
+        return no_device(err);
     if (device >= count)
         return wt_error_set(WT_ERR_DEVICE, "CUDA device %d does not exist (%d found)", device,
                             count);

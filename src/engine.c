@@ -41,10 +41,14 @@ wt_status wt_engine_open(wt_engine **engine, const char *device)
     *engine = NULL;
     if (!device || strcmp(device, "cpu") == 0)
         return wt_cpu_engine_open(engine);
-    if (strcmp(device, "auto") == 0) {
+    if (strcmp(device, "auto") == 0) { /* why the GPU was not taken: wt_warning_message() */
+        wt_warning_clear();
 #if WT_HAVE_CUDA
         if (wt_cuda_engine_open(engine, -1) == WT_OK)
             return WT_OK;
+        wt_warning_set("GPU engine not used: %s", wt_error_message());
+#else
+        wt_warning_set("GPU engine not used: this wavetool was built without CUDA");
 #endif
         return wt_cpu_engine_open(engine);
     }

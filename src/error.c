@@ -59,6 +59,28 @@ void wt_error_clear(void)
     last_message[0] = '\0';
 }
 
+static _Thread_local char last_warning[1024];
+
+const char *wt_warning_message(void)
+{
+    return last_warning;
+}
+
+void wt_warning_set(const char *fmt, ...)
+{
+    if (last_warning[0])
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(last_warning, sizeof last_warning, fmt, ap);
+    va_end(ap);
+}
+
+void wt_warning_clear(void)
+{
+    last_warning[0] = '\0';
+}
+
 const char *wt_status_name(wt_status code)
 {
     switch (code) {

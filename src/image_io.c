@@ -57,6 +57,7 @@ wt_status wt_image_load(const char *path, const wt_load_options *opt, wt_image *
     int is_stdin = strcmp(path, "-") == 0;
     const char *name = is_stdin ? "(stdin)" : path;
     memset(img, 0, sizeof *img);
+    wt_warning_clear();
     int fd = STDIN_FILENO;
     struct stat st;
     wt_status status = is_stdin ? WT_OK : wt_input_open(path, &fd, &st);
@@ -114,6 +115,7 @@ wt_status wt_image_load_memory(const void *data, size_t size, const char *name,
     if (o.max_scans <= 0)
         o.max_scans = DEFAULT_MAX_SCANS;
     memset(img, 0, sizeof *img);
+    wt_warning_clear();
     if (size == 0)
         return wt_error_set(WT_ERR_FORMAT, "%s: empty file", name);
     /* the extension may lie: the bytes decide */

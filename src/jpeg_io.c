@@ -93,8 +93,14 @@ static int harmless_warning(j_common_ptr cinfo)
 static void on_jpeg_message(j_common_ptr cinfo, int level)
 {
     jpeg_context *ctx = (jpeg_context *)cinfo->err;
-    if (level >= 0 || ctx->lenient || ctx->encoding || harmless_warning(cinfo))
+    if (level >= 0 || ctx->encoding || harmless_warning(cinfo))
         return;
+    if (ctx->lenient) { /* libjpeg goes on with made-up data: say so */
+        char text[JMSG_LENGTH_MAX];
+        jpeg_text(cinfo, text);
+        wt_warning_set("%s: corrupt JPEG data recovered (--lenient): %s", ctx->name, text);
+        return;
+    }
     if (message_is(cinfo, "Premature end of JPEG file")) {
         ctx->status = wt_error_set(WT_ERR_FORMAT, "%s: truncated JPEG data", ctx->name);
     } else {
@@ -172,8 +178,12 @@ static void read_pixels(j_decompress_ptr cinfo, wt_image *img)
 static wt_status decode_guarded(j_decompress_ptr cinfo, jpeg_context *ctx, const void *data,
                                 size_t size, const wt_load_options *opt, wt_image *img)
 {
-    if (setjmp(ctx->jump))
-        return ctx->rows_done && ctx->lenient ? WT_OK : ctx->status;
+    if (setjmp(ctx->jump)) {
+        if (!ctx->rows_done || !ctx->lenient)
+            return ctx->status;
+        wt_warning_set("%s: corrupt JPEG data after the pixels ignored (--lenient)", ctx->name);
+        return WT_OK;
+    }
     jpeg_create_decompress(cinfo);
     cinfo->progress = &ctx->progress;
     jpeg_mem_src(cinfo, data, (unsigned long)size);

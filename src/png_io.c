@@ -71,8 +71,11 @@ static void read_from_memory(png_structp png, png_bytep out, png_size_t length)
 /* The status and message of a decode that libpng stopped with png_error. */
 static wt_status decode_failure(const png_context *ctx)
 {
-    if (ctx->rows_done && ctx->opt->lenient)
-        return WT_OK; /* only the chunks after the pixels were bad */
+    if (ctx->rows_done && ctx->opt->lenient) { /* only the chunks after the pixels were bad */
+        wt_warning_set("%s: corrupt PNG data after the pixels ignored (--lenient): %s", ctx->name,
+                       ctx->error);
+        return WT_OK;
+    }
     if (ctx->truncated)
         return wt_error_set(WT_ERR_FORMAT, "%s: truncated PNG data", ctx->name);
     if (ctx->over_limit)
@@ -241,6 +244,9 @@ static wt_status decode_guarded(png_structp png, png_infop info, png_context *ct
     if (ctx->data_warning[0] && !ctx->opt->lenient)
         return wt_error_set(WT_ERR_FORMAT, "%s: corrupt PNG (%s)", ctx->name,
                             ctx->data_warning);
+    if (ctx->data_warning[0])
+        wt_warning_set("%s: corrupt PNG data recovered (--lenient): %s", ctx->name,
+                       ctx->data_warning);
     return WT_OK;
 }
 

@@ -54,6 +54,20 @@ wt_status wt_error_set(wt_status code, const char *fmt, ...)
     ;
 /** Forget the last message. */
 void wt_error_clear(void);
+/** What the last load or engine open in this thread recovered from or
+ *  decided without failing ("" when nothing): corrupt data accepted under
+ *  wt_load_options.lenient; why wt_engine_open(…, "auto") took the CPU.
+ *  wt_image_load() and wt_engine_open(…, "auto") clear it first. */
+const char *wt_warning_message(void);
+/** Record such a warning (printf format) for this thread; the first one of a
+ *  load is kept. */
+void wt_warning_set(const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 1, 2)))
+#endif
+    ;
+/** Forget the last warning. */
+void wt_warning_clear(void);
 /** Short name of a status code ("invalid argument", ...). */
 const char *wt_status_name(wt_status code);
 /** Copy @p in to @p out (@p cap bytes, always terminated, cut if needed) with

@@ -51,6 +51,7 @@ typedef double *cudaEvent_t;
 enum {
     cudaSuccess = 0,
     cudaErrorMemoryAllocation = 2,
+    cudaErrorInsufficientDriver = 35,
     cudaErrorNoDevice = 100,
     cudaErrorInvalidPtx = 218,
     cudaErrorUnsupportedPtxVersion = 222,
@@ -90,6 +91,8 @@ static inline cudaError_t cudaGetDeviceCount(int *n)
     *n = getenv("WT_EMU_NO_DEVICE") ? 0 : 1;
     return *n ? cudaSuccess : cudaErrorNoDevice;
 }
+static inline cudaError_t cudaDriverGetVersion(int *v) { *v = 13000; return cudaSuccess; }
+static inline cudaError_t cudaRuntimeGetVersion(int *v) { *v = 13000; return cudaSuccess; }
 static inline cudaError_t cudaSetDevice(int) { return cudaSuccess; }
 static inline cudaError_t cudaFree(void *p) { free(p); return cudaSuccess; }
 static inline cudaError_t cudaMalloc(void **p, size_t n)

@@ -9,6 +9,7 @@
 
 one_line() { [ "$(printf '%s\n' "$err" | grep -c .)" -eq 1 ]; }
 has_pywt() { $TOOL has-pywt; }
+same_pixels() { "$WT" compare --format tsv "$1" "$2" | tail -1 | grep -q "	inf	"; }
 
 # ---- inputs ------------------------------------------------------------------
 $TOOL png rgb8.png 37 29 rgb 8 random 1
@@ -49,7 +50,15 @@ expect "wavelets json parses" $PY -c "import json,sys; [json.loads(l) for l in o
 case_ "decompose mosaic" 0 "" "$WT" decompose -l 2 rgb8.png m.png
 expect "mosaic is 8-bit RGB of coeffs_to_array's size (37x29 haar -l 2: 10+10+19 x 8+8+15)" \
     test "$($TOOL info m.png)" = "39 31 3 8"
-case_ "decompose -v says the engine" 0 "wavetool: engine: *" "$WT" decompose -v -l 1 rgb8.png m1.png
+case_ "decompose -v says the engine" 0 "*wavetool: engine: *" "$WT" decompose -v -l 1 rgb8.png m1.png
+# issue 20 item 6: -v says why the GPU engine was not used; bench defaults to auto
+case_ "decompose -v says why the GPU was not used" 0 \
+    "wavetool: GPU engine not used: *; using the CPU engine*wavetool: engine: cpu*" \
+    env CUDA_VISIBLE_DEVICES= "$WT" decompose -v -l 1 rgb8.png m1.png
+case_ "bench defaults to --device auto (CPU without a GPU, said why)" 0 \
+    "wavetool: GPU engine not used: *; measuring the CPU engine" \
+    env CUDA_VISIBLE_DEVICES= "$WT" bench --size 64x48 --repeat 1 --forward
+expect "bench on the CPU reports the cpu engine" grep -q "^# cpu" "$out"
 case_ "decompose to .npz" 0 "" "$WT" decompose -w db2 -m periodization -l 2 gray16.png c16.npz
 case_ "decompose 16-bit mosaic is 16-bit" 0 "" "$WT" decompose -l 1 gray16.png m16.png
 expect "16-bit input, 16-bit mosaic" test "$($TOOL info m16.png | cut -d' ' -f4)" = 16
@@ -242,6 +251,65 @@ case_ "compare mismatched depth" 1 "wavetool: rgb8.png, rgb16.png: images differ
 $TOOL png gray37.png 37 29 gray 8 random 1
 case_ "compare mismatched channels" 1 "wavetool: rgb8.png, gray37.png: images differ in channels*" \
     "$WT" compare rgb8.png gray37.png
+# issue 20 item 7: images that differ only in channels or depth, compared by option
+if $PY -c "import numpy, PIL" 2>/dev/null; then
+    $PY -c '
+import numpy as np
+from PIL import Image
+rgb = Image.open("rgb8.png").convert("RGB")
+rgb.convert("L").save("cmp_gray.png")
+rgb.convert("RGBA").save("cmp_rgba.png")
+rng = np.random.default_rng(5)
+luma = np.asarray(rgb.convert("L")).astype(int)
+Image.fromarray(np.clip(luma + rng.integers(-9, 10, size=luma.shape), 0, 255).astype(np.uint8)).save("cmp_noisy.png")
+g16 = np.asarray(Image.open("gray16.png")).astype(np.int64)
+Image.fromarray(((g16 * 255 + 32767) // 65535).astype(np.uint8)).save("cmp_g8.png")
+'
+    case_ "compare RGB with gray: refused, names --gray" 1 \
+        "wavetool: rgb8.png, cmp_gray.png: images differ in channels (3 vs 1); --gray compares them" \
+        "$WT" compare rgb8.png cmp_gray.png
+    case_ "compare --gray: RGB as PIL's convert('L') equals it" 0 "" \
+        "$WT" compare --gray --format tsv rgb8.png cmp_gray.png
+    expect "compare --gray: inf" grep -q "	inf	" "$out"
+    case_ "compare --gray against a noisy gray image" 0 "" \
+        "$WT" compare --gray --format json rgb8.png cmp_noisy.png
+    expect "compare --gray: MSE = numpy's on PIL's luma" $PY -c '
+import json, sys, numpy as np
+from PIL import Image
+r = json.loads(open(sys.argv[1]).readline())
+a = np.asarray(Image.open("rgb8.png").convert("L"), dtype=float)
+b = np.asarray(Image.open("cmp_noisy.png"), dtype=float)
+want = ((a - b) ** 2).mean()
+assert abs(r["mse"] - want) <= 1e-9 * want, (r, want)' "$out"
+    case_ "compare RGB with RGBA: refused, names --ignore-alpha" 1 \
+        "wavetool: rgb8.png, cmp_rgba.png: images differ in channels (3 vs 4); --ignore-alpha compares them" \
+        "$WT" compare rgb8.png cmp_rgba.png
+    case_ "compare --ignore-alpha: RGB = RGBA's colour" 0 "" \
+        "$WT" compare --ignore-alpha --format tsv rgb8.png cmp_rgba.png
+    expect "compare --ignore-alpha: inf" grep -q "	inf	" "$out"
+    case_ "compare --gray of RGBA and gray: alpha left out" 0 "" \
+        "$WT" compare --gray --format tsv cmp_rgba.png cmp_gray.png
+    expect "compare --gray RGBA vs gray: inf" grep -q "	inf	" "$out"
+    case_ "compare 16-bit with 8-bit: refused, names --depth" 1 \
+        "wavetool: gray16.png, cmp_g8.png: images differ in bit depth (16 vs 8); --depth 8 or --depth 16 compares them" \
+        "$WT" compare gray16.png cmp_g8.png
+    case_ "compare --depth 8: round(v x 255 / 65535) of the 16-bit image equals it" 0 "" \
+        "$WT" compare --depth 8 --format tsv gray16.png cmp_g8.png
+    expect "compare --depth 8: inf" grep -q "	inf	" "$out"
+    case_ "compare --depth 16: the 8-bit image x 257" 0 "" \
+        "$WT" compare --depth 16 --format json gray16.png cmp_g8.png
+    expect "compare --depth 16: MSE = numpy's against v x 257, peak 65535" $PY -c '
+import json, sys, numpy as np
+from PIL import Image
+r = json.loads(open(sys.argv[1]).readline())
+a = np.asarray(Image.open("gray16.png")).astype(float)
+b = np.asarray(Image.open("cmp_g8.png")).astype(float) * 257
+want = ((a - b) ** 2).mean()
+assert abs(r["mse"] - want) <= 1e-9 * want, (r, want)
+assert abs(r["psnr"] - 10 * np.log10(65535.0 ** 2 / want)) < 1e-6, r' "$out"
+else
+    skip "compare --gray/--ignore-alpha/--depth against PIL" "no numpy/PIL for $PY"
+fi
 
 # ---- errors ---------------------------------------------------------------------------
 mkdir -p e
@@ -262,6 +330,12 @@ case_ "truncated PNG" 1 "wavetool: trunc.png: *" "$WT" decompose trunc.png e/out
 expect "truncated PNG: one line" one_line
 case_ "truncated JPEG (strict)" 1 "wavetool: trunc.jpg: *" "$WT" decompose trunc.jpg e/out.png
 expect "truncated JPEG: one line" one_line
+# issue 20 item 9: --lenient says what it recovered from
+case_ "truncated JPEG --lenient: recovered, with a warning" 0 \
+    "wavetool: warning: trunc.jpg: corrupt JPEG data recovered (--lenient): Premature end of JPEG file" \
+    "$WT" decompose --lenient trunc.jpg e/lenient.png
+case_ "truncated JPEG --lenient -q: no warning" 0 "" "$WT" decompose -q --lenient trunc.jpg e/lenient.png
+rm -f e/lenient.png
 case_ "over --max-pixels" 1 "wavetool: rgb8.png: *" "$WT" decompose --max-pixels 1000 rgb8.png e/out.png
 expect "no output after errors" no_temp_files e
 case_ "unknown wavelet with suggestion" 2 \
@@ -276,12 +350,46 @@ case_ "levels: 12abc rejected" 2 "wavetool: invalid argument '12abc' for option 
     "$WT" decompose -l 12abc rgb8.png e/out.png
 case_ "jobs: 2x rejected" 2 "wavetool: invalid argument '2x' for option --jobs*" \
     "$WT" decompose -j 2x rgb8.png e/out.png
-case_ "levels too deep" 1 \
-    "wavetool: tiny4.png: 3 levels is too deep for a 4x4 image with db3 (at most 0; use -l max)" \
-    "$WT" decompose -w db3 -l 3 tiny4.png e/out.png
+# issue 20 item 12: deeper than dwt_max_level is computed as pywt.wavedec2, one warning
+case_ "levels deeper than dwt_max_level: computed, one warning" 0 \
+    "wavetool: warning: tiny4.png: 3 levels on a 4x4 image with db3, deeper than its dwt_max_level 0: computed as pywt.wavedec2 does*" \
+    "$WT" decompose -w db3 -l 3 tiny4.png e/deep.npz
+expect "deep levels: one line" one_line
+case_ "levels deeper than dwt_max_level: -q silences the warning" 0 "" \
+    "$WT" decompose -q -w db3 -l 3 tiny4.png e/deep.npz
+if has_pywt; then
+    $TOOL png deep35.png 5 3 gray 8 random 12
+    for spec in "db3 symmetric 3 tiny4.png" "haar symmetric 4 deep35.png" \
+        "db2 periodization 4 deep35.png" "sym4 zero 3 odd.png" "coif1 periodic 5 deep35.png"; do
+        set -- $spec
+        case_ "-l $3 deeper than dwt_max_level: $1 $2 $4" 0 "wavetool: warning: *" \
+            "$WT" decompose -w "$1" -m "$2" -l "$3" "$4" e/deep.npz
+        expect "-l $3 deeper than dwt_max_level: $1 $2 $4 = pywt.wavedec2 (shapes and values)" \
+            $TOOL check-npz e/deep.npz "$4" "$1" "$2" "$3"
+        case_ "-l $3 deeper: $1 $2 $4 reconstructs exactly" 0 "" \
+            "$WT" reconstruct e/deep.npz e/deep.png
+        expect "-l $3 deeper: $1 $2 $4 reconstruction = input" same_pixels e/deep.png "$4"
+    done
+    rm -f e/deep.png
+else
+    skip "deep levels against PyWavelets" "no numpy/pywt for $PY"
+fi
+rm -f e/deep.npz
+case_ "default levels reduced: -v says so" 0 \
+    "*wavetool: tiny4.png: 0 levels instead of the default 3: a 4x4 image with db3 allows at most 0*" \
+    "$WT" decompose -v -w db3 tiny4.png e/def.png
+case_ "default levels reduced: silent without -v" 0 "" "$WT" decompose -w db3 tiny4.png e/def.png
+rm -f e/def.png
 case_ "levels max on the same image" 0 "" "$WT" decompose -w db3 -l max tiny4.png e/max.png
 rm -f e/max.png
 case_ "unknown extension" 2 "wavetool: out.bmp: unknown output type*" "$WT" decompose rgb8.png out.bmp
+# issue 20 item 11: an output that names a folder suggests -O; a missing folder is said
+case_ "decompose IN DIR/ suggests -O" 2 "wavetool: e/ is a directory; use -O e/ to write into it*" \
+    "$WT" decompose rgb8.png e/
+case_ "single output into a missing folder: says so, names -O" 1 \
+    "wavetool: nofolder/out.png: folder nofolder does not exist (make it, or use -O nofolder: -O creates its folder)" \
+    "$WT" decompose rgb8.png nofolder/out.png
+expect "missing folder: nothing created" test ! -e nofolder
 case_ "unknown --ext" 2 "wavetool: invalid argument 'gif' for option --ext*" \
     "$WT" decompose --ext gif -O e rgb8.png
 case_ "reconstruct to .npz names the formats" 2 \
@@ -358,7 +466,8 @@ printf 'skip me' >in/readme.txt
 case_ "batch: one bad file, others processed" 1 \
     "wavetool: in/d.png: *wavetool: 4 files: 3 done, 1 failed" \
     "$WT" decompose -l 1 -j 2 -O out in
-expect "batch outputs named from stems" no_temp_files out a.png b.png c.png
+expect "batch outputs named from stems, the input tree mirrored" no_temp_files out a.png b.png sub
+expect "batch: in/sub/c.jpg -> out/sub/c.png" no_temp_files out/sub c.png
 case_ "batch -n skips existing outputs" 1 \
     "wavetool: in/d.png: *wavetool: 4 files: 0 done, 1 failed, 3 skipped" \
     "$WT" decompose -n -l 1 -O out in
@@ -366,10 +475,27 @@ case_ "batch -n -v names skipped files" 1 "*out/a.png: exists, skipped (--no-clo
     "$WT" decompose -n -v -l 1 -O out in
 case_ "batch --suffix --ext npz" 1 "*4 files: 3 done, 1 failed" \
     "$WT" decompose -l 1 --suffix _c --ext npz -O out in
-expect "npz outputs" no_temp_files out a.png b.png c.png a_c.npz b_c.npz c_c.npz
+expect "npz outputs" no_temp_files out a.png b.png sub a_c.npz b_c.npz
+expect "npz outputs in the mirrored folder" no_temp_files out/sub c.png c_c.npz
 case_ "batch reconstruct of a directory of .npz" 0 "wavetool: 3 files: 3 done, 0 failed" \
     "$WT" reconstruct -O back out
-expect "reconstructions" no_temp_files back a_c.png b_c.png c_c.png
+expect "reconstructions" no_temp_files back a_c.png b_c.png sub
+expect "reconstructions mirrored" no_temp_files back/sub c_c.png
+# issue 20 item 2: -O mirrors the tree of a directory input; same stems get distinct names
+mkdir -p cam/a cam/b
+cp rgb8.png cam/a/IMG_0001.png && cp gray16.png cam/b/IMG_0001.png
+cp rgb8.png cam/a/x.png && cp photo.jpg cam/a/x.jpg
+case_ "-O of a camera tree: same names in two folders, x.jpg beside x.png" 0 \
+    "wavetool: 4 files: 4 done, 0 failed" "$WT" decompose -l 1 -O camout cam
+expect "-O mirrors the folders" no_temp_files camout a b
+expect "-O: x.jpg and x.png keep their extension in the output name" \
+    no_temp_files camout/a IMG_0001.png x.jpg.png x.png.png
+expect "-O: b/IMG_0001.png has its own output (16-bit gray)" \
+    test "$($TOOL info camout/b/IMG_0001.png | cut -d' ' -f3,4)" = "1 16"
+case_ "-O tree: a rerun with -n skips every output" 0 \
+    "wavetool: 4 files: 0 done, 0 failed, 4 skipped" "$WT" decompose -n -l 1 -O camout cam
+case_ "-O tree: a rerun without -n replaces them" 0 \
+    "wavetool: 4 files: 4 done, 0 failed" "$WT" decompose -l 1 -O camout cam
 case_ "batch roundtrip reports in input order" 1 "wavetool: in/d.png: *wavetool: 4 files: 3 done, 1 failed" \
     "$WT" roundtrip --format tsv -l 1 -j 3 in
 expect "roundtrip batch: header + 3 lines in order" \
@@ -383,8 +509,12 @@ case_ "an output that is another input is refused" 1 \
     "$WT" decompose -l 1 --suffix _m -O pair pair/x.png pair/x_m.png
 expect "the other input is untouched" cmp pair/x_m.png x_m.orig
 cp rgb8.png c.png
-case_ "same output from two inputs" 1 "wavetool: c.png: output dup/c.png is also the output of in/sub/c.jpg*" \
+case_ "files of one stem and two extensions: distinct outputs" 0 "wavetool: 2 files: 2 done, 0 failed" \
     "$WT" decompose -l 1 -O dup in/sub/c.jpg c.png
+expect "c.jpg -> c.jpg.png, c.png -> c.png.png" no_temp_files dup c.jpg.png c.png.png
+mkdir -p a2 && cp rgb8.png a2/c.png
+case_ "same output from two files of one name" 1 "wavetool: a2/c.png: output dup2/c.png is also the output of c.png*" \
+    "$WT" decompose -l 1 -O dup2 c.png a2/c.png
 case_ "stdin with -O refused" 2 "wavetool: '-' (standard input) cannot be used with -O*" \
     "$WT" decompose -O out -
 mkdir -p emptydir
@@ -451,6 +581,37 @@ case_ "--size does not apply to decompose" 2 "wavetool: option '--size' does not
     "$WT" decompose --size 8x8 rgb8.png dv/a.png
 case_ "--keep does not apply to decompose" 2 "wavetool: option '--keep' does not apply to 'decompose'*" \
     "$WT" decompose --keep 0.5 rgb8.png dv/a.png
+
+# issue 20 item 14: on a terminal a one-line progress bar; nothing of it in a pipe
+progress_on_pty() { # OUT CMD...: CMD's stderr through a pseudo-terminal into OUT
+    local dest=$1
+    shift
+    $PY -c '
+import os, subprocess, sys
+master, slave = os.openpty()
+p = subprocess.Popen(sys.argv[2:], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=slave)
+os.close(slave)
+data = b""
+while True:
+    try:
+        chunk = os.read(master, 4096)
+    except OSError:
+        break
+    if not chunk:
+        break
+    data += chunk
+open(sys.argv[1], "wb").write(data)
+sys.exit(p.wait())' "$dest" "$@"
+}
+mkdir -p pbar
+for i in 0 1 2 3 4 5 6 7 8 9; do cp rgb8.png "pbar/p$i.png"; done
+progress_on_pty pty.txt "$WT" decompose -j 1 -l 1 -O pbarout pbar
+expect "progress on a terminal: bar, percent, files/s, MPixel/s, ETA, redrawn in place" \
+    grep -qaE $'\r\033\\[Kwavetool: \\[#*\\.*\\] +[0-9]+% [0-9]+/10 [0-9.]+ files/s [0-9.]+ MPixel/s ETA [0-9:?]+' pty.txt
+expect "progress on a terminal: the summary on a cleared line" \
+    grep -qa $'\r\033\\[Kwavetool: 10 files: 10 done, 0 failed' pty.txt
+case_ "no progress in a pipe or log: the summary alone" 0 "wavetool: 10 files: 10 done, 0 failed" \
+    "$WT" decompose -j 1 -l 1 -O pbarout pbar
 
 # ---- data safety: Ctrl-C leaves no temporary file ------------------------------------
 $TOOL png h1.png 1500 1500 rgb 8 random 11
