@@ -27,6 +27,7 @@ struct wt_epyramid {
     wt_pyramid shape; /* planned, data NULL */
     void *priv;       /* the engine's storage */
     struct wt_spin_planes *spin; /* cycle spinning composed on the host */
+    void *spin_priv;             /* the engine's cycle spinning storage (its destroy frees it) */
 };
 
 /* A selection group of the k-th smallest |c|: the k-th (0-based) over the
