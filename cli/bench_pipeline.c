@@ -59,9 +59,9 @@ static pass_result run_pass(pipeline *p, batch *b, size_t count, int workers, in
     memset(&p->stats, 0, sizeof p->stats);
     pass_work work = {p, transcode};
     batch_run_options run = {workers, 1, 0, 0, stdout};
-    double t0 = pipeline_seconds();
+    double t0 = wt_seconds();
     batch_run(&part, &run, pass_one, &work);
-    r.wall = pipeline_seconds() - t0;
+    r.wall = wt_seconds() - t0;
     r.stats = p->stats;
     for (size_t i = 0; i < count; i++) {
         r.done += b->items[i].state == ITEM_DONE;

@@ -13,10 +13,9 @@
 #include <time.h>
 
 #include "commands.h"
-#include "config.h"
-#include "engine_impl.h"
 #include "options.h"
 #include "wavetool.h"
+#include "wavetool_hooks.h" /* CUDA bench and page-locking hooks, wt_median */
 
 /* One measured configuration. */
 typedef struct bench_row {
@@ -29,15 +28,7 @@ typedef struct bench_row {
 
 static double now_ms(void)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
-
-static int by_value(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
+    return wt_seconds() * 1e3;
 }
 
 /* ---------------------------------------------------------------------- */
@@ -99,8 +90,7 @@ static double level_bytes(const wt_pyramid *plan)
 
 static double median_of(double *t, int n)
 {
-    qsort(t, (size_t)n, sizeof *t, by_value);
-    return t[n / 2];
+    return wt_median(t, (size_t)n);
 }
 
 /* Wall-clock median of the CPU engine, and a memcpy of the same bytes. */

@@ -18,9 +18,9 @@ static wt_status compare_files(const cli_options *opt, const char *a, const char
     if (st == WT_OK)
         st = wt_image_load(b, &each, &ib);
     if (st == WT_OK && (st = wt_quality_compare(&ia, &ib, q)) != WT_OK) {
-        char reason[1024];
-        snprintf(reason, sizeof reason, "%s", wt_error_message());
-        wt_error_set(st, "%s, %s: %s", pipeline_shown(a), pipeline_shown(b), reason);
+        char both[2 * 4096 + 8];
+        snprintf(both, sizeof both, "%s, %s", pipeline_shown(a), pipeline_shown(b));
+        wt_error_prefix(st, both);
     }
     *layout = ia;
     layout->pixels = NULL;

@@ -45,7 +45,7 @@ static wt_status reconstruct_file(pipeline *p, const char *in, const char *out)
     wt_uparams up;
     if (undecimated_is_sidecar(in))
         return undecimated_reconstruct_layers(p, in, out);
-    double t0 = pipeline_seconds();
+    double t0 = wt_seconds();
     wt_status st = wt_npz_load_any(in, &p->opt->load, &pyr, &stack, &up, &meta);
     pipeline_add_time(p, &p->stats.decode, t0);
     if (st == WT_OK && stack) {

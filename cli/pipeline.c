@@ -4,18 +4,10 @@
 
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-#include <unistd.h>
-
-static int cpu_cores(void)
-{
-    long n = sysconf(_SC_NPROCESSORS_ONLN);
-    return n < 1 ? 1 : (int)n;
-}
 
 int pipeline_workers(int jobs, size_t files)
 {
-    size_t n = jobs > 0 ? (size_t)jobs : (size_t)cpu_cores();
+    size_t n = jobs > 0 ? (size_t)jobs : (size_t)wt_cpu_count();
     n = n < files ? n : files;
     return n < 1 ? 1 : (int)n;
 }
@@ -40,13 +32,6 @@ int pipeline_run_files(pipeline *p, const cli_options *o, const batch_plan *plan
     return rc;
 }
 
-double pipeline_seconds(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 const char *pipeline_shown(const char *file)
 {
     return strcmp(file, "-") == 0 ? "(stdin)" : file;
@@ -54,12 +39,7 @@ const char *pipeline_shown(const char *file)
 
 wt_status pipeline_name_error(wt_status st, const char *file)
 {
-    if (st != WT_OK) {
-        char reason[1024];
-        snprintf(reason, sizeof reason, "%s", wt_error_message());
-        wt_error_set(st, "%s: %s", pipeline_shown(file), reason);
-    }
-    return st;
+    return wt_error_prefix(st, pipeline_shown(file));
 }
 
 /* ---- engines --------------------------------------------------------------
@@ -175,7 +155,7 @@ int pipeline_open(pipeline *p, const cli_options *opt, int workers)
         return EXIT_SOME_FAILED;
     }
     const char *list = strncmp(opt->device, "cuda:", 5) == 0 ? opt->device + 5 : "";
-    int threads = cpu_cores() / workers;
+    int threads = wt_cpu_count() / workers;
     threads = threads < 1 ? 1 : threads;
     wt_status st;
     if (strcmp(list, "all") == 0 || strchr(list, ','))
@@ -273,7 +253,7 @@ wt_status pipeline_engine_run(pipeline *p, pipeline_job job, void *arg, const ch
 
 void pipeline_add_time(pipeline *p, double *slot, double since)
 {
-    double dt = pipeline_seconds() - since;
+    double dt = wt_seconds() - since;
     pthread_mutex_lock(&p->lock);
     *slot += dt;
     pthread_mutex_unlock(&p->lock);
@@ -281,9 +261,9 @@ void pipeline_add_time(pipeline *p, double *slot, double since)
 
 wt_status pipeline_load(pipeline *p, const char *file, wt_image *img)
 {
-    double t0 = pipeline_seconds();
+    double t0 = wt_seconds();
     wt_status st = wt_image_load(file, &p->load, img);
-    double dt = pipeline_seconds() - t0;
+    double dt = wt_seconds() - t0;
     pthread_mutex_lock(&p->lock);
     p->stats.decode += dt;
     if (st == WT_OK) {
@@ -296,7 +276,7 @@ wt_status pipeline_load(pipeline *p, const char *file, wt_image *img)
 
 wt_status pipeline_save(pipeline *p, const char *out, const wt_image *img)
 {
-    double t0 = pipeline_seconds();
+    double t0 = wt_seconds();
     wt_status st = wt_image_save(out, img, &p->opt->save, cli_output_format(p->opt, out));
     pipeline_add_time(p, &p->stats.encode, t0);
     return st;

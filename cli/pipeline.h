@@ -11,6 +11,7 @@
 #include "batch.h"
 #include "options.h"
 #include "wavetool.h"
+#include "wavetool_hooks.h" /* wt_seconds */
 
 /* Where the time of a pipeline's files went: seconds summed over workers. */
 typedef struct pipeline_stats {
@@ -53,11 +54,8 @@ wt_status pipeline_load(pipeline *p, const char *file, wt_image *img);
 /* Encode @p img into @p out (type from the name or --ext), the time counted. */
 wt_status pipeline_save(pipeline *p, const char *out, const wt_image *img);
 
-/* Add the seconds since @p since (pipeline_seconds()) to @p slot of p->stats. */
+/* Add the seconds since @p since (wt_seconds()) to @p slot of p->stats. */
 void pipeline_add_time(pipeline *p, double *slot, double since);
-
-/* Monotonic clock, seconds. */
-double pipeline_seconds(void);
 
 /* The transform for this image: -l max, the levels asked for if they fit, or
  * the default (3) made smaller for small images. */

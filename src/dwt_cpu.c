@@ -1,6 +1,7 @@
 /* The CPU reference engine: separable 2D transforms built from the 1D line
  * transforms of dwt_line.c, PyWavelets' axis order (forward: y then x;
  * inverse: x then y), lines in batches of WT_BATCH over worker threads. */
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -79,6 +80,7 @@ typedef struct pass {
     /* per channel c, arrays start at base + c * plane_elems */
     lines sig, lo, hi;
     size_t sig_plane, lo_plane, hi_plane;
+    atomic_int out_of_memory; /* a worker could not get its line buffers */
 } pass;
 
 static lines plane(lines a, size_t elems, int c)
@@ -89,13 +91,15 @@ static lines plane(lines a, size_t elems, int c)
 
 static void run_batches(void *ctx, size_t begin, size_t end)
 {
-    const pass *ps = ctx;
+    pass *ps = ctx;
     const wt_line *ln = ps->line;
     size_t sig_len = ln->n * B, lo_len = ln->nlo * B, hi_len = ln->nhi * B;
     size_t batch_len = (sig_len + lo_len + hi_len + 4 * B) & ~(size_t)1; /* keep 8-byte alignment */
     uint32_t *mem = malloc(batch_len * 4 + wt_line_scratch(ln));
-    if (!mem)
-        abort(); /* scratch of a few lines; no recovery is meaningful */
+    if (!mem) {
+        atomic_store(&ps->out_of_memory, 1);
+        return;
+    }
     uint32_t *sig = mem, *lo = sig + sig_len + B, *hi = lo + lo_len + B;
     void *scratch = mem + batch_len;
     size_t batches = (ps->nlines + B - 1) / B;
@@ -127,17 +131,21 @@ static void run_batches(void *ctx, size_t begin, size_t end)
     free(mem);
 }
 
-static void run_pass(pass *ps, int threads)
+static wt_status run_pass(pass *ps, int threads)
 {
     if (ps->nlines == 0 || ps->line->n == 0)
-        return;
+        return WT_OK;
     size_t batches = (ps->nlines + B - 1) / B;
+    atomic_init(&ps->out_of_memory, 0);
     wt_parallel_for(threads, batches * (size_t)ps->channels, run_batches, ps);
+    return atomic_load(&ps->out_of_memory)
+               ? wt_error_set(WT_ERR_NOMEM, "out of memory for the transform's line buffers")
+               : WT_OK;
 }
 
 /* Forward of one level: in (h × w per channel) -> A, H, V, D. tmp holds the
  * y-pass result: (lo_h + hi_h) × w per channel. */
-static void forward_level(const wt_params *p, const wt_pyramid *pyr, int level, const void *in,
+static wt_status forward_level(const wt_params *p, const wt_pyramid *pyr, int level, const void *in,
                           void *a, void *h, void *v, void *d, void *tmp, int threads)
 {
     size_t ih = pyr->lo_h[level - 1], iw = pyr->lo_w[level - 1];
@@ -149,17 +157,20 @@ static void forward_level(const wt_params *p, const wt_pyramid *pyr, int level, 
     wt_line_init(&lx, p, iw);
     uint32_t *tl = tmp, *th = tl + lh * iw * (size_t)C;
     pass col = {&ly, 0, integer, iw, C, cols_of((void *)in, iw), cols_of(tl, iw),
-                cols_of(th, iw), ih * iw, lh * iw, hh * iw};
-    run_pass(&col, threads);
+                cols_of(th, iw), ih * iw, lh * iw, hh * iw, 0};
+    wt_status st = run_pass(&col, threads);
     pass row_l = {&lx, 0, integer, lh, C, rows_of(tl, iw), rows_of(a, lw), rows_of(v, hw),
-                  lh * iw, lh * lw, lh * hw};
-    run_pass(&row_l, threads);
+                  lh * iw, lh * lw, lh * hw, 0};
+    if (st == WT_OK)
+        st = run_pass(&row_l, threads);
     pass row_h = {&lx, 0, integer, hh, C, rows_of(th, iw), rows_of(h, lw), rows_of(d, hw),
-                  hh * iw, hh * lw, hh * hw};
-    run_pass(&row_h, threads);
+                  hh * iw, hh * lw, hh * hw, 0};
+    if (st == WT_OK)
+        st = run_pass(&row_h, threads);
+    return st;
 }
 
-static void inverse_level(const wt_params *p, const wt_pyramid *pyr, int level, const void *a,
+static wt_status inverse_level(const wt_params *p, const wt_pyramid *pyr, int level, const void *a,
                           const void *h, const void *v, const void *d, void *out, void *tmp,
                           int threads)
 {
@@ -172,14 +183,17 @@ static void inverse_level(const wt_params *p, const wt_pyramid *pyr, int level, 
     wt_line_init(&lx, p, ow);
     uint32_t *tl = tmp, *th = tl + lh * ow * (size_t)C;
     pass row_l = {&lx, 1, integer, lh, C, rows_of(tl, ow), rows_of((void *)a, lw),
-                  rows_of((void *)v, hw), lh * ow, lh * lw, lh * hw};
-    run_pass(&row_l, threads);
+                  rows_of((void *)v, hw), lh * ow, lh * lw, lh * hw, 0};
+    wt_status st = run_pass(&row_l, threads);
     pass row_h = {&lx, 1, integer, hh, C, rows_of(th, ow), rows_of((void *)h, lw),
-                  rows_of((void *)d, hw), hh * ow, hh * lw, hh * hw};
-    run_pass(&row_h, threads);
+                  rows_of((void *)d, hw), hh * ow, hh * lw, hh * hw, 0};
+    if (st == WT_OK)
+        st = run_pass(&row_h, threads);
     pass col = {&ly, 1, integer, ow, C, cols_of(out, ow), cols_of(tl, ow), cols_of(th, ow),
-                oh * ow, lh * ow, hh * ow};
-    run_pass(&col, threads);
+                oh * ow, lh * ow, hh * ow, 0};
+    if (st == WT_OK)
+        st = run_pass(&col, threads);
+    return st;
 }
 
 static void *band_ptr(const wt_pyramid *p, int level, wt_band b)
@@ -261,16 +275,16 @@ static wt_status forward_cached(const wt_params *p, const float *planes, wt_pyra
             ((int32_t *)cur)[i] = (int32_t)planes[i];
         src = cur;
     }
-    for (int l = 1; l <= out->levels; l++) {
+    for (int l = 1; l <= out->levels && st == WT_OK; l++) {
         void *a = l == out->levels ? band_ptr(out, l, WT_BAND_A) : (void *)nxt;
-        forward_level(p, out, l, src, a, band_ptr(out, l, WT_BAND_H), band_ptr(out, l, WT_BAND_V),
-                      band_ptr(out, l, WT_BAND_D), tmp, threads);
+        st = forward_level(p, out, l, src, a, band_ptr(out, l, WT_BAND_H),
+                           band_ptr(out, l, WT_BAND_V), band_ptr(out, l, WT_BAND_D), tmp, threads);
         src = nxt;
         uint32_t *swap = cur;
         cur = nxt;
         nxt = swap;
     }
-    return WT_OK;
+    return st;
 }
 
 static wt_status inverse_cached(const wt_params *p, const wt_pyramid *in, float *planes,
@@ -292,10 +306,10 @@ static wt_status inverse_cached(const wt_params *p, const wt_pyramid *in, float 
     for (int l = in->levels; l >= 1; l--) {
         int direct = l == 1 && in->dtype == WT_FLOAT32; /* last level: into the caller's planes */
         void *dst = direct ? (void *)planes : (void *)nxt;
-        inverse_level(p, in, l, a, band_ptr(in, l, WT_BAND_H), band_ptr(in, l, WT_BAND_V),
-                      band_ptr(in, l, WT_BAND_D), dst, tmp, threads);
-        if (direct)
-            return WT_OK;
+        st = inverse_level(p, in, l, a, band_ptr(in, l, WT_BAND_H), band_ptr(in, l, WT_BAND_V),
+                           band_ptr(in, l, WT_BAND_D), dst, tmp, threads);
+        if (direct || st != WT_OK)
+            return st;
         a = nxt;
         uint32_t *swap = cur;
         cur = nxt;

@@ -8,7 +8,7 @@
 
 const char *wt_backends(void)
 {
-#ifdef WT_HAVE_CUDA
+#if WT_HAVE_CUDA
     return "cpu cuda";
 #else
     return "cpu";
@@ -17,7 +17,7 @@ const char *wt_backends(void)
 
 int wt_gpu_count(void)
 {
-#ifdef WT_HAVE_CUDA
+#if WT_HAVE_CUDA
     return wt_cuda_device_count();
 #else
     return 0;
@@ -42,7 +42,7 @@ wt_status wt_engine_open(wt_engine **engine, const char *device)
     if (!device || strcmp(device, "cpu") == 0)
         return wt_cpu_engine_open(engine);
     if (strcmp(device, "auto") == 0) {
-#ifdef WT_HAVE_CUDA
+#if WT_HAVE_CUDA
         if (wt_cuda_engine_open(engine, -1) == WT_OK)
             return WT_OK;
 #endif
@@ -52,7 +52,7 @@ wt_status wt_engine_open(wt_engine **engine, const char *device)
     if (index == -2)
         return wt_error_set(WT_ERR_INVALID, "unknown device '%s' (auto, cpu, cuda, cuda:N)",
                             device);
-#ifdef WT_HAVE_CUDA
+#if WT_HAVE_CUDA
     return wt_cuda_engine_open(engine, index);
 #else
     return wt_error_set(WT_ERR_DEVICE, "this wavetool was built without CUDA (device '%s')",

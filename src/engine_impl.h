@@ -5,6 +5,7 @@
 #include <math.h>
 
 #include "wavetool.h"
+#include "wavetool_hooks.h" /* wt_seconds, wt_parallel_for, WT_HAVE_CUDA (config.h), CUDA hooks */
 
 /* ---------------------------------------------------------------------- */
 /* Engine-resident pyramids (src/epyramid.c checks the arguments once and
@@ -186,8 +187,6 @@ struct wt_engine {
     void *priv;
 };
 
-/* Seconds on a monotonic clock, for wt_engine_times. */
-double wt_seconds(void);
 /* Resolve params and check that @p pyr was planned for them and for an image
  * of @p img's size (img may be NULL). */
 wt_status wt_check_transform(wt_params *p, const wt_pyramid *pyr, const wt_image *img);
@@ -195,49 +194,12 @@ wt_status wt_check_transform(wt_params *p, const wt_pyramid *pyr, const wt_image
 /* The CPU reference engine (always present). */
 wt_status wt_cpu_engine_open(wt_engine **engine);
 
-#ifdef WT_HAVE_CUDA
+#if WT_HAVE_CUDA
 /* The CUDA engine on device @p device (-1: the first that works). */
 wt_status wt_cuda_engine_open(wt_engine **engine, int device);
 
 /* CUDA devices visible to this process (0 when none or the driver fails). */
 int wt_cuda_device_count(void);
-
-/* Timing of the CUDA engine on device-resident data (wavetool bench). */
-typedef struct wt_cuda_timing {
-    double ms, ms_min;        /* transform, all levels: median and fastest run */
-    double copy_ms;           /* device-to-device copy of copy_bytes: median */
-    size_t copy_bytes;        /* bytes copied (the copy reads and writes each) */
-} wt_cuda_timing;
-/* Times @p repeat runs (after a warm-up) of the forward (@p inverse = 0) or
- * inverse transform of @p channels planes of height x width already on the
- * device, with cudaEvents, and in the same call a cudaMemcpy device-to-device
- * of @p copy_bytes. WT_ERR_INVALID if @p engine is not a CUDA engine. */
-wt_status wt_cuda_bench(wt_engine *engine, const wt_params *params, size_t height, size_t width,
-                        int channels, int inverse, int repeat, size_t copy_bytes,
-                        wt_cuda_timing *timing);
-/* Times @p repeat device-resident runs (after a warm-up) of an undecimated
- * transform (forward, or @p inverse = 1) of @p channels planes, and a
- * device-to-device copy of half the bytes it reads and writes (*@p bytes;
- * the copy reads and writes each of its bytes). SWT level: 1 plane read, 4
- * written (inverse 4 + 1); starlet scale 1 + 2 (inverse L + 1 read, 1 written). */
-wt_status wt_cuda_ubench(wt_engine *engine, const wt_uparams *params, size_t height,
-                         size_t width, int channels, int inverse, int repeat,
-                         wt_cuda_timing *timing, size_t *bytes);
-/* Median seconds of @p repeat pinned host-to-device copies of @p up bytes and
- * device-to-host copies of @p down bytes on the engine's copy stream
- * (cudaEvents), for the floor of wavetool bench --host-path. */
-wt_status wt_cuda_copy_rates(wt_engine *engine, size_t up, size_t down, int repeat,
-                             double *up_s, double *down_s);
-/* Page-lock (@p on = 1) or release (0) a host buffer with cudaHostRegister:
- * the CUDA engine's image paths then copy it directly, without staging. */
-wt_status wt_cuda_host_register(wt_engine *engine, void *ptr, size_t bytes, int on);
 #endif
-
-/* Split [0, count) into contiguous ranges, one per thread (up to @p threads,
- * 0 = cores), and run fn(ctx, begin, end) on each; returns when all are done. */
-void wt_parallel_for(int threads, size_t count, void (*fn)(void *ctx, size_t begin, size_t end),
-                     void *ctx);
-/* Number of online processors (at least 1). */
-int wt_cpu_count(void);
 
 #endif

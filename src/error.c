@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "wavetool.h"
+#include "wavetool_hooks.h"
 
 static _Thread_local char last_message[1024];
 
@@ -41,6 +42,16 @@ wt_status wt_error_set(wt_status code, const char *fmt, ...)
     va_end(ap);
     wt_escape_controls(last_message, sizeof last_message, raw);
     return code;
+}
+
+wt_status wt_error_prefix(wt_status st, const char *prefix)
+{
+    if (st != WT_OK) {
+        char reason[sizeof last_message];
+        snprintf(reason, sizeof reason, "%s", last_message);
+        wt_error_set(st, "%s: %s", prefix, reason);
+    }
+    return st;
 }
 
 void wt_error_clear(void)

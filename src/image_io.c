@@ -11,6 +11,7 @@
 
 #include "image_codec.h"
 #include "input.h"
+#include "wavetool_hooks.h" /* wt_error_prefix */
 
 /* Largest input file read into memory. */
 #define MAX_INPUT_BYTES ((uint64_t)4 << 30)
@@ -95,14 +96,13 @@ static wt_status not_an_image(const char *name)
  * "out of memory for a 3072x2048 image"): the file's name in front. */
 static wt_status named_failure(wt_status st, const char *name)
 {
-    char shown[1024], reason[1024];
+    char shown[1024];
     wt_escape_controls(shown, sizeof shown, name);
     size_t len = strlen(shown);
     const char *msg = wt_error_message();
     if (st == WT_OK || (strncmp(msg, shown, len) == 0 && msg[len] == ':'))
         return st;
-    snprintf(reason, sizeof reason, "%s", msg);
-    return wt_error_set(st, "%s: %s", name, reason);
+    return wt_error_prefix(st, name);
 }
 
 wt_status wt_image_load_memory(const void *data, size_t size, const char *name,

@@ -217,3 +217,17 @@ wt_status wt_pyramid_keep(wt_pyramid *pyr, double fraction, double *kept)
         *kept = fraction_nonzero(pyr);
     return WT_OK;
 }
+
+static int by_value(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+double wt_median(double *v, size_t n)
+{
+    if (n == 0)
+        return 0.0;
+    qsort(v, n, sizeof *v, by_value);
+    return v[n / 2];
+}

@@ -22,7 +22,7 @@
 
 #include "image_codec.h"
 #include "input.h"
-#include "npz.h"
+#include "wavetool_hooks.h"
 #include "wavetool.h"
 
 #define MAX_MEMBERS (4 * WT_MAX_LEVELS + 2) /* SWT with all_approx: 4L + meta */
@@ -1140,12 +1140,8 @@ static wt_status plan_from_meta(const npz_reader *r, const wt_npz_meta *meta, wt
     wt_status st = wt_params_resolve(&params);
     if (st == WT_OK)
         st = wt_pyramid_plan(pyr, &params, meta->height, meta->width, meta->channels);
-    if (st != WT_OK) {
-        char reason[512];
-        snprintf(reason, sizeof reason, "%s", wt_error_message());
-        return wt_error_set(st == WT_ERR_LIMIT ? WT_ERR_LIMIT : WT_ERR_FORMAT, "%s: %s",
-                            r->name, reason);
-    }
+    if (st != WT_OK)
+        return wt_error_prefix(st == WT_ERR_LIMIT ? WT_ERR_LIMIT : WT_ERR_FORMAT, r->name);
     /* every coefficient is stored in the file: a plan larger than the file is a lie */
     if (pyr->total > r->size / 4)
         return wt_error_set(WT_ERR_FORMAT,

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "wavetool.h"
+#include "wavetool_hooks.h"
 
 /* a * b, or 0 with *overflow set */
 static size_t mul_checked(size_t a, size_t b, int *overflow)
@@ -102,4 +103,16 @@ size_t wt_pyramid_offset(const wt_pyramid *p, int level, wt_band b, int c)
     if (b == WT_BAND_D)
         off += band_elems(p, level, WT_BAND_V);
     return off + in_band;
+}
+
+size_t wt_pyramid_bands(const wt_pyramid *p, wt_band_ref *sel)
+{
+    size_t n = 0;
+    for (int c = 0; c < p->channels; c++)
+        sel[n++] = (wt_band_ref){p->levels, WT_BAND_A, c};
+    for (int l = p->levels; l >= 1; l--)
+        for (int b = WT_BAND_H; b <= WT_BAND_D; b++)
+            for (int c = 0; c < p->channels; c++)
+                sel[n++] = (wt_band_ref){l, (wt_band)b, c};
+    return n;
 }

@@ -6,19 +6,7 @@
 #include <time.h>
 
 #include "wavetool.h"
-
-static double now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
-static int by_value(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
+#include "wavetool_hooks.h" /* wt_seconds, wt_median */
 
 int main(int argc, char **argv)
 {
@@ -43,12 +31,11 @@ int main(int argc, char **argv)
     double t[64];
     runs = runs > 64 ? 64 : runs;
     for (int r = 0; r < runs; r++) {
-        double t0 = now_ms();
+        double t0 = wt_seconds();
         wt_forward(e, &p, x, &pyr);
-        t[r] = now_ms() - t0;
+        t[r] = (wt_seconds() - t0) * 1e3;
     }
-    qsort(t, (size_t)runs, sizeof *t, by_value);
-    printf("%.3f\n", t[runs / 2]);
+    printf("%.3f\n", wt_median(t, (size_t)runs));
     wt_pyramid_free(&pyr);
     wt_engine_close(e);
     free(x);

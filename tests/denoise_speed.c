@@ -10,18 +10,13 @@
 #include <time.h>
 
 #include "wavetool.h"
+#include "wavetool_hooks.h" /* wt_median */
 
 static double now_ms(clockid_t clock)
 {
     struct timespec ts;
     clock_gettime(clock, &ts);
     return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
-static int by_value(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
 }
 
 int main(int argc, char **argv)
@@ -61,9 +56,7 @@ int main(int argc, char **argv)
         t[i] = now_ms(CLOCK_MONOTONIC) - t0;
         cpu[i] = now_ms(CLOCK_PROCESS_CPUTIME_ID) - c0;
     }
-    qsort(t, (size_t)runs, sizeof *t, by_value);
-    qsort(cpu, (size_t)runs, sizeof *cpu, by_value);
-    printf("%.3f %.3f\n", t[runs / 2], cpu[runs / 2]);
+    printf("%.3f %.3f\n", wt_median(t, (size_t)runs), wt_median(cpu, (size_t)runs));
     wt_engine_close(e);
     wt_image_free(&img);
     wt_image_free(&out);

@@ -29,10 +29,7 @@
 #include <time.h>
 
 #include "wavetool.h"
-#ifndef WT_HAVE_CUDA
-#include "config.h" /* WT_HAVE_CUDA 0 or 1 (the emulation build defines it) */
-#endif
-#include "engine_impl.h" /* wt_cuda_host_register */
+#include "wavetool_hooks.h" /* WT_HAVE_CUDA, wt_seconds, wt_cuda_host_register */
 
 #define TOLERANCE 1e-5
 /* smooth and antireflect extrapolate: near the borders of small images and
@@ -74,13 +71,6 @@ static float rng_sample(void)
 static int32_t rng_int(int32_t span)
 {
     return (int32_t)(rng_next() % (uint32_t)(2 * span + 1)) - span;
-}
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
 /* ---------------------------------------------------------------------- */
@@ -1044,18 +1034,6 @@ static void tied_pyramid(wt_pyramid *p)
     }
 }
 
-static size_t every_band(const wt_pyramid *p, wt_band_ref *sel)
-{
-    size_t n = 0;
-    for (int c = 0; c < p->channels; c++)
-        sel[n++] = (wt_band_ref){p->levels, WT_BAND_A, c};
-    for (int l = p->levels; l >= 1; l--)
-        for (int b = 1; b <= 3; b++)
-            for (int c = 0; c < p->channels; c++)
-                sel[n++] = (wt_band_ref){l, (wt_band)b, c};
-    return n;
-}
-
 static size_t some_bands(const wt_band_ref *all, size_t n, wt_band_ref *sel)
 {
     size_t k = 0;
@@ -1381,7 +1359,7 @@ static int run_pyr_case(const engines *en, const pyr_case *c, uint64_t seed)
     size_t most = (size_t)(3 * c->levels + 1) * (size_t)c->channels;
     wt_band_ref *all = malloc(most * sizeof *all);
     if (!pp.failed) {
-        size_t n = every_band(&pp.host, all);
+        size_t n = wt_pyramid_bands(&pp.host, all);
         tied_pyramid(&pp.host);
         pyr_reset(&pp);
         pyr_compare(&pp, "upload/download");
@@ -1619,25 +1597,25 @@ int main(int argc, char **argv)
            wt_engine_name(en.gpu), wt_engine_name(en.cpu), (unsigned long long)st.seed,
            quick ? " (quick)" : "", TOLERANCE, TOLERANCE_EXTRAPOLATING);
     fflush(stdout);
-    double t0 = now_s();
+    double t0 = wt_seconds();
     if (!images_only && !pyramids_only)
         check_all_small(&en, only, only_mode, quick, &st);
-    double t1 = now_s();
+    double t1 = wt_seconds();
     if (large && !quick && !images_only && !pyramids_only)
         check_large(&en, only, &st);
-    double t2 = now_s();
+    double t2 = wt_seconds();
     if (only_mode < 0 && !pyramids_only) {
         check_images(&en, only, quick, large, &st);
         if (!only)
             check_oom(&st);
     }
-    double t3 = now_s();
+    double t3 = wt_seconds();
     if (!only && only_mode < 0 && !images_only && !undecimated_only)
         check_pyramids(&en, quick, large, &st);
-    double t4 = now_s();
+    double t4 = wt_seconds();
     if (!only && only_mode < 0 && (!images_only || undecimated_only))
         check_undecimated(&en, quick, large, &st);
-    double t5 = now_s();
+    double t5 = wt_seconds();
     if (st.failed >= MAX_FAILURES)
         printf("gpu_check: stopped after %d failures\n", MAX_FAILURES);
     printf("gpu_check: worst rel err %.3g (%s); smooth/antireflect %.3g (%s)\n", st.worst[0],

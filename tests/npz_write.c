@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "npz.h"
+#include "wavetool_hooks.h"
 #include "wavetool.h"
 
 static int fail(const char *what)

@@ -15,6 +15,7 @@
 #include <cmocka.h>
 
 #include "wavetool.h"
+#include "wavetool_hooks.h" /* wt_pyramid_bands */
 
 static uint64_t rng_state = 0x2545F4914F6CDD1Dull;
 
@@ -113,19 +114,6 @@ static size_t band_at(const wt_pyramid *p, const wt_band_ref *r)
     return wt_pyramid_offset(p, r->level, r->band, r->channel);
 }
 
-/* Every band of every channel, storage order. */
-static size_t all_bands(const wt_pyramid *p, wt_band_ref *sel)
-{
-    size_t n = 0;
-    for (int c = 0; c < p->channels; c++)
-        sel[n++] = (wt_band_ref){p->levels, WT_BAND_A, c};
-    for (int l = p->levels; l >= 1; l--)
-        for (int b = 1; b <= 3; b++)
-            for (int c = 0; c < p->channels; c++)
-                sel[n++] = (wt_band_ref){l, (wt_band)b, c};
-    return n;
-}
-
 /* A random subset of @p all (distinct bands, shuffled). */
 static size_t random_subset(const wt_band_ref *all, size_t n, wt_band_ref *sel)
 {
@@ -217,7 +205,7 @@ static void check_map(const char *wavelet, int levels)
     fixture f;
     fixture_open(&f, wavelet, 45, 38, 3, levels, 0);
     wt_band_ref all[3 * 3 * 32 + 3], sel[3 * 3 * 32 + 3];
-    size_t nall = all_bands(&f.host, all);
+    size_t nall = wt_pyramid_bands(&f.host, all);
     for (int round = 0; round < 12; round++) {
         wt_band_op op = (wt_band_op)(round % 5);
         size_t n = random_subset(all, nall, sel);
@@ -250,7 +238,7 @@ static void check_reduce(const char *wavelet, int flat, int threads)
     fixture_open(&f, wavelet, 300, 257, 2, 3, flat);
     wt_engine_set_threads(f.e, threads);
     wt_band_ref sel[3 * 3 * 2 + 2];
-    size_t n = all_bands(&f.host, sel);
+    size_t n = wt_pyramid_bands(&f.host, sel);
     double t[sizeof sel / sizeof *sel];
     wt_band_stats got[sizeof sel / sizeof *sel];
     for (size_t i = 0; i < n; i++)
@@ -316,7 +304,7 @@ static void check_medians(const char *wavelet, size_t h, size_t w, int flat)
     fixture f;
     fixture_open(&f, wavelet, h, w, 2, 2, flat);
     wt_band_ref sel[3 * 2 * 2 + 2];
-    size_t n = all_bands(&f.host, sel);
+    size_t n = wt_pyramid_bands(&f.host, sel);
     /* one band all zeros: NaN for the nonzero median, 0 for the median */
     wt_band_ref zeroed = {1, WT_BAND_D, 1};
     assert_int_equal(wt_epyramid_map(f.ep, WT_OP_ZERO, &zeroed, NULL, 1), WT_OK);

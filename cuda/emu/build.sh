@@ -8,7 +8,8 @@ set -eu
 root=$(cd "$(dirname "$0")/../.." && pwd)
 out=${1:-/tmp/wt-emu}
 mkdir -p "$out"
-cflags="-O2 -g -D_GNU_SOURCE -DWT_HAVE_CUDA=1 -I$root/src -I$root/cuda -fopenmp"
+printf '#pragma once\n#define WT_HAVE_CUDA 1\n#define WT_VERSION "emu"\n' >"$out/config.h"
+cflags="-O2 -g -D_GNU_SOURCE -I$out -I$root/src -I$root/cuda -fopenmp"
 for f in "$root"/src/*.c; do
     gcc -std=c11 $cflags -c "$f" -o "$out/$(basename "$f" .c).o" &
 done
