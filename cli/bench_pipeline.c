@@ -222,9 +222,10 @@ const cli_command cmd_bench_pipeline = {
         "images/s, MPixel/s and the time split (CPU seconds summed over workers), and\n"
         "the ratio of the two throughputs. Outputs go to -O DIR if given (kept), else\n"
         "to a temporary directory that is removed.",
-    .groups = OPTS_TRANSFORM | OPTS_ENGINE | OPTS_LOAD | OPTS_SAVE | OPTS_MOSAIC | OPTS_BATCH |
+    .groups = OPTS_VERBOSITY | OPTS_TRANSFORM | OPTS_ENGINE | OPTS_LOAD | OPTS_SAVE | OPTS_MOSAIC | OPTS_BATCH |
               OPTS_REPORT,
     .min_args = 1,
     .max_args = -1,
+    .writes = WT_HOLDS_IMAGE | WT_HOLDS_COEFFS,
     .run = run_bench_pipeline,
 };

@@ -605,7 +605,7 @@ const cli_command cmd_bench = {
         "bytes in the same run. GB/s counts 8 bytes per sample per level (each level\n"
         "reads and writes each sample of its input once). --device defaults to auto\n"
         "(the first GPU, else the CPU engine, said on stderr).",
-    .groups = OPTS_DEVICE | OPTS_SWEEP | OPTS_TIMING | OPTS_REPORT,
+    .groups = OPTS_VERBOSITY | OPTS_DEVICE | OPTS_SWEEP | OPTS_TIMING | OPTS_REPORT,
     .min_args = 0,
     .max_args = 0,
     .defaults = bench_defaults,

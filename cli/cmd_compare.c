@@ -179,7 +179,7 @@ const cli_command cmd_compare = {
         "Identical images give inf. Both must have the same size; images that differ\n"
         "in channels or depth are compared only when an option says how: --gray,\n"
         "--ignore-alpha, --depth 8|16 (the report's peak is then 2^depth - 1).",
-    .groups = OPTS_LOAD | OPTS_REPORT | OPTS_COMPARE,
+    .groups = OPTS_VERBOSITY | OPTS_LOAD | OPTS_REPORT | OPTS_COMPARE,
     .min_args = 2,
     .max_args = 2,
     .run = run_compare,

@@ -198,7 +198,7 @@ static int run_decompose(const cli_options *o)
     batch_plan plan = {"decompose", 1, NULL, o->outdir, o->suffix, o->ext, CLI_DEFAULT_EXT,
                        WT_HOLDS_IMAGE};
     int rc = cli_check_output("decompose", o, !o->outdir && o->nargs == 2 ? o->args[1] : NULL,
-                              WT_HOLDS_IMAGE | WT_HOLDS_COEFFS);
+                              cmd_decompose.writes);
     if (rc == CLI_CONTINUE)
         rc = pipeline_run_files(&p, o, &plan, decompose_one, &p, stdout, NULL);
     return rc;
@@ -216,9 +216,10 @@ const cli_command cmd_decompose = {
         "(float32, int32 for legall53), readable with numpy.load. '-' is standard\n"
         "input or output (its type from --ext, default png). With -O, each INPUT (a file,\n"
         "or a directory walked for {IMAGES}) gives DIR/STEM[SUFFIX].EXT.",
-    .groups = OPTS_TRANSFORM | OPTS_ENGINE | OPTS_LOAD | OPTS_SAVE | OPTS_MOSAIC | OPTS_BATCH,
+    .groups = OPTS_VERBOSITY | OPTS_TRANSFORM | OPTS_ENGINE | OPTS_LOAD | OPTS_SAVE | OPTS_MOSAIC | OPTS_BATCH,
     .min_args = 1,
     .max_args = -1,
     .transforms = CLI_TRANSFORMS_ALL,
+    .writes = WT_HOLDS_IMAGE | WT_HOLDS_COEFFS,
     .run = run_decompose,
 };

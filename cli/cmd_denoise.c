@@ -125,7 +125,7 @@ static int run_denoise(const cli_options *o)
                        WT_HOLDS_IMAGE};
     ctx.verbose = o->verbose;
     int rc = cli_check_output("denoise", o, !o->outdir && o->nargs == 2 ? o->args[1] : NULL,
-                              WT_HOLDS_IMAGE);
+                              cmd_denoise.writes);
     if (rc == CLI_CONTINUE)
         rc = check_denoise_options(o);
     if (rc == CLI_CONTINUE) /* -v's lines go with the engine notes, on stderr */
@@ -151,9 +151,10 @@ const cli_command cmd_denoise = {
         "OUT is {IMAGES}; with\n"
         "-O, each INPUT (a file, or a directory walked for {IMAGES}) gives\n"
         "DIR/STEM[SUFFIX].EXT.",
-    .groups = OPTS_TRANSFORM | OPTS_ENGINE | OPTS_LOAD | OPTS_SAVE | OPTS_BATCH | OPTS_DENOISE,
+    .groups = OPTS_VERBOSITY | OPTS_TRANSFORM | OPTS_ENGINE | OPTS_LOAD | OPTS_SAVE | OPTS_BATCH | OPTS_DENOISE,
     .min_args = 1,
     .max_args = -1,
     .transforms = 1u << WT_TRANSFORM_DWT | 1u << WT_TRANSFORM_SWT,
+    .writes = WT_HOLDS_IMAGE,
     .run = run_denoise,
 };

@@ -87,7 +87,7 @@ static int run_reconstruct(const cli_options *o)
                        WT_HOLDS_COEFFS};
     int rc = CLI_CONTINUE;
     if (o->outdir || o->nargs == 2)
-        rc = cli_check_output("reconstruct", o, o->outdir ? NULL : o->args[1], WT_HOLDS_IMAGE);
+        rc = cli_check_output("reconstruct", o, o->outdir ? NULL : o->args[1], cmd_reconstruct.writes);
     if (rc == CLI_CONTINUE)
         rc = pipeline_run_files(&p, o, &plan, reconstruct_one, &p, stdout, NULL);
     return rc;
@@ -104,8 +104,9 @@ const cli_command cmd_reconstruct = {
         "output, type from --ext). With -O, each COEFFS (a file, or a directory walked\n"
         "for {COEFFS}) gives DIR/STEM[SUFFIX].EXT. Files of --transform swt or starlet\n"
         "are read as such; COEFFS may also be the NAME_layers.txt of decompose --layers.",
-    .groups = OPTS_ENGINE | OPTS_LOAD | OPTS_SAVE | OPTS_BATCH,
+    .groups = OPTS_VERBOSITY | OPTS_ENGINE | OPTS_LOAD | OPTS_SAVE | OPTS_BATCH,
     .min_args = 1,
     .max_args = -1,
+    .writes = WT_HOLDS_IMAGE,
     .run = run_reconstruct,
 };

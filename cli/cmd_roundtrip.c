@@ -169,7 +169,7 @@ static int run_roundtrip(const cli_options *o)
     ctx.spec = (report_spec){o->format, o->psnr || both, o->mse || both,
                              o->threshold != THRESHOLD_NONE, 0, o->qstep};
     FILE *report = o->output && strcmp(o->output, "-") == 0 ? stderr : stdout;
-    int rc = cli_check_output("roundtrip", o, o->output, WT_HOLDS_IMAGE);
+    int rc = cli_check_output("roundtrip", o, o->output, cmd_roundtrip.writes);
     if (rc == CLI_CONTINUE && o->transform != WT_TRANSFORM_DWT && o->qstep > 0.0)
         rc = cli_usage_error("roundtrip", "--qstep applies to --transform dwt");
     if (rc == CLI_CONTINUE)
@@ -194,10 +194,11 @@ const cli_command cmd_roundtrip = {
         "the report then goes to standard error); -O DIR writes one per input.\n"
         "Inputs may be directories (walked for {IMAGES}). --transform swt|starlet:\n"
         "--keep/--threshold act on the undecimated detail bands, --keep ranking by |c|.",
-    .groups = OPTS_TRANSFORM | OPTS_ENGINE | OPTS_LOAD | OPTS_SAVE | OPTS_BATCH | OPTS_OUTPUT |
+    .groups = OPTS_VERBOSITY | OPTS_TRANSFORM | OPTS_ENGINE | OPTS_LOAD | OPTS_SAVE | OPTS_BATCH | OPTS_OUTPUT |
               OPTS_QUALITY | OPTS_THRESHOLD | OPTS_REPORT | OPTS_QUANT,
     .min_args = 1,
     .max_args = -1,
     .transforms = CLI_TRANSFORMS_ALL,
+    .writes = WT_HOLDS_IMAGE,
     .run = run_roundtrip,
 };

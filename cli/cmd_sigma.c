@@ -147,7 +147,7 @@ const cli_command cmd_sigma = {
         "(0-255 for 8-bit) and as a fraction of full scale (what scikit-image reports\n"
         "for img_as_float images). nan: the band has no nonzero coefficient.\n"
         "Inputs may be directories (walked for {IMAGES}).",
-    .groups = OPTS_ENGINE | OPTS_LOAD | OPTS_REPORT | OPTS_SIGMA,
+    .groups = OPTS_VERBOSITY | OPTS_ENGINE | OPTS_LOAD | OPTS_REPORT | OPTS_SIGMA,
     .min_args = 1,
     .max_args = -1,
     .run = run_sigma,

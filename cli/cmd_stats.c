@@ -199,7 +199,7 @@ const cli_command cmd_stats = {
         "{IMAGES}). --transform swt|starlet: the same figures over the undecimated\n"
         "bands (SWT cA, cH{l}, cV{l}, cD{l}; starlet c, w1..wL), all of the image's\n"
         "size; bpp then counts every band, so it exceeds the decimated one.",
-    .groups = OPTS_TRANSFORM | OPTS_ENGINE | OPTS_LOAD | OPTS_REPORT | OPTS_QUANT | OPTS_STATS,
+    .groups = OPTS_VERBOSITY | OPTS_TRANSFORM | OPTS_ENGINE | OPTS_LOAD | OPTS_REPORT | OPTS_QUANT | OPTS_STATS,
     .min_args = 1,
     .max_args = -1,
     .run = run_stats,

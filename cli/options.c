@@ -173,8 +173,8 @@ static const opt_spec option_table[] = {
     {"plot", OPT_PLOT, "FILE.svg", OPTS_STATS, "write an SVG bar chart of the energy share per band"},
     {"format", OPT_FORMAT, "F", OPTS_REPORT, "report format: text (default), json (one object a line), tsv;\n"
                                          "infinity is inf (JSON: the string \"inf\")"},
-    {"quiet", 'q', NULL, OPTS_GENERAL, "no progress, summary or notes (reports and errors still show)"},
-    {"verbose", 'v', NULL, OPTS_GENERAL, "say which engine ran, and skipped files"},
+    {"quiet", 'q', NULL, OPTS_VERBOSITY, "no progress, summary or notes (reports and errors still show)"},
+    {"verbose", 'v', NULL, OPTS_VERBOSITY, "say which engine ran, and skipped files"},
     {"help", 'h', NULL, OPTS_GENERAL, "show this help"},
 };
 #define OPTION_COUNT (sizeof option_table / sizeof option_table[0])
@@ -832,6 +832,8 @@ int cli_parse(const cli_command *cmd, int argc, char **argv, cli_options *o)
     return check_combination(cmd, o);
 }
 
+static const char *expand_formats(const char *text, unsigned writes, char *buf, size_t size);
+
 void cli_print_help(const cli_command *cmd, FILE *out)
 {
     char summary[2048];
@@ -850,7 +852,7 @@ void cli_print_help(const cli_command *cmd, FILE *out)
                      s->arg ? s->arg : "");
         char help[512];
         fprintf(out, "  %-24s ", left);
-        cli_expand_formats(s->help, help, sizeof help);
+        expand_formats(s->help, cmd->writes ? cmd->writes : ALL_FORMATS, help, sizeof help);
         for (const char *h = help; *h; h++) /* continuation lines line up */
             fputs(*h == '\n' ? "\n                           " : (char[2]){*h, 0}, out);
         fputc('\n', out);
@@ -908,11 +910,12 @@ int cli_check_output(const char *cmd, const cli_options *o, const char *out, uns
                            wt_format_describe(f)->name, exts);
 }
 
-/* --ext's choices, the default marked: "png (default), jpg, jpeg or npz" */
-static void ext_choices(char *buf, size_t size)
+/* --ext's choices for outputs holding @p writes, the default marked:
+ * "png (default), jpg, jpeg or npz" */
+static void ext_choices(unsigned writes, char *buf, size_t size)
 {
     char list[200];
-    wt_format_list(list, sizeof list, ALL_FORMATS, "", ", ", " or ");
+    wt_format_list(list, sizeof list, writes, "", ", ", " or ");
     size_t n = strlen(CLI_DEFAULT_EXT);
     if (strncmp(list, CLI_DEFAULT_EXT, n) == 0 && (!list[n] || list[n] == ','))
         snprintf(buf, size, "%s (default)%s", CLI_DEFAULT_EXT, list + n);
@@ -923,7 +926,7 @@ static void ext_choices(char *buf, size_t size)
 /* One token of help text into @p buf: {IMAGES} ".png/.jpg/.jpeg", {COEFFS}
  * ".npz", {EXTS} the --ext choices. Returns the token's length, 0 when
  * @p text starts none. */
-static size_t expand_token(const char *text, char *buf, size_t size)
+static size_t expand_token(const char *text, unsigned writes, char *buf, size_t size)
 {
     static const struct {
         const char *token;
@@ -936,16 +939,17 @@ static size_t expand_token(const char *text, char *buf, size_t size)
         }
     if (strncmp(text, "{EXTS}", 6) != 0)
         return 0;
-    ext_choices(buf, size);
+    ext_choices(writes, buf, size);
     return 6;
 }
 
-const char *cli_expand_formats(const char *text, char *buf, size_t size)
+/* cli_expand_formats() with {EXTS} the choices for outputs holding @p writes */
+static const char *expand_formats(const char *text, unsigned writes, char *buf, size_t size)
 {
     size_t len = 0;
     while (*text && len + 1 < size) {
         char list[256];
-        size_t skip = *text == '{' ? expand_token(text, list, sizeof list) : 0;
+        size_t skip = *text == '{' ? expand_token(text, writes, list, sizeof list) : 0;
         if (!skip) {
             buf[len++] = *text++;
             continue;
@@ -956,4 +960,9 @@ const char *cli_expand_formats(const char *text, char *buf, size_t size)
     }
     buf[len] = '\0';
     return buf;
+}
+
+const char *cli_expand_formats(const char *text, char *buf, size_t size)
+{
+    return expand_formats(text, ALL_FORMATS, buf, size);
 }

@@ -41,12 +41,13 @@ enum {
     OPTS_THRESHOLD = 1u << 10, /* --keep --threshold --soft --hard */
     OPTS_SWEEP = 1u << 11,    /* -w -m --method LIST, -l N, --size, --batch, directions */
     OPTS_TIMING = 1u << 12,   /* --repeat --host-path --pipeline */
-    OPTS_GENERAL = 1u << 13,  /* -q -v -h: every command */
+    OPTS_GENERAL = 1u << 13,  /* -h: every command */
     OPTS_DENOISE = 1u << 14,  /* --rule --shrink --sigma --ycbcr --cycle-spin --noise --level-scale */
     OPTS_SIGMA = 1u << 15,    /* --average */
     OPTS_COMPARE = 1u << 20,  /* --gray --ignore-alpha --depth: compare's conversions */
     OPTS_QUANT = 1u << 16,    /* --qstep */
     OPTS_STATS = 1u << 17,    /* --eps --plot */
+    OPTS_VERBOSITY = 1u << 18, /* -q -v: commands with progress, notes or warnings */
 };
 #define OPTS_ENGINE (OPTS_DEVICE | OPTS_JOBS)
 
@@ -69,6 +70,9 @@ typedef struct cli_command {
     void (*defaults)(struct cli_options *o);
     /* The command's work once its options are parsed and checked; the exit code. */
     int (*run)(const struct cli_options *o);
+    /* What its outputs may hold (WT_HOLDS_*): the output checks and --ext's
+     * choices in its help; 0: it writes no files. */
+    unsigned writes;
     /* The transforms --transform may name, a mask of 1u << wt_transform; 0: dwt only. */
     unsigned transforms;
     /* A variant chosen by a first argument (bench --pipeline), or NULL. */

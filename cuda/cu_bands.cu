@@ -577,10 +577,13 @@ static wt_status cu_create(wt_epyramid *p)
     return cu_fail(ce, err, "cudaMemsetAsync (pyramid)", 0);
 }
 
+static void spin_free(wt_epyramid *p);
+
 static void cu_destroy(wt_epyramid *p)
 {
     cu_engine *ce = engine_of(p);
     cudaSetDevice(ce->device);
+    spin_free(p);
     cu_device_free(ce, p->priv, storage_bytes(&p->shape));
     p->priv = NULL;
 }
@@ -666,7 +669,219 @@ static wt_status cu_download(const wt_epyramid *p, wt_pyramid *host)
     return settle(engine_of(p), copy_pyramid(p, host->data, p->priv, 0));
 }
 
+/* ---------------------------------------------------------------------- */
+/* Cycle spinning: the samples stay on the device as float planes; each
+ * shift rolls them into BUF_PLANES, and the inverse of BUF_PLANES is clipped,
+ * rolled back and added into a double accumulator (the numbers of
+ * src/epyramid.c's host composition). */
+
+typedef struct cu_spin {
+    float *source;  /* C x h x w */
+    double *accum;  /* C x h x w */
+    void *samples;  /* interleaved samples, up once and down once */
+    size_t bytes;   /* of the three together */
+} cu_spin;
+
+template <typename T>
+WT_GLOBAL void spin_load_kernel(float *source, const T *samples, size_t npix, int channels)
+{
+    size_t stride = (size_t)blockDim.x * gridDim.x;
+    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < npix; i += stride)
+        for (int c = 0; c < channels; c++)
+            source[(size_t)c * npix + i] = (float)samples[i * (size_t)channels + (size_t)c];
+}
+
+/* Element (c, y, x) of C x h x w planes moved by (dy, dx), circularly. */
+WT_DEV size_t rolled_at(size_t i, size_t h, size_t w, size_t dy, size_t dx)
+{
+    size_t n = h * w, c = i / n, y = i % n / w, x = i % w;
+    return c * n + (y + dy) % h * w + (x + dx) % w;
+}
+
+WT_GLOBAL void spin_roll_kernel(float *work, const float *source, size_t all, size_t h, size_t w,
+                                size_t dy, size_t dx)
+{
+    size_t stride = (size_t)blockDim.x * gridDim.x;
+    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < all; i += stride)
+        work[rolled_at(i, h, w, dy, dx)] = source[i];
+}
+
+WT_GLOBAL void spin_add_kernel(double *accum, const float *work, size_t all, size_t h, size_t w,
+                               size_t dy, size_t dx, double lo, double hi)
+{
+    size_t stride = (size_t)blockDim.x * gridDim.x;
+    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < all; i += stride) {
+        double v = work[rolled_at(i, h, w, dy, dx)];
+        accum[i] += v < lo ? lo : (v > hi ? hi : v);
+    }
+}
+
+WT_DEV double round_even(double v)
+{
+#ifdef WT_CUDA_EMULATE
+    return (double)lrint(v);
+#else
+    return rint(v);
+#endif
+}
+
+template <typename T>
+WT_GLOBAL void spin_result_kernel(T *samples, const double *accum, size_t npix, int channels,
+                                  double count, double peak)
+{
+    size_t stride = (size_t)blockDim.x * gridDim.x;
+    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < npix; i += stride)
+        for (int c = 0; c < channels; c++) {
+            double v = accum[(size_t)c * npix + i] / count;
+            v = isnan(v) ? 0.0 : (v < 0.0 ? 0.0 : (v > peak ? peak : v));
+            samples[i * (size_t)channels + (size_t)c] = (T)round_even(v);
+        }
+}
+
+static dim3 spin_grid(size_t n)
+{
+    size_t blocks = (n + BAND_BLOCK - 1) / BAND_BLOCK;
+    return dim3((unsigned)(blocks < 1 ? 1 : (blocks > 4096 ? 4096 : blocks)));
+}
+
+static size_t spin_bytes(const wt_pyramid *s, size_t sample_bytes, size_t *accum_at,
+                         size_t *samples_at)
+{
+    size_t all = s->height * s->width * (size_t)s->channels;
+    *accum_at = (all * 4 + 255) / 256 * 256;
+    *samples_at = *accum_at + (all * 8 + 255) / 256 * 256;
+    return *samples_at + sample_bytes;
+}
+
+static void spin_free(wt_epyramid *p)
+{
+    cu_spin *sp = (cu_spin *)p->spin_priv;
+    if (!sp)
+        return;
+    cu_device_free(engine_of(p), sp->source, sp->bytes);
+    free(sp);
+    p->spin_priv = NULL;
+}
+
+static wt_status spin_alloc(wt_epyramid *p, size_t sample_bytes)
+{
+    cu_engine *ce = engine_of(p);
+    size_t accum_at, samples_at, bytes = spin_bytes(&p->shape, sample_bytes, &accum_at, &samples_at);
+    cu_spin *sp = (cu_spin *)calloc(1, sizeof *sp);
+    if (!sp)
+        return wt_error_set(WT_ERR_NOMEM, "out of memory");
+    void *base = NULL;
+    wt_status st = cu_device_alloc(ce, &base, bytes);
+    if (st != WT_OK) {
+        free(sp);
+        return st;
+    }
+    sp->source = (float *)base;
+    sp->accum = (double *)((char *)base + accum_at);
+    sp->samples = (char *)base + samples_at;
+    sp->bytes = bytes;
+    p->spin_priv = sp;
+    return WT_OK;
+}
+
+static wt_status spin_load(wt_epyramid *p, const wt_image *img)
+{
+    cu_engine *ce = engine_of(p);
+    size_t npix = (size_t)img->width * img->height, all = npix * (size_t)img->channels;
+    CU_CHECK(cudaSetDevice(ce->device));
+    spin_free(p);
+    WT_TRY(spin_alloc(p, wt_image_bytes(img)));
+    cu_spin *sp = (cu_spin *)p->spin_priv;
+    CU_CHECK(cudaMemcpyAsync(sp->samples, img->pixels, wt_image_bytes(img), cudaMemcpyHostToDevice,
+                             ce->stream));
+    CU_CHECK(cudaMemsetAsync(sp->accum, 0, all * 8, ce->stream));
+    if (img->bit_depth > 8)
+        WT_LAUNCH(spin_load_kernel<uint16_t>, spin_grid(npix), dim3(BAND_BLOCK), 0, ce->stream,
+                  sp->source, (const uint16_t *)sp->samples, npix, img->channels);
+    else
+        WT_LAUNCH(spin_load_kernel<uint8_t>, spin_grid(npix), dim3(BAND_BLOCK), 0, ce->stream,
+                  sp->source, (const uint8_t *)sp->samples, npix, img->channels);
+    WT_TRY(launched(ce));
+    CU_CHECK(cudaStreamSynchronize(ce->stream));
+    return WT_OK;
+}
+
+static wt_status spin_forward(wt_epyramid *p, size_t dy, size_t dx)
+{
+    cu_engine *ce = engine_of(p);
+    cu_spin *sp = (cu_spin *)p->spin_priv;
+    size_t all = plane_elems(&p->shape);
+    void *work;
+    CU_CHECK(cudaSetDevice(ce->device));
+    WT_TRY(cu_buf_get(ce, BUF_PLANES, all * 4, &work));
+    WT_LAUNCH(spin_roll_kernel, spin_grid(all), dim3(BAND_BLOCK), 0, ce->stream, (float *)work,
+              sp->source, all, p->shape.height, p->shape.width, dy, dx);
+    WT_TRY(launched(ce));
+    WT_TRY(cu_forward_device(ce, &p->params, &p->shape, (const float *)work, p->priv));
+    CU_CHECK(cudaStreamSynchronize(ce->stream));
+    return WT_OK;
+}
+
+static wt_status spin_inverse_add(wt_epyramid *p, size_t dy, size_t dx, double lo, double hi)
+{
+    cu_engine *ce = engine_of(p);
+    cu_spin *sp = (cu_spin *)p->spin_priv;
+    size_t all = plane_elems(&p->shape);
+    void *work;
+    CU_CHECK(cudaSetDevice(ce->device));
+    WT_TRY(cu_buf_get(ce, BUF_PLANES, all * 4, &work));
+    WT_TRY(cu_inverse_device(ce, &p->params, &p->shape, p->priv, (float *)work));
+    WT_LAUNCH(spin_add_kernel, spin_grid(all), dim3(BAND_BLOCK), 0, ce->stream, sp->accum,
+              (const float *)work, all, p->shape.height, p->shape.width, dy, dx, lo, hi);
+    WT_TRY(launched(ce));
+    CU_CHECK(cudaStreamSynchronize(ce->stream));
+    return WT_OK;
+}
+
+static wt_status spin_result(wt_epyramid *p, double count, wt_image *img)
+{
+    cu_engine *ce = engine_of(p);
+    cu_spin *sp = (cu_spin *)p->spin_priv;
+    size_t npix = (size_t)img->width * img->height;
+    double peak = img->bit_depth > 8 ? 65535.0 : 255.0;
+    CU_CHECK(cudaSetDevice(ce->device));
+    if (img->bit_depth > 8)
+        WT_LAUNCH(spin_result_kernel<uint16_t>, spin_grid(npix), dim3(BAND_BLOCK), 0, ce->stream,
+                  (uint16_t *)sp->samples, sp->accum, npix, img->channels, count, peak);
+    else
+        WT_LAUNCH(spin_result_kernel<uint8_t>, spin_grid(npix), dim3(BAND_BLOCK), 0, ce->stream,
+                  (uint8_t *)sp->samples, sp->accum, npix, img->channels, count, peak);
+    WT_TRY(launched(ce));
+    CU_CHECK(cudaMemcpyAsync(img->pixels, sp->samples, wt_image_bytes(img), cudaMemcpyDeviceToHost,
+                             ce->stream));
+    CU_CHECK(cudaStreamSynchronize(ce->stream));
+    return WT_OK;
+}
+
+static wt_status cu_spin_load(wt_epyramid *p, const wt_image *img)
+{
+    return settle(engine_of(p), spin_load(p, img));
+}
+
+static wt_status cu_spin_forward(wt_epyramid *p, size_t dy, size_t dx)
+{
+    double t0 = wt_seconds();
+    return timed_transform(p, t0, spin_forward(p, dy, dx));
+}
+
+static wt_status cu_spin_inverse_add(wt_epyramid *p, size_t dy, size_t dx, double lo, double hi)
+{
+    double t0 = wt_seconds();
+    return timed_transform(p, t0, spin_inverse_add(p, dy, dx, lo, hi));
+}
+
+static wt_status cu_spin_result(wt_epyramid *p, double count, wt_image *img)
+{
+    return settle(engine_of(p), spin_result(p, count, img));
+}
+
 const wt_epyramid_ops cu_epyramid_ops = {
-    cu_create,     cu_destroy, cu_forward, cu_forward_img, cu_inverse,    cu_inverse_img,
-    cu_upload,     cu_download, cu_map,    cu_reduce,      cu_select_abs, cu_zero_below,
+    cu_create,     cu_destroy,  cu_forward,   cu_forward_img, cu_inverse,    cu_inverse_img,
+    cu_upload,     cu_download, cu_map,       cu_reduce,      cu_select_abs, cu_zero_below,
+    cu_spin_load,  cu_spin_forward, cu_spin_inverse_add, cu_spin_result,
 };

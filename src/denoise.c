@@ -542,6 +542,39 @@ static wt_status denoise_resident(wt_engine *e, const wt_denoise_options *o, con
     return st;
 }
 
+/* cycle_spin(max_shifts=N) on the engine: the samples go up once, each
+ * shift is a forward of the resident planes rolled, the shrinkage, an
+ * inverse rolled back into the engine's accumulator; the mean comes down
+ * once. The sigma reported is the unshifted decomposition's. */
+static wt_status denoise_spin_resident(wt_engine *e, const wt_denoise_options *o,
+                                       const wt_params *p, const wt_image *in, wt_image *out,
+                                       double *used)
+{
+    double given[4], peak = peak_of(in);
+    for (int c = 0; c < 4; c++)
+        given[c] = o->sigma;
+    size_t shifts = (size_t)o->cycle_spin + 1;
+    wt_epyramid *ep = NULL;
+    wt_status st = wt_epyramid_create(e, p, in->height, in->width, in->channels, &ep);
+    if (st == WT_OK)
+        st = wt_epyramid_spin_load(ep, in);
+    for (size_t dy = 0; st == WT_OK && dy < shifts; dy++)
+        for (size_t dx = 0; st == WT_OK && dx < shifts; dx++) {
+            double u[4] = {NAN, NAN, NAN, NAN};
+            st = wt_epyramid_spin_forward(ep, dy, dx);
+            if (st == WT_OK)
+                st = shrink_pyramid(ep, o, peak, peak, given, u);
+            if (st == WT_OK)
+                st = wt_epyramid_spin_inverse_add(ep, dy, dx, 0.0, peak);
+            if (dy == 0 && dx == 0)
+                memcpy(used, u, sizeof u);
+        }
+    if (st == WT_OK)
+        st = wt_epyramid_spin_result(ep, (double)(shifts * shifts), out);
+    wt_epyramid_destroy(ep);
+    return st;
+}
+
 wt_status wt_denoise_image(wt_engine *engine, const wt_denoise_options *o, const wt_image *in,
                            wt_image *out, wt_denoise_info *info)
 {
@@ -555,8 +588,10 @@ wt_status wt_denoise_image(wt_engine *engine, const wt_denoise_options *o, const
     double used[4] = {NAN, NAN, NAN, NAN};
     if (o->swt)
         st = denoise_swt(engine, o, in, out, used, &p.levels);
-    else if (o->ycbcr || o->noise == WT_NOISE_POISSON || o->cycle_spin > 0)
+    else if (o->ycbcr || o->noise == WT_NOISE_POISSON)
         st = denoise_on_host_planes(engine, o, &p, in, out, used);
+    else if (o->cycle_spin > 0)
+        st = denoise_spin_resident(engine, o, &p, in, out, used);
     else
         st = denoise_resident(engine, o, &p, in, out, used);
     if (info) {

@@ -27,6 +27,8 @@ struct wt_epyramid {
     wt_params params; /* resolved */
     wt_pyramid shape; /* planned, data NULL */
     void *priv;       /* the engine's storage */
+    struct wt_spin_planes *spin; /* cycle spinning composed on the host */
+    void *spin_priv;             /* the engine's cycle spinning storage (its destroy frees it) */
 };
 
 /* A selection group of the k-th smallest |c|: the k-th (0-based) over the
@@ -59,6 +61,17 @@ typedef struct wt_epyramid_ops {
                         const wt_select_group *groups, size_t ngroups, double *out);
     wt_status (*zero_below)(wt_epyramid *p, const wt_band_span *s, size_t n, double cut,
                             uint64_t ties);
+    /* Cycle spinning on the engine (optional, all four or none; NULL: src/
+     * epyramid.c composes them from forward/inverse and host planes). The
+     * samples stay resident as float planes; spin_forward transforms them
+     * rolled by (dy, dx) (np.roll); spin_inverse_add inverts, clips to
+     * [lo, hi] (NaN kept), rolls back and adds into a double accumulator;
+     * spin_result writes accumulator / count as samples (NaN 0, clipped,
+     * nearest, ties to even). dy < height, dx < width. */
+    wt_status (*spin_load)(wt_epyramid *p, const wt_image *img);
+    wt_status (*spin_forward)(wt_epyramid *p, size_t dy, size_t dx);
+    wt_status (*spin_inverse_add)(wt_epyramid *p, size_t dy, size_t dx, double lo, double hi);
+    wt_status (*spin_result)(wt_epyramid *p, double count, wt_image *img);
 } wt_epyramid_ops;
 
 /* The host-memory implementation (the CPU engine's). */

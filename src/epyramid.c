@@ -39,11 +39,30 @@ wt_status wt_epyramid_create(wt_engine *engine, const wt_params *params, size_t 
     return WT_OK;
 }
 
+/* Cycle spinning composed on the host (engines without spin ops). */
+struct wt_spin_planes {
+    float *source; /* the samples, C x h x w */
+    float *work;   /* rolled planes in and out of the transforms */
+    double *accum; /* the sum of the rolled-back results */
+};
+
+static void spin_free(wt_epyramid *p)
+{
+    if (!p->spin)
+        return;
+    free(p->spin->source);
+    free(p->spin->work);
+    free(p->spin->accum);
+    free(p->spin);
+    p->spin = NULL;
+}
+
 void wt_epyramid_destroy(wt_epyramid *p)
 {
     if (!p)
         return;
     ops_of(p)->destroy(p);
+    spin_free(p);
     free(p);
 }
 
@@ -471,4 +490,134 @@ wt_status wt_epyramid_keep(wt_epyramid *p, double fraction, double *kept)
         st = fraction_nonzero(p, sp, n, kept);
     free(sp);
     return st;
+}
+
+/* ---------------------------------------------------------------------- */
+/* Cycle spinning: the engine's spin ops, or forward/inverse of host planes */
+
+static size_t plane_elems(const wt_epyramid *p)
+{
+    return p->shape.height * p->shape.width * (size_t)p->shape.channels;
+}
+
+static wt_status host_spin_load(wt_epyramid *p, const wt_image *img)
+{
+    size_t all = plane_elems(p);
+    spin_free(p);
+    p->spin = calloc(1, sizeof *p->spin);
+    if (p->spin) {
+        p->spin->source = malloc((all ? all : 1) * sizeof(float));
+        p->spin->work = malloc((all ? all : 1) * sizeof(float));
+        p->spin->accum = calloc(all ? all : 1, sizeof(double));
+    }
+    if (!p->spin || !p->spin->source || !p->spin->work || !p->spin->accum) {
+        spin_free(p);
+        return wt_error_set(WT_ERR_NOMEM, "out of memory for the cycle spinning planes");
+    }
+    return wt_image_to_planes(img, p->spin->source);
+}
+
+/* Index of (y + dy, x + dx) of plane c, circularly. */
+static size_t rolled_index(const wt_pyramid *s, size_t c, size_t y, size_t x, size_t dy,
+                           size_t dx)
+{
+    size_t h = s->height, w = s->width;
+    return (c * h + (y + dy) % h) * w + (x + dx) % w;
+}
+
+static wt_status host_spin_forward(wt_epyramid *p, size_t dy, size_t dx)
+{
+    const wt_pyramid *s = &p->shape;
+    for (size_t c = 0, i = 0; c < (size_t)s->channels; c++)
+        for (size_t y = 0; y < s->height; y++)
+            for (size_t x = 0; x < s->width; x++, i++)
+                p->spin->work[rolled_index(s, c, y, x, dy, dx)] = p->spin->source[i];
+    return ops_of(p)->forward(p, p->spin->work);
+}
+
+static wt_status host_spin_inverse_add(wt_epyramid *p, size_t dy, size_t dx, double lo, double hi)
+{
+    const wt_pyramid *s = &p->shape;
+    wt_status st = ops_of(p)->inverse(p, p->spin->work);
+    for (size_t c = 0, i = 0; st == WT_OK && c < (size_t)s->channels; c++)
+        for (size_t y = 0; y < s->height; y++)
+            for (size_t x = 0; x < s->width; x++, i++) {
+                double v = p->spin->work[rolled_index(s, c, y, x, dy, dx)];
+                p->spin->accum[i] += v < lo ? lo : (v > hi ? hi : v);
+            }
+    return st;
+}
+
+static wt_status host_spin_result(wt_epyramid *p, double count, wt_image *img)
+{
+    size_t n = p->shape.height * p->shape.width;
+    int ch = p->shape.channels;
+    double peak = img->bit_depth > 8 ? 65535.0 : 255.0;
+    for (int k = 0; k < ch; k++)
+        for (size_t i = 0; i < n; i++) {
+            double v = p->spin->accum[(size_t)k * n + i] / count;
+            v = isnan(v) ? 0.0 : (v < 0.0 ? 0.0 : (v > peak ? peak : v));
+            if (img->bit_depth > 8)
+                ((uint16_t *)img->pixels)[i * (size_t)ch + (size_t)k] = (uint16_t)lrint(v);
+            else
+                ((uint8_t *)img->pixels)[i * (size_t)ch + (size_t)k] = (uint8_t)lrint(v);
+        }
+    return WT_OK;
+}
+
+static int engine_spins(const wt_epyramid *p)
+{
+    return ops_of(p)->spin_load != NULL;
+}
+
+static wt_status check_spin_loaded(const wt_epyramid *p)
+{
+    return engine_spins(p) || p->spin
+               ? WT_OK
+               : wt_error_set(WT_ERR_INVALID, "cycle spinning before wt_epyramid_spin_load");
+}
+
+wt_status wt_epyramid_spin_load(wt_epyramid *p, const wt_image *img)
+{
+    wt_status st = check_image(p, img);
+    if (st != WT_OK)
+        return st;
+    double t0 = wt_seconds();
+    st = engine_spins(p) ? ops_of(p)->spin_load(p, img) : host_spin_load(p, img);
+    return timed(p->engine, &p->engine->times.upload, t0, st);
+}
+
+wt_status wt_epyramid_spin_forward(wt_epyramid *p, size_t dy, size_t dx)
+{
+    wt_status st = check_spin_loaded(p);
+    if (st != WT_OK)
+        return st;
+    dy %= p->shape.height;
+    dx %= p->shape.width;
+    return engine_spins(p) ? ops_of(p)->spin_forward(p, dy, dx) : host_spin_forward(p, dy, dx);
+}
+
+wt_status wt_epyramid_spin_inverse_add(wt_epyramid *p, size_t dy, size_t dx, double lo, double hi)
+{
+    wt_status st = check_spin_loaded(p);
+    if (st != WT_OK)
+        return st;
+    dy %= p->shape.height;
+    dx %= p->shape.width;
+    return engine_spins(p) ? ops_of(p)->spin_inverse_add(p, dy, dx, lo, hi)
+                           : host_spin_inverse_add(p, dy, dx, lo, hi);
+}
+
+wt_status wt_epyramid_spin_result(wt_epyramid *p, double count, wt_image *img)
+{
+    wt_status st = check_spin_loaded(p);
+    if (st == WT_OK)
+        st = check_image(p, img);
+    if (st == WT_OK && !(count > 0.0))
+        st = wt_error_set(WT_ERR_INVALID, "cycle spinning result over %g shifts", count);
+    if (st != WT_OK)
+        return st;
+    double t0 = wt_seconds();
+    st = engine_spins(p) ? ops_of(p)->spin_result(p, count, img) : host_spin_result(p, count, img);
+    return timed(p->engine, &p->engine->times.download, t0, st);
 }

@@ -634,6 +634,20 @@ wt_status wt_epyramid_inverse_image(wt_epyramid *p, wt_image *img);
 wt_status wt_epyramid_upload(wt_epyramid *p, const wt_pyramid *host);
 wt_status wt_epyramid_download(const wt_epyramid *p, wt_pyramid *host);
 
+/** Cycle spinning without a transfer per shift: wt_epyramid_spin_load keeps
+ *  @p img's samples on the engine as float planes (the one upload);
+ *  wt_epyramid_spin_forward transforms them rolled by (dy, dx) as np.roll on
+ *  both axes; wt_epyramid_spin_inverse_add inverts the pyramid, clips the
+ *  samples to [lo, hi], rolls them back by (dy, dx) and adds them into an
+ *  accumulator on the engine (double); wt_epyramid_spin_result writes
+ *  accumulator / count into @p img (the one download; clipped to the depth's
+ *  range, nearest with ties to even). Shifts are taken modulo the size. */
+wt_status wt_epyramid_spin_load(wt_epyramid *p, const wt_image *img);
+wt_status wt_epyramid_spin_forward(wt_epyramid *p, size_t dy, size_t dx);
+wt_status wt_epyramid_spin_inverse_add(wt_epyramid *p, size_t dy, size_t dx, double lo,
+                                       double hi);
+wt_status wt_epyramid_spin_result(wt_epyramid *p, double count, wt_image *img);
+
 /** Element-wise operations on bands, each with one argument t per band. */
 typedef enum wt_band_op {
     WT_OP_HARD = 0, /**< c = |c| < t ? 0 : c            (pywt.threshold 'hard') */

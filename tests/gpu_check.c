@@ -1288,6 +1288,63 @@ static void pyr_check_denoise(const engines *en, pyr_pair *pp, const pyr_case *c
     wt_image_free(&b);
 }
 
+/* Cycle spinning ops: spin_forward(dy, dx) equals the forward of the planes
+ * rolled on the host (the same device transform: bit-exact), and spin
+ * results without shrinkage (forward, inverse, add over three shifts, mean)
+ * give the image back on both engines, within 1 LSB of each other. */
+static void pyr_spin_run(pyr_pair *pp, wt_epyramid *ep, const wt_image *img, wt_image *out,
+                         const char *what)
+{
+    static const size_t shifts[3][2] = {{0, 0}, {1, 2}, {5, 3}};
+    pyr_expect(pp, wt_epyramid_spin_load(ep, img), what);
+    for (int s = 0; s < 3 && !pp->failed; s++) {
+        pyr_expect(pp, wt_epyramid_spin_forward(ep, shifts[s][0], shifts[s][1]), what);
+        pyr_expect(pp, wt_epyramid_spin_inverse_add(ep, shifts[s][0], shifts[s][1], 0.0, 255.0),
+                   what);
+    }
+    pyr_expect(pp, wt_epyramid_spin_result(ep, 3.0, out), what);
+}
+
+static void pyr_check_spin(pyr_pair *pp, const pyr_case *c)
+{
+    wt_image img, a, b;
+    size_t n = c->h * c->w, all = n * (size_t)c->channels;
+    float *rolled = malloc((all ? all : 1) * sizeof *rolled);
+    if (!rolled || wt_image_alloc(&img, (uint32_t)c->w, (uint32_t)c->h, c->channels, 8) != WT_OK ||
+        wt_image_alloc(&a, (uint32_t)c->w, (uint32_t)c->h, c->channels, 8) != WT_OK ||
+        wt_image_alloc(&b, (uint32_t)c->w, (uint32_t)c->h, c->channels, 8) != WT_OK) {
+        pyr_fail(pp, "out of memory");
+        free(rolled);
+        return;
+    }
+    for (size_t i = 0; i < wt_image_bytes(&img); i++)
+        ((uint8_t *)img.pixels)[i] = (uint8_t)(rng_next() >> 24);
+    for (size_t k = 0; k < (size_t)c->channels; k++) /* np.roll by (1, 2) */
+        for (size_t y = 0; y < c->h; y++)
+            for (size_t x = 0; x < c->w; x++)
+                rolled[k * n + (y + 1) % c->h * c->w + (x + 2) % c->w] =
+                    ((uint8_t *)img.pixels)[(y * c->w + x) * (size_t)c->channels + k];
+    pyr_expect(pp, wt_epyramid_spin_load(pp->gpu, &img), "spin_load");
+    pyr_expect(pp, wt_epyramid_spin_forward(pp->gpu, 1, 2), "spin_forward");
+    pyr_expect(pp, wt_epyramid_download(pp->gpu, &pp->got_gpu), "download");
+    pyr_expect(pp, wt_epyramid_forward(pp->gpu, rolled), "forward");
+    pyr_expect(pp, wt_epyramid_download(pp->gpu, &pp->got_cpu), "download");
+    if (!pp->failed && memcmp(pp->got_gpu.data, pp->got_cpu.data, pp->got_gpu.total * 4) != 0)
+        pyr_fail(pp, "spin_forward differs from the forward of the rolled planes");
+    pyr_spin_run(pp, pp->gpu, &img, &a, "spin (gpu)");
+    pyr_spin_run(pp, pp->cpu, &img, &b, "spin (cpu)");
+    for (size_t i = 0; !pp->failed && i < wt_image_bytes(&img); i++) {
+        int x = ((uint8_t *)img.pixels)[i], g = ((uint8_t *)a.pixels)[i],
+            h = ((uint8_t *)b.pixels)[i];
+        if (abs(g - h) > 1 || abs(g - x) > 1)
+            pyr_fail(pp, "spin without shrinkage: GPU, CPU and the image more than 1 LSB apart");
+    }
+    free(rolled);
+    wt_image_free(&img);
+    wt_image_free(&a);
+    wt_image_free(&b);
+}
+
 static int run_pyr_case(const engines *en, const pyr_case *c, uint64_t seed)
 {
     pyr_pair pp;
@@ -1318,6 +1375,7 @@ static int run_pyr_case(const engines *en, const pyr_case *c, uint64_t seed)
         pyr_check_transforms(en, &pp, &p, c);
         pyr_check_keep_weighted(&pp);
         pyr_check_denoise(en, &pp, c);
+        pyr_check_spin(&pp, c);
     }
     free(all);
     wt_epyramid_destroy(pp.gpu);

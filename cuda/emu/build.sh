@@ -19,5 +19,5 @@ for f in cu_plan cu_engine cu_image cu_bands cu_swt; do
 done
 gcc -std=c11 $cflags -Wall -Wextra -c "$root/tests/gpu_check.c" -o "$out/gpu_check.o" &
 wait
-g++ -fopenmp -o "$out/gpu_check_emu" "$out"/*.o -lpng -ljpeg -lz -lm -lpthread
+g++ -fopenmp -o "$out/gpu_check_emu" "$out"/*.o -lpng -ljpeg -ltiff -lz -lm -lpthread
 echo "$out/gpu_check_emu"

@@ -35,6 +35,15 @@ expect "--version names the library and backends" grep -q "^backends: cpu" "$out
 case_ "--help" 0 "" "$WT" --help
 expect "--help lists exit codes" grep -q "2 usage error" "$out"
 case_ "decompose --help" 0 "" "$WT" decompose --help
+# --help lists only what applies: --ext names the types the command writes,
+# and wavelets (no files, no progress) has no -q/-v
+"$WT" reconstruct --help >help.txt
+expect "reconstruct --help: --ext without npz" sh -c "grep -e '--ext' help.txt | grep -qv npz"
+"$WT" decompose --help >help.txt
+expect "decompose --help: --ext with npz" sh -c "grep -e '--ext' help.txt | grep -q npz"
+"$WT" wavelets --help >help.txt
+expect "wavelets --help: no -q/-v" sh -c "! grep -qe '--quiet' -e '--verbose' help.txt"
+case_ "wavelets -q" 2 "wavetool: option '-q' does not apply to 'wavelets'*" "$WT" wavelets -q
 case_ "no command" 2 "wavetool: no command given*Try 'wavetool --help'." "$WT"
 case_ "unknown command" 2 "wavetool: unknown command 'frobnicate'*" "$WT" frobnicate
 case_ "wavelets" 0 "" "$WT" wavelets
