@@ -827,7 +827,8 @@ static wt_status no_device(cudaError_t err)
     if (libcuda)
         dlclose(libcuda);
     if (!libcuda || (err == cudaErrorInsufficientDriver && driver == 0))
-        return wt_error_set(WT_ERR_DEVICE, "no NVIDIA driver (libcuda.so.1 %s)",
+        return wt_error_set(WT_ERR_DEVICE,
+                            "no NVIDIA driver for the CUDA engine (libcuda.so.1 %s)",
                             libcuda ? "loads but reports no version" : "not found");
     if (err == cudaErrorInsufficientDriver)
         return wt_error_set(WT_ERR_DEVICE,

@@ -6,6 +6,11 @@
 # Usage: swt_cli.sh WAVETOOL SOURCE_DIR
 # shellcheck source=tap.sh
 . "$(dirname "$0")/tap.sh"
+# Every case checks against numpy, pywt, scipy or PIL (absent on the GPU machine)
+if ! $PY -c 'import numpy, pywt, scipy, PIL' 2>/dev/null; then
+    echo "1..0 # SKIP $PY lacks numpy, pywt, scipy or PIL"
+    exit 77
+fi
 
 same() { # A B: the same samples
     $PY -c 'import sys, numpy as np; from PIL import Image
