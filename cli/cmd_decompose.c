@@ -137,6 +137,7 @@ static wt_status write_coefficients(pipeline *p, const wt_image *img, const wt_p
     wt_status st = forward_image(p, img, params, in, &pyr);
     if (st == WT_OK) {
         fill_meta(params, img, &meta);
+        meta.compress = p->opt->compress;
         double t0 = wt_seconds();
         st = wt_npz_save(out, &pyr, &meta);
         pipeline_add_time(p, &p->stats.encode, t0);

@@ -27,6 +27,7 @@ enum {
     OPT_LENIENT,
     OPT_PNG_LEVEL,
     OPT_QUALITY,
+    OPT_COMPRESS,
     OPT_SCALE,
     OPT_DEPTH,
     OPT_SUFFIX,
@@ -105,6 +106,7 @@ static const opt_spec option_table[] = {
     {"lenient", OPT_LENIENT, NULL, OPTS_LOAD, "accept images that libpng/libjpeg can recover from corruption"},
     {"png-level", OPT_PNG_LEVEL, "N", OPTS_SAVE, "PNG compression level 0-9 (default 1: fast)"},
     {"quality", OPT_QUALITY, "Q", OPTS_SAVE, "JPEG quality 1-100 (default 90)"},
+    {"compress", OPT_COMPRESS, NULL, OPTS_SAVE, ".npz output: deflated members (numpy.savez_compressed)"},
     {"scale", OPT_SCALE, "S[,R]", OPTS_MOSAIC, "detail display: auto (default) or abs (|v|), offset (mid-grey + v);\n"
                                             "range: band (default), level or global (one for all details)"},
     {"transfer", OPT_TRANSFER, "T", OPTS_MOSAIC, "detail magnitude curve: linear (default), sqrt, log"},
@@ -554,6 +556,7 @@ static int apply_option(const cli_command *command, int val, const char *arg, cl
     case OPT_LENIENT: o->load.lenient = 1; break;
     case OPT_PNG_LEVEL: rc = parse_int(cmd, s, arg, 0, 9, &o->save.png_level); break;
     case OPT_QUALITY: rc = parse_int(cmd, s, arg, 1, 100, &o->save.jpeg_quality); break;
+    case OPT_COMPRESS: o->compress = 1; break;
     case OPT_SCALE: rc = parse_scale(cmd, arg, o); break;
     case OPT_TRANSFER:
         rc = parse_choice(cmd, s, arg, transfers, "linear, sqrt or log", &choice);

@@ -32,7 +32,7 @@ enum {
     OPTS_DEVICE = 1u << 1,    /* --device */
     OPTS_JOBS = 1u << 2,      /* -j */
     OPTS_LOAD = 1u << 3,      /* --max-pixels --lenient */
-    OPTS_SAVE = 1u << 4,      /* --png-level --quality */
+    OPTS_SAVE = 1u << 4,      /* --png-level --quality --compress */
     OPTS_MOSAIC = 1u << 5,    /* --scale --depth --transfer --colormap --clip --grid --labels --alpha */
     OPTS_BATCH = 1u << 6,     /* -O --suffix --ext -n */
     OPTS_REPORT = 1u << 7,    /* --format */
@@ -109,6 +109,7 @@ typedef struct cli_options {
     report_format format;
     wt_load_options load;
     wt_save_options save;
+    int compress; /* --compress: .npz members deflated */
     wt_scale scale;
     int depth; /* --depth; 0 = the input's depth (8 for JPEG); compare: both at this depth */
     wt_mosaic_style style; /* --scale RANGE, --transfer, --colormap, --clip, --grid, --labels

@@ -1,15 +1,16 @@
-/* Coefficient files: an uncompressed zip of .npy members (np.load reads it
+/* Coefficient files: a zip of .npy members, stored or deflated (np.load reads it
  * without pickle), written and read by our own code.
  *
- * Layout: one stored (method 0) member per band, "cA.npy", "cH1.npy" ...
- * "cDL.npy", each a .npy v1.0 array (C, h, w) of '<f4' or '<i4' (host byte
- * order), plus "meta.npy", a 1-D uint8 array of UTF-8 JSON. Sizes and offsets
+ * Layout: one member per band, stored (method 0) or, with meta->compress,
+ * deflated (method 8), "cA.npy", "cH1.npy" ... "cDL.npy", each a .npy v1.0
+ * array (C, h, w) of '<f4' or '<i4' (host byte order), plus "meta.npy", a 1-D uint8 array of UTF-8 JSON. Sizes and offsets
  * of 4 GiB or more get ZIP64 records, as zip readers (Python's zipfile) expect.
  *
  * The reader treats the file as hostile: every length and offset is checked
  * against the file size before use, the data each member must hold is derived
  * from the meta's transform plan (so nothing larger than the file is ever
- * allocated), and CRCs are verified. */
+ * allocated), and CRCs are verified. Deflated members inflate into buffers of
+ * their declared size, which deflate's ratio bounds by their stored size. */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -45,6 +46,8 @@
 #define CENTRAL_DIR_CAP (4u << 20)
 #define READER_MEMBER_CAP 4096   /* members listed in a hostile directory */
 #define STREAM_CAP ((uint64_t)4 << 30) /* coefficient files read from a pipe */
+#define DEFLATE_MAX_RATIO 1032   /* zlib's most output for one deflated byte, about */
+#define INFLATE_CHUNK (1u << 16)
 
 static uint64_t zip64_threshold = 0xffffffffu;
 
@@ -206,8 +209,9 @@ static size_t npy_header(char *buf, size_t cap, const char *descr, const uint64_
 
 typedef struct zip_member {
     char name[MEMBER_NAME_CAP + 4];
-    uint64_t offset, size;
+    uint64_t offset, size, csize; /* size: the .npy bytes; csize: as stored */
     uint32_t crc;
+    unsigned method;              /* 0 stored, 8 deflated */
 } zip_member;
 
 typedef struct npz_writer {
@@ -215,6 +219,7 @@ typedef struct npz_writer {
     const char *path;
     uint64_t pos;
     int error; /* errno of the first failed write */
+    int compress; /* deflate members (numpy.savez_compressed) */
     int count;
     zip_member members[MAX_MEMBERS];
 } npz_writer;
@@ -241,17 +246,16 @@ static void write_local_header(npz_writer *w, const zip_member *m)
 {
     uint8_t h[ZIP_LOCAL_LEN + 20], *p = h;
     size_t name_len = strlen(m->name);
-    int z64 = needs_zip64(m->size);
-    uint32_t size32 = z64 ? 0xffffffffu : (uint32_t)m->size;
+    int z64 = needs_zip64(m->size) || needs_zip64(m->csize);
     p = put32(p, ZIP_LOCAL_SIG);
     p = put16(p, z64 ? 45 : 20); /* version needed */
     p = put16(p, 0);             /* flags */
-    p = put16(p, 0);             /* stored */
+    p = put16(p, m->method);
     p = put16(p, 0);             /* time */
     p = put16(p, ZIP_DOS_DATE);
     p = put32(p, m->crc);
-    p = put32(p, size32);
-    p = put32(p, size32);
+    p = put32(p, z64 ? 0xffffffffu : (uint32_t)m->csize);
+    p = put32(p, z64 ? 0xffffffffu : (uint32_t)m->size);
     p = put16(p, (unsigned)name_len);
     p = put16(p, z64 ? 20 : 0);
     write_bytes(w, h, ZIP_LOCAL_LEN);
@@ -260,50 +264,118 @@ static void write_local_header(npz_writer *w, const zip_member *m)
         p = put16(h, 1);
         p = put16(p, 16);
         p = put64(p, m->size);
-        put64(p, m->size);
+        put64(p, m->csize);
         write_bytes(w, h, 20);
     }
 }
 
-/* One stored member: the .npy header then the raw array. */
+/* A growing buffer of deflated bytes. */
+typedef struct deflated {
+    uint8_t *data;
+    uint64_t len, cap;
+} deflated;
+
+/* Feed @p len bytes (@p flush Z_FINISH at the end) to @p z, appending its output. */
+static int deflate_piece(z_stream *z, deflated *out, const void *data, uint64_t len, int flush)
+{
+    const Bytef *p = data;
+    int rc = Z_OK;
+    do {
+        uInt piece = len > (1u << 30) ? 1u << 30 : (uInt)len;
+        z->next_in = (Bytef *)(uintptr_t)p;
+        z->avail_in = piece;
+        p += piece;
+        len -= piece;
+        int f = len > 0 ? Z_NO_FLUSH : flush;
+        do {
+            if (out->cap - out->len < (1u << 16)) {
+                uint64_t cap = out->cap ? out->cap * 2 : 1u << 20;
+                uint8_t *grown = cap == (size_t)cap ? realloc(out->data, (size_t)cap) : NULL;
+                if (!grown)
+                    return Z_MEM_ERROR;
+                out->data = grown;
+                out->cap = cap;
+            }
+            uint64_t room = out->cap - out->len;
+            z->next_out = out->data + out->len;
+            z->avail_out = room > (1u << 30) ? 1u << 30 : (uInt)room;
+            uInt before = z->avail_out;
+            rc = deflate(z, f);
+            out->len += before - z->avail_out;
+            if (rc == Z_STREAM_ERROR)
+                return rc;
+        } while (z->avail_in > 0 || (f == Z_FINISH && rc != Z_STREAM_END));
+    } while (len > 0);
+    return Z_OK;
+}
+
+/* The .npy header and data as one raw deflate stream (zip method 8). */
+static int deflate_member(const void *header, size_t header_len, const void *data,
+                          uint64_t data_len, deflated *out)
+{
+    z_stream z;
+    memset(&z, 0, sizeof z);
+    if (deflateInit2(&z, Z_DEFAULT_COMPRESSION, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+        return Z_MEM_ERROR;
+    int rc = deflate_piece(&z, out, header, header_len, Z_NO_FLUSH);
+    if (rc == Z_OK)
+        rc = deflate_piece(&z, out, data, data_len, Z_FINISH);
+    deflateEnd(&z);
+    return rc;
+}
+
+/* One member: the .npy header then the raw array, stored or deflated. */
 static void write_member(npz_writer *w, const char *name, const char *header, size_t header_len,
                          const void *data, uint64_t data_len)
 {
     zip_member *m = &w->members[w->count++];
     snprintf(m->name, sizeof m->name, "%s.npy", name);
     m->offset = w->pos;
-    m->size = header_len + data_len;
+    m->size = m->csize = header_len + data_len;
     m->crc = crc_update(crc_update((uint32_t)crc32(0, Z_NULL, 0), header, header_len), data,
                         data_len);
-    write_local_header(w, m);
-    write_bytes(w, header, header_len);
-    write_bytes(w, data, data_len);
+    if (!w->compress) {
+        write_local_header(w, m);
+        write_bytes(w, header, header_len);
+        write_bytes(w, data, data_len);
+        return;
+    }
+    deflated out = {0};
+    if (deflate_member(header, header_len, data, data_len, &out) != Z_OK) {
+        w->error = w->error ? w->error : ENOMEM;
+    } else {
+        m->method = 8;
+        m->csize = out.len;
+        write_local_header(w, m);
+        write_bytes(w, out.data, out.len);
+    }
+    free(out.data);
 }
 
 static void write_central_entry(npz_writer *w, const zip_member *m)
 {
     uint8_t h[ZIP_CENTRAL_LEN], extra[28], *e = extra + 4;
-    int big_size = needs_zip64(m->size), big_offset = needs_zip64(m->offset);
+    int big_size = needs_zip64(m->size) || needs_zip64(m->csize);
+    int big_offset = needs_zip64(m->offset);
     if (big_size) {
         e = put64(e, m->size);
-        e = put64(e, m->size);
+        e = put64(e, m->csize);
     }
     if (big_offset)
         e = put64(e, m->offset);
     unsigned extra_len = (unsigned)(e - extra);
     put16(put16(extra, 1), extra_len - 4);
-    uint32_t size32 = big_size ? 0xffffffffu : (uint32_t)m->size;
     size_t name_len = strlen(m->name);
     uint8_t *p = put32(h, ZIP_CENTRAL_SIG);
     p = put16(p, 0x0300 | 45);                          /* made by: Unix */
     p = put16(p, big_size || big_offset ? 45 : 20);
     p = put16(p, 0);
-    p = put16(p, 0);
+    p = put16(p, m->method);
     p = put16(p, 0);
     p = put16(p, ZIP_DOS_DATE);
     p = put32(p, m->crc);
-    p = put32(p, size32);
-    p = put32(p, size32);
+    p = put32(p, big_size ? 0xffffffffu : (uint32_t)m->csize);
+    p = put32(p, big_size ? 0xffffffffu : (uint32_t)m->size);
     p = put16(p, (unsigned)name_len);
     p = put16(p, extra_len > 4 ? extra_len : 0);
     p = put16(p, 0);                                    /* comment */
@@ -415,6 +487,7 @@ wt_status wt_npz_save(const char *path, const wt_pyramid *pyr, const wt_npz_meta
     if (st == WT_OK) {
         w->fp = out.fp;
         w->path = shown;
+        w->compress = meta->compress;
         st = write_all(w, pyr, meta);
         if (st == WT_OK)
             st = wt_outfile_commit(&out);
@@ -433,6 +506,8 @@ typedef struct npz_reader {
     int fd;
     uint8_t *mem;
     uint64_t size;
+    uint64_t content; /* the .npy bytes its members declare (deflated: bounded by
+                         deflate's ratio), the most coefficients it can hold */
 } npz_reader;
 
 static wt_status corrupt(const npz_reader *r, const char *what)
@@ -536,12 +611,13 @@ static void reader_close(npz_reader *r)
 
 typedef struct npz_member {
     char name[MEMBER_NAME_CAP];
-    uint64_t data_offset, size;
+    uint64_t data_offset, size, csize; /* size: the .npy bytes; csize: as stored */
     uint32_t crc;
+    unsigned method;                   /* 0 stored, 8 deflated */
 } npz_member;
 
 typedef struct npz_directory {
-    uint64_t cd_offset, cd_size, entries;
+    uint64_t cd_offset, cd_size, entries, content;
     int count;
     npz_member members[MAX_MEMBERS + 1];
 } npz_directory;
@@ -685,6 +761,7 @@ static wt_status add_member(const npz_reader *r, npz_directory *d, const npz_mem
         return wt_error_set(WT_ERR_FORMAT, "%s: too many members for a coefficient file",
                             r->name);
     d->members[d->count++] = *m;
+    d->content += m->size;
     return WT_OK;
 }
 
@@ -704,19 +781,26 @@ static wt_status parse_central_entry(const npz_reader *r, npz_directory *d, cons
         return WT_OK; /* not an array of ours: ignored */
     if (get16(e + 8) & 1)
         return wt_error_set(WT_ERR_UNSUPPORTED, "%s: member %s is encrypted", r->name, m.name);
-    if (get16(e + 10) != 0)
+    m.method = get16(e + 10);
+    if (m.method != 0 && m.method != 8)
         return wt_error_set(WT_ERR_UNSUPPORTED,
-                            "%s: member %s is compressed; only uncompressed coefficient files "
-                            "are read (np.savez, not np.savez_compressed)",
-                            r->name, m.name);
+                            "%s: member %s uses zip method %u; only stored (np.savez) and "
+                            "deflated (np.savez_compressed) members are read",
+                            r->name, m.name, m.method);
     uint64_t csize = get32(e + 20), usize = get32(e + 24), local = get32(e + 42);
     wt_status st = apply_zip64_extra(r, e + ZIP_CENTRAL_LEN + name_len, extra_len, &usize,
                                      &csize, &local);
-    if (st == WT_OK && csize != usize)
+    if (st == WT_OK && m.method == 0 && csize != usize)
         st = corrupt(r, "stored member with two sizes");
+    if (st == WT_OK && m.method == 8 && usize / DEFLATE_MAX_RATIO > csize)
+        st = wt_error_set(WT_ERR_FORMAT,
+                          "%s: member %s claims %llu bytes from %llu deflated ones (more than "
+                          "deflate can give)",
+                          r->name, m.name, (unsigned long long)usize, (unsigned long long)csize);
     m.size = usize;
+    m.csize = csize;
     if (st == WT_OK)
-        st = locate_data(r, d, local, e + ZIP_CENTRAL_LEN, name_len, usize, &m.data_offset);
+        st = locate_data(r, d, local, e + ZIP_CENTRAL_LEN, name_len, csize, &m.data_offset);
     return st == WT_OK ? add_member(r, d, &m) : st;
 }
 
@@ -743,6 +827,89 @@ static const npz_member *find_member(const npz_directory *d, const char *name)
         if (strcmp(d->members[i].name, name) == 0)
             return &d->members[i];
     return NULL;
+}
+
+/* ---- reader: member bytes ------------------------------------------------- */
+
+static wt_status deflate_error(const npz_reader *r, const npz_member *m, const char *what)
+{
+    return wt_error_set(WT_ERR_FORMAT, "%s: member %s is damaged (%s)", r->name, m->name, what);
+}
+
+/* Where the next inflated bytes go: skipped ones to @p scratch, wanted ones to
+ * @p buf, and past the end of a whole member one probe byte (that must not come). */
+static uint8_t *inflate_target(uint64_t produced, uint64_t skip, uint64_t want, int whole,
+                               uint8_t *buf, uint8_t *scratch, uInt *room)
+{
+    uint64_t left = produced < skip ? skip - produced : want - produced;
+    if (produced < skip) {
+        *room = left > INFLATE_CHUNK ? INFLATE_CHUNK : (uInt)left;
+        return scratch;
+    }
+    if (produced < want) {
+        *room = left > (1u << 30) ? 1u << 30 : (uInt)left;
+        return buf + (produced - skip);
+    }
+    *room = whole ? 1 : 0;
+    return scratch;
+}
+
+/* Inflate the member into a buffer of its declared size at most: bytes
+ * [@p skip, @p skip + @p len) of it into @p buf; reading up to its end checks
+ * that the stream ends exactly there. */
+static wt_status inflate_member(const npz_reader *r, const npz_member *m, uint64_t skip,
+                                uint8_t *buf, uint64_t len)
+{
+    uint8_t *in = malloc(2 * INFLATE_CHUNK), *scratch = in + INFLATE_CHUNK;
+    z_stream z;
+    memset(&z, 0, sizeof z);
+    if (!in || inflateInit2(&z, -15) != Z_OK) {
+        free(in);
+        return wt_error_set(WT_ERR_NOMEM, "%s: out of memory", r->name);
+    }
+    uint64_t want = skip + len, produced = 0, in_pos = 0;
+    int whole = want == m->size, rc = Z_OK;
+    wt_status st = WT_OK;
+    while (st == WT_OK && rc == Z_OK) {
+        if (z.avail_in == 0 && in_pos < m->csize) {
+            uInt n = m->csize - in_pos > INFLATE_CHUNK ? INFLATE_CHUNK : (uInt)(m->csize - in_pos);
+            st = read_at(r, m->data_offset + in_pos, in, n);
+            z.next_in = in;
+            z.avail_in = n;
+            in_pos += n;
+        }
+        uInt room;
+        z.next_out = inflate_target(produced, skip, want, whole, buf, scratch, &room);
+        if (st != WT_OK || room == 0)
+            break;
+        z.avail_out = room;
+        rc = inflate(&z, Z_NO_FLUSH);
+        produced += room - z.avail_out;
+        if (produced > m->size)
+            st = deflate_error(r, m, "inflates past its declared size");
+        else if (rc == Z_BUF_ERROR && z.avail_in == 0 && in_pos == m->csize)
+            st = deflate_error(r, m, "truncated deflate stream");
+        else if (rc == Z_BUF_ERROR)
+            rc = Z_OK;
+        else if (rc != Z_OK && rc != Z_STREAM_END)
+            st = deflate_error(r, m, z.msg ? z.msg : "bad deflate data");
+    }
+    if (st == WT_OK && produced < want)
+        st = deflate_error(r, m, "inflates short of its declared size");
+    inflateEnd(&z);
+    free(in);
+    return st;
+}
+
+/* Bytes [@p skip, @p skip + @p len) of a member's .npy content. */
+static wt_status member_read(const npz_reader *r, const npz_member *m, uint64_t skip, void *buf,
+                             uint64_t len)
+{
+    if (skip > m->size || len > m->size - skip)
+        return deflate_error(r, m, "shorter than its array");
+    if (m->method == 0)
+        return read_at(r, m->data_offset + skip, buf, len);
+    return inflate_member(r, m, skip, buf, len);
 }
 
 /* ---- reader: .npy headers ------------------------------------------------- */
@@ -900,7 +1067,7 @@ static wt_status read_npy_header(const npz_reader *r, const npz_member *m, npy_a
     if (m->size < 10)
         return wt_error_set(WT_ERR_FORMAT, "%s: member %s is not a .npy array", r->name, m->name);
     size_t first = m->size < cap ? (size_t)m->size : cap;
-    wt_status st = read_at(r, m->data_offset, buf, first);
+    wt_status st = member_read(r, m, 0, buf, first);
     if (st != WT_OK)
         return st;
     int major = buf[6];
@@ -1097,7 +1264,7 @@ static wt_status read_small_member(const npz_reader *r, const npz_member *m, uin
 {
     if (m->size > cap)
         return wt_error_set(WT_ERR_LIMIT, "%s: member %s is too large", r->name, m->name);
-    wt_status st = read_at(r, m->data_offset, buf, m->size);
+    wt_status st = member_read(r, m, 0, buf, m->size);
     if (st == WT_OK && crc_update((uint32_t)crc32(0, Z_NULL, 0), buf, m->size) != m->crc)
         st = wt_error_set(WT_ERR_FORMAT, "%s: member %s is damaged (CRC mismatch)", r->name,
                           m->name);
@@ -1143,7 +1310,7 @@ static wt_status plan_from_meta(const npz_reader *r, const wt_npz_meta *meta, wt
     if (st != WT_OK)
         return wt_error_prefix(st == WT_ERR_LIMIT ? WT_ERR_LIMIT : WT_ERR_FORMAT, r->name);
     /* every coefficient is stored in the file: a plan larger than the file is a lie */
-    if (pyr->total > r->size / 4)
+    if (pyr->total > r->content / 4)
         return wt_error_set(WT_ERR_FORMAT,
                             "%s: its description (%ux%u, %d channels, %d levels) needs more "
                             "data than the file holds",
@@ -1190,7 +1357,7 @@ static wt_status read_band(const npz_reader *r, const npz_directory *d, wt_pyram
     if (st != WT_OK)
         return st;
     uint8_t *dst = (uint8_t *)pyr->data + wt_pyramid_offset(pyr, level, band, 0) * 4;
-    st = read_at(r, m->data_offset + a.header_len, dst, a.data_len);
+    st = member_read(r, m, a.header_len, dst, a.data_len);
     if (st != WT_OK)
         return st;
     uint32_t crc = crc_update((uint32_t)crc32(0, Z_NULL, 0), header, a.header_len);
@@ -1272,6 +1439,7 @@ wt_status wt_npz_save_stack(const char *path, const wt_uparams *params, const fl
     if (st == WT_OK) {
         w->fp = out.fp;
         w->path = shown;
+        w->compress = meta->compress;
         st = write_stack(w, params, bands, meta);
         if (st == WT_OK)
             st = wt_outfile_commit(&out);
@@ -1293,7 +1461,7 @@ static wt_status uparams_from_meta(const npz_reader *r, const wt_npz_meta *meta,
         return wt_error_set(WT_ERR_FORMAT, "%s: %s", r->name, reason);
     }
     uint64_t plane = (uint64_t)meta->height * meta->width * (uint64_t)meta->channels;
-    if (plane > r->size / 4 / (uint64_t)wt_ustack_bands(p))
+    if (plane > r->content / 4 / (uint64_t)wt_ustack_bands(p))
         return wt_error_set(WT_ERR_FORMAT,
                             "%s: its description (%ux%u, %d channels, %d bands) needs more "
                             "data than the file holds",
@@ -1318,7 +1486,7 @@ static wt_status read_stack_band(const npz_reader *r, const npz_directory *d, co
     if (st == WT_OK)
         st = check_data_len(r, m, &a);
     if (st == WT_OK)
-        st = read_at(r, m->data_offset + a.header_len, dst, a.data_len);
+        st = member_read(r, m, a.header_len, dst, a.data_len);
     if (st != WT_OK)
         return st;
     uint32_t crc = crc_update((uint32_t)crc32(0, Z_NULL, 0), header, a.header_len);
@@ -1368,6 +1536,8 @@ static wt_status load_file(const char *path, const wt_load_options *opt, wt_pyra
                      : wt_error_set(WT_ERR_NOMEM, "out of memory");
     if (st == WT_OK)
         st = read_directory(&r, d);
+    if (st == WT_OK)
+        r.content = d->content;
     if (st == WT_OK)
         st = read_meta(&r, d, meta);
     if (st == WT_OK)

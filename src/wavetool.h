@@ -425,10 +425,13 @@ typedef struct wt_npz_meta {
     wt_transform transform;
     int start_level, norm, all_approx;
     wt_border border;
+    /* Writing only (not stored): deflate every member, as numpy.savez_compressed. */
+    int compress;
 } wt_npz_meta;
 
 /** Write members cA, cH1..cHL, cV1.., cD1.. ((C, h, w) float32 or int32) and meta
- *  (UTF-8 JSON as uint8) as an uncompressed zip (np.load without pickle). */
+ *  (UTF-8 JSON as uint8) as a zip, members deflated with @p meta->compress
+ *  (np.load without pickle). */
 wt_status wt_npz_save(const char *path, const wt_pyramid *pyr, const wt_npz_meta *meta);
 /** Read and validate a coefficient file: meta parsed, shapes checked against the
  *  plan of its transform (overflow-safe), pyramid allocated and filled. */

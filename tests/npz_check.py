@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """The .npz coefficient files as NumPy and PyWavelets see them.
 
-For each case, tests/npz_write.c writes a file (plain and with ZIP64 records);
+For each case, tests/npz_write.c writes a file (plain and with ZIP64 records,
+members stored and deflated);
 np.load(allow_pickle=False) must read it, the meta must describe it, and the
 bands must be pywt.wavedec2's (1e-5 relative) whose waverec2 gives the input
 back. legall53 (not in PyWavelets): int32 bands of the JPEG 2000 sizes.
@@ -73,7 +74,7 @@ def main():
     failures = 0
     with tempfile.TemporaryDirectory() as tmp:
         for case in CASES:
-            for zip64 in ("", "zip64"):
+            for zip64 in ("", "zip64", "compress", "zip64+compress"):
                 path, raw = os.path.join(tmp, "c.npz"), os.path.join(tmp, "x.f32")
                 args = [helper, path, raw] + [str(v) for v in case] + ([zip64] if zip64 else [])
                 subprocess.run(args, check=True)

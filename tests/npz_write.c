@@ -33,13 +33,13 @@ int main(int argc, char **argv)
 {
     if (argc < 9) {
         fprintf(stderr, "usage: npz_write OUT.npz RAW.f32 WAVELET MODE LEVELS CHANNELS "
-                        "HEIGHT WIDTH [zip64]\n");
+                        "HEIGHT WIDTH [zip64|compress|zip64+compress]\n");
         return 2;
     }
     wt_params p = {wt_wavelet_find(argv[3]), WT_MODE_SYMMETRIC, WT_METHOD_AUTO, atoi(argv[5])};
     int channels = atoi(argv[6]);
     size_t h = strtoul(argv[7], NULL, 10), w = strtoul(argv[8], NULL, 10);
-    if (argc > 9 && strcmp(argv[9], "zip64") == 0)
+    if (argc > 9 && strstr(argv[9], "zip64"))
         wt_npz_set_zip64_threshold(0);
     if (!p.wavelet || wt_mode_parse(argv[4], &p.mode) != WT_OK || wt_params_resolve(&p) != WT_OK)
         return fail("parameters");
@@ -54,6 +54,7 @@ int main(int argc, char **argv)
                         .width = (uint32_t)w, .height = (uint32_t)h, .channels = channels,
                         .bit_depth = 8, .color = (wt_color)channels};
     snprintf(meta.wavelet, sizeof meta.wavelet, "%s", p.wavelet->name);
+    meta.compress = argc > 9 && strstr(argv[9], "compress") != NULL;
     if (wt_npz_save(argv[1], &pyr, &meta) != WT_OK)
         return fail("save");
     FILE *raw = fopen(argv[2], "wb");

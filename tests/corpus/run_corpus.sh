@@ -74,7 +74,9 @@ while IFS=$'\t' read -r path bytes sha probe detail expected rest; do
         either "$path"
         ;;
     "clean error"*|"refuse"*)
-        run "$wavetool" decompose -q "$file" "$work/o/out.png"
+        command=decompose
+        case $path in *.npz) command=reconstruct ;; esac # coefficient files
+        run "$wavetool" "$command" -q "$file" "$work/o/out.png"
         check_clean_error "$path"
         [ -z "$(ls -A "$work/o")" ] || fail "$path" "left output: $(ls -A "$work/o")"
         ;;
