@@ -76,6 +76,18 @@ static void print_row(const cli_options *o, const wt_engine *e, const bench_row 
     fflush(stdout);
 }
 
+/* The row timed with status @p st, or its error; 1 when it failed. */
+static int print_row_or_error(const cli_options *o, const wt_engine *e, const bench_row *r,
+                              wt_status st)
+{
+    if (st != WT_OK) {
+        fprintf(stderr, "wavetool: bench %s %s: %s\n", r->wavelet, r->mode, wt_error_message());
+        return 1;
+    }
+    print_row(o, e, r);
+    return 0;
+}
+
 /* ---------------------------------------------------------------------- */
 /* Timing */
 
@@ -488,14 +500,8 @@ static int run_undecimated(wt_engine *e, const cli_options *o)
                                o->transform == WT_TRANSFORM_SWT ? p.wavelet->filter_len : 5,
                                o->sweep.sizes[si][0],
                                o->sweep.sizes[si][1], o->sweep.batch, p.levels, 0, 0, 0, 0, 0};
-                wt_status st = time_one_u(e, &p, o, inv, r.width, r.height, &r);
-                if (st != WT_OK) {
-                    fprintf(stderr, "wavetool: bench %s %s: %s\n", r.wavelet, r.mode,
-                            wt_error_message());
-                    failed = 1;
-                    continue;
-                }
-                print_row(o, e, &r);
+                failed |= print_row_or_error(o, e, &r,
+                                             time_one_u(e, &p, o, inv, r.width, r.height, &r));
             }
     return failed;
 }
@@ -525,14 +531,8 @@ static int run_all(wt_engine *e, const cli_options *o)
                                        wt_method_name(p.method), inv ? "inverse" : "forward",
                                        p.wavelet->filter_len, o->sweep.sizes[si][0], o->sweep.sizes[si][1], o->sweep.batch, p.levels,
                                        0, 0, 0, 0, 0};
-                        wt_status st = time_one(e, &p, o, inv, r.width, r.height, &r);
-                        if (st != WT_OK) {
-                            fprintf(stderr, "wavetool: bench %s %s: %s\n", r.wavelet, r.mode,
-                                    wt_error_message());
-                            failed = 1;
-                            continue;
-                        }
-                        print_row(o, e, &r);
+                        failed |= print_row_or_error(o, e, &r,
+                                                     time_one(e, &p, o, inv, r.width, r.height, &r));
                     }
     return failed;
 }
