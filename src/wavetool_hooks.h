@@ -33,6 +33,10 @@ void wt_parallel_for(int threads, size_t count, void (*fn)(void *ctx, size_t beg
 /* The median of @p v[0..n) (the upper middle for even n; 0 for n = 0); sorts @p v. */
 double wt_median(double *v, size_t n);
 
+/* The k-th smallest of @p v[0..n) (k < n), by Hoare's selection; @p v is
+ * reordered so that v[0..k) <= v[k] <= v(k..n). */
+double wt_select_kth(double *v, size_t n, size_t k);
+
 /* Put "@p prefix: " in front of the current error message (that of a function
  * that did not know the file, say); returns @p st. Does nothing for WT_OK. */
 wt_status wt_error_prefix(wt_status st, const char *prefix);
