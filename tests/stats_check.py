@@ -134,6 +134,21 @@ def check_band(case, got, ref, own, scale):
           f"{tag}: entropy {got['entropy']} vs pywt {ref['entropy']}")
 
 
+def check_tsv(name, opts, path, bands, transform=None):
+    """`stats --format tsv` has one row per band, equal to the json's figures
+    in @bands (and naming @transform where given)."""
+    tsv = run("stats", "--format", "tsv", *opts, path).stdout.splitlines()
+    head = tsv[0].split("\t")
+    check(len(tsv) == 1 + len(bands), f"{name}: tsv has {len(tsv)} lines")
+    for line in tsv[1:]:
+        row = dict(zip(head, line.split("\t")))
+        b = bands[(row["band"], int(row["channel"]))]
+        if transform is not None:
+            check(row["transform"] == transform, f"{name}: tsv transform")
+        for k in ("mean", "std", "energy_share", "entropy", "mad_sigma"):
+            check(close(float(row[k]), b[k], 1e-8 * max(1, abs(b[k]))), f"{name}: tsv {k}")
+
+
 def check_case(tmp, i, case):
     wavelet, mode, levels, channels, bits, h, w, qstep, eps = case
     name = f"{wavelet}/{mode}/l{levels} {channels}ch {bits}-bit {w}x{h}"
@@ -166,14 +181,7 @@ def check_case(tmp, i, case):
                   f"{name} {bname}: share {got['energy_share']} vs {share}")
             bits_total += own["entropy"] * own["rows"] * own["cols"]
     check(close(rep["bpp"], bits_total / (w * h), 1e-8 * rep["bpp"]), f"{name}: bpp {rep['bpp']}")
-    tsv = run("stats", "--format", "tsv", *opts, path).stdout.splitlines()
-    head = tsv[0].split("\t")
-    check(len(tsv) == 1 + len(bands), f"{name}: tsv has {len(tsv)} lines")
-    for line in tsv[1:]:
-        row = dict(zip(head, line.split("\t")))
-        b = bands[(row["band"], int(row["channel"]))]
-        for k in ("mean", "std", "energy_share", "entropy", "mad_sigma"):
-            check(close(float(row[k]), b[k], 1e-8 * max(1, abs(b[k]))), f"{name}: tsv {k}")
+    check_tsv(name, opts, path, bands)
     run("stats", *opts, path)  # text
     return path, img
 
@@ -234,15 +242,7 @@ def check_undecimated(tmp, i, case):
             check(close(got["energy_share"], share, 1e-5 * 100), f"{name} {bname}: share")
             bits_total += own["entropy"] * h * w
     check(close(rep["bpp"], bits_total / (w * h), 1e-8 * rep["bpp"]), f"{name}: bpp {rep['bpp']}")
-    tsv = run("stats", "--format", "tsv", *opts, path).stdout.splitlines()
-    head = tsv[0].split("\t")
-    check(len(tsv) == 1 + len(bands), f"{name}: tsv has {len(tsv)} lines")
-    for line in tsv[1:]:
-        row = dict(zip(head, line.split("\t")))
-        b = bands[(row["band"], int(row["channel"]))]
-        check(row["transform"] == transform, f"{name}: tsv transform")
-        for k in ("mean", "std", "energy_share", "entropy", "mad_sigma"):
-            check(close(float(row[k]), b[k], 1e-8 * max(1, abs(b[k]))), f"{name}: tsv {k}")
+    check_tsv(name, opts, path, bands, transform)
     text = run("stats", *opts, path).stdout
     check(f" {transform}" in text.splitlines()[0], f"{name}: text head names the transform")
     svg = os.path.join(tmp, f"u{i}.svg")
