@@ -25,6 +25,11 @@ double wt_seconds(void);
 /* Number of online processors (at least 1, at most 256). */
 int wt_cpu_count(void);
 
+/* glibc: keep freed buffers up to 256 MB in the heap and give memory back only
+ * past 1 GB free at the top, so a batch (or a benchmark's runs) reuses its
+ * large buffers instead of faulting in fresh mappings; elsewhere nothing. */
+void wt_keep_freed_buffers(void);
+
 /* Split [0, count) into contiguous ranges, one per thread (up to @p threads,
  * 0 = cores), and run fn(ctx, begin, end) on each; returns when all are done. */
 void wt_parallel_for(int threads, size_t count, void (*fn)(void *ctx, size_t begin, size_t end),
