@@ -105,6 +105,22 @@ static double median_of(double *t, int n)
     return wt_median(t, (size_t)n);
 }
 
+/* The copy figures of @p r: median wall clock of @p repeat memcpy of @p copy
+ * bytes from @p a to @p b (room for copy + 1) after a warm-up; @p t: room for
+ * @p repeat times. */
+static void time_copy(char *a, char *b, size_t copy, int repeat, double *t, bench_row *r)
+{
+    memset(a, 1, copy + 1);
+    for (int k = -1; k < repeat; k++) {
+        double t0 = now_ms();
+        memcpy(b, a, copy);
+        if (k >= 0)
+            t[k] = now_ms() - t0;
+    }
+    r->copy_ms = median_of(t, repeat);
+    r->copy_bytes = (double)copy;
+}
+
 /* Wall-clock median of the CPU engine, and a memcpy of the same bytes. */
 static wt_status time_cpu(wt_engine *e, const wt_params *p, const cli_options *o, int inverse,
                           wt_pyramid *pyr, bench_row *r)
@@ -128,15 +144,7 @@ static wt_status time_cpu(wt_engine *e, const wt_params *p, const cli_options *o
     if (st == WT_OK) {
         r->ms = median_of(t, o->sweep.repeat);
         r->ms_min = t[0];
-        memset(a, 1, copy + 1);
-        for (int k = -1; k < o->sweep.repeat; k++) {
-            double t0 = now_ms();
-            memcpy(b, a, copy);
-            if (k >= 0)
-                t[k] = now_ms() - t0;
-        }
-        r->copy_ms = median_of(t, o->sweep.repeat);
-        r->copy_bytes = (double)copy;
+        time_copy(a, b, copy, o->sweep.repeat, t, r);
     }
     free(x);
     free(a);
@@ -440,15 +448,7 @@ static wt_status time_cpu_u(wt_engine *e, const wt_uparams *p, const cli_options
     if (st == WT_OK) {
         r->ms = median_of(t, repeat);
         r->ms_min = t[0];
-        memset(a, 1, copy + 1);
-        for (int k = -1; k < repeat; k++) {
-            double t0 = now_ms();
-            memcpy(b, a, copy);
-            if (k >= 0)
-                t[k] = now_ms() - t0;
-        }
-        r->copy_ms = median_of(t, repeat);
-        r->copy_bytes = (double)copy;
+        time_copy(a, b, copy, repeat, t, r);
     }
     free(x);
     free(stack);
