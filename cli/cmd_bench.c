@@ -153,6 +153,17 @@ static wt_status time_cpu(wt_engine *e, const wt_params *p, const cli_options *o
     return st;
 }
 
+#if WT_HAVE_CUDA
+/* The times of a CUDA bench run into @p r. */
+static void row_from_cuda(bench_row *r, const wt_cuda_timing *t)
+{
+    r->ms = t->ms;
+    r->ms_min = t->ms_min;
+    r->copy_ms = t->copy_ms;
+    r->copy_bytes = (double)t->copy_bytes;
+}
+#endif
+
 static wt_status time_one(wt_engine *e, const wt_params *p, const cli_options *o, int inverse,
                           size_t width, size_t height, bench_row *r)
 {
@@ -172,10 +183,7 @@ static wt_status time_one(wt_engine *e, const wt_params *p, const cli_options *o
     wt_cuda_timing t;
     st = wt_cuda_bench(e, p, height, width, o->sweep.batch, inverse, o->sweep.repeat, (size_t)(r->bytes / 2),
                        &t);
-    r->ms = t.ms;
-    r->ms_min = t.ms_min;
-    r->copy_ms = t.copy_ms;
-    r->copy_bytes = (double)t.copy_bytes;
+    row_from_cuda(r, &t);
     return st;
 #else
     return wt_error_set(WT_ERR_UNSUPPORTED, "no GPU benchmark in this build");
@@ -471,10 +479,7 @@ static wt_status time_one_u(wt_engine *e, const wt_uparams *p, const cli_options
     st = wt_cuda_ubench(e, p, height, width, o->sweep.batch, inverse, o->sweep.repeat, &t,
                         &bytes);
     r->bytes = (double)bytes;
-    r->ms = t.ms;
-    r->ms_min = t.ms_min;
-    r->copy_ms = t.copy_ms;
-    r->copy_bytes = (double)t.copy_bytes;
+    row_from_cuda(r, &t);
     return st;
 #else
     return wt_error_set(WT_ERR_UNSUPPORTED, "no GPU benchmark in this build");
