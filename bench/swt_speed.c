@@ -2,13 +2,13 @@
  *   swt-speed swt|starlet WAVELET LEVELS HEIGHT WIDTH [RUNS] [THREADS]
  * Prints "forward_ms inverse_ms". Used by bench/swt_vs_pywt.py. Freed buffers
  * stay mapped between runs, as in the wavetool program (cli/main.c). */
-#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "wavetool.h"
+#include "wavetool_hooks.h" /* wt_keep_freed_buffers, wt_median */
 
 static double now_ms(void)
 {
@@ -17,23 +17,14 @@ static double now_ms(void)
     return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
-static int by_value(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 int main(int argc, char **argv)
 {
     if (argc < 6) {
         fprintf(stderr, "usage: swt-speed swt|starlet WAVELET LEVELS HEIGHT WIDTH [RUNS] [THREADS]\n");
         return 2;
     }
-#ifdef __GLIBC__
     /* as cli/main.c: freed work planes stay mapped between calls */
-    mallopt(M_MMAP_THRESHOLD, 256 << 20);
-    mallopt(M_TRIM_THRESHOLD, 1 << 30);
-#endif
+    wt_keep_freed_buffers();
     wt_uparams p = {0};
     if (wt_transform_parse(argv[1], &p.transform) != WT_OK) {
         fprintf(stderr, "swt-speed: %s\n", wt_error_message());
@@ -66,9 +57,7 @@ int main(int argc, char **argv)
         fwd[r] = t1 - t0;
         inv[r] = now_ms() - t1;
     }
-    qsort(fwd, (size_t)runs, sizeof *fwd, by_value);
-    qsort(inv, (size_t)runs, sizeof *inv, by_value);
-    printf("%.3f %.3f\n", fwd[runs / 2], inv[runs / 2]);
+    printf("%.3f %.3f\n", wt_median(fwd, (size_t)runs), wt_median(inv, (size_t)runs));
     free(x);
     free(y);
     free(s);

@@ -283,17 +283,28 @@ static int compare_outputs(const void *a, const void *b)
     return c ? c : (x < y ? -1 : x > y);
 }
 
+/* The items that have an output, sorted by it (ties in input order); NULL
+ * when out of memory. */
+static batch_item **items_by_output(batch *b, size_t *n)
+{
+    batch_item **sorted = malloc((b->count ? b->count : 1) * sizeof *sorted);
+    *n = 0;
+    if (!sorted)
+        return NULL;
+    for (size_t i = 0; i < b->count; i++)
+        if (b->items[i].output)
+            sorted[(*n)++] = &b->items[i];
+    qsort(sorted, *n, sizeof *sorted, compare_outputs);
+    return sorted;
+}
+
 /* The later of two inputs that would write the same file fails. */
 static int fail_duplicate_outputs(batch *b)
 {
-    batch_item **sorted = malloc((b->count ? b->count : 1) * sizeof *sorted);
-    size_t n = 0;
+    size_t n;
+    batch_item **sorted = items_by_output(b, &n);
     if (!sorted)
         return out_of_memory();
-    for (size_t i = 0; i < b->count; i++)
-        if (b->items[i].output)
-            sorted[n++] = &b->items[i];
-    qsort(sorted, n, sizeof *sorted, compare_outputs);
     for (size_t i = 1; i < n; i++) {
         batch_item *first = sorted[i - 1], *later = sorted[i];
         if (strcmp(first->output, later->output) != 0 || later->state != ITEM_PENDING)
@@ -390,14 +401,10 @@ static char *output_name(const batch_item *it, const char *dir, const char *suff
  * one folder) are named with the input's extension kept. */
 static int name_same_stems_apart(batch *b, const char *dir, const char *suffix, const char *ext)
 {
-    batch_item **sorted = malloc((b->count ? b->count : 1) * sizeof *sorted);
-    size_t n = 0;
+    size_t n;
+    batch_item **sorted = items_by_output(b, &n);
     if (!sorted)
         return out_of_memory();
-    for (size_t i = 0; i < b->count; i++)
-        if (b->items[i].output)
-            sorted[n++] = &b->items[i];
-    qsort(sorted, n, sizeof *sorted, compare_outputs);
     char *rename = calloc(n ? n : 1, 1);
     for (size_t i = 1; rename && i < n; i++) {
         batch_item *x = sorted[i - 1], *y = sorted[i];

@@ -76,6 +76,18 @@ static void print_row(const cli_options *o, const wt_engine *e, const bench_row 
     fflush(stdout);
 }
 
+/* The row timed with status @p st, or its error; 1 when it failed. */
+static int print_row_or_error(const cli_options *o, const wt_engine *e, const bench_row *r,
+                              wt_status st)
+{
+    if (st != WT_OK) {
+        fprintf(stderr, "wavetool: bench %s %s: %s\n", r->wavelet, r->mode, wt_error_message());
+        return 1;
+    }
+    print_row(o, e, r);
+    return 0;
+}
+
 /* ---------------------------------------------------------------------- */
 /* Timing */
 
@@ -91,6 +103,22 @@ static double level_bytes(const wt_pyramid *plan)
 static double median_of(double *t, int n)
 {
     return wt_median(t, (size_t)n);
+}
+
+/* The copy figures of @p r: median wall clock of @p repeat memcpy of @p copy
+ * bytes from @p a to @p b (room for copy + 1) after a warm-up; @p t: room for
+ * @p repeat times. */
+static void time_copy(char *a, char *b, size_t copy, int repeat, double *t, bench_row *r)
+{
+    memset(a, 1, copy + 1);
+    for (int k = -1; k < repeat; k++) {
+        double t0 = now_ms();
+        memcpy(b, a, copy);
+        if (k >= 0)
+            t[k] = now_ms() - t0;
+    }
+    r->copy_ms = median_of(t, repeat);
+    r->copy_bytes = (double)copy;
 }
 
 /* Wall-clock median of the CPU engine, and a memcpy of the same bytes. */
@@ -116,15 +144,7 @@ static wt_status time_cpu(wt_engine *e, const wt_params *p, const cli_options *o
     if (st == WT_OK) {
         r->ms = median_of(t, o->sweep.repeat);
         r->ms_min = t[0];
-        memset(a, 1, copy + 1);
-        for (int k = -1; k < o->sweep.repeat; k++) {
-            double t0 = now_ms();
-            memcpy(b, a, copy);
-            if (k >= 0)
-                t[k] = now_ms() - t0;
-        }
-        r->copy_ms = median_of(t, o->sweep.repeat);
-        r->copy_bytes = (double)copy;
+        time_copy(a, b, copy, o->sweep.repeat, t, r);
     }
     free(x);
     free(a);
@@ -132,6 +152,17 @@ static wt_status time_cpu(wt_engine *e, const wt_params *p, const cli_options *o
     free(t);
     return st;
 }
+
+#if WT_HAVE_CUDA
+/* The times of a CUDA bench run into @p r. */
+static void row_from_cuda(bench_row *r, const wt_cuda_timing *t)
+{
+    r->ms = t->ms;
+    r->ms_min = t->ms_min;
+    r->copy_ms = t->copy_ms;
+    r->copy_bytes = (double)t->copy_bytes;
+}
+#endif
 
 static wt_status time_one(wt_engine *e, const wt_params *p, const cli_options *o, int inverse,
                           size_t width, size_t height, bench_row *r)
@@ -152,10 +183,7 @@ static wt_status time_one(wt_engine *e, const wt_params *p, const cli_options *o
     wt_cuda_timing t;
     st = wt_cuda_bench(e, p, height, width, o->sweep.batch, inverse, o->sweep.repeat, (size_t)(r->bytes / 2),
                        &t);
-    r->ms = t.ms;
-    r->ms_min = t.ms_min;
-    r->copy_ms = t.copy_ms;
-    r->copy_bytes = (double)t.copy_bytes;
+    row_from_cuda(r, &t);
     return st;
 #else
     return wt_error_set(WT_ERR_UNSUPPORTED, "no GPU benchmark in this build");
@@ -428,15 +456,7 @@ static wt_status time_cpu_u(wt_engine *e, const wt_uparams *p, const cli_options
     if (st == WT_OK) {
         r->ms = median_of(t, repeat);
         r->ms_min = t[0];
-        memset(a, 1, copy + 1);
-        for (int k = -1; k < repeat; k++) {
-            double t0 = now_ms();
-            memcpy(b, a, copy);
-            if (k >= 0)
-                t[k] = now_ms() - t0;
-        }
-        r->copy_ms = median_of(t, repeat);
-        r->copy_bytes = (double)copy;
+        time_copy(a, b, copy, repeat, t, r);
     }
     free(x);
     free(stack);
@@ -459,10 +479,7 @@ static wt_status time_one_u(wt_engine *e, const wt_uparams *p, const cli_options
     st = wt_cuda_ubench(e, p, height, width, o->sweep.batch, inverse, o->sweep.repeat, &t,
                         &bytes);
     r->bytes = (double)bytes;
-    r->ms = t.ms;
-    r->ms_min = t.ms_min;
-    r->copy_ms = t.copy_ms;
-    r->copy_bytes = (double)t.copy_bytes;
+    row_from_cuda(r, &t);
     return st;
 #else
     return wt_error_set(WT_ERR_UNSUPPORTED, "no GPU benchmark in this build");
@@ -488,14 +505,8 @@ static int run_undecimated(wt_engine *e, const cli_options *o)
                                o->transform == WT_TRANSFORM_SWT ? p.wavelet->filter_len : 5,
                                o->sweep.sizes[si][0],
                                o->sweep.sizes[si][1], o->sweep.batch, p.levels, 0, 0, 0, 0, 0};
-                wt_status st = time_one_u(e, &p, o, inv, r.width, r.height, &r);
-                if (st != WT_OK) {
-                    fprintf(stderr, "wavetool: bench %s %s: %s\n", r.wavelet, r.mode,
-                            wt_error_message());
-                    failed = 1;
-                    continue;
-                }
-                print_row(o, e, &r);
+                failed |= print_row_or_error(o, e, &r,
+                                             time_one_u(e, &p, o, inv, r.width, r.height, &r));
             }
     return failed;
 }
@@ -525,14 +536,8 @@ static int run_all(wt_engine *e, const cli_options *o)
                                        wt_method_name(p.method), inv ? "inverse" : "forward",
                                        p.wavelet->filter_len, o->sweep.sizes[si][0], o->sweep.sizes[si][1], o->sweep.batch, p.levels,
                                        0, 0, 0, 0, 0};
-                        wt_status st = time_one(e, &p, o, inv, r.width, r.height, &r);
-                        if (st != WT_OK) {
-                            fprintf(stderr, "wavetool: bench %s %s: %s\n", r.wavelet, r.mode,
-                                    wt_error_message());
-                            failed = 1;
-                            continue;
-                        }
-                        print_row(o, e, &r);
+                        failed |= print_row_or_error(o, e, &r,
+                                                     time_one(e, &p, o, inv, r.width, r.height, &r));
                     }
     return failed;
 }

@@ -9,6 +9,8 @@
 #include <string.h>
 #include <stdint.h>
 
+#include "wavetool_hooks.h" /* wt_select_kth */
+
 double figures_default_qstep(int bit_depth)
 {
     return ldexp(1.0, bit_depth) / 256.0;
@@ -192,44 +194,12 @@ static wt_band_stats plane_stats(const float *v, size_t n, double eps)
     return s;
 }
 
-/* The k-th smallest of @p a (n > k), by selection; @p a is reordered. */
-static float select_kth(float *a, size_t n, size_t k)
-{
-    size_t lo = 0, hi = n - 1;
-    while (lo < hi) {
-        float pivot = a[lo + (hi - lo) / 2];
-        size_t i = lo, j = hi;
-        while (i <= j) {
-            while (a[i] < pivot)
-                i++;
-            while (a[j] > pivot)
-                j--;
-            if (i <= j) {
-                float t = a[i];
-                a[i] = a[j];
-                a[j] = t;
-                i++;
-                if (j == 0)
-                    break;
-                j--;
-            }
-        }
-        if (k <= j)
-            hi = j;
-        else if (k >= i)
-            lo = i;
-        else
-            return a[k];
-    }
-    return a[k];
-}
-
 /* numpy's median of |v| (the mean of the two middle values for an even n). */
-static double median_abs(const float *v, size_t n, float *work)
+static double median_abs(const float *v, size_t n, double *work)
 {
     for (size_t i = 0; i < n; i++)
         work[i] = fabsf(v[i]);
-    double hi = select_kth(work, n, n / 2);
+    double hi = wt_select_kth(work, n, n / 2);
     if (n % 2)
         return hi;
     double lo = work[0];
@@ -270,7 +240,7 @@ wt_status figures_compute_stack(const wt_uparams *up, const float *stack, file_f
     size_t n = (size_t)C * (size_t)wt_ustack_bands(up);
     wt_band_ref *sel = malloc(n * sizeof *sel);
     int *index = malloc(n * sizeof *index);
-    float *work = malloc(plane * sizeof *work);
+    double *work = malloc(plane * sizeof *work);
     int64_t *q = malloc(plane * sizeof *q);
     f->bands = calloc(n, sizeof *f->bands);
     wt_status st = sel && index && work && q && f->bands

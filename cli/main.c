@@ -1,8 +1,5 @@
 /* wavetool: dispatch to the subcommands; --help, --version. */
 #include <errno.h>
-#ifdef __GLIBC__
-#include <malloc.h>
-#endif
 #include <stdio.h>
 #include <string.h>
 
@@ -10,6 +7,7 @@
 #include "config.h"
 #include "options.h"
 #include "process.h"
+#include "wavetool_hooks.h" /* wt_keep_freed_buffers */
 #include "wavetool.h"
 
 static const cli_command *const commands[] = {
@@ -78,25 +76,10 @@ static int run_command(int argc, char **argv)
     return cli_usage_error(NULL, "unknown command '%s'", name);
 }
 
-/* A batch allocates the same large buffers (image, planes, pyramid, mosaic)
- * file after file. glibc would map each one fresh and unmap it on free, so
- * every file paid a page fault per 4 KB of them (20-25% of a 2-core CPU
- * batch of 2 MPixel photos): keep buffers up to 256 MB in the heap and give
- * memory back only past 1 GB free at the top. What stays mapped between
- * files is reused: 60 photos at -j 2, 4.36 s -> 3.81 s (median of 3), peak
- * RSS 180 -> 226 MB; the workers still bound it. */
-static void keep_freed_buffers(void)
-{
-#ifdef __GLIBC__
-    mallopt(M_MMAP_THRESHOLD, 256 << 20);
-    mallopt(M_TRIM_THRESHOLD, 1 << 30);
-#endif
-}
-
 int main(int argc, char **argv)
 {
     process_init(); /* first: standard descriptors, signals, temporary outputs */
-    keep_freed_buffers();
+    wt_keep_freed_buffers(); /* a batch reuses its large buffers */
     int rc = run_command(argc, argv);
     /* Reports, lists and help on a full disk: an error, not exit 0 with a cut
      * file. (An image written to "-" that failed was reported and cleared.) */

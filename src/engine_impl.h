@@ -191,6 +191,11 @@ struct wt_engine {
  * of @p img's size (img may be NULL). */
 wt_status wt_check_transform(wt_params *p, const wt_pyramid *pyr, const wt_image *img);
 
+/* The fraction of the @p n selected bands' coefficients that are nonzero (1
+ * when there are none), into *kept (src/epyramid.c). */
+wt_status wt_epyramid_fraction_nonzero(const wt_epyramid *p, const wt_band_ref *sel, size_t n,
+                                       double *kept);
+
 /* The CPU reference engine (always present). */
 wt_status wt_cpu_engine_open(wt_engine **engine);
 

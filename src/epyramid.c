@@ -413,6 +413,17 @@ static wt_status fraction_nonzero(const wt_epyramid *p, const wt_band_span *sp, 
     return st;
 }
 
+wt_status wt_epyramid_fraction_nonzero(const wt_epyramid *p, const wt_band_ref *sel, size_t n,
+                                       double *kept)
+{
+    wt_band_span *sp;
+    wt_status st = spans_of(p, sel, n, 0, &sp);
+    if (st == WT_OK)
+        st = fraction_nonzero(p, sp, n, kept);
+    free(sp);
+    return st;
+}
+
 static wt_status threshold_spans(wt_epyramid *p, const wt_band_span *sp, size_t n, double value,
                                  int soft)
 {

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "engine_impl.h"
 #include "wavetool.h"
 
 /* Levels computed exactly; deeper ones follow the last ratio (the iterated
@@ -170,23 +171,6 @@ static wt_status keep_weighted_on_engine(wt_epyramid *p, const wt_band_ref *sel,
     return st;
 }
 
-static wt_status fraction_kept(const wt_epyramid *p, const wt_band_ref *sel, size_t n,
-                               double *kept)
-{
-    wt_band_stats *s = malloc((n ? n : 1) * sizeof *s);
-    if (!s)
-        return wt_error_set(WT_ERR_NOMEM, "out of memory");
-    wt_status st = n ? wt_epyramid_reduce(p, sel, NULL, n, s) : WT_OK;
-    uint64_t total = 0, zeros = 0;
-    for (size_t i = 0; st == WT_OK && i < n; i++) {
-        total += s[i].count;
-        zeros += s[i].zeros;
-    }
-    *kept = total ? (double)(total - zeros) / (double)total : 1.0;
-    free(s);
-    return st;
-}
-
 wt_status wt_epyramid_keep_weighted(wt_epyramid *p, double fraction, double *kept)
 {
     if (isnan(fraction) || fraction < 0.0 || fraction > 1.0)
@@ -204,7 +188,7 @@ wt_status wt_epyramid_keep_weighted(wt_epyramid *p, double fraction, double *kep
     else if (st == WT_OK) {
         st = keep_weighted_host(p, sel, n, w, fraction);
         if (st == WT_OK && kept)
-            st = fraction_kept(p, sel, n, kept);
+            st = wt_epyramid_fraction_nonzero(p, sel, n, kept);
     }
     free(sel);
     free(w);

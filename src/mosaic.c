@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "wavetool.h"
+#include "wavetool_hooks.h" /* wt_select_kth */
 
 void wt_mosaic_size(const wt_pyramid *pyr, size_t *height, size_t *width)
 {
@@ -305,38 +306,6 @@ static double coefficient_at(const wt_pyramid *pyr, size_t i)
                                   : (double)((const float *)pyr->data)[i];
 }
 
-/* The k-th smallest of v[0..n) (v reordered), Hoare's selection. */
-static double select_kth(double *v, size_t n, size_t k)
-{
-    size_t lo = 0, hi = n - 1;
-    while (lo < hi) {
-        double pivot = v[lo + (hi - lo) / 2];
-        size_t i = lo, j = hi;
-        while (i <= j) {
-            while (v[i] < pivot)
-                i++;
-            while (v[j] > pivot)
-                j--;
-            if (i <= j) {
-                double t = v[i];
-                v[i] = v[j];
-                v[j] = t;
-                i++;
-                if (j == 0)
-                    break;
-                j--;
-            }
-        }
-        if (k <= j)
-            hi = j;
-        else if (k >= i)
-            lo = i;
-        else
-            return v[k];
-    }
-    return v[k];
-}
-
 /* numpy.percentile(v, p) (linear interpolation) of n values; v reordered. */
 static double percentile(double *v, size_t n, double p)
 {
@@ -344,7 +313,7 @@ static double percentile(double *v, size_t n, double p)
         return 0.0;
     double pos = p / 100.0 * (double)(n - 1);
     size_t k = (size_t)floor(pos);
-    double a = select_kth(v, n, k), frac = pos - (double)k;
+    double a = wt_select_kth(v, n, k), frac = pos - (double)k;
     if (frac == 0.0 || k + 1 >= n)
         return a;
     double b = v[k + 1]; /* the smallest of the upper part */

@@ -1,6 +1,9 @@
 /* A minimal fork-join helper for the CPU engine. */
 #include <pthread.h>
 #include <unistd.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 
 #include "engine_impl.h"
 
@@ -54,4 +57,19 @@ void wt_parallel_for(int threads, size_t count, void (*fn)(void *ctx, size_t beg
         else
             run_range(&jobs[t]);
     }
+}
+
+/* A batch allocates the same large buffers (image, planes, pyramid, mosaic)
+ * file after file. glibc would map each one fresh and unmap it on free, so
+ * every file paid a page fault per 4 KB of them (20-25% of a 2-core CPU
+ * batch of 2 MPixel photos): keep buffers up to 256 MB in the heap and give
+ * memory back only past 1 GB free at the top. What stays mapped between
+ * files is reused: 60 photos at -j 2, 4.36 s -> 3.81 s (median of 3), peak
+ * RSS 180 -> 226 MB; the workers still bound it. */
+void wt_keep_freed_buffers(void)
+{
+#ifdef __GLIBC__
+    mallopt(M_MMAP_THRESHOLD, 256 << 20);
+    mallopt(M_TRIM_THRESHOLD, 1 << 30);
+#endif
 }

@@ -29,13 +29,22 @@ static const double starlet_kernel[5] = {1.0 / 16, 4.0 / 16, 6.0 / 16, 4.0 / 16,
 static const char *const transform_names[] = {"dwt", "swt", "starlet"};
 static const char *const border_names[] = {"mirror", "periodic", "nearest"};
 
-wt_status wt_transform_parse(const char *name, wt_transform *t)
+/* The index of @p name in one of the three-name tables above, -1 if absent. */
+static int name_index(const char *const names[3], const char *name)
 {
     for (int i = 0; i < 3; i++)
-        if (strcmp(name, transform_names[i]) == 0) {
-            *t = (wt_transform)i;
-            return WT_OK;
-        }
+        if (strcmp(name, names[i]) == 0)
+            return i;
+    return -1;
+}
+
+wt_status wt_transform_parse(const char *name, wt_transform *t)
+{
+    int i = name_index(transform_names, name);
+    if (i >= 0) {
+        *t = (wt_transform)i;
+        return WT_OK;
+    }
     return wt_error_set(WT_ERR_INVALID, "unknown transform '%s' (dwt, swt, starlet)", name);
 }
 
@@ -46,11 +55,11 @@ const char *wt_transform_name(wt_transform t)
 
 wt_status wt_border_parse(const char *name, wt_border *b)
 {
-    for (int i = 0; i < 3; i++)
-        if (strcmp(name, border_names[i]) == 0) {
-            *b = (wt_border)i;
-            return WT_OK;
-        }
+    int i = name_index(border_names, name);
+    if (i >= 0) {
+        *b = (wt_border)i;
+        return WT_OK;
+    }
     return wt_error_set(WT_ERR_INVALID, "unknown border '%s' (mirror, periodic, nearest)", name);
 }
 

@@ -25,6 +25,11 @@ double wt_seconds(void);
 /* Number of online processors (at least 1, at most 256). */
 int wt_cpu_count(void);
 
+/* glibc: keep freed buffers up to 256 MB in the heap and give memory back only
+ * past 1 GB free at the top, so a batch (or a benchmark's runs) reuses its
+ * large buffers instead of faulting in fresh mappings; elsewhere nothing. */
+void wt_keep_freed_buffers(void);
+
 /* Split [0, count) into contiguous ranges, one per thread (up to @p threads,
  * 0 = cores), and run fn(ctx, begin, end) on each; returns when all are done. */
 void wt_parallel_for(int threads, size_t count, void (*fn)(void *ctx, size_t begin, size_t end),
@@ -32,6 +37,10 @@ void wt_parallel_for(int threads, size_t count, void (*fn)(void *ctx, size_t beg
 
 /* The median of @p v[0..n) (the upper middle for even n; 0 for n = 0); sorts @p v. */
 double wt_median(double *v, size_t n);
+
+/* The k-th smallest of @p v[0..n) (k < n), by Hoare's selection; @p v is
+ * reordered so that v[0..k) <= v[k] <= v(k..n). */
+double wt_select_kth(double *v, size_t n, size_t k);
 
 /* Put "@p prefix: " in front of the current error message (that of a function
  * that did not know the file, say); returns @p st. Does nothing for WT_OK. */

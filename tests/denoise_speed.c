@@ -3,14 +3,11 @@
  * Prints milliseconds: wall clock, and the process's CPU time (all threads).
  * Used by bench/denoise_vs_skimage.py. */
 #include <stdio.h>
-#ifdef __GLIBC__
-#include <malloc.h>
-#endif
 #include <stdlib.h>
 #include <time.h>
 
 #include "wavetool.h"
-#include "wavetool_hooks.h" /* wt_median */
+#include "wavetool_hooks.h" /* wt_median, wt_keep_freed_buffers */
 
 static double now_ms(clockid_t clock)
 {
@@ -25,11 +22,8 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: denoise_speed IMAGE [RUNS] [DEVICE] [METHOD] [CYCLE_SPIN]\n");
         return 2;
     }
-#ifdef __GLIBC__
     /* as the wavetool program does (cli/main.c): freed buffers stay mapped */
-    mallopt(M_MMAP_THRESHOLD, 256 << 20);
-    mallopt(M_TRIM_THRESHOLD, 1 << 30);
-#endif
+    wt_keep_freed_buffers();
     int runs = argc > 2 ? atoi(argv[2]) : 5;
     runs = runs < 1 ? 1 : (runs > 100 ? 100 : runs);
     wt_image img = {0}, out = {0};

@@ -30,6 +30,8 @@ except ImportError:
     print("numpy, pywt, scipy or PIL missing: skipped")
     sys.exit(77)
 
+from starlet_ref import starlet_planes  # noqa: E402 (after the skip)
+
 WT = sys.argv[1]
 MAD = 0.6744897501960817
 FAILS = []
@@ -132,6 +134,21 @@ def check_band(case, got, ref, own, scale):
           f"{tag}: entropy {got['entropy']} vs pywt {ref['entropy']}")
 
 
+def check_tsv(name, opts, path, bands, transform=None):
+    """`stats --format tsv` has one row per band, equal to the json's figures
+    in @bands (and naming @transform where given)."""
+    tsv = run("stats", "--format", "tsv", *opts, path).stdout.splitlines()
+    head = tsv[0].split("\t")
+    check(len(tsv) == 1 + len(bands), f"{name}: tsv has {len(tsv)} lines")
+    for line in tsv[1:]:
+        row = dict(zip(head, line.split("\t")))
+        b = bands[(row["band"], int(row["channel"]))]
+        if transform is not None:
+            check(row["transform"] == transform, f"{name}: tsv transform")
+        for k in ("mean", "std", "energy_share", "entropy", "mad_sigma"):
+            check(close(float(row[k]), b[k], 1e-8 * max(1, abs(b[k]))), f"{name}: tsv {k}")
+
+
 def check_case(tmp, i, case):
     wavelet, mode, levels, channels, bits, h, w, qstep, eps = case
     name = f"{wavelet}/{mode}/l{levels} {channels}ch {bits}-bit {w}x{h}"
@@ -164,14 +181,7 @@ def check_case(tmp, i, case):
                   f"{name} {bname}: share {got['energy_share']} vs {share}")
             bits_total += own["entropy"] * own["rows"] * own["cols"]
     check(close(rep["bpp"], bits_total / (w * h), 1e-8 * rep["bpp"]), f"{name}: bpp {rep['bpp']}")
-    tsv = run("stats", "--format", "tsv", *opts, path).stdout.splitlines()
-    head = tsv[0].split("\t")
-    check(len(tsv) == 1 + len(bands), f"{name}: tsv has {len(tsv)} lines")
-    for line in tsv[1:]:
-        row = dict(zip(head, line.split("\t")))
-        b = bands[(row["band"], int(row["channel"]))]
-        for k in ("mean", "std", "energy_share", "entropy", "mad_sigma"):
-            check(close(float(row[k]), b[k], 1e-8 * max(1, abs(b[k]))), f"{name}: tsv {k}")
+    check_tsv(name, opts, path, bands)
     run("stats", *opts, path)  # text
     return path, img
 
@@ -186,15 +196,7 @@ UCASES = [  # transform, wavelet, levels, channels, bits, height, width
 
 def np_starlet(x, levels):
     """c_L, w1..wL: B3-spline a trous, scipy.ndimage 'mirror' border."""
-    c = x.astype(np.float64)
-    ws = []
-    for j in range(1, levels + 1):
-        step = 1 << (j - 1)
-        k = np.zeros(4 * step + 1)
-        k[::step] = np.array([1, 4, 6, 4, 1]) / 16
-        s = ndi.convolve1d(ndi.convolve1d(c, k, axis=-1, mode="mirror"), k, axis=-2, mode="mirror")
-        ws.append(c - s)
-        c = s
+    c, *ws = starlet_planes(x, levels)
     return [("c", c)] + [(f"w{j}", w) for j, w in enumerate(ws, 1)]
 
 
@@ -240,15 +242,7 @@ def check_undecimated(tmp, i, case):
             check(close(got["energy_share"], share, 1e-5 * 100), f"{name} {bname}: share")
             bits_total += own["entropy"] * h * w
     check(close(rep["bpp"], bits_total / (w * h), 1e-8 * rep["bpp"]), f"{name}: bpp {rep['bpp']}")
-    tsv = run("stats", "--format", "tsv", *opts, path).stdout.splitlines()
-    head = tsv[0].split("\t")
-    check(len(tsv) == 1 + len(bands), f"{name}: tsv has {len(tsv)} lines")
-    for line in tsv[1:]:
-        row = dict(zip(head, line.split("\t")))
-        b = bands[(row["band"], int(row["channel"]))]
-        check(row["transform"] == transform, f"{name}: tsv transform")
-        for k in ("mean", "std", "energy_share", "entropy", "mad_sigma"):
-            check(close(float(row[k]), b[k], 1e-8 * max(1, abs(b[k]))), f"{name}: tsv {k}")
+    check_tsv(name, opts, path, bands, transform)
     text = run("stats", *opts, path).stdout
     check(f" {transform}" in text.splitlines()[0], f"{name}: text head names the transform")
     svg = os.path.join(tmp, f"u{i}.svg")
