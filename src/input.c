@@ -4,23 +4,49 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+/* How long a FIFO's reader waits for a writer to open it: a writer started
+ * beside wavetool (`cat x > fifo &`, `<(cmd)`) opens it a moment later, and
+ * a read with no writer yet would see end of file at once. */
+#define FIFO_WRITER_WAIT_MS 3000
+
+/* Wait until a writer has opened the FIFO @p fd (data or its close shows). */
+static wt_status wait_for_writer(const char *path, int fd)
+{
+    struct pollfd p = {fd, POLLIN, 0};
+    int r;
+    do
+        r = poll(&p, 1, FIFO_WRITER_WAIT_MS);
+    while (r < 0 && errno == EINTR);
+    if (r < 0)
+        return wt_error_set(WT_ERR_IO, "%s: %s", path, strerror(errno));
+    if (r == 0)
+        return wt_error_set(WT_ERR_IO, "%s: no writer opened the FIFO within %d s", path,
+                            FIFO_WRITER_WAIT_MS / 1000);
+    return WT_OK;
+}
+
 wt_status wt_input_open(const char *path, int *fd, struct stat *st)
 {
-    /* O_NONBLOCK: opening a FIFO with no writer returns at once; blocking
-     * reads again afterwards, so a writer that is there is waited for */
+    /* O_NONBLOCK: opening a FIFO with no writer returns at once; a writer is
+     * then waited for a bounded time, and reads block again afterwards */
     *fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (*fd < 0)
         return wt_error_set(WT_ERR_IO, "%s: %s", path, strerror(errno));
     int flags = fcntl(*fd, F_GETFL);
     wt_status status = WT_OK;
-    if (fstat(*fd, st) != 0 || flags < 0 || fcntl(*fd, F_SETFL, flags & ~O_NONBLOCK) != 0)
+    if (fstat(*fd, st) != 0 || flags < 0)
         status = wt_error_set(WT_ERR_IO, "%s: %s", path, strerror(errno));
     else if (S_ISDIR(st->st_mode))
         status = wt_error_set(WT_ERR_IO, "%s: is a directory", path);
+    else if (S_ISFIFO(st->st_mode))
+        status = wait_for_writer(path, *fd);
+    if (status == WT_OK && fcntl(*fd, F_SETFL, flags & ~O_NONBLOCK) != 0)
+        status = wt_error_set(WT_ERR_IO, "%s: %s", path, strerror(errno));
     if (status != WT_OK) {
         close(*fd);
         *fd = -1;

@@ -448,10 +448,12 @@ case_ "endless PNG on stdin stops at the cap" 1 \
     bash -c '{ cat rgb8.png; head -c 100000000 /dev/zero; } | "$0" decompose --max-pixels 1000 - e/z.png' "$WT"
 case_ "endless .npz on stdin stops at the cap" 1 "wavetool: (stdin): file is larger than 64 MiB*" \
     bash -c '{ cat c16.npz; head -c 100000000 /dev/zero; } | "$0" reconstruct --max-pixels 1000 - e/z.png' "$WT"
-# a FIFO with no writer reads as empty instead of blocking the batch
+# a FIFO with no writer fails after a bounded wait instead of blocking the
+# batch; a writer that opens it a moment later is read (was a race: "empty file")
 mkfifo e/fifo.png
-case_ "FIFO without a writer" 1 "wavetool: e/fifo.png: empty file" timeout 20 "$WT" decompose e/fifo.png e/z.png
+case_ "FIFO without a writer" 1 "wavetool: e/fifo.png: no writer opened the FIFO within 3 s" timeout 20 "$WT" decompose e/fifo.png e/z.png
 case_ "FIFO with a writer" 0 "" bash -c 'cat rgb8.png > e/fifo.png & exec timeout 20 "$0" decompose -l 1 e/fifo.png e/z.png' "$WT"
+case_ "FIFO whose writer comes late" 0 "" bash -c '{ sleep 1; cat rgb8.png > e/fifo.png; } & exec timeout 20 "$0" decompose -l 1 e/fifo.png e/z.png' "$WT"
 rm -f e/fifo.png e/z.png
 # TIFF is a registry row like the others: read by its bytes, written by its extension
 case_ "TIFF output" 0 "" "$WT" roundtrip -q -o e/rt.tif gray16.png
