@@ -434,8 +434,15 @@ case_ "-O '': a usage error" 2 "wavetool: *--outdir*" "$WT" decompose -l 1 -O ""
 $HOSTILE palette-oob e18/pal.png
 case_ "palette index past the palette: refused when strict" 1 "wavetool: e18/pal.png: *palette*" \
     "$WT" compare e18/pal.png e18/pal.png
-case_ "palette index past the palette: --lenient decodes" 0 "" \
-    "$WT" compare --lenient e18/pal.png e18/pal.png
+# --lenient leaves it to libpng: 1.6.39 (Debian 12) decodes it, newer ones
+# (1.6.43, Ubuntu 24.04) may refuse it themselves: either way one clean outcome
+run "$WT" compare --lenient e18/pal.png e18/pal.png
+if [ "$rc" -eq 0 ] || { [ "$rc" -eq 1 ] && [[ $err == "wavetool: e18/pal.png: "* ]] &&
+    [ "$(printf '%s\n' "$err" | wc -l)" -eq 1 ]; }; then
+    ok "palette index past the palette: --lenient decodes, or libpng refuses in one line"
+else
+    not_ok "palette index past the palette: --lenient" "exit $rc" "stderr: $err"
+fi
 long=e18/$(printf 'x%.0s' $(seq 1 251)).png # 255 bytes: NAME_MAX
 case_ "a 255-byte output name" 0 "" "$WT" decompose -l 1 small.png "$long"
 expect "255-byte name written, no temporary file" valid_images "$long"

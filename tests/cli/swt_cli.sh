@@ -8,8 +8,8 @@
 . "$(dirname "$0")/tap.sh"
 # Every case checks against numpy, pywt, scipy or PIL (absent on the GPU machine)
 if ! $PY -c 'import numpy, pywt, scipy, PIL' 2>/dev/null; then
-    echo "1..0 # SKIP $PY lacks numpy, pywt, scipy or PIL"
-    exit 77
+    echo "1..0 # SKIP $PY lacks numpy, pywt, scipy or PIL" # TAP: a skip exits 0
+    exit 0
 fi
 
 same() { # A B: the same samples
