@@ -1336,28 +1336,24 @@ static wt_status check_band_header(const npz_reader *r, const npz_member *m, con
     return WT_OK;
 }
 
-static wt_status read_band(const npz_reader *r, const npz_directory *d, wt_pyramid *pyr,
-                           int level, wt_band band)
+/* Member @p name into @p dst: its .npy header of @p like's dtype and the
+ * shape @p expected, its length, its CRC; byte order made the host's. */
+static wt_status read_member_array(const npz_reader *r, const npz_directory *d, const char *name,
+                                   const wt_pyramid *like, const uint64_t *expected,
+                                   uint8_t *dst)
 {
-    char name[MEMBER_NAME_CAP];
     uint8_t header[NPY_HEADER_CAP];
-    size_t h, w;
     npy_array a;
-    member_name(name, band, level);
     const npz_member *m = find_member(d, name);
     if (!m)
         return wt_error_set(WT_ERR_FORMAT, "%s: member %s is missing", r->name, name);
-    wt_pyramid_band_shape(pyr, level, band, &h, &w);
-    uint64_t expected[3] = {(uint64_t)pyr->channels, h, w};
     wt_status st = read_npy_header(r, m, &a, header, sizeof header);
     if (st == WT_OK)
-        st = check_band_header(r, m, &a, pyr, expected);
+        st = check_band_header(r, m, &a, like, expected);
     if (st == WT_OK)
         st = check_data_len(r, m, &a);
-    if (st != WT_OK)
-        return st;
-    uint8_t *dst = (uint8_t *)pyr->data + wt_pyramid_offset(pyr, level, band, 0) * 4;
-    st = member_read(r, m, a.header_len, dst, a.data_len);
+    if (st == WT_OK)
+        st = member_read(r, m, a.header_len, dst, a.data_len);
     if (st != WT_OK)
         return st;
     uint32_t crc = crc_update((uint32_t)crc32(0, Z_NULL, 0), header, a.header_len);
@@ -1367,6 +1363,18 @@ static wt_status read_band(const npz_reader *r, const npz_directory *d, wt_pyram
     if (a.swap)
         swap4(dst, (size_t)(a.data_len / 4));
     return WT_OK;
+}
+
+static wt_status read_band(const npz_reader *r, const npz_directory *d, wt_pyramid *pyr,
+                           int level, wt_band band)
+{
+    char name[MEMBER_NAME_CAP];
+    size_t h, w;
+    member_name(name, band, level);
+    wt_pyramid_band_shape(pyr, level, band, &h, &w);
+    uint64_t expected[3] = {(uint64_t)pyr->channels, h, w};
+    uint8_t *dst = (uint8_t *)pyr->data + wt_pyramid_offset(pyr, level, band, 0) * 4;
+    return read_member_array(r, d, name, pyr, expected, dst);
 }
 
 static wt_status read_bands(const npz_reader *r, const npz_directory *d, wt_pyramid *pyr)
@@ -1470,33 +1478,6 @@ static wt_status uparams_from_meta(const npz_reader *r, const wt_npz_meta *meta,
     return WT_OK;
 }
 
-/* One member of a stack into @p dst (shape and CRC checked). */
-static wt_status read_stack_band(const npz_reader *r, const npz_directory *d, const char *name,
-                                 const uint64_t *expected, uint8_t *dst)
-{
-    uint8_t header[NPY_HEADER_CAP];
-    npy_array a;
-    const npz_member *m = find_member(d, name);
-    if (!m)
-        return wt_error_set(WT_ERR_FORMAT, "%s: member %s is missing", r->name, name);
-    wt_pyramid like = {.dtype = WT_FLOAT32};
-    wt_status st = read_npy_header(r, m, &a, header, sizeof header);
-    if (st == WT_OK)
-        st = check_band_header(r, m, &a, &like, expected);
-    if (st == WT_OK)
-        st = check_data_len(r, m, &a);
-    if (st == WT_OK)
-        st = member_read(r, m, a.header_len, dst, a.data_len);
-    if (st != WT_OK)
-        return st;
-    uint32_t crc = crc_update((uint32_t)crc32(0, Z_NULL, 0), header, a.header_len);
-    if (crc_update(crc, dst, a.data_len) != m->crc)
-        return wt_error_set(WT_ERR_FORMAT, "%s: member %s is damaged (CRC mismatch)", r->name,
-                            m->name);
-    if (a.swap)
-        swap4(dst, (size_t)(a.data_len / 4));
-    return WT_OK;
-}
 
 static wt_status read_stack(const npz_reader *r, const npz_directory *d, const wt_uparams *p,
                             const wt_npz_meta *meta, float **stack)
@@ -1510,9 +1491,11 @@ static wt_status read_stack(const npz_reader *r, const npz_directory *d, const w
                             r->name, band * (size_t)nb * 4 >> 20);
     wt_status st = WT_OK;
     char name[MEMBER_NAME_CAP];
+    const wt_pyramid like = {.dtype = WT_FLOAT32}; /* stacks are float32 */
     for (int i = 0; st == WT_OK && i < nb; i++) {
         stack_member_name(p, i, name);
-        st = read_stack_band(r, d, name, expected, (uint8_t *)(*stack + (size_t)i * band));
+        st = read_member_array(r, d, name, &like, expected,
+                               (uint8_t *)(*stack + (size_t)i * band));
     }
     if (st != WT_OK) {
         free(*stack);
