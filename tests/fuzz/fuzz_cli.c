@@ -35,13 +35,15 @@ static const char *const options[][2] = {
     {"--png-level", "0"}, {"--png-level", "9"}, {"--quality", "5"}, {"--psnr", NULL},
     {"--mse", NULL}, {"--keep", "0.1"}, {"--keep", "0"}, {"--threshold", "3"}, {"--soft", NULL},
     {"--hard", NULL}, {"--format", "json"}, {"--format", "tsv"}, {"-q", NULL}, {"-v", NULL},
-    {"-n", NULL}, {"--ext", "npz"}, {"--ext", "jpg"}, {"--suffix", "_s"}, {"-j", "2"},
+    {"-n", NULL}, {"--ext", "npz"}, {"--ext", "jpg"}, {"--ext", "tif"}, {"--ext", "npy"},
+    {"--suffix", "_s"}, {"-j", "2"},
     {"--help", NULL}, {"--help=x", NULL}, {"-O", ""}, {"-o", ""}, {"--bogus", NULL},
 };
-static const char *const inputs[] = {"in.png", "in.jpg", "in.npz", "in.bin"};
+static const char *const inputs[] = {"in.png", "in.jpg", "in.npz", "in.bin", "in.tif", "in.npy"};
 static const char *const outputs[][2] = {
     {"out.png", NULL}, {"out.npz", NULL}, {"out.jpg", NULL}, {"-O", "outdir"},
     {"-o", "out.png"}, {"-o", "out.npz"}, {"out.txt", NULL}, {"in.png", NULL},
+    {"out.tif", NULL}, {"out.npy", NULL},
 };
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 
