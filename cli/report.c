@@ -101,17 +101,21 @@ static void sb_text_name(strbuf *sb, const char *name)
     sb_printf(sb, "%s", wt_escape_controls(shown, sizeof shown, name));
 }
 
+void sb_escaped(strbuf *sb, const char *s, const char *chars, const char *const *with)
+{
+    for (; *s; s++) {
+        const char *hit = strchr(chars, *s);
+        if (hit)
+            sb_printf(sb, "%s", with[hit - chars]);
+        else
+            sb_printf(sb, "%c", *s);
+    }
+}
+
 void sb_tsv_field(strbuf *sb, const char *s)
 {
-    for (const char *p = s; *p; p++) {
-        switch (*p) {
-        case '\t': sb_printf(sb, "\\t"); break;
-        case '\n': sb_printf(sb, "\\n"); break;
-        case '\r': sb_printf(sb, "\\r"); break;
-        case '\\': sb_printf(sb, "\\\\"); break;
-        default: sb_printf(sb, "%c", *p); break;
-        }
-    }
+    static const char *const with[] = {"\\t", "\\n", "\\r", "\\\\"};
+    sb_escaped(sb, s, "\t\n\r\\", with);
 }
 
 void sb_number(strbuf *sb, report_format f, double v)
