@@ -98,6 +98,7 @@ static wt_status alloc_like(const wt_image *like, const char *file, wt_image *im
     wt_status st = wt_image_alloc(img, like->width, like->height, like->channels,
                                   like->bit_depth);
     img->color = like->color;
+    img->stored = like->stored;
     return pipeline_name_error(st, file);
 }
 

@@ -294,7 +294,7 @@ static wt_status read_sidecar_header(FILE *f, const char *path, sidecar *s)
     if (w < 1 || h < 1 || ch < 1 || ch > 4 || (depth != 8 && depth != 16) ||
         wt_uparams_check(&s->up, h, w) != WT_OK)
         return bad_sidecar(path, "impossible description");
-    s->shape = (wt_image){w, h, ch, depth, (wt_color)ch, NULL};
+    s->shape = (wt_image){w, h, ch, depth, (wt_color)ch, NULL, {0, 0}};
     return WT_OK;
 }
 
@@ -370,6 +370,7 @@ static void fill_meta(const wt_uparams *up, const wt_image *img, wt_npz_meta *me
     meta->height = img->height;
     meta->channels = img->channels;
     meta->bit_depth = img->bit_depth;
+    meta->stored = img->stored;
     meta->color = img->color;
     meta->transform = up->transform;
     meta->start_level = up->start_level;
@@ -383,7 +384,9 @@ static wt_status write_mosaic(pipeline *p, const wt_image *img, const wt_uparams
 {
     const cli_options *o = p->opt;
     int depth = o->depth ? o->depth
-                         : (cli_output_format(o, out) == WT_FORMAT_JPEG ? 8 : img->bit_depth);
+                         : (cli_output_format(o, out) == WT_FORMAT_JPEG ? 8
+                            : img->bit_depth == WT_DEPTH_F32        ? 16 /* float32: 16-bit display */
+                                                                    : img->bit_depth);
     wt_image mosaic = {0};
     wt_status st = wt_umosaic_render(up, stack, img->height, img->width, img->channels, o->scale,
                                      depth, &mosaic);
