@@ -91,6 +91,7 @@ def typed_writers():
     rgbf, six = frand((12, 14, 3), np.float32), rand((11, 13, 6), np.uint16)
     five, seven = frand((10, 9, 5), np.float32), srand((9, 12, 7), np.int16)
     pil_i, pil_f = srand((14, 15), np.int32, 20), frand((16, 13), np.float32)
+    big, one = frand((733, 1021), np.float32), frand((1, 1), np.float32)
     return {
         "int8": (lambda p: tf(p, i8), i8),
         "int16 big-endian": (lambda p: tf(p, i16, byteorder=">"), i16),
@@ -102,6 +103,8 @@ def typed_writers():
         "float32 big-endian, 4-row strips": (lambda p: tf(p, f32, byteorder=">", rowsperstrip=4), f32),
         "float32 16x16 tiles deflate": (lambda p: tf(p, f32, tile=(16, 16), compression="zlib"), f32),
         "float64": (lambda p: tf(p, f64), f64),
+        "float32 1021x733 deflate (large, odd)": (lambda p: tf(p, big, compression="zlib"), big),
+        "float32 1x1": (lambda p: tf(p, one), one),
         "float32 RGB planar": (lambda p: tf(p, np.moveaxis(rgbf, -1, 0), planarconfig="separate",
                                             photometric="rgb"), rgbf),
         "uint16 RGB + 3 extra samples": (
