@@ -186,9 +186,7 @@ static int write_samples(FILE *fp, const wt_image *img, wt_sample_type t)
     if (!row)
         return 0;
     for (uint32_t y = 0; ok && y < img->height; y++) {
-        for (size_t i = 0; i < per_row; i++)
-            wt_sample_store(row + i * item, t, swap,
-                            wt_sample_clamp(t, wt_image_sample(img, (size_t)y * per_row + i)));
+        wt_image_store_row(img, t, swap, y, row);
         ok = fwrite(row, item, per_row, fp) == per_row;
     }
     free(row);
@@ -199,12 +197,11 @@ wt_status wt_npy_encode(FILE *fp, const char *name, const wt_image *img,
                         const wt_save_options *opt)
 {
     (void)opt;
+    wt_status st = wt_image_check_writable(img, name, ".npy");
+    if (st != WT_OK)
+        return st;
     wt_sample_type t = wt_image_stored(img);
     char descr[16];
-    if (img->channels < 1 || img->channels > WT_MAX_CHANNELS || !wt_sample_type_known(t) ||
-        (img->bit_depth != 8 && img->bit_depth != 16 && img->bit_depth != WT_DEPTH_F32))
-        return wt_error_set(WT_ERR_INVALID, "%s: cannot write %d channels of %d bits as .npy",
-                            name, img->channels, img->bit_depth);
     descr_of(t, descr, sizeof descr);
     int ok = write_header(fp, img, descr);
     if (ok && wt_sample_type_depth(t) == img->bit_depth && img->bit_depth != WT_DEPTH_F32 &&
