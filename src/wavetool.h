@@ -364,7 +364,8 @@ int wt_format_depth(wt_file_format format, int wanted);
 
 /** Decode an image file, its format recognised by its first bytes ("-" = stdin).
  *  Samples exact: no gamma or colour conversion; palette expanded; 1/2/4-bit
- *  gray scaled to 8 bits; 16-bit kept. */
+ *  gray scaled to 8 bits; 16-bit kept; signed, 32-bit and float samples (TIFF,
+ *  .npy) held as float32 with img->stored saying their type. */
 wt_status wt_image_load(const char *path, const wt_load_options *opt, wt_image *img);
 /** Decode from memory; @p name is used in messages. */
 wt_status wt_image_load_memory(const void *data, size_t size, const char *name,
