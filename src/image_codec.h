@@ -8,35 +8,25 @@
 #include "format.h"
 #include "wavetool.h"
 
-/** Decode a whole PNG held in memory; @p opt already has its defaults filled in. */
-wt_status wt_png_decode(const void *data, size_t size, const char *name,
-                        const wt_load_options *opt, wt_image *img);
-/** Encode @p img as PNG to @p fp (8/16-bit, 1-4 channels). */
-wt_status wt_png_encode(FILE *fp, const char *name, const wt_image *img,
-                        const wt_save_options *opt);
+/* Each codec's decode and encode (the wt_decode_fn and wt_encode_fn of format.h). */
 
-/** Decode a whole JPEG held in memory; @p opt already has its defaults filled in. */
-wt_status wt_jpeg_decode(const void *data, size_t size, const char *name,
-                         const wt_load_options *opt, wt_image *img);
-/** Encode an 8-bit @p img as JPEG to @p fp (alpha dropped). */
-wt_status wt_jpeg_encode(FILE *fp, const char *name, const wt_image *img,
-                         const wt_save_options *opt);
+/** A whole PNG. Encode: 8/16-bit, 1-4 channels. */
+wt_decode_fn wt_png_decode;
+wt_encode_fn wt_png_encode;
 
-/** Decode the first page of a TIFF held in memory; @p opt already has its defaults filled in. */
-wt_status wt_tiff_decode(const void *data, size_t size, const char *name,
-                         const wt_load_options *opt, wt_image *img);
-/** Encode @p img as a deflate-compressed TIFF of its stored type to @p fp. */
-wt_status wt_tiff_encode(FILE *fp, const char *name, const wt_image *img,
-                         const wt_save_options *opt);
+/** A whole JPEG. Encode: an 8-bit image (alpha dropped). */
+wt_decode_fn wt_jpeg_decode;
+wt_encode_fn wt_jpeg_encode;
 
-/** Decode a .npy array (H x W or H x W x C; uint 8/16/32, int 8/16/32, float
- *  32/64; C or Fortran order, either byte order) held in memory. */
-wt_status wt_npy_decode(const void *data, size_t size, const char *name,
-                        const wt_load_options *opt, wt_image *img);
-/** Encode @p img as a .npy array of its stored type (numpy.save's version 1.0,
- *  C order, little-endian). */
-wt_status wt_npy_encode(FILE *fp, const char *name, const wt_image *img,
-                        const wt_save_options *opt);
+/** The first page of a TIFF. Encode: deflate-compressed, of the image's stored type. */
+wt_decode_fn wt_tiff_decode;
+wt_encode_fn wt_tiff_encode;
+
+/** A .npy array (H x W or H x W x C; uint 8/16/32, int 8/16/32, float 32/64; C or
+ *  Fortran order, either byte order). Encode: numpy.save's version 1.0, C order,
+ *  little-endian, of the image's stored type. */
+wt_decode_fn wt_npy_decode;
+wt_encode_fn wt_npy_encode;
 
 /** The value of one sample of @p type stored at @p p (@p swap: in the byte
  *  order other than the host's). Types: uint 8/16/32, int 8/16/32, float 32/64. */
