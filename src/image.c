@@ -113,9 +113,15 @@ wt_status wt_image_convert(const wt_image *src, wt_sample_type type, wt_image *d
 wt_status wt_memory_check(const wt_load_options *opt, const char *name, uint32_t width,
                           uint32_t height, int channels)
 {
-    /* each factor < 2^32, channels <= WT_MAX_CHANNELS, 20: no overflow in 64 bits below 2^32 */
+    return wt_memory_check_samples(opt, name, width, height, channels, WT_MEMORY_PER_SAMPLE);
+}
+
+wt_status wt_memory_check_samples(const wt_load_options *opt, const char *name, uint32_t width,
+                                  uint32_t height, int channels, unsigned per_sample)
+{
+    /* each factor < 2^32, channels <= WT_MAX_CHANNELS: the product saturates, never wraps */
     uint64_t need = (uint64_t)width * height * (uint64_t)(channels > 0 ? channels : 1);
-    need = need > UINT64_MAX / WT_MEMORY_PER_SAMPLE ? UINT64_MAX : need * WT_MEMORY_PER_SAMPLE;
+    need = need > UINT64_MAX / per_sample ? UINT64_MAX : need * per_sample;
     if (!opt || !opt->max_memory || need <= opt->max_memory)
         return WT_OK;
     return wt_error_set(WT_ERR_LIMIT,

@@ -135,7 +135,10 @@ wt_status wt_npy_decode(const void *data, size_t size, const char *name,
                           name, (unsigned long long)(size - a.h.header_len),
                           (unsigned long long)need);
     if (st == WT_OK)
-        st = wt_memory_check(opt, name, (uint32_t)a.h.shape[1], (uint32_t)a.h.shape[0], channels);
+        st = wt_memory_check_samples(opt, name, (uint32_t)a.h.shape[1], (uint32_t)a.h.shape[0],
+                                     channels, wt_sample_type_is_exact(a.type)
+                                                   ? WT_MEMORY_PER_SAMPLE
+                                                   : WT_MEMORY_PER_FLOAT_SAMPLE);
     if (st == WT_OK)
         st = wt_image_alloc(img, (uint32_t)a.h.shape[1], (uint32_t)a.h.shape[0], channels,
                             wt_sample_type_depth(a.type));

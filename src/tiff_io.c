@@ -360,7 +360,9 @@ wt_status wt_tiff_decode(const void *data, size_t size, const char *name,
     tiff_layout t;
     wt_status st = read_layout(tif, &m, opt->max_pixels, &t);
     if (st == WT_OK)
-        st = wt_memory_check(opt, name, t.width, t.height, t.channels);
+        st = wt_memory_check_samples(opt, name, t.width, t.height, t.channels,
+                                     t.bit_depth == WT_DEPTH_F32 ? WT_MEMORY_PER_FLOAT_SAMPLE
+                                                                 : WT_MEMORY_PER_SAMPLE);
     if (st == WT_OK)
         st = wt_image_alloc(img, t.width, t.height, t.channels, t.bit_depth);
     if (st == WT_OK) {

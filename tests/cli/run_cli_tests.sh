@@ -501,7 +501,7 @@ expect "float32 layers: the sidecar lists .tif layers" grep -q "^layer w1 lay_w1
 case_ "float32 layers reconstruct" 0 "" "$WT" reconstruct e/lay_layers.txt e/lay16.png
 case_ "float32 layers reconstruct exactly" 0 "" "$WT" compare gray16.png e/lay16.png --format tsv
 expect "float32 layers: inf" grep -q "	inf	" "$out"
-case_ "--layers --depth f32 to PNG refused" 1 "wavetool: e/lay.png: --layers --depth f32 writes float32 layers; name OUT .tif or .npy" \
+case_ "--layers --depth f32 to PNG refused" 2 "wavetool: e/lay.png: --depth f32 writes float32 samples, which PNG does not hold; use .tif or .npy*" \
     "$WT" decompose --transform starlet -l 2 --layers --depth f32 gray16.png e/lay.png
 rm -f e/lay*
 case_ "--depth bad value" 2 "wavetool: invalid argument '12' for option --depth; should be 8, 16 or f32*" \
