@@ -341,7 +341,7 @@ typedef struct wt_format_info {
     unsigned holds;                /**< WT_HOLDS_* */
     unsigned depths;               /**< integer sample depths written, as bits: 1u << 8 | 1u << 16 */
     int max_channels;              /**< channels written, at most */
-    int floats;                    /**< 1: holds float samples */
+    int floats;                    /**< 1: holds every stored sample type (signed, 32-bit, float) */
 } wt_format_info;
 
 /** Number of formats in the registry (the last wt_file_format). */
