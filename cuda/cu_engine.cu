@@ -741,7 +741,9 @@ wt_status cu_forward_device(cu_engine *ce, const wt_params *p, const wt_pyramid 
     if (L == 0)
         return integer ? launch_convert<int32_t, float>(ce, d_pyr, d_planes, n0)
                        : launch_convert<float, float>(ce, d_pyr, d_planes, n0);
-    if (integer && bound == CU_BOUND_MEASURE)
+    if (ce->wide53_only)
+        bound = UINT64_MAX; /* unknown: no level narrow */
+    else if (integer && bound == CU_BOUND_MEASURE)
         WT_TRY(cu_planes_bound(ce, plan, d_planes, &bound));
     void *tmp[2];
     WT_TRY(tmp_buffers(ce, plan, tmp));
@@ -769,7 +771,9 @@ wt_status cu_inverse_device(cu_engine *ce, const wt_params *p, const wt_pyramid 
     if (L == 0)
         return integer ? launch_convert<float, int32_t>(ce, d_planes, d_pyr, n0)
                        : launch_convert<float, float>(ce, d_planes, d_pyr, n0);
-    if (integer && bound == CU_BOUND_MEASURE)
+    if (ce->wide53_only)
+        bound = UINT64_MAX; /* unknown: no level narrow */
+    else if (integer && bound == CU_BOUND_MEASURE)
         WT_TRY(cu_pyramid_bound(ce, plan, d_pyr, &bound));
     uint64_t in = bound; /* level L: its coefficients; below: also the approximation */
     void *tmp[2];
@@ -928,8 +932,9 @@ static wt_status open_device(cu_engine *ce, int device, char *name, size_t name_
     WT_TRY(parse_mem_limit(&ce->mem_limit));
     ce->copy_threads = wt_cpu_count() < CU_WORKERS ? wt_cpu_count() : CU_WORKERS;
     ce->smem_limit = prop.sharedMemPerBlockOptin;
-    const char *generic = getenv("WT_CUDA_GENERIC");
+    const char *generic = getenv("WT_CUDA_GENERIC"), *wide53 = getenv("WT_CUDA_WIDE53");
     ce->generic_only = generic && *generic && *generic != '0';
+    ce->wide53_only = wide53 && *wide53 && *wide53 != '0';
     if (ce->smem_limit > CU_SMEM_CAP)
         ce->smem_limit = CU_SMEM_CAP;
     WT_TRY(allow_smem_all(ce->smem_limit));
