@@ -30,7 +30,6 @@
 
 #include "wavetool.h"
 #include "wavetool_hooks.h" /* WT_HAVE_CUDA, wt_seconds, wt_cuda_host_register */
-#include "dwt_geometry.h"   /* WT_LIFT53_NARROW_MAX: where the GPU's 5/3 steps go 32-bit */
 
 #define TOLERANCE 1e-5
 /* smooth and antireflect extrapolate: near the borders of small images and
@@ -461,14 +460,15 @@ static void check_all_small(const engines *en, const char *only, int only_mode, 
 }
 
 /* legall53 on integers of every size: the GPU runs 32-bit 5/3 steps on
- * levels whose inputs lie within WT_LIFT53_NARROW_MAX (bounds measured or
- * known, dwt_geometry.h), 64-bit saturating steps elsewhere; the CPU always
- * the latter. Inputs at the limit (planes: the largest float within it),
- * random and in a checkerboard (forward: details of 4x the input), would
- * wrap in 32 bits if the limit were too high (checked: at 2^30 - 1 the
- * checkerboards fail); beyond it (2^30, the int32 extremes) the steps
- * saturate; small inputs keep every level narrow. Identical or failed. */
-#define NARROW_FLOAT ((int32_t)(WT_LIFT53_NARROW_MAX & ~0xffu)) /* exact in float */
+ * levels whose inputs lie within wt_lift53_narrow_max() (bounds measured or
+ * known, src/dwt_geometry.h), 64-bit saturating steps elsewhere; the CPU
+ * always the latter. Inputs at that limit (planes: the largest float within
+ * it), random and in a checkerboard (forward: details of 4x the input), would
+ * wrap in 32 bits if the limit were too high (checked: with a limit of
+ * 2^30 - 1 all 16 of these cases fail); beyond it (2^30, the int32 extremes)
+ * the steps saturate; small inputs keep every level narrow. Identical or
+ * failed. */
+#define AT_LIMIT (-1) /* span: wt_lift53_narrow_max() */
 static void check_int_ranges(const engines *en, const char *only, int only_mode, stats *st)
 {
     static const struct {
@@ -476,15 +476,16 @@ static void check_int_ranges(const engines *en, const char *only, int only_mode,
         int32_t span;
         int checker, levels;
     } ranges[] = {
-        {0, NARROW_FLOAT, 0, 2},          /* level 1 at the limit, level 2 beyond */
-        {0, NARROW_FLOAT, 1, 1},
-        {0, 1 << 30, 0, 2},               /* beyond from the start */
-        {0, 1 << 20, 0, 4},               /* every level within (2^20 * 4^3) */
-        {1, WT_LIFT53_NARROW_MAX, 0, 2},  /* level 2 at the limit, level 1 beyond */
-        {1, WT_LIFT53_NARROW_MAX, 1, 1},
-        {1, INT32_MAX, 0, 3},             /* INT32_MAX / INT32_MIN: saturating steps */
-        {1, 1 << 20, 0, 2},               /* both levels within (7 * 2^20 + 11) */
+        {0, AT_LIMIT, 0, 2},  /* level 1 at the limit, level 2 beyond */
+        {0, AT_LIMIT, 1, 1},
+        {0, 1 << 30, 0, 2},   /* beyond from the start */
+        {0, 1 << 20, 0, 4},   /* every level within (2^20 * 4^3) */
+        {1, AT_LIMIT, 0, 2},  /* level 2 at the limit, level 1 beyond */
+        {1, AT_LIMIT, 1, 1},
+        {1, INT32_MAX, 0, 3}, /* INT32_MAX / INT32_MIN: saturating steps */
+        {1, 1 << 20, 0, 2},   /* both levels within (7 * 2^20 + 11) */
     };
+    const int32_t limit = (int32_t)wt_lift53_narrow_max();
     static const size_t shapes[][2] = {{256, 320}, {131, 67}};
     const wt_wavelet *w = wt_wavelet_find("legall53");
     if (only && strcmp(only, w->name) != 0)
@@ -506,6 +507,8 @@ static void check_int_ranges(const engines *en, const char *only, int only_mode,
                                 ranges[r].inverse,
                                 ranges[r].span,
                                 ranges[r].checker};
+                if (c.span == AT_LIMIT) /* planes: the largest float within it */
+                    c.span = c.inverse ? limit : (int32_t)((uint32_t)limit & ~0xffu);
                 run_case(en, &c, st);
             }
     }
