@@ -8,33 +8,24 @@
 #include "format.h"
 #include "wavetool.h"
 
-/** Decode a whole PNG held in memory; @p opt already has its defaults filled in. */
-wt_status wt_png_decode(const void *data, size_t size, const char *name,
-                        const wt_load_options *opt, wt_image *img);
-/** Encode @p img as PNG to @p fp (8/16-bit, 1-4 channels). */
-wt_status wt_png_encode(FILE *fp, const char *name, const wt_image *img,
-                        const wt_save_options *opt);
+/* Each codec's decode and encode (the wt_decode_fn and wt_encode_fn of format.h). */
 
-/** Decode a whole JPEG held in memory; @p opt already has its defaults filled in. */
-wt_status wt_jpeg_decode(const void *data, size_t size, const char *name,
-                         const wt_load_options *opt, wt_image *img);
-/** Encode an 8-bit @p img as JPEG to @p fp (alpha dropped). */
-wt_status wt_jpeg_encode(FILE *fp, const char *name, const wt_image *img,
-                         const wt_save_options *opt);
+/** A whole PNG. Encode: 8/16-bit, 1-4 channels. */
+wt_decode_fn wt_png_decode;
+wt_encode_fn wt_png_encode;
 
-/** Decode the first page of a TIFF held in memory; @p opt already has its defaults filled in. */
-wt_status wt_tiff_decode(const void *data, size_t size, const char *name,
-                         const wt_load_options *opt, wt_image *img);
-/** Encode @p img as a deflate-compressed TIFF to @p fp (8/16-bit, 1-4 channels). */
-wt_status wt_tiff_encode(FILE *fp, const char *name, const wt_image *img,
-                         const wt_save_options *opt);
+/** A whole JPEG. Encode: an 8-bit image (alpha dropped). */
+wt_decode_fn wt_jpeg_decode;
+wt_encode_fn wt_jpeg_encode;
 
-/** Decode a .npy array (H x W or H x W x C, uint8/uint16) held in memory. */
-wt_status wt_npy_decode(const void *data, size_t size, const char *name,
-                        const wt_load_options *opt, wt_image *img);
-/** Encode @p img as a .npy array (numpy.save's version 1.0, C order, little-endian). */
-wt_status wt_npy_encode(FILE *fp, const char *name, const wt_image *img,
-                        const wt_save_options *opt);
+/** The first page of a TIFF. Encode: deflate-compressed, 8/16-bit, 1-4 channels. */
+wt_decode_fn wt_tiff_decode;
+wt_encode_fn wt_tiff_encode;
+
+/** A .npy array (H x W or H x W x C, uint8/uint16). Encode: numpy.save's
+ *  version 1.0, C order, little-endian. */
+wt_decode_fn wt_npy_decode;
+wt_encode_fn wt_npy_encode;
 
 /** 1 on a little-endian host. */
 static inline int wt_host_little_endian(void)
