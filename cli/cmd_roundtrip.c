@@ -7,6 +7,7 @@
 #include "commands.h"
 #include "figures.h"
 #include "options.h"
+#include "pages.h"
 #include "pipeline.h"
 #include "undecimated.h"
 #include "report.h"
@@ -144,15 +145,21 @@ typedef struct roundtrip_ctx {
     report_spec spec;
 } roundtrip_ctx;
 
-static void roundtrip_one(void *arg, batch_item *item)
+static wt_status roundtrip_page(void *arg, batch_item *item, const char *shown, char **report)
 {
     roundtrip_ctx *ctx = arg;
     roundtrip_result r;
     wt_status st = roundtrip_file(&ctx->pipe, item->input, item->output, &r);
-    batch_item_result(item, st);
     if (st == WT_OK)
-        item->report = report_quality_rate(&ctx->spec, item->input, NULL, &r.original,
-                                           &r.quality, r.kept, r.bpp);
+        *report = report_quality_rate(&ctx->spec, shown, NULL, &r.original, &r.quality, r.kept,
+                                      r.bpp);
+    return st;
+}
+
+static void roundtrip_one(void *arg, batch_item *item)
+{
+    roundtrip_ctx *ctx = arg;
+    pages_run(&ctx->pipe, item, PAGES_OF_IMAGES, roundtrip_page, ctx);
 }
 
 static void roundtrip_header(void *ctx, FILE *report)
