@@ -144,17 +144,17 @@ static wt_status name_page(const page_binding *b, wt_status st)
 
 /* @p lines with the page: TSV a last column (empty for one image), JSON a
  * "page" key first (pages of a stack only). */
-static void add_lines(strbuf *sb, const page_binding *b, report_format f, const char *lines)
+static void add_lines(strbuf *sb, size_t page, size_t pages, report_format f, const char *lines)
 {
     for (const char *line = lines; *line;) {
         const char *end = strchr(line, '\n');
         size_t len = end ? (size_t)(end - line) : strlen(line);
-        if (f == REPORT_JSON && b->pages > 1 && line[0] == '{')
-            sb_printf(sb, "{\"page\":%zu,%.*s", b->page, (int)len - 1, line + 1);
+        if (f == REPORT_JSON && pages > 1 && line[0] == '{')
+            sb_printf(sb, "{\"page\":%zu,%.*s", page, (int)len - 1, line + 1);
         else
             sb_printf(sb, "%.*s", (int)len, line);
-        if (f == REPORT_TSV && b->pages > 1)
-            sb_printf(sb, "\t%zu", b->page);
+        if (f == REPORT_TSV && pages > 1)
+            sb_printf(sb, "\t%zu", page);
         else if (f == REPORT_TSV)
             sb_printf(sb, "\t");
         sb_printf(sb, "\n");
@@ -165,9 +165,10 @@ static void add_lines(strbuf *sb, const page_binding *b, report_format f, const 
 /* A stack's output holds pages: a multi-page TIFF, a 3-D .npy or a .npz. */
 static wt_status check_output(const page_binding *b)
 {
+    if (b->pages <= 1 || !b->output)
+        return WT_OK;
     wt_file_format f = cli_output_format(b->pipe->opt, b->output);
-    if (b->pages <= 1 || !b->output || f == wt_format_from_ext("tif") ||
-        f == wt_format_from_ext("npy") || f == WT_FORMAT_NPZ)
+    if (f == wt_format_from_ext("tif") || f == wt_format_from_ext("npy") || f == WT_FORMAT_NPZ)
         return WT_OK;
     const wt_format_info *info = wt_format_describe(f);
     return wt_error_set(WT_ERR_UNSUPPORTED,
@@ -193,7 +194,7 @@ void pages_run(pipeline *p, batch_item *item, int kind, page_work work, void *ct
         if (st != WT_OK && b.pages > 1)
             st = name_page(&b, st);
         if (lines) {
-            add_lines(&report, &b, p->opt->format, lines);
+            add_lines(&report, b.page, b.pages, p->opt->format, lines);
             any = 1;
         }
         free(lines);
@@ -207,4 +208,11 @@ void pages_run(pipeline *p, batch_item *item, int kind, page_work work, void *ct
         item->report = text;
     else
         free(text);
+}
+
+char *pages_report_lines(report_format f, const char *lines, size_t page, size_t pages)
+{
+    strbuf sb = {0};
+    add_lines(&sb, page, pages, f, lines);
+    return sb_finish(&sb);
 }

@@ -58,6 +58,10 @@ wt_status pages_save_bands(page_binding *b, const wt_uparams *up, const float *b
  * --layers): refused, a stack writes one output. */
 wt_status pages_refuse_other_output(const page_binding *b, const char *path);
 
+/* @p lines (report lines about page @p page of @p pages) with the page
+ * column as pages_run gives it; a new string (NULL: out of memory). */
+char *pages_report_lines(report_format f, const char *lines, size_t page, size_t pages);
+
 /* The text a report line about page @p page of @p file shows: "FILE[PAGE]". */
 char *pages_label(const char *file, size_t page);
 

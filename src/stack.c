@@ -62,7 +62,9 @@ wt_status wt_stack_open(const char *path, const wt_load_options *opt, wt_stack *
     s->pages = 1;
     wt_status st = WT_OK;
     struct stat sb;
-    if (strcmp(path, "-") != 0 && wt_input_open(path, &s->fd, &sb) == WT_OK) {
+    /* only a regular file is opened here: a FIFO is opened once, by wt_image_load */
+    if (strcmp(path, "-") != 0 && stat(path, &sb) == 0 && S_ISREG(sb.st_mode) &&
+        wt_input_open(path, &s->fd, &sb) == WT_OK) {
         if (S_ISREG(sb.st_mode))
             st = open_pages(s, &sb);
         if (!s->tiff && !s->npy) {
