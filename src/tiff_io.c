@@ -517,9 +517,12 @@ static wt_status count_pages(wt_tiff_pages *t)
     t->count = 1;
     for (;;) {
         t->m.error[0] = '\0';
-        if (!TIFFReadDirectory(t->tif)) {
+        if (TIFFLastDirectory(t->tif))
+            return WT_OK; /* no next directory */
+        if (!TIFFReadDirectory(t->tif)) { /* a next one that does not read: an IFD loop... */
             if (!t->m.error[0])
-                return WT_OK; /* no next directory */
+                snprintf(t->m.error, sizeof t->m.error,
+                         "its directory does not read: an IFD loop or a bad offset");
             return page_error(t, t->count, corrupt_tiff(&t->m));
         }
         tiff_layout next;
