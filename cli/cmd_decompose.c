@@ -58,6 +58,7 @@ static void fill_meta(const wt_params *params, const wt_image *img, wt_npz_meta 
     meta->height = img->height;
     meta->channels = img->channels;
     meta->bit_depth = img->bit_depth;
+    meta->stored = img->stored;
     meta->color = img->color;
 }
 
@@ -67,7 +68,8 @@ static int mosaic_depth(const cli_options *o, const wt_image *img, wt_file_forma
 {
     if (o->depth)
         return o->depth;
-    return o->style.colormap == WT_COLORMAP_DIVERGING ? 8 : wt_format_depth(format, img->bit_depth);
+    int held = img->bit_depth == WT_DEPTH_F32 ? 16 : img->bit_depth; /* float32: 16-bit displays */
+    return o->style.colormap == WT_COLORMAP_DIVERGING ? 8 : wt_format_depth(format, held);
 }
 
 /* The channels a mosaic shows (--alpha): @p img itself, or into @p view its
@@ -85,7 +87,8 @@ static wt_status mosaic_view(const cli_options *o, const wt_image *img, const ch
         wt_image_alloc(view, img->width, img->height, keep, img->bit_depth), file);
     if (st != WT_OK)
         return st;
-    size_t n = (size_t)img->width * img->height, bytes = img->bit_depth > 8 ? 2 : 1;
+    view->stored = img->stored;
+    size_t n = (size_t)img->width * img->height, bytes = (size_t)img->bit_depth / 8;
     const unsigned char *from = img->pixels;
     unsigned char *to = view->pixels;
     for (size_t i = 0; i < n; i++)

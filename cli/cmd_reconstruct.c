@@ -6,6 +6,7 @@
 #include "options.h"
 #include "pages.h"
 #include "pipeline.h"
+#include "result.h"
 #include "undecimated.h"
 
 /* ---- one file ---------------------------------------------------------------- */
@@ -56,12 +57,18 @@ static wt_status reconstruct_file(pipeline *p, const char *in, const char *out)
         st = params_from_meta(&meta, &pyr, in, &params);
     if (st == WT_OK)
         st = wt_memory_check(&p->load, in, meta.width, meta.height, meta.channels);
+    wt_image like = {meta.width, meta.height, meta.channels, meta.bit_depth, meta.color, NULL,
+                     meta.stored};
+    wt_sample_type want = cli_result_type(p->opt, wt_image_stored(&like));
     if (st == WT_OK)
+        st = wt_image_check_holds(cli_output_format(p->opt, out), out, want, meta.channels);
+    if (st == WT_OK) /* the result's type directly: 8/16-bit exact, else float32 */
         st = pipeline_name_error(wt_image_alloc(&img, meta.width, meta.height, meta.channels,
-                                                meta.bit_depth),
+                                                wt_sample_type_depth(want)),
                                  in);
     if (st == WT_OK) {
         img.color = meta.color;
+        img.stored = img.bit_depth == WT_DEPTH_F32 ? want : (wt_sample_type){0, 0};
         inverse_job job = {&params, &pyr, &img};
         st = pipeline_engine_run(p, inverse_on, &job, in);
     }
@@ -109,7 +116,7 @@ const cli_command cmd_reconstruct = {
         "output, type from --ext). With -O, each COEFFS (a file, or a directory walked\n"
         "for {COEFFS}) gives DIR/STEM[SUFFIX].EXT. Files of --transform swt or starlet\n"
         "are read as such; COEFFS may also be the NAME_layers.txt of decompose --layers.",
-    .groups = OPTS_VERBOSITY | OPTS_ENGINE | OPTS_LOAD | OPTS_SAVE | OPTS_BATCH,
+    .groups = OPTS_VERBOSITY | OPTS_ENGINE | OPTS_LOAD | OPTS_SAVE | OPTS_BATCH | OPTS_RESULT,
     .min_args = 1,
     .max_args = -1,
     .writes = WT_HOLDS_IMAGE,

@@ -106,7 +106,7 @@ static const opt_spec option_table[] = {
                                                    "limit (default: half the RAM)"},
     {"lenient", OPT_LENIENT, NULL, OPTS_LOAD, "accept images that libpng/libjpeg can recover from corruption"},
     {"stack", OPT_STACK, "auto|first|last", OPTS_LOAD, "a 3-D .npy is pages: (N, H, W) first or (H, W, N) last\n"
-                                                       "(default auto: (H, W, C) with C <= 4 is colour)"},
+                                                       "(default auto: (H, W, C) with C <= 64 is channels)"},
     {"png-level", OPT_PNG_LEVEL, "N", OPTS_SAVE, "PNG compression level 0-9 (default 1: fast)"},
     {"quality", OPT_QUALITY, "Q", OPTS_SAVE, "JPEG quality 1-100 (default 90)"},
     {"compress", OPT_COMPRESS, NULL, OPTS_SAVE, ".npz output: deflated members (numpy.savez_compressed)"},
@@ -172,6 +172,9 @@ static const opt_spec option_table[] = {
     {"ignore-alpha", OPT_IGNORE_ALPHA, NULL, OPTS_COMPARE, "leave alpha channels out"},
     {"depth", OPT_DEPTH, "8|16", OPTS_COMPARE, "compare at 8 or 16 bits: 8 -> 16 is v x 257, 16 -> 8 is\n"
                                                "round(v x 255 / 65535); peak 2^depth - 1"},
+    {"depth", OPT_DEPTH, "8|16|f32", OPTS_RESULT, "result samples: 8 or 16-bit unsigned, or float32 (.tif,\n"
+                                                  ".npy); default the input's type; sample units kept,\n"
+                                                  "integers rounded and clamped"},
     {"qstep", OPT_QSTEP, "Q", OPTS_QUANT, "dead-zone quantiser step (stats: default 2^depth/256, 1 for 8-bit;\n"
                                           "roundtrip: quantise the details and report bits per pixel)"},
     {"eps", OPT_EPS, "E", OPTS_STATS, "near-zero means |c| <= E (default: the quantiser step)"},
@@ -533,6 +536,7 @@ static int apply_option(const cli_command *command, int val, const char *arg, cl
     static const char *const stacks[] = {"auto", "first", "last", NULL};
     static const char *const formats[] = {"text", "json", "tsv", NULL};
     static const char *const depths[] = {"8", "16", NULL};
+    static const char *const result_depths[] = {"8", "16", "f32", NULL};
     static const char *const rules[] = {"bayes", "visu", NULL};
     static const char *const shrinks[] = {"soft", "hard", NULL};
     static const char *const noises[] = {"gaussian", "poisson", NULL};
@@ -585,8 +589,11 @@ static int apply_option(const cli_command *command, int val, const char *arg, cl
     case OPT_EPS: rc = parse_real(cmd, s, arg, 0.0, 1e30, &o->eps); break;
     case OPT_PLOT: o->plot = arg; break;
     case OPT_DEPTH:
-        rc = parse_choice(cmd, s, arg, depths, "8 or 16", &choice);
-        o->depth = choice ? 16 : 8;
+        if (command->groups & OPTS_RESULT)
+            rc = parse_choice(cmd, s, arg, result_depths, "8, 16 or f32", &choice);
+        else
+            rc = parse_choice(cmd, s, arg, depths, "8 or 16", &choice);
+        o->depth = choice == 2 ? WT_DEPTH_F32 : choice ? 16 : 8;
         break;
     case 'O':
         o->outdir = arg;
@@ -896,12 +903,43 @@ static int format_holds(wt_file_format format, unsigned writes)
     return info && (info->holds & writes);
 }
 
+wt_sample_type cli_result_type(const cli_options *o, wt_sample_type input)
+{
+    switch (o->depth) {
+    case 8: return (wt_sample_type){WT_SAMPLE_UINT, 8};
+    case 16: return (wt_sample_type){WT_SAMPLE_UINT, 16};
+    case WT_DEPTH_F32: return (wt_sample_type){WT_SAMPLE_FLOAT, 32};
+    }
+    return input;
+}
+
+/* --depth f32 needs outputs that hold float32: PNG and JPEG (named, given by
+ * --ext or the default of -O and '-') are refused before any work. */
+static int check_float_output(const char *cmd, const cli_options *o, const char *out)
+{
+    const char *named = out && strcmp(out, "-") != 0 ? out : NULL;
+    wt_file_format f = named ? wt_format_from_path(named) : cli_output_format(o, "-");
+    const wt_format_info *info = wt_format_describe(f);
+    if (o->depth != WT_DEPTH_F32 || (!out && !o->outdir) || !info ||
+        !(info->holds & WT_HOLDS_IMAGE) || info->floats)
+        return CLI_CONTINUE;
+    if (named)
+        return cli_usage_error(cmd, "%s: --depth f32 writes float32 samples, which %s does not "
+                                    "hold; use .tif or .npy",
+                               named, info->name);
+    return cli_usage_error(cmd, "--depth f32 writes float32 samples, which %s (%s) does not "
+                                "hold; use --ext tif or --ext npy",
+                           info->name, o->ext ? "--ext" : "the default output type");
+}
+
 int cli_check_output(const char *cmd, const cli_options *o, const char *out, unsigned writes)
 {
     char exts[256];
     if (o->ext && !format_holds(wt_format_from_ext(o->ext), writes))
         return cli_usage_error(cmd, "--ext %s: %s writes %s", o->ext, cmd,
                                wt_format_list(exts, sizeof exts, writes, "", ", ", " or "));
+    if (check_float_output(cmd, o, out) != CLI_CONTINUE)
+        return EXIT_USAGE;
     if (!out || strcmp(out, "-") == 0)
         return CLI_CONTINUE;
     wt_file_format f = wt_format_from_path(out);

@@ -291,10 +291,11 @@ static wt_status read_sidecar_header(FILE *f, const char *path, sidecar *s)
     s->up.start_level = start;
     s->up.norm = norm != 0;
     s->up.all_approx = all != 0;
-    if (w < 1 || h < 1 || ch < 1 || ch > 4 || (depth != 8 && depth != 16) ||
+    if (w < 1 || h < 1 || ch < 1 || ch > WT_MAX_CHANNELS ||
+        (depth != 8 && depth != 16 && depth != WT_DEPTH_F32) ||
         wt_uparams_check(&s->up, h, w) != WT_OK)
         return bad_sidecar(path, "impossible description");
-    s->shape = (wt_image){w, h, ch, depth, (wt_color)ch, NULL};
+    s->shape = (wt_image){w, h, ch, depth, (wt_color)ch, NULL, {0, 0}};
     return WT_OK;
 }
 
@@ -370,6 +371,7 @@ static void fill_meta(const wt_uparams *up, const wt_image *img, wt_npz_meta *me
     meta->height = img->height;
     meta->channels = img->channels;
     meta->bit_depth = img->bit_depth;
+    meta->stored = img->stored;
     meta->color = img->color;
     meta->transform = up->transform;
     meta->start_level = up->start_level;
@@ -383,7 +385,9 @@ static wt_status write_mosaic(pipeline *p, const wt_image *img, const wt_uparams
 {
     const cli_options *o = p->opt;
     int depth = o->depth ? o->depth
-                         : (cli_output_format(o, out) == WT_FORMAT_JPEG ? 8 : img->bit_depth);
+                         : (cli_output_format(o, out) == WT_FORMAT_JPEG ? 8
+                            : img->bit_depth == WT_DEPTH_F32        ? 16 /* float32: 16-bit display */
+                                                                    : img->bit_depth);
     wt_image mosaic = {0};
     wt_status st = wt_umosaic_render(up, stack, img->height, img->width, img->channels, o->scale,
                                      depth, &mosaic);
@@ -418,10 +422,16 @@ wt_status undecimated_decompose(pipeline *p, const wt_image *img, const char *in
 wt_status undecimated_reconstruct(pipeline *p, const wt_uparams *up, const float *stack,
                                   const wt_npz_meta *meta, const char *in, const char *out)
 {
-    wt_image img = {0};
-    wt_status st = wt_image_alloc(&img, meta->width, meta->height, meta->channels,
-                                  meta->bit_depth);
+    wt_image img = {0}, like = {meta->width, meta->height, meta->channels, meta->bit_depth,
+                                meta->color, NULL, meta->stored};
+    wt_sample_type want = cli_result_type(p->opt, wt_image_stored(&like));
+    wt_status st = wt_image_check_holds(cli_output_format(p->opt, out), out, want,
+                                        meta->channels);
+    if (st == WT_OK) /* --depth or the original's type: 8/16-bit exact, else float32 */
+        st = wt_image_alloc(&img, meta->width, meta->height, meta->channels,
+                            wt_sample_type_depth(want));
     img.color = meta->color;
+    img.stored = img.bit_depth == WT_DEPTH_F32 ? want : (wt_sample_type){0, 0};
     if (st == WT_OK)
         st = inverse(p, up, stack, in, &img);
     if (st == WT_OK)

@@ -23,6 +23,7 @@
 
 #include "image_codec.h"
 #include "input.h"
+#include "npy_header.h"
 #include "wavetool_hooks.h"
 #include "wavetool.h"
 
@@ -39,7 +40,6 @@
 #define ZIP64_END_LEN 56
 #define ZIP64_LOCATOR_LEN 20
 #define ZIP_DOS_DATE 0x0021 /* 1980-01-01: files are byte-for-byte reproducible */
-#define NPY_MAGIC "\x93NUMPY"
 #define NPY_ALIGN 64
 #define NPY_HEADER_CAP 4096      /* our headers are < 128 bytes; numpy's stay small */
 #define META_CAP (64 * 1024)     /* JSON meta member */
@@ -140,11 +140,16 @@ static const char *color_name(wt_color c)
     case WT_COLOR_RGB: return "rgb";
     case WT_COLOR_RGBA: return "rgba";
     }
-    return "?";
+    return (int)c > 4 && (int)c <= WT_MAX_CHANNELS ? "planes" : "?";
 }
 
+/* "planes" (more than 4 channels) gives 0: the channel count decides. */
 static int color_parse(const char *name, wt_color *c)
 {
+    if (strcmp(name, "planes") == 0) {
+        *c = (wt_color)0;
+        return 1;
+    }
     for (int i = WT_COLOR_GRAY; i <= WT_COLOR_RGBA; i++)
         if (strcmp(name, color_name((wt_color)i)) == 0) {
             *c = (wt_color)i;
@@ -170,16 +175,22 @@ static int meta_json(const wt_npz_meta *m, char *buf, size_t cap)
                  "\"all_approx\": %d, \"border\": \"%s\"",
                  wt_transform_name(m->transform), m->start_level, m->norm, m->all_approx,
                  wt_border_name(m->border));
+    char samples[64] = "", type[16]; /* float32-held images: the type they came in */
+    if (m->bit_depth == WT_DEPTH_F32) {
+        wt_sample_type t = m->stored.bits ? m->stored : (wt_sample_type){WT_SAMPLE_FLOAT, 32};
+        snprintf(samples, sizeof samples, ", \"samples\": \"%s\"",
+                 wt_sample_type_name(t, type, sizeof type));
+    }
     char pages[48] = "";
     if (m->pages)
         snprintf(pages, sizeof pages, ", \"pages\": %llu", (unsigned long long)m->pages);
     return snprintf(buf, cap,
                     "{\"wavelet\": \"%s\", \"mode\": \"%s\", \"method\": \"%s\", "
                     "\"levels\": %d, \"width\": %u, \"height\": %u, \"channels\": %d, "
-                    "\"bit_depth\": %d, \"color\": \"%s\", \"wavetool\": \"%s\"%s%s}",
+                    "\"bit_depth\": %d, \"color\": \"%s\", \"wavetool\": \"%s\"%s%s%s}",
                     wavelet, wt_mode_name(m->mode), wt_method_name(m->method), m->levels,
                     m->width, m->height, m->channels, m->bit_depth, color_name(m->color),
-                    WT_VERSION_STRING, undecimated, pages);
+                    WT_VERSION_STRING, undecimated, samples, pages);
 }
 
 /* .npy v1.0 header for @p descr and @p shape, padded to NPY_ALIGN; its length. */
@@ -200,7 +211,7 @@ static size_t npy_header(char *buf, size_t cap, const char *descr, const uint64_
     total = (total + NPY_ALIGN - 1) / NPY_ALIGN * NPY_ALIGN;
     if (total > cap)
         return 0;
-    memcpy(buf, NPY_MAGIC "\x01\x00", 8);
+    memcpy(buf, WT_NPY_MAGIC "\x01\x00", 8);
     put16((uint8_t *)buf + 8, (unsigned)(total - 10));
     memcpy(buf + 10, dict, (size_t)len);
     memset(buf + 10 + len, ' ', total - 10 - (size_t)len - 1);
@@ -451,7 +462,8 @@ static wt_status check_meta_matches(const char *path, const wt_pyramid *pyr,
 {
     if (!pyr->data || meta->height != pyr->height || meta->width != pyr->width ||
         meta->channels != pyr->channels || meta->levels != pyr->levels ||
-        (int)meta->color != meta->channels || (meta->bit_depth != 8 && meta->bit_depth != 16))
+        (int)meta->color != meta->channels ||
+        (meta->bit_depth != 8 && meta->bit_depth != 16 && meta->bit_depth != WT_DEPTH_F32))
         return wt_error_set(WT_ERR_INVALID, "%s: coefficients do not match their description",
                             path);
     return WT_OK;
@@ -917,14 +929,12 @@ static wt_status member_read(const npz_reader *r, const npz_member *m, uint64_t 
 
 /* ---- reader: .npy headers ------------------------------------------------- */
 
-#define NPY_MAX_DIMS 8
-
 typedef struct npy_array {
     char kind;      /* 'f', 'i', 'u' */
     int itemsize;
     int swap;       /* stored in the other byte order */
     int ndim;
-    uint64_t shape[NPY_MAX_DIMS];
+    uint64_t shape[WT_NPY_MAX_DIMS];
     uint64_t header_len, data_len;
 } npy_array;
 
@@ -959,23 +969,6 @@ static int accept_word(text_cursor *c, const char *word)
     return 0;
 }
 
-/* A Python string literal without escapes ('<f4', 'shape'). */
-static int py_string(text_cursor *c, char *out, size_t cap)
-{
-    skip_space(c);
-    if (c->p >= c->end || (*c->p != '\'' && *c->p != '"'))
-        return 0;
-    char quote = *c->p++;
-    size_t n = 0;
-    while (c->p < c->end && *c->p != quote) {
-        if (*c->p == '\\' || n + 1 >= cap)
-            return 0;
-        out[n++] = *c->p++;
-    }
-    out[n] = '\0';
-    return c->p++ < c->end;
-}
-
 /* A non-negative decimal integer that fits 63 bits. */
 static int parse_uint(text_cursor *c, uint64_t *v)
 {
@@ -991,20 +984,7 @@ static int parse_uint(text_cursor *c, uint64_t *v)
     return c->p > start;
 }
 
-static int py_shape(text_cursor *c, npy_array *a)
-{
-    if (!accept_char(c, '('))
-        return 0;
-    a->ndim = 0;
-    while (!accept_char(c, ')')) {
-        if (a->ndim == NPY_MAX_DIMS || !parse_uint(c, &a->shape[a->ndim++]))
-            return 0;
-        if (!accept_char(c, ',')) /* "(3,)" and "(3, 4)" */
-            return accept_char(c, ')');
-    }
-    return 1;
-}
-
+/* This reader's dtypes: f, i or u of 1-8 bytes, any byte order. */
 static int parse_descr(const char *descr, npy_array *a)
 {
     char order = descr[0];
@@ -1019,48 +999,18 @@ static int parse_descr(const char *descr, npy_array *a)
     return order != '|' || a->itemsize == 1;
 }
 
-/* The dict of a .npy header: exactly the keys descr, fortran_order, shape. */
-static int parse_npy_dict(text_cursor *c, npy_array *a)
+/* The shared parser's header under this reader's policy: its dtypes, C order,
+ * a length that fits. */
+static int npy_array_from(const wt_npy_header *h, npy_array *a)
 {
-    int seen = 0; /* bits: 1 descr, 2 fortran_order, 4 shape */
-    if (!accept_char(c, '{'))
+    int ok = 0;
+    if (!parse_descr(h->descr, a) || h->fortran) /* Fortran order: the data would be transposed */
         return 0;
-    while (!accept_char(c, '}')) {
-        char key[16], descr[8];
-        if (!py_string(c, key, sizeof key) || !accept_char(c, ':'))
-            return 0;
-        if (strcmp(key, "descr") == 0 && !(seen & 1)) {
-            if (!py_string(c, descr, sizeof descr) || !parse_descr(descr, a))
-                return 0;
-            seen |= 1;
-        } else if (strcmp(key, "fortran_order") == 0 && !(seen & 2)) {
-            if (!accept_word(c, "False"))
-                return 0; /* True: the data would be transposed */
-            seen |= 2;
-        } else if (strcmp(key, "shape") == 0 && !(seen & 4)) {
-            if (!py_shape(c, a))
-                return 0;
-            seen |= 4;
-        } else {
-            return 0;
-        }
-        if (!accept_char(c, ','))
-            return accept_char(c, '}') && seen == 7;
-    }
-    return seen == 7;
-}
-
-/* Element count and byte size of the array, or 0 on overflow. */
-static int npy_data_len(npy_array *a)
-{
-    uint64_t n = (uint64_t)a->itemsize;
-    for (int i = 0; i < a->ndim; i++) {
-        if (a->shape[i] && n > UINT64_MAX / a->shape[i])
-            return 0;
-        n *= a->shape[i];
-    }
-    a->data_len = n;
-    return 1;
+    a->ndim = h->ndim;
+    memcpy(a->shape, h->shape, sizeof a->shape);
+    a->header_len = h->header_len;
+    a->data_len = wt_npy_data_bytes(h, (uint64_t)a->itemsize, &ok);
+    return ok;
 }
 
 static wt_status read_npy_header(const npz_reader *r, const npz_member *m, npy_array *a,
@@ -1073,21 +1023,13 @@ static wt_status read_npy_header(const npz_reader *r, const npz_member *m, npy_a
     wt_status st = member_read(r, m, 0, buf, first);
     if (st != WT_OK)
         return st;
-    int major = buf[6];
-    size_t prefix = major == 1 ? 10 : 12; /* v2/v3: 4-byte header length */
-    if (memcmp(buf, NPY_MAGIC, 6) != 0 || major < 1 || major > 3 || buf[7] != 0)
+    wt_npy_header h;
+    wt_npy_result res = wt_npy_parse_header(buf, first, cap, &h);
+    if (res == WT_NPY_NOT_NPY)
         return wt_error_set(WT_ERR_FORMAT, "%s: member %s is not a .npy array", r->name, m->name);
-    uint64_t dict_len = first < prefix ? UINT64_MAX : major == 1 ? get16(buf + 8) : get32(buf + 8);
-    if (first < prefix || dict_len > first - prefix)
+    if (res != WT_NPY_OK || !npy_array_from(&h, a))
         return wt_error_set(WT_ERR_FORMAT, "%s: member %s has a bad .npy header", r->name,
                             m->name);
-    text_cursor c = {(const char *)buf + prefix, (const char *)buf + prefix + dict_len};
-    int parsed = parse_npy_dict(&c, a);
-    skip_space(&c); /* the padding */
-    if (!parsed || c.p != c.end || !npy_data_len(a))
-        return wt_error_set(WT_ERR_FORMAT, "%s: member %s has a bad .npy header", r->name,
-                            m->name);
-    a->header_len = prefix + dict_len;
     return WT_OK;
 }
 
@@ -1151,12 +1093,17 @@ typedef struct meta_fields {
     /* optional: undecimated transforms */
     char transform[32], border[32];
     uint64_t start_level, norm, all_approx;
+    char samples[32]; /* optional: the stored type of float32-held images */
     uint64_t pages; /* optional: a stack's page count */
 } meta_fields;
 
 /* The optional keys of undecimated transforms; 1 when @p key is one. */
 static int undecimated_pair(text_cursor *c, const char *key, meta_fields *f, int *ok)
 {
+    if (strcmp(key, "samples") == 0) {
+        *ok = json_string(c, f->samples, sizeof f->samples);
+        return 1;
+    }
     if (strcmp(key, "transform") == 0 || strcmp(key, "border") == 0) {
         *ok = json_string(c, key[0] == 't' ? f->transform : f->border, sizeof f->transform);
         return 1;
@@ -1223,6 +1170,28 @@ static wt_status meta_value_error(const npz_reader *r, const char *what, const c
                         what, value);
 }
 
+/* "samples": the stored type of a float32-held image ("int16", "float64"...). */
+static wt_status stored_from_fields(const npz_reader *r, const meta_fields *f, wt_npz_meta *meta)
+{
+    static const char *const kinds[] = {"uint", "int", "float"};
+    if (!f->samples[0]) {
+        meta->stored = meta->bit_depth == WT_DEPTH_F32 ? (wt_sample_type){WT_SAMPLE_FLOAT, 32}
+                                                      : (wt_sample_type){0, 0};
+        return WT_OK;
+    }
+    for (int k = 0; k < 3 && meta->bit_depth == WT_DEPTH_F32; k++) {
+        size_t len = strlen(kinds[k]);
+        wt_sample_type t = {(wt_sample_kind)k, atoi(f->samples + len)};
+        char again[16];
+        if (strncmp(f->samples, kinds[k], len) == 0 && wt_sample_type_known(t) &&
+            strcmp(wt_sample_type_name(t, again, sizeof again), f->samples) == 0) {
+            meta->stored = t;
+            return WT_OK;
+        }
+    }
+    return meta_value_error(r, "sample type", f->samples);
+}
+
 /* Meta fields into @p meta, each checked. */
 static wt_status meta_from_fields(const npz_reader *r, const meta_fields *f, wt_npz_meta *meta)
 {
@@ -1250,8 +1219,10 @@ static wt_status meta_from_fields(const npz_reader *r, const meta_fields *f, wt_
     if (!color_parse(f->color, &meta->color))
         return meta_value_error(r, "colour type", f->color);
     if (f->levels > WT_MAX_LEVELS || f->width == 0 || f->width > UINT32_MAX || f->height == 0 ||
-        f->height > UINT32_MAX || f->channels != (uint64_t)meta->color ||
-        (f->bit_depth != 8 && f->bit_depth != 16))
+        f->height > UINT32_MAX ||
+        (meta->color ? f->channels != (uint64_t)meta->color
+                     : f->channels <= 4 || f->channels > WT_MAX_CHANNELS) ||
+        (f->bit_depth != 8 && f->bit_depth != 16 && f->bit_depth != WT_DEPTH_F32))
         return wt_error_set(WT_ERR_FORMAT,
                             "%s: impossible image description (%llux%llu, %llu channels, "
                             "%llu-bit, %llu levels)",
@@ -1263,7 +1234,8 @@ static wt_status meta_from_fields(const npz_reader *r, const meta_fields *f, wt_
     meta->height = (uint32_t)f->height;
     meta->channels = (int)f->channels;
     meta->bit_depth = (int)f->bit_depth;
-    return WT_OK;
+    meta->color = (wt_color)meta->channels;
+    return stored_from_fields(r, f, meta);
 }
 
 /* Read a whole small member's data (after its .npy header) and check its CRC. */
@@ -1443,7 +1415,8 @@ wt_status wt_npz_save_stack(const char *path, const wt_uparams *params, const fl
 {
     const char *shown = strcmp(path, "-") == 0 ? "(stdout)" : path;
     if (!bands || meta->transform != params->transform || meta->levels != params->levels ||
-        (int)meta->color != meta->channels || (meta->bit_depth != 8 && meta->bit_depth != 16) ||
+        (int)meta->color != meta->channels ||
+        (meta->bit_depth != 8 && meta->bit_depth != 16 && meta->bit_depth != WT_DEPTH_F32) ||
         wt_uparams_check(params, meta->height, meta->width) != WT_OK)
         return wt_error_set(WT_ERR_INVALID, "%s: coefficients do not match their description",
                             shown);

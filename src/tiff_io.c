@@ -1,13 +1,18 @@
-/* TIFF through libtiff: the first page of 1/8/16-bit unsigned gray, gray+alpha,
- * RGB, RGBA and palette images, in strips or tiles, contiguous or planar, with
- * any compression libtiff decodes; written as deflate-compressed strips of the
- * image's own type (BigTIFF past 4 GB).
+/* TIFF through libtiff: the first page of gray, gray+alpha, RGB, RGBA and
+ * palette images and any number of extra channels (ExtraSamples; up to
+ * WT_MAX_CHANNELS, each an independent plane), of 1/8/16/32-bit unsigned,
+ * 8/16/32-bit signed and 32/64-bit float samples (SampleFormat 1/2/3), in
+ * strips or tiles, contiguous or planar, with any compression libtiff
+ * decodes. 1/8/16-bit unsigned samples are held exactly (1-bit as 0/255);
+ * the other types as float32 with their type remembered. Written as
+ * deflate-compressed strips of the image's stored type (BigTIFF past 4 GB).
  *
  * The file is hostile: libtiff works on the bytes in memory (no file access of
  * its own), its single allocations are capped from --max-pixels, dimensions go
  * through the limits of every image read before the image is allocated, and its
  * messages are collected per file (never printed). */
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <tiffio.h>
@@ -145,6 +150,7 @@ typedef struct tiff_layout {
     uint32_t width, height;
     uint16_t spp, bps, format, photometric, planar;
     int channels, bit_depth; /* of the decoded image */
+    wt_sample_type type;     /* of the stored samples (1-bit: uint 8) */
     uint16_t *palette[3];    /* Palette: the colour map */
 } tiff_layout;
 
@@ -159,35 +165,56 @@ static wt_status unsupported(const tiff_memory *m, const char *what)
     return wt_error_set(WT_ERR_UNSUPPORTED, "%s: unsupported TIFF (%s)", m->name, what);
 }
 
-/* The sample layouts this reader maps onto 1-4 channels of 8 or 16 bits. */
+/* SampleFormat and BitsPerSample: uint 1/8/16/32, int 8/16/32, float 32/64. */
+static wt_status check_sample_type(const tiff_memory *m, tiff_layout *t)
+{
+    char what[96];
+    if (t->format == SAMPLEFORMAT_VOID) /* "undefined": read as unsigned, as libtiff does */
+        t->format = SAMPLEFORMAT_UINT;
+    if (t->format != SAMPLEFORMAT_UINT && t->format != SAMPLEFORMAT_INT &&
+        t->format != SAMPLEFORMAT_IEEEFP) {
+        snprintf(what, sizeof what, "complex samples (SampleFormat %u)", t->format);
+        return unsupported(m, what);
+    }
+    t->type.kind = t->format == SAMPLEFORMAT_UINT  ? WT_SAMPLE_UINT
+                   : t->format == SAMPLEFORMAT_INT ? WT_SAMPLE_INT
+                                                   : WT_SAMPLE_FLOAT;
+    t->type.bits = t->bps == 1 && t->format == SAMPLEFORMAT_UINT ? 8 : t->bps;
+    if (!wt_sample_type_known(t->type)) {
+        snprintf(what, sizeof what, "%u-bit %s samples; uint 1/8/16/32, int 8/16/32 and "
+                 "float 32/64 are read",
+                 t->bps, t->format == SAMPLEFORMAT_UINT ? "unsigned"
+                         : t->format == SAMPLEFORMAT_INT ? "signed" : "floating-point");
+        return unsupported(m, what);
+    }
+    return WT_OK;
+}
+
+/* The sample layouts this reader maps onto 1-WT_MAX_CHANNELS planes. */
 static wt_status check_samples(const tiff_memory *m, tiff_layout *t)
 {
     char what[96];
-    if (t->format != SAMPLEFORMAT_UINT) {
-        snprintf(what, sizeof what, "%s samples",
-                 t->format == SAMPLEFORMAT_IEEEFP ? "floating-point" : "signed or complex");
-        return unsupported(m, what);
-    }
-    if (t->bps != 1 && t->bps != 8 && t->bps != 16) {
-        snprintf(what, sizeof what, "%u bits per sample", t->bps);
-        return unsupported(m, what);
-    }
-    if (t->spp < 1 || t->spp > 4) {
-        snprintf(what, sizeof what, "%u samples per pixel; 1 to 4 are read", t->spp);
+    wt_status st = check_sample_type(m, t);
+    if (st != WT_OK)
+        return st;
+    if (t->spp < 1 || t->spp > WT_MAX_CHANNELS) {
+        snprintf(what, sizeof what, "%u samples per pixel; 1 to %d are read", t->spp,
+                 WT_MAX_CHANNELS);
         return unsupported(m, what);
     }
     switch (t->photometric) {
     case PHOTOMETRIC_MINISBLACK:
+        break;
     case PHOTOMETRIC_MINISWHITE:
-        if (t->spp > 2)
-            return unsupported(m, "gray with more than one extra sample");
+        if (t->format != SAMPLEFORMAT_UINT)
+            return unsupported(m, "MinIsWhite with signed or floating-point samples");
         break;
     case PHOTOMETRIC_RGB:
         if (t->spp < 3 || t->bps == 1)
-            return unsupported(m, "RGB without 3 samples of 8 or 16 bits");
+            return unsupported(m, "RGB without 3 samples of 8 bits or more");
         break;
     case PHOTOMETRIC_PALETTE:
-        if (t->spp != 1 || t->bps != 8)
+        if (t->spp != 1 || t->bps != 8 || t->format != SAMPLEFORMAT_UINT)
             return unsupported(m, "palette other than 8-bit indices");
         break;
     default:
@@ -196,7 +223,7 @@ static wt_status check_samples(const tiff_memory *m, tiff_layout *t)
         return unsupported(m, what);
     }
     t->channels = t->photometric == PHOTOMETRIC_PALETTE ? 3 : t->spp;
-    t->bit_depth = t->bps == 16 ? 16 : 8;
+    t->bit_depth = wt_sample_type_depth(t->type);
     return WT_OK;
 }
 
@@ -222,17 +249,19 @@ static wt_status read_layout(TIFF *tif, const tiff_memory *m, uint64_t max_pixel
     return st;
 }
 
-/* Sample @p i of a row of @p bps-bit samples. */
-static unsigned sample_at(const uint8_t *row, uint16_t bps, uint64_t i)
+/* Sample @p i of a row of samples in host order (libtiff swaps them). */
+static double sample_at(const tiff_layout *t, const uint8_t *row, uint64_t i)
 {
-    if (bps == 16) {
+    if (t->bps == 16 && t->format == SAMPLEFORMAT_UINT) {
         uint16_t v;
         memcpy(&v, row + 2 * i, 2);
         return v;
     }
-    if (bps == 1)
+    if (t->bps == 8 && t->format == SAMPLEFORMAT_UINT)
+        return row[i];
+    if (t->bps == 1)
         return (row[i / 8] >> (7 - i % 8)) & 1 ? 255 : 0;
-    return row[i];
+    return wt_sample_load(row + i * (t->bps / 8), t->type, 0);
 }
 
 /* One decoded block (a strip or tile: @p rows x @p cols of samples, plane
@@ -244,26 +273,24 @@ static void place_block(const tiff_layout *t, const uint8_t *block, size_t row_b
     int per_pixel = plane < 0 ? t->spp : 1;
     uint32_t h = y0 + rows > t->height ? t->height - y0 : rows;
     uint32_t w = x0 + cols > t->width ? t->width - x0 : cols;
-    unsigned invert = t->photometric == PHOTOMETRIC_MINISWHITE ? (1u << t->bit_depth) - 1 : 0;
+    double invert = t->photometric == PHOTOMETRIC_MINISWHITE ? ldexp(1.0, t->bit_depth) - 1 : 0;
     for (uint32_t y = 0; y < h; y++) {
         const uint8_t *src = block + (size_t)y * row_bytes;
         size_t out = ((size_t)(y0 + y) * t->width + x0) * (size_t)t->channels;
         for (uint32_t x = 0; x < w; x++)
             for (int s = 0; s < per_pixel; s++) {
-                unsigned v = sample_at(src, t->bps, (uint64_t)x * per_pixel + s);
+                double v = sample_at(t, src, (uint64_t)x * per_pixel + s);
                 int c = plane < 0 ? s : plane;
                 size_t at = out + (size_t)x * t->channels;
                 if (t->photometric == PHOTOMETRIC_PALETTE) {
                     for (int k = 0; k < 3; k++)
-                        ((uint8_t *)img->pixels)[at + k] = (uint8_t)(t->palette[k][v] >> 8);
+                        ((uint8_t *)img->pixels)[at + k] =
+                            (uint8_t)(t->palette[k][(unsigned)v] >> 8);
                     continue;
                 }
-                if (invert && c == 0) /* MinIsWhite: 0 is white */
+                if (invert > 0 && c == 0) /* MinIsWhite: 0 is white */
                     v = invert - v;
-                if (t->bit_depth == 16)
-                    ((uint16_t *)img->pixels)[at + c] = (uint16_t)v;
-                else
-                    ((uint8_t *)img->pixels)[at + c] = (uint8_t)v;
+                wt_image_set_sample(img, at + (size_t)c, v);
             }
     }
 }
@@ -291,7 +318,8 @@ static wt_status read_blocks(TIFF *tif, const tiff_memory *m, const tiff_layout 
     if ((uint64_t)row_bytes * bh > (uint64_t)block_size)
         return corrupt_tiff(m);
     /* a tile may overhang the image, not dwarf it: hostile tile sizes are not allocated */
-    if ((uint64_t)block_size > wt_image_bytes(img) + BLOCK_SLACK)
+    uint64_t stored = (uint64_t)t->width * t->height * t->spp * (t->bps > 8 ? t->bps / 8 : 1);
+    if ((uint64_t)block_size > stored + BLOCK_SLACK)
         return wt_error_set(WT_ERR_LIMIT, "%s: TIFF %s of %ux%u is too large for a %ux%u image",
                             m->name, tiled ? "tile" : "strip", bw, bh, t->width, t->height);
     uint8_t *block = _TIFFmalloc(block_size);
@@ -352,6 +380,8 @@ wt_status wt_tiff_decode(const void *data, size_t size, const char *name,
         st = wt_image_alloc(img, t.width, t.height, t.channels, t.bit_depth);
     if (st == WT_OK) {
         img->color = (wt_color)t.channels;
+        if (img->bit_depth == WT_DEPTH_F32)
+            img->stored = t.type;
         st = read_blocks(tif, &m, &t, img);
     }
     TIFFClose(tif);
@@ -362,34 +392,63 @@ wt_status wt_tiff_decode(const void *data, size_t size, const char *name,
 
 /* ---- encoding --------------------------------------------------------------- */
 
-static int write_tags(TIFF *tif, const wt_image *img)
+/* ExtraSamples of @p channels: 2 and 4 end in an alpha, more than 4 are RGB
+ * and unspecified extra channels (independent planes). */
+static int write_extra_samples(TIFF *tif, int channels)
 {
-    uint16_t alpha = EXTRASAMPLE_UNASSALPHA;
+    uint16_t extra[WT_MAX_CHANNELS];
+    int n = channels >= 3 ? channels - 3 : channels - 1;
+    for (int i = 0; i < n; i++)
+        extra[i] = channels == 2 || channels == 4 ? EXTRASAMPLE_UNASSALPHA
+                                                  : EXTRASAMPLE_UNSPECIFIED;
+    return n <= 0 || TIFFSetField(tif, TIFFTAG_EXTRASAMPLES, (uint16_t)n, extra);
+}
+
+static int write_tags(TIFF *tif, const wt_image *img, wt_sample_type t)
+{
+    static const uint16_t formats[] = {SAMPLEFORMAT_UINT, SAMPLEFORMAT_INT, SAMPLEFORMAT_IEEEFP};
     int ok = TIFFSetField(tif, TIFFTAG_IMAGEWIDTH, img->width) &&
              TIFFSetField(tif, TIFFTAG_IMAGELENGTH, img->height) &&
              TIFFSetField(tif, TIFFTAG_SAMPLESPERPIXEL, (uint16_t)img->channels) &&
-             TIFFSetField(tif, TIFFTAG_BITSPERSAMPLE, (uint16_t)img->bit_depth) &&
-             TIFFSetField(tif, TIFFTAG_SAMPLEFORMAT, SAMPLEFORMAT_UINT) &&
+             TIFFSetField(tif, TIFFTAG_BITSPERSAMPLE, (uint16_t)t.bits) &&
+             TIFFSetField(tif, TIFFTAG_SAMPLEFORMAT, formats[t.kind]) &&
              TIFFSetField(tif, TIFFTAG_PLANARCONFIG, PLANARCONFIG_CONTIG) &&
              TIFFSetField(tif, TIFFTAG_PHOTOMETRIC,
                           img->channels >= 3 ? PHOTOMETRIC_RGB : PHOTOMETRIC_MINISBLACK) &&
              TIFFSetField(tif, TIFFTAG_COMPRESSION, COMPRESSION_ADOBE_DEFLATE) &&
-             TIFFSetField(tif, TIFFTAG_PREDICTOR, PREDICTOR_HORIZONTAL) &&
+             /* floats unpredicted: readers without the floating-point predictor
+                (tifffile without imagecodecs) read them */
+             TIFFSetField(tif, TIFFTAG_PREDICTOR, t.kind == WT_SAMPLE_FLOAT
+                                                      ? PREDICTOR_NONE
+                                                      : PREDICTOR_HORIZONTAL) &&
              TIFFSetField(tif, TIFFTAG_ROWSPERSTRIP, TIFFDefaultStripSize(tif, 0));
-    if (ok && (img->channels == 2 || img->channels == 4))
-        ok = TIFFSetField(tif, TIFFTAG_EXTRASAMPLES, 1, &alpha);
-    return ok;
+    return ok && write_extra_samples(tif, img->channels);
+}
+
+/* Row @p y of @p img as samples of @p t (host order) into @p row. */
+static void convert_row(const wt_image *img, wt_sample_type t, uint32_t y, uint8_t *row)
+{
+    size_t per_row = (size_t)img->width * (size_t)img->channels, item = (size_t)t.bits / 8;
+    for (size_t i = 0; i < per_row; i++)
+        wt_sample_store(row + i * item, t, 0,
+                        wt_sample_clamp(t, wt_image_sample(img, (size_t)y * per_row + i)));
 }
 
 static wt_status encode_rows(TIFF *tif, tiff_memory *m, const wt_image *img)
 {
-    size_t stride = (size_t)img->width * (size_t)img->channels * (size_t)(img->bit_depth / 8);
-    uint8_t *row = malloc(stride); /* libtiff's predictor changes the row it is given */
+    wt_sample_type t = wt_image_stored(img);
+    int as_held = wt_sample_type_depth(t) == img->bit_depth && img->bit_depth != WT_DEPTH_F32;
+    size_t stride = (size_t)img->width * (size_t)img->channels * (size_t)(t.bits / 8);
+    size_t held = (size_t)img->width * (size_t)img->channels * (size_t)(img->bit_depth / 8);
+    uint8_t *row = malloc(stride ? stride : 1); /* libtiff's predictor changes the row it is given */
     if (!row)
         return wt_error_set(WT_ERR_NOMEM, "%s: out of memory", m->name);
-    wt_status st = write_tags(tif, img) ? WT_OK : corrupt_tiff(m);
+    wt_status st = write_tags(tif, img, t) ? WT_OK : corrupt_tiff(m);
     for (uint32_t y = 0; y < img->height && st == WT_OK; y++) {
-        memcpy(row, (const uint8_t *)img->pixels + (size_t)y * stride, stride);
+        if (as_held)
+            memcpy(row, (const uint8_t *)img->pixels + (size_t)y * held, stride);
+        else
+            convert_row(img, t, y, row);
         if (TIFFWriteScanline(tif, row, y, 0) < 0)
             st = wt_error_set(WT_ERR_IO, "%s: cannot write TIFF (%s)", m->name,
                               m->error[0] ? m->error : "write failed");
@@ -402,12 +461,15 @@ wt_status wt_tiff_encode(FILE *fp, const char *name, const wt_image *img,
                          const wt_save_options *opt)
 {
     (void)opt;
-    if (img->channels < 1 || img->channels > 4 || (img->bit_depth != 8 && img->bit_depth != 16))
+    wt_sample_type t = wt_image_stored(img);
+    if (img->channels < 1 || img->channels > WT_MAX_CHANNELS || !wt_sample_type_known(t) ||
+        (img->bit_depth != 8 && img->bit_depth != 16 && img->bit_depth != WT_DEPTH_F32))
         return wt_error_set(WT_ERR_INVALID, "%s: cannot write %d channels of %d bits as TIFF",
                             name, img->channels, img->bit_depth);
     tiff_memory m = {.name = name, .writable = 1};
     /* classic TIFF offsets are 32-bit: BigTIFF when the samples alone come near */
-    int big = wt_image_bytes(img) > ((uint64_t)3 << 30);
+    uint64_t bytes = (uint64_t)img->width * img->height * (uint64_t)img->channels * (t.bits / 8);
+    int big = bytes > ((uint64_t)3 << 30);
     TIFF *tif = open_memory(&m, big ? "w8" : "w", TIFF_MIN_ALLOC);
     wt_status st = tif ? encode_rows(tif, &m, img)
                        : wt_error_set(WT_ERR_NOMEM, "%s: cannot start a TIFF", name);
@@ -434,7 +496,7 @@ static int is_tiff(const uint8_t *data, size_t size)
 static const char *const tiff_extensions[] = {"tif", "tiff", NULL};
 
 const wt_codec wt_codec_tiff = {
-    {"TIFF", tiff_extensions, WT_HOLDS_IMAGE, 1u << 8 | 1u << 16, 4, 0},
+    {"TIFF", tiff_extensions, WT_HOLDS_IMAGE, 1u << 8 | 1u << 16, WT_MAX_CHANNELS, 1},
     is_tiff, 8, wt_tiff_decode, wt_tiff_encode,
 };
 
@@ -576,6 +638,8 @@ wt_status wt_tiff_pages_open(int fd, uint64_t size, const char *name, const wt_l
     layout->channels = t->first.channels;
     layout->bit_depth = t->first.bit_depth;
     layout->color = (wt_color)t->first.channels;
+    if (layout->bit_depth == WT_DEPTH_F32)
+        layout->stored = t->first.type;
     *count = t->count;
     *out = t;
     return WT_OK;
@@ -598,6 +662,8 @@ wt_status wt_tiff_pages_read(wt_tiff_pages *t, size_t k, const wt_load_options *
         st = wt_image_alloc(img, l.width, l.height, l.channels, l.bit_depth);
     if (st == WT_OK) {
         img->color = (wt_color)l.channels;
+        if (img->bit_depth == WT_DEPTH_F32)
+            img->stored = l.type;
         st = read_blocks(t->tif, &t->m, &l, img);
     }
     if (st != WT_OK) {
@@ -697,7 +763,9 @@ wt_status wt_tiff_page_writer_open(int fd, const char *name, uint64_t total_byte
 
 wt_status wt_tiff_page_writer_add(wt_tiff_page_writer *w, const wt_image *img)
 {
-    if (img->channels < 1 || img->channels > 4 || (img->bit_depth != 8 && img->bit_depth != 16))
+    wt_sample_type t = wt_image_stored(img);
+    if (img->channels < 1 || img->channels > WT_MAX_CHANNELS || !wt_sample_type_known(t) ||
+        (img->bit_depth != 8 && img->bit_depth != 16 && img->bit_depth != WT_DEPTH_F32))
         return wt_error_set(WT_ERR_INVALID, "%s: cannot write %d channels of %d bits as TIFF",
                             w->m.name, img->channels, img->bit_depth);
     wt_status st = encode_rows(w->tif, &w->m, img);

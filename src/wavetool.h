@@ -226,26 +226,71 @@ typedef enum wt_color {
     WT_COLOR_RGBA = 4,
 } wt_color;
 
-/** A decoded image: interleaved samples, 8-bit (uint8_t) or 16-bit (uint16_t,
- *  native byte order), channels = (int)color. */
+/** wt_image.bit_depth of float32 samples. */
+#define WT_DEPTH_F32 32
+/** Channels (planes) of an image, at most: TIFF extra samples beyond RGBA
+ *  and (H, W, C) arrays are independent planes. */
+#define WT_MAX_CHANNELS 64
+
+/** How a file stores its samples (TIFF's SampleFormat). */
+typedef enum wt_sample_kind {
+    WT_SAMPLE_UINT = 0,  /**< unsigned integers */
+    WT_SAMPLE_INT = 1,   /**< signed (two's complement) integers */
+    WT_SAMPLE_FLOAT = 2, /**< IEEE floating point */
+} wt_sample_kind;
+
+/** A stored sample type: uint 8/16/32, int 8/16/32, float 32/64. {0, 0}: the
+ *  natural type of the image's bit_depth (uint8, uint16, float32). */
+typedef struct wt_sample_type {
+    wt_sample_kind kind;
+    int bits;
+} wt_sample_type;
+
+/** A decoded image: interleaved samples, channels = (int)color (more than 4:
+ *  independent planes). Samples are 8-bit (uint8_t), 16-bit (uint16_t) or, with
+ *  bit_depth WT_DEPTH_F32, float32, all in native byte order. 8/16-bit unsigned
+ *  files keep their exact integer path; every other stored type (signed 8/16,
+ *  32-bit integers, float32, float64: precision beyond float32 is lost) is held
+ *  as float32 in its own units, and @p stored remembers the file's type so that
+ *  writers write it back ("the input's type unless told otherwise"). */
 typedef struct wt_image {
     uint32_t width, height;
-    int channels;
-    int bit_depth; /**< 8 or 16 */
+    int channels;  /**< 1 .. WT_MAX_CHANNELS */
+    int bit_depth; /**< 8, 16 or WT_DEPTH_F32 */
     wt_color color;
     void *pixels;
+    wt_sample_type stored; /**< the type to write; {0, 0}: that of bit_depth */
 } wt_image;
 
-/** Allocate an image (pixels zeroed). WT_ERR_LIMIT when the size overflows. */
+/** Allocate an image (pixels zeroed): 1 .. WT_MAX_CHANNELS channels of 8, 16 or
+ *  WT_DEPTH_F32 bits; stored {0, 0}. WT_ERR_LIMIT when the size overflows. */
 wt_status wt_image_alloc(wt_image *img, uint32_t width, uint32_t height, int channels,
                          int bit_depth);
 void wt_image_free(wt_image *img);
 /** Bytes of the pixel buffer (overflow-checked; 0 on overflow). */
 size_t wt_image_bytes(const wt_image *img);
 
+/** The type @p img is written as: img->stored, or that of its bit_depth. */
+wt_sample_type wt_image_stored(const wt_image *img);
+/** "uint8", "int16", "float32", ... into @p buf (cut to @p size); returns @p buf. */
+const char *wt_sample_type_name(wt_sample_type type, char *buf, size_t size);
+/** 1 for uint8 and uint16 (the exact integer path). */
+int wt_sample_type_is_exact(wt_sample_type type);
+/** The depth an image of @p type is held at: 8, 16 or WT_DEPTH_F32. */
+int wt_sample_type_depth(wt_sample_type type);
+/** @p v rounded to nearest and clamped to @p type's range (NaN: 0); float types:
+ *  @p v as it is. */
+double wt_sample_clamp(wt_sample_type type, double v);
+/** A copy of @p src held for @p type (wt_sample_type_depth), samples converted
+ *  in sample units (no rescaling): to uint8/uint16 rounded and clamped, to any
+ *  other type as float32 (rounded and clamped for integer types). */
+wt_status wt_image_convert(const wt_image *src, wt_sample_type type, wt_image *dst);
+
 /** Planar float copy of the samples: C × h × w. */
 wt_status wt_image_to_planes(const wt_image *img, float *planes);
-/** Round, clamp and interleave planes into @p img (already allocated). */
+/** Interleave planes into @p img (already allocated): 8/16-bit rounded and
+ *  clamped; float32 copied, rounded and clamped to img->stored when that is an
+ *  integer type. */
 void wt_image_from_planes(wt_image *img, const float *planes);
 
 /* ------------------------------------------------------------------------ */
@@ -331,9 +376,15 @@ typedef struct wt_save_options {
     int jpeg_quality; /**< 1-100; 0 = default 90 */
 } wt_save_options;
 
+/** WT_ERR_UNSUPPORTED, naming @p name, when image format @p format cannot hold
+ *  samples of @p type (PNG, JPEG: uint8/16 only) or @p channels channels. */
+wt_status wt_image_check_holds(wt_file_format format, const char *name, wt_sample_type type,
+                               int channels);
 /** Encode by the path's extension; written through wt_outfile (atomic). "-" = stdout
  *  (format then from @p fallback). JPEG of 16-bit images is refused (WT_ERR_UNSUPPORTED);
- *  JPEG drops alpha. */
+ *  JPEG drops alpha. The image's stored type is written (wt_image_stored; float32
+ *  held, uint8/16 stored: converted first); formats that cannot hold it refuse
+ *  (wt_image_check_holds) before any file exists. */
 wt_status wt_image_save(const char *path, const wt_image *img, const wt_save_options *opt,
                         wt_file_format fallback);
 
@@ -345,7 +396,7 @@ wt_status wt_image_save(const char *path, const wt_image *img, const wt_save_opt
 
 /** How a 3-D .npy is read (wt_load_options.stack). */
 typedef enum wt_stack_layout {
-    WT_STACK_AUTO = 0, /**< (H, W) gray, (H, W, C) with C <= 4 colour: one page */
+    WT_STACK_AUTO = 0, /**< (H, W) gray, (H, W, C) with C <= WT_MAX_CHANNELS channels: one page */
     WT_STACK_FIRST,    /**< (N, H, W): N gray pages */
     WT_STACK_LAST,     /**< (H, W, N): N gray pages */
 } wt_stack_layout;
@@ -458,8 +509,10 @@ typedef struct wt_npz_meta {
     int levels;
     uint32_t width, height;
     int channels;
-    int bit_depth;
+    int bit_depth;     /**< 8, 16 or WT_DEPTH_F32 */
     wt_color color;
+    wt_sample_type stored; /**< bit_depth WT_DEPTH_F32: the image's stored type (meta
+                                key "samples"); {0, 0} float32 */
     /* Undecimated transforms (zero: the DWT); written as meta keys
      * "transform", "start_level", "norm", "all_approx", "border". */
     wt_transform transform;
@@ -579,12 +632,12 @@ int wt_mosaic_style_is_plain(const wt_mosaic_style *s);
 wt_status wt_mosaic_render_style(const wt_pyramid *pyr, const wt_mosaic_style *style,
                                  int bit_depth, wt_image *out);
 
-/** Per-channel MSE and PSNR, and the PSNR of the mean MSE (peak 2^bitdepth - 1);
- *  INFINITY for identical images. WT_ERR_INVALID (naming both files) when size,
+/** Per-channel MSE and PSNR, and the PSNR of the mean MSE (peak 2^bitdepth - 1;
+ *  float32-held images: max - min of @p a); INFINITY for identical images. WT_ERR_INVALID (naming both files) when size,
  *  channels or bit depth differ. */
 typedef struct wt_quality {
     int channels;
-    double mse[4], psnr[4];
+    double mse[WT_MAX_CHANNELS], psnr[WT_MAX_CHANNELS];
     double mse_mean, psnr_mean;
 } wt_quality;
 

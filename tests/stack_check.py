@@ -122,8 +122,28 @@ def npy_stacks(d):
               all(l["psnr"] == "inf" for l in lines), f".npy {name}: JSON page per line ({err.strip()})")
         check(np.array_equal(np.load(os.path.join(d, f"{name}_rt.npy")), pages),
               f".npy {name}: pages read in the stated layout, written (N, H, W)")
-    rc, _, err = run("roundtrip", os.path.join(d, "first.npy"))
-    check(rc == 1 and "--stack first|last" in err, ".npy (N, H, W) without --stack: refused with the hint")
+    np.save(os.path.join(d, "wide.npy"), rand((3, 10, 70), np.uint8))
+    rc, _, err = run("roundtrip", os.path.join(d, "wide.npy"))
+    check(rc == 1 and "--stack first|last" in err,
+          ".npy (N, H, W) with W > 64 without --stack: refused with the hint")
+
+
+def sample_types(d):
+    """Stacks of the other sample types: float32 and int16 pages keep their type."""
+    f32 = (rng.random((3, 21, 18)) * 1000 - 500).astype(np.float32)
+    i16 = rng.integers(-32768, 32768, (3, 21, 18)).astype(np.int16)
+    for name, pages in (("float32", f32), ("int16", i16)):
+        src = os.path.join(d, f"{name}.tif")
+        tifffile.imwrite(src, pages, photometric="minisblack")
+        rc, _, err = run("roundtrip", src, "-o", os.path.join(d, f"{name}_rt.tif"))
+        got = tifffile.imread(os.path.join(d, f"{name}_rt.tif")) if rc == 0 else None
+        close = got is not None and got.dtype == pages.dtype and np.allclose(
+            got, pages, rtol=1e-6, atol=1e-6 * np.abs(pages).max())
+        check(close, f"{name} TIFF stack: roundtrip keeps type and values ({err.strip()})")
+        rc, _, err = run("decompose", "-w", "db2", "-l", 2, src, os.path.join(d, f"{name}.npz"))
+        z = np.load(os.path.join(d, f"{name}.npz")) if rc == 0 else None
+        err_rel = coefficients_match(z, pages, "db2", 2) if z is not None else 1.0
+        check(err_rel <= 1e-5, f"{name} TIFF stack: every page = pywt.wavedec2 ({err_rel:.2e})")
 
 
 def pages_as_images(d):
@@ -221,6 +241,7 @@ def bounded_memory(d):
 with tempfile.TemporaryDirectory() as d:
     tiff_stacks(d)
     npy_stacks(d)
+    sample_types(d)
     pages_as_images(d)
     refusals(d)
     bounded_memory(d)
