@@ -1509,8 +1509,8 @@ static wt_status load_file(const char *path, const wt_load_options *opt, wt_pyra
                                  max_pixels);
     if (st == WT_OK && meta->pages)
         st = wt_error_set(WT_ERR_UNSUPPORTED,
-                          "%s: coefficients of a stack of %llu pages (read page by page: "
-                          "wt_npz_stack_reader_open)",
+                          "%s: coefficients of a stack of %llu pages: read page by page, "
+                          "from a file (not a pipe)",
                           r.name, (unsigned long long)meta->pages);
     int undecimated = st == WT_OK && meta->transform != WT_TRANSFORM_DWT;
     if (undecimated && !stack)
