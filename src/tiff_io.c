@@ -645,12 +645,24 @@ wt_status wt_tiff_pages_open(int fd, uint64_t size, const char *name, const wt_l
     return WT_OK;
 }
 
+/* Make page @p k current: the next directory when pages are read in order
+ * (TIFFSetDirectory walks the chain from the first: quadratic over a stack). */
+static int go_to_page(wt_tiff_pages *t, size_t k)
+{
+    tdir_t current = TIFFCurrentDirectory(t->tif);
+    if ((size_t)current == k)
+        return 1;
+    if ((size_t)current + 1 == k)
+        return TIFFReadDirectory(t->tif);
+    return TIFFSetDirectory(t->tif, (tdir_t)k);
+}
+
 wt_status wt_tiff_pages_read(wt_tiff_pages *t, size_t k, const wt_load_options *opt,
                              wt_image *img)
 {
     memset(img, 0, sizeof *img);
     t->m.error[0] = '\0';
-    if (k >= t->count || !TIFFSetDirectory(t->tif, (tdir_t)k))
+    if (k >= t->count || !go_to_page(t, k))
         return page_error(t, k, corrupt_tiff(&t->m));
     tiff_layout l;
     wt_status st = read_layout(t->tif, &t->m, t->max_pixels, &l);
