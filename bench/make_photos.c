@@ -12,16 +12,15 @@
  * memory and encoded in place. */
 #include <errno.h>
 #include <math.h>
-#include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "wavetool.h"
+#include "wavetool_hooks.h" /* wt_parallel_for, wt_cpu_count, wt_seconds */
 
 #define MAX_SHAPES 24
 #define MAX_THREADS 256
@@ -280,41 +279,22 @@ static void render_rows(const scene *sc, wt_image *img, uint32_t y0, uint32_t y1
 
 /* ---- threads ---------------------------------------------------------------- */
 
-typedef struct band_job {
+typedef struct render_job {
     const scene *sc;
     wt_image *img;
-    uint32_t y0, y1;
-} band_job;
+} render_job;
 
-static void *render_band(void *arg)
+static void render_range(void *ctx, size_t begin, size_t end)
 {
-    band_job *j = arg;
-    render_rows(j->sc, j->img, j->y0, j->y1);
-    return NULL;
+    render_job *j = ctx;
+    render_rows(j->sc, j->img, (uint32_t)begin, (uint32_t)end);
 }
 
 /* Render one image with @p threads threads sharing its rows. */
 static void render_image(const scene *sc, wt_image *img, int threads)
 {
-    band_job jobs[MAX_THREADS];
-    pthread_t tids[MAX_THREADS];
-    int started[MAX_THREADS] = {0};
-    if ((uint32_t)threads > img->height)
-        threads = (int)img->height;
-    threads = threads < 1 ? 1 : threads;
-    for (int t = 0; t < threads; t++) {
-        jobs[t] = (band_job){sc, img, (uint32_t)((uint64_t)img->height * t / threads),
-                             (uint32_t)((uint64_t)img->height * (t + 1) / threads)};
-        if (t > 0 && pthread_create(&tids[t], NULL, render_band, &jobs[t]) == 0)
-            started[t] = 1;
-    }
-    render_band(&jobs[0]);
-    for (int t = 1; t < threads; t++) {
-        if (started[t])
-            pthread_join(tids[t], NULL);
-        else
-            render_band(&jobs[t]);
-    }
+    render_job job = {sc, img};
+    wt_parallel_for(threads, img->height, render_range, &job);
 }
 
 typedef struct run_state {
@@ -359,16 +339,18 @@ static int make_one(run_state *rs, long index)
     return 0;
 }
 
-static void *image_worker(void *arg)
+/* Each of wt_parallel_for's workers makes images until none are left. */
+static void image_workers(void *arg, size_t begin, size_t end)
 {
     run_state *rs = arg;
-    for (;;) {
-        long i = atomic_fetch_add(&rs->next, 1);
-        if (i >= rs->o->count || atomic_load(&rs->failed))
-            return NULL;
-        if (make_one(rs, i) != 0)
-            atomic_store(&rs->failed, 1);
-    }
+    for (size_t w = begin; w < end; w++)
+        for (;;) {
+            long i = atomic_fetch_add(&rs->next, 1);
+            if (i >= rs->o->count || atomic_load(&rs->failed))
+                break;
+            if (make_one(rs, i) != 0)
+                atomic_store(&rs->failed, 1);
+        }
 }
 
 /* ---- command line -------------------------------------------------------- */
@@ -407,12 +389,6 @@ static int parse_size(const char *s, uint32_t *w, uint32_t *h)
     *w = (uint32_t)a;
     *h = (uint32_t)b;
     return 0;
-}
-
-static int cpu_count(void)
-{
-    long n = sysconf(_SC_NPROCESSORS_ONLN);
-    return n < 1 ? 1 : (n > MAX_THREADS ? MAX_THREADS : (int)n);
 }
 
 /* Options take their value as the next argument or after '='. */
@@ -503,15 +479,8 @@ static int parse_args(int argc, char **argv, options *o)
     if (o->depth == 16 && !o->png)
         return usage_error("%s--depth 16 needs --format png", "");
     if (!o->jobs)
-        o->jobs = cpu_count();
+        o->jobs = wt_cpu_count();
     return 0;
-}
-
-static double seconds(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
 int main(int argc, char **argv)
@@ -524,22 +493,15 @@ int main(int argc, char **argv)
         fprintf(stderr, "make-photos: %s: %s\n", o.dir, strerror(errno));
         return 1;
     }
-    double t0 = seconds();
+    double t0 = wt_seconds();
     /* enough images: one per thread; otherwise the threads share each image's rows */
     int workers = o.count >= o.jobs ? o.jobs : 1;
     run_state rs = {.o = &o, .threads_per_image = o.count >= o.jobs ? 1 : o.jobs};
-    pthread_t tids[MAX_THREADS];
-    int started[MAX_THREADS] = {0};
-    for (int t = 1; t < workers; t++)
-        started[t] = pthread_create(&tids[t], NULL, image_worker, &rs) == 0;
-    image_worker(&rs);
-    for (int t = 1; t < workers; t++)
-        if (started[t])
-            pthread_join(tids[t], NULL);
+    wt_parallel_for(workers, (size_t)workers, image_workers, &rs);
     if (atomic_load(&rs.failed))
         return 1;
     if (!o.quiet) {
-        double dt = seconds() - t0;
+        double dt = wt_seconds() - t0;
         fprintf(stderr, "make-photos: %ld %s image%s of %ux%u (%d-bit %s) in %s/ in %.1f s, %.1f MB\n",
                 o.count, o.png ? "PNG" : "JPEG", o.count > 1 ? "s" : "", o.width, o.height,
                 o.depth, o.channels == 1 ? "gray" : "RGB", o.dir, dt,

@@ -14,11 +14,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <zlib.h>
 
 #include "image_codec.h" /* wt_png_encode: wavetool's own settings */
 #include "wavetool.h"
+#include "wavetool_hooks.h" /* wt_seconds */
 
 typedef struct buffer {
     unsigned char *data;
@@ -52,13 +52,6 @@ typedef struct setting {
     int strategy;
     const char *strategy_name;
 } setting;
-
-static double seconds(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 /* Encode @p img into @p out; returns 0 on success. */
 static int encode(const wt_image *img, const setting *s, png_bytep *rows, buffer *out)
@@ -115,12 +108,12 @@ static int prepare(const char *path, int depth, int repeat, int source, wt_engin
     in->decode_s = 1e30;
     for (int r = 0; r < repeat; r++) {
         wt_image_free(&img);
-        double t0 = seconds();
+        double t0 = wt_seconds();
         if (wt_image_load(path, &lo, &img) != WT_OK) {
             fprintf(stderr, "png-settings: %s\n", wt_error_message());
             return -1;
         }
-        double dt = seconds() - t0;
+        double dt = wt_seconds() - t0;
         in->decode_s = dt < in->decode_s ? dt : in->decode_s;
     }
     wt_params p = {wt_wavelet_find("haar"), WT_MODE_SYMMETRIC, WT_METHOD_AUTO, 3};
@@ -234,10 +227,10 @@ int main(int argc, char **argv)
                 for (int i = 0; i < n; i++) {
                     double best = 1e30;
                     for (int r = 0; r < repeat; r++) {
-                        double t0 = seconds();
+                        double t0 = wt_seconds();
                         if (encode(&in[i].mosaic, &s, in[i].rows, &out) != 0)
                             return 1;
-                        double dt = seconds() - t0;
+                        double dt = wt_seconds() - t0;
                         best = dt < best ? dt : best;
                     }
                     total += best;

@@ -3,6 +3,7 @@
 
 #include "options.h"
 #include "wavetool.h"
+#include "wavetool_hooks.h" /* wt_seconds */
 
 #include <dirent.h>
 #include <errno.h>
@@ -13,7 +14,6 @@
 #include <strings.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #define MAX_WALK_DEPTH 64
@@ -496,13 +496,6 @@ typedef struct runner {
     double started, last_drawn, pixels;
 } runner;
 
-static double now_seconds(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 /* A single output's folder must exist (as for cp); -O creates its folder. */
 static void missing_folder(batch_item *it)
 {
@@ -568,7 +561,7 @@ static int terminal_columns(void)
  * files done of all, files/s, MPixel/s and the time left at this rate. */
 static void draw_progress(runner *r)
 {
-    double t = now_seconds(), elapsed = t - r->started;
+    double t = wt_seconds(), elapsed = t - r->started;
     if (t - r->last_drawn < 0.1 && r->last_drawn > 0)
         return;
     r->last_drawn = t;
@@ -667,7 +660,7 @@ int batch_run(batch *b, const batch_run_options *opt, batch_work work, void *ctx
         return 1;
     }
     r.progress = b->is_batch && !opt->quiet && isatty(STDERR_FILENO);
-    r.started = now_seconds();
+    r.started = wt_seconds();
     pthread_mutex_init(&r.lock, NULL);
     for (int t = 1; t < jobs; t++)
         if (pthread_create(&tids[started], NULL, worker, &r) == 0)

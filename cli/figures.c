@@ -9,24 +9,11 @@
 #include <string.h>
 #include <stdint.h>
 
-#include "wavetool_hooks.h" /* wt_select_kth */
+#include "wavetool_hooks.h" /* wt_select_kth, wt_pyramid_bands */
 
 double figures_default_qstep(int bit_depth)
 {
     return ldexp(1.0, bit_depth) / 256.0;
-}
-
-/* Every band of every channel in storage order; returns their number. */
-static size_t all_bands(const wt_pyramid *s, wt_band_ref *sel)
-{
-    size_t n = 0;
-    for (int c = 0; c < s->channels; c++)
-        sel[n++] = (wt_band_ref){s->levels, WT_BAND_A, c};
-    for (int l = s->levels; l >= 1; l--)
-        for (int b = WT_BAND_H; b <= WT_BAND_D; b++)
-            for (int c = 0; c < s->channels; c++)
-                sel[n++] = (wt_band_ref){l, (wt_band)b, c};
-    return n;
 }
 
 static size_t band_count(const wt_pyramid *s)
@@ -90,7 +77,7 @@ wt_status figures_compute(const wt_epyramid *ep, file_figures *f)
     f->bands = calloc(n, sizeof *f->bands);
     wt_status st = sel && work && f->bands ? WT_OK : wt_error_set(WT_ERR_NOMEM, "out of memory");
     if (st == WT_OK) {
-        f->nbands = all_bands(shape, sel);
+        f->nbands = wt_pyramid_bands(shape, sel);
         st = compute_bands(ep, f, sel, work);
     }
     free(sel);
@@ -106,7 +93,7 @@ wt_status figures_bpp(const wt_epyramid *ep, double qstep, double pixels, double
     double *bits = malloc(n * sizeof *bits);
     wt_status st = sel && bits ? WT_OK : wt_error_set(WT_ERR_NOMEM, "out of memory");
     if (st == WT_OK) {
-        n = all_bands(shape, sel);
+        n = wt_pyramid_bands(shape, sel);
         st = wt_epyramid_entropy(ep, sel, n, qstep, bits);
     }
     double total = 0.0;

@@ -101,17 +101,21 @@ static void sb_text_name(strbuf *sb, const char *name)
     sb_printf(sb, "%s", wt_escape_controls(shown, sizeof shown, name));
 }
 
+void sb_escaped(strbuf *sb, const char *s, const char *chars, const char *const *with)
+{
+    for (; *s; s++) {
+        const char *hit = strchr(chars, *s);
+        if (hit)
+            sb_printf(sb, "%s", with[hit - chars]);
+        else
+            sb_printf(sb, "%c", *s);
+    }
+}
+
 void sb_tsv_field(strbuf *sb, const char *s)
 {
-    for (const char *p = s; *p; p++) {
-        switch (*p) {
-        case '\t': sb_printf(sb, "\\t"); break;
-        case '\n': sb_printf(sb, "\\n"); break;
-        case '\r': sb_printf(sb, "\\r"); break;
-        case '\\': sb_printf(sb, "\\\\"); break;
-        default: sb_printf(sb, "%c", *p); break;
-        }
-    }
+    static const char *const with[] = {"\\t", "\\n", "\\r", "\\\\"};
+    sb_escaped(sb, s, "\t\n\r\\", with);
 }
 
 void sb_number(strbuf *sb, report_format f, double v)
@@ -209,47 +213,28 @@ static void json_array(strbuf *sb, const double *v, int n)
     sb_printf(sb, "]");
 }
 
-static void json_line(strbuf *sb, const report_spec *s, const char *a, const char *b, double bpp,
-                      const wt_quality *q, const wt_image *layout, double kept)
+/* A number field: JSON ',"key":v', TSV a tab and v. */
+static void field_number(strbuf *sb, report_format f, const char *key, double v)
 {
-    sb_printf(sb, "{");
-    sb_json_name(sb, s->pair ? "a" : "file", a);
-    if (s->pair) {
-        sb_printf(sb, ",");
-        sb_json_name(sb, "b", b);
-    }
-    sb_printf(sb, ",\"width\":%u,\"height\":%u,\"channels\":%d,\"bit_depth\":%d", layout->width,
-              layout->height, layout->channels, layout->bit_depth);
-    if (s->psnr) {
-        sb_printf(sb, ",\"psnr\":");
-        sb_number(sb, REPORT_JSON, q->psnr_mean);
-        sb_printf(sb, ",\"psnr_channels\":");
-        json_array(sb, q->psnr, q->channels);
-    }
-    if (s->mse) {
-        sb_printf(sb, ",\"mse\":");
-        sb_number(sb, REPORT_JSON, q->mse_mean);
-        sb_printf(sb, ",\"mse_channels\":");
-        json_array(sb, q->mse, q->channels);
-    }
-    if (s->kept) {
-        sb_printf(sb, ",\"kept\":");
-        sb_number(sb, REPORT_JSON, kept);
-    }
-    if (s->qstep > 0.0) {
-        sb_printf(sb, ",\"qstep\":");
-        sb_number(sb, REPORT_JSON, s->qstep);
-        sb_printf(sb, ",\"bpp\":");
-        sb_number(sb, REPORT_JSON, bpp);
-    }
-    sb_printf(sb, "}\n");
+    if (f == REPORT_JSON)
+        sb_printf(sb, ",\"%s\":", key);
+    else
+        sb_printf(sb, "\t");
+    sb_number(sb, f, v);
 }
 
-/* Mean, then one column per channel (empty where the image has fewer). */
-static void tsv_measure(strbuf *sb, double mean, const double *per, int channels)
+/* A measure's mean and per-channel values: JSON "key" and "key_channels" (an
+ * array); TSV the mean and one column per channel (empty where the image has
+ * fewer than 4). */
+static void field_measure(strbuf *sb, report_format f, const char *key, double mean,
+                          const double *per, int channels)
 {
-    sb_printf(sb, "\t");
-    sb_number(sb, REPORT_TSV, mean);
+    field_number(sb, f, key, mean);
+    if (f == REPORT_JSON) {
+        sb_printf(sb, ",\"%s_channels\":", key);
+        json_array(sb, per, channels);
+        return;
+    }
     for (int c = 0; c < 4; c++) {
         sb_printf(sb, "\t");
         if (c < channels)
@@ -257,9 +242,22 @@ static void tsv_measure(strbuf *sb, double mean, const double *per, int channels
     }
 }
 
-static void tsv_line(strbuf *sb, const report_spec *s, const char *a, const char *b, double bpp,
-                     const wt_quality *q, const wt_image *layout, double kept)
+/* The file name(s) and the image's layout: a JSON object's first members, or
+ * a TSV line's first columns. */
+static void line_start(strbuf *sb, report_format f, const report_spec *s, const char *a,
+                       const char *b, const wt_image *layout)
 {
+    if (f == REPORT_JSON) {
+        sb_printf(sb, "{");
+        sb_json_name(sb, s->pair ? "a" : "file", a);
+        if (s->pair) {
+            sb_printf(sb, ",");
+            sb_json_name(sb, "b", b);
+        }
+        sb_printf(sb, ",\"width\":%u,\"height\":%u,\"channels\":%d,\"bit_depth\":%d",
+                  layout->width, layout->height, layout->channels, layout->bit_depth);
+        return;
+    }
     sb_tsv_field(sb, a);
     if (s->pair) {
         sb_printf(sb, "\t");
@@ -267,21 +265,25 @@ static void tsv_line(strbuf *sb, const report_spec *s, const char *a, const char
     }
     sb_printf(sb, "\t%u\t%u\t%d\t%d", layout->width, layout->height, layout->channels,
               layout->bit_depth);
+}
+
+/* A JSON or TSV line: the same fields in the same order (report_header's). */
+static void data_line(strbuf *sb, const report_spec *s, const char *a, const char *b,
+                      double bpp, const wt_quality *q, const wt_image *layout, double kept)
+{
+    report_format f = s->format;
+    line_start(sb, f, s, a, b, layout);
     if (s->psnr)
-        tsv_measure(sb, q->psnr_mean, q->psnr, q->channels);
+        field_measure(sb, f, "psnr", q->psnr_mean, q->psnr, q->channels);
     if (s->mse)
-        tsv_measure(sb, q->mse_mean, q->mse, q->channels);
-    if (s->kept) {
-        sb_printf(sb, "\t");
-        sb_number(sb, REPORT_TSV, kept);
-    }
+        field_measure(sb, f, "mse", q->mse_mean, q->mse, q->channels);
+    if (s->kept)
+        field_number(sb, f, "kept", kept);
     if (s->qstep > 0.0) {
-        sb_printf(sb, "\t");
-        sb_number(sb, REPORT_TSV, s->qstep);
-        sb_printf(sb, "\t");
-        sb_number(sb, REPORT_TSV, bpp);
+        field_number(sb, f, "qstep", s->qstep);
+        field_number(sb, f, "bpp", bpp);
     }
-    sb_printf(sb, "\n");
+    sb_printf(sb, f == REPORT_JSON ? "}\n" : "\n");
 }
 
 void report_header(const report_spec *s, FILE *out)
@@ -309,8 +311,8 @@ char *report_quality_rate(const report_spec *s, const char *a, const char *b,
     strbuf sb = {0};
     switch (s->format) {
     case REPORT_TEXT: text_line(&sb, s, a, b, bpp, q, layout, kept); break;
-    case REPORT_JSON: json_line(&sb, s, a, b, bpp, q, layout, kept); break;
-    case REPORT_TSV: tsv_line(&sb, s, a, b, bpp, q, layout, kept); break;
+    case REPORT_JSON:
+    case REPORT_TSV: data_line(&sb, s, a, b, bpp, q, layout, kept); break;
     }
     return sb_finish(&sb);
 }

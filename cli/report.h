@@ -42,6 +42,9 @@ void sb_printf(strbuf *sb, const char *fmt, ...)
     ;
 /* A string as a JSON string literal (quotes included). */
 void sb_json_string(strbuf *sb, const char *s);
+/* @p s with each character found in @p chars replaced by the string of the
+ * same index in @p with. */
+void sb_escaped(strbuf *sb, const char *s, const char *chars, const char *const *with);
 /* A string as one TSV field (tab, newline, CR and backslash escaped). */
 void sb_tsv_field(strbuf *sb, const char *s);
 /* A number, or the format's spelling of infinity. */

@@ -88,15 +88,8 @@ static axis log_axis(const category *cats, size_t ncat)
 
 static void svg_escape(strbuf *sb, const char *s)
 {
-    for (; *s; s++) {
-        switch (*s) {
-        case '&': sb_printf(sb, "&amp;"); break;
-        case '<': sb_printf(sb, "&lt;"); break;
-        case '>': sb_printf(sb, "&gt;"); break;
-        case '"': sb_printf(sb, "&quot;"); break;
-        default: sb_printf(sb, "%c", *s); break;
-        }
-    }
+    static const char *const with[] = {"&amp;", "&lt;", "&gt;", "&quot;"};
+    sb_escaped(sb, s, "&<>\"", with);
 }
 
 static const char *const palette[STATS_PLOT_MAX_GROUPS] = {"#4477aa", "#ee6677", "#228833",

@@ -143,56 +143,40 @@ static wt_status run_pass(pass *ps, int threads)
                : WT_OK;
 }
 
-/* Forward of one level: in (h × w per channel) -> A, H, V, D. tmp holds the
- * y-pass result: (lo_h + hi_h) × w per channel. */
-static wt_status forward_level(const wt_params *p, const wt_pyramid *pyr, int level, const void *in,
-                          void *a, void *h, void *v, void *d, void *tmp, int threads)
-{
-    size_t ih = pyr->lo_h[level - 1], iw = pyr->lo_w[level - 1];
-    size_t lh = pyr->lo_h[level], hh = pyr->hi_h[level];
-    size_t lw = pyr->lo_w[level], hw = pyr->hi_w[level];
-    int C = pyr->channels, integer = pyr->dtype == WT_INT32;
-    wt_line ly, lx;
-    wt_line_init(&ly, p, ih);
-    wt_line_init(&lx, p, iw);
-    uint32_t *tl = tmp, *th = tl + lh * iw * (size_t)C;
-    pass col = {&ly, 0, integer, iw, C, cols_of((void *)in, iw), cols_of(tl, iw),
-                cols_of(th, iw), ih * iw, lh * iw, hh * iw, 0};
-    wt_status st = run_pass(&col, threads);
-    pass row_l = {&lx, 0, integer, lh, C, rows_of(tl, iw), rows_of(a, lw), rows_of(v, hw),
-                  lh * iw, lh * lw, lh * hw, 0};
-    if (st == WT_OK)
-        st = run_pass(&row_l, threads);
-    pass row_h = {&lx, 0, integer, hh, C, rows_of(th, iw), rows_of(h, lw), rows_of(d, hw),
-                  hh * iw, hh * lw, hh * hw, 0};
-    if (st == WT_OK)
-        st = run_pass(&row_h, threads);
-    return st;
-}
+/* The bands of one level and the plane they come from (forward) or go to
+ * (inverse); tmp holds the y-pass result: (lo_h + hi_h) × w per channel. */
+typedef struct level_bands {
+    void *plane, *a, *h, *v, *d, *tmp;
+} level_bands;
 
-static wt_status inverse_level(const wt_params *p, const wt_pyramid *pyr, int level, const void *a,
-                          const void *h, const void *v, const void *d, void *out, void *tmp,
-                          int threads)
+/* One level: forward along y (plane into tmp's lo and hi rows), then along x
+ * (lo rows into A | V, hi rows into H | D); inverse the same passes backwards. */
+static wt_status transform_level(const wt_params *p, const wt_pyramid *pyr, int level, int inverse,
+                                 const level_bands *b, int threads)
 {
-    size_t oh = pyr->lo_h[level - 1], ow = pyr->lo_w[level - 1];
+    size_t ph = pyr->lo_h[level - 1], pw = pyr->lo_w[level - 1];
     size_t lh = pyr->lo_h[level], hh = pyr->hi_h[level];
     size_t lw = pyr->lo_w[level], hw = pyr->hi_w[level];
     int C = pyr->channels, integer = pyr->dtype == WT_INT32;
     wt_line ly, lx;
-    wt_line_init(&ly, p, oh);
-    wt_line_init(&lx, p, ow);
-    uint32_t *tl = tmp, *th = tl + lh * ow * (size_t)C;
-    pass row_l = {&lx, 1, integer, lh, C, rows_of(tl, ow), rows_of((void *)a, lw),
-                  rows_of((void *)v, hw), lh * ow, lh * lw, lh * hw, 0};
-    wt_status st = run_pass(&row_l, threads);
-    pass row_h = {&lx, 1, integer, hh, C, rows_of(th, ow), rows_of((void *)h, lw),
-                  rows_of((void *)d, hw), hh * ow, hh * lw, hh * hw, 0};
-    if (st == WT_OK)
-        st = run_pass(&row_h, threads);
-    pass col = {&ly, 1, integer, ow, C, cols_of(out, ow), cols_of(tl, ow), cols_of(th, ow),
-                oh * ow, lh * ow, hh * ow, 0};
-    if (st == WT_OK)
-        st = run_pass(&col, threads);
+    wt_line_init(&ly, p, ph);
+    wt_line_init(&lx, p, pw);
+    uint32_t *tl = b->tmp, *th = tl + lh * pw * (size_t)C;
+    pass col = {&ly, inverse, integer, pw, C, cols_of(b->plane, pw), cols_of(tl, pw),
+                cols_of(th, pw), ph * pw, lh * pw, hh * pw, 0};
+    pass row_l = {&lx, inverse, integer, lh, C, rows_of(tl, pw), rows_of(b->a, lw),
+                  rows_of(b->v, hw), lh * pw, lh * lw, lh * hw, 0};
+    pass row_h = {&lx, inverse, integer, hh, C, rows_of(th, pw), rows_of(b->h, lw),
+                  rows_of(b->d, hw), hh * pw, hh * lw, hh * hw, 0};
+    pass *order[3] = {&col, &row_l, &row_h};
+    if (inverse) {
+        order[0] = &row_l;
+        order[1] = &row_h;
+        order[2] = &col;
+    }
+    wt_status st = WT_OK;
+    for (int i = 0; i < 3 && st == WT_OK; i++)
+        st = run_pass(order[i], threads);
     return st;
 }
 
@@ -252,75 +236,90 @@ static wt_status work_area_get(work_cache *cache, const wt_pyramid *pyr, work_ar
     return WT_OK;
 }
 
-static wt_status forward_cached(const wt_params *p, const float *planes, wt_pyramid *out,
-                                int threads, work_cache *cache)
+/* @p n samples from @p src to @p dst, each of them float or (_int) int32. */
+static void convert_samples(void *dst, int dst_int, const void *src, int src_int, size_t n)
 {
-    size_t C = (size_t)out->channels, n0 = out->height * out->width;
-    if (out->levels == 0) {
-        for (size_t i = 0; i < n0 * C; i++)
-            if (out->dtype == WT_INT32)
-                ((int32_t *)out->data)[i] = (int32_t)planes[i];
-            else
-                ((float *)out->data)[i] = planes[i];
-        return WT_OK;
+    if (dst_int == src_int) {
+        memcpy(dst, src, n * 4);
+        return;
     }
-    work_area w;
-    wt_status st = work_area_get(cache, out, &w);
-    if (st != WT_OK)
-        return st;
-    uint32_t *cur = w.cur, *nxt = w.nxt, *tmp = w.tmp;
+    for (size_t i = 0; i < n; i++)
+        if (dst_int)
+            ((int32_t *)dst)[i] = (int32_t)((const float *)src)[i];
+        else
+            ((float *)dst)[i] = (float)((const int32_t *)src)[i];
+}
+
+static void swap_approximations(work_area *w)
+{
+    uint32_t *swap = w->cur;
+    w->cur = w->nxt;
+    w->nxt = swap;
+}
+
+/* Levels 1..L of @p planes into @p out; each level's approximation goes to
+ * the work area's nxt, the last one into the pyramid. */
+static wt_status forward_levels(const wt_params *p, const float *planes, const wt_pyramid *out,
+                                work_area *w, int threads)
+{
     const void *src = planes; /* level 1 reads the caller's planes */
     if (out->dtype == WT_INT32) {
-        for (size_t i = 0; i < n0 * C; i++)
-            ((int32_t *)cur)[i] = (int32_t)planes[i];
-        src = cur;
+        convert_samples(w->cur, 1, planes, 0, out->height * out->width * (size_t)out->channels);
+        src = w->cur;
     }
+    wt_status st = WT_OK;
     for (int l = 1; l <= out->levels && st == WT_OK; l++) {
-        void *a = l == out->levels ? band_ptr(out, l, WT_BAND_A) : (void *)nxt;
-        st = forward_level(p, out, l, src, a, band_ptr(out, l, WT_BAND_H),
-                           band_ptr(out, l, WT_BAND_V), band_ptr(out, l, WT_BAND_D), tmp, threads);
-        src = nxt;
-        uint32_t *swap = cur;
-        cur = nxt;
-        nxt = swap;
+        void *a = l == out->levels ? band_ptr(out, l, WT_BAND_A) : (void *)w->nxt;
+        level_bands b = {(void *)src, a, band_ptr(out, l, WT_BAND_H), band_ptr(out, l, WT_BAND_V),
+                         band_ptr(out, l, WT_BAND_D), w->tmp};
+        st = transform_level(p, out, l, 0, &b, threads);
+        src = w->nxt;
+        swap_approximations(w);
     }
     return st;
 }
 
-static wt_status inverse_cached(const wt_params *p, const wt_pyramid *in, float *planes,
-                                int threads, work_cache *cache)
+/* Levels L..1 of @p in into @p planes; float transforms write the last level
+ * straight into the caller's planes. */
+static wt_status inverse_levels(const wt_params *p, const wt_pyramid *in, float *planes,
+                                work_area *w, int threads)
 {
-    size_t C = (size_t)in->channels, n0 = in->height * in->width;
-    if (in->levels == 0) {
-        for (size_t i = 0; i < n0 * C; i++)
-            planes[i] = in->dtype == WT_INT32 ? (float)((int32_t *)in->data)[i]
-                                              : ((float *)in->data)[i];
-        return WT_OK;
-    }
-    work_area w;
-    wt_status st = work_area_get(cache, in, &w);
-    if (st != WT_OK)
-        return st;
-    uint32_t *cur = w.cur, *nxt = w.nxt, *tmp = w.tmp;
     const void *a = band_ptr(in, in->levels, WT_BAND_A);
     for (int l = in->levels; l >= 1; l--) {
         int direct = l == 1 && in->dtype == WT_FLOAT32; /* last level: into the caller's planes */
-        void *dst = direct ? (void *)planes : (void *)nxt;
-        st = inverse_level(p, in, l, a, band_ptr(in, l, WT_BAND_H), band_ptr(in, l, WT_BAND_V),
-                           band_ptr(in, l, WT_BAND_D), dst, tmp, threads);
+        level_bands b = {direct ? (void *)planes : (void *)w->nxt, (void *)a,
+                         band_ptr(in, l, WT_BAND_H), band_ptr(in, l, WT_BAND_V),
+                         band_ptr(in, l, WT_BAND_D), w->tmp};
+        wt_status st = transform_level(p, in, l, 1, &b, threads);
         if (direct || st != WT_OK)
             return st;
-        a = nxt;
-        uint32_t *swap = cur;
-        cur = nxt;
-        nxt = swap;
+        a = w->nxt;
+        swap_approximations(w);
     }
-    if (in->dtype == WT_INT32)
-        for (size_t i = 0; i < n0 * C; i++)
-            planes[i] = (float)((int32_t *)cur)[i];
-    else
-        memcpy(planes, cur, n0 * C * 4);
+    convert_samples(planes, 0, w->cur, in->dtype == WT_INT32,
+                    in->height * in->width * (size_t)in->channels);
     return WT_OK;
+}
+
+/* @p planes into @p pyr, or (@p inverse) back, in the work area of @p cache. */
+static wt_status transform_cached(const wt_params *p, const wt_pyramid *pyr, float *planes,
+                                  int inverse, int threads, work_cache *cache)
+{
+    int integer = pyr->dtype == WT_INT32;
+    size_t n = pyr->height * pyr->width * (size_t)pyr->channels;
+    if (pyr->levels == 0) { /* the coefficients are the samples */
+        if (inverse)
+            convert_samples(planes, 0, pyr->data, integer, n);
+        else
+            convert_samples(pyr->data, integer, planes, 0, n);
+        return WT_OK;
+    }
+    work_area w;
+    wt_status st = work_area_get(cache, pyr, &w);
+    if (st != WT_OK)
+        return st;
+    return inverse ? inverse_levels(p, pyr, planes, &w, threads)
+                   : forward_levels(p, planes, pyr, &w, threads);
 }
 
 /* ---------------------------------------------------------------------- */
@@ -329,13 +328,13 @@ static wt_status inverse_cached(const wt_params *p, const wt_pyramid *in, float 
 static wt_status cpu_forward(wt_engine *e, const wt_params *p, const float *planes,
                              wt_pyramid *out)
 {
-    return forward_cached(p, planes, out, e->threads, e->priv);
+    return transform_cached(p, out, (float *)planes /* read only */, 0, e->threads, e->priv);
 }
 
 static wt_status cpu_inverse(wt_engine *e, const wt_params *p, const wt_pyramid *in,
                              float *planes)
 {
-    return inverse_cached(p, in, planes, e->threads, e->priv);
+    return transform_cached(p, in, planes, 1, e->threads, e->priv);
 }
 
 static void cpu_close(wt_engine *e)

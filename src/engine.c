@@ -122,24 +122,29 @@ static wt_status timed(wt_engine *engine, double *part, wt_status st, double t0)
     return st;
 }
 
+/* wt_forward (@p planes into @p pyr) and wt_inverse (back): the parameters
+ * resolved and checked against @p pyr, then the engine's op, timed. */
+static wt_status engine_transform(wt_engine *engine, const wt_params *params, int inverse,
+                                  float *planes, wt_pyramid *pyr)
+{
+    wt_params p = *params;
+    wt_status st = wt_check_transform(&p, pyr, NULL);
+    if (st != WT_OK)
+        return st;
+    double t0 = wt_seconds();
+    st = inverse ? engine->ops->inverse(engine, &p, pyr, planes)
+                 : engine->ops->forward(engine, &p, planes, pyr);
+    return timed(engine, &engine->times.transform, st, t0);
+}
+
 wt_status wt_forward(wt_engine *engine, const wt_params *params, const float *planes,
                      wt_pyramid *out)
 {
-    wt_params p = *params;
-    wt_status st = wt_check_transform(&p, out, NULL);
-    double t0 = wt_seconds();
-    return st != WT_OK ? st
-                       : timed(engine, &engine->times.transform,
-                               engine->ops->forward(engine, &p, planes, out), t0);
+    return engine_transform(engine, params, 0, (float *)planes /* read only */, out);
 }
 
 wt_status wt_inverse(wt_engine *engine, const wt_params *params, const wt_pyramid *in,
                      float *planes)
 {
-    wt_params p = *params;
-    wt_status st = wt_check_transform(&p, in, NULL);
-    double t0 = wt_seconds();
-    return st != WT_OK ? st
-                       : timed(engine, &engine->times.transform,
-                               engine->ops->inverse(engine, &p, in, planes), t0);
+    return engine_transform(engine, params, 1, planes, (wt_pyramid *)in /* read only */);
 }

@@ -62,40 +62,44 @@ static int engine_takes(const wt_image *img)
     return img->bit_depth != WT_DEPTH_F32 && img->channels <= 4;
 }
 
-wt_status wt_forward_image(wt_engine *engine, const wt_params *params, const wt_image *img,
-                           wt_pyramid *out)
+/* wt_forward_image (@p img into @p pyr) and wt_inverse_image (back): checked,
+ * then the engine's own image path where it has one, else via float planes. */
+static wt_status image_transform(wt_engine *engine, const wt_params *params, int inverse,
+                                 wt_image *img, wt_pyramid *pyr)
 {
     wt_params p = *params;
     wt_status st = check_image(img);
     if (st == WT_OK)
-        st = wt_check_transform(&p, out, img);
+        st = wt_check_transform(&p, pyr, img);
     if (st != WT_OK)
         return st;
     engine->times.calls++;
-    if (engine->ops->forward_image && engine_takes(img))
-        return engine->ops->forward_image(engine, &p, img, out);
+    const wt_engine_ops *ops = engine->ops;
+    if (!inverse && ops->forward_image && engine_takes(img))
+        return ops->forward_image(engine, &p, img, pyr);
+    if (inverse && ops->inverse_image && engine_takes(img))
+        return ops->inverse_image(engine, &p, pyr, img);
     float *planes = alloc_planes(img);
-    st = planes ? forward_via_planes(engine, &p, img, planes, out) : WT_ERR_NOMEM;
+    if (!planes)
+        st = WT_ERR_NOMEM;
+    else if (inverse)
+        st = inverse_via_planes(engine, &p, pyr, planes, img);
+    else
+        st = forward_via_planes(engine, &p, img, planes, pyr);
     free(planes);
     return st;
+}
+
+wt_status wt_forward_image(wt_engine *engine, const wt_params *params, const wt_image *img,
+                           wt_pyramid *out)
+{
+    return image_transform(engine, params, 0, (wt_image *)img /* read only */, out);
 }
 
 wt_status wt_inverse_image(wt_engine *engine, const wt_params *params, const wt_pyramid *in,
                            wt_image *img)
 {
-    wt_params p = *params;
-    wt_status st = check_image(img);
-    if (st == WT_OK)
-        st = wt_check_transform(&p, in, img);
-    if (st != WT_OK)
-        return st;
-    engine->times.calls++;
-    if (engine->ops->inverse_image && engine_takes(img))
-        return engine->ops->inverse_image(engine, &p, in, img);
-    float *planes = alloc_planes(img);
-    st = planes ? inverse_via_planes(engine, &p, in, planes, img) : WT_ERR_NOMEM;
-    free(planes);
-    return st;
+    return image_transform(engine, params, 1, img, (wt_pyramid *)in /* read only */);
 }
 
 /* The pyramid this engine's forward transform of @p img fills. */

@@ -191,6 +191,10 @@ struct wt_engine {
  * of @p img's size (img may be NULL). */
 wt_status wt_check_transform(wt_params *p, const wt_pyramid *pyr, const wt_image *img);
 
+/* 1 when @p r names a band of @p s: cA only at the coarsest level (0 levels:
+ * the image), details at levels 1..levels, a channel of s (src/pyramid.c). */
+int wt_band_ref_valid(const wt_pyramid *s, const wt_band_ref *r);
+
 /* The fraction of the @p n selected bands' coefficients that are nonzero (1
  * when there are none), into *kept (src/epyramid.c). */
 wt_status wt_epyramid_fraction_nonzero(const wt_epyramid *p, const wt_band_ref *sel, size_t n,

@@ -7,7 +7,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "wavetool.h"
+#include "engine_impl.h" /* wt_band_ref_valid */
 
 /* Largest index magnitude kept exact; |c| / step beyond it (absurd steps)
  * counts as this index. */
@@ -81,16 +81,6 @@ static wt_status entropy_of_indices(int64_t *q, size_t n, double *bits)
     return WT_OK;
 }
 
-/* As the other band operations: cA only at the coarsest level (0 levels: the image). */
-static int band_ref_valid(const wt_pyramid *s, const wt_band_ref *r)
-{
-    if (r->channel < 0 || r->channel >= s->channels || (unsigned)r->band > WT_BAND_D)
-        return 0;
-    if (r->band == WT_BAND_A)
-        return r->level == s->levels;
-    return r->level >= 1 && r->level <= s->levels;
-}
-
 /* Coefficients of the largest selected band (one channel). */
 static size_t largest_band(const wt_pyramid *s, const wt_band_ref *sel, size_t n)
 {
@@ -131,7 +121,7 @@ wt_status wt_epyramid_entropy(const wt_epyramid *p, const wt_band_ref *sel, size
         return wt_error_set(WT_ERR_INVALID, "entropy needs a pyramid, bands and a step > 0");
     const wt_pyramid *shape = wt_epyramid_shape(p);
     for (size_t i = 0; i < n; i++)
-        if (!band_ref_valid(shape, &sel[i]))
+        if (!wt_band_ref_valid(shape, &sel[i]))
             return wt_error_set(WT_ERR_INVALID, "band %zu is not in the pyramid", i);
     wt_pyramid host = {0};
     wt_status st = wt_pyramid_alloc(&host, wt_epyramid_params(p), shape->height, shape->width,

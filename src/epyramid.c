@@ -199,15 +199,6 @@ wt_status wt_epyramid_download(const wt_epyramid *p, wt_pyramid *host)
 /* ---------------------------------------------------------------------- */
 /* Band selections */
 
-static int ref_valid(const wt_pyramid *s, const wt_band_ref *r)
-{
-    if (r->channel < 0 || r->channel >= s->channels || (unsigned)r->band > WT_BAND_D)
-        return 0;
-    if (r->band == WT_BAND_A)
-        return r->level == s->levels;
-    return r->level >= 1 && r->level <= s->levels;
-}
-
 static int same_band(const wt_band_span *a, const wt_band_span *b)
 {
     return a->level == b->level && a->band == b->band && a->channel == b->channel;
@@ -227,7 +218,7 @@ static wt_status spans_of(const wt_epyramid *p, const wt_band_ref *sel, size_t n
         return wt_error_set(WT_ERR_NOMEM, "out of memory for %zu band refs", n);
     for (size_t i = 0; i < n; i++) {
         const wt_band_ref *r = &sel[i];
-        if (!ref_valid(s, r)) {
+        if (!wt_band_ref_valid(s, r)) {
             free(sp);
             return wt_error_set(WT_ERR_INVALID,
                                 "band %zu of the selection (level %d, band %d, channel %d) is "

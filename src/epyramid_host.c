@@ -97,6 +97,21 @@ static wt_status chunks_of(const wt_band_span *s, size_t n, chunk **out, size_t 
     return WT_OK;
 }
 
+/* chunks_of, and a zeroed scratch array of @p per_chunk bytes for each chunk
+ * (returned); NULL when out of memory (the error set, nothing allocated). */
+static void *chunks_with_scratch(const wt_band_span *s, size_t n, size_t per_chunk, chunk **c,
+                                 size_t *nc)
+{
+    if (chunks_of(s, n, c, nc) != WT_OK)
+        return NULL;
+    void *scratch = calloc(*nc ? *nc : 1, per_chunk);
+    if (!scratch) {
+        free(*c);
+        wt_error_set(WT_ERR_NOMEM, "out of memory");
+    }
+    return scratch;
+}
+
 static int is_int(const wt_epyramid *p)
 {
     return p->shape.dtype == WT_INT32;
@@ -205,14 +220,9 @@ static wt_status host_reduce(const wt_epyramid *p, const wt_band_span *s, const 
 {
     chunk *c;
     size_t nc;
-    wt_status st = chunks_of(s, n, &c, &nc);
-    if (st != WT_OK)
-        return st;
-    wt_band_stats *part = malloc((nc ? nc : 1) * sizeof *part);
-    if (!part) {
-        free(c);
-        return wt_error_set(WT_ERR_NOMEM, "out of memory");
-    }
+    wt_band_stats *part = chunks_with_scratch(s, n, sizeof *part, &c, &nc);
+    if (!part)
+        return WT_ERR_NOMEM;
     reduce_job j = {p, s, t, c, part};
     wt_parallel_for(p->engine->threads, nc, reduce_range, &j);
     for (size_t i = 0; i < n; i++)
@@ -278,14 +288,9 @@ static wt_status select_group(const wt_epyramid *p, const wt_band_span *s,
 {
     chunk *c;
     size_t nc;
-    wt_status st = chunks_of(s + g->first, g->count, &c, &nc);
-    if (st != WT_OK)
-        return st;
-    uint64_t *hist = malloc((nc ? nc : 1) * 256 * sizeof *hist);
-    if (!hist) {
-        free(c);
-        return wt_error_set(WT_ERR_NOMEM, "out of memory");
-    }
+    uint64_t *hist = chunks_with_scratch(s + g->first, g->count, 256 * sizeof *hist, &c, &nc);
+    if (!hist)
+        return WT_ERR_NOMEM;
     hist_job j = {p, s + g->first, c, 0, 0, 24, hist};
     uint64_t k = g->k;
     for (j.shift = 24; j.shift >= 0; j.shift -= 8) {
@@ -357,14 +362,9 @@ static wt_status host_zero_below(wt_epyramid *p, const wt_band_span *s, size_t n
 {
     chunk *c;
     size_t nc;
-    wt_status st = chunks_of(s, n, &c, &nc);
-    if (st != WT_OK)
-        return st;
-    uint64_t *keep = calloc(nc ? nc : 1, sizeof *keep);
-    if (!keep) {
-        free(c);
-        return wt_error_set(WT_ERR_NOMEM, "out of memory");
-    }
+    uint64_t *keep = chunks_with_scratch(s, n, sizeof *keep, &c, &nc);
+    if (!keep)
+        return WT_ERR_NOMEM;
     zero_job j = {p, s, c, cut, keep, 0};
     wt_parallel_for(p->engine->threads, nc, zero_range, &j);
     for (size_t k = 0; k < nc; k++) { /* the first `ties` in order survive */

@@ -9,19 +9,22 @@
 
 #include "wavetool.h"
 
+/** Decode a whole file held in memory; @p opt has its defaults filled in;
+ *  @p name is the file name used in messages. */
+typedef wt_status wt_decode_fn(const void *data, size_t size, const char *name,
+                               const wt_load_options *opt, wt_image *img);
+/** Encode @p img to @p fp. */
+typedef wt_status wt_encode_fn(FILE *fp, const char *name, const wt_image *img,
+                               const wt_save_options *opt);
+
 typedef struct wt_codec {
     wt_format_info info;
     /** 1 when @p data (its first @p size bytes, possibly fewer than magic_size)
      *  can be the start of this format. */
     int (*is_a)(const uint8_t *data, size_t size);
     size_t magic_size; /**< bytes is_a needs to be sure; fewer: truncated */
-    /** Decode a whole file held in memory (NULL: holds no images);
-     *  @p opt has its defaults filled in. */
-    wt_status (*decode)(const void *data, size_t size, const char *name,
-                        const wt_load_options *opt, wt_image *img);
-    /** Encode @p img to @p fp (NULL: writes no images). */
-    wt_status (*encode)(FILE *fp, const char *name, const wt_image *img,
-                        const wt_save_options *opt);
+    wt_decode_fn *decode; /**< NULL: holds no images */
+    wt_encode_fn *encode; /**< NULL: writes no images */
 } wt_codec;
 
 extern const wt_codec wt_codec_png;  /* src/png_io.c */

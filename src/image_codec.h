@@ -8,26 +8,20 @@
 #include "format.h"
 #include "wavetool.h"
 
-/** Decode a whole PNG held in memory; @p opt already has its defaults filled in. */
-wt_status wt_png_decode(const void *data, size_t size, const char *name,
-                        const wt_load_options *opt, wt_image *img);
-/** Encode @p img as PNG to @p fp (8/16-bit, 1-4 channels). */
-wt_status wt_png_encode(FILE *fp, const char *name, const wt_image *img,
-                        const wt_save_options *opt);
+/* Each codec's decode and encode (the wt_decode_fn and wt_encode_fn of format.h). */
 
-/** Decode a whole JPEG held in memory; @p opt already has its defaults filled in. */
-wt_status wt_jpeg_decode(const void *data, size_t size, const char *name,
-                         const wt_load_options *opt, wt_image *img);
-/** Encode an 8-bit @p img as JPEG to @p fp (alpha dropped). */
-wt_status wt_jpeg_encode(FILE *fp, const char *name, const wt_image *img,
-                         const wt_save_options *opt);
+/** A whole PNG. Encode: 8/16-bit, 1-4 channels. */
+wt_decode_fn wt_png_decode;
+wt_encode_fn wt_png_encode;
 
-/** Decode the first page of a TIFF held in memory; @p opt already has its defaults filled in. */
-wt_status wt_tiff_decode(const void *data, size_t size, const char *name,
-                         const wt_load_options *opt, wt_image *img);
-/** Encode @p img as a deflate-compressed TIFF of its stored type to @p fp. */
-wt_status wt_tiff_encode(FILE *fp, const char *name, const wt_image *img,
-                         const wt_save_options *opt);
+/** A whole JPEG. Encode: an 8-bit image (alpha dropped). */
+wt_decode_fn wt_jpeg_decode;
+wt_encode_fn wt_jpeg_encode;
+
+/** A one-page TIFF held in memory (several pages: a stack, refused here).
+ *  Encode: deflate-compressed, the image's stored type. */
+wt_decode_fn wt_tiff_decode;
+wt_encode_fn wt_tiff_encode;
 
 /** Pages of a TIFF file read one at a time through pread on @p fd (kept open
  *  by the caller): wt_tiff_pages_open checks every page against the first
@@ -68,14 +62,11 @@ wt_status wt_npy_write_stack_header(FILE *fp, const char *name, const wt_image *
                                     size_t pages);
 wt_status wt_npy_write_stack_page(FILE *fp, const char *name, const wt_image *page);
 
-/** Decode a .npy array (H x W or H x W x C; uint 8/16/32, int 8/16/32, float
- *  32/64; C or Fortran order, either byte order) held in memory. */
-wt_status wt_npy_decode(const void *data, size_t size, const char *name,
-                        const wt_load_options *opt, wt_image *img);
-/** Encode @p img as a .npy array of its stored type (numpy.save's version 1.0,
- *  C order, little-endian). */
-wt_status wt_npy_encode(FILE *fp, const char *name, const wt_image *img,
-                        const wt_save_options *opt);
+/** A .npy array (H x W or H x W x C; uint 8/16/32, int 8/16/32, float 32/64;
+ *  C or Fortran order, either byte order). Encode: numpy.save's version 1.0,
+ *  C order, little-endian, the stored type. */
+wt_decode_fn wt_npy_decode;
+wt_encode_fn wt_npy_encode;
 
 /** The value of one sample of @p type stored at @p p (@p swap: in the byte
  *  order other than the host's). Types: uint 8/16/32, int 8/16/32, float 32/64. */

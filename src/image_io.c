@@ -39,14 +39,9 @@ static wt_status check_image_start(const uint8_t *data, size_t size, const char 
 static wt_status read_image_input(int fd, const char *name, uint64_t hint, uint64_t max_pixels,
                                   uint8_t **data, size_t *size)
 {
-    uint64_t limit = max_pixels ? max_pixels : WT_DEFAULT_MAX_PIXELS;
-    uint64_t cap = wt_input_cap(limit, MAX_PIXEL_BYTES, MAX_INPUT_BYTES);
     char cap_text[128];
-    if (cap == MAX_INPUT_BYTES)
-        snprintf(cap_text, sizeof cap_text, "4 GiB");
-    else
-        snprintf(cap_text, sizeof cap_text, "%llu MiB (the most --max-pixels %llu allows)",
-                 (unsigned long long)(cap >> 20), (unsigned long long)limit);
+    uint64_t cap = wt_input_cap_text(max_pixels, MAX_PIXEL_BYTES, MAX_INPUT_BYTES, "4 GiB",
+                                     cap_text, sizeof cap_text);
     return wt_input_read(fd, name, hint, cap, cap_text, check_image_start, data, size);
 }
 

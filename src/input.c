@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -60,6 +61,19 @@ uint64_t wt_input_cap(uint64_t max_pixels, unsigned bytes_per_pixel, uint64_t ce
     if (max_pixels > (ceiling - room) / 2 / (bytes_per_pixel ? bytes_per_pixel : 1))
         return ceiling;
     return 2 * max_pixels * bytes_per_pixel + room;
+}
+
+uint64_t wt_input_cap_text(uint64_t max_pixels, unsigned bytes_per_pixel, uint64_t ceiling,
+                           const char *ceiling_text, char *text, size_t text_size)
+{
+    uint64_t limit = max_pixels ? max_pixels : WT_DEFAULT_MAX_PIXELS;
+    uint64_t cap = wt_input_cap(limit, bytes_per_pixel, ceiling);
+    if (cap == ceiling)
+        snprintf(text, text_size, "%s", ceiling_text);
+    else
+        snprintf(text, text_size, "%llu MiB (the most --max-pixels %llu allows)",
+                 (unsigned long long)(cap >> 20), (unsigned long long)limit);
+    return cap;
 }
 
 wt_status wt_check_dimensions(const char *name, const char *what, uint64_t width, uint64_t height,

@@ -33,6 +33,12 @@ wt_status wt_input_read(int fd, const char *name, uint64_t hint, uint64_t cap,
  * and metadata), at most @p ceiling. */
 uint64_t wt_input_cap(uint64_t max_pixels, unsigned bytes_per_pixel, uint64_t ceiling);
 
+/* wt_input_cap of @p max_pixels (0: WT_DEFAULT_MAX_PIXELS) with its text for
+ * wt_input_read's message into @p text: @p ceiling_text where the ceiling
+ * caps it, else "N MiB (the most --max-pixels M allows)". */
+uint64_t wt_input_cap_text(uint64_t max_pixels, unsigned bytes_per_pixel, uint64_t ceiling,
+                           const char *ceiling_text, char *text, size_t text_size);
+
 /* Width and height against wavetool's limits, before anything is allocated:
  * each at least 1 and at most WT_MAX_SIDE, width × height at most
  * @p max_pixels (0 = WT_DEFAULT_MAX_PIXELS). @p what names the format in the

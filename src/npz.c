@@ -469,23 +469,49 @@ static wt_status check_meta_matches(const char *path, const wt_pyramid *pyr,
     return WT_OK;
 }
 
-static wt_status write_all(npz_writer *w, const wt_pyramid *pyr, const wt_npz_meta *meta)
+/* The members of a pyramid: cA of the last level, then cH, cV, cD of each level. */
+static void write_pyramid_bands(npz_writer *w, const void *pyramid)
 {
-    char json[1024], header[256];
-    int json_len = meta_json(meta, json, sizeof json);
-    if (json_len < 0 || (size_t)json_len >= sizeof json)
-        return wt_error_set(WT_ERR_INVALID, "%s: description too long", w->path);
+    const wt_pyramid *pyr = pyramid;
     write_band(w, pyr, pyr->levels, WT_BAND_A);
     for (int l = 1; l <= pyr->levels; l++)
         for (wt_band b = WT_BAND_H; b <= WT_BAND_D; b++)
             write_band(w, pyr, l, b);
-    uint64_t shape = (uint64_t)json_len;
-    size_t header_len = npy_header(header, sizeof header, "|u1", &shape, 1);
-    write_member(w, "meta", header, header_len, json, shape);
-    write_directory(w);
-    if (w->error)
-        return wt_error_set(WT_ERR_IO, "%s: %s", w->path, strerror(w->error));
-    return WT_OK;
+}
+
+/* A .npz at @p path (@p shown in messages) through a temporary file: the
+ * members @p write_bands writes from @p bands, then "meta" (@p meta as JSON)
+ * and the zip directory. */
+static wt_status save_npz(const char *path, const char *shown, const wt_npz_meta *meta,
+                          void (*write_bands)(npz_writer *w, const void *bands), const void *bands)
+{
+    char json[1024], header[256];
+    int json_len = meta_json(meta, json, sizeof json);
+    if (json_len < 0 || (size_t)json_len >= sizeof json)
+        return wt_error_set(WT_ERR_INVALID, "%s: description too long", shown);
+    npz_writer *w = calloc(1, sizeof *w);
+    if (!w)
+        return wt_error_set(WT_ERR_NOMEM, "%s: out of memory", shown);
+    wt_outfile out;
+    wt_status st = wt_outfile_open(&out, path);
+    if (st == WT_OK) {
+        w->fp = out.fp;
+        w->path = shown;
+        w->compress = meta->compress;
+        write_bands(w, bands);
+        uint64_t shape = (uint64_t)json_len;
+        size_t header_len = npy_header(header, sizeof header, "|u1", &shape, 1);
+        write_member(w, "meta", header, header_len, json, shape);
+        write_directory(w);
+        if (w->error)
+            st = wt_error_set(WT_ERR_IO, "%s: %s", shown, strerror(w->error));
+        if (st == WT_OK)
+            st = wt_outfile_commit(&out);
+        else
+            wt_outfile_abort(&out);
+    }
+    free(w);
+    return st;
 }
 
 wt_status wt_npz_save(const char *path, const wt_pyramid *pyr, const wt_npz_meta *meta)
@@ -494,23 +520,7 @@ wt_status wt_npz_save(const char *path, const wt_pyramid *pyr, const wt_npz_meta
     wt_status st = check_meta_matches(shown, pyr, meta);
     if (st != WT_OK)
         return st;
-    npz_writer *w = calloc(1, sizeof *w);
-    if (!w)
-        return wt_error_set(WT_ERR_NOMEM, "%s: out of memory", shown);
-    wt_outfile out;
-    st = wt_outfile_open(&out, path);
-    if (st == WT_OK) {
-        w->fp = out.fp;
-        w->path = shown;
-        w->compress = meta->compress;
-        st = write_all(w, pyr, meta);
-        if (st == WT_OK)
-            st = wt_outfile_commit(&out);
-        else
-            wt_outfile_abort(&out);
-    }
-    free(w);
-    return st;
+    return save_npz(path, shown, meta, write_pyramid_bands, pyr);
 }
 
 /* ---- reader: bytes ---------------------------------------------------------- */
@@ -569,14 +579,10 @@ static wt_status check_npz_start(const uint8_t *data, size_t size, const char *n
  * --max-pixels allows (4 channels of 4 bytes), at most 4 GiB. */
 static wt_status read_stream(npz_reader *r, int fd, uint64_t max_pixels)
 {
-    uint64_t limit = max_pixels ? max_pixels : WT_DEFAULT_MAX_PIXELS;
-    uint64_t cap = wt_input_cap(limit, 16, STREAM_CAP);
     char cap_text[128];
-    if (cap == STREAM_CAP)
-        snprintf(cap_text, sizeof cap_text, "4 GiB (read larger coefficient files from a file)");
-    else
-        snprintf(cap_text, sizeof cap_text, "%llu MiB (the most --max-pixels %llu allows)",
-                 (unsigned long long)(cap >> 20), (unsigned long long)limit);
+    uint64_t cap = wt_input_cap_text(max_pixels, 16, STREAM_CAP,
+                                     "4 GiB (read larger coefficient files from a file)",
+                                     cap_text, sizeof cap_text);
     size_t size = 0;
     wt_status st = wt_input_read(fd, r->name, 0, cap, cap_text, check_npz_start, &r->mem, &size);
     r->size = size;
@@ -1386,28 +1392,26 @@ static void stack_member_name(const wt_uparams *p, int i, char *out)
     }
 }
 
-static wt_status write_stack(npz_writer *w, const wt_uparams *p, const float *bands,
-                             const wt_npz_meta *meta)
+/* What write_stack_bands writes. */
+typedef struct stack_bands {
+    const wt_uparams *params;
+    const float *bands;
+    const wt_npz_meta *meta;
+} stack_bands;
+
+/* The members of an undecimated stack, in wt_ustack_index's order. */
+static void write_stack_bands(npz_writer *w, const void *stack)
 {
-    char json[1024], header[256], name[MEMBER_NAME_CAP], descr[8];
-    int json_len = meta_json(meta, json, sizeof json);
-    if (json_len < 0 || (size_t)json_len >= sizeof json)
-        return wt_error_set(WT_ERR_INVALID, "%s: description too long", w->path);
-    uint64_t shape[3] = {(uint64_t)meta->channels, meta->height, meta->width};
+    const stack_bands *s = stack;
+    char header[256], name[MEMBER_NAME_CAP], descr[8];
+    uint64_t shape[3] = {(uint64_t)s->meta->channels, s->meta->height, s->meta->width};
     uint64_t band = shape[0] * shape[1] * shape[2];
     snprintf(descr, sizeof descr, "%cf4", host_order());
     size_t header_len = npy_header(header, sizeof header, descr, shape, 3);
-    for (int i = 0; i < wt_ustack_bands(p); i++) {
-        stack_member_name(p, i, name);
-        write_member(w, name, header, header_len, bands + (size_t)i * band, band * 4);
+    for (int i = 0; i < wt_ustack_bands(s->params); i++) {
+        stack_member_name(s->params, i, name);
+        write_member(w, name, header, header_len, s->bands + (size_t)i * band, band * 4);
     }
-    uint64_t meta_len = (uint64_t)json_len;
-    header_len = npy_header(header, sizeof header, "|u1", &meta_len, 1);
-    write_member(w, "meta", header, header_len, json, meta_len);
-    write_directory(w);
-    if (w->error)
-        return wt_error_set(WT_ERR_IO, "%s: %s", w->path, strerror(w->error));
-    return WT_OK;
 }
 
 wt_status wt_npz_save_stack(const char *path, const wt_uparams *params, const float *bands,
@@ -1420,23 +1424,8 @@ wt_status wt_npz_save_stack(const char *path, const wt_uparams *params, const fl
         wt_uparams_check(params, meta->height, meta->width) != WT_OK)
         return wt_error_set(WT_ERR_INVALID, "%s: coefficients do not match their description",
                             shown);
-    npz_writer *w = calloc(1, sizeof *w);
-    if (!w)
-        return wt_error_set(WT_ERR_NOMEM, "%s: out of memory", shown);
-    wt_outfile out;
-    wt_status st = wt_outfile_open(&out, path);
-    if (st == WT_OK) {
-        w->fp = out.fp;
-        w->path = shown;
-        w->compress = meta->compress;
-        st = write_stack(w, params, bands, meta);
-        if (st == WT_OK)
-            st = wt_outfile_commit(&out);
-        else
-            wt_outfile_abort(&out);
-    }
-    free(w);
-    return st;
+    stack_bands stack = {params, bands, meta};
+    return save_npz(path, shown, meta, write_stack_bands, &stack);
 }
 
 /* The transform a meta describes; its size checked against the file. */

@@ -2,8 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "wavetool.h"
-#include "wavetool_hooks.h"
+#include "engine_impl.h" /* wt_band_ref_valid */
 
 /* a * b, or 0 with *overflow set */
 static size_t mul_checked(size_t a, size_t b, int *overflow)
@@ -84,6 +83,15 @@ static size_t band_elems(const wt_pyramid *p, int level, wt_band b)
     size_t h, w;
     wt_pyramid_band_shape(p, level, b, &h, &w);
     return h * w * (size_t)p->channels;
+}
+
+int wt_band_ref_valid(const wt_pyramid *s, const wt_band_ref *r)
+{
+    if (r->channel < 0 || r->channel >= s->channels || (unsigned)r->band > WT_BAND_D)
+        return 0;
+    if (r->band == WT_BAND_A)
+        return r->level == s->levels;
+    return r->level >= 1 && r->level <= s->levels;
 }
 
 size_t wt_pyramid_offset(const wt_pyramid *p, int level, wt_band b, int c)

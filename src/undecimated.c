@@ -29,43 +29,48 @@ static const double starlet_kernel[5] = {1.0 / 16, 4.0 / 16, 6.0 / 16, 4.0 / 16,
 static const char *const transform_names[] = {"dwt", "swt", "starlet"};
 static const char *const border_names[] = {"mirror", "periodic", "nearest"};
 
-/* The index of @p name in one of the three-name tables above, -1 if absent. */
-static int name_index(const char *const names[3], const char *name)
+/* The index of @p name in @p names (one of the tables above), or -1 with the
+ * error "unknown KIND 'name' (the three names)" set. */
+static int parse_name(const char *const names[3], const char *kind, const char *name)
 {
     for (int i = 0; i < 3; i++)
         if (strcmp(name, names[i]) == 0)
             return i;
+    wt_error_set(WT_ERR_INVALID, "unknown %s '%s' (%s, %s, %s)", kind, name, names[0], names[1],
+                 names[2]);
     return -1;
+}
+
+/* names[i], "?" out of range */
+static const char *name_of(const char *const names[3], unsigned i)
+{
+    return i < 3 ? names[i] : "?";
 }
 
 wt_status wt_transform_parse(const char *name, wt_transform *t)
 {
-    int i = name_index(transform_names, name);
-    if (i >= 0) {
+    int i = parse_name(transform_names, "transform", name);
+    if (i >= 0)
         *t = (wt_transform)i;
-        return WT_OK;
-    }
-    return wt_error_set(WT_ERR_INVALID, "unknown transform '%s' (dwt, swt, starlet)", name);
+    return i >= 0 ? WT_OK : WT_ERR_INVALID;
 }
 
 const char *wt_transform_name(wt_transform t)
 {
-    return (unsigned)t < 3 ? transform_names[t] : "?";
+    return name_of(transform_names, (unsigned)t);
 }
 
 wt_status wt_border_parse(const char *name, wt_border *b)
 {
-    int i = name_index(border_names, name);
-    if (i >= 0) {
+    int i = parse_name(border_names, "border", name);
+    if (i >= 0)
         *b = (wt_border)i;
-        return WT_OK;
-    }
-    return wt_error_set(WT_ERR_INVALID, "unknown border '%s' (mirror, periodic, nearest)", name);
+    return i >= 0 ? WT_OK : WT_ERR_INVALID;
 }
 
 const char *wt_border_name(wt_border b)
 {
-    return (unsigned)b < 3 ? border_names[b] : "?";
+    return name_of(border_names, (unsigned)b);
 }
 
 /* ---- shapes ------------------------------------------------------------------ */
@@ -571,40 +576,44 @@ static wt_status work_begin(size_t plane, swt_work *k, float **buf)
     return st;
 }
 
-wt_status wt_host_uforward(int threads, const wt_uparams *p, const float *planes, size_t h,
-                           size_t w, int channels, float *bands)
+/* Channel @p c of @p p: @p plane into @p bands, or (@p inverse) back. */
+static wt_status transform_channel(int threads, const wt_uparams *p, int inverse, float *plane,
+                                   float *bands, size_t h, size_t w, int c, int channels,
+                                   const swt_work *k)
+{
+    int swt = p->transform == WT_TRANSFORM_SWT;
+    if (!inverse)
+        return swt ? swt_forward_channel(threads, p, plane, h, w, c, channels, bands, k)
+                   : starlet_forward_channel(threads, p, plane, h, w, c, channels, bands, k);
+    return swt ? swt_inverse_channel(threads, p, bands, h, w, c, channels, plane, k)
+               : starlet_inverse_channel(threads, p, bands, h, w, c, channels, plane);
+}
+
+/* wt_host_uforward (@p planes into @p bands) and wt_host_uinverse (back). */
+static wt_status host_transform(int threads, const wt_uparams *p, int inverse, float *planes,
+                                float *bands, size_t h, size_t w, int channels)
 {
     float *buf = NULL;
     swt_work k;
     const size_t plane = h * w;
     wt_status st = work_begin(plane, &k, &buf);
-    for (int c = 0; st == WT_OK && c < channels; c++) {
-        const float *x = planes + (size_t)c * plane;
-        if (p->transform == WT_TRANSFORM_SWT)
-            st = swt_forward_channel(threads, p, x, h, w, c, channels, bands, &k);
-        else
-            st = starlet_forward_channel(threads, p, x, h, w, c, channels, bands, &k);
-    }
+    for (int c = 0; st == WT_OK && c < channels; c++)
+        st = transform_channel(threads, p, inverse, planes + (size_t)c * plane, bands, h, w, c,
+                               channels, &k);
     free(buf);
     return st;
+}
+
+wt_status wt_host_uforward(int threads, const wt_uparams *p, const float *planes, size_t h,
+                           size_t w, int channels, float *bands)
+{
+    return host_transform(threads, p, 0, (float *)planes /* read only */, bands, h, w, channels);
 }
 
 wt_status wt_host_uinverse(int threads, const wt_uparams *p, const float *bands, size_t h,
                            size_t w, int channels, float *planes)
 {
-    float *buf = NULL;
-    swt_work k;
-    const size_t plane = h * w;
-    wt_status st = work_begin(plane, &k, &buf);
-    for (int c = 0; st == WT_OK && c < channels; c++) {
-        float *out = planes + (size_t)c * plane;
-        if (p->transform == WT_TRANSFORM_SWT)
-            st = swt_inverse_channel(threads, p, bands, h, w, c, channels, out, &k);
-        else
-            st = starlet_inverse_channel(threads, p, bands, h, w, c, channels, out);
-    }
-    free(buf);
-    return st;
+    return host_transform(threads, p, 1, planes, (float *)bands /* read only */, h, w, channels);
 }
 
 static wt_status check_call(const wt_uparams *p, size_t h, size_t w, int channels,
@@ -615,32 +624,39 @@ static wt_status check_call(const wt_uparams *p, size_t h, size_t w, int channel
     return wt_uparams_check(p, h, w);
 }
 
-wt_status wt_uforward(wt_engine *engine, const wt_uparams *params, const float *planes,
-                      size_t height, size_t width, int channels, float *bands)
+/* wt_uforward (@p planes into @p bands) and wt_uinverse (back): checked, on
+ * the engine's op where it has one, else the host code; timed. */
+static wt_status engine_transform(wt_engine *engine, const wt_uparams *params, int inverse,
+                                  float *planes, float *bands, size_t height, size_t width,
+                                  int channels)
 {
     wt_status st = check_call(params, height, width, channels, planes, bands);
     if (st != WT_OK)
         return st;
+    const wt_engine_ops *ops = engine->ops;
     double t0 = wt_seconds();
-    st = engine->ops->uforward
-             ? engine->ops->uforward(engine, params, planes, height, width, channels, bands)
-             : wt_host_uforward(engine->threads, params, planes, height, width, channels, bands);
+    if (!inverse && ops->uforward)
+        st = ops->uforward(engine, params, planes, height, width, channels, bands);
+    else if (inverse && ops->uinverse)
+        st = ops->uinverse(engine, params, bands, height, width, channels, planes);
+    else
+        st = host_transform(engine->threads, params, inverse, planes, bands, height, width,
+                            channels);
     engine->times.transform += wt_seconds() - t0;
     engine->times.calls++;
     return st;
 }
 
+wt_status wt_uforward(wt_engine *engine, const wt_uparams *params, const float *planes,
+                      size_t height, size_t width, int channels, float *bands)
+{
+    return engine_transform(engine, params, 0, (float *)planes /* read only */, bands, height,
+                            width, channels);
+}
+
 wt_status wt_uinverse(wt_engine *engine, const wt_uparams *params, const float *bands,
                       size_t height, size_t width, int channels, float *planes)
 {
-    wt_status st = check_call(params, height, width, channels, bands, planes);
-    if (st != WT_OK)
-        return st;
-    double t0 = wt_seconds();
-    st = engine->ops->uinverse
-             ? engine->ops->uinverse(engine, params, bands, height, width, channels, planes)
-             : wt_host_uinverse(engine->threads, params, bands, height, width, channels, planes);
-    engine->times.transform += wt_seconds() - t0;
-    engine->times.calls++;
-    return st;
+    return engine_transform(engine, params, 1, planes, (float *)bands /* read only */, height,
+                            width, channels);
 }

@@ -46,12 +46,12 @@ double wt_select_kth(double *v, size_t n, size_t k);
  * that did not know the file, say); returns @p st. Does nothing for WT_OK. */
 wt_status wt_error_prefix(wt_status st, const char *prefix);
 
-/* ---- test hooks ---------------------------------------------------------- */
-
 /* Every band of every channel of @p p in storage order (cA of each channel,
  * then from the deepest level H, V, D, each per channel) into @p sel (room for
  * channels * (3 * levels + 1)); returns how many. */
 size_t wt_pyramid_bands(const wt_pyramid *p, wt_band_ref *sel);
+
+/* ---- test hooks ---------------------------------------------------------- */
 
 /* .npz (src/npz.c): members and offsets of at least @p bytes get ZIP64
  * records (default 0xFFFFFFFF, where the zip format needs them). Tests lower

@@ -30,23 +30,25 @@ static char work_dir[256];
 
 /* ---- helpers ------------------------------------------------------------ */
 
-/* A path in the scratch directory (a few rotating buffers). */
+/* @p dir/@p name (in one of a few rotating buffers). */
+static const char *path_in(const char *dir, const char *name)
+{
+    static char bufs[8][512];
+    static int next;
+    char *b = bufs[next++ % 8];
+    snprintf(b, sizeof bufs[0], "%s/%s", dir, name);
+    return b;
+}
+
+/* A path in the scratch directory. */
 static const char *scratch(const char *name)
 {
-    static char bufs[4][512];
-    static int next;
-    char *b = bufs[next++ % 4];
-    snprintf(b, sizeof bufs[0], "%s/%s", work_dir, name);
-    return b;
+    return path_in(work_dir, name);
 }
 
 static const char *corpus(const char *rel)
 {
-    static char bufs[4][512];
-    static int next;
-    char *b = bufs[next++ % 4];
-    snprintf(b, sizeof bufs[0], "%s/%s", corpus_dir, rel);
-    return b;
+    return path_in(corpus_dir, rel);
 }
 
 static uint64_t rng = 0x2545F4914F6CDD1Dull;

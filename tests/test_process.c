@@ -54,6 +54,14 @@ static int in_child(int (*child)(void))
     return status;
 }
 
+/* Run @p child in a child process, which must exit with status 0. */
+static void assert_child_succeeds(int (*child)(void))
+{
+    int status = in_child(child);
+    assert_true(WIFEXITED(status));
+    assert_int_equal(WEXITSTATUS(status), 0);
+}
+
 /* As many outputs open at once as descriptors allow, up to @p want. */
 static int open_many(wt_outfile *f, int want)
 {
@@ -89,9 +97,7 @@ static int child_many(void)
 static void test_list_holds_any_number(void **state)
 {
     (void)state;
-    int status = in_child(child_many);
-    assert_true(WIFEXITED(status));
-    assert_int_equal(WEXITSTATUS(status), 0);
+    assert_child_succeeds(child_many);
     assert_int_equal(count_and_clear(), 0);
 }
 
@@ -158,9 +164,7 @@ static int child_ignored(void)
 static void test_ignored_signal_stays_ignored(void **state)
 {
     (void)state;
-    int status = in_child(child_ignored);
-    assert_true(WIFEXITED(status));
-    assert_int_equal(WEXITSTATUS(status), 0);
+    assert_child_succeeds(child_ignored);
 }
 
 /* Closed stdout and stderr: occupied, and writing to them still fails. */
@@ -182,9 +186,7 @@ static int child_closed_fds(void)
 static void test_closed_standard_fds(void **state)
 {
     (void)state;
-    int status = in_child(child_closed_fds);
-    assert_true(WIFEXITED(status));
-    assert_int_equal(WEXITSTATUS(status), 0);
+    assert_child_succeeds(child_closed_fds);
     assert_int_equal(count_and_clear(), 0);
 }
 

@@ -301,6 +301,14 @@ expect "stderr closed (2>&-): exit 1, 296 outputs, none corrupt ($bad corrupt)" 
 run sh -c "exec '$WT' roundtrip --psnr -o e18/in0.png small.png <&- >&- 2>&-"
 expect "stdin, stdout and stderr closed: roundtrip -o writes a valid image" valid_images e18/in0.png
 
+# Wait until directory $1 holds a temporary output (.NAME), at most $2 times 5 ms.
+wait_for_temp_output() {
+    for _ in $(seq 1 "$2"); do
+        ls -A "$1" 2>/dev/null | grep -q '^\.' && break
+        sleep 0.005
+    done
+}
+
 # every signal whose default action ends the process removes the temporary files
 # (slow outputs: the signal lands while they are written)
 for sig in HUP INT QUIT PIPE ALRM TERM USR1 USR2 XCPU VTALRM PROF; do
@@ -311,10 +319,7 @@ for sig in HUP INT QUIT PIPE ALRM TERM USR1 USR2 XCPU VTALRM PROF; do
         exec "$WT" decompose -l 1 -j 3 --png-level 9 -O e18/sig t1.png t2.png t3.png >/dev/null 2>&1
     ) &
     pid=$!
-    for _ in $(seq 1 500); do
-        ls -A e18/sig 2>/dev/null | grep -q '^\.' && break
-        sleep 0.005
-    done
+    wait_for_temp_output e18/sig 500
     kill -s "$sig" $pid 2>/dev/null
     wait $pid
     src=$?
@@ -328,10 +333,7 @@ done
     exec "$WT" decompose -l 1 -j 2 -O e18/nohup tiny >/dev/null 2>&1
 ) &
 pid=$!
-for _ in $(seq 1 300); do
-    ls -A e18/nohup 2>/dev/null | grep -q '^\.' && break
-    sleep 0.005
-done
+wait_for_temp_output e18/nohup 300
 kill -HUP $pid 2>/dev/null
 wait $pid
 expect "SIGHUP ignored at start (nohup): the batch completes (exit $?)" \
