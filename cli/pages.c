@@ -168,6 +168,11 @@ static wt_status check_output(const page_binding *b)
     if (b->pages <= 1 || !b->output)
         return WT_OK;
     wt_file_format f = cli_output_format(b->pipe->opt, b->output);
+    if (f == WT_FORMAT_NPZ && b->pipe->opt->compress)
+        return wt_error_set(WT_ERR_UNSUPPORTED,
+                            "%s: --compress is not available for a stack's .npz (its members "
+                            "are filled in place, page by page)",
+                            pipeline_shown(b->input));
     if (f == wt_format_from_ext("tif") || f == wt_format_from_ext("npy") || f == WT_FORMAT_NPZ)
         return WT_OK;
     const wt_format_info *info = wt_format_describe(f);

@@ -38,8 +38,9 @@ def check(ok, what):
         failures.append(what)
 
 
-def run(*args):
-    p = subprocess.run([WT, *map(str, args)], capture_output=True, text=True)
+def run(*args, stdin_path=None):
+    with open(stdin_path or os.devnull, "rb") as stdin:
+        p = subprocess.run([WT, *map(str, args)], capture_output=True, text=True, stdin=stdin)
     return p.returncode, p.stdout, p.stderr
 
 
@@ -239,6 +240,33 @@ def bounded_memory(d):
         rc, rss = results[name]
         check(rc == 0 and rss < one + 32, f"roundtrip of {n} pages ({name}): peak RSS {rss:.0f} MiB, "
               f"one page {one:.0f} MiB (all pages: {many.nbytes >> 20} MiB)")
+    # coefficients (200 MiB of float32 for all pages) written and read page by page
+    for stem in ("one", "many"):
+        results[stem + ".npz"] = peak_rss_mib("decompose", "-j", 1, os.path.join(d, stem + ".tif"),
+                                              os.path.join(d, stem + ".npz"))
+        results[stem + ".back"] = peak_rss_mib("reconstruct", "-j", 1, os.path.join(d, stem + ".npz"),
+                                               os.path.join(d, stem + "_back.tif"))
+    for what, key in (("decompose to .npz", ".npz"), ("reconstruct from .npz", ".back")):
+        (rc1, rss1), (rc, rss) = results["one" + key], results["many" + key]
+        check(rc1 == 0 and rc == 0 and rss < rss1 + 32,
+              f"{what} of {n} pages: peak RSS {rss:.0f} MiB, one page {rss1:.0f} MiB")
+
+
+def hostile_stack_npz(d):
+    """A stack's .npz damaged in its last page: the CRC catches it, no output."""
+    pages = rand((4, 16, 16), np.uint8)
+    tifffile.imwrite(os.path.join(d, "h.tif"), pages, photometric="minisblack")
+    run("decompose", "-l", 1, os.path.join(d, "h.tif"), os.path.join(d, "h.npz"))
+    data = bytearray(open(os.path.join(d, "h.npz"), "rb").read())
+    at = data.index(b"cA.npy") + len("cA.npy") + 128 + 3 * 8 * 8 * 4  # into page 3 of cA
+    data[at + 5] ^= 0x40
+    open(os.path.join(d, "h_bad.npz"), "wb").write(bytes(data))
+    out = os.path.join(d, "h_bad.tif")
+    rc, _, err = run("reconstruct", os.path.join(d, "h_bad.npz"), out)
+    check(rc == 1 and "CRC" in err and "page 3" in err and not os.path.exists(out),
+          f"a stack's .npz damaged in page 3: refused, no output ({err.strip()})")
+    rc, _, err = run("reconstruct", "-", out, stdin_path=os.path.join(d, "h.npz"))
+    check(rc == 1 and "from a file" in err, f"a stack's .npz from a pipe: refused ({err.strip()})")
 
 
 with tempfile.TemporaryDirectory() as d:
@@ -247,6 +275,7 @@ with tempfile.TemporaryDirectory() as d:
     sample_types(d)
     pages_as_images(d)
     refusals(d)
+    hostile_stack_npz(d)
     bounded_memory(d)
 if failures:
     print(f"{len(failures)} failed")
