@@ -224,7 +224,9 @@ const cli_command cmd_decompose = {
         "cD bottom-right), each band scaled for display; {COEFFS} gets the coefficients\n"
         "(float32, int32 for legall53), readable with numpy.load. '-' is standard\n"
         "input or output (its type from --ext, default png). With -O, each INPUT (a file,\n"
-        "or a directory walked for {IMAGES}) gives DIR/STEM[SUFFIX].EXT.",
+        "or a directory walked for {IMAGES}) gives DIR/STEM[SUFFIX].EXT. A stack (a\n"
+        "multi-page TIFF, a 3-D .npy with --stack) is decomposed page by page into one\n"
+        "multi-page TIFF, (N, H, W) .npy or .npz with a leading page axis.",
     .groups = OPTS_VERBOSITY | OPTS_TRANSFORM | OPTS_ENGINE | OPTS_LOAD | OPTS_SAVE | OPTS_MOSAIC | OPTS_BATCH,
     .min_args = 1,
     .max_args = -1,

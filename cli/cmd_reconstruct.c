@@ -115,7 +115,8 @@ const cli_command cmd_reconstruct = {
         "meta); samples are rounded and clamped. OUT is {IMAGES} ('-': standard\n"
         "output, type from --ext). With -O, each COEFFS (a file, or a directory walked\n"
         "for {COEFFS}) gives DIR/STEM[SUFFIX].EXT. Files of --transform swt or starlet\n"
-        "are read as such; COEFFS may also be the NAME_layers.txt of decompose --layers.",
+        "are read as such; COEFFS may also be the NAME_layers.txt of decompose --layers.\n"
+        "A stack's file (members (N, C, h, w)) gives a multi-page TIFF or (N, H, W) .npy.",
     .groups = OPTS_VERBOSITY | OPTS_ENGINE | OPTS_LOAD | OPTS_SAVE | OPTS_BATCH | OPTS_RESULT,
     .min_args = 1,
     .max_args = -1,

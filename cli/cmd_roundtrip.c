@@ -195,7 +195,8 @@ const cli_command cmd_roundtrip = {
         "bits per pixel (entropy of every band's indices at step Q). -o writes the reconstruction ('-': standard output,\n"
         "the report then goes to standard error); -O DIR writes one per input.\n"
         "Inputs may be directories (walked for {IMAGES}). --transform swt|starlet:\n"
-        "--keep/--threshold act on the undecimated detail bands, --keep ranking by |c|.",
+        "--keep/--threshold act on the undecimated detail bands, --keep ranking by |c|.\n"
+        "A stack (multi-page TIFF, 3-D .npy with --stack) gives one report line per page.",
     .groups = OPTS_VERBOSITY | OPTS_TRANSFORM | OPTS_ENGINE | OPTS_LOAD | OPTS_SAVE | OPTS_BATCH | OPTS_OUTPUT |
               OPTS_QUALITY | OPTS_THRESHOLD | OPTS_REPORT | OPTS_QUANT | OPTS_RESULT,
     .min_args = 1,
