@@ -101,11 +101,46 @@ static wt_status common_layout(const cli_options *o, const wt_image *a, const wt
     return WT_OK;
 }
 
+/* @p img as float32 samples (sample units) unless it is held so already. */
+static wt_status as_float(wt_image *img)
+{
+    wt_image f = {0};
+    if (img->bit_depth == WT_DEPTH_F32)
+        return WT_OK;
+    wt_status st = wt_image_convert(img, (wt_sample_type){WT_SAMPLE_FLOAT, 32}, &f);
+    if (st == WT_OK) {
+        wt_image_free(img);
+        *img = f;
+    }
+    return st;
+}
+
+/* Float32-held images and more than 4 channels are compared as they are (both
+ * as float32 when their depths differ); the options' conversions are for
+ * 8/16-bit images of 1 to 4 channels. */
+static wt_status plain_comparable(const cli_options *o, wt_image *a, wt_image *b)
+{
+    if (o->compare_gray || o->compare_ignore_alpha || o->depth)
+        return wt_error_set(WT_ERR_UNSUPPORTED, "--gray, --ignore-alpha and --depth convert "
+                                                "8/16-bit images of 1 to 4 channels, not float32 "
+                                                "samples or more channels");
+    if (a->channels != b->channels)
+        return wt_error_set(WT_ERR_INVALID, "images differ in channels (%d vs %d)", a->channels,
+                            b->channels);
+    wt_status st = WT_OK;
+    if (a->bit_depth != b->bit_depth)
+        st = as_float(a) == WT_OK ? as_float(b) : WT_ERR_NOMEM;
+    return st;
+}
+
 static wt_status make_comparable(const cli_options *o, wt_image *a, wt_image *b)
 {
     int channels = 0, depth = 0;
     if (a->width != b->width || a->height != b->height)
         return WT_OK; /* wt_quality_compare says so */
+    if (a->bit_depth == WT_DEPTH_F32 || b->bit_depth == WT_DEPTH_F32 || a->channels > 4 ||
+        b->channels > 4)
+        return plain_comparable(o, a, b);
     wt_status st = common_layout(o, a, b, &channels, &depth);
     if (st == WT_OK && (a->channels != channels || a->bit_depth != depth))
         st = convert_image(a, channels, depth);

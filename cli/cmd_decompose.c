@@ -120,6 +120,10 @@ static wt_status write_mosaic(pipeline *p, const wt_image *img, const wt_params 
     wt_image mosaic = {0}, view = {0};
     const wt_image *shown = img;
     int depth = mosaic_depth(o, img, cli_output_format(o, out));
+    if (img->channels > 4) /* extra channels: their coefficients go to .npz */
+        return wt_error_set(WT_ERR_UNSUPPORTED, "%s: mosaics show 1 to 4 channels, not %d; "
+                                                "decompose to .npz keeps them all",
+                            in, img->channels);
     wt_status st = mosaic_view(o, img, in, &view, &shown);
     mosaic_job job = {params, shown, o->scale, depth, &mosaic};
     if (st == WT_OK && wt_mosaic_style_is_plain(&o->style))

@@ -79,7 +79,9 @@ static char *sigma_report(const sigma_ctx *ctx, const char *file, const wt_image
     strbuf sb = {0};
     report_format f = ctx->format;
     int n = values_of(ctx, layout, sigma);
-    double peak = layout->bit_depth > 8 ? 65535.0 : 255.0;
+    double peak = layout->bit_depth == WT_DEPTH_F32 ? 1.0 /* float32: own units */
+                  : layout->bit_depth > 8           ? 65535.0
+                                                    : 255.0;
     if (f == REPORT_JSON) {
         sb_printf(&sb, "{\"file\":");
         sb_json_string(&sb, file);

@@ -119,7 +119,8 @@ static const opt_spec option_table[] = {
     {"labels", OPT_LABELS, NULL, OPTS_MOSAIC, "band names (cA3, cH1, ...) in each band's corner"},
     {"alpha", OPT_ALPHA, "A", OPTS_MOSAIC, "mosaics of images with alpha: opaque (default: colour only),\n"
                                           "keep (alpha's bands as the mosaic's alpha), only (alpha's bands)"},
-    {"depth", OPT_DEPTH, "8|16", OPTS_MOSAIC, "mosaic bit depth (default: the input's; 8 for JPEG)"},
+    {"depth", OPT_DEPTH, "8|16|f32", OPTS_MOSAIC, "mosaic bit depth (default: the input's; 8 for JPEG);\n"
+                                                "--layers: f32 writes float32 .tif/.npy layers"},
     {"layers", OPT_LAYERS, NULL, OPTS_MOSAIC, "swt/starlet: each band its own image OUT_BAND.png and a sidecar\n"
                                           "OUT_layers.txt that 'reconstruct' reads back"},
     {"outdir", 'O', "DIR", OPTS_BATCH, "write outputs into DIR (created if missing), named from the input"},
@@ -589,7 +590,7 @@ static int apply_option(const cli_command *command, int val, const char *arg, cl
     case OPT_EPS: rc = parse_real(cmd, s, arg, 0.0, 1e30, &o->eps); break;
     case OPT_PLOT: o->plot = arg; break;
     case OPT_DEPTH:
-        if (command->groups & OPTS_RESULT)
+        if (command->groups & (OPTS_RESULT | OPTS_MOSAIC))
             rc = parse_choice(cmd, s, arg, result_depths, "8, 16 or f32", &choice);
         else
             rc = parse_choice(cmd, s, arg, depths, "8 or 16", &choice);
@@ -789,6 +790,9 @@ static int check_undecimated(const cli_command *cmd, const cli_options *o)
                                           "periodic; dwt takes -m)");
     if (o->layers && o->transform == WT_TRANSFORM_DWT)
         return cli_usage_error(cmd->name, "--layers applies to --transform swt or starlet");
+    if ((cmd->groups & OPTS_MOSAIC) && o->depth == WT_DEPTH_F32 && !o->layers)
+        return cli_usage_error(cmd->name, "--depth f32 is for --layers: mosaics are 8 or 16-bit "
+                                          "displays");
     if (o->transform == WT_TRANSFORM_SWT && o->params.wavelet->kind != WT_KIND_FILTER_BANK)
         return cli_usage_error(cmd->name, "--transform swt: %s is a JPEG 2000 wavelet; use a "
                                           "filter-bank one (bior4.4 for cdf97, bior2.2 for "

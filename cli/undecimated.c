@@ -163,14 +163,28 @@ static void layer_encode(const float *band, size_t h, size_t w, int channels, do
         }
 }
 
+/* --depth f32: the band's values as they are (offset 0, scale 1). */
+static void layer_encode_float(const float *band, size_t h, size_t w, int channels,
+                               wt_image *img)
+{
+    float *px = img->pixels;
+    const size_t plane = h * w, c = (size_t)channels;
+    for (size_t ch = 0; ch < c; ch++)
+        for (size_t i = 0; i < plane; i++)
+            px[i * c + ch] = band[ch * plane + i];
+}
+
 static void layer_decode(const wt_image *img, double offset, double scale, float *band)
 {
     const size_t plane = (size_t)img->height * img->width, c = (size_t)img->channels;
     const uint16_t *px16 = img->pixels;
     const uint8_t *px8 = img->pixels;
+    const float *pxf = img->pixels;
     for (size_t ch = 0; ch < c; ch++)
         for (size_t i = 0; i < plane; i++) {
-            double s = img->bit_depth == 16 ? px16[i * c + ch] : px8[i * c + ch];
+            double s = img->bit_depth == WT_DEPTH_F32 ? pxf[i * c + ch]
+                       : img->bit_depth == 16         ? px16[i * c + ch]
+                                                      : px8[i * c + ch];
             band[ch * plane + i] = (float)((s - offset) / scale);
         }
 }
@@ -221,13 +235,20 @@ static wt_status write_layers(pipeline *p, const wt_image *img, const wt_uparams
 {
     char stem[4096], path[4200], name[16];
     const char *ext;
+    int floats = p->opt->depth == WT_DEPTH_F32; /* raw float32 layers */
     split_ext(out, stem, sizeof stem, &ext);
-    if (strcasecmp(ext, ".png") != 0)
+    const wt_format_info *info = wt_format_describe(wt_format_from_ext(ext));
+    if (!floats && strcasecmp(ext, ".png") != 0)
         return wt_error_set(WT_ERR_INVALID, "%s: --layers writes 16-bit PNG layers; name OUT "
-                                            ".png",
+                                            ".png (or --depth f32 and .tif or .npy)",
+                            out);
+    if (floats && !(info && info->floats))
+        return wt_error_set(WT_ERR_INVALID, "%s: --layers --depth f32 writes float32 layers; "
+                                            "name OUT .tif or .npy",
                             out);
     wt_image layer = {0};
-    wt_status st = wt_image_alloc(&layer, img->width, img->height, img->channels, 16);
+    wt_status st = wt_image_alloc(&layer, img->width, img->height, img->channels,
+                                  floats ? WT_DEPTH_F32 : 16);
     layer.color = img->color;
     snprintf(path, sizeof path, "%s%s", stem, SIDECAR_SUFFIX);
     wt_outfile side;
@@ -241,11 +262,15 @@ static wt_status write_layers(pipeline *p, const wt_image *img, const wt_uparams
     const size_t band = (size_t)img->height * img->width * (size_t)img->channels;
     for (int i = 0; st == WT_OK && i < wt_ustack_bands(up); i++) {
         band_name(up, i, name, sizeof name);
-        double scale = layer_scale(stack + i * band, band);
-        layer_encode(stack + i * band, img->height, img->width, img->channels, scale, &layer);
-        snprintf(path, sizeof path, "%s_%s.png", stem, name);
+        double scale = floats ? 1.0 : layer_scale(stack + i * band, band);
+        if (floats)
+            layer_encode_float(stack + i * band, img->height, img->width, img->channels, &layer);
+        else
+            layer_encode(stack + i * band, img->height, img->width, img->channels, scale, &layer);
+        snprintf(path, sizeof path, "%s_%s%s", stem, name, floats ? ext : ".png");
         st = pipeline_save(p, path, &layer);
-        fprintf(side.fp, "layer %s %s %.1f %.17g\n", name, base_name(path), LAYER_OFFSET, scale);
+        fprintf(side.fp, "layer %s %s %.1f %.17g\n", name, base_name(path),
+                floats ? 0.0 : LAYER_OFFSET, scale);
     }
     st = st == WT_OK ? wt_outfile_commit(&side) : (wt_outfile_abort(&side), st);
     wt_image_free(&layer);

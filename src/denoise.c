@@ -632,6 +632,10 @@ wt_status wt_estimate_sigma(wt_engine *engine, const wt_image *img, double *sigm
 {
     wt_params p = {wt_wavelet_find("db2"), WT_MODE_SYMMETRIC, WT_METHOD_AUTO, 1};
     wt_epyramid *ep = NULL;
+    if (img->channels > 4)
+        return wt_error_set(WT_ERR_UNSUPPORTED, "the noise estimate takes 1 to 4 channels (this "
+                                                "image has %d)",
+                            img->channels);
     wt_status st = wt_epyramid_create(engine, &p, img->height, img->width, img->channels, &ep);
     if (st == WT_OK)
         st = wt_epyramid_forward_image(ep, img);

@@ -113,9 +113,15 @@ wt_status wt_image_convert(const wt_image *src, wt_sample_type type, wt_image *d
 wt_status wt_memory_check(const wt_load_options *opt, const char *name, uint32_t width,
                           uint32_t height, int channels)
 {
-    /* each factor < 2^32, channels <= WT_MAX_CHANNELS, 20: no overflow in 64 bits below 2^32 */
+    return wt_memory_check_samples(opt, name, width, height, channels, WT_MEMORY_PER_SAMPLE);
+}
+
+wt_status wt_memory_check_samples(const wt_load_options *opt, const char *name, uint32_t width,
+                                  uint32_t height, int channels, unsigned per_sample)
+{
+    /* each factor < 2^32, channels <= WT_MAX_CHANNELS: the product saturates, never wraps */
     uint64_t need = (uint64_t)width * height * (uint64_t)(channels > 0 ? channels : 1);
-    need = need > UINT64_MAX / WT_MEMORY_PER_SAMPLE ? UINT64_MAX : need * WT_MEMORY_PER_SAMPLE;
+    need = need > UINT64_MAX / per_sample ? UINT64_MAX : need * per_sample;
     if (!opt || !opt->max_memory || need <= opt->max_memory)
         return WT_OK;
     return wt_error_set(WT_ERR_LIMIT,
@@ -246,18 +252,21 @@ static void load_bytes(const uint8_t *p, size_t n, int swap, void *out)
         o[k] = swap ? p[n - 1 - k] : p[k];
 }
 
+/* One sample of any stored type. */
+typedef union sample_bits {
+    uint8_t u8;
+    int8_t i8;
+    uint16_t u16;
+    int16_t i16;
+    uint32_t u32;
+    int32_t i32;
+    float f32;
+    double f64;
+} sample_bits;
+
 double wt_sample_load(const uint8_t *p, wt_sample_type t, int swap)
 {
-    union {
-        uint8_t u8;
-        int8_t i8;
-        uint16_t u16;
-        int16_t i16;
-        uint32_t u32;
-        int32_t i32;
-        float f32;
-        double f64;
-    } v;
+    sample_bits v;
     load_bytes(p, (size_t)t.bits / 8, swap, &v);
     if (t.kind == WT_SAMPLE_FLOAT)
         return t.bits == 64 ? v.f64 : (double)v.f32;
@@ -268,16 +277,7 @@ double wt_sample_load(const uint8_t *p, wt_sample_type t, int swap)
 
 void wt_sample_store(uint8_t *p, wt_sample_type t, int swap, double x)
 {
-    union {
-        uint8_t u8;
-        int8_t i8;
-        uint16_t u16;
-        int16_t i16;
-        uint32_t u32;
-        int32_t i32;
-        float f32;
-        double f64;
-    } v;
+    sample_bits v;
     if (t.kind == WT_SAMPLE_FLOAT && t.bits == 64)
         v.f64 = x;
     else if (t.kind == WT_SAMPLE_FLOAT)
@@ -313,4 +313,22 @@ void wt_image_set_sample(wt_image *img, size_t i, double v)
         ((uint16_t *)img->pixels)[i] = (uint16_t)v;
     else
         ((uint8_t *)img->pixels)[i] = (uint8_t)v;
+}
+
+void wt_image_store_row(const wt_image *img, wt_sample_type t, int swap, uint32_t y, uint8_t *row)
+{
+    size_t per_row = (size_t)img->width * (size_t)img->channels, item = (size_t)t.bits / 8;
+    for (size_t i = 0; i < per_row; i++)
+        wt_sample_store(row + i * item, t, swap,
+                        wt_sample_clamp(t, wt_image_sample(img, (size_t)y * per_row + i)));
+}
+
+wt_status wt_image_check_writable(const wt_image *img, const char *name, const char *format)
+{
+    if (img->channels < 1 || img->channels > WT_MAX_CHANNELS ||
+        !wt_sample_type_known(wt_image_stored(img)) ||
+        (img->bit_depth != 8 && img->bit_depth != 16 && img->bit_depth != WT_DEPTH_F32))
+        return wt_error_set(WT_ERR_INVALID, "%s: cannot write %d channels of %d bits as %s", name,
+                            img->channels, img->bit_depth, format);
+    return WT_OK;
 }

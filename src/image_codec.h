@@ -77,6 +77,19 @@ void wt_sample_store(uint8_t *p, wt_sample_type type, int swap, double v);
  *  @p v must be in range; float32 images take it as it is). */
 double wt_image_sample(const wt_image *img, size_t i);
 void wt_image_set_sample(wt_image *img, size_t i, double v);
+/** Row @p y of @p img as samples of @p type (rounded and clamped) into @p row. */
+void wt_image_store_row(const wt_image *img, wt_sample_type type, int swap, uint32_t y,
+                        uint8_t *row);
+/** WT_ERR_INVALID ("NAME: cannot write C channels of B bits as FORMAT") unless
+ *  @p img is a valid image of a stored type the codecs write. */
+wt_status wt_image_check_writable(const wt_image *img, const char *name, const char *format);
+/** Peak memory per sample of images held as float32 (their own samples and a
+ *  float32 work copy for --depth): 2048x2048 gray float32 roundtrip 96 MB and
+ *  uint8 -> --depth 16 roundtrip 104 MB (23-25 bytes), CPU engine, -j1. */
+#define WT_MEMORY_PER_FLOAT_SAMPLE 28
+/** wt_memory_check at @p per_sample bytes a sample. */
+wt_status wt_memory_check_samples(const wt_load_options *opt, const char *name, uint32_t width,
+                                  uint32_t height, int channels, unsigned per_sample);
 /** 1 when @p type is one the image codecs read and write. */
 int wt_sample_type_known(wt_sample_type type);
 

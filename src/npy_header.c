@@ -4,19 +4,17 @@
 
 #include <string.h>
 
-typedef struct cursor {
-    const char *p, *end;
-} cursor;
+typedef wt_text_cursor cursor;
 
-static void skip_space(cursor *c)
+void wt_cursor_skip_space(cursor *c)
 {
     while (c->p < c->end && (*c->p == ' ' || *c->p == '\t' || *c->p == '\n' || *c->p == '\r'))
         c->p++;
 }
 
-static int accept_char(cursor *c, char ch)
+int wt_cursor_accept_char(cursor *c, char ch)
 {
-    skip_space(c);
+    wt_cursor_skip_space(c);
     if (c->p < c->end && *c->p == ch) {
         c->p++;
         return 1;
@@ -24,10 +22,10 @@ static int accept_char(cursor *c, char ch)
     return 0;
 }
 
-static int accept_word(cursor *c, const char *word)
+int wt_cursor_accept_word(cursor *c, const char *word)
 {
     size_t n = strlen(word);
-    skip_space(c);
+    wt_cursor_skip_space(c);
     if ((size_t)(c->end - c->p) >= n && memcmp(c->p, word, n) == 0) {
         c->p += n;
         return 1;
@@ -38,7 +36,7 @@ static int accept_word(cursor *c, const char *word)
 /* A Python string literal without escapes ('<f4', 'shape'), shorter than @p cap. */
 static int py_string(cursor *c, char *out, size_t cap)
 {
-    skip_space(c);
+    wt_cursor_skip_space(c);
     if (c->p >= c->end || (*c->p != '\'' && *c->p != '"'))
         return 0;
     char quote = *c->p++;
@@ -55,7 +53,7 @@ static int py_string(cursor *c, char *out, size_t cap)
 /* A non-negative decimal integer below 2^63 (Python 2's trailing L accepted). */
 static int py_uint(cursor *c, uint64_t *v)
 {
-    skip_space(c);
+    wt_cursor_skip_space(c);
     *v = 0;
     const char *start = c->p;
     while (c->p < c->end && *c->p >= '0' && *c->p <= '9') {
@@ -72,14 +70,14 @@ static int py_uint(cursor *c, uint64_t *v)
 /* "()", "(3,)", "(3, 4)", "(3, 4,)" */
 static int py_shape(cursor *c, wt_npy_header *h)
 {
-    if (!accept_char(c, '('))
+    if (!wt_cursor_accept_char(c, '('))
         return 0;
     h->ndim = 0;
-    while (!accept_char(c, ')')) {
+    while (!wt_cursor_accept_char(c, ')')) {
         if (h->ndim == WT_NPY_MAX_DIMS || !py_uint(c, &h->shape[h->ndim++]))
             return 0;
-        if (!accept_char(c, ','))
-            return accept_char(c, ')');
+        if (!wt_cursor_accept_char(c, ','))
+            return wt_cursor_accept_char(c, ')');
     }
     return 1;
 }
@@ -88,7 +86,7 @@ static int py_shape(cursor *c, wt_npy_header *h)
 static int dict_pair(cursor *c, wt_npy_header *h, int *seen)
 {
     char key[16];
-    if (!py_string(c, key, sizeof key) || !accept_char(c, ':'))
+    if (!py_string(c, key, sizeof key) || !wt_cursor_accept_char(c, ':'))
         return 0;
     if (strcmp(key, "descr") == 0 && !(*seen & 1)) {
         *seen |= 1;
@@ -96,8 +94,8 @@ static int dict_pair(cursor *c, wt_npy_header *h, int *seen)
     }
     if (strcmp(key, "fortran_order") == 0 && !(*seen & 2)) {
         *seen |= 2;
-        h->fortran = accept_word(c, "True");
-        return h->fortran || accept_word(c, "False");
+        h->fortran = wt_cursor_accept_word(c, "True");
+        return h->fortran || wt_cursor_accept_word(c, "False");
     }
     if (strcmp(key, "shape") == 0 && !(*seen & 4)) {
         *seen |= 4;
@@ -109,13 +107,13 @@ static int dict_pair(cursor *c, wt_npy_header *h, int *seen)
 static int parse_dict(cursor *c, wt_npy_header *h)
 {
     int seen = 0;
-    if (!accept_char(c, '{'))
+    if (!wt_cursor_accept_char(c, '{'))
         return 0;
-    while (!accept_char(c, '}')) {
+    while (!wt_cursor_accept_char(c, '}')) {
         if (!dict_pair(c, h, &seen))
             return 0;
-        if (!accept_char(c, ','))
-            return accept_char(c, '}') && seen == 7;
+        if (!wt_cursor_accept_char(c, ','))
+            return wt_cursor_accept_char(c, '}') && seen == 7;
     }
     return seen == 7;
 }
@@ -141,7 +139,7 @@ wt_npy_result wt_npy_parse_header(const uint8_t *data, size_t size, size_t max_d
         return WT_NPY_TRUNCATED;
     cursor c = {(const char *)data + prefix, (const char *)data + prefix + dict_len};
     int parsed = parse_dict(&c, h);
-    skip_space(&c); /* the padding */
+    wt_cursor_skip_space(&c); /* the padding */
     if (!parsed || c.p != c.end)
         return WT_NPY_BAD;
     h->header_len = prefix + (size_t)dict_len;

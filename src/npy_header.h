@@ -11,6 +11,17 @@
 /** numpy's most dimensions. */
 #define WT_NPY_MAX_DIMS 32
 
+/** A position in a Python or JSON literal: the next character and the end. */
+typedef struct wt_text_cursor {
+    const char *p, *end;
+} wt_text_cursor;
+/** Skip spaces, tabs and line ends. */
+void wt_cursor_skip_space(wt_text_cursor *c);
+/** After spaces: 1 and past @p ch when it comes next, else 0. */
+int wt_cursor_accept_char(wt_text_cursor *c, char ch);
+/** After spaces: 1 and past @p word when it comes next, else 0. */
+int wt_cursor_accept_word(wt_text_cursor *c, const char *word);
+
 /** What a .npy header says, as written. */
 typedef struct wt_npy_header {
     char descr[16]; /**< the raw descr string: "<f4", "|u1", ">i2" */

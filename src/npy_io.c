@@ -109,6 +109,10 @@ static size_t sample_offset(const npy_array *a, const wt_image *img, uint32_t y,
 
 static void decode_samples(const uint8_t *base, const npy_array *a, wt_image *img)
 {
+    if (!a->h.fortran && !a->swap && wt_sample_type_is_exact(a->type)) { /* as held */
+        memcpy(img->pixels, base, wt_image_bytes(img));
+        return;
+    }
     size_t at = 0;
     for (uint32_t y = 0; y < img->height; y++)
         for (uint32_t x = 0; x < img->width; x++)
@@ -136,7 +140,10 @@ wt_status wt_npy_decode(const void *data, size_t size, const char *name,
                           name, (unsigned long long)(size - a.h.header_len),
                           (unsigned long long)need);
     if (st == WT_OK)
-        st = wt_memory_check(opt, name, (uint32_t)a.h.shape[1], (uint32_t)a.h.shape[0], channels);
+        st = wt_memory_check_samples(opt, name, (uint32_t)a.h.shape[1], (uint32_t)a.h.shape[0],
+                                     channels, wt_sample_type_is_exact(a.type)
+                                                   ? WT_MEMORY_PER_SAMPLE
+                                                   : WT_MEMORY_PER_FLOAT_SAMPLE);
     if (st == WT_OK)
         st = wt_image_alloc(img, (uint32_t)a.h.shape[1], (uint32_t)a.h.shape[0], channels,
                             wt_sample_type_depth(a.type));
@@ -187,9 +194,7 @@ static int write_samples(FILE *fp, const wt_image *img, wt_sample_type t)
     if (!row)
         return 0;
     for (uint32_t y = 0; ok && y < img->height; y++) {
-        for (size_t i = 0; i < per_row; i++)
-            wt_sample_store(row + i * item, t, swap,
-                            wt_sample_clamp(t, wt_image_sample(img, (size_t)y * per_row + i)));
+        wt_image_store_row(img, t, swap, y, row);
         ok = fwrite(row, item, per_row, fp) == per_row;
     }
     free(row);
@@ -200,12 +205,11 @@ wt_status wt_npy_encode(FILE *fp, const char *name, const wt_image *img,
                         const wt_save_options *opt)
 {
     (void)opt;
+    wt_status st = wt_image_check_writable(img, name, ".npy");
+    if (st != WT_OK)
+        return st;
     wt_sample_type t = wt_image_stored(img);
     char descr[16];
-    if (img->channels < 1 || img->channels > WT_MAX_CHANNELS || !wt_sample_type_known(t) ||
-        (img->bit_depth != 8 && img->bit_depth != 16 && img->bit_depth != WT_DEPTH_F32))
-        return wt_error_set(WT_ERR_INVALID, "%s: cannot write %d channels of %d bits as .npy",
-                            name, img->channels, img->bit_depth);
     descr_of(t, descr, sizeof descr);
     int ok = write_header(fp, img, descr);
     if (ok && wt_sample_type_depth(t) == img->bit_depth && img->bit_depth != WT_DEPTH_F32 &&
@@ -342,10 +346,14 @@ wt_status wt_npy_pages_read(wt_npy_pages *n, size_t k, const wt_load_options *op
                             wt_image *img)
 {
     memset(img, 0, sizeof *img);
-    wt_status st = k < n->count ? wt_memory_check(opt, n->name, n->width, n->height, 1)
-                                : wt_error_set(WT_ERR_INVALID, "%s: no page %zu", n->name, k);
+    int depth = wt_sample_type_depth(n->a.type);
+    wt_status st = k < n->count
+                       ? wt_memory_check_samples(opt, n->name, n->width, n->height, 1,
+                                                 depth == WT_DEPTH_F32 ? WT_MEMORY_PER_FLOAT_SAMPLE
+                                                                       : WT_MEMORY_PER_SAMPLE)
+                       : wt_error_set(WT_ERR_INVALID, "%s: no page %zu", n->name, k);
     if (st == WT_OK)
-        st = wt_image_alloc(img, n->width, n->height, 1, wt_sample_type_depth(n->a.type));
+        st = wt_image_alloc(img, n->width, n->height, 1, depth);
     if (st != WT_OK)
         return st;
     img->color = WT_COLOR_GRAY;

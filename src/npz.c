@@ -944,41 +944,12 @@ typedef struct npy_array {
     uint64_t header_len, data_len;
 } npy_array;
 
-typedef struct text_cursor {
-    const char *p, *end;
-} text_cursor;
-
-static void skip_space(text_cursor *c)
-{
-    while (c->p < c->end && (*c->p == ' ' || *c->p == '\t' || *c->p == '\n' || *c->p == '\r'))
-        c->p++;
-}
-
-static int accept_char(text_cursor *c, char ch)
-{
-    skip_space(c);
-    if (c->p < c->end && *c->p == ch) {
-        c->p++;
-        return 1;
-    }
-    return 0;
-}
-
-static int accept_word(text_cursor *c, const char *word)
-{
-    size_t n = strlen(word);
-    skip_space(c);
-    if ((size_t)(c->end - c->p) >= n && memcmp(c->p, word, n) == 0) {
-        c->p += n;
-        return 1;
-    }
-    return 0;
-}
+typedef wt_text_cursor text_cursor; /* src/npy_header.c's, for the JSON meta too */
 
 /* A non-negative decimal integer that fits 63 bits. */
 static int parse_uint(text_cursor *c, uint64_t *v)
 {
-    skip_space(c);
+    wt_cursor_skip_space(c);
     *v = 0;
     const char *start = c->p;
     while (c->p < c->end && *c->p >= '0' && *c->p <= '9') {
@@ -1065,7 +1036,7 @@ static void format_shape(char *out, size_t cap, const uint64_t *shape, int ndim)
 /* A JSON string (escapes decoded; non-ASCII \u escapes refused). */
 static int json_string(text_cursor *c, char *out, size_t cap)
 {
-    skip_space(c);
+    wt_cursor_skip_space(c);
     if (c->p >= c->end || *c->p != '"')
         return 0;
     c->p++;
@@ -1131,7 +1102,7 @@ static int json_pair(text_cursor *c, meta_fields *f)
     static const char *const int_keys[] = {"levels", "width", "height", "channels", "bit_depth"};
     char key[32], ignored[256];
     uint64_t number;
-    if (!json_string(c, key, sizeof key) || !accept_char(c, ':'))
+    if (!json_string(c, key, sizeof key) || !wt_cursor_accept_char(c, ':'))
         return 0;
     int ok = 0;
     if (undecimated_pair(c, key, f, &ok))
@@ -1149,24 +1120,24 @@ static int json_pair(text_cursor *c, meta_fields *f)
             return parse_uint(c, ints[i]);
         }
     return json_string(c, ignored, sizeof ignored) || parse_uint(c, &number) ||
-           accept_word(c, "true") || accept_word(c, "false") || accept_word(c, "null");
+           wt_cursor_accept_word(c, "true") || wt_cursor_accept_word(c, "false") || wt_cursor_accept_word(c, "null");
 }
 
 static int parse_meta_json(const char *text, size_t len, meta_fields *f)
 {
     text_cursor c = {text, text + len};
     memset(f, 0, sizeof *f);
-    if (!accept_char(&c, '{'))
+    if (!wt_cursor_accept_char(&c, '{'))
         return 0;
-    if (accept_char(&c, '}'))
+    if (wt_cursor_accept_char(&c, '}'))
         return 0;
     do {
         if (!json_pair(&c, f))
             return 0;
-    } while (accept_char(&c, ','));
-    if (!accept_char(&c, '}'))
+    } while (wt_cursor_accept_char(&c, ','));
+    if (!wt_cursor_accept_char(&c, '}'))
         return 0;
-    skip_space(&c);
+    wt_cursor_skip_space(&c);
     return c.p == c.end && f->seen == 0x1ff;
 }
 

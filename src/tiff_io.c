@@ -375,7 +375,9 @@ wt_status wt_tiff_decode(const void *data, size_t size, const char *name,
     if (st == WT_OK)
         st = refuse_stack(tif, &m);
     if (st == WT_OK)
-        st = wt_memory_check(opt, name, t.width, t.height, t.channels);
+        st = wt_memory_check_samples(opt, name, t.width, t.height, t.channels,
+                                     t.bit_depth == WT_DEPTH_F32 ? WT_MEMORY_PER_FLOAT_SAMPLE
+                                                                 : WT_MEMORY_PER_SAMPLE);
     if (st == WT_OK)
         st = wt_image_alloc(img, t.width, t.height, t.channels, t.bit_depth);
     if (st == WT_OK) {
@@ -425,15 +427,6 @@ static int write_tags(TIFF *tif, const wt_image *img, wt_sample_type t)
     return ok && write_extra_samples(tif, img->channels);
 }
 
-/* Row @p y of @p img as samples of @p t (host order) into @p row. */
-static void convert_row(const wt_image *img, wt_sample_type t, uint32_t y, uint8_t *row)
-{
-    size_t per_row = (size_t)img->width * (size_t)img->channels, item = (size_t)t.bits / 8;
-    for (size_t i = 0; i < per_row; i++)
-        wt_sample_store(row + i * item, t, 0,
-                        wt_sample_clamp(t, wt_image_sample(img, (size_t)y * per_row + i)));
-}
-
 static wt_status encode_rows(TIFF *tif, tiff_memory *m, const wt_image *img)
 {
     wt_sample_type t = wt_image_stored(img);
@@ -448,7 +441,7 @@ static wt_status encode_rows(TIFF *tif, tiff_memory *m, const wt_image *img)
         if (as_held)
             memcpy(row, (const uint8_t *)img->pixels + (size_t)y * held, stride);
         else
-            convert_row(img, t, y, row);
+            wt_image_store_row(img, t, 0, y, row); /* host order: libtiff swaps */
         if (TIFFWriteScanline(tif, row, y, 0) < 0)
             st = wt_error_set(WT_ERR_IO, "%s: cannot write TIFF (%s)", m->name,
                               m->error[0] ? m->error : "write failed");
@@ -462,16 +455,15 @@ wt_status wt_tiff_encode(FILE *fp, const char *name, const wt_image *img,
 {
     (void)opt;
     wt_sample_type t = wt_image_stored(img);
-    if (img->channels < 1 || img->channels > WT_MAX_CHANNELS || !wt_sample_type_known(t) ||
-        (img->bit_depth != 8 && img->bit_depth != 16 && img->bit_depth != WT_DEPTH_F32))
-        return wt_error_set(WT_ERR_INVALID, "%s: cannot write %d channels of %d bits as TIFF",
-                            name, img->channels, img->bit_depth);
+    wt_status st = wt_image_check_writable(img, name, "TIFF");
+    if (st != WT_OK)
+        return st;
     tiff_memory m = {.name = name, .writable = 1};
     /* classic TIFF offsets are 32-bit: BigTIFF when the samples alone come near */
     uint64_t bytes = (uint64_t)img->width * img->height * (uint64_t)img->channels * (t.bits / 8);
     int big = bytes > ((uint64_t)3 << 30);
     TIFF *tif = open_memory(&m, big ? "w8" : "w", TIFF_MIN_ALLOC);
-    wt_status st = tif ? encode_rows(tif, &m, img)
+    st = tif ? encode_rows(tif, &m, img)
                        : wt_error_set(WT_ERR_NOMEM, "%s: cannot start a TIFF", name);
     if (tif) {
         if (st == WT_OK && !TIFFWriteDirectory(tif))
@@ -669,7 +661,9 @@ wt_status wt_tiff_pages_read(wt_tiff_pages *t, size_t k, const wt_load_options *
     if (st == WT_OK && !same_layout(&l, &t->first))
         st = wt_error_set(WT_ERR_FORMAT, "%s: changed while read", t->m.name);
     if (st == WT_OK)
-        st = wt_memory_check(opt, t->m.name, l.width, l.height, l.channels);
+        st = wt_memory_check_samples(opt, t->m.name, l.width, l.height, l.channels,
+                                     l.bit_depth == WT_DEPTH_F32 ? WT_MEMORY_PER_FLOAT_SAMPLE
+                                                                 : WT_MEMORY_PER_SAMPLE);
     if (st == WT_OK)
         st = wt_image_alloc(img, l.width, l.height, l.channels, l.bit_depth);
     if (st == WT_OK) {

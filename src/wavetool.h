@@ -342,7 +342,7 @@ typedef struct wt_format_info {
     unsigned holds;                /**< WT_HOLDS_* */
     unsigned depths;               /**< integer sample depths written, as bits: 1u << 8 | 1u << 16 */
     int max_channels;              /**< channels written, at most */
-    int floats;                    /**< 1: holds float samples */
+    int floats;                    /**< 1: holds every stored sample type (signed, 32-bit, float) */
 } wt_format_info;
 
 /** Number of formats in the registry (the last wt_file_format). */
@@ -365,7 +365,8 @@ int wt_format_depth(wt_file_format format, int wanted);
 
 /** Decode an image file, its format recognised by its first bytes ("-" = stdin).
  *  Samples exact: no gamma or colour conversion; palette expanded; 1/2/4-bit
- *  gray scaled to 8 bits; 16-bit kept. */
+ *  gray scaled to 8 bits; 16-bit kept; signed, 32-bit and float samples (TIFF,
+ *  .npy) held as float32 with img->stored saying their type. */
 wt_status wt_image_load(const char *path, const wt_load_options *opt, wt_image *img);
 /** Decode from memory; @p name is used in messages. */
 wt_status wt_image_load_memory(const void *data, size_t size, const char *name,

@@ -493,8 +493,17 @@ case_ "--depth f32 with -O (PNG by default): usage error" 2 \
     "wavetool: --depth f32 writes float32 samples, which PNG (the default output type) does not hold; use --ext tif or --ext npy*" \
     "$WT" denoise --depth f32 -O e/dd rgb8.png
 expect "-O: no folder made" test ! -e e/dd
-case_ "--depth f32 is not for mosaics" 2 "wavetool: invalid argument 'f32' for option --depth; should be 8 or 16*" \
+case_ "--depth f32 is not for mosaics" 2 "wavetool: --depth f32 is for --layers: mosaics are 8 or 16-bit displays*" \
     "$WT" decompose --depth f32 rgb8.png e/m.png
+case_ "--layers --depth f32: float32 layers" 0 "" \
+    "$WT" decompose --transform starlet -l 3 --layers --depth f32 gray16.png e/lay.tif
+expect "float32 layers: the sidecar lists .tif layers" grep -q "^layer w1 lay_w1.tif 0.0 1$" e/lay_layers.txt
+case_ "float32 layers reconstruct" 0 "" "$WT" reconstruct e/lay_layers.txt e/lay16.png
+case_ "float32 layers reconstruct exactly" 0 "" "$WT" compare gray16.png e/lay16.png --format tsv
+expect "float32 layers: inf" grep -q "	inf	" "$out"
+case_ "--layers --depth f32 to PNG refused" 2 "wavetool: e/lay.png: --depth f32 writes float32 samples, which PNG does not hold; use .tif or .npy*" \
+    "$WT" decompose --transform starlet -l 2 --layers --depth f32 gray16.png e/lay.png
+rm -f e/lay*
 case_ "--depth bad value" 2 "wavetool: invalid argument '12' for option --depth; should be 8, 16 or f32*" \
     "$WT" roundtrip --depth 12 rgb8.png
 case_ "float32 input to PNG without --depth fails that file" 1 \
