@@ -125,6 +125,12 @@ static wt_status stats_page(void *arg, batch_item *item, const char *shown, char
     }
     if (st == WT_OK)
         *report = stats_report(ctx->opt->format, &f);
+    page_binding *b = pages_bound();
+    char *label = st == WT_OK && b && b->pages > 1 ? pages_label(item->input, b->page) : NULL;
+    if (label) { /* the chart names a page FILE[K] whatever the report's format */
+        free(f.file);
+        f.file = label;
+    }
     if (st == WT_OK && ctx->opt->plot)
         keep_for_plot(ctx, &f);
     else
