@@ -3,9 +3,9 @@
 #include "pipeline.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "pages.h"
-#include <string.h>
 
 int pipeline_workers(int jobs, size_t files)
 {
