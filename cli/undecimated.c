@@ -228,6 +228,30 @@ static void sidecar_header(FILE *f, const wt_uparams *up, const wt_image *img)
             up->wavelet ? up->wavelet->name : "haar", up->levels, up->start_level, up->norm,
             up->all_approx, wt_border_name(up->border), img->width, img->height, img->channels,
             img->bit_depth);
+    char type[16]; /* float32-held images: the type they came in */
+    if (img->bit_depth == WT_DEPTH_F32)
+        fprintf(f, "samples %s\n", wt_sample_type_name(wt_image_stored(img), type, sizeof type));
+}
+
+/* The optional "samples TYPE" line after bit_depth 32 (the stored type of a
+ * float32-held image), or float32. */
+static int read_sidecar_samples(FILE *f, wt_sample_type *t)
+{
+    static const char *const kinds[] = {"uint", "int", "float"};
+    char name[16] = "", again[16];
+    *t = (wt_sample_type){WT_SAMPLE_FLOAT, 32};
+    if (fscanf(f, " samples %15s", name) != 1)
+        return 1; /* absent: the next line is a layer's */
+    for (int k = 0; k < 3; k++) {
+        size_t len = strlen(kinds[k]);
+        wt_sample_type c = {(wt_sample_kind)k, atoi(name + len)};
+        if (strncmp(name, kinds[k], len) == 0 &&
+            strcmp(wt_sample_type_name(c, again, sizeof again), name) == 0) {
+            *t = c;
+            return 1;
+        }
+    }
+    return 0;
 }
 
 static wt_status write_layers(pipeline *p, const wt_image *img, const wt_uparams *up,
@@ -321,6 +345,8 @@ static wt_status read_sidecar_header(FILE *f, const char *path, sidecar *s)
         wt_uparams_check(&s->up, h, w) != WT_OK)
         return bad_sidecar(path, "impossible description");
     s->shape = (wt_image){w, h, ch, depth, (wt_color)ch, NULL, {0, 0}};
+    if (depth == WT_DEPTH_F32 && !read_sidecar_samples(f, &s->shape.stored))
+        return bad_sidecar(path, "samples");
     return WT_OK;
 }
 
@@ -375,6 +401,7 @@ wt_status undecimated_reconstruct_layers(pipeline *p, const char *path, const ch
     free(planes);
     wt_npz_meta meta = {.width = s.shape.width, .height = s.shape.height,
                         .channels = s.shape.channels, .bit_depth = s.shape.bit_depth,
+                        .stored = s.shape.stored,
                         .color = s.shape.color};
     if (st == WT_OK)
         st = undecimated_reconstruct(p, &s.up, stack, &meta, path, out);

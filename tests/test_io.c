@@ -614,6 +614,69 @@ static void test_jpeg_scan_bomb(void **state)
     free(bomb);
 }
 
+/* Sample types (issue 16): rounding and clamping to each stored type's range,
+ * conversions between held depths, and which formats hold what. */
+static void test_sample_types(void **state)
+{
+    (void)state;
+    wt_sample_type i16 = {WT_SAMPLE_INT, 16}, u32 = {WT_SAMPLE_UINT, 32};
+    wt_sample_type i32 = {WT_SAMPLE_INT, 32}, f32 = {WT_SAMPLE_FLOAT, 32};
+    assert_true(wt_sample_clamp(i16, -40000.0) == -32768.0);
+    assert_true(wt_sample_clamp(i16, 32767.6) == 32767.0);
+    assert_true(wt_sample_clamp(i16, 2.5) == 2.0); /* half to even */
+    assert_true(wt_sample_clamp(i16, -3.5) == -4.0);
+    assert_true(wt_sample_clamp(u32, -1.0) == 0.0);
+    assert_true(wt_sample_clamp(u32, 5e9) == 4294967295.0);
+    assert_true(wt_sample_clamp(i32, -3e9) == -2147483648.0);
+    assert_true(wt_sample_clamp(i16, NAN) == 0.0);
+    assert_true(wt_sample_clamp(f32, 1e30) == 1e30);
+    char name[16];
+    assert_string_equal(wt_sample_type_name(i16, name, sizeof name), "int16");
+    assert_int_equal(wt_sample_type_depth(i16), WT_DEPTH_F32);
+    assert_int_equal(wt_sample_type_depth((wt_sample_type){WT_SAMPLE_UINT, 16}), 16);
+
+    wt_image img, held, back;
+    assert_int_equal(wt_image_alloc(&img, 3, 1, 1, WT_DEPTH_F32), WT_OK);
+    img.stored = i16;
+    float *px = img.pixels;
+    px[0] = -7.25f, px[1] = 300.5f, px[2] = 70000.0f;
+    assert_int_equal(wt_image_stored(&img).bits, 16);
+    assert_int_equal(wt_image_convert(&img, (wt_sample_type){WT_SAMPLE_UINT, 8}, &held), WT_OK);
+    assert_int_equal(held.bit_depth, 8);
+    const uint8_t *u8 = held.pixels;
+    assert_int_equal(u8[0], 0);
+    assert_int_equal(u8[1], 255);
+    assert_int_equal(wt_image_convert(&held, i16, &back), WT_OK);
+    assert_int_equal(back.bit_depth, WT_DEPTH_F32);
+    assert_int_equal(back.stored.kind, WT_SAMPLE_INT);
+    assert_true(((float *)back.pixels)[1] == 255.0f);
+
+    /* PNG and JPEG hold uint8/16 of 1-4 channels; TIFF and .npy every type */
+    wt_file_format tif = wt_format_from_ext("tif"), npy = wt_format_from_ext("npy");
+    assert_int_equal(wt_image_check_holds(WT_FORMAT_PNG, "x.png", i16, 1), WT_ERR_UNSUPPORTED);
+    assert_message_has("x.png: PNG holds 8/16-bit unsigned samples, not int16");
+    assert_int_equal(wt_image_check_holds(WT_FORMAT_JPEG, "x.jpg", held.stored, 6),
+                     WT_ERR_UNSUPPORTED);
+    assert_int_equal(wt_image_check_holds(tif, "x.tif", i16, 64), WT_OK);
+    assert_int_equal(wt_image_check_holds(npy, "x.npy", f32, 7), WT_OK);
+    assert_int_equal(wt_image_save(scratch("x.png"), &img, NULL, WT_FORMAT_UNKNOWN),
+                     WT_ERR_UNSUPPORTED);
+    assert_int_equal(access(scratch("x.png"), F_OK), -1); /* nothing written */
+
+    /* a float32-held int16 image through TIFF: clamped on writing, int16 back */
+    assert_int_equal(wt_image_save(scratch("i16.tif"), &img, NULL, WT_FORMAT_UNKNOWN), WT_OK);
+    wt_image_free(&back);
+    back = load_ok(scratch("i16.tif"));
+    assert_int_equal(back.bit_depth, WT_DEPTH_F32);
+    assert_int_equal(back.stored.kind, WT_SAMPLE_INT);
+    assert_int_equal(back.stored.bits, 16);
+    px = back.pixels;
+    assert_true(px[0] == -7.0f && px[1] == 300.0f && px[2] == 32767.0f);
+    wt_image_free(&img);
+    wt_image_free(&held);
+    wt_image_free(&back);
+}
+
 static void test_jpeg_encode(void **state)
 {
     (void)state;
@@ -1584,6 +1647,7 @@ int main(int argc, char **argv)
         T(test_jpeg_scan_limit),
         T(test_jpeg_scan_bomb),
         T(test_jpeg_encode),
+        T(test_sample_types),
         T(test_load_errors),
         T(test_save_errors),
         T(test_outfile_commit),

@@ -503,7 +503,16 @@ case_ "float32 layers reconstruct exactly" 0 "" "$WT" compare gray16.png e/lay16
 expect "float32 layers: inf" grep -q "	inf	" "$out"
 case_ "--layers --depth f32 to PNG refused" 2 "wavetool: e/lay.png: --depth f32 writes float32 samples, which PNG does not hold; use .tif or .npy*" \
     "$WT" decompose --transform starlet -l 2 --layers --depth f32 gray16.png e/lay.png
-rm -f e/lay*
+# an 8x8 int16 .npy written by hand: header padded to 128 bytes, 128 data bytes
+{ printf '\223NUMPY\001\000\166\000'
+  printf "%-117s\n" "{'descr': '<i2', 'fortran_order': False, 'shape': (8, 8), }"
+  head -c 128 rgb8.png; } >e/i16.npy
+case_ "int16 layers: the sidecar says samples int16" 0 "" \
+    "$WT" decompose --transform swt -l 1 --layers e/i16.npy e/li.png
+expect "int16 layers: samples line" grep -q "^samples int16$" e/li_layers.txt
+case_ "int16 layers reconstruct as int16" 0 "" "$WT" reconstruct e/li_layers.txt e/li.npy
+expect "int16 layers: .npy '<i2'" npy_descr e/li.npy '<i2'
+rm -f e/lay* e/li* e/i16.npy
 case_ "--depth bad value" 2 "wavetool: invalid argument '12' for option --depth; should be 8, 16 or f32*" \
     "$WT" roundtrip --depth 12 rgb8.png
 case_ "float32 input to PNG without --depth fails that file" 1 \
