@@ -5,6 +5,7 @@
 #include "batch.h"
 #include "commands.h"
 #include "options.h"
+#include "pages.h"
 #include "pipeline.h"
 #include "undecimated.h"
 
@@ -145,9 +146,7 @@ static wt_status write_coefficients(pipeline *p, const wt_image *img, const wt_p
     if (st == WT_OK) {
         fill_meta(params, img, &meta);
         meta.compress = p->opt->compress;
-        double t0 = wt_seconds();
-        st = wt_npz_save(out, &pyr, &meta);
-        pipeline_add_time(p, &p->stats.encode, t0);
+        st = pipeline_save_pyramid(p, out, &pyr, &meta);
     }
     wt_pyramid_free(&pyr);
     return st;
@@ -195,9 +194,15 @@ wt_status decompose_transcode_file(pipeline *p, const char *in, const char *out)
 
 /* ---- the command --------------------------------------------------------------- */
 
+static wt_status decompose_page(void *ctx, batch_item *item, const char *shown, char **report)
+{
+    (void)shown, (void)report;
+    return decompose_file(ctx, item->input, item->output);
+}
+
 static void decompose_one(void *ctx, batch_item *item)
 {
-    batch_item_result(item, decompose_file(ctx, item->input, item->output));
+    pages_run(ctx, item, PAGES_OF_IMAGES, decompose_page, ctx);
 }
 
 static int run_decompose(const cli_options *o)
@@ -223,7 +228,9 @@ const cli_command cmd_decompose = {
         "cD bottom-right), each band scaled for display; {COEFFS} gets the coefficients\n"
         "(float32, int32 for legall53), readable with numpy.load. '-' is standard\n"
         "input or output (its type from --ext, default png). With -O, each INPUT (a file,\n"
-        "or a directory walked for {IMAGES}) gives DIR/STEM[SUFFIX].EXT.",
+        "or a directory walked for {IMAGES}) gives DIR/STEM[SUFFIX].EXT. A stack (a\n"
+        "multi-page TIFF, a 3-D .npy with --stack) is decomposed page by page into one\n"
+        "multi-page TIFF, (N, H, W) .npy or .npz with a leading page axis.",
     .groups = OPTS_VERBOSITY | OPTS_TRANSFORM | OPTS_ENGINE | OPTS_LOAD | OPTS_SAVE | OPTS_MOSAIC | OPTS_BATCH,
     .min_args = 1,
     .max_args = -1,

@@ -6,6 +6,7 @@
 #include "batch.h"
 #include "commands.h"
 #include "options.h"
+#include "pages.h"
 #include "pipeline.h"
 #include "report.h"
 #include "result.h"
@@ -90,14 +91,20 @@ static char *info_line(const char *file, const wt_denoise_info *info)
     return sb_finish(&sb);
 }
 
-static void denoise_one(void *arg, batch_item *item)
+static wt_status denoise_page(void *arg, batch_item *item, const char *shown, char **report)
 {
     denoise_ctx *ctx = arg;
     wt_denoise_info info = {0};
     wt_status st = denoise_file(&ctx->pipe, item->input, item->output, &info);
-    batch_item_result(item, st);
     if (st == WT_OK && ctx->verbose)
-        item->report = info_line(item->input, &info);
+        *report = info_line(shown, &info);
+    return st;
+}
+
+static void denoise_one(void *arg, batch_item *item)
+{
+    denoise_ctx *ctx = arg;
+    pages_run(&ctx->pipe, item, PAGES_OF_IMAGES, denoise_page, ctx);
 }
 
 static int check_denoise_options(const cli_options *o)

@@ -4,6 +4,7 @@
 #include "batch.h"
 #include "commands.h"
 #include "options.h"
+#include "pages.h"
 #include "pipeline.h"
 #include "result.h"
 #include "undecimated.h"
@@ -46,9 +47,7 @@ static wt_status reconstruct_file(pipeline *p, const char *in, const char *out)
     wt_uparams up;
     if (undecimated_is_sidecar(in))
         return undecimated_reconstruct_layers(p, in, out);
-    double t0 = wt_seconds();
-    wt_status st = wt_npz_load_any(in, &p->opt->load, &pyr, &stack, &up, &meta);
-    pipeline_add_time(p, &p->stats.decode, t0);
+    wt_status st = pipeline_load_coefficients(p, in, &pyr, &stack, &up, &meta);
     if (st == WT_OK && stack) {
         st = undecimated_reconstruct(p, &up, stack, &meta, in, out);
         free(stack);
@@ -82,9 +81,15 @@ static wt_status reconstruct_file(pipeline *p, const char *in, const char *out)
 
 /* ---- the command --------------------------------------------------------------- */
 
+static wt_status reconstruct_page(void *ctx, batch_item *item, const char *shown, char **report)
+{
+    (void)shown, (void)report;
+    return reconstruct_file(ctx, item->input, item->output);
+}
+
 static void reconstruct_one(void *ctx, batch_item *item)
 {
-    batch_item_result(item, reconstruct_file(ctx, item->input, item->output));
+    pages_run(ctx, item, PAGES_OF_COEFFS, reconstruct_page, ctx);
 }
 
 static int run_reconstruct(const cli_options *o)
@@ -110,7 +115,8 @@ const cli_command cmd_reconstruct = {
         "meta); samples are rounded and clamped. OUT is {IMAGES} ('-': standard\n"
         "output, type from --ext). With -O, each COEFFS (a file, or a directory walked\n"
         "for {COEFFS}) gives DIR/STEM[SUFFIX].EXT. Files of --transform swt or starlet\n"
-        "are read as such; COEFFS may also be the NAME_layers.txt of decompose --layers.",
+        "are read as such; COEFFS may also be the NAME_layers.txt of decompose --layers.\n"
+        "A stack's file (members (N, C, h, w)) gives a multi-page TIFF or (N, H, W) .npy.",
     .groups = OPTS_VERBOSITY | OPTS_ENGINE | OPTS_LOAD | OPTS_SAVE | OPTS_BATCH | OPTS_RESULT,
     .min_args = 1,
     .max_args = -1,

@@ -7,6 +7,7 @@
 #include "commands.h"
 #include "figures.h"
 #include "options.h"
+#include "pages.h"
 #include "pipeline.h"
 #include "undecimated.h"
 #include "report.h"
@@ -139,15 +140,21 @@ typedef struct roundtrip_ctx {
     report_spec spec;
 } roundtrip_ctx;
 
-static void roundtrip_one(void *arg, batch_item *item)
+static wt_status roundtrip_page(void *arg, batch_item *item, const char *shown, char **report)
 {
     roundtrip_ctx *ctx = arg;
     roundtrip_result r;
     wt_status st = roundtrip_file(&ctx->pipe, item->input, item->output, &r);
-    batch_item_result(item, st);
     if (st == WT_OK)
-        item->report = report_quality_rate(&ctx->spec, item->input, NULL, &r.original,
-                                           &r.quality, r.kept, r.bpp);
+        *report = report_quality_rate(&ctx->spec, shown, NULL, &r.original, &r.quality, r.kept,
+                                      r.bpp);
+    return st;
+}
+
+static void roundtrip_one(void *arg, batch_item *item)
+{
+    roundtrip_ctx *ctx = arg;
+    pages_run(&ctx->pipe, item, PAGES_OF_IMAGES, roundtrip_page, ctx);
 }
 
 static void roundtrip_header(void *ctx, FILE *report)
@@ -188,7 +195,8 @@ const cli_command cmd_roundtrip = {
         "bits per pixel (entropy of every band's indices at step Q). -o writes the reconstruction ('-': standard output,\n"
         "the report then goes to standard error); -O DIR writes one per input.\n"
         "Inputs may be directories (walked for {IMAGES}). --transform swt|starlet:\n"
-        "--keep/--threshold act on the undecimated detail bands, --keep ranking by |c|.",
+        "--keep/--threshold act on the undecimated detail bands, --keep ranking by |c|.\n"
+        "A stack (multi-page TIFF, 3-D .npy with --stack) gives one report line per page.",
     .groups = OPTS_VERBOSITY | OPTS_TRANSFORM | OPTS_ENGINE | OPTS_LOAD | OPTS_SAVE | OPTS_BATCH | OPTS_OUTPUT |
               OPTS_QUALITY | OPTS_THRESHOLD | OPTS_REPORT | OPTS_QUANT | OPTS_RESULT,
     .min_args = 1,

@@ -73,6 +73,7 @@ enum {
     OPT_GRID,
     OPT_LABELS,
     OPT_ALPHA,
+    OPT_STACK,
 };
 
 typedef struct opt_spec {
@@ -104,6 +105,8 @@ static const opt_spec option_table[] = {
                                                    "shared by the files at a time; K/M/G suffixes, 0: no\n"
                                                    "limit (default: half the RAM)"},
     {"lenient", OPT_LENIENT, NULL, OPTS_LOAD, "accept images that libpng/libjpeg can recover from corruption"},
+    {"stack", OPT_STACK, "auto|first|last", OPTS_LOAD, "a 3-D .npy is pages: (N, H, W) first or (H, W, N) last\n"
+                                                       "(default auto: (H, W, C) with C <= 64 is channels)"},
     {"png-level", OPT_PNG_LEVEL, "N", OPTS_SAVE, "PNG compression level 0-9 (default 1: fast)"},
     {"quality", OPT_QUALITY, "Q", OPTS_SAVE, "JPEG quality 1-100 (default 90)"},
     {"compress", OPT_COMPRESS, NULL, OPTS_SAVE, ".npz output: deflated members (numpy.savez_compressed)"},
@@ -531,6 +534,7 @@ static int apply_option(const cli_command *command, int val, const char *arg, cl
     static const char *const transfers[] = {"linear", "sqrt", "log", NULL};
     static const char *const colormaps[] = {"gray", "diverging", NULL};
     static const char *const alphas[] = {"opaque", "keep", "only", NULL};
+    static const char *const stacks[] = {"auto", "first", "last", NULL};
     static const char *const formats[] = {"text", "json", "tsv", NULL};
     static const char *const depths[] = {"8", "16", NULL};
     static const char *const result_depths[] = {"8", "16", "f32", NULL};
@@ -559,6 +563,10 @@ static int apply_option(const cli_command *command, int val, const char *arg, cl
         break;
     case OPT_MAX_MEMORY: rc = parse_bytes(cmd, s, arg, &o->load.max_memory); break;
     case OPT_LENIENT: o->load.lenient = 1; break;
+    case OPT_STACK:
+        rc = parse_choice(cmd, s, arg, stacks, "auto, first or last", &choice);
+        o->load.stack = choice; /* wt_stack_layout's order */
+        break;
     case OPT_PNG_LEVEL: rc = parse_int(cmd, s, arg, 0, 9, &o->save.png_level); break;
     case OPT_QUALITY: rc = parse_int(cmd, s, arg, 1, 100, &o->save.jpeg_quality); break;
     case OPT_COMPRESS: o->compress = 1; break;

@@ -300,6 +300,7 @@ void report_header(const report_spec *s, FILE *out)
         fputs("\tkept", out);
     if (s->qstep > 0.0)
         fputs("\tqstep\tbpp", out);
+    fputs("\tpage", out); /* a stack's page (cli/pages.c); empty for one image */
     fputc('\n', out);
     fflush(out);
 }

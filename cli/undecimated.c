@@ -463,7 +463,7 @@ wt_status undecimated_decompose(pipeline *p, const wt_image *img, const char *in
         wt_npz_meta meta;
         fill_meta(&up, img, &meta);
         meta.compress = p->opt->compress;
-        st = wt_npz_save_stack(out, &up, stack, &meta);
+        st = pipeline_save_bands(p, out, &up, stack, &meta);
     } else if (st == WT_OK) {
         st = write_mosaic(p, img, &up, stack, out);
     }

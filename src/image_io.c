@@ -20,6 +20,7 @@
 #define DEFAULT_MAX_SCANS 1000
 
 static wt_status not_an_image(const char *name);
+static wt_status named_failure(wt_status st, const char *name);
 
 /* The first bytes must be those of a format that decodes images. */
 static wt_status check_image_start(const uint8_t *data, size_t size, const char *name)
@@ -44,6 +45,24 @@ static wt_status read_image_input(int fd, const char *name, uint64_t hint, uint6
     return wt_input_read(fd, name, hint, cap, cap_text, check_image_start, data, size);
 }
 
+/* A TIFF in a regular file is decoded from the file (pread), not from a copy
+ * in memory: a huge image takes its decoded size, not twice that. */
+static int regular_tiff(int fd, const struct stat *st)
+{
+    uint8_t head[8];
+    return S_ISREG(st->st_mode) && st->st_size >= 8 && pread(fd, head, 8, 0) == 8 &&
+           wt_codec_sniff(head, 8) == &wt_codec_tiff;
+}
+
+static wt_status load_tiff_file(int fd, const char *name, uint64_t size,
+                                const wt_load_options *opt, wt_image *img)
+{
+    wt_load_options o = opt ? *opt : (wt_load_options){0};
+    if (!o.max_pixels)
+        o.max_pixels = WT_DEFAULT_MAX_PIXELS;
+    return named_failure(wt_tiff_load_file(fd, size, name, &o, img), name);
+}
+
 wt_status wt_image_load(const char *path, const wt_load_options *opt, wt_image *img)
 {
     uint8_t *data = NULL;
@@ -56,6 +75,11 @@ wt_status wt_image_load(const char *path, const wt_load_options *opt, wt_image *
     int fd = STDIN_FILENO;
     struct stat st;
     wt_status status = is_stdin ? WT_OK : wt_input_open(path, &fd, &st);
+    if (status == WT_OK && !is_stdin && regular_tiff(fd, &st)) {
+        status = load_tiff_file(fd, name, (uint64_t)st.st_size, opt, img);
+        close(fd);
+        return status;
+    }
     if (status == WT_OK) {
         uint64_t hint = !is_stdin && S_ISREG(st.st_mode) ? (uint64_t)st.st_size : 0;
         status = read_image_input(fd, name, hint, max_pixels, &data, &size);

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "image_codec.h"
 #include "input.h"
@@ -90,7 +91,7 @@ static wt_status image_shape(const char *name, const wt_npy_header *h, int *chan
     if (h->ndim < 2 || h->ndim > 3 || !*channels)
         return wt_error_set(WT_ERR_UNSUPPORTED,
                             "%s: .npy array of %d dimensions%s is not an image (H x W, or "
-                            "H x W x C with C = 1-%d)",
+                            "H x W x C with C = 1-%d; a 3-D stack of pages: --stack first|last)",
                             name, h->ndim, h->ndim == 3 ? " with that many channels" : "",
                             WT_MAX_CHANNELS);
     return WT_OK;
@@ -234,3 +235,181 @@ const wt_codec wt_codec_npy = {
     {"NPY", npy_extensions, WT_HOLDS_IMAGE, 1u << 8 | 1u << 16, WT_MAX_CHANNELS, 1},
     is_npy, 10, wt_npy_decode, wt_npy_encode,
 };
+
+/* ---- pages: a 3-D array read one 2-D page at a time ------------------------
+ * The file is mapped; a page's samples are gathered through the strides of
+ * its layout and order, and the mapped part is released after each page, so
+ * a stack takes the memory of one page (plus, for a pages-last or Fortran
+ * layout, the file's pages the gather touched until they are released). */
+
+struct wt_npy_pages {
+    const char *name;
+    npy_array a;
+    const uint8_t *map;
+    size_t map_size;
+    size_t count;
+    uint32_t width, height;
+    uint64_t stride_page, stride_y, stride_x; /* in elements */
+};
+
+/* Strides of (page, y, x) for (N, H, W) or (H, W, N), C or Fortran order. */
+static void page_strides(wt_npy_pages *n, int pages_first)
+{
+    uint64_t d0 = n->a.h.shape[0], d1 = n->a.h.shape[1], d2 = n->a.h.shape[2];
+    /* element (i, j, k) of (d0, d1, d2): C (i d1 + j) d2 + k; Fortran i + d0 (j + d1 k) */
+    uint64_t s0 = n->a.h.fortran ? 1 : d1 * d2, s1 = n->a.h.fortran ? d0 : d2,
+             s2 = n->a.h.fortran ? d0 * d1 : 1;
+    if (pages_first) {
+        n->count = (size_t)d0;
+        n->height = (uint32_t)d1, n->width = (uint32_t)d2;
+        n->stride_page = s0, n->stride_y = s1, n->stride_x = s2;
+    } else {
+        n->count = (size_t)d2;
+        n->height = (uint32_t)d0, n->width = (uint32_t)d1;
+        n->stride_page = s2, n->stride_y = s0, n->stride_x = s1;
+    }
+}
+
+static wt_status page_shape(wt_npy_pages *n, const wt_load_options *opt)
+{
+    if (n->a.h.ndim == 2) { /* one page */
+        n->a.h.shape[2] = n->a.h.shape[1], n->a.h.shape[1] = n->a.h.shape[0], n->a.h.shape[0] = 1;
+        page_strides(n, 1);
+        n->stride_page = 0;
+        if (n->a.h.fortran) /* (H, W) Fortran: y + H x */
+            n->stride_y = 1, n->stride_x = n->height;
+    } else if (n->a.h.ndim == 3) {
+        page_strides(n, opt->stack != WT_STACK_LAST);
+    } else {
+        return wt_error_set(WT_ERR_UNSUPPORTED,
+                            "%s: a .npy stack of %d dimensions (2 or 3 are read as pages)",
+                            n->name, n->a.h.ndim);
+    }
+    if (n->count == 0)
+        return wt_error_set(WT_ERR_FORMAT, "%s: a .npy stack of no pages", n->name);
+    return wt_check_dimensions(n->name, "NPY", n->width, n->height, opt->max_pixels);
+}
+
+wt_status wt_npy_pages_open(int fd, uint64_t size, const char *name, const wt_load_options *opt,
+                            wt_npy_pages **out, size_t *count, wt_image *layout)
+{
+    *out = NULL;
+    wt_npy_pages *n = calloc(1, sizeof *n);
+    if (!n)
+        return wt_error_set(WT_ERR_NOMEM, "%s: out of memory", name);
+    n->name = name;
+    wt_status st = size > 0 && size <= SIZE_MAX ? WT_OK
+                                                 : wt_error_set(WT_ERR_FORMAT, "%s: empty file",
+                                                                name);
+    if (st == WT_OK) {
+        n->map_size = (size_t)size;
+        void *map = mmap(NULL, n->map_size, PROT_READ, MAP_PRIVATE, fd, 0);
+        n->map = map == MAP_FAILED ? NULL : map;
+        if (!n->map)
+            st = wt_error_set(WT_ERR_IO, "%s: cannot map the file", name);
+    }
+    if (st == WT_OK)
+        st = read_header(n->map, n->map_size, name, &n->a);
+    if (st == WT_OK)
+        st = page_shape(n, opt);
+    /* the data must be exactly what the shape says (each factor checked above) */
+    uint64_t item = (uint64_t)n->a.type.bits / 8;
+    uint64_t need = st == WT_OK ? (uint64_t)n->count * n->width * n->height * item : 0;
+    if (st == WT_OK && n->count > UINT64_MAX / ((uint64_t)1 << 48))
+        st = wt_error_set(WT_ERR_LIMIT, "%s: too many pages", name);
+    if (st == WT_OK && need != size - n->a.h.header_len)
+        st = wt_error_set(WT_ERR_FORMAT, "%s: .npy data of %llu bytes, its shape says %llu",
+                          name, (unsigned long long)(size - n->a.h.header_len),
+                          (unsigned long long)need);
+    if (st != WT_OK) {
+        wt_npy_pages_close(n);
+        return st;
+    }
+    memset(layout, 0, sizeof *layout);
+    layout->width = n->width;
+    layout->height = n->height;
+    layout->channels = 1;
+    layout->bit_depth = wt_sample_type_depth(n->a.type);
+    layout->color = WT_COLOR_GRAY;
+    *count = n->count;
+    *out = n;
+    return WT_OK;
+}
+
+/* Give the mapped file's pages back (they are read again from the page cache if needed). */
+static void release_map(const wt_npy_pages *n)
+{
+    madvise((void *)(uintptr_t)n->map, n->map_size, MADV_DONTNEED);
+}
+
+wt_status wt_npy_pages_read(wt_npy_pages *n, size_t k, const wt_load_options *opt,
+                            wt_image *img)
+{
+    memset(img, 0, sizeof *img);
+    int depth = wt_sample_type_depth(n->a.type);
+    wt_status st = k < n->count
+                       ? wt_memory_check_samples(opt, n->name, n->width, n->height, 1,
+                                                 depth == WT_DEPTH_F32 ? WT_MEMORY_PER_FLOAT_SAMPLE
+                                                                       : WT_MEMORY_PER_SAMPLE)
+                       : wt_error_set(WT_ERR_INVALID, "%s: no page %zu", n->name, k);
+    if (st == WT_OK)
+        st = wt_image_alloc(img, n->width, n->height, 1, depth);
+    if (st != WT_OK)
+        return st;
+    img->color = WT_COLOR_GRAY;
+    if (img->bit_depth == WT_DEPTH_F32)
+        img->stored = n->a.type;
+    const uint8_t *base = n->map + n->a.h.header_len;
+    uint64_t item = (uint64_t)n->a.type.bits / 8;
+    size_t at = 0;
+    for (uint32_t y = 0; y < n->height; y++)
+        for (uint32_t x = 0; x < n->width; x++, at++) {
+            uint64_t i = k * n->stride_page + y * n->stride_y + x * n->stride_x;
+            wt_image_set_sample(img, at, wt_sample_load(base + i * item, n->a.type, n->a.swap));
+        }
+    release_map(n);
+    return WT_OK;
+}
+
+void wt_npy_pages_close(wt_npy_pages *n)
+{
+    if (!n)
+        return;
+    if (n->map)
+        munmap((void *)(uintptr_t)n->map, n->map_size);
+    free(n);
+}
+
+/* ---- pages written one at a time: (N, H, W) or (N, H, W, C), C order ----- */
+
+wt_status wt_npy_write_stack_header(FILE *fp, const char *name, const wt_image *page,
+                                    size_t pages)
+{
+    char dict[192], header[256], descr[16];
+    descr_of(wt_image_stored(page), descr, sizeof descr);
+    if (page->channels == 1)
+        snprintf(dict, sizeof dict, "{'descr': '%s', 'fortran_order': False, 'shape': (%zu, %u, %u), }",
+                 descr, pages, page->height, page->width);
+    else
+        snprintf(dict, sizeof dict,
+                 "{'descr': '%s', 'fortran_order': False, 'shape': (%zu, %u, %u, %d), }", descr,
+                 pages, page->height, page->width, page->channels);
+    size_t len = strlen(dict), total = (10 + len + 1 + NPY_ALIGN - 1) / NPY_ALIGN * NPY_ALIGN;
+    memcpy(header, WT_NPY_MAGIC "\x01\x00", 8);
+    header[8] = (char)((total - 10) & 0xff);
+    header[9] = (char)((total - 10) >> 8);
+    memcpy(header + 10, dict, len);
+    memset(header + 10 + len, ' ', total - 10 - len - 1);
+    header[total - 1] = '\n';
+    return fwrite(header, 1, total, fp) == total ? WT_OK
+                                                 : wt_error_set(WT_ERR_IO, "%s: write error", name);
+}
+
+wt_status wt_npy_write_stack_page(FILE *fp, const char *name, const wt_image *page)
+{
+    wt_sample_type t = wt_image_stored(page);
+    if (!wt_sample_type_known(t))
+        return wt_error_set(WT_ERR_INVALID, "%s: cannot write %d-bit samples as .npy", name,
+                            page->bit_depth);
+    return write_samples(fp, page, t) ? WT_OK : wt_error_set(WT_ERR_IO, "%s: write error", name);
+}

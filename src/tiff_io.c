@@ -11,10 +11,12 @@
  * its own), its single allocations are capped from --max-pixels, dimensions go
  * through the limits of every image read before the image is allocated, and its
  * messages are collected per file (never printed). */
+#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <tiffio.h>
+#include <unistd.h>
 
 #include "image_codec.h"
 #include "input.h"
@@ -342,6 +344,17 @@ static wt_status read_blocks(TIFF *tif, const tiff_memory *m, const tiff_layout 
     return st;
 }
 
+/* A file of several pages is a stack (wt_stack_open), never its first page alone. */
+static wt_status refuse_stack(TIFF *tif, const tiff_memory *m)
+{
+    tdir_t pages = TIFFNumberOfDirectories(tif);
+    if (pages <= 1)
+        return WT_OK;
+    return wt_error_set(WT_ERR_UNSUPPORTED,
+                        "%s: a TIFF of %u pages is a stack: read it from a file (not a pipe), "
+                        "page by page", m->name, (unsigned)pages);
+}
+
 /* libtiff's single allocations: what an image of --max-pixels needs at most */
 static tmsize_t max_alloc_for(uint64_t max_pixels)
 {
@@ -359,6 +372,8 @@ wt_status wt_tiff_decode(const void *data, size_t size, const char *name,
         return corrupt_tiff(&m);
     tiff_layout t;
     wt_status st = read_layout(tif, &m, opt->max_pixels, &t);
+    if (st == WT_OK)
+        st = refuse_stack(tif, &m);
     if (st == WT_OK)
         st = wt_memory_check_samples(opt, name, t.width, t.height, t.channels,
                                      t.bit_depth == WT_DEPTH_F32 ? WT_MEMORY_PER_FLOAT_SAMPLE
@@ -476,3 +491,328 @@ const wt_codec wt_codec_tiff = {
     {"TIFF", tiff_extensions, WT_HOLDS_IMAGE, 1u << 8 | 1u << 16, WT_MAX_CHANNELS, 1},
     is_tiff, 8, wt_tiff_decode, wt_tiff_encode,
 };
+
+/* ---- pages: a file read one page at a time ---------------------------------
+ * A regular file is read through pread (libtiff keeps one strip or tile of it),
+ * never whole: a stack of any length, or one huge page, takes the memory of a
+ * page. Every page must have the first page's size and sample layout. */
+
+struct wt_tiff_pages {
+    tiff_memory m;
+    int fd;
+    TIFF *tif;
+    size_t count;
+    tiff_layout first;
+    uint64_t max_pixels;
+};
+
+static tmsize_t fd_read(thandle_t h, void *buf, tmsize_t n)
+{
+    wt_tiff_pages *t = (wt_tiff_pages *)h;
+    uint64_t left = t->m.pos < t->m.size ? t->m.size - t->m.pos : 0;
+    size_t want = n < 0 ? 0 : (uint64_t)n < left ? (size_t)n : (size_t)left, got = 0;
+    while (got < want) {
+        ssize_t r = pread(t->fd, (uint8_t *)buf + got, want - got, (off_t)(t->m.pos + got));
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            break;
+        got += (size_t)r;
+    }
+    t->m.pos += got;
+    return (tmsize_t)got;
+}
+
+static tmsize_t fd_no_write(thandle_t h, void *buf, tmsize_t n)
+{
+    (void)h, (void)buf, (void)n;
+    return -1;
+}
+
+static toff_t fd_seek(thandle_t h, toff_t off, int whence)
+{
+    return mem_seek(&((wt_tiff_pages *)h)->m, off, whence);
+}
+
+static toff_t fd_size(thandle_t h)
+{
+    return ((wt_tiff_pages *)h)->m.size;
+}
+
+/* "64x48, 1 sample of 8 bits" for messages about pages that differ */
+static void describe_layout(const tiff_layout *t, char *out, size_t cap)
+{
+    snprintf(out, cap, "%ux%u, %u sample%s of %u bits", t->width, t->height, t->spp,
+             t->spp == 1 ? "" : "s", t->bps);
+}
+
+static int same_layout(const tiff_layout *a, const tiff_layout *b)
+{
+    return a->width == b->width && a->height == b->height && a->spp == b->spp &&
+           a->bps == b->bps && a->format == b->format && a->photometric == b->photometric &&
+           a->channels == b->channels && a->bit_depth == b->bit_depth;
+}
+
+/* Page @p k's message: "NAME: page K: REASON" (the reason without the name). */
+static wt_status page_error(const wt_tiff_pages *t, size_t k, wt_status st)
+{
+    char reason[768];
+    const char *msg = wt_error_message();
+    size_t len = strlen(t->m.name);
+    if (strncmp(msg, t->m.name, len) == 0 && strncmp(msg + len, ": ", 2) == 0)
+        msg += len + 2;
+    snprintf(reason, sizeof reason, "%s", msg);
+    return wt_error_set(st, "%s: page %zu: %s", t->m.name, k, reason);
+}
+
+/* Walk the directories: count the pages, each checked against the first. */
+static wt_status count_pages(wt_tiff_pages *t)
+{
+    t->count = 1;
+    for (;;) {
+        t->m.error[0] = '\0';
+        if (TIFFLastDirectory(t->tif))
+            return WT_OK; /* no next directory */
+        if (!TIFFReadDirectory(t->tif)) { /* a next one that does not read: an IFD loop... */
+            if (!t->m.error[0])
+                snprintf(t->m.error, sizeof t->m.error,
+                         "its directory does not read: an IFD loop or a bad offset");
+            return page_error(t, t->count, corrupt_tiff(&t->m));
+        }
+        tiff_layout next;
+        wt_status st = read_layout(t->tif, &t->m, t->max_pixels, &next);
+        if (st != WT_OK)
+            return page_error(t, t->count, st);
+        if (!same_layout(&next, &t->first)) {
+            char a[96], b[96];
+            describe_layout(&next, a, sizeof a);
+            describe_layout(&t->first, b, sizeof b);
+            return wt_error_set(WT_ERR_UNSUPPORTED,
+                                "%s: page %zu is %s, page 0 is %s: the pages of a stack must "
+                                "have one size and sample type",
+                                t->m.name, t->count, a, b);
+        }
+        t->count++;
+    }
+}
+
+wt_status wt_tiff_pages_open(int fd, uint64_t size, const char *name, const wt_load_options *opt,
+                             wt_tiff_pages **out, size_t *count, wt_image *layout)
+{
+    *out = NULL;
+    wt_tiff_pages *t = calloc(1, sizeof *t);
+    if (!t)
+        return wt_error_set(WT_ERR_NOMEM, "%s: out of memory", name);
+    t->m.name = name;
+    t->m.size = size;
+    t->fd = fd;
+    t->max_pixels = opt->max_pixels;
+    TIFFOpenOptions *o = TIFFOpenOptionsAlloc();
+    if (o) {
+        TIFFOpenOptionsSetMaxSingleMemAlloc(o, max_alloc_for(opt->max_pixels));
+        TIFFOpenOptionsSetErrorHandlerExtR(o, on_tiff_error, &t->m);
+        TIFFOpenOptionsSetWarningHandlerExtR(o, on_tiff_warning, &t->m);
+        t->tif = TIFFClientOpenExt(name, "rm", t, fd_read, fd_no_write, fd_seek, mem_close,
+                                   fd_size, no_map, no_unmap, o);
+        TIFFOpenOptionsFree(o);
+    }
+    wt_status st = t->tif ? read_layout(t->tif, &t->m, opt->max_pixels, &t->first)
+                          : corrupt_tiff(&t->m);
+    if (st == WT_OK)
+        st = count_pages(t);
+    if (st != WT_OK) {
+        wt_tiff_pages_close(t);
+        return st;
+    }
+    memset(layout, 0, sizeof *layout);
+    layout->width = t->first.width;
+    layout->height = t->first.height;
+    layout->channels = t->first.channels;
+    layout->bit_depth = t->first.bit_depth;
+    layout->color = (wt_color)t->first.channels;
+    if (layout->bit_depth == WT_DEPTH_F32)
+        layout->stored = t->first.type;
+    *count = t->count;
+    *out = t;
+    return WT_OK;
+}
+
+/* Make page @p k current: the next directory when pages are read in order
+ * (TIFFSetDirectory walks the chain from the first: quadratic over a stack). */
+static int go_to_page(wt_tiff_pages *t, size_t k)
+{
+    tdir_t current = TIFFCurrentDirectory(t->tif);
+    if ((size_t)current == k)
+        return 1;
+    if ((size_t)current + 1 == k)
+        return TIFFReadDirectory(t->tif);
+    return TIFFSetDirectory(t->tif, (tdir_t)k);
+}
+
+wt_status wt_tiff_pages_read(wt_tiff_pages *t, size_t k, const wt_load_options *opt,
+                             wt_image *img)
+{
+    memset(img, 0, sizeof *img);
+    t->m.error[0] = '\0';
+    if (k >= t->count || !go_to_page(t, k))
+        return page_error(t, k, corrupt_tiff(&t->m));
+    tiff_layout l;
+    wt_status st = read_layout(t->tif, &t->m, t->max_pixels, &l);
+    if (st == WT_OK && !same_layout(&l, &t->first))
+        st = wt_error_set(WT_ERR_FORMAT, "%s: changed while read", t->m.name);
+    if (st == WT_OK)
+        st = wt_memory_check_samples(opt, t->m.name, l.width, l.height, l.channels,
+                                     l.bit_depth == WT_DEPTH_F32 ? WT_MEMORY_PER_FLOAT_SAMPLE
+                                                                 : WT_MEMORY_PER_SAMPLE);
+    if (st == WT_OK)
+        st = wt_image_alloc(img, l.width, l.height, l.channels, l.bit_depth);
+    if (st == WT_OK) {
+        img->color = (wt_color)l.channels;
+        if (img->bit_depth == WT_DEPTH_F32)
+            img->stored = l.type;
+        st = read_blocks(t->tif, &t->m, &l, img);
+    }
+    if (st != WT_OK) {
+        wt_image_free(img);
+        return t->count > 1 ? page_error(t, k, st) : st;
+    }
+    return WT_OK;
+}
+
+void wt_tiff_pages_close(wt_tiff_pages *t)
+{
+    if (!t)
+        return;
+    if (t->tif)
+        TIFFClose(t->tif);
+    free(t);
+}
+
+/* ---- pages written one at a time ------------------------------------------
+ * A multi-page TIFF written straight into an open file (the temporary output):
+ * one directory per page, nothing kept between pages. */
+
+struct wt_tiff_page_writer {
+    tiff_memory m; /* name, position, size, last message */
+    int fd;
+    TIFF *tif;
+};
+
+static tmsize_t fdw_read(thandle_t h, void *buf, tmsize_t n)
+{
+    wt_tiff_page_writer *w = (wt_tiff_page_writer *)h;
+    ssize_t r = n < 0 ? -1 : pread(w->fd, buf, (size_t)n, (off_t)w->m.pos);
+    if (r > 0)
+        w->m.pos += (uint64_t)r;
+    return (tmsize_t)r;
+}
+
+static tmsize_t fdw_write(thandle_t h, void *buf, tmsize_t n)
+{
+    wt_tiff_page_writer *w = (wt_tiff_page_writer *)h;
+    size_t done = 0;
+    while (n >= 0 && done < (size_t)n) {
+        ssize_t r = pwrite(w->fd, (uint8_t *)buf + done, (size_t)n - done,
+                           (off_t)(w->m.pos + done));
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0) {
+            w->m.failed = 1;
+            return -1;
+        }
+        done += (size_t)r;
+    }
+    w->m.pos += done;
+    if (w->m.pos > w->m.size)
+        w->m.size = w->m.pos;
+    return n;
+}
+
+static toff_t fdw_seek(thandle_t h, toff_t off, int whence)
+{
+    return mem_seek(&((wt_tiff_page_writer *)h)->m, off, whence);
+}
+
+static toff_t fdw_size(thandle_t h)
+{
+    return ((wt_tiff_page_writer *)h)->m.size;
+}
+
+wt_status wt_tiff_page_writer_open(int fd, const char *name, uint64_t total_bytes,
+                                   wt_tiff_page_writer **out)
+{
+    wt_tiff_page_writer *w = calloc(1, sizeof *w);
+    *out = NULL;
+    if (!w)
+        return wt_error_set(WT_ERR_NOMEM, "%s: out of memory", name);
+    w->m.name = name;
+    w->m.writable = 1;
+    w->fd = fd;
+    TIFFOpenOptions *o = TIFFOpenOptionsAlloc();
+    if (o) {
+        TIFFOpenOptionsSetMaxSingleMemAlloc(o, TIFF_MIN_ALLOC);
+        TIFFOpenOptionsSetErrorHandlerExtR(o, on_tiff_error, &w->m);
+        TIFFOpenOptionsSetWarningHandlerExtR(o, on_tiff_warning, &w->m);
+        /* classic TIFF offsets are 32-bit: BigTIFF when the samples alone come near */
+        w->tif = TIFFClientOpenExt(name, total_bytes > ((uint64_t)3 << 30) ? "w8" : "w", w,
+                                   fdw_read, fdw_write, fdw_seek, mem_close, fdw_size, no_map,
+                                   no_unmap, o);
+        TIFFOpenOptionsFree(o);
+    }
+    if (!w->tif) {
+        free(w);
+        return wt_error_set(WT_ERR_IO, "%s: cannot start a TIFF", name);
+    }
+    *out = w;
+    return WT_OK;
+}
+
+wt_status wt_tiff_page_writer_add(wt_tiff_page_writer *w, const wt_image *img)
+{
+    wt_sample_type t = wt_image_stored(img);
+    if (img->channels < 1 || img->channels > WT_MAX_CHANNELS || !wt_sample_type_known(t) ||
+        (img->bit_depth != 8 && img->bit_depth != 16 && img->bit_depth != WT_DEPTH_F32))
+        return wt_error_set(WT_ERR_INVALID, "%s: cannot write %d channels of %d bits as TIFF",
+                            w->m.name, img->channels, img->bit_depth);
+    wt_status st = encode_rows(w->tif, &w->m, img);
+    if (st == WT_OK && (!TIFFWriteDirectory(w->tif) || w->m.failed))
+        st = wt_error_set(WT_ERR_IO, "%s: cannot write TIFF (%s)", w->m.name,
+                          w->m.error[0] ? w->m.error : "write failed");
+    return st;
+}
+
+wt_status wt_tiff_page_writer_close(wt_tiff_page_writer *w)
+{
+    if (!w)
+        return WT_OK;
+    TIFFClose(w->tif);
+    wt_status st = w->m.failed ? wt_error_set(WT_ERR_IO, "%s: write error", w->m.name) : WT_OK;
+    free(w);
+    return st;
+}
+
+void wt_tiff_page_writer_discard(wt_tiff_page_writer *w)
+{
+    if (!w)
+        return;
+    TIFFClose(w->tif);
+    free(w);
+}
+
+wt_status wt_tiff_load_file(int fd, uint64_t size, const char *name, const wt_load_options *opt,
+                            wt_image *img)
+{
+    wt_tiff_pages *t = NULL;
+    wt_image layout;
+    size_t count = 0;
+    memset(img, 0, sizeof *img);
+    wt_status st = wt_tiff_pages_open(fd, size, name, opt, &t, &count, &layout);
+    if (st == WT_OK && count > 1)
+        st = wt_error_set(WT_ERR_UNSUPPORTED,
+                          "%s: a TIFF of %zu pages is a stack (read it with wt_stack_open)",
+                          name, count);
+    if (st == WT_OK)
+        st = wt_tiff_pages_read(t, 0, opt, img);
+    wt_tiff_pages_close(t);
+    return st;
+}

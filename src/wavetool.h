@@ -305,6 +305,7 @@ typedef struct wt_load_options {
     uint64_t max_memory; /**< bytes processing one image may take, estimated as
                               WT_MEMORY_PER_SAMPLE per sample: above, WT_ERR_LIMIT
                               before decoding (0 = no limit) */
+    int stack;           /**< wt_stack_layout: how wt_stack_open() reads a 3-D .npy */
 } wt_load_options;
 
 #define WT_DEFAULT_MAX_PIXELS ((uint64_t)1 << 30)
@@ -387,6 +388,45 @@ wt_status wt_image_check_holds(wt_file_format format, const char *name, wt_sampl
  *  (wt_image_check_holds) before any file exists. */
 wt_status wt_image_save(const char *path, const wt_image *img, const wt_save_options *opt,
                         wt_file_format fallback);
+
+/* ------------------------------------------------------------------------ */
+/** @name Stacks (src/stack.c): multi-page TIFF and 3-D .npy, a page at a time
+ * A stack is a file of pages, 2-D images of one size and sample type, read
+ * one page at a time (a regular file is never read whole): processing a stack
+ * takes the memory of a page, whatever its length. Pages are numbered from 0. */
+
+/** How a 3-D .npy is read (wt_load_options.stack). */
+typedef enum wt_stack_layout {
+    WT_STACK_AUTO = 0, /**< (H, W) gray, (H, W, C) with C <= WT_MAX_CHANNELS channels: one page */
+    WT_STACK_FIRST,    /**< (N, H, W): N gray pages */
+    WT_STACK_LAST,     /**< (H, W, N): N gray pages */
+} wt_stack_layout;
+
+typedef struct wt_stack wt_stack;
+
+/** Open @p path as a stack: a TIFF file's pages (each checked against page 0),
+ *  a 3-D .npy file's pages under @p opt->stack FIRST or LAST; anything else
+ *  (PNG, JPEG, a 2-D .npy, a pipe or standard input) is one page, read by
+ *  wt_image_load(). Messages name the file, and the page ("a.tif: page 3: ..."). */
+wt_status wt_stack_open(const char *path, const wt_load_options *opt, wt_stack **out);
+/** Its number of pages (at least 1). */
+size_t wt_stack_pages(const wt_stack *s);
+/** Page @p k (0 <= k < pages) into @p img (allocated here). */
+wt_status wt_stack_read(wt_stack *s, size_t k, wt_image *img);
+void wt_stack_close(wt_stack *s);
+
+/** A stack of images written one page at a time into @p path (atomically, as
+ *  wt_image_save): a multi-page TIFF or an (N, H, W[, C]) .npy (by extension,
+ *  or @p fallback for "-"); other formats hold one image (WT_ERR_UNSUPPORTED).
+ *  Every page has the first one's size, channels and depth. */
+typedef struct wt_stack_writer wt_stack_writer;
+wt_status wt_stack_writer_open(const char *path, wt_file_format fallback, size_t pages,
+                               wt_stack_writer **out);
+wt_status wt_stack_writer_add(wt_stack_writer *w, const wt_image *page);
+/** Finish (all pages written) and rename into place; frees @p w. */
+wt_status wt_stack_writer_commit(wt_stack_writer *w);
+/** Remove the temporary output; frees @p w (NULL: nothing). */
+void wt_stack_writer_abort(wt_stack_writer *w);
 
 /* ------------------------------------------------------------------------ */
 /** @name Atomic output files (src/outfile.c) */
@@ -481,6 +521,9 @@ typedef struct wt_npz_meta {
     wt_border border;
     /* Writing only (not stored): deflate every member, as numpy.savez_compressed. */
     int compress;
+    /* A stack's coefficients (meta key "pages"): every member has a leading
+     * page axis (N, C, h, w); 0 for one image. */
+    uint64_t pages;
 } wt_npz_meta;
 
 /** Write members cA, cH1..cHL, cV1.., cD1.. ((C, h, w) float32 or int32) and meta
@@ -502,6 +545,39 @@ wt_status wt_npz_save_stack(const char *path, const wt_uparams *params, const fl
  *  and height below 2^24; NULL = defaults) before anything is allocated. */
 wt_status wt_npz_load_any(const char *path, const wt_load_options *opt, wt_pyramid *pyr,
                           float **stack, wt_uparams *params, wt_npz_meta *meta);
+
+/** A stack's coefficient file written a page at a time: members of shape
+ *  (N, C, h, w) (N = @p meta->pages) whose places are reserved in the
+ *  (seekable, temporary) output; each page's bands are written into them,
+ *  CRCs run on, the zip headers come at the end. @p ustack NULL: DWT pages of
+ *  @p shape's plan (wt_npz_stack_add_pyramid); else undecimated band stacks
+ *  of @p ustack (wt_npz_stack_add_bands). Stored members only (no --compress);
+ *  not to standard output. */
+typedef struct wt_npz_stack_writer wt_npz_stack_writer;
+wt_status wt_npz_stack_writer_open(const char *path, const wt_npz_meta *meta,
+                                   const wt_pyramid *shape, const wt_uparams *ustack,
+                                   wt_npz_stack_writer **out);
+wt_status wt_npz_stack_add_pyramid(wt_npz_stack_writer *w, const wt_pyramid *pyr);
+wt_status wt_npz_stack_add_bands(wt_npz_stack_writer *w, const float *bands);
+/** After every page: headers, meta, directory; renamed into place; frees @p w. */
+wt_status wt_npz_stack_writer_commit(wt_npz_stack_writer *w);
+void wt_npz_stack_writer_abort(wt_npz_stack_writer *w);
+
+/** A stack's coefficient file read a page at a time (meta "pages" > 0):
+ *  wt_npz_stack_reader_open reads and checks the meta and every member's
+ *  header; each page is then read into @p pyr (DWT; allocated by the first
+ *  call, reused) or *@p bands (undecimated; malloc'ed by the first call).
+ *  Pages are read in order; CRCs are checked after the last page. */
+typedef struct wt_npz_stack_reader wt_npz_stack_reader;
+wt_status wt_npz_stack_reader_open(const char *path, const wt_load_options *opt,
+                                   wt_npz_stack_reader **out, wt_npz_meta *meta,
+                                   wt_uparams *params);
+wt_status wt_npz_stack_read_page(wt_npz_stack_reader *r, uint64_t k, wt_pyramid *pyr,
+                                 float **bands);
+void wt_npz_stack_reader_close(wt_npz_stack_reader *r);
+/** 1 when @p path is a coefficient file of a stack (meta "pages" > 0); 0
+ *  otherwise or when it cannot be read (then wt_npz_load_any says why). */
+int wt_npz_is_stack(const char *path);
 
 /* ------------------------------------------------------------------------ */
 /** @name Mosaics and metrics (src/mosaic.c, src/metrics.c) */
