@@ -6,6 +6,7 @@
 
 #include "commands.h"
 #include "options.h"
+#include "pages.h"
 #include "pipeline.h"
 #include "report.h"
 
@@ -100,11 +101,46 @@ static wt_status common_layout(const cli_options *o, const wt_image *a, const wt
     return WT_OK;
 }
 
+/* @p img as float32 samples (sample units) unless it is held so already. */
+static wt_status as_float(wt_image *img)
+{
+    wt_image f = {0};
+    if (img->bit_depth == WT_DEPTH_F32)
+        return WT_OK;
+    wt_status st = wt_image_convert(img, (wt_sample_type){WT_SAMPLE_FLOAT, 32}, &f);
+    if (st == WT_OK) {
+        wt_image_free(img);
+        *img = f;
+    }
+    return st;
+}
+
+/* Float32-held images and more than 4 channels are compared as they are (both
+ * as float32 when their depths differ); the options' conversions are for
+ * 8/16-bit images of 1 to 4 channels. */
+static wt_status plain_comparable(const cli_options *o, wt_image *a, wt_image *b)
+{
+    if (o->compare_gray || o->compare_ignore_alpha || o->depth)
+        return wt_error_set(WT_ERR_UNSUPPORTED, "--gray, --ignore-alpha and --depth convert "
+                                                "8/16-bit images of 1 to 4 channels, not float32 "
+                                                "samples or more channels");
+    if (a->channels != b->channels)
+        return wt_error_set(WT_ERR_INVALID, "images differ in channels (%d vs %d)", a->channels,
+                            b->channels);
+    wt_status st = WT_OK;
+    if (a->bit_depth != b->bit_depth)
+        st = as_float(a) == WT_OK ? as_float(b) : WT_ERR_NOMEM;
+    return st;
+}
+
 static wt_status make_comparable(const cli_options *o, wt_image *a, wt_image *b)
 {
     int channels = 0, depth = 0;
     if (a->width != b->width || a->height != b->height)
         return WT_OK; /* wt_quality_compare says so */
+    if (a->bit_depth == WT_DEPTH_F32 || b->bit_depth == WT_DEPTH_F32 || a->channels > 4 ||
+        b->channels > 4)
+        return plain_comparable(o, a, b);
     wt_status st = common_layout(o, a, b, &channels, &depth);
     if (st == WT_OK && (a->channels != channels || a->bit_depth != depth))
         st = convert_image(a, channels, depth);
@@ -119,17 +155,17 @@ static void warn_recovered(const cli_options *o)
         fprintf(stderr, "wavetool: warning: %s\n", wt_warning_message());
 }
 
-/* Quality of @p b against @p a; @p layout gets @p a's size and layout. */
+/* Quality of page @p k of @p b against that of @p a (stacks of one page:
+ * the images); @p layout gets @p a's size and layout. */
 static wt_status compare_files(const cli_options *opt, const char *a, const char *b,
-                               wt_quality *q, wt_image *layout)
+                               wt_stack *sa, wt_stack *sb, size_t k, wt_quality *q,
+                               wt_image *layout)
 {
     wt_image ia = {0}, ib = {0};
-    wt_load_options each = opt->load; /* two images at once share --max-memory */
-    each.max_memory /= 2;
-    wt_status st = wt_image_load(a, &each, &ia);
+    wt_status st = wt_stack_read(sa, k, &ia);
     if (st == WT_OK) {
         warn_recovered(opt);
-        st = wt_image_load(b, &each, &ib);
+        st = wt_stack_read(sb, k, &ib);
     }
     if (st == WT_OK) {
         warn_recovered(opt);
@@ -149,23 +185,63 @@ static wt_status compare_files(const cli_options *opt, const char *a, const char
     return st;
 }
 
+/* Both inputs opened as stacks (one page for an ordinary image); stacks must
+ * have as many pages. */
+static wt_status open_pair(const cli_options *o, wt_stack **sa, wt_stack **sb)
+{
+    wt_load_options each = o->load; /* two images at once share --max-memory */
+    each.max_memory /= 2;
+    *sa = *sb = NULL;
+    wt_status st = wt_stack_open(o->args[0], &each, sa);
+    if (st == WT_OK)
+        st = wt_stack_open(o->args[1], &each, sb);
+    if (st == WT_OK && wt_stack_pages(*sa) != wt_stack_pages(*sb))
+        st = wt_error_set(WT_ERR_INVALID, "%s has %zu pages, %s has %zu",
+                          pipeline_shown(o->args[0]), wt_stack_pages(*sa),
+                          pipeline_shown(o->args[1]), wt_stack_pages(*sb));
+    return st;
+}
+
+/* The report of page @p k (of @p pages): a stack's pages named A[K] in text
+ * and given a page column in TSV and JSON. */
+static char *page_report(const cli_options *o, const report_spec *spec, size_t k, size_t pages,
+                         const wt_image *layout, const wt_quality *q)
+{
+    char *a = pages > 1 && o->format == REPORT_TEXT ? pages_label(o->args[0], k) : NULL;
+    char *b = pages > 1 && o->format == REPORT_TEXT ? pages_label(o->args[1], k) : NULL;
+    char *line = report_quality(spec, a ? a : o->args[0], b ? b : o->args[1], layout, q, 1.0);
+    char *paged = line ? pages_report_lines(o->format, line, k, pages) : NULL;
+    free(a);
+    free(b);
+    free(line);
+    return paged;
+}
+
 static int run_compare(const cli_options *o)
 {
     wt_quality q;
     wt_image layout;
+    wt_stack *sa, *sb;
     report_spec spec = {o->format, 1, 1, 0, 1, 0.0};
-    if (compare_files(o, o->args[0], o->args[1], &q, &layout) != WT_OK) {
+    wt_status st = open_pair(o, &sa, &sb);
+    size_t pages = st == WT_OK ? wt_stack_pages(sa) : 0;
+    for (size_t k = 0; st == WT_OK && k < pages; k++) {
+        st = compare_files(o, o->args[0], o->args[1], sa, sb, k, &q, &layout);
+        char *line = st == WT_OK ? page_report(o, &spec, k, pages, &layout, &q) : NULL;
+        if (st == WT_OK && !line)
+            st = wt_error_set(WT_ERR_NOMEM, "out of memory");
+        if (st == WT_OK && k == 0)
+            report_header(&spec, stdout);
+        if (line)
+            fputs(line, stdout);
+        free(line);
+    }
+    wt_stack_close(sa);
+    wt_stack_close(sb);
+    if (st != WT_OK) {
         fprintf(stderr, "wavetool: %s\n", wt_error_message());
         return EXIT_SOME_FAILED;
     }
-    char *line = report_quality(&spec, o->args[0], o->args[1], &layout, &q, 1.0);
-    if (!line) {
-        fputs("wavetool: out of memory\n", stderr);
-        return EXIT_SOME_FAILED;
-    }
-    report_header(&spec, stdout);
-    fputs(line, stdout);
-    free(line);
     return EXIT_ALL_DONE;
 }
 

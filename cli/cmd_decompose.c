@@ -5,6 +5,7 @@
 #include "batch.h"
 #include "commands.h"
 #include "options.h"
+#include "pages.h"
 #include "pipeline.h"
 #include "undecimated.h"
 
@@ -57,6 +58,7 @@ static void fill_meta(const wt_params *params, const wt_image *img, wt_npz_meta 
     meta->height = img->height;
     meta->channels = img->channels;
     meta->bit_depth = img->bit_depth;
+    meta->stored = img->stored;
     meta->color = img->color;
 }
 
@@ -66,7 +68,8 @@ static int mosaic_depth(const cli_options *o, const wt_image *img, wt_file_forma
 {
     if (o->depth)
         return o->depth;
-    return o->style.colormap == WT_COLORMAP_DIVERGING ? 8 : wt_format_depth(format, img->bit_depth);
+    int held = img->bit_depth == WT_DEPTH_F32 ? 16 : img->bit_depth; /* float32: 16-bit displays */
+    return o->style.colormap == WT_COLORMAP_DIVERGING ? 8 : wt_format_depth(format, held);
 }
 
 /* The channels a mosaic shows (--alpha): @p img itself, or into @p view its
@@ -84,7 +87,8 @@ static wt_status mosaic_view(const cli_options *o, const wt_image *img, const ch
         wt_image_alloc(view, img->width, img->height, keep, img->bit_depth), file);
     if (st != WT_OK)
         return st;
-    size_t n = (size_t)img->width * img->height, bytes = img->bit_depth > 8 ? 2 : 1;
+    view->stored = img->stored;
+    size_t n = (size_t)img->width * img->height, bytes = (size_t)img->bit_depth / 8;
     const unsigned char *from = img->pixels;
     unsigned char *to = view->pixels;
     for (size_t i = 0; i < n; i++)
@@ -116,6 +120,10 @@ static wt_status write_mosaic(pipeline *p, const wt_image *img, const wt_params 
     wt_image mosaic = {0}, view = {0};
     const wt_image *shown = img;
     int depth = mosaic_depth(o, img, cli_output_format(o, out));
+    if (img->channels > 4) /* extra channels: their coefficients go to .npz */
+        return wt_error_set(WT_ERR_UNSUPPORTED, "%s: mosaics show 1 to 4 channels, not %d; "
+                                                "decompose to .npz keeps them all",
+                            in, img->channels);
     wt_status st = mosaic_view(o, img, in, &view, &shown);
     mosaic_job job = {params, shown, o->scale, depth, &mosaic};
     if (st == WT_OK && wt_mosaic_style_is_plain(&o->style))
@@ -138,9 +146,7 @@ static wt_status write_coefficients(pipeline *p, const wt_image *img, const wt_p
     if (st == WT_OK) {
         fill_meta(params, img, &meta);
         meta.compress = p->opt->compress;
-        double t0 = wt_seconds();
-        st = wt_npz_save(out, &pyr, &meta);
-        pipeline_add_time(p, &p->stats.encode, t0);
+        st = pipeline_save_pyramid(p, out, &pyr, &meta);
     }
     wt_pyramid_free(&pyr);
     return st;
@@ -188,9 +194,15 @@ wt_status decompose_transcode_file(pipeline *p, const char *in, const char *out)
 
 /* ---- the command --------------------------------------------------------------- */
 
+static wt_status decompose_page(void *ctx, batch_item *item, const char *shown, char **report)
+{
+    (void)shown, (void)report;
+    return decompose_file(ctx, item->input, item->output);
+}
+
 static void decompose_one(void *ctx, batch_item *item)
 {
-    batch_item_result(item, decompose_file(ctx, item->input, item->output));
+    pages_run(ctx, item, PAGES_OF_IMAGES, decompose_page, ctx);
 }
 
 static int run_decompose(const cli_options *o)
@@ -216,7 +228,9 @@ const cli_command cmd_decompose = {
         "cD bottom-right), each band scaled for display; {COEFFS} gets the coefficients\n"
         "(float32, int32 for legall53), readable with numpy.load. '-' is standard\n"
         "input or output (its type from --ext, default png). With -O, each INPUT (a file,\n"
-        "or a directory walked for {IMAGES}) gives DIR/STEM[SUFFIX].EXT.",
+        "or a directory walked for {IMAGES}) gives DIR/STEM[SUFFIX].EXT. A stack (a\n"
+        "multi-page TIFF, a 3-D .npy with --stack) is decomposed page by page into one\n"
+        "multi-page TIFF, (N, H, W) .npy or .npz with a leading page axis.",
     .groups = OPTS_VERBOSITY | OPTS_TRANSFORM | OPTS_ENGINE | OPTS_LOAD | OPTS_SAVE | OPTS_MOSAIC | OPTS_BATCH,
     .min_args = 1,
     .max_args = -1,

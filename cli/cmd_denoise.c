@@ -6,8 +6,10 @@
 #include "batch.h"
 #include "commands.h"
 #include "options.h"
+#include "pages.h"
 #include "pipeline.h"
 #include "report.h"
+#include "result.h"
 
 /* ---- one file ---------------------------------------------------------------- */
 
@@ -54,20 +56,19 @@ static wt_status denoise_file(pipeline *p, const char *in, const char *out, wt_d
 {
     wt_image img = {0}, back = {0};
     wt_denoise_options d;
+    wt_sample_type want;
     wt_status st = pipeline_load(p, in, &img);
+    if (st == WT_OK) /* --depth: the input as float32 unless it is the result's type */
+        st = result_prepare(p, in, out, &img, &want);
     if (st == WT_OK)
         st = denoise_options_for(p->opt, &img, in, &d);
-    if (st == WT_OK) {
-        st = pipeline_name_error(wt_image_alloc(&back, img.width, img.height, img.channels,
-                                                img.bit_depth),
-                                 in);
-        back.color = img.color;
-    }
+    if (st == WT_OK)
+        st = result_alloc_like(&img, in, &back);
     denoise_job job = {&d, &img, &back, info};
     if (st == WT_OK)
         st = pipeline_engine_run(p, denoise_on, &job, in);
     if (st == WT_OK)
-        st = pipeline_save(p, out, &back);
+        st = result_save(p, out, &back, want);
     wt_image_free(&img);
     wt_image_free(&back);
     return st;
@@ -90,14 +91,20 @@ static char *info_line(const char *file, const wt_denoise_info *info)
     return sb_finish(&sb);
 }
 
-static void denoise_one(void *arg, batch_item *item)
+static wt_status denoise_page(void *arg, batch_item *item, const char *shown, char **report)
 {
     denoise_ctx *ctx = arg;
     wt_denoise_info info = {0};
     wt_status st = denoise_file(&ctx->pipe, item->input, item->output, &info);
-    batch_item_result(item, st);
     if (st == WT_OK && ctx->verbose)
-        item->report = info_line(item->input, &info);
+        *report = info_line(shown, &info);
+    return st;
+}
+
+static void denoise_one(void *arg, batch_item *item)
+{
+    denoise_ctx *ctx = arg;
+    pages_run(&ctx->pipe, item, PAGES_OF_IMAGES, denoise_page, ctx);
 }
 
 static int check_denoise_options(const cli_options *o)
@@ -151,7 +158,7 @@ const cli_command cmd_denoise = {
         "OUT is {IMAGES}; with\n"
         "-O, each INPUT (a file, or a directory walked for {IMAGES}) gives\n"
         "DIR/STEM[SUFFIX].EXT.",
-    .groups = OPTS_VERBOSITY | OPTS_TRANSFORM | OPTS_ENGINE | OPTS_LOAD | OPTS_SAVE | OPTS_BATCH | OPTS_DENOISE,
+    .groups = OPTS_VERBOSITY | OPTS_TRANSFORM | OPTS_ENGINE | OPTS_LOAD | OPTS_SAVE | OPTS_BATCH | OPTS_DENOISE | OPTS_RESULT,
     .min_args = 1,
     .max_args = -1,
     .transforms = 1u << WT_TRANSFORM_DWT | 1u << WT_TRANSFORM_SWT,

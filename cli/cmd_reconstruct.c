@@ -4,7 +4,9 @@
 #include "batch.h"
 #include "commands.h"
 #include "options.h"
+#include "pages.h"
 #include "pipeline.h"
+#include "result.h"
 #include "undecimated.h"
 
 /* ---- one file ---------------------------------------------------------------- */
@@ -45,9 +47,7 @@ static wt_status reconstruct_file(pipeline *p, const char *in, const char *out)
     wt_uparams up;
     if (undecimated_is_sidecar(in))
         return undecimated_reconstruct_layers(p, in, out);
-    double t0 = wt_seconds();
-    wt_status st = wt_npz_load_any(in, &p->opt->load, &pyr, &stack, &up, &meta);
-    pipeline_add_time(p, &p->stats.decode, t0);
+    wt_status st = pipeline_load_coefficients(p, in, &pyr, &stack, &up, &meta);
     if (st == WT_OK && stack) {
         st = undecimated_reconstruct(p, &up, stack, &meta, in, out);
         free(stack);
@@ -57,12 +57,18 @@ static wt_status reconstruct_file(pipeline *p, const char *in, const char *out)
         st = params_from_meta(&meta, &pyr, in, &params);
     if (st == WT_OK)
         st = wt_memory_check(&p->load, in, meta.width, meta.height, meta.channels);
+    wt_image like = {meta.width, meta.height, meta.channels, meta.bit_depth, meta.color, NULL,
+                     meta.stored};
+    wt_sample_type want = cli_result_type(p->opt, wt_image_stored(&like));
     if (st == WT_OK)
+        st = wt_image_check_holds(cli_output_format(p->opt, out), out, want, meta.channels);
+    if (st == WT_OK) /* the result's type directly: 8/16-bit exact, else float32 */
         st = pipeline_name_error(wt_image_alloc(&img, meta.width, meta.height, meta.channels,
-                                                meta.bit_depth),
+                                                wt_sample_type_depth(want)),
                                  in);
     if (st == WT_OK) {
         img.color = meta.color;
+        img.stored = img.bit_depth == WT_DEPTH_F32 ? want : (wt_sample_type){0, 0};
         inverse_job job = {&params, &pyr, &img};
         st = pipeline_engine_run(p, inverse_on, &job, in);
     }
@@ -75,9 +81,15 @@ static wt_status reconstruct_file(pipeline *p, const char *in, const char *out)
 
 /* ---- the command --------------------------------------------------------------- */
 
+static wt_status reconstruct_page(void *ctx, batch_item *item, const char *shown, char **report)
+{
+    (void)shown, (void)report;
+    return reconstruct_file(ctx, item->input, item->output);
+}
+
 static void reconstruct_one(void *ctx, batch_item *item)
 {
-    batch_item_result(item, reconstruct_file(ctx, item->input, item->output));
+    pages_run(ctx, item, PAGES_OF_COEFFS, reconstruct_page, ctx);
 }
 
 static int run_reconstruct(const cli_options *o)
@@ -103,8 +115,9 @@ const cli_command cmd_reconstruct = {
         "meta); samples are rounded and clamped. OUT is {IMAGES} ('-': standard\n"
         "output, type from --ext). With -O, each COEFFS (a file, or a directory walked\n"
         "for {COEFFS}) gives DIR/STEM[SUFFIX].EXT. Files of --transform swt or starlet\n"
-        "are read as such; COEFFS may also be the NAME_layers.txt of decompose --layers.",
-    .groups = OPTS_VERBOSITY | OPTS_ENGINE | OPTS_LOAD | OPTS_SAVE | OPTS_BATCH,
+        "are read as such; COEFFS may also be the NAME_layers.txt of decompose --layers.\n"
+        "A stack's file (members (N, C, h, w)) gives a multi-page TIFF or (N, H, W) .npy.",
+    .groups = OPTS_VERBOSITY | OPTS_ENGINE | OPTS_LOAD | OPTS_SAVE | OPTS_BATCH | OPTS_RESULT,
     .min_args = 1,
     .max_args = -1,
     .writes = WT_HOLDS_IMAGE,

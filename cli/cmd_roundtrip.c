@@ -7,9 +7,11 @@
 #include "commands.h"
 #include "figures.h"
 #include "options.h"
+#include "pages.h"
 #include "pipeline.h"
 #include "undecimated.h"
 #include "report.h"
+#include "result.h"
 
 /* ---- one file ---------------------------------------------------------------- */
 
@@ -92,15 +94,6 @@ static wt_status roundtrip_threshold_on(wt_engine *e, void *arg)
     return st;
 }
 
-/* A new image of @p like's size, channels, depth and colour into @p img. */
-static wt_status alloc_like(const wt_image *like, const char *file, wt_image *img)
-{
-    wt_status st = wt_image_alloc(img, like->width, like->height, like->channels,
-                                  like->bit_depth);
-    img->color = like->color;
-    return pipeline_name_error(st, file);
-}
-
 /* Forward, optional thresholding, inverse; quality against the input; the
  * reconstruction written to @p out unless NULL. */
 static wt_status roundtrip_file(pipeline *p, const char *in, const char *out,
@@ -109,14 +102,17 @@ static wt_status roundtrip_file(pipeline *p, const char *in, const char *out,
     const cli_options *o = p->opt;
     wt_image img = {0}, back = {0};
     wt_params params;
+    wt_sample_type want;
     memset(r, 0, sizeof *r);
     r->kept = 1.0;
     wt_status st = pipeline_load(p, in, &img);
+    if (st == WT_OK) /* --depth: the input as float32 unless it is the result's type */
+        st = result_prepare(p, in, out, &img, &want);
     int undecimated = o->transform != WT_TRANSFORM_DWT;
     if (st == WT_OK && !undecimated)
         st = pipeline_params_for(o, &img, in, &params);
     if (st == WT_OK)
-        st = alloc_like(&img, in, &back);
+        st = result_alloc_like(&img, in, &back);
     roundtrip_job job = {&params, &img, &back, o, &r->kept, &r->bpp};
     if (st == WT_OK && undecimated)
         st = undecimated_roundtrip(p, &img, in, &back, &r->kept); /* cli/undecimated.c */
@@ -129,7 +125,7 @@ static wt_status roundtrip_file(pipeline *p, const char *in, const char *out,
     if (st == WT_OK)
         st = pipeline_name_error(wt_quality_compare(&img, &back, &r->quality), in);
     if (st == WT_OK && out)
-        st = pipeline_save(p, out, &back);
+        st = result_save(p, out, &back, want);
     r->original = img;
     r->original.pixels = NULL;
     wt_image_free(&img);
@@ -144,15 +140,21 @@ typedef struct roundtrip_ctx {
     report_spec spec;
 } roundtrip_ctx;
 
-static void roundtrip_one(void *arg, batch_item *item)
+static wt_status roundtrip_page(void *arg, batch_item *item, const char *shown, char **report)
 {
     roundtrip_ctx *ctx = arg;
     roundtrip_result r;
     wt_status st = roundtrip_file(&ctx->pipe, item->input, item->output, &r);
-    batch_item_result(item, st);
     if (st == WT_OK)
-        item->report = report_quality_rate(&ctx->spec, item->input, NULL, &r.original,
-                                           &r.quality, r.kept, r.bpp);
+        *report = report_quality_rate(&ctx->spec, shown, NULL, &r.original, &r.quality, r.kept,
+                                      r.bpp);
+    return st;
+}
+
+static void roundtrip_one(void *arg, batch_item *item)
+{
+    roundtrip_ctx *ctx = arg;
+    pages_run(&ctx->pipe, item, PAGES_OF_IMAGES, roundtrip_page, ctx);
 }
 
 static void roundtrip_header(void *ctx, FILE *report)
@@ -193,9 +195,10 @@ const cli_command cmd_roundtrip = {
         "bits per pixel (entropy of every band's indices at step Q). -o writes the reconstruction ('-': standard output,\n"
         "the report then goes to standard error); -O DIR writes one per input.\n"
         "Inputs may be directories (walked for {IMAGES}). --transform swt|starlet:\n"
-        "--keep/--threshold act on the undecimated detail bands, --keep ranking by |c|.",
+        "--keep/--threshold act on the undecimated detail bands, --keep ranking by |c|.\n"
+        "A stack (multi-page TIFF, 3-D .npy with --stack) gives one report line per page.",
     .groups = OPTS_VERBOSITY | OPTS_TRANSFORM | OPTS_ENGINE | OPTS_LOAD | OPTS_SAVE | OPTS_BATCH | OPTS_OUTPUT |
-              OPTS_QUALITY | OPTS_THRESHOLD | OPTS_REPORT | OPTS_QUANT,
+              OPTS_QUALITY | OPTS_THRESHOLD | OPTS_REPORT | OPTS_QUANT | OPTS_RESULT,
     .min_args = 1,
     .max_args = -1,
     .transforms = CLI_TRANSFORMS_ALL,

@@ -5,6 +5,7 @@
 #include "batch.h"
 #include "commands.h"
 #include "options.h"
+#include "pages.h"
 #include "pipeline.h"
 #include "report.h"
 
@@ -78,7 +79,9 @@ static char *sigma_report(const sigma_ctx *ctx, const char *file, const wt_image
     strbuf sb = {0};
     report_format f = ctx->format;
     int n = values_of(ctx, layout, sigma);
-    double peak = layout->bit_depth > 8 ? 65535.0 : 255.0;
+    double peak = layout->bit_depth == WT_DEPTH_F32 ? 1.0 /* float32: own units */
+                  : layout->bit_depth > 8           ? 65535.0
+                                                    : 255.0;
     if (f == REPORT_JSON) {
         sb_printf(&sb, "{\"file\":");
         sb_json_string(&sb, file);
@@ -110,21 +113,27 @@ static char *sigma_report(const sigma_ctx *ctx, const char *file, const wt_image
     return sb_finish(&sb);
 }
 
-static void sigma_one(void *arg, batch_item *item)
+static wt_status sigma_page(void *arg, batch_item *item, const char *shown, char **report)
 {
     sigma_ctx *ctx = arg;
     double sigma[4];
     wt_image layout;
     wt_status st = sigma_file(&ctx->pipe, item->input, sigma, &layout);
-    batch_item_result(item, st);
     if (st == WT_OK)
-        item->report = sigma_report(ctx, item->input, &layout, sigma);
+        *report = sigma_report(ctx, shown, &layout, sigma);
+    return st;
+}
+
+static void sigma_one(void *arg, batch_item *item)
+{
+    sigma_ctx *ctx = arg;
+    pages_run(&ctx->pipe, item, PAGES_OF_IMAGES, sigma_page, ctx);
 }
 
 static void sigma_header(void *arg, FILE *report)
 {
     if (((sigma_ctx *)arg)->format == REPORT_TSV)
-        fputs("file\tchannel\tsigma\tsigma_fraction\n", report);
+        fputs("file\tchannel\tsigma\tsigma_fraction\tpage\n", report);
 }
 
 static int run_sigma(const cli_options *o)

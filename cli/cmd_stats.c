@@ -10,6 +10,7 @@
 #include "commands.h"
 #include "figures.h"
 #include "options.h"
+#include "pages.h"
 #include "pipeline.h"
 #include "stats_plot.h"
 #include "stats_report.h"
@@ -110,18 +111,37 @@ static void keep_for_plot(stats_ctx *ctx, file_figures *f)
     pthread_mutex_unlock(&ctx->lock);
 }
 
-static void stats_one(void *arg, batch_item *item)
+static wt_status stats_page(void *arg, batch_item *item, const char *shown, char **report)
 {
     stats_ctx *ctx = arg;
     file_figures f = {0};
     wt_status st = figures_of(ctx, item->input, &f);
-    batch_item_result(item, st);
+    if (st == WT_OK && strcmp(shown, f.file) != 0) { /* a page: its label */
+        char *label = strdup(shown);
+        if (label) {
+            free(f.file);
+            f.file = label;
+        }
+    }
     if (st == WT_OK)
-        item->report = stats_report(ctx->opt->format, &f);
+        *report = stats_report(ctx->opt->format, &f);
+    page_binding *b = pages_bound();
+    char *label = st == WT_OK && b && b->pages > 1 ? pages_label(item->input, b->page) : NULL;
+    if (label) { /* the chart names a page FILE[K] whatever the report's format */
+        free(f.file);
+        f.file = label;
+    }
     if (st == WT_OK && ctx->opt->plot)
         keep_for_plot(ctx, &f);
     else
         figures_free(&f);
+    return st;
+}
+
+static void stats_one(void *arg, batch_item *item)
+{
+    stats_ctx *ctx = arg;
+    pages_run(&ctx->pipe, item, PAGES_OF_IMAGES, stats_page, ctx);
 }
 
 static void stats_header(void *ctx, FILE *report)

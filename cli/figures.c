@@ -13,6 +13,8 @@
 
 double figures_default_qstep(int bit_depth)
 {
+    if (bit_depth == WT_DEPTH_F32) /* float32-held samples: one unit of their own */
+        return 1.0;
     return ldexp(1.0, bit_depth) / 256.0;
 }
 
@@ -49,7 +51,7 @@ static wt_status compute_bands(const wt_epyramid *ep, file_figures *f, const wt_
     if (st == WT_OK)
         st = wt_epyramid_entropy(ep, sel, n, f->qstep, entropy);
     const wt_pyramid *shape = wt_epyramid_shape(ep);
-    double energy[4] = {0};
+    double energy[WT_MAX_CHANNELS] = {0};
     for (size_t i = 0; st == WT_OK && i < n; i++)
         energy[sel[i].channel] += stats[i].sum_sq;
     f->bpp = 0.0;
@@ -232,7 +234,7 @@ wt_status figures_compute_stack(const wt_uparams *up, const float *stack, file_f
     f->bands = calloc(n, sizeof *f->bands);
     wt_status st = sel && index && work && q && f->bands
                        ? WT_OK : wt_error_set(WT_ERR_NOMEM, "out of memory");
-    double energy[4] = {0};
+    double energy[WT_MAX_CHANNELS] = {0};
     f->nbands = st == WT_OK ? stack_bands(up, C, sel, index) : 0;
     for (size_t i = 0; i < f->nbands; i++) {
         band_figures *b = &f->bands[i];

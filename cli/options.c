@@ -73,6 +73,7 @@ enum {
     OPT_GRID,
     OPT_LABELS,
     OPT_ALPHA,
+    OPT_STACK,
 };
 
 typedef struct opt_spec {
@@ -104,6 +105,8 @@ static const opt_spec option_table[] = {
                                                    "shared by the files at a time; K/M/G suffixes, 0: no\n"
                                                    "limit (default: half the RAM)"},
     {"lenient", OPT_LENIENT, NULL, OPTS_LOAD, "accept images that libpng/libjpeg can recover from corruption"},
+    {"stack", OPT_STACK, "auto|first|last", OPTS_LOAD, "a 3-D .npy is pages: (N, H, W) first or (H, W, N) last\n"
+                                                       "(default auto: (H, W, C) with C <= 64 is channels)"},
     {"png-level", OPT_PNG_LEVEL, "N", OPTS_SAVE, "PNG compression level 0-9 (default 1: fast)"},
     {"quality", OPT_QUALITY, "Q", OPTS_SAVE, "JPEG quality 1-100 (default 90)"},
     {"compress", OPT_COMPRESS, NULL, OPTS_SAVE, ".npz output: deflated members (numpy.savez_compressed)"},
@@ -116,7 +119,8 @@ static const opt_spec option_table[] = {
     {"labels", OPT_LABELS, NULL, OPTS_MOSAIC, "band names (cA3, cH1, ...) in each band's corner"},
     {"alpha", OPT_ALPHA, "A", OPTS_MOSAIC, "mosaics of images with alpha: opaque (default: colour only),\n"
                                           "keep (alpha's bands as the mosaic's alpha), only (alpha's bands)"},
-    {"depth", OPT_DEPTH, "8|16", OPTS_MOSAIC, "mosaic bit depth (default: the input's; 8 for JPEG)"},
+    {"depth", OPT_DEPTH, "8|16|f32", OPTS_MOSAIC, "mosaic bit depth (default: the input's; 8 for JPEG);\n"
+                                                "--layers: f32 writes float32 .tif/.npy layers"},
     {"layers", OPT_LAYERS, NULL, OPTS_MOSAIC, "swt/starlet: each band its own image OUT_BAND.png and a sidecar\n"
                                           "OUT_layers.txt that 'reconstruct' reads back"},
     {"outdir", 'O', "DIR", OPTS_BATCH, "write outputs into DIR (created if missing), named from the input"},
@@ -169,6 +173,9 @@ static const opt_spec option_table[] = {
     {"ignore-alpha", OPT_IGNORE_ALPHA, NULL, OPTS_COMPARE, "leave alpha channels out"},
     {"depth", OPT_DEPTH, "8|16", OPTS_COMPARE, "compare at 8 or 16 bits: 8 -> 16 is v x 257, 16 -> 8 is\n"
                                                "round(v x 255 / 65535); peak 2^depth - 1"},
+    {"depth", OPT_DEPTH, "8|16|f32", OPTS_RESULT, "result samples: 8 or 16-bit unsigned, or float32 (.tif,\n"
+                                                  ".npy); default the input's type; sample units kept,\n"
+                                                  "integers rounded and clamped"},
     {"qstep", OPT_QSTEP, "Q", OPTS_QUANT, "dead-zone quantiser step (stats: default 2^depth/256, 1 for 8-bit;\n"
                                           "roundtrip: quantise the details and report bits per pixel)"},
     {"eps", OPT_EPS, "E", OPTS_STATS, "near-zero means |c| <= E (default: the quantiser step)"},
@@ -527,8 +534,10 @@ static int apply_option(const cli_command *command, int val, const char *arg, cl
     static const char *const transfers[] = {"linear", "sqrt", "log", NULL};
     static const char *const colormaps[] = {"gray", "diverging", NULL};
     static const char *const alphas[] = {"opaque", "keep", "only", NULL};
+    static const char *const stacks[] = {"auto", "first", "last", NULL};
     static const char *const formats[] = {"text", "json", "tsv", NULL};
     static const char *const depths[] = {"8", "16", NULL};
+    static const char *const result_depths[] = {"8", "16", "f32", NULL};
     static const char *const rules[] = {"bayes", "visu", NULL};
     static const char *const shrinks[] = {"soft", "hard", NULL};
     static const char *const noises[] = {"gaussian", "poisson", NULL};
@@ -554,6 +563,10 @@ static int apply_option(const cli_command *command, int val, const char *arg, cl
         break;
     case OPT_MAX_MEMORY: rc = parse_bytes(cmd, s, arg, &o->load.max_memory); break;
     case OPT_LENIENT: o->load.lenient = 1; break;
+    case OPT_STACK:
+        rc = parse_choice(cmd, s, arg, stacks, "auto, first or last", &choice);
+        o->load.stack = choice; /* wt_stack_layout's order */
+        break;
     case OPT_PNG_LEVEL: rc = parse_int(cmd, s, arg, 0, 9, &o->save.png_level); break;
     case OPT_QUALITY: rc = parse_int(cmd, s, arg, 1, 100, &o->save.jpeg_quality); break;
     case OPT_COMPRESS: o->compress = 1; break;
@@ -577,8 +590,11 @@ static int apply_option(const cli_command *command, int val, const char *arg, cl
     case OPT_EPS: rc = parse_real(cmd, s, arg, 0.0, 1e30, &o->eps); break;
     case OPT_PLOT: o->plot = arg; break;
     case OPT_DEPTH:
-        rc = parse_choice(cmd, s, arg, depths, "8 or 16", &choice);
-        o->depth = choice ? 16 : 8;
+        if (command->groups & (OPTS_RESULT | OPTS_MOSAIC))
+            rc = parse_choice(cmd, s, arg, result_depths, "8, 16 or f32", &choice);
+        else
+            rc = parse_choice(cmd, s, arg, depths, "8 or 16", &choice);
+        o->depth = choice == 2 ? WT_DEPTH_F32 : choice ? 16 : 8;
         break;
     case 'O':
         o->outdir = arg;
@@ -774,6 +790,9 @@ static int check_undecimated(const cli_command *cmd, const cli_options *o)
                                           "periodic; dwt takes -m)");
     if (o->layers && o->transform == WT_TRANSFORM_DWT)
         return cli_usage_error(cmd->name, "--layers applies to --transform swt or starlet");
+    if ((cmd->groups & OPTS_MOSAIC) && o->depth == WT_DEPTH_F32 && !o->layers)
+        return cli_usage_error(cmd->name, "--depth f32 is for --layers: mosaics are 8 or 16-bit "
+                                          "displays");
     if (o->transform == WT_TRANSFORM_SWT && o->params.wavelet->kind != WT_KIND_FILTER_BANK)
         return cli_usage_error(cmd->name, "--transform swt: %s is a JPEG 2000 wavelet; use a "
                                           "filter-bank one (bior4.4 for cdf97, bior2.2 for "
@@ -888,12 +907,43 @@ static int format_holds(wt_file_format format, unsigned writes)
     return info && (info->holds & writes);
 }
 
+wt_sample_type cli_result_type(const cli_options *o, wt_sample_type input)
+{
+    switch (o->depth) {
+    case 8: return (wt_sample_type){WT_SAMPLE_UINT, 8};
+    case 16: return (wt_sample_type){WT_SAMPLE_UINT, 16};
+    case WT_DEPTH_F32: return (wt_sample_type){WT_SAMPLE_FLOAT, 32};
+    }
+    return input;
+}
+
+/* --depth f32 needs outputs that hold float32: PNG and JPEG (named, given by
+ * --ext or the default of -O and '-') are refused before any work. */
+static int check_float_output(const char *cmd, const cli_options *o, const char *out)
+{
+    const char *named = out && strcmp(out, "-") != 0 ? out : NULL;
+    wt_file_format f = named ? wt_format_from_path(named) : cli_output_format(o, "-");
+    const wt_format_info *info = wt_format_describe(f);
+    if (o->depth != WT_DEPTH_F32 || (!out && !o->outdir) || !info ||
+        !(info->holds & WT_HOLDS_IMAGE) || info->floats)
+        return CLI_CONTINUE;
+    if (named)
+        return cli_usage_error(cmd, "%s: --depth f32 writes float32 samples, which %s does not "
+                                    "hold; use .tif or .npy",
+                               named, info->name);
+    return cli_usage_error(cmd, "--depth f32 writes float32 samples, which %s (%s) does not "
+                                "hold; use --ext tif or --ext npy",
+                           info->name, o->ext ? "--ext" : "the default output type");
+}
+
 int cli_check_output(const char *cmd, const cli_options *o, const char *out, unsigned writes)
 {
     char exts[256];
     if (o->ext && !format_holds(wt_format_from_ext(o->ext), writes))
         return cli_usage_error(cmd, "--ext %s: %s writes %s", o->ext, cmd,
                                wt_format_list(exts, sizeof exts, writes, "", ", ", " or "));
+    if (check_float_output(cmd, o, out) != CLI_CONTINUE)
+        return EXIT_USAGE;
     if (!out || strcmp(out, "-") == 0)
         return CLI_CONTINUE;
     wt_file_format f = wt_format_from_path(out);

@@ -45,6 +45,7 @@ enum {
     OPTS_DENOISE = 1u << 14,  /* --rule --shrink --sigma --ycbcr --cycle-spin --noise --level-scale */
     OPTS_SIGMA = 1u << 15,    /* --average */
     OPTS_COMPARE = 1u << 20,  /* --gray --ignore-alpha --depth: compare's conversions */
+    OPTS_RESULT = 1u << 25,   /* --depth 8|16|f32: the sample type of result images */
     OPTS_QUANT = 1u << 16,    /* --qstep */
     OPTS_STATS = 1u << 17,    /* --eps --plot */
     OPTS_VERBOSITY = 1u << 18, /* -q -v: commands with progress, notes or warnings */
@@ -111,7 +112,8 @@ typedef struct cli_options {
     wt_save_options save;
     int compress; /* --compress: .npz members deflated */
     wt_scale scale;
-    int depth; /* --depth; 0 = the input's depth (8 for JPEG); compare: both at this depth */
+    int depth; /* --depth; 0 = the input's depth (8 for JPEG); compare: both at this depth;
+                  results (OPTS_RESULT): 8, 16 or WT_DEPTH_F32 (f32) */
     wt_mosaic_style style; /* --scale RANGE, --transfer, --colormap, --clip, --grid, --labels
                               (style.scale mirrors scale) */
     alpha_choice alpha;    /* --alpha */
@@ -172,6 +174,8 @@ void cli_print_help(const cli_command *cmd, FILE *out);
 /* Output format named by --ext or an output path ("-": --ext or png);
  * WT_FORMAT_UNKNOWN for an extension the registry does not know. */
 wt_file_format cli_output_format(const cli_options *o, const char *path);
+/* The sample type results are written as: --depth (8, 16, f32), else @p input's own. */
+wt_sample_type cli_result_type(const cli_options *o, wt_sample_type input);
 
 /* The output a command writes: --ext and @p out (a path, "-" or NULL) must name
  * formats that hold any of @p writes (WT_HOLDS_*). Returns CLI_CONTINUE or the

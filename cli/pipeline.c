@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pages.h"
+
 int pipeline_workers(int jobs, size_t files)
 {
     size_t n = jobs > 0 ? (size_t)jobs : (size_t)wt_cpu_count();
@@ -267,7 +269,11 @@ void pipeline_add_time(pipeline *p, double *slot, double since)
 wt_status pipeline_load(pipeline *p, const char *file, wt_image *img)
 {
     double t0 = wt_seconds();
-    wt_status st = wt_image_load(file, &p->load, img);
+    page_binding *b = pages_bound();
+    /* the item's input is read through its stack: a page, or the one image */
+    wt_status st = b && b->images && strcmp(file, b->input) == 0
+                       ? wt_stack_read(b->images, b->page, img)
+                       : wt_image_load(file, &p->load, img);
     double dt = wt_seconds() - t0;
     if (st == WT_OK && wt_warning_message()[0] && !p->opt->quiet)
         batch_note("warning: %s", wt_warning_message());
@@ -286,8 +292,59 @@ wt_status pipeline_load(pipeline *p, const char *file, wt_image *img)
 wt_status pipeline_save(pipeline *p, const char *out, const wt_image *img)
 {
     double t0 = wt_seconds();
-    wt_status st = wt_image_save(out, img, &p->opt->save, cli_output_format(p->opt, out));
+    page_binding *b = pages_bound();
+    wt_status st;
+    if (pages_output(out))
+        st = pages_save_image(b, img);
+    else if (b && b->pages > 1)
+        st = pages_refuse_other_output(b, out);
+    else
+        st = wt_image_save(out, img, &p->opt->save, cli_output_format(p->opt, out));
     pipeline_add_time(p, &p->stats.encode, t0);
+    return st;
+}
+
+wt_status pipeline_save_pyramid(pipeline *p, const char *out, const wt_pyramid *pyr,
+                                const wt_npz_meta *meta)
+{
+    double t0 = wt_seconds();
+    page_binding *b = pages_output(out);
+    wt_status st = b ? pages_save_pyramid(b, pyr, meta) : wt_npz_save(out, pyr, meta);
+    pipeline_add_time(p, &p->stats.encode, t0);
+    return st;
+}
+
+wt_status pipeline_save_bands(pipeline *p, const char *out, const wt_uparams *up,
+                              const float *bands, const wt_npz_meta *meta)
+{
+    double t0 = wt_seconds();
+    page_binding *b = pages_output(out);
+    wt_status st = b ? pages_save_bands(b, up, bands, meta) : wt_npz_save_stack(out, up, bands, meta);
+    pipeline_add_time(p, &p->stats.encode, t0);
+    return st;
+}
+
+wt_status pipeline_load_coefficients(pipeline *p, const char *in, wt_pyramid *pyr, float **bands,
+                                     wt_uparams *up, wt_npz_meta *meta)
+{
+    double t0 = wt_seconds();
+    page_binding *b = pages_bound();
+    wt_status st;
+    memset(pyr, 0, sizeof *pyr);
+    *bands = NULL;
+    if (b && b->coeffs && strcmp(in, b->input) == 0) {
+        *meta = b->coeffs_meta;
+        *up = b->coeffs_params;
+        st = wt_npz_stack_read_page(b->coeffs, b->page, pyr, bands);
+        if (st != WT_OK) {
+            wt_pyramid_free(pyr);
+            free(*bands);
+            *bands = NULL;
+        }
+    } else {
+        st = wt_npz_load_any(in, &p->opt->load, pyr, bands, up, meta);
+    }
+    pipeline_add_time(p, &p->stats.decode, t0);
     return st;
 }
 

@@ -54,6 +54,17 @@ wt_status pipeline_load(pipeline *p, const char *file, wt_image *img);
 /* Encode @p img into @p out (type from the name or --ext), the time counted. */
 wt_status pipeline_save(pipeline *p, const char *out, const wt_image *img);
 
+/* Coefficients into @p out (.npz): a DWT pyramid or an undecimated band
+ * stack; the page of a stack's output while a stack is processed (pages.h). */
+wt_status pipeline_save_pyramid(pipeline *p, const char *out, const wt_pyramid *pyr,
+                                const wt_npz_meta *meta);
+wt_status pipeline_save_bands(pipeline *p, const char *out, const wt_uparams *up,
+                              const float *bands, const wt_npz_meta *meta);
+/* A coefficient file (wt_npz_load_any), or the page of a stack's one; the
+ * time counted as decoding. */
+wt_status pipeline_load_coefficients(pipeline *p, const char *in, wt_pyramid *pyr, float **bands,
+                                     wt_uparams *up, wt_npz_meta *meta);
+
 /* Add the seconds since @p since (wt_seconds()) to @p slot of p->stats. */
 void pipeline_add_time(pipeline *p, double *slot, double since);
 

@@ -145,7 +145,15 @@ static const char *channel_name(const wt_image *layout, int c)
 {
     static const char *const names[4][4] = {
         {"Y"}, {"Y", "A"}, {"R", "G", "B"}, {"R", "G", "B", "A"}};
+    static const char *const planes[WT_MAX_CHANNELS] = {
+        "0",  "1",  "2",  "3",  "4",  "5",  "6",  "7",  "8",  "9",  "10", "11", "12",
+        "13", "14", "15", "16", "17", "18", "19", "20", "21", "22", "23", "24", "25",
+        "26", "27", "28", "29", "30", "31", "32", "33", "34", "35", "36", "37", "38",
+        "39", "40", "41", "42", "43", "44", "45", "46", "47", "48", "49", "50", "51",
+        "52", "53", "54", "55", "56", "57", "58", "59", "60", "61", "62", "63"};
     int n = layout->channels;
+    if (n > 4 && n <= WT_MAX_CHANNELS && c < n) /* extra channels: by number */
+        return planes[c];
     return n >= 1 && n <= 4 && c < n ? names[n - 1][c] : "?";
 }
 
@@ -292,6 +300,7 @@ void report_header(const report_spec *s, FILE *out)
         fputs("\tkept", out);
     if (s->qstep > 0.0)
         fputs("\tqstep\tbpp", out);
+    fputs("\tpage", out); /* a stack's page (cli/pages.c); empty for one image */
     fputc('\n', out);
     fflush(out);
 }

@@ -109,7 +109,7 @@ static void json_file(strbuf *sb, const file_figures *f)
 static const char tsv_columns[] =
     "file\twidth\theight\tchannels\tbit_depth\twavelet\tmode\tlevels\tqstep\teps\tbpp\tband\t"
     "level\torientation\tchannel\trows\tcols\tmean\tstd\tmin\tmax\tmax_abs\tenergy\t"
-    "energy_share\tzero_fraction\tnear_zero_fraction\tmad_sigma\tentropy\ttransform\n";
+    "energy_share\tzero_fraction\tnear_zero_fraction\tmad_sigma\tentropy\ttransform\tpage\n";
 
 static void tsv_values(strbuf *sb, const double *v, size_t n)
 {

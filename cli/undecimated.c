@@ -163,14 +163,28 @@ static void layer_encode(const float *band, size_t h, size_t w, int channels, do
         }
 }
 
+/* --depth f32: the band's values as they are (offset 0, scale 1). */
+static void layer_encode_float(const float *band, size_t h, size_t w, int channels,
+                               wt_image *img)
+{
+    float *px = img->pixels;
+    const size_t plane = h * w, c = (size_t)channels;
+    for (size_t ch = 0; ch < c; ch++)
+        for (size_t i = 0; i < plane; i++)
+            px[i * c + ch] = band[ch * plane + i];
+}
+
 static void layer_decode(const wt_image *img, double offset, double scale, float *band)
 {
     const size_t plane = (size_t)img->height * img->width, c = (size_t)img->channels;
     const uint16_t *px16 = img->pixels;
     const uint8_t *px8 = img->pixels;
+    const float *pxf = img->pixels;
     for (size_t ch = 0; ch < c; ch++)
         for (size_t i = 0; i < plane; i++) {
-            double s = img->bit_depth == 16 ? px16[i * c + ch] : px8[i * c + ch];
+            double s = img->bit_depth == WT_DEPTH_F32 ? pxf[i * c + ch]
+                       : img->bit_depth == 16         ? px16[i * c + ch]
+                                                      : px8[i * c + ch];
             band[ch * plane + i] = (float)((s - offset) / scale);
         }
 }
@@ -214,6 +228,30 @@ static void sidecar_header(FILE *f, const wt_uparams *up, const wt_image *img)
             up->wavelet ? up->wavelet->name : "haar", up->levels, up->start_level, up->norm,
             up->all_approx, wt_border_name(up->border), img->width, img->height, img->channels,
             img->bit_depth);
+    char type[16]; /* float32-held images: the type they came in */
+    if (img->bit_depth == WT_DEPTH_F32)
+        fprintf(f, "samples %s\n", wt_sample_type_name(wt_image_stored(img), type, sizeof type));
+}
+
+/* The optional "samples TYPE" line after bit_depth 32 (the stored type of a
+ * float32-held image), or float32. */
+static int read_sidecar_samples(FILE *f, wt_sample_type *t)
+{
+    static const char *const kinds[] = {"uint", "int", "float"};
+    char name[16] = "", again[16];
+    *t = (wt_sample_type){WT_SAMPLE_FLOAT, 32};
+    if (fscanf(f, " samples %15s", name) != 1)
+        return 1; /* absent: the next line is a layer's */
+    for (int k = 0; k < 3; k++) {
+        size_t len = strlen(kinds[k]);
+        wt_sample_type c = {(wt_sample_kind)k, atoi(name + len)};
+        if (strncmp(name, kinds[k], len) == 0 &&
+            strcmp(wt_sample_type_name(c, again, sizeof again), name) == 0) {
+            *t = c;
+            return 1;
+        }
+    }
+    return 0;
 }
 
 static wt_status write_layers(pipeline *p, const wt_image *img, const wt_uparams *up,
@@ -221,13 +259,20 @@ static wt_status write_layers(pipeline *p, const wt_image *img, const wt_uparams
 {
     char stem[4096], path[4200], name[16];
     const char *ext;
+    int floats = p->opt->depth == WT_DEPTH_F32; /* raw float32 layers */
     split_ext(out, stem, sizeof stem, &ext);
-    if (strcasecmp(ext, ".png") != 0)
+    const wt_format_info *info = wt_format_describe(wt_format_from_ext(ext));
+    if (!floats && strcasecmp(ext, ".png") != 0)
         return wt_error_set(WT_ERR_INVALID, "%s: --layers writes 16-bit PNG layers; name OUT "
-                                            ".png",
+                                            ".png (or --depth f32 and .tif or .npy)",
+                            out);
+    if (floats && !(info && info->floats))
+        return wt_error_set(WT_ERR_INVALID, "%s: --layers --depth f32 writes float32 layers; "
+                                            "name OUT .tif or .npy",
                             out);
     wt_image layer = {0};
-    wt_status st = wt_image_alloc(&layer, img->width, img->height, img->channels, 16);
+    wt_status st = wt_image_alloc(&layer, img->width, img->height, img->channels,
+                                  floats ? WT_DEPTH_F32 : 16);
     layer.color = img->color;
     snprintf(path, sizeof path, "%s%s", stem, SIDECAR_SUFFIX);
     wt_outfile side;
@@ -241,11 +286,15 @@ static wt_status write_layers(pipeline *p, const wt_image *img, const wt_uparams
     const size_t band = (size_t)img->height * img->width * (size_t)img->channels;
     for (int i = 0; st == WT_OK && i < wt_ustack_bands(up); i++) {
         band_name(up, i, name, sizeof name);
-        double scale = layer_scale(stack + i * band, band);
-        layer_encode(stack + i * band, img->height, img->width, img->channels, scale, &layer);
-        snprintf(path, sizeof path, "%s_%s.png", stem, name);
+        double scale = floats ? 1.0 : layer_scale(stack + i * band, band);
+        if (floats)
+            layer_encode_float(stack + i * band, img->height, img->width, img->channels, &layer);
+        else
+            layer_encode(stack + i * band, img->height, img->width, img->channels, scale, &layer);
+        snprintf(path, sizeof path, "%s_%s%s", stem, name, floats ? ext : ".png");
         st = pipeline_save(p, path, &layer);
-        fprintf(side.fp, "layer %s %s %.1f %.17g\n", name, base_name(path), LAYER_OFFSET, scale);
+        fprintf(side.fp, "layer %s %s %.1f %.17g\n", name, base_name(path),
+                floats ? 0.0 : LAYER_OFFSET, scale);
     }
     st = st == WT_OK ? wt_outfile_commit(&side) : (wt_outfile_abort(&side), st);
     wt_image_free(&layer);
@@ -291,10 +340,13 @@ static wt_status read_sidecar_header(FILE *f, const char *path, sidecar *s)
     s->up.start_level = start;
     s->up.norm = norm != 0;
     s->up.all_approx = all != 0;
-    if (w < 1 || h < 1 || ch < 1 || ch > 4 || (depth != 8 && depth != 16) ||
+    if (w < 1 || h < 1 || ch < 1 || ch > WT_MAX_CHANNELS ||
+        (depth != 8 && depth != 16 && depth != WT_DEPTH_F32) ||
         wt_uparams_check(&s->up, h, w) != WT_OK)
         return bad_sidecar(path, "impossible description");
-    s->shape = (wt_image){w, h, ch, depth, (wt_color)ch, NULL};
+    s->shape = (wt_image){w, h, ch, depth, (wt_color)ch, NULL, {0, 0}};
+    if (depth == WT_DEPTH_F32 && !read_sidecar_samples(f, &s->shape.stored))
+        return bad_sidecar(path, "samples");
     return WT_OK;
 }
 
@@ -349,6 +401,7 @@ wt_status undecimated_reconstruct_layers(pipeline *p, const char *path, const ch
     free(planes);
     wt_npz_meta meta = {.width = s.shape.width, .height = s.shape.height,
                         .channels = s.shape.channels, .bit_depth = s.shape.bit_depth,
+                        .stored = s.shape.stored,
                         .color = s.shape.color};
     if (st == WT_OK)
         st = undecimated_reconstruct(p, &s.up, stack, &meta, path, out);
@@ -370,6 +423,7 @@ static void fill_meta(const wt_uparams *up, const wt_image *img, wt_npz_meta *me
     meta->height = img->height;
     meta->channels = img->channels;
     meta->bit_depth = img->bit_depth;
+    meta->stored = img->stored;
     meta->color = img->color;
     meta->transform = up->transform;
     meta->start_level = up->start_level;
@@ -383,7 +437,9 @@ static wt_status write_mosaic(pipeline *p, const wt_image *img, const wt_uparams
 {
     const cli_options *o = p->opt;
     int depth = o->depth ? o->depth
-                         : (cli_output_format(o, out) == WT_FORMAT_JPEG ? 8 : img->bit_depth);
+                         : (cli_output_format(o, out) == WT_FORMAT_JPEG ? 8
+                            : img->bit_depth == WT_DEPTH_F32        ? 16 /* float32: 16-bit display */
+                                                                    : img->bit_depth);
     wt_image mosaic = {0};
     wt_status st = wt_umosaic_render(up, stack, img->height, img->width, img->channels, o->scale,
                                      depth, &mosaic);
@@ -407,7 +463,7 @@ wt_status undecimated_decompose(pipeline *p, const wt_image *img, const char *in
         wt_npz_meta meta;
         fill_meta(&up, img, &meta);
         meta.compress = p->opt->compress;
-        st = wt_npz_save_stack(out, &up, stack, &meta);
+        st = pipeline_save_bands(p, out, &up, stack, &meta);
     } else if (st == WT_OK) {
         st = write_mosaic(p, img, &up, stack, out);
     }
@@ -418,10 +474,16 @@ wt_status undecimated_decompose(pipeline *p, const wt_image *img, const char *in
 wt_status undecimated_reconstruct(pipeline *p, const wt_uparams *up, const float *stack,
                                   const wt_npz_meta *meta, const char *in, const char *out)
 {
-    wt_image img = {0};
-    wt_status st = wt_image_alloc(&img, meta->width, meta->height, meta->channels,
-                                  meta->bit_depth);
+    wt_image img = {0}, like = {meta->width, meta->height, meta->channels, meta->bit_depth,
+                                meta->color, NULL, meta->stored};
+    wt_sample_type want = cli_result_type(p->opt, wt_image_stored(&like));
+    wt_status st = wt_image_check_holds(cli_output_format(p->opt, out), out, want,
+                                        meta->channels);
+    if (st == WT_OK) /* --depth or the original's type: 8/16-bit exact, else float32 */
+        st = wt_image_alloc(&img, meta->width, meta->height, meta->channels,
+                            wt_sample_type_depth(want));
     img.color = meta->color;
+    img.stored = img.bit_depth == WT_DEPTH_F32 ? want : (wt_sample_type){0, 0};
     if (st == WT_OK)
         st = inverse(p, up, stack, in, &img);
     if (st == WT_OK)

@@ -35,22 +35,6 @@ WT_DEV size_t span_at(const cu_span *s, uint64_t e)
     return s->first + (size_t)(e / s->cols) * s->pitch + (size_t)(e % s->cols);
 }
 
-WT_DEV uint32_t abs_key(float v)
-{
-    uint32_t bits;
-#ifdef WT_CUDA_EMULATE
-    memcpy(&bits, &v, 4);
-#else
-    bits = __float_as_uint(v);
-#endif
-    return wt_abs_key_f32(bits);
-}
-
-WT_DEV uint32_t abs_key(int32_t v)
-{
-    return wt_abs_key_i32(v);
-}
-
 /* A band operation's result: float rounded to nearest; int32 nearest, ties
  * to even, saturated (src/epyramid_host.c's to_int32). */
 WT_DEV void store(float *at, double v)
@@ -601,7 +585,8 @@ static wt_status forward_planes(wt_epyramid *p, const float *planes)
     WT_TRY(cu_buf_get(ce, BUF_PLANES, plane_elems(&p->shape) * 4, &d_planes));
     CU_CHECK(cudaMemcpyAsync(d_planes, planes, plane_elems(&p->shape) * 4,
                              cudaMemcpyHostToDevice, ce->stream));
-    WT_TRY(cu_forward_device(ce, &p->params, &p->shape, (const float *)d_planes, p->priv));
+    WT_TRY(cu_forward_device(ce, &p->params, &p->shape, (const float *)d_planes, p->priv,
+                             CU_BOUND_MEASURE));
     CU_CHECK(cudaStreamSynchronize(ce->stream));
     return WT_OK;
 }
@@ -612,7 +597,8 @@ static wt_status inverse_planes(wt_epyramid *p, float *planes)
     void *d_planes;
     CU_CHECK(cudaSetDevice(ce->device));
     WT_TRY(cu_buf_get(ce, BUF_PLANES, plane_elems(&p->shape) * 4, &d_planes));
-    WT_TRY(cu_inverse_device(ce, &p->params, &p->shape, p->priv, (float *)d_planes));
+    WT_TRY(cu_inverse_device(ce, &p->params, &p->shape, p->priv, (float *)d_planes,
+                             CU_BOUND_MEASURE));
     CU_CHECK(cudaMemcpyAsync(planes, d_planes, plane_elems(&p->shape) * 4,
                              cudaMemcpyDeviceToHost, ce->stream));
     CU_CHECK(cudaStreamSynchronize(ce->stream));
@@ -817,7 +803,8 @@ static wt_status spin_forward(wt_epyramid *p, size_t dy, size_t dx)
     WT_LAUNCH(spin_roll_kernel, spin_grid(all), dim3(BAND_BLOCK), 0, ce->stream, (float *)work,
               sp->source, all, p->shape.height, p->shape.width, dy, dx);
     WT_TRY(launched(ce));
-    WT_TRY(cu_forward_device(ce, &p->params, &p->shape, (const float *)work, p->priv));
+    WT_TRY(cu_forward_device(ce, &p->params, &p->shape, (const float *)work, p->priv,
+                             CU_BOUND_MEASURE));
     CU_CHECK(cudaStreamSynchronize(ce->stream));
     return WT_OK;
 }
@@ -830,7 +817,8 @@ static wt_status spin_inverse_add(wt_epyramid *p, size_t dy, size_t dx, double l
     void *work;
     CU_CHECK(cudaSetDevice(ce->device));
     WT_TRY(cu_buf_get(ce, BUF_PLANES, all * 4, &work));
-    WT_TRY(cu_inverse_device(ce, &p->params, &p->shape, p->priv, (float *)work));
+    WT_TRY(cu_inverse_device(ce, &p->params, &p->shape, p->priv, (float *)work,
+                             CU_BOUND_MEASURE));
     WT_LAUNCH(spin_add_kernel, spin_grid(all), dim3(BAND_BLOCK), 0, ce->stream, sp->accum,
               (const float *)work, all, p->shape.height, p->shape.width, dy, dx, lo, hi);
     WT_TRY(launched(ce));

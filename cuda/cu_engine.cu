@@ -291,12 +291,17 @@ template <class S> struct fast_lift {
     }
 };
 
-struct fast_legall53 {
-    template <bool INV> using op = lift_op<scheme_legall53, INV>;
+/* NARROW: the 32-bit steps, for levels whose inputs are known to lie within
+ * WT_LIFT53_NARROW_MAX (cu_level.narrow); the 64-bit saturating steps
+ * otherwise (issue 17: 78-82% -> 58-59% of copy on the H100 when every level
+ * ran them). */
+template <bool NARROW> struct fast_legall53 {
+    template <bool INV> using op = lift_op<scheme_legall53, INV, NARROW>;
     typedef int32_t T;
     static bool fits(const wt_params *p, cu_level *f, int inverse)
     {
-        return p->wavelet->integer && lift_fits_both<scheme_legall53>(f, inverse);
+        return p->wavelet->integer && (f->narrow || !NARROW) &&
+               lift_fits_both<scheme_legall53>(f, inverse);
     }
 };
 
@@ -309,7 +314,7 @@ typedef fast_list<fast_conv<2>, fast_conv<4>, fast_conv<6>, fast_conv<8>, fast_c
                   fast_conv<12>, fast_conv<14>, fast_conv<16>, fast_conv<18>, fast_conv<20>,
                   fast_conv<22>, fast_conv<24>,
                   fast_lift<scheme_cdf97>, fast_lift<scheme_db3>, fast_lift<scheme_haar>,
-                  fast_legall53>
+                  fast_legall53<true>, fast_legall53<false>>
     fast_kernels;
 
 template <class E, bool INV, typename TIO> static level_kernel fast_kernel()
@@ -620,20 +625,133 @@ static wt_status run_level(cu_engine *ce, const wt_params *p, cu_level *lv, int 
     return launch(ce, lv, channels);
 }
 
+/* ---------------------------------------------------------------------- */
+/* The range of integer levels' inputs: legall53 levels run 32-bit steps
+ * where it is known to be small (dwt_geometry.h, WT_LIFT53_NARROW_MAX). */
+
+#define BOUND_BLOCK 256 /* threads of abs_max_kernel */
+#define BOUND_PARTS 64  /* blocks per rows at most */
+
+/* Block x: the largest abs_key of rows x, x + gridDim.x, ... (of nrows rows
+ * of w values, pitch apart) into parts[x]. Shared: blockDim.x keys. */
+template <typename T>
+WT_GLOBAL void WT_LAUNCH_BOUNDS(BOUND_BLOCK)
+    abs_max_kernel(const T *src, size_t nrows, size_t w, size_t pitch, uint32_t *parts)
+{
+    WT_DYN_SMEM(uint32_t, red);
+    uint32_t m = 0;
+    for (size_t r = blockIdx.x; r < nrows; r += gridDim.x)
+        for (size_t c = threadIdx.x; c < w; c += blockDim.x) {
+            const uint32_t k = abs_key(src[r * pitch + c]);
+            m = k > m ? k : m;
+        }
+    red[threadIdx.x] = m;
+    WT_SYNC();
+    for (unsigned s = blockDim.x / 2; s > 0; s /= 2) {
+        if (threadIdx.x < s && red[threadIdx.x + s] > red[threadIdx.x])
+            red[threadIdx.x] = red[threadIdx.x + s];
+        WT_SYNC();
+    }
+    if (threadIdx.x == 0)
+        parts[blockIdx.x] = red[0];
+}
+
+/* Row blocks (first element, rows, width, pitch) whose values are measured. */
+typedef struct row_block {
+    const void *first;
+    size_t nrows, w, pitch;
+} row_block;
+
+/* The largest abs_key over @p n row blocks of T: a launch per block of rows
+ * into its own parts, one copy back, one wait. */
+template <typename T>
+static wt_status largest_key(cu_engine *ce, const row_block *rb, int n, uint32_t *key)
+{
+    uint32_t *parts;
+    WT_TRY(cu_buf_get(ce, BUF_BOUND, (size_t)n * BOUND_PARTS * 4, (void **)&parts));
+    CU_CHECK(cudaMemsetAsync(parts, 0, (size_t)n * BOUND_PARTS * 4, ce->stream));
+    for (int i = 0; i < n; i++) {
+        if (!rb[i].nrows || !rb[i].w)
+            continue;
+        unsigned grid = rb[i].nrows < BOUND_PARTS ? (unsigned)rb[i].nrows : BOUND_PARTS;
+        WT_LAUNCH(abs_max_kernel<T>, dim3(grid), dim3(BOUND_BLOCK), BOUND_BLOCK * 4, ce->stream,
+                  (const T *)rb[i].first, rb[i].nrows, rb[i].w, rb[i].pitch,
+                  parts + (size_t)i * BOUND_PARTS);
+        CU_CHECK(cudaGetLastError());
+    }
+    uint32_t *host = (uint32_t *)malloc((size_t)n * BOUND_PARTS * 4);
+    if (!host)
+        return wt_error_set(WT_ERR_NOMEM, "out of memory");
+    cudaError_t err = cudaMemcpyAsync(host, parts, (size_t)n * BOUND_PARTS * 4,
+                                      cudaMemcpyDeviceToHost, ce->stream);
+    if (err == cudaSuccess)
+        err = cudaStreamSynchronize(ce->stream);
+    *key = 0;
+    for (size_t i = 0; err == cudaSuccess && i < (size_t)n * BOUND_PARTS; i++)
+        *key = host[i] > *key ? host[i] : *key;
+    free(host);
+    return err == cudaSuccess ? WT_OK : cu_fail(ce, err, "measuring the coefficients' range", 0);
+}
+
+wt_status cu_planes_bound(cu_engine *ce, const wt_pyramid *plan, const float *d_planes,
+                          uint64_t *bound)
+{
+    row_block rb = {d_planes, plan->height * (size_t)plan->channels, plan->width, plan->width};
+    uint32_t key;
+    WT_TRY(largest_key<float>(ce, &rb, 1, &key));
+    float most;
+    memcpy(&most, &key, 4);
+    /* (int32_t)x truncates: |(int32_t)x| <= |x| below 2^31; NaN keys exceed inf's */
+    *bound = key < 0x4f000000u ? (uint64_t)most : UINT64_MAX; /* 0x4f000000: 2^31 */
+    return WT_OK;
+}
+
+wt_status cu_pyramid_bound(cu_engine *ce, const wt_pyramid *plan, const void *d_pyr,
+                           uint64_t *bound)
+{
+    row_block *rb = (row_block *)calloc((size_t)(3 * plan->levels + 1), sizeof *rb);
+    if (!rb)
+        return wt_error_set(WT_ERR_NOMEM, "out of memory");
+    int n = 0;
+    for_each_band(plan, [&](int, wt_band, size_t h, size_t w, size_t, size_t dev) {
+        rb[n++] = row_block{(const int32_t *)d_pyr + dev, h * (size_t)plan->channels, w,
+                            band_pitch(plan, w)};
+    });
+    uint32_t key = 0;
+    wt_status st = largest_key<int32_t>(ce, rb, n, &key);
+    free(rb);
+    *bound = key;
+    return st;
+}
+
+uint64_t cu_forward_coef_bound(const wt_pyramid *plan, uint64_t input_bound)
+{
+    uint64_t b = input_bound;
+    for (int l = 1; l <= plan->levels; l++)
+        b = wt_lift53_forward_bound(b);
+    return b;
+}
+
 /* d_planes (C x h x w float32) -> d_pyr (the device pyramid). */
 wt_status cu_forward_device(cu_engine *ce, const wt_params *p, const wt_pyramid *plan,
-                                const float *d_planes, void *d_pyr)
+                            const float *d_planes, void *d_pyr, uint64_t bound)
 {
     int integer = plan->dtype == WT_INT32, C = plan->channels, L = plan->levels;
     size_t n0 = plan->height * plan->width * (size_t)C;
     if (L == 0)
         return integer ? launch_convert<int32_t, float>(ce, d_pyr, d_planes, n0)
                        : launch_convert<float, float>(ce, d_pyr, d_planes, n0);
+    if (ce->wide53_only)
+        bound = UINT64_MAX; /* unknown: no level narrow */
+    else if (integer && bound == CU_BOUND_MEASURE)
+        WT_TRY(cu_planes_bound(ce, plan, d_planes, &bound));
     void *tmp[2];
     WT_TRY(tmp_buffers(ce, plan, tmp));
     for (int l = 1; l <= L; l++) {
         cu_level lv;
         WT_TRY(plan_level(ce, &lv, p, plan->lo_h[l - 1], plan->lo_w[l - 1], 0));
+        lv.narrow = integer && bound <= WT_LIFT53_NARROW_MAX; /* this level's input */
+        bound = wt_lift53_forward_bound(bound);
         lv.src[0] = l == 1 ? (const void *)d_planes : tmp[(l - 1) & 1];
         set_approx(plan, l - 1, &lv.src_plane[0], &lv.src_w[0]);
         void *a = l == L ? band_at(d_pyr, plan, L, WT_BAND_A) : tmp[l & 1];
@@ -646,18 +764,26 @@ wt_status cu_forward_device(cu_engine *ce, const wt_params *p, const wt_pyramid 
 
 /* d_pyr -> d_planes (C x h x w float32). */
 wt_status cu_inverse_device(cu_engine *ce, const wt_params *p, const wt_pyramid *plan,
-                                void *d_pyr, float *d_planes)
+                            void *d_pyr, float *d_planes, uint64_t bound)
 {
     int integer = plan->dtype == WT_INT32, C = plan->channels, L = plan->levels;
     size_t n0 = plan->height * plan->width * (size_t)C;
     if (L == 0)
         return integer ? launch_convert<float, int32_t>(ce, d_planes, d_pyr, n0)
                        : launch_convert<float, float>(ce, d_planes, d_pyr, n0);
+    if (ce->wide53_only)
+        bound = UINT64_MAX; /* unknown: no level narrow */
+    else if (integer && bound == CU_BOUND_MEASURE)
+        WT_TRY(cu_pyramid_bound(ce, plan, d_pyr, &bound));
+    uint64_t in = bound; /* level L: its coefficients; below: also the approximation */
     void *tmp[2];
     WT_TRY(tmp_buffers(ce, plan, tmp));
     for (int l = L; l >= 1; l--) {
         cu_level lv;
         WT_TRY(plan_level(ce, &lv, p, plan->lo_h[l - 1], plan->lo_w[l - 1], 1));
+        lv.narrow = integer && in <= WT_LIFT53_NARROW_MAX;
+        in = wt_lift53_inverse_bound(in);
+        in = in > bound ? in : bound;
         void *a = l == L ? band_at(d_pyr, plan, L, WT_BAND_A) : tmp[l & 1];
         set_bands(plan, l, d_pyr, a, lv.src, NULL, lv.src_plane, lv.src_w);
         set_approx(plan, l, &lv.src_plane[0], &lv.src_w[0]);
@@ -689,7 +815,7 @@ static wt_status cuda_forward(wt_engine *e, const wt_params *p, const float *pla
     WT_TRY(device_buffers(ce, out, &d_planes, &d_pyr));
     size_t n0 = out->height * out->width * (size_t)out->channels;
     CU_CHECK(cudaMemcpyAsync(d_planes, planes, n0 * 4, cudaMemcpyHostToDevice, ce->stream));
-    WT_TRY(cu_forward_device(ce, p, out, d_planes, d_pyr));
+    WT_TRY(cu_forward_device(ce, p, out, d_planes, d_pyr, CU_BOUND_MEASURE));
     WT_TRY(cu_pyramid_copy(ce, out, out->data, d_pyr, 0, cudaMemcpyDeviceToHost));
     CU_CHECK(cudaStreamSynchronize(ce->stream));
     return WT_OK;
@@ -705,7 +831,7 @@ static wt_status cuda_inverse(wt_engine *e, const wt_params *p, const wt_pyramid
     WT_TRY(device_buffers(ce, in, &d_planes, &d_pyr));
     size_t n0 = in->height * in->width * (size_t)in->channels;
     WT_TRY(cu_pyramid_copy(ce, in, d_pyr, in->data, 1, cudaMemcpyHostToDevice));
-    WT_TRY(cu_inverse_device(ce, p, in, d_pyr, d_planes));
+    WT_TRY(cu_inverse_device(ce, p, in, d_pyr, d_planes, CU_BOUND_MEASURE));
     CU_CHECK(cudaMemcpyAsync(planes, d_planes, n0 * 4, cudaMemcpyDeviceToHost, ce->stream));
     CU_CHECK(cudaStreamSynchronize(ce->stream));
     return WT_OK;
@@ -806,8 +932,9 @@ static wt_status open_device(cu_engine *ce, int device, char *name, size_t name_
     WT_TRY(parse_mem_limit(&ce->mem_limit));
     ce->copy_threads = wt_cpu_count() < CU_WORKERS ? wt_cpu_count() : CU_WORKERS;
     ce->smem_limit = prop.sharedMemPerBlockOptin;
-    const char *generic = getenv("WT_CUDA_GENERIC");
+    const char *generic = getenv("WT_CUDA_GENERIC"), *wide53 = getenv("WT_CUDA_WIDE53");
     ce->generic_only = generic && *generic && *generic != '0';
+    ce->wide53_only = wide53 && *wide53 && *wide53 != '0';
     if (ce->smem_limit > CU_SMEM_CAP)
         ce->smem_limit = CU_SMEM_CAP;
     WT_TRY(allow_smem_all(ce->smem_limit));
@@ -897,7 +1024,8 @@ typedef struct bench_job {
     float *d_planes = NULL;
     void *d_pyr, *copy_src, *copy_dst;
     size_t copy_bytes;
-    int what; /* 0 forward, 1 inverse, 2 copy */
+    int what;       /* 0 forward, 1 inverse, 2 copy */
+    uint64_t bound; /* of the timed transform's input, measured before */
 } bench_job;
 
 static wt_status bench_once(const bench_job *j)
@@ -907,8 +1035,8 @@ static wt_status bench_once(const bench_job *j)
                                  cudaMemcpyDeviceToDevice, j->ce->stream));
         return WT_OK;
     }
-    return j->what ? cu_inverse_device(j->ce, j->p, j->plan, j->d_pyr, j->d_planes)
-                   : cu_forward_device(j->ce, j->p, j->plan, j->d_planes, j->d_pyr);
+    return j->what ? cu_inverse_device(j->ce, j->p, j->plan, j->d_pyr, j->d_planes, j->bound)
+                   : cu_forward_device(j->ce, j->p, j->plan, j->d_planes, j->d_pyr, j->bound);
 }
 
 /* Median and minimum of @p repeat timed runs after 3 warm-ups. */
@@ -962,10 +1090,15 @@ extern "C" wt_status wt_cuda_bench(wt_engine *engine, const wt_params *params, s
     WT_TRY(wt_params_resolve(&p));
     WT_TRY(wt_pyramid_plan(&plan, &p, height, width, channels));
     CU_CHECK(cudaSetDevice(ce->device));
-    bench_job j = {ce, &p, &plan, NULL, NULL, NULL, NULL, copy_bytes, 0};
+    bench_job j = {ce, &p, &plan, NULL, NULL, NULL, NULL, copy_bytes, 0, CU_BOUND_MEASURE};
     WT_TRY(device_buffers(ce, &plan, &j.d_planes, &j.d_pyr));
     WT_TRY(fill_random(ce, j.d_planes, height * width * (size_t)channels, 12345u));
-    WT_TRY(cu_forward_device(ce, &p, &plan, j.d_planes, j.d_pyr)); /* real coefficients */
+    /* real coefficients; the timed runs know their input's range, as the
+     * image paths know it from the sample depth (integer plans) */
+    WT_TRY(cu_forward_device(ce, &p, &plan, j.d_planes, j.d_pyr, CU_BOUND_MEASURE));
+    if (plan.dtype == WT_INT32)
+        WT_TRY(inverse ? cu_pyramid_bound(ce, &plan, j.d_pyr, &j.bound)
+                       : cu_planes_bound(ce, &plan, j.d_planes, &j.bound));
     j.what = inverse ? 1 : 0;
     memset(timing, 0, sizeof *timing);
     WT_TRY(bench_time(&j, repeat, &timing->ms, &timing->ms_min));

@@ -15,6 +15,24 @@ extern "C" {
 #include "engine_impl.h"
 }
 
+/* |v| as an unsigned key whose order is that of |v| (float: the bits of |v|,
+ * NaN above inf; int32: |v|, INT32_MIN as 2^31). */
+WT_DEV uint32_t abs_key(float v)
+{
+    uint32_t bits;
+#ifdef WT_CUDA_EMULATE
+    memcpy(&bits, &v, 4);
+#else
+    bits = __float_as_uint(v);
+#endif
+    return wt_abs_key_f32(bits);
+}
+
+WT_DEV uint32_t abs_key(int32_t v)
+{
+    return wt_abs_key_i32(v);
+}
+
 /* Persistent device buffers, grown on demand and kept between calls. */
 enum {
     BUF_PLANES,   /* C x h x w float32 planes */
@@ -26,6 +44,7 @@ enum {
     BUF_COPY_DST,
     BUF_SAMPLES,  /* interleaved 8/16-bit samples: image in, image or mosaic out */
     BUF_BANDS,    /* mosaic: per-band partial ranges and display maps */
+    BUF_BOUND,    /* integer levels: per-block partial maxima of |value| */
     BUF_COUNT
 };
 
@@ -46,6 +65,7 @@ typedef struct cu_engine {
     cudaStream_t copy_stream; /* host <-> device transfers of the image paths */
     size_t smem_limit;
     int generic_only; /* WT_CUDA_GENERIC=1: no fast kernels (comparisons) */
+    int wide53_only;  /* WT_CUDA_WIDE53=1: 64-bit 5/3 steps on every level (comparisons) */
     size_t mem_limit; /* WT_CUDA_MEM_LIMIT: device bytes buf[] may hold (0: no cap) */
     size_t mem_held;  /* device bytes held in buf[] */
     int copy_threads; /* host threads copying between pageable memory and staging */
@@ -99,11 +119,25 @@ wt_status cu_pyramid_copy(cu_engine *ce, const wt_pyramid *plan, void *dst, cons
  * starts c x rows x pitch further. */
 size_t cu_band_first(const wt_pyramid *plan, int level, wt_band b);
 size_t cu_band_pitch(const wt_pyramid *plan, size_t w);
-/* All levels on the device, on ce->stream: planes -> device pyramid, and back. */
+/* All levels on the device, on ce->stream: planes -> device pyramid, and
+ * back. @p bound (integer plans, legall53): every input value (the planes'
+ * integers, or the pyramid's coefficients) lies within [-bound, bound];
+ * levels known to stay within WT_LIFT53_NARROW_MAX run 32-bit steps.
+ * CU_BOUND_MEASURE: not known, measured on the device first (a pass over
+ * the input and a wait for 4 bytes per block). */
+#define CU_BOUND_MEASURE UINT64_MAX
 wt_status cu_forward_device(cu_engine *ce, const wt_params *p, const wt_pyramid *plan,
-                            const float *d_planes, void *d_pyr);
+                            const float *d_planes, void *d_pyr, uint64_t bound);
 wt_status cu_inverse_device(cu_engine *ce, const wt_params *p, const wt_pyramid *plan,
-                            void *d_pyr, float *d_planes);
+                            void *d_pyr, float *d_planes, uint64_t bound);
+/* The bound of device planes (integers of a float plane: |v| <= bound;
+ * UINT64_MAX when beyond int32 or NaN) and of a device pyramid's
+ * coefficients; the bound of a forward's coefficients from its input's. */
+wt_status cu_planes_bound(cu_engine *ce, const wt_pyramid *plan, const float *d_planes,
+                          uint64_t *bound);
+wt_status cu_pyramid_bound(cu_engine *ce, const wt_pyramid *plan, const void *d_pyr,
+                           uint64_t *bound);
+uint64_t cu_forward_coef_bound(const wt_pyramid *plan, uint64_t input_bound);
 
 /* The image operations of the engine table (cu_image.cu). */
 wt_status cu_forward_image(wt_engine *e, const wt_params *p, const wt_image *img,

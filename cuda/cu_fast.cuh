@@ -81,7 +81,10 @@ template <class S, bool INV> WT_HD constexpr pair_range lift_need()
     return r;
 }
 
-template <class S, bool INV> struct lift_op {
+/* NARROW (integer steps only): 32-bit 5/3 steps, for levels whose inputs
+ * lie within WT_LIFT53_NARROW_MAX (dwt_geometry.h says why nothing
+ * overflows there); otherwise 64-bit steps saturated to int32. */
+template <class S, bool INV, bool NARROW = false> struct lift_op {
     /* the generic geometry (cu_plan.cu), which lift_fits() recognises */
     static constexpr int R = scheme_reach<S>();
     static constexpr int SMIN = S::shift_lo < S::shift_hi ? S::shift_lo : S::shift_hi;
@@ -118,9 +121,11 @@ template <class S, bool INV> struct lift_op {
             for (int q = lo; q < hi; q++) {
                 if constexpr (std::is_integral<T>::value) { /* legall53: 2 taps */
                     static_assert(S::nt(0) == 2 && S::nt(1) == 2, "integer steps: the 5/3 only");
-                    v[2 * q + dpar] = wt_lift53_step(v[2 * q + dpar], v[2 * (q + off) + spar],
-                                                     v[2 * (q + off) + 2 + spar], st.ibias,
-                                                     st.ishift, st.isign);
+                    const T dst = v[2 * q + dpar], s0 = v[2 * (q + off) + spar],
+                            s1 = v[2 * (q + off) + 2 + spar];
+                    v[2 * q + dpar] =
+                        NARROW ? wt_lift53_step32(dst, s0, s1, st.ibias, st.ishift, st.isign)
+                               : wt_lift53_step(dst, s0, s1, st.ibias, st.ishift, st.isign);
                 } else {
                     float acc = 0.0f;
 #pragma unroll

@@ -292,6 +292,14 @@ static wt_status to_samples_chunk(cu_engine *ce, void *ctx, size_t off, size_t l
     return WT_OK;
 }
 
+/* The bound of an image's samples as planes (cu_forward_device): 8/16-bit
+ * samples are unsigned integers up to 255 / 65535; others are measured. */
+static uint64_t sample_bound(const wt_image *img)
+{
+    return img->bit_depth == 8 || img->bit_depth == 16 ? (1u << img->bit_depth) - 1
+                                                       : CU_BOUND_MEASURE;
+}
+
 /* img's samples up into d_planes (d_samples: room for them). */
 static wt_status upload_samples(cu_engine *ce, const wt_image *img, float *d_planes,
                                 void *d_samples)
@@ -504,7 +512,7 @@ static wt_status forward_image(cu_engine *ce, wt_engine_times *tm, const wt_para
     WT_TRY(get_bufs(ce, out, wt_image_bytes(img), &d));
     WT_TRY(upload_samples(ce, img, d.planes, d.samples));
     WT_TRY(phase_done(ce, &tm->upload, &t));
-    WT_TRY(cu_forward_device(ce, p, out, d.planes, d.pyr));
+    WT_TRY(cu_forward_device(ce, p, out, d.planes, d.pyr, sample_bound(img)));
     WT_TRY(phase_done(ce, &tm->transform, &t));
     void *packed;
     WT_TRY(packed_pyramid(ce, out, d.pyr, &packed));
@@ -523,7 +531,7 @@ static wt_status inverse_image(cu_engine *ce, wt_engine_times *tm, const wt_para
     WT_TRY(upload(ce, room, in->data, in->total * 4, 4, NULL, NULL));
     WT_TRY(unpack_pyramid(ce, in, room, d.pyr));
     WT_TRY(phase_done(ce, &tm->upload, &t));
-    WT_TRY(cu_inverse_device(ce, p, in, d.pyr, d.planes));
+    WT_TRY(cu_inverse_device(ce, p, in, d.pyr, d.planes, CU_BOUND_MEASURE));
     WT_TRY(phase_done(ce, &tm->transform, &t));
     WT_TRY(download_samples(ce, d.planes, d.samples, img));
     return phase_done(ce, &tm->download, &t);
@@ -539,8 +547,11 @@ static wt_status roundtrip_image(cu_engine *ce, wt_engine_times *tm, const wt_pa
     WT_TRY(get_bufs(ce, &plan, wt_image_bytes(img), &d));
     WT_TRY(upload_samples(ce, img, d.planes, d.samples));
     WT_TRY(phase_done(ce, &tm->upload, &t));
-    WT_TRY(cu_forward_device(ce, p, &plan, d.planes, d.pyr));
-    WT_TRY(cu_inverse_device(ce, p, &plan, d.pyr, d.planes));
+    uint64_t bound = sample_bound(img);
+    if (plan.dtype == WT_INT32 && bound == CU_BOUND_MEASURE)
+        WT_TRY(cu_planes_bound(ce, &plan, d.planes, &bound));
+    WT_TRY(cu_forward_device(ce, p, &plan, d.planes, d.pyr, bound));
+    WT_TRY(cu_inverse_device(ce, p, &plan, d.pyr, d.planes, cu_forward_coef_bound(&plan, bound)));
     WT_TRY(phase_done(ce, &tm->transform, &t));
     WT_TRY(download_samples(ce, d.planes, d.samples, back));
     return phase_done(ce, &tm->download, &t);
@@ -555,7 +566,7 @@ static wt_status forward_image_into(cu_engine *ce, wt_engine_times *tm, const wt
     WT_TRY(get_plane_bufs(ce, plan, wt_image_bytes(img), &d));
     WT_TRY(upload_samples(ce, img, d.planes, d.samples));
     WT_TRY(phase_done(ce, &tm->upload, &t));
-    WT_TRY(cu_forward_device(ce, p, plan, d.planes, d_pyr));
+    WT_TRY(cu_forward_device(ce, p, plan, d.planes, d_pyr, sample_bound(img)));
     return phase_done(ce, &tm->transform, &t);
 }
 
@@ -566,7 +577,7 @@ static wt_status inverse_image_from(cu_engine *ce, wt_engine_times *tm, const wt
     dev_bufs d;
     double t = wt_seconds();
     WT_TRY(get_plane_bufs(ce, plan, wt_image_bytes(img), &d));
-    WT_TRY(cu_inverse_device(ce, p, plan, d_pyr, d.planes));
+    WT_TRY(cu_inverse_device(ce, p, plan, d_pyr, d.planes, CU_BOUND_MEASURE));
     WT_TRY(phase_done(ce, &tm->transform, &t));
     WT_TRY(download_samples(ce, d.planes, d.samples, img));
     return phase_done(ce, &tm->download, &t);
@@ -606,7 +617,7 @@ static wt_status mosaic_image(cu_engine *ce, wt_engine_times *tm, const wt_param
     WT_TRY(get_bufs(ce, &plan, in > out ? in : out, &d));
     WT_TRY(upload_samples(ce, img, d.planes, d.samples));
     WT_TRY(phase_done(ce, &tm->upload, &t));
-    WT_TRY(cu_forward_device(ce, p, &plan, d.planes, d.pyr));
+    WT_TRY(cu_forward_device(ce, p, &plan, d.planes, d.pyr, sample_bound(img)));
     WT_TRY(phase_done(ce, &tm->transform, &t));
     WT_TRY(render_mosaic(ce, &plan, &d, scale, mosaic));
     return phase_done(ce, &tm->download, &t);

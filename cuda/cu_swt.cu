@@ -393,22 +393,33 @@ static wt_status udevice_alloc(cu_engine *ce, const wt_uparams *p, size_t h, siz
     return st;
 }
 
-wt_status cu_uforward(wt_engine *e, const wt_uparams *p, const float *planes, size_t h, size_t w,
-                      int channels, float *bands)
+/* The transform of one direction in a call's device memory: planes ->
+ * stack (forward) or stack -> planes (inverse). */
+static wt_status urun_device(cu_engine *ce, const wt_uparams *p, size_t h, size_t w,
+                             int channels, const udevice *d, int inverse)
 {
-    if (!gpu_takes(p, h, w))
-        return wt_host_uforward(0, p, planes, h, w, channels, bands);
+    return inverse ? uinverse_device(ce, p, h, w, channels, d->stack, d->planes, d->tmp)
+                   : uforward_device(ce, p, h, w, channels, d->planes, d->stack, d->tmp);
+}
+
+/* One transform on the GPU: @p src (host; the planes forward, the stack
+ * inverse) up, the transform, @p dst down, in the call's own device memory. */
+static wt_status urun(wt_engine *e, const wt_uparams *p, size_t h, size_t w, int channels,
+                      int inverse, const float *src, float *dst)
+{
     cu_engine *ce = (cu_engine *)e->priv;
     udevice d;
     CU_CHECK(cudaSetDevice(ce->device));
     WT_TRY(udevice_alloc(ce, p, h, w, channels, &d));
-    wt_status st = cu_fail_check(cudaMemcpyAsync(d.planes, planes, d.bytes[0],
-                                                 cudaMemcpyHostToDevice, ce->stream),
+    float *d_src = inverse ? d.stack : d.planes, *d_dst = inverse ? d.planes : d.stack;
+    const size_t src_bytes = d.bytes[inverse ? 1 : 0], dst_bytes = d.bytes[inverse ? 0 : 1];
+    wt_status st = cu_fail_check(cudaMemcpyAsync(d_src, src, src_bytes, cudaMemcpyHostToDevice,
+                                                 ce->stream),
                                  "cudaMemcpyAsync");
     if (st == WT_OK)
-        st = uforward_device(ce, p, h, w, channels, d.planes, d.stack, d.tmp);
+        st = urun_device(ce, p, h, w, channels, &d, inverse);
     if (st == WT_OK)
-        st = cu_fail_check(cudaMemcpyAsync(bands, d.stack, d.bytes[1], cudaMemcpyDeviceToHost,
+        st = cu_fail_check(cudaMemcpyAsync(dst, d_dst, dst_bytes, cudaMemcpyDeviceToHost,
                                            ce->stream),
                            "cudaMemcpyAsync");
     if (st == WT_OK)
@@ -417,28 +428,20 @@ wt_status cu_uforward(wt_engine *e, const wt_uparams *p, const float *planes, si
     return st;
 }
 
+wt_status cu_uforward(wt_engine *e, const wt_uparams *p, const float *planes, size_t h, size_t w,
+                      int channels, float *bands)
+{
+    if (!gpu_takes(p, h, w))
+        return wt_host_uforward(0, p, planes, h, w, channels, bands);
+    return urun(e, p, h, w, channels, 0, planes, bands);
+}
+
 wt_status cu_uinverse(wt_engine *e, const wt_uparams *p, const float *bands, size_t h, size_t w,
                       int channels, float *planes)
 {
     if (!gpu_takes(p, h, w))
         return wt_host_uinverse(0, p, bands, h, w, channels, planes);
-    cu_engine *ce = (cu_engine *)e->priv;
-    udevice d;
-    CU_CHECK(cudaSetDevice(ce->device));
-    WT_TRY(udevice_alloc(ce, p, h, w, channels, &d));
-    wt_status st = cu_fail_check(cudaMemcpyAsync(d.stack, bands, d.bytes[1],
-                                                 cudaMemcpyHostToDevice, ce->stream),
-                                 "cudaMemcpyAsync");
-    if (st == WT_OK)
-        st = uinverse_device(ce, p, h, w, channels, d.stack, d.planes, d.tmp);
-    if (st == WT_OK)
-        st = cu_fail_check(cudaMemcpyAsync(planes, d.planes, d.bytes[0], cudaMemcpyDeviceToHost,
-                                           ce->stream),
-                           "cudaMemcpyAsync");
-    if (st == WT_OK)
-        st = cu_fail_check(cudaStreamSynchronize(ce->stream), "cudaStreamSynchronize");
-    udevice_free(ce, &d);
-    return st;
+    return urun(e, p, h, w, channels, 1, bands, planes);
 }
 
 /* Bytes a device-resident run reads and writes: SWT level 1 + 4 planes
@@ -474,10 +477,8 @@ static wt_status utime(cu_engine *ce, const wt_uparams *p, size_t h, size_t w, i
             st = cu_fail_check(cudaMemcpyAsync(copy_dst, d->stack, copy_bytes,
                                                cudaMemcpyDeviceToDevice, ce->stream),
                                "cudaMemcpyAsync");
-        else if (st == WT_OK && what == 1)
-            st = uinverse_device(ce, p, h, w, channels, d->stack, d->planes, d->tmp);
         else if (st == WT_OK)
-            st = uforward_device(ce, p, h, w, channels, d->planes, d->stack, d->tmp);
+            st = urun_device(ce, p, h, w, channels, d, what);
         if (st == WT_OK)
             st = cu_fail_check(cudaEventRecord(ev[1], ce->stream), "cudaEventRecord");
         if (st == WT_OK)
@@ -514,7 +515,7 @@ wt_status cu_ubench(cu_engine *ce, const wt_uparams *p, size_t h, size_t w, int 
     WT_TRY(udevice_alloc(ce, p, h, w, channels, &d));
     wt_status st = cu_fail_check(cudaMemsetAsync(d.planes, 0, d.bytes[0], ce->stream), "memset");
     if (st == WT_OK)
-        st = uforward_device(ce, p, h, w, channels, d.planes, d.stack, d.tmp);
+        st = urun_device(ce, p, h, w, channels, &d, 0);
     memset(timing, 0, sizeof *timing);
     if (st == WT_OK)
         st = utime(ce, p, h, w, channels, &d, inverse, 0, NULL, repeat, &timing->ms,

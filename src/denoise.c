@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "wavetool.h"
+#include "image_codec.h"
 
 /* scipy.stats.norm.ppf(0.75) */
 #define NORM_PPF_075 0.6744897501960817
@@ -170,6 +170,9 @@ static wt_status check_options(const wt_denoise_options *o, const wt_image *in)
         return wt_error_set(WT_ERR_INVALID, "denoise: cycle spin shifts must be 0..64");
     if (o->nlevel_scale < 0 || o->nlevel_scale > WT_MAX_LEVELS)
         return wt_error_set(WT_ERR_INVALID, "denoise: too many level scales");
+    if (in->channels > 4)
+        return wt_error_set(WT_ERR_UNSUPPORTED, "denoise takes 1 to 4 channels (this image has %d)",
+                            in->channels);
     if (o->ycbcr && in->channels != 3)
         return wt_error_set(WT_ERR_UNSUPPORTED,
                             "--ycbcr needs an RGB image (this one has %d channel%s)",
@@ -183,9 +186,27 @@ static wt_status check_options(const wt_denoise_options *o, const wt_image *in)
     return WT_OK;
 }
 
+/* Float32 images are denoised in their own units: peak 1, nothing clipped,
+ * no integer residues to clean (full scale 0). */
 static double peak_of(const wt_image *img)
 {
-    return img->bit_depth > 8 ? 65535.0 : 255.0;
+    return img->bit_depth == WT_DEPTH_F32 ? 1.0 : img->bit_depth > 8 ? 65535.0 : 255.0;
+}
+
+static double full_scale_of(const wt_image *img)
+{
+    return img->bit_depth == WT_DEPTH_F32 ? 0.0 : peak_of(img);
+}
+
+/* The range results are clipped to: [0, peak] for integer samples. */
+static double clip_hi(const wt_image *img)
+{
+    return img->bit_depth == WT_DEPTH_F32 ? INFINITY : peak_of(img);
+}
+
+static double clip_lo(const wt_image *img)
+{
+    return img->bit_depth == WT_DEPTH_F32 ? -INFINITY : 0.0;
 }
 
 /* The transform for an image: levels 0 = scikit-image's default. */
@@ -327,8 +348,7 @@ static void rolled_planes(const wt_image *img, size_t dy, size_t dx, double *x)
             size_t src = (yy * w + xx) * (size_t)c;
             size_t dst = ((yy + dy) % h) * w + (xx + dx) % w;
             for (int k = 0; k < c; k++)
-                x[(size_t)k * n + dst] = img->bit_depth > 8 ? ((const uint16_t *)img->pixels)[src + (size_t)k]
-                                                            : ((const uint8_t *)img->pixels)[src + (size_t)k];
+                x[(size_t)k * n + dst] = wt_image_sample(img, src + (size_t)k);
         }
 }
 
@@ -357,12 +377,13 @@ static wt_status denoise_sample_planes(wt_engine *e, const wt_denoise_options *o
         for (int c = 0; c < channels && !poisson; c++)
             given[c] *= peak;
         st = denoise_planes(e, o, p, h, w, channels, poisson ? 1.0 : peak,
-                            poisson ? 0.0 : peak, given, used, work);
+                            poisson ? 0.0 : full_scale_of(img), given, used, work);
         for (size_t i = 0; i < (size_t)channels * n; i++)
             x[i] = poisson ? anscombe_inverse(work[i]) : work[i];
     }
+    double lo = clip_lo(img), hi = clip_hi(img);
     for (size_t i = 0; i < (size_t)channels * n; i++)
-        x[i] = x[i] < 0.0 ? 0.0 : (x[i] > peak ? peak : x[i]);
+        x[i] = x[i] < lo ? lo : (x[i] > hi ? hi : x[i]);
     return st;
 }
 
@@ -372,9 +393,14 @@ static void planes_to_image(const double *x, wt_image *out)
     size_t n = (size_t)out->width * out->height;
     int c = out->channels;
     double peak = peak_of(out);
+    wt_sample_type stored = wt_image_stored(out);
     for (int k = 0; k < c; k++)
         for (size_t i = 0; i < n; i++) {
             double v = x[(size_t)k * n + i];
+            if (out->bit_depth == WT_DEPTH_F32) {
+                wt_image_set_sample(out, i * (size_t)c + (size_t)k, wt_sample_clamp(stored, v));
+                continue;
+            }
             v = isnan(v) ? 0.0 : (v < 0.0 ? 0.0 : (v > peak ? peak : v));
             if (out->bit_depth > 8)
                 ((uint16_t *)out->pixels)[i * (size_t)c + (size_t)k] = (uint16_t)lrint(v);
@@ -535,7 +561,7 @@ static wt_status denoise_resident(wt_engine *e, const wt_denoise_options *o, con
     if (st == WT_OK)
         st = wt_epyramid_forward_image(ep, in);
     if (st == WT_OK)
-        st = shrink_pyramid(ep, o, peak_of(in), peak_of(in), given, used);
+        st = shrink_pyramid(ep, o, peak_of(in), full_scale_of(in), given, used);
     if (st == WT_OK)
         st = wt_epyramid_inverse_image(ep, out);
     wt_epyramid_destroy(ep);
@@ -563,9 +589,9 @@ static wt_status denoise_spin_resident(wt_engine *e, const wt_denoise_options *o
             double u[4] = {NAN, NAN, NAN, NAN};
             st = wt_epyramid_spin_forward(ep, dy, dx);
             if (st == WT_OK)
-                st = shrink_pyramid(ep, o, peak, peak, given, u);
+                st = shrink_pyramid(ep, o, peak, full_scale_of(in), given, u);
             if (st == WT_OK)
-                st = wt_epyramid_spin_inverse_add(ep, dy, dx, 0.0, peak);
+                st = wt_epyramid_spin_inverse_add(ep, dy, dx, clip_lo(in), clip_hi(in));
             if (dy == 0 && dx == 0)
                 memcpy(used, u, sizeof u);
         }
@@ -606,11 +632,15 @@ wt_status wt_estimate_sigma(wt_engine *engine, const wt_image *img, double *sigm
 {
     wt_params p = {wt_wavelet_find("db2"), WT_MODE_SYMMETRIC, WT_METHOD_AUTO, 1};
     wt_epyramid *ep = NULL;
+    if (img->channels > 4)
+        return wt_error_set(WT_ERR_UNSUPPORTED, "the noise estimate takes 1 to 4 channels (this "
+                                                "image has %d)",
+                            img->channels);
     wt_status st = wt_epyramid_create(engine, &p, img->height, img->width, img->channels, &ep);
     if (st == WT_OK)
         st = wt_epyramid_forward_image(ep, img);
     if (st == WT_OK)
-        st = estimate_channels(ep, img->channels, img->bit_depth > 8 ? 65535.0 : 255.0, sigma);
+        st = estimate_channels(ep, img->channels, full_scale_of(img), sigma);
     wt_epyramid_destroy(ep);
     return st;
 }

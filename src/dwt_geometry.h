@@ -148,4 +148,46 @@ WT_GEOM int32_t wt_lift53_step(int32_t dst, int32_t s0, int32_t s1, int bias, in
     return v > INT32_MAX ? INT32_MAX : v < INT32_MIN ? INT32_MIN : (int32_t)v;
 }
 
+/* The same step in 32-bit arithmetic (about half the instructions of the
+ * 64-bit one on a GPU): equal to wt_lift53_step whenever the sum and the
+ * result fit in int32, which holds on every level whose inputs lie within
+ * +-WT_LIFT53_NARROW_MAX (below). */
+WT_GEOM int32_t wt_lift53_step32(int32_t dst, int32_t s0, int32_t s1, int bias, int shift,
+                                 int sign)
+{
+    return dst + sign * ((s0 + s1 + bias) >> shift);
+}
+
+/* Bounds of a 2D level of the 5/3 (both axes); |floor(x / 2^k)| <= |x| / 2^k
+ * + 1. With every input of an axis (extension copies included) within
+ * [-B, B]:
+ *   forward: predict sums a + a' within 2B, d - floor(sum / 2) within 2B;
+ *            update sums d + d' + 2 in [-4B + 2, 4B + 2], a + floor(sum / 4)
+ *            within 2B (floor(+-B + 1/2) = +-B): the outputs lie within 2B;
+ *   inverse: undo-update sums within 2B + 2, a - floor(sum / 4) within
+ *            3B/2 + 2; undo-predict sums within 3B + 4, d + floor(sum / 2)
+ *            within 5B/2 + 3: the outputs lie within 5B/2 + 3.
+ * The second axis of a level then sums within 8B + 2 (forward) or
+ * 3(5B/2 + 3) + 4 = 15B/2 + 13 (inverse), both <= INT32_MAX for
+ * B <= 2^28 - 1, and the level's outputs (all four bands, the next level's
+ * input) lie within 4B (forward) and 5(5B/2 + 3)/2 + 3 <= 7B + 11 (inverse).
+ * So a level whose inputs lie within WT_LIFT53_NARROW_MAX may use
+ * wt_lift53_step32: nothing saturates or wraps. 8-bit images stay within it
+ * for 11 forward levels (255 * 4^10 < 2^28), 16-bit ones for 7
+ * (65535 * 4^6 < 2^28). */
+#define WT_LIFT53_NARROW_MAX ((1u << 28) - 1)
+
+/* Bound of a forward level's outputs from the bound of its inputs
+ * (saturating: UINT64_MAX stays unknown). */
+WT_GEOM uint64_t wt_lift53_forward_bound(uint64_t b)
+{
+    return b > (UINT64_MAX >> 2) ? UINT64_MAX : 4 * b;
+}
+
+/* The same for an inverse level. */
+WT_GEOM uint64_t wt_lift53_inverse_bound(uint64_t b)
+{
+    return b > (UINT64_MAX - 11) / 7 ? UINT64_MAX : 7 * b + 11;
+}
+
 #endif

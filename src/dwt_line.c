@@ -16,6 +16,8 @@
 
 #include <string.h>
 
+#include "wavetool_hooks.h" /* wt_lift53_narrow_max */
+
 #define B WT_BATCH
 
 /* Internal precision: float, like the CUDA engine's accumulation in the
@@ -489,6 +491,11 @@ static void legall53_update(int32_t *a, const int32_t *d, long count, int sign)
         for (int b = 0; b < B; b++)
             a[m * B + b] = wt_lift53_step(a[m * B + b], d[(m - 1) * B + b], d[m * B + b], 2, 2,
                                           sign);
+}
+
+uint32_t wt_lift53_narrow_max(void)
+{
+    return WT_LIFT53_NARROW_MAX;
 }
 
 void wt_line_forward_i32(const wt_line *line, const int32_t *in, int32_t *lo, int32_t *hi,

@@ -48,10 +48,18 @@ static wt_status inverse_via_planes(wt_engine *e, const wt_params *p, const wt_p
 
 static wt_status check_image(const wt_image *img)
 {
-    if (!img || !img->pixels || img->channels < 1 || img->channels > 4 ||
-        (img->bit_depth != 8 && img->bit_depth != 16))
+    if (!img || !img->pixels || img->channels < 1 || img->channels > WT_MAX_CHANNELS ||
+        (img->bit_depth != 8 && img->bit_depth != 16 && img->bit_depth != WT_DEPTH_F32))
         return wt_error_set(WT_ERR_INVALID, "not an image the engines take");
     return WT_OK;
+}
+
+/* An engine's own image ops take 8/16-bit samples of 1-4 channels (the CUDA
+ * engine converts those on the device); float32 images and more channels go
+ * through host planes and the engine's float transforms. */
+static int engine_takes(const wt_image *img)
+{
+    return img->bit_depth != WT_DEPTH_F32 && img->channels <= 4;
 }
 
 /* wt_forward_image (@p img into @p pyr) and wt_inverse_image (back): checked,
@@ -67,9 +75,9 @@ static wt_status image_transform(wt_engine *engine, const wt_params *params, int
         return st;
     engine->times.calls++;
     const wt_engine_ops *ops = engine->ops;
-    if (!inverse && ops->forward_image)
+    if (!inverse && ops->forward_image && engine_takes(img))
         return ops->forward_image(engine, &p, img, pyr);
-    if (inverse && ops->inverse_image)
+    if (inverse && ops->inverse_image && engine_takes(img))
         return ops->inverse_image(engine, &p, pyr, img);
     float *planes = alloc_planes(img);
     if (!planes)
@@ -129,7 +137,7 @@ wt_status wt_mosaic_image(wt_engine *engine, const wt_params *params, const wt_i
         wt_image_free(mosaic);
         return st;
     }
-    if (engine->ops->mosaic_image) {
+    if (engine->ops->mosaic_image && engine_takes(img)) {
         engine->times.calls++;
         return engine->ops->mosaic_image(engine, &p, img, scale, bit_depth, mosaic);
     }
@@ -164,7 +172,7 @@ wt_status wt_roundtrip_image(wt_engine *engine, const wt_params *params, const w
     if (st != WT_OK)
         return st;
     engine->times.calls++;
-    if (engine->ops->roundtrip_image)
+    if (engine->ops->roundtrip_image && engine_takes(img))
         return engine->ops->roundtrip_image(engine, &p, img, back);
     /* one planes buffer serves both directions */
     wt_pyramid pyr = {0};

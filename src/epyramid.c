@@ -82,13 +82,50 @@ const wt_params *wt_epyramid_params(const wt_epyramid *p)
 static wt_status check_image(const wt_epyramid *p, const wt_image *img)
 {
     const wt_pyramid *s = &p->shape;
-    if (!img || !img->pixels || (img->bit_depth != 8 && img->bit_depth != 16) ||
+    if (!img || !img->pixels ||
+        (img->bit_depth != 8 && img->bit_depth != 16 && img->bit_depth != WT_DEPTH_F32) ||
         img->height != s->height || img->width != s->width || img->channels != s->channels)
         return wt_error_set(WT_ERR_INVALID,
                             "image differs from the pyramid's %zux%zu, %d channels, or is not "
-                            "8/16-bit",
+                            "8/16-bit or float32",
                             s->width, s->height, s->channels);
     return WT_OK;
+}
+
+/* Engines' image ops take 8/16-bit samples of 1-4 channels; float32 images
+ * and more channels move as host planes (the float transforms). */
+static int image_on_engine(const wt_image *img)
+{
+    return img->bit_depth != WT_DEPTH_F32 && img->channels <= 4;
+}
+
+static float *planes_for(const wt_epyramid *p)
+{
+    size_t all = p->shape.height * p->shape.width * (size_t)p->shape.channels;
+    float *planes = malloc((all ? all : 1) * sizeof *planes);
+    if (!planes)
+        wt_error_set(WT_ERR_NOMEM, "out of memory for the image's planes");
+    return planes;
+}
+
+static wt_status forward_via_planes(wt_epyramid *p, const wt_image *img)
+{
+    float *planes = planes_for(p);
+    wt_status st = planes ? wt_image_to_planes(img, planes) : WT_ERR_NOMEM;
+    if (st == WT_OK)
+        st = ops_of(p)->forward(p, planes);
+    free(planes);
+    return st;
+}
+
+static wt_status inverse_via_planes(wt_epyramid *p, wt_image *img)
+{
+    float *planes = planes_for(p);
+    wt_status st = planes ? ops_of(p)->inverse(p, planes) : WT_ERR_NOMEM;
+    if (st == WT_OK)
+        wt_image_from_planes(img, planes);
+    free(planes);
+    return st;
 }
 
 static wt_status check_planes(const void *planes)
@@ -105,6 +142,8 @@ wt_status wt_epyramid_forward(wt_epyramid *p, const float *planes)
 wt_status wt_epyramid_forward_image(wt_epyramid *p, const wt_image *img)
 {
     wt_status st = check_image(p, img);
+    if (st == WT_OK && !image_on_engine(img))
+        return forward_via_planes(p, img);
     return st == WT_OK ? ops_of(p)->forward_image(p, img) : st;
 }
 
@@ -117,6 +156,8 @@ wt_status wt_epyramid_inverse(wt_epyramid *p, float *planes)
 wt_status wt_epyramid_inverse_image(wt_epyramid *p, wt_image *img)
 {
     wt_status st = check_image(p, img);
+    if (st == WT_OK && !image_on_engine(img))
+        return inverse_via_planes(p, img);
     return st == WT_OK ? ops_of(p)->inverse_image(p, img) : st;
 }
 
@@ -555,9 +596,15 @@ static wt_status host_spin_result(wt_epyramid *p, double count, wt_image *img)
     size_t n = p->shape.height * p->shape.width;
     int ch = p->shape.channels;
     double peak = img->bit_depth > 8 ? 65535.0 : 255.0;
+    wt_sample_type stored = wt_image_stored(img);
     for (int k = 0; k < ch; k++)
         for (size_t i = 0; i < n; i++) {
             double v = p->spin->accum[(size_t)k * n + i] / count;
+            if (img->bit_depth == WT_DEPTH_F32) { /* float32: the stored type's range */
+                ((float *)img->pixels)[i * (size_t)ch + (size_t)k] =
+                    (float)wt_sample_clamp(stored, v);
+                continue;
+            }
             v = isnan(v) ? 0.0 : (v < 0.0 ? 0.0 : (v > peak ? peak : v));
             if (img->bit_depth > 8)
                 ((uint16_t *)img->pixels)[i * (size_t)ch + (size_t)k] = (uint16_t)lrint(v);
@@ -567,9 +614,11 @@ static wt_status host_spin_result(wt_epyramid *p, double count, wt_image *img)
     return WT_OK;
 }
 
+/* The engine's spin ops, unless the samples were loaded on the host (engines
+ * without them, float32 images, more than 4 channels). */
 static int engine_spins(const wt_epyramid *p)
 {
-    return ops_of(p)->spin_load != NULL;
+    return ops_of(p)->spin_load != NULL && !p->spin;
 }
 
 static wt_status check_spin_loaded(const wt_epyramid *p)
@@ -585,7 +634,9 @@ wt_status wt_epyramid_spin_load(wt_epyramid *p, const wt_image *img)
     if (st != WT_OK)
         return st;
     double t0 = wt_seconds();
-    st = engine_spins(p) ? ops_of(p)->spin_load(p, img) : host_spin_load(p, img);
+    spin_free(p);
+    st = engine_spins(p) && image_on_engine(img) ? ops_of(p)->spin_load(p, img)
+                                                 : host_spin_load(p, img);
     return timed(p->engine, &p->engine->times.upload, t0, st);
 }
 

@@ -1,14 +1,21 @@
 /* Decoded images: allocation and conversion to and from float planes. */
 #include <math.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "wavetool.h"
+#include "image_codec.h"
+
+/* Bytes of one held sample: 1, 2 or 4 (float32). */
+static size_t sample_bytes(int bit_depth)
+{
+    return bit_depth == WT_DEPTH_F32 ? 4 : bit_depth > 8 ? 2 : 1;
+}
 
 size_t wt_image_bytes(const wt_image *img)
 {
-    size_t bps = img->bit_depth > 8 ? 2 : 1;
+    size_t bps = sample_bytes(img->bit_depth);
     size_t n = (size_t)img->width;
     if (img->height && n > SIZE_MAX / img->height)
         return 0;
@@ -22,7 +29,8 @@ wt_status wt_image_alloc(wt_image *img, uint32_t width, uint32_t height, int cha
                          int bit_depth)
 {
     memset(img, 0, sizeof *img);
-    if (channels < 1 || channels > 4 || (bit_depth != 8 && bit_depth != 16))
+    if (channels < 1 || channels > WT_MAX_CHANNELS ||
+        (bit_depth != 8 && bit_depth != 16 && bit_depth != WT_DEPTH_F32))
         return wt_error_set(WT_ERR_INVALID, "unsupported image layout (%d channels, %d-bit)",
                             channels, bit_depth);
     img->width = width;
@@ -39,12 +47,81 @@ wt_status wt_image_alloc(wt_image *img, uint32_t width, uint32_t height, int cha
     return WT_OK;
 }
 
+/* ---- sample types ------------------------------------------------------- */
+
+wt_sample_type wt_image_stored(const wt_image *img)
+{
+    if (img->stored.bits)
+        return img->stored;
+    if (img->bit_depth == WT_DEPTH_F32)
+        return (wt_sample_type){WT_SAMPLE_FLOAT, 32};
+    return (wt_sample_type){WT_SAMPLE_UINT, img->bit_depth > 8 ? 16 : 8};
+}
+
+const char *wt_sample_type_name(wt_sample_type type, char *buf, size_t size)
+{
+    static const char *const kinds[] = {"uint", "int", "float"};
+    snprintf(buf, size, "%s%d", (unsigned)type.kind <= WT_SAMPLE_FLOAT ? kinds[type.kind] : "?",
+             type.bits);
+    return buf;
+}
+
+int wt_sample_type_is_exact(wt_sample_type type)
+{
+    return type.kind == WT_SAMPLE_UINT && (type.bits == 8 || type.bits == 16);
+}
+
+int wt_sample_type_depth(wt_sample_type type)
+{
+    return wt_sample_type_is_exact(type) ? type.bits : WT_DEPTH_F32;
+}
+
+double wt_sample_clamp(wt_sample_type type, double v)
+{
+    if (type.kind == WT_SAMPLE_FLOAT)
+        return v;
+    if (isnan(v))
+        return 0.0;
+    int bits = type.bits < 1 ? 1 : type.bits > 32 ? 32 : type.bits;
+    double lo = type.kind == WT_SAMPLE_INT ? -ldexp(1.0, bits - 1) : 0.0;
+    double hi = type.kind == WT_SAMPLE_INT ? ldexp(1.0, bits - 1) - 1.0 : ldexp(1.0, bits) - 1.0;
+    v = nearbyint(v);
+    return v < lo ? lo : v > hi ? hi : v;
+}
+
+wt_status wt_image_convert(const wt_image *src, wt_sample_type type, wt_image *dst)
+{
+    size_t n = (size_t)src->width * src->height;
+    float *planes = malloc((n ? n : 1) * (size_t)src->channels * sizeof *planes);
+    wt_status st = planes ? wt_image_alloc(dst, src->width, src->height, src->channels,
+                                           wt_sample_type_depth(type))
+                          : wt_error_set(WT_ERR_NOMEM, "out of memory for a %ux%u image",
+                                         src->width, src->height);
+    if (st == WT_OK) {
+        dst->color = src->color;
+        dst->stored = dst->bit_depth == WT_DEPTH_F32 ? type : (wt_sample_type){0, 0};
+        st = wt_image_to_planes(src, planes);
+    }
+    if (st == WT_OK)
+        wt_image_from_planes(dst, planes);
+    else if (planes)
+        wt_image_free(dst);
+    free(planes);
+    return st;
+}
+
 wt_status wt_memory_check(const wt_load_options *opt, const char *name, uint32_t width,
                           uint32_t height, int channels)
 {
-    /* each factor < 2^32, channels <= 4, 20: no overflow in 64 bits below 2^32 */
+    return wt_memory_check_samples(opt, name, width, height, channels, WT_MEMORY_PER_SAMPLE);
+}
+
+wt_status wt_memory_check_samples(const wt_load_options *opt, const char *name, uint32_t width,
+                                  uint32_t height, int channels, unsigned per_sample)
+{
+    /* each factor < 2^32, channels <= WT_MAX_CHANNELS: the product saturates, never wraps */
     uint64_t need = (uint64_t)width * height * (uint64_t)(channels > 0 ? channels : 1);
-    need = need > UINT64_MAX / WT_MEMORY_PER_SAMPLE ? UINT64_MAX : need * WT_MEMORY_PER_SAMPLE;
+    need = need > UINT64_MAX / per_sample ? UINT64_MAX : need * per_sample;
     if (!opt || !opt->max_memory || need <= opt->max_memory)
         return WT_OK;
     return wt_error_set(WT_ERR_LIMIT,
@@ -62,7 +139,7 @@ void wt_image_free(wt_image *img)
 }
 
 /* One pass over the interleaved samples, writing every plane (one pass per
- * plane read the image c times). */
+ * plane read the image c times); more than 4 channels: plane by plane. */
 #define DEFINE_TO_PLANES(NAME, T)                                                              \
     static void NAME(const T *s, size_t n, int c, float *planes)                               \
     {                                                                                          \
@@ -85,34 +162,60 @@ void wt_image_free(wt_image *img)
                 p2[i] = (float)s[3 * i + 2];                                                   \
             }                                                                                  \
             break;                                                                             \
-        default:                                                                               \
+        case 4:                                                                                \
             for (size_t i = 0; i < n; i++) {                                                   \
                 p0[i] = (float)s[4 * i];                                                       \
                 p1[i] = (float)s[4 * i + 1];                                                   \
                 p2[i] = (float)s[4 * i + 2];                                                   \
                 p3[i] = (float)s[4 * i + 3];                                                   \
             }                                                                                  \
+            break;                                                                             \
+        default:                                                                               \
+            for (int ch = 0; ch < c; ch++)                                                     \
+                for (size_t i = 0; i < n; i++)                                                 \
+                    planes[(size_t)ch * n + i] = (float)s[i * (size_t)c + (size_t)ch];        \
         }                                                                                      \
     }
 DEFINE_TO_PLANES(planes_from_u8, uint8_t)
 DEFINE_TO_PLANES(planes_from_u16, uint16_t)
+DEFINE_TO_PLANES(planes_from_f32, float)
 #undef DEFINE_TO_PLANES
 
 wt_status wt_image_to_planes(const wt_image *img, float *planes)
 {
     size_t n = (size_t)img->width * img->height;
-    if (img->channels < 1 || img->channels > 4)
+    if (img->channels < 1 || img->channels > WT_MAX_CHANNELS)
         return wt_error_set(WT_ERR_INVALID, "unsupported image layout (%d channels)",
                             img->channels);
-    if (img->bit_depth > 8)
+    if (img->bit_depth == WT_DEPTH_F32)
+        planes_from_f32(img->pixels, n, img->channels, planes);
+    else if (img->bit_depth > 8)
         planes_from_u16(img->pixels, n, img->channels, planes);
     else
         planes_from_u8(img->pixels, n, img->channels, planes);
     return WT_OK;
 }
 
+/* Float planes into a float32 image, rounded and clamped when its stored type
+ * is an integer type. */
+static void float_from_planes(wt_image *img, const float *planes)
+{
+    size_t n = (size_t)img->width * img->height, c = (size_t)img->channels;
+    wt_sample_type t = wt_image_stored(img);
+    float *px = img->pixels;
+    for (size_t ch = 0; ch < c; ch++)
+        for (size_t i = 0; i < n; i++) {
+            float v = planes[ch * n + i];
+            px[i * c + ch] = t.kind == WT_SAMPLE_FLOAT ? v : (float)wt_sample_clamp(t, v);
+        }
+}
+
 void wt_image_from_planes(wt_image *img, const float *planes)
 {
+    if (img->bit_depth == WT_DEPTH_F32) {
+        float_from_planes(img, planes);
+        return;
+    }
     size_t n = (size_t)img->width * img->height;
     int c = img->channels;
     float peak = img->bit_depth > 8 ? 65535.0f : 255.0f;
@@ -127,4 +230,105 @@ void wt_image_from_planes(wt_image *img, const float *planes)
             else
                 ((uint8_t *)img->pixels)[i * (size_t)c + (size_t)ch] = (uint8_t)r;
         }
+}
+
+/* ---- samples as the codecs store them ------------------------------------- */
+
+int wt_sample_type_known(wt_sample_type t)
+{
+    switch (t.kind) {
+    case WT_SAMPLE_UINT:
+    case WT_SAMPLE_INT: return t.bits == 8 || t.bits == 16 || t.bits == 32;
+    case WT_SAMPLE_FLOAT: return t.bits == 32 || t.bits == 64;
+    }
+    return 0;
+}
+
+/* @p n bytes from @p p into @p out in host order. */
+static void load_bytes(const uint8_t *p, size_t n, int swap, void *out)
+{
+    uint8_t *o = out;
+    for (size_t k = 0; k < n; k++)
+        o[k] = swap ? p[n - 1 - k] : p[k];
+}
+
+/* One sample of any stored type. */
+typedef union sample_bits {
+    uint8_t u8;
+    int8_t i8;
+    uint16_t u16;
+    int16_t i16;
+    uint32_t u32;
+    int32_t i32;
+    float f32;
+    double f64;
+} sample_bits;
+
+double wt_sample_load(const uint8_t *p, wt_sample_type t, int swap)
+{
+    sample_bits v;
+    load_bytes(p, (size_t)t.bits / 8, swap, &v);
+    if (t.kind == WT_SAMPLE_FLOAT)
+        return t.bits == 64 ? v.f64 : (double)v.f32;
+    if (t.kind == WT_SAMPLE_INT)
+        return t.bits == 8 ? v.i8 : t.bits == 16 ? v.i16 : (double)v.i32;
+    return t.bits == 8 ? v.u8 : t.bits == 16 ? v.u16 : (double)v.u32;
+}
+
+void wt_sample_store(uint8_t *p, wt_sample_type t, int swap, double x)
+{
+    sample_bits v;
+    if (t.kind == WT_SAMPLE_FLOAT && t.bits == 64)
+        v.f64 = x;
+    else if (t.kind == WT_SAMPLE_FLOAT)
+        v.f32 = (float)x;
+    else if (t.kind == WT_SAMPLE_INT && t.bits == 8)
+        v.i8 = (int8_t)x;
+    else if (t.kind == WT_SAMPLE_INT && t.bits == 16)
+        v.i16 = (int16_t)x;
+    else if (t.kind == WT_SAMPLE_INT)
+        v.i32 = (int32_t)x;
+    else if (t.bits == 8)
+        v.u8 = (uint8_t)x;
+    else if (t.bits == 16)
+        v.u16 = (uint16_t)x;
+    else
+        v.u32 = (uint32_t)x;
+    load_bytes((const uint8_t *)&v, (size_t)t.bits / 8, swap, p);
+}
+
+double wt_image_sample(const wt_image *img, size_t i)
+{
+    if (img->bit_depth == WT_DEPTH_F32)
+        return ((const float *)img->pixels)[i];
+    return img->bit_depth > 8 ? ((const uint16_t *)img->pixels)[i]
+                              : ((const uint8_t *)img->pixels)[i];
+}
+
+void wt_image_set_sample(wt_image *img, size_t i, double v)
+{
+    if (img->bit_depth == WT_DEPTH_F32)
+        ((float *)img->pixels)[i] = (float)v;
+    else if (img->bit_depth > 8)
+        ((uint16_t *)img->pixels)[i] = (uint16_t)v;
+    else
+        ((uint8_t *)img->pixels)[i] = (uint8_t)v;
+}
+
+void wt_image_store_row(const wt_image *img, wt_sample_type t, int swap, uint32_t y, uint8_t *row)
+{
+    size_t per_row = (size_t)img->width * (size_t)img->channels, item = (size_t)t.bits / 8;
+    for (size_t i = 0; i < per_row; i++)
+        wt_sample_store(row + i * item, t, swap,
+                        wt_sample_clamp(t, wt_image_sample(img, (size_t)y * per_row + i)));
+}
+
+wt_status wt_image_check_writable(const wt_image *img, const char *name, const char *format)
+{
+    if (img->channels < 1 || img->channels > WT_MAX_CHANNELS ||
+        !wt_sample_type_known(wt_image_stored(img)) ||
+        (img->bit_depth != 8 && img->bit_depth != 16 && img->bit_depth != WT_DEPTH_F32))
+        return wt_error_set(WT_ERR_INVALID, "%s: cannot write %d channels of %d bits as %s", name,
+                            img->channels, img->bit_depth, format);
+    return WT_OK;
 }

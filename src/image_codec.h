@@ -18,14 +18,80 @@ wt_encode_fn wt_png_encode;
 wt_decode_fn wt_jpeg_decode;
 wt_encode_fn wt_jpeg_encode;
 
-/** The first page of a TIFF. Encode: deflate-compressed, 8/16-bit, 1-4 channels. */
+/** A one-page TIFF held in memory (several pages: a stack, refused here).
+ *  Encode: deflate-compressed, the image's stored type. */
 wt_decode_fn wt_tiff_decode;
 wt_encode_fn wt_tiff_encode;
 
-/** A .npy array (H x W or H x W x C, uint8/uint16). Encode: numpy.save's
- *  version 1.0, C order, little-endian. */
+/** Pages of a TIFF file read one at a time through pread on @p fd (kept open
+ *  by the caller): wt_tiff_pages_open checks every page against the first
+ *  (size, sample layout; "page K is ..., page 0 is ..."), counts them into
+ *  @p count and gives their layout (pixels NULL). */
+typedef struct wt_tiff_pages wt_tiff_pages;
+wt_status wt_tiff_pages_open(int fd, uint64_t size, const char *name, const wt_load_options *opt,
+                             wt_tiff_pages **out, size_t *count, wt_image *layout);
+wt_status wt_tiff_pages_read(wt_tiff_pages *t, size_t k, const wt_load_options *opt,
+                             wt_image *img);
+void wt_tiff_pages_close(wt_tiff_pages *t);
+/** A multi-page TIFF written into @p fd one page (directory) at a time;
+ *  @p total_bytes: the samples of all pages (BigTIFF past 3 GiB). */
+typedef struct wt_tiff_page_writer wt_tiff_page_writer;
+wt_status wt_tiff_page_writer_open(int fd, const char *name, uint64_t total_bytes,
+                                   wt_tiff_page_writer **out);
+wt_status wt_tiff_page_writer_add(wt_tiff_page_writer *w, const wt_image *img);
+wt_status wt_tiff_page_writer_close(wt_tiff_page_writer *w);
+/** Close after a failure: nothing reported. */
+void wt_tiff_page_writer_discard(wt_tiff_page_writer *w);
+/** A one-page TIFF file decoded from @p fd without reading it whole (the
+ *  decoded image and one strip or tile); several pages: WT_ERR_UNSUPPORTED. */
+wt_status wt_tiff_load_file(int fd, uint64_t size, const char *name, const wt_load_options *opt,
+                            wt_image *img);
+
+/** Pages of a 3-D .npy file (mapped, each page's part released after it is
+ *  read): @p layout WT_STACK_FIRST (N, H, W) or WT_STACK_LAST (H, W, N); a 2-D
+ *  array is one page. */
+typedef struct wt_npy_pages wt_npy_pages;
+wt_status wt_npy_pages_open(int fd, uint64_t size, const char *name, const wt_load_options *opt,
+                            wt_npy_pages **out, size_t *count, wt_image *layout);
+wt_status wt_npy_pages_read(wt_npy_pages *n, size_t k, const wt_load_options *opt,
+                            wt_image *img);
+void wt_npy_pages_close(wt_npy_pages *n);
+/** A stack as one .npy array: the header for @p pages pages like @p page
+ *  ((N, H, W) or (N, H, W, C)), then each page's samples in turn. */
+wt_status wt_npy_write_stack_header(FILE *fp, const char *name, const wt_image *page,
+                                    size_t pages);
+wt_status wt_npy_write_stack_page(FILE *fp, const char *name, const wt_image *page);
+
+/** A .npy array (H x W or H x W x C; uint 8/16/32, int 8/16/32, float 32/64;
+ *  C or Fortran order, either byte order). Encode: numpy.save's version 1.0,
+ *  C order, little-endian, the stored type. */
 wt_decode_fn wt_npy_decode;
 wt_encode_fn wt_npy_encode;
+
+/** The value of one sample of @p type stored at @p p (@p swap: in the byte
+ *  order other than the host's). Types: uint 8/16/32, int 8/16/32, float 32/64. */
+double wt_sample_load(const uint8_t *p, wt_sample_type type, int swap);
+/** Store @p v (already wt_sample_clamp'ed for @p type) at @p p. */
+void wt_sample_store(uint8_t *p, wt_sample_type type, int swap, double v);
+/** Sample @p i of @p img (interleaved index) as a double, and set it (8/16-bit:
+ *  @p v must be in range; float32 images take it as it is). */
+double wt_image_sample(const wt_image *img, size_t i);
+void wt_image_set_sample(wt_image *img, size_t i, double v);
+/** Row @p y of @p img as samples of @p type (rounded and clamped) into @p row. */
+void wt_image_store_row(const wt_image *img, wt_sample_type type, int swap, uint32_t y,
+                        uint8_t *row);
+/** WT_ERR_INVALID ("NAME: cannot write C channels of B bits as FORMAT") unless
+ *  @p img is a valid image of a stored type the codecs write. */
+wt_status wt_image_check_writable(const wt_image *img, const char *name, const char *format);
+/** Peak memory per sample of images held as float32 (their own samples and a
+ *  float32 work copy for --depth): 2048x2048 gray float32 roundtrip 96 MB and
+ *  uint8 -> --depth 16 roundtrip 104 MB (23-25 bytes), CPU engine, -j1. */
+#define WT_MEMORY_PER_FLOAT_SAMPLE 28
+/** wt_memory_check at @p per_sample bytes a sample. */
+wt_status wt_memory_check_samples(const wt_load_options *opt, const char *name, uint32_t width,
+                                  uint32_t height, int channels, unsigned per_sample);
+/** 1 when @p type is one the image codecs read and write. */
+int wt_sample_type_known(wt_sample_type type);
 
 /** 1 on a little-endian host. */
 static inline int wt_host_little_endian(void)

@@ -20,6 +20,7 @@
 #define DEFAULT_MAX_SCANS 1000
 
 static wt_status not_an_image(const char *name);
+static wt_status named_failure(wt_status st, const char *name);
 
 /* The first bytes must be those of a format that decodes images. */
 static wt_status check_image_start(const uint8_t *data, size_t size, const char *name)
@@ -44,6 +45,24 @@ static wt_status read_image_input(int fd, const char *name, uint64_t hint, uint6
     return wt_input_read(fd, name, hint, cap, cap_text, check_image_start, data, size);
 }
 
+/* A TIFF in a regular file is decoded from the file (pread), not from a copy
+ * in memory: a huge image takes its decoded size, not twice that. */
+static int regular_tiff(int fd, const struct stat *st)
+{
+    uint8_t head[8];
+    return S_ISREG(st->st_mode) && st->st_size >= 8 && pread(fd, head, 8, 0) == 8 &&
+           wt_codec_sniff(head, 8) == &wt_codec_tiff;
+}
+
+static wt_status load_tiff_file(int fd, const char *name, uint64_t size,
+                                const wt_load_options *opt, wt_image *img)
+{
+    wt_load_options o = opt ? *opt : (wt_load_options){0};
+    if (!o.max_pixels)
+        o.max_pixels = WT_DEFAULT_MAX_PIXELS;
+    return named_failure(wt_tiff_load_file(fd, size, name, &o, img), name);
+}
+
 wt_status wt_image_load(const char *path, const wt_load_options *opt, wt_image *img)
 {
     uint8_t *data = NULL;
@@ -56,6 +75,11 @@ wt_status wt_image_load(const char *path, const wt_load_options *opt, wt_image *
     int fd = STDIN_FILENO;
     struct stat st;
     wt_status status = is_stdin ? WT_OK : wt_input_open(path, &fd, &st);
+    if (status == WT_OK && !is_stdin && regular_tiff(fd, &st)) {
+        status = load_tiff_file(fd, name, (uint64_t)st.st_size, opt, img);
+        close(fd);
+        return status;
+    }
     if (status == WT_OK) {
         uint64_t hint = !is_stdin && S_ISREG(st.st_mode) ? (uint64_t)st.st_size : 0;
         status = read_image_input(fd, name, hint, max_pixels, &data, &size);
@@ -147,14 +171,28 @@ static int writes_images(wt_file_format format)
     return c && c->encode;
 }
 
-wt_status wt_image_save(const char *path, const wt_image *img, const wt_save_options *opt,
-                        wt_file_format fallback)
+wt_status wt_image_check_holds(wt_file_format format, const char *name, wt_sample_type type,
+                               int channels)
 {
-    int is_stdout = strcmp(path, "-") == 0;
-    const char *name = is_stdout ? "(stdout)" : path;
-    wt_file_format format = is_stdout ? fallback : wt_format_from_path(path);
-    if (!writes_images(format))
-        return encode(format, NULL, name, img, opt); /* the error, before any file exists */
+    const wt_format_info *info = wt_format_describe(format);
+    char t[16];
+    if (!info || !(info->holds & WT_HOLDS_IMAGE))
+        return WT_OK; /* the encoder's own message */
+    if (!info->floats && !wt_sample_type_is_exact(type))
+        return wt_error_set(WT_ERR_UNSUPPORTED,
+                            "%s: %s holds 8/16-bit unsigned samples, not %s (--depth 8 or 16 "
+                            "converts; .tif and .npy hold it)",
+                            name, info->name, wt_sample_type_name(type, t, sizeof t));
+    if (channels > 4 && channels > info->max_channels) /* JPEG's 4th (alpha) is dropped */
+        return wt_error_set(WT_ERR_UNSUPPORTED, "%s: %s holds 1 to %d channels, not %d", name,
+                            info->name, info->max_channels, channels);
+    return WT_OK;
+}
+
+/* Open, encode, commit: @p img as it is. */
+static wt_status save_as_is(const char *path, const char *name, wt_file_format format,
+                            const wt_image *img, const wt_save_options *opt)
+{
     wt_outfile out;
     wt_status st = wt_outfile_open(&out, path);
     if (st != WT_OK)
@@ -163,5 +201,27 @@ wt_status wt_image_save(const char *path, const wt_image *img, const wt_save_opt
     if (st == WT_OK)
         return wt_outfile_commit(&out);
     wt_outfile_abort(&out);
+    return st;
+}
+
+wt_status wt_image_save(const char *path, const wt_image *img, const wt_save_options *opt,
+                        wt_file_format fallback)
+{
+    int is_stdout = strcmp(path, "-") == 0;
+    const char *name = is_stdout ? "(stdout)" : path;
+    wt_file_format format = is_stdout ? fallback : wt_format_from_path(path);
+    wt_sample_type type = wt_image_stored(img);
+    if (!writes_images(format))
+        return encode(format, NULL, name, img, opt); /* the error, before any file exists */
+    wt_status st = wt_image_check_holds(format, name, type, img->channels);
+    if (st != WT_OK)
+        return st;
+    if (img->bit_depth != WT_DEPTH_F32 || !wt_sample_type_is_exact(type))
+        return save_as_is(path, name, format, img, opt);
+    wt_image exact = {0}; /* float32 held, uint8/16 written: every codec's integer path */
+    st = wt_image_convert(img, type, &exact);
+    if (st == WT_OK)
+        st = save_as_is(path, name, format, &exact, opt);
+    wt_image_free(&exact);
     return st;
 }

@@ -22,7 +22,8 @@ static wt_status check_comparable(const wt_image *a, const wt_image *b)
     if (a->bit_depth != b->bit_depth)
         return wt_error_set(WT_ERR_INVALID, "images differ in bit depth (%d vs %d)",
                             a->bit_depth, b->bit_depth);
-    if (a->channels < 1 || a->channels > 4 || (a->bit_depth != 8 && a->bit_depth != 16))
+    if (a->channels < 1 || a->channels > WT_MAX_CHANNELS ||
+        (a->bit_depth != 8 && a->bit_depth != 16 && a->bit_depth != WT_DEPTH_F32))
         return wt_error_set(WT_ERR_INVALID, "unsupported image layout (%d channels, %d-bit)",
                             a->channels, a->bit_depth);
     return WT_OK;
@@ -35,7 +36,7 @@ static wt_status check_comparable(const wt_image *a, const wt_image *b)
 typedef struct sse_job {
     const wt_image *a, *b;
     size_t pixels;
-    uint64_t (*sums)[4]; /* per chunk */
+    uint64_t (*sums)[WT_MAX_CHANNELS]; /* per chunk */
 } sse_job;
 
 #define SSE_LOOP(T)                                                                              \
@@ -63,25 +64,36 @@ static void sse_chunks(void *ctx, size_t begin, size_t end)
     }
 }
 
-wt_status wt_quality_compare(const wt_image *a, const wt_image *b, wt_quality *q)
+/* Float32 images: squared differences summed in long double, one thread. */
+static void float_sse(const wt_image *a, const wt_image *b, long double *sse)
 {
-    memset(q, 0, sizeof *q);
-    wt_status st = check_comparable(a, b);
-    if (st != WT_OK)
-        return st;
     size_t n = (size_t)a->width * a->height, c = (size_t)a->channels;
-    size_t chunks = (n + CHUNK - 1) / CHUNK;
-    sse_job job = {a, b, n, calloc(chunks ? chunks : 1, sizeof *job.sums)};
-    if (!job.sums)
-        return wt_error_set(WT_ERR_NOMEM, "out of memory");
-    wt_parallel_for(0, chunks, sse_chunks, &job);
-    long double sse[4] = {0, 0, 0, 0};
-    for (size_t k = 0; k < chunks; k++)
-        for (size_t ch = 0; ch < c; ch++)
-            sse[ch] += (long double)job.sums[k][ch];
-    free(job.sums);
-    double peak = a->bit_depth > 8 ? 65535.0 : 255.0, sum = 0.0;
-    q->channels = a->channels;
+    const float *pa = a->pixels, *pb = b->pixels;
+    for (size_t i = 0; i < n * c; i++) {
+        double d = (double)pa[i] - (double)pb[i];
+        sse[i % c] += (long double)(d * d);
+    }
+}
+
+/* The peak of float32 images: the range (max - min) of @p a, 1 when flat. */
+static double float_peak(const wt_image *a)
+{
+    size_t all = (size_t)a->width * a->height * (size_t)a->channels;
+    const float *p = a->pixels;
+    double lo = all ? p[0] : 0.0, hi = lo;
+    for (size_t i = 1; i < all; i++) {
+        lo = p[i] < lo ? p[i] : lo;
+        hi = p[i] > hi ? p[i] : hi;
+    }
+    return hi > lo && isfinite(hi - lo) ? hi - lo : 1.0;
+}
+
+/* PSNR and MSE from the per-channel sums of squared differences. */
+static void quality_from_sse(const long double *sse, size_t n, size_t c, double peak,
+                             wt_quality *q)
+{
+    double sum = 0.0;
+    q->channels = (int)c;
     for (size_t ch = 0; ch < c; ch++) {
         q->mse[ch] = n ? (double)(sse[ch] / (long double)n) : 0.0;
         q->psnr[ch] = psnr_of(q->mse[ch], peak);
@@ -89,6 +101,32 @@ wt_status wt_quality_compare(const wt_image *a, const wt_image *b, wt_quality *q
     }
     q->mse_mean = sum / (double)c;
     q->psnr_mean = psnr_of(q->mse_mean, peak);
+}
+
+wt_status wt_quality_compare(const wt_image *a, const wt_image *b, wt_quality *q)
+{
+    memset(q, 0, sizeof *q);
+    wt_status st = check_comparable(a, b);
+    if (st != WT_OK)
+        return st;
+    size_t n = (size_t)a->width * a->height, c = (size_t)a->channels;
+    if (a->bit_depth == WT_DEPTH_F32) {
+        long double fsse[WT_MAX_CHANNELS] = {0};
+        float_sse(a, b, fsse);
+        quality_from_sse(fsse, n, c, float_peak(a), q);
+        return WT_OK;
+    }
+    size_t chunks = (n + CHUNK - 1) / CHUNK;
+    sse_job job = {a, b, n, calloc(chunks ? chunks : 1, sizeof *job.sums)};
+    if (!job.sums)
+        return wt_error_set(WT_ERR_NOMEM, "out of memory");
+    wt_parallel_for(0, chunks, sse_chunks, &job);
+    long double sse[WT_MAX_CHANNELS] = {0};
+    for (size_t k = 0; k < chunks; k++)
+        for (size_t ch = 0; ch < c; ch++)
+            sse[ch] += (long double)job.sums[k][ch];
+    free(job.sums);
+    quality_from_sse(sse, n, c, a->bit_depth > 8 ? 65535.0 : 255.0, q);
     return WT_OK;
 }
 

@@ -23,6 +23,7 @@
 
 #include "image_codec.h"
 #include "input.h"
+#include "npy_header.h"
 #include "wavetool_hooks.h"
 #include "wavetool.h"
 
@@ -39,7 +40,6 @@
 #define ZIP64_END_LEN 56
 #define ZIP64_LOCATOR_LEN 20
 #define ZIP_DOS_DATE 0x0021 /* 1980-01-01: files are byte-for-byte reproducible */
-#define NPY_MAGIC "\x93NUMPY"
 #define NPY_ALIGN 64
 #define NPY_HEADER_CAP 4096      /* our headers are < 128 bytes; numpy's stay small */
 #define META_CAP (64 * 1024)     /* JSON meta member */
@@ -140,11 +140,16 @@ static const char *color_name(wt_color c)
     case WT_COLOR_RGB: return "rgb";
     case WT_COLOR_RGBA: return "rgba";
     }
-    return "?";
+    return (int)c > 4 && (int)c <= WT_MAX_CHANNELS ? "planes" : "?";
 }
 
+/* "planes" (more than 4 channels) gives 0: the channel count decides. */
 static int color_parse(const char *name, wt_color *c)
 {
+    if (strcmp(name, "planes") == 0) {
+        *c = (wt_color)0;
+        return 1;
+    }
     for (int i = WT_COLOR_GRAY; i <= WT_COLOR_RGBA; i++)
         if (strcmp(name, color_name((wt_color)i)) == 0) {
             *c = (wt_color)i;
@@ -170,13 +175,22 @@ static int meta_json(const wt_npz_meta *m, char *buf, size_t cap)
                  "\"all_approx\": %d, \"border\": \"%s\"",
                  wt_transform_name(m->transform), m->start_level, m->norm, m->all_approx,
                  wt_border_name(m->border));
+    char samples[64] = "", type[16]; /* float32-held images: the type they came in */
+    if (m->bit_depth == WT_DEPTH_F32) {
+        wt_sample_type t = m->stored.bits ? m->stored : (wt_sample_type){WT_SAMPLE_FLOAT, 32};
+        snprintf(samples, sizeof samples, ", \"samples\": \"%s\"",
+                 wt_sample_type_name(t, type, sizeof type));
+    }
+    char pages[48] = "";
+    if (m->pages)
+        snprintf(pages, sizeof pages, ", \"pages\": %llu", (unsigned long long)m->pages);
     return snprintf(buf, cap,
                     "{\"wavelet\": \"%s\", \"mode\": \"%s\", \"method\": \"%s\", "
                     "\"levels\": %d, \"width\": %u, \"height\": %u, \"channels\": %d, "
-                    "\"bit_depth\": %d, \"color\": \"%s\", \"wavetool\": \"%s\"%s}",
+                    "\"bit_depth\": %d, \"color\": \"%s\", \"wavetool\": \"%s\"%s%s%s}",
                     wavelet, wt_mode_name(m->mode), wt_method_name(m->method), m->levels,
                     m->width, m->height, m->channels, m->bit_depth, color_name(m->color),
-                    WT_VERSION_STRING, undecimated);
+                    WT_VERSION_STRING, undecimated, samples, pages);
 }
 
 /* .npy v1.0 header for @p descr and @p shape, padded to NPY_ALIGN; its length. */
@@ -197,7 +211,7 @@ static size_t npy_header(char *buf, size_t cap, const char *descr, const uint64_
     total = (total + NPY_ALIGN - 1) / NPY_ALIGN * NPY_ALIGN;
     if (total > cap)
         return 0;
-    memcpy(buf, NPY_MAGIC "\x01\x00", 8);
+    memcpy(buf, WT_NPY_MAGIC "\x01\x00", 8);
     put16((uint8_t *)buf + 8, (unsigned)(total - 10));
     memcpy(buf + 10, dict, (size_t)len);
     memset(buf + 10 + len, ' ', total - 10 - (size_t)len - 1);
@@ -448,7 +462,8 @@ static wt_status check_meta_matches(const char *path, const wt_pyramid *pyr,
 {
     if (!pyr->data || meta->height != pyr->height || meta->width != pyr->width ||
         meta->channels != pyr->channels || meta->levels != pyr->levels ||
-        (int)meta->color != meta->channels || (meta->bit_depth != 8 && meta->bit_depth != 16))
+        (int)meta->color != meta->channels ||
+        (meta->bit_depth != 8 && meta->bit_depth != 16 && meta->bit_depth != WT_DEPTH_F32))
         return wt_error_set(WT_ERR_INVALID, "%s: coefficients do not match their description",
                             path);
     return WT_OK;
@@ -920,69 +935,21 @@ static wt_status member_read(const npz_reader *r, const npz_member *m, uint64_t 
 
 /* ---- reader: .npy headers ------------------------------------------------- */
 
-#define NPY_MAX_DIMS 8
-
 typedef struct npy_array {
     char kind;      /* 'f', 'i', 'u' */
     int itemsize;
     int swap;       /* stored in the other byte order */
     int ndim;
-    uint64_t shape[NPY_MAX_DIMS];
+    uint64_t shape[WT_NPY_MAX_DIMS];
     uint64_t header_len, data_len;
 } npy_array;
 
-typedef struct text_cursor {
-    const char *p, *end;
-} text_cursor;
-
-static void skip_space(text_cursor *c)
-{
-    while (c->p < c->end && (*c->p == ' ' || *c->p == '\t' || *c->p == '\n' || *c->p == '\r'))
-        c->p++;
-}
-
-static int accept_char(text_cursor *c, char ch)
-{
-    skip_space(c);
-    if (c->p < c->end && *c->p == ch) {
-        c->p++;
-        return 1;
-    }
-    return 0;
-}
-
-static int accept_word(text_cursor *c, const char *word)
-{
-    size_t n = strlen(word);
-    skip_space(c);
-    if ((size_t)(c->end - c->p) >= n && memcmp(c->p, word, n) == 0) {
-        c->p += n;
-        return 1;
-    }
-    return 0;
-}
-
-/* A Python string literal without escapes ('<f4', 'shape'). */
-static int py_string(text_cursor *c, char *out, size_t cap)
-{
-    skip_space(c);
-    if (c->p >= c->end || (*c->p != '\'' && *c->p != '"'))
-        return 0;
-    char quote = *c->p++;
-    size_t n = 0;
-    while (c->p < c->end && *c->p != quote) {
-        if (*c->p == '\\' || n + 1 >= cap)
-            return 0;
-        out[n++] = *c->p++;
-    }
-    out[n] = '\0';
-    return c->p++ < c->end;
-}
+typedef wt_text_cursor text_cursor; /* src/npy_header.c's, for the JSON meta too */
 
 /* A non-negative decimal integer that fits 63 bits. */
 static int parse_uint(text_cursor *c, uint64_t *v)
 {
-    skip_space(c);
+    wt_cursor_skip_space(c);
     *v = 0;
     const char *start = c->p;
     while (c->p < c->end && *c->p >= '0' && *c->p <= '9') {
@@ -994,20 +961,7 @@ static int parse_uint(text_cursor *c, uint64_t *v)
     return c->p > start;
 }
 
-static int py_shape(text_cursor *c, npy_array *a)
-{
-    if (!accept_char(c, '('))
-        return 0;
-    a->ndim = 0;
-    while (!accept_char(c, ')')) {
-        if (a->ndim == NPY_MAX_DIMS || !parse_uint(c, &a->shape[a->ndim++]))
-            return 0;
-        if (!accept_char(c, ',')) /* "(3,)" and "(3, 4)" */
-            return accept_char(c, ')');
-    }
-    return 1;
-}
-
+/* This reader's dtypes: f, i or u of 1-8 bytes, any byte order. */
 static int parse_descr(const char *descr, npy_array *a)
 {
     char order = descr[0];
@@ -1022,48 +976,18 @@ static int parse_descr(const char *descr, npy_array *a)
     return order != '|' || a->itemsize == 1;
 }
 
-/* The dict of a .npy header: exactly the keys descr, fortran_order, shape. */
-static int parse_npy_dict(text_cursor *c, npy_array *a)
+/* The shared parser's header under this reader's policy: its dtypes, C order,
+ * a length that fits. */
+static int npy_array_from(const wt_npy_header *h, npy_array *a)
 {
-    int seen = 0; /* bits: 1 descr, 2 fortran_order, 4 shape */
-    if (!accept_char(c, '{'))
+    int ok = 0;
+    if (!parse_descr(h->descr, a) || h->fortran) /* Fortran order: the data would be transposed */
         return 0;
-    while (!accept_char(c, '}')) {
-        char key[16], descr[8];
-        if (!py_string(c, key, sizeof key) || !accept_char(c, ':'))
-            return 0;
-        if (strcmp(key, "descr") == 0 && !(seen & 1)) {
-            if (!py_string(c, descr, sizeof descr) || !parse_descr(descr, a))
-                return 0;
-            seen |= 1;
-        } else if (strcmp(key, "fortran_order") == 0 && !(seen & 2)) {
-            if (!accept_word(c, "False"))
-                return 0; /* True: the data would be transposed */
-            seen |= 2;
-        } else if (strcmp(key, "shape") == 0 && !(seen & 4)) {
-            if (!py_shape(c, a))
-                return 0;
-            seen |= 4;
-        } else {
-            return 0;
-        }
-        if (!accept_char(c, ','))
-            return accept_char(c, '}') && seen == 7;
-    }
-    return seen == 7;
-}
-
-/* Element count and byte size of the array, or 0 on overflow. */
-static int npy_data_len(npy_array *a)
-{
-    uint64_t n = (uint64_t)a->itemsize;
-    for (int i = 0; i < a->ndim; i++) {
-        if (a->shape[i] && n > UINT64_MAX / a->shape[i])
-            return 0;
-        n *= a->shape[i];
-    }
-    a->data_len = n;
-    return 1;
+    a->ndim = h->ndim;
+    memcpy(a->shape, h->shape, sizeof a->shape);
+    a->header_len = h->header_len;
+    a->data_len = wt_npy_data_bytes(h, (uint64_t)a->itemsize, &ok);
+    return ok;
 }
 
 static wt_status read_npy_header(const npz_reader *r, const npz_member *m, npy_array *a,
@@ -1076,21 +1000,13 @@ static wt_status read_npy_header(const npz_reader *r, const npz_member *m, npy_a
     wt_status st = member_read(r, m, 0, buf, first);
     if (st != WT_OK)
         return st;
-    int major = buf[6];
-    size_t prefix = major == 1 ? 10 : 12; /* v2/v3: 4-byte header length */
-    if (memcmp(buf, NPY_MAGIC, 6) != 0 || major < 1 || major > 3 || buf[7] != 0)
+    wt_npy_header h;
+    wt_npy_result res = wt_npy_parse_header(buf, first, cap, &h);
+    if (res == WT_NPY_NOT_NPY)
         return wt_error_set(WT_ERR_FORMAT, "%s: member %s is not a .npy array", r->name, m->name);
-    uint64_t dict_len = first < prefix ? UINT64_MAX : major == 1 ? get16(buf + 8) : get32(buf + 8);
-    if (first < prefix || dict_len > first - prefix)
+    if (res != WT_NPY_OK || !npy_array_from(&h, a))
         return wt_error_set(WT_ERR_FORMAT, "%s: member %s has a bad .npy header", r->name,
                             m->name);
-    text_cursor c = {(const char *)buf + prefix, (const char *)buf + prefix + dict_len};
-    int parsed = parse_npy_dict(&c, a);
-    skip_space(&c); /* the padding */
-    if (!parsed || c.p != c.end || !npy_data_len(a))
-        return wt_error_set(WT_ERR_FORMAT, "%s: member %s has a bad .npy header", r->name,
-                            m->name);
-    a->header_len = prefix + dict_len;
     return WT_OK;
 }
 
@@ -1120,7 +1036,7 @@ static void format_shape(char *out, size_t cap, const uint64_t *shape, int ndim)
 /* A JSON string (escapes decoded; non-ASCII \u escapes refused). */
 static int json_string(text_cursor *c, char *out, size_t cap)
 {
-    skip_space(c);
+    wt_cursor_skip_space(c);
     if (c->p >= c->end || *c->p != '"')
         return 0;
     c->p++;
@@ -1154,16 +1070,23 @@ typedef struct meta_fields {
     /* optional: undecimated transforms */
     char transform[32], border[32];
     uint64_t start_level, norm, all_approx;
+    char samples[32]; /* optional: the stored type of float32-held images */
+    uint64_t pages; /* optional: a stack's page count */
 } meta_fields;
 
 /* The optional keys of undecimated transforms; 1 when @p key is one. */
 static int undecimated_pair(text_cursor *c, const char *key, meta_fields *f, int *ok)
 {
+    if (strcmp(key, "samples") == 0) {
+        *ok = json_string(c, f->samples, sizeof f->samples);
+        return 1;
+    }
     if (strcmp(key, "transform") == 0 || strcmp(key, "border") == 0) {
         *ok = json_string(c, key[0] == 't' ? f->transform : f->border, sizeof f->transform);
         return 1;
     }
-    uint64_t *v = strcmp(key, "start_level") == 0 ? &f->start_level
+    uint64_t *v = strcmp(key, "pages") == 0         ? &f->pages
+                  : strcmp(key, "start_level") == 0 ? &f->start_level
                   : strcmp(key, "norm") == 0      ? &f->norm
                   : strcmp(key, "all_approx") == 0 ? &f->all_approx
                                                    : NULL;
@@ -1179,7 +1102,7 @@ static int json_pair(text_cursor *c, meta_fields *f)
     static const char *const int_keys[] = {"levels", "width", "height", "channels", "bit_depth"};
     char key[32], ignored[256];
     uint64_t number;
-    if (!json_string(c, key, sizeof key) || !accept_char(c, ':'))
+    if (!json_string(c, key, sizeof key) || !wt_cursor_accept_char(c, ':'))
         return 0;
     int ok = 0;
     if (undecimated_pair(c, key, f, &ok))
@@ -1197,24 +1120,24 @@ static int json_pair(text_cursor *c, meta_fields *f)
             return parse_uint(c, ints[i]);
         }
     return json_string(c, ignored, sizeof ignored) || parse_uint(c, &number) ||
-           accept_word(c, "true") || accept_word(c, "false") || accept_word(c, "null");
+           wt_cursor_accept_word(c, "true") || wt_cursor_accept_word(c, "false") || wt_cursor_accept_word(c, "null");
 }
 
 static int parse_meta_json(const char *text, size_t len, meta_fields *f)
 {
     text_cursor c = {text, text + len};
     memset(f, 0, sizeof *f);
-    if (!accept_char(&c, '{'))
+    if (!wt_cursor_accept_char(&c, '{'))
         return 0;
-    if (accept_char(&c, '}'))
+    if (wt_cursor_accept_char(&c, '}'))
         return 0;
     do {
         if (!json_pair(&c, f))
             return 0;
-    } while (accept_char(&c, ','));
-    if (!accept_char(&c, '}'))
+    } while (wt_cursor_accept_char(&c, ','));
+    if (!wt_cursor_accept_char(&c, '}'))
         return 0;
-    skip_space(&c);
+    wt_cursor_skip_space(&c);
     return c.p == c.end && f->seen == 0x1ff;
 }
 
@@ -1222,6 +1145,28 @@ static wt_status meta_value_error(const npz_reader *r, const char *what, const c
 {
     return wt_error_set(WT_ERR_FORMAT, "%s: unknown %s '%s' in the coefficient file", r->name,
                         what, value);
+}
+
+/* "samples": the stored type of a float32-held image ("int16", "float64"...). */
+static wt_status stored_from_fields(const npz_reader *r, const meta_fields *f, wt_npz_meta *meta)
+{
+    static const char *const kinds[] = {"uint", "int", "float"};
+    if (!f->samples[0]) {
+        meta->stored = meta->bit_depth == WT_DEPTH_F32 ? (wt_sample_type){WT_SAMPLE_FLOAT, 32}
+                                                      : (wt_sample_type){0, 0};
+        return WT_OK;
+    }
+    for (int k = 0; k < 3 && meta->bit_depth == WT_DEPTH_F32; k++) {
+        size_t len = strlen(kinds[k]);
+        wt_sample_type t = {(wt_sample_kind)k, atoi(f->samples + len)};
+        char again[16];
+        if (strncmp(f->samples, kinds[k], len) == 0 && wt_sample_type_known(t) &&
+            strcmp(wt_sample_type_name(t, again, sizeof again), f->samples) == 0) {
+            meta->stored = t;
+            return WT_OK;
+        }
+    }
+    return meta_value_error(r, "sample type", f->samples);
 }
 
 /* Meta fields into @p meta, each checked. */
@@ -1235,6 +1180,9 @@ static wt_status meta_from_fields(const npz_reader *r, const meta_fields *f, wt_
     if (f->start_level > WT_MAX_LEVELS || f->norm > 1 || f->all_approx > 1)
         return wt_error_set(WT_ERR_FORMAT, "%s: impossible undecimated transform description",
                             r->name);
+    if (f->pages > UINT32_MAX)
+        return wt_error_set(WT_ERR_FORMAT, "%s: impossible page count", r->name);
+    meta->pages = f->pages;
     meta->start_level = (int)f->start_level;
     meta->norm = (int)f->norm;
     meta->all_approx = (int)f->all_approx;
@@ -1248,8 +1196,10 @@ static wt_status meta_from_fields(const npz_reader *r, const meta_fields *f, wt_
     if (!color_parse(f->color, &meta->color))
         return meta_value_error(r, "colour type", f->color);
     if (f->levels > WT_MAX_LEVELS || f->width == 0 || f->width > UINT32_MAX || f->height == 0 ||
-        f->height > UINT32_MAX || f->channels != (uint64_t)meta->color ||
-        (f->bit_depth != 8 && f->bit_depth != 16))
+        f->height > UINT32_MAX ||
+        (meta->color ? f->channels != (uint64_t)meta->color
+                     : f->channels <= 4 || f->channels > WT_MAX_CHANNELS) ||
+        (f->bit_depth != 8 && f->bit_depth != 16 && f->bit_depth != WT_DEPTH_F32))
         return wt_error_set(WT_ERR_FORMAT,
                             "%s: impossible image description (%llux%llu, %llu channels, "
                             "%llu-bit, %llu levels)",
@@ -1261,7 +1211,8 @@ static wt_status meta_from_fields(const npz_reader *r, const meta_fields *f, wt_
     meta->height = (uint32_t)f->height;
     meta->channels = (int)f->channels;
     meta->bit_depth = (int)f->bit_depth;
-    return WT_OK;
+    meta->color = (wt_color)meta->channels;
+    return stored_from_fields(r, f, meta);
 }
 
 /* Read a whole small member's data (after its .npy header) and check its CRC. */
@@ -1439,7 +1390,8 @@ wt_status wt_npz_save_stack(const char *path, const wt_uparams *params, const fl
 {
     const char *shown = strcmp(path, "-") == 0 ? "(stdout)" : path;
     if (!bands || meta->transform != params->transform || meta->levels != params->levels ||
-        (int)meta->color != meta->channels || (meta->bit_depth != 8 && meta->bit_depth != 16) ||
+        (int)meta->color != meta->channels ||
+        (meta->bit_depth != 8 && meta->bit_depth != 16 && meta->bit_depth != WT_DEPTH_F32) ||
         wt_uparams_check(params, meta->height, meta->width) != WT_OK)
         return wt_error_set(WT_ERR_INVALID, "%s: coefficients do not match their description",
                             shown);
@@ -1515,6 +1467,11 @@ static wt_status load_file(const char *path, const wt_load_options *opt, wt_pyra
     if (st == WT_OK)
         st = wt_check_dimensions(r.name, "coefficient file's", meta->width, meta->height,
                                  max_pixels);
+    if (st == WT_OK && meta->pages)
+        st = wt_error_set(WT_ERR_UNSUPPORTED,
+                          "%s: coefficients of a stack of %llu pages: read page by page, "
+                          "from a file (not a pipe)",
+                          r.name, (unsigned long long)meta->pages);
     int undecimated = st == WT_OK && meta->transform != WT_TRANSFORM_DWT;
     if (undecimated && !stack)
         st = wt_error_set(WT_ERR_UNSUPPORTED, "%s: holds an undecimated (%s) transform",
@@ -1563,3 +1520,425 @@ const wt_codec wt_codec_npz = {
     {"NPZ", npz_extensions, WT_HOLDS_COEFFS, 0, 0, 1},
     is_npz, 4, NULL, NULL,
 };
+
+/* ---- stacks: a leading page axis, written and read a page at a time --------
+ * Every member is stored (N, C, h, w): its size is known before the first
+ * page, so each member's place is reserved in the output and each page's bands
+ * are written at their offsets; the CRCs run on page by page (pages come in
+ * order) and the local headers, the meta and the directory are written last. */
+
+/* A member of a stack: its .npy header and the bytes of one page. */
+typedef struct stack_member {
+    char header[256];
+    size_t header_len;
+    uint64_t page_bytes, data_start;
+} stack_member;
+
+struct wt_npz_stack_writer {
+    wt_outfile out;
+    npz_writer w;
+    wt_npz_meta meta;
+    int nmembers, undecimated;
+    stack_member sm[MAX_MEMBERS];
+    wt_pyramid plan; /* DWT: the pages' plan (data NULL) */
+    uint64_t end, written;
+};
+
+/* Name, dtype and (C, h, w) of member @p i of a DWT page (write_all's order). */
+static void dwt_member(const wt_pyramid *p, int i, char *name, uint64_t *shape)
+{
+    int level = i == 0 ? p->levels : 1 + (i - 1) / 3;
+    wt_band band = i == 0 ? WT_BAND_A : (wt_band)(WT_BAND_H + (i - 1) % 3);
+    size_t h, w;
+    member_name(name, band, level);
+    wt_pyramid_band_shape(p, level, band, &h, &w);
+    shape[0] = (uint64_t)p->channels, shape[1] = h, shape[2] = w;
+}
+
+/* The members' places: each local header, .npy header and N pages. */
+static void reserve_members(wt_npz_stack_writer *s, const wt_uparams *up)
+{
+    uint64_t pos = 0, n = s->meta.pages;
+    char descr[8];
+    snprintf(descr, sizeof descr, "%c%s", host_order(),
+             !s->undecimated && s->plan.dtype == WT_INT32 ? "i4" : "f4");
+    s->nmembers = s->undecimated ? wt_ustack_bands(up) : 1 + 3 * s->plan.levels;
+    for (int i = 0; i < s->nmembers; i++) {
+        zip_member *m = &s->w.members[i];
+        stack_member *sm = &s->sm[i];
+        char name[MEMBER_NAME_CAP];
+        uint64_t shape[4] = {n, (uint64_t)s->meta.channels, s->meta.height, s->meta.width};
+        if (s->undecimated)
+            stack_member_name(up, i, name);
+        else
+            dwt_member(&s->plan, i, name, shape + 1);
+        snprintf(m->name, sizeof m->name, "%s.npy", name);
+        sm->header_len = npy_header(sm->header, sizeof sm->header, descr, shape, 4);
+        sm->page_bytes = shape[1] * shape[2] * shape[3] * 4;
+        m->offset = pos;
+        m->size = m->csize = sm->header_len + n * sm->page_bytes;
+        m->crc = crc_update((uint32_t)crc32(0, Z_NULL, 0), sm->header, sm->header_len);
+        uint64_t local = ZIP_LOCAL_LEN + strlen(m->name) + (needs_zip64(m->size) ? 20 : 0);
+        sm->data_start = pos + local + sm->header_len;
+        pos = sm->data_start + n * sm->page_bytes;
+    }
+    s->w.count = s->nmembers;
+    s->end = pos;
+}
+
+static wt_status stack_writer_error(const wt_npz_stack_writer *s)
+{
+    return wt_error_set(WT_ERR_IO, "%s: %s", s->w.path, strerror(s->w.error));
+}
+
+/* Write @p len bytes at @p offset of the output. */
+static void write_at(npz_writer *w, uint64_t offset, const void *data, uint64_t len)
+{
+    if (!w->error && fseeko(w->fp, (off_t)offset, SEEK_SET) != 0)
+        w->error = errno ? errno : EIO;
+    w->pos = offset;
+    write_bytes(w, data, len);
+}
+
+wt_status wt_npz_stack_writer_open(const char *path, const wt_npz_meta *meta,
+                                   const wt_pyramid *shape, const wt_uparams *ustack,
+                                   wt_npz_stack_writer **out)
+{
+    *out = NULL;
+    if (strcmp(path, "-") == 0)
+        return wt_error_set(WT_ERR_UNSUPPORTED,
+                            "(stdout): a stack's coefficient file is written in place: not to "
+                            "standard output");
+    if (meta->compress)
+        return wt_error_set(WT_ERR_UNSUPPORTED,
+                            "%s: --compress is not available for stacks (members are written "
+                            "in place, page by page)", path);
+    if (!meta->pages || (!ustack && (!shape || shape->levels != meta->levels)))
+        return wt_error_set(WT_ERR_INVALID, "%s: coefficients do not match their description",
+                            path);
+    wt_npz_stack_writer *s = calloc(1, sizeof *s);
+    if (!s)
+        return wt_error_set(WT_ERR_NOMEM, "%s: out of memory", path);
+    s->meta = *meta;
+    s->undecimated = ustack != NULL;
+    if (shape) {
+        s->plan = *shape;
+        s->plan.data = NULL, s->plan.owned = 0;
+    }
+    wt_status st = wt_outfile_open(&s->out, path);
+    if (st != WT_OK) {
+        free(s);
+        return st;
+    }
+    s->w.fp = s->out.fp;
+    s->w.path = path;
+    reserve_members(s, ustack);
+    *out = s;
+    return WT_OK;
+}
+
+/* Page s->written of member @p i from @p data. */
+static void add_member_page(wt_npz_stack_writer *s, int i, const void *data)
+{
+    stack_member *sm = &s->sm[i];
+    write_at(&s->w, sm->data_start + s->written * sm->page_bytes, data, sm->page_bytes);
+    s->w.members[i].crc = crc_update(s->w.members[i].crc, data, sm->page_bytes);
+}
+
+static wt_status check_room(const wt_npz_stack_writer *s)
+{
+    if (s->written >= s->meta.pages)
+        return wt_error_set(WT_ERR_INVALID, "%s: more than %llu pages", s->w.path,
+                            (unsigned long long)s->meta.pages);
+    return WT_OK;
+}
+
+wt_status wt_npz_stack_add_pyramid(wt_npz_stack_writer *s, const wt_pyramid *pyr)
+{
+    wt_status st = check_room(s);
+    if (st == WT_OK && (s->undecimated || !pyr->data || pyr->total != s->plan.total ||
+                        pyr->levels != s->plan.levels || pyr->dtype != s->plan.dtype))
+        st = wt_error_set(WT_ERR_INVALID, "%s: page %llu does not match page 0", s->w.path,
+                          (unsigned long long)s->written);
+    for (int i = 0; st == WT_OK && i < s->nmembers; i++) {
+        char name[MEMBER_NAME_CAP];
+        uint64_t shape[3];
+        dwt_member(pyr, i, name, shape);
+        int level = i == 0 ? pyr->levels : 1 + (i - 1) / 3;
+        wt_band band = i == 0 ? WT_BAND_A : (wt_band)(WT_BAND_H + (i - 1) % 3);
+        add_member_page(s, i, (const uint8_t *)pyr->data + wt_pyramid_offset(pyr, level, band, 0) * 4);
+    }
+    if (st == WT_OK && s->w.error)
+        st = stack_writer_error(s);
+    if (st == WT_OK)
+        s->written++;
+    return st;
+}
+
+wt_status wt_npz_stack_add_bands(wt_npz_stack_writer *s, const float *bands)
+{
+    wt_status st = check_room(s);
+    if (st == WT_OK && !s->undecimated)
+        st = wt_error_set(WT_ERR_INVALID, "%s: not an undecimated stack", s->w.path);
+    for (int i = 0; st == WT_OK && i < s->nmembers; i++)
+        add_member_page(s, i, (const uint8_t *)bands + (uint64_t)i * s->sm[i].page_bytes);
+    if (st == WT_OK && s->w.error)
+        st = stack_writer_error(s);
+    if (st == WT_OK)
+        s->written++;
+    return st;
+}
+
+wt_status wt_npz_stack_writer_commit(wt_npz_stack_writer *s)
+{
+    char json[1024], header[256];
+    wt_status st = s->written == s->meta.pages
+                       ? WT_OK
+                       : wt_error_set(WT_ERR_INVALID, "%s: %llu of %llu pages written",
+                                      s->w.path, (unsigned long long)s->written,
+                                      (unsigned long long)s->meta.pages);
+    int json_len = meta_json(&s->meta, json, sizeof json);
+    if (st == WT_OK && (json_len < 0 || (size_t)json_len >= sizeof json))
+        st = wt_error_set(WT_ERR_INVALID, "%s: description too long", s->w.path);
+    for (int i = 0; st == WT_OK && i < s->nmembers; i++) {
+        write_at(&s->w, s->w.members[i].offset, NULL, 0);
+        write_local_header(&s->w, &s->w.members[i]);
+        write_bytes(&s->w, s->sm[i].header, s->sm[i].header_len);
+    }
+    if (st == WT_OK) {
+        uint64_t meta_len = (uint64_t)json_len;
+        size_t header_len = npy_header(header, sizeof header, "|u1", &meta_len, 1);
+        write_at(&s->w, s->end, NULL, 0);
+        write_member(&s->w, "meta", header, header_len, json, meta_len);
+        write_directory(&s->w);
+        if (s->w.error)
+            st = stack_writer_error(s);
+    }
+    if (st == WT_OK)
+        st = wt_outfile_commit(&s->out);
+    else
+        wt_outfile_abort(&s->out);
+    free(s);
+    return st;
+}
+
+void wt_npz_stack_writer_abort(wt_npz_stack_writer *s)
+{
+    if (!s)
+        return;
+    wt_outfile_abort(&s->out);
+    free(s);
+}
+
+/* ---- stacks: reading ------------------------------------------------------- */
+
+struct wt_npz_stack_reader {
+    npz_reader r;
+    npz_directory d;
+    wt_npz_meta meta;
+    wt_uparams up;
+    wt_pyramid plan; /* DWT pages: the plan (data NULL) */
+    int nmembers, undecimated;
+    const npz_member *m[MAX_MEMBERS];
+    uint64_t header_len[MAX_MEMBERS], page_bytes[MAX_MEMBERS];
+    uint32_t crc[MAX_MEMBERS];
+    int swap;
+    uint64_t next;
+};
+
+/* Member @p i's header: (N, C, h, w) of the page's dtype, stored, its length. */
+static wt_status open_stack_member(wt_npz_stack_reader *s, int i, const char *name,
+                                   const uint64_t *page_shape)
+{
+    uint8_t header[NPY_HEADER_CAP];
+    npy_array a;
+    const npz_member *m = find_member(&s->d, name);
+    if (!m)
+        return wt_error_set(WT_ERR_FORMAT, "%s: member %s is missing", s->r.name, name);
+    if (m->method != 0)
+        return wt_error_set(WT_ERR_UNSUPPORTED,
+                            "%s: member %s is deflated: a stack is read from stored members",
+                            s->r.name, name);
+    wt_status st = read_npy_header(&s->r, m, &a, header, sizeof header);
+    char want = !s->undecimated && s->plan.dtype == WT_INT32 ? 'i' : 'f';
+    uint64_t expected[4] = {s->meta.pages, page_shape[0], page_shape[1], page_shape[2]};
+    if (st == WT_OK && (a.kind != want || a.itemsize != 4 || a.ndim != 4 ||
+                        memcmp(a.shape, expected, sizeof expected) != 0)) {
+        char got[160], exp[128];
+        format_shape(got, sizeof got, a.shape, a.ndim);
+        format_shape(exp, sizeof exp, expected, 4);
+        st = wt_error_set(WT_ERR_FORMAT, "%s: member %s is %c%d %s, expected %s %s", s->r.name,
+                          name, a.kind, 8 * a.itemsize, got, want == 'i' ? "int32" : "float32",
+                          exp);
+    }
+    if (st == WT_OK)
+        st = check_data_len(&s->r, m, &a);
+    if (st != WT_OK)
+        return st;
+    s->m[i] = m;
+    s->swap = a.swap;
+    s->header_len[i] = a.header_len;
+    s->page_bytes[i] = page_shape[0] * page_shape[1] * page_shape[2] * 4;
+    s->crc[i] = crc_update((uint32_t)crc32(0, Z_NULL, 0), header, a.header_len);
+    return WT_OK;
+}
+
+/* The transform of the meta and every member's header. */
+static wt_status open_stack_members(wt_npz_stack_reader *s)
+{
+    char name[MEMBER_NAME_CAP];
+    uint64_t shape[3] = {(uint64_t)s->meta.channels, s->meta.height, s->meta.width};
+    wt_status st = WT_OK;
+    if (s->undecimated) {
+        s->up = (wt_uparams){s->meta.transform, wt_wavelet_find(s->meta.wavelet),
+                             s->meta.levels, s->meta.start_level, s->meta.norm,
+                             s->meta.all_approx, s->meta.border};
+        if (wt_uparams_check(&s->up, s->meta.height, s->meta.width) != WT_OK)
+            return wt_error_prefix(WT_ERR_FORMAT, s->r.name);
+        s->nmembers = wt_ustack_bands(&s->up);
+    } else {
+        wt_params params = {wt_wavelet_find(s->meta.wavelet), s->meta.mode, s->meta.method,
+                            s->meta.levels};
+        st = wt_params_resolve(&params);
+        if (st == WT_OK)
+            st = wt_pyramid_plan(&s->plan, &params, s->meta.height, s->meta.width,
+                                 s->meta.channels);
+        if (st != WT_OK)
+            return wt_error_prefix(st == WT_ERR_LIMIT ? WT_ERR_LIMIT : WT_ERR_FORMAT, s->r.name);
+        s->nmembers = 1 + 3 * s->plan.levels;
+    }
+    for (int i = 0; st == WT_OK && i < s->nmembers; i++) {
+        if (s->undecimated)
+            stack_member_name(&s->up, i, name);
+        else
+            dwt_member(&s->plan, i, name, shape);
+        st = open_stack_member(s, i, name, shape);
+    }
+    return st;
+}
+
+wt_status wt_npz_stack_reader_open(const char *path, const wt_load_options *opt,
+                                   wt_npz_stack_reader **out, wt_npz_meta *meta,
+                                   wt_uparams *params)
+{
+    uint64_t max_pixels = opt && opt->max_pixels ? opt->max_pixels : WT_DEFAULT_MAX_PIXELS;
+    *out = NULL;
+    wt_npz_stack_reader *s = calloc(1, sizeof *s);
+    if (!s)
+        return wt_error_set(WT_ERR_NOMEM, "%s: out of memory", path);
+    wt_status st = reader_open(&s->r, path, max_pixels);
+    if (st == WT_OK)
+        st = read_directory(&s->r, &s->d);
+    if (st == WT_OK) {
+        s->r.content = s->d.content;
+        st = read_meta(&s->r, &s->d, &s->meta);
+    }
+    if (st == WT_OK)
+        st = wt_check_dimensions(s->r.name, "coefficient file's", s->meta.width,
+                                 s->meta.height, max_pixels);
+    if (st == WT_OK && !s->meta.pages)
+        st = wt_error_set(WT_ERR_INVALID, "%s: coefficients of one image, not of a stack",
+                          s->r.name);
+    s->undecimated = s->meta.transform != WT_TRANSFORM_DWT;
+    if (st == WT_OK)
+        st = open_stack_members(s);
+    if (st != WT_OK) {
+        wt_npz_stack_reader_close(s);
+        return st;
+    }
+    *meta = s->meta;
+    if (params)
+        *params = s->up;
+    *out = s;
+    return WT_OK;
+}
+
+/* Where member @p i's page goes: in a DWT pyramid at its band's offset, in a
+ * band stack one band after another. */
+static uint8_t *member_target(const wt_npz_stack_reader *s, int i, uint8_t *base,
+                              const wt_pyramid *pyr)
+{
+    if (s->undecimated)
+        return base + (uint64_t)i * s->page_bytes[0];
+    int level = i == 0 ? pyr->levels : 1 + (i - 1) / 3;
+    wt_band band = i == 0 ? WT_BAND_A : (wt_band)(WT_BAND_H + (i - 1) % 3);
+    return base + wt_pyramid_offset(pyr, level, band, 0) * 4;
+}
+
+/* Page @p k of every member into its place in @p base. */
+static wt_status read_stack_page(wt_npz_stack_reader *s, uint64_t k, uint8_t *base,
+                                 const wt_pyramid *pyr)
+{
+    wt_status st = WT_OK;
+    for (int i = 0; st == WT_OK && i < s->nmembers; i++) {
+        uint8_t *dst = member_target(s, i, base, pyr);
+        st = member_read(&s->r, s->m[i], s->header_len[i] + k * s->page_bytes[i], dst,
+                         s->page_bytes[i]);
+        if (st == WT_OK)
+            s->crc[i] = crc_update(s->crc[i], dst, s->page_bytes[i]);
+        if (st == WT_OK && k + 1 == s->meta.pages && s->crc[i] != s->m[i]->crc)
+            st = wt_error_set(WT_ERR_FORMAT, "%s: member %s is damaged (CRC mismatch)",
+                              s->r.name, s->m[i]->name);
+        if (st == WT_OK && s->swap)
+            swap4(dst, (size_t)(s->page_bytes[i] / 4));
+    }
+    return st;
+}
+
+wt_status wt_npz_stack_read_page(wt_npz_stack_reader *s, uint64_t k, wt_pyramid *pyr,
+                                 float **bands)
+{
+    if (k != s->next || k >= s->meta.pages)
+        return wt_error_set(WT_ERR_INVALID, "%s: pages are read in order (page %llu asked, %llu "
+                            "next)", s->r.name, (unsigned long long)k,
+                            (unsigned long long)s->next);
+    size_t bytes = 0;
+    for (int i = 0; i < s->nmembers; i++)
+        bytes += (size_t)s->page_bytes[i];
+    uint8_t *dst = NULL;
+    if (s->undecimated) {
+        if (!*bands)
+            *bands = malloc(bytes ? bytes : 1);
+        dst = (uint8_t *)*bands;
+    } else {
+        if (!pyr->data) {
+            wt_params params = {wt_wavelet_find(s->meta.wavelet), s->meta.mode,
+                                s->meta.method, s->meta.levels};
+            wt_params_resolve(&params);
+            if (wt_pyramid_alloc(pyr, &params, s->meta.height, s->meta.width,
+                                 s->meta.channels) != WT_OK)
+                return wt_error_prefix(WT_ERR_NOMEM, s->r.name);
+        }
+        dst = pyr->data;
+    }
+    if (!dst)
+        return wt_error_set(WT_ERR_NOMEM, "%s: out of memory", s->r.name);
+    wt_status st = read_stack_page(s, k, dst, pyr);
+    if (st == WT_OK)
+        s->next++;
+    return st;
+}
+
+void wt_npz_stack_reader_close(wt_npz_stack_reader *s)
+{
+    if (!s)
+        return;
+    reader_close(&s->r);
+    free(s);
+}
+
+int wt_npz_is_stack(const char *path)
+{
+    wt_npz_stack_reader *s = NULL;
+    wt_npz_meta meta;
+    struct stat sb;
+    if (strcmp(path, "-") == 0 || stat(path, &sb) != 0 || !S_ISREG(sb.st_mode))
+        return 0; /* a stream is read once: as one image's coefficients */
+    s = calloc(1, sizeof *s);
+    int stack = s && reader_open(&s->r, path, 0) == WT_OK &&
+                read_directory(&s->r, &s->d) == WT_OK && read_meta(&s->r, &s->d, &meta) == WT_OK &&
+                meta.pages > 0;
+    wt_npz_stack_reader_close(s);
+    wt_error_clear();
+    return stack;
+}

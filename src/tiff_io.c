@@ -1,15 +1,22 @@
-/* TIFF through libtiff: the first page of 1/8/16-bit unsigned gray, gray+alpha,
- * RGB, RGBA and palette images, in strips or tiles, contiguous or planar, with
- * any compression libtiff decodes; written as deflate-compressed strips of the
- * image's own type (BigTIFF past 4 GB).
+/* TIFF through libtiff: the first page of gray, gray+alpha, RGB, RGBA and
+ * palette images and any number of extra channels (ExtraSamples; up to
+ * WT_MAX_CHANNELS, each an independent plane), of 1/8/16/32-bit unsigned,
+ * 8/16/32-bit signed and 32/64-bit float samples (SampleFormat 1/2/3), in
+ * strips or tiles, contiguous or planar, with any compression libtiff
+ * decodes. 1/8/16-bit unsigned samples are held exactly (1-bit as 0/255);
+ * the other types as float32 with their type remembered. Written as
+ * deflate-compressed strips of the image's stored type (BigTIFF past 4 GB).
  *
  * The file is hostile: libtiff works on the bytes in memory (no file access of
  * its own), its single allocations are capped from --max-pixels, dimensions go
  * through the limits of every image read before the image is allocated, and its
  * messages are collected per file (never printed). */
+#include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <tiffio.h>
+#include <unistd.h>
 
 #include "image_codec.h"
 #include "input.h"
@@ -143,6 +150,7 @@ typedef struct tiff_layout {
     uint32_t width, height;
     uint16_t spp, bps, format, photometric, planar;
     int channels, bit_depth; /* of the decoded image */
+    wt_sample_type type;     /* of the stored samples (1-bit: uint 8) */
     uint16_t *palette[3];    /* Palette: the colour map */
 } tiff_layout;
 
@@ -157,35 +165,56 @@ static wt_status unsupported(const tiff_memory *m, const char *what)
     return wt_error_set(WT_ERR_UNSUPPORTED, "%s: unsupported TIFF (%s)", m->name, what);
 }
 
-/* The sample layouts this reader maps onto 1-4 channels of 8 or 16 bits. */
+/* SampleFormat and BitsPerSample: uint 1/8/16/32, int 8/16/32, float 32/64. */
+static wt_status check_sample_type(const tiff_memory *m, tiff_layout *t)
+{
+    char what[96];
+    if (t->format == SAMPLEFORMAT_VOID) /* "undefined": read as unsigned, as libtiff does */
+        t->format = SAMPLEFORMAT_UINT;
+    if (t->format != SAMPLEFORMAT_UINT && t->format != SAMPLEFORMAT_INT &&
+        t->format != SAMPLEFORMAT_IEEEFP) {
+        snprintf(what, sizeof what, "complex samples (SampleFormat %u)", t->format);
+        return unsupported(m, what);
+    }
+    t->type.kind = t->format == SAMPLEFORMAT_UINT  ? WT_SAMPLE_UINT
+                   : t->format == SAMPLEFORMAT_INT ? WT_SAMPLE_INT
+                                                   : WT_SAMPLE_FLOAT;
+    t->type.bits = t->bps == 1 && t->format == SAMPLEFORMAT_UINT ? 8 : t->bps;
+    if (!wt_sample_type_known(t->type)) {
+        snprintf(what, sizeof what, "%u-bit %s samples; uint 1/8/16/32, int 8/16/32 and "
+                 "float 32/64 are read",
+                 t->bps, t->format == SAMPLEFORMAT_UINT ? "unsigned"
+                         : t->format == SAMPLEFORMAT_INT ? "signed" : "floating-point");
+        return unsupported(m, what);
+    }
+    return WT_OK;
+}
+
+/* The sample layouts this reader maps onto 1-WT_MAX_CHANNELS planes. */
 static wt_status check_samples(const tiff_memory *m, tiff_layout *t)
 {
     char what[96];
-    if (t->format != SAMPLEFORMAT_UINT) {
-        snprintf(what, sizeof what, "%s samples",
-                 t->format == SAMPLEFORMAT_IEEEFP ? "floating-point" : "signed or complex");
-        return unsupported(m, what);
-    }
-    if (t->bps != 1 && t->bps != 8 && t->bps != 16) {
-        snprintf(what, sizeof what, "%u bits per sample", t->bps);
-        return unsupported(m, what);
-    }
-    if (t->spp < 1 || t->spp > 4) {
-        snprintf(what, sizeof what, "%u samples per pixel; 1 to 4 are read", t->spp);
+    wt_status st = check_sample_type(m, t);
+    if (st != WT_OK)
+        return st;
+    if (t->spp < 1 || t->spp > WT_MAX_CHANNELS) {
+        snprintf(what, sizeof what, "%u samples per pixel; 1 to %d are read", t->spp,
+                 WT_MAX_CHANNELS);
         return unsupported(m, what);
     }
     switch (t->photometric) {
     case PHOTOMETRIC_MINISBLACK:
+        break;
     case PHOTOMETRIC_MINISWHITE:
-        if (t->spp > 2)
-            return unsupported(m, "gray with more than one extra sample");
+        if (t->format != SAMPLEFORMAT_UINT)
+            return unsupported(m, "MinIsWhite with signed or floating-point samples");
         break;
     case PHOTOMETRIC_RGB:
         if (t->spp < 3 || t->bps == 1)
-            return unsupported(m, "RGB without 3 samples of 8 or 16 bits");
+            return unsupported(m, "RGB without 3 samples of 8 bits or more");
         break;
     case PHOTOMETRIC_PALETTE:
-        if (t->spp != 1 || t->bps != 8)
+        if (t->spp != 1 || t->bps != 8 || t->format != SAMPLEFORMAT_UINT)
             return unsupported(m, "palette other than 8-bit indices");
         break;
     default:
@@ -194,7 +223,7 @@ static wt_status check_samples(const tiff_memory *m, tiff_layout *t)
         return unsupported(m, what);
     }
     t->channels = t->photometric == PHOTOMETRIC_PALETTE ? 3 : t->spp;
-    t->bit_depth = t->bps == 16 ? 16 : 8;
+    t->bit_depth = wt_sample_type_depth(t->type);
     return WT_OK;
 }
 
@@ -220,17 +249,19 @@ static wt_status read_layout(TIFF *tif, const tiff_memory *m, uint64_t max_pixel
     return st;
 }
 
-/* Sample @p i of a row of @p bps-bit samples. */
-static unsigned sample_at(const uint8_t *row, uint16_t bps, uint64_t i)
+/* Sample @p i of a row of samples in host order (libtiff swaps them). */
+static double sample_at(const tiff_layout *t, const uint8_t *row, uint64_t i)
 {
-    if (bps == 16) {
+    if (t->bps == 16 && t->format == SAMPLEFORMAT_UINT) {
         uint16_t v;
         memcpy(&v, row + 2 * i, 2);
         return v;
     }
-    if (bps == 1)
+    if (t->bps == 8 && t->format == SAMPLEFORMAT_UINT)
+        return row[i];
+    if (t->bps == 1)
         return (row[i / 8] >> (7 - i % 8)) & 1 ? 255 : 0;
-    return row[i];
+    return wt_sample_load(row + i * (t->bps / 8), t->type, 0);
 }
 
 /* One decoded block (a strip or tile: @p rows x @p cols of samples, plane
@@ -242,26 +273,24 @@ static void place_block(const tiff_layout *t, const uint8_t *block, size_t row_b
     int per_pixel = plane < 0 ? t->spp : 1;
     uint32_t h = y0 + rows > t->height ? t->height - y0 : rows;
     uint32_t w = x0 + cols > t->width ? t->width - x0 : cols;
-    unsigned invert = t->photometric == PHOTOMETRIC_MINISWHITE ? (1u << t->bit_depth) - 1 : 0;
+    double invert = t->photometric == PHOTOMETRIC_MINISWHITE ? ldexp(1.0, t->bit_depth) - 1 : 0;
     for (uint32_t y = 0; y < h; y++) {
         const uint8_t *src = block + (size_t)y * row_bytes;
         size_t out = ((size_t)(y0 + y) * t->width + x0) * (size_t)t->channels;
         for (uint32_t x = 0; x < w; x++)
             for (int s = 0; s < per_pixel; s++) {
-                unsigned v = sample_at(src, t->bps, (uint64_t)x * per_pixel + s);
+                double v = sample_at(t, src, (uint64_t)x * per_pixel + s);
                 int c = plane < 0 ? s : plane;
                 size_t at = out + (size_t)x * t->channels;
                 if (t->photometric == PHOTOMETRIC_PALETTE) {
                     for (int k = 0; k < 3; k++)
-                        ((uint8_t *)img->pixels)[at + k] = (uint8_t)(t->palette[k][v] >> 8);
+                        ((uint8_t *)img->pixels)[at + k] =
+                            (uint8_t)(t->palette[k][(unsigned)v] >> 8);
                     continue;
                 }
-                if (invert && c == 0) /* MinIsWhite: 0 is white */
+                if (invert > 0 && c == 0) /* MinIsWhite: 0 is white */
                     v = invert - v;
-                if (t->bit_depth == 16)
-                    ((uint16_t *)img->pixels)[at + c] = (uint16_t)v;
-                else
-                    ((uint8_t *)img->pixels)[at + c] = (uint8_t)v;
+                wt_image_set_sample(img, at + (size_t)c, v);
             }
     }
 }
@@ -289,7 +318,8 @@ static wt_status read_blocks(TIFF *tif, const tiff_memory *m, const tiff_layout 
     if ((uint64_t)row_bytes * bh > (uint64_t)block_size)
         return corrupt_tiff(m);
     /* a tile may overhang the image, not dwarf it: hostile tile sizes are not allocated */
-    if ((uint64_t)block_size > wt_image_bytes(img) + BLOCK_SLACK)
+    uint64_t stored = (uint64_t)t->width * t->height * t->spp * (t->bps > 8 ? t->bps / 8 : 1);
+    if ((uint64_t)block_size > stored + BLOCK_SLACK)
         return wt_error_set(WT_ERR_LIMIT, "%s: TIFF %s of %ux%u is too large for a %ux%u image",
                             m->name, tiled ? "tile" : "strip", bw, bh, t->width, t->height);
     uint8_t *block = _TIFFmalloc(block_size);
@@ -314,6 +344,17 @@ static wt_status read_blocks(TIFF *tif, const tiff_memory *m, const tiff_layout 
     return st;
 }
 
+/* A file of several pages is a stack (wt_stack_open), never its first page alone. */
+static wt_status refuse_stack(TIFF *tif, const tiff_memory *m)
+{
+    tdir_t pages = TIFFNumberOfDirectories(tif);
+    if (pages <= 1)
+        return WT_OK;
+    return wt_error_set(WT_ERR_UNSUPPORTED,
+                        "%s: a TIFF of %u pages is a stack: read it from a file (not a pipe), "
+                        "page by page", m->name, (unsigned)pages);
+}
+
 /* libtiff's single allocations: what an image of --max-pixels needs at most */
 static tmsize_t max_alloc_for(uint64_t max_pixels)
 {
@@ -332,11 +373,17 @@ wt_status wt_tiff_decode(const void *data, size_t size, const char *name,
     tiff_layout t;
     wt_status st = read_layout(tif, &m, opt->max_pixels, &t);
     if (st == WT_OK)
-        st = wt_memory_check(opt, name, t.width, t.height, t.channels);
+        st = refuse_stack(tif, &m);
+    if (st == WT_OK)
+        st = wt_memory_check_samples(opt, name, t.width, t.height, t.channels,
+                                     t.bit_depth == WT_DEPTH_F32 ? WT_MEMORY_PER_FLOAT_SAMPLE
+                                                                 : WT_MEMORY_PER_SAMPLE);
     if (st == WT_OK)
         st = wt_image_alloc(img, t.width, t.height, t.channels, t.bit_depth);
     if (st == WT_OK) {
         img->color = (wt_color)t.channels;
+        if (img->bit_depth == WT_DEPTH_F32)
+            img->stored = t.type;
         st = read_blocks(tif, &m, &t, img);
     }
     TIFFClose(tif);
@@ -347,34 +394,54 @@ wt_status wt_tiff_decode(const void *data, size_t size, const char *name,
 
 /* ---- encoding --------------------------------------------------------------- */
 
-static int write_tags(TIFF *tif, const wt_image *img)
+/* ExtraSamples of @p channels: 2 and 4 end in an alpha, more than 4 are RGB
+ * and unspecified extra channels (independent planes). */
+static int write_extra_samples(TIFF *tif, int channels)
 {
-    uint16_t alpha = EXTRASAMPLE_UNASSALPHA;
+    uint16_t extra[WT_MAX_CHANNELS];
+    int n = channels >= 3 ? channels - 3 : channels - 1;
+    for (int i = 0; i < n; i++)
+        extra[i] = channels == 2 || channels == 4 ? EXTRASAMPLE_UNASSALPHA
+                                                  : EXTRASAMPLE_UNSPECIFIED;
+    return n <= 0 || TIFFSetField(tif, TIFFTAG_EXTRASAMPLES, (uint16_t)n, extra);
+}
+
+static int write_tags(TIFF *tif, const wt_image *img, wt_sample_type t)
+{
+    static const uint16_t formats[] = {SAMPLEFORMAT_UINT, SAMPLEFORMAT_INT, SAMPLEFORMAT_IEEEFP};
     int ok = TIFFSetField(tif, TIFFTAG_IMAGEWIDTH, img->width) &&
              TIFFSetField(tif, TIFFTAG_IMAGELENGTH, img->height) &&
              TIFFSetField(tif, TIFFTAG_SAMPLESPERPIXEL, (uint16_t)img->channels) &&
-             TIFFSetField(tif, TIFFTAG_BITSPERSAMPLE, (uint16_t)img->bit_depth) &&
-             TIFFSetField(tif, TIFFTAG_SAMPLEFORMAT, SAMPLEFORMAT_UINT) &&
+             TIFFSetField(tif, TIFFTAG_BITSPERSAMPLE, (uint16_t)t.bits) &&
+             TIFFSetField(tif, TIFFTAG_SAMPLEFORMAT, formats[t.kind]) &&
              TIFFSetField(tif, TIFFTAG_PLANARCONFIG, PLANARCONFIG_CONTIG) &&
              TIFFSetField(tif, TIFFTAG_PHOTOMETRIC,
                           img->channels >= 3 ? PHOTOMETRIC_RGB : PHOTOMETRIC_MINISBLACK) &&
              TIFFSetField(tif, TIFFTAG_COMPRESSION, COMPRESSION_ADOBE_DEFLATE) &&
-             TIFFSetField(tif, TIFFTAG_PREDICTOR, PREDICTOR_HORIZONTAL) &&
+             /* floats unpredicted: readers without the floating-point predictor
+                (tifffile without imagecodecs) read them */
+             TIFFSetField(tif, TIFFTAG_PREDICTOR, t.kind == WT_SAMPLE_FLOAT
+                                                      ? PREDICTOR_NONE
+                                                      : PREDICTOR_HORIZONTAL) &&
              TIFFSetField(tif, TIFFTAG_ROWSPERSTRIP, TIFFDefaultStripSize(tif, 0));
-    if (ok && (img->channels == 2 || img->channels == 4))
-        ok = TIFFSetField(tif, TIFFTAG_EXTRASAMPLES, 1, &alpha);
-    return ok;
+    return ok && write_extra_samples(tif, img->channels);
 }
 
 static wt_status encode_rows(TIFF *tif, tiff_memory *m, const wt_image *img)
 {
-    size_t stride = (size_t)img->width * (size_t)img->channels * (size_t)(img->bit_depth / 8);
-    uint8_t *row = malloc(stride); /* libtiff's predictor changes the row it is given */
+    wt_sample_type t = wt_image_stored(img);
+    int as_held = wt_sample_type_depth(t) == img->bit_depth && img->bit_depth != WT_DEPTH_F32;
+    size_t stride = (size_t)img->width * (size_t)img->channels * (size_t)(t.bits / 8);
+    size_t held = (size_t)img->width * (size_t)img->channels * (size_t)(img->bit_depth / 8);
+    uint8_t *row = malloc(stride ? stride : 1); /* libtiff's predictor changes the row it is given */
     if (!row)
         return wt_error_set(WT_ERR_NOMEM, "%s: out of memory", m->name);
-    wt_status st = write_tags(tif, img) ? WT_OK : corrupt_tiff(m);
+    wt_status st = write_tags(tif, img, t) ? WT_OK : corrupt_tiff(m);
     for (uint32_t y = 0; y < img->height && st == WT_OK; y++) {
-        memcpy(row, (const uint8_t *)img->pixels + (size_t)y * stride, stride);
+        if (as_held)
+            memcpy(row, (const uint8_t *)img->pixels + (size_t)y * held, stride);
+        else
+            wt_image_store_row(img, t, 0, y, row); /* host order: libtiff swaps */
         if (TIFFWriteScanline(tif, row, y, 0) < 0)
             st = wt_error_set(WT_ERR_IO, "%s: cannot write TIFF (%s)", m->name,
                               m->error[0] ? m->error : "write failed");
@@ -387,14 +454,16 @@ wt_status wt_tiff_encode(FILE *fp, const char *name, const wt_image *img,
                          const wt_save_options *opt)
 {
     (void)opt;
-    if (img->channels < 1 || img->channels > 4 || (img->bit_depth != 8 && img->bit_depth != 16))
-        return wt_error_set(WT_ERR_INVALID, "%s: cannot write %d channels of %d bits as TIFF",
-                            name, img->channels, img->bit_depth);
+    wt_sample_type t = wt_image_stored(img);
+    wt_status st = wt_image_check_writable(img, name, "TIFF");
+    if (st != WT_OK)
+        return st;
     tiff_memory m = {.name = name, .writable = 1};
     /* classic TIFF offsets are 32-bit: BigTIFF when the samples alone come near */
-    int big = wt_image_bytes(img) > ((uint64_t)3 << 30);
+    uint64_t bytes = (uint64_t)img->width * img->height * (uint64_t)img->channels * (t.bits / 8);
+    int big = bytes > ((uint64_t)3 << 30);
     TIFF *tif = open_memory(&m, big ? "w8" : "w", TIFF_MIN_ALLOC);
-    wt_status st = tif ? encode_rows(tif, &m, img)
+    st = tif ? encode_rows(tif, &m, img)
                        : wt_error_set(WT_ERR_NOMEM, "%s: cannot start a TIFF", name);
     if (tif) {
         if (st == WT_OK && !TIFFWriteDirectory(tif))
@@ -419,6 +488,331 @@ static int is_tiff(const uint8_t *data, size_t size)
 static const char *const tiff_extensions[] = {"tif", "tiff", NULL};
 
 const wt_codec wt_codec_tiff = {
-    {"TIFF", tiff_extensions, WT_HOLDS_IMAGE, 1u << 8 | 1u << 16, 4, 0},
+    {"TIFF", tiff_extensions, WT_HOLDS_IMAGE, 1u << 8 | 1u << 16, WT_MAX_CHANNELS, 1},
     is_tiff, 8, wt_tiff_decode, wt_tiff_encode,
 };
+
+/* ---- pages: a file read one page at a time ---------------------------------
+ * A regular file is read through pread (libtiff keeps one strip or tile of it),
+ * never whole: a stack of any length, or one huge page, takes the memory of a
+ * page. Every page must have the first page's size and sample layout. */
+
+struct wt_tiff_pages {
+    tiff_memory m;
+    int fd;
+    TIFF *tif;
+    size_t count;
+    tiff_layout first;
+    uint64_t max_pixels;
+};
+
+static tmsize_t fd_read(thandle_t h, void *buf, tmsize_t n)
+{
+    wt_tiff_pages *t = (wt_tiff_pages *)h;
+    uint64_t left = t->m.pos < t->m.size ? t->m.size - t->m.pos : 0;
+    size_t want = n < 0 ? 0 : (uint64_t)n < left ? (size_t)n : (size_t)left, got = 0;
+    while (got < want) {
+        ssize_t r = pread(t->fd, (uint8_t *)buf + got, want - got, (off_t)(t->m.pos + got));
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            break;
+        got += (size_t)r;
+    }
+    t->m.pos += got;
+    return (tmsize_t)got;
+}
+
+static tmsize_t fd_no_write(thandle_t h, void *buf, tmsize_t n)
+{
+    (void)h, (void)buf, (void)n;
+    return -1;
+}
+
+static toff_t fd_seek(thandle_t h, toff_t off, int whence)
+{
+    return mem_seek(&((wt_tiff_pages *)h)->m, off, whence);
+}
+
+static toff_t fd_size(thandle_t h)
+{
+    return ((wt_tiff_pages *)h)->m.size;
+}
+
+/* "64x48, 1 sample of 8 bits" for messages about pages that differ */
+static void describe_layout(const tiff_layout *t, char *out, size_t cap)
+{
+    snprintf(out, cap, "%ux%u, %u sample%s of %u bits", t->width, t->height, t->spp,
+             t->spp == 1 ? "" : "s", t->bps);
+}
+
+static int same_layout(const tiff_layout *a, const tiff_layout *b)
+{
+    return a->width == b->width && a->height == b->height && a->spp == b->spp &&
+           a->bps == b->bps && a->format == b->format && a->photometric == b->photometric &&
+           a->channels == b->channels && a->bit_depth == b->bit_depth;
+}
+
+/* Page @p k's message: "NAME: page K: REASON" (the reason without the name). */
+static wt_status page_error(const wt_tiff_pages *t, size_t k, wt_status st)
+{
+    char reason[768];
+    const char *msg = wt_error_message();
+    size_t len = strlen(t->m.name);
+    if (strncmp(msg, t->m.name, len) == 0 && strncmp(msg + len, ": ", 2) == 0)
+        msg += len + 2;
+    snprintf(reason, sizeof reason, "%s", msg);
+    return wt_error_set(st, "%s: page %zu: %s", t->m.name, k, reason);
+}
+
+/* Walk the directories: count the pages, each checked against the first. */
+static wt_status count_pages(wt_tiff_pages *t)
+{
+    t->count = 1;
+    for (;;) {
+        t->m.error[0] = '\0';
+        if (TIFFLastDirectory(t->tif))
+            return WT_OK; /* no next directory */
+        if (!TIFFReadDirectory(t->tif)) { /* a next one that does not read: an IFD loop... */
+            if (!t->m.error[0])
+                snprintf(t->m.error, sizeof t->m.error,
+                         "its directory does not read: an IFD loop or a bad offset");
+            return page_error(t, t->count, corrupt_tiff(&t->m));
+        }
+        tiff_layout next;
+        wt_status st = read_layout(t->tif, &t->m, t->max_pixels, &next);
+        if (st != WT_OK)
+            return page_error(t, t->count, st);
+        if (!same_layout(&next, &t->first)) {
+            char a[96], b[96];
+            describe_layout(&next, a, sizeof a);
+            describe_layout(&t->first, b, sizeof b);
+            return wt_error_set(WT_ERR_UNSUPPORTED,
+                                "%s: page %zu is %s, page 0 is %s: the pages of a stack must "
+                                "have one size and sample type",
+                                t->m.name, t->count, a, b);
+        }
+        t->count++;
+    }
+}
+
+wt_status wt_tiff_pages_open(int fd, uint64_t size, const char *name, const wt_load_options *opt,
+                             wt_tiff_pages **out, size_t *count, wt_image *layout)
+{
+    *out = NULL;
+    wt_tiff_pages *t = calloc(1, sizeof *t);
+    if (!t)
+        return wt_error_set(WT_ERR_NOMEM, "%s: out of memory", name);
+    t->m.name = name;
+    t->m.size = size;
+    t->fd = fd;
+    t->max_pixels = opt->max_pixels;
+    TIFFOpenOptions *o = TIFFOpenOptionsAlloc();
+    if (o) {
+        TIFFOpenOptionsSetMaxSingleMemAlloc(o, max_alloc_for(opt->max_pixels));
+        TIFFOpenOptionsSetErrorHandlerExtR(o, on_tiff_error, &t->m);
+        TIFFOpenOptionsSetWarningHandlerExtR(o, on_tiff_warning, &t->m);
+        t->tif = TIFFClientOpenExt(name, "rm", t, fd_read, fd_no_write, fd_seek, mem_close,
+                                   fd_size, no_map, no_unmap, o);
+        TIFFOpenOptionsFree(o);
+    }
+    wt_status st = t->tif ? read_layout(t->tif, &t->m, opt->max_pixels, &t->first)
+                          : corrupt_tiff(&t->m);
+    if (st == WT_OK)
+        st = count_pages(t);
+    if (st != WT_OK) {
+        wt_tiff_pages_close(t);
+        return st;
+    }
+    memset(layout, 0, sizeof *layout);
+    layout->width = t->first.width;
+    layout->height = t->first.height;
+    layout->channels = t->first.channels;
+    layout->bit_depth = t->first.bit_depth;
+    layout->color = (wt_color)t->first.channels;
+    if (layout->bit_depth == WT_DEPTH_F32)
+        layout->stored = t->first.type;
+    *count = t->count;
+    *out = t;
+    return WT_OK;
+}
+
+/* Make page @p k current: the next directory when pages are read in order
+ * (TIFFSetDirectory walks the chain from the first: quadratic over a stack). */
+static int go_to_page(wt_tiff_pages *t, size_t k)
+{
+    tdir_t current = TIFFCurrentDirectory(t->tif);
+    if ((size_t)current == k)
+        return 1;
+    if ((size_t)current + 1 == k)
+        return TIFFReadDirectory(t->tif);
+    return TIFFSetDirectory(t->tif, (tdir_t)k);
+}
+
+wt_status wt_tiff_pages_read(wt_tiff_pages *t, size_t k, const wt_load_options *opt,
+                             wt_image *img)
+{
+    memset(img, 0, sizeof *img);
+    t->m.error[0] = '\0';
+    if (k >= t->count || !go_to_page(t, k))
+        return page_error(t, k, corrupt_tiff(&t->m));
+    tiff_layout l;
+    wt_status st = read_layout(t->tif, &t->m, t->max_pixels, &l);
+    if (st == WT_OK && !same_layout(&l, &t->first))
+        st = wt_error_set(WT_ERR_FORMAT, "%s: changed while read", t->m.name);
+    if (st == WT_OK)
+        st = wt_memory_check_samples(opt, t->m.name, l.width, l.height, l.channels,
+                                     l.bit_depth == WT_DEPTH_F32 ? WT_MEMORY_PER_FLOAT_SAMPLE
+                                                                 : WT_MEMORY_PER_SAMPLE);
+    if (st == WT_OK)
+        st = wt_image_alloc(img, l.width, l.height, l.channels, l.bit_depth);
+    if (st == WT_OK) {
+        img->color = (wt_color)l.channels;
+        if (img->bit_depth == WT_DEPTH_F32)
+            img->stored = l.type;
+        st = read_blocks(t->tif, &t->m, &l, img);
+    }
+    if (st != WT_OK) {
+        wt_image_free(img);
+        return t->count > 1 ? page_error(t, k, st) : st;
+    }
+    return WT_OK;
+}
+
+void wt_tiff_pages_close(wt_tiff_pages *t)
+{
+    if (!t)
+        return;
+    if (t->tif)
+        TIFFClose(t->tif);
+    free(t);
+}
+
+/* ---- pages written one at a time ------------------------------------------
+ * A multi-page TIFF written straight into an open file (the temporary output):
+ * one directory per page, nothing kept between pages. */
+
+struct wt_tiff_page_writer {
+    tiff_memory m; /* name, position, size, last message */
+    int fd;
+    TIFF *tif;
+};
+
+static tmsize_t fdw_read(thandle_t h, void *buf, tmsize_t n)
+{
+    wt_tiff_page_writer *w = (wt_tiff_page_writer *)h;
+    ssize_t r = n < 0 ? -1 : pread(w->fd, buf, (size_t)n, (off_t)w->m.pos);
+    if (r > 0)
+        w->m.pos += (uint64_t)r;
+    return (tmsize_t)r;
+}
+
+static tmsize_t fdw_write(thandle_t h, void *buf, tmsize_t n)
+{
+    wt_tiff_page_writer *w = (wt_tiff_page_writer *)h;
+    size_t done = 0;
+    while (n >= 0 && done < (size_t)n) {
+        ssize_t r = pwrite(w->fd, (uint8_t *)buf + done, (size_t)n - done,
+                           (off_t)(w->m.pos + done));
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0) {
+            w->m.failed = 1;
+            return -1;
+        }
+        done += (size_t)r;
+    }
+    w->m.pos += done;
+    if (w->m.pos > w->m.size)
+        w->m.size = w->m.pos;
+    return n;
+}
+
+static toff_t fdw_seek(thandle_t h, toff_t off, int whence)
+{
+    return mem_seek(&((wt_tiff_page_writer *)h)->m, off, whence);
+}
+
+static toff_t fdw_size(thandle_t h)
+{
+    return ((wt_tiff_page_writer *)h)->m.size;
+}
+
+wt_status wt_tiff_page_writer_open(int fd, const char *name, uint64_t total_bytes,
+                                   wt_tiff_page_writer **out)
+{
+    wt_tiff_page_writer *w = calloc(1, sizeof *w);
+    *out = NULL;
+    if (!w)
+        return wt_error_set(WT_ERR_NOMEM, "%s: out of memory", name);
+    w->m.name = name;
+    w->m.writable = 1;
+    w->fd = fd;
+    TIFFOpenOptions *o = TIFFOpenOptionsAlloc();
+    if (o) {
+        TIFFOpenOptionsSetMaxSingleMemAlloc(o, TIFF_MIN_ALLOC);
+        TIFFOpenOptionsSetErrorHandlerExtR(o, on_tiff_error, &w->m);
+        TIFFOpenOptionsSetWarningHandlerExtR(o, on_tiff_warning, &w->m);
+        /* classic TIFF offsets are 32-bit: BigTIFF when the samples alone come near */
+        w->tif = TIFFClientOpenExt(name, total_bytes > ((uint64_t)3 << 30) ? "w8" : "w", w,
+                                   fdw_read, fdw_write, fdw_seek, mem_close, fdw_size, no_map,
+                                   no_unmap, o);
+        TIFFOpenOptionsFree(o);
+    }
+    if (!w->tif) {
+        free(w);
+        return wt_error_set(WT_ERR_IO, "%s: cannot start a TIFF", name);
+    }
+    *out = w;
+    return WT_OK;
+}
+
+wt_status wt_tiff_page_writer_add(wt_tiff_page_writer *w, const wt_image *img)
+{
+    wt_sample_type t = wt_image_stored(img);
+    if (img->channels < 1 || img->channels > WT_MAX_CHANNELS || !wt_sample_type_known(t) ||
+        (img->bit_depth != 8 && img->bit_depth != 16 && img->bit_depth != WT_DEPTH_F32))
+        return wt_error_set(WT_ERR_INVALID, "%s: cannot write %d channels of %d bits as TIFF",
+                            w->m.name, img->channels, img->bit_depth);
+    wt_status st = encode_rows(w->tif, &w->m, img);
+    if (st == WT_OK && (!TIFFWriteDirectory(w->tif) || w->m.failed))
+        st = wt_error_set(WT_ERR_IO, "%s: cannot write TIFF (%s)", w->m.name,
+                          w->m.error[0] ? w->m.error : "write failed");
+    return st;
+}
+
+wt_status wt_tiff_page_writer_close(wt_tiff_page_writer *w)
+{
+    if (!w)
+        return WT_OK;
+    TIFFClose(w->tif);
+    wt_status st = w->m.failed ? wt_error_set(WT_ERR_IO, "%s: write error", w->m.name) : WT_OK;
+    free(w);
+    return st;
+}
+
+void wt_tiff_page_writer_discard(wt_tiff_page_writer *w)
+{
+    if (!w)
+        return;
+    TIFFClose(w->tif);
+    free(w);
+}
+
+wt_status wt_tiff_load_file(int fd, uint64_t size, const char *name, const wt_load_options *opt,
+                            wt_image *img)
+{
+    wt_tiff_pages *t = NULL;
+    wt_image layout;
+    size_t count = 0;
+    memset(img, 0, sizeof *img);
+    wt_status st = wt_tiff_pages_open(fd, size, name, opt, &t, &count, &layout);
+    if (st == WT_OK && count > 1)
+        st = wt_error_set(WT_ERR_UNSUPPORTED,
+                          "%s: a TIFF of %zu pages is a stack (read it with wt_stack_open)",
+                          name, count);
+    if (st == WT_OK)
+        st = wt_tiff_pages_read(t, 0, opt, img);
+    wt_tiff_pages_close(t);
+    return st;
+}

@@ -619,8 +619,12 @@ wt_status wt_host_uinverse(int threads, const wt_uparams *p, const float *bands,
 static wt_status check_call(const wt_uparams *p, size_t h, size_t w, int channels,
                             const void *in, const void *out)
 {
-    if (!p || !in || !out || channels < 1 || channels > 4)
+    if (!p || !in || !out || channels < 1)
         return wt_error_set(WT_ERR_INVALID, "undecimated transform: bad arguments");
+    if (channels > 4)
+        return wt_error_set(WT_ERR_UNSUPPORTED, "undecimated transforms take 1 to 4 channels, "
+                                                "not %d",
+                            channels);
     return wt_uparams_check(p, h, w);
 }
 

@@ -226,26 +226,71 @@ typedef enum wt_color {
     WT_COLOR_RGBA = 4,
 } wt_color;
 
-/** A decoded image: interleaved samples, 8-bit (uint8_t) or 16-bit (uint16_t,
- *  native byte order), channels = (int)color. */
+/** wt_image.bit_depth of float32 samples. */
+#define WT_DEPTH_F32 32
+/** Channels (planes) of an image, at most: TIFF extra samples beyond RGBA
+ *  and (H, W, C) arrays are independent planes. */
+#define WT_MAX_CHANNELS 64
+
+/** How a file stores its samples (TIFF's SampleFormat). */
+typedef enum wt_sample_kind {
+    WT_SAMPLE_UINT = 0,  /**< unsigned integers */
+    WT_SAMPLE_INT = 1,   /**< signed (two's complement) integers */
+    WT_SAMPLE_FLOAT = 2, /**< IEEE floating point */
+} wt_sample_kind;
+
+/** A stored sample type: uint 8/16/32, int 8/16/32, float 32/64. {0, 0}: the
+ *  natural type of the image's bit_depth (uint8, uint16, float32). */
+typedef struct wt_sample_type {
+    wt_sample_kind kind;
+    int bits;
+} wt_sample_type;
+
+/** A decoded image: interleaved samples, channels = (int)color (more than 4:
+ *  independent planes). Samples are 8-bit (uint8_t), 16-bit (uint16_t) or, with
+ *  bit_depth WT_DEPTH_F32, float32, all in native byte order. 8/16-bit unsigned
+ *  files keep their exact integer path; every other stored type (signed 8/16,
+ *  32-bit integers, float32, float64: precision beyond float32 is lost) is held
+ *  as float32 in its own units, and @p stored remembers the file's type so that
+ *  writers write it back ("the input's type unless told otherwise"). */
 typedef struct wt_image {
     uint32_t width, height;
-    int channels;
-    int bit_depth; /**< 8 or 16 */
+    int channels;  /**< 1 .. WT_MAX_CHANNELS */
+    int bit_depth; /**< 8, 16 or WT_DEPTH_F32 */
     wt_color color;
     void *pixels;
+    wt_sample_type stored; /**< the type to write; {0, 0}: that of bit_depth */
 } wt_image;
 
-/** Allocate an image (pixels zeroed). WT_ERR_LIMIT when the size overflows. */
+/** Allocate an image (pixels zeroed): 1 .. WT_MAX_CHANNELS channels of 8, 16 or
+ *  WT_DEPTH_F32 bits; stored {0, 0}. WT_ERR_LIMIT when the size overflows. */
 wt_status wt_image_alloc(wt_image *img, uint32_t width, uint32_t height, int channels,
                          int bit_depth);
 void wt_image_free(wt_image *img);
 /** Bytes of the pixel buffer (overflow-checked; 0 on overflow). */
 size_t wt_image_bytes(const wt_image *img);
 
+/** The type @p img is written as: img->stored, or that of its bit_depth. */
+wt_sample_type wt_image_stored(const wt_image *img);
+/** "uint8", "int16", "float32", ... into @p buf (cut to @p size); returns @p buf. */
+const char *wt_sample_type_name(wt_sample_type type, char *buf, size_t size);
+/** 1 for uint8 and uint16 (the exact integer path). */
+int wt_sample_type_is_exact(wt_sample_type type);
+/** The depth an image of @p type is held at: 8, 16 or WT_DEPTH_F32. */
+int wt_sample_type_depth(wt_sample_type type);
+/** @p v rounded to nearest and clamped to @p type's range (NaN: 0); float types:
+ *  @p v as it is. */
+double wt_sample_clamp(wt_sample_type type, double v);
+/** A copy of @p src held for @p type (wt_sample_type_depth), samples converted
+ *  in sample units (no rescaling): to uint8/uint16 rounded and clamped, to any
+ *  other type as float32 (rounded and clamped for integer types). */
+wt_status wt_image_convert(const wt_image *src, wt_sample_type type, wt_image *dst);
+
 /** Planar float copy of the samples: C × h × w. */
 wt_status wt_image_to_planes(const wt_image *img, float *planes);
-/** Round, clamp and interleave planes into @p img (already allocated). */
+/** Interleave planes into @p img (already allocated): 8/16-bit rounded and
+ *  clamped; float32 copied, rounded and clamped to img->stored when that is an
+ *  integer type. */
 void wt_image_from_planes(wt_image *img, const float *planes);
 
 /* ------------------------------------------------------------------------ */
@@ -260,6 +305,7 @@ typedef struct wt_load_options {
     uint64_t max_memory; /**< bytes processing one image may take, estimated as
                               WT_MEMORY_PER_SAMPLE per sample: above, WT_ERR_LIMIT
                               before decoding (0 = no limit) */
+    int stack;           /**< wt_stack_layout: how wt_stack_open() reads a 3-D .npy */
 } wt_load_options;
 
 #define WT_DEFAULT_MAX_PIXELS ((uint64_t)1 << 30)
@@ -296,7 +342,7 @@ typedef struct wt_format_info {
     unsigned holds;                /**< WT_HOLDS_* */
     unsigned depths;               /**< integer sample depths written, as bits: 1u << 8 | 1u << 16 */
     int max_channels;              /**< channels written, at most */
-    int floats;                    /**< 1: holds float samples */
+    int floats;                    /**< 1: holds every stored sample type (signed, 32-bit, float) */
 } wt_format_info;
 
 /** Number of formats in the registry (the last wt_file_format). */
@@ -319,7 +365,8 @@ int wt_format_depth(wt_file_format format, int wanted);
 
 /** Decode an image file, its format recognised by its first bytes ("-" = stdin).
  *  Samples exact: no gamma or colour conversion; palette expanded; 1/2/4-bit
- *  gray scaled to 8 bits; 16-bit kept. */
+ *  gray scaled to 8 bits; 16-bit kept; signed, 32-bit and float samples (TIFF,
+ *  .npy) held as float32 with img->stored saying their type. */
 wt_status wt_image_load(const char *path, const wt_load_options *opt, wt_image *img);
 /** Decode from memory; @p name is used in messages. */
 wt_status wt_image_load_memory(const void *data, size_t size, const char *name,
@@ -330,11 +377,56 @@ typedef struct wt_save_options {
     int jpeg_quality; /**< 1-100; 0 = default 90 */
 } wt_save_options;
 
+/** WT_ERR_UNSUPPORTED, naming @p name, when image format @p format cannot hold
+ *  samples of @p type (PNG, JPEG: uint8/16 only) or @p channels channels. */
+wt_status wt_image_check_holds(wt_file_format format, const char *name, wt_sample_type type,
+                               int channels);
 /** Encode by the path's extension; written through wt_outfile (atomic). "-" = stdout
  *  (format then from @p fallback). JPEG of 16-bit images is refused (WT_ERR_UNSUPPORTED);
- *  JPEG drops alpha. */
+ *  JPEG drops alpha. The image's stored type is written (wt_image_stored; float32
+ *  held, uint8/16 stored: converted first); formats that cannot hold it refuse
+ *  (wt_image_check_holds) before any file exists. */
 wt_status wt_image_save(const char *path, const wt_image *img, const wt_save_options *opt,
                         wt_file_format fallback);
+
+/* ------------------------------------------------------------------------ */
+/** @name Stacks (src/stack.c): multi-page TIFF and 3-D .npy, a page at a time
+ * A stack is a file of pages, 2-D images of one size and sample type, read
+ * one page at a time (a regular file is never read whole): processing a stack
+ * takes the memory of a page, whatever its length. Pages are numbered from 0. */
+
+/** How a 3-D .npy is read (wt_load_options.stack). */
+typedef enum wt_stack_layout {
+    WT_STACK_AUTO = 0, /**< (H, W) gray, (H, W, C) with C <= WT_MAX_CHANNELS channels: one page */
+    WT_STACK_FIRST,    /**< (N, H, W): N gray pages */
+    WT_STACK_LAST,     /**< (H, W, N): N gray pages */
+} wt_stack_layout;
+
+typedef struct wt_stack wt_stack;
+
+/** Open @p path as a stack: a TIFF file's pages (each checked against page 0),
+ *  a 3-D .npy file's pages under @p opt->stack FIRST or LAST; anything else
+ *  (PNG, JPEG, a 2-D .npy, a pipe or standard input) is one page, read by
+ *  wt_image_load(). Messages name the file, and the page ("a.tif: page 3: ..."). */
+wt_status wt_stack_open(const char *path, const wt_load_options *opt, wt_stack **out);
+/** Its number of pages (at least 1). */
+size_t wt_stack_pages(const wt_stack *s);
+/** Page @p k (0 <= k < pages) into @p img (allocated here). */
+wt_status wt_stack_read(wt_stack *s, size_t k, wt_image *img);
+void wt_stack_close(wt_stack *s);
+
+/** A stack of images written one page at a time into @p path (atomically, as
+ *  wt_image_save): a multi-page TIFF or an (N, H, W[, C]) .npy (by extension,
+ *  or @p fallback for "-"); other formats hold one image (WT_ERR_UNSUPPORTED).
+ *  Every page has the first one's size, channels and depth. */
+typedef struct wt_stack_writer wt_stack_writer;
+wt_status wt_stack_writer_open(const char *path, wt_file_format fallback, size_t pages,
+                               wt_stack_writer **out);
+wt_status wt_stack_writer_add(wt_stack_writer *w, const wt_image *page);
+/** Finish (all pages written) and rename into place; frees @p w. */
+wt_status wt_stack_writer_commit(wt_stack_writer *w);
+/** Remove the temporary output; frees @p w (NULL: nothing). */
+void wt_stack_writer_abort(wt_stack_writer *w);
 
 /* ------------------------------------------------------------------------ */
 /** @name Atomic output files (src/outfile.c) */
@@ -418,8 +510,10 @@ typedef struct wt_npz_meta {
     int levels;
     uint32_t width, height;
     int channels;
-    int bit_depth;
+    int bit_depth;     /**< 8, 16 or WT_DEPTH_F32 */
     wt_color color;
+    wt_sample_type stored; /**< bit_depth WT_DEPTH_F32: the image's stored type (meta
+                                key "samples"); {0, 0} float32 */
     /* Undecimated transforms (zero: the DWT); written as meta keys
      * "transform", "start_level", "norm", "all_approx", "border". */
     wt_transform transform;
@@ -427,6 +521,9 @@ typedef struct wt_npz_meta {
     wt_border border;
     /* Writing only (not stored): deflate every member, as numpy.savez_compressed. */
     int compress;
+    /* A stack's coefficients (meta key "pages"): every member has a leading
+     * page axis (N, C, h, w); 0 for one image. */
+    uint64_t pages;
 } wt_npz_meta;
 
 /** Write members cA, cH1..cHL, cV1.., cD1.. ((C, h, w) float32 or int32) and meta
@@ -448,6 +545,39 @@ wt_status wt_npz_save_stack(const char *path, const wt_uparams *params, const fl
  *  and height below 2^24; NULL = defaults) before anything is allocated. */
 wt_status wt_npz_load_any(const char *path, const wt_load_options *opt, wt_pyramid *pyr,
                           float **stack, wt_uparams *params, wt_npz_meta *meta);
+
+/** A stack's coefficient file written a page at a time: members of shape
+ *  (N, C, h, w) (N = @p meta->pages) whose places are reserved in the
+ *  (seekable, temporary) output; each page's bands are written into them,
+ *  CRCs run on, the zip headers come at the end. @p ustack NULL: DWT pages of
+ *  @p shape's plan (wt_npz_stack_add_pyramid); else undecimated band stacks
+ *  of @p ustack (wt_npz_stack_add_bands). Stored members only (no --compress);
+ *  not to standard output. */
+typedef struct wt_npz_stack_writer wt_npz_stack_writer;
+wt_status wt_npz_stack_writer_open(const char *path, const wt_npz_meta *meta,
+                                   const wt_pyramid *shape, const wt_uparams *ustack,
+                                   wt_npz_stack_writer **out);
+wt_status wt_npz_stack_add_pyramid(wt_npz_stack_writer *w, const wt_pyramid *pyr);
+wt_status wt_npz_stack_add_bands(wt_npz_stack_writer *w, const float *bands);
+/** After every page: headers, meta, directory; renamed into place; frees @p w. */
+wt_status wt_npz_stack_writer_commit(wt_npz_stack_writer *w);
+void wt_npz_stack_writer_abort(wt_npz_stack_writer *w);
+
+/** A stack's coefficient file read a page at a time (meta "pages" > 0):
+ *  wt_npz_stack_reader_open reads and checks the meta and every member's
+ *  header; each page is then read into @p pyr (DWT; allocated by the first
+ *  call, reused) or *@p bands (undecimated; malloc'ed by the first call).
+ *  Pages are read in order; CRCs are checked after the last page. */
+typedef struct wt_npz_stack_reader wt_npz_stack_reader;
+wt_status wt_npz_stack_reader_open(const char *path, const wt_load_options *opt,
+                                   wt_npz_stack_reader **out, wt_npz_meta *meta,
+                                   wt_uparams *params);
+wt_status wt_npz_stack_read_page(wt_npz_stack_reader *r, uint64_t k, wt_pyramid *pyr,
+                                 float **bands);
+void wt_npz_stack_reader_close(wt_npz_stack_reader *r);
+/** 1 when @p path is a coefficient file of a stack (meta "pages" > 0); 0
+ *  otherwise or when it cannot be read (then wt_npz_load_any says why). */
+int wt_npz_is_stack(const char *path);
 
 /* ------------------------------------------------------------------------ */
 /** @name Mosaics and metrics (src/mosaic.c, src/metrics.c) */
@@ -503,12 +633,12 @@ int wt_mosaic_style_is_plain(const wt_mosaic_style *s);
 wt_status wt_mosaic_render_style(const wt_pyramid *pyr, const wt_mosaic_style *style,
                                  int bit_depth, wt_image *out);
 
-/** Per-channel MSE and PSNR, and the PSNR of the mean MSE (peak 2^bitdepth - 1);
- *  INFINITY for identical images. WT_ERR_INVALID (naming both files) when size,
+/** Per-channel MSE and PSNR, and the PSNR of the mean MSE (peak 2^bitdepth - 1;
+ *  float32-held images: max - min of @p a); INFINITY for identical images. WT_ERR_INVALID (naming both files) when size,
  *  channels or bit depth differ. */
 typedef struct wt_quality {
     int channels;
-    double mse[4], psnr[4];
+    double mse[WT_MAX_CHANNELS], psnr[WT_MAX_CHANNELS];
     double mse_mean, psnr_mean;
 } wt_quality;
 

@@ -59,6 +59,11 @@ size_t wt_pyramid_bands(const wt_pyramid *p, wt_band_ref *sel);
  * writing. */
 void wt_npz_set_zip64_threshold(uint64_t bytes);
 
+/* The largest |input| of a legall53 level that the CUDA engine transforms
+ * with 32-bit lifting steps (src/dwt_geometry.h, WT_LIFT53_NARROW_MAX):
+ * gpu_check's inputs at that limit. */
+uint32_t wt_lift53_narrow_max(void);
+
 /* ---- CUDA engine: benchmark and page-locking hooks ----------------------- */
 #if WT_HAVE_CUDA
 /* Timing of the CUDA engine on device-resident data (wavetool bench). */

@@ -44,7 +44,7 @@ bash_case "" "roundtrip's option not offered to decompose" decompose --ke
 bash_case "db1 db10 db11 db12 db13 db14 db15 db16 db17 db18 db19" "wavelets after -w" decompose -w db1
 bash_case "sym2 sym20" "wavelets after --wavelet=" decompose --wavelet = sym2
 bash_case "periodic periodization" "modes" roundtrip -m per
-bash_case "16 8" "choices the placeholder spells (--depth 8|16)" decompose --depth ""
+bash_case "16 8 f32" "choices the placeholder spells (--depth 8|16|f32)" decompose --depth ""
 bash_case "sub" "directories after -O" decompose -O s
 bash_case "in.png" "files for inputs" decompose -w haar i
 all=$(bash_complete "")

@@ -343,7 +343,7 @@ p = run(["sigma", "--average", "--format", "tsv", paths["rgb_odd_8"]])
 checks += 1
 rows = p.stdout.splitlines()
 ref = estimate_sigma(cases["rgb_odd_8"], channel_axis=-1, average_sigmas=True)
-if rows[0] != "file\tchannel\tsigma\tsigma_fraction" or len(rows) != 2 or \
+if rows[0] != "file\tchannel\tsigma\tsigma_fraction\tpage" or len(rows) != 2 or \
         abs(float(rows[1].split("\t")[2]) - ref) > 1e-5 * ref:
     fail(f"sigma --average: {rows} vs {ref}")
 else:

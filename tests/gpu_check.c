@@ -73,6 +73,12 @@ static int32_t rng_int(int32_t span)
     return (int32_t)(rng_next() % (uint32_t)(2 * span + 1)) - span;
 }
 
+/* uniform in [-span, span] for any span of int32 */
+static int32_t rng_wide(int32_t span)
+{
+    return (int32_t)((int64_t)(rng_next() % (2 * (uint64_t)span + 1)) - span);
+}
+
 /* ---------------------------------------------------------------------- */
 /* Cases and results */
 
@@ -82,6 +88,9 @@ typedef struct check_case {
     wt_method method;
     size_t h, w;
     int channels, levels, inverse;
+    int32_t span; /* integer inputs within [-span, span], both reached (0: the usual 255 for
+                     planes, 1000 for coefficients; INT32_MAX: INT32_MAX and INT32_MIN only) */
+    int checker;  /* with span: +-span in a checkerboard (the largest 5/3 details) */
 } check_case;
 
 typedef struct stats {
@@ -109,9 +118,12 @@ static double tolerance(const check_case *c)
 
 static void case_name(const check_case *c, char *buf, size_t size)
 {
-    snprintf(buf, size, "%s %s %s %s %zux%zu C=%d L=%d", c->wavelet->name,
-             wt_mode_name(c->mode), wt_method_name(c->method), c->inverse ? "inverse" : "forward",
-             c->h, c->w, c->channels, c->levels);
+    int n = snprintf(buf, size, "%s %s %s %s %zux%zu C=%d L=%d", c->wavelet->name,
+                     wt_mode_name(c->mode), wt_method_name(c->method),
+                     c->inverse ? "inverse" : "forward", c->h, c->w, c->channels, c->levels);
+    if (c->span && n > 0 && (size_t)n < size)
+        snprintf(buf + n, size - (size_t)n, " span=%ld%s", (long)c->span,
+                 c->checker ? " checkerboard" : "");
 }
 
 static void fill_canary(void *data, size_t n)
@@ -215,10 +227,37 @@ typedef struct engines {
     wt_engine *cpu, *gpu;
 } engines;
 
-static void random_planes(float *x, size_t n, int integer)
+/* +-1 in a checkerboard over rows of w values */
+static int checker_sign(size_t i, size_t w)
+{
+    return ((i / w + i % w) & 1) ? -1 : 1;
+}
+
+static void random_planes(float *x, size_t n, int integer, const check_case *c)
+{
+    int32_t span = c ? c->span : 0;
+    for (size_t i = 0; i < n; i++)
+        x[i] = !integer ? rng_sample()
+               : !span  ? (float)rng_int(255)
+                        : (float)(c->checker ? checker_sign(i, c->w) * span : rng_wide(span));
+    if (integer && span && n >= 2) { /* the bound itself, both signs */
+        x[0] = (float)span;
+        x[n - 1] = -(float)span;
+    }
+}
+
+/* int32 coefficients within [-span, span] (INT32_MAX: the extremes only;
+ * checkerboard: by rows of the image's width). */
+static void wide_coefficients(int32_t *v, size_t n, const check_case *c)
 {
     for (size_t i = 0; i < n; i++)
-        x[i] = integer ? (float)rng_int(255) : rng_sample();
+        v[i] = c->span == INT32_MAX ? (i & 1 ? INT32_MIN : INT32_MAX)
+               : c->checker         ? checker_sign(i, c->w) * c->span
+                                    : rng_wide(c->span);
+    if (n >= 2 && c->span != INT32_MAX) {
+        v[0] = c->span;
+        v[n - 1] = -c->span;
+    }
 }
 
 /* Coefficients of an inverse case: random, every band (as checkasm feeds
@@ -226,8 +265,12 @@ static void random_planes(float *x, size_t n, int integer)
  * hold extrapolated coefficients up to 1e6 that cancel in the reconstruction;
  * the CPU engine's float rounding alone then exceeds a relative 1e-5, so
  * they make no test of the GPU. */
-static void random_pyramid(wt_pyramid *p)
+static void random_pyramid(wt_pyramid *p, const check_case *c)
 {
+    if (p->dtype == WT_INT32 && c->span) {
+        wide_coefficients(p->data, p->total, c);
+        return;
+    }
     for (size_t i = 0; i < p->total; i++)
         if (p->dtype == WT_INT32)
             ((int32_t *)p->data)[i] = rng_int(1000);
@@ -267,7 +310,7 @@ static int run_case(const engines *en, const check_case *c, stats *st)
     const void *out_ref = NULL, *out_got = NULL;
     size_t out_n = 0;
     if (s == WT_OK && !c->inverse) {
-        random_planes(x, n, integer);
+        random_planes(x, n, integer, c);
         fill_canary(got.data, got.total);
         s = wt_forward(en->cpu, &p, x, &ref);
         if (s == WT_OK)
@@ -276,7 +319,7 @@ static int run_case(const engines *en, const check_case *c, stats *st)
         out_got = got.data;
         out_n = ref.total;
     } else if (s == WT_OK) {
-        random_pyramid(&ref);
+        random_pyramid(&ref, c);
         fill_canary(y_got, n);
         s = wt_inverse(en->cpu, &p, &ref, y_ref);
         if (s == WT_OK)
@@ -355,7 +398,7 @@ static int mode_valid(const wt_wavelet *w, wt_mode mode, wt_method method, wt_me
 static void check_combination(const engines *en, const wt_wavelet *w, wt_mode mode,
                               wt_method method, int quick, stats *st)
 {
-    check_case c = {w, mode, method, 0, 0, 1, 0, 0};
+    check_case c = {w, mode, method, 0, 0, 1, 0, 0, 0, 0};
     for (size_t s = 0; s < N_SMALL; s++) {
         if (quick && (s % 3) != 0)
             continue;
@@ -416,6 +459,61 @@ static void check_all_small(const engines *en, const char *only, int only_mode, 
     }
 }
 
+/* legall53 on integers of every size: the GPU runs 32-bit 5/3 steps on
+ * levels whose inputs lie within wt_lift53_narrow_max() (bounds measured or
+ * known, src/dwt_geometry.h), 64-bit saturating steps elsewhere; the CPU
+ * always the latter. Inputs at that limit (planes: the largest float within
+ * it), random and in a checkerboard (forward: details of 4x the input), would
+ * wrap in 32 bits if the limit were too high (checked: with a limit of
+ * 2^30 - 1 all 16 of these cases fail); beyond it (2^30, the int32 extremes)
+ * the steps saturate; small inputs keep every level narrow. Identical or
+ * failed. */
+#define AT_LIMIT (-1) /* span: wt_lift53_narrow_max() */
+static void check_int_ranges(const engines *en, const char *only, int only_mode, stats *st)
+{
+    static const struct {
+        int inverse;
+        int32_t span;
+        int checker, levels;
+    } ranges[] = {
+        {0, AT_LIMIT, 0, 2},  /* level 1 at the limit, level 2 beyond */
+        {0, AT_LIMIT, 1, 1},
+        {0, 1 << 30, 0, 2},   /* beyond from the start */
+        {0, 1 << 20, 0, 4},   /* every level within (2^20 * 4^3) */
+        {1, AT_LIMIT, 0, 2},  /* level 2 at the limit, level 1 beyond */
+        {1, AT_LIMIT, 1, 1},
+        {1, INT32_MAX, 0, 3}, /* INT32_MAX / INT32_MIN: saturating steps */
+        {1, 1 << 20, 0, 2},   /* both levels within (7 * 2^20 + 11) */
+    };
+    const int32_t limit = (int32_t)wt_lift53_narrow_max();
+    static const size_t shapes[][2] = {{256, 320}, {131, 67}};
+    const wt_wavelet *w = wt_wavelet_find("legall53");
+    if (only && strcmp(only, w->name) != 0)
+        return;
+    wt_engine_set_threads(en->cpu, 0);
+    static const wt_mode modes[] = {WT_MODE_SYMMETRIC, WT_MODE_PERIODIZATION};
+    for (int m = 0; m < 2; m++) {
+        if (only_mode >= 0 && (int)modes[m] != only_mode)
+            continue;
+        for (size_t r = 0; r < sizeof ranges / sizeof ranges[0]; r++)
+            for (size_t k = 0; k < sizeof shapes / sizeof shapes[0]; k++) {
+                check_case c = {w,
+                                modes[m],
+                                WT_METHOD_LIFTING,
+                                shapes[k][0],
+                                shapes[k][1],
+                                1,
+                                ranges[r].levels,
+                                ranges[r].inverse,
+                                ranges[r].span,
+                                ranges[r].checker};
+                if (c.span == AT_LIMIT) /* planes: the largest float within it */
+                    c.span = c.inverse ? limit : (int32_t)((uint32_t)limit & ~0xffu);
+                run_case(en, &c, st);
+            }
+    }
+}
+
 /* Large images (>= 4096 x 4096) and a batch, for a handful of wavelets. */
 static void check_large(const engines *en, const char *only, stats *st)
 {
@@ -448,7 +546,7 @@ static void check_large(const engines *en, const char *only, stats *st)
         if (only && strcmp(only, big[i].wavelet) != 0)
             continue;
         check_case c = {wt_wavelet_find(big[i].wavelet), big[i].mode, big[i].method, big[i].h,
-                        big[i].w, big[i].channels, big[i].levels, 0};
+                        big[i].w, big[i].channels, big[i].levels, 0, 0, 0};
         for (c.inverse = 0; c.inverse < 2; c.inverse++)
             run_case(en, &c, st);
     }
@@ -649,7 +747,7 @@ static int check_forward_image(const engines *en, const image_case *c, const wt_
     }
     int integer = b->ref.dtype == WT_INT32;
     double max_ref, err = relative_error(b->ref.data, b->got.data, b->ref.total, integer, &max_ref);
-    check_case cc = {c->wavelet, c->mode, c->method, c->h, c->w, c->channels, c->levels, 0};
+    check_case cc = {c->wavelet, c->mode, c->method, c->h, c->w, c->channels, c->levels, 0, 0, 0};
     int fail = integer ? err != 0.0 : !(err <= tolerance(&cc));
     if (fail || st->verbose)
         fprintf(stderr, "%s %s forward_image: rel err %.3g (max|cpu| %.4g)\n",
@@ -718,7 +816,7 @@ static long mosaic_vs_cpu(const image_case *c, const wt_pyramid *ref, const wt_i
 {
     size_t npix = (size_t)cpu->width * cpu->height;
     double *allow = malloc((npix ? npix : 1) * sizeof *allow), peak = c->depth > 8 ? 65535 : 255;
-    check_case cc = {c->wavelet, c->mode, c->method, c->h, c->w, c->channels, c->levels, 0};
+    check_case cc = {c->wavelet, c->mode, c->method, c->h, c->w, c->channels, c->levels, 0, 0, 0};
     double max_ref;
     relative_error(ref->data, ref->data, ref->total, ref->dtype == WT_INT32, &max_ref);
     *differ = 0;
@@ -964,6 +1062,68 @@ static void check_images(const engines *en, const char *only, int quick, int lar
         if (!only || strcmp(only, c.wavelet->name) == 0)
             run_image_case(en, &c, st);
     }
+}
+
+/* Float32 samples and more than 4 channels (issue 16): the image paths take
+ * host planes and the engine's float transforms; forward and roundtrip on the
+ * GPU equal the CPU engine's within the float tolerance. */
+static int float_image_case(const engines *en, const wt_wavelet *w, uint32_t h, uint32_t wd,
+                            int channels, stats *st)
+{
+    char name[160];
+    wt_params p = {w, WT_MODE_SYMMETRIC, WT_METHOD_CONV, 2};
+    wt_image img = {0}, back_cpu = {0}, back_gpu = {0};
+    wt_pyramid ref = {0}, got = {0};
+    snprintf(name, sizeof name, "float32 image %s %ux%u C=%d", w->name, h, wd, channels);
+    rng_seed(case_seed(st->seed, name));
+    st->img_cases++;
+    wt_status s = wt_image_alloc(&img, wd, h, channels, WT_DEPTH_F32);
+    if (s == WT_OK)
+        s = wt_image_alloc(&back_cpu, wd, h, channels, WT_DEPTH_F32);
+    if (s == WT_OK)
+        s = wt_image_alloc(&back_gpu, wd, h, channels, WT_DEPTH_F32);
+    if (s == WT_OK)
+        s = wt_pyramid_alloc(&ref, &p, h, wd, channels);
+    if (s == WT_OK)
+        s = wt_pyramid_alloc(&got, &p, h, wd, channels);
+    for (size_t i = 0; s == WT_OK && i < image_samples(&img); i++)
+        ((float *)img.pixels)[i] = 1000.0f * rng_sample();
+    if (s == WT_OK)
+        s = wt_forward_image(en->cpu, &p, &img, &ref);
+    if (s == WT_OK)
+        s = wt_forward_image(en->gpu, &p, &img, &got);
+    if (s == WT_OK)
+        s = wt_roundtrip_image(en->cpu, &p, &img, &back_cpu);
+    if (s == WT_OK)
+        s = wt_roundtrip_image(en->gpu, &p, &img, &back_gpu);
+    double max_ref = 0, err_fwd = 1, err_back = 1;
+    if (s == WT_OK) {
+        err_fwd = relative_error(ref.data, got.data, ref.total, 0, &max_ref);
+        err_back = relative_error(back_cpu.pixels, back_gpu.pixels, image_samples(&img), 0,
+                                  &max_ref);
+    }
+    int fail = s != WT_OK || !(err_fwd <= TOLERANCE) || !(err_back <= TOLERANCE);
+    if (fail || st->verbose)
+        fprintf(stderr, "%s %s: forward rel err %.3g, roundtrip %.3g%s%s\n", fail ? "FAIL" : "ok  ",
+                name, err_fwd, err_back, s != WT_OK ? ": " : "", s != WT_OK ? wt_error_message() : "");
+    st->img_failed += fail;
+    wt_image_free(&img);
+    wt_image_free(&back_cpu);
+    wt_image_free(&back_gpu);
+    wt_pyramid_free(&ref);
+    wt_pyramid_free(&got);
+    return fail;
+}
+
+static void check_float_images(const engines *en, stats *st)
+{
+    static const char *const wavelets[] = {"haar", "db4", "bior4.4"};
+    static const uint32_t sizes[][2] = {{1, 1}, {37, 53}, {256, 129}};
+    static const int channels[] = {1, 3, 6};
+    for (size_t i = 0; i < 3; i++)
+        for (size_t k = 0; k < 3; k++)
+            float_image_case(en, wt_wavelet_find(wavelets[i]), sizes[k][0], sizes[k][1],
+                             channels[(i + k) % 3], st);
 }
 
 /* WT_CUDA_MEM_LIMIT=1M: a 512x512 RGB mosaic fails with WT_ERR_DEVICE_NOMEM
@@ -1450,7 +1610,7 @@ static int run_ucase(const engines *en, const ucase *c, int inverse, stats *st)
     rng_seed(case_seed(st->seed, name));
     wt_status s1 = WT_ERR_NOMEM, s2 = WT_ERR_NOMEM;
     if (in && ref && got) {
-        random_planes(in, nin, 0);
+        random_planes(in, nin, 0, NULL);
         fill_canary(got, nout);
         s1 = inverse ? wt_uinverse(en->cpu, &p, in, c->h, c->w, c->channels, ref)
                      : wt_uforward(en->cpu, &p, in, c->h, c->w, c->channels, ref);
@@ -1622,14 +1782,18 @@ int main(int argc, char **argv)
            quick ? " (quick)" : "", TOLERANCE, TOLERANCE_EXTRAPOLATING);
     fflush(stdout);
     double t0 = wt_seconds();
-    if (!images_only && !pyramids_only)
+    if (!images_only && !pyramids_only) {
         check_all_small(&en, only, only_mode, quick, &st);
+        check_int_ranges(&en, only, only_mode, &st);
+    }
     double t1 = wt_seconds();
     if (large && !quick && !images_only && !pyramids_only)
         check_large(&en, only, &st);
     double t2 = wt_seconds();
     if (only_mode < 0 && !pyramids_only) {
         check_images(&en, only, quick, large, &st);
+        if (!only)
+            check_float_images(&en, &st);
         if (!only)
             check_oom(&st);
     }

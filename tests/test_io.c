@@ -614,6 +614,69 @@ static void test_jpeg_scan_bomb(void **state)
     free(bomb);
 }
 
+/* Sample types (issue 16): rounding and clamping to each stored type's range,
+ * conversions between held depths, and which formats hold what. */
+static void test_sample_types(void **state)
+{
+    (void)state;
+    wt_sample_type i16 = {WT_SAMPLE_INT, 16}, u32 = {WT_SAMPLE_UINT, 32};
+    wt_sample_type i32 = {WT_SAMPLE_INT, 32}, f32 = {WT_SAMPLE_FLOAT, 32};
+    assert_true(wt_sample_clamp(i16, -40000.0) == -32768.0);
+    assert_true(wt_sample_clamp(i16, 32767.6) == 32767.0);
+    assert_true(wt_sample_clamp(i16, 2.5) == 2.0); /* half to even */
+    assert_true(wt_sample_clamp(i16, -3.5) == -4.0);
+    assert_true(wt_sample_clamp(u32, -1.0) == 0.0);
+    assert_true(wt_sample_clamp(u32, 5e9) == 4294967295.0);
+    assert_true(wt_sample_clamp(i32, -3e9) == -2147483648.0);
+    assert_true(wt_sample_clamp(i16, NAN) == 0.0);
+    assert_true(wt_sample_clamp(f32, 1e30) == 1e30);
+    char name[16];
+    assert_string_equal(wt_sample_type_name(i16, name, sizeof name), "int16");
+    assert_int_equal(wt_sample_type_depth(i16), WT_DEPTH_F32);
+    assert_int_equal(wt_sample_type_depth((wt_sample_type){WT_SAMPLE_UINT, 16}), 16);
+
+    wt_image img, held, back;
+    assert_int_equal(wt_image_alloc(&img, 3, 1, 1, WT_DEPTH_F32), WT_OK);
+    img.stored = i16;
+    float *px = img.pixels;
+    px[0] = -7.25f, px[1] = 300.5f, px[2] = 70000.0f;
+    assert_int_equal(wt_image_stored(&img).bits, 16);
+    assert_int_equal(wt_image_convert(&img, (wt_sample_type){WT_SAMPLE_UINT, 8}, &held), WT_OK);
+    assert_int_equal(held.bit_depth, 8);
+    const uint8_t *u8 = held.pixels;
+    assert_int_equal(u8[0], 0);
+    assert_int_equal(u8[1], 255);
+    assert_int_equal(wt_image_convert(&held, i16, &back), WT_OK);
+    assert_int_equal(back.bit_depth, WT_DEPTH_F32);
+    assert_int_equal(back.stored.kind, WT_SAMPLE_INT);
+    assert_true(((float *)back.pixels)[1] == 255.0f);
+
+    /* PNG and JPEG hold uint8/16 of 1-4 channels; TIFF and .npy every type */
+    wt_file_format tif = wt_format_from_ext("tif"), npy = wt_format_from_ext("npy");
+    assert_int_equal(wt_image_check_holds(WT_FORMAT_PNG, "x.png", i16, 1), WT_ERR_UNSUPPORTED);
+    assert_message_has("x.png: PNG holds 8/16-bit unsigned samples, not int16");
+    assert_int_equal(wt_image_check_holds(WT_FORMAT_JPEG, "x.jpg", held.stored, 6),
+                     WT_ERR_UNSUPPORTED);
+    assert_int_equal(wt_image_check_holds(tif, "x.tif", i16, 64), WT_OK);
+    assert_int_equal(wt_image_check_holds(npy, "x.npy", f32, 7), WT_OK);
+    assert_int_equal(wt_image_save(scratch("x.png"), &img, NULL, WT_FORMAT_UNKNOWN),
+                     WT_ERR_UNSUPPORTED);
+    assert_int_equal(access(scratch("x.png"), F_OK), -1); /* nothing written */
+
+    /* a float32-held int16 image through TIFF: clamped on writing, int16 back */
+    assert_int_equal(wt_image_save(scratch("i16.tif"), &img, NULL, WT_FORMAT_UNKNOWN), WT_OK);
+    wt_image_free(&back);
+    back = load_ok(scratch("i16.tif"));
+    assert_int_equal(back.bit_depth, WT_DEPTH_F32);
+    assert_int_equal(back.stored.kind, WT_SAMPLE_INT);
+    assert_int_equal(back.stored.bits, 16);
+    px = back.pixels;
+    assert_true(px[0] == -7.0f && px[1] == 300.0f && px[2] == 32767.0f);
+    wt_image_free(&img);
+    wt_image_free(&held);
+    wt_image_free(&back);
+}
+
 static void test_jpeg_encode(void **state)
 {
     (void)state;
@@ -1450,6 +1513,108 @@ static void test_npz_not_zip(void **state)
     free(data);
 }
 
+/* ---- stacks ------------------------------------------------------------------ */
+
+/* Pages of @p pages x (h x w) gray 16-bit, each filled from its number. */
+static void stack_page(wt_image *img, int k, uint32_t w, uint32_t h)
+{
+    assert_int_equal(wt_image_alloc(img, w, h, 1, 16), WT_OK);
+    img->color = WT_COLOR_GRAY;
+    for (size_t i = 0; i < (size_t)w * h; i++)
+        ((uint16_t *)img->pixels)[i] = (uint16_t)(1000 * k + i * 7);
+}
+
+/* wt_stack_writer then wt_stack_open/read: the pages come back in order. */
+static void stack_roundtrip(const char *name, wt_stack_layout layout)
+{
+    const int pages = 3;
+    wt_stack_writer *w;
+    assert_int_equal(wt_stack_writer_open(scratch(name), WT_FORMAT_UNKNOWN, pages, &w), WT_OK);
+    for (int k = 0; k < pages; k++) {
+        wt_image img;
+        stack_page(&img, k, 7, 5);
+        assert_int_equal(wt_stack_writer_add(w, &img), WT_OK);
+        wt_image_free(&img);
+    }
+    assert_int_equal(wt_stack_writer_commit(w), WT_OK);
+    wt_load_options opt = {.stack = layout};
+    wt_stack *s;
+    assert_int_equal(wt_stack_open(scratch(name), &opt, &s), WT_OK);
+    assert_int_equal(wt_stack_pages(s), pages);
+    for (int k = 0; k < pages; k++) {
+        wt_image want, got;
+        stack_page(&want, k, 7, 5);
+        if (wt_stack_read(s, (size_t)k, &got) != WT_OK)
+            fail_msg("%s", wt_error_message());
+        assert_int_equal(got.width, 7);
+        assert_int_equal(got.height, 5);
+        assert_int_equal(got.bit_depth, 16);
+        assert_memory_equal(got.pixels, want.pixels, wt_image_bytes(&want));
+        wt_image_free(&want);
+        wt_image_free(&got);
+    }
+    wt_stack_close(s);
+}
+
+static void test_stack_files(void **state)
+{
+    (void)state;
+    stack_roundtrip("s.tif", WT_STACK_AUTO);
+    stack_roundtrip("s.npy", WT_STACK_FIRST);
+    /* one-image formats hold no stack; a page of another size is refused */
+    wt_stack_writer *w;
+    assert_int_equal(wt_stack_writer_open(scratch("s.png"), WT_FORMAT_UNKNOWN, 2, &w),
+                     WT_ERR_UNSUPPORTED);
+    assert_message_has("s.png: PNG holds one image");
+    assert_int_equal(wt_stack_writer_open(scratch("t.tif"), WT_FORMAT_UNKNOWN, 2, &w), WT_OK);
+    wt_image a, b;
+    stack_page(&a, 0, 4, 4);
+    stack_page(&b, 1, 4, 5);
+    assert_int_equal(wt_stack_writer_add(w, &a), WT_OK);
+    assert_int_equal(wt_stack_writer_add(w, &b), WT_ERR_INVALID);
+    wt_stack_writer_abort(w);
+    assert_int_equal(access(scratch("t.tif"), F_OK), -1);
+    wt_image_free(&a);
+    wt_image_free(&b);
+}
+
+/* A stack's .npz written a page at a time and read back a page at a time. */
+static void test_npz_stack(void **state)
+{
+    (void)state;
+    wt_pyramid pages[2];
+    forward_random(&pages[0], "db2", WT_MODE_SYMMETRIC, 2, 3, 19, 23);
+    forward_random(&pages[1], "db2", WT_MODE_SYMMETRIC, 2, 3, 19, 23);
+    wt_npz_meta meta = meta_for(&pages[0], "db2", WT_MODE_SYMMETRIC, WT_METHOD_CONV);
+    meta.pages = 2;
+    wt_npz_stack_writer *w;
+    assert_int_equal(wt_npz_stack_writer_open(scratch("st.npz"), &meta, &pages[0], NULL, &w), WT_OK);
+    for (int k = 0; k < 2; k++)
+        assert_int_equal(wt_npz_stack_add_pyramid(w, &pages[k]), WT_OK);
+    assert_int_equal(wt_npz_stack_writer_commit(w), WT_OK);
+    assert_int_equal(wt_npz_is_stack(scratch("st.npz")), 1);
+    wt_pyramid one = {0};
+    wt_npz_meta got;
+    assert_int_equal(wt_npz_load(scratch("st.npz"), &one, &got), WT_ERR_UNSUPPORTED);
+    assert_message_has("a stack of 2 pages");
+    wt_npz_stack_reader *r;
+    wt_uparams up;
+    assert_int_equal(wt_npz_stack_reader_open(scratch("st.npz"), NULL, &r, &got, &up), WT_OK);
+    assert_int_equal(got.pages, 2);
+    wt_pyramid pyr = {0};
+    float *bands = NULL;
+    assert_int_equal(wt_npz_stack_read_page(r, 1, &pyr, &bands), WT_ERR_INVALID); /* in order */
+    for (int k = 0; k < 2; k++) {
+        if (wt_npz_stack_read_page(r, (uint64_t)k, &pyr, &bands) != WT_OK)
+            fail_msg("%s", wt_error_message());
+        assert_memory_equal(pyr.data, pages[k].data, pages[k].total * 4);
+    }
+    wt_npz_stack_reader_close(r);
+    wt_pyramid_free(&pyr);
+    wt_pyramid_free(&pages[0]);
+    wt_pyramid_free(&pages[1]);
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -1482,6 +1647,7 @@ int main(int argc, char **argv)
         T(test_jpeg_scan_limit),
         T(test_jpeg_scan_bomb),
         T(test_jpeg_encode),
+        T(test_sample_types),
         T(test_load_errors),
         T(test_save_errors),
         T(test_outfile_commit),
@@ -1502,6 +1668,8 @@ int main(int argc, char **argv)
         T(test_npz_sparse_limits),
         T(test_side_limit),
         T(test_stream_inputs),
+        T(test_stack_files),
+        T(test_npz_stack),
     };
     int failed = cmocka_run_group_tests(tests, NULL, NULL);
     clean_dir(work_dir);

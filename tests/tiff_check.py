@@ -1,12 +1,15 @@
 #!/usr/bin/env python3
 """TIFF files written by tifffile and Pillow, read by wavetool (src/tiff_io.c).
 
-For every layout (depths, channels, strips/tiles, contiguous/planar, byte
-orders, compressions, BigTIFF, palette, 1-bit, MinIsWhite): the coefficients
-of `wavetool decompose f.tif f.npz` equal pywt.wavedec2 of the image as
+For every layout (depths, sample formats: unsigned, signed, float; channels
+up to extra samples; strips/tiles, contiguous/planar, byte orders,
+compressions, BigTIFF, palette, 1-bit, MinIsWhite): the coefficients of
+`wavetool decompose f.tif f.npz` equal pywt.wavedec2 of the image as
 tifffile/Pillow read it (1e-5 relative), `roundtrip -o out.tif` writes a TIFF
-that tifffile reads back bit-exact, and refused layouts (float, signed, CMYK,
-more than 4 samples) get one clear line and exit 1.
+of the input's type that tifffile reads back bit-exact (integers up to 16
+bits and small 32-bit ones) or within 1e-6 relative (float32, float64), and
+refused layouts (CMYK, complex, 64-bit integers, float16, more than 64
+samples) get one clear line and exit 1.
 Usage: tiff_check.py WAVETOOL.  Exit 77 (skip) without numpy, pywt, tifffile or PIL."""
 import os
 import subprocess
@@ -28,6 +31,16 @@ rng = np.random.default_rng(16)
 
 def rand(shape, dtype):
     return rng.integers(0, np.iinfo(dtype).max + 1, shape, dtype=dtype)
+
+
+def srand(shape, dtype, bits=None):
+    """Signed samples over the type's range (or +-2^bits)."""
+    lo, hi = (np.iinfo(dtype).min, np.iinfo(dtype).max) if bits is None else (-2**bits, 2**bits)
+    return rng.integers(lo, hi, shape, dtype=dtype, endpoint=True)
+
+
+def frand(shape, dtype):
+    return (rng.standard_normal(shape) * 1000.0).astype(dtype)
 
 
 def planes(x):
@@ -66,17 +79,57 @@ def writers():
     cases["Pillow 1-bit"] = (lambda p: Image.fromarray(bw).convert("1").save(p), bw)
     pal = Image.fromarray(rgb8).convert("P")
     cases["Pillow palette"] = (lambda p: pal.save(p), np.asarray(pal.convert("RGB")))
+    cases.update(typed_writers())
     return cases
+
+
+def typed_writers():
+    """Signed, 32-bit, float and extra-channel layouts."""
+    tf = tifffile.imwrite
+    i8, i16, i32 = srand((19, 23), np.int8), srand((23, 17), np.int16), srand((15, 21), np.int32, 20)
+    u32, f32, f64 = rand((13, 27), np.uint32) >> 12, frand((29, 31), np.float32), frand((17, 9), np.float64)
+    rgbf, six = frand((12, 14, 3), np.float32), rand((11, 13, 6), np.uint16)
+    five, seven = frand((10, 9, 5), np.float32), srand((9, 12, 7), np.int16)
+    pil_i, pil_f = srand((14, 15), np.int32, 20), frand((16, 13), np.float32)
+    big, one = frand((733, 1021), np.float32), frand((1, 1), np.float32)
+    return {
+        "int8": (lambda p: tf(p, i8), i8),
+        "int16 big-endian": (lambda p: tf(p, i16, byteorder=">"), i16),
+        "int16 deflate+predictor, tiles": (
+            lambda p: tf(p, i16, compression="zlib", predictor=True, tile=(16, 16)), i16),
+        "int32": (lambda p: tf(p, i32), i32),
+        "uint32 deflate": (lambda p: tf(p, u32, compression="zlib"), u32),
+        "float32": (lambda p: tf(p, f32), f32),
+        "float32 big-endian, 4-row strips": (lambda p: tf(p, f32, byteorder=">", rowsperstrip=4), f32),
+        "float32 16x16 tiles deflate": (lambda p: tf(p, f32, tile=(16, 16), compression="zlib"), f32),
+        "float64": (lambda p: tf(p, f64), f64),
+        "float32 1021x733 deflate (large, odd)": (lambda p: tf(p, big, compression="zlib"), big),
+        "float32 1x1": (lambda p: tf(p, one), one),
+        "float32 RGB planar": (lambda p: tf(p, np.moveaxis(rgbf, -1, 0), planarconfig="separate",
+                                            photometric="rgb"), rgbf),
+        "uint16 RGB + 3 extra samples": (
+            lambda p: tf(p, six, photometric="rgb", extrasamples=["unspecified"] * 3), six),
+        "float32 gray + 4 extra samples": (
+            lambda p: tf(p, five, photometric="minisblack", planarconfig="contig",
+                         extrasamples=["unspecified"] * 4), five),
+        "int16 7 samples planar": (
+            lambda p: tf(p, np.moveaxis(seven, -1, 0), photometric="minisblack",
+                         planarconfig="separate", extrasamples=["unspecified"] * 6), seven),
+        "Pillow int32 (mode I)": (lambda p: Image.fromarray(pil_i).save(p), pil_i),
+        "Pillow float32 (mode F)": (lambda p: Image.fromarray(pil_f).save(p), pil_f),
+    }
 
 
 def refused():
     tf = tifffile.imwrite
     return {
-        "float32": (lambda p: tf(p, rng.random((8, 8), dtype=np.float32)), "floating-point"),
-        "int16": (lambda p: tf(p, rand((8, 8), np.uint16).astype(np.int16)), "signed"),
         "CMYK": (lambda p: tf(p, rand((8, 8, 4), np.uint8), photometric="separated"), "photometric"),
-        "5 samples": (lambda p: tf(p, rand((8, 8, 5), np.uint8), photometric="minisblack",
-                                   planarconfig="contig", extrasamples=[0, 0, 0, 0]), "5 samples"),
+        "complex64": (lambda p: tf(p, np.ones((8, 8), np.complex64)), "complex"),
+        "int64": (lambda p: tf(p, np.ones((8, 8), np.int64)), "64-bit signed"),
+        "uint64": (lambda p: tf(p, np.ones((8, 8), np.uint64)), "64-bit unsigned"),
+        "float16": (lambda p: tf(p, np.ones((8, 8), np.float16)), "16-bit floating-point"),
+        "65 samples": (lambda p: tf(p, rand((8, 8, 65), np.uint8), photometric="minisblack",
+                                    planarconfig="contig", extrasamples=[0] * 64), "65 samples"),
     }
 
 
@@ -108,10 +161,28 @@ def check_roundtrip(path, want, tmp):
     r = run("roundtrip", "-q", "-w", "db3", "-o", out, path)
     assert r.returncode == 0, r.stderr
     back = tifffile.imread(out)
-    assert back.dtype == np.asarray(want).dtype, (back.dtype, np.asarray(want).dtype)
-    assert np.array_equal(back, want), "roundtrip differs"
+    want = np.asarray(want)
+    assert back.dtype == want.dtype, (back.dtype, want.dtype)
+    if want.dtype.kind == "f":  # transformed in float32
+        err = float(np.abs(back.astype(np.float64) - want).max() / np.abs(want).max())
+        assert err <= 1e-6, f"roundtrip relative error {err}"
+    else:
+        assert np.array_equal(back, want), "roundtrip differs"
     with tifffile.TiffFile(out) as t:
         assert t.pages[0].compression == 8, t.pages[0].compression  # deflate
+
+
+def check_float_mosaic(tmp):
+    """A float32 TIFF's mosaic: a 16-bit display as PNG; 0 or 1 failure."""
+    path = os.path.join(tmp, "f32.tif")
+    tifffile.imwrite(path, frand((30, 40), np.float32))
+    r = run("decompose", "-l", "2", path, os.path.join(tmp, "m.png"))
+    m = Image.open(os.path.join(tmp, "m.png")) if r.returncode == 0 else None
+    if m is not None and m.mode.startswith("I") and m.getextrema()[1] > 255:
+        print("ok - float32 mosaic as 16-bit PNG")
+        return 0
+    print(f"FAIL - float32 mosaic as 16-bit PNG: {r.stderr!r}")
+    return 1
 
 
 def main():
@@ -148,6 +219,7 @@ def main():
         else:
             failed += 1
             print(f"FAIL - 16-bit mosaic as TIFF: {r.stderr!r}")
+        failed += check_float_mosaic(tmp)
     print(f"{failed} failed" if failed else "all passed")
     return 1 if failed else 0
 

@@ -403,6 +403,11 @@ if $HOSTILE npz-int32 e18/i32.npz 2>/dev/null; then
     case_ "legall53 .npz of int32 extremes: reconstructs (saturated), no UB" 0 "" \
         "$WT" reconstruct --device cpu e18/i32.npz e18/i32.png
     expect "int32 extremes: the output is a valid image" valid_images e18/i32.png
+    # the GPU engine where there is one (64-bit steps, chosen by measuring the range)
+    case_ "legall53 .npz of int32 extremes, --device auto: reconstructs" 0 "" \
+        "$WT" reconstruct --device auto e18/i32.npz e18/i32-auto.png
+    expect "int32 extremes: --device auto gives the CPU engine's image" \
+        cmp -s e18/i32.png e18/i32-auto.png
 else
     skip "legall53 .npz of int32 extremes" "no numpy for $PY"
 fi

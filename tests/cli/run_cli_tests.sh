@@ -218,7 +218,7 @@ import json,sys; o=json.loads(open(sys.argv[1]).read()); assert 0.09<=o['kept']<
 case_ "--keep-rank bad" 2 "*invalid argument 'size' for option --keep-rank*" "$WT" roundtrip \
     --keep 0.1 --keep-rank size big8.png
 case_ "roundtrip --threshold --soft" 0 "" "$WT" roundtrip --format tsv --threshold 20 --soft -l 2 big8.png
-expect "tsv has a kept column" test "$(head -1 "$out" | awk -F'\t' '{print $NF}')" = kept
+expect "tsv has a kept column" test "$(head -1 "$out" | awk -F'\t' '{print $(NF-1)}')" = kept
 case_ "roundtrip --threshold 0 is exact" 0 "" "$WT" roundtrip --format json --threshold 0 -l 2 big16.png
 expect "--threshold 0: inf" $TOOL json-inf "$out"
 
@@ -467,6 +467,61 @@ case_ "reconstruct --max-pixels" 1 \
     "wavetool: c16.npz: 23x31 pixels exceeds the limit of 100 (--max-pixels)" \
     "$WT" reconstruct --max-pixels 100 c16.npz e/z.png
 expect "no output over the limit" test ! -e e/z.png
+
+# ---- result sample types: --depth 8|16|f32 (issue 16 item 3) ---------------------------
+npy_descr() { head -c 128 "$1" | grep -aq "'descr': '$2'"; } # FILE DESCR
+case_ "--depth f32: float32 TIFF" 0 "" "$WT" roundtrip -q --depth f32 -o e/f32.tif gray16.png
+case_ "float32 TIFF: meta says so" 0 "" "$WT" decompose -q e/f32.tif e/f32.npz
+expect "float32 TIFF's coefficients: samples float32" grep -aq '"samples": "float32"' e/f32.npz
+case_ "float32 back to 16 bits (--depth 16)" 0 "" "$WT" roundtrip -q --depth 16 -o e/back16.png e/f32.tif
+case_ "16 -> float32 -> 16 is exact" 0 "" "$WT" compare gray16.png e/back16.png --format tsv
+expect "16 -> float32 -> 16: inf" grep -q "	inf	" "$out"
+case_ "--depth f32 .npy" 0 "" "$WT" reconstruct --depth f32 c16.npz e/r.npy
+expect ".npy of --depth f32 is '<f4'" npy_descr e/r.npy '<f4'
+case_ "float32 input keeps its type" 0 "" "$WT" reconstruct e/f32.npz e/r2.npy
+expect "reconstruct of float32 coefficients is '<f4'" npy_descr e/r2.npy '<f4'
+case_ "--depth 8 of 16-bit samples: clamped" 0 "" "$WT" roundtrip -q --depth 8 -o e/r8.npy gray16.png
+expect ".npy of --depth 8 is '|u1'" npy_descr e/r8.npy '|u1'
+case_ "denoise --depth f32" 0 "" "$WT" denoise --depth f32 rgb8.png e/d.tif
+case_ "--depth f32 to PNG: usage error" 2 \
+    "wavetool: e/x.png: --depth f32 writes float32 samples, which PNG does not hold; use .tif or .npy*" \
+    "$WT" roundtrip --depth f32 -o e/x.png gray16.png
+expect "--depth f32 to PNG: no output" test ! -e e/x.png
+case_ "--depth f32 to JPEG: usage error" 2 "wavetool: e/x.jpg: --depth f32 writes float32 samples, which JPEG*" \
+    "$WT" reconstruct --depth f32 c16.npz e/x.jpg
+case_ "--depth f32 with -O (PNG by default): usage error" 2 \
+    "wavetool: --depth f32 writes float32 samples, which PNG (the default output type) does not hold; use --ext tif or --ext npy*" \
+    "$WT" denoise --depth f32 -O e/dd rgb8.png
+expect "-O: no folder made" test ! -e e/dd
+case_ "--depth f32 is not for mosaics" 2 "wavetool: --depth f32 is for --layers: mosaics are 8 or 16-bit displays*" \
+    "$WT" decompose --depth f32 rgb8.png e/m.png
+case_ "--layers --depth f32: float32 layers" 0 "" \
+    "$WT" decompose --transform starlet -l 3 --layers --depth f32 gray16.png e/lay.tif
+expect "float32 layers: the sidecar lists .tif layers" grep -q "^layer w1 lay_w1.tif 0.0 1$" e/lay_layers.txt
+case_ "float32 layers reconstruct" 0 "" "$WT" reconstruct e/lay_layers.txt e/lay16.png
+case_ "float32 layers reconstruct exactly" 0 "" "$WT" compare gray16.png e/lay16.png --format tsv
+expect "float32 layers: inf" grep -q "	inf	" "$out"
+case_ "--layers --depth f32 to PNG refused" 2 "wavetool: e/lay.png: --depth f32 writes float32 samples, which PNG does not hold; use .tif or .npy*" \
+    "$WT" decompose --transform starlet -l 2 --layers --depth f32 gray16.png e/lay.png
+# an 8x8 int16 .npy written by hand: header padded to 128 bytes, 128 data bytes
+{ printf '\223NUMPY\001\000\166\000'
+  printf "%-117s\n" "{'descr': '<i2', 'fortran_order': False, 'shape': (8, 8), }"
+  head -c 128 rgb8.png; } >e/i16.npy
+case_ "int16 layers: the sidecar says samples int16" 0 "" \
+    "$WT" decompose --transform swt -l 1 --layers e/i16.npy e/li.png
+expect "int16 layers: samples line" grep -q "^samples int16$" e/li_layers.txt
+case_ "int16 layers reconstruct as int16" 0 "" "$WT" reconstruct e/li_layers.txt e/li.npy
+expect "int16 layers: .npy '<i2'" npy_descr e/li.npy '<i2'
+rm -f e/lay* e/li* e/i16.npy
+case_ "--depth bad value" 2 "wavetool: invalid argument '12' for option --depth; should be 8, 16 or f32*" \
+    "$WT" roundtrip --depth 12 rgb8.png
+case_ "float32 input to PNG without --depth fails that file" 1 \
+    "wavetool: e/x.png: PNG holds 8/16-bit unsigned samples, not float32 (--depth 8 or 16 converts; .tif and .npy hold it)" \
+    "$WT" roundtrip -q -o e/x.png e/f32.tif
+expect "float32 to PNG: no output" test ! -e e/x.png
+case_ "float32 input, PNG mosaic (16-bit display)" 0 "" "$WT" decompose -q e/f32.tif e/m.png
+expect "float32 mosaic is 16-bit" test "$($TOOL info e/m.png | cut -d' ' -f4)" = 16
+rm -f e/f32.tif e/f32.npz e/back16.png e/r.npy e/r2.npy e/r8.npy e/d.tif e/m.png
 
 # ---- batches ----------------------------------------------------------------------------
 mkdir -p in/sub

@@ -119,5 +119,41 @@ set_value(bigtile, 323, 65536)  # TileLength
 save("bad/tiff/tile_65536x65536_in_16x16.tif", bytes(bigtile), ERROR,
      "8 GB tiles declared for a 16x16 image (found by fuzz_tiff): refused before allocation")
 
+# ---- sample types (issue 16): signed, 32-bit, float, extra samples ------------
+EITHER = "float32 held: decompose succeeds (roundtrip within float32 precision, not inf)"
+i16 = rng.integers(-32768, 32768, (45, 38), dtype=np.int16)
+save("tricky/tiff/int16_tiles_bigendian.tif", tiff_bytes(i16, tile=(16, 16), byteorder=">"),
+     DECODE, "signed 16-bit (SampleFormat 2), 16x16 tiles over 45x38, big-endian")
+save("tricky/tiff/int8_planar_rgb.tif",
+     tiff_bytes(rng.integers(-128, 128, (3, 21, 17), dtype=np.int8), planarconfig="separate",
+                photometric="rgb"), DECODE, "signed 8-bit RGB, planar")
+save("tricky/tiff/uint32_deflate.tif",
+     tiff_bytes(rng.integers(0, 1 << 20, (23, 29), dtype=np.uint32), compression="zlib"),
+     DECODE, "32-bit unsigned below 2^20 (exact through float32), deflate")
+save("tricky/tiff/rgb8_3_extra_samples.tif",
+     tiff_bytes(rng.integers(0, 256, (19, 22, 6), dtype=np.uint8), photometric="rgb",
+                extrasamples=["unspecified"] * 3), DECODE, "RGB and 3 extra samples: 6 planes")
+save("tricky/tiff/float32_tiles.tif",
+     tiff_bytes(rng.standard_normal((40, 35)).astype(np.float32), tile=(16, 16), compression="zlib"),
+     EITHER, "float32 (SampleFormat 3), 16x16 tiles, deflate")
+save("tricky/tiff/float64_bigendian.tif",
+     tiff_bytes(rng.standard_normal((17, 31)), byteorder=">"), EITHER,
+     "float64, big-endian: read as float32")
+
+float8 = tiff_bytes(rng.integers(-128, 128, (8, 8), dtype=np.int8))
+set_value(float8, 339, 3)  # SampleFormat: IEEE float, of 8-bit samples
+save("bad/tiff/float_8bit_samples.tif", bytes(float8), ERROR, "SampleFormat 3 (float) with 8 bits per sample")
+int64 = tiff_bytes(rng.integers(-9, 9, (8, 8), dtype=np.int16))
+set_value(int64, 258, 64)  # BitsPerSample: 64-bit signed integers declared
+save("bad/tiff/int64_declared.tif", bytes(int64), ERROR, "BitsPerSample 64 with SampleFormat 2 (int64)")
+complex_ = tiff_bytes(np.ones((8, 8), dtype=np.complex64))
+save("bad/tiff/complex64.tif", bytes(complex_), ERROR, "complex float samples (SampleFormat 6)")
+spp = tiff_bytes(rng.integers(0, 256, (8, 8), dtype=np.uint8))
+set_value(spp, 277, 65535)  # SamplesPerPixel
+save("bad/tiff/spp_65535.tif", bytes(spp), ERROR, "SamplesPerPixel 65535 declared on an 8x8 gray file")
+spp100 = tiff_bytes(rng.integers(0, 256, (4, 4, 100), dtype=np.uint8), photometric="minisblack",
+                    planarconfig="contig", extrasamples=[0] * 99)
+save("bad/tiff/spp_100.tif", bytes(spp100), ERROR, "100 samples per pixel: more than the 64 channels read")
+
 if __name__ == "__main__":
     print("\n".join(ROWS))

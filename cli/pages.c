@@ -1,0 +1,223 @@
+/* Stacks in the file commands, page by page (see pages.h). */
+#include "pages.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "report.h"
+
+static _Thread_local page_binding *bound;
+
+page_binding *pages_bound(void)
+{
+    return bound;
+}
+
+page_binding *pages_input(const char *path)
+{
+    return bound && bound->pages > 1 && strcmp(path, bound->input) == 0 ? bound : NULL;
+}
+
+page_binding *pages_output(const char *path)
+{
+    return bound && bound->pages > 1 && bound->output && strcmp(path, bound->output) == 0 ? bound
+                                                                                        : NULL;
+}
+
+char *pages_label(const char *file, size_t page)
+{
+    return batch_strdupf("%s[%zu]", file, page);
+}
+
+wt_status pages_refuse_other_output(const page_binding *b, const char *path)
+{
+    return wt_error_set(WT_ERR_UNSUPPORTED,
+                        "%s: a stack of %zu pages writes one output (%s), not one file per "
+                        "page", pipeline_shown(b->input), b->pages, path);
+}
+
+/* ---- outputs ----------------------------------------------------------------- */
+
+wt_status pages_save_image(page_binding *b, const wt_image *img)
+{
+    const cli_options *o = b->pipe->opt;
+    wt_status st = WT_OK;
+    if (!b->image_out)
+        st = wt_stack_writer_open(b->output, cli_output_format(o, b->output), b->pages,
+                                  &b->image_out);
+    if (st == WT_OK)
+        st = wt_stack_writer_add(b->image_out, img);
+    return st;
+}
+
+/* The meta of a stack's coefficients: the page's, with the page count. */
+static wt_npz_meta stack_meta(const page_binding *b, const wt_npz_meta *meta)
+{
+    wt_npz_meta m = *meta;
+    m.pages = b->pages;
+    m.compress = b->pipe->opt->compress;
+    return m;
+}
+
+wt_status pages_save_pyramid(page_binding *b, const wt_pyramid *pyr, const wt_npz_meta *meta)
+{
+    wt_npz_meta m = stack_meta(b, meta);
+    wt_status st = WT_OK;
+    if (!b->coeffs_out)
+        st = wt_npz_stack_writer_open(b->output, &m, pyr, NULL, &b->coeffs_out);
+    if (st == WT_OK)
+        st = wt_npz_stack_add_pyramid(b->coeffs_out, pyr);
+    return st;
+}
+
+wt_status pages_save_bands(page_binding *b, const wt_uparams *up, const float *bands,
+                           const wt_npz_meta *meta)
+{
+    wt_npz_meta m = stack_meta(b, meta);
+    wt_status st = WT_OK;
+    if (!b->coeffs_out)
+        st = wt_npz_stack_writer_open(b->output, &m, NULL, up, &b->coeffs_out);
+    if (st == WT_OK)
+        st = wt_npz_stack_add_bands(b->coeffs_out, bands);
+    return st;
+}
+
+/* Every page done: the outputs renamed into place; else removed. */
+static wt_status finish_outputs(page_binding *b, wt_status st)
+{
+    if (st != WT_OK) {
+        wt_stack_writer_abort(b->image_out);
+        wt_npz_stack_writer_abort(b->coeffs_out);
+        return st;
+    }
+    if (b->image_out)
+        st = wt_stack_writer_commit(b->image_out);
+    else if (b->coeffs_out)
+        st = wt_npz_stack_writer_commit(b->coeffs_out);
+    return st;
+}
+
+/* ---- inputs ------------------------------------------------------------------ */
+
+static wt_status open_input(page_binding *b, int kind)
+{
+    const wt_load_options *load = &b->pipe->load;
+    b->pages = 1;
+    if (kind == PAGES_OF_COEFFS) {
+        if (!wt_npz_is_stack(b->input))
+            return WT_OK; /* one image's coefficients: read by the command */
+        wt_status st = wt_npz_stack_reader_open(b->input, load, &b->coeffs, &b->coeffs_meta,
+                                                &b->coeffs_params);
+        if (st == WT_OK)
+            b->pages = (size_t)b->coeffs_meta.pages;
+        return st;
+    }
+    wt_status st = wt_stack_open(b->input, load, &b->images);
+    if (st == WT_OK)
+        b->pages = wt_stack_pages(b->images);
+    return st;
+}
+
+static void close_input(page_binding *b)
+{
+    wt_stack_close(b->images);
+    wt_npz_stack_reader_close(b->coeffs);
+}
+
+/* "a.tif: page 3: reason" for a failure on a page that does not say its page. */
+static wt_status name_page(const page_binding *b, wt_status st)
+{
+    char prefix[64], reason[2048];
+    const char *msg = wt_error_message();
+    const char *shown = pipeline_shown(b->input);
+    size_t len = strlen(shown);
+    snprintf(prefix, sizeof prefix, "page %zu: ", b->page);
+    if (strncmp(msg, shown, len) == 0 && strncmp(msg + len, ": ", 2) == 0)
+        msg += len + 2;
+    if (strncmp(msg, "page ", 5) == 0)
+        return st; /* it does */
+    snprintf(reason, sizeof reason, "%s", msg);
+    return wt_error_set(st, "%s: %s%s", shown, prefix, reason);
+}
+
+/* ---- reports ----------------------------------------------------------------- */
+
+/* @p lines with the page: TSV a last column (empty for one image), JSON a
+ * "page" key first (pages of a stack only). */
+static void add_lines(strbuf *sb, size_t page, size_t pages, report_format f, const char *lines)
+{
+    for (const char *line = lines; *line;) {
+        const char *end = strchr(line, '\n');
+        size_t len = end ? (size_t)(end - line) : strlen(line);
+        if (f == REPORT_JSON && pages > 1 && line[0] == '{')
+            sb_printf(sb, "{\"page\":%zu,%.*s", page, (int)len - 1, line + 1);
+        else
+            sb_printf(sb, "%.*s", (int)len, line);
+        if (f == REPORT_TSV && pages > 1)
+            sb_printf(sb, "\t%zu", page);
+        else if (f == REPORT_TSV)
+            sb_printf(sb, "\t");
+        sb_printf(sb, "\n");
+        line += len + (end ? 1 : 0);
+    }
+}
+
+/* A stack's output holds pages: a multi-page TIFF, a 3-D .npy or a .npz. */
+static wt_status check_output(const page_binding *b)
+{
+    if (b->pages <= 1 || !b->output)
+        return WT_OK;
+    wt_file_format f = cli_output_format(b->pipe->opt, b->output);
+    if (f == WT_FORMAT_NPZ && b->pipe->opt->compress)
+        return wt_error_set(WT_ERR_UNSUPPORTED,
+                            "%s: --compress is not available for a stack's .npz (its members "
+                            "are filled in place, page by page)",
+                            pipeline_shown(b->input));
+    if (f == wt_format_from_ext("tif") || f == wt_format_from_ext("npy") || f == WT_FORMAT_NPZ)
+        return WT_OK;
+    const wt_format_info *info = wt_format_describe(f);
+    return wt_error_set(WT_ERR_UNSUPPORTED,
+                        "%s: a stack of %zu pages is written as .tif, .npy or .npz, not %s",
+                        pipeline_shown(b->input), b->pages, info ? info->name : b->output);
+}
+
+void pages_run(pipeline *p, batch_item *item, int kind, page_work work, void *ctx)
+{
+    page_binding b = {.pipe = p, .input = item->input, .output = item->output};
+    strbuf report = {0};
+    int any = 0;
+    wt_status st = open_input(&b, kind);
+    if (st == WT_OK)
+        st = check_output(&b);
+    for (b.page = 0; st == WT_OK && b.page < b.pages; b.page++) {
+        char *label = b.pages > 1 && p->opt->format == REPORT_TEXT ? pages_label(item->input, b.page)
+                                                                  : NULL;
+        char *lines = NULL;
+        bound = &b;
+        st = work(ctx, item, label ? label : item->input, &lines);
+        bound = NULL;
+        if (st != WT_OK && b.pages > 1)
+            st = name_page(&b, st);
+        if (lines) {
+            add_lines(&report, b.page, b.pages, p->opt->format, lines);
+            any = 1;
+        }
+        free(lines);
+        free(label);
+    }
+    st = finish_outputs(&b, st);
+    close_input(&b);
+    batch_item_result(item, st);
+    char *text = sb_finish(&report);
+    if (any)
+        item->report = text;
+    else
+        free(text);
+}
+
+char *pages_report_lines(report_format f, const char *lines, size_t page, size_t pages)
+{
+    strbuf sb = {0};
+    add_lines(&sb, page, pages, f, lines);
+    return sb_finish(&sb);
+}

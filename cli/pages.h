@@ -1,0 +1,68 @@
+/* Stacks in the file commands: a multi-page TIFF, a 3-D .npy (--stack) or a
+ * stack's coefficient file is processed page by page, each page as one image
+ * through the command's own work, its outputs gathered into one multi-page
+ * output (TIFF, .npy, .npz with a leading page axis) and its report lines
+ * given a page column. One page is in memory at a time.
+ *
+ * While a page is processed, the worker thread is bound to it: pipeline_load
+ * of the item's input reads the page, pipeline_save (and the coefficient
+ * savers) of the item's output adds the page to the stack's output. An
+ * ordinary input is a stack of one page whose outputs are written as before. */
+#ifndef WT_CLI_PAGES_H
+#define WT_CLI_PAGES_H
+
+#include "batch.h"
+#include "pipeline.h"
+
+typedef struct page_binding {
+    pipeline *pipe;
+    const char *input, *output;     /* the item's */
+    size_t page, pages;
+    wt_stack *images;               /* image inputs */
+    wt_npz_stack_reader *coeffs;    /* a stack's coefficient file (reconstruct) */
+    wt_npz_meta coeffs_meta;
+    wt_uparams coeffs_params;
+    wt_stack_writer *image_out;     /* opened by the first page's image */
+    wt_npz_stack_writer *coeffs_out; /* opened by the first page's coefficients */
+} page_binding;
+
+/* A command's work on one page (or on an ordinary input's one image):
+ * @p shown names it in the report (text: "a.tif[3]"), *@p report gets its
+ * report lines (or stays NULL). */
+typedef wt_status (*page_work)(void *ctx, batch_item *item, const char *shown, char **report);
+
+/* Inputs that are images, or coefficient files. */
+enum { PAGES_OF_IMAGES = 0, PAGES_OF_COEFFS = 1 };
+
+/* Run @p work on every page of @p item's input, and set the item's result
+ * and report (TSV lines get a last column "page", empty for an ordinary
+ * input; JSON lines of a page get "page": K). */
+void pages_run(pipeline *p, batch_item *item, int kind, page_work work, void *ctx);
+
+/* The page this thread is on, or NULL. */
+page_binding *pages_bound(void);
+
+/* The binding when @p path is its stack's input (a page is read) or output
+ * (a page is written) of more than one page; else NULL. */
+page_binding *pages_input(const char *path);
+page_binding *pages_output(const char *path);
+
+/* Add a page to the stack's output: an image, DWT coefficients or an
+ * undecimated band stack (the output opened by the first page). */
+wt_status pages_save_image(page_binding *b, const wt_image *img);
+wt_status pages_save_pyramid(page_binding *b, const wt_pyramid *pyr, const wt_npz_meta *meta);
+wt_status pages_save_bands(page_binding *b, const wt_uparams *up, const float *bands,
+                           const wt_npz_meta *meta);
+
+/* Another file written while a page of a stack is processed (decompose
+ * --layers): refused, a stack writes one output. */
+wt_status pages_refuse_other_output(const page_binding *b, const char *path);
+
+/* @p lines (report lines about page @p page of @p pages) with the page
+ * column as pages_run gives it; a new string (NULL: out of memory). */
+char *pages_report_lines(report_format f, const char *lines, size_t page, size_t pages);
+
+/* The text a report line about page @p page of @p file shows: "FILE[PAGE]". */
+char *pages_label(const char *file, size_t page);
+
+#endif

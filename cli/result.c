@@ -1,0 +1,56 @@
+/* Result images of --depth 8|16|f32 or of the input's type: the check before
+ * any work, the float32 work copy, the one conversion before saving. */
+#include "result.h"
+
+#include <string.h>
+
+#include "options.h"
+
+int result_same_type(wt_sample_type a, wt_sample_type b)
+{
+    return a.kind == b.kind && a.bits == b.bits;
+}
+
+wt_status result_prepare(pipeline *p, const char *in, const char *out, wt_image *img,
+                         wt_sample_type *want)
+{
+    wt_sample_type own = wt_image_stored(img);
+    *want = cli_result_type(p->opt, own);
+    if (out) {
+        const char *name = strcmp(out, "-") == 0 ? "(stdout)" : out;
+        wt_status st = wt_image_check_holds(cli_output_format(p->opt, out), name, *want,
+                                            img->channels);
+        if (st != WT_OK)
+            return st;
+    }
+    if (result_same_type(*want, own))
+        return WT_OK;
+    wt_image work = {0};
+    wt_status st = wt_image_convert(img, (wt_sample_type){WT_SAMPLE_FLOAT, 32}, &work);
+    if (st != WT_OK)
+        return pipeline_name_error(st, in);
+    wt_image_free(img);
+    *img = work;
+    return WT_OK;
+}
+
+wt_status result_alloc_like(const wt_image *like, const char *file, wt_image *img)
+{
+    wt_status st = wt_image_alloc(img, like->width, like->height, like->channels,
+                                  like->bit_depth);
+    img->color = like->color;
+    img->stored = like->stored;
+    return pipeline_name_error(st, file);
+}
+
+wt_status result_save(pipeline *p, const char *out, const wt_image *result, wt_sample_type want)
+{
+    if (result_same_type(want, wt_image_stored(result)))
+        return pipeline_save(p, out, result);
+    wt_image converted = {0};
+    wt_status st = pipeline_name_error(wt_image_convert(result, want, &converted), out);
+    if (st == WT_OK)
+        st = pipeline_save(p, out, &converted);
+    wt_image_free(&converted);
+    return st;
+}

@@ -1,0 +1,22 @@
+/* Result images (reconstructions, roundtrips, denoised images) of the sample
+ * type --depth asks for, else the input's own (cli/result.c). */
+#ifndef CLI_RESULT_H
+#define CLI_RESULT_H
+
+#include "pipeline.h"
+
+/* 1 when @p a and @p b are the same stored type. */
+int result_same_type(wt_sample_type a, wt_sample_type b);
+/* For a command making a result of @p img: *@p want (--depth, else img's
+ * stored type), refused (one line naming @p out) when @p out's format cannot
+ * hold it, and @p img replaced by its float32 copy when *@p want is another
+ * type (the work then runs unrounded, and result_save converts once). @p out
+ * may be NULL (no output). */
+wt_status result_prepare(pipeline *p, const char *in, const char *out, wt_image *img,
+                         wt_sample_type *want);
+/* An image of @p like's size, channels and type (its stored type kept). */
+wt_status result_alloc_like(const wt_image *like, const char *file, wt_image *img);
+/* @p result written to @p out as @p want (converted when it is held otherwise). */
+wt_status result_save(pipeline *p, const char *out, const wt_image *result, wt_sample_type want);
+
+#endif
