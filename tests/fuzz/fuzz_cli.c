@@ -36,7 +36,8 @@ static const char *const options[][2] = {
     {"--mse", NULL}, {"--keep", "0.1"}, {"--keep", "0"}, {"--threshold", "3"}, {"--soft", NULL},
     {"--hard", NULL}, {"--format", "json"}, {"--format", "tsv"}, {"-q", NULL}, {"-v", NULL},
     {"-n", NULL}, {"--ext", "npz"}, {"--ext", "jpg"}, {"--ext", "tif"}, {"--ext", "npy"},
-    {"--suffix", "_s"}, {"-j", "2"},
+    {"--suffix", "_s"}, {"-j", "2"}, {"--depth", "f32"}, {"--stack", "first"},
+    {"--stack", "last"}, {"--transform", "swt"}, {"--transform", "starlet"}, {"--layers", NULL},
     {"--help", NULL}, {"--help=x", NULL}, {"-O", ""}, {"-o", ""}, {"--bogus", NULL},
 };
 static const char *const inputs[] = {"in.png", "in.jpg", "in.npz", "in.bin", "in.tif", "in.npy"};
