@@ -74,7 +74,8 @@ check "exports = the header's functions (missing | extra: $(comm -13 "$work/expo
 
 # The README's example, built with nothing but pkg-config's flags for the installed tree.
 sed -n '/<!-- library-example -->/,/^```$/p' "$src/README.md" | sed '1,2d;$d' >"$work/decompose.c"
-export PKG_CONFIG_PATH="$lib/pkgconfig" PKG_CONFIG_SYSROOT_DIR="$dest"
+# (the caller's PKG_CONFIG_PATH after ours: where libtiff's .pc lies outside the system)
+export PKG_CONFIG_PATH="$lib/pkgconfig${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}" PKG_CONFIG_SYSROOT_DIR="$dest"
 if [ "$prefix" = /usr ]; then # else pkg-config drops -I/usr/include before adding the sysroot
     export PKG_CONFIG_ALLOW_SYSTEM_CFLAGS=1 PKG_CONFIG_ALLOW_SYSTEM_LIBS=1
 fi
