@@ -107,7 +107,7 @@ check "README example builds against the static library (pkg-config --static: $s
 
 in=$src/data/astronaut.png
 check "both examples run and write the same .npz as 'wavetool decompose -w db3 -l 3'" sh -c "
-    LD_LIBRARY_PATH='$lib' '$work/dec-shared' '$in' '$work/shared.npz' &&
+    LD_LIBRARY_PATH='$lib'${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} '$work/dec-shared' '$in' '$work/shared.npz' &&
     ldd '$work/dec-shared' | grep -q libwavetool.so &&
     '$work/dec-static' '$in' '$work/static.npz' &&
     '$(D "$bindir")/wavetool' decompose -q -w db3 -l 3 '$in' '$work/cli.npz' &&
