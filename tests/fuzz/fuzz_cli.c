@@ -5,9 +5,10 @@
  * wavetool_main (tests/fuzz/meson.build). Limits are small (--max-pixels) and
  * one file runs at a time, so the fuzzer explores parsing, not allocation.
  * Run with -close_fd_mask=3 (tests/fuzz/run.sh): the program's messages are
- * not the fuzzer's. The program's signal handlers (cli/process.c) are put
- * back to libFuzzer's after each run, and its SIGALRM (timeouts, -max_total_time)
- * is held during a run (alarm_mask). */
+ * not the fuzzer's. libFuzzer's signal handlers are put back after each run
+ * (restore_fuzzer_actions), and its SIGALRM (timeouts, -max_total_time) is
+ * held during a run (alarm_mask). Files live in a scratch directory on tmpfs
+ * where there is one. */
 #include <dirent.h>
 #include <pthread.h>
 #include <signal.h>
@@ -34,13 +35,16 @@ static const char *const options[][2] = {
     {"--png-level", "0"}, {"--png-level", "9"}, {"--quality", "5"}, {"--psnr", NULL},
     {"--mse", NULL}, {"--keep", "0.1"}, {"--keep", "0"}, {"--threshold", "3"}, {"--soft", NULL},
     {"--hard", NULL}, {"--format", "json"}, {"--format", "tsv"}, {"-q", NULL}, {"-v", NULL},
-    {"-n", NULL}, {"--ext", "npz"}, {"--ext", "jpg"}, {"--suffix", "_s"}, {"-j", "2"},
+    {"-n", NULL}, {"--ext", "npz"}, {"--ext", "jpg"}, {"--ext", "tif"}, {"--ext", "npy"},
+    {"--suffix", "_s"}, {"-j", "2"}, {"--depth", "f32"}, {"--stack", "first"},
+    {"--stack", "last"}, {"--transform", "swt"}, {"--transform", "starlet"}, {"--layers", NULL},
     {"--help", NULL}, {"--help=x", NULL}, {"-O", ""}, {"-o", ""}, {"--bogus", NULL},
 };
-static const char *const inputs[] = {"in.png", "in.jpg", "in.npz", "in.bin"};
+static const char *const inputs[] = {"in.png", "in.jpg", "in.npz", "in.bin", "in.tif", "in.npy"};
 static const char *const outputs[][2] = {
     {"out.png", NULL}, {"out.npz", NULL}, {"out.jpg", NULL}, {"-O", "outdir"},
     {"-o", "out.png"}, {"-o", "out.npz"}, {"out.txt", NULL}, {"in.png", NULL},
+    {"out.tif", NULL}, {"out.npy", NULL},
 };
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -66,12 +70,29 @@ static void clear_dir(const char *dir)
         closedir(d);
 }
 
+static void remove_scratch(void)
+{
+    if (chdir(scratch) == 0)
+        clear_dir(".");
+    rmdir(scratch);
+}
+
+/* The scratch directory: on tmpfs (/dev/shm) where there is one, since every
+ * run creates, renames and removes files; removed at exit. */
 static int enter_scratch(void)
 {
     if (!scratch[0]) {
-        snprintf(scratch, sizeof scratch, "/tmp/wt-fuzz-cli.XXXXXX");
-        if (!mkdtemp(scratch))
+        struct stat st;
+        const char *base = stat("/dev/shm", &st) == 0 && S_ISDIR(st.st_mode) &&
+                                   access("/dev/shm", W_OK) == 0
+                               ? "/dev/shm"
+                               : "/tmp";
+        snprintf(scratch, sizeof scratch, "%s/wt-fuzz-cli.XXXXXX", base);
+        if (!mkdtemp(scratch)) {
+            scratch[0] = 0;
             return -1;
+        }
+        atexit(remove_scratch);
     }
     return chdir(scratch);
 }
@@ -91,6 +112,35 @@ static void alarm_window(void)
 {
     alarm_mask(SIG_UNBLOCK);
     alarm_mask(SIG_BLOCK);
+}
+
+/* libFuzzer's signal actions, read once (at the first run: its handlers are in
+ * place by then). The program installs its own (cli/process.c: every signal
+ * that ends the process, SIGXFSZ ignored); after a run, the signals that
+ * libFuzzer handles and SIGXFSZ get libFuzzer's actions back. The others keep
+ * the program's handler, which removes its temporary files and dies of the
+ * signal as the default action would, and which the next run installs alike
+ * (it skips only signals ignored at start). Reading and setting all 64
+ * signals at each run was a fifth of the harness's time. */
+static int restored[65], nrestored = -1;
+static struct sigaction fuzzer_actions[65];
+
+static void save_fuzzer_actions(void)
+{
+    if (nrestored >= 0)
+        return;
+    nrestored = 0;
+    int nsig = SIGRTMAX < 64 ? SIGRTMAX : 64;
+    for (int sig = 1; sig <= nsig; sig++)
+        if (sig != SIGKILL && sig != SIGSTOP && sigaction(sig, NULL, &fuzzer_actions[sig]) == 0 &&
+            (fuzzer_actions[sig].sa_handler != SIG_DFL || sig == SIGXFSZ))
+            restored[nrestored++] = sig;
+}
+
+static void restore_fuzzer_actions(void)
+{
+    for (int i = 0; i < nrestored; i++)
+        sigaction(restored[i], &fuzzer_actions[restored[i]], NULL);
 }
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
@@ -140,14 +190,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         return 0;
     fwrite(data + 4 + nopts, 1, size - 4 - (size_t)nopts, f);
     fclose(f);
-    static struct sigaction fuzzer_actions[65];
-    int nsig = SIGRTMAX < 64 ? SIGRTMAX : 64;
-    for (int sig = 1; sig <= nsig; sig++)
-        sigaction(sig, NULL, &fuzzer_actions[sig]);
+    save_fuzzer_actions();
     wavetool_main(argc, argv);
-    for (int sig = 1; sig <= nsig; sig++)
-        if (sig != SIGKILL && sig != SIGSTOP)
-            sigaction(sig, &fuzzer_actions[sig], NULL);
+    restore_fuzzer_actions();
     alarm_window();
     fflush(stdout);
     clear_dir(".");

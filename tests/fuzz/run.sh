@@ -15,7 +15,8 @@ cp "$here"/seeds/*.npz "$work/npz/" 2>/dev/null || true
 find "$corpus" -type f -name '*.tif' -size -200k -exec cp {} "$work/tiff/" \; 2>/dev/null || true
 cp "$here"/seeds/*.npy "$work/npy/" 2>/dev/null || true
 # fuzz_cli seeds: 4 bytes (command, option count, input name, output name),
-# option picks, then the file (fuzz_cli.c): small images and the .npz seeds
+# option picks, then the file (fuzz_cli.c): small images, the .npz and .npy
+# seeds, small TIFFs
 i=0
 for f in $(find "$corpus/good" "$corpus/tricky" -type f \( -name '*.png' -o -name '*.jpg' \) -size -8k | sort | head -40); do
     case $f in *.png) in=0 ;; *) in=1 ;; esac
@@ -24,6 +25,13 @@ for f in $(find "$corpus/good" "$corpus/tricky" -type f \( -name '*.png' -o -nam
 done
 for f in "$here"/seeds/*.npz; do
     { printf '\001\000\002\000'; cat "$f"; } >"$work/cli/$(basename "$f")"
+done
+# TIFF (input 4, decompose to out.tif) and .npy (input 5, roundtrip to out.npy)
+for f in $(find "$corpus/good" "$corpus/tricky" -type f -name '*.tif' -size -8k | sort | head -10); do
+    { printf '\000\000\004\010'; cat "$f"; } >"$work/cli/$(basename "$f")"
+done
+for f in "$here"/seeds/*.npy; do
+    { printf '\002\000\005\011'; cat "$f"; } >"$work/cli/$(basename "$f")"
 done
 status=0
 for h in image npz cli tiff npy; do
