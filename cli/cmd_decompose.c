@@ -1,5 +1,6 @@
 /* wavetool decompose: a subband mosaic or a coefficient file of each input. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "batch.h"
@@ -21,6 +22,51 @@ static wt_status forward_on(wt_engine *e, void *arg)
 {
     forward_job *j = arg;
     return wt_forward_image(e, j->params, j->img, j->pyr);
+}
+
+/* The coefficients of an image the caller gives up: on a GPU engine the
+ * pyramid is made on the device, the image's pixels are freed, and only then
+ * is the host pyramid allocated and downloaded, so the host never holds the
+ * image and its pyramid together (30000x30000 16-bit: 3.1x -> about 2.1x the
+ * decoded image). The CPU engine transforms straight into the host pyramid.
+ * After the pixels are gone a GPU failure cannot be retried on the CPU: the
+ * rerun under --device auto returns the GPU's status (its message stands). */
+typedef struct coeffs_job {
+    const wt_params *params;
+    wt_image *img; /* its pixels freed on a GPU engine */
+    wt_pyramid *pyr;
+    wt_status device_status;
+} coeffs_job;
+
+static wt_status download_releasing(wt_engine *e, coeffs_job *j)
+{
+    wt_epyramid *ep = NULL;
+    wt_status st = wt_epyramid_create(e, j->params, j->img->height, j->img->width,
+                                      j->img->channels, &ep);
+    if (st == WT_OK)
+        st = wt_epyramid_forward_image(ep, j->img);
+    if (st == WT_OK) {
+        free(j->img->pixels);
+        j->img->pixels = NULL;
+        st = wt_pyramid_alloc(j->pyr, j->params, j->img->height, j->img->width,
+                              j->img->channels);
+    }
+    if (st == WT_OK)
+        st = wt_epyramid_download(ep, j->pyr);
+    wt_epyramid_destroy(ep);
+    return j->device_status = st;
+}
+
+static wt_status coeffs_on(wt_engine *e, void *arg)
+{
+    coeffs_job *j = arg;
+    if (!j->img->pixels) /* a rerun after the GPU failed past the release */
+        return j->device_status;
+    if (!wt_engine_is_cpu(e))
+        return download_releasing(e, j);
+    wt_status st = wt_pyramid_alloc(j->pyr, j->params, j->img->height, j->img->width,
+                                    j->img->channels);
+    return st == WT_OK ? wt_forward_image(e, j->params, j->img, j->pyr) : st;
 }
 
 typedef struct mosaic_job {
@@ -137,17 +183,18 @@ static wt_status write_mosaic(pipeline *p, const wt_image *img, const wt_params 
     return st;
 }
 
-static wt_status write_coefficients(pipeline *p, const wt_image *img, const wt_params *params,
+/* Writes the coefficients of @p img, whose pixels it may free (coeffs_on). */
+static wt_status write_coefficients(pipeline *p, wt_image *img, const wt_params *params,
                                     const char *in, const char *out)
 {
     wt_pyramid pyr = {0};
     wt_npz_meta meta;
-    wt_status st = forward_image(p, img, params, in, &pyr);
-    if (st == WT_OK) {
-        fill_meta(params, img, &meta);
-        meta.compress = p->opt->compress;
+    coeffs_job job = {params, img, &pyr, WT_OK};
+    fill_meta(params, img, &meta); /* before the pixels may go */
+    meta.compress = p->opt->compress;
+    wt_status st = pipeline_engine_run(p, coeffs_on, &job, in);
+    if (st == WT_OK)
         st = pipeline_save_pyramid(p, out, &pyr, &meta);
-    }
     wt_pyramid_free(&pyr);
     return st;
 }

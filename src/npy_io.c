@@ -165,16 +165,18 @@ static void descr_of(wt_sample_type t, char *out, size_t cap)
              t.kind == WT_SAMPLE_FLOAT ? 'f' : t.kind == WT_SAMPLE_INT ? 'i' : 'u', t.bits / 8);
 }
 
-static int write_header(FILE *fp, const wt_image *img, const char *descr)
+/* The version-1 header of an array of @p img's samples (type @p descr), C
+ * order: (H, W[, C]), or (@p pages, H, W[, C]) when @p stacked. */
+static int write_header(FILE *fp, const wt_image *img, const char *descr, int stacked,
+                        size_t pages)
 {
-    char dict[160], header[256];
-    if (img->channels == 1)
-        snprintf(dict, sizeof dict, "{'descr': '%s', 'fortran_order': False, 'shape': (%u, %u), }",
-                 descr, img->height, img->width);
-    else
-        snprintf(dict, sizeof dict,
-                 "{'descr': '%s', 'fortran_order': False, 'shape': (%u, %u, %d), }", descr,
-                 img->height, img->width, img->channels);
+    char lead[32] = "", tail[16] = "", dict[192], header[256];
+    if (stacked)
+        snprintf(lead, sizeof lead, "%zu, ", pages);
+    if (img->channels != 1)
+        snprintf(tail, sizeof tail, ", %d", img->channels);
+    snprintf(dict, sizeof dict, "{'descr': '%s', 'fortran_order': False, 'shape': (%s%u, %u%s), }",
+             descr, lead, img->height, img->width, tail);
     size_t len = strlen(dict), total = (10 + len + 1 + NPY_ALIGN - 1) / NPY_ALIGN * NPY_ALIGN;
     memcpy(header, WT_NPY_MAGIC "\x01\x00", 8);
     header[8] = (char)((total - 10) & 0xff);
@@ -211,7 +213,7 @@ wt_status wt_npy_encode(FILE *fp, const char *name, const wt_image *img,
     wt_sample_type t = wt_image_stored(img);
     char descr[16];
     descr_of(t, descr, sizeof descr);
-    int ok = write_header(fp, img, descr);
+    int ok = write_header(fp, img, descr, 0, 0);
     if (ok && wt_sample_type_depth(t) == img->bit_depth && img->bit_depth != WT_DEPTH_F32 &&
         (img->bit_depth == 8 || wt_host_little_endian())) { /* uint8/16 as they are */
         size_t samples = (size_t)img->width * img->height * (size_t)img->channels;
@@ -385,24 +387,10 @@ void wt_npy_pages_close(wt_npy_pages *n)
 wt_status wt_npy_write_stack_header(FILE *fp, const char *name, const wt_image *page,
                                     size_t pages)
 {
-    char dict[192], header[256], descr[16];
+    char descr[16];
     descr_of(wt_image_stored(page), descr, sizeof descr);
-    if (page->channels == 1)
-        snprintf(dict, sizeof dict, "{'descr': '%s', 'fortran_order': False, 'shape': (%zu, %u, %u), }",
-                 descr, pages, page->height, page->width);
-    else
-        snprintf(dict, sizeof dict,
-                 "{'descr': '%s', 'fortran_order': False, 'shape': (%zu, %u, %u, %d), }", descr,
-                 pages, page->height, page->width, page->channels);
-    size_t len = strlen(dict), total = (10 + len + 1 + NPY_ALIGN - 1) / NPY_ALIGN * NPY_ALIGN;
-    memcpy(header, WT_NPY_MAGIC "\x01\x00", 8);
-    header[8] = (char)((total - 10) & 0xff);
-    header[9] = (char)((total - 10) >> 8);
-    memcpy(header + 10, dict, len);
-    memset(header + 10 + len, ' ', total - 10 - len - 1);
-    header[total - 1] = '\n';
-    return fwrite(header, 1, total, fp) == total ? WT_OK
-                                                 : wt_error_set(WT_ERR_IO, "%s: write error", name);
+    return write_header(fp, page, descr, 1, pages) ? WT_OK
+                                                : wt_error_set(WT_ERR_IO, "%s: write error", name);
 }
 
 wt_status wt_npy_write_stack_page(FILE *fp, const char *name, const wt_image *page)

@@ -74,7 +74,8 @@ check "exports = the header's functions (missing | extra: $(comm -13 "$work/expo
 
 # The README's example, built with nothing but pkg-config's flags for the installed tree.
 sed -n '/<!-- library-example -->/,/^```$/p' "$src/README.md" | sed '1,2d;$d' >"$work/decompose.c"
-export PKG_CONFIG_PATH="$lib/pkgconfig" PKG_CONFIG_SYSROOT_DIR="$dest"
+# (the caller's PKG_CONFIG_PATH after ours: where libtiff's .pc lies outside the system)
+export PKG_CONFIG_PATH="$lib/pkgconfig${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}" PKG_CONFIG_SYSROOT_DIR="$dest"
 if [ "$prefix" = /usr ]; then # else pkg-config drops -I/usr/include before adding the sysroot
     export PKG_CONFIG_ALLOW_SYSTEM_CFLAGS=1 PKG_CONFIG_ALLOW_SYSTEM_LIBS=1
 fi
@@ -106,7 +107,7 @@ check "README example builds against the static library (pkg-config --static: $s
 
 in=$src/data/astronaut.png
 check "both examples run and write the same .npz as 'wavetool decompose -w db3 -l 3'" sh -c "
-    LD_LIBRARY_PATH='$lib' '$work/dec-shared' '$in' '$work/shared.npz' &&
+    LD_LIBRARY_PATH='$lib'${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} '$work/dec-shared' '$in' '$work/shared.npz' &&
     ldd '$work/dec-shared' | grep -q libwavetool.so &&
     '$work/dec-static' '$in' '$work/static.npz' &&
     '$(D "$bindir")/wavetool' decompose -q -w db3 -l 3 '$in' '$work/cli.npz' &&

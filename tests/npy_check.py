@@ -22,21 +22,10 @@ except ImportError:
     print("numpy or pywt missing: skipped")
     sys.exit(77)
 
+from sample_arrays import generators  # noqa: E402 (after the skip)
+
 WT = sys.argv[1]
-rng = np.random.default_rng(20)
-
-
-def rand(shape, dtype):
-    return rng.integers(0, np.iinfo(dtype).max + 1, shape, dtype=dtype)
-
-
-def srand(shape, dtype, bits=None):
-    lo, hi = (np.iinfo(dtype).min, np.iinfo(dtype).max) if bits is None else (-2**bits, 2**bits)
-    return rng.integers(lo, hi, shape, dtype=dtype, endpoint=True)
-
-
-def frand(shape, dtype):
-    return (rng.standard_normal(shape) * 1000.0).astype(dtype)
+rand, srand, frand = generators(20)
 
 
 def run(*args):

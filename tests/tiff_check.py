@@ -25,22 +25,10 @@ except ImportError:
     print("numpy, pywt, tifffile or PIL missing: skipped")
     sys.exit(77)
 
+from sample_arrays import generators  # noqa: E402 (after the skip)
+
 WT = sys.argv[1]
-rng = np.random.default_rng(16)
-
-
-def rand(shape, dtype):
-    return rng.integers(0, np.iinfo(dtype).max + 1, shape, dtype=dtype)
-
-
-def srand(shape, dtype, bits=None):
-    """Signed samples over the type's range (or +-2^bits)."""
-    lo, hi = (np.iinfo(dtype).min, np.iinfo(dtype).max) if bits is None else (-2**bits, 2**bits)
-    return rng.integers(lo, hi, shape, dtype=dtype, endpoint=True)
-
-
-def frand(shape, dtype):
-    return (rng.standard_normal(shape) * 1000.0).astype(dtype)
+rand, srand, frand = generators(16)
 
 
 def planes(x):
