@@ -1039,8 +1039,10 @@ static wt_status bench_once(const bench_job *j)
                    : cu_forward_device(j->ce, j->p, j->plan, j->d_planes, j->d_pyr, j->bound);
 }
 
-/* Median and minimum of @p repeat timed runs after 3 warm-ups. */
-static wt_status bench_time(const bench_job *j, int repeat, double *median, double *fastest)
+/* Median and minimum of @p repeat runs of @p run (after 3 warm-ups), each
+ * timed between two events on the engine's stream. */
+wt_status cu_time_runs(cu_engine *ce, wt_status (*run)(const void *job), const void *job,
+                       int repeat, double *median, double *fastest)
 {
     cudaEvent_t ev[2];
     CU_CHECK(cudaEventCreate(&ev[0]));
@@ -1048,15 +1050,15 @@ static wt_status bench_time(const bench_job *j, int repeat, double *median, doub
     float *ms = (float *)malloc((size_t)repeat * sizeof *ms);
     wt_status st = ms ? WT_OK : wt_error_set(WT_ERR_NOMEM, "out of memory");
     for (int r = -3; r < repeat && st == WT_OK; r++) {
-        cudaError_t err = cudaEventRecord(ev[0], j->ce->stream);
-        if (err == cudaSuccess && (st = bench_once(j)) == WT_OK)
-            err = cudaEventRecord(ev[1], j->ce->stream);
+        cudaError_t err = cudaEventRecord(ev[0], ce->stream);
+        if (err == cudaSuccess && (st = run(job)) == WT_OK)
+            err = cudaEventRecord(ev[1], ce->stream);
         if (err == cudaSuccess && st == WT_OK)
             err = cudaEventSynchronize(ev[1]);
         if (err == cudaSuccess && st == WT_OK && r >= 0)
             err = cudaEventElapsedTime(&ms[r], ev[0], ev[1]);
         if (err != cudaSuccess && st == WT_OK)
-            st = cu_fail(j->ce, err, "benchmark timing", 0);
+            st = cu_fail(ce, err, "benchmark timing", 0);
     }
     if (st == WT_OK) {
         qsort(ms, (size_t)repeat, sizeof *ms, by_value);
@@ -1067,6 +1069,11 @@ static wt_status bench_time(const bench_job *j, int repeat, double *median, doub
     cudaEventDestroy(ev[0]);
     cudaEventDestroy(ev[1]);
     return st;
+}
+
+static wt_status bench_run(const void *job)
+{
+    return bench_once((const bench_job *)job);
 }
 
 static wt_status fill_random(cu_engine *ce, float *d, size_t n, uint32_t seed)
@@ -1101,14 +1108,14 @@ extern "C" wt_status wt_cuda_bench(wt_engine *engine, const wt_params *params, s
                        : cu_planes_bound(ce, &plan, j.d_planes, &j.bound));
     j.what = inverse ? 1 : 0;
     memset(timing, 0, sizeof *timing);
-    WT_TRY(bench_time(&j, repeat, &timing->ms, &timing->ms_min));
+    WT_TRY(cu_time_runs(ce, bench_run, &j, repeat, &timing->ms, &timing->ms_min));
     if (copy_bytes) {
         WT_TRY(cu_buf_get(ce, BUF_COPY_SRC, copy_bytes, &j.copy_src));
         WT_TRY(cu_buf_get(ce, BUF_COPY_DST, copy_bytes, &j.copy_dst));
         WT_TRY(fill_random(ce, (float *)j.copy_src, copy_bytes / 4, 777u));
         j.what = 2;
         double fastest;
-        WT_TRY(bench_time(&j, repeat, &timing->copy_ms, &fastest));
+        WT_TRY(cu_time_runs(ce, bench_run, &j, repeat, &timing->copy_ms, &fastest));
         timing->copy_bytes = copy_bytes;
     }
     CU_CHECK(cudaStreamSynchronize(ce->stream));

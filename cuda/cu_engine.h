@@ -160,6 +160,12 @@ extern const wt_epyramid_ops cu_epyramid_ops;
 wt_status cu_staging_init(cu_engine *ce);
 void cu_staging_free(cu_engine *ce);
 
+/* Median and minimum of @p repeat timed runs of @p run(@p job) on the
+ * engine's stream, after 3 warm-ups (the benchmarks of cu_engine.cu and
+ * cu_swt.cu). */
+wt_status cu_time_runs(cu_engine *ce, wt_status (*run)(const void *job), const void *job,
+                       int repeat, double *median, double *fastest);
+
 /* Undecimated transforms (cu_swt.cu): the engine's uforward/uinverse ops,
  * and device-resident timing for wt_cuda_ubench (@p bytes: what the timed
  * transform reads and writes). */

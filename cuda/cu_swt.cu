@@ -161,6 +161,166 @@ WT_GLOBAL void WT_LAUNCH_BOUNDS(MODE == UMODE_SWT_INVERSE ? CU_UTHREADS_INV : CU
     }
 }
 
+/* ---- v4: columns first (y-first) ----------------------------------------
+ * The same level with the axes swapped: phase 1 filters each column slot the
+ * tile's row taps need along y, a thread walking down a chain of up to
+ * CU_USEG outputs of one column (rows i0, i0 + g, ...) with the column taps
+ * in registers, so each source sample is loaded once per chain (F - 1 extra
+ * per chain) instead of once per tap; phase 2 filters along x from shared
+ * memory. Column slots fold like the row slots of ulevel_kernel: slot c holds
+ * source column x0 + off + (c % gx) + (c / gx) * step, gx = min(step, CU_UTXC).
+ * The SWT inverse filters its 4 planes along y into the 2 sums
+ * T0 = C(f0) A + C(f1) H and T1 = C(f0) V + C(f1) D, then
+ * out = R(f0) T0 + R(f1) T1. Tap counts known at compile time only. */
+typedef struct cu_ucols {
+    int ty, g, rows, gx, cols; /* tile height, row fold, row slots; column fold, column slots */
+} cu_ucols;
+
+/* Source index of slot @p u of an axis folded by @p g from the tile origin @p base. */
+WT_DEV long long uslot_true(const cu_uaxis &a, long long base, int u, int g)
+{
+    return base + a.off + u % g + (long long)(u / g) * a.step;
+}
+
+/* Phase 1 of one chain: column @p xs (source index, mapped), rows i0, i0 + g,
+ * ... (@p len of them; FULL: CU_USEG, the loop without exits so that the
+ * compiler may issue the chain's loads together), each filtered along y into
+ * shared memory. */
+template <int MODE, int NT, bool FULL>
+WT_DEV void ucol_chain(const cu_ulevel &L, const cu_ucols &C, const float *const in[4],
+                       size_t xs, int y0, int i0, int len, bool rows_inside, const int *srow,
+                       float *p0, float *p1)
+{
+    constexpr int NP = MODE == UMODE_SWT_INVERSE ? 4 : 1;
+    const size_t w = (size_t)L.x.n;
+    float win[NP][NT];
+    /* source row of window position j of chain element 0 (j < NT + CU_USEG - 1) */
+    const long long base = (long long)y0 + L.y.off + i0;
+#define UROW(j) (rows_inside ? (size_t)(base + (long long)(j) * L.y.step) : (size_t)srow[i0 + (j) * C.g])
+#pragma unroll
+    for (int j = 0; j < NT - 1; j++)
+#pragma unroll
+        for (int q = 0; q < NP; q++)
+            win[q][j + 1] = in[q][UROW(j) * w + xs];
+#pragma unroll
+    for (int k = 0; k < CU_USEG; k++) {
+        if (!FULL && k >= len)
+            break;
+#pragma unroll
+        for (int q = 0; q < NP; q++) {
+#pragma unroll
+            for (int j = 0; j < NT - 1; j++)
+                win[q][j] = win[q][j + 1];
+            win[q][NT - 1] = in[q][UROW(k + NT - 1) * w + xs];
+        }
+        float a = 0.0f, b = 0.0f;
+        if (MODE == UMODE_SWT_INVERSE) { /* T0 = C(f0) A + C(f1) H, T1 = C(f0) V + C(f1) D */
+            float al = 0.0f, hh = 0.0f, vl = 0.0f, dh = 0.0f;
+#pragma unroll
+            for (int m = 0; m < NT; m++) {
+                al += L.f0[m] * win[0][NT - 1 - m];
+                hh += L.f1[m] * win[1][NT - 1 - m];
+                vl += L.f0[m] * win[2][NT - 1 - m];
+                dh += L.f1[m] * win[3][NT - 1 - m];
+            }
+            a = al + hh;
+            b = vl + dh;
+        } else {
+#pragma unroll
+            for (int m = 0; m < NT; m++) {
+                a += L.f0[m] * win[0][NT - 1 - m];
+                if (MODE == UMODE_SWT_FORWARD)
+                    b += L.f1[m] * win[0][NT - 1 - m];
+            }
+        }
+        const int slot = (i0 + k * C.g) * C.cols;
+        p0[slot] = a;
+        if (MODE != UMODE_STARLET)
+            p1[slot] = b;
+    }
+#undef UROW
+}
+
+/* One level of one channel (blockIdx.z) for a tile of C.ty x CU_UTXC outputs. */
+template <int MODE, int NT>
+WT_GLOBAL void WT_LAUNCH_BOUNDS_MIN(CU_UTHREADS, CU_UCOL_BLOCKS)
+    ucol_kernel(const WT_GRID_CONST cu_ulevel L, const WT_GRID_CONST cu_ucols C,
+                const float *__restrict__ in0, const float *__restrict__ in1,
+                const float *__restrict__ in2, const float *__restrict__ in3, float *out0,
+                float *out1, float *out2, float *out3, size_t plane)
+{
+    WT_DYN_SMEM(float, smem);
+    const int ty = C.ty, h = L.y.n, w = L.x.n, cols = C.cols;
+    const size_t pl = (size_t)ty * (size_t)cols;
+    float *p0 = smem, *p1 = smem + (MODE == UMODE_STARLET ? 0 : pl);
+    int *srow = (int *)(smem + (MODE == UMODE_STARLET ? 1 : 2) * pl);
+    const int y0 = (int)blockIdx.y * ty, x0 = (int)blockIdx.x * CU_UTXC;
+    const size_t zc = (size_t)blockIdx.z * plane;
+    const float *const in[4] = {in0 + zc, in1 ? in1 + zc : in1, in2 ? in2 + zc : in2,
+                                in3 ? in3 + zc : in3};
+    const int tid = (int)(threadIdx.y * blockDim.x + threadIdx.x);
+    const int nthreads = (int)(blockDim.x * blockDim.y);
+    const long long ylo = (long long)y0 + L.y.off;
+    const bool rows_inside = ylo >= 0 && ylo + (ty - 1) + (long long)(NT - 1) * L.y.step < h;
+    const long long xlo = (long long)x0 + L.x.off;
+    const bool cols_inside = xlo >= 0 && xlo + (CU_UTXC - 1) + (long long)(NT - 1) * L.x.step < w;
+    if (!rows_inside)
+        for (int u = tid; u < C.rows; u += nthreads)
+            srow[u] = umap_true(L.y, uslot_true(L.y, y0, u, C.g));
+    WT_SYNC();
+    /* phase 1: chains of column slots along y; chain t starts at row
+     * (t / g) * CU_USEG * g + t % g of the tile */
+    const int chains = (ty + CU_USEG * C.g - 1) / (CU_USEG * C.g) * C.g;
+    for (int e = tid; e < chains * cols; e += nthreads) {
+        const int c = e % cols, t = e / cols;
+        const int i0 = t / C.g * CU_USEG * C.g + t % C.g;
+        if (i0 >= ty)
+            continue;
+        const int len = (ty - 1 - i0) / C.g + 1;
+        const long long xt = uslot_true(L.x, x0, c, C.gx);
+        const size_t xs = (size_t)(cols_inside ? xt : umap_true(L.x, xt));
+        if (len >= CU_USEG)
+            ucol_chain<MODE, NT, true>(L, C, in, xs, y0, i0, len, rows_inside, srow, p0 + c, p1 + c);
+        else
+            ucol_chain<MODE, NT, false>(L, C, in, xs, y0, i0, len, rows_inside, srow, p0 + c,
+                                        p1 + c);
+    }
+    WT_SYNC();
+    /* phase 2: along x from shared memory, every band of the tile */
+    for (int e = tid; e < ty * CU_UTXC; e += nthreads) {
+        const int j = e % CU_UTXC, i = e / CU_UTXC;
+        const int y = y0 + i, x = x0 + j;
+        if (y >= h || x >= w)
+            continue;
+        const float *r0 = p0 + (size_t)i * cols + j, *r1 = p1 + (size_t)i * cols + j;
+        float s00 = 0.0f, s01 = 0.0f, s10 = 0.0f, s11 = 0.0f;
+#pragma unroll
+        for (int m = 0; m < NT; m++) {
+            const int u = (NT - 1 - m) * C.gx;
+            const float p = r0[u];
+            s00 += L.f0[m] * p;
+            if (MODE != UMODE_STARLET) {
+                const float q = r1[u];
+                s01 += L.f1[m] * p;
+                s10 += L.f0[m] * q;
+                s11 += L.f1[m] * q;
+            }
+        }
+        const size_t o = zc + (size_t)y * (size_t)w + (size_t)x;
+        if (MODE == UMODE_SWT_FORWARD) {
+            out0[o] = s00; /* cA = R(f0) C(f0) */
+            out1[o] = s10; /* cH = R(f0) C(f1): high-pass along y */
+            out2[o] = s01; /* cV = R(f1) C(f0) */
+            out3[o] = s11; /* cD */
+        } else if (MODE == UMODE_SWT_INVERSE) {
+            out0[o] = s00 + s11; /* R(f0) T0 + R(f1) T1 */
+        } else {
+            out0[o] = s00;          /* c_j */
+            out1[o] = in0[o] - s00; /* w_j = c_{j-1} - c_j */
+        }
+    }
+}
+
 /* out = c_L + w_L + ... + w_1, each channel (the host's order). */
 WT_GLOBAL void starlet_sum_kernel(const float *stack, int levels, size_t band, float *out)
 {
@@ -267,11 +427,71 @@ static int gpu_takes(const wt_uparams *p, size_t h, size_t w)
     return taps <= CU_UTAPS && h < (1u << 29) && w < (1u << 29);
 }
 
+/* The column-first kernel's tile for level @p L: the tallest (at most
+ * CU_UTY_MAX rows) whose planes of column slots and row indices fit in
+ * CU_USMEM; ty 0 when none does. */
+static cu_ucols ucols_of(const cu_ulevel &L, int planes)
+{
+    cu_ucols C;
+    memset(&C, 0, sizeof C);
+    C.gx = L.x.step < CU_UTXC ? L.x.step : CU_UTXC;
+    C.cols = CU_UTXC + (L.ntaps - 1) * C.gx;
+    int ty = CU_UTY_MAX;
+    while (ty > 1 && ty / 2 >= L.y.n)
+        ty /= 2;
+    for (; ty >= 1; ty /= 2) {
+        int rows = urows(L.ntaps, L.y.step, ty);
+        if ((size_t)planes * ty * C.cols * sizeof(float) + (size_t)rows * sizeof(int) <= CU_USMEM) {
+            C.ty = ty;
+            C.g = L.y.step < ty ? L.y.step : ty;
+            C.rows = rows;
+            break;
+        }
+    }
+    return C;
+}
+
+typedef void (*ulevel_fn)(const cu_ulevel, const float *, const float *, const float *,
+                          const float *, float *, float *, float *, float *, size_t);
+typedef void (*ucol_fn)(const cu_ulevel, const cu_ucols, const float *, const float *,
+                        const float *, const float *, float *, float *, float *, float *, size_t);
+
+/* The column-first kernel of @p ntaps taps, NULL where it has none (tap
+ * counts not unrolled, or the mode not chosen in CU_UYFIRST). */
+template <int MODE>
+static ucol_fn ucol_kernel_of(int ntaps)
+{
+    if (!(CU_UYFIRST & (1 << MODE)))
+        return NULL;
+    switch (ntaps) {
+    case 2: return ucol_kernel<MODE, 2>;
+    case 4: return ucol_kernel<MODE, 4>;
+    case 5: return ucol_kernel<MODE, 5>;
+    case 6: return ucol_kernel<MODE, 6>;
+    case 8: return ucol_kernel<MODE, 8>;
+    default: return NULL;
+    }
+}
+
 template <int MODE>
 static wt_status launch_level(cu_engine *ce, const cu_ulevel &L, int channels, const float *in[4],
                               float *out[4], size_t plane)
 {
     size_t h = (size_t)L.y.n, w = (size_t)L.x.n;
+    ucol_fn colk = ucol_kernel_of<MODE>(L.ntaps);
+    cu_ucols C = colk ? ucols_of(L, MODE == UMODE_STARLET ? 1 : 2) : cu_ucols{};
+    if (colk && C.ty > 0) {
+        dim3 grid((unsigned)((w + CU_UTXC - 1) / CU_UTXC), (unsigned)((h + C.ty - 1) / C.ty),
+                  (unsigned)channels);
+        if (grid.y > 65535)
+            return wt_error_set(WT_ERR_LIMIT, "image too tall for the GPU undecimated transform");
+        size_t smem = (size_t)(MODE == UMODE_STARLET ? 1 : 2) * C.ty * C.cols * sizeof(float) +
+                      (size_t)C.rows * sizeof(int);
+        WT_LAUNCH(colk, grid, dim3(32, CU_UTHREADS / 32), smem, ce->stream, L, C, in[0], in[1],
+                  in[2], in[3], out[0], out[1], out[2], out[3], plane);
+        CU_CHECK(cudaGetLastError());
+        return WT_OK;
+    }
     dim3 grid((unsigned)((w + CU_UTX - 1) / CU_UTX), (unsigned)((h + L.ty - 1) / L.ty),
               (unsigned)channels);
     if (grid.y > 65535)
@@ -279,8 +499,7 @@ static wt_status launch_level(cu_engine *ce, const cu_ulevel &L, int channels, c
     size_t smem = usmem_bytes(L.rows);
     dim3 block(CU_UTX, (MODE == UMODE_SWT_INVERSE ? CU_UTHREADS_INV : CU_UTHREADS) / CU_UTX);
     /* the hot tap counts unrolled: haar 2, db2 4, starlet 5, db3 6, db4 8 */
-    void (*kernel)(const cu_ulevel, const float *, const float *, const float *, const float *,
-                   float *, float *, float *, float *, size_t) = ulevel_kernel<MODE, 0>;
+    ulevel_fn kernel = ulevel_kernel<MODE, 0>;
     switch (L.ntaps) {
     case 2: kernel = ulevel_kernel<MODE, 2>; break;
     case 4: kernel = ulevel_kernel<MODE, 4>; break;
@@ -455,47 +674,24 @@ static size_t ubytes(const wt_uparams *p, size_t cp, int inverse)
     return cp * 4 * 5 * L;
 }
 
-static int by_ms(const void *a, const void *b)
-{
-    float x = *(const float *)a, y = *(const float *)b;
-    return (x > y) - (x < y);
-}
+/* One timed run of cu_ubench: 0 forward, 1 inverse, 2 the device copy. */
+typedef struct ubench_job {
+    cu_engine *ce;
+    const wt_uparams *p;
+    size_t h, w, copy_bytes;
+    int channels, what;
+    const udevice *d;
+    float *copy_dst;
+} ubench_job;
 
-/* Median and fastest of @p repeat runs of @p what (0 forward, 1 inverse, 2 copy). */
-static wt_status utime(cu_engine *ce, const wt_uparams *p, size_t h, size_t w, int channels,
-                       udevice *d, int what, size_t copy_bytes, float *copy_dst, int repeat,
-                       double *median, double *fastest)
+static wt_status ubench_run(const void *job)
 {
-    cudaEvent_t ev[2];
-    CU_CHECK(cudaEventCreate(&ev[0]));
-    CU_CHECK(cudaEventCreate(&ev[1]));
-    float *ms = (float *)malloc((size_t)repeat * sizeof *ms);
-    wt_status st = ms ? WT_OK : wt_error_set(WT_ERR_NOMEM, "out of memory");
-    for (int r = -3; r < repeat && st == WT_OK; r++) {
-        st = cu_fail_check(cudaEventRecord(ev[0], ce->stream), "cudaEventRecord");
-        if (st == WT_OK && what == 2)
-            st = cu_fail_check(cudaMemcpyAsync(copy_dst, d->stack, copy_bytes,
-                                               cudaMemcpyDeviceToDevice, ce->stream),
-                               "cudaMemcpyAsync");
-        else if (st == WT_OK)
-            st = urun_device(ce, p, h, w, channels, d, what);
-        if (st == WT_OK)
-            st = cu_fail_check(cudaEventRecord(ev[1], ce->stream), "cudaEventRecord");
-        if (st == WT_OK)
-            st = cu_fail_check(cudaEventSynchronize(ev[1]), "cudaEventSynchronize");
-        if (st == WT_OK && r >= 0)
-            st = cu_fail_check(cudaEventElapsedTime(&ms[r], ev[0], ev[1]),
-                               "cudaEventElapsedTime");
-    }
-    if (st == WT_OK) {
-        qsort(ms, (size_t)repeat, sizeof *ms, by_ms);
-        *median = ms[repeat / 2];
-        *fastest = ms[0];
-    }
-    free(ms);
-    cudaEventDestroy(ev[0]);
-    cudaEventDestroy(ev[1]);
-    return st;
+    const ubench_job *j = (const ubench_job *)job;
+    if (j->what == 2)
+        return cu_fail_check(cudaMemcpyAsync(j->copy_dst, j->d->stack, j->copy_bytes,
+                                             cudaMemcpyDeviceToDevice, j->ce->stream),
+                             "cudaMemcpyAsync");
+    return urun_device(j->ce, j->p, j->h, j->w, j->channels, j->d, j->what);
 }
 
 wt_status cu_ubench(cu_engine *ce, const wt_uparams *p, size_t h, size_t w, int channels,
@@ -517,16 +713,18 @@ wt_status cu_ubench(cu_engine *ce, const wt_uparams *p, size_t h, size_t w, int 
     if (st == WT_OK)
         st = urun_device(ce, p, h, w, channels, &d, 0);
     memset(timing, 0, sizeof *timing);
+    ubench_job job = {ce, p, h, w, 0, channels, inverse, &d, NULL};
     if (st == WT_OK)
-        st = utime(ce, p, h, w, channels, &d, inverse, 0, NULL, repeat, &timing->ms,
-                   &timing->ms_min);
+        st = cu_time_runs(ce, ubench_run, &job, repeat, &timing->ms, &timing->ms_min);
     copy_bytes = copy_bytes < d.bytes[1] ? copy_bytes : d.bytes[1];
     if (st == WT_OK)
         st = cu_device_alloc(ce, (void **)&copy_dst, copy_bytes);
     double fastest;
+    job.what = 2;
+    job.copy_bytes = copy_bytes;
+    job.copy_dst = copy_dst;
     if (st == WT_OK)
-        st = utime(ce, p, h, w, channels, &d, 2, copy_bytes, copy_dst, repeat, &timing->copy_ms,
-                   &fastest);
+        st = cu_time_runs(ce, ubench_run, &job, repeat, &timing->copy_ms, &fastest);
     timing->copy_bytes = copy_bytes;
     if (st == WT_OK)
         st = cu_fail_check(cudaStreamSynchronize(ce->stream), "cudaStreamSynchronize");

@@ -86,6 +86,23 @@
 #ifndef CU_UTHREADS_INV
 #define CU_UTHREADS_INV 512
 #endif
+/* v4, the column-first kernel (ucol_kernel): tiles of CU_UTXC columns, chains
+ * of at most CU_USEG outputs per column walk, used for the modes whose bit is
+ * set in CU_UYFIRST (1 SWT forward, 2 SWT inverse, 4 starlet) where the tap
+ * count is unrolled (2, 4, 5, 6, 8). */
+#ifndef CU_UTXC
+#define CU_UTXC 32
+#endif
+#ifndef CU_USEG
+#define CU_USEG 8
+#endif
+/* Blocks per SM ucol_kernel is compiled for (a register cap; 1: none). */
+#ifndef CU_UCOL_BLOCKS
+#define CU_UCOL_BLOCKS 1
+#endif
+#ifndef CU_UYFIRST
+#define CU_UYFIRST 7
+#endif
 #ifndef CU_USMEM
 #define CU_USMEM (48 << 10)
 #endif
