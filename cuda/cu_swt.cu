@@ -96,7 +96,8 @@ WT_GLOBAL void WT_LAUNCH_BOUNDS(MODE == UMODE_SWT_INVERSE ? CU_UTHREADS_INV : CU
     WT_DYN_SMEM(float, smem);
     const int ty = L.ty, nt = NT > 0 ? NT : L.ntaps, h = L.y.n, w = L.x.n, rows = L.rows;
     const int g = L.g;
-    float *s0 = smem, *s1 = smem + (size_t)rows * CU_UTX;
+    /* the starlet's one plane (its row filter has no high-pass) */
+    float *s0 = smem, *s1 = smem + (MODE == UMODE_STARLET ? 0 : (size_t)rows * CU_UTX);
     int *srow = (int *)(s1 + (size_t)rows * CU_UTX); /* source row of each slot */
     const int y0 = (int)blockIdx.y * ty, x0 = (int)blockIdx.x * CU_UTX;
     const size_t zc = (size_t)blockIdx.z * plane;
@@ -127,7 +128,8 @@ WT_GLOBAL void WT_LAUNCH_BOUNDS(MODE == UMODE_SWT_INVERSE ? CU_UTHREADS_INV : CU
             }
         }
         s0[e] = a;
-        s1[e] = b;
+        if (MODE != UMODE_STARLET)
+            s1[e] = b;
     }
     WT_SYNC();
     /* phase 2: along y from shared memory, every band of the tile */
@@ -279,7 +281,7 @@ WT_GLOBAL void WT_LAUNCH_BOUNDS_MIN(CU_UTHREADS, CU_UCOL_BLOCKS)
         const int len = (ty - 1 - i0) / C.g + 1;
         const long long xt = uslot_true(L.x, x0, c, C.gx);
         const size_t xs = (size_t)(cols_inside ? xt : umap_true(L.x, xt));
-        if (len >= CU_USEG)
+        if (CU_UFULL && len >= CU_USEG)
             ucol_chain<MODE, NT, true>(L, C, in, xs, y0, i0, len, rows_inside, srow, p0 + c, p1 + c);
         else
             ucol_chain<MODE, NT, false>(L, C, in, xs, y0, i0, len, rows_inside, srow, p0 + c,
@@ -368,21 +370,22 @@ static int urows(int ntaps, long long step, int ty)
     return (int)(ty + (ntaps - 1) * g);
 }
 
-/* Shared memory of a tile of @p rows source rows: two planes and the rows' indices. */
-static size_t usmem_bytes(int rows)
+/* Shared memory of a tile of @p rows source rows: @p planes planes (the
+ * starlet 1, the SWT 2) and the rows' indices. */
+static size_t usmem_bytes(int rows, int planes)
 {
-    return (size_t)rows * (2 * CU_UTX * sizeof(float) + sizeof(int));
+    return (size_t)rows * (planes * CU_UTX * sizeof(float) + sizeof(int));
 }
 
-/* The tallest tile (at most CU_UTY_MAX rows, at least 1) whose two planes of
+/* The tallest tile (at most @p ty_max rows, at least 1) whose planes of
  * filtered rows fit in CU_USMEM; 0 when not even one row fits. */
-static int utile_height(int ntaps, long long step, size_t h)
+static int utile_height(int ntaps, long long step, size_t h, int planes, int ty_max)
 {
-    int ty = CU_UTY_MAX;
+    int ty = ty_max;
     while (ty > 1 && (size_t)ty / 2 >= h)
         ty /= 2;
     for (; ty >= 1; ty /= 2)
-        if (usmem_bytes(urows(ntaps, step, ty)) <= CU_USMEM)
+        if (usmem_bytes(urows(ntaps, step, ty), planes) <= CU_USMEM)
             return ty;
     return 0;
 }
@@ -415,7 +418,8 @@ static cu_ulevel ulevel_of(const wt_uparams *p, int j, int inverse, size_t h, si
     }
     uaxis_place(&L.x, shift - (L.ntaps - 1) * step, step);
     uaxis_place(&L.y, shift - (L.ntaps - 1) * step, step);
-    L.ty = utile_height(L.ntaps, L.y.step, h);
+    const int starlet = p->transform == WT_TRANSFORM_STARLET;
+    L.ty = utile_height(L.ntaps, L.y.step, h, starlet ? 1 : 2, starlet ? CU_UTY_STARLET : CU_UTY_MAX);
     L.g = L.y.step < L.ty ? L.y.step : L.ty;
     L.rows = L.ty ? urows(L.ntaps, L.g, L.ty) : 0;
     return L;
@@ -496,7 +500,7 @@ static wt_status launch_level(cu_engine *ce, const cu_ulevel &L, int channels, c
               (unsigned)channels);
     if (grid.y > 65535)
         return wt_error_set(WT_ERR_LIMIT, "image too tall for the GPU undecimated transform");
-    size_t smem = usmem_bytes(L.rows);
+    size_t smem = usmem_bytes(L.rows, MODE == UMODE_STARLET ? 1 : 2);
     dim3 block(CU_UTX, (MODE == UMODE_SWT_INVERSE ? CU_UTHREADS_INV : CU_UTHREADS) / CU_UTX);
     /* the hot tap counts unrolled: haar 2, db2 4, starlet 5, db3 6, db4 8 */
     ulevel_fn kernel = ulevel_kernel<MODE, 0>;

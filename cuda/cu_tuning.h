@@ -78,6 +78,10 @@
 #ifndef CU_UTY_MAX
 #define CU_UTY_MAX 64
 #endif
+/* The starlet's tile height limit (one plane of filtered rows). */
+#ifndef CU_UTY_STARLET
+#define CU_UTY_STARLET 64
+#endif
 #ifndef CU_UTHREADS
 #define CU_UTHREADS 256
 #endif
@@ -96,9 +100,14 @@
 #ifndef CU_USEG
 #define CU_USEG 8
 #endif
-/* Blocks per SM ucol_kernel is compiled for (a register cap; 1: none). */
+/* Blocks per SM ucol_kernel is compiled for (a register cap; 1: none);
+ * CU_UFULL 1: whole chains in a loop without exits (the compiler may issue
+ * their loads together, at the cost of registers). */
 #ifndef CU_UCOL_BLOCKS
-#define CU_UCOL_BLOCKS 1
+#define CU_UCOL_BLOCKS 4
+#endif
+#ifndef CU_UFULL
+#define CU_UFULL 1
 #endif
 #ifndef CU_UYFIRST
 #define CU_UYFIRST 7
