@@ -80,7 +80,7 @@
 #endif
 /* The starlet's tile height limit (one plane of filtered rows). */
 #ifndef CU_UTY_STARLET
-#define CU_UTY_STARLET 64
+#define CU_UTY_STARLET 128
 #endif
 #ifndef CU_UTHREADS
 #define CU_UTHREADS 256
@@ -95,10 +95,10 @@
  * set in CU_UYFIRST (1 SWT forward, 2 SWT inverse, 4 starlet) where the tap
  * count is unrolled (2, 4, 5, 6, 8). */
 #ifndef CU_UTXC
-#define CU_UTXC 32
+#define CU_UTXC 64
 #endif
 #ifndef CU_USEG
-#define CU_USEG 8
+#define CU_USEG 4
 #endif
 /* Blocks per SM ucol_kernel is compiled for (a register cap; 1: none);
  * CU_UFULL 1: whole chains in a loop without exits (the compiler may issue
@@ -110,7 +110,7 @@
 #define CU_UFULL 1
 #endif
 #ifndef CU_UYFIRST
-#define CU_UYFIRST 7
+#define CU_UYFIRST 2
 #endif
 #ifndef CU_USMEM
 #define CU_USMEM (48 << 10)
