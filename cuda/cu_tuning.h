@@ -95,10 +95,10 @@
  * set in CU_UYFIRST (1 SWT forward, 2 SWT inverse, 4 starlet) where the tap
  * count is unrolled (2, 4, 5, 6, 8). */
 #ifndef CU_UTXC
-#define CU_UTXC 64
+#define CU_UTXC 128
 #endif
 #ifndef CU_USEG
-#define CU_USEG 4
+#define CU_USEG 8
 #endif
 /* Blocks per SM ucol_kernel is compiled for (a register cap; 1: none);
  * CU_UFULL 1: whole chains in a loop without exits (the compiler may issue
