@@ -170,12 +170,15 @@ WT_GLOBAL void WT_LAUNCH_BOUNDS(MODE == UMODE_SWT_INVERSE ? CU_UTHREADS_INV : CU
  * in registers, so each source sample is loaded once per chain (F - 1 extra
  * per chain) instead of once per tap; phase 2 filters along x from shared
  * memory. Column slots fold like the row slots of ulevel_kernel: slot c holds
- * source column x0 + off + (c % gx) + (c / gx) * step, gx = min(step, CU_UTXC).
+ * source column x0 + off + (c % gx) + (c / gx) * step, gx = min(step, tx). With
+ * CU_UFIT the tile is as wide as leaves CU_UTXC column slots (tx = CU_UTXC -
+ * (F - 1) step), so that phase 1's chains fill whole rounds of the block.
  * The SWT inverse filters its 4 planes along y into the 2 sums
  * T0 = C(f0) A + C(f1) H and T1 = C(f0) V + C(f1) D, then
  * out = R(f0) T0 + R(f1) T1. Tap counts known at compile time only. */
 typedef struct cu_ucols {
-    int ty, g, rows, gx, cols; /* tile height, row fold, row slots; column fold, column slots */
+    int ty, g, rows; /* tile height, row fold, row slots */
+    int tx, gx, cols; /* tile width, column fold, column slots */
 } cu_ucols;
 
 /* Source index of slot @p u of an axis folded by @p g from the tile origin @p base. */
@@ -243,7 +246,39 @@ WT_DEV void ucol_chain(const cu_ulevel &L, const cu_ucols &C, const float *const
 #undef UROW
 }
 
-/* One level of one channel (blockIdx.z) for a tile of C.ty x CU_UTXC outputs. */
+/* Phase 2 for one output: the column slots @p r0, @p r1 (shared memory, the
+ * output's first tap) filtered along x into the bands at offset @p o. */
+template <int MODE, int NT>
+WT_DEV void ucol_output(const cu_ulevel &L, int gx, const float *r0, const float *r1, size_t o,
+                        const float *in0, float *out0, float *out1, float *out2, float *out3)
+{
+    float s00 = 0.0f, s01 = 0.0f, s10 = 0.0f, s11 = 0.0f;
+#pragma unroll
+    for (int m = 0; m < NT; m++) {
+        const int u = (NT - 1 - m) * gx;
+        const float p = r0[u];
+        s00 += L.f0[m] * p;
+        if (MODE != UMODE_STARLET) {
+            const float q = r1[u];
+            s01 += L.f1[m] * p;
+            s10 += L.f0[m] * q;
+            s11 += L.f1[m] * q;
+        }
+    }
+    if (MODE == UMODE_SWT_FORWARD) {
+        out0[o] = s00; /* cA = R(f0) C(f0) */
+        out1[o] = s10; /* cH = R(f0) C(f1): high-pass along y */
+        out2[o] = s01; /* cV = R(f1) C(f0) */
+        out3[o] = s11; /* cD */
+    } else if (MODE == UMODE_SWT_INVERSE) {
+        out0[o] = s00 + s11; /* R(f0) T0 + R(f1) T1 */
+    } else {
+        out0[o] = s00;          /* c_j */
+        out1[o] = in0[o] - s00; /* w_j = c_{j-1} - c_j */
+    }
+}
+
+/* One level of one channel (blockIdx.z) for a tile of C.ty x C.tx outputs. */
 template <int MODE, int NT>
 WT_GLOBAL void WT_LAUNCH_BOUNDS_MIN(CU_UTHREADS, CU_UCOL_BLOCKS)
     ucol_kernel(const WT_GRID_CONST cu_ulevel L, const WT_GRID_CONST cu_ucols C,
@@ -256,7 +291,7 @@ WT_GLOBAL void WT_LAUNCH_BOUNDS_MIN(CU_UTHREADS, CU_UCOL_BLOCKS)
     const size_t pl = (size_t)ty * (size_t)cols;
     float *p0 = smem, *p1 = smem + (MODE == UMODE_STARLET ? 0 : pl);
     int *srow = (int *)(smem + (MODE == UMODE_STARLET ? 1 : 2) * pl);
-    const int y0 = (int)blockIdx.y * ty, x0 = (int)blockIdx.x * CU_UTXC;
+    const int y0 = (int)blockIdx.y * ty, x0 = (int)blockIdx.x * C.tx;
     const size_t zc = (size_t)blockIdx.z * plane;
     const float *const in[4] = {in0 + zc, in1 ? in1 + zc : in1, in2 ? in2 + zc : in2,
                                 in3 ? in3 + zc : in3};
@@ -265,7 +300,7 @@ WT_GLOBAL void WT_LAUNCH_BOUNDS_MIN(CU_UTHREADS, CU_UCOL_BLOCKS)
     const long long ylo = (long long)y0 + L.y.off;
     const bool rows_inside = ylo >= 0 && ylo + (ty - 1) + (long long)(NT - 1) * L.y.step < h;
     const long long xlo = (long long)x0 + L.x.off;
-    const bool cols_inside = xlo >= 0 && xlo + (CU_UTXC - 1) + (long long)(NT - 1) * L.x.step < w;
+    const bool cols_inside = xlo >= 0 && xlo + (C.tx - 1) + (long long)(NT - 1) * L.x.step < w;
     if (!rows_inside)
         for (int u = tid; u < C.rows; u += nthreads)
             srow[u] = umap_true(L.y, uslot_true(L.y, y0, u, C.g));
@@ -288,38 +323,17 @@ WT_GLOBAL void WT_LAUNCH_BOUNDS_MIN(CU_UTHREADS, CU_UCOL_BLOCKS)
                                         p1 + c);
     }
     WT_SYNC();
-    /* phase 2: along x from shared memory, every band of the tile */
-    for (int e = tid; e < ty * CU_UTXC; e += nthreads) {
-        const int j = e % CU_UTXC, i = e / CU_UTXC;
-        const int y = y0 + i, x = x0 + j;
-        if (y >= h || x >= w)
-            continue;
-        const float *r0 = p0 + (size_t)i * cols + j, *r1 = p1 + (size_t)i * cols + j;
-        float s00 = 0.0f, s01 = 0.0f, s10 = 0.0f, s11 = 0.0f;
-#pragma unroll
-        for (int m = 0; m < NT; m++) {
-            const int u = (NT - 1 - m) * C.gx;
-            const float p = r0[u];
-            s00 += L.f0[m] * p;
-            if (MODE != UMODE_STARLET) {
-                const float q = r1[u];
-                s01 += L.f1[m] * p;
-                s10 += L.f0[m] * q;
-                s11 += L.f1[m] * q;
-            }
-        }
-        const size_t o = zc + (size_t)y * (size_t)w + (size_t)x;
-        if (MODE == UMODE_SWT_FORWARD) {
-            out0[o] = s00; /* cA = R(f0) C(f0) */
-            out1[o] = s10; /* cH = R(f0) C(f1): high-pass along y */
-            out2[o] = s01; /* cV = R(f1) C(f0) */
-            out3[o] = s11; /* cD */
-        } else if (MODE == UMODE_SWT_INVERSE) {
-            out0[o] = s00 + s11; /* R(f0) T0 + R(f1) T1 */
-        } else {
-            out0[o] = s00;          /* c_j */
-            out1[o] = in0[o] - s00; /* w_j = c_{j-1} - c_j */
-        }
+    /* phase 2: along x from shared memory, every band of the tile; a warp per
+     * row (no division by the tile width) */
+    const int lanes = nthreads < 32 ? nthreads : 32;
+    for (int e = tid; e < ty * lanes; e += nthreads) {
+        const int i = e / lanes, y = y0 + i;
+        if (y >= h)
+            break;
+        for (int j = e % lanes; j < C.tx && x0 + j < w; j += lanes)
+            ucol_output<MODE, NT>(L, C.gx, p0 + (size_t)i * cols + j, p1 + (size_t)i * cols + j,
+                                  zc + (size_t)y * (size_t)w + (size_t)(x0 + j), in0, out0, out1,
+                                  out2, out3);
     }
 }
 
@@ -438,8 +452,15 @@ static cu_ucols ucols_of(const cu_ulevel &L, int planes)
 {
     cu_ucols C;
     memset(&C, 0, sizeof C);
-    C.gx = L.x.step < CU_UTXC ? L.x.step : CU_UTXC;
-    C.cols = CU_UTXC + (L.ntaps - 1) * C.gx;
+    const int halo = L.ntaps - 1;
+    if (!CU_UFIT)
+        C.tx = CU_UTXC;
+    else if ((long long)(halo + 1) * L.x.step <= CU_UTXC)
+        C.tx = CU_UTXC - halo * L.x.step; /* at least one step wide: gx = step */
+    else
+        C.tx = CU_UTXC / L.ntaps; /* taps a tile or more apart: gx = tx */
+    C.gx = L.x.step < C.tx ? L.x.step : C.tx;
+    C.cols = C.tx + halo * C.gx;
     int ty = CU_UTY_MAX;
     while (ty > 1 && ty / 2 >= L.y.n)
         ty /= 2;
@@ -485,7 +506,7 @@ static wt_status launch_level(cu_engine *ce, const cu_ulevel &L, int channels, c
     ucol_fn colk = ucol_kernel_of<MODE>(L.ntaps);
     cu_ucols C = colk ? ucols_of(L, MODE == UMODE_STARLET ? 1 : 2) : cu_ucols{};
     if (colk && C.ty > 0) {
-        dim3 grid((unsigned)((w + CU_UTXC - 1) / CU_UTXC), (unsigned)((h + C.ty - 1) / C.ty),
+        dim3 grid((unsigned)((w + C.tx - 1) / C.tx), (unsigned)((h + C.ty - 1) / C.ty),
                   (unsigned)channels);
         if (grid.y > 65535)
             return wt_error_set(WT_ERR_LIMIT, "image too tall for the GPU undecimated transform");

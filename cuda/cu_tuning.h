@@ -106,6 +106,11 @@
 #ifndef CU_UCOL_BLOCKS
 #define CU_UCOL_BLOCKS 4
 #endif
+/* CU_UFIT 1: ucol tiles CU_UTXC column slots wide (the outputs fewer by
+ * the halo), 0: CU_UTXC outputs wide. */
+#ifndef CU_UFIT
+#define CU_UFIT 1
+#endif
 #ifndef CU_UFULL
 #define CU_UFULL 1
 #endif

@@ -6,7 +6,9 @@
 # then benchmarks SWT db3 3 levels and starlet 5 scales on 8192x8192 (forward
 # and inverse), every build in alternation, ROUNDS rounds (default 2); the gate
 # gpu_check --undecimated-only for each of GATE_SEEDS (default "1 2 3");
-# MEMCHECK=1: compute-sanitizer memcheck of the gate's --quick cases; EXTRAS:
+# VARIANT_GATE=1: variants built with their tests and gated too (after the
+# working tree); MEMCHECK=1: compute-sanitizer memcheck of the gate's --quick
+# cases (working tree); EXTRAS:
 # "denoise" (issue 14's timings, 3840x2160 RGB 8-bit) and/or "small" (issue
 # 17's small images). From the project's root with cmocka set up (. .gpu-deps/env.sh).
 set -u
@@ -30,7 +32,11 @@ i=0
 for v in "${variants[@]}"; do
     i=$((i + 1))
     builds+=("v$i")
-    build "v$i" . "$v" cli/wavetool &
+    if [ -n "${VARIANT_GATE:-}" ]; then
+        build "v$i" . "$v" "" -Dtests=true &
+    else
+        build "v$i" . "$v" cli/wavetool &
+    fi
 done
 build gpu . "" "" -Dtests=true || { tail -30 "$out/ninja-gpu.log" "$out/setup-gpu.log"; exit 1; }
 wait
@@ -52,11 +58,15 @@ for r in $(seq 1 "${ROUNDS:-2}"); do
     done
 done
 lap "benches done"
-for s in ${GATE_SEEDS:-1 2 3}; do
-    timeout 100 build-gpu/tests/gpu_check --undecimated-only --seed "$s" >"$out/gate$s.log" 2>&1
-    echo "gpu_check --undecimated-only --seed $s exit $?: $(tail -n 1 "$out/gate$s.log")"
-    grep FAIL "$out/gate$s.log" | head -3
-done
+# gate NAME: gpu_check --undecimated-only of build-NAME for each of GATE_SEEDS
+gate() {
+    for s in ${GATE_SEEDS:-1 2 3}; do
+        timeout 100 "build-$1/tests/gpu_check" --undecimated-only --seed "$s" >"$out/gate-$1-$s.log" 2>&1
+        echo "$1: gpu_check --undecimated-only --seed $s exit $?: $(tail -n 1 "$out/gate-$1-$s.log")"
+        grep FAIL "$out/gate-$1-$s.log" | head -3
+    done
+}
+gate gpu
 if [ -n "${MEMCHECK:-}" ]; then
     timeout 120 compute-sanitizer --tool memcheck --error-exitcode 9 \
         build-gpu/tests/gpu_check --undecimated-only --quick --seed 1 >"$out/memcheck.log" 2>&1
@@ -64,6 +74,12 @@ if [ -n "${MEMCHECK:-}" ]; then
     tail -n 1 "$out/memcheck.log"
 fi
 lap "gate done"
+if [ -n "${VARIANT_GATE:-}" ]; then
+    for b in "${builds[@]}"; do
+        case $b in v*) gate "$b" ;; esac
+    done
+    lap "variant gates done"
+fi
 case " ${EXTRAS:-} " in *" denoise "*)
     mkdir -p /tmp/ph && build-gpu/bench/make-photos -q --count 1 --size 3840x2160 --format png /tmp/ph/
     img=$(find /tmp/ph -name "*.png" | head -n 1)
