@@ -6,10 +6,14 @@
  * periodic or nearest for the starlet). A block owns a tile of TY x 32
  * outputs. Phase 1 filters each source row the tile's column taps need
  * (TY + (F-1) min(step, TY) rows) along x once into shared memory (two
- * planes: low and high, or the two sums of the inverse), reading the row
+ * planes: low and high, or the two sums of the inverse; the starlet one),
+ * reading the row
  * without border arithmetic where the tile's taps lie inside it; phase 2
- * filters along y from shared memory and writes every band of the tile. So a level reads its input once from DRAM (the taps' re-reads hit
- * L1/L2) and writes its outputs once.
+ * filters along y from shared memory and writes every band of the tile. So
+ * a level reads its input once from DRAM (the taps' re-reads hit L1/L2) and
+ * writes its outputs once. That is ulevel_kernel; ucol_kernel (below) does the
+ * axes the other way round, each column's samples in registers, for the
+ * SWT inverse (CU_UYFIRST in cu_tuning.h; cuda/NOTES.md has the figures).
  *
  * Filters longer than CU_UTAPS taps (dmey, db17+, ...) and planes of 2^29
  * samples or more per side run on the host implementation. */

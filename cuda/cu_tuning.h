@@ -78,44 +78,47 @@
 #ifndef CU_UTY_MAX
 #define CU_UTY_MAX 64
 #endif
-/* The starlet's tile height limit (one plane of filtered rows). */
+/* The starlet's tile height limit (ulevel_kernel keeps one plane of filtered
+ * rows for it): 128 with one plane made starlet forward 54.4% -> 59.3% of copy
+ * (v5/v6); 256 46%. */
 #ifndef CU_UTY_STARLET
 #define CU_UTY_STARLET 128
 #endif
 #ifndef CU_UTHREADS
 #define CU_UTHREADS 256
 #endif
-/* The SWT inverse's blocks (4 planes filtered per source row): 512 threads
- * made it 43.1% -> 45.9% of copy, the forwards 3-5 points slower. */
+/* ulevel_kernel's SWT inverse blocks (tap counts ucol_kernel does not take):
+ * 512 threads made it 43.1% -> 45.9% of copy, the forwards 3-5 points slower. */
 #ifndef CU_UTHREADS_INV
 #define CU_UTHREADS_INV 512
 #endif
-/* v4, the column-first kernel (ucol_kernel): tiles of CU_UTXC columns, chains
- * of at most CU_USEG outputs per column walk, used for the modes whose bit is
- * set in CU_UYFIRST (1 SWT forward, 2 SWT inverse, 4 starlet) where the tap
- * count is unrolled (2, 4, 5, 6, 8). */
+/* The column-first kernel (ucol_kernel, v4-v7) for the modes whose bit is set
+ * in CU_UYFIRST (1 SWT forward, 2 SWT inverse, 4 starlet) where the tap count
+ * is unrolled (2, 4, 5, 6, 8). SWT inverse db3 L3: 45.9% -> 61.2% of copy
+ * (2.91 -> 2.18 ms); the forward is faster on ulevel_kernel (74.8% against
+ * at best 69.4%), the starlet too (59.3% against 43.1%).
+ * CU_UTXC: column slots of a tile (CU_UFIT 1; 0: outputs) 32: 48.3%, 64:
+ * 53.8%, 128: 57.4% (CU_UFIT 0) and 61.2% (CU_UFIT 1), 256: 60.4%.
+ * CU_USEG: outputs per chain; 4 or 8 within 1-2 points, 8 kept with 128.
+ * CU_UCOL_BLOCKS: the register cap (blocks per SM): 1 (109 registers) 30.6%,
+ * 3 52.7%, 4 (64) 53.8%. CU_UFULL 0 (chains with exits): 41.3% against 48.3%. */
+#ifndef CU_UYFIRST
+#define CU_UYFIRST 2
+#endif
 #ifndef CU_UTXC
 #define CU_UTXC 128
+#endif
+#ifndef CU_UFIT
+#define CU_UFIT 1
 #endif
 #ifndef CU_USEG
 #define CU_USEG 8
 #endif
-/* Blocks per SM ucol_kernel is compiled for (a register cap; 1: none);
- * CU_UFULL 1: whole chains in a loop without exits (the compiler may issue
- * their loads together, at the cost of registers). */
 #ifndef CU_UCOL_BLOCKS
 #define CU_UCOL_BLOCKS 4
 #endif
-/* CU_UFIT 1: ucol tiles CU_UTXC column slots wide (the outputs fewer by
- * the halo), 0: CU_UTXC outputs wide. */
-#ifndef CU_UFIT
-#define CU_UFIT 1
-#endif
 #ifndef CU_UFULL
 #define CU_UFULL 1
-#endif
-#ifndef CU_UYFIRST
-#define CU_UYFIRST 2
 #endif
 #ifndef CU_USMEM
 #define CU_USMEM (48 << 10)
