@@ -241,27 +241,13 @@ wt_status decompose_transcode_file(pipeline *p, const char *in, const char *out)
 
 /* ---- the command --------------------------------------------------------------- */
 
-static wt_status decompose_page(void *ctx, batch_item *item, const char *shown, char **report)
-{
-    (void)shown, (void)report;
-    return decompose_file(ctx, item->input, item->output);
-}
-
-static void decompose_one(void *ctx, batch_item *item)
-{
-    pages_run(ctx, item, PAGES_OF_IMAGES, decompose_page, ctx);
-}
-
 static int run_decompose(const cli_options *o)
 {
-    pipeline p = {0};
-    batch_plan plan = {"decompose", 1, NULL, o->outdir, o->suffix, o->ext, CLI_DEFAULT_EXT,
-                       WT_HOLDS_IMAGE};
     int rc = cli_check_output("decompose", o, !o->outdir && o->nargs == 2 ? o->args[1] : NULL,
                               cmd_decompose.writes);
-    if (rc == CLI_CONTINUE)
-        rc = pipeline_run_files(&p, o, &plan, decompose_one, &p, stdout, NULL);
-    return rc;
+    return rc == CLI_CONTINUE ? pages_run_conversions(o, "decompose", PAGES_OF_IMAGES,
+                                                      decompose_file)
+                              : rc;
 }
 
 const cli_command cmd_decompose = {
