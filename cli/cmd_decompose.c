@@ -41,10 +41,7 @@ typedef struct coeffs_job {
 static wt_status download_releasing(wt_engine *e, coeffs_job *j)
 {
     wt_epyramid *ep = NULL;
-    wt_status st = wt_epyramid_create(e, j->params, j->img->height, j->img->width,
-                                      j->img->channels, &ep);
-    if (st == WT_OK)
-        st = wt_epyramid_forward_image(ep, j->img);
+    wt_status st = pipeline_epyramid_forward(e, j->params, j->img, &ep);
     if (st == WT_OK) {
         free(j->img->pixels);
         j->img->pixels = NULL;
@@ -95,17 +92,11 @@ static wt_status forward_image(pipeline *p, const wt_image *img, const wt_params
 
 static void fill_meta(const wt_params *params, const wt_image *img, wt_npz_meta *meta)
 {
-    memset(meta, 0, sizeof *meta);
+    pipeline_meta_of_image(img, meta);
     snprintf(meta->wavelet, sizeof meta->wavelet, "%s", params->wavelet->name);
     meta->mode = params->mode;
     meta->method = params->method;
     meta->levels = params->levels;
-    meta->width = img->width;
-    meta->height = img->height;
-    meta->channels = img->channels;
-    meta->bit_depth = img->bit_depth;
-    meta->stored = img->stored;
-    meta->color = img->color;
 }
 
 /* --depth, or 8 for a diverging map (8-bit RGB whatever the input), or the

@@ -82,10 +82,7 @@ static wt_status roundtrip_threshold_on(wt_engine *e, void *arg)
 {
     roundtrip_job *j = arg;
     wt_epyramid *ep = NULL;
-    wt_status st = wt_epyramid_create(e, j->params, j->img->height, j->img->width,
-                                      j->img->channels, &ep);
-    if (st == WT_OK)
-        st = wt_epyramid_forward_image(ep, j->img);
+    wt_status st = pipeline_epyramid_forward(e, j->params, j->img, &ep);
     if (st == WT_OK)
         st = threshold_on(ep, j->opt, j->kept, j->bpp);
     if (st == WT_OK)

@@ -37,10 +37,7 @@ static wt_status stats_on(wt_engine *e, void *arg)
     wt_epyramid *ep = NULL;
     free(j->f->bands); /* a retry on the CPU engine starts over */
     j->f->bands = NULL;
-    wt_status st = wt_epyramid_create(e, &j->f->params, j->img->height, j->img->width,
-                                      j->img->channels, &ep);
-    if (st == WT_OK)
-        st = wt_epyramid_forward_image(ep, j->img);
+    wt_status st = pipeline_epyramid_forward(e, &j->f->params, j->img, &ep);
     if (st == WT_OK)
         st = figures_compute(ep, j->f);
     wt_epyramid_destroy(ep);

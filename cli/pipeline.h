@@ -48,6 +48,11 @@ typedef wt_status (*pipeline_job)(wt_engine *e, void *arg);
  * GPU failure under --device auto; -v says so); messages name @p file. */
 wt_status pipeline_engine_run(pipeline *p, pipeline_job job, void *arg, const char *file);
 
+/* The forward transform of @p img into an engine pyramid on @p e, made
+ * for it (*@p ep; NULL after a failure); the caller destroys it. */
+wt_status pipeline_epyramid_forward(wt_engine *e, const wt_params *params, const wt_image *img,
+                                    wt_epyramid **ep);
+
 /* Decode @p file (--max-pixels, --lenient), the time and pixels counted. */
 wt_status pipeline_load(pipeline *p, const char *file, wt_image *img);
 
@@ -60,6 +65,10 @@ wt_status pipeline_save_pyramid(pipeline *p, const char *out, const wt_pyramid *
                                 const wt_npz_meta *meta);
 wt_status pipeline_save_bands(pipeline *p, const char *out, const wt_uparams *up,
                               const float *bands, const wt_npz_meta *meta);
+/* The meta of @p img's coefficients as far as the image says: zeroed, then
+ * its size, channels, depth, stored type and colour (the caller adds the
+ * transform's). */
+void pipeline_meta_of_image(const wt_image *img, wt_npz_meta *meta);
 /* A coefficient file (wt_npz_load_any), or the page of a stack's one; the
  * time counted as decoding. */
 wt_status pipeline_load_coefficients(pipeline *p, const char *in, wt_pyramid *pyr, float **bands,
