@@ -38,20 +38,19 @@ typedef struct coeffs_job {
     wt_status device_status;
 } coeffs_job;
 
+static wt_status release_and_download(wt_epyramid *ep, void *arg)
+{
+    coeffs_job *j = arg;
+    free(j->img->pixels);
+    j->img->pixels = NULL;
+    wt_status st = wt_pyramid_alloc(j->pyr, j->params, j->img->height, j->img->width,
+                                    j->img->channels);
+    return st == WT_OK ? wt_epyramid_download(ep, j->pyr) : st;
+}
+
 static wt_status download_releasing(wt_engine *e, coeffs_job *j)
 {
-    wt_epyramid *ep = NULL;
-    wt_status st = pipeline_epyramid_forward(e, j->params, j->img, &ep);
-    if (st == WT_OK) {
-        free(j->img->pixels);
-        j->img->pixels = NULL;
-        st = wt_pyramid_alloc(j->pyr, j->params, j->img->height, j->img->width,
-                              j->img->channels);
-    }
-    if (st == WT_OK)
-        st = wt_epyramid_download(ep, j->pyr);
-    wt_epyramid_destroy(ep);
-    return j->device_status = st;
+    return j->device_status = pipeline_on_epyramid(e, j->params, j->img, release_and_download, j);
 }
 
 static wt_status coeffs_on(wt_engine *e, void *arg)

@@ -354,26 +354,20 @@ wt_status pipeline_load_coefficients(pipeline *p, const char *in, wt_pyramid *py
  * the default (3) made smaller for small images. */
 void pipeline_meta_of_image(const wt_image *img, wt_npz_meta *meta)
 {
-    memset(meta, 0, sizeof *meta);
-    meta->width = img->width;
-    meta->height = img->height;
-    meta->channels = img->channels;
-    meta->bit_depth = img->bit_depth;
-    meta->stored = img->stored;
-    meta->color = img->color;
+    *meta = (wt_npz_meta){.width = img->width, .height = img->height, .channels = img->channels,
+                          .bit_depth = img->bit_depth, .stored = img->stored, .color = img->color};
 }
 
-wt_status pipeline_epyramid_forward(wt_engine *e, const wt_params *params, const wt_image *img,
-                                    wt_epyramid **ep)
+wt_status pipeline_on_epyramid(wt_engine *e, const wt_params *params, const wt_image *img,
+                               pipeline_epyramid_work work, void *arg)
 {
-    *ep = NULL;
-    wt_status st = wt_epyramid_create(e, params, img->height, img->width, img->channels, ep);
+    wt_epyramid *ep = NULL;
+    wt_status st = wt_epyramid_create(e, params, img->height, img->width, img->channels, &ep);
     if (st == WT_OK)
-        st = wt_epyramid_forward_image(*ep, img);
-    if (st != WT_OK) {
-        wt_epyramid_destroy(*ep);
-        *ep = NULL;
-    }
+        st = wt_epyramid_forward_image(ep, img);
+    if (st == WT_OK)
+        st = work(ep, arg);
+    wt_epyramid_destroy(ep);
     return st;
 }
 

@@ -48,10 +48,13 @@ typedef wt_status (*pipeline_job)(wt_engine *e, void *arg);
  * GPU failure under --device auto; -v says so); messages name @p file. */
 wt_status pipeline_engine_run(pipeline *p, pipeline_job job, void *arg, const char *file);
 
-/* The forward transform of @p img into an engine pyramid on @p e, made
- * for it (*@p ep; NULL after a failure); the caller destroys it. */
-wt_status pipeline_epyramid_forward(wt_engine *e, const wt_params *params, const wt_image *img,
-                                    wt_epyramid **ep);
+/* Work on an engine pyramid that holds an image's transform. */
+typedef wt_status (*pipeline_epyramid_work)(wt_epyramid *ep, void *arg);
+
+/* The forward transform of @p img into an engine pyramid made on @p e, then
+ * @p work(pyramid, @p arg) unless that failed; the pyramid destroyed after. */
+wt_status pipeline_on_epyramid(wt_engine *e, const wt_params *params, const wt_image *img,
+                               pipeline_epyramid_work work, void *arg);
 
 /* Decode @p file (--max-pixels, --lenient), the time and pixels counted. */
 wt_status pipeline_load(pipeline *p, const char *file, wt_image *img);
