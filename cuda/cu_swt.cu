@@ -89,6 +89,26 @@ WT_DEV void row_taps(const cu_ulevel &L, const float *__restrict__ row, int x, b
     *hi = s1;
 }
 
+/* The outputs at offset @p o of a level from its four sums (low/high along
+ * y, then x: aa = low-low, ...): the SWT forward's 4 bands; the inverse aa +
+ * dd; the starlet's c_j = aa and w_j = c_{j-1} - c_j. */
+template <int MODE>
+WT_DEV void ustore(size_t o, float aa, float da, float ad, float dd, const float *in0, float *out0,
+                   float *out1, float *out2, float *out3)
+{
+    if (MODE == UMODE_SWT_FORWARD) {
+        out0[o] = aa; /* cA */
+        out1[o] = da; /* cH: high-pass along y */
+        out2[o] = ad; /* cV */
+        out3[o] = dd; /* cD */
+    } else if (MODE == UMODE_SWT_INVERSE) {
+        out0[o] = aa + dd;
+    } else {
+        out0[o] = aa;
+        out1[o] = in0[o] - aa;
+    }
+}
+
 /* One level of one channel (blockIdx.z) for a tile of L.ty x CU_UTX outputs;
  * NT > 0: the tap count known at compile time (loops unrolled). */
 template <int MODE, int NT>
@@ -152,18 +172,9 @@ WT_GLOBAL void WT_LAUNCH_BOUNDS(MODE == UMODE_SWT_INVERSE ? CU_UTHREADS_INV : CU
             hl += L.f0[k] * q;
             hh += L.f1[k] * q;
         }
-        size_t o = zc + (size_t)y * (size_t)w + (size_t)x;
-        if (MODE == UMODE_SWT_FORWARD) {
-            out0[o] = ll; /* cA */
-            out1[o] = lh; /* cH: high-pass along y */
-            out2[o] = hl; /* cV */
-            out3[o] = hh; /* cD */
-        } else if (MODE == UMODE_SWT_INVERSE) {
-            out0[o] = ll + hh; /* C(f0) S0 + C(f1) S1 */
-        } else {
-            out0[o] = ll;         /* c_j */
-            out1[o] = in0[o] - ll; /* w_j = c_{j-1} - c_j */
-        }
+        /* inverse: C(f0) S0 + C(f1) S1 */
+        ustore<MODE>(zc + (size_t)y * (size_t)w + (size_t)x, ll, lh, hl, hh, in0, out0, out1,
+                     out2, out3);
     }
 }
 
@@ -269,17 +280,8 @@ WT_DEV void ucol_output(const cu_ulevel &L, int gx, const float *r0, const float
             s11 += L.f1[m] * q;
         }
     }
-    if (MODE == UMODE_SWT_FORWARD) {
-        out0[o] = s00; /* cA = R(f0) C(f0) */
-        out1[o] = s10; /* cH = R(f0) C(f1): high-pass along y */
-        out2[o] = s01; /* cV = R(f1) C(f0) */
-        out3[o] = s11; /* cD */
-    } else if (MODE == UMODE_SWT_INVERSE) {
-        out0[o] = s00 + s11; /* R(f0) T0 + R(f1) T1 */
-    } else {
-        out0[o] = s00;          /* c_j */
-        out1[o] = in0[o] - s00; /* w_j = c_{j-1} - c_j */
-    }
+    /* cA = R(f0) C(f0), cH = R(f0) C(f1), ...; inverse: R(f0) T0 + R(f1) T1 */
+    ustore<MODE>(o, s00, s10, s01, s11, in0, out0, out1, out2, out3);
 }
 
 /* One level of one channel (blockIdx.z) for a tile of C.ty x C.tx outputs. */
