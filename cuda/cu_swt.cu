@@ -451,6 +451,13 @@ static int gpu_takes(const wt_uparams *p, size_t h, size_t w)
     return taps <= CU_UTAPS && h < (1u << 29) && w < (1u << 29);
 }
 
+/* Shared memory of a column-first tile: @p planes planes of column slots and
+ * the row indices. */
+static size_t ucols_smem(const cu_ucols &C, int planes)
+{
+    return (size_t)planes * C.ty * C.cols * sizeof(float) + (size_t)C.rows * sizeof(int);
+}
+
 /* The column-first kernel's tile for level @p L: the tallest (at most
  * CU_UTY_MAX rows) whose planes of column slots and row indices fit in
  * CU_USMEM; ty 0 when none does. */
@@ -471,14 +478,13 @@ static cu_ucols ucols_of(const cu_ulevel &L, int planes)
     while (ty > 1 && ty / 2 >= L.y.n)
         ty /= 2;
     for (; ty >= 1; ty /= 2) {
-        int rows = urows(L.ntaps, L.y.step, ty);
-        if ((size_t)planes * ty * C.cols * sizeof(float) + (size_t)rows * sizeof(int) <= CU_USMEM) {
-            C.ty = ty;
-            C.g = L.y.step < ty ? L.y.step : ty;
-            C.rows = rows;
-            break;
-        }
+        C.ty = ty;
+        C.g = L.y.step < ty ? L.y.step : ty;
+        C.rows = urows(L.ntaps, L.y.step, ty);
+        if (ucols_smem(C, planes) <= CU_USMEM)
+            return C;
     }
+    C.ty = 0;
     return C;
 }
 
@@ -516,8 +522,7 @@ static wt_status launch_level(cu_engine *ce, const cu_ulevel &L, int channels, c
                   (unsigned)channels);
         if (grid.y > 65535)
             return wt_error_set(WT_ERR_LIMIT, "image too tall for the GPU undecimated transform");
-        size_t smem = (size_t)(MODE == UMODE_STARLET ? 1 : 2) * C.ty * C.cols * sizeof(float) +
-                      (size_t)C.rows * sizeof(int);
+        size_t smem = ucols_smem(C, MODE == UMODE_STARLET ? 1 : 2);
         WT_LAUNCH(colk, grid, dim3(32, CU_UTHREADS / 32), smem, ce->stream, L, C, in[0], in[1],
                   in[2], in[3], out[0], out[1], out[2], out[3], plane);
         CU_CHECK(cudaGetLastError());
