@@ -30,8 +30,14 @@ typedef struct cu_span {
     double arg;       /* map: the operation's argument; reduce: the bound of at_most */
 } cu_span;
 
+/* 32-bit division where the band allows it (a 64-bit one is several times
+ * the instructions, and every band kernel divides once per element). */
 WT_DEV size_t span_at(const cu_span *s, uint64_t e)
 {
+    if (s->count <= UINT32_MAX) {
+        uint32_t e32 = (uint32_t)e, row = e32 / s->cols;
+        return s->first + (size_t)row * s->pitch + (size_t)(e32 - row * s->cols);
+    }
     return s->first + (size_t)(e / s->cols) * s->pitch + (size_t)(e % s->cols);
 }
 
@@ -95,16 +101,26 @@ WT_GLOBAL void WT_LAUNCH_BOUNDS(BAND_BLOCK)
         parts[(size_t)blockIdx.y * gridDim.x + blockIdx.x] = red[0];
 }
 
-/* out[i]: the @p nparts partials of band i merged in order. */
+/* out[i]: the @p nparts partials of band i merged in order, STATS_AHEAD
+ * loaded before they are merged (one after the other, a merge of 128
+ * partials waited on 128 loads in turn). */
+#define STATS_AHEAD 4
 WT_GLOBAL void band_stats_kernel(wt_band_stats *out, const wt_band_stats *parts, int nparts,
                                  int n)
 {
     for (int i = (int)(blockIdx.x * blockDim.x + threadIdx.x); i < n;
          i += (int)(blockDim.x * gridDim.x)) {
-        wt_band_stats r;
+        wt_band_stats r, ahead[STATS_AHEAD];
         wt_band_stats_init(&r);
-        for (int k = 0; k < nparts; k++)
-            wt_band_stats_merge(&r, &parts[(size_t)i * nparts + k]);
+        const wt_band_stats *pi = parts + (size_t)i * nparts;
+        for (int k = 0; k < nparts; k += STATS_AHEAD) { /* loads in flight, merges in order */
+            for (int j = 0; j < STATS_AHEAD; j++)
+                if (k + j < nparts)
+                    ahead[j] = pi[k + j];
+            for (int j = 0; j < STATS_AHEAD; j++)
+                if (k + j < nparts)
+                    wt_band_stats_merge(&r, &ahead[j]);
+        }
         out[i] = r;
     }
 }
@@ -120,6 +136,21 @@ typedef struct cu_select {
 typedef struct cu_item {
     uint32_t span, group;
 } cu_item;
+
+/* hist[bin] += 1 unless bin is 256. The lanes of a warp that hit one bin add
+ * once, their count: the high bytes of |c| of a band are nearly all alike,
+ * and a warp's 32 atomics on one address run one after the other. */
+WT_DEV void hist_add(uint32_t *hist, uint32_t bin)
+{
+#ifdef WT_CUDA_EMULATE
+    if (bin < 256u)
+        CU_SHARED_ADD(&hist[bin], 1u);
+#else
+    const unsigned same = __match_any_sync(__activemask(), bin);
+    if (bin < 256u && (threadIdx.x & 31u) == (unsigned)(__ffs(same) - 1))
+        atomicAdd(&hist[bin], (uint32_t)__popc(same));
+#endif
+}
 
 /* Block (x, item): 256-bin histogram of byte @p shift of the keys that match
  * the group's prefix, into parts[(item * gridDim.x + x) * 256 ...]. */
@@ -139,8 +170,7 @@ WT_GLOBAL void WT_LAUNCH_BOUNDS(BAND_BLOCK)
     for (uint64_t e = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; e < s.count;
          e += stride) {
         uint32_t key = abs_key(pyr[span_at(&s, e)]);
-        if ((key & mask) == prefix)
-            CU_SHARED_ADD(&hist[(key >> shift) & 255u], 1u);
+        hist_add(hist, (key & mask) == prefix ? (key >> shift) & 255u : 256u);
     }
     WT_SYNC();
     uint32_t *out = parts + ((size_t)blockIdx.y * gridDim.x + blockIdx.x) * 256;
@@ -156,6 +186,7 @@ WT_GLOBAL void band_pick_kernel(cu_select *sel, const uint32_t *parts, int npart
     cu_select *g = &sel[blockIdx.x];
     for (unsigned b = threadIdx.x; b < 256; b += blockDim.x) {
         unsigned long long n = 0;
+#pragma unroll 8
         for (size_t q = (size_t)g->item0 * nparts; q < (size_t)(g->item0 + g->nitems) * nparts;
              q++)
             n += parts[q * 256 + b];

@@ -51,7 +51,15 @@ for f in /tmp/dn-base-*.png; do
 done
 timeout 45 build-gpu/tests/gpu_check --pyramids-only > "$OUT/pyr.log" 2>&1; echo "gpu_check --pyramids-only exit $?"
 grep -E "^FAIL|engine-resident" "$OUT/pyr.log" | head -8
+timeout 45 build-gpu/tests/gpu_check --images-only > "$OUT/img.log" 2>&1; echo "gpu_check --images-only exit $?"
+grep -E "^FAIL|image paths" "$OUT/img.log" | head -4 | cut -c1-160
 timeout 70 compute-sanitizer --tool memcheck --error-exitcode 9 build-gpu/tests/gpu_check \
     --pyramids-only --no-large --quick > "$OUT/memcheck.log" 2>&1
 echo "memcheck pyramids exit $?: $(grep -E 'ERROR SUMMARY' "$OUT/memcheck.log" | tail -1)"
 lap "checks done"
+if command -v nsys > /dev/null; then # where the device-resident time goes, per kernel
+    timeout 60 nsys profile -t cuda --stats=true -o /tmp/dn-prof --force-overwrite true \
+        $S "$img" 5 cuda conv 0 resident > "$OUT/nsys.txt" 2>&1
+    grep -A 24 "cuda_gpu_kern_sum" "$OUT/nsys.txt" | cut -c1-200
+fi
+lap "profile done"
