@@ -94,17 +94,9 @@ typedef struct xfer {
     char msg[CU_WORKERS][256];
 } xfer;
 
-/* CU_CHUNK, or less where each host worker would otherwise get fewer than
- * CU_MIN_CHUNKS chunks (at least CU_SMALL_CHUNK): the DMA of a worker's
- * first chunk waits for its staging copy, and a transfer of a few chunks
- * per worker has nothing to overlap that wait with (a 25 MB 4K RGB image
- * gave each of 8 workers one chunk). */
 static size_t chunk_bytes(const xfer *x)
 {
-    size_t per = x->n / ((size_t)x->ce->copy_threads * CU_MIN_CHUNKS);
-    size_t c = per < CU_SMALL_CHUNK ? CU_SMALL_CHUNK : (per > CU_CHUNK ? CU_CHUNK : per);
-    c = c < x->unit ? x->unit : c;
-    return c - c % x->unit;
+    return CU_CHUNK - CU_CHUNK % x->unit;
 }
 
 /* Worker @p t's bytes [a, b), up: stage, copy, then the consumer. */

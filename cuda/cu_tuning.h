@@ -106,15 +106,6 @@
 #ifndef CU_CHUNK
 #define CU_CHUNK ((size_t)4 << 20)
 #endif
-/* Chunks per worker below which chunks shrink (to at least CU_SMALL_CHUNK),
- * so that staging copies and DMA overlap on small images too (denoise of a
- * 3840x2160 RGB 8-bit image, 25 MB: cuda/NOTES.md). */
-#ifndef CU_MIN_CHUNKS
-#define CU_MIN_CHUNKS 4
-#endif
-#ifndef CU_SMALL_CHUNK
-#define CU_SMALL_CHUNK ((size_t)256 << 10)
-#endif
 
 /* Threads per block of the sample conversion, rounding and mosaic kernels
  * (elementwise, far under 1 ms on 8192x8192; not swept). */

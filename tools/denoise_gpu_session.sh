@@ -57,7 +57,7 @@ timeout 70 compute-sanitizer --tool memcheck --error-exitcode 9 build-gpu/tests/
     --pyramids-only --no-large --quick > "$OUT/memcheck.log" 2>&1
 echo "memcheck pyramids exit $?: $(grep -E 'ERROR SUMMARY' "$OUT/memcheck.log" | tail -1)"
 lap "checks done"
-if command -v nsys > /dev/null; then # where the device-resident time goes, per kernel
+if command -v nsys > /dev/null; then # per kernel (nsys was not on the H100 of 2026-11-24)
     timeout 60 nsys profile -t cuda --stats=true -o /tmp/dn-prof --force-overwrite true \
         $S "$img" 5 cuda conv 0 resident > "$OUT/nsys.txt" 2>&1
     grep -A 24 "cuda_gpu_kern_sum" "$OUT/nsys.txt" | cut -c1-200
