@@ -38,23 +38,19 @@ typedef struct coeffs_job {
     wt_status device_status;
 } coeffs_job;
 
+static wt_status release_and_download(wt_epyramid *ep, void *arg)
+{
+    coeffs_job *j = arg;
+    free(j->img->pixels);
+    j->img->pixels = NULL;
+    wt_status st = wt_pyramid_alloc(j->pyr, j->params, j->img->height, j->img->width,
+                                    j->img->channels);
+    return st == WT_OK ? wt_epyramid_download(ep, j->pyr) : st;
+}
+
 static wt_status download_releasing(wt_engine *e, coeffs_job *j)
 {
-    wt_epyramid *ep = NULL;
-    wt_status st = wt_epyramid_create(e, j->params, j->img->height, j->img->width,
-                                      j->img->channels, &ep);
-    if (st == WT_OK)
-        st = wt_epyramid_forward_image(ep, j->img);
-    if (st == WT_OK) {
-        free(j->img->pixels);
-        j->img->pixels = NULL;
-        st = wt_pyramid_alloc(j->pyr, j->params, j->img->height, j->img->width,
-                              j->img->channels);
-    }
-    if (st == WT_OK)
-        st = wt_epyramid_download(ep, j->pyr);
-    wt_epyramid_destroy(ep);
-    return j->device_status = st;
+    return j->device_status = pipeline_on_epyramid(e, j->params, j->img, release_and_download, j);
 }
 
 static wt_status coeffs_on(wt_engine *e, void *arg)
@@ -95,17 +91,11 @@ static wt_status forward_image(pipeline *p, const wt_image *img, const wt_params
 
 static void fill_meta(const wt_params *params, const wt_image *img, wt_npz_meta *meta)
 {
-    memset(meta, 0, sizeof *meta);
+    pipeline_meta_of_image(img, meta);
     snprintf(meta->wavelet, sizeof meta->wavelet, "%s", params->wavelet->name);
     meta->mode = params->mode;
     meta->method = params->method;
     meta->levels = params->levels;
-    meta->width = img->width;
-    meta->height = img->height;
-    meta->channels = img->channels;
-    meta->bit_depth = img->bit_depth;
-    meta->stored = img->stored;
-    meta->color = img->color;
 }
 
 /* --depth, or 8 for a diverging map (8-bit RGB whatever the input), or the
@@ -241,27 +231,13 @@ wt_status decompose_transcode_file(pipeline *p, const char *in, const char *out)
 
 /* ---- the command --------------------------------------------------------------- */
 
-static wt_status decompose_page(void *ctx, batch_item *item, const char *shown, char **report)
-{
-    (void)shown, (void)report;
-    return decompose_file(ctx, item->input, item->output);
-}
-
-static void decompose_one(void *ctx, batch_item *item)
-{
-    pages_run(ctx, item, PAGES_OF_IMAGES, decompose_page, ctx);
-}
-
 static int run_decompose(const cli_options *o)
 {
-    pipeline p = {0};
-    batch_plan plan = {"decompose", 1, NULL, o->outdir, o->suffix, o->ext, CLI_DEFAULT_EXT,
-                       WT_HOLDS_IMAGE};
     int rc = cli_check_output("decompose", o, !o->outdir && o->nargs == 2 ? o->args[1] : NULL,
                               cmd_decompose.writes);
-    if (rc == CLI_CONTINUE)
-        rc = pipeline_run_files(&p, o, &plan, decompose_one, &p, stdout, NULL);
-    return rc;
+    return rc == CLI_CONTINUE ? pages_run_conversions(o, "decompose", PAGES_OF_IMAGES,
+                                                      decompose_file)
+                              : rc;
 }
 
 const cli_command cmd_decompose = {

@@ -81,28 +81,14 @@ static wt_status reconstruct_file(pipeline *p, const char *in, const char *out)
 
 /* ---- the command --------------------------------------------------------------- */
 
-static wt_status reconstruct_page(void *ctx, batch_item *item, const char *shown, char **report)
-{
-    (void)shown, (void)report;
-    return reconstruct_file(ctx, item->input, item->output);
-}
-
-static void reconstruct_one(void *ctx, batch_item *item)
-{
-    pages_run(ctx, item, PAGES_OF_COEFFS, reconstruct_page, ctx);
-}
-
 static int run_reconstruct(const cli_options *o)
 {
-    pipeline p = {0};
-    batch_plan plan = {"reconstruct", 1, NULL, o->outdir, o->suffix, o->ext, CLI_DEFAULT_EXT,
-                       WT_HOLDS_COEFFS};
     int rc = CLI_CONTINUE;
     if (o->outdir || o->nargs == 2)
         rc = cli_check_output("reconstruct", o, o->outdir ? NULL : o->args[1], cmd_reconstruct.writes);
-    if (rc == CLI_CONTINUE)
-        rc = pipeline_run_files(&p, o, &plan, reconstruct_one, &p, stdout, NULL);
-    return rc;
+    return rc == CLI_CONTINUE ? pages_run_conversions(o, "reconstruct", PAGES_OF_COEFFS,
+                                                      reconstruct_file)
+                              : rc;
 }
 
 const cli_command cmd_reconstruct = {

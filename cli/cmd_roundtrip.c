@@ -77,21 +77,18 @@ static wt_status threshold_on(wt_epyramid *ep, const cli_options *o, double *kep
     return WT_OK;
 }
 
+static wt_status threshold_inverse(wt_epyramid *ep, void *arg)
+{
+    roundtrip_job *j = arg;
+    wt_status st = threshold_on(ep, j->opt, j->kept, j->bpp);
+    return st == WT_OK ? wt_epyramid_inverse_image(ep, j->out) : st;
+}
+
 /* Forward, thresholds and inverse with the pyramid kept on the engine. */
 static wt_status roundtrip_threshold_on(wt_engine *e, void *arg)
 {
     roundtrip_job *j = arg;
-    wt_epyramid *ep = NULL;
-    wt_status st = wt_epyramid_create(e, j->params, j->img->height, j->img->width,
-                                      j->img->channels, &ep);
-    if (st == WT_OK)
-        st = wt_epyramid_forward_image(ep, j->img);
-    if (st == WT_OK)
-        st = threshold_on(ep, j->opt, j->kept, j->bpp);
-    if (st == WT_OK)
-        st = wt_epyramid_inverse_image(ep, j->out);
-    wt_epyramid_destroy(ep);
-    return st;
+    return pipeline_on_epyramid(e, j->params, j->img, threshold_inverse, j);
 }
 
 /* Forward, optional thresholding, inverse; quality against the input; the

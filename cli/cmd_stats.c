@@ -30,21 +30,18 @@ typedef struct stats_job {
     file_figures *f;
 } stats_job;
 
+static wt_status figures_on(wt_epyramid *ep, void *f)
+{
+    return figures_compute(ep, f);
+}
+
 /* On an engine: forward transform into an engine pyramid, then the figures. */
 static wt_status stats_on(wt_engine *e, void *arg)
 {
     stats_job *j = arg;
-    wt_epyramid *ep = NULL;
     free(j->f->bands); /* a retry on the CPU engine starts over */
     j->f->bands = NULL;
-    wt_status st = wt_epyramid_create(e, &j->f->params, j->img->height, j->img->width,
-                                      j->img->channels, &ep);
-    if (st == WT_OK)
-        st = wt_epyramid_forward_image(ep, j->img);
-    if (st == WT_OK)
-        st = figures_compute(ep, j->f);
-    wt_epyramid_destroy(ep);
-    return st;
+    return pipeline_on_epyramid(e, &j->f->params, j->img, figures_on, j->f);
 }
 
 /* --transform swt|starlet: the band stack on the engine, the figures on the host. */

@@ -59,27 +59,28 @@ static wt_npz_meta stack_meta(const page_binding *b, const wt_npz_meta *meta)
     return m;
 }
 
+/* The stack's coefficient output, opened by the first page: for a DWT
+ * pyramid shaped like @p pyr, or (@p pyr NULL) an undecimated band stack. */
+static wt_status open_coeffs_out(page_binding *b, const wt_npz_meta *meta, const wt_pyramid *pyr,
+                                 const wt_uparams *up)
+{
+    if (b->coeffs_out)
+        return WT_OK;
+    wt_npz_meta m = stack_meta(b, meta);
+    return wt_npz_stack_writer_open(b->output, &m, pyr, up, &b->coeffs_out);
+}
+
 wt_status pages_save_pyramid(page_binding *b, const wt_pyramid *pyr, const wt_npz_meta *meta)
 {
-    wt_npz_meta m = stack_meta(b, meta);
-    wt_status st = WT_OK;
-    if (!b->coeffs_out)
-        st = wt_npz_stack_writer_open(b->output, &m, pyr, NULL, &b->coeffs_out);
-    if (st == WT_OK)
-        st = wt_npz_stack_add_pyramid(b->coeffs_out, pyr);
-    return st;
+    wt_status st = open_coeffs_out(b, meta, pyr, NULL);
+    return st == WT_OK ? wt_npz_stack_add_pyramid(b->coeffs_out, pyr) : st;
 }
 
 wt_status pages_save_bands(page_binding *b, const wt_uparams *up, const float *bands,
                            const wt_npz_meta *meta)
 {
-    wt_npz_meta m = stack_meta(b, meta);
-    wt_status st = WT_OK;
-    if (!b->coeffs_out)
-        st = wt_npz_stack_writer_open(b->output, &m, NULL, up, &b->coeffs_out);
-    if (st == WT_OK)
-        st = wt_npz_stack_add_bands(b->coeffs_out, bands);
-    return st;
+    wt_status st = open_coeffs_out(b, meta, NULL, up);
+    return st == WT_OK ? wt_npz_stack_add_bands(b->coeffs_out, bands) : st;
 }
 
 /* Every page done: the outputs renamed into place; else removed. */
@@ -220,4 +221,33 @@ char *pages_report_lines(report_format f, const char *lines, size_t page, size_t
     strbuf sb = {0};
     add_lines(&sb, page, pages, f, lines);
     return sb_finish(&sb);
+}
+
+/* ---- commands of one output per input -------------------------------------- */
+
+typedef struct conversion {
+    pipeline pipe;
+    int kind;
+    page_convert convert;
+} conversion;
+
+static wt_status convert_page(void *ctx, batch_item *item, const char *shown, char **report)
+{
+    conversion *c = ctx;
+    (void)shown, (void)report;
+    return c->convert(&c->pipe, item->input, item->output);
+}
+
+static void convert_item(void *ctx, batch_item *item)
+{
+    conversion *c = ctx;
+    pages_run(&c->pipe, item, c->kind, convert_page, c);
+}
+
+int pages_run_conversions(const cli_options *o, const char *cmd, int kind, page_convert convert)
+{
+    conversion c = {.kind = kind, .convert = convert};
+    unsigned walk = kind == PAGES_OF_COEFFS ? WT_HOLDS_COEFFS : WT_HOLDS_IMAGE;
+    batch_plan plan = {cmd, 1, NULL, o->outdir, o->suffix, o->ext, CLI_DEFAULT_EXT, walk};
+    return pipeline_run_files(&c.pipe, o, &plan, convert_item, &c, stdout, NULL);
 }

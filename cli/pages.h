@@ -39,6 +39,16 @@ enum { PAGES_OF_IMAGES = 0, PAGES_OF_COEFFS = 1 };
  * input; JSON lines of a page get "page": K). */
 void pages_run(pipeline *p, batch_item *item, int kind, page_work work, void *ctx);
 
+/* A command's conversion of one input (a page) into its output, with no
+ * report: decompose_file, reconstruct_file. */
+typedef wt_status (*page_convert)(pipeline *p, const char *in, const char *out);
+
+/* The files of a command that writes one output per input and reports
+ * nothing (IN OUT, or -O DIR INPUT...): each input of @p kind (directories
+ * walked for its files) through @p convert page by page; messages and the
+ * summary as pipeline_run_files gives them. Returns the exit code. */
+int pages_run_conversions(const cli_options *o, const char *cmd, int kind, page_convert convert);
+
 /* The page this thread is on, or NULL. */
 page_binding *pages_bound(void);
 

@@ -352,6 +352,25 @@ wt_status pipeline_load_coefficients(pipeline *p, const char *in, wt_pyramid *py
 
 /* The transform for this image: -l max, the levels asked for if they fit, or
  * the default (3) made smaller for small images. */
+void pipeline_meta_of_image(const wt_image *img, wt_npz_meta *meta)
+{
+    *meta = (wt_npz_meta){.width = img->width, .height = img->height, .channels = img->channels,
+                          .bit_depth = img->bit_depth, .stored = img->stored, .color = img->color};
+}
+
+wt_status pipeline_on_epyramid(wt_engine *e, const wt_params *params, const wt_image *img,
+                               pipeline_epyramid_work work, void *arg)
+{
+    wt_epyramid *ep = NULL;
+    wt_status st = wt_epyramid_create(e, params, img->height, img->width, img->channels, &ep);
+    if (st == WT_OK)
+        st = wt_epyramid_forward_image(ep, img);
+    if (st == WT_OK)
+        st = work(ep, arg);
+    wt_epyramid_destroy(ep);
+    return st;
+}
+
 wt_status pipeline_params_for(const cli_options *o, const wt_image *img, const char *file,
                               wt_params *p)
 {

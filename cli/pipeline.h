@@ -48,6 +48,14 @@ typedef wt_status (*pipeline_job)(wt_engine *e, void *arg);
  * GPU failure under --device auto; -v says so); messages name @p file. */
 wt_status pipeline_engine_run(pipeline *p, pipeline_job job, void *arg, const char *file);
 
+/* Work on an engine pyramid that holds an image's transform. */
+typedef wt_status (*pipeline_epyramid_work)(wt_epyramid *ep, void *arg);
+
+/* The forward transform of @p img into an engine pyramid made on @p e, then
+ * @p work(pyramid, @p arg) unless that failed; the pyramid destroyed after. */
+wt_status pipeline_on_epyramid(wt_engine *e, const wt_params *params, const wt_image *img,
+                               pipeline_epyramid_work work, void *arg);
+
 /* Decode @p file (--max-pixels, --lenient), the time and pixels counted. */
 wt_status pipeline_load(pipeline *p, const char *file, wt_image *img);
 
@@ -60,6 +68,10 @@ wt_status pipeline_save_pyramid(pipeline *p, const char *out, const wt_pyramid *
                                 const wt_npz_meta *meta);
 wt_status pipeline_save_bands(pipeline *p, const char *out, const wt_uparams *up,
                               const float *bands, const wt_npz_meta *meta);
+/* The meta of @p img's coefficients as far as the image says: zeroed, then
+ * its size, channels, depth, stored type and colour (the caller adds the
+ * transform's). */
+void pipeline_meta_of_image(const wt_image *img, wt_npz_meta *meta);
 /* A coefficient file (wt_npz_load_any), or the page of a stack's one; the
  * time counted as decoding. */
 wt_status pipeline_load_coefficients(pipeline *p, const char *in, wt_pyramid *pyr, float **bands,

@@ -413,18 +413,12 @@ wt_status undecimated_reconstruct_layers(pipeline *p, const char *path, const ch
 
 static void fill_meta(const wt_uparams *up, const wt_image *img, wt_npz_meta *meta)
 {
-    memset(meta, 0, sizeof *meta);
+    pipeline_meta_of_image(img, meta);
     snprintf(meta->wavelet, sizeof meta->wavelet, "%s",
              up->transform == WT_TRANSFORM_STARLET ? "b3spline" : up->wavelet->name);
     meta->mode = up->transform == WT_TRANSFORM_SWT ? WT_MODE_PERIODIC : WT_MODE_REFLECT;
     meta->method = WT_METHOD_CONV;
     meta->levels = up->levels;
-    meta->width = img->width;
-    meta->height = img->height;
-    meta->channels = img->channels;
-    meta->bit_depth = img->bit_depth;
-    meta->stored = img->stored;
-    meta->color = img->color;
     meta->transform = up->transform;
     meta->start_level = up->start_level;
     meta->norm = up->norm;

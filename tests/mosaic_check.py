@@ -17,12 +17,9 @@ import subprocess
 import sys
 import tempfile
 
-try:
-    import numpy as np
-    from PIL import Image
-except ImportError:
-    print("numpy or PIL missing: skipped")
-    sys.exit(77)
+from check_common import modules_or_skip
+
+np, Image = modules_or_skip("numpy", "PIL.Image")
 
 WT = sys.argv[1]
 FAILS = []

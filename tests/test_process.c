@@ -129,6 +129,9 @@ static int signal_under_test;
 
 static int child_signal(void)
 {
+    /* the default action, whatever this test inherited (nohup, or a
+     * background job of a shell without job control, ignores HUP/INT/QUIT) */
+    signal(signal_under_test, SIG_DFL);
     process_init();
     int opened = open_many(outs, 70); /* more than one chunk */
     fputs("partial", outs[0].fp);

@@ -310,13 +310,18 @@ wait_for_temp_output() {
 }
 
 # every signal whose default action ends the process removes the temporary files
-# (slow outputs: the signal lands while they are written)
+# (slow outputs: the signal lands while they are written). The program starts
+# with each signal's default action: this shell may have inherited HUP/INT/QUIT
+# ignored (nohup, a background job without job control), which a shell cannot
+# undo, so env resets it where env can (coreutils 8.31+).
+default_signal() { :; }
+env --default-signal=HUP true 2>/dev/null && default_signal() { echo "--default-signal=$1"; }
 for sig in HUP INT QUIT PIPE ALRM TERM USR1 USR2 XCPU VTALRM PROF; do
     num=$(kill -l "$sig")
     rm -rf e18/sig
     (
         ulimit -c 0
-        exec "$WT" decompose -l 1 -j 3 --png-level 9 -O e18/sig t1.png t2.png t3.png >/dev/null 2>&1
+        exec env $(default_signal "$sig") "$WT" decompose -l 1 -j 3 --png-level 9 -O e18/sig t1.png t2.png t3.png >/dev/null 2>&1
     ) &
     pid=$!
     wait_for_temp_output e18/sig 500
