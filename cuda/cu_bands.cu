@@ -30,8 +30,14 @@ typedef struct cu_span {
     double arg;       /* map: the operation's argument; reduce: the bound of at_most */
 } cu_span;
 
+/* 32-bit division where the band allows it (a 64-bit one is several times
+ * the instructions, and every band kernel divides once per element). */
 WT_DEV size_t span_at(const cu_span *s, uint64_t e)
 {
+    if (s->count <= UINT32_MAX) {
+        uint32_t e32 = (uint32_t)e, row = e32 / s->cols;
+        return s->first + (size_t)row * s->pitch + (size_t)(e32 - row * s->cols);
+    }
     return s->first + (size_t)(e / s->cols) * s->pitch + (size_t)(e % s->cols);
 }
 
@@ -54,14 +60,20 @@ WT_DEV void store(int32_t *at, double v)
 /* ---------------------------------------------------------------------- */
 /* Kernels */
 
+/* @p arg: the operation's argument for every span; NaN: each span's own,
+ * and a span whose own is NaN stays as it is (a channel without sigma). */
 template <typename T>
-WT_GLOBAL void WT_LAUNCH_BOUNDS(BAND_BLOCK) band_op_kernel(T *pyr, const cu_span *spans, int op)
+WT_GLOBAL void WT_LAUNCH_BOUNDS(BAND_BLOCK)
+    band_op_kernel(T *pyr, const cu_span *spans, int op, double arg)
 {
     const cu_span s = spans[blockIdx.y];
+    const double t = isnan(arg) ? s.arg : arg;
+    if (isnan(t))
+        return;
     uint64_t stride = (uint64_t)blockDim.x * gridDim.x;
     for (uint64_t e = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; e < s.count; e += stride) {
         T *at = pyr + span_at(&s, e);
-        store(at, wt_band_op_apply((wt_band_op)op, (double)*at, s.arg));
+        store(at, wt_band_op_apply((wt_band_op)op, (double)*at, t));
     }
 }
 
@@ -89,16 +101,26 @@ WT_GLOBAL void WT_LAUNCH_BOUNDS(BAND_BLOCK)
         parts[(size_t)blockIdx.y * gridDim.x + blockIdx.x] = red[0];
 }
 
-/* out[i]: the @p nparts partials of band i merged in order. */
+/* out[i]: the @p nparts partials of band i merged in order, STATS_AHEAD
+ * loaded before they are merged (one after the other, a merge of 128
+ * partials waited on 128 loads in turn). */
+#define STATS_AHEAD 4
 WT_GLOBAL void band_stats_kernel(wt_band_stats *out, const wt_band_stats *parts, int nparts,
                                  int n)
 {
     for (int i = (int)(blockIdx.x * blockDim.x + threadIdx.x); i < n;
          i += (int)(blockDim.x * gridDim.x)) {
-        wt_band_stats r;
+        wt_band_stats r, ahead[STATS_AHEAD];
         wt_band_stats_init(&r);
-        for (int k = 0; k < nparts; k++)
-            wt_band_stats_merge(&r, &parts[(size_t)i * nparts + k]);
+        const wt_band_stats *pi = parts + (size_t)i * nparts;
+        for (int k = 0; k < nparts; k += STATS_AHEAD) { /* loads in flight, merges in order */
+            for (int j = 0; j < STATS_AHEAD; j++)
+                if (k + j < nparts)
+                    ahead[j] = pi[k + j];
+            for (int j = 0; j < STATS_AHEAD; j++)
+                if (k + j < nparts)
+                    wt_band_stats_merge(&r, &ahead[j]);
+        }
         out[i] = r;
     }
 }
@@ -114,6 +136,21 @@ typedef struct cu_select {
 typedef struct cu_item {
     uint32_t span, group;
 } cu_item;
+
+/* hist[bin] += 1 unless bin is 256. The lanes of a warp that hit one bin add
+ * once, their count: the high bytes of |c| of a band are nearly all alike,
+ * and a warp's 32 atomics on one address run one after the other. */
+WT_DEV void hist_add(uint32_t *hist, uint32_t bin)
+{
+#ifdef WT_CUDA_EMULATE
+    if (bin < 256u)
+        CU_SHARED_ADD(&hist[bin], 1u);
+#else
+    const unsigned same = __match_any_sync(__activemask(), bin);
+    if (bin < 256u && (threadIdx.x & 31u) == (unsigned)(__ffs(same) - 1))
+        atomicAdd(&hist[bin], (uint32_t)__popc(same));
+#endif
+}
 
 /* Block (x, item): 256-bin histogram of byte @p shift of the keys that match
  * the group's prefix, into parts[(item * gridDim.x + x) * 256 ...]. */
@@ -133,8 +170,7 @@ WT_GLOBAL void WT_LAUNCH_BOUNDS(BAND_BLOCK)
     for (uint64_t e = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; e < s.count;
          e += stride) {
         uint32_t key = abs_key(pyr[span_at(&s, e)]);
-        if ((key & mask) == prefix)
-            CU_SHARED_ADD(&hist[(key >> shift) & 255u], 1u);
+        hist_add(hist, (key & mask) == prefix ? (key >> shift) & 255u : 256u);
     }
     WT_SYNC();
     uint32_t *out = parts + ((size_t)blockIdx.y * gridDim.x + blockIdx.x) * 256;
@@ -150,6 +186,7 @@ WT_GLOBAL void band_pick_kernel(cu_select *sel, const uint32_t *parts, int npart
     cu_select *g = &sel[blockIdx.x];
     for (unsigned b = threadIdx.x; b < 256; b += blockDim.x) {
         unsigned long long n = 0;
+#pragma unroll 8
         for (size_t q = (size_t)g->item0 * nparts; q < (size_t)(g->item0 + g->nitems) * nparts;
              q++)
             n += parts[q * 256 + b];
@@ -253,14 +290,20 @@ static cu_engine *engine_of(const wt_epyramid *p)
     return (cu_engine *)p->engine->priv;
 }
 
+/* Blocks per band for bands of at most @p most elements. */
+static unsigned parts_of(size_t most)
+{
+    size_t parts = ((most ? most : 1) + BAND_PER_BLOCK - 1) / BAND_PER_BLOCK;
+    return (unsigned)(parts > BAND_PARTS_MAX ? BAND_PARTS_MAX : parts);
+}
+
 /* Blocks per band: enough for the largest of @p n spans. */
 static unsigned parts_for(const wt_band_span *s, size_t n)
 {
     size_t most = 1;
     for (size_t i = 0; i < n; i++)
         most = s[i].rows * s[i].cols > most ? s[i].rows * s[i].cols : most;
-    size_t parts = (most + BAND_PER_BLOCK - 1) / BAND_PER_BLOCK;
-    return (unsigned)(parts > BAND_PARTS_MAX ? BAND_PARTS_MAX : parts);
+    return parts_of(most);
 }
 
 /* Scratch on the device from BUF_BANDS, carved in 16-byte aligned pieces. */
@@ -331,6 +374,19 @@ static wt_status launched(cu_engine *ce)
     return WT_OK;
 }
 
+/* band_op_kernel over @p grid (blocks per band, bands) of @p d_spans. */
+static wt_status launch_op(cu_engine *ce, const wt_epyramid *p, const cu_span *d_spans,
+                           dim3 grid, wt_band_op op, double arg)
+{
+    if (p->shape.dtype == WT_INT32)
+        WT_LAUNCH(band_op_kernel<int32_t>, grid, dim3(BAND_BLOCK), 0, ce->stream,
+                  (int32_t *)p->priv, d_spans, (int)op, arg);
+    else
+        WT_LAUNCH(band_op_kernel<float>, grid, dim3(BAND_BLOCK), 0, ce->stream,
+                  (float *)p->priv, d_spans, (int)op, arg);
+    return launched(ce);
+}
+
 static wt_status map_bands(wt_epyramid *p, wt_band_op op, const wt_band_span *s,
                            const double *args, size_t n)
 {
@@ -339,14 +395,7 @@ static wt_status map_bands(wt_epyramid *p, wt_band_op op, const wt_band_span *s,
     cu_span *d_spans;
     WT_TRY(get_scratch(ce, aligned(n * sizeof(cu_span)), &sc));
     WT_TRY(upload_spans(ce, p, s, args, n, &sc, &d_spans));
-    dim3 grid(parts_for(s, n), (unsigned)n);
-    if (p->shape.dtype == WT_INT32)
-        WT_LAUNCH(band_op_kernel<int32_t>, grid, dim3(BAND_BLOCK), 0, ce->stream,
-                  (int32_t *)p->priv, d_spans, (int)op);
-    else
-        WT_LAUNCH(band_op_kernel<float>, grid, dim3(BAND_BLOCK), 0, ce->stream,
-                  (float *)p->priv, d_spans, (int)op);
-    WT_TRY(launched(ce));
+    WT_TRY(launch_op(ce, p, d_spans, dim3(parts_for(s, n), (unsigned)n), op, NAN));
     CU_CHECK(cudaStreamSynchronize(ce->stream));
     return WT_OK;
 }
@@ -355,6 +404,25 @@ static wt_status cu_map(wt_epyramid *p, wt_band_op op, const wt_band_span *s,
                         const double *args, size_t n)
 {
     return settle(engine_of(p), map_bands(p, op, s, args, n));
+}
+
+/* Statistics of @p n spans into d_out (device), @p parts blocks per span. */
+static wt_status launch_reduce(cu_engine *ce, const wt_epyramid *p, const cu_span *d_spans,
+                               size_t n, unsigned parts, wt_band_stats *d_parts,
+                               wt_band_stats *d_out)
+{
+    size_t stats = sizeof(wt_band_stats);
+    dim3 grid(parts, (unsigned)n);
+    if (p->shape.dtype == WT_INT32)
+        WT_LAUNCH(band_reduce_kernel<int32_t>, grid, dim3(BAND_BLOCK), BAND_BLOCK * stats,
+                  ce->stream, (const int32_t *)p->priv, d_spans, d_parts);
+    else
+        WT_LAUNCH(band_reduce_kernel<float>, grid, dim3(BAND_BLOCK), BAND_BLOCK * stats,
+                  ce->stream, (const float *)p->priv, d_spans, d_parts);
+    WT_TRY(launched(ce));
+    WT_LAUNCH(band_stats_kernel, dim3((unsigned)((n + 127) / 128)), dim3(128), 0, ce->stream,
+              d_out, d_parts, (int)parts, (int)n);
+    return launched(ce);
 }
 
 static wt_status reduce_bands(const wt_epyramid *p, const wt_band_span *s, const double *t,
@@ -371,17 +439,7 @@ static wt_status reduce_bands(const wt_epyramid *p, const wt_band_span *s, const
     WT_TRY(upload_spans(ce, p, s, t, n, &sc, &d_spans));
     wt_band_stats *d_parts = (wt_band_stats *)carve(&sc, n * parts * stats);
     wt_band_stats *d_out = (wt_band_stats *)carve(&sc, n * stats);
-    dim3 grid(parts, (unsigned)n);
-    if (p->shape.dtype == WT_INT32)
-        WT_LAUNCH(band_reduce_kernel<int32_t>, grid, dim3(BAND_BLOCK), BAND_BLOCK * stats,
-                  ce->stream, (const int32_t *)p->priv, d_spans, d_parts);
-    else
-        WT_LAUNCH(band_reduce_kernel<float>, grid, dim3(BAND_BLOCK), BAND_BLOCK * stats,
-                  ce->stream, (const float *)p->priv, d_spans, d_parts);
-    WT_TRY(launched(ce));
-    WT_LAUNCH(band_stats_kernel, dim3((unsigned)((n + 127) / 128)), dim3(128), 0, ce->stream,
-              d_out, d_parts, (int)parts, (int)n);
-    WT_TRY(launched(ce));
+    WT_TRY(launch_reduce(ce, p, d_spans, n, parts, d_parts, d_out));
     CU_CHECK(cudaMemcpyAsync(out, d_out, n * stats, cudaMemcpyDeviceToHost, ce->stream));
     CU_CHECK(cudaStreamSynchronize(ce->stream));
     return WT_OK;
@@ -540,20 +598,88 @@ static wt_status cu_zero_below(wt_epyramid *p, const wt_band_span *s, size_t n, 
 /* ---------------------------------------------------------------------- */
 /* Storage, transforms, transfers */
 
+/* ---------------------------------------------------------------------- */
+/* Storage: the coefficients, then the denoise tables (shrink_layout). The
+ * storage of a destroyed pyramid is kept as the engine's spare and taken by
+ * the next pyramid it fits: no cudaMalloc, cudaFree (which waits for the
+ * device) or memset per denoise. */
+
+/* The denoise tables after the coefficients: n detail spans then the finest
+ * diagonal band of each channel, each detail span's channel and level, the
+ * radix selection's items and states (two per channel: the median's two
+ * middle ranks), and the sigma used per channel. */
+typedef struct shrink_layout {
+    size_t n, channels;
+    size_t spans, band, items, sel, used, end; /* byte offsets */
+} shrink_layout;
+
+static size_t coef_bytes(const wt_pyramid *shape)
+{
+    return aligned(cu_pyramid_elems(shape) * 4 + 64); /* the fast gathers read whole 16-byte blocks */
+}
+
+static shrink_layout shrink_layout_of(const wt_pyramid *shape)
+{
+    shrink_layout t;
+    t.channels = (size_t)shape->channels;
+    t.n = (size_t)3 * (size_t)shape->levels * t.channels;
+    t.spans = coef_bytes(shape);
+    t.band = t.spans + aligned((t.n + t.channels) * sizeof(cu_span));
+    t.items = t.band + aligned(t.n * sizeof(uint32_t));
+    t.sel = t.items + aligned(2 * t.channels * sizeof(cu_item));
+    t.used = t.sel + aligned(2 * t.channels * sizeof(cu_select));
+    t.end = t.used + aligned(4 * sizeof(double));
+    return t;
+}
+
 static size_t storage_bytes(const wt_pyramid *shape)
 {
-    return cu_pyramid_elems(shape) * 4 + 64; /* the fast gathers read whole 16-byte blocks */
+    return shrink_layout_of(shape).end;
+}
+
+/* Whether two plans lay the device pyramid out alike (cu_band_first). */
+static int same_layout(const wt_pyramid *a, const wt_pyramid *b)
+{
+    if (a->height != b->height || a->width != b->width || a->channels != b->channels ||
+        a->levels != b->levels || a->dtype != b->dtype || a->total != b->total)
+        return 0;
+    for (int l = 0; l <= a->levels; l++)
+        if (a->lo_h[l] != b->lo_h[l] || a->lo_w[l] != b->lo_w[l] || a->hi_h[l] != b->hi_h[l] ||
+            a->hi_w[l] != b->hi_w[l])
+            return 0;
+    return 1;
+}
+
+/* The spare if it is large enough (*zeroed: it held this layout, so its
+ * row padding is as a fresh one's after the memset), else a new one. */
+static wt_status take_storage(cu_engine *ce, const wt_pyramid *shape, size_t bytes, void **ptr,
+                              int *fresh)
+{
+    if (ce->spare_pyr && ce->spare_bytes == bytes) {
+        *ptr = ce->spare_pyr;
+        *fresh = !same_layout(&ce->spare_layout, shape);
+        ce->spare_pyr = NULL;
+        ce->spare_bytes = 0;
+        return WT_OK;
+    }
+    if (ce->spare_pyr && ce->spare_bytes < bytes)
+        cu_spare_release(ce);
+    *fresh = 1;
+    return cu_device_alloc(ce, ptr, bytes);
 }
 
 static wt_status cu_create(wt_epyramid *p)
 {
     cu_engine *ce = engine_of(p);
     size_t bytes = storage_bytes(&p->shape);
+    int fresh;
     CU_CHECK(cudaSetDevice(ce->device));
-    WT_TRY(cu_device_alloc(ce, &p->priv, bytes));
-    cudaError_t err = cudaMemsetAsync(p->priv, 0, bytes, ce->stream);
-    if (err == cudaSuccess)
-        err = cudaStreamSynchronize(ce->stream);
+    WT_TRY(take_storage(ce, &p->shape, bytes, &p->priv, &fresh));
+    if (!fresh)
+        return WT_OK;
+    if (ce->tables_at == p->priv)
+        ce->tables_at = NULL; /* another layout's tables */
+    cudaError_t err = cudaMemsetAsync(p->priv, 0, bytes, ce->stream); /* ordered before any use */
     if (err == cudaSuccess)
         return WT_OK;
     cu_device_free(ce, p->priv, bytes);
@@ -563,13 +689,270 @@ static wt_status cu_create(wt_epyramid *p)
 
 static void spin_free(wt_epyramid *p);
 
+/* The storage becomes the spare (the larger of it and the old spare stays). */
 static void cu_destroy(wt_epyramid *p)
 {
     cu_engine *ce = engine_of(p);
+    size_t bytes = storage_bytes(&p->shape);
     cudaSetDevice(ce->device);
     spin_free(p);
-    cu_device_free(ce, p->priv, storage_bytes(&p->shape));
+    if (p->priv && ce->spare_bytes <= bytes) {
+        cu_spare_release(ce);
+        ce->spare_pyr = p->priv;
+        ce->spare_bytes = bytes;
+        ce->spare_layout = p->shape;
+    } else if (p->priv) {
+        if (ce->tables_at == p->priv)
+            ce->tables_at = NULL;
+        cu_device_free(ce, p->priv, bytes);
+    }
     p->priv = NULL;
+}
+
+/* ---------------------------------------------------------------------- */
+/* Denoise shrinkage on the device (wt_shrink_plan; src/denoise.c's
+ * shrink_composed in launches that never wait for the host): the residue
+ * map and the median of the finest diagonal bands, sigma, the detail bands'
+ * statistics, thresholds and the shrinkage. The same kernels and grids as
+ * the composed map, reduce and select, so the same numbers; the thresholds'
+ * double arithmetic without FMA contraction, as the host computes it. */
+
+/* The plan as a kernel parameter. */
+typedef struct cu_shrink_args {
+    int estimate, rule, channels, integer;
+    double zero, ppf75, bayes_floor, visu, fixed;
+    double given[4];
+    double factor[WT_MAX_LEVELS];
+} cu_shrink_args;
+
+/* Thread c: the two middle ranks of channel c's nonzero |c| (one rank twice
+ * when their number is odd; 0 when there are none). */
+WT_GLOBAL void shrink_median_setup_kernel(const wt_band_stats *d1, cu_select *sel, int channels)
+{
+    for (int c = (int)(blockIdx.x * blockDim.x + threadIdx.x); c < channels;
+         c += (int)(blockDim.x * gridDim.x)) {
+        uint64_t skip = d1[c].zeros, m = d1[c].count - skip;
+        uint64_t lo = m ? skip + (m - 1) / 2 : 0, hi = m ? skip + m / 2 : 0;
+        sel[2 * c] = cu_select{0, 0, lo, (uint32_t)(2 * c), 1};
+        sel[2 * c + 1] = cu_select{0, 0, hi, (uint32_t)(2 * c + 1), 1};
+    }
+}
+
+WT_DEV double key_to_value(uint32_t key, int integer)
+{
+    if (integer)
+        return (double)key;
+#ifdef WT_CUDA_EMULATE
+    float f;
+    memcpy(&f, &key, 4);
+    return (double)f;
+#else
+    return (double)__uint_as_float(key);
+#endif
+}
+
+/* used[c]: the given sigma, or median / Phi^-1(0.75) (NaN: no nonzero |c|). */
+WT_GLOBAL void shrink_sigma_kernel(const wt_band_stats *d1, const cu_select *sel, double *used,
+                                   const cu_shrink_args a)
+{
+    for (int c = (int)(blockIdx.x * blockDim.x + threadIdx.x); c < a.channels;
+         c += (int)(blockDim.x * gridDim.x)) {
+        double est = NAN;
+        uint64_t m = a.estimate ? d1[c].count - d1[c].zeros : 0;
+        if (m) {
+            double v0 = key_to_value(sel[2 * c].prefix, a.integer);
+            double v1 = key_to_value(sel[2 * c + 1].prefix, a.integer);
+            est = (m % 2 ? v0 : (v0 + v1) / 2.0) / a.ppf75;
+        }
+        used[c] = isnan(a.given[c]) ? est : a.given[c];
+    }
+}
+
+/* spans[i].arg: detail band i's threshold (band[i]: channel | level << 8). */
+WT_GLOBAL void shrink_threshold_kernel(cu_span *spans, const uint32_t *band,
+                                       const wt_band_stats *stats, const double *used, int n,
+                                       const cu_shrink_args a)
+{
+    for (int i = (int)(blockIdx.x * blockDim.x + threadIdx.x); i < n;
+         i += (int)(blockDim.x * gridDim.x)) {
+        double sigma = used[band[i] & 255u], t = a.fixed;
+        if (a.rule == WT_RULE_BAYES) {
+            double var = wt_dmul(sigma, sigma);
+            double dvar = stats[i].count ? stats[i].sum_sq / (double)stats[i].count : 0.0;
+            double excess = wt_dsub(dvar, var);
+            t = var / sqrt(excess > a.bayes_floor ? excess : a.bayes_floor);
+        } else if (a.rule == WT_RULE_VISU) {
+            t = wt_dmul(sigma, a.visu);
+        }
+        spans[i].arg = wt_dmul(t, a.factor[(band[i] >> 8) - 1]);
+    }
+}
+
+/* The span of channel @p c of band @p b of level @p l (argument 0). */
+static cu_span span_of(const wt_pyramid *shape, int l, wt_band b, int c)
+{
+    size_t rows, cols;
+    wt_pyramid_band_shape(shape, l, b, &rows, &cols);
+    size_t pitch = cu_band_pitch(shape, cols);
+    cu_span s;
+    s.first = cu_band_first(shape, l, b) + (size_t)c * rows * pitch;
+    s.count = (uint64_t)rows * cols;
+    s.cols = (uint32_t)cols;
+    s.pitch = (uint32_t)pitch;
+    s.arg = 0.0;
+    return s;
+}
+
+/* The tables of shrink_layout into the pyramid's storage, unless they are
+ * there already (the spare storage of the same layout): one wait per layout. */
+static wt_status shrink_tables(cu_engine *ce, const wt_epyramid *p, const shrink_layout *t)
+{
+    if (ce->tables_at == p->priv && same_layout(&ce->tables_layout, &p->shape))
+        return WT_OK;
+    size_t bytes = t->used - t->spans;
+    char *h = (char *)calloc(1, bytes);
+    if (!h)
+        return wt_error_set(WT_ERR_NOMEM, "out of memory");
+    cu_span *sp = (cu_span *)h;
+    uint32_t *band = (uint32_t *)(h + (t->band - t->spans));
+    cu_item *items = (cu_item *)(h + (t->items - t->spans));
+    size_t i = 0;
+    for (int l = p->shape.levels; l >= 1; l--) /* wt_epyramid_details' order */
+        for (int b = WT_BAND_H; b <= WT_BAND_D; b++)
+            for (int c = 0; c < p->shape.channels; c++, i++) {
+                sp[i] = span_of(&p->shape, l, (wt_band)b, c);
+                band[i] = (uint32_t)c | (uint32_t)l << 8;
+            }
+    for (int c = 0; c < p->shape.channels; c++) {
+        sp[t->n + (size_t)c] = span_of(&p->shape, 1, WT_BAND_D, c);
+        items[2 * c] = cu_item{(uint32_t)c, (uint32_t)(2 * c)};
+        items[2 * c + 1] = cu_item{(uint32_t)c, (uint32_t)(2 * c + 1)};
+    }
+    cudaError_t err = cudaMemcpyAsync((char *)p->priv + t->spans, h, bytes,
+                                      cudaMemcpyHostToDevice, ce->stream);
+    if (err == cudaSuccess)
+        err = cudaStreamSynchronize(ce->stream); /* h is freed next */
+    free(h);
+    WT_TRY(cu_fail_check(err, "cudaMemcpyAsync (denoise tables)"));
+    ce->tables_at = p->priv;
+    ce->tables_layout = p->shape;
+    return WT_OK;
+}
+
+static cu_shrink_args shrink_args_of(const wt_epyramid *p, const wt_shrink_plan *plan)
+{
+    cu_shrink_args a;
+    memset(&a, 0, sizeof a);
+    a.estimate = plan->estimate;
+    a.rule = (int)plan->rule;
+    a.channels = p->shape.channels;
+    a.integer = p->shape.dtype == WT_INT32;
+    a.zero = plan->zero;
+    a.ppf75 = plan->ppf75;
+    a.bayes_floor = plan->bayes_floor;
+    a.visu = plan->visu;
+    a.fixed = plan->fixed;
+    memcpy(a.given, plan->given, sizeof a.given);
+    memcpy(a.factor, plan->factor, sizeof a.factor);
+    return a;
+}
+
+/* Device scratch of one shrinkage (BUF_BANDS). */
+typedef struct shrink_scratch {
+    unsigned parts_d1, parts;      /* blocks per band: finest diagonal, all details */
+    wt_band_stats *d1_parts, *d1;  /* per channel */
+    uint32_t *hist;                /* radix histograms */
+    wt_band_stats *parts_all, *stats;
+} shrink_scratch;
+
+static wt_status shrink_scratch_get(cu_engine *ce, const wt_epyramid *p, const shrink_layout *t,
+                                    shrink_scratch *w)
+{
+    size_t rows, cols, C = t->channels, st = sizeof(wt_band_stats), most = 1;
+    wt_pyramid_band_shape(&p->shape, 1, WT_BAND_D, &rows, &cols);
+    w->parts_d1 = parts_of(rows * cols);
+    for (int l = 1; l <= p->shape.levels; l++) /* parts_for of all detail bands */
+        for (int b = WT_BAND_H; b <= WT_BAND_D; b++) {
+            wt_pyramid_band_shape(&p->shape, l, (wt_band)b, &rows, &cols);
+            most = rows * cols > most ? rows * cols : most;
+        }
+    w->parts = parts_of(most);
+    size_t d1_parts = aligned(C * w->parts_d1 * st), d1b = aligned(C * st);
+    size_t hist = aligned(2 * C * w->parts_d1 * 256 * sizeof(uint32_t));
+    size_t all_parts = aligned(t->n * w->parts * st), stats = aligned(t->n * st);
+    scratch sc = {NULL, 0};
+    WT_TRY(get_scratch(ce, d1_parts + d1b + hist + all_parts + stats, &sc));
+    w->d1_parts = (wt_band_stats *)carve(&sc, C * w->parts_d1 * st);
+    w->d1 = (wt_band_stats *)carve(&sc, C * st);
+    w->hist = (uint32_t *)carve(&sc, 2 * C * w->parts_d1 * 256 * sizeof(uint32_t));
+    w->parts_all = (wt_band_stats *)carve(&sc, t->n * w->parts * st);
+    w->stats = (wt_band_stats *)carve(&sc, t->n * st);
+    return WT_OK;
+}
+
+/* The noise estimate: residues zeroed, the medians by radix selection, sigma. */
+static wt_status shrink_estimate(cu_engine *ce, const wt_epyramid *p, const shrink_layout *t,
+                                 const shrink_scratch *w, const cu_shrink_args *a)
+{
+    char *base = (char *)p->priv;
+    cu_span *d1 = (cu_span *)(base + t->spans) + t->n;
+    cu_select *sel = (cu_select *)(base + t->sel);
+    unsigned C = (unsigned)t->channels;
+    if (a->estimate && a->zero > 0.0)
+        WT_TRY(launch_op(ce, p, d1, dim3(w->parts_d1, C), WT_OP_HARD, a->zero));
+    if (a->estimate) {
+        WT_TRY(launch_reduce(ce, p, d1, C, w->parts_d1, w->d1_parts, w->d1));
+        WT_LAUNCH(shrink_median_setup_kernel, dim3(1), dim3(32), 0, ce->stream, w->d1, sel,
+                  (int)C);
+        WT_TRY(launched(ce));
+        WT_TRY(radix_passes(ce, p, w->parts_d1, 2 * C, 2 * C, d1,
+                            (const cu_item *)(base + t->items), sel, w->hist));
+    }
+    WT_LAUNCH(shrink_sigma_kernel, dim3(1), dim3(32), 0, ce->stream, w->d1, sel,
+              (double *)(base + t->used), *a);
+    return launched(ce);
+}
+
+static wt_status shrink_bands(wt_epyramid *p, const wt_shrink_plan *plan)
+{
+    cu_engine *ce = engine_of(p);
+    shrink_layout t = shrink_layout_of(&p->shape);
+    cu_shrink_args a = shrink_args_of(p, plan);
+    shrink_scratch w;
+    char *base = (char *)p->priv;
+    cu_span *spans = (cu_span *)(base + t.spans);
+    CU_CHECK(cudaSetDevice(ce->device));
+    if (!t.n)
+        return WT_OK;
+    WT_TRY(shrink_tables(ce, p, &t));
+    WT_TRY(shrink_scratch_get(ce, p, &t, &w));
+    WT_TRY(shrink_estimate(ce, p, &t, &w, &a));
+    if (a.rule == WT_RULE_BAYES)
+        WT_TRY(launch_reduce(ce, p, spans, t.n, w.parts, w.parts_all, w.stats));
+    WT_LAUNCH(shrink_threshold_kernel, dim3((unsigned)((t.n + 127) / 128)), dim3(128), 0,
+              ce->stream, spans, (const uint32_t *)(base + t.band), w.stats,
+              (const double *)(base + t.used), (int)t.n, a);
+    WT_TRY(launched(ce));
+    return launch_op(ce, p, spans, dim3(w.parts, (unsigned)t.n),
+                     plan->soft ? WT_OP_SOFT : WT_OP_HARD, NAN);
+}
+
+static wt_status cu_shrink(wt_epyramid *p, const wt_shrink_plan *plan)
+{
+    return settle(engine_of(p), shrink_bands(p, plan));
+}
+
+static wt_status cu_shrink_sigma(wt_epyramid *p, double *sigma)
+{
+    cu_engine *ce = engine_of(p);
+    shrink_layout t = shrink_layout_of(&p->shape);
+    double used[4] = {NAN, NAN, NAN, NAN};
+    CU_CHECK(cudaSetDevice(ce->device));
+    CU_CHECK(cudaMemcpyAsync(used, (char *)p->priv + t.used, t.channels * sizeof(double),
+                             cudaMemcpyDeviceToHost, ce->stream));
+    CU_CHECK(cudaStreamSynchronize(ce->stream));
+    memcpy(sigma, used, t.channels * sizeof(double));
+    return WT_OK;
 }
 
 static size_t plane_elems(const wt_pyramid *s)
@@ -599,6 +982,8 @@ static wt_status inverse_planes(wt_epyramid *p, float *planes)
     WT_TRY(cu_buf_get(ce, BUF_PLANES, plane_elems(&p->shape) * 4, &d_planes));
     WT_TRY(cu_inverse_device(ce, &p->params, &p->shape, p->priv, (float *)d_planes,
                              CU_BOUND_MEASURE));
+    if (!planes) /* wt_denoise_time_resident: the planes stay on the device */
+        return WT_OK;
     CU_CHECK(cudaMemcpyAsync(planes, d_planes, plane_elems(&p->shape) * 4,
                              cudaMemcpyDeviceToHost, ce->stream));
     CU_CHECK(cudaStreamSynchronize(ce->stream));
@@ -797,16 +1182,17 @@ static wt_status spin_forward(wt_epyramid *p, size_t dy, size_t dx)
     cu_engine *ce = engine_of(p);
     cu_spin *sp = (cu_spin *)p->spin_priv;
     size_t all = plane_elems(&p->shape);
-    void *work;
+    void *work = sp->source; /* shift (0, 0): the samples' planes themselves */
     CU_CHECK(cudaSetDevice(ce->device));
-    WT_TRY(cu_buf_get(ce, BUF_PLANES, all * 4, &work));
-    WT_LAUNCH(spin_roll_kernel, spin_grid(all), dim3(BAND_BLOCK), 0, ce->stream, (float *)work,
-              sp->source, all, p->shape.height, p->shape.width, dy, dx);
-    WT_TRY(launched(ce));
-    WT_TRY(cu_forward_device(ce, &p->params, &p->shape, (const float *)work, p->priv,
-                             CU_BOUND_MEASURE));
-    CU_CHECK(cudaStreamSynchronize(ce->stream));
-    return WT_OK;
+    if (dy || dx) {
+        WT_TRY(cu_buf_get(ce, BUF_PLANES, all * 4, &work));
+        WT_LAUNCH(spin_roll_kernel, spin_grid(all), dim3(BAND_BLOCK), 0, ce->stream,
+                  (float *)work, sp->source, all, p->shape.height, p->shape.width, dy, dx);
+        WT_TRY(launched(ce));
+    }
+    /* no wait: the shrinkage and inverse that follow are ordered on the stream */
+    return cu_forward_device(ce, &p->params, &p->shape, (const float *)work, p->priv,
+                             CU_BOUND_MEASURE);
 }
 
 static wt_status spin_inverse_add(wt_epyramid *p, size_t dy, size_t dx, double lo, double hi)
@@ -821,9 +1207,7 @@ static wt_status spin_inverse_add(wt_epyramid *p, size_t dy, size_t dx, double l
                              CU_BOUND_MEASURE));
     WT_LAUNCH(spin_add_kernel, spin_grid(all), dim3(BAND_BLOCK), 0, ce->stream, sp->accum,
               (const float *)work, all, p->shape.height, p->shape.width, dy, dx, lo, hi);
-    WT_TRY(launched(ce));
-    CU_CHECK(cudaStreamSynchronize(ce->stream));
-    return WT_OK;
+    return launched(ce); /* spin_result waits */
 }
 
 static wt_status spin_result(wt_epyramid *p, double count, wt_image *img)
@@ -872,4 +1256,5 @@ const wt_epyramid_ops cu_epyramid_ops = {
     cu_create,     cu_destroy,  cu_forward,   cu_forward_img, cu_inverse,    cu_inverse_img,
     cu_upload,     cu_download, cu_map,       cu_reduce,      cu_select_abs, cu_zero_below,
     cu_spin_load,  cu_spin_forward, cu_spin_inverse_add, cu_spin_result,
+    cu_shrink,     cu_shrink_sigma,
 };

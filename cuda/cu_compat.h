@@ -44,4 +44,17 @@
 
 #include "dwt_geometry.h" /* WT_HD: host and device functions */
 
+/* Double arithmetic without FMA contraction, as the host compiles it
+ * (x86-64 has no FMA without -march): the mosaic (src/mosaic.c) and the
+ * denoise thresholds (src/denoise.c). */
+#ifdef WT_CUDA_EMULATE
+static inline double wt_dsub(double a, double b) { return a - b; }
+static inline double wt_dmul(double a, double b) { return a * b; }
+static inline double wt_dadd(double a, double b) { return a + b; }
+#else
+#define wt_dsub(a, b) __dsub_rn(a, b)
+#define wt_dmul(a, b) __dmul_rn(a, b)
+#define wt_dadd(a, b) __dadd_rn(a, b)
+#endif
+
 #endif

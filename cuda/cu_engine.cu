@@ -80,6 +80,11 @@ static wt_status device_alloc(cu_engine *ce, void **ptr, size_t bytes)
         err = cudaErrorMemoryAllocation;
     else
         err = cudaMalloc(ptr, bytes);
+    if (err != cudaSuccess && ce->spare_pyr) { /* the kept pyramid first, then again */
+        cudaGetLastError();
+        cu_spare_release(ce);
+        return device_alloc(ce, ptr, bytes);
+    }
     if (err != cudaSuccess)
         return cu_fail(ce, err, "cudaMalloc", bytes);
     ce->mem_held += bytes;
@@ -115,6 +120,15 @@ void cu_device_free(cu_engine *ce, void *ptr, size_t bytes)
 {
     if (ptr && cudaFree(ptr) == cudaSuccess) /* freeing: nothing to report */
         ce->mem_held -= bytes;
+}
+
+void cu_spare_release(cu_engine *ce)
+{
+    if (ce->tables_at == ce->spare_pyr)
+        ce->tables_at = NULL;
+    cu_device_free(ce, ce->spare_pyr, ce->spare_bytes);
+    ce->spare_pyr = NULL;
+    ce->spare_bytes = 0;
 }
 
 /* ---------------------------------------------------------------------- */
@@ -844,6 +858,7 @@ static void free_engine(cu_engine *ce)
     for (int b = 0; b < BUF_COUNT; b++)
         if (ce->buf[b])
             cudaFree(ce->buf[b]); /* closing: nothing to report */
+    cu_spare_release(ce);
     cu_staging_free(ce);
     if (ce->copy_stream)
         cudaStreamDestroy(ce->copy_stream);

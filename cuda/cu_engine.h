@@ -72,6 +72,14 @@ typedef struct cu_engine {
     void *buf[BUF_COUNT];
     size_t buf_bytes[BUF_COUNT];
     cu_staging stage;
+    /* cu_bands.cu: the storage of the last engine-resident pyramid freed,
+     * kept for the next one (no cudaMalloc/cudaFree per denoise), the
+     * layout it last held, and where the denoise tables were last put. */
+    void *spare_pyr;
+    size_t spare_bytes;
+    wt_pyramid spare_layout;
+    const void *tables_at;
+    wt_pyramid tables_layout;
 } cu_engine;
 
 /* The one error boundary (cu_engine.cu): a failed CUDA call becomes a
@@ -101,9 +109,11 @@ wt_status cu_fail_host(cudaError_t err, const char *what, size_t bytes);
     } while (0)
 
 /* Device memory of its own (engine-resident pyramids), counted against
- * WT_CUDA_MEM_LIMIT like buf[]; and its release. */
+ * WT_CUDA_MEM_LIMIT like buf[] (a kept spare pyramid is released first when
+ * an allocation fails); and its release. */
 wt_status cu_device_alloc(cu_engine *ce, void **ptr, size_t bytes);
 void cu_device_free(cu_engine *ce, void *ptr, size_t bytes);
+void cu_spare_release(cu_engine *ce);
 /* A device buffer of at least @p bytes (kept and grown between calls). */
 wt_status cu_buf_get(cu_engine *ce, int which, size_t bytes, void **ptr);
 /* The device pyramid (cu_engine.cu): wt_pyramid's bands in its order, with

@@ -12,17 +12,7 @@
 #include "cu_tuning.h"
 #include "wavetool.h"
 
-/* Double arithmetic of the mosaic without FMA contraction, as the host
- * compiles src/mosaic.c (x86-64 has no FMA without -march). */
-#ifdef WT_CUDA_EMULATE
-static inline double wt_dsub(double a, double b) { return a - b; }
-static inline double wt_dmul(double a, double b) { return a * b; }
-static inline double wt_dadd(double a, double b) { return a + b; }
-#else
-#define wt_dsub(a, b) __dsub_rn(a, b)
-#define wt_dmul(a, b) __dmul_rn(a, b)
-#define wt_dadd(a, b) __dadd_rn(a, b)
-#endif
+/* The mosaic's double arithmetic: wt_dsub, wt_dmul, wt_dadd (cu_compat.h). */
 
 /* ---------------------------------------------------------------------- */
 /* Samples and planes */

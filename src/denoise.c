@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "engine_impl.h" /* wt_shrink_plan, wt_epyramid_shrink */
 #include "image_codec.h"
 
 /* scipy.stats.norm.ppf(0.75) */
@@ -119,19 +120,56 @@ static wt_status band_thresholds(wt_epyramid *ep, const wt_denoise_options *o, d
     return WT_OK;
 }
 
+/* The engine runs the whole shrinkage itself (the CUDA engine: no host
+ * round trip) unless it has no shrink op or WT_DENOISE_COMPOSED=1 asks for
+ * the composed steps below (an A/B switch: both give the same numbers). */
+static int fused_shrink(const wt_epyramid *ep)
+{
+    const char *env = getenv("WT_DENOISE_COMPOSED");
+    return ep->engine->ops->pyr->shrink && !(env && env[0] == '1');
+}
+
+static int needs_estimate(const wt_denoise_options *o, int channels, const double *given)
+{
+    int estimate = 0;
+    for (int c = 0; c < channels; c++)
+        estimate |= isnan(given[c]);
+    return o->rule != WT_RULE_FIXED && estimate;
+}
+
+/* shrink_pyramid's steps as one engine op; its sigma comes with
+ * wt_epyramid_shrink_sigma. */
+static wt_status shrink_fused(wt_epyramid *ep, const wt_denoise_options *o, double peak,
+                              double full_scale, const double *given)
+{
+    const wt_pyramid *shape = wt_epyramid_shape(ep);
+    wt_shrink_plan plan;
+    memset(&plan, 0, sizeof plan);
+    plan.estimate = needs_estimate(o, shape->channels, given);
+    plan.zero = full_scale > 0.0 ? full_scale * ZERO_FRACTION : 0.0;
+    plan.ppf75 = NORM_PPF_075;
+    for (int c = 0; c < 4; c++)
+        plan.given[c] = c < shape->channels ? given[c] : NAN;
+    plan.rule = o->rule;
+    plan.soft = o->soft;
+    plan.bayes_floor = DBL_EPSILON * peak * peak;
+    plan.visu = sqrt(2.0 * log((double)shape->height * (double)shape->width));
+    plan.fixed = o->threshold;
+    for (int l = 1; l <= WT_MAX_LEVELS; l++)
+        plan.factor[l - 1] = level_factor(o, l);
+    return wt_epyramid_shrink(ep, &plan);
+}
+
 /* Shrink the details of a forward-transformed pyramid. @p given: sigma per
  * channel in the pyramid's units (NaN: estimated); @p used receives it. */
-static wt_status shrink_pyramid(wt_epyramid *ep, const wt_denoise_options *o, double peak,
+static wt_status shrink_composed(wt_epyramid *ep, const wt_denoise_options *o, double peak,
                                  double full_scale, const double *given, double *used)
 {
     const wt_pyramid *shape = wt_epyramid_shape(ep);
     int channels = shape->channels;
     double estimated[4] = {NAN, NAN, NAN, NAN};
     wt_status st = WT_OK;
-    int estimate = 0;
-    for (int c = 0; c < channels; c++)
-        estimate |= isnan(given[c]);
-    if (o->rule != WT_RULE_FIXED && estimate)
+    if (needs_estimate(o, channels, given))
         st = estimate_channels(ep, channels, full_scale, estimated);
     for (int c = 0; c < channels; c++)
         used[c] = isnan(given[c]) ? estimated[c] : given[c];
@@ -154,6 +192,16 @@ static wt_status shrink_pyramid(wt_epyramid *ep, const wt_denoise_options *o, do
     free(sel);
     free(t);
     return st;
+}
+
+/* The shrinkage, fused where the engine can; @p used: sigma per channel. */
+static wt_status shrink_pyramid(wt_epyramid *ep, const wt_denoise_options *o, double peak,
+                                double full_scale, const double *given, double *used)
+{
+    if (!fused_shrink(ep))
+        return shrink_composed(ep, o, peak, full_scale, given, used);
+    wt_status st = shrink_fused(ep, o, peak, full_scale, given);
+    return st == WT_OK ? wt_epyramid_shrink_sigma(ep, used) : st;
 }
 
 /* ---- options -------------------------------------------------------------- */
@@ -558,12 +606,16 @@ static wt_status denoise_resident(wt_engine *e, const wt_denoise_options *o, con
         given[c] = o->sigma;
     wt_epyramid *ep = NULL;
     wt_status st = wt_epyramid_create(e, p, in->height, in->width, in->channels, &ep);
+    int fused = st == WT_OK && fused_shrink(ep);
     if (st == WT_OK)
         st = wt_epyramid_forward_image(ep, in);
     if (st == WT_OK)
-        st = shrink_pyramid(ep, o, peak_of(in), full_scale_of(in), given, used);
+        st = fused ? shrink_fused(ep, o, peak_of(in), full_scale_of(in), given)
+                   : shrink_pyramid(ep, o, peak_of(in), full_scale_of(in), given, used);
     if (st == WT_OK)
         st = wt_epyramid_inverse_image(ep, out);
+    if (st == WT_OK && fused) /* after the inverse: no wait in between */
+        st = wt_epyramid_shrink_sigma(ep, used);
     wt_epyramid_destroy(ep);
     return st;
 }
@@ -587,12 +639,17 @@ static wt_status denoise_spin_resident(wt_engine *e, const wt_denoise_options *o
     for (size_t dy = 0; st == WT_OK && dy < shifts; dy++)
         for (size_t dx = 0; st == WT_OK && dx < shifts; dx++) {
             double u[4] = {NAN, NAN, NAN, NAN};
+            int first = dy == 0 && dx == 0, fused = fused_shrink(ep);
             st = wt_epyramid_spin_forward(ep, dy, dx);
-            if (st == WT_OK)
+            if (st == WT_OK && fused) /* only the first shift's sigma is waited for */
+                st = shrink_fused(ep, o, peak, full_scale_of(in), given);
+            if (st == WT_OK && fused && first)
+                st = wt_epyramid_shrink_sigma(ep, u);
+            if (st == WT_OK && !fused)
                 st = shrink_pyramid(ep, o, peak, full_scale_of(in), given, u);
             if (st == WT_OK)
                 st = wt_epyramid_spin_inverse_add(ep, dy, dx, clip_lo(in), clip_hi(in));
-            if (dy == 0 && dx == 0)
+            if (first)
                 memcpy(used, u, sizeof u);
         }
     if (st == WT_OK)
@@ -642,5 +699,46 @@ wt_status wt_estimate_sigma(wt_engine *engine, const wt_image *img, double *sigm
     if (st == WT_OK)
         st = estimate_channels(ep, img->channels, full_scale_of(img), sigma);
     wt_epyramid_destroy(ep);
+    return st;
+}
+
+/* ---- device-resident timing (wavetool_hooks.h) ---------------------------- */
+
+static wt_status resident_run(wt_epyramid *ep, const wt_denoise_options *o, double peak,
+                              double full_scale, double *ms)
+{
+    double given[4] = {o->sigma, o->sigma, o->sigma, o->sigma}, used[4];
+    double t0 = wt_seconds();
+    wt_status st = wt_epyramid_spin_forward(ep, 0, 0);
+    if (st == WT_OK)
+        st = shrink_fused(ep, o, peak, full_scale, given);
+    if (st == WT_OK) /* planes NULL: the inverse stays on the engine */
+        st = ep->engine->ops->pyr->inverse(ep, NULL);
+    if (st == WT_OK)
+        st = wt_epyramid_shrink_sigma(ep, used); /* waits for the engine */
+    *ms = 1e3 * (wt_seconds() - t0);
+    return st;
+}
+
+wt_status wt_denoise_time_resident(wt_engine *e, const wt_denoise_options *o,
+                                   const wt_image *img, int runs, double *ms)
+{
+    wt_params p = params_for(o, img);
+    wt_epyramid *ep = NULL;
+    double *t = malloc((size_t)(runs > 0 ? runs : 1) * sizeof *t);
+    wt_status st = t ? check_options(o, img) : wt_error_set(WT_ERR_NOMEM, "out of memory");
+    if (st == WT_OK)
+        st = wt_epyramid_create(e, &p, img->height, img->width, img->channels, &ep);
+    if (st == WT_OK && !(fused_shrink(ep) && ep->engine->ops->pyr->spin_load))
+        st = wt_error_set(WT_ERR_UNSUPPORTED, "engine %s has no device-resident denoise",
+                          e->name);
+    if (st == WT_OK)
+        st = wt_epyramid_spin_load(ep, img);
+    for (int r = -1; st == WT_OK && r < runs; r++) /* r = -1: warm-up */
+        st = resident_run(ep, o, peak_of(img), full_scale_of(img), &t[r < 0 ? 0 : r]);
+    if (st == WT_OK)
+        *ms = wt_median(t, (size_t)runs);
+    wt_epyramid_destroy(ep);
+    free(t);
     return st;
 }

@@ -42,6 +42,8 @@ typedef struct wt_select_group {
  * inside the pyramid, map and zero_below without repeated bands, every k
  * below its group's coefficient count. They add to e->times themselves only
  * where they say so; the dispatch times the others. */
+struct wt_shrink_plan;
+
 typedef struct wt_epyramid_ops {
     wt_status (*create)(wt_epyramid *p);  /* p->engine, params, shape set: storage */
     void (*destroy)(wt_epyramid *p);      /* frees the storage only */
@@ -72,7 +74,39 @@ typedef struct wt_epyramid_ops {
     wt_status (*spin_forward)(wt_epyramid *p, size_t dy, size_t dx);
     wt_status (*spin_inverse_add)(wt_epyramid *p, size_t dy, size_t dx, double lo, double hi);
     wt_status (*spin_result)(wt_epyramid *p, double count, wt_image *img);
+    /* Denoising's shrinkage with no host round trip (optional; NULL: src/
+     * denoise.c composes it from map, reduce and select): the noise
+     * estimate, thresholds and shrinkage of wt_shrink_plan on the engine;
+     * shrink_sigma waits for it and gives the sigma of the last shrink. */
+    wt_status (*shrink)(wt_epyramid *p, const struct wt_shrink_plan *plan);
+    wt_status (*shrink_sigma)(wt_epyramid *p, double *sigma);
 } wt_epyramid_ops;
+
+/* One denoise shrinkage, as src/denoise.c's shrink_pyramid composes it:
+ * when @p estimate, the finest diagonal band of each channel first has its
+ * |c| < @p zero set to 0 (zero > 0), then sigma_c = median(|nonzero c|) /
+ * Phi^-1(0.75) (NaN without nonzero values); given[c] (not NaN) replaces it.
+ * Each detail band (wt_epyramid_details order) gets t = rule(sigma of its
+ * channel) x factor[level - 1]; bands whose t is NaN stay as they are. */
+typedef struct wt_shrink_plan {
+    int estimate;
+    double zero;
+    double ppf75;                   /* Phi^-1(0.75): sigma = median / ppf75 */
+    double given[4];
+    wt_shrink_rule rule;
+    int soft;
+    double bayes_floor;             /* BayesShrink: eps x peak^2 */
+    double visu;                    /* VisuShrink: sqrt(2 ln N) */
+    double fixed;                   /* the fixed threshold */
+    double factor[WT_MAX_LEVELS];   /* per level (1 = finest) */
+} wt_shrink_plan;
+
+/* Enqueues @p plan on the engine (wt_epyramid_ops.shrink); the sigma per
+ * channel it used comes with wt_epyramid_shrink_sigma (which waits), so a
+ * caller can take it after the inverse. WT_ERR_UNSUPPORTED when the engine
+ * has no shrink op (the CPU engine: denoise.c composes the same steps). */
+wt_status wt_epyramid_shrink(wt_epyramid *p, const wt_shrink_plan *plan);
+wt_status wt_epyramid_shrink_sigma(wt_epyramid *p, double *sigma);
 
 /* The host-memory implementation (the CPU engine's). */
 extern const wt_epyramid_ops wt_host_epyramid_ops;

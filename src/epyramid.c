@@ -409,6 +409,28 @@ wt_status wt_epyramid_zero_below(wt_epyramid *p, const wt_band_ref *sel, size_t 
     return timed(p->engine, &p->engine->times.transform, t0, st);
 }
 
+static int engine_shrinks(const wt_epyramid *p)
+{
+    return ops_of(p)->shrink && ops_of(p)->shrink_sigma;
+}
+
+wt_status wt_epyramid_shrink(wt_epyramid *p, const wt_shrink_plan *plan)
+{
+    if (!engine_shrinks(p))
+        return wt_error_set(WT_ERR_UNSUPPORTED, "engine %s has no fused shrinkage",
+                            p->engine->name);
+    double t0 = wt_seconds();
+    return timed(p->engine, &p->engine->times.transform, t0, ops_of(p)->shrink(p, plan));
+}
+
+wt_status wt_epyramid_shrink_sigma(wt_epyramid *p, double *sigma)
+{
+    if (!engine_shrinks(p))
+        return wt_error_set(WT_ERR_UNSUPPORTED, "engine %s has no fused shrinkage",
+                            p->engine->name);
+    return ops_of(p)->shrink_sigma(p, sigma);
+}
+
 /* ---------------------------------------------------------------------- */
 /* Thresholds of all detail bands, as wt_pyramid_threshold / wt_pyramid_keep */
 

@@ -53,6 +53,15 @@ size_t wt_pyramid_bands(const wt_pyramid *p, wt_band_ref *sel);
 
 /* ---- test hooks ---------------------------------------------------------- */
 
+/* Device-resident denoise timing (tests/denoise_speed --resident): @p img's
+ * samples go to the engine once as float planes; each of @p runs then times
+ * (host wall clock, waiting for the engine at the end) the forward of those
+ * planes, the fused shrinkage (sigma, thresholds, shrink) and the inverse
+ * into the engine's own planes; *ms: the median. Engines with a fused
+ * shrinkage only (CUDA). */
+wt_status wt_denoise_time_resident(wt_engine *engine, const wt_denoise_options *o,
+                                   const wt_image *img, int runs, double *ms);
+
 /* .npz (src/npz.c): members and offsets of at least @p bytes get ZIP64
  * records (default 0xFFFFFFFF, where the zip format needs them). Tests lower
  * it to exercise the ZIP64 path on small files; not thread-safe, set before

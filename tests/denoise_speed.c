@@ -1,9 +1,13 @@
 /* Times wt_denoise_image on an engine, the image already in memory (median of
- * runs):  denoise_speed IMAGE [RUNS] [DEVICE] [METHOD] [CYCLE_SPIN]
- * Prints milliseconds: wall clock, and the process's CPU time (all threads).
+ * runs):  denoise_speed IMAGE [RUNS] [DEVICE] [METHOD] [CYCLE_SPIN] [resident]
+ * Prints milliseconds: wall clock, and the process's CPU time (all threads);
+ * on stderr the engine's phases (median ms of upload, transform, download:
+ * wt_engine_get_times). "resident" adds a line "resident MS": the median of
+ * wt_denoise_time_resident (the samples on the device, no transfers).
  * Used by bench/denoise_vs_skimage.py. */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "wavetool.h"
@@ -20,7 +24,7 @@ static double cpu_ms(void)
 int main(int argc, char **argv)
 {
     if (argc < 2) {
-        fprintf(stderr, "usage: denoise_speed IMAGE [RUNS] [DEVICE] [METHOD] [CYCLE_SPIN]\n");
+        fprintf(stderr, "usage: denoise_speed IMAGE [RUNS] [DEVICE] [METHOD] [CYCLE_SPIN] [resident]\n");
         return 2;
     }
     /* as the wavetool program does (cli/main.c): freed buffers stay mapped */
@@ -37,7 +41,7 @@ int main(int argc, char **argv)
     }
     if (argc > 5)
         o.cycle_spin = atoi(argv[5]);
-    double t[100], cpu[100];
+    double t[100], cpu[100], up[100], tr[100], down[100];
     if (wt_image_load(argv[1], NULL, &img) != WT_OK ||
         wt_image_alloc(&out, img.width, img.height, img.channels, img.bit_depth) != WT_OK ||
         wt_engine_open(&e, argc > 3 ? argv[3] : "cpu") != WT_OK) {
@@ -45,6 +49,8 @@ int main(int argc, char **argv)
         return 1;
     }
     for (int i = 0; i < runs; i++) {
+        wt_engine_times a, b;
+        wt_engine_get_times(e, &a);
         double t0 = 1e3 * wt_seconds(), c0 = cpu_ms();
         if (wt_denoise_image(e, &o, &img, &out, NULL) != WT_OK) {
             fprintf(stderr, "denoise_speed: %s\n", wt_error_message());
@@ -52,8 +58,23 @@ int main(int argc, char **argv)
         }
         t[i] = 1e3 * wt_seconds() - t0;
         cpu[i] = cpu_ms() - c0;
+        wt_engine_get_times(e, &b);
+        up[i] = 1e3 * (b.upload - a.upload);
+        tr[i] = 1e3 * (b.transform - a.transform);
+        down[i] = 1e3 * (b.download - a.download);
     }
     printf("%.3f %.3f\n", wt_median(t, (size_t)runs), wt_median(cpu, (size_t)runs));
+    fprintf(stderr, "phases (median ms): upload %.3f transform+bands %.3f download %.3f\n",
+            wt_median(up, (size_t)runs), wt_median(tr, (size_t)runs),
+            wt_median(down, (size_t)runs));
+    double resident;
+    if (argc > 6 && strcmp(argv[6], "resident") == 0) {
+        if (wt_denoise_time_resident(e, &o, &img, runs, &resident) != WT_OK) {
+            fprintf(stderr, "denoise_speed: %s\n", wt_error_message());
+            return 1;
+        }
+        printf("resident %.3f\n", resident);
+    }
     wt_engine_close(e);
     wt_image_free(&img);
     wt_image_free(&out);

@@ -1401,11 +1401,31 @@ static void pyr_check_keep_weighted(pyr_pair *pp)
     pyr_compare(pp, "keep_weighted");
 }
 
+/* The GPU's fused shrinkage (one engine op, no host round trip) against the
+ * same denoise composed from map, reduce and select (WT_DENOISE_COMPOSED=1):
+ * the same kernels and double arithmetic, so identical samples and sigma. */
+static void pyr_check_fused(const engines *en, pyr_pair *pp, const wt_denoise_options *o,
+                            const wt_image *img, const wt_image *fused, wt_image *composed)
+{
+    wt_denoise_info fi, ci;
+    pyr_expect(pp, wt_denoise_image(en->gpu, o, img, (wt_image *)fused, &fi), "denoise (fused)");
+    setenv("WT_DENOISE_COMPOSED", "1", 1);
+    pyr_expect(pp, wt_denoise_image(en->gpu, o, img, composed, &ci), "denoise (composed)");
+    unsetenv("WT_DENOISE_COMPOSED");
+    if (!pp->failed && memcmp(fused->pixels, composed->pixels, wt_image_bytes(img)) != 0)
+        pyr_fail(pp, "denoise: the fused GPU shrinkage differs from the composed one");
+    for (int k = 0; !pp->failed && k < img->channels; k++)
+        if (memcmp(&fi.sigma[k], &ci.sigma[k], sizeof(double)) != 0 &&
+            !(isnan(fi.sigma[k]) && isnan(ci.sigma[k])))
+            pyr_fail(pp, "denoise: the fused GPU sigma differs from the composed one");
+}
+
 /* wavetool denoise on both engines (BayesShrink soft, VisuShrink hard, cycle
- * spin 1): samples within 1 LSB, >= 99.9% equal (the transforms agree to
- * float32 rounding, so sigma's last bits may differ). haar/db1 (and legall53,
- * whose denoise would be db1) are checked with db2: haar reconstructs integer
- * samples to exact .5 ties, where float rounding decides either way. */
+ * spin 1, a given sigma, a fixed threshold with level scales): samples within
+ * 1 LSB, >= 99.9% equal (the transforms agree to float32 rounding, so sigma's
+ * last bits may differ). haar/db1 (and legall53, whose denoise would be db1)
+ * are checked with db2: haar reconstructs integer samples to exact .5 ties,
+ * where float rounding decides either way. */
 static void pyr_check_denoise(const engines *en, pyr_pair *pp, const pyr_case *c)
 {
     wt_image img, a, b;
@@ -1418,16 +1438,21 @@ static void pyr_check_denoise(const engines *en, pyr_pair *pp, const pyr_case *c
     size_t bytes = wt_image_bytes(&img);
     for (size_t i = 0; i < bytes; i++) /* a ramp plus noise */
         ((uint8_t *)img.pixels)[i] = (uint8_t)(64 + (i * 97 / (bytes + 1)) + (rng_next() % 32));
-    for (int q = 0; q < 3 && !pp->failed; q++) {
+    for (int q = 0; q < 5 && !pp->failed; q++) {
         wt_denoise_options o;
         wt_denoise_defaults(&o);
         int halves = !strcmp(c->wavelet, "legall53") || !strcmp(c->wavelet, "haar") ||
                      !strcmp(c->wavelet, "db1");
         o.params.wavelet = wt_wavelet_find(halves ? "db2" : c->wavelet);
-        o.rule = q == 1 ? WT_RULE_VISU : WT_RULE_BAYES;
+        o.rule = q == 1 ? WT_RULE_VISU : q == 4 ? WT_RULE_FIXED : WT_RULE_BAYES;
         o.soft = q != 1;
         o.cycle_spin = q == 2;
-        pyr_expect(pp, wt_denoise_image(en->gpu, &o, &img, &a, NULL), "denoise (gpu)");
+        o.sigma = q == 3 ? 9.5 : NAN;
+        o.threshold = 7.0;
+        o.nlevel_scale = q == 4 ? 2 : 0;
+        o.level_scale[0] = 1.5;
+        o.level_scale[1] = 0.5;
+        pyr_check_fused(en, pp, &o, &img, &a, &b);
         pyr_expect(pp, wt_denoise_image(en->cpu, &o, &img, &b, NULL), "denoise (cpu)");
         size_t differ = 0;
         for (size_t i = 0; !pp->failed && i < bytes; i++) {
