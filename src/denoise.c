@@ -634,12 +634,13 @@ static wt_status denoise_spin_resident(wt_engine *e, const wt_denoise_options *o
     size_t shifts = (size_t)o->cycle_spin + 1;
     wt_epyramid *ep = NULL;
     wt_status st = wt_epyramid_create(e, p, in->height, in->width, in->channels, &ep);
+    int fused = st == WT_OK && fused_shrink(ep);
     if (st == WT_OK)
         st = wt_epyramid_spin_load(ep, in);
     for (size_t dy = 0; st == WT_OK && dy < shifts; dy++)
         for (size_t dx = 0; st == WT_OK && dx < shifts; dx++) {
             double u[4] = {NAN, NAN, NAN, NAN};
-            int first = dy == 0 && dx == 0, fused = fused_shrink(ep);
+            int first = dy == 0 && dx == 0;
             st = wt_epyramid_spin_forward(ep, dy, dx);
             if (st == WT_OK && fused) /* only the first shift's sigma is waited for */
                 st = shrink_fused(ep, o, peak, full_scale_of(in), given);

@@ -8,7 +8,7 @@
 # compute-sanitizer memcheck. Run from the tree's root with .gpu-deps and
 # .gpu-libs/tiff beside it (../); logs under $OUT.
 set -u
-(cd .. && . .gpu-deps/env.sh) >/dev/null; . ../.gpu-deps/env.sh 2>/dev/null
+. ../.gpu-deps/env.sh 2>/dev/null
 T=$PWD/../.gpu-libs/tiff
 export PKG_CONFIG_PATH=$T/lib/pkgconfig:$PKG_CONFIG_PATH LD_LIBRARY_PATH=$T/lib:$LD_LIBRARY_PATH
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; date -u
