@@ -350,14 +350,15 @@ wt_status pipeline_load_coefficients(pipeline *p, const char *in, wt_pyramid *py
 
 /* ---- the transform --------------------------------------------------------- */
 
-/* The transform for this image: -l max, the levels asked for if they fit, or
- * the default (3) made smaller for small images. */
+/* The image part of a coefficient file's meta. */
 void pipeline_meta_of_image(const wt_image *img, wt_npz_meta *meta)
 {
     *meta = (wt_npz_meta){.width = img->width, .height = img->height, .channels = img->channels,
                           .bit_depth = img->bit_depth, .stored = img->stored, .color = img->color};
 }
 
+/* Forward transform of @p img into an engine pyramid, @p work on it, the
+ * pyramid destroyed whatever happened. */
 wt_status pipeline_on_epyramid(wt_engine *e, const wt_params *params, const wt_image *img,
                                pipeline_epyramid_work work, void *arg)
 {
@@ -371,6 +372,8 @@ wt_status pipeline_on_epyramid(wt_engine *e, const wt_params *params, const wt_i
     return st;
 }
 
+/* The transform for this image: -l max, the levels asked for if they fit, or
+ * the default (3) made smaller for small images. */
 wt_status pipeline_params_for(const cli_options *o, const wt_image *img, const char *file,
                               wt_params *p)
 {
