@@ -165,7 +165,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     argv[argc++] = "-j";
     argv[argc++] = "1";
     argv[argc++] = "--max-pixels";
-    argv[argc++] = "65536";
+    argv[argc++] = "4096";
     int nopts = data[1] % 6;
     if (size < (size_t)(4 + nopts))
         return 0;
