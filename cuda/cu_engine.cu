@@ -237,14 +237,15 @@ static void pad_phase(float *f, double *g, int shift, int len, int L)
  * for finite x; an inf or NaN coefficient next to a phase's support would
  * reach that output as NaN). Periodization inverses of filters of 4k taps
  * have phases two positions apart (db2: 4 taps at 0 and 2, 6 in all),
- * JPEG 2000 analysis odd lengths (9/7). */
-static bool conv_fits(cu_axis *a, int L)
+ * JPEG 2000 analysis odd lengths (9/7). Entries above CU_CONV_STREAM taps
+ * are CU_CONV_LONG_STEP apart: spans (lprev, L] take L. */
+static bool conv_fits(cu_axis *a, int L, int lprev)
 {
     if (a->nsteps || a->len0 < 1 || a->len1 < 1)
         return false;
     int lo = a->off0 < a->off1 ? a->off0 : a->off1;
     int hi = a->off0 + a->len0 > a->off1 + a->len1 ? a->off0 + a->len0 : a->off1 + a->len1;
-    if (hi - lo > L || (L > 2 && hi - lo <= L - 2))
+    if (hi - lo > L || hi - lo <= lprev)
         return false;
     pad_phase(a->f0, a->g0, a->off0 - lo, a->len0, L);
     pad_phase(a->f1, a->g1, a->off1 - lo, a->len1, L);
@@ -285,13 +286,13 @@ template <class S> static bool lift_fits_both(cu_level *lv, int inverse)
 /* Entries of the fast kernel list: op<INV> the operator of each direction,
  * T the samples between levels (the first level reads and writes float),
  * fits() whether a level's axes (both, adjusted on success) are that operator. */
-template <int L> struct fast_conv {
+template <int L, int LPREV = L - 2> struct fast_conv {
     template <bool INV> using op = conv_op<L>;
     typedef float T;
     static bool fits(const wt_params *p, cu_level *f, int)
     {
         return !p->wavelet->integer && p->method != WT_METHOD_LIFTING &&
-               conv_fits(&f->ax[0], L) && conv_fits(&f->ax[1], L);
+               conv_fits(&f->ax[0], L, LPREV) && conv_fits(&f->ax[1], L, LPREV);
     }
 };
 
@@ -326,7 +327,10 @@ template <class... E> struct fast_list {
 };
 typedef fast_list<fast_conv<2>, fast_conv<4>, fast_conv<6>, fast_conv<8>, fast_conv<10>,
                   fast_conv<12>, fast_conv<14>, fast_conv<16>, fast_conv<18>, fast_conv<20>,
-                  fast_conv<22>, fast_conv<24>,
+                  fast_conv<22>, fast_conv<24>, fast_conv<32, 24>, fast_conv<40, 32>,
+                  fast_conv<48, 40>, fast_conv<56, 48>, fast_conv<64, 56>, fast_conv<72, 64>,
+                  fast_conv<80, 72>, fast_conv<88, 80>, fast_conv<96, 88>, fast_conv<104, 96>,
+                  fast_conv<112, 104>,
                   fast_lift<scheme_cdf97>, fast_lift<scheme_db3>, fast_lift<scheme_haar>,
                   fast_legall53<true>, fast_legall53<false>>
     fast_kernels;
@@ -405,6 +409,51 @@ static level_launcher first_fit(fast_list<E...>, const wt_params *p, cu_level *f
 
 static int use_double(const wt_params *p);
 
+/* Window, pitch and half of a fast level with tiles of f->ty x f->tx. */
+static void fast_geometry(cu_level *f, int inverse)
+{
+    f->wy = 2 * f->ty + f->ax[0].halo;
+    f->wx = 2 * f->tx + f->ax[1].halo;
+    if (inverse) {
+        /* two halves of a row, each with room for the lead (up to 3) and the
+         * x-stage's 16-byte loads of its last segment; rows an odd number of
+         * 16-byte units apart: the loads of a quarter warp (4 segments of 2
+         * rows) hit distinct banks */
+        int span_pairs = CU_SEG + f->ax[1].halo / 2;
+        f->half = f->tx - CU_SEG + 4 * ((span_pairs + 6) / 4);
+        f->pitch = 2 * f->half + 4;
+    } else {
+        /* room for the gather's lead (up to 3) and 16-byte chunks; rows 4 to
+         * 12 banks apart (mod 16): the 16-byte row loads of a quarter warp
+         * (4 segments of 2 rows) hit each bank at most twice */
+        f->pitch = (f->wx + 6 + 3) & ~3;
+        while (f->pitch % 16 < 4 || f->pitch % 16 > 12)
+            f->pitch += 4;
+    }
+}
+
+/* Tiles of long filters whose window does not fit: ty halved first (the
+ * y-stage's halo recompute, 1 + halo / (4 tx), depends on tx only), both
+ * kept powers of two of at least CU_SEG. False when neither can shrink. */
+static bool halve_tile(cu_level *f)
+{
+    if (f->ty > CU_SEG)
+        f->ty /= 2;
+    else if (f->tx > CU_SEG)
+        f->tx /= 2;
+    else
+        return false;
+    return true;
+}
+
+/* Shared memory a fast block may take before its tile shrinks. */
+static size_t fast_smem_target(const cu_engine *ce)
+{
+    const char *v = getenv("WT_CUDA_FAST_SMEM");
+    size_t most = v && *v ? (size_t)strtoul(v, NULL, 10) : ce->smem_limit;
+    return most < ce->smem_limit ? most : ce->smem_limit;
+}
+
 /* The fast kernel for this level (adjusting *lv), or NULL: generic kernel. */
 static level_launcher pick_fast(const cu_engine *ce, const wt_params *p, cu_level *lv,
                                 int inverse, int first_level)
@@ -417,24 +466,10 @@ static level_launcher pick_fast(const cu_engine *ce, const wt_params *p, cu_leve
     level_launcher launch = first_fit(fast_kernels(), p, &f, inverse, first_level);
     if (!launch)
         return NULL;
-    f.wy = 2 * f.ty + f.ax[0].halo;
-    f.wx = 2 * f.tx + f.ax[1].halo;
-    if (inverse) {
-        /* two halves of a row, each with room for the lead (up to 3) and the
-         * x-stage's 16-byte loads of its last segment; rows an odd number of
-         * 16-byte units apart: the loads of a quarter warp (4 segments of 2
-         * rows) hit distinct banks */
-        int span_pairs = CU_SEG + f.ax[1].halo / 2;
-        f.half = f.tx - CU_SEG + 4 * ((span_pairs + 6) / 4);
-        f.pitch = 2 * f.half + 4;
-    } else {
-        /* room for the gather's lead (up to 3) and 16-byte chunks; rows 4 to
-         * 12 banks apart (mod 16): the 16-byte row loads of a quarter warp
-         * (4 segments of 2 rows) hit each bank at most twice */
-        f.pitch = (f.wx + 6 + 3) & ~3;
-        while (f.pitch % 16 < 4 || f.pitch % 16 > 12)
-            f.pitch += 4;
-    }
+    const size_t most = fast_smem_target(ce);
+    fast_geometry(&f, inverse);
+    while (fast_smem(&f, inverse) > most && halve_tile(&f))
+        fast_geometry(&f, inverse);
     if (fast_smem(&f, inverse) > ce->smem_limit)
         return NULL;
     f.dst_aligned = 1;

@@ -22,6 +22,8 @@
 template <int L> struct conv_op {
     static constexpr int HALO = L > 2 ? L - 2 : 0;
     static constexpr int SPAN = 2 * CU_SEG + HALO;
+    /* filters over CU_CONV_STREAM taps: stream() instead of run() */
+    static constexpr bool STREAM = L > CU_CONV_STREAM;
     template <typename T>
     WT_DEV static void run(const cu_axis &a, T *v, T *o0, T *o1)
     {
@@ -35,6 +37,37 @@ template <int L> struct conv_op {
             }
             o0[k] = (T)acc0;
             o1[k] = (T)acc1;
+        }
+    }
+    /* The same sums with the window values streamed through: get(j) is
+     * v[j], asked for once each in order j = 0, 1, ...; each goes into the
+     * 2 CU_SEG accumulators whose taps reach it. Output k still adds its
+     * taps in the order i = 0 .. L - 1 (bit for bit run()'s result), but
+     * the registers are the accumulators, not SPAN window values (2 CU_SEG
+     * + 100 for coif17). */
+    template <typename T, typename Get>
+    WT_DEV static void stream(const cu_axis &a, Get get, T *o0, T *o1)
+    {
+        float acc0[CU_SEG], acc1[CU_SEG];
+#pragma unroll
+        for (int k = 0; k < CU_SEG; k++)
+            acc0[k] = acc1[k] = 0.0f;
+#pragma unroll
+        for (int j = 0; j < SPAN; j++) {
+            const float x = get(j);
+#pragma unroll
+            for (int k = 0; k < CU_SEG; k++) {
+                const int i = j - 2 * k;
+                if (i >= 0 && i < L) {
+                    acc0[k] = fmaf(a.f0[i], x, acc0[k]);
+                    acc1[k] = fmaf(a.f1[i], x, acc1[k]);
+                }
+            }
+        }
+#pragma unroll
+        for (int k = 0; k < CU_SEG; k++) {
+            o0[k] = (T)acc0[k];
+            o1[k] = (T)acc1[k];
         }
     }
 };
@@ -103,6 +136,7 @@ template <class S, bool INV, bool NARROW = false> struct lift_op {
     /* window start of the tight window minus the generic one (positions) */
     static constexpr int SHIFT = INV ? 2 * (P0 + R + 1) : 2 * (P0 - SMIN + R);
     static constexpr int P = SPAN / 2; /* pairs in the segment */
+    static constexpr bool STREAM = false; /* run() only */
 
     /* cu_plan.cu stores the steps in execution order (inverse: reversed,
      * taps negated); step j of a is step s of the scheme. */
@@ -787,6 +821,27 @@ template <typename T> WT_DEV void store_run(T *dst, const T *o, int count)
             dst[k] = o[k];
 }
 
+/* Op on the segment of a mid row at @p line (16-byte aligned, room for SPAN
+ * rounded up to 4): 16-byte loads, all first (run) or streamed (stream). */
+template <class Op, typename T> WT_DEV void run_row(const cu_axis &a, const T *line, T *o0, T *o1)
+{
+    typedef typename vec4<T>::type V;
+    if constexpr (Op::STREAM) {
+        V q = V{0, 0, 0, 0};
+        Op::stream(a,
+                   [&](int j) {
+                       if (j % 4 == 0)
+                           q = ld_vec<V>(line + j);
+                       return (float)lane<T>(q, j % 4);
+                   },
+                   o0, o1);
+    } else {
+        T v[(Op::SPAN + 3) & ~3];
+        load_span<(Op::SPAN + 3) & ~3>(v, line, 1);
+        Op::run(a, v, o0, o1);
+    }
+}
+
 /* The four output tiles of a forward block, staged in shared memory
  * (stage[(b * ty + row) * sp + u]), to band rows at any alignment: band by
  * band, items (row, 16-byte block of the destination), consecutive threads
@@ -887,9 +942,15 @@ WT_GLOBAL void WT_LAUNCH_BOUNDS_MIN(fast_forward_threads<Op>(), CU_FWD_BLOCKS)
     WT_SYNC();
     const T *wv = win + lead;
     for_flat(wx, tye / CU_SEG, [&](int ix, int seg) {
-        T v[Op::SPAN], o0[CU_SEG], o1[CU_SEG];
-        load_span<Op::SPAN>(v, wv + 2 * seg * CU_SEG * pitch + ix, pitch);
-        Op::run(ay, v, o0, o1);
+        T o0[CU_SEG], o1[CU_SEG];
+        const T *line = wv + 2 * seg * CU_SEG * pitch + ix;
+        if constexpr (Op::STREAM) {
+            Op::stream(ay, [&](int j) { return (float)line[j * pitch]; }, o0, o1);
+        } else {
+            T v[Op::SPAN];
+            load_span<Op::SPAN>(v, line, pitch);
+            Op::run(ay, v, o0, o1);
+        }
 #pragma unroll
         for (int k = 0; k < CU_SEG; k++) {
             mid[(seg * CU_SEG + k) * pitch + ix] = o0[k];
@@ -902,9 +963,8 @@ WT_GLOBAL void WT_LAUNCH_BOUNDS_MIN(fast_forward_threads<Op>(), CU_FWD_BLOCKS)
             const int r = mid_row(rr), py = r >= ty, uy = uy0 + r - (py ? ty : 0), ux = ux0 + seg * CU_SEG;
             if (uy >= (py ? ay.count1 : ay.count0))
                 return;
-            T v[(Op::SPAN + 3) & ~3], o0[CU_SEG], o1[CU_SEG];
-            load_span<(Op::SPAN + 3) & ~3>(v, mid + r * pitch + 2 * seg * CU_SEG, 1);
-            Op::run(ax, v, o0, o1);
+            T o0[CU_SEG], o1[CU_SEG];
+            run_row<Op>(ax, mid + r * pitch + 2 * seg * CU_SEG, o0, o1);
             const int b0 = 2 * py, b1 = 2 * py + 1;
             T *d0 = (T *)L.dst[b0] + c * L.dst_plane[b0] + (size_t)uy * L.dst_w[b0] + ux;
             T *d1 = (T *)L.dst[b1] + c * L.dst_plane[b1] + (size_t)uy * L.dst_w[b1] + ux;
@@ -920,9 +980,8 @@ WT_GLOBAL void WT_LAUNCH_BOUNDS_MIN(fast_forward_threads<Op>(), CU_FWD_BLOCKS)
     T *stage = win;        /* [band][ty rows][sp] */
     for_flat(txe / CU_SEG, 2 * tye, [&](int seg, int rr) {
         const int r = mid_row(rr), py = r >= ty, row = r - (py ? ty : 0);
-        T v[(Op::SPAN + 3) & ~3], o0[CU_SEG], o1[CU_SEG];
-        load_span<(Op::SPAN + 3) & ~3>(v, mid + r * pitch + 2 * seg * CU_SEG, 1);
-        Op::run(ax, v, o0, o1);
+        T o0[CU_SEG], o1[CU_SEG];
+        run_row<Op>(ax, mid + r * pitch + 2 * seg * CU_SEG, o0, o1);
         T *s0 = stage + ((2 * py) * ty + row) * sp + seg * CU_SEG;
         T *s1 = stage + ((2 * py + 1) * ty + row) * sp + seg * CU_SEG;
 #pragma unroll
@@ -952,11 +1011,23 @@ WT_GLOBAL void WT_LAUNCH_BOUNDS_MIN(fast_inverse_threads<Op>(), CU_FWD_BLOCKS)
     WT_SYNC();
     /* tx: a power of two (cu_level_tiles) */
     for_flat_pow2(log2_pow2(tx / CU_SEG), wy, [&](int seg, int iy) {
-        T v[Op::SPAN], o0[CU_SEG], o1[CU_SEG];
+        T o0[CU_SEG], o1[CU_SEG];
         const T *row = win + iy * pitch + seg * CU_SEG;
-        load_half<Op::SPAN / 2>(v, 0, row, lead.lo, rscale[2 * iy]);
-        load_half<Op::SPAN / 2>(v, 1, row + L.half, lead.hi, rscale[2 * iy + 1]);
-        Op::run(ax, v, o0, o1);
+        if constexpr (Op::STREAM) {
+            /* v[2 j + p] = s_p * half_p[lead_p + j] as load_half (x 1 is exact) */
+            const T *lo = row + lead.lo, *hi = row + L.half + lead.hi;
+            const float slo = rscale[2 * iy], shi = rscale[2 * iy + 1];
+            Op::stream(ax,
+                       [&](int j) {
+                           return j & 1 ? shi * (float)hi[j >> 1] : slo * (float)lo[j >> 1];
+                       },
+                       o0, o1);
+        } else {
+            T v[Op::SPAN];
+            load_half<Op::SPAN / 2>(v, 0, row, lead.lo, rscale[2 * iy]);
+            load_half<Op::SPAN / 2>(v, 1, row + L.half, lead.hi, rscale[2 * iy + 1]);
+            Op::run(ax, v, o0, o1);
+        }
         T *m = mid + iy * mp + 2 * seg * CU_SEG;
 #pragma unroll
         for (int k = 0; k < CU_SEG; k += 2)
@@ -969,9 +1040,15 @@ WT_GLOBAL void WT_LAUNCH_BOUNDS_MIN(fast_inverse_threads<Op>(), CU_FWD_BLOCKS)
         const int ox = 2 * ux0 + col, oy0 = 2 * (uy0 + seg * CU_SEG);
         if (ox >= nx || oy0 >= ny)
             return;
-        T v[Op::SPAN], o0[CU_SEG], o1[CU_SEG];
-        load_span<Op::SPAN>(v, mid + 2 * seg * CU_SEG * mp + col, mp);
-        Op::run(ay, v, o0, o1);
+        T o0[CU_SEG], o1[CU_SEG];
+        const T *line = mid + 2 * seg * CU_SEG * mp + col;
+        if constexpr (Op::STREAM) {
+            Op::stream(ay, [&](int j) { return (float)line[j * mp]; }, o0, o1);
+        } else {
+            T v[Op::SPAN];
+            load_span<Op::SPAN>(v, line, mp);
+            Op::run(ay, v, o0, o1);
+        }
         const size_t w = (size_t)L.dst_w[0];
         TOut *o = out + (size_t)oy0 * w + ox;
         if (oy0 + 2 * CU_SEG <= ny) { /* the whole segment inside */

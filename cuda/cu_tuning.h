@@ -38,6 +38,15 @@
 #define CU_SEG 8
 #endif
 
+/* Filters of more taps than this run conv_op::stream (window values
+ * streamed through 2 CU_SEG accumulators) instead of run (SPAN = 2 CU_SEG +
+ * L - 2 window values in registers, which spill past 24 taps at 64
+ * registers). Longer filters are compiled for lengths CU_CONV_LONG_STEP
+ * apart (zero taps pad the rest) to bound the instantiations. */
+#ifndef CU_CONV_STREAM
+#define CU_CONV_STREAM 24
+#endif
+
 /* Rows (16-byte blocks) in flight per thread in the forward and inverse
  * gathers: v4 went from 1 to 2 rows in flight in the inverse, v6 to 4, each
  * within the 64-register budget of CU_FWD_BLOCKS; not swept since v9. */

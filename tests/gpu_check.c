@@ -542,6 +542,9 @@ static void check_large(const engines *en, const char *only, stats *st)
         {"db20", WT_MODE_SMOOTH, WT_METHOD_CONV, 4096, 4096, 1, 1},
         {"coif17", WT_MODE_PERIODIZATION, WT_METHOD_CONV, 4096, 4096, 1, 2},
         {"dmey", WT_MODE_ANTIREFLECT, WT_METHOD_CONV, 4096, 4096, 1, 3},
+        /* fast kernels of long filters (padded to 32 and 64 taps), odd sizes */
+        {"db13", WT_MODE_SYMMETRIC, WT_METHOD_CONV, 2049, 3001, 2, 3},
+        {"dmey", WT_MODE_PERIODIZATION, WT_METHOD_CONV, 1001, 1500, 1, 2},
         {"db3", WT_MODE_SYMMETRIC, WT_METHOD_CONV, 128, 128, 64, 3},
     };
     wt_engine_set_threads(en->cpu, 0);
