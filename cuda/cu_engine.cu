@@ -287,7 +287,7 @@ template <class S> static bool lift_fits_both(cu_level *lv, int inverse)
  * T the samples between levels (the first level reads and writes float),
  * fits() whether a level's axes (both, adjusted on success) are that operator. */
 template <int L, int LPREV = L - 2> struct fast_conv {
-    template <bool INV> using op = conv_op<L>;
+    template <bool INV> using op = conv_op<L, INV>;
     typedef float T;
     static bool fits(const wt_params *p, cu_level *f, int)
     {
@@ -327,10 +327,11 @@ template <class... E> struct fast_list {
 };
 typedef fast_list<fast_conv<2>, fast_conv<4>, fast_conv<6>, fast_conv<8>, fast_conv<10>,
                   fast_conv<12>, fast_conv<14>, fast_conv<16>, fast_conv<18>, fast_conv<20>,
-                  fast_conv<22>, fast_conv<24>, fast_conv<32, 24>, fast_conv<40, 32>,
-                  fast_conv<48, 40>, fast_conv<56, 48>, fast_conv<64, 56>, fast_conv<72, 64>,
-                  fast_conv<80, 72>, fast_conv<88, 80>, fast_conv<96, 88>, fast_conv<104, 96>,
-                  fast_conv<112, 104>,
+                  fast_conv<22>, fast_conv<24>, fast_conv<28, 24>, fast_conv<32, 28>,
+                  fast_conv<36, 32>, fast_conv<40, 36>, fast_conv<44, 40>, fast_conv<48, 44>,
+                  fast_conv<52, 48>, fast_conv<56, 52>, fast_conv<60, 56>, fast_conv<64, 60>,
+                  fast_conv<72, 64>, fast_conv<80, 72>, fast_conv<88, 80>, fast_conv<96, 88>,
+                  fast_conv<104, 96>, fast_conv<112, 104>,
                   fast_lift<scheme_cdf97>, fast_lift<scheme_db3>, fast_lift<scheme_haar>,
                   fast_legall53<true>, fast_legall53<false>>
     fast_kernels;
@@ -377,21 +378,23 @@ template <class... E> static wt_status allow_smem_fast(fast_list<E...>, size_t b
 }
 
 /* Raise the dynamic shared memory limit of every level kernel once. */
-static wt_status allow_smem_all(size_t bytes)
+static wt_status allow_smem_all(size_t bytes, size_t fast_bytes)
 {
-    WT_TRY(allow_smem_fast(fast_kernels(), bytes));
+    WT_TRY(allow_smem_fast(fast_kernels(), fast_bytes));
     WT_TRY(allow_smem_generic<false>(bytes));
     return allow_smem_generic<true>(bytes);
 }
 
 /* Entry E's launcher when it fits the level (then *f adjusted), else NULL. */
 template <class E>
-static level_launcher try_fast(const wt_params *p, cu_level *f, int inverse, int first_level)
+static level_launcher try_fast(const wt_params *p, cu_level *f, int inverse, int first_level,
+                               bool *is_long)
 {
     cu_level g = *f;
     if (!E::fits(p, &g, inverse))
         return NULL;
     *f = g;
+    *is_long = E::template op<false>::LONG;
     typedef typename E::T T;
     if (inverse)
         return first_level ? launch_fast<E, true, float> : launch_fast<E, true, T>;
@@ -400,10 +403,10 @@ static level_launcher try_fast(const wt_params *p, cu_level *f, int inverse, int
 
 template <class... E>
 static level_launcher first_fit(fast_list<E...>, const wt_params *p, cu_level *f, int inverse,
-                                int first_level)
+                                int first_level, bool *is_long)
 {
     level_launcher launch = NULL;
-    ((launch = launch ? launch : try_fast<E>(p, f, inverse, first_level)), ...);
+    ((launch = launch ? launch : try_fast<E>(p, f, inverse, first_level, is_long)), ...);
     return launch;
 }
 
@@ -446,12 +449,22 @@ static bool halve_tile(cu_level *f)
     return true;
 }
 
-/* Shared memory a fast block may take before its tile shrinks. */
+/* Shared memory a fast block may take before its tile shrinks: the
+ * device's opt-in limit unless WT_CUDA_FAST_SMEM (bytes) says less. */
 static size_t fast_smem_target(const cu_engine *ce)
 {
     const char *v = getenv("WT_CUDA_FAST_SMEM");
-    size_t most = v && *v ? (size_t)strtoul(v, NULL, 10) : ce->smem_limit;
-    return most < ce->smem_limit ? most : ce->smem_limit;
+    size_t most = v && *v ? (size_t)strtoul(v, NULL, 10) : ce->smem_fast;
+    return most < ce->smem_fast ? most : ce->smem_fast;
+}
+
+/* The smallest power of two >= pairs, at most cap, at least CU_SEG. */
+static int pow2_tile(int pairs, int cap)
+{
+    int t = CU_SEG;
+    while (t < pairs && t < cap)
+        t *= 2;
+    return t;
 }
 
 /* The fast kernel for this level (adjusting *lv), or NULL: generic kernel. */
@@ -463,14 +476,19 @@ static level_launcher pick_fast(const cu_engine *ce, const wt_params *p, cu_leve
     if ((lv->tx & (lv->tx - 1)) || (lv->ty & (lv->ty - 1))) /* the inverse's item walks */
         return NULL;
     cu_level f = *lv;
-    level_launcher launch = first_fit(fast_kernels(), p, &f, inverse, first_level);
+    bool is_long = false;
+    level_launcher launch = first_fit(fast_kernels(), p, &f, inverse, first_level, &is_long);
     if (!launch)
         return NULL;
+    if (is_long) {
+        f.ty = pow2_tile(f.ax[0].pairs, 32);
+        f.tx = pow2_tile(f.ax[1].pairs, CU_LONG_TX);
+    }
     const size_t most = fast_smem_target(ce);
     fast_geometry(&f, inverse);
     while (fast_smem(&f, inverse) > most && halve_tile(&f))
         fast_geometry(&f, inverse);
-    if (fast_smem(&f, inverse) > ce->smem_limit)
+    if (fast_smem(&f, inverse) > ce->smem_fast)
         return NULL;
     f.dst_aligned = 1;
     for (int b = 0; b < 4 && !inverse; b++)
@@ -985,9 +1003,10 @@ static wt_status open_device(cu_engine *ce, int device, char *name, size_t name_
     const char *generic = getenv("WT_CUDA_GENERIC"), *wide53 = getenv("WT_CUDA_WIDE53");
     ce->generic_only = generic && *generic && *generic != '0';
     ce->wide53_only = wide53 && *wide53 && *wide53 != '0';
+    ce->smem_fast = ce->smem_limit;
     if (ce->smem_limit > CU_SMEM_CAP)
         ce->smem_limit = CU_SMEM_CAP;
-    WT_TRY(allow_smem_all(ce->smem_limit));
+    WT_TRY(allow_smem_all(ce->smem_limit, ce->smem_fast));
     snprintf(name, name_size, "cuda:%d (%.120s)", device, prop.name);
     return WT_OK;
 }

@@ -8,7 +8,7 @@
  *    steps on registers (compile-time lengths and step tables), and writes
  *    its outputs; two barriers per block in all;
  *  - 16-byte stores of the forward bands.
- * Op is conv_op<L> (two-phase filters of L taps at offset 0) or
+ * Op is conv_op<L, INV> (two-phase filters of L taps at offset 0) or
  * lift_op<Scheme, inverse> (a lifting step structure known at compile time). */
 #ifndef WT_CU_FAST_CUH
 #define WT_CU_FAST_CUH
@@ -19,11 +19,14 @@
 /* ---------------------------------------------------------------------- */
 /* Operators on a register segment v[0, 2 * CU_SEG + HALO) */
 
-template <int L> struct conv_op {
+template <int L, bool INV = false> struct conv_op {
     static constexpr int HALO = L > 2 ? L - 2 : 0;
     static constexpr int SPAN = 2 * CU_SEG + HALO;
-    /* filters over CU_CONV_STREAM taps: stream() instead of run() */
-    static constexpr bool STREAM = L > CU_CONV_STREAM;
+    /* filters over CU_CONV_STREAM taps (tiles of their own, pick_fast) */
+    static constexpr bool LONG = L > CU_CONV_STREAM;
+    /* stream() instead of run(): long filters, and forwards of more than
+     * CU_CONV_STREAM_FWD taps */
+    static constexpr bool STREAM = LONG || (!INV && L > CU_CONV_STREAM_FWD);
     template <typename T>
     WT_DEV static void run(const cu_axis &a, T *v, T *o0, T *o1)
     {
@@ -136,7 +139,7 @@ template <class S, bool INV, bool NARROW = false> struct lift_op {
     /* window start of the tight window minus the generic one (positions) */
     static constexpr int SHIFT = INV ? 2 * (P0 + R + 1) : 2 * (P0 - SMIN + R);
     static constexpr int P = SPAN / 2; /* pairs in the segment */
-    static constexpr bool STREAM = false; /* run() only */
+    static constexpr bool STREAM = false, LONG = false; /* run() only */
 
     /* cu_plan.cu stores the steps in execution order (inverse: reversed,
      * taps negated); step j of a is step s of the scheme. */

@@ -46,6 +46,18 @@
 #ifndef CU_CONV_STREAM
 #define CU_CONV_STREAM 24
 #endif
+/* Forwards stream from more taps than this: with 12, 14-24 taps forward
+ * gained 0.7-2 points of copy (db7 72.2 -> 74.0%, sym8 69.5 -> 71.5%), their
+ * inverses lost 2-5 (one A/B round, H100, 8192² L3, 2026-11-24). */
+#ifndef CU_CONV_STREAM_FWD
+#define CU_CONV_STREAM_FWD 12
+#endif
+/* Long filters' tiles: up to CU_LONG_TX pairs wide (the y-stage's halo
+ * recompute is 1 + halo / (4 tx)), 32 high, ty halved while the window does
+ * not fit the device's shared memory. */
+#ifndef CU_LONG_TX
+#define CU_LONG_TX 64
+#endif
 
 /* Rows (16-byte blocks) in flight per thread in the forward and inverse
  * gathers: v4 went from 1 to 2 rows in flight in the inverse, v6 to 4, each

@@ -1,8 +1,8 @@
 #!/bin/bash
 # Long filters on the fast kernels (issue 17 item 2), one device call from the
-# root of a copy of the tree with ../.gpu-deps and ../.gpu-libs carried: builds
+# root of a copy of the tree (tests/corpus/run_corpus.sh at least) with ../.gpu-deps and ../.gpu-libs carried: builds
 # for sm_90 (and, with LONG_VARIANT="-DNAME=V ...", a second tree with those
-# nvcc flags, in parallel), runs gpu_check in full and memcheck on db20, then
+# nvcc flags, in parallel; LONG_VARIANT2 a third), runs gpu_check in full and memcheck on db20, then
 # benches 8192x8192 L3 in alternation (LONG_ROUNDS rounds): main's kernels for
 # filters over 24 taps (WT_CUDA_GENERIC=1: the generic ones), the fast ones, the
 # fast ones with WT_CUDA_FAST_SMEM=each of LONG_SMEM (bytes a block may take
@@ -10,7 +10,7 @@
 set -u
 t0=$(date +%s)
 lap() { echo "[$(($(date +%s) - t0)) s] $*"; }
-. ../.gpu-deps/env.sh
+cd .. && . .gpu-deps/env.sh && cd - > /dev/null || exit 1 # env.sh: from the root
 T=$PWD/../.gpu-libs/tiff
 export PKG_CONFIG_PATH=$T/lib/pkgconfig:$PKG_CONFIG_PATH LD_LIBRARY_PATH=$T/lib:$LD_LIBRARY_PATH
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; date -u
@@ -22,13 +22,14 @@ build() { # DIR [nvcc flags]
 build build-gpu &
 p1=$!
 [ -n "${LONG_VARIANT:-}" ] && build build-var "$LONG_VARIANT" &
+[ -n "${LONG_VARIANT2:-}" ] && build build-var2 "$LONG_VARIANT2" &
 wait $p1 || exit 1
 wait
 lap "build ok"
 timeout 90 build-gpu/tests/gpu_check > $OUT/gpu_check.log 2>&1
 echo "gpu_check exit $?"; grep -E "cases, [0-9]+ failed|FAIL" $OUT/gpu_check.log | head -12
 lap "gpu_check done"
-timeout 90 compute-sanitizer --tool memcheck --error-exitcode 9 build-gpu/tests/gpu_check --quick \
+timeout 90 compute-sanitizer --tool memcheck --error-exitcode 9 build-gpu/tests/gpu_check ${LONG_MEMCHECK_ARGS:---quick} \
     --no-large --wavelet ${LONG_MEMCHECK:-db20} > $OUT/memcheck.log 2>&1
 echo "memcheck ${LONG_MEMCHECK:-db20} exit $?: $(tail -1 $OUT/memcheck.log)"
 lap "memcheck done"
@@ -50,6 +51,10 @@ for r in $(seq 1 ${LONG_ROUNDS:-2}); do
     if [ -x build-var/cli/wavetool ]; then
         bench "variant $LONG_VARIANT long" build-var/cli/wavetool $LONG
         bench "variant $LONG_VARIANT mid" build-var/cli/wavetool $MID
+    fi
+    if [ -x build-var2/cli/wavetool ]; then
+        bench "variant2 $LONG_VARIANT2 long" build-var2/cli/wavetool $LONG
+        bench "variant2 $LONG_VARIANT2 mid" build-var2/cli/wavetool $MID
     fi
     lap "round $r done"
 done
