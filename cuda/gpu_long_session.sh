@@ -42,19 +42,18 @@ LONG=${LONG_WAVELETS:-db13,db20,dmey,coif17}
 MID=${MID_WAVELETS:-db7,sym8,coif3,db10,db12}
 for r in $(seq 1 ${LONG_ROUNDS:-2}); do
     echo "######## round $r"
-    WT_CUDA_GENERIC=1 bench "generic (main) long" $W $LONG
+    [ "${LONG_GENERIC:-1}" = 1 ] && WT_CUDA_GENERIC=1 bench "generic (main) long" $W $LONG
     bench "fast long" $W $LONG
+    [ "${LONG_ROUNDS:-2}" -gt 1 ] && lap "round $r: long done"
     for s in ${LONG_SMEM:-}; do
         WT_CUDA_FAST_SMEM=$s bench "fast long, smem <= $s" $W $LONG
     done
     bench "fast mid (main's kernels)" $W $MID
     if [ -x build-var/cli/wavetool ]; then
-        bench "variant $LONG_VARIANT long" build-var/cli/wavetool $LONG
-        bench "variant $LONG_VARIANT mid" build-var/cli/wavetool $MID
+        bench "variant $LONG_VARIANT" build-var/cli/wavetool ${VAR_WAVELETS:-$LONG,$MID}
     fi
     if [ -x build-var2/cli/wavetool ]; then
-        bench "variant2 $LONG_VARIANT2 long" build-var2/cli/wavetool $LONG
-        bench "variant2 $LONG_VARIANT2 mid" build-var2/cli/wavetool $MID
+        bench "variant2 $LONG_VARIANT2" build-var2/cli/wavetool ${VAR2_WAVELETS:-$LONG,$MID}
     fi
     lap "round $r done"
 done
