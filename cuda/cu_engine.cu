@@ -482,7 +482,7 @@ static level_launcher pick_fast(const cu_engine *ce, const wt_params *p, cu_leve
         return NULL;
     if (is_long) {
         f.ty = pow2_tile(f.ax[0].pairs, 32);
-        f.tx = pow2_tile(f.ax[1].pairs, CU_LONG_TX);
+        f.tx = pow2_tile(f.ax[1].pairs, inverse ? CU_LONG_TX_INV : CU_LONG_TX);
     }
     const size_t most = fast_smem_target(ce);
     fast_geometry(&f, inverse);

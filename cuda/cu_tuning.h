@@ -52,11 +52,18 @@
 #ifndef CU_CONV_STREAM_FWD
 #define CU_CONV_STREAM_FWD 12
 #endif
-/* Long filters' tiles: up to CU_LONG_TX pairs wide (the y-stage's halo
- * recompute is 1 + halo / (4 tx)), 32 high, ty halved while the window does
- * not fit the device's shared memory. */
+/* Long filters' tiles: up to CU_LONG_TX (forward) or CU_LONG_TX_INV pairs
+ * wide, 32 high, ty halved while the window does not fit the device's shared
+ * memory (its opt-in limit, 227 KB on the H100). Forward: the y-stage's halo
+ * recompute is 1 + halo / (4 tx); 64 against 32: db20 0.640 -> 0.576 ms,
+ * coif17 2.350 -> 1.673 ms (symmetric). Inverse: 64 wide made the windows
+ * twice as big (1 block per SM): db20 0.634 -> 0.848 ms, coif17 2.22 ->
+ * 2.89 ms; 32 kept (H100, 8192² L3, 2026-11-24, cuda/NOTES.md v12). */
 #ifndef CU_LONG_TX
 #define CU_LONG_TX 64
+#endif
+#ifndef CU_LONG_TX_INV
+#define CU_LONG_TX_INV 32
 #endif
 
 /* Rows (16-byte blocks) in flight per thread in the forward and inverse
