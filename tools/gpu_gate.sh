@@ -28,7 +28,7 @@ done
 lap "sanitizers done"
 W=build-gpu/cli/wavetool
 $W bench -w haar,db3,bior4.4 --method conv -m periodization,symmetric -l 3 2>&1 | tail -14
-$W bench -w cdf97,legall53 --method lifting -m periodization,symmetric -l 3 2>&1 | tail -10
+$W bench -w cdf97,legall53,dd137 --method lifting -m periodization,symmetric -l 3 2>&1 | tail -14
 echo "A/B: WT_CUDA_WIDE53=1 (64-bit 5/3 steps everywhere)"
 WT_CUDA_WIDE53=1 $W bench -w legall53 --method lifting -m periodization,symmetric -l 3 2>&1 | tail -6
 $W bench -w legall53 --method lifting -m periodization,symmetric --size 1024x1024 --batch 64 2>&1 | tail -6
