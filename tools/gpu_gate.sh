@@ -37,3 +37,12 @@ $W bench --transform starlet -l 5 2>&1 | tail -4
 lap "benches done"
 timeout 300 tools/measure_memory.sh -d cuda -s 30000 -b build-gpu -w /tmp/mm 2>&1 | tail -8
 lap "memory done"
+# GATE_BENCH_ALL=1: also `bench --all` (every wavelet x symmetric/periodization x
+# both directions) into $OUT/bench_all.json, for tools/bench_table.py
+if [ "${GATE_BENCH_ALL:-0}" = 1 ]; then
+    date -u '+%Y-%m-%d %H:%M UTC' > $OUT/bench_all.date
+    nvidia-smi --query-gpu=name --format=csv,noheader > $OUT/bench_all.gpu
+    timeout 240 $W bench --all --format json --repeat 5 > $OUT/bench_all.json 2> $OUT/bench_all.err
+    echo "bench --all exit $?, $(wc -l < $OUT/bench_all.json) rows"
+    lap "bench --all done"
+fi
