@@ -333,6 +333,7 @@ typedef fast_list<fast_conv<2>, fast_conv<4>, fast_conv<6>, fast_conv<8>, fast_c
                   fast_conv<72, 64>, fast_conv<80, 72>, fast_conv<88, 80>, fast_conv<96, 88>,
                   fast_conv<104, 96>, fast_conv<112, 104>,
                   fast_lift<scheme_cdf97>, fast_lift<scheme_db3>, fast_lift<scheme_haar>,
+                  fast_lift<scheme_dd137>,
                   fast_legall53<true>, fast_legall53<false>>
     fast_kernels;
 
