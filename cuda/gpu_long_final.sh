@@ -10,8 +10,13 @@ cd .. && . .gpu-deps/env.sh && cd - > /dev/null || exit 1
 T=$PWD/../.gpu-libs/tiff
 export PKG_CONFIG_PATH=$T/lib/pkgconfig:$PKG_CONFIG_PATH LD_LIBRARY_PATH=$T/lib:$LD_LIBRARY_PATH
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; date -u
+# FINAL_VARIANT="-DNAME=V": a second build with these nvcc flags, in parallel
+[ -n "${FINAL_VARIANT:-}" ] && (NVCC_APPEND_FLAGS="$FINAL_VARIANT" meson setup build-var -Dcuda=enabled \
+    -Dgpu_archs=90 --buildtype=release -Dtests=false > $OUT/setup-var.log 2>&1 &&
+    NVCC_APPEND_FLAGS="$FINAL_VARIANT" ninja -C build-var cli/wavetool > $OUT/build-var.log 2>&1) &
 meson setup build-gpu -Dcuda=enabled -Dgpu_archs=90 --buildtype=release -Dtests=true > $OUT/setup.log 2>&1 &&
     ninja -C build-gpu > $OUT/build.log 2>&1 || { tail -30 $OUT/build.log; exit 1; }
+wait
 lap "build ok"
 timeout 100 build-gpu/tests/gpu_check > $OUT/gpu_check.log 2>&1
 echo "gpu_check exit $?"; grep -E "cases, [0-9]+ failed|FAIL" $OUT/gpu_check.log | head -12
@@ -26,6 +31,13 @@ done
 lap "rows done"
 WT_CUDA_FAST_SMEM=113000 $W bench --device cuda -w db13,db20,dmey -m symmetric,periodization -l 3 \
     --repeat 5 2>&1 | grep -v "^#"
+if [ -x build-var/cli/wavetool ]; then
+    echo "== variant $FINAL_VARIANT, then the build"
+    for b in build-var build-gpu; do
+        $b/cli/wavetool bench --device cuda -w ${VAR_WAVELETS:-db13,db20,dmey,coif17} \
+            -m symmetric,periodization -l 3 --repeat 5 2>&1 | grep -v "^#"
+    done
+fi
 lap "tile A/B done"
 left=$((${FINAL_BUDGET:-225} - ($(date +%s) - t0)))
 [ $left -gt 20 ] && timeout $left $W bench --all --format json --repeat 5 > $OUT/bench_all.json 2>> $OUT/bench.err
