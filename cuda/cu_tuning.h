@@ -46,9 +46,10 @@
 #ifndef CU_CONV_STREAM
 #define CU_CONV_STREAM 24
 #endif
-/* Forwards stream from more taps than this: with 12, 14-24 taps forward
- * gained 0.7-2 points of copy (db7 72.2 -> 74.0%, sym8 69.5 -> 71.5%), their
- * inverses lost 2-5 (one A/B round, H100, 8192² L3, 2026-11-24). */
+/* Forwards stream from more taps than this: 12 against 24 (run()), 14-24
+ * taps forward 1-3% faster (db7 0.341 -> 0.332 ms, sym8 0.354 -> 0.344,
+ * db12 0.430 -> 0.419; H100, 8192² L3, 2 rounds, 2026-11-24); inverses by
+ * stream() lost 2-5 points of copy, so they keep run() below CU_CONV_STREAM. */
 #ifndef CU_CONV_STREAM_FWD
 #define CU_CONV_STREAM_FWD 12
 #endif
