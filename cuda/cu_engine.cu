@@ -237,8 +237,8 @@ static void pad_phase(float *f, double *g, int shift, int len, int L)
  * for finite x; an inf or NaN coefficient next to a phase's support would
  * reach that output as NaN). Periodization inverses of filters of 4k taps
  * have phases two positions apart (db2: 4 taps at 0 and 2, 6 in all),
- * JPEG 2000 analysis odd lengths (9/7). Entries above CU_CONV_STREAM taps
- * are CU_CONV_LONG_STEP apart: spans (lprev, L] take L. */
+ * JPEG 2000 analysis odd lengths (9/7). The entries of fast_kernels are 2
+ * taps apart up to 24, then 4 up to 64, then 8: spans (lprev, L] take L. */
 static bool conv_fits(cu_axis *a, int L, int lprev)
 {
     if (a->nsteps || a->len0 < 1 || a->len1 < 1)
@@ -436,9 +436,9 @@ static void fast_geometry(cu_level *f, int inverse)
     }
 }
 
-/* Tiles of long filters whose window does not fit: ty halved first (the
- * y-stage's halo recompute, 1 + halo / (4 tx), depends on tx only), both
- * kept powers of two of at least CU_SEG. False when neither can shrink. */
+/* Tiles whose window does not fit: ty halved first (the forward y-stage's
+ * halo recompute, 1 + halo / (4 tx), depends on tx only), both kept powers
+ * of two of at least CU_SEG. False when neither can shrink. */
 static bool halve_tile(cu_level *f)
 {
     if (f->ty > CU_SEG)
@@ -452,11 +452,11 @@ static bool halve_tile(cu_level *f)
 
 /* Shared memory a fast block may take before its tile shrinks: the
  * device's opt-in limit unless WT_CUDA_FAST_SMEM (bytes) says less. */
-static size_t fast_smem_target(const cu_engine *ce)
+static size_t fast_smem_cap(size_t smem_fast)
 {
     const char *v = getenv("WT_CUDA_FAST_SMEM");
-    size_t most = v && *v ? (size_t)strtoul(v, NULL, 10) : ce->smem_fast;
-    return most < ce->smem_fast ? most : ce->smem_fast;
+    size_t most = v && *v ? (size_t)strtoul(v, NULL, 10) : smem_fast;
+    return most < smem_fast ? most : smem_fast;
 }
 
 /* The smallest power of two >= pairs, at most cap, at least CU_SEG. */
@@ -485,9 +485,8 @@ static level_launcher pick_fast(const cu_engine *ce, const wt_params *p, cu_leve
         f.ty = pow2_tile(f.ax[0].pairs, 32);
         f.tx = pow2_tile(f.ax[1].pairs, inverse ? CU_LONG_TX_INV : CU_LONG_TX);
     }
-    const size_t most = fast_smem_target(ce);
     fast_geometry(&f, inverse);
-    while (fast_smem(&f, inverse) > most && halve_tile(&f))
+    while (fast_smem(&f, inverse) > ce->smem_fast_cap && halve_tile(&f))
         fast_geometry(&f, inverse);
     if (fast_smem(&f, inverse) > ce->smem_fast)
         return NULL;
@@ -1005,6 +1004,7 @@ static wt_status open_device(cu_engine *ce, int device, char *name, size_t name_
     ce->generic_only = generic && *generic && *generic != '0';
     ce->wide53_only = wide53 && *wide53 && *wide53 != '0';
     ce->smem_fast = ce->smem_limit;
+    ce->smem_fast_cap = fast_smem_cap(ce->smem_fast);
     if (ce->smem_limit > CU_SMEM_CAP)
         ce->smem_limit = CU_SMEM_CAP;
     WT_TRY(allow_smem_all(ce->smem_limit, ce->smem_fast));

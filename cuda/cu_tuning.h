@@ -41,8 +41,9 @@
 /* Filters of more taps than this run conv_op::stream (window values
  * streamed through 2 CU_SEG accumulators) instead of run (SPAN = 2 CU_SEG +
  * L - 2 window values in registers, which spill past 24 taps at 64
- * registers). Longer filters are compiled for lengths CU_CONV_LONG_STEP
- * apart (zero taps pad the rest) to bound the instantiations. */
+ * registers). Longer filters are compiled for lengths 4 apart up to 64
+ * taps, then 8 (fast_kernels; zero taps pad the rest), to bound the
+ * instantiations. */
 #ifndef CU_CONV_STREAM
 #define CU_CONV_STREAM 24
 #endif
