@@ -150,15 +150,38 @@ static wt_status check_grid(dim3 g)
 }
 
 typedef void (*level_kernel)(const cu_level);
-typedef wt_status (*level_launcher)(cu_engine *ce, const cu_level *lv, int channels);
+/* pdl: the launch may start while the previous level's kernel runs (a fast
+ * kernel after a fast kernel, see launch_level) */
+typedef wt_status (*level_launcher)(cu_engine *ce, const cu_level *lv, int channels, int pdl);
 
 /* The one launch of a level kernel, generic or fast, either direction: one
- * block per tile and channel. */
+ * block per tile and channel. @p pdl (fast kernels only, which wait for
+ * their inputs with WT_PDL_BEGIN): a programmatic dependent launch, whose
+ * blocks may be scheduled while the previous kernel on the stream finishes
+ * (Hopper and later; a plain launch on older GPUs). */
 static wt_status launch_level(cu_engine *ce, level_kernel kern, const cu_level *lv, int channels,
-                              dim3 block, size_t smem)
+                              dim3 block, size_t smem, int pdl)
 {
     dim3 grid = level_grid(lv, channels);
     WT_TRY(check_grid(grid));
+#ifdef WT_CUDA_EMULATE
+    (void)pdl; /* one kernel after the other */
+#else
+    if (pdl) {
+        cudaLaunchAttribute attr[1];
+        attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+        attr[0].val.programmaticStreamSerializationAllowed = 1;
+        cudaLaunchConfig_t cfg = {};
+        cfg.gridDim = grid;
+        cfg.blockDim = block;
+        cfg.dynamicSmemBytes = smem;
+        cfg.stream = ce->stream;
+        cfg.attrs = attr;
+        cfg.numAttrs = 1;
+        CU_CHECK(cudaLaunchKernelEx(&cfg, kern, *lv));
+        return WT_OK;
+    }
+#endif
     WT_LAUNCH(kern, grid, block, smem, ce->stream, *lv);
     CU_CHECK(cudaGetLastError());
     return WT_OK;
@@ -175,10 +198,10 @@ template <bool INV, typename T, typename TIO, typename Acc> static level_kernel 
 }
 
 template <bool INV, typename T, typename TIO, typename Acc>
-static wt_status launch_generic(cu_engine *ce, const cu_level *lv, int channels)
+static wt_status launch_generic(cu_engine *ce, const cu_level *lv, int channels, int)
 {
     return launch_level(ce, generic_kernel<INV, T, TIO, Acc>(), lv, channels,
-                        dim3(CU_BLOCK_X, CU_BLOCK_Y), cu_level_smem(lv, INV, sizeof(T)));
+                        dim3(CU_BLOCK_X, CU_BLOCK_Y), cu_level_smem(lv, INV, sizeof(T)), 0);
 }
 
 template <typename TOut, typename TIn>
@@ -340,7 +363,7 @@ template <class E, bool INV, typename TIO> static level_kernel fast_kernel()
 }
 
 template <class E, bool INV, typename TIO>
-static wt_status launch_fast(cu_engine *ce, const cu_level *lv, int channels)
+static wt_status launch_fast(cu_engine *ce, const cu_level *lv, int channels, int pdl)
 {
 #ifdef WT_CUDA_EMULATE
     wt_emu_fast_launches++;
@@ -348,7 +371,7 @@ static wt_status launch_fast(cu_engine *ce, const cu_level *lv, int channels)
     typedef typename E::template op<INV> Op;
     int threads = INV ? fast_inverse_threads<Op>() : fast_forward_threads<Op>();
     return launch_level(ce, fast_kernel<E, INV, TIO>(), lv, channels, dim3(32, threads / 32),
-                        fast_smem(lv, INV));
+                        fast_smem(lv, INV), pdl);
 }
 
 /* Each kernel of entry E: both directions, first level (float) and later
@@ -562,13 +585,38 @@ wt_status cu_pyramid_copy(cu_engine *ce, const wt_pyramid *plan, void *dst, cons
     return st;
 }
 
+/* Small levels: tiles halved (down to CU_SEG pairs a side, the fast
+ * kernels' least) until the grid has CU_SMALL_GRID blocks per SM. Each block
+ * is a chain of dependent steps (gather, two stages, stores) whose latency
+ * a grid this small cannot hide: a 512x512 level 1 ran 64 blocks of 32x32
+ * pairs on the H100's 132 SMs, its level 3 four (NOTES.md v..). */
+static void small_tiles(const cu_engine *ce, cu_level *lv, int channels)
+{
+    if (ce->small_tiles_off)
+        return;
+    for (;;) {
+        dim3 g = level_grid(lv, channels);
+        if ((double)g.x * g.y * g.z >= (double)ce->sms * CU_SMALL_GRID ||
+            (lv->ty <= CU_SEG && lv->tx <= CU_SEG))
+            return;
+        if (lv->ty >= lv->tx && lv->ty > CU_SEG)
+            lv->ty /= 2;
+        else
+            lv->tx /= 2;
+        lv->wy = 2 * lv->ty + lv->ax[0].halo;
+        lv->wx = 2 * lv->tx + lv->ax[1].halo;
+    }
+}
+
 static wt_status plan_level(cu_engine *ce, cu_level *lv, const wt_params *p, size_t h, size_t w,
-                            int inverse)
+                            int inverse, int channels)
 {
     memset(lv, 0, sizeof *lv);
     WT_TRY(cu_axis_init(&lv->ax[0], p, h, inverse));
     WT_TRY(cu_axis_init(&lv->ax[1], p, w, inverse));
-    return cu_level_tiles(lv, inverse, 4, ce->smem_limit);
+    WT_TRY(cu_level_tiles(lv, inverse, 4, ce->smem_limit));
+    small_tiles(ce, lv, channels);
+    return WT_OK;
 }
 
 /* The four bands of level l (A from @p a_ptr) as kernel destinations or
@@ -631,9 +679,10 @@ template <bool INV> static level_launcher pick_generic(const wt_params *p, int i
 /* One level, either direction: the fast kernel that fits (adjusting *lv),
  * else the generic one. */
 static level_launcher pick_launcher(const cu_engine *ce, const wt_params *p, cu_level *lv,
-                                    int inverse, int first_level, int integer)
+                                    int inverse, int first_level, int integer, int *fast)
 {
     level_launcher launch = pick_fast(ce, p, lv, inverse, first_level);
+    *fast = launch != NULL;
     if (!launch)
         launch = inverse ? pick_generic<true>(p, integer, first_level)
                          : pick_generic<false>(p, integer, first_level);
@@ -772,6 +821,7 @@ struct cu_program {
     program_key key;
     int nlevels;              /* in launch order: forward 1..L, inverse L..1 */
     level_launcher launch[WT_MAX_LEVELS];
+    int pdl[WT_MAX_LEVELS];   /* launch_level's pdl */
     cu_level *lv;
     unsigned long last_use;   /* ce->program_clock */
     int replays;              /* uses after the first */
@@ -840,6 +890,16 @@ static void inverse_level_io(cu_level *lv, const wt_pyramid *plan, const program
     set_approx(plan, l - 1, &lv->dst_plane[0], &lv->dst_w[0]);
 }
 
+/* Whether every block of a level can be resident at once (assumed: two per
+ * SM): only then may the next level's blocks be scheduled early (a
+ * programmatic dependent launch), as they would otherwise take the place of
+ * this level's blocks still waiting. */
+static int one_wave(const cu_engine *ce, const cu_level *lv, int channels)
+{
+    dim3 g = level_grid(lv, channels);
+    return (double)g.x * g.y * g.z <= 2.0 * ce->sms;
+}
+
 /* A new program for @p k: every level planned, nothing launched. */
 static wt_status plan_program(cu_engine *ce, const wt_params *p, const wt_pyramid *plan,
                               const program_key *k, cu_program **out)
@@ -855,9 +915,11 @@ static wt_status plan_program(cu_engine *ce, const wt_params *p, const wt_pyrami
     pr->key = *k;
     pr->lv = lv;
     pr->nlevels = L;
+    int fast[WT_MAX_LEVELS];
     for (int i = 0; i < L; i++) {
         int l = inverse ? L - i : i + 1;
-        wt_status st = plan_level(ce, &lv[i], p, plan->lo_h[l - 1], plan->lo_w[l - 1], inverse);
+        wt_status st = plan_level(ce, &lv[i], p, plan->lo_h[l - 1], plan->lo_w[l - 1], inverse,
+                                  k->channels);
         if (st != WT_OK) {
             program_free(pr);
             return st;
@@ -867,7 +929,9 @@ static wt_status plan_program(cu_engine *ce, const wt_params *p, const wt_pyrami
             inverse_level_io(&lv[i], plan, k, l);
         else
             forward_level_io(&lv[i], plan, k, l);
-        pr->launch[i] = pick_launcher(ce, p, &lv[i], inverse, l == 1, integer);
+        pr->launch[i] = pick_launcher(ce, p, &lv[i], inverse, l == 1, integer, &fast[i]);
+        pr->pdl[i] = i > 0 && fast[i] && fast[i - 1] && one_wave(ce, &lv[i - 1], k->channels) &&
+                     !ce->pdl_off;
     }
     *out = pr;
     return WT_OK;
@@ -876,7 +940,7 @@ static wt_status plan_program(cu_engine *ce, const wt_params *p, const wt_pyrami
 static wt_status launch_levels(cu_engine *ce, const cu_program *pr)
 {
     for (int i = 0; i < pr->nlevels; i++)
-        WT_TRY(pr->launch[i](ce, &pr->lv[i], pr->key.channels));
+        WT_TRY(pr->launch[i](ce, &pr->lv[i], pr->key.channels, pr->pdl[i]));
     return WT_OK;
 }
 
@@ -1201,8 +1265,12 @@ static wt_status open_device(cu_engine *ce, int device, char *name, size_t name_
     ce->generic_only = generic && *generic && *generic != '0';
     ce->wide53_only = wide53 && *wide53 && *wide53 != '0';
     const char *cache = getenv("WT_CUDA_CACHE"), *graphs = getenv("WT_CUDA_GRAPHS");
+    const char *tiles = getenv("WT_CUDA_SMALL_TILES"), *pdl = getenv("WT_CUDA_PDL");
     ce->cache_off = cache && !strcmp(cache, "0");
     ce->graphs_off = graphs && !strcmp(graphs, "0");
+    ce->small_tiles_off = tiles && !strcmp(tiles, "0");
+    ce->pdl_off = (pdl && !strcmp(pdl, "0")) || prop.major < 9;
+    ce->sms = prop.multiProcessorCount > 0 ? prop.multiProcessorCount : 1;
     if (ce->smem_limit > CU_SMEM_CAP)
         ce->smem_limit = CU_SMEM_CAP;
     WT_TRY(allow_smem_all(ce->smem_limit));

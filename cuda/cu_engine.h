@@ -92,6 +92,12 @@ typedef struct cu_engine {
     struct cu_program *programs[CU_PROGRAMS];
     unsigned long program_clock; /* calls so far: last use of a program (LRU) */
     int cache_off, graphs_off;
+    /* small levels (cu_engine.cu): tiles shrunk to fill the SMs, and
+     * programmatic dependent launches between the fast kernels of levels
+     * whose grids fit at once; WT_CUDA_SMALL_TILES=0, WT_CUDA_PDL=0 turn
+     * them off (comparisons) */
+    int sms; /* the device's multiprocessors */
+    int small_tiles_off, pdl_off;
 } cu_engine;
 
 /* The one error boundary (cu_engine.cu): a failed CUDA call becomes a

@@ -141,6 +141,14 @@
 #define CU_CHUNK ((size_t)4 << 20)
 #endif
 
+/* ---- Small images (cu_engine.cu) --------------------------------------
+ * Level tiles are halved (not below CU_SEG pairs a side) while the grid has
+ * fewer than CU_SMALL_GRID blocks per SM (one block per SM or more: the
+ * issue-17 run of v.. in NOTES.md). */
+#ifndef CU_SMALL_GRID
+#define CU_SMALL_GRID 1
+#endif
+
 /* Threads per block of the sample conversion, rounding and mosaic kernels
  * (elementwise, far under 1 ms on 8192x8192; not swept). */
 #ifndef CU_IMG_BLOCK
