@@ -586,17 +586,15 @@ wt_status cu_pyramid_copy(cu_engine *ce, const wt_pyramid *plan, void *dst, cons
 }
 
 /* Small levels: tiles halved (down to CU_SEG pairs a side, the fast
- * kernels' least) until the grid has CU_SMALL_GRID blocks per SM. Each block
+ * kernels' least) until the grid has ce->small_grid blocks per SM. Each block
  * is a chain of dependent steps (gather, two stages, stores) whose latency
  * a grid this small cannot hide: a 512x512 level 1 ran 64 blocks of 32x32
  * pairs on the H100's 132 SMs, its level 3 four (NOTES.md v..). */
 static void small_tiles(const cu_engine *ce, cu_level *lv, int channels)
 {
-    if (ce->small_tiles_off)
-        return;
     for (;;) {
         dim3 g = level_grid(lv, channels);
-        if ((double)g.x * g.y * g.z >= (double)ce->sms * CU_SMALL_GRID ||
+        if ((double)g.x * g.y * g.z >= (double)ce->sms * ce->small_grid ||
             (lv->ty <= CU_SEG && lv->tx <= CU_SEG))
             return;
         if (lv->ty >= lv->tx && lv->ty > CU_SEG)
@@ -1265,10 +1263,10 @@ static wt_status open_device(cu_engine *ce, int device, char *name, size_t name_
     ce->generic_only = generic && *generic && *generic != '0';
     ce->wide53_only = wide53 && *wide53 && *wide53 != '0';
     const char *cache = getenv("WT_CUDA_CACHE"), *graphs = getenv("WT_CUDA_GRAPHS");
-    const char *tiles = getenv("WT_CUDA_SMALL_TILES"), *pdl = getenv("WT_CUDA_PDL");
+    const char *grid = getenv("WT_CUDA_SMALL_GRID"), *pdl = getenv("WT_CUDA_PDL");
     ce->cache_off = cache && !strcmp(cache, "0");
     ce->graphs_off = graphs && !strcmp(graphs, "0");
-    ce->small_tiles_off = tiles && !strcmp(tiles, "0");
+    ce->small_grid = grid && *grid ? atof(grid) : CU_SMALL_GRID;
     ce->pdl_off = (pdl && !strcmp(pdl, "0")) || prop.major < 9;
     ce->sms = prop.multiProcessorCount > 0 ? prop.multiProcessorCount : 1;
     if (ce->smem_limit > CU_SMEM_CAP)
@@ -1376,7 +1374,10 @@ static wt_status bench_once(const bench_job *j)
 }
 
 /* Median and minimum of @p repeat runs of @p run (after 3 warm-ups), each
- * timed between two events on the engine's stream. */
+ * timed between two events on the engine's stream. WT_CUDA_BENCH_CALLS=N:
+ * N calls back to back between the events, the time divided by N (the GPU's
+ * time per call when the host queues calls faster than they run; without
+ * it, a call's time includes its submission, the GPU idle meanwhile). */
 wt_status cu_time_runs(cu_engine *ce, wt_status (*run)(const void *job), const void *job,
                        int repeat, double *median, double *fastest)
 {
@@ -1385,14 +1386,20 @@ wt_status cu_time_runs(cu_engine *ce, wt_status (*run)(const void *job), const v
     CU_CHECK(cudaEventCreate(&ev[1]));
     float *ms = (float *)malloc((size_t)repeat * sizeof *ms);
     wt_status st = ms ? WT_OK : wt_error_set(WT_ERR_NOMEM, "out of memory");
+    const char *chain = getenv("WT_CUDA_BENCH_CALLS");
+    const int calls = chain && atoi(chain) > 1 ? atoi(chain) : 1;
     for (int r = -3; r < repeat && st == WT_OK; r++) {
         cudaError_t err = cudaEventRecord(ev[0], ce->stream);
-        if (err == cudaSuccess && (st = run(job)) == WT_OK)
+        for (int k = 0; k < calls && err == cudaSuccess && st == WT_OK; k++)
+            st = run(job);
+        if (err == cudaSuccess && st == WT_OK)
             err = cudaEventRecord(ev[1], ce->stream);
         if (err == cudaSuccess && st == WT_OK)
             err = cudaEventSynchronize(ev[1]);
         if (err == cudaSuccess && st == WT_OK && r >= 0)
             err = cudaEventElapsedTime(&ms[r], ev[0], ev[1]);
+        if (err == cudaSuccess && st == WT_OK && r >= 0)
+            ms[r] /= (float)calls;
         if (err != cudaSuccess && st == WT_OK)
             st = cu_fail(ce, err, "benchmark timing", 0);
     }

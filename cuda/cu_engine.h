@@ -94,10 +94,11 @@ typedef struct cu_engine {
     int cache_off, graphs_off;
     /* small levels (cu_engine.cu): tiles shrunk to fill the SMs, and
      * programmatic dependent launches between the fast kernels of levels
-     * whose grids fit at once; WT_CUDA_SMALL_TILES=0, WT_CUDA_PDL=0 turn
-     * them off (comparisons) */
+     * whose grids fit at once; WT_CUDA_SMALL_GRID (blocks per SM; 0: tiles
+     * as for large images) and WT_CUDA_PDL=0 (comparisons) */
     int sms; /* the device's multiprocessors */
-    int small_tiles_off, pdl_off;
+    double small_grid;
+    int pdl_off;
 } cu_engine;
 
 /* The one error boundary (cu_engine.cu): a failed CUDA call becomes a
