@@ -351,6 +351,7 @@ typedef fast_list<fast_conv<2>, fast_conv<4>, fast_conv<6>, fast_conv<8>, fast_c
                   fast_conv<12>, fast_conv<14>, fast_conv<16>, fast_conv<18>, fast_conv<20>,
                   fast_conv<22>, fast_conv<24>,
                   fast_lift<scheme_cdf97>, fast_lift<scheme_db3>, fast_lift<scheme_haar>,
+                  fast_lift<scheme_dd137>,
                   fast_legall53<true>, fast_legall53<false>>
     fast_kernels;
 

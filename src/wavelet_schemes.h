@@ -33,5 +33,11 @@ struct scheme_haar {
     WT_HD static constexpr int off(int) { return 0; }
     WT_HD static constexpr int nt(int) { return 1; }
 };
+struct scheme_dd137 {
+    static constexpr int n = 2, shift_lo = 0, shift_hi = 0;
+    WT_HD static constexpr int upd(int s) { return s == 0 ? 0 : 1; }
+    WT_HD static constexpr int off(int s) { return s == 0 ? -1 : -2; }
+    WT_HD static constexpr int nt(int) { return 4; }
+};
 
 #endif

@@ -356,7 +356,7 @@ def ident(name):
 
 
 # Wavelets whose lifting structure the fast CUDA kernels take at compile time.
-FAST_SCHEMES = ("cdf97", "legall53", "db3", "haar")
+FAST_SCHEMES = ("cdf97", "legall53", "db3", "haar", "dd137")
 
 
 def step_function(fname, values):

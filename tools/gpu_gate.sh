@@ -28,7 +28,7 @@ done
 lap "sanitizers done"
 W=build-gpu/cli/wavetool
 $W bench -w haar,db3,bior4.4 --method conv -m periodization,symmetric -l 3 2>&1 | tail -14
-$W bench -w cdf97,legall53 --method lifting -m periodization,symmetric -l 3 2>&1 | tail -10
+$W bench -w cdf97,legall53,dd137 --method lifting -m periodization,symmetric -l 3 2>&1 | tail -14
 echo "A/B: WT_CUDA_WIDE53=1 (64-bit 5/3 steps everywhere)"
 WT_CUDA_WIDE53=1 $W bench -w legall53 --method lifting -m periodization,symmetric -l 3 2>&1 | tail -6
 $W bench -w legall53 --method lifting -m periodization,symmetric --size 1024x1024 --batch 64 2>&1 | tail -6
@@ -37,3 +37,12 @@ $W bench --transform starlet -l 5 2>&1 | tail -4
 lap "benches done"
 timeout 300 tools/measure_memory.sh -d cuda -s 30000 -b build-gpu -w /tmp/mm 2>&1 | tail -8
 lap "memory done"
+# GATE_BENCH_ALL=1: also `bench --all` (every wavelet x symmetric/periodization x
+# both directions) into $OUT/bench_all.json, for tools/bench_table.py
+if [ "${GATE_BENCH_ALL:-0}" = 1 ]; then
+    date -u '+%Y-%m-%d %H:%M UTC' > $OUT/bench_all.date
+    nvidia-smi --query-gpu=name --format=csv,noheader > $OUT/bench_all.gpu
+    timeout 240 $W bench --all --format json --repeat 5 > $OUT/bench_all.json 2> $OUT/bench_all.err
+    echo "bench --all exit $?, $(wc -l < $OUT/bench_all.json) rows"
+    lap "bench --all done"
+fi
