@@ -590,7 +590,7 @@ wt_status cu_pyramid_copy(cu_engine *ce, const wt_pyramid *plan, void *dst, cons
  * kernels' least) until the grid has ce->small_grid blocks per SM. Each block
  * is a chain of dependent steps (gather, two stages, stores) whose latency
  * a grid this small cannot hide: a 512x512 level 1 ran 64 blocks of 32x32
- * pairs on the H100's 132 SMs, its level 3 four (NOTES.md v..). */
+ * pairs on the H100's 132 SMs, its level 3 four (NOTES.md v12-small). */
 static void small_tiles(const cu_engine *ce, cu_level *lv, int channels)
 {
     for (;;) {
@@ -801,7 +801,7 @@ uint64_t cu_forward_coef_bound(const wt_pyramid *plan, uint64_t input_bound)
  * second use the levels are replayed as one CUDA graph (one launch for all
  * levels). Planning builds ~7 KB of kernel parameters per level and a
  * launch takes them each time: a 512x512 3-level pyramid was launch-bound
- * (25 us, NOTES.md v..). The key holds everything the plan depends on,
+ * (25 us, NOTES.md v12-small). The key holds everything the plan depends on,
  * the buffers included (a graph bakes in pointers): a call on other
  * buffers, shape, params, direction or 5/3 widths is another program. */
 
