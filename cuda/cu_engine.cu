@@ -929,8 +929,8 @@ static wt_status plan_program(cu_engine *ce, const wt_params *p, const wt_pyrami
         else
             forward_level_io(&lv[i], plan, k, l);
         pr->launch[i] = pick_launcher(ce, p, &lv[i], inverse, l == 1, integer, &fast[i]);
-        pr->pdl[i] = i > 0 && fast[i] && fast[i - 1] && one_wave(ce, &lv[i - 1], k->channels) &&
-                     !ce->pdl_off;
+        pr->pdl[i] = i > 0 && fast[i] && fast[i - 1] && !ce->pdl_off &&
+                     (ce->pdl_all || one_wave(ce, &lv[i - 1], k->channels));
     }
     *out = pr;
     return WT_OK;
@@ -1269,6 +1269,7 @@ static wt_status open_device(cu_engine *ce, int device, char *name, size_t name_
     ce->graphs_off = graphs && !strcmp(graphs, "0");
     ce->small_grid = grid && *grid ? atof(grid) : CU_SMALL_GRID;
     ce->pdl_off = (pdl && !strcmp(pdl, "0")) || prop.major < 9;
+    ce->pdl_all = pdl && !strcmp(pdl, "2");
     ce->sms = prop.multiProcessorCount > 0 ? prop.multiProcessorCount : 1;
     if (ce->smem_limit > CU_SMEM_CAP)
         ce->smem_limit = CU_SMEM_CAP;

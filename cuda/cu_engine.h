@@ -95,10 +95,11 @@ typedef struct cu_engine {
     /* small levels (cu_engine.cu): tiles shrunk to fill the SMs, and
      * programmatic dependent launches between the fast kernels of levels
      * whose grids fit at once; WT_CUDA_SMALL_GRID (blocks per SM; 0: tiles
-     * as for large images) and WT_CUDA_PDL=0 (comparisons) */
+     * as for large images) and WT_CUDA_PDL=0 (comparisons; 2: between the
+     * fast kernels of every level, any grid) */
     int sms; /* the device's multiprocessors */
     double small_grid;
-    int pdl_off;
+    int pdl_off, pdl_all;
 } cu_engine;
 
 /* The one error boundary (cu_engine.cu): a failed CUDA call becomes a
