@@ -823,7 +823,6 @@ struct cu_program {
     int pdl[WT_MAX_LEVELS];   /* launch_level's pdl */
     cu_level *lv;
     unsigned long last_use;   /* ce->program_clock */
-    int replays;              /* uses after the first */
     int no_graph;             /* capture failed: launch each level */
 #ifndef WT_CUDA_EMULATE
     cudaGraphExec_t graph;
@@ -890,9 +889,9 @@ static void inverse_level_io(cu_level *lv, const wt_pyramid *plan, const program
 }
 
 /* Whether every block of a level can be resident at once (assumed: two per
- * SM): only then may the next level's blocks be scheduled early (a
- * programmatic dependent launch), as they would otherwise take the place of
- * this level's blocks still waiting. */
+ * SM): the levels after such a grid get a programmatic dependent launch.
+ * Large grids gain nothing measurable from it (WT_CUDA_PDL=2 lifts this
+ * limit: 8192x8192 and batches within 1%, NOTES.md v12-small). */
 static int one_wave(const cu_engine *ce, const cu_level *lv, int channels)
 {
     dim3 g = level_grid(lv, channels);
@@ -1041,7 +1040,6 @@ static wt_status run_program(cu_engine *ce, const wt_params *p, const wt_pyramid
         return keep_program(ce, pr);
     }
     pr->last_use = ++ce->program_clock;
-    pr->replays++;
 #ifndef WT_CUDA_EMULATE
     if (!pr->graph && !pr->no_graph && !ce->graphs_off)
         capture_program(ce, pr);
