@@ -13,6 +13,7 @@
 #define WT_LAUNCH_BOUNDS(n)
 #define WT_LAUNCH_BOUNDS_MIN(n, blocks)
 #define WT_SYNC() ((void)0)
+#define WT_PDL_BEGIN() ((void)0)
 #define WT_CHECK_ALIGNED(p, n) wt_emu_check_aligned(p, n)
 #define WT_DYN_SMEM(type, name) type *name = (type *)wt_emu_smem()
 #define WT_LAUNCH(kernel, grid, block, smem, stream, ...)                                       \
@@ -36,6 +37,15 @@
 #define WT_LAUNCH_BOUNDS_MIN(n, blocks)                                                          \
     __launch_bounds__(n, (blocks) * (n) <= WT_SM_THREADS ? (blocks) : WT_SM_THREADS / (n))
 #define WT_SYNC() __syncthreads()
+/* Programmatic dependent launch (sm_90 and later): let the next kernel on the
+ * stream be scheduled, then wait until the previous one has finished and
+ * its writes are visible; immediate when the kernel was launched plainly.
+ * At the start of a kernel that the engine may launch so (launch_level). */
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+#define WT_PDL_BEGIN() asm volatile("griddepcontrol.launch_dependents;\n\tgriddepcontrol.wait;" ::: "memory")
+#else
+#define WT_PDL_BEGIN() ((void)0)
+#endif
 #define WT_CHECK_ALIGNED(p, n) ((void)0)
 #define WT_DYN_SMEM(type, name) extern __shared__ __align__(16) type name[]
 #define WT_LAUNCH(kernel, grid, block, smem, stream, ...)                                       \

@@ -150,15 +150,38 @@ static wt_status check_grid(dim3 g)
 }
 
 typedef void (*level_kernel)(const cu_level);
-typedef wt_status (*level_launcher)(cu_engine *ce, const cu_level *lv, int channels);
+/* pdl: the launch may start while the previous level's kernel runs (a fast
+ * kernel after a fast kernel, see launch_level) */
+typedef wt_status (*level_launcher)(cu_engine *ce, const cu_level *lv, int channels, int pdl);
 
 /* The one launch of a level kernel, generic or fast, either direction: one
- * block per tile and channel. */
+ * block per tile and channel. @p pdl (fast kernels only, which wait for
+ * their inputs with WT_PDL_BEGIN): a programmatic dependent launch, whose
+ * blocks may be scheduled while the previous kernel on the stream finishes
+ * (Hopper and later; a plain launch on older GPUs). */
 static wt_status launch_level(cu_engine *ce, level_kernel kern, const cu_level *lv, int channels,
-                              dim3 block, size_t smem)
+                              dim3 block, size_t smem, int pdl)
 {
     dim3 grid = level_grid(lv, channels);
     WT_TRY(check_grid(grid));
+#ifdef WT_CUDA_EMULATE
+    (void)pdl; /* one kernel after the other */
+#else
+    if (pdl) {
+        cudaLaunchAttribute attr[1];
+        attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+        attr[0].val.programmaticStreamSerializationAllowed = 1;
+        cudaLaunchConfig_t cfg = {};
+        cfg.gridDim = grid;
+        cfg.blockDim = block;
+        cfg.dynamicSmemBytes = smem;
+        cfg.stream = ce->stream;
+        cfg.attrs = attr;
+        cfg.numAttrs = 1;
+        CU_CHECK(cudaLaunchKernelEx(&cfg, kern, *lv));
+        return WT_OK;
+    }
+#endif
     WT_LAUNCH(kern, grid, block, smem, ce->stream, *lv);
     CU_CHECK(cudaGetLastError());
     return WT_OK;
@@ -175,10 +198,10 @@ template <bool INV, typename T, typename TIO, typename Acc> static level_kernel 
 }
 
 template <bool INV, typename T, typename TIO, typename Acc>
-static wt_status launch_generic(cu_engine *ce, const cu_level *lv, int channels)
+static wt_status launch_generic(cu_engine *ce, const cu_level *lv, int channels, int)
 {
     return launch_level(ce, generic_kernel<INV, T, TIO, Acc>(), lv, channels,
-                        dim3(CU_BLOCK_X, CU_BLOCK_Y), cu_level_smem(lv, INV, sizeof(T)));
+                        dim3(CU_BLOCK_X, CU_BLOCK_Y), cu_level_smem(lv, INV, sizeof(T)), 0);
 }
 
 template <typename TOut, typename TIn>
@@ -346,7 +369,7 @@ template <class E, bool INV, typename TIO> static level_kernel fast_kernel()
 }
 
 template <class E, bool INV, typename TIO>
-static wt_status launch_fast(cu_engine *ce, const cu_level *lv, int channels)
+static wt_status launch_fast(cu_engine *ce, const cu_level *lv, int channels, int pdl)
 {
 #ifdef WT_CUDA_EMULATE
     wt_emu_fast_launches++;
@@ -354,7 +377,7 @@ static wt_status launch_fast(cu_engine *ce, const cu_level *lv, int channels)
     typedef typename E::template op<INV> Op;
     int threads = INV ? fast_inverse_threads<Op>() : fast_forward_threads<Op>();
     return launch_level(ce, fast_kernel<E, INV, TIO>(), lv, channels, dim3(32, threads / 32),
-                        fast_smem(lv, INV));
+                        fast_smem(lv, INV), pdl);
 }
 
 /* Each kernel of entry E: both directions, first level (float) and later
@@ -468,6 +491,20 @@ static int pow2_tile(int pairs, int cap)
     return t;
 }
 
+/* Long filters' tiles (32 x CU_LONG_TX, inverse 32 x CU_LONG_TX_INV) where
+ * the level still has ce->small_grid blocks per SM with them (one channel
+ * counted); smaller levels keep the tiles small_tiles gave them. */
+static void long_tiles(const cu_engine *ce, cu_level *f, int inverse)
+{
+    const int ty = pow2_tile(f->ax[0].pairs, 32);
+    const int tx = pow2_tile(f->ax[1].pairs, inverse ? CU_LONG_TX_INV : CU_LONG_TX);
+    const double blocks = (double)((f->ax[0].pairs + ty - 1) / ty) * ((f->ax[1].pairs + tx - 1) / tx);
+    if (blocks < (double)ce->sms * ce->small_grid)
+        return;
+    f->ty = ty;
+    f->tx = tx;
+}
+
 /* The fast kernel for this level (adjusting *lv), or NULL: generic kernel. */
 static level_launcher pick_fast(const cu_engine *ce, const wt_params *p, cu_level *lv,
                                 int inverse, int first_level)
@@ -481,10 +518,8 @@ static level_launcher pick_fast(const cu_engine *ce, const wt_params *p, cu_leve
     level_launcher launch = first_fit(fast_kernels(), p, &f, inverse, first_level, &is_long);
     if (!launch)
         return NULL;
-    if (is_long) {
-        f.ty = pow2_tile(f.ax[0].pairs, 32);
-        f.tx = pow2_tile(f.ax[1].pairs, inverse ? CU_LONG_TX_INV : CU_LONG_TX);
-    }
+    if (is_long)
+        long_tiles(ce, &f, inverse);
     fast_geometry(&f, inverse);
     while (fast_smem(&f, inverse) > ce->smem_fast_cap && halve_tile(&f))
         fast_geometry(&f, inverse);
@@ -615,13 +650,36 @@ wt_status cu_pyramid_copy(cu_engine *ce, const wt_pyramid *plan, void *dst, cons
     return st;
 }
 
+/* Small levels: tiles halved (down to CU_SEG pairs a side, the fast
+ * kernels' least) until the grid has ce->small_grid blocks per SM. Each block
+ * is a chain of dependent steps (gather, two stages, stores) whose latency
+ * a grid this small cannot hide: a 512x512 level 1 ran 64 blocks of 32x32
+ * pairs on the H100's 132 SMs, its level 3 four (NOTES.md v12-small). */
+static void small_tiles(const cu_engine *ce, cu_level *lv, int channels)
+{
+    for (;;) {
+        dim3 g = level_grid(lv, channels);
+        if ((double)g.x * g.y * g.z >= (double)ce->sms * ce->small_grid ||
+            (lv->ty <= CU_SEG && lv->tx <= CU_SEG))
+            return;
+        if (lv->ty >= lv->tx && lv->ty > CU_SEG)
+            lv->ty /= 2;
+        else
+            lv->tx /= 2;
+        lv->wy = 2 * lv->ty + lv->ax[0].halo;
+        lv->wx = 2 * lv->tx + lv->ax[1].halo;
+    }
+}
+
 static wt_status plan_level(cu_engine *ce, cu_level *lv, const wt_params *p, size_t h, size_t w,
-                            int inverse)
+                            int inverse, int channels)
 {
     memset(lv, 0, sizeof *lv);
     WT_TRY(cu_axis_init(&lv->ax[0], p, h, inverse));
     WT_TRY(cu_axis_init(&lv->ax[1], p, w, inverse));
-    return cu_level_tiles(lv, inverse, 4, ce->smem_limit);
+    WT_TRY(cu_level_tiles(lv, inverse, 4, ce->smem_limit));
+    small_tiles(ce, lv, channels);
+    return WT_OK;
 }
 
 /* The four bands of level l (A from @p a_ptr) as kernel destinations or
@@ -681,15 +739,17 @@ template <bool INV> static level_launcher pick_generic(const wt_params *p, int i
                          : launch_generic<INV, float, float, float>;
 }
 
-/* One level, either direction: the fast kernel that fits, else the generic one. */
-static wt_status run_level(cu_engine *ce, const wt_params *p, cu_level *lv, int inverse,
-                           int first_level, int integer, int channels)
+/* One level, either direction: the fast kernel that fits (adjusting *lv),
+ * else the generic one. */
+static level_launcher pick_launcher(const cu_engine *ce, const wt_params *p, cu_level *lv,
+                                    int inverse, int first_level, int integer, int *fast)
 {
     level_launcher launch = pick_fast(ce, p, lv, inverse, first_level);
+    *fast = launch != NULL;
     if (!launch)
         launch = inverse ? pick_generic<true>(p, integer, first_level)
                          : pick_generic<false>(p, integer, first_level);
-    return launch(ce, lv, channels);
+    return launch;
 }
 
 /* ---------------------------------------------------------------------- */
@@ -799,13 +859,294 @@ uint64_t cu_forward_coef_bound(const wt_pyramid *plan, uint64_t input_bound)
     return b;
 }
 
+/* ---------------------------------------------------------------------- */
+/* Level programs: every level of one call planned (operators, tiles,
+ * kernel, buffers) and kept for the next call with the same key; from its
+ * second use the levels are replayed as one CUDA graph (one launch for all
+ * levels). Planning builds ~7 KB of kernel parameters per level and a
+ * launch takes them each time: a 512x512 3-level pyramid was launch-bound
+ * (25 us, NOTES.md v12-small). The key holds everything the plan depends on,
+ * the buffers included (a graph bakes in pointers): a call on other
+ * buffers, shape, params, direction or 5/3 widths is another program. */
+
+typedef struct program_key {
+    const wt_wavelet *wavelet;
+    int mode, method, inverse;
+    int channels, levels, dtype;
+    size_t height, width;
+    size_t lo_h[WT_MAX_LEVELS + 1], lo_w[WT_MAX_LEVELS + 1];
+    size_t hi_h[WT_MAX_LEVELS + 1], hi_w[WT_MAX_LEVELS + 1];
+    uint64_t narrow; /* bit l - 1: level l runs the 32-bit 5/3 steps */
+    const void *src, *dst, *tmp[2];
+} program_key;
+
+struct cu_program {
+    program_key key;
+    int nlevels;              /* in launch order: forward 1..L, inverse L..1 */
+    level_launcher launch[WT_MAX_LEVELS];
+    int pdl[WT_MAX_LEVELS];   /* launch_level's pdl */
+    cu_level *lv;
+    unsigned long last_use;   /* ce->program_clock */
+    int no_graph;             /* capture failed: launch each level */
+#ifndef WT_CUDA_EMULATE
+    cudaGraphExec_t graph;
+#endif
+};
+
+/* Zeroed first: keys are compared with memcmp. */
+static void make_key(program_key *k, const wt_params *p, const wt_pyramid *plan, int inverse,
+                     uint64_t narrow, const void *src, const void *dst, void *const tmp[2])
+{
+    memset(k, 0, sizeof *k);
+    k->wavelet = p->wavelet;
+    k->mode = (int)p->mode;
+    k->method = (int)p->method;
+    k->inverse = inverse;
+    k->channels = plan->channels;
+    k->levels = plan->levels;
+    k->dtype = (int)plan->dtype;
+    k->height = plan->height;
+    k->width = plan->width;
+    memcpy(k->lo_h, plan->lo_h, sizeof k->lo_h);
+    memcpy(k->lo_w, plan->lo_w, sizeof k->lo_w);
+    memcpy(k->hi_h, plan->hi_h, sizeof k->hi_h);
+    memcpy(k->hi_w, plan->hi_w, sizeof k->hi_w);
+    k->narrow = narrow;
+    k->src = src;
+    k->dst = dst;
+    k->tmp[0] = tmp[0];
+    k->tmp[1] = tmp[1];
+}
+
+static void program_free(cu_program *pr)
+{
+    if (!pr)
+        return;
+#ifndef WT_CUDA_EMULATE
+    if (pr->graph)
+        cudaGraphExecDestroy(pr->graph); /* releasing: nothing to report */
+#endif
+    free(pr->lv);
+    free(pr);
+}
+
+/* Level l of a forward: input band A of level l - 1, the four bands of l. */
+static void forward_level_io(cu_level *lv, const wt_pyramid *plan, const program_key *k, int l)
+{
+    int L = plan->levels;
+    lv->src[0] = l == 1 ? k->src : k->tmp[(l - 1) & 1];
+    set_approx(plan, l - 1, &lv->src_plane[0], &lv->src_w[0]);
+    void *pyr = (void *)k->dst, *a = l == L ? band_at(pyr, plan, L, WT_BAND_A) : (void *)k->tmp[l & 1];
+    set_bands(plan, l, pyr, a, NULL, lv->dst, lv->dst_plane, lv->dst_w);
+    set_approx(plan, l, &lv->dst_plane[0], &lv->dst_w[0]);
+}
+
+/* Level l of an inverse: the four bands of l, output band A of level l - 1. */
+static void inverse_level_io(cu_level *lv, const wt_pyramid *plan, const program_key *k, int l)
+{
+    int L = plan->levels;
+    void *pyr = (void *)k->src, *a = l == L ? band_at(pyr, plan, L, WT_BAND_A) : (void *)k->tmp[l & 1];
+    set_bands(plan, l, pyr, a, lv->src, NULL, lv->src_plane, lv->src_w);
+    set_approx(plan, l, &lv->src_plane[0], &lv->src_w[0]);
+    lv->dst[0] = l == 1 ? (void *)k->dst : (void *)k->tmp[(l - 1) & 1];
+    set_approx(plan, l - 1, &lv->dst_plane[0], &lv->dst_w[0]);
+}
+
+/* Whether every block of a level can be resident at once (assumed: two per
+ * SM): the levels after such a grid get a programmatic dependent launch.
+ * Large grids gain nothing measurable from it (WT_CUDA_PDL=2 lifts this
+ * limit: 8192x8192 and batches within 1%, NOTES.md v12-small). */
+static int one_wave(const cu_engine *ce, const cu_level *lv, int channels)
+{
+    dim3 g = level_grid(lv, channels);
+    return (double)g.x * g.y * g.z <= 2.0 * ce->sms;
+}
+
+/* A new program for @p k: every level planned, nothing launched. */
+static wt_status plan_program(cu_engine *ce, const wt_params *p, const wt_pyramid *plan,
+                              const program_key *k, cu_program **out)
+{
+    const int L = plan->levels, inverse = k->inverse, integer = k->dtype == WT_INT32;
+    cu_program *pr = (cu_program *)calloc(1, sizeof *pr);
+    cu_level *lv = (cu_level *)calloc((size_t)L, sizeof *lv);
+    if (!pr || !lv) {
+        free(pr);
+        free(lv);
+        return wt_error_set(WT_ERR_NOMEM, "out of memory");
+    }
+    pr->key = *k;
+    pr->lv = lv;
+    pr->nlevels = L;
+    int fast[WT_MAX_LEVELS];
+    for (int i = 0; i < L; i++) {
+        int l = inverse ? L - i : i + 1;
+        wt_status st = plan_level(ce, &lv[i], p, plan->lo_h[l - 1], plan->lo_w[l - 1], inverse,
+                                  k->channels);
+        if (st != WT_OK) {
+            program_free(pr);
+            return st;
+        }
+        lv[i].narrow = (int)((k->narrow >> (l - 1)) & 1);
+        if (inverse)
+            inverse_level_io(&lv[i], plan, k, l);
+        else
+            forward_level_io(&lv[i], plan, k, l);
+        pr->launch[i] = pick_launcher(ce, p, &lv[i], inverse, l == 1, integer, &fast[i]);
+        pr->pdl[i] = i > 0 && fast[i] && fast[i - 1] && !ce->pdl_off &&
+                     (ce->pdl_all || one_wave(ce, &lv[i - 1], k->channels));
+    }
+    *out = pr;
+    return WT_OK;
+}
+
+static wt_status launch_levels(cu_engine *ce, const cu_program *pr)
+{
+    for (int i = 0; i < pr->nlevels; i++)
+        WT_TRY(pr->launch[i](ce, &pr->lv[i], pr->key.channels, pr->pdl[i]));
+    return WT_OK;
+}
+
+static cu_program *find_program(cu_engine *ce, const program_key *k)
+{
+    for (int i = 0; i < CU_PROGRAMS; i++)
+        if (ce->programs[i] && !memcmp(&ce->programs[i]->key, k, sizeof *k))
+            return ce->programs[i];
+    return NULL;
+}
+
+/* Keeps @p pr in a free slot or that of the least recently used program
+ * (waiting for the stream first when that one has a graph, which may still
+ * run). */
+static wt_status keep_program(cu_engine *ce, cu_program *pr)
+{
+    int slot = 0;
+    for (int i = 0; i < CU_PROGRAMS; i++) {
+        if (!ce->programs[i]) {
+            slot = i;
+            break;
+        }
+        if (ce->programs[i]->last_use < ce->programs[slot]->last_use)
+            slot = i;
+    }
+    cu_program *old = ce->programs[slot];
+#ifndef WT_CUDA_EMULATE
+    if (old && old->graph) {
+        cudaError_t err = cudaStreamSynchronize(ce->stream);
+        if (err != cudaSuccess) {
+            program_free(pr);
+            return cu_fail(ce, err, "cudaStreamSynchronize (level programs)", 0);
+        }
+    }
+#endif
+    program_free(old);
+    pr->last_use = ++ce->program_clock;
+    ce->programs[slot] = pr;
+    return WT_OK;
+}
+
+static void programs_release(cu_engine *ce)
+{
+    for (int i = 0; i < CU_PROGRAMS; i++) {
+        program_free(ce->programs[i]);
+        ce->programs[i] = NULL;
+    }
+}
+
+#ifndef WT_CUDA_EMULATE
+/* The levels of @p pr captured into an executable graph on ce->stream; on
+ * any failure (the stream captured by the caller, a driver without graphs)
+ * the program keeps launching each level. */
+static void capture_program(cu_engine *ce, cu_program *pr)
+{
+    cudaStreamCaptureStatus cs = cudaStreamCaptureStatusNone;
+    if (cudaStreamIsCapturing(ce->stream, &cs) != cudaSuccess || cs != cudaStreamCaptureStatusNone) {
+        cudaGetLastError();
+        return; /* inside a capture of the caller's: its launches join that graph */
+    }
+    cudaGraph_t g = NULL;
+    cudaError_t err = cudaStreamBeginCapture(ce->stream, cudaStreamCaptureModeThreadLocal);
+    if (err == cudaSuccess) {
+        wt_status st = launch_levels(ce, pr);
+        err = cudaStreamEndCapture(ce->stream, &g);
+        if (st != WT_OK && err == cudaSuccess)
+            err = cudaErrorStreamCaptureInvalidated;
+    }
+    if (err == cudaSuccess)
+        err = cudaGraphInstantiate(&pr->graph, g, 0);
+    if (g)
+        cudaGraphDestroy(g);
+    if (err == cudaSuccess)
+        err = cudaGraphUpload(pr->graph, ce->stream);
+    if (err != cudaSuccess) {
+        cudaGetLastError();
+        wt_error_clear();
+        if (pr->graph)
+            cudaGraphExecDestroy(pr->graph);
+        pr->graph = NULL;
+        pr->no_graph = 1;
+    }
+}
+#endif
+
+/* Runs the levels of key @p k on ce->stream: the kept program (its graph
+ * from the second use), else a new one, planned, launched and kept. */
+static wt_status run_program(cu_engine *ce, const wt_params *p, const wt_pyramid *plan,
+                             const program_key *k)
+{
+    cu_program *pr = ce->cache_off ? NULL : find_program(ce, k);
+    if (!pr) {
+        WT_TRY(plan_program(ce, p, plan, k, &pr));
+        wt_status st = launch_levels(ce, pr);
+        if (st != WT_OK || ce->cache_off) {
+            program_free(pr);
+            return st;
+        }
+        return keep_program(ce, pr);
+    }
+    pr->last_use = ++ce->program_clock;
+#ifndef WT_CUDA_EMULATE
+    if (!pr->graph && !pr->no_graph && !ce->graphs_off)
+        capture_program(ce, pr);
+    if (pr->graph) {
+        CU_CHECK(cudaGraphLaunch(pr->graph, ce->stream));
+        return WT_OK;
+    }
+#endif
+    return launch_levels(ce, pr);
+}
+
+/* ---------------------------------------------------------------------- */
+/* The level loop's entry points */
+
+/* Bit l - 1 set: level l's input lies within WT_LIFT53_NARROW_MAX (forward:
+ * from the planes' bound on; inverse: from the coefficients' bound, levels
+ * L down to 1). */
+static uint64_t narrow_levels(const wt_pyramid *plan, uint64_t bound, int inverse)
+{
+    uint64_t mask = 0, in = bound;
+    if (plan->dtype != WT_INT32)
+        return 0;
+    for (int i = 0; i < plan->levels; i++) {
+        int l = inverse ? plan->levels - i : i + 1;
+        if (in <= WT_LIFT53_NARROW_MAX)
+            mask |= (uint64_t)1 << (l - 1);
+        if (inverse) {
+            in = wt_lift53_inverse_bound(in);
+            in = in > bound ? in : bound;
+        } else {
+            in = wt_lift53_forward_bound(in);
+        }
+    }
+    return mask;
+}
+
 /* d_planes (C x h x w float32) -> d_pyr (the device pyramid). */
 wt_status cu_forward_device(cu_engine *ce, const wt_params *p, const wt_pyramid *plan,
                             const float *d_planes, void *d_pyr, uint64_t bound)
 {
-    int integer = plan->dtype == WT_INT32, C = plan->channels, L = plan->levels;
-    size_t n0 = plan->height * plan->width * (size_t)C;
-    if (L == 0)
+    int integer = plan->dtype == WT_INT32;
+    size_t n0 = plan->height * plan->width * (size_t)plan->channels;
+    if (plan->levels == 0)
         return integer ? launch_convert<int32_t, float>(ce, d_pyr, d_planes, n0)
                        : launch_convert<float, float>(ce, d_pyr, d_planes, n0);
     if (ce->wide53_only)
@@ -814,51 +1155,29 @@ wt_status cu_forward_device(cu_engine *ce, const wt_params *p, const wt_pyramid 
         WT_TRY(cu_planes_bound(ce, plan, d_planes, &bound));
     void *tmp[2];
     WT_TRY(tmp_buffers(ce, plan, tmp));
-    for (int l = 1; l <= L; l++) {
-        cu_level lv;
-        WT_TRY(plan_level(ce, &lv, p, plan->lo_h[l - 1], plan->lo_w[l - 1], 0));
-        lv.narrow = integer && bound <= WT_LIFT53_NARROW_MAX; /* this level's input */
-        bound = wt_lift53_forward_bound(bound);
-        lv.src[0] = l == 1 ? (const void *)d_planes : tmp[(l - 1) & 1];
-        set_approx(plan, l - 1, &lv.src_plane[0], &lv.src_w[0]);
-        void *a = l == L ? band_at(d_pyr, plan, L, WT_BAND_A) : tmp[l & 1];
-        set_bands(plan, l, d_pyr, a, NULL, lv.dst, lv.dst_plane, lv.dst_w);
-        set_approx(plan, l, &lv.dst_plane[0], &lv.dst_w[0]);
-        WT_TRY(run_level(ce, p, &lv, 0, l == 1, integer, C));
-    }
-    return WT_OK;
+    program_key k;
+    make_key(&k, p, plan, 0, narrow_levels(plan, bound, 0), d_planes, d_pyr, tmp);
+    return run_program(ce, p, plan, &k);
 }
 
 /* d_pyr -> d_planes (C x h x w float32). */
 wt_status cu_inverse_device(cu_engine *ce, const wt_params *p, const wt_pyramid *plan,
                             void *d_pyr, float *d_planes, uint64_t bound)
 {
-    int integer = plan->dtype == WT_INT32, C = plan->channels, L = plan->levels;
-    size_t n0 = plan->height * plan->width * (size_t)C;
-    if (L == 0)
+    int integer = plan->dtype == WT_INT32;
+    size_t n0 = plan->height * plan->width * (size_t)plan->channels;
+    if (plan->levels == 0)
         return integer ? launch_convert<float, int32_t>(ce, d_planes, d_pyr, n0)
                        : launch_convert<float, float>(ce, d_planes, d_pyr, n0);
     if (ce->wide53_only)
         bound = UINT64_MAX; /* unknown: no level narrow */
     else if (integer && bound == CU_BOUND_MEASURE)
         WT_TRY(cu_pyramid_bound(ce, plan, d_pyr, &bound));
-    uint64_t in = bound; /* level L: its coefficients; below: also the approximation */
     void *tmp[2];
     WT_TRY(tmp_buffers(ce, plan, tmp));
-    for (int l = L; l >= 1; l--) {
-        cu_level lv;
-        WT_TRY(plan_level(ce, &lv, p, plan->lo_h[l - 1], plan->lo_w[l - 1], 1));
-        lv.narrow = integer && in <= WT_LIFT53_NARROW_MAX;
-        in = wt_lift53_inverse_bound(in);
-        in = in > bound ? in : bound;
-        void *a = l == L ? band_at(d_pyr, plan, L, WT_BAND_A) : tmp[l & 1];
-        set_bands(plan, l, d_pyr, a, lv.src, NULL, lv.src_plane, lv.src_w);
-        set_approx(plan, l, &lv.src_plane[0], &lv.src_w[0]);
-        lv.dst[0] = l == 1 ? (void *)d_planes : tmp[(l - 1) & 1];
-        set_approx(plan, l - 1, &lv.dst_plane[0], &lv.dst_w[0]);
-        WT_TRY(run_level(ce, p, &lv, 1, l == 1, integer, C));
-    }
-    return WT_OK;
+    program_key k;
+    make_key(&k, p, plan, 1, narrow_levels(plan, bound, 1), d_pyr, d_planes, tmp);
+    return run_program(ce, p, plan, &k);
 }
 
 /* ---------------------------------------------------------------------- */
@@ -908,6 +1227,9 @@ static void free_engine(cu_engine *ce)
 {
     if (!ce)
         return;
+    if (ce->stream)
+        cudaStreamSynchronize(ce->stream); /* closing: a graph may still run */
+    programs_release(ce);
     for (int b = 0; b < BUF_COUNT; b++)
         if (ce->buf[b])
             cudaFree(ce->buf[b]); /* closing: nothing to report */
@@ -1005,6 +1327,14 @@ static wt_status open_device(cu_engine *ce, int device, char *name, size_t name_
     ce->wide53_only = wide53 && *wide53 && *wide53 != '0';
     ce->smem_fast = ce->smem_limit;
     ce->smem_fast_cap = fast_smem_cap(ce->smem_fast);
+    const char *cache = getenv("WT_CUDA_CACHE"), *graphs = getenv("WT_CUDA_GRAPHS");
+    const char *grid = getenv("WT_CUDA_SMALL_GRID"), *pdl = getenv("WT_CUDA_PDL");
+    ce->cache_off = cache && !strcmp(cache, "0");
+    ce->graphs_off = graphs && !strcmp(graphs, "0");
+    ce->small_grid = grid && *grid ? atof(grid) : CU_SMALL_GRID;
+    ce->pdl_off = (pdl && !strcmp(pdl, "0")) || prop.major < 9;
+    ce->pdl_all = pdl && !strcmp(pdl, "2");
+    ce->sms = prop.multiProcessorCount > 0 ? prop.multiProcessorCount : 1;
     if (ce->smem_limit > CU_SMEM_CAP)
         ce->smem_limit = CU_SMEM_CAP;
     WT_TRY(allow_smem_all(ce->smem_limit, ce->smem_fast));
@@ -1110,7 +1440,10 @@ static wt_status bench_once(const bench_job *j)
 }
 
 /* Median and minimum of @p repeat runs of @p run (after 3 warm-ups), each
- * timed between two events on the engine's stream. */
+ * timed between two events on the engine's stream. WT_CUDA_BENCH_CALLS=N:
+ * N calls back to back between the events, the time divided by N (the GPU's
+ * time per call when the host queues calls faster than they run; without
+ * it, a call's time includes its submission, the GPU idle meanwhile). */
 wt_status cu_time_runs(cu_engine *ce, wt_status (*run)(const void *job), const void *job,
                        int repeat, double *median, double *fastest)
 {
@@ -1119,14 +1452,20 @@ wt_status cu_time_runs(cu_engine *ce, wt_status (*run)(const void *job), const v
     CU_CHECK(cudaEventCreate(&ev[1]));
     float *ms = (float *)malloc((size_t)repeat * sizeof *ms);
     wt_status st = ms ? WT_OK : wt_error_set(WT_ERR_NOMEM, "out of memory");
+    const char *chain = getenv("WT_CUDA_BENCH_CALLS");
+    const int calls = chain && atoi(chain) > 1 ? atoi(chain) : 1;
     for (int r = -3; r < repeat && st == WT_OK; r++) {
         cudaError_t err = cudaEventRecord(ev[0], ce->stream);
-        if (err == cudaSuccess && (st = run(job)) == WT_OK)
+        for (int k = 0; k < calls && err == cudaSuccess && st == WT_OK; k++)
+            st = run(job);
+        if (err == cudaSuccess && st == WT_OK)
             err = cudaEventRecord(ev[1], ce->stream);
         if (err == cudaSuccess && st == WT_OK)
             err = cudaEventSynchronize(ev[1]);
         if (err == cudaSuccess && st == WT_OK && r >= 0)
             err = cudaEventElapsedTime(&ms[r], ev[0], ev[1]);
+        if (err == cudaSuccess && st == WT_OK && r >= 0)
+            ms[r] /= (float)calls;
         if (err != cudaSuccess && st == WT_OK)
             st = cu_fail(ce, err, "benchmark timing", 0);
     }

@@ -48,6 +48,10 @@ enum {
     BUF_COUNT
 };
 
+/* Level programs kept per engine (cu_engine.cu): one per distinct call of
+ * the level loop (shape, params, direction, buffers) in use. */
+#define CU_PROGRAMS 8
+
 /* Pinned host staging (cu_image.cu): CU_WORKERS, CU_SLOTS, CU_CHUNK in
  * cu_tuning.h. */
 
@@ -82,6 +86,22 @@ typedef struct cu_engine {
     wt_pyramid spare_layout;
     const void *tables_at;
     wt_pyramid tables_layout;
+    /* cu_engine.cu: the planned levels of the last CU_PROGRAMS distinct
+     * calls of cu_forward_device / cu_inverse_device (key: params, shape,
+     * direction, 5/3 widths, every buffer), replayed as a CUDA graph from
+     * their second use; WT_CUDA_CACHE=0 plans every call, WT_CUDA_GRAPHS=0
+     * launches each level (comparisons). */
+    struct cu_program *programs[CU_PROGRAMS];
+    unsigned long program_clock; /* calls so far: last use of a program (LRU) */
+    int cache_off, graphs_off;
+    /* small levels (cu_engine.cu): tiles shrunk to fill the SMs, and
+     * programmatic dependent launches between the fast kernels of levels
+     * whose grids fit at once; WT_CUDA_SMALL_GRID (blocks per SM; 0: tiles
+     * as for large images) and WT_CUDA_PDL=0 (comparisons; 2: between the
+     * fast kernels of every level, any grid) */
+    int sms; /* the device's multiprocessors */
+    double small_grid;
+    int pdl_off, pdl_all;
 } cu_engine;
 
 /* The one error boundary (cu_engine.cu): a failed CUDA call becomes a

@@ -927,6 +927,7 @@ template <class Op, typename T, typename TIn>
 WT_GLOBAL void WT_LAUNCH_BOUNDS_MIN(fast_forward_threads<Op>(), CU_FWD_BLOCKS)
     dwt_forward_fast(const WT_GRID_CONST cu_level L)
 {
+    WT_PDL_BEGIN();
     WT_DYN_SMEM(unsigned char, smem);
     const cu_axis &ay = L.ax[0], &ax = L.ax[1];
     const int ty = L.ty, tx = L.tx, pitch = L.pitch;
@@ -1001,6 +1002,7 @@ template <class Op, typename T, typename TOut>
 WT_GLOBAL void WT_LAUNCH_BOUNDS_MIN(fast_inverse_threads<Op>(), CU_FWD_BLOCKS)
     dwt_inverse_fast(const WT_GRID_CONST cu_level L)
 {
+    WT_PDL_BEGIN();
     typedef typename vec4<T>::type V;
     WT_DYN_SMEM(unsigned char, smem);
     const cu_axis &ay = L.ax[0], &ax = L.ax[1];

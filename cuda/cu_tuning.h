@@ -60,7 +60,7 @@
  * recompute is 1 + halo / (4 tx); 64 against 32: db20 0.640 -> 0.576 ms,
  * coif17 2.350 -> 1.673 ms (symmetric). Inverse: 64 wide made the windows
  * twice as big (1 block per SM): db20 0.634 -> 0.848 ms, coif17 2.22 ->
- * 2.89 ms; 32 kept (H100, 8192² L3, 2026-11-24, cuda/NOTES.md v12). */
+ * 2.89 ms; 32 kept (H100, 8192² L3, 2026-11-24, cuda/NOTES.md v12-longfilt). */
 #ifndef CU_LONG_TX
 #define CU_LONG_TX 64
 #endif
@@ -169,6 +169,15 @@
 #endif
 #ifndef CU_CHUNK
 #define CU_CHUNK ((size_t)4 << 20)
+#endif
+
+/* ---- Small images (cu_engine.cu) --------------------------------------
+ * Level tiles are halved (not below CU_SEG pairs a side) while the grid has
+ * fewer than CU_SMALL_GRID blocks per SM (WT_CUDA_SMALL_GRID at run time).
+ * 512x512, 3 levels, H100 (v12-small in NOTES.md): 1 took db3 from 16.4 to
+ * 13.0 us forward; 2 (15.7) and 4 (16.9, more and emptier blocks) less. */
+#ifndef CU_SMALL_GRID
+#define CU_SMALL_GRID 1
 #endif
 
 /* Threads per block of the sample conversion, rounding and mosaic kernels

@@ -517,6 +517,129 @@ static void check_int_ranges(const engines *en, const char *only, int only_mode,
     }
 }
 
+/* Two engine-resident pyramids of one shape on one engine (the same plan on
+ * other buffers), written in turn: each forward must land in its own
+ * pyramid and leave the other's coefficients as they were, each inverse
+ * read its own (a replay with the other's pointers would show). Returns the
+ * failures. */
+static long check_replay_epyramids(const engines *en)
+{
+    wt_params p = {wt_wavelet_find("db3"), WT_MODE_SYMMETRIC, WT_METHOD_CONV, 3};
+    const size_t h = 64, w = 64, n = h * w;
+    wt_epyramid *gpu[2] = {NULL, NULL};
+    wt_pyramid ref[2] = {{0}, {0}}, got = {0};
+    float *x = malloc(n * sizeof *x), *y_ref = malloc(n * sizeof *x), *y = malloc(n * sizeof *x);
+    wt_status s = x && y_ref && y ? WT_OK : WT_ERR_NOMEM;
+    for (int k = 0; k < 2 && s == WT_OK; k++) {
+        s = wt_epyramid_create(en->gpu, &p, h, w, 1, &gpu[k]);
+        if (s == WT_OK)
+            s = wt_pyramid_alloc(&ref[k], &p, h, w, 1);
+    }
+    if (s == WT_OK)
+        s = wt_pyramid_alloc(&got, &p, h, w, 1);
+    long failed = s != WT_OK;
+    double max_ref, err;
+    for (int round = 0; round < 6 && !failed; round++) {
+        int k = round % 2;
+        for (size_t i = 0; i < n; i++)
+            x[i] = rng_sample();
+        s = wt_forward(en->cpu, &p, x, &ref[k]);
+        if (s == WT_OK)
+            s = wt_epyramid_forward(gpu[k], x);
+        for (int j = 0; j < 2 && s == WT_OK && round > 0; j++) { /* both as expected */
+            s = wt_epyramid_download(gpu[j], &got);
+            err = relative_error(ref[j].data, got.data, got.total, 0, &max_ref);
+            failed += s == WT_OK && !(err <= TOLERANCE);
+        }
+        if (s == WT_OK)
+            s = wt_inverse(en->cpu, &p, &ref[k], y_ref);
+        if (s == WT_OK)
+            s = wt_epyramid_inverse(gpu[k], y);
+        if (s == WT_OK) {
+            err = relative_error(y_ref, y, n, 0, &max_ref);
+            failed += !(err <= TOLERANCE);
+        }
+        failed += s != WT_OK;
+        if (failed)
+            fprintf(stderr, "FAIL replayed plans: two epyramids, round %d: %s\n", round,
+                    s != WT_OK ? wt_error_message() : "coefficients or planes differ");
+    }
+    for (int k = 0; k < 2; k++) {
+        wt_epyramid_destroy(gpu[k]);
+        wt_pyramid_free(&ref[k]);
+    }
+    wt_pyramid_free(&got);
+    free(x);
+    free(y_ref);
+    free(y);
+    return failed;
+}
+
+/* The engine keeps the planned levels of a call and replays them (a CUDA
+ * graph from the second use): pairs of calls that differ in one thing the
+ * plan depends on, alternated X Y X Y X Y in both directions with new data
+ * each round, so that a replay of the other's plan (a key that missed
+ * params, mode, method, levels, shape, channels, 5/3 widths or buffers)
+ * would show. The 300x300 case grows the engine's buffers between rounds:
+ * the 64x64 calls after it run on new pointers. */
+static void check_replays(const engines *en, const char *only, stats *st)
+{
+    typedef struct {
+        const char *wavelet;
+        wt_mode mode;
+        wt_method method;
+        size_t h, w;
+        int channels, levels;
+        int32_t span;
+    } rcase;
+    static const struct {
+        const char *what;
+        rcase x, y;
+    } pairs[] = {
+        {"params", {"haar", WT_MODE_PERIODIZATION, WT_METHOD_CONV, 64, 64, 1, 3, 0},
+         {"db3", WT_MODE_PERIODIZATION, WT_METHOD_CONV, 64, 64, 1, 3, 0}},
+        {"mode", {"db3", WT_MODE_SYMMETRIC, WT_METHOD_CONV, 64, 64, 1, 3, 0},
+         {"db3", WT_MODE_PERIODIC, WT_METHOD_CONV, 64, 64, 1, 3, 0}},
+        {"method", {"cdf97", WT_MODE_SYMMETRIC, WT_METHOD_CONV, 64, 64, 1, 3, 0},
+         {"cdf97", WT_MODE_SYMMETRIC, WT_METHOD_LIFTING, 64, 64, 1, 3, 0}},
+        {"levels", {"bior4.4", WT_MODE_SYMMETRIC, WT_METHOD_CONV, 64, 64, 1, 3, 0},
+         {"bior4.4", WT_MODE_SYMMETRIC, WT_METHOD_CONV, 64, 64, 1, 2, 0}},
+        {"shape", {"haar", WT_MODE_SYMMETRIC, WT_METHOD_LIFTING, 64, 64, 1, 3, 0},
+         {"haar", WT_MODE_SYMMETRIC, WT_METHOD_LIFTING, 64, 48, 1, 3, 0}},
+        {"channels", {"db3", WT_MODE_SYMMETRIC, WT_METHOD_LIFTING, 64, 64, 1, 3, 0},
+         {"db3", WT_MODE_SYMMETRIC, WT_METHOD_LIFTING, 64, 64, 3, 3, 0}},
+        {"5/3 widths", {"legall53", WT_MODE_SYMMETRIC, WT_METHOD_LIFTING, 64, 64, 1, 3, 255},
+         {"legall53", WT_MODE_SYMMETRIC, WT_METHOD_LIFTING, 64, 64, 1, 3, 1 << 30}},
+        {"buffers", {"haar", WT_MODE_SYMMETRIC, WT_METHOD_CONV, 64, 64, 1, 3, 0},
+         {"haar", WT_MODE_SYMMETRIC, WT_METHOD_CONV, 300, 300, 2, 3, 0}},
+    };
+    const uint64_t seed = st->seed;
+    const long failed = st->failed;
+    int npairs = 0;
+    for (size_t i = 0; i < sizeof pairs / sizeof pairs[0]; i++) {
+        if (only && strcmp(only, pairs[i].x.wavelet) && strcmp(only, pairs[i].y.wavelet))
+            continue; /* --wavelet: the pairs with it, both of each */
+        npairs++;
+        for (int round = 0; round < 6; round++) {
+            const rcase *r = round % 2 ? &pairs[i].y : &pairs[i].x;
+            check_case c = {wt_wavelet_find(r->wavelet), r->mode, r->method, r->h, r->w,
+                            r->channels, r->levels, 0, r->span, 0};
+            st->seed = seed + (uint64_t)round; /* other data each round */
+            for (c.inverse = 0; c.inverse < 2; c.inverse++)
+                if (run_case(en, &c, st))
+                    fprintf(stderr, "  (replays: %s, round %d)\n", pairs[i].what, round);
+        }
+    }
+    st->seed = seed;
+    int epyramids = !only || !strcmp(only, "db3");
+    if (epyramids) {
+        st->cases++;
+        st->failed += check_replay_epyramids(en) != 0;
+    }
+    printf("gpu_check: replayed plans: %d pairs alternated%s; %ld failed\n", npairs,
+           epyramids ? ", two epyramids" : "", st->failed - failed);
+}
+
 /* Large images (>= 4096 x 4096) and a batch, for a handful of wavelets. */
 static void check_large(const engines *en, const char *only, stats *st)
 {
@@ -1816,6 +1939,8 @@ int main(int argc, char **argv)
     if (!images_only && !pyramids_only) {
         check_all_small(&en, only, only_mode, quick, &st);
         check_int_ranges(&en, only, only_mode, &st);
+        if (only_mode < 0)
+            check_replays(&en, only, &st);
     }
     double t1 = wt_seconds();
     if (large && !quick && !images_only && !pyramids_only)
