@@ -912,6 +912,20 @@ template <class Op> constexpr int fast_inverse_threads()
     return CU_INV_WIDE ? fast_forward_threads<Op>() : CU_BLOCK_X * CU_BLOCK_Y;
 }
 
+/* Blocks per SM the forward kernel of Op is built for. Blackwell (sm_100 and
+ * later): long filters 2 (128 registers), as their windows leave 1-2 blocks
+ * per SM anyway; with CU_FWD_BLOCKS ptxas spilled 32-376 bytes there (about
+ * 3.4 per tap, 28-112 taps), nothing on sm_90. Not measured on such a GPU;
+ * every other architecture's code is unchanged. */
+template <class Op> constexpr int fast_forward_blocks()
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 1000
+    return Op::LONG ? 2 : CU_FWD_BLOCKS;
+#else
+    return CU_FWD_BLOCKS;
+#endif
+}
+
 /* n rounded up to whole segments */
 WT_DEV int round_seg(int n)
 {
@@ -924,7 +938,7 @@ WT_DEV int imin(int a, int b)
 }
 
 template <class Op, typename T, typename TIn>
-WT_GLOBAL void WT_LAUNCH_BOUNDS_MIN(fast_forward_threads<Op>(), CU_FWD_BLOCKS)
+WT_GLOBAL void WT_LAUNCH_BOUNDS_MIN(fast_forward_threads<Op>(), fast_forward_blocks<Op>())
     dwt_forward_fast(const WT_GRID_CONST cu_level L)
 {
     WT_PDL_BEGIN();
