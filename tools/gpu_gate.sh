@@ -32,6 +32,8 @@ $W bench -w cdf97,legall53,dd137 --method lifting -m periodization,symmetric -l 
 echo "A/B: WT_CUDA_WIDE53=1 (64-bit 5/3 steps everywhere)"
 WT_CUDA_WIDE53=1 $W bench -w legall53 --method lifting -m periodization,symmetric -l 3 2>&1 | tail -6
 $W bench -w legall53 --method lifting -m periodization,symmetric --size 1024x1024 --batch 64 2>&1 | tail -6
+$W bench -w haar,db3,cdf97,legall53 --method auto -m symmetric --size 512x512 -l 3 --repeat 300 2>&1 | tail -10
+$W bench -w haar,db3,bior4.4,cdf97 -m symmetric,periodization --size 256x256 --batch 1024 -l 3 2>&1 | tail -18
 $W bench --transform swt -w db3 -l 3 2>&1 | tail -4
 $W bench --transform starlet -l 5 2>&1 | tail -4
 lap "benches done"
