@@ -20,7 +20,12 @@ setup() { # dir options...
     fi
 }
 
-setup build -Dtests=true   # a build dir made by the README's install command may have them off
+# -Dtests=true: a build dir made by the README's install command may have them
+# off. Device code for 7.5 (the paths without cp.async) and 9.0 (cp.async, PDL)
+# only: the portable default's nine targets took over 20 minutes of
+# cu_engine.cu alone on a 2-core machine once the long-filter kernels came;
+# the gpu-archs test checks the default's flags (WT_TEST_GPU_ARCHS overrides).
+setup build -Dtests=true -Dgpu_archs="${WT_TEST_GPU_ARCHS:-75,90}" -Dgpu_ptx=false
 meson test -C build --print-errorlogs
 
 setup build-asan -Dcuda=disabled -Db_sanitize=address,undefined -Db_lundef=false \
