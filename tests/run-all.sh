@@ -22,8 +22,9 @@ setup() { # dir options...
 
 # -Dtests=true: a build dir made by the README's install command may have them
 # off. Device code for 7.5 (the paths without cp.async) and 9.0 (cp.async, PDL)
-# only: the portable default's nine targets took over 20 minutes of
-# cu_engine.cu alone on a 2-core machine once the long-filter kernels came;
+# only: the portable default's nine targets took 1181 s of cu_engine.cu alone
+# on the 2-core machine (other builds running) once the long-filter kernels
+# came; these two, 88 s;
 # the gpu-archs test checks the default's flags (WT_TEST_GPU_ARCHS overrides).
 setup build -Dtests=true -Dgpu_archs="${WT_TEST_GPU_ARCHS:-75,90}" -Dgpu_ptx=false
 meson test -C build --print-errorlogs
