@@ -6,6 +6,7 @@
 # a build for this GPU with its PTX, gated under CUDA_FORCE_PTX_JIT=1; a build
 # for another architecture only (sm_80): the message and --device auto's
 # fallback. Logs under $OUT. Usage: cuda/gpu_archs_session.sh
+# PORTABLE=0 skips the portable build (nine targets: minutes of nvcc).
 set -u
 out=${OUT:-/tmp}
 img=data/astronaut.png
@@ -27,14 +28,16 @@ try() { # what command...
 }
 
 echo "== $(date -u '+%Y-%m-%d %H:%M UTC'); $(nvidia-smi --query-gpu=name,driver_version,compute_cap --format=csv,noheader)"
-build build-gpu || exit 1
-timeout 300 meson test -C build-gpu --print-errorlogs --num-processes 12 >"$out/test.log" 2>&1
-echo "meson test exit $?"; grep -E '^ *[0-9]+/[0-9]+ ' "$out/test.log" | grep -v ' OK ' ; grep -E '^(Ok|Fail|Skipped):' "$out/test.log"
-try "pyramids" build-gpu/tests/gpu_check --pyramids-only
-try "portable build, forced PTX JIT (its PTX is compute_120)" env CUDA_FORCE_PTX_JIT=1 \
-    build-gpu/cli/wavetool decompose --device cuda -q -w haar -l 2 $img /tmp/p.npz
-try "  --device auto -v" env CUDA_FORCE_PTX_JIT=1 \
-    build-gpu/cli/wavetool decompose --device auto -v -w haar -l 2 $img /tmp/p.npz
+if [ "${PORTABLE:-1}" != 0 ]; then
+    build build-gpu || exit 1
+    timeout 300 meson test -C build-gpu --print-errorlogs --num-processes 12 >"$out/test.log" 2>&1
+    echo "meson test exit $?"; grep -E '^ *[0-9]+/[0-9]+ ' "$out/test.log" | grep -v ' OK ' ; grep -E '^(Ok|Fail|Skipped):' "$out/test.log"
+    try "pyramids" build-gpu/tests/gpu_check --pyramids-only
+    try "portable build, forced PTX JIT (its PTX is compute_120)" env CUDA_FORCE_PTX_JIT=1 \
+        build-gpu/cli/wavetool decompose --device cuda -q -w haar -l 2 $img /tmp/p.npz
+    try "  --device auto -v" env CUDA_FORCE_PTX_JIT=1 \
+        build-gpu/cli/wavetool decompose --device auto -v -w haar -l 2 $img /tmp/p.npz
+fi
 
 build build-ptx -Dgpu_archs="$cc" -Dgpu_ptx=true || exit 1
 try "gate under CUDA_FORCE_PTX_JIT=1 (compute_$cc PTX)" env CUDA_FORCE_PTX_JIT=1 build-ptx/tests/gpu_check
