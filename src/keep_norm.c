@@ -33,23 +33,28 @@ static double l2(const double *g, size_t n)
     return sqrt(s);
 }
 
-/* ||g_l||: g_1 = rec_hi (or rec_lo), g_k = upsample2(g_{k-1}) * rec_lo. */
-static double norm_1d(const wt_wavelet *w, int level, int high)
+/* out[l - 1] = ||g_l|| for l = 1..levels, g_1 = rec_hi (or rec_lo),
+ * g_k = upsample2(g_{k-1}) * rec_lo: one pass over the levels (each level
+ * from scratch made `--keep` on small images spend most of its time here).
+ * 0, or -1 when out of memory (out is then NaN). */
+static int norms_1d(const wt_wavelet *w, int levels, int high, double *out)
 {
     const double *lo, *hi;
     int nlo, nhi;
     rec_filters(w, &lo, &nlo, &hi, &nhi);
-    int exact = level < NORM_EXACT_LEVELS ? level : NORM_EXACT_LEVELS;
+    int exact = levels < NORM_EXACT_LEVELS ? levels : NORM_EXACT_LEVELS;
     size_t cap = ((size_t)1 << (exact + 1)) * (size_t)(nlo + nhi) + 16;
     double *g = calloc(cap, sizeof *g), *t = calloc(cap, sizeof *t);
     if (!g || !t) {
         free(g);
         free(t);
-        return NAN;
+        for (int l = 0; l < levels; l++)
+            out[l] = NAN;
+        return -1;
     }
     size_t n = (size_t)(high ? nhi : nlo);
     memcpy(g, high ? hi : lo, n * sizeof *g);
-    double prev = l2(g, n), cur = prev;
+    out[0] = l2(g, n);
     for (int k = 2; k <= exact; k++) {
         size_t m = 2 * n - 1 + (size_t)nlo - 1;
         memset(t, 0, m * sizeof *t);
@@ -58,19 +63,19 @@ static double norm_1d(const wt_wavelet *w, int level, int high)
                 t[2 * i + (size_t)j] += g[i] * lo[j];
         memcpy(g, t, m * sizeof *g);
         n = m;
-        prev = cur;
-        cur = l2(g, n);
+        out[k - 1] = l2(g, n);
     }
     free(g);
     free(t);
-    return level > exact ? cur * pow(cur / prev, level - exact) : cur;
+    for (int l = exact + 1; l <= levels; l++) { /* the last ratio, continued */
+        double cur = out[exact - 1], prev = out[exact - 2];
+        out[l - 1] = cur * pow(cur / prev, l - exact);
+    }
+    return 0;
 }
 
-double wt_band_synthesis_norm(const wt_wavelet *w, int level, wt_band band)
+static double band_norm(wt_band band, double lo, double hi)
 {
-    if (!w || level < 1)
-        return NAN;
-    double lo = norm_1d(w, level, 0), hi = norm_1d(w, level, 1);
     switch (band) {
     case WT_BAND_A: return lo * lo;
     case WT_BAND_H:
@@ -80,13 +85,29 @@ double wt_band_synthesis_norm(const wt_wavelet *w, int level, wt_band band)
     return NAN;
 }
 
-/* Weight of each detail band of @p sel; 1 when every weight is 1 within 1e-9. */
+double wt_band_synthesis_norm(const wt_wavelet *w, int level, wt_band band)
+{
+    if (!w || level < 1 || level > WT_MAX_LEVELS)
+        return NAN;
+    double lo[WT_MAX_LEVELS], hi[WT_MAX_LEVELS];
+    norms_1d(w, level, 0, lo);
+    norms_1d(w, level, 1, hi);
+    return band_norm(band, lo[level - 1], hi[level - 1]);
+}
+
+/* Weight of each detail band of @p sel; 1 when every weight is 1 within
+ * 1e-9. The norms of every level are computed once for all bands. */
 static int band_weights(const wt_epyramid *p, const wt_band_ref *sel, size_t n, double *w)
 {
-    int all_one = 1;
+    int all_one = 1, levels = 1;
     const wt_wavelet *wav = wt_epyramid_params(p)->wavelet;
+    for (size_t i = 0; i < n; i++)
+        levels = sel[i].level > levels ? sel[i].level : levels;
+    double lo[WT_MAX_LEVELS], hi[WT_MAX_LEVELS];
+    norms_1d(wav, levels, 0, lo);
+    norms_1d(wav, levels, 1, hi);
     for (size_t i = 0; i < n; i++) {
-        w[i] = wt_band_synthesis_norm(wav, sel[i].level, sel[i].band);
+        w[i] = band_norm(sel[i].band, lo[sel[i].level - 1], hi[sel[i].level - 1]);
         all_one &= fabs(w[i] - 1.0) < 1e-9;
     }
     return all_one;
