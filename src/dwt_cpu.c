@@ -236,6 +236,21 @@ static wt_status work_area_get(work_cache *cache, const wt_pyramid *pyr, work_ar
     return WT_OK;
 }
 
+/* float -> int32 as the GPU converts (cvt.rzi.s32.f32): toward zero,
+ * saturated to int32's range, NaN 0. A plain cast of a float sample beyond
+ * int32 (a float32 image with legall53) is undefined behaviour (fuzz_cli,
+ * UBSan: 4.08e9). */
+static int32_t float_to_i32_sat(float x)
+{
+    if (x != x)
+        return 0;
+    if (x >= 2147483648.0f)
+        return INT32_MAX;
+    if (x <= -2147483648.0f)
+        return INT32_MIN;
+    return (int32_t)x;
+}
+
 /* @p n samples from @p src to @p dst, each of them float or (_int) int32. */
 static void convert_samples(void *dst, int dst_int, const void *src, int src_int, size_t n)
 {
@@ -245,7 +260,7 @@ static void convert_samples(void *dst, int dst_int, const void *src, int src_int
     }
     for (size_t i = 0; i < n; i++)
         if (dst_int)
-            ((int32_t *)dst)[i] = (int32_t)((const float *)src)[i];
+            ((int32_t *)dst)[i] = float_to_i32_sat(((const float *)src)[i]);
         else
             ((float *)dst)[i] = (float)((const int32_t *)src)[i];
 }

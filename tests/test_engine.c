@@ -280,6 +280,39 @@ static void test_legall53_exact(void **state)
     wt_engine_close(e);
 }
 
+/* Float samples beyond int32 into a legall53 pyramid: converted as the GPU
+ * converts them (toward zero, saturated, NaN 0), at 0 levels (the samples
+ * are the coefficients) and at 1 (the first level's input). fuzz_cli found
+ * the plain cast (undefined behaviour; x86 gave INT32_MIN for 4.1e9). */
+static void test_legall53_float_saturation(void **state)
+{
+    (void)state;
+    wt_engine *e = cpu_engine();
+    float x[8] = {4.1e9f, -5e9f, 3e38f, 1.5f, NAN, -1e10f, -2.7f, 7.0f};
+    const int32_t want[8] = {INT32_MAX, INT32_MIN, INT32_MAX, 1, 0, INT32_MIN, -2, 7};
+    wt_params p = params_of("legall53", WT_MODE_SYMMETRIC, WT_METHOD_AUTO, 0);
+    wt_pyramid pyr;
+    assert_int_equal(wt_pyramid_alloc(&pyr, &p, 2, 4, 1), WT_OK);
+    assert_int_equal(pyr.dtype, WT_INT32);
+    assert_int_equal(wt_forward(e, &p, x, &pyr), WT_OK);
+    assert_memory_equal(pyr.data, want, sizeof want);
+    wt_pyramid_free(&pyr);
+    /* one level: the same saturated samples, transformed */
+    float y[8];
+    for (int i = 0; i < 8; i++)
+        y[i] = (float)want[i];
+    wt_pyramid a, b;
+    p.levels = 1;
+    assert_int_equal(wt_pyramid_alloc(&a, &p, 2, 4, 1), WT_OK);
+    assert_int_equal(wt_pyramid_alloc(&b, &p, 2, 4, 1), WT_OK);
+    assert_int_equal(wt_forward(e, &p, x, &a), WT_OK);
+    assert_int_equal(wt_forward(e, &p, y, &b), WT_OK);
+    assert_memory_equal(a.data, b.data, a.total * 4);
+    wt_pyramid_free(&a);
+    wt_pyramid_free(&b);
+    wt_engine_close(e);
+}
+
 /* JPEG 2000 5/3 by hand on a short signal: d = x_odd - floor((left + right) / 2),
  * s = x_even + floor((d_left + d_right + 2) / 4), whole-sample symmetric. */
 static void test_legall53_known_values(void **state)
@@ -507,6 +540,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_lifting_equals_conv),
         cmocka_unit_test(test_legall53_exact),
         cmocka_unit_test(test_legall53_known_values),
+        cmocka_unit_test(test_legall53_float_saturation),
         cmocka_unit_test(test_cdf97_vs_bior44),
         cmocka_unit_test(test_coeff_lengths),
         cmocka_unit_test(test_fold_index),

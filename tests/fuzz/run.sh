@@ -33,6 +33,10 @@ done
 for f in "$here"/seeds/*.npy; do
     { printf '\002\000\005\011'; cat "$f"; } >"$work/cli/$(basename "$f")"
 done
+# UBSan findings stop the run and are saved like crashes (without this they
+# were printed and the run went on: fuzz_cli's float->int32 cast of
+# 2026-11-25 passed unnoticed)
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}
 status=0
 for h in image npz cli tiff npy; do
     log=$work/$h.log
