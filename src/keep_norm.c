@@ -33,29 +33,28 @@ static double l2(const double *g, size_t n)
     return sqrt(s);
 }
 
-/* out[l - 1] = ||g_l|| for l = 1..levels, g_1 = rec_hi (or rec_lo),
- * g_k = upsample2(g_{k-1}) * rec_lo: one pass over the levels (each level
- * from scratch made `--keep` on small images spend most of its time here).
- * 0, or -1 when out of memory (out is then NaN). */
-static int norms_1d(const wt_wavelet *w, int levels, int high, double *out)
+/* out[l - 1] = ||g_l|| for l = 1..levels (at most NORM_EXACT_LEVELS),
+ * g_1 = rec_hi (or rec_lo), g_k = upsample2(g_{k-1}) * rec_lo: one pass
+ * over the levels (each level from scratch made `--keep` on small images
+ * spend most of its time here). Out of memory: NaN. */
+static void norms_1d(const wt_wavelet *w, int levels, int high, double *out)
 {
     const double *lo, *hi;
     int nlo, nhi;
     rec_filters(w, &lo, &nlo, &hi, &nhi);
-    int exact = levels < NORM_EXACT_LEVELS ? levels : NORM_EXACT_LEVELS;
-    size_t cap = ((size_t)1 << (exact + 1)) * (size_t)(nlo + nhi) + 16;
+    size_t cap = ((size_t)1 << (levels + 1)) * (size_t)(nlo + nhi) + 16;
     double *g = calloc(cap, sizeof *g), *t = calloc(cap, sizeof *t);
     if (!g || !t) {
         free(g);
         free(t);
         for (int l = 0; l < levels; l++)
             out[l] = NAN;
-        return -1;
+        return;
     }
     size_t n = (size_t)(high ? nhi : nlo);
     memcpy(g, high ? hi : lo, n * sizeof *g);
     out[0] = l2(g, n);
-    for (int k = 2; k <= exact; k++) {
+    for (int k = 2; k <= levels; k++) {
         size_t m = 2 * n - 1 + (size_t)nlo - 1;
         memset(t, 0, m * sizeof *t);
         for (size_t i = 0; i < n; i++)
@@ -67,15 +66,33 @@ static int norms_1d(const wt_wavelet *w, int levels, int high, double *out)
     }
     free(g);
     free(t);
-    for (int l = exact + 1; l <= levels; l++) { /* the last ratio, continued */
-        double cur = out[exact - 1], prev = out[exact - 2];
-        out[l - 1] = cur * pow(cur / prev, l - exact);
-    }
-    return 0;
 }
 
-static double band_norm(wt_band band, double lo, double hi)
+/* The 1D norms of a wavelet up to the levels computed exactly; deeper
+ * levels follow the last ratio. */
+typedef struct norm_table {
+    double lo[NORM_EXACT_LEVELS], hi[NORM_EXACT_LEVELS];
+    int exact;
+} norm_table;
+
+static void norm_table_init(norm_table *t, const wt_wavelet *w, int levels)
 {
+    t->exact = levels < NORM_EXACT_LEVELS ? levels : NORM_EXACT_LEVELS;
+    norms_1d(w, t->exact, 0, t->lo);
+    norms_1d(w, t->exact, 1, t->hi);
+}
+
+static double norm_at(const double *norms, int exact, int level)
+{
+    if (level <= exact)
+        return norms[level - 1];
+    double cur = norms[exact - 1], prev = norms[exact - 2]; /* exact = NORM_EXACT_LEVELS */
+    return cur * pow(cur / prev, level - exact);
+}
+
+static double band_norm(const norm_table *t, int level, wt_band band)
+{
+    double lo = norm_at(t->lo, t->exact, level), hi = norm_at(t->hi, t->exact, level);
     switch (band) {
     case WT_BAND_A: return lo * lo;
     case WT_BAND_H:
@@ -87,12 +104,11 @@ static double band_norm(wt_band band, double lo, double hi)
 
 double wt_band_synthesis_norm(const wt_wavelet *w, int level, wt_band band)
 {
-    if (!w || level < 1 || level > WT_MAX_LEVELS)
+    if (!w || level < 1)
         return NAN;
-    double lo[WT_MAX_LEVELS], hi[WT_MAX_LEVELS];
-    norms_1d(w, level, 0, lo);
-    norms_1d(w, level, 1, hi);
-    return band_norm(band, lo[level - 1], hi[level - 1]);
+    norm_table t;
+    norm_table_init(&t, w, level);
+    return band_norm(&t, level, band);
 }
 
 /* Weight of each detail band of @p sel; 1 when every weight is 1 within
@@ -100,14 +116,12 @@ double wt_band_synthesis_norm(const wt_wavelet *w, int level, wt_band band)
 static int band_weights(const wt_epyramid *p, const wt_band_ref *sel, size_t n, double *w)
 {
     int all_one = 1, levels = 1;
-    const wt_wavelet *wav = wt_epyramid_params(p)->wavelet;
     for (size_t i = 0; i < n; i++)
         levels = sel[i].level > levels ? sel[i].level : levels;
-    double lo[WT_MAX_LEVELS], hi[WT_MAX_LEVELS];
-    norms_1d(wav, levels, 0, lo);
-    norms_1d(wav, levels, 1, hi);
+    norm_table t;
+    norm_table_init(&t, wt_epyramid_params(p)->wavelet, levels);
     for (size_t i = 0; i < n; i++) {
-        w[i] = band_norm(sel[i].band, lo[sel[i].level - 1], hi[sel[i].level - 1]);
+        w[i] = band_norm(&t, sel[i].level, sel[i].band);
         all_one &= fabs(w[i] - 1.0) < 1e-9;
     }
     return all_one;
