@@ -439,8 +439,7 @@ static int use_double(const wt_params *p);
 /* Window, pitch and half of a fast level with tiles of f->ty x f->tx. */
 static void fast_geometry(cu_level *f, int inverse)
 {
-    f->wy = 2 * f->ty + f->ax[0].halo;
-    f->wx = 2 * f->tx + f->ax[1].halo;
+    cu_level_window(f);
     if (inverse) {
         /* two halves of a row, each with room for the lead (up to 3) and the
          * x-stage's 16-byte loads of its last segment; rows an odd number of
@@ -666,8 +665,7 @@ static void small_tiles(const cu_engine *ce, cu_level *lv, int channels)
             lv->ty /= 2;
         else
             lv->tx /= 2;
-        lv->wy = 2 * lv->ty + lv->ax[0].halo;
-        lv->wx = 2 * lv->tx + lv->ax[1].halo;
+        cu_level_window(lv);
     }
 }
 

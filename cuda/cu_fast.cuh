@@ -824,6 +824,20 @@ template <typename T> WT_DEV void store_run(T *dst, const T *o, int count)
             dst[k] = o[k];
 }
 
+/* Op on the segment of a column at @p line, @p stride apart: the window
+ * values loaded first (run) or streamed (stream). */
+template <class Op, typename T>
+WT_DEV void run_column(const cu_axis &a, const T *line, int stride, T *o0, T *o1)
+{
+    if constexpr (Op::STREAM) {
+        Op::stream(a, [&](int j) { return (float)line[j * stride]; }, o0, o1);
+    } else {
+        T v[Op::SPAN];
+        load_span<Op::SPAN>(v, line, stride);
+        Op::run(a, v, o0, o1);
+    }
+}
+
 /* Op on the segment of a mid row at @p line (16-byte aligned, room for SPAN
  * rounded up to 4): 16-byte loads, all first (run) or streamed (stream). */
 template <class Op, typename T> WT_DEV void run_row(const cu_axis &a, const T *line, T *o0, T *o1)
@@ -961,14 +975,7 @@ WT_GLOBAL void WT_LAUNCH_BOUNDS_MIN(fast_forward_threads<Op>(), fast_forward_blo
     const T *wv = win + lead;
     for_flat(wx, tye / CU_SEG, [&](int ix, int seg) {
         T o0[CU_SEG], o1[CU_SEG];
-        const T *line = wv + 2 * seg * CU_SEG * pitch + ix;
-        if constexpr (Op::STREAM) {
-            Op::stream(ay, [&](int j) { return (float)line[j * pitch]; }, o0, o1);
-        } else {
-            T v[Op::SPAN];
-            load_span<Op::SPAN>(v, line, pitch);
-            Op::run(ay, v, o0, o1);
-        }
+        run_column<Op>(ay, wv + 2 * seg * CU_SEG * pitch + ix, pitch, o0, o1);
 #pragma unroll
         for (int k = 0; k < CU_SEG; k++) {
             mid[(seg * CU_SEG + k) * pitch + ix] = o0[k];
@@ -1060,14 +1067,7 @@ WT_GLOBAL void WT_LAUNCH_BOUNDS_MIN(fast_inverse_threads<Op>(), CU_FWD_BLOCKS)
         if (ox >= nx || oy0 >= ny)
             return;
         T o0[CU_SEG], o1[CU_SEG];
-        const T *line = mid + 2 * seg * CU_SEG * mp + col;
-        if constexpr (Op::STREAM) {
-            Op::stream(ay, [&](int j) { return (float)line[j * mp]; }, o0, o1);
-        } else {
-            T v[Op::SPAN];
-            load_span<Op::SPAN>(v, line, mp);
-            Op::run(ay, v, o0, o1);
-        }
+        run_column<Op>(ay, mid + 2 * seg * CU_SEG * mp + col, mp, o0, o1);
         const size_t w = (size_t)L.dst_w[0];
         TOut *o = out + (size_t)oy0 * w + ox;
         if (oy0 + 2 * CU_SEG <= ny) { /* the whole segment inside */

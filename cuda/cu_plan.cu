@@ -263,14 +263,19 @@ static int pow2_at_least(int v)
     return p;
 }
 
+void cu_level_window(cu_level *lv)
+{
+    lv->wy = 2 * lv->ty + lv->ax[0].halo;
+    lv->wx = 2 * lv->tx + lv->ax[1].halo;
+}
+
 wt_status cu_level_tiles(cu_level *lv, int inverse, size_t elem_size, size_t smem_limit)
 {
     int ty = pow2_at_least(lv->ax[0].pairs), tx = pow2_at_least(lv->ax[1].pairs);
     for (;;) {
         lv->ty = ty;
         lv->tx = tx;
-        lv->wy = 2 * ty + lv->ax[0].halo;
-        lv->wx = 2 * tx + lv->ax[1].halo;
+        cu_level_window(lv);
         if (cu_level_smem(lv, inverse, elem_size) <= smem_limit)
             return WT_OK;
         if (ty == 1 && tx == 1)

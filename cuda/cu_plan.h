@@ -83,6 +83,9 @@ wt_status cu_axis_init(cu_axis *ax, const wt_params *p, size_t n, int inverse);
 /* Shared memory bytes of a level kernel with tiles of ty x tx pairs. */
 size_t cu_level_smem(const cu_level *lv, int inverse, size_t elem_size);
 
+/* wy, wx: the window of a tile of ty x tx pairs and the axes' halos. */
+void cu_level_window(cu_level *lv);
+
 /* Pick tile sizes (powers of two, at most 32) that fit @p smem_limit bytes;
  * fills ty, tx, wy, wx. WT_ERR_UNSUPPORTED if not even 1 x 1 fits. */
 wt_status cu_level_tiles(cu_level *lv, int inverse, size_t elem_size, size_t smem_limit);
