@@ -99,7 +99,7 @@ static const opt_spec option_table[] = {
     {"border", OPT_BORDER, "B", OPTS_TRANSFORM | OPTS_SWEEP, "starlet border: mirror (default), periodic, nearest"},
     {"device", OPT_DEVICE, "DEV", OPTS_DEVICE, "auto (default: first GPU, else CPU), cpu, cuda, cuda:N;\n"
                                           "cuda:N,M,... or cuda:all spread the files over GPUs"},
-    {"jobs", 'j', "N", OPTS_JOBS, "files processed at a time (default 0: number of cores)"},
+    {"jobs", 'j', "N", OPTS_JOBS, "files processed at a time (default 0: cores this process may use)"},
     {"max-pixels", OPT_MAX_PIXELS, "N", OPTS_LOAD, "refuse images of more than N pixels (default 1073741824)"},
     {"max-memory", OPT_MAX_MEMORY, "SIZE", OPTS_LOAD, "refuse images that need more memory (about 20 bytes a sample),\n"
                                                    "shared by the files at a time; K/M/G suffixes, 0: no\n"

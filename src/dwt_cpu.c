@@ -377,7 +377,8 @@ wt_status wt_cpu_engine_open(wt_engine **engine)
     e->priv = cache;
     e->ops = &cpu_ops;
     e->is_cpu = 1;
-    snprintf(e->name, sizeof e->name, "cpu (%d threads)", wt_cpu_count());
+    int threads = wt_cpu_count();
+    snprintf(e->name, sizeof e->name, "cpu (%d thread%s)", threads, threads > 1 ? "s" : "");
     *engine = e;
     return WT_OK;
 }

@@ -1,5 +1,6 @@
 /* A minimal fork-join helper for the CPU engine. */
 #include <pthread.h>
+#include <sched.h>
 #include <unistd.h>
 #ifdef __GLIBC__
 #include <malloc.h>
@@ -7,9 +8,21 @@
 
 #include "engine_impl.h"
 
+/* The processors this process may run on: its affinity mask where there is
+ * one (taskset, the cpusets of batch schedulers such as Slurm, docker's
+ * --cpuset-cpus), so that a job bound to 4 of a node's 64 cores does not
+ * start 64 threads per pass; else the processors online. */
 int wt_cpu_count(void)
 {
     long n = sysconf(_SC_NPROCESSORS_ONLN);
+#ifdef __linux__
+    cpu_set_t allowed;
+    if (sched_getaffinity(0, sizeof allowed, &allowed) == 0) {
+        long mine = CPU_COUNT(&allowed);
+        if (mine >= 1 && (n < 1 || mine < n))
+            n = mine;
+    }
+#endif
     return n < 1 ? 1 : (n > 256 ? 256 : (int)n);
 }
 

@@ -22,7 +22,8 @@
 /* Seconds on a monotonic clock. */
 double wt_seconds(void);
 
-/* Number of online processors (at least 1, at most 256). */
+/* Number of processors this process may use: its affinity mask (taskset,
+ * cpusets), else those online; at least 1, at most 256. */
 int wt_cpu_count(void);
 
 /* glibc: keep freed buffers up to 256 MB in the heap and give memory back only

@@ -64,6 +64,17 @@ case_ "decompose -v says the engine" 0 "*wavetool: engine: *" "$WT" decompose -v
 case_ "decompose -v says why the GPU was not used" 0 \
     "wavetool: GPU engine not used: *; using the CPU engine*wavetool: engine: cpu*" \
     env CUDA_VISIBLE_DEVICES= "$WT" decompose -v -l 1 rgb8.png m1.png
+# the CPU engine's threads follow the affinity mask (taskset, schedulers'
+# cpusets), not the machine's processor count
+if command -v taskset >/dev/null && [ "$(nproc --all)" -gt 1 ]; then
+    case_ "taskset -c 0: one thread" 0 "*engine: cpu (1 thread)*" \
+        taskset -c 0 "$WT" decompose -v --device cpu -l 1 rgb8.png m1.png
+    case_ "-j 0 under taskset: one file at a time" 0 "*engine: cpu (1 thread)*" \
+        taskset -c 0 "$WT" decompose -v --device cpu -j 0 -l 1 -O tsout rgb8.png m1.png
+else
+    skip "taskset -c 0: one thread" "no taskset or one processor"
+    skip "-j 0 under taskset: one file at a time" "no taskset or one processor"
+fi
 case_ "bench defaults to --device auto (CPU without a GPU, said why)" 0 \
     "wavetool: GPU engine not used: *; measuring the CPU engine" \
     env CUDA_VISIBLE_DEVICES= "$WT" bench --size 64x48 --repeat 1 --forward

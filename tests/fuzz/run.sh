@@ -37,12 +37,20 @@ done
 # were printed and the run went on: fuzz_cli's float->int32 cast of
 # 2026-11-25 passed unnoticed)
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}
+# One processor per harness: the CPU engine then runs each pass on the
+# calling thread (it starts as many threads as the affinity mask allows), so
+# runs pay no thread starts under ASan: fuzz_cli 340 -> 1,850 runs/s.
+pin=
+if command -v taskset >/dev/null; then
+    cpu=$(taskset -pc $$ 2>/dev/null | sed 's/.*: *//; s/[-,].*//')
+    [ -n "$cpu" ] && pin="taskset -c $cpu"
+fi
 status=0
 for h in image npz cli tiff npy; do
     log=$work/$h.log
     mask=0
     [ $h = cli ] && mask=3 # the program's own messages
-    if ! "$build/tests/fuzz/fuzz_$h" -max_total_time="$secs" -rss_limit_mb=2048 -timeout=10 \
+    if ! $pin "$build/tests/fuzz/fuzz_$h" -max_total_time="$secs" -rss_limit_mb=2048 -timeout=10 \
         -close_fd_mask=$mask -artifact_prefix="$here/crashes/${h}-" -print_final_stats=1 \
         "$work/$h" >"$log" 2>&1; then
         status=1
