@@ -6,7 +6,7 @@ sigma 20) is denoised with the defaults (BayesShrink, soft, db1, default levels)
   - scikit-image 0.19.3: denoise_wavelet(img, channel_axis=-1, rescale_sigma=True)
     on the array in memory (no file I/O), then img_as_ubyte;
   - wavetool's wt_denoise_image on the CPU engine, the image in memory
-    (BUILD/tests/denoise_speed: no file I/O either);
+    (BUILD/bench/denoise_speed: no file I/O either);
   - wavetool denoise --device cpu IN.png OUT.png, the whole command (PNG decode,
     denoise, PNG encode at --png-level 1), for scale.
 Each is run REPEAT times, interleaved; medians are reported, with the ratios.
@@ -28,7 +28,7 @@ from skimage.restoration import denoise_wavelet
 warnings.simplefilter("ignore")
 build = sys.argv[1]
 wavetool = os.path.join(build, "cli", "wavetool")
-speed = os.path.join(build, "tests", "denoise_speed")
+speed = os.path.join(build, "bench", "denoise_speed")
 repeat = int(sys.argv[2]) if len(sys.argv) > 2 else 5
 root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 clean = np.asarray(Image.open(os.path.join(root, "data", "astronaut.png")).resize((1920, 1080)))

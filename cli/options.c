@@ -148,7 +148,7 @@ static const opt_spec option_table[] = {
     {"inverse", OPT_INVERSE, NULL, OPTS_SWEEP, "time the inverse transform"},
     {"both", OPT_BOTH, NULL, OPTS_SWEEP, "time both directions (default)"},
     {"all", OPT_ALL, NULL, OPTS_SWEEP, "every wavelet x symmetric and periodization x both\n"
-                                       "directions (with --format json: tools/bench_table.py\n"
+                                       "directions (with --format json: bench/bench_table.py\n"
                                        "makes the table and plot)"},
     {"repeat", OPT_REPEAT, "N", OPTS_TIMING, "timed runs, median reported (default 20)"},
     {"host-path", OPT_HOST_PATH, NULL, OPTS_TIMING, "one 8192x8192 RGB 8-bit image from host samples to a\n"

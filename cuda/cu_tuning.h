@@ -2,7 +2,7 @@
  * measurement it came from (model: CUB's tuning policies). All were measured
  * on the H100 80GB HBM3 (8192x8192 float32, 3 levels, % of the device-to-
  * device copy in the same run; cuda/NOTES.md has the runs). Each may be set
- * with -D for an A/B build (cuda/gpu_ab.sh, AB_VARIANT); the kernels' results
+ * with -D for an A/B build (dev/gpu/gpu_ab.sh, AB_VARIANT); the kernels' results
  * do not depend on them (gpu_check compares every variant with the CPU).
  * Architecture limits that cap them (resident threads per SM) are in
  * cu_compat.h (WT_SM_THREADS). */

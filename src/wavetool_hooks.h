@@ -54,7 +54,7 @@ size_t wt_pyramid_bands(const wt_pyramid *p, wt_band_ref *sel);
 
 /* ---- test hooks ---------------------------------------------------------- */
 
-/* Device-resident denoise timing (tests/denoise_speed --resident): @p img's
+/* Device-resident denoise timing (bench/denoise_speed --resident): @p img's
  * samples go to the engine once as float planes; each of @p runs then times
  * (host wall clock, waiting for the engine at the end) the forward of those
  * planes, the fused shrinkage (sigma, thresholds, shrink) and the inverse

@@ -1,13 +1,13 @@
 #!/usr/bin/python3
-"""Generate src/wavelet_table.c from PyWavelets (python3-pywt).
+"""Generate src/core/wavelet_table.c from PyWavelets (python3-pywt).
 
 Writes every discrete wavelet of PyWavelets with its filters, lifting
 factorisations (found by the Euclidean algorithm on the polyphase matrix and
 verified to 1e-9) for the short ones, and the JPEG 2000 family (cdf97,
 legall53, dd137) whose filters are derived from their lifting steps.
 
-Usage: tools/gen_wavelets.py > src/wavelet_table.c
-       tools/gen_wavelets.py --schemes > src/wavelet_schemes.h
+Usage: tools/gen_wavelets.py > src/core/wavelet_table.c
+       tools/gen_wavelets.py --schemes > src/core/wavelet_schemes.h
 (--schemes: the lifting structure of the wavelets with fast CUDA kernels as
 compile-time structs, scheme_NAME, from the same factorisations.)
 """
@@ -395,7 +395,7 @@ def write_schemes(out):
               f"{pywt.__version__}. Do not edit. */\n"
               "/* The lifting structure (per step: which half it updates, the offset and\n"
               " * number of its taps; the shifts of the outputs) of the wavelets with fast\n"
-              " * CUDA kernels, from the factorisations of src/wavelet_table.c, as\n"
+              " * CUDA kernels, from the factorisations of src/core/wavelet_table.c, as\n"
               " * compile-time structs for cuda/cu_fast.cuh. C++ only; WT_HD from\n"
               " * dwt_geometry.h. */\n"
               "#ifndef WT_WAVELET_SCHEMES_H\n#define WT_WAVELET_SCHEMES_H\n\n"

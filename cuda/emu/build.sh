@@ -9,15 +9,17 @@ root=$(cd "$(dirname "$0")/../.." && pwd)
 out=${1:-/tmp/wt-emu}
 mkdir -p "$out"
 printf '#pragma once\n#define WT_HAVE_CUDA 1\n#define WT_VERSION "emu"\n' >"$out/config.h"
-cflags="-O2 -g -D_GNU_SOURCE -I$out -I$root/src -I$root/cuda -fopenmp"
-for f in "$root"/src/*.c; do
+cflags="-O2 -g -D_GNU_SOURCE -I$out -I$root/cuda -fopenmp"
+for d in "$root"/src "$root"/src/*/; do cflags="$cflags -I$d"; done
+for f in "$root"/src/*.c "$root"/src/*/*.c; do
+    [ -e "$f" ] || continue
     gcc -std=c11 $cflags -c "$f" -o "$out/$(basename "$f" .c).o" &
 done
-for f in cu_plan cu_engine cu_image cu_bands cu_swt; do
-    g++ -std=c++17 -x c++ -DWT_CUDA_EMULATE $cflags -Wall -Wextra -Wno-unknown-pragmas -c "$root/cuda/$f.cu" \
-        -o "$out/$f.o" &
+for f in "$root"/cuda/*.cu; do
+    g++ -std=c++17 -x c++ -DWT_CUDA_EMULATE $cflags -Wall -Wextra -Wno-unknown-pragmas -c "$f" \
+        -o "$out/$(basename "$f" .cu).o" &
 done
-gcc -std=c11 $cflags -Wall -Wextra -c "$root/tests/gpu_check.c" -o "$out/gpu_check.o" &
+gcc -std=c11 $cflags -Wall -Wextra -c "$root/tests/gpu/gpu_check.c" -o "$out/gpu_check.o" &
 wait
 g++ -fopenmp -o "$out/gpu_check_emu" "$out"/*.o -lpng -ljpeg -ltiff -lz -lm -lpthread
 echo "$out/gpu_check_emu"

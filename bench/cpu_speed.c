@@ -1,6 +1,6 @@
 /* Times the CPU engine's forward transform (median of runs, wall clock):
  *   cpu_speed WAVELET MODE METHOD LEVELS HEIGHT WIDTH [RUNS]
- * Prints milliseconds. Used by tools/cpu_vs_pywt.py. */
+ * Prints milliseconds. Used by bench/cpu_vs_pywt.py. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>

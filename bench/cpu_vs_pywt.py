@@ -2,7 +2,7 @@
 """Side-by-side speed of wavetool's CPU engine and pywt.wavedec2 (same call:
 4096x4096 float32, db3, 3 levels, symmetric, forward), median of runs.
 
-Usage: tools/cpu_vs_pywt.py BUILD_DIR [SIZE] [WAVELET]
+Usage: bench/cpu_vs_pywt.py BUILD_DIR [SIZE] [WAVELET]
 """
 import subprocess
 import sys
@@ -23,7 +23,7 @@ for _ in range(runs):
     times.append((time.perf_counter() - t) * 1e3)
 py_ms = sorted(times)[runs // 2]
 for method in ("conv", "lifting"):
-    out = subprocess.run([f"{build}/tests/cpu_speed", wavelet, "symmetric", method, "3", str(n),
+    out = subprocess.run([f"{build}/bench/cpu_speed", wavelet, "symmetric", method, "3", str(n),
                           str(n), str(runs)], capture_output=True, text=True)
     if out.returncode != 0:
         print(f"{method}: {out.stderr.strip()}")

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""Side-by-side table of cuda/gpu_ab.sh output: % of copy per case and
-build, averaged over rounds.  Usage: tools/ab_table.py ab.txt"""
+"""Side-by-side table of dev/gpu/gpu_ab.sh output: % of copy per case and
+build, averaged over rounds.  Usage: dev/gpu/ab_table.py ab.txt"""
 import collections, re, sys
 
 builds, pct = [], collections.defaultdict(lambda: collections.defaultdict(list))

@@ -282,7 +282,7 @@ def main():
     global SRC_TABLE
     args = sys.argv[1:]
     exe = args[0]
-    SRC_TABLE = args[args.index("--table") + 1] if "--table" in args else "src/wavelet_table.c"
+    SRC_TABLE = args[args.index("--table") + 1] if "--table" in args else "src/core/wavelet_table.c"
     quick = "--quick" in args
     device = "cuda" if "--cuda" in args else "cpu"
     seed = int(args[args.index("--seed") + 1]) if "--seed" in args else 20261122

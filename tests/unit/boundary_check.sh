@@ -2,13 +2,19 @@
 # The public/private boundary: cli/ and tests/ include from src/ only the
 # public header (wavetool.h) and the documented hooks (wavetool_hooks.h);
 # their own headers and config.h are theirs. Listed exceptions, white-box
-# tests of internals with no public entry: tests/test_engine.c (the 1D line
-# transform, src/dwt_line.h) and the fuzz harnesses of single codecs
-# (tests/fuzz/fuzz_*.c, src/image_codec.h).
+# tests of internals with no public entry: tests/unit/test_engine.c (the 1D line
+# transform, src/engine/dwt_line.h) and the fuzz harnesses of single codecs
+# (tests/fuzz/fuzz_*.c, src/formats/image_codec.h).
 # Usage: boundary_check.sh SOURCEDIR. TAP on stdout.
 src=${1:?usage: boundary_check.sh SOURCEDIR}
 allowed='wavetool.h wavetool_hooks.h'
 n=0 failed=0
+is_library_header() { # name: a header of src/ or of one of its folders
+    for dir in "$src"/src "$src"/src/*/; do
+        [ -e "$dir/$1" ] && return 0
+    done
+    return 1
+}
 echo "1..2"
 check() { # description files...
     desc=$1
@@ -16,7 +22,7 @@ check() { # description files...
     bad=$(grep -Hn '^[[:space:]]*#[[:space:]]*include[[:space:]]*"' "$@" 2>/dev/null |
         while IFS= read -r line; do
             name=$(printf '%s\n' "$line" | sed 's/.*#[[:space:]]*include[[:space:]]*"\([^"]*\)".*/\1/')
-            [ -e "$src/src/$name" ] || continue # not a library header
+            is_library_header "$name" || continue
             case " $allowed " in *" $name "*) continue ;; esac
             case "$line:$name" in
             *test_engine.c:*:dwt_line.h | */fuzz/fuzz_*.c:*:image_codec.h) continue ;;
@@ -32,7 +38,6 @@ check() { # description files...
         printf '%s\n' "$bad" | sed 's/^/# /'
     fi
 }
-check "cli/ includes only wavetool.h and wavetool_hooks.h from src/" "$src"/cli/*.c "$src"/cli/*.h
-check "tests/ include only wavetool.h and wavetool_hooks.h from src/" "$src"/tests/*.c \
-    "$src"/tests/fuzz/*.c
+check "cli/ includes only wavetool.h and wavetool_hooks.h from src/" "$src"/cli/*.[ch] "$src"/cli/*/*.[ch]
+check "tests/ include only wavetool.h and wavetool_hooks.h from src/" "$src"/tests/*/*.c
 exit $failed

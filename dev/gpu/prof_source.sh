@@ -4,7 +4,7 @@
 # counters on the level-1 kernel of "wavelet method mode dir" and prints the
 # SASS instructions with the most executions and stall samples, and the
 # executed instructions by opcode.
-# Usage: cuda/prof_source.sh "db3 conv periodization forward" ...  (raw CSV in $OUT)
+# Usage: dev/gpu/prof_source.sh "db3 conv periodization forward" ...  (raw CSV in $OUT)
 set -u
 if [ ! -f build-li/build.ninja ]; then
     NVCC_APPEND_FLAGS=-lineinfo meson setup build-li -Dcuda=enabled --buildtype=release >/dev/null

@@ -12,7 +12,7 @@ the larger of
     H200's 67 TFLOP/s).
 With --png FILE it also draws % of floor per wavelet (matplotlib).
 
-Usage: tools/bench_table.py bench.json [--png plot.png] [--title TEXT]
+Usage: bench/bench_table.py bench.json [--png plot.png] [--title TEXT]
                             [--fma-rate R]
 """
 import argparse

@@ -3,7 +3,7 @@
 # DRAM bytes, L2 traffic from L1, instructions, occupancy and shared-memory
 # bank conflicts of each level's kernel, for the cases given as
 # "wavelet method mode" triples (default: the targets).
-# Usage: cuda/prof_levels.sh BUILDDIR [CASE...]   (writes $OUT/prof_*.csv)
+# Usage: dev/gpu/prof_levels.sh BUILDDIR [CASE...]   (writes $OUT/prof_*.csv)
 set -u
 B=${1:-build-gpu}
 shift

@@ -34,7 +34,7 @@ timeout 200 meson test -C build-gpu --print-errorlogs --num-processes 12 >"$out/
 echo "meson test exit $?"
 grep -E '^(Ok|Fail|Skipped):' "$out/test.log" | tr '\n' ' '
 echo
-build-gpu/tests/gpu_check --seed 21 >"$out/gate.log" 2>&1
+build-gpu/tests/gpu/gpu_check --seed 21 >"$out/gate.log" 2>&1
 echo "gpu_check exit $?"
 tail -n 4 "$out/gate.log"
 date -u '+%Y-%m-%d %H:%M UTC' >"$out/bench_all.date"

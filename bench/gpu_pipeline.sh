@@ -1,6 +1,6 @@
 #!/bin/bash
 # Issue 6's batch benchmarks on a GPU machine, after the build:
-#   tools/gpu_pipeline.sh BUILD_DIR OUT_DIR [quick]
+#   bench/gpu_pipeline.sh BUILD_DIR OUT_DIR [quick]
 # A folder of 200 photo-like 1920x1080 JPEGs (make-photos) through
 # `bench --pipeline` with -j 16 and -j 1 (GPU) and -j 16 (CPU); one huge
 # 16384x16384 RGB PNG and one 20000x20000 gray PNG through `roundtrip --psnr -o`

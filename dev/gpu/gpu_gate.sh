@@ -18,9 +18,9 @@ timeout 240 meson test -C build-gpu --num-processes 12 --print-errorlogs > $OUT/
 grep -E "^ *[0-9]+/[0-9]+ |^Ok:|^Fail:|^Skipped:" $OUT/test.log
 grep -E "cases, [0-9]+ failed|gpu_check:.*(pass|FAIL)|^FAIL|not ok" $OUT/test.log | head -30
 lap "meson test done"
-timeout 60 build-gpu/tests/gpu_check --undecimated-only --seed 2 2>&1 | tail -1
-timeout 60 build-gpu/tests/gpu_check --pyramids-only 2>&1 | tail -2
-G="build-gpu/tests/gpu_check --quick --no-large --wavelet legall53 --seed 3"
+timeout 60 build-gpu/tests/gpu/gpu_check --undecimated-only --seed 2 2>&1 | tail -1
+timeout 60 build-gpu/tests/gpu/gpu_check --pyramids-only 2>&1 | tail -2
+G="build-gpu/tests/gpu/gpu_check --quick --no-large --wavelet legall53 --seed 3"
 for tool in memcheck racecheck; do
     timeout 90 compute-sanitizer --tool $tool --error-exitcode 9 $G > $OUT/$tool.log 2>&1
     echo "$tool legall53 exit $?: $(tail -1 $OUT/$tool.log)"
@@ -40,7 +40,7 @@ lap "benches done"
 timeout 300 tools/measure_memory.sh -d cuda -s 30000 -b build-gpu -w /tmp/mm 2>&1 | tail -8
 lap "memory done"
 # GATE_BENCH_ALL=1: also `bench --all` (every wavelet x symmetric/periodization x
-# both directions) into $OUT/bench_all.json, for tools/bench_table.py
+# both directions) into $OUT/bench_all.json, for bench/bench_table.py
 if [ "${GATE_BENCH_ALL:-0}" = 1 ]; then
     date -u '+%Y-%m-%d %H:%M UTC' > $OUT/bench_all.date
     nvidia-smi --query-gpu=name --format=csv,noheader > $OUT/bench_all.gpu

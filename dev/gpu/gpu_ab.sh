@@ -4,7 +4,7 @@
 # both see the same clocks. On the development machine:
 #   git archive -o .gpu-base.tar HEAD     (the base; .gpu-base.tar is ignored)
 # then in one device call (carry .gpu-deps and .gpu-base.tar):
-#   . .gpu-deps/env.sh && bash cuda/gpu_ab.sh [ROUNDS]
+#   . .gpu-deps/env.sh && bash dev/gpu/gpu_ab.sh [ROUNDS]
 # Prints, per round, the bench table of each build (forward and inverse,
 # 8192x8192 float32, 3 levels, and 64 images of 1024x1024 in one call unless
 # AB_BATCH=0: the targets).
