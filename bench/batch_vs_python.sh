@@ -1,6 +1,6 @@
 #!/bin/bash
 # Batch throughput: wavetool against the Python equivalent (bench/pywt_pillow.py,
-# Pillow + PyWavelets) on a folder of photo-like JPEGs (README, "Performance").
+# Pillow + PyWavelets) on a folder of photo-like JPEGs (docs/performance.md).
 #   bench/batch_vs_python.sh BUILD_DIR [COUNT [WxH [RUNS]]]
 # Defaults: 60 images of 1920x1080, 3 runs each; prints one line per command:
 # median wall time, images/s and the peak RSS of the largest process

@@ -1,6 +1,6 @@
 /* png-settings: PNG encode time and size of wavetool mosaics under zlib
  * levels x PNG filters x zlib strategies, next to the decode time of the
- * inputs (README, "Encode settings").
+ * inputs (docs/performance.md, "PNG encoding").
  *
  * For each input: decode it (timed), draw its mosaic on the CPU engine as
  * `wavetool decompose` does (haar, symmetric, 3 levels, --scale auto), then

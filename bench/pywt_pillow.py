@@ -8,7 +8,7 @@ full range; details |v| / max|v|, each band over all channels; rounded to
 nearest, ties to even, like lrint), Pillow PNG save to OUT/STEM.png.
 Defaults are wavetool's: -w haar, -m symmetric, -l 3.
 
-Rerun the comparison (README, "Performance"; needs python3-pil, python3-pywt):
+Rerun the comparison (docs/performance.md; needs python3-pil, python3-pywt):
 
     build/bench/make-photos --count 60 --size 1920x1080 /tmp/photos
     /usr/bin/time -v build/cli/wavetool decompose -q -l 3 --device cpu -j 2 -O /tmp/out-wt /tmp/photos
