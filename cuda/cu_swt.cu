@@ -13,7 +13,7 @@
  * a level reads its input once from DRAM (the taps' re-reads hit L1/L2) and
  * writes its outputs once. That is ulevel_kernel; ucol_kernel (below) does the
  * axes the other way round, each column's samples in registers, for the
- * SWT inverse (CU_UYFIRST in cu_tuning.h; cuda/NOTES.md has the figures).
+ * SWT inverse (CU_UYFIRST in cu_tuning.h; dev/notes/kernel-log.md has the figures).
  *
  * Filters longer than CU_UTAPS taps (dmey, db17+, ...) and planes of 2^29
  * samples or more per side run on the host implementation. */

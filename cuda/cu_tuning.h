@@ -1,7 +1,7 @@
 /* Tuning constants of the CUDA engine, in one place, each with the
  * measurement it came from (model: CUB's tuning policies). All were measured
  * on the H100 80GB HBM3 (8192x8192 float32, 3 levels, % of the device-to-
- * device copy in the same run; cuda/NOTES.md has the runs). Each may be set
+ * device copy in the same run; dev/notes/kernel-log.md has the runs). Each may be set
  * with -D for an A/B build (dev/gpu/gpu_ab.sh, AB_VARIANT); the kernels' results
  * do not depend on them (gpu_check compares every variant with the CPU).
  * Architecture limits that cap them (resident threads per SM) are in
@@ -60,7 +60,7 @@
  * recompute is 1 + halo / (4 tx); 64 against 32: db20 0.640 -> 0.576 ms,
  * coif17 2.350 -> 1.673 ms (symmetric). Inverse: 64 wide made the windows
  * twice as big (1 block per SM): db20 0.634 -> 0.848 ms, coif17 2.22 ->
- * 2.89 ms; 32 kept (H100, 8192² L3, 2026-11-24, cuda/NOTES.md v12-longfilt). */
+ * 2.89 ms; 32 kept (H100, 8192² L3, 2026-11-24, dev/notes/kernel-log.md v12-longfilt). */
 #ifndef CU_LONG_TX
 #define CU_LONG_TX 64
 #endif
@@ -101,7 +101,7 @@
  * One block per tile of at most CU_UTY_MAX x CU_UTX outputs of one level,
  * CU_UTHREADS threads; the tile's source rows, each filtered along x once,
  * live in shared memory (two planes, at most CU_USMEM bytes: no opt-in).
- * Measured on 8192x8192 (cuda/NOTES.md, "Undecimated"). */
+ * Measured on 8192x8192 (dev/notes/kernel-log.md, "Undecimated"). */
 #ifndef CU_UTX
 #define CU_UTX 32
 #endif

@@ -22,7 +22,7 @@
 
 /* Internal precision: float, like the CUDA engine's accumulation in the
  * folding modes; PyWavelets' float64 results stay within 1e-5 of max|ref|
- * (pywt suite). cuda/NOTES.md ("Numerics") compares it with a double build
+ * (pywt suite). dev/notes/kernel-log.md ("Numerics") compares it with a double build
  * of this file. */
 typedef float real;
 

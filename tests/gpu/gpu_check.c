@@ -38,7 +38,7 @@
  * amplifies their rounding up to 60x: its own error there reaches 5e-5 of
  * max|cpu| (seen in emulation), while the GPU, which accumulates these modes
  * in double, stays within 5e-6 of a double-precision CPU build
- * (cuda/NOTES.md). With the CPU engine back in double, 1e-5 would hold. */
+ * (dev/notes/kernel-log.md). With the CPU engine back in double, 1e-5 would hold. */
 #define TOLERANCE_EXTRAPOLATING 2e-4
 #define CANARY_BITS 0x7fc00000u /* a quiet NaN as float, a huge value as int32 */
 
