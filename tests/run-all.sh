@@ -20,14 +20,13 @@ setup() { # dir options...
     fi
 }
 
-# -Dtests=true: a build dir made by the README's install command may have them
-# off. Device code for 7.5 (the paths without cp.async) and 9.0 (cp.async, PDL)
-# only: the portable default's nine targets took 1181 s of cu_engine.cu alone
-# on the 2-core machine (other builds running) once the long-filter kernels
-# came; these two, 88 s;
-# the gpu-archs test checks the default's flags (WT_TEST_GPU_ARCHS overrides).
-setup build -Dtests=true -Dgpu_archs="${WT_TEST_GPU_ARCHS:-75,90}" -Dgpu_ptx=false
-meson test -C build --print-errorlogs
+# Its own build folders (build-test, build-asan, build-fuzz): the install's
+# build/ is never reconfigured. Device code for 7.5 (the paths without
+# cp.async) and 9.0 (cp.async, PDL) only, GPU or not: the CUDA code must
+# compile everywhere, and the portable set's nine targets take many minutes
+# on two cores; the gpu-archs test checks the flags (WT_TEST_GPU_ARCHS overrides).
+setup build-test -Dtests=true -Dgpu_archs="${WT_TEST_GPU_ARCHS:-75,90}" -Dgpu_ptx=false
+meson test -C build-test --print-errorlogs
 
 setup build-asan -Dcuda=disabled -Db_sanitize=address,undefined -Db_lundef=false \
     --buildtype=debugoptimized

@@ -1,5 +1,5 @@
 #!/bin/sh
-# Which GPUs a build runs on (issue 17 item 1): cuda/gpu_archs.sh, which turns
+# Which GPUs a build runs on: cuda/gpu_archs.sh, which turns
 # option gpu_archs into nvcc's -gencode flags, on nvcc 13.0's list and on a
 # later one; then, in a CUDA build, the flags nvcc was given for the engine
 # (compile_commands.json): the default build holds real code for 7.5 to 12.x
@@ -29,6 +29,19 @@ expect "one architecture without PTX (the fast build)" \
 expect "a list, repeated and unordered: sorted, once each, PTX of the newest" \
     "$(gc 80 90)-gencode=arch=compute_90,code=compute_90 archs=sm_80 sm_90 compute_90" \
     "$(flags "$nvcc130" true 90 80 90)"
+expect "a GPU present (auto): its own code and PTX" \
+    "$(gc 90)-gencode=arch=compute_90,code=compute_90 archs=sm_90 compute_90" \
+    "$(flags "$nvcc130" true cc:9.0)"
+expect "GPUs present without their own code: the newest of their major they run" \
+    "$(gc 80 120)archs=sm_80 sm_120" "$(flags "$nvcc130" false cc:8.5 cc:12.4)"
+expect "a GPU newer than nvcc: nvcc's newest code and its PTX" \
+    "$(gc 121)-gencode=arch=compute_121,code=compute_121 archs=sm_121 compute_121" \
+    "$(flags "$nvcc130" true cc:15.0)"
+msg=$(sh "$script" "$nvcc130" true cc:6.1 2>&1 >/dev/null)
+st=$?
+expect "a GPU older than nvcc's oldest target: exit 1 and one message naming it" \
+    "1 gpu_archs: this machine's GPU (compute capability 6.1) is older than what nvcc builds for (it knows: 75 80 86 87 88 89 90 100 103 110 120 121)" \
+    "$st $msg"
 msg=$(sh "$script" "$nvcc130" true 70 2>&1 >/dev/null)
 st=$?
 expect "an architecture nvcc does not build: exit 1 and one message naming it" \
@@ -36,8 +49,8 @@ expect "an architecture nvcc does not build: exit 1 and one message naming it" \
     "$st $msg"
 
 opts=$(dirname "$script")/../meson_options.txt
-expect "the option's default is portable, with PTX" "2" \
-    "$(grep -c -e "^option('gpu_archs', type: 'array', value: \['portable'\]" \
+expect "the option's default is auto (the GPUs present), with PTX" "2" \
+    "$(grep -c -e "^option('gpu_archs', type: 'array', value: \['auto'\]" \
         -e "^option('gpu_ptx', type: 'boolean', value: true" "$opts")"
 
 # The flags this build gave nvcc for the engine.
