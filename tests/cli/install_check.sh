@@ -41,7 +41,7 @@ check() { # description command...: ok when the command succeeds (its output sho
     if out=$("$@" 2>&1); then ok "$desc"; else not_ok "$desc" "$out"; fi
 }
 
-echo "1..14"
+echo "1..16"
 check "meson install --destdir" $meson install -C "$build" --no-rebuild --quiet --destdir "$dest"
 
 check "wavetool installed and runs" "$(D "$bindir")/wavetool" --version
@@ -115,5 +115,12 @@ check "both examples run and write the same .npz as 'wavetool decompose -w db3 -
 check "the example's .npz reconstructs the image exactly" sh -c "
     '$(D "$bindir")/wavetool' reconstruct -q '$work/shared.npz' '$work/back.png' &&
     '$(D "$bindir")/wavetool' compare --format tsv '$in' '$work/back.png' | tail -n 1 | grep -qw inf"
+
+# The CUDA runtime is linked statically: the program starts where the driver is
+# and the toolkit is not, and with neither (then on the CPU engine).
+check "the installed wavetool needs no libcudart ($(ldd "$(D "$bindir")/wavetool" | grep -o 'libcudart[^ ]*' | tr '\n' ' '))" \
+    sh -c "! ldd '$(D "$bindir")/wavetool' | grep -q libcudart"
+check "the installed wavetool runs with an empty environment" sh -c "
+    env -i '$(D "$bindir")/wavetool' decompose -q -l 2 '$in' '$work/env.npz' && test -s '$work/env.npz'"
 
 [ "$failed" -eq 0 ]
