@@ -19,7 +19,7 @@ t0=$(date +%s)
 lap() { echo "[$(($(date +%s) - t0)) s] $*"; }
 build() { # dir srcdir
     meson setup "$1" "$2" -Dcuda=enabled --buildtype=release -Dtests=true >"$OUT/setup-$1.log" 2>&1 &&
-        ninja -C "$1" >"$OUT/build-$1.log" 2>&1 || { tail -30 "$OUT/build-$1.log" "$OUT/setup-$1.log"; return 1; }
+        ninja -C "$1" >"$OUT/build-$1.log" 2>&1 || { tail -n 30 "$OUT/build-$1.log" "$OUT/setup-$1.log"; return 1; }
 }
 if [ -n "${BASE:-}" ]; then
     mkdir -p /tmp/base && tar -xf "$BASE" -C /tmp/base && build build-base /tmp/base &
