@@ -33,7 +33,7 @@ expect "a GPU present (auto): its own code and PTX" \
     "$(gc 90)-gencode=arch=compute_90,code=compute_90 archs=sm_90 compute_90" \
     "$(flags "$nvcc130" true cc:9.0)"
 expect "GPUs present without their own code: the newest of their major they run" \
-    "$(gc 80 120)archs=sm_80 sm_120" "$(flags "$nvcc130" false cc:8.5 cc:12.4)"
+    "$(gc 80 121)archs=sm_80 sm_121" "$(flags "$nvcc130" false cc:8.5 cc:12.4)"
 expect "a GPU newer than nvcc: nvcc's newest code and its PTX" \
     "$(gc 121)-gencode=arch=compute_121,code=compute_121 archs=sm_121 compute_121" \
     "$(flags "$nvcc130" true cc:15.0)"
