@@ -155,6 +155,17 @@ static void quoted(wt_json *j, const char *s)
     puts_text(j, "\"");
 }
 
+int wt_json_utf8_valid(const char *s)
+{
+    for (const unsigned char *p = (const unsigned char *)s; *p;) {
+        int n = utf8_length(p);
+        if (!n)
+            return 0;
+        p += n;
+    }
+    return 1;
+}
+
 void wt_json_key(wt_json *j, const char *key)
 {
     before_item(j);

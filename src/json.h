@@ -47,6 +47,9 @@ void wt_json_key_int(wt_json *j, const char *key, long long v);
 void wt_json_key_uint(wt_json *j, const char *key, unsigned long long v);
 void wt_json_key_number(wt_json *j, const char *key, const char *format, double v);
 
+/* 1 when @p s is valid UTF-8 (shortest forms, no surrogates, at most U+10FFFF). */
+int wt_json_utf8_valid(const char *s);
+
 /* The text (the caller frees it), or NULL when the writer failed (freed). */
 char *wt_json_finish(wt_json *j);
 /* Free the text of a writer not finished. */
