@@ -70,8 +70,8 @@ static int npy_array_from(const wt_npy_header *h, npy_array *a)
     return ok;
 }
 
-wt_status npz_read_header(const zip_reader *r, const zip_entry *m, npy_array *a,
-                                 uint8_t *buf, size_t cap)
+wt_status npz_read_header(const zip_reader *r, const zip_entry *m, npy_array *a, uint8_t *buf,
+                          size_t cap)
 {
     memset(a, 0, sizeof *a);
     if (m->size < 10)

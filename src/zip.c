@@ -202,14 +202,13 @@ static int deflate_member(const void *header, size_t header_len, const void *dat
 
 /* One member: the .npy header then the raw array, stored or deflated. */
 void zip_write_member(zip_writer *w, const char *name, const void *header, size_t header_len,
-                         const void *data, uint64_t data_len)
+                      const void *data, uint64_t data_len)
 {
     zip_member *m = &w->members[w->count++];
     snprintf(m->name, sizeof m->name, "%s.npy", name);
     m->offset = w->pos;
     m->size = m->csize = header_len + data_len;
-    m->crc = zip_crc_update(zip_crc_update((uint32_t)crc32(0, Z_NULL, 0), header, header_len), data,
-                        data_len);
+    m->crc = zip_crc_update(zip_crc_update(zip_crc_start(), header, header_len), data, data_len);
     if (!w->compress) {
         zip_write_local_header(w, m);
         zip_write_bytes(w, header, header_len);
@@ -693,7 +692,7 @@ static wt_status inflate_member(const zip_reader *r, const zip_entry *m, uint64_
 
 /* Bytes [@p skip, @p skip + @p len) of a member's .npy content. */
 wt_status zip_entry_read(const zip_reader *r, const zip_entry *m, uint64_t skip, void *buf,
-                             uint64_t len)
+                         uint64_t len)
 {
     if (skip > m->size || len > m->size - skip)
         return deflate_error(r, m, "shorter than its array");
