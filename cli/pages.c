@@ -143,17 +143,14 @@ static wt_status name_page(const page_binding *b, wt_status st)
 
 /* ---- reports ----------------------------------------------------------------- */
 
-/* @p lines with the page: TSV a last column (empty for one image), JSON a
- * "page" key first (pages of a stack only). */
+/* @p lines with the page: TSV a last column (empty for one image); JSON lines
+ * carry their "page" from the report's builder (report_page). */
 static void add_lines(strbuf *sb, size_t page, size_t pages, report_format f, const char *lines)
 {
     for (const char *line = lines; *line;) {
         const char *end = strchr(line, '\n');
         size_t len = end ? (size_t)(end - line) : strlen(line);
-        if (f == REPORT_JSON && pages > 1 && line[0] == '{')
-            sb_printf(sb, "{\"page\":%zu,%.*s", page, (int)len - 1, line + 1);
-        else
-            sb_printf(sb, "%.*s", (int)len, line);
+        sb_printf(sb, "%.*s", (int)len, line);
         if (f == REPORT_TSV && pages > 1)
             sb_printf(sb, "\t%zu", page);
         else if (f == REPORT_TSV)
@@ -194,8 +191,9 @@ void pages_run(pipeline *p, batch_item *item, int kind, page_work work, void *ct
         char *label = b.pages > 1 && p->opt->format == REPORT_TEXT ? pages_label(item->input, b.page)
                                                                   : NULL;
         char *lines = NULL;
+        report_page shown = {label ? label : item->input, b.page, b.pages};
         bound = &b;
-        st = work(ctx, item, label ? label : item->input, &lines);
+        st = work(ctx, item, &shown, &lines);
         bound = NULL;
         if (st != WT_OK && b.pages > 1)
             st = name_page(&b, st);
@@ -231,10 +229,11 @@ typedef struct conversion {
     page_convert convert;
 } conversion;
 
-static wt_status convert_page(void *ctx, batch_item *item, const char *shown, char **report)
+static wt_status convert_page(void *ctx, batch_item *item, const report_page *page,
+                              char **report)
 {
     conversion *c = ctx;
-    (void)shown, (void)report;
+    (void)page, (void)report;
     return c->convert(&c->pipe, item->input, item->output);
 }
 

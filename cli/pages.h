@@ -13,6 +13,7 @@
 
 #include "batch.h"
 #include "pipeline.h"
+#include "report.h"
 
 typedef struct page_binding {
     pipeline *pipe;
@@ -27,9 +28,10 @@ typedef struct page_binding {
 } page_binding;
 
 /* A command's work on one page (or on an ordinary input's one image):
- * @p shown names it in the report (text: "a.tif[3]"), *@p report gets its
- * report lines (or stays NULL). */
-typedef wt_status (*page_work)(void *ctx, batch_item *item, const char *shown, char **report);
+ * @p page names it in the report (text: "a.tif[3]") and gives its number,
+ * *@p report gets its report lines (or stays NULL). */
+typedef wt_status (*page_work)(void *ctx, batch_item *item, const report_page *page,
+                               char **report);
 
 /* Inputs that are images, or coefficient files. */
 enum { PAGES_OF_IMAGES = 0, PAGES_OF_COEFFS = 1 };
@@ -68,7 +70,7 @@ wt_status pages_save_bands(page_binding *b, const wt_uparams *up, const float *b
  * --layers): refused, a stack writes one output. */
 wt_status pages_refuse_other_output(const page_binding *b, const char *path);
 
-/* @p lines (report lines about page @p page of @p pages) with the page
+/* @p lines (report lines about page @p page of @p pages) with the TSV page
  * column as pages_run gives it; a new string (NULL: out of memory). */
 char *pages_report_lines(report_format f, const char *lines, size_t page, size_t pages);
 

@@ -32,66 +32,64 @@ void sb_printf(strbuf *sb, const char *fmt, ...)
     sb->len += (size_t)n;
 }
 
-/* Length of the valid UTF-8 sequence at @p p (shortest form, no surrogates,
- * at most U+10FFFF), or 0. */
-static int utf8_length(const unsigned char *p)
-{
-    int n = p[0] < 0x80 ? 1 : p[0] >= 0xc2 && p[0] <= 0xdf ? 2 : (p[0] & 0xf0) == 0xe0 ? 3
-            : p[0] >= 0xf0 && p[0] <= 0xf4 ? 4 : 0;
-    for (int i = 1; i < n; i++)
-        if ((p[i] & 0xc0) != 0x80)
-            return 0;
-    if ((n == 3 && ((p[0] == 0xe0 && p[1] < 0xa0) || (p[0] == 0xed && p[1] >= 0xa0))) ||
-        (n == 4 && ((p[0] == 0xf0 && p[1] < 0x90) || (p[0] == 0xf4 && p[1] >= 0x90))))
-        return 0;
-    return n;
-}
-
-static int is_utf8(const char *s)
-{
-    for (const unsigned char *p = (const unsigned char *)s; *p;) {
-        int n = utf8_length(p);
-        if (!n)
-            return 0;
-        p += n;
-    }
-    return 1;
-}
-
-/* Bytes that are not UTF-8 become U+FFFD: the line stays valid JSON. */
-void sb_json_string(strbuf *sb, const char *s)
-{
-    sb_printf(sb, "\"");
-    for (const unsigned char *p = (const unsigned char *)s; *p;) {
-        int n = utf8_length(p);
-        if (*p == '"' || *p == '\\')
-            sb_printf(sb, "\\%c", *p);
-        else if (*p < 0x20 || *p == 0x7f)
-            sb_printf(sb, "\\u%04x", *p);
-        else if (!n)
-            sb_printf(sb, "\\ufffd");
-        else
-            sb_printf(sb, "%.*s", n, (const char *)p);
-        p += n ? n : 1;
-    }
-    sb_printf(sb, "\"");
-}
-
 /* "key":"name", and for a name that is not UTF-8 also "key_bytes": the exact
  * bytes, percent-encoded (%XX for bytes outside printable ASCII, and '%'). */
-static void sb_json_name(strbuf *sb, const char *key, const char *name)
+void report_json_name(wt_json *j, const char *key, const char *name)
 {
-    sb_printf(sb, "\"%s\":", key);
-    sb_json_string(sb, name);
-    if (is_utf8(name))
+    wt_json_key_string(j, key, name);
+    if (wt_json_utf8_valid(name))
         return;
-    sb_printf(sb, ",\"%s_bytes\":\"", key);
+    strbuf bytes = {0};
     for (const unsigned char *p = (const unsigned char *)name; *p; p++)
         if (*p < 0x20 || *p >= 0x7f || *p == '%' || *p == '"' || *p == '\\')
-            sb_printf(sb, "%%%02X", *p);
+            sb_printf(&bytes, "%%%02X", *p);
         else
-            sb_printf(sb, "%c", *p);
-    sb_printf(sb, "\"");
+            sb_printf(&bytes, "%c", *p);
+    char key_bytes[64];
+    snprintf(key_bytes, sizeof key_bytes, "%s_bytes", key);
+    char *text = sb_finish(&bytes);
+    if (text)
+        wt_json_key_string(j, key_bytes, text);
+    else
+        j->failed = 1;
+    free(text);
+}
+
+void report_json_begin(wt_json *j, const report_page *page)
+{
+    wt_json_init(j, 0);
+    wt_json_begin_object(j);
+    if (page && page->pages > 1)
+        wt_json_key_uint(j, "page", page->page);
+}
+
+char *report_json_end(wt_json *j)
+{
+    wt_json_end_object(j);
+    wt_json_newline(j);
+    return wt_json_finish(j);
+}
+
+void report_json_print(wt_json *j, FILE *out)
+{
+    char *text = report_json_end(j);
+    if (text)
+        fputs(text, out);
+    free(text);
+}
+
+static void json_value(wt_json *j, double v)
+{
+    if (isinf(v))
+        wt_json_string(j, v < 0 ? "-inf" : "inf");
+    else
+        wt_json_number(j, "%.10g", v);
+}
+
+void report_json_number(wt_json *j, const char *key, double v)
+{
+    wt_json_key(j, key);
+    json_value(j, v);
 }
 
 /* A file name in a text line: control characters escaped. */
@@ -121,7 +119,7 @@ void sb_tsv_field(strbuf *sb, const char *s)
 void sb_number(strbuf *sb, report_format f, double v)
 {
     if (isinf(v))
-        sb_printf(sb, f == REPORT_JSON ? "\"%sinf\"" : "%sinf", v < 0 ? "-" : "");
+        sb_printf(sb, "%sinf", v < 0 ? "-" : "");
     else if (f == REPORT_TEXT)
         sb_printf(sb, "%.2f", v);
     else
@@ -203,38 +201,58 @@ static void text_line(strbuf *sb, const report_spec *s, const char *a, const cha
     sb_printf(sb, "\n");
 }
 
-static void json_array(strbuf *sb, const double *v, int n)
+/* A measure's mean and per-channel values: "key" and "key_channels" (an array). */
+static void json_measure(wt_json *j, const char *key, double mean, const double *per,
+                         int channels)
 {
-    sb_printf(sb, "[");
-    for (int i = 0; i < n; i++) {
-        sb_printf(sb, "%s", i ? "," : "");
-        sb_number(sb, REPORT_JSON, v[i]);
+    char key_channels[32];
+    snprintf(key_channels, sizeof key_channels, "%s_channels", key);
+    report_json_number(j, key, mean);
+    wt_json_key(j, key_channels);
+    wt_json_begin_array(j);
+    for (int c = 0; c < channels; c++)
+        json_value(j, per[c]);
+    wt_json_end_array(j);
+}
+
+/* A JSON line: report_header's fields, the page first for a stack's page. */
+static char *json_line(const report_spec *s, const report_page *a, const char *b, double bpp,
+                       const wt_quality *q, const wt_image *layout, double kept)
+{
+    wt_json j;
+    report_json_begin(&j, a);
+    report_json_name(&j, s->pair ? "a" : "file", a->shown);
+    if (s->pair)
+        report_json_name(&j, "b", b);
+    wt_json_key_uint(&j, "width", layout->width);
+    wt_json_key_uint(&j, "height", layout->height);
+    wt_json_key_int(&j, "channels", layout->channels);
+    wt_json_key_int(&j, "bit_depth", layout->bit_depth);
+    if (s->psnr)
+        json_measure(&j, "psnr", q->psnr_mean, q->psnr, q->channels);
+    if (s->mse)
+        json_measure(&j, "mse", q->mse_mean, q->mse, q->channels);
+    if (s->kept)
+        report_json_number(&j, "kept", kept);
+    if (s->qstep > 0.0) {
+        report_json_number(&j, "qstep", s->qstep);
+        report_json_number(&j, "bpp", bpp);
     }
-    sb_printf(sb, "]");
+    return report_json_end(&j);
 }
 
-/* A number field: JSON ',"key":v', TSV a tab and v. */
-static void field_number(strbuf *sb, report_format f, const char *key, double v)
+/* A TSV field: a tab and the number. */
+static void tsv_number(strbuf *sb, double v)
 {
-    if (f == REPORT_JSON)
-        sb_printf(sb, ",\"%s\":", key);
-    else
-        sb_printf(sb, "\t");
-    sb_number(sb, f, v);
+    sb_printf(sb, "\t");
+    sb_number(sb, REPORT_TSV, v);
 }
 
-/* A measure's mean and per-channel values: JSON "key" and "key_channels" (an
- * array); TSV the mean and one column per channel (empty where the image has
+/* A measure's mean and one column per channel (empty where the image has
  * fewer than 4). */
-static void field_measure(strbuf *sb, report_format f, const char *key, double mean,
-                          const double *per, int channels)
+static void tsv_measure(strbuf *sb, double mean, const double *per, int channels)
 {
-    field_number(sb, f, key, mean);
-    if (f == REPORT_JSON) {
-        sb_printf(sb, ",\"%s_channels\":", key);
-        json_array(sb, per, channels);
-        return;
-    }
+    tsv_number(sb, mean);
     for (int c = 0; c < 4; c++) {
         sb_printf(sb, "\t");
         if (c < channels)
@@ -242,22 +260,10 @@ static void field_measure(strbuf *sb, report_format f, const char *key, double m
     }
 }
 
-/* The file name(s) and the image's layout: a JSON object's first members, or
- * a TSV line's first columns. */
-static void line_start(strbuf *sb, report_format f, const report_spec *s, const char *a,
-                       const char *b, const wt_image *layout)
+/* A TSV line: report_header's columns (the page column comes from cli/pages.c). */
+static void tsv_line(strbuf *sb, const report_spec *s, const char *a, const char *b, double bpp,
+                     const wt_quality *q, const wt_image *layout, double kept)
 {
-    if (f == REPORT_JSON) {
-        sb_printf(sb, "{");
-        sb_json_name(sb, s->pair ? "a" : "file", a);
-        if (s->pair) {
-            sb_printf(sb, ",");
-            sb_json_name(sb, "b", b);
-        }
-        sb_printf(sb, ",\"width\":%u,\"height\":%u,\"channels\":%d,\"bit_depth\":%d",
-                  layout->width, layout->height, layout->channels, layout->bit_depth);
-        return;
-    }
     sb_tsv_field(sb, a);
     if (s->pair) {
         sb_printf(sb, "\t");
@@ -265,25 +271,17 @@ static void line_start(strbuf *sb, report_format f, const report_spec *s, const 
     }
     sb_printf(sb, "\t%u\t%u\t%d\t%d", layout->width, layout->height, layout->channels,
               layout->bit_depth);
-}
-
-/* A JSON or TSV line: the same fields in the same order (report_header's). */
-static void data_line(strbuf *sb, const report_spec *s, const char *a, const char *b,
-                      double bpp, const wt_quality *q, const wt_image *layout, double kept)
-{
-    report_format f = s->format;
-    line_start(sb, f, s, a, b, layout);
     if (s->psnr)
-        field_measure(sb, f, "psnr", q->psnr_mean, q->psnr, q->channels);
+        tsv_measure(sb, q->psnr_mean, q->psnr, q->channels);
     if (s->mse)
-        field_measure(sb, f, "mse", q->mse_mean, q->mse, q->channels);
+        tsv_measure(sb, q->mse_mean, q->mse, q->channels);
     if (s->kept)
-        field_number(sb, f, "kept", kept);
+        tsv_number(sb, kept);
     if (s->qstep > 0.0) {
-        field_number(sb, f, "qstep", s->qstep);
-        field_number(sb, f, "bpp", bpp);
+        tsv_number(sb, s->qstep);
+        tsv_number(sb, bpp);
     }
-    sb_printf(sb, f == REPORT_JSON ? "}\n" : "\n");
+    sb_printf(sb, "\n");
 }
 
 void report_header(const report_spec *s, FILE *out)
@@ -305,20 +303,20 @@ void report_header(const report_spec *s, FILE *out)
     fflush(out);
 }
 
-char *report_quality_rate(const report_spec *s, const char *a, const char *b,
+char *report_quality_rate(const report_spec *s, const report_page *a, const char *b,
                           const wt_image *layout, const wt_quality *q, double kept, double bpp)
 {
     strbuf sb = {0};
     switch (s->format) {
-    case REPORT_TEXT: text_line(&sb, s, a, b, bpp, q, layout, kept); break;
-    case REPORT_JSON:
-    case REPORT_TSV: data_line(&sb, s, a, b, bpp, q, layout, kept); break;
+    case REPORT_TEXT: text_line(&sb, s, a->shown, b, bpp, q, layout, kept); break;
+    case REPORT_JSON: return json_line(s, a, b, bpp, q, layout, kept);
+    case REPORT_TSV: tsv_line(&sb, s, a->shown, b, bpp, q, layout, kept); break;
     }
     return sb_finish(&sb);
 }
 
-char *report_quality(const report_spec *s, const char *a, const char *b, const wt_image *layout,
-                     const wt_quality *q, double kept)
+char *report_quality(const report_spec *s, const report_page *a, const char *b,
+                     const wt_image *layout, const wt_quality *q, double kept)
 {
     return report_quality_rate(s, a, b, layout, q, kept, 0.0);
 }

@@ -1,6 +1,7 @@
 /* Reports of quality (roundtrip, compare) and tables (wavelets) in the three
  * formats: text for people, JSON lines and TSV for scripts. Infinity (identical
- * images) is written "inf" in text and TSV and the string "inf" in JSON. */
+ * images) is written "inf" in text and TSV and the string "inf" in JSON; NaN
+ * is null in JSON. JSON lines are built with the JSON writer (wt_json). */
 #ifndef WT_CLI_REPORT_H
 #define WT_CLI_REPORT_H
 
@@ -8,6 +9,15 @@
 
 #include "options.h"
 #include "wavetool.h"
+#include "wavetool_hooks.h"
+
+/* What a report line is about: the name it shows (text: "a.tif[3]" for a
+ * page) and, for a page of a stack of @p pages > 1, its number (JSON lines
+ * then start with "page": K). */
+typedef struct report_page {
+    const char *shown;
+    size_t page, pages;
+} report_page;
 
 typedef struct report_spec {
     report_format format;
@@ -22,11 +32,23 @@ void report_header(const report_spec *s, FILE *out);
 
 /* One line (with its newline) about @p a (and @p b for pairs): a new string,
  * NULL when out of memory. @p layout gives size, channels and depth. */
-char *report_quality(const report_spec *s, const char *a, const char *b, const wt_image *layout,
-                     const wt_quality *q, double kept);
+char *report_quality(const report_spec *s, const report_page *a, const char *b,
+                     const wt_image *layout, const wt_quality *q, double kept);
 /* The same with the estimated bits per pixel (shown when s->qstep > 0). */
-char *report_quality_rate(const report_spec *s, const char *a, const char *b,
+char *report_quality_rate(const report_spec *s, const report_page *a, const char *b,
                           const wt_image *layout, const wt_quality *q, double kept, double bpp);
+
+/* A JSON line's object begun (compact style), "page" first for a stack's page. */
+void report_json_begin(wt_json *j, const report_page *page);
+/* The object closed and the line ended: its text (NULL: out of memory). */
+char *report_json_end(wt_json *j);
+/* The object closed and printed as one line on @p out (bench's lines). */
+void report_json_print(wt_json *j, FILE *out);
+/* "key": v, infinity as the string "inf" or "-inf", NaN as null. */
+void report_json_number(wt_json *j, const char *key, double v);
+/* "key": name, and for a name that is not UTF-8 also "key_bytes": its bytes
+ * percent-encoded. */
+void report_json_name(wt_json *j, const char *key, const char *name);
 
 /* A growing string. */
 typedef struct strbuf {
@@ -40,8 +62,6 @@ void sb_printf(strbuf *sb, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)))
 #endif
     ;
-/* A string as a JSON string literal (quotes included). */
-void sb_json_string(strbuf *sb, const char *s);
 /* @p s with each character found in @p chars replaced by the string of the
  * same index in @p with. */
 void sb_escaped(strbuf *sb, const char *s, const char *chars, const char *const *with);

@@ -52,6 +52,10 @@ wt_status wt_error_prefix(wt_status st, const char *prefix);
  * channels * (3 * levels + 1)); returns how many. */
 size_t wt_pyramid_bands(const wt_pyramid *p, wt_band_ref *sel);
 
+/* The one JSON writer (src/json.h: wt_json_*): every JSON line the program
+ * prints is built with it. */
+#include "json.h"
+
 /* ---- test hooks ---------------------------------------------------------- */
 
 /* Device-resident denoise timing (bench/denoise_speed --resident): @p img's

@@ -12,6 +12,7 @@
 #include "commands.h"
 #include "options.h"
 #include "pipeline.h"
+#include "report.h"
 
 /* One timed pass over the files. */
 typedef struct pass_result {
@@ -100,13 +101,24 @@ static void print_text(const pass_result *r)
 static void print_json(const pass_result *r, const char *engine, int workers)
 {
     const pipeline_stats *s = &r->stats;
-    printf("{\"pass\": \"%s\", \"engine\": \"%s\", \"workers\": %d, \"images\": %lu, "
-           "\"failed\": %zu, \"mpixels\": %.3f, \"wall_s\": %.4f, \"images_per_s\": %.3f, "
-           "\"mpixels_per_s\": %.3f, \"decode_s\": %.4f, \"upload_s\": %.4f, "
-           "\"transform_s\": %.4f, \"download_s\": %.4f, \"encode_s\": %.4f}\n",
-           r->name, engine, workers, s->images, r->failed, s->pixels / 1e6, r->wall,
-           (double)s->images / r->wall, s->pixels / 1e6 / r->wall, s->decode, s->upload,
-           s->transform, s->download, s->encode);
+    wt_json j;
+    wt_json_init(&j, 1);
+    wt_json_begin_object(&j);
+    wt_json_key_string(&j, "pass", r->name);
+    wt_json_key_string(&j, "engine", engine);
+    wt_json_key_int(&j, "workers", workers);
+    wt_json_key_uint(&j, "images", s->images);
+    wt_json_key_uint(&j, "failed", r->failed);
+    wt_json_key_number(&j, "mpixels", "%.3f", s->pixels / 1e6);
+    wt_json_key_number(&j, "wall_s", "%.4f", r->wall);
+    wt_json_key_number(&j, "images_per_s", "%.3f", (double)s->images / r->wall);
+    wt_json_key_number(&j, "mpixels_per_s", "%.3f", s->pixels / 1e6 / r->wall);
+    wt_json_key_number(&j, "decode_s", "%.4f", s->decode);
+    wt_json_key_number(&j, "upload_s", "%.4f", s->upload);
+    wt_json_key_number(&j, "transform_s", "%.4f", s->transform);
+    wt_json_key_number(&j, "download_s", "%.4f", s->download);
+    wt_json_key_number(&j, "encode_s", "%.4f", s->encode);
+    report_json_print(&j, stdout);
 }
 
 static void report(const cli_options *o, const pipeline *p, int workers, double in_bytes,
@@ -117,7 +129,11 @@ static void report(const cli_options *o, const pipeline *p, int workers, double 
     if (o->format == REPORT_JSON) {
         print_json(codecs, engine, workers);
         print_json(full, engine, workers);
-        printf("{\"full_over_codecs\": %.4f}\n", ratio);
+        wt_json j;
+        wt_json_init(&j, 1);
+        wt_json_begin_object(&j);
+        wt_json_key_number(&j, "full_over_codecs", "%.4f", ratio);
+        report_json_print(&j, stdout);
         return;
     }
     printf("pipeline: %lu files, %.1f MPixel, %.1f MB of input; decompose -w %s -l %d; "

@@ -14,6 +14,7 @@
 
 #include "commands.h"
 #include "options.h"
+#include "report.h"
 #include "wavetool.h"
 #include "wavetool_hooks.h" /* CUDA bench and page-locking hooks, wt_median */
 
@@ -56,17 +57,37 @@ static void print_header(const cli_options *o, const wt_engine *e)
            "dir", "size", "batch", "L", "ms", "GB/s", "copy GB/s", "% copy");
 }
 
+static void print_json_row(const wt_engine *e, const bench_row *r, double g, double c, double pct)
+{
+    wt_json j;
+    wt_json_init(&j, 1);
+    wt_json_begin_object(&j);
+    wt_json_key_string(&j, "device", wt_engine_name(e));
+    wt_json_key_string(&j, "wavelet", r->wavelet);
+    wt_json_key_string(&j, "mode", r->mode);
+    wt_json_key_string(&j, "method", r->method);
+    wt_json_key_string(&j, "direction", r->direction);
+    wt_json_key_int(&j, "taps", r->taps);
+    wt_json_key_uint(&j, "width", r->width);
+    wt_json_key_uint(&j, "height", r->height);
+    wt_json_key_int(&j, "batch", r->batch);
+    wt_json_key_int(&j, "levels", r->levels);
+    wt_json_key_number(&j, "ms", "%.5f", r->ms);
+    wt_json_key_number(&j, "ms_min", "%.5f", r->ms_min);
+    wt_json_key_number(&j, "bytes", "%.0f", r->bytes);
+    wt_json_key_number(&j, "gbps", "%.2f", g);
+    wt_json_key_number(&j, "copy_ms", "%.5f", r->copy_ms);
+    wt_json_key_number(&j, "copy_gbps", "%.2f", c);
+    wt_json_key_number(&j, "pct_copy", "%.1f", pct);
+    report_json_print(&j, stdout);
+}
+
 static void print_row(const cli_options *o, const wt_engine *e, const bench_row *r)
 {
     double g = gbps(r->bytes, r->ms), c = gbps(2.0 * r->copy_bytes, r->copy_ms);
     double pct = c > 0 ? 100.0 * g / c : 0.0;
     if ((o->format == REPORT_JSON)) {
-        printf("{\"device\": \"%s\", \"wavelet\": \"%s\", \"mode\": \"%s\", \"method\": \"%s\", "
-               "\"direction\": \"%s\", \"taps\": %d, \"width\": %zu, \"height\": %zu, \"batch\": %d, "
-               "\"levels\": %d, \"ms\": %.5f, \"ms_min\": %.5f, \"bytes\": %.0f, \"gbps\": %.2f, "
-               "\"copy_ms\": %.5f, \"copy_gbps\": %.2f, \"pct_copy\": %.1f}\n",
-               wt_engine_name(e), r->wavelet, r->mode, r->method, r->direction, r->taps, r->width,
-               r->height, r->batch, r->levels, r->ms, r->ms_min, r->bytes, g, r->copy_ms, c, pct);
+        print_json_row(e, r, g, c, pct);
     } else {
         char size[32];
         snprintf(size, sizeof size, "%zux%zu", r->width, r->height);
@@ -344,23 +365,42 @@ static void print_host_run(const char *label, const host_run *r, const host_floo
            r->download);
 }
 
+static void print_host_path_json(const wt_engine *e, const wt_params *p,
+                                 const host_run *pageable, const host_run *pinned,
+                                 const host_run kept[2], const host_floor *f)
+{
+    wt_json j;
+    wt_json_init(&j, 1);
+    wt_json_begin_object(&j);
+    wt_json_key_string(&j, "device", wt_engine_name(e));
+    wt_json_key(&j, "host_path");
+    wt_json_bool(&j, 1);
+    wt_json_key_string(&j, "wavelet", p->wavelet->name);
+    wt_json_key_int(&j, "width", 8192);
+    wt_json_key_int(&j, "height", 8192);
+    wt_json_key_int(&j, "channels", 3);
+    wt_json_key_int(&j, "levels", p->levels);
+    wt_json_key_number(&j, "ms", "%.3f", pageable->ms);
+    wt_json_key_number(&j, "ms_upload", "%.3f", pageable->upload);
+    wt_json_key_number(&j, "ms_transform", "%.3f", pageable->transform);
+    wt_json_key_number(&j, "ms_download", "%.3f", pageable->download);
+    wt_json_key_number(&j, "ms_pinned_source", "%.3f", pinned->ms);
+    wt_json_key_number(&j, "ms_pinned_source_kept_mosaic", "%.3f", kept[0].ms);
+    wt_json_key_number(&j, "ms_pinned_source_kept_pinned_mosaic", "%.3f", kept[1].ms);
+    wt_json_key_number(&j, "floor_ms", "%.3f", f->ms);
+    wt_json_key_uint(&j, "h2d_bytes", f->up_bytes);
+    wt_json_key_uint(&j, "d2h_bytes", f->down_bytes);
+    wt_json_key_number(&j, "h2d_gbps", "%.2f", gbps((double)f->up_bytes, f->up_ms));
+    wt_json_key_number(&j, "d2h_gbps", "%.2f", gbps((double)f->down_bytes, f->down_ms));
+    report_json_print(&j, stdout);
+}
+
 static void print_host_path(const cli_options *o, const wt_engine *e, const wt_params *p,
                             const host_run *pageable, const host_run *pinned,
                             const host_run kept[2], const host_floor *f)
 {
     if ((o->format == REPORT_JSON)) {
-        printf("{\"device\": \"%s\", \"host_path\": true, \"wavelet\": \"%s\", \"width\": 8192, "
-               "\"height\": 8192, \"channels\": 3, \"levels\": %d, \"ms\": %.3f, "
-               "\"ms_upload\": %.3f, \"ms_transform\": %.3f, \"ms_download\": %.3f, "
-               "\"ms_pinned_source\": %.3f, \"ms_pinned_source_kept_mosaic\": %.3f, "
-               "\"ms_pinned_source_kept_pinned_mosaic\": %.3f, "
-               "\"floor_ms\": %.3f, \"h2d_bytes\": %zu, "
-               "\"d2h_bytes\": %zu, \"h2d_gbps\": %.2f, \"d2h_gbps\": %.2f}\n",
-               wt_engine_name(e), p->wavelet->name, p->levels, pageable->ms, pageable->upload,
-               pageable->transform, pageable->download, pinned->ms, kept[0].ms, kept[1].ms,
-               f->ms, f->up_bytes,
-               f->down_bytes, gbps((double)f->up_bytes, f->up_ms),
-               gbps((double)f->down_bytes, f->down_ms));
+        print_host_path_json(e, p, pageable, pinned, kept, f);
         return;
     }
     printf("host path: 8192x8192 RGB 8-bit samples -> %s %s L=%d -> 8-bit mosaic, %s; "

@@ -209,7 +209,8 @@ static char *page_report(const cli_options *o, const report_spec *spec, size_t k
 {
     char *a = pages > 1 && o->format == REPORT_TEXT ? pages_label(o->args[0], k) : NULL;
     char *b = pages > 1 && o->format == REPORT_TEXT ? pages_label(o->args[1], k) : NULL;
-    char *line = report_quality(spec, a ? a : o->args[0], b ? b : o->args[1], layout, q, 1.0);
+    report_page page = {a ? a : o->args[0], k, pages};
+    char *line = report_quality(spec, &page, b ? b : o->args[1], layout, q, 1.0);
     char *paged = line ? pages_report_lines(o->format, line, k, pages) : NULL;
     free(a);
     free(b);

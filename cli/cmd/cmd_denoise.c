@@ -91,13 +91,14 @@ static char *info_line(const char *file, const wt_denoise_info *info)
     return sb_finish(&sb);
 }
 
-static wt_status denoise_page(void *arg, batch_item *item, const char *shown, char **report)
+static wt_status denoise_page(void *arg, batch_item *item, const report_page *page,
+                              char **report)
 {
     denoise_ctx *ctx = arg;
     wt_denoise_info info = {0};
     wt_status st = denoise_file(&ctx->pipe, item->input, item->output, &info);
     if (st == WT_OK && ctx->verbose)
-        *report = info_line(shown, &info);
+        *report = info_line(page->shown, &info);
     return st;
 }
 

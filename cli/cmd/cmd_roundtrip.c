@@ -137,7 +137,8 @@ typedef struct roundtrip_ctx {
     report_spec spec;
 } roundtrip_ctx;
 
-static wt_status roundtrip_page(void *arg, batch_item *item, const char *shown, char **report)
+static wt_status roundtrip_page(void *arg, batch_item *item, const report_page *shown,
+                                char **report)
 {
     roundtrip_ctx *ctx = arg;
     roundtrip_result r;

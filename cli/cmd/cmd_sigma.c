@@ -45,10 +45,11 @@ typedef struct sigma_ctx {
     int average;
 } sigma_ctx;
 
+/* A value in text or TSV ("nan" where it is undefined). */
 static void number(strbuf *sb, report_format f, double v)
 {
     if (isnan(v))
-        sb_printf(sb, "%s", f == REPORT_JSON ? "null" : "nan");
+        sb_printf(sb, "nan");
     else
         sb_printf(sb, f == REPORT_TEXT ? "%.4f" : "%.10g", v);
 }
@@ -68,29 +69,46 @@ static int values_of(const sigma_ctx *ctx, const wt_image *layout, double *sigma
 static void list(strbuf *sb, report_format f, const double *v, int n, double scale)
 {
     for (int c = 0; c < n; c++) {
-        sb_printf(sb, "%s", c ? (f == REPORT_JSON ? "," : " ") : "");
+        sb_printf(sb, "%s", c ? " " : "");
         number(sb, f, v[c] * scale);
     }
 }
 
-static char *sigma_report(const sigma_ctx *ctx, const char *file, const wt_image *layout,
+/* "key": [v * scale, ...], NaN as null. */
+static void json_list(wt_json *j, const char *key, const double *v, int n, double scale)
+{
+    wt_json_key(j, key);
+    wt_json_begin_array(j);
+    for (int c = 0; c < n; c++)
+        wt_json_number(j, "%.10g", v[c] * scale);
+    wt_json_end_array(j);
+}
+
+static char *json_report(const report_page *page, const wt_image *layout, const double *sigma,
+                         int n, double peak)
+{
+    wt_json j;
+    report_json_begin(&j, page);
+    wt_json_key_string(&j, "file", page->shown);
+    wt_json_key_int(&j, "channels", layout->channels);
+    wt_json_key_int(&j, "bit_depth", layout->bit_depth);
+    json_list(&j, "sigma", sigma, n, 1.0);
+    json_list(&j, "sigma_fraction", sigma, n, 1.0 / peak);
+    return report_json_end(&j);
+}
+
+static char *sigma_report(const sigma_ctx *ctx, const report_page *page, const wt_image *layout,
                           double *sigma)
 {
     strbuf sb = {0};
     report_format f = ctx->format;
+    const char *file = page->shown;
     int n = values_of(ctx, layout, sigma);
     double peak = layout->bit_depth == WT_DEPTH_F32 ? 1.0 /* float32: own units */
                   : layout->bit_depth > 8           ? 65535.0
                                                     : 255.0;
     if (f == REPORT_JSON) {
-        sb_printf(&sb, "{\"file\":");
-        sb_json_string(&sb, file);
-        sb_printf(&sb, ",\"channels\":%d,\"bit_depth\":%d,\"sigma\":[", layout->channels,
-                  layout->bit_depth);
-        list(&sb, f, sigma, n, 1.0);
-        sb_printf(&sb, "],\"sigma_fraction\":[");
-        list(&sb, f, sigma, n, 1.0 / peak);
-        sb_printf(&sb, "]}\n");
+        return json_report(page, layout, sigma, n, peak);
     } else if (f == REPORT_TSV) {
         for (int c = 0; c < n; c++) {
             sb_tsv_field(&sb, file);
@@ -113,7 +131,8 @@ static char *sigma_report(const sigma_ctx *ctx, const char *file, const wt_image
     return sb_finish(&sb);
 }
 
-static wt_status sigma_page(void *arg, batch_item *item, const char *shown, char **report)
+static wt_status sigma_page(void *arg, batch_item *item, const report_page *shown,
+                            char **report)
 {
     sigma_ctx *ctx = arg;
     double sigma[4];

@@ -108,8 +108,10 @@ static void keep_for_plot(stats_ctx *ctx, file_figures *f)
     pthread_mutex_unlock(&ctx->lock);
 }
 
-static wt_status stats_page(void *arg, batch_item *item, const char *shown, char **report)
+static wt_status stats_page(void *arg, batch_item *item, const report_page *page,
+                            char **report)
 {
+    const char *shown = page->shown;
     stats_ctx *ctx = arg;
     file_figures f = {0};
     wt_status st = figures_of(ctx, item->input, &f);
@@ -121,7 +123,7 @@ static wt_status stats_page(void *arg, batch_item *item, const char *shown, char
         }
     }
     if (st == WT_OK)
-        *report = stats_report(ctx->opt->format, &f);
+        *report = stats_report(ctx->opt->format, &f, page);
     page_binding *b = pages_bound();
     char *label = st == WT_OK && b && b->pages > 1 ? pages_label(item->input, b->page) : NULL;
     if (label) { /* the chart names a page FILE[K] whatever the report's format */

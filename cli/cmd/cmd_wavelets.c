@@ -15,6 +15,29 @@ static void support_text(const wt_wavelet *w, char *buf, size_t size)
         snprintf(buf, size, "%d", w->filter_len);
 }
 
+/* {"name": ..., "lifting": true} as a JSON line. */
+static void json_line(strbuf *sb, const wt_wavelet *w, const char *support, const char *type)
+{
+    wt_json j;
+    wt_json_init(&j, 0);
+    wt_json_begin_object(&j);
+    wt_json_key_string(&j, "name", w->name);
+    wt_json_key_string(&j, "family", w->family);
+    wt_json_key_int(&j, "filter_length", w->filter_len);
+    wt_json_key_string(&j, "support", support);
+    wt_json_key_string(&j, "type", type);
+    wt_json_key(&j, "lifting");
+    wt_json_bool(&j, w->lifting != NULL);
+    wt_json_end_object(&j);
+    wt_json_newline(&j);
+    char *text = wt_json_finish(&j);
+    if (text)
+        sb_printf(sb, "%s", text);
+    else
+        sb->failed = 1;
+    free(text);
+}
+
 static void wavelet_line(strbuf *sb, report_format f, const wt_wavelet *w)
 {
     char support[32];
@@ -30,12 +53,7 @@ static void wavelet_line(strbuf *sb, report_format f, const wt_wavelet *w)
         sb_tsv_field(sb, w->family);
         sb_printf(sb, "\t%d\t%s\t%s\t%s\n", w->filter_len, support, type, lifting);
     } else {
-        sb_printf(sb, "{\"name\":");
-        sb_json_string(sb, w->name);
-        sb_printf(sb, ",\"family\":");
-        sb_json_string(sb, w->family);
-        sb_printf(sb, ",\"filter_length\":%d,\"support\":\"%s\",\"type\":\"%s\",\"lifting\":%s}\n",
-                  w->filter_len, support, type, w->lifting ? "true" : "false");
+        json_line(sb, w, support, type);
     }
 }
 

@@ -53,55 +53,55 @@ static void text_band(strbuf *sb, const file_figures *f, const band_figures *b)
 
 /* ---- json ----------------------------------------------------------------- */
 
-static void json_number(strbuf *sb, const char *key, double v)
+static void json_band(wt_json *j, const file_figures *f, const band_figures *b)
 {
-    sb_printf(sb, ",\"%s\":", key);
-    if (isnan(v))
-        sb_printf(sb, "null");
-    else
-        sb_number(sb, REPORT_JSON, v);
-}
-
-static void json_band(strbuf *sb, const file_figures *f, const band_figures *b, int first)
-{
-    char name[16];
+    char name[16], orientation[2] = {figures_orientation(f->transform, &b->ref), '\0'};
     figures_band_name(f->transform, &b->ref, name, sizeof name);
-    sb_printf(sb, "%s{\"band\":\"%s\",\"level\":%d,\"orientation\":\"%c\",\"channel\":%d,"
-                  "\"rows\":%zu,\"cols\":%zu",
-              first ? "" : ",", name, b->ref.level, figures_orientation(f->transform, &b->ref), b->ref.channel, b->rows,
-              b->cols);
-    json_number(sb, "mean", b->mean);
-    json_number(sb, "std", b->std);
-    json_number(sb, "min", b->s.min);
-    json_number(sb, "max", b->s.max);
-    json_number(sb, "max_abs", b->s.max_abs);
-    json_number(sb, "energy", b->s.sum_sq);
-    json_number(sb, "energy_share", b->energy_share);
-    json_number(sb, "zero_fraction", b->zero_fraction);
-    json_number(sb, "near_zero_fraction", b->near_zero_fraction);
-    json_number(sb, "mad_sigma", b->mad_sigma);
-    json_number(sb, "entropy", b->entropy);
-    sb_printf(sb, "}");
+    wt_json_begin_object(j);
+    wt_json_key_string(j, "band", name);
+    wt_json_key_int(j, "level", b->ref.level);
+    wt_json_key_string(j, "orientation", orientation);
+    wt_json_key_int(j, "channel", b->ref.channel);
+    wt_json_key_uint(j, "rows", b->rows);
+    wt_json_key_uint(j, "cols", b->cols);
+    report_json_number(j, "mean", b->mean);
+    report_json_number(j, "std", b->std);
+    report_json_number(j, "min", b->s.min);
+    report_json_number(j, "max", b->s.max);
+    report_json_number(j, "max_abs", b->s.max_abs);
+    report_json_number(j, "energy", b->s.sum_sq);
+    report_json_number(j, "energy_share", b->energy_share);
+    report_json_number(j, "zero_fraction", b->zero_fraction);
+    report_json_number(j, "near_zero_fraction", b->near_zero_fraction);
+    report_json_number(j, "mad_sigma", b->mad_sigma);
+    report_json_number(j, "entropy", b->entropy);
+    wt_json_end_object(j);
 }
 
-static void json_file(strbuf *sb, const file_figures *f)
+static char *json_file(const file_figures *f, const report_page *page)
 {
-    sb_printf(sb, "{\"file\":");
-    sb_json_string(sb, f->file);
-    sb_printf(sb, ",\"width\":%u,\"height\":%u,\"channels\":%d,\"bit_depth\":%d,"
-                  "\"wavelet\":\"%s\",\"mode\":\"%s\",\"levels\":%d",
-              f->layout.width, f->layout.height, f->layout.channels, f->layout.bit_depth,
-              f->params.wavelet->name, wt_mode_name(f->params.mode), f->params.levels);
-    sb_printf(sb, ",\"transform\":\"%s\"", wt_transform_name(f->transform));
+    wt_json j;
+    report_json_begin(&j, page);
+    wt_json_key_string(&j, "file", f->file);
+    wt_json_key_uint(&j, "width", f->layout.width);
+    wt_json_key_uint(&j, "height", f->layout.height);
+    wt_json_key_int(&j, "channels", f->layout.channels);
+    wt_json_key_int(&j, "bit_depth", f->layout.bit_depth);
+    wt_json_key_string(&j, "wavelet", f->params.wavelet->name);
+    wt_json_key_string(&j, "mode", wt_mode_name(f->params.mode));
+    wt_json_key_int(&j, "levels", f->params.levels);
+    wt_json_key_string(&j, "transform", wt_transform_name(f->transform));
     if (f->transform == WT_TRANSFORM_STARLET)
-        sb_printf(sb, ",\"border\":\"%s\"", wt_border_name(f->border));
-    json_number(sb, "qstep", f->qstep);
-    json_number(sb, "eps", f->eps);
-    json_number(sb, "bpp", f->bpp);
-    sb_printf(sb, ",\"bands\":[");
+        wt_json_key_string(&j, "border", wt_border_name(f->border));
+    report_json_number(&j, "qstep", f->qstep);
+    report_json_number(&j, "eps", f->eps);
+    report_json_number(&j, "bpp", f->bpp);
+    wt_json_key(&j, "bands");
+    wt_json_begin_array(&j);
     for (size_t i = 0; i < f->nbands; i++)
-        json_band(sb, f, &f->bands[i], i == 0);
-    sb_printf(sb, "]}\n");
+        json_band(&j, f, &f->bands[i]);
+    wt_json_end_array(&j);
+    return report_json_end(&j);
 }
 
 /* ---- tsv ------------------------------------------------------------------ */
@@ -148,13 +148,11 @@ void stats_report_header(report_format format, FILE *out)
     fflush(out);
 }
 
-char *stats_report(report_format format, const file_figures *f)
+char *stats_report(report_format format, const file_figures *f, const report_page *page)
 {
     strbuf sb = {0};
-    if (format == REPORT_JSON) {
-        json_file(&sb, f);
-        return sb_finish(&sb);
-    }
+    if (format == REPORT_JSON)
+        return json_file(f, page);
     if (format == REPORT_TEXT)
         text_head(&sb, f);
     for (size_t i = 0; i < f->nbands; i++) {

@@ -7,11 +7,13 @@
 
 #include "figures.h"
 #include "options.h"
+#include "report.h"
 
 /* The TSV header line (nothing for other formats). */
 void stats_report_header(report_format format, FILE *out);
 
-/* The report of one file: a new string, NULL when out of memory. */
-char *stats_report(report_format format, const file_figures *f);
+/* The report of one file (a page of a stack: @p page): a new string, NULL
+ * when out of memory. */
+char *stats_report(report_format format, const file_figures *f, const report_page *page);
 
 #endif

@@ -2,7 +2,12 @@
  * parsed within its declared length. */
 #include "npy_header.h"
 
+#include <stdio.h>
 #include <string.h>
+
+#include "image_codec.h" /* wt_host_little_endian */
+
+#define NPY_ALIGN 64
 
 typedef wt_text_cursor cursor;
 
@@ -158,4 +163,56 @@ uint64_t wt_npy_data_bytes(const wt_npy_header *h, uint64_t itemsize, int *ok)
         n *= h->shape[i];
     }
     return n;
+}
+
+wt_npy_dtype_result wt_npy_parse_dtype(const char *descr, wt_npy_dtype *d)
+{
+    memset(d, 0, sizeof *d);
+    d->order = descr[0];
+    if (d->order != '<' && d->order != '>' && d->order != '|' && d->order != '=')
+        return WT_DTYPE_NOT_NUMERIC;
+    d->kind = descr[1];
+    if (d->kind == 'b' || d->kind == '?')
+        return WT_DTYPE_BOOL;
+    if (d->kind == 'c')
+        return WT_DTYPE_COMPLEX;
+    d->itemsize = descr[2] >= '1' && descr[2] <= '9' && !descr[3] ? descr[2] - '0' : 0;
+    if ((d->kind != 'u' && d->kind != 'i' && d->kind != 'f') || !d->itemsize)
+        return WT_DTYPE_NOT_NUMERIC;
+    int little = d->order == '<' || (d->order == '=' && wt_host_little_endian());
+    d->swap = d->itemsize > 1 && d->order != '|' && little != wt_host_little_endian();
+    return WT_DTYPE_OK;
+}
+
+void wt_npy_shape_text(char *out, size_t cap, const uint64_t *shape, int ndim)
+{
+    size_t n = 0;
+    out[0] = '\0';
+    for (int i = 0; i < ndim && n < cap; i++)
+        n += (size_t)snprintf(out + n, cap - n, "%s%llu", i ? ", " : "",
+                              (unsigned long long)shape[i]);
+    if (ndim == 1 && n < cap)
+        snprintf(out + n, cap - n, ",");
+}
+
+size_t wt_npy_format_header(char *buf, size_t cap, const char *descr, const uint64_t *shape,
+                            int ndim)
+{
+    char dims[192], dict[256];
+    wt_npy_shape_text(dims, sizeof dims, shape, ndim);
+    int len = snprintf(dict, sizeof dict,
+                       "{'descr': '%s', 'fortran_order': False, 'shape': (%s), }", descr, dims);
+    if (len < 0 || (size_t)len >= sizeof dict)
+        return 0;
+    size_t total = 10 + (size_t)len + 1; /* magic, version, length, dict, '\n' */
+    total = (total + NPY_ALIGN - 1) / NPY_ALIGN * NPY_ALIGN;
+    if (total > cap)
+        return 0;
+    memcpy(buf, WT_NPY_MAGIC "\x01\x00", 8);
+    buf[8] = (char)((total - 10) & 0xff);
+    buf[9] = (char)((total - 10) >> 8);
+    memcpy(buf + 10, dict, (size_t)len);
+    memset(buf + 10 + len, ' ', total - 10 - (size_t)len - 1);
+    buf[total - 1] = '\n';
+    return total;
 }

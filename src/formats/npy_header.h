@@ -1,6 +1,7 @@
-/* The one .npy header parser (internal), shared by the .npz reader (src/npz.c)
- * and the .npy image codec (src/npy_io.c); each keeps its own policy on the
- * dtype, the order and the shape. */
+/* The one .npy header codec (internal): parser, dtype parser and writer,
+ * shared by the .npz members (src/npz.c) and the .npy image codec
+ * (src/npy_io.c); each keeps its own policy on the dtype, the order and the
+ * shape. */
 #ifndef WT_NPY_HEADER_H
 #define WT_NPY_HEADER_H
 
@@ -48,5 +49,34 @@ wt_npy_result wt_npy_parse_header(const uint8_t *data, size_t size, size_t max_d
 
 /** Bytes of the data: itemsize times every dimension; 0 with *ok 0 on overflow. */
 uint64_t wt_npy_data_bytes(const wt_npy_header *h, uint64_t itemsize, int *ok);
+
+/** A numeric dtype as a descr spells it: [<>|=], a kind letter, one digit. */
+typedef struct wt_npy_dtype {
+    char order;   /**< '<', '>', '|' or '=' (the host's) */
+    char kind;    /**< 'u', 'i', 'f' */
+    int itemsize; /**< 1-9 bytes */
+    int swap;     /**< multi-byte items in the byte order other than the host's */
+} wt_npy_dtype;
+
+typedef enum wt_npy_dtype_result {
+    WT_DTYPE_OK = 0,
+    WT_DTYPE_NOT_NUMERIC, /**< no byte order, another kind, or no single-digit size */
+    WT_DTYPE_BOOL,        /**< 'b' or '?' */
+    WT_DTYPE_COMPLEX,     /**< 'c' */
+} wt_npy_dtype_result;
+
+/** Parse @p descr ("<f4", "|u1"); '|' with a multi-byte size is left to the
+ *  caller's policy (its swap is 0). */
+wt_npy_dtype_result wt_npy_parse_dtype(const char *descr, wt_npy_dtype *d);
+
+/** A shape as a tuple's inside: "3, 4, 5", "7," (a 1-tuple keeps its comma). */
+void wt_npy_shape_text(char *out, size_t cap, const uint64_t *shape, int ndim);
+
+/** The .npy v1.0 header of a C-order array of @p descr and @p shape (@p ndim
+ *  dimensions, up to 8), padded with spaces and a newline to a multiple of 64
+ *  bytes as numpy writes it, into @p buf; its length, or 0 when it does not
+ *  fit @p cap. */
+size_t wt_npy_format_header(char *buf, size_t cap, const char *descr, const uint64_t *shape,
+                            int ndim);
 
 #endif

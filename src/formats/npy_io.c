@@ -19,7 +19,6 @@
 #include "npy_header.h"
 
 #define NPY_HEADER_MAX (64u << 10)
-#define NPY_ALIGN 64
 
 /* The array as this codec reads it. */
 typedef struct npy_array {
@@ -41,28 +40,24 @@ static wt_status dtype_refused(const char *name, const char *descr, const char *
                         name, descr, why);
 }
 
-/* descr: [<>|=] then u, i or f and the item size; '=' is the host's order. */
+/* descr through the shared dtype parser, under this codec's policy: the
+ * sample types the image codecs know, a byte order for multi-byte types. */
 static wt_status parse_descr(const char *name, const char *d, npy_array *a)
 {
-    char order = d[0];
-    if (order != '<' && order != '>' && order != '|' && order != '=')
-        return dtype_refused(name, d, "not a plain numeric type");
-    char kind = d[1];
-    if (kind == 'b' || kind == '?')
-        return dtype_refused(name, d, "booleans are not samples");
-    if (kind == 'c')
-        return dtype_refused(name, d, "complex numbers are not samples");
-    int size = d[2] >= '1' && d[2] <= '9' && !d[3] ? d[2] - '0' : 0;
-    a->type.kind = kind == 'u' ? WT_SAMPLE_UINT : kind == 'i' ? WT_SAMPLE_INT : WT_SAMPLE_FLOAT;
-    a->type.bits = 8 * size;
-    if ((kind != 'u' && kind != 'i' && kind != 'f') || !size)
-        return dtype_refused(name, d, "not a plain numeric type");
+    wt_npy_dtype t;
+    switch (wt_npy_parse_dtype(d, &t)) {
+    case WT_DTYPE_OK: break;
+    case WT_DTYPE_BOOL: return dtype_refused(name, d, "booleans are not samples");
+    case WT_DTYPE_COMPLEX: return dtype_refused(name, d, "complex numbers are not samples");
+    case WT_DTYPE_NOT_NUMERIC: return dtype_refused(name, d, "not a plain numeric type");
+    }
+    a->type.kind = t.kind == 'u' ? WT_SAMPLE_UINT : t.kind == 'i' ? WT_SAMPLE_INT : WT_SAMPLE_FLOAT;
+    a->type.bits = 8 * t.itemsize;
     if (!wt_sample_type_known(a->type))
-        return dtype_refused(name, d, size == 8 ? "64-bit integers" : "an unsupported size");
-    if (order == '|' && size > 1)
+        return dtype_refused(name, d, t.itemsize == 8 ? "64-bit integers" : "an unsupported size");
+    if (t.order == '|' && t.itemsize > 1)
         return header_error(name, "multi-byte type without a byte order");
-    int little = order == '<' || (order == '=' && wt_host_little_endian());
-    a->swap = size > 1 && little != wt_host_little_endian();
+    a->swap = t.swap;
     return WT_OK;
 }
 
@@ -170,21 +165,17 @@ static void descr_of(wt_sample_type t, char *out, size_t cap)
 static int write_header(FILE *fp, const wt_image *img, const char *descr, int stacked,
                         size_t pages)
 {
-    char lead[32] = "", tail[16] = "", dict[192], header[256];
+    uint64_t shape[4];
+    int ndim = 0;
+    char header[256];
     if (stacked)
-        snprintf(lead, sizeof lead, "%zu, ", pages);
+        shape[ndim++] = pages;
+    shape[ndim++] = img->height;
+    shape[ndim++] = img->width;
     if (img->channels != 1)
-        snprintf(tail, sizeof tail, ", %d", img->channels);
-    snprintf(dict, sizeof dict, "{'descr': '%s', 'fortran_order': False, 'shape': (%s%u, %u%s), }",
-             descr, lead, img->height, img->width, tail);
-    size_t len = strlen(dict), total = (10 + len + 1 + NPY_ALIGN - 1) / NPY_ALIGN * NPY_ALIGN;
-    memcpy(header, WT_NPY_MAGIC "\x01\x00", 8);
-    header[8] = (char)((total - 10) & 0xff);
-    header[9] = (char)((total - 10) >> 8);
-    memcpy(header + 10, dict, len);
-    memset(header + 10 + len, ' ', total - 10 - len - 1);
-    header[total - 1] = '\n';
-    return fwrite(header, 1, total, fp) == total;
+        shape[ndim++] = (uint64_t)img->channels;
+    size_t total = wt_npy_format_header(header, sizeof header, descr, shape, ndim);
+    return total && fwrite(header, 1, total, fp) == total;
 }
 
 /* The samples as @p t, little-endian, a row at a time. */

@@ -524,6 +524,20 @@ expect "int16 layers: samples line" grep -q "^samples int16$" e/li_layers.txt
 case_ "int16 layers reconstruct as int16" 0 "" "$WT" reconstruct e/li_layers.txt e/li.npy
 expect "int16 layers: .npy '<i2'" npy_descr e/li.npy '<i2'
 rm -f e/lay* e/li* e/i16.npy
+# an 8x8 float32 .npy of NaN only: MSE is NaN, which JSON spells null (no bare
+# nan); the JSON lines must parse with NaN and Infinity literals refused
+{ printf '\223NUMPY\001\000\166\000'
+  printf "%-117s\n" "{'descr': '<f4', 'fortran_order': False, 'shape': (8, 8), }"
+  for _ in $(seq 64); do printf '\000\000\300\177'; done; } >e/nan.npy
+strict_json='import json,sys
+def refuse(c): raise ValueError("non-standard constant " + c)
+rows = [json.loads(l, parse_constant=refuse) for l in open(sys.argv[1])]
+assert rows and all(r["mse"] is None and r["mse_channels"] == [None] for r in rows), rows'
+case_ "roundtrip --format json of an all-NaN .npy" 0 "" "$WT" roundtrip --format json --psnr --mse e/nan.npy
+expect "all-NaN roundtrip: valid JSON, mse null" $PY -c "$strict_json" "$out"
+case_ "compare --format json of all-NaN arrays" 0 "" "$WT" compare --format json e/nan.npy e/nan.npy
+expect "all-NaN compare: valid JSON, mse null" $PY -c "$strict_json" "$out"
+rm -f e/nan.npy
 case_ "--depth bad value" 2 "wavetool: invalid argument '12' for option --depth; should be 8, 16 or f32*" \
     "$WT" roundtrip --depth 12 rgb8.png
 case_ "float32 input to PNG without --depth fails that file" 1 \

@@ -1,0 +1,16 @@
+/* The coefficient file's meta (internal): wt_npz_meta as the JSON of the
+ * member "meta", written and read back with every field checked. */
+#ifndef WT_COEFF_META_H
+#define WT_COEFF_META_H
+
+#include "wavetool.h"
+#include "zip.h"
+
+/* @p m as JSON text (the caller frees it), NULL when out of memory. */
+char *coeff_meta_json(const wt_npz_meta *m);
+/* Member "meta": @p json as a 1-D uint8 array. */
+void coeff_meta_write(zip_writer *w, const char *json);
+/* The member "meta" of @p d into @p meta, each field checked. */
+wt_status coeff_meta_read(const zip_reader *r, const zip_directory *d, wt_npz_meta *meta);
+
+#endif
