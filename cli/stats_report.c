@@ -17,12 +17,7 @@ static const char *channel_name(int channels, int c)
 /* "haar, symmetric" (dwt), "swt haar" or "starlet, border mirror". */
 static void transform_text(const file_figures *f, char *buf, size_t size)
 {
-    if (f->transform == WT_TRANSFORM_STARLET)
-        snprintf(buf, size, "starlet, border %s", wt_border_name(f->border));
-    else if (f->transform == WT_TRANSFORM_SWT)
-        snprintf(buf, size, "swt %s", f->params.wavelet->name);
-    else
-        snprintf(buf, size, "%s, %s", f->params.wavelet->name, wt_mode_name(f->params.mode));
+    wt_transform_class_of(f->transform)->describe(&f->params, f->border, buf, size);
 }
 
 static void text_head(strbuf *sb, const file_figures *f)
@@ -93,7 +88,7 @@ static void json_file(strbuf *sb, const file_figures *f)
               f->layout.width, f->layout.height, f->layout.channels, f->layout.bit_depth,
               f->params.wavelet->name, wt_mode_name(f->params.mode), f->params.levels);
     sb_printf(sb, ",\"transform\":\"%s\"", wt_transform_name(f->transform));
-    if (f->transform == WT_TRANSFORM_STARLET)
+    if (wt_transform_class_of(f->transform)->params & WT_TPARAM_BORDER)
         sb_printf(sb, ",\"border\":\"%s\"", wt_border_name(f->border));
     json_number(sb, "qstep", f->qstep);
     json_number(sb, "eps", f->eps);

@@ -24,6 +24,7 @@
 #include "image_codec.h"
 #include "input.h"
 #include "npy_header.h"
+#include "transform.h"
 #include "wavetool_hooks.h"
 #include "wavetool.h"
 
@@ -169,7 +170,7 @@ static int meta_json(const wt_npz_meta *m, char *buf, size_t cap)
     }
     *q = '\0';
     char undecimated[256] = "";
-    if (m->transform != WT_TRANSFORM_DWT)
+    if (wt_transform_class_of(m->transform)->layout == WT_LAYOUT_STACK)
         snprintf(undecimated, sizeof undecimated,
                  ", \"transform\": \"%s\", \"start_level\": %d, \"norm\": %d, "
                  "\"all_approx\": %d, \"border\": \"%s\"",
@@ -1186,7 +1187,8 @@ static wt_status meta_from_fields(const npz_reader *r, const meta_fields *f, wt_
     meta->start_level = (int)f->start_level;
     meta->norm = (int)f->norm;
     meta->all_approx = (int)f->all_approx;
-    if (meta->transform != WT_TRANSFORM_STARLET && !wt_wavelet_find(f->wavelet))
+    if ((wt_transform_class_of(meta->transform)->params & WT_TPARAM_WAVELET) &&
+        !wt_wavelet_find(f->wavelet))
         return meta_value_error(r, "wavelet", f->wavelet);
     snprintf(meta->wavelet, sizeof meta->wavelet, "%s", f->wavelet);
     if (wt_mode_parse(f->mode, &meta->mode) != WT_OK)
@@ -1345,22 +1347,10 @@ static wt_status read_bands(const npz_reader *r, const npz_directory *d, wt_pyra
 
 /* ---- undecimated band stacks -------------------------------------------------- */
 
-/* Member name of band @p i of a stack (wt_ustack_index's order). */
+/* Member name of band @p i of a stack (wt_ustack_index's order): its module's. */
 static void stack_member_name(const wt_uparams *p, int i, char *out)
 {
-    int L = p->levels;
-    if (p->transform == WT_TRANSFORM_STARLET) {
-        if (i == 0)
-            snprintf(out, MEMBER_NAME_CAP, "c");
-        else
-            snprintf(out, MEMBER_NAME_CAP, "w%d", i);
-    } else if (i == 0) {
-        snprintf(out, MEMBER_NAME_CAP, "cA");
-    } else if (i <= 3 * L) {
-        snprintf(out, MEMBER_NAME_CAP, "c%c%d", band_letter[1 + (i - 1) % 3], L - (i - 1) / 3);
-    } else {
-        snprintf(out, MEMBER_NAME_CAP, "cA%d", i - 3 * L);
-    }
+    wt_uclass(p)->member_name(p, i, out, MEMBER_NAME_CAP);
 }
 
 /* What write_stack_bands writes. */
@@ -1472,7 +1462,8 @@ static wt_status load_file(const char *path, const wt_load_options *opt, wt_pyra
                           "%s: coefficients of a stack of %llu pages: read page by page, "
                           "from a file (not a pipe)",
                           r.name, (unsigned long long)meta->pages);
-    int undecimated = st == WT_OK && meta->transform != WT_TRANSFORM_DWT;
+    int undecimated =
+        st == WT_OK && wt_transform_class_of(meta->transform)->layout == WT_LAYOUT_STACK;
     if (undecimated && !stack)
         st = wt_error_set(WT_ERR_UNSUPPORTED, "%s: holds an undecimated (%s) transform",
                           r.name, wt_transform_name(meta->transform));
@@ -1839,7 +1830,7 @@ wt_status wt_npz_stack_reader_open(const char *path, const wt_load_options *opt,
     if (st == WT_OK && !s->meta.pages)
         st = wt_error_set(WT_ERR_INVALID, "%s: coefficients of one image, not of a stack",
                           s->r.name);
-    s->undecimated = s->meta.transform != WT_TRANSFORM_DWT;
+    s->undecimated = wt_transform_class_of(s->meta.transform)->layout == WT_LAYOUT_STACK;
     if (st == WT_OK)
         st = open_stack_members(s);
     if (st != WT_OK) {
