@@ -534,8 +534,8 @@ wt_status wt_denoise_swt(wt_engine *e, const wt_denoise_options *o, const wt_par
     (void)p;
     size_t h = in->height, w = in->width, n = h * w;
     int channels = in->channels;
-    wt_uparams u = {wt_transform_swt.kind, o->params.wavelet, o->params.levels, 0, 0, 0,
-                    WT_BORDER_MIRROR};
+    wt_uparams u = {wt_transform_of_denoise(o)->kind, o->params.wavelet, o->params.levels, 0,
+                    0, 0, WT_BORDER_MIRROR};
     if (u.levels <= 0) {
         int max = wt_umax_level(&u, h, w);
         u.levels = max - 3 > 1 ? max - 3 : 1;
