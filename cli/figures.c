@@ -121,49 +121,28 @@ void figures_free(file_figures *f)
 
 void figures_band_name(wt_transform t, const wt_band_ref *r, char *buf, size_t size)
 {
-    static const char letters[] = "AHVD";
-    if (t == WT_TRANSFORM_STARLET && r->band == WT_BAND_A)
-        snprintf(buf, size, "c");
-    else if (t == WT_TRANSFORM_STARLET)
-        snprintf(buf, size, "w%d", r->level);
-    else if (t == WT_TRANSFORM_SWT && r->band == WT_BAND_A)
-        snprintf(buf, size, "cA");
-    else
-        snprintf(buf, size, "c%c%d", letters[r->band], r->level);
+    wt_transform_class_of(t)->ref_name(r, buf, size);
 }
 
 char figures_orientation(wt_transform t, const wt_band_ref *r)
 {
-    if (t == WT_TRANSFORM_STARLET)
-        return r->band == WT_BAND_A ? 'A' : 'W';
-    return "AHVD"[r->band];
+    return wt_transform_class_of(t)->orientations[r->band & 3];
 }
 
 /* ---- undecimated band stacks, on the host ----------------------------------- */
 
-/* The bands of a stack in report order, with their index in the stack. */
+/* The bands of a stack in report order (the stack's, each band's channels
+ * together), with their index in the stack. */
 static size_t stack_bands(const wt_uparams *up, int channels, wt_band_ref *sel, int *index)
 {
+    const wt_transform_class *k = wt_transform_class_of(up->transform);
     size_t n = 0;
-    const int L = up->levels;
-    for (int c = 0; c < channels; c++) {
-        sel[n] = (wt_band_ref){L, WT_BAND_A, c};
-        index[n++] = wt_ustack_index(up, up->transform == WT_TRANSFORM_STARLET ? 0 : L, WT_BAND_A);
-    }
-    if (up->transform == WT_TRANSFORM_STARLET) {
-        for (int j = 1; j <= L; j++)
-            for (int c = 0; c < channels; c++) {
-                sel[n] = (wt_band_ref){j, WT_BAND_H, c};
-                index[n++] = wt_ustack_index(up, j, WT_BAND_H);
-            }
-        return n;
-    }
-    for (int l = L; l >= 1; l--)
-        for (int b = WT_BAND_H; b <= WT_BAND_D; b++)
-            for (int c = 0; c < channels; c++) {
-                sel[n] = (wt_band_ref){l, (wt_band)b, c};
-                index[n++] = wt_ustack_index(up, l, (wt_band)b);
-            }
+    for (int i = 0; i < k->nbands(up); i++)
+        for (int c = 0; c < channels; c++) {
+            k->band_ref(up, i, &sel[n]);
+            sel[n].channel = c;
+            index[n++] = i;
+        }
     return n;
 }
 

@@ -1,6 +1,7 @@
 /* Parsing of the common options: one table drives getopt_long, the checks
  * that an option applies to a command, and the help text. */
 #include "options.h"
+#include "transform_options.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -91,8 +92,7 @@ static const opt_spec option_table[] = {
     {"mode", 'm', "MODE", OPTS_TRANSFORM, "signal extension: zero, constant, symmetric (default), reflect,\n"
                                           "periodic, smooth, antisymmetric, antireflect, periodization"},
     {"method", OPT_METHOD, "M", OPTS_TRANSFORM, "auto (default), conv or lifting"},
-    {"transform", OPT_TRANSFORM, "T", OPTS_TRANSFORM | OPTS_SWEEP, "dwt (default), swt (= pywt.swt2, any size) or starlet\n"
-                                                     "(B3-spline a trous); see wavetool(1)"},
+    {"transform", OPT_TRANSFORM, "T", OPTS_TRANSFORM | OPTS_SWEEP, "{TRANSFORMS}; see wavetool(1)"},
     {"norm", OPT_NORM, NULL, OPTS_TRANSFORM, "swt: pywt's norm=True (filters scaled by 1/sqrt 2)"},
     {"start-level", OPT_START_LEVEL, "N", OPTS_TRANSFORM, "swt: pywt's start_level (default 0)"},
     {"all-approx", OPT_ALL_APPROX, NULL, OPTS_TRANSFORM, "swt: keep cA of every level (.npz cA1..; pywt trim_approx=False)"},
@@ -768,39 +768,6 @@ static void set_defaults(cli_options *o)
     o->style = wt_mosaic_style_plain(WT_SCALE_AUTO);
 }
 
-/* The options of the undecimated transforms go with their transform. */
-static int check_undecimated(const cli_command *cmd, const cli_options *o)
-{
-    unsigned takes = cmd->transforms ? cmd->transforms : 1u << WT_TRANSFORM_DWT;
-    if (!(takes & 1u << o->transform)) {
-        char list[64] = "";
-        for (int t = WT_TRANSFORM_DWT; t <= WT_TRANSFORM_STARLET; t++)
-            if (takes & 1u << t)
-                snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s",
-                         list[0] ? " or " : "", wt_transform_name((wt_transform)t));
-        return cli_usage_error(cmd->name, "--transform %s: '%s' takes %s",
-                               wt_transform_name(o->transform), cmd->name, list);
-    }
-    const char *swt_only = o->norm ? "--norm" : o->start_level ? "--start-level"
-                           : o->all_approx ? "--all-approx" : NULL;
-    if (swt_only && o->transform != WT_TRANSFORM_SWT)
-        return cli_usage_error(cmd->name, "%s applies to --transform swt", swt_only);
-    if (o->border_given && o->transform != WT_TRANSFORM_STARLET)
-        return cli_usage_error(cmd->name, "--border applies to --transform starlet (swt is "
-                                          "periodic; dwt takes -m)");
-    if (o->layers && o->transform == WT_TRANSFORM_DWT)
-        return cli_usage_error(cmd->name, "--layers applies to --transform swt or starlet");
-    if ((cmd->groups & OPTS_MOSAIC) && o->depth == WT_DEPTH_F32 && !o->layers)
-        return cli_usage_error(cmd->name, "--depth f32 is for --layers: mosaics are 8 or 16-bit "
-                                          "displays");
-    if (o->transform == WT_TRANSFORM_SWT && o->params.wavelet->kind != WT_KIND_FILTER_BANK)
-        return cli_usage_error(cmd->name, "--transform swt: %s is a JPEG 2000 wavelet; use a "
-                                          "filter-bank one (bior4.4 for cdf97, bior2.2 for "
-                                          "legall53)",
-                               o->params.wavelet->name);
-    return CLI_CONTINUE;
-}
-
 /* Checks between options once all are read. */
 static int check_combination(const cli_command *cmd, cli_options *o)
 {
@@ -817,8 +784,8 @@ static int check_combination(const cli_command *cmd, cli_options *o)
                                cmd->name, (int)strcspn(cmd->synopsis, "\n"), cmd->synopsis);
     if (!(cmd->groups & OPTS_TRANSFORM))
         return CLI_CONTINUE;
-    int rc = check_undecimated(cmd, o);
-    if (rc != CLI_CONTINUE || o->transform != WT_TRANSFORM_DWT)
+    int rc = cli_check_transform_options(cmd, o);
+    if (rc != CLI_CONTINUE || wt_transform_class_of(o->transform)->layout != WT_LAYOUT_PYRAMID)
         return rc;
     wt_params p = o->params;
     p.levels = 0;
@@ -990,6 +957,10 @@ static size_t expand_token(const char *text, unsigned writes, char *buf, size_t 
             wt_format_list(buf, size, lists[i].holds, ".", "/", "/");
             return strlen(lists[i].token);
         }
+    if (strncmp(text, "{TRANSFORMS}", 12) == 0) {
+        cli_transform_choices(buf, size);
+        return 12;
+    }
     if (strncmp(text, "{EXTS}", 6) != 0)
         return 0;
     ext_choices(writes, buf, size);

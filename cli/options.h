@@ -6,6 +6,7 @@
 #include <stdio.h>
 
 #include "wavetool.h"
+#include "wavetool_hooks.h" /* the transform registry */
 
 /* Exit codes (DESIGN: Errors and data safety). */
 enum { EXIT_ALL_DONE = 0, EXIT_SOME_FAILED = 1, EXIT_USAGE = 2 };
@@ -54,10 +55,6 @@ enum {
 
 struct cli_options;
 
-/* cli_command.transforms: every transform (decompose, roundtrip, bench) */
-#define CLI_TRANSFORMS_ALL \
-    (1u << WT_TRANSFORM_DWT | 1u << WT_TRANSFORM_SWT | 1u << WT_TRANSFORM_STARLET)
-
 /* A subcommand: one cli/cmd_NAME.c defines `const cli_command cmd_NAME` and
  * cli/main.c lists it (help, dispatch). */
 typedef struct cli_command {
@@ -74,8 +71,9 @@ typedef struct cli_command {
     /* What its outputs may hold (WT_HOLDS_*): the output checks and --ext's
      * choices in its help; 0: it writes no files. */
     unsigned writes;
-    /* The transforms --transform may name, a mask of 1u << wt_transform; 0: dwt only. */
-    unsigned transforms;
+    /* What it needs of a --transform kind (WT_THOOK_*, wavetool_hooks.h): a kind
+     * without those hooks is refused with the registry's message. */
+    unsigned needs;
     /* A variant chosen by a first argument (bench --pipeline), or NULL. */
     const char *variant_flag;
     const struct cli_command *variant;

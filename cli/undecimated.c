@@ -189,19 +189,10 @@ static void layer_decode(const wt_image *img, double offset, double scale, float
         }
 }
 
-/* Band names as the .npz members: cA cH1 ...; c w1 ... */
+/* Band names as the .npz members: cA cH1 ...; c w1 ... (the kind's module's) */
 static void band_name(const wt_uparams *up, int i, char *out, size_t cap)
 {
-    int L = up->levels;
-    static const char letters[] = "HVD";
-    if (up->transform == WT_TRANSFORM_STARLET)
-        snprintf(out, cap, i == 0 ? "c" : "w%d", i);
-    else if (i == 0)
-        snprintf(out, cap, "cA");
-    else if (i <= 3 * L)
-        snprintf(out, cap, "c%c%d", letters[(i - 1) % 3], L - (i - 1) / 3);
-    else
-        snprintf(out, cap, "cA%d", i - 3 * L);
+    wt_transform_class_of(up->transform)->member_name(up, i, out, cap);
 }
 
 /* OUT without its extension, and the extension (with the dot). */
@@ -414,9 +405,10 @@ wt_status undecimated_reconstruct_layers(pipeline *p, const char *path, const ch
 static void fill_meta(const wt_uparams *up, const wt_image *img, wt_npz_meta *meta)
 {
     pipeline_meta_of_image(img, meta);
+    const wt_transform_class *c = wt_transform_class_of(up->transform);
     snprintf(meta->wavelet, sizeof meta->wavelet, "%s",
-             up->transform == WT_TRANSFORM_STARLET ? "b3spline" : up->wavelet->name);
-    meta->mode = up->transform == WT_TRANSFORM_SWT ? WT_MODE_PERIODIC : WT_MODE_REFLECT;
+             c->params & WT_TPARAM_WAVELET ? up->wavelet->name : c->wavelet_name);
+    meta->mode = c->meta_mode;
     meta->method = WT_METHOD_CONV;
     meta->levels = up->levels;
     meta->transform = up->transform;
@@ -493,13 +485,10 @@ wt_status undecimated_reconstruct(pipeline *p, const wt_uparams *up, const float
 static int detail_bands(const wt_uparams *up, int *index)
 {
     int nb = wt_ustack_bands(up), n = 0;
-    for (int i = 0; i < nb; i++) {
-        int approx = up->transform == WT_TRANSFORM_STARLET && i == wt_ustack_index(up, 0, WT_BAND_A);
-        for (int l = 1; up->transform == WT_TRANSFORM_SWT && l <= up->levels; l++)
-            approx |= i == wt_ustack_index(up, l, WT_BAND_A);
-        if (!approx)
+    wt_band_ref ref;
+    for (int i = 0; i < nb; i++)
+        if (wt_transform_class_of(up->transform)->band_ref(up, i, &ref))
             index[n++] = i;
-    }
     return n;
 }
 

@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "cu_engine.h"
+#include "transform.h"
 
 #define CU_UTAPS 32
 /* CU_UTX, CU_UTY_MAX, CU_UTHREADS, CU_USMEM: cu_tuning.h */
@@ -417,9 +418,10 @@ static cu_ulevel ulevel_of(const wt_uparams *p, int j, int inverse, size_t h, si
     memset(&L, 0, sizeof L);
     const long long step = 1ll << (j - 1);
     long long shift;
-    L.x = uaxis_of(p->transform == WT_TRANSFORM_SWT ? WT_BORDER_PERIODIC : p->border, w);
-    L.y = uaxis_of(p->transform == WT_TRANSFORM_SWT ? WT_BORDER_PERIODIC : p->border, h);
-    if (p->transform == WT_TRANSFORM_STARLET) {
+    const int b3 = wt_ub3_kernel(p);
+    L.x = uaxis_of(wt_uborder(p), w);
+    L.y = uaxis_of(wt_uborder(p), h);
+    if (b3) {
         static const double b3[5] = {1.0 / 16, 4.0 / 16, 6.0 / 16, 4.0 / 16, 1.0 / 16};
         L.ntaps = 5;
         for (int k = 0; k < 5; k++)
@@ -438,8 +440,7 @@ static cu_ulevel ulevel_of(const wt_uparams *p, int j, int inverse, size_t h, si
     }
     uaxis_place(&L.x, shift - (L.ntaps - 1) * step, step);
     uaxis_place(&L.y, shift - (L.ntaps - 1) * step, step);
-    const int starlet = p->transform == WT_TRANSFORM_STARLET;
-    L.ty = utile_height(L.ntaps, L.y.step, h, starlet ? 1 : 2, starlet ? CU_UTY_STARLET : CU_UTY_MAX);
+    L.ty = utile_height(L.ntaps, L.y.step, h, b3 ? 1 : 2, b3 ? CU_UTY_STARLET : CU_UTY_MAX);
     L.g = L.y.step < L.ty ? L.y.step : L.ty;
     L.rows = L.ty ? urows(L.ntaps, L.g, L.ty) : 0;
     return L;
@@ -447,8 +448,7 @@ static cu_ulevel ulevel_of(const wt_uparams *p, int j, int inverse, size_t h, si
 
 static int gpu_takes(const wt_uparams *p, size_t h, size_t w)
 {
-    int taps = p->transform == WT_TRANSFORM_STARLET ? 5 : p->wavelet->filter_len;
-    return taps <= CU_UTAPS && h < (1u << 29) && w < (1u << 29);
+    return wt_utaps(p) <= CU_UTAPS && h < (1u << 29) && w < (1u << 29);
 }
 
 /* Shared memory of a column-first tile: @p planes planes of column slots and
@@ -565,7 +565,7 @@ static wt_status uforward_device(cu_engine *ce, const wt_uparams *p, size_t h, s
     const float *cur = planes;
     for (int l = 1; l <= p->levels; l++) {
         float *next;
-        if (p->transform == WT_TRANSFORM_STARLET) {
+        if (wt_ub3_kernel(p)) {
             next = l == p->levels ? band_ptr(stack, 0, channels, plane) : tmp + (l % 2) * cp;
             cu_ulevel L = ulevel_of(p, l, 0, h, w);
             const float *in[4] = {cur, NULL, NULL, NULL};
@@ -591,7 +591,7 @@ static wt_status uinverse_device(cu_engine *ce, const wt_uparams *p, size_t h, s
 {
     const size_t plane = h * w, cp = plane * (size_t)channels;
     float *bands = (float *)stack; /* read only */
-    if (p->transform == WT_TRANSFORM_STARLET) {
+    if (wt_ub3_kernel(p)) {
         WT_LAUNCH(starlet_sum_kernel, dim3(1024), dim3(256), 0, ce->stream, stack, p->levels, cp,
                   planes);
         CU_CHECK(cudaGetLastError());
@@ -704,10 +704,7 @@ wt_status cu_uinverse(wt_engine *e, const wt_uparams *p, const float *bands, siz
  * L + 1 + 1. */
 static size_t ubytes(const wt_uparams *p, size_t cp, int inverse)
 {
-    size_t L = (size_t)p->levels;
-    if (p->transform == WT_TRANSFORM_STARLET)
-        return cp * 4 * (inverse ? L + 2 : 3 * L);
-    return cp * 4 * 5 * L;
+    return (size_t)wt_uclass(p)->bench_bytes(p, (double)cp, inverse);
 }
 
 /* One timed run of cu_ubench: 0 forward, 1 inverse, 2 the device copy. */

@@ -56,6 +56,95 @@ size_t wt_pyramid_bands(const wt_pyramid *p, wt_band_ref *sel);
  * prints is built with it. */
 #include "json.h"
 
+/* ---- transform registry (src/transform.c) -------------------------------
+ * Each transform kind is one module, src/transform_NAME.c, defining one
+ * const wt_transform_class; src/transform.c lists them. Nothing else names a
+ * kind: options, help, messages, .npz layouts, mosaics, statistics, denoise
+ * and bench read the class. */
+
+/* The parameters a kind takes (wt_transform_class.params); an option of a
+ * parameter the kind lacks is a usage error built from the registry. */
+enum {
+    WT_TPARAM_WAVELET = 1u << 0,     /* -w */
+    WT_TPARAM_MODE = 1u << 1,        /* -m */
+    WT_TPARAM_METHOD = 1u << 2,      /* --method */
+    WT_TPARAM_NORM = 1u << 3,        /* --norm */
+    WT_TPARAM_START_LEVEL = 1u << 4, /* --start-level */
+    WT_TPARAM_ALL_APPROX = 1u << 5,  /* --all-approx */
+    WT_TPARAM_BORDER = 1u << 6,      /* --border */
+    WT_TPARAM_LAYERS = 1u << 7,      /* --layers: one image per band */
+    WT_TPARAM_QSTEP = 1u << 8,       /* --qstep */
+    WT_TPARAM_DENOISE_EXTRAS = 1u << 9, /* denoise --ycbcr, --noise poisson, --cycle-spin */
+};
+
+/* What a command needs of a kind (cli_command.needs); a kind without the
+ * hook is refused with wt_transform_refusal's message. */
+enum {
+    WT_THOOK_DENOISE = 1u << 0,
+};
+
+/* How a kind's coefficients are held: a decimated pyramid (wt_pyramid,
+ * wt_forward/wt_epyramid_*) or a stack of full-size bands (wt_uparams,
+ * wt_uforward; nbands x C x h x w floats). */
+typedef enum wt_tlayout { WT_LAYOUT_PYRAMID = 0, WT_LAYOUT_STACK = 1 } wt_tlayout;
+
+struct wt_transform_ops; /* the engine's side of a kind: src/transform.h */
+
+typedef struct wt_transform_class {
+    const char *name;       /* --transform NAME, .npz meta "transform" */
+    const char *help;       /* its line in --help */
+    wt_transform kind;      /* the public enum's value */
+    unsigned params;        /* WT_TPARAM_* it takes */
+    wt_tlayout layout;
+    int filter_banks_only;  /* -w takes filter-bank wavelets only (no JPEG 2000 ones) */
+    const char *no_border;  /* kinds without --border: why ("is periodic"), NULL: say nothing */
+    const char *wavelet_name; /* kinds without -w: the fixed kernel's name (meta, bench) */
+    int kernel_taps;        /* kinds without -w: the fixed kernel's taps */
+    wt_mode meta_mode;      /* stacks: .npz meta "mode" */
+    const char *orientations; /* report letter of WT_BAND_A..D ("AHVD") */
+    /* Layout of a band stack (WT_LAYOUT_STACK; NULL for pyramids). Stack
+     * order: wt_ustack_index's. */
+    int (*nbands)(const wt_uparams *p);
+    int (*band_index)(const wt_uparams *p, int level, wt_band band);
+    /* band @p i as (level, band): reports; 0 when @p i is an approximation */
+    int (*band_ref)(const wt_uparams *p, int i, wt_band_ref *ref);
+    void (*member_name)(const wt_uparams *p, int i, char *out, size_t cap); /* .npz member */
+    void (*mosaic_cell)(const wt_uparams *p, int i, size_t *row, size_t *col);
+    void (*mosaic_grid)(const wt_uparams *p, size_t *rows, size_t *cols);
+    int (*max_level)(size_t height, size_t width);
+    /* Reports: a band's name (cA, cH2, w1 ...) and the transform's text. */
+    void (*ref_name)(const wt_band_ref *r, char *buf, size_t size);
+    void (*describe)(const wt_params *p, wt_border border, char *buf, size_t size);
+    /* bench: bytes an engine reads and writes for one run over a plane of
+     * @p plane samples (stacks) */
+    double (*bench_bytes)(const wt_uparams *p, double plane, int inverse);
+    /* Command hooks (NULL: the command refuses the kind). */
+    wt_status (*denoise)(wt_engine *e, const wt_denoise_options *o, const wt_params *p,
+                         const wt_image *in, wt_image *out, double *used, int *levels);
+    const struct wt_transform_ops *ops;
+} wt_transform_class;
+
+/* The class of @p t (never NULL: an unknown value gives the first class). */
+const wt_transform_class *wt_transform_class_of(wt_transform t);
+/* The class named @p name, NULL (error set: "unknown transform 'x' (dwt, ...)")
+ * if none. */
+const wt_transform_class *wt_transform_find(const char *name);
+/* The i-th class of the registry, NULL past the last. */
+const wt_transform_class *wt_transform_at(int i);
+/* The names of the classes that take all of @p params and have all of
+ * @p hooks, joined by @p sep ("dwt, swt or starlet" with ", " and a last
+ * " or "; @p last NULL: @p sep throughout), into @p buf. */
+void wt_transform_names(unsigned params, unsigned hooks, const char *sep, const char *last,
+                        char *buf, size_t size);
+/* Denoise with @p c (wt_denoise_options.swt for the SWT). */
+void wt_denoise_set_transform(wt_denoise_options *o, const wt_transform_class *c);
+/* 1 when @p c has every hook of @p hooks. */
+int wt_transform_has(const wt_transform_class *c, unsigned hooks);
+/* NULL when @p c has the @p hooks @p command needs, else the message
+ * "COMMAND does not support --transform NAME (it takes dwt or swt)" in @p buf. */
+const char *wt_transform_refusal(const wt_transform_class *c, const char *command,
+                                 unsigned hooks, char *buf, size_t size);
+
 /* ---- test hooks ---------------------------------------------------------- */
 
 /* Device-resident denoise timing (bench/denoise_speed --resident): @p img's

@@ -44,7 +44,7 @@ static void print_header(const cli_options *o, const wt_engine *e)
 {
     if ((o->format == REPORT_JSON))
         return;
-    if (o->transform != WT_TRANSFORM_DWT)
+    if (wt_transform_class_of(o->transform)->layout == WT_LAYOUT_STACK)
         printf("# %s; median of %d runs; GB/s = bytes read and written / time (4 bytes x "
                "samples x planes: swt 5 a level, starlet 3 a scale, its inverse L + 2);\n"
                "# copy = device copy of the same bytes (read + write) in the same run\n",
@@ -465,10 +465,7 @@ static const wt_wavelet *sweep_wavelet(const sweep_options *w, int i)
 
 static double undecimated_bytes(const wt_uparams *p, double plane, int inverse)
 {
-    double L = p->levels;
-    if (p->transform == WT_TRANSFORM_STARLET)
-        return 4.0 * plane * (inverse ? L + 2 : 3 * L);
-    return 4.0 * plane * 5 * L;
+    return wt_transform_class_of(p->transform)->bench_bytes(p, plane, inverse);
 }
 
 /* CPU engine: wall clock around wt_uforward/wt_uinverse, memcpy as the copy. */
@@ -529,7 +526,9 @@ static wt_status time_one_u(wt_engine *e, const wt_uparams *p, const cli_options
 static int run_undecimated(wt_engine *e, const cli_options *o)
 {
     int failed = 0;
-    const int nw = o->transform == WT_TRANSFORM_STARLET ? 1 : o->sweep.nwavelets;
+    const wt_transform_class *c = wt_transform_class_of(o->transform);
+    const int wavelets = (c->params & WT_TPARAM_WAVELET) != 0;
+    const int nw = wavelets ? o->sweep.nwavelets : 1;
     for (int wi = 0; wi < nw; wi++)
         for (int si = 0; si < o->sweep.nsizes; si++)
             for (int inv = 0; inv < 2; inv++) {
@@ -537,12 +536,12 @@ static int run_undecimated(wt_engine *e, const cli_options *o)
                     continue;
                 wt_uparams p = {o->transform, o->sweep.wavelets[wi], o->params.levels, 0, 0, 0,
                                 o->border};
-                const char *mode = o->transform == WT_TRANSFORM_SWT ? "swt"
-                                   : o->border == WT_BORDER_MIRROR ? "starlet"
-                                                                   : wt_border_name(o->border);
-                bench_row r = {o->transform == WT_TRANSFORM_SWT ? p.wavelet->name : "b3spline",
+                const char *mode = !(c->params & WT_TPARAM_BORDER) || o->border == WT_BORDER_MIRROR
+                                       ? c->name
+                                       : wt_border_name(o->border);
+                bench_row r = {wavelets ? p.wavelet->name : c->wavelet_name,
                                mode, "-", inv ? "inverse" : "forward",
-                               o->transform == WT_TRANSFORM_SWT ? p.wavelet->filter_len : 5,
+                               wavelets ? p.wavelet->filter_len : c->kernel_taps,
                                o->sweep.sizes[si][0],
                                o->sweep.sizes[si][1], o->sweep.batch, p.levels, 0, 0, 0, 0, 0};
                 failed |= print_row_or_error(o, e, &r,
@@ -557,7 +556,7 @@ static int run_all(wt_engine *e, const cli_options *o)
 {
     int failed = 0;
     print_header(o, e);
-    if (o->transform != WT_TRANSFORM_DWT)
+    if (wt_transform_class_of(o->transform)->layout == WT_LAYOUT_STACK)
         return run_undecimated(e, o);
     for (int wi = 0; wi < sweep_count(&o->sweep); wi++)
         for (int mi = 0; mi < o->sweep.nmodes; mi++)
@@ -618,7 +617,8 @@ static int run_bench(const cli_options *given)
     if (given->format == REPORT_TSV)
         return cli_usage_error("bench", "--format tsv: bench writes text or json");
     if (given->sweep.all && (given->sweep.nwavelets || given->sweep.nmodes ||
-                             given->sweep.host_path || given->transform != WT_TRANSFORM_DWT))
+                             given->sweep.host_path ||
+                             wt_transform_class_of(given->transform) != wt_transform_at(0)))
         return cli_usage_error("bench", "--all takes no -w, -m, --host-path or --transform");
     sweep_defaults(&full.sweep);
     wt_engine *e;
@@ -654,7 +654,6 @@ const cli_command cmd_bench = {
     .min_args = 0,
     .max_args = 0,
     .defaults = bench_defaults,
-    .transforms = CLI_TRANSFORMS_ALL,
     .run = run_bench,
     .variant_flag = "--pipeline",
     .variant = &cmd_bench_pipeline,

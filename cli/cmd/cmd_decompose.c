@@ -204,7 +204,8 @@ static wt_status decompose_or_transcode(pipeline *p, const char *in, const char 
     wt_image img = {0};
     wt_params params;
     wt_status st = pipeline_load(p, in, &img);
-    int undecimated = p->opt->transform != WT_TRANSFORM_DWT && !transcode_only;
+    int undecimated = wt_transform_class_of(p->opt->transform)->layout == WT_LAYOUT_STACK &&
+                      !transcode_only;
     if (st == WT_OK && !undecimated)
         st = pipeline_params_for(p->opt, &img, in, &params);
     if (st == WT_OK && undecimated)
@@ -257,7 +258,6 @@ const cli_command cmd_decompose = {
     .groups = OPTS_VERBOSITY | OPTS_TRANSFORM | OPTS_ENGINE | OPTS_LOAD | OPTS_SAVE | OPTS_MOSAIC | OPTS_BATCH,
     .min_args = 1,
     .max_args = -1,
-    .transforms = CLI_TRANSFORMS_ALL,
     .writes = WT_HOLDS_IMAGE | WT_HOLDS_COEFFS,
     .run = run_decompose,
 };

@@ -33,11 +33,13 @@ static wt_status denoise_options_for(const cli_options *o, const wt_image *img, 
 {
     *d = o->denoise;
     d->params = o->params;
-    d->swt = o->transform == WT_TRANSFORM_SWT;
-    wt_uparams u = {WT_TRANSFORM_SWT, o->params.wavelet, 1, 0, 0, 0, WT_BORDER_MIRROR};
+    const wt_transform_class *c = wt_transform_class_of(o->transform);
+    wt_denoise_set_transform(d, c);
+    wt_uparams u = {o->transform, o->params.wavelet, 1, 0, 0, 0, WT_BORDER_MIRROR};
     if (o->levels_max)
-        d->params.levels = d->swt ? wt_umax_level(&u, img->height, img->width)
-                                  : wt_max_level(img->height, img->width, o->params.wavelet);
+        d->params.levels = c->layout == WT_LAYOUT_STACK
+                               ? wt_umax_level(&u, img->height, img->width)
+                               : wt_max_level(img->height, img->width, o->params.wavelet);
     else if (!o->levels_given)
         d->params.levels = 0;
     if (o->threshold != THRESHOLD_NONE) {
@@ -119,10 +121,11 @@ static int check_denoise_options(const cli_options *o)
     if (o->norm || o->start_level || o->all_approx)
         return cli_usage_error("denoise", "--norm, --start-level and --all-approx do not "
                                           "apply to denoise");
-    if (o->transform == WT_TRANSFORM_SWT &&
+    const wt_transform_class *c = wt_transform_class_of(o->transform);
+    if (!(c->params & WT_TPARAM_DENOISE_EXTRAS) &&
         (o->denoise.ycbcr || o->denoise.noise == WT_NOISE_POISSON || o->denoise.cycle_spin))
-        return cli_usage_error("denoise", "--transform swt goes without --ycbcr, --noise "
-                                          "poisson and --cycle-spin");
+        return cli_usage_error("denoise", "--transform %s goes without --ycbcr, --noise "
+                                          "poisson and --cycle-spin", c->name);
     return CLI_CONTINUE;
 }
 
@@ -162,7 +165,7 @@ const cli_command cmd_denoise = {
     .groups = OPTS_VERBOSITY | OPTS_TRANSFORM | OPTS_ENGINE | OPTS_LOAD | OPTS_SAVE | OPTS_BATCH | OPTS_DENOISE | OPTS_RESULT,
     .min_args = 1,
     .max_args = -1,
-    .transforms = 1u << WT_TRANSFORM_DWT | 1u << WT_TRANSFORM_SWT,
+    .needs = WT_THOOK_DENOISE,
     .writes = WT_HOLDS_IMAGE,
     .run = run_denoise,
 };

@@ -105,7 +105,7 @@ static wt_status roundtrip_file(pipeline *p, const char *in, const char *out,
     wt_status st = pipeline_load(p, in, &img);
     if (st == WT_OK) /* --depth: the input as float32 unless it is the result's type */
         st = result_prepare(p, in, out, &img, &want);
-    int undecimated = o->transform != WT_TRANSFORM_DWT;
+    int undecimated = wt_transform_class_of(o->transform)->layout == WT_LAYOUT_STACK;
     if (st == WT_OK && !undecimated)
         st = pipeline_params_for(o, &img, in, &params);
     if (st == WT_OK)
@@ -170,8 +170,12 @@ static int run_roundtrip(const cli_options *o)
                              o->threshold != THRESHOLD_NONE, 0, o->qstep};
     FILE *report = o->output && strcmp(o->output, "-") == 0 ? stderr : stdout;
     int rc = cli_check_output("roundtrip", o, o->output, cmd_roundtrip.writes);
-    if (rc == CLI_CONTINUE && o->transform != WT_TRANSFORM_DWT && o->qstep > 0.0)
-        rc = cli_usage_error("roundtrip", "--qstep applies to --transform dwt");
+    if (rc == CLI_CONTINUE && o->qstep > 0.0 &&
+        !(wt_transform_class_of(o->transform)->params & WT_TPARAM_QSTEP)) {
+        char list[96];
+        wt_transform_names(WT_TPARAM_QSTEP, 0, ", ", " or ", list, sizeof list);
+        rc = cli_usage_error("roundtrip", "--qstep applies to --transform %s", list);
+    }
     if (rc == CLI_CONTINUE)
         rc = pipeline_run_files(&ctx.pipe, o, &plan, roundtrip_one, &ctx, report,
                                 roundtrip_header);
@@ -199,7 +203,6 @@ const cli_command cmd_roundtrip = {
               OPTS_QUALITY | OPTS_THRESHOLD | OPTS_REPORT | OPTS_QUANT | OPTS_RESULT,
     .min_args = 1,
     .max_args = -1,
-    .transforms = CLI_TRANSFORMS_ALL,
     .writes = WT_HOLDS_IMAGE,
     .run = run_roundtrip,
 };

@@ -65,9 +65,10 @@ static wt_status figures_of(stats_ctx *ctx, const char *file, file_figures *f)
     const cli_options *o = ctx->opt;
     wt_image img = {0};
     wt_status st = pipeline_load(&ctx->pipe, file, &img);
+    const int stack = wt_transform_class_of(o->transform)->layout == WT_LAYOUT_STACK;
     f->transform = o->transform;
     f->params = o->params;
-    if (st == WT_OK && o->transform == WT_TRANSFORM_DWT)
+    if (st == WT_OK && !stack)
         st = pipeline_params_for(o, &img, file, &f->params);
     if (st == WT_OK) {
         f->layout = img;
@@ -78,7 +79,7 @@ static wt_status figures_of(stats_ctx *ctx, const char *file, file_figures *f)
         stats_job job = {&img, f};
         if (!f->file)
             st = wt_error_set(WT_ERR_NOMEM, "out of memory");
-        else if (o->transform != WT_TRANSFORM_DWT)
+        else if (stack)
             st = stack_figures_of(ctx, &img, file, f);
         else
             st = pipeline_engine_run(&ctx->pipe, stats_on, &job, file);
@@ -222,5 +223,4 @@ const cli_command cmd_stats = {
     .min_args = 1,
     .max_args = -1,
     .run = run_stats,
-    .transforms = CLI_TRANSFORMS_ALL,
 };

@@ -17,12 +17,7 @@ static const char *channel_name(int channels, int c)
 /* "haar, symmetric" (dwt), "swt haar" or "starlet, border mirror". */
 static void transform_text(const file_figures *f, char *buf, size_t size)
 {
-    if (f->transform == WT_TRANSFORM_STARLET)
-        snprintf(buf, size, "starlet, border %s", wt_border_name(f->border));
-    else if (f->transform == WT_TRANSFORM_SWT)
-        snprintf(buf, size, "swt %s", f->params.wavelet->name);
-    else
-        snprintf(buf, size, "%s, %s", f->params.wavelet->name, wt_mode_name(f->params.mode));
+    wt_transform_class_of(f->transform)->describe(&f->params, f->border, buf, size);
 }
 
 static void text_head(strbuf *sb, const file_figures *f)
@@ -91,7 +86,7 @@ static char *json_file(const file_figures *f, const report_page *page)
     wt_json_key_string(&j, "mode", wt_mode_name(f->params.mode));
     wt_json_key_int(&j, "levels", f->params.levels);
     wt_json_key_string(&j, "transform", wt_transform_name(f->transform));
-    if (f->transform == WT_TRANSFORM_STARLET)
+    if (wt_transform_class_of(f->transform)->params & WT_TPARAM_BORDER)
         wt_json_key_string(&j, "border", wt_border_name(f->border));
     report_json_number(&j, "qstep", f->qstep);
     report_json_number(&j, "eps", f->eps);

@@ -15,6 +15,7 @@
 
 #include "engine_impl.h" /* wt_shrink_plan, wt_epyramid_shrink */
 #include "image_codec.h"
+#include "transform.h"
 
 /* scipy.stats.norm.ppf(0.75) */
 #define NORM_PPF_075 0.6744897501960817
@@ -227,10 +228,13 @@ static wt_status check_options(const wt_denoise_options *o, const wt_image *in)
                             in->channels, in->channels == 1 ? "" : "s");
     if (o->ycbcr && o->noise == WT_NOISE_POISSON)
         return wt_error_set(WT_ERR_INVALID, "denoise: --ycbcr and Poisson noise exclude each other");
-    if (o->swt && (o->ycbcr || o->noise == WT_NOISE_POISSON || o->cycle_spin > 0))
+    const wt_transform_class *c = wt_transform_of_denoise(o);
+    if (!(c->params & WT_TPARAM_DENOISE_EXTRAS) &&
+        (o->ycbcr || o->noise == WT_NOISE_POISSON || o->cycle_spin > 0))
         return wt_error_set(WT_ERR_INVALID,
-                            "denoise: --transform swt goes without --ycbcr, --noise poisson and "
-                            "--cycle-spin");
+                            "denoise: --transform %s goes without --ycbcr, --noise poisson and "
+                            "--cycle-spin",
+                            c->name);
     return WT_OK;
 }
 
@@ -522,14 +526,16 @@ static void shrink_swt_channel(const wt_denoise_options *o, const wt_uparams *u,
         }
 }
 
-/* Denoise with the SWT: samples to planes, wt_uforward, shrink, wt_uinverse. */
-static wt_status denoise_swt(wt_engine *e, const wt_denoise_options *o, const wt_image *in,
-                             wt_image *out, double *used, int *levels)
+/* Denoise with the SWT (the SWT module's hook): samples to planes,
+ * wt_uforward, shrink, wt_uinverse. */
+wt_status wt_denoise_swt(wt_engine *e, const wt_denoise_options *o, const wt_params *p,
+                         const wt_image *in, wt_image *out, double *used, int *levels)
 {
+    (void)p;
     size_t h = in->height, w = in->width, n = h * w;
     int channels = in->channels;
-    wt_uparams u = {WT_TRANSFORM_SWT, o->params.wavelet, o->params.levels, 0, 0, 0,
-                    WT_BORDER_MIRROR};
+    wt_uparams u = {wt_transform_of_denoise(o)->kind, o->params.wavelet, o->params.levels, 0,
+                    0, 0, WT_BORDER_MIRROR};
     if (u.levels <= 0) {
         int max = wt_umax_level(&u, h, w);
         u.levels = max - 3 > 1 ? max - 3 : 1;
@@ -659,6 +665,19 @@ static wt_status denoise_spin_resident(wt_engine *e, const wt_denoise_options *o
     return st;
 }
 
+/* Denoise with the DWT (the DWT module's hook): on host planes where the
+ * pyramid cannot stay on the engine, else resident. */
+wt_status wt_denoise_dwt(wt_engine *e, const wt_denoise_options *o, const wt_params *p,
+                         const wt_image *in, wt_image *out, double *used, int *levels)
+{
+    (void)levels;
+    if (o->ycbcr || o->noise == WT_NOISE_POISSON)
+        return denoise_on_host_planes(e, o, p, in, out, used);
+    if (o->cycle_spin > 0)
+        return denoise_spin_resident(e, o, p, in, out, used);
+    return denoise_resident(e, o, p, in, out, used);
+}
+
 wt_status wt_denoise_image(wt_engine *engine, const wt_denoise_options *o, const wt_image *in,
                            wt_image *out, wt_denoise_info *info)
 {
@@ -670,14 +689,7 @@ wt_status wt_denoise_image(wt_engine *engine, const wt_denoise_options *o, const
         return wt_error_set(WT_ERR_INVALID, "denoise: output image does not match the input");
     wt_params p = params_for(o, in);
     double used[4] = {NAN, NAN, NAN, NAN};
-    if (o->swt)
-        st = denoise_swt(engine, o, in, out, used, &p.levels);
-    else if (o->ycbcr || o->noise == WT_NOISE_POISSON)
-        st = denoise_on_host_planes(engine, o, &p, in, out, used);
-    else if (o->cycle_spin > 0)
-        st = denoise_spin_resident(engine, o, &p, in, out, used);
-    else
-        st = denoise_resident(engine, o, &p, in, out, used);
+    st = wt_transform_of_denoise(o)->denoise(engine, o, &p, in, out, used, &p.levels);
     if (info) {
         info->levels = p.levels;
         info->channels = in->channels;

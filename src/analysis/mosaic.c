@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "wavetool.h"
+#include "transform.h"
 #include "wavetool_hooks.h" /* wt_select_kth */
 
 void wt_mosaic_size(const wt_pyramid *pyr, size_t *height, size_t *width)
@@ -198,28 +199,10 @@ wt_status wt_mosaic_render(const wt_pyramid *pyr, wt_scale scale, int bit_depth,
  * cA_l on the others with all_approx, else black. Starlet: one row, c then
  * w_L ... w_1. Each tile scaled as the DWT mosaic scales its band. */
 
-/* Grid cell (row, column) of band @p i of a stack; the grid's size in tiles. */
-static void stack_cell(const wt_uparams *p, int i, size_t *row, size_t *col)
-{
-    int L = p->levels;
-    if (p->transform == WT_TRANSFORM_STARLET) {
-        *row = 0;
-        *col = i == 0 ? 0 : (size_t)(L - i + 1);
-    } else if (i == 0) {
-        *row = *col = 0;
-    } else if (i <= 3 * L) {
-        *row = (size_t)(i - 1) / 3;
-        *col = 1 + (size_t)(i - 1) % 3;
-    } else { /* cA_l, l = i - 3L */
-        *row = (size_t)(L - (i - 3 * L));
-        *col = 0;
-    }
-}
-
+/* The stack's grid in tiles (its module's layout). */
 static void stack_grid(const wt_uparams *p, size_t *rows, size_t *cols)
 {
-    *rows = p->transform == WT_TRANSFORM_STARLET ? 1 : (size_t)p->levels;
-    *cols = p->transform == WT_TRANSFORM_STARLET ? (size_t)p->levels + 1 : 4;
+    wt_uclass(p)->mosaic_grid(p, rows, cols);
 }
 
 void wt_umosaic_size(const wt_uparams *p, size_t height, size_t width, size_t *mh, size_t *mw)
@@ -233,7 +216,8 @@ void wt_umosaic_size(const wt_uparams *p, size_t height, size_t width, size_t *m
 /* Approximations: SWT cA bands and the starlet's smooth plane. */
 static int stack_is_approx(const wt_uparams *p, int i)
 {
-    return i == 0 || (p->transform == WT_TRANSFORM_SWT && i > 3 * p->levels);
+    wt_band_ref r;
+    return !wt_uclass(p)->band_ref(p, i, &r);
 }
 
 static band_map plan_stack_band(const float *band, size_t n, int approx, wt_scale scale,
@@ -255,9 +239,10 @@ wt_status wt_umosaic_render(const wt_uparams *p, const float *bands, size_t heig
     if (!bands || (bit_depth != 8 && bit_depth != 16) || channels < 1 || channels > 4 ||
         (unsigned)scale > WT_SCALE_OFFSET)
         return wt_error_set(WT_ERR_INVALID, "cannot render a mosaic of these bands");
-    size_t mh, mw;
+    size_t mh, mw, rows, cols;
     wt_umosaic_size(p, height, width, &mh, &mw);
-    if (mh > UINT32_MAX || mw > UINT32_MAX || mh / height != (p->transform == WT_TRANSFORM_STARLET ? 1 : (size_t)p->levels))
+    stack_grid(p, &rows, &cols);
+    if (mh > UINT32_MAX || mw > UINT32_MAX || mh / height != rows)
         return wt_error_set(WT_ERR_LIMIT, "mosaic of %zux%zu is too large", mh, mw);
     wt_status st = wt_image_alloc(out, (uint32_t)mw, (uint32_t)mh, channels, bit_depth);
     if (st != WT_OK)
@@ -269,7 +254,7 @@ wt_status wt_umosaic_render(const wt_uparams *p, const float *bands, size_t heig
         const float *band = bands + (size_t)i * c * plane;
         band_map m = plan_stack_band(band, c * plane, stack_is_approx(p, i), scale, peak);
         size_t row, col;
-        stack_cell(p, i, &row, &col);
+        wt_uclass(p)->mosaic_cell(p, i, &row, &col);
         for (size_t ch = 0; ch < c; ch++)
             for (size_t y = 0; y < height; y++) {
                 const float *src = band + ch * plane + y * width;

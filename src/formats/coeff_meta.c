@@ -11,6 +11,7 @@
 #include "image_codec.h"
 #include "json.h"
 #include "npz_member.h"
+#include "transform.h"
 
 #define META_CAP (64 * 1024) /* JSON meta member */
 
@@ -77,7 +78,7 @@ char *coeff_meta_json(const wt_npz_meta *m)
     wt_json_key_int(&j, "bit_depth", m->bit_depth);
     wt_json_key_string(&j, "color", color_name(m->color));
     wt_json_key_string(&j, "wavetool", WT_VERSION_STRING);
-    if (m->transform != WT_TRANSFORM_DWT)
+    if (wt_transform_class_of(m->transform)->layout == WT_LAYOUT_STACK)
         undecimated_keys(&j, m);
     if (m->bit_depth == WT_DEPTH_F32)
         samples_key(&j, m);
@@ -263,7 +264,8 @@ static wt_status meta_from_fields(const zip_reader *r, const meta_fields *f, wt_
     meta->start_level = (int)f->start_level;
     meta->norm = (int)f->norm;
     meta->all_approx = (int)f->all_approx;
-    if (meta->transform != WT_TRANSFORM_STARLET && !wt_wavelet_find(f->wavelet))
+    if ((wt_transform_class_of(meta->transform)->params & WT_TPARAM_WAVELET) &&
+        !wt_wavelet_find(f->wavelet))
         return meta_value_error(r, "wavelet", f->wavelet);
     snprintf(meta->wavelet, sizeof meta->wavelet, "%s", f->wavelet);
     if (wt_mode_parse(f->mode, &meta->mode) != WT_OK)

@@ -16,6 +16,7 @@
 #include "input.h"
 #include "npz_layout.h"
 #include "npz_member.h"
+#include "transform.h"
 #include "wavetool_hooks.h"
 #include "wavetool.h"
 
@@ -227,7 +228,8 @@ static wt_status load_file(const char *path, const wt_load_options *opt, wt_pyra
                           "%s: coefficients of a stack of %llu pages: read page by page, "
                           "from a file (not a pipe)",
                           r.name, (unsigned long long)meta->pages);
-    int undecimated = st == WT_OK && meta->transform != WT_TRANSFORM_DWT;
+    int undecimated =
+        st == WT_OK && wt_transform_class_of(meta->transform)->layout == WT_LAYOUT_STACK;
     if (undecimated && !stack)
         st = wt_error_set(WT_ERR_UNSUPPORTED, "%s: holds an undecimated (%s) transform",
                           r.name, wt_transform_name(meta->transform));

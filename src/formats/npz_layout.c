@@ -3,6 +3,7 @@
 
 #include <stdio.h>
 
+#include "transform.h"
 #include "zip.h"
 
 static const char band_letter[] = {'A', 'H', 'V', 'D'};
@@ -53,17 +54,5 @@ int npz_ustack_members(const wt_uparams *p)
 
 void npz_ustack_member_name(const wt_uparams *p, int i, char *out)
 {
-    int L = p->levels;
-    if (p->transform == WT_TRANSFORM_STARLET) {
-        if (i == 0)
-            snprintf(out, ZIP_NAME_CAP, "c");
-        else
-            snprintf(out, ZIP_NAME_CAP, "w%d", i);
-    } else if (i == 0) {
-        snprintf(out, ZIP_NAME_CAP, "cA");
-    } else if (i <= 3 * L) {
-        snprintf(out, ZIP_NAME_CAP, "c%c%d", band_letter[1 + (i - 1) % 3], L - (i - 1) / 3);
-    } else {
-        snprintf(out, ZIP_NAME_CAP, "cA%d", i - 3 * L);
-    }
+    wt_uclass(p)->member_name(p, i, out, ZIP_NAME_CAP); /* its module's names */
 }

@@ -15,6 +15,7 @@
 #include "input.h"
 #include "npz_layout.h"
 #include "npz_member.h"
+#include "transform.h"
 #include "wavetool_hooks.h"
 #include "wavetool.h"
 
@@ -299,7 +300,7 @@ wt_status wt_npz_stack_reader_open(const char *path, const wt_load_options *opt,
     if (st == WT_OK && !s->meta.pages)
         st = wt_error_set(WT_ERR_INVALID, "%s: coefficients of one image, not of a stack",
                           s->r.name);
-    s->undecimated = s->meta.transform != WT_TRANSFORM_DWT;
+    s->undecimated = wt_transform_class_of(s->meta.transform)->layout == WT_LAYOUT_STACK;
     if (st == WT_OK)
         st = open_stack_members(s);
     if (st != WT_OK) {

@@ -18,135 +18,70 @@
 #include <string.h>
 
 #include "engine_impl.h"
+#include "transform.h"
 
-/* Longest filter (coif17: 102 taps). */
-#define WT_UTAPS 128
 
 static const double starlet_kernel[5] = {1.0 / 16, 4.0 / 16, 6.0 / 16, 4.0 / 16, 1.0 / 16};
 
-/* ---- names ----------------------------------------------------------------- */
+/* ---- names ---------------------------------------------------------------------- */
 
-static const char *const transform_names[] = {"dwt", "swt", "starlet"};
 static const char *const border_names[] = {"mirror", "periodic", "nearest"};
-
-/* The index of @p name in @p names (one of the tables above), or -1 with the
- * error "unknown KIND 'name' (the three names)" set. */
-static int parse_name(const char *const names[3], const char *kind, const char *name)
-{
-    for (int i = 0; i < 3; i++)
-        if (strcmp(name, names[i]) == 0)
-            return i;
-    wt_error_set(WT_ERR_INVALID, "unknown %s '%s' (%s, %s, %s)", kind, name, names[0], names[1],
-                 names[2]);
-    return -1;
-}
-
-/* names[i], "?" out of range */
-static const char *name_of(const char *const names[3], unsigned i)
-{
-    return i < 3 ? names[i] : "?";
-}
-
-wt_status wt_transform_parse(const char *name, wt_transform *t)
-{
-    int i = parse_name(transform_names, "transform", name);
-    if (i >= 0)
-        *t = (wt_transform)i;
-    return i >= 0 ? WT_OK : WT_ERR_INVALID;
-}
-
-const char *wt_transform_name(wt_transform t)
-{
-    return name_of(transform_names, (unsigned)t);
-}
 
 wt_status wt_border_parse(const char *name, wt_border *b)
 {
-    int i = parse_name(border_names, "border", name);
-    if (i >= 0)
-        *b = (wt_border)i;
-    return i >= 0 ? WT_OK : WT_ERR_INVALID;
+    for (int i = 0; i < 3; i++)
+        if (strcmp(name, border_names[i]) == 0) {
+            *b = (wt_border)i;
+            return WT_OK;
+        }
+    return wt_error_set(WT_ERR_INVALID, "unknown border '%s' (%s, %s, %s)", name,
+                        border_names[0], border_names[1], border_names[2]);
 }
 
 const char *wt_border_name(wt_border b)
 {
-    return name_of(border_names, (unsigned)b);
+    return (unsigned)b < 3 ? border_names[b] : "?";
 }
 
-/* ---- shapes ------------------------------------------------------------------ */
+/* ---- shapes: the kind's layout (its module) ----------------------------------------- */
+
+/* The class of @p p when it is a band-stack kind, else NULL. */
+static const wt_transform_class *stack_class(const wt_uparams *p)
+{
+    const wt_transform_class *c = wt_uclass(p);
+    return c->layout == WT_LAYOUT_STACK && c->kind == p->transform ? c : NULL;
+}
 
 int wt_ustack_bands(const wt_uparams *p)
 {
-    if (p->transform == WT_TRANSFORM_STARLET)
-        return p->levels + 1;
-    return 1 + 3 * p->levels + (p->all_approx ? p->levels - 1 : 0);
+    const wt_transform_class *c = stack_class(p);
+    return c ? c->nbands(p) : 0;
 }
 
 int wt_ustack_index(const wt_uparams *p, int level, wt_band band)
 {
-    int L = p->levels;
-    if (p->transform == WT_TRANSFORM_STARLET)
-        return level >= 0 && level <= L ? level : -1;
-    if (level < 1 || level > L || (unsigned)band > WT_BAND_D)
-        return -1;
-    if (band != WT_BAND_A)
-        return 1 + 3 * (L - level) + (int)band - 1;
-    if (level == L)
-        return 0;
-    return p->all_approx ? 1 + 3 * L + level - 1 : -1;
-}
-
-static int floor_log2(size_t n)
-{
-    int k = 0;
-    while (n > 1) {
-        n >>= 1;
-        k++;
-    }
-    return k;
+    const wt_transform_class *c = stack_class(p);
+    return c ? c->band_index(p, level, band) : -1;
 }
 
 int wt_umax_level(const wt_uparams *p, size_t height, size_t width)
 {
-    size_t n = height < width ? height : width;
-    int k = 0;
-    if (p->transform == WT_TRANSFORM_SWT)
-        while (n > 1 && n % 2 == 0) { /* pywt.swt_max_level */
-            n /= 2;
-            k++;
-        }
-    else
-        k = floor_log2(n);
+    int k = wt_uclass(p)->max_level(height, width);
     k = k < 1 ? 1 : k;
     return k > WT_MAX_LEVELS ? WT_MAX_LEVELS : k;
 }
 
 wt_status wt_uparams_check(const wt_uparams *p, size_t height, size_t width)
 {
-    if (p->transform != WT_TRANSFORM_SWT && p->transform != WT_TRANSFORM_STARLET)
+    const wt_transform_class *c = stack_class(p);
+    if (!c)
         return wt_error_set(WT_ERR_INVALID, "not an undecimated transform");
     if (p->levels < 1 || p->levels > WT_MAX_LEVELS)
-        return wt_error_set(WT_ERR_INVALID, "%s: levels must be between 1 and %d",
-                            wt_transform_name(p->transform), WT_MAX_LEVELS);
+        return wt_error_set(WT_ERR_INVALID, "%s: levels must be between 1 and %d", c->name,
+                            WT_MAX_LEVELS);
     if (height < 1 || width < 1)
         return wt_error_set(WT_ERR_INVALID, "empty image");
-    if (p->transform == WT_TRANSFORM_STARLET)
-        return (unsigned)p->border < 3 ? WT_OK : wt_error_set(WT_ERR_INVALID, "unknown border");
-    if (!p->wavelet)
-        return wt_error_set(WT_ERR_INVALID, "swt: no wavelet");
-    if (p->wavelet->kind != WT_KIND_FILTER_BANK)
-        return wt_error_set(WT_ERR_INVALID,
-                            "swt: %s is a JPEG 2000 wavelet; the SWT takes filter-bank "
-                            "wavelets (bior4.4 for cdf97, bior2.2 for legall53)",
-                            p->wavelet->name);
-    if (p->wavelet->filter_len > WT_UTAPS)
-        return wt_error_set(WT_ERR_UNSUPPORTED, "swt: %s has more than %d taps",
-                            p->wavelet->name, WT_UTAPS);
-    if (p->start_level < 0 || p->start_level + p->levels > WT_MAX_LEVELS)
-        return wt_error_set(WT_ERR_INVALID,
-                            "swt: start level %d + %d levels is more than %d", p->start_level,
-                            p->levels, WT_MAX_LEVELS);
-    return WT_OK;
+    return c->ops->check(p);
 }
 
 /* ---- one filter along one axis --------------------------------------------- */
@@ -156,8 +91,8 @@ wt_status wt_uparams_check(const wt_uparams *p, size_t height, size_t width)
  * and ext has ext_len elements. */
 typedef struct axis_filter {
     int ntaps;
-    float f[WT_UTAPS];
-    size_t start[WT_UTAPS];
+    float f[WT_UMAX_TAPS];
+    size_t start[WT_UMAX_TAPS];
 } axis_filter;
 
 /* How an axis of length n is extended: ext[i] = in[map(i)] for i < ext_len. */
@@ -315,7 +250,7 @@ static void rows_range(void *ctx, size_t begin, size_t end)
         for (int t = 0; t < p->nterms; t++) {
             const pass_term *term = &p->term[t];
             const float *in = term->src + y * p->w;
-            const float *src[WT_UTAPS];
+            const float *src[WT_UMAX_TAPS];
             if (in != last)
                 extend_row(b, in, ext);
             last = in;
@@ -336,7 +271,7 @@ static void cols_range(void *ctx, size_t begin, size_t end)
     for (size_t y = begin; y < end; y++)
         for (int t = 0; t < p->nterms; t++) {
             const pass_term *term = &p->term[t];
-            const float *src[WT_UTAPS];
+            const float *src[WT_UMAX_TAPS];
             for (int k = 0; k < term->filt.ntaps; k++)
                 src[k] = term->src + border_map(b, y + term->filt.start[k]) * p->w;
             int accumulate = t > 0 && term->dst == p->term[t - 1].dst;
@@ -389,10 +324,6 @@ static double swt_analysis_gain(const wt_uparams *p)
     return p->norm ? 1.0 / sqrt(2.0) : 1.0;
 }
 
-/* Work planes of one channel: 4 of h x w. */
-typedef struct swt_work {
-    float *lo, *hi, *c0, *c1;
-} swt_work;
 
 static wt_status work_alloc(size_t plane, int count, float **buf)
 {
@@ -407,7 +338,7 @@ static wt_status work_alloc(size_t plane, int count, float **buf)
 /* One analysis level of plane @p c into A (@p a), H, V, D. */
 static wt_status swt_forward_level(int threads, const wt_uparams *p, int j, size_t h, size_t w,
                               const float *c, float *a, float *bh, float *bv, float *bd,
-                              const swt_work *k)
+                              const wt_uwork *k)
 {
     const wt_wavelet *wl = p->wavelet;
     const int F = wl->filter_len;
@@ -431,7 +362,7 @@ static wt_status swt_forward_level(int threads, const wt_uparams *p, int j, size
 /* One synthesis level: A, H, V, D into @p out. */
 static wt_status swt_inverse_level(int threads, const wt_uparams *p, int j, size_t h, size_t w,
                               const float *a, const float *bh, const float *bv,
-                              const float *bd, float *out, const swt_work *k)
+                              const float *bd, float *out, const wt_uwork *k)
 {
     const wt_wavelet *wl = p->wavelet;
     const int F = wl->filter_len;
@@ -458,8 +389,8 @@ static float *band_plane(const wt_uparams *p, float *bands, int level, wt_band b
     return i < 0 ? NULL : bands + ((size_t)i * (size_t)channels + (size_t)c) * plane;
 }
 
-static wt_status swt_forward_channel(int threads, const wt_uparams *p, const float *x, size_t h,
-                                size_t w, int c, int channels, float *bands, const swt_work *k)
+wt_status wt_swt_host_forward(int threads, const wt_uparams *p, const float *x, size_t h,
+                              size_t w, int c, int channels, float *bands, const wt_uwork *k)
 {
     const size_t plane = h * w;
     const float *in = x;
@@ -477,8 +408,8 @@ static wt_status swt_forward_channel(int threads, const wt_uparams *p, const flo
     return st;
 }
 
-static wt_status swt_inverse_channel(int threads, const wt_uparams *p, const float *bands, size_t h,
-                                size_t w, int c, int channels, float *out, const swt_work *k)
+wt_status wt_swt_host_inverse(int threads, const wt_uparams *p, const float *bands, size_t h,
+                              size_t w, int c, int channels, float *out, const wt_uwork *k)
 {
     const size_t plane = h * w;
     float *bs = (float *)bands; /* read only */
@@ -536,9 +467,8 @@ static void elementwise(int threads, size_t n, const float *a, const float *b, f
     wt_parallel_for(threads, n, diff_range, &d);
 }
 
-static wt_status starlet_forward_channel(int threads, const wt_uparams *p, const float *x, size_t h,
-                                    size_t w, int c, int channels, float *bands,
-                                    const swt_work *k)
+wt_status wt_starlet_host_forward(int threads, const wt_uparams *p, const float *x, size_t h,
+                                  size_t w, int c, int channels, float *bands, const wt_uwork *k)
 {
     const size_t plane = h * w;
     const float *prev = x;
@@ -553,9 +483,11 @@ static wt_status starlet_forward_channel(int threads, const wt_uparams *p, const
     return st;
 }
 
-static wt_status starlet_inverse_channel(int threads, const wt_uparams *p, const float *bands,
-                                    size_t h, size_t w, int c, int channels, float *out)
+wt_status wt_starlet_host_inverse(int threads, const wt_uparams *p, const float *bands,
+                                  size_t h, size_t w, int c, int channels, float *out,
+                                  const wt_uwork *k)
 {
+    (void)k;
     const size_t plane = h * w;
     float *bs = (float *)bands; /* read only */
     /* c_L + w_L + ... + w_1: the coarse scales first, as they were made */
@@ -568,25 +500,23 @@ static wt_status starlet_inverse_channel(int threads, const wt_uparams *p, const
 
 /* ---- entry points ------------------------------------------------------------- */
 
-static wt_status work_begin(size_t plane, swt_work *k, float **buf)
+static wt_status work_begin(size_t plane, wt_uwork *k, float **buf)
 {
     wt_status st = work_alloc(plane, 4, buf);
     if (st == WT_OK)
-        *k = (swt_work){*buf, *buf + plane, *buf + 2 * plane, *buf + 3 * plane};
+        *k = (wt_uwork){*buf, *buf + plane, *buf + 2 * plane, *buf + 3 * plane};
     return st;
 }
 
 /* Channel @p c of @p p: @p plane into @p bands, or (@p inverse) back. */
 static wt_status transform_channel(int threads, const wt_uparams *p, int inverse, float *plane,
                                    float *bands, size_t h, size_t w, int c, int channels,
-                                   const swt_work *k)
+                                   const wt_uwork *k)
 {
-    int swt = p->transform == WT_TRANSFORM_SWT;
+    const struct wt_transform_ops *ops = wt_uclass(p)->ops;
     if (!inverse)
-        return swt ? swt_forward_channel(threads, p, plane, h, w, c, channels, bands, k)
-                   : starlet_forward_channel(threads, p, plane, h, w, c, channels, bands, k);
-    return swt ? swt_inverse_channel(threads, p, bands, h, w, c, channels, plane, k)
-               : starlet_inverse_channel(threads, p, bands, h, w, c, channels, plane);
+        return ops->host_forward(threads, p, plane, h, w, c, channels, bands, k);
+    return ops->host_inverse(threads, p, bands, h, w, c, channels, plane, k);
 }
 
 /* wt_host_uforward (@p planes into @p bands) and wt_host_uinverse (back). */
@@ -594,7 +524,7 @@ static wt_status host_transform(int threads, const wt_uparams *p, int inverse, f
                                 float *bands, size_t h, size_t w, int channels)
 {
     float *buf = NULL;
-    swt_work k;
+    wt_uwork k;
     const size_t plane = h * w;
     wt_status st = work_begin(plane, &k, &buf);
     for (int c = 0; st == WT_OK && c < channels; c++)

@@ -1,0 +1,93 @@
+/* The engine's side of a transform kind (the registry's class is in
+ * wavetool_hooks.h): the host code of a band-stack kind and what the CUDA
+ * engine reads of it. One module per kind, src/transform_NAME.c, fills a
+ * wt_transform_ops next to its wt_transform_class. */
+#ifndef WT_TRANSFORM_H
+#define WT_TRANSFORM_H
+
+#include "wavetool.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#include "wavetool_hooks.h" /* wt_transform_class, C linkage for cuda/ too */
+
+/* Longest filter of an undecimated transform (coif17: 102 taps). */
+#define WT_UMAX_TAPS 128
+
+/* Work planes of one channel: 4 of h x w (src/undecimated.c allocates them). */
+typedef struct wt_uwork {
+    float *lo, *hi, *c0, *c1;
+} wt_uwork;
+
+/* Channel @p c of an image's planes (@p x, h x w) into the stack @p bands, or back. */
+typedef wt_status (*wt_ustack_forward_fn)(int threads, const wt_uparams *p, const float *x,
+                                          size_t h, size_t w, int c, int channels, float *bands,
+                                          const wt_uwork *k);
+typedef wt_status (*wt_ustack_inverse_fn)(int threads, const wt_uparams *p, const float *bands,
+                                          size_t h, size_t w, int c, int channels, float *x,
+                                          const wt_uwork *k);
+
+struct wt_transform_ops {
+    /* The kind's own checks of wt_uparams_check (levels and size checked before). */
+    wt_status (*check)(const wt_uparams *p);
+    wt_ustack_forward_fn host_forward;
+    wt_ustack_inverse_fn host_inverse;
+    int b3_kernel;    /* filters: the B3 spline (else the wavelet's filter bank) */
+    int fixed_border; /* the border it always uses (wt_border), or -1: wt_uparams.border */
+};
+
+/* The class of a band stack's parameters. */
+static inline const wt_transform_class *wt_uclass(const wt_uparams *p)
+{
+    return wt_transform_class_of(p->transform);
+}
+
+/* The border an undecimated transform extends with; its filter taps. */
+static inline wt_border wt_uborder(const wt_uparams *p)
+{
+    int b = wt_uclass(p)->ops->fixed_border;
+    return b >= 0 ? (wt_border)b : p->border;
+}
+static inline int wt_ub3_kernel(const wt_uparams *p)
+{
+    return wt_uclass(p)->ops->b3_kernel;
+}
+static inline int wt_utaps(const wt_uparams *p)
+{
+    return wt_ub3_kernel(p) ? wt_uclass(p)->kernel_taps : p->wavelet->filter_len;
+}
+
+/* Host code of the kinds (src/undecimated.c) that the modules point to. */
+wt_status wt_swt_host_forward(int threads, const wt_uparams *p, const float *x, size_t h,
+                              size_t w, int c, int channels, float *bands, const wt_uwork *k);
+wt_status wt_swt_host_inverse(int threads, const wt_uparams *p, const float *bands, size_t h,
+                              size_t w, int c, int channels, float *x, const wt_uwork *k);
+wt_status wt_starlet_host_forward(int threads, const wt_uparams *p, const float *x, size_t h,
+                                  size_t w, int c, int channels, float *bands, const wt_uwork *k);
+wt_status wt_starlet_host_inverse(int threads, const wt_uparams *p, const float *bands,
+                                  size_t h, size_t w, int c, int channels, float *x,
+                                  const wt_uwork *k);
+/* Denoise hooks (src/denoise.c). */
+wt_status wt_denoise_dwt(wt_engine *e, const wt_denoise_options *o, const wt_params *p,
+                         const wt_image *in, wt_image *out, double *used, int *levels);
+wt_status wt_denoise_swt(wt_engine *e, const wt_denoise_options *o, const wt_params *p,
+                         const wt_image *in, wt_image *out, double *used, int *levels);
+/* The class wt_denoise_options.swt chooses. */
+const wt_transform_class *wt_transform_of_denoise(const wt_denoise_options *o);
+
+/* Shared by the modules' layouts: "c%c%d" names with letters AHVD. */
+void wt_tband_ref_name(const wt_band_ref *r, char *buf, size_t size);
+/* floor(log2(n)), n >= 1. */
+int wt_tfloor_log2(size_t n);
+
+/* The registry's modules. */
+extern const wt_transform_class wt_transform_dwt;
+extern const wt_transform_class wt_transform_swt;
+extern const wt_transform_class wt_transform_starlet;
+
+#ifdef __cplusplus
+}
+#endif
+#endif
