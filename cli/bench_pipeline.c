@@ -222,8 +222,9 @@ const cli_command cmd_bench_pipeline = {
         "images/s, MPixel/s and the time split (CPU seconds summed over workers), and\n"
         "the ratio of the two throughputs. Outputs go to -O DIR if given (kept), else\n"
         "to a temporary directory that is removed.",
-    .groups = OPTS_VERBOSITY | OPTS_TRANSFORM | OPTS_ENGINE | OPTS_LOAD | OPTS_SAVE | OPTS_MOSAIC | OPTS_BATCH |
-              OPTS_REPORT,
+    .groups = (const cli_group *const[]){&cli_group_transform, &cli_group_device, &cli_group_jobs, &cli_group_input,
+                                         &cli_group_save, &cli_group_mosaic, &cli_group_batch,
+                                         &cli_group_report, &cli_group_verbosity, NULL},
     .min_args = 1,
     .max_args = -1,
     .writes = WT_HOLDS_IMAGE | WT_HOLDS_COEFFS,

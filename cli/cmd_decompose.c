@@ -254,7 +254,10 @@ const cli_command cmd_decompose = {
         "or a directory walked for {IMAGES}) gives DIR/STEM[SUFFIX].EXT. A stack (a\n"
         "multi-page TIFF, a 3-D .npy with --stack) is decomposed page by page into one\n"
         "multi-page TIFF, (N, H, W) .npy or .npz with a leading page axis.",
-    .groups = OPTS_VERBOSITY | OPTS_TRANSFORM | OPTS_ENGINE | OPTS_LOAD | OPTS_SAVE | OPTS_MOSAIC | OPTS_BATCH,
+    .groups = (const cli_group *const[]){&cli_group_transform, &cli_group_swt, &cli_group_starlet,
+                                         &cli_group_device, &cli_group_jobs, &cli_group_input,
+                                         &cli_group_save, &cli_group_mosaic, &cli_group_batch,
+                                         &cli_group_verbosity, NULL},
     .min_args = 1,
     .max_args = -1,
     .transforms = CLI_TRANSFORMS_ALL,

@@ -103,7 +103,9 @@ const cli_command cmd_reconstruct = {
         "for {COEFFS}) gives DIR/STEM[SUFFIX].EXT. Files of --transform swt or starlet\n"
         "are read as such; COEFFS may also be the NAME_layers.txt of decompose --layers.\n"
         "A stack's file (members (N, C, h, w)) gives a multi-page TIFF or (N, H, W) .npy.",
-    .groups = OPTS_VERBOSITY | OPTS_ENGINE | OPTS_LOAD | OPTS_SAVE | OPTS_BATCH | OPTS_RESULT,
+    .groups = (const cli_group *const[]){&cli_group_device, &cli_group_jobs, &cli_group_input,
+                                         &cli_group_save, &cli_group_batch, &cli_group_result,
+                                         &cli_group_verbosity, NULL},
     .min_args = 1,
     .max_args = -1,
     .writes = WT_HOLDS_IMAGE,

@@ -1,5 +1,6 @@
 /* wavetool sigma: the noise estimate of scikit-image's estimate_sigma. */
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 
 #include "batch.h"
@@ -136,12 +137,24 @@ static void sigma_header(void *arg, FILE *report)
         fputs("file\tchannel\tsigma\tsigma_fraction\tpage\n", report);
 }
 
+/* sigma's own options */
+typedef struct sigma_options {
+    int average; /* --average */
+} sigma_options;
+
+static const cli_opt sigma_rows[] = {
+    {"average", 0, NULL, cli_opt_flag, offsetof(sigma_options, average),
+     "one sigma per image: the mean over channels", NULL, NULL},
+};
+static const cli_group sigma_group = CLI_GROUP(sigma_rows, 1);
+
 static int run_sigma(const cli_options *o)
 {
+    const sigma_options *own = o->own;
     sigma_ctx ctx = {0};
     batch_plan plan = {"sigma", 0, NULL, NULL, NULL, NULL, NULL, WT_HOLDS_IMAGE};
     ctx.format = o->format;
-    ctx.average = o->average;
+    ctx.average = own->average;
     return pipeline_run_files(&ctx.pipe, o, &plan, sigma_one, &ctx, stdout, sigma_header);
 }
 
@@ -156,7 +169,10 @@ const cli_command cmd_sigma = {
         "(0-255 for 8-bit) and as a fraction of full scale (what scikit-image reports\n"
         "for img_as_float images). nan: the band has no nonzero coefficient.\n"
         "Inputs may be directories (walked for {IMAGES}).",
-    .groups = OPTS_VERBOSITY | OPTS_ENGINE | OPTS_LOAD | OPTS_REPORT | OPTS_SIGMA,
+    .groups = (const cli_group *const[]){&cli_group_device, &cli_group_jobs, &cli_group_input,
+                                         &sigma_group, &cli_group_report, &cli_group_verbosity,
+                                         NULL},
+    .own_size = sizeof(sigma_options),
     .min_args = 1,
     .max_args = -1,
     .run = run_sigma,

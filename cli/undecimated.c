@@ -564,34 +564,35 @@ static double kept_fraction(const float *stack, const int *index, int nd, size_t
 }
 
 /* roundtrip --keep F / --threshold T on the details of @p stack (host). */
-static wt_status threshold_stack(const cli_options *o, const wt_uparams *up, const wt_image *img,
-                                 float *stack, const char *file, double *kept)
+static wt_status threshold_stack(const cli_threshold *t, const wt_uparams *up,
+                                 const wt_image *img, float *stack, const char *file,
+                                 double *kept)
 {
     int index[4 * WT_MAX_LEVELS + 1];
     int nd = detail_bands(up, index);
     size_t plane = (size_t)img->height * img->width * (size_t)img->channels;
     wt_status st = WT_OK;
-    if (o->threshold == THRESHOLD_KEEP)
+    if (t->kind == THRESHOLD_KEEP)
         st = keep_largest(stack, index, nd, plane,
-                          (size_t)llround(o->threshold_value * (double)nd * (double)plane), file);
+                          (size_t)llround(t->value * (double)nd * (double)plane), file);
     else
         for (int b = 0; b < nd; b++)
-            threshold_plane(stack + (size_t)index[b] * plane, plane, o->threshold_value,
-                            o->threshold == THRESHOLD_SOFT);
+            threshold_plane(stack + (size_t)index[b] * plane, plane, t->value,
+                            t->kind == THRESHOLD_SOFT);
     *kept = kept_fraction(stack, index, nd, plane);
     return st;
 }
 
-wt_status undecimated_roundtrip(pipeline *p, const wt_image *img, const char *in, wt_image *back,
-                                double *kept)
+wt_status undecimated_roundtrip(pipeline *p, const cli_threshold *t, const wt_image *img,
+                                const char *in, wt_image *back, double *kept)
 {
     wt_uparams up;
     float *stack = NULL;
     wt_status st = uparams_for(p->opt, img, in, &up);
     if (st == WT_OK)
         st = forward(p, img, &up, in, &stack);
-    if (st == WT_OK && p->opt->threshold != THRESHOLD_NONE)
-        st = threshold_stack(p->opt, &up, img, stack, in, kept);
+    if (st == WT_OK && t->kind != THRESHOLD_NONE)
+        st = threshold_stack(t, &up, img, stack, in, kept);
     if (st == WT_OK)
         st = inverse(p, &up, stack, in, back);
     free(stack);

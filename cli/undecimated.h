@@ -15,11 +15,11 @@ wt_status undecimated_reconstruct(pipeline *p, const wt_uparams *up, const float
 /* A --layers sidecar (NAME_layers.txt), and the image back from its layers. */
 int undecimated_is_sidecar(const char *path);
 wt_status undecimated_reconstruct_layers(pipeline *p, const char *sidecar, const char *out);
-/* roundtrip: forward, --keep or --threshold on the detail bands (ranked by
- * |c|; *@p kept: the fraction of details left nonzero), and inverse into
+/* roundtrip: forward, @p t (--keep or --threshold) on the detail bands (ranked
+ * by |c|; *@p kept: the fraction of details left nonzero), and inverse into
  * @p back (allocated like @p img). */
-wt_status undecimated_roundtrip(pipeline *p, const wt_image *img, const char *in,
-                                wt_image *back, double *kept);
+wt_status undecimated_roundtrip(pipeline *p, const cli_threshold *t, const wt_image *img,
+                                const char *in, wt_image *back, double *kept);
 /* stats: the transform for @p img (*@p up) and its band stack (malloc'ed,
  * wt_ustack_bands x C x h x w). */
 wt_status undecimated_forward(pipeline *p, const wt_image *img, const char *in, wt_uparams *up,
