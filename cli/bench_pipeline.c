@@ -30,9 +30,12 @@ typedef struct pass_work {
 static void pass_one(void *arg, batch_item *item)
 {
     pass_work *w = arg;
+    /* one page: the file itself; the item gets its notes */
+    page_binding page = {.pipe = w->pipe, .item = item, .input = item->input,
+                         .output = item->output, .pages = 1};
     batch_item_result(item, w->transcode_only
-                                ? decompose_transcode_file(w->pipe, item->input, item->output)
-                                : decompose_file(w->pipe, item->input, item->output));
+                                ? decompose_transcode_file(w->pipe, &page, item->input, item->output)
+                                : decompose_file(w->pipe, &page, item->input, item->output));
 }
 
 static void reset_items(batch *b)
@@ -189,7 +192,7 @@ static int run_bench_pipeline(const cli_options *o)
     char tmpdir[4096] = "";
     int rc = CLI_CONTINUE;
     if (!o->outdir) {
-        const char *t = getenv("TMPDIR");
+        const char *t = wt_env()->tmpdir;
         snprintf(tmpdir, sizeof tmpdir, "%s/wavetool-bench-XXXXXX", t && *t ? t : "/tmp");
         if (!mkdtemp(tmpdir)) {
             perror("wavetool: bench --pipeline: temporary directory");

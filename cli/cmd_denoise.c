@@ -138,12 +138,13 @@ static wt_status denoise_options_for(const cli_options *o, const wt_image *img, 
 
 /* @p in denoised into @p out (same size, channels and depth); @p info: the
  * levels and the sigma of each channel. */
-static wt_status denoise_file(pipeline *p, const char *in, const char *out, wt_denoise_info *info)
+static wt_status denoise_file(pipeline *p, page_binding *page, const char *in, const char *out,
+                              wt_denoise_info *info)
 {
     wt_image img = {0}, back = {0};
     wt_denoise_options d;
     wt_sample_type want;
-    wt_status st = pipeline_load(p, in, &img);
+    wt_status st = pages_load(p, page, in, &img);
     if (st == WT_OK) /* --depth: the input as float32 unless it is the result's type */
         st = result_prepare(p, in, out, &img, &want);
     if (st == WT_OK)
@@ -154,7 +155,7 @@ static wt_status denoise_file(pipeline *p, const char *in, const char *out, wt_d
     if (st == WT_OK)
         st = pipeline_engine_run(p, denoise_on, &job, in);
     if (st == WT_OK)
-        st = result_save(p, out, &back, want);
+        st = result_save(p, page, out, &back, want);
     wt_image_free(&img);
     wt_image_free(&back);
     return st;
@@ -177,11 +178,12 @@ static char *info_line(const char *file, const wt_denoise_info *info)
     return sb_finish(&sb);
 }
 
-static wt_status denoise_page(void *arg, batch_item *item, const char *shown, char **report)
+static wt_status denoise_page(void *arg, batch_item *item, page_binding *page, const char *shown,
+                               char **report)
 {
     denoise_ctx *ctx = arg;
     wt_denoise_info info = {0};
-    wt_status st = denoise_file(&ctx->pipe, item->input, item->output, &info);
+    wt_status st = denoise_file(&ctx->pipe, page, item->input, item->output, &info);
     if (st == WT_OK && ctx->verbose)
         *report = info_line(shown, &info);
     return st;

@@ -175,7 +175,7 @@ static wt_status roundtrip_threshold_on(wt_engine *e, void *arg)
 
 /* Forward, optional thresholding, inverse; quality against the input; the
  * reconstruction written to @p out unless NULL. */
-static wt_status roundtrip_file(pipeline *p, const char *in, const char *out,
+static wt_status roundtrip_file(pipeline *p, page_binding *page, const char *in, const char *out,
                                 roundtrip_result *r)
 {
     const cli_options *o = p->opt;
@@ -185,12 +185,12 @@ static wt_status roundtrip_file(pipeline *p, const char *in, const char *out,
     wt_sample_type want;
     memset(r, 0, sizeof *r);
     r->kept = 1.0;
-    wt_status st = pipeline_load(p, in, &img);
+    wt_status st = pages_load(p, page, in, &img);
     if (st == WT_OK) /* --depth: the input as float32 unless it is the result's type */
         st = result_prepare(p, in, out, &img, &want);
     int undecimated = o->transform != WT_TRANSFORM_DWT;
     if (st == WT_OK && !undecimated)
-        st = pipeline_params_for(o, &img, in, &params);
+        st = pipeline_params_for(o, pages_item(page), &img, in, &params);
     if (st == WT_OK)
         st = result_alloc_like(&img, in, &back);
     roundtrip_job job = {&params, &img, &back, own, &r->kept, &r->bpp};
@@ -205,7 +205,7 @@ static wt_status roundtrip_file(pipeline *p, const char *in, const char *out,
     if (st == WT_OK)
         st = pipeline_name_error(wt_quality_compare(&img, &back, &r->quality), in);
     if (st == WT_OK && out)
-        st = result_save(p, out, &back, want);
+        st = result_save(p, page, out, &back, want);
     r->original = img;
     r->original.pixels = NULL;
     wt_image_free(&img);
@@ -220,11 +220,12 @@ typedef struct roundtrip_ctx {
     report_spec spec;
 } roundtrip_ctx;
 
-static wt_status roundtrip_page(void *arg, batch_item *item, const char *shown, char **report)
+static wt_status roundtrip_page(void *arg, batch_item *item, page_binding *page, const char *shown,
+                               char **report)
 {
     roundtrip_ctx *ctx = arg;
     roundtrip_result r;
-    wt_status st = roundtrip_file(&ctx->pipe, item->input, item->output, &r);
+    wt_status st = roundtrip_file(&ctx->pipe, page, item->input, item->output, &r);
     if (st == WT_OK)
         *report = report_quality_rate(&ctx->spec, shown, NULL, &r.original, &r.quality, r.kept,
                                       r.bpp);

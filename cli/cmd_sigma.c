@@ -25,10 +25,11 @@ static wt_status sigma_on(wt_engine *e, void *arg)
 
 /* The noise estimate of each channel of @p in (sample units); @p layout gets
  * its size, channels and depth (no pixels). */
-static wt_status sigma_file(pipeline *p, const char *in, double *sigma, wt_image *layout)
+static wt_status sigma_file(pipeline *p, page_binding *page, const char *in, double *sigma,
+                            wt_image *layout)
 {
     wt_image img = {0};
-    wt_status st = pipeline_load(p, in, &img);
+    wt_status st = pages_load(p, page, in, &img);
     sigma_job job = {&img, sigma};
     if (st == WT_OK)
         st = pipeline_engine_run(p, sigma_on, &job, in);
@@ -114,12 +115,13 @@ static char *sigma_report(const sigma_ctx *ctx, const char *file, const wt_image
     return sb_finish(&sb);
 }
 
-static wt_status sigma_page(void *arg, batch_item *item, const char *shown, char **report)
+static wt_status sigma_page(void *arg, batch_item *item, page_binding *page, const char *shown,
+                               char **report)
 {
     sigma_ctx *ctx = arg;
     double sigma[4];
     wt_image layout;
-    wt_status st = sigma_file(&ctx->pipe, item->input, sigma, &layout);
+    wt_status st = sigma_file(&ctx->pipe, page, item->input, sigma, &layout);
     if (st == WT_OK)
         *report = sigma_report(ctx, shown, &layout, sigma);
     return st;

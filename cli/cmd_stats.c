@@ -85,16 +85,17 @@ static wt_status stack_figures_of(stats_ctx *ctx, const wt_image *img, const cha
     return st;
 }
 
-static wt_status figures_of(stats_ctx *ctx, const char *file, file_figures *f)
+static wt_status figures_of(stats_ctx *ctx, page_binding *page, const char *file,
+                            file_figures *f)
 {
     const cli_options *o = ctx->opt;
     const stats_options *own = o->own;
     wt_image img = {0};
-    wt_status st = pipeline_load(&ctx->pipe, file, &img);
+    wt_status st = pages_load(&ctx->pipe, page, file, &img);
     f->transform = o->transform;
     f->params = o->params;
     if (st == WT_OK && o->transform == WT_TRANSFORM_DWT)
-        st = pipeline_params_for(o, &img, file, &f->params);
+        st = pipeline_params_for(o, pages_item(page), &img, file, &f->params);
     if (st == WT_OK) {
         f->layout = img;
         f->layout.pixels = NULL;
@@ -134,11 +135,12 @@ static void keep_for_plot(stats_ctx *ctx, file_figures *f)
     pthread_mutex_unlock(&ctx->lock);
 }
 
-static wt_status stats_page(void *arg, batch_item *item, const char *shown, char **report)
+static wt_status stats_page(void *arg, batch_item *item, page_binding *page, const char *shown,
+                               char **report)
 {
     stats_ctx *ctx = arg;
     file_figures f = {0};
-    wt_status st = figures_of(ctx, item->input, &f);
+    wt_status st = figures_of(ctx, page, item->input, &f);
     if (st == WT_OK && strcmp(shown, f.file) != 0) { /* a page: its label */
         char *label = strdup(shown);
         if (label) {
@@ -148,8 +150,7 @@ static wt_status stats_page(void *arg, batch_item *item, const char *shown, char
     }
     if (st == WT_OK)
         *report = stats_report(ctx->opt->format, &f);
-    page_binding *b = pages_bound();
-    char *label = st == WT_OK && b && b->pages > 1 ? pages_label(item->input, b->page) : NULL;
+    char *label = st == WT_OK && page->pages > 1 ? pages_label(item->input, page->page) : NULL;
     if (label) { /* the chart names a page FILE[K] whatever the report's format */
         free(f.file);
         f.file = label;

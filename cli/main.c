@@ -7,7 +7,7 @@
 #include "config.h"
 #include "options.h"
 #include "process.h"
-#include "wavetool_hooks.h" /* wt_keep_freed_buffers */
+#include "wavetool_hooks.h" /* wt_keep_freed_buffers, wt_env */
 #include "wavetool.h"
 
 const cli_command *const cli_commands[] = {
@@ -81,6 +81,7 @@ int main(int argc, char **argv)
 {
     process_init(); /* first: standard descriptors, signals, temporary outputs */
     wt_keep_freed_buffers(); /* a batch reuses its large buffers */
+    wt_env(); /* the environment's knobs, read once here (src/env.c lists them) */
     int rc = run_command(argc, argv);
     /* Reports, lists and help on a full disk: an error, not exit 0 with a cut
      * file. (An image written to "-" that failed was reported and cleared.) */

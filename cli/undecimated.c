@@ -254,8 +254,8 @@ static int read_sidecar_samples(FILE *f, wt_sample_type *t)
     return 0;
 }
 
-static wt_status write_layers(pipeline *p, const wt_image *img, const wt_uparams *up,
-                              const float *stack, const char *out)
+static wt_status write_layers(pipeline *p, page_binding *page, const wt_image *img,
+                              const wt_uparams *up, const float *stack, const char *out)
 {
     char stem[4096], path[4200], name[16];
     const char *ext;
@@ -292,7 +292,7 @@ static wt_status write_layers(pipeline *p, const wt_image *img, const wt_uparams
         else
             layer_encode(stack + i * band, img->height, img->width, img->channels, scale, &layer);
         snprintf(path, sizeof path, "%s_%s%s", stem, name, floats ? ext : ".png");
-        st = pipeline_save(p, path, &layer);
+        st = pages_save(p, page, path, &layer);
         fprintf(side.fp, "layer %s %s %.1f %.17g\n", name, base_name(path),
                 floats ? 0.0 : LAYER_OFFSET, scale);
     }
@@ -384,7 +384,8 @@ static wt_status read_layer(pipeline *p, FILE *f, const char *path, const sideca
     return st;
 }
 
-wt_status undecimated_reconstruct_layers(pipeline *p, const char *path, const char *out)
+wt_status undecimated_reconstruct_layers(pipeline *p, page_binding *page, const char *path,
+                                         const char *out)
 {
     sidecar s;
     FILE *f = fopen(path, "r");
@@ -404,7 +405,7 @@ wt_status undecimated_reconstruct_layers(pipeline *p, const char *path, const ch
                         .stored = s.shape.stored,
                         .color = s.shape.color};
     if (st == WT_OK)
-        st = undecimated_reconstruct(p, &s.up, stack, &meta, path, out);
+        st = undecimated_reconstruct(p, page, &s.up, stack, &meta, path, out);
     free(stack);
     return st;
 }
@@ -426,8 +427,8 @@ static void fill_meta(const wt_uparams *up, const wt_image *img, wt_npz_meta *me
     meta->border = up->border;
 }
 
-static wt_status write_mosaic(pipeline *p, const wt_image *img, const wt_uparams *up,
-                              const float *stack, const char *out)
+static wt_status write_mosaic(pipeline *p, page_binding *page, const wt_image *img,
+                              const wt_uparams *up, const float *stack, const char *out)
 {
     const cli_options *o = p->opt;
     int depth = o->depth ? o->depth
@@ -438,13 +439,13 @@ static wt_status write_mosaic(pipeline *p, const wt_image *img, const wt_uparams
     wt_status st = wt_umosaic_render(up, stack, img->height, img->width, img->channels, o->scale,
                                      depth, &mosaic);
     if (st == WT_OK)
-        st = pipeline_save(p, out, &mosaic);
+        st = pages_save(p, page, out, &mosaic);
     wt_image_free(&mosaic);
     return st;
 }
 
-wt_status undecimated_decompose(pipeline *p, const wt_image *img, const char *in,
-                                const char *out)
+wt_status undecimated_decompose(pipeline *p, page_binding *page, const wt_image *img,
+                                const char *in, const char *out)
 {
     wt_uparams up;
     float *stack = NULL;
@@ -452,21 +453,22 @@ wt_status undecimated_decompose(pipeline *p, const wt_image *img, const char *in
     if (st == WT_OK)
         st = forward(p, img, &up, in, &stack);
     if (st == WT_OK && p->opt->layers) {
-        st = write_layers(p, img, &up, stack, out);
+        st = write_layers(p, page, img, &up, stack, out);
     } else if (st == WT_OK && cli_output_format(p->opt, out) == WT_FORMAT_NPZ) {
         wt_npz_meta meta;
         fill_meta(&up, img, &meta);
         meta.compress = p->opt->compress;
-        st = pipeline_save_bands(p, out, &up, stack, &meta);
+        st = pages_save_bands(p, page, out, &up, stack, &meta);
     } else if (st == WT_OK) {
-        st = write_mosaic(p, img, &up, stack, out);
+        st = write_mosaic(p, page, img, &up, stack, out);
     }
     free(stack);
     return st;
 }
 
-wt_status undecimated_reconstruct(pipeline *p, const wt_uparams *up, const float *stack,
-                                  const wt_npz_meta *meta, const char *in, const char *out)
+wt_status undecimated_reconstruct(pipeline *p, page_binding *page, const wt_uparams *up,
+                                  const float *stack, const wt_npz_meta *meta, const char *in,
+                                  const char *out)
 {
     wt_image img = {0}, like = {meta->width, meta->height, meta->channels, meta->bit_depth,
                                 meta->color, NULL, meta->stored};
@@ -481,7 +483,7 @@ wt_status undecimated_reconstruct(pipeline *p, const wt_uparams *up, const float
     if (st == WT_OK)
         st = inverse(p, up, stack, in, &img);
     if (st == WT_OK)
-        st = pipeline_save(p, out, &img);
+        st = pages_save(p, page, out, &img);
     wt_image_free(&img);
     return st;
 }

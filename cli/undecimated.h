@@ -4,17 +4,20 @@
 #ifndef WT_CLI_UNDECIMATED_H
 #define WT_CLI_UNDECIMATED_H
 
+#include "pages.h"
 #include "pipeline.h"
 
 /* decompose: .npz stack, mosaic, or --layers images and their sidecar. */
-wt_status undecimated_decompose(pipeline *p, const wt_image *img, const char *in,
-                                const char *out);
+wt_status undecimated_decompose(pipeline *p, page_binding *page, const wt_image *img,
+                                const char *in, const char *out);
 /* reconstruct from a stack read from a .npz (wt_npz_load_any). */
-wt_status undecimated_reconstruct(pipeline *p, const wt_uparams *up, const float *stack,
-                                  const wt_npz_meta *meta, const char *in, const char *out);
+wt_status undecimated_reconstruct(pipeline *p, page_binding *page, const wt_uparams *up,
+                                  const float *stack, const wt_npz_meta *meta, const char *in,
+                                  const char *out);
 /* A --layers sidecar (NAME_layers.txt), and the image back from its layers. */
 int undecimated_is_sidecar(const char *path);
-wt_status undecimated_reconstruct_layers(pipeline *p, const char *sidecar, const char *out);
+wt_status undecimated_reconstruct_layers(pipeline *p, page_binding *page, const char *sidecar,
+                                         const char *out);
 /* roundtrip: forward, @p t (--keep or --threshold) on the detail bands (ranked
  * by |c|; *@p kept: the fraction of details left nonzero), and inverse into
  * @p back (allocated like @p img). */
