@@ -33,10 +33,7 @@ char *batch_strdupf(const char *fmt, ...)
     return s;
 }
 
-/* The item this worker thread works on (batch_note). */
-static _Thread_local batch_item *current_item;
-
-void batch_note(const char *fmt, ...)
+void batch_note(batch_item *item, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -50,23 +47,23 @@ void batch_note(const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(line, (size_t)n + 1, fmt, ap);
     va_end(ap);
-    if (!current_item) {
+    if (!item) {
         fprintf(stderr, "wavetool: %s\n", line);
     } else {
-        const char *old = current_item->notes ? current_item->notes : "";
+        const char *old = item->notes ? item->notes : "";
         char *joined = batch_strdupf("%swavetool: %s\n", old, line);
         if (joined) {
-            free(current_item->notes);
-            current_item->notes = joined;
+            free(item->notes);
+            item->notes = joined;
         }
     }
     free(line);
 }
 
-void batch_count_pixels(double pixels)
+void batch_count_pixels(batch_item *item, double pixels)
 {
-    if (current_item)
-        current_item->pixels += pixels;
+    if (item)
+        item->pixels += pixels;
 }
 
 static int out_of_memory(void)
@@ -622,10 +619,8 @@ static void *worker(void *arg)
             break;
         batch_item *it = &r->b->items[i];
         preflight(r->opt, it);
-        current_item = it;
         if (it->state == ITEM_PENDING)
             r->work(r->ctx, it);
-        current_item = NULL;
         pthread_mutex_lock(&r->lock);
         r->finished_flags[i] = 1;
         r->finished++;

@@ -77,17 +77,16 @@ int batch_plan_files(batch *b, const batch_plan *plan, char **args, int nargs);
  * message (which names the file). */
 void batch_item_result(batch_item *it, int status);
 
-/* A line for stderr about the item this worker thread is on (printed with
- * "wavetool: " in input order, before its message); straight to stderr
- * outside batch_run. */
-void batch_note(const char *fmt, ...)
+/* A line for stderr about @p item (printed with "wavetool: " in input order,
+ * before its message); straight to stderr when @p item is NULL. */
+void batch_note(batch_item *item, const char *fmt, ...)
 #if defined(__GNUC__)
-    __attribute__((format(printf, 1, 2)))
+    __attribute__((format(printf, 2, 3)))
 #endif
     ;
 
-/* Count @p pixels read for the item this worker thread is on. */
-void batch_count_pixels(double pixels);
+/* Count @p pixels read for @p item (NULL: none). */
+void batch_count_pixels(batch_item *item, double pixels);
 
 /* Format into a new string (NULL when out of memory). */
 char *batch_strdupf(const char *fmt, ...)

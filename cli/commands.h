@@ -5,6 +5,7 @@
 #define WT_CLI_COMMANDS_H
 
 #include "options.h"
+#include "pages.h"
 #include "pipeline.h"
 
 extern const cli_command cmd_decompose;
@@ -22,10 +23,11 @@ extern const cli_command cmd_bench_pipeline; /* bench --pipeline: cli/bench_pipe
 
 /* decompose's work on one file, which bench --pipeline times: the mosaic
  * (.png/.jpg) or the coefficients (.npz) of @p in into @p out. */
-wt_status decompose_file(pipeline *p, const char *in, const char *out);
+wt_status decompose_file(pipeline *p, page_binding *page, const char *in, const char *out);
 
 /* The codecs alone on one file (bench --pipeline's reference pass): @p in
  * decoded, checked as decompose checks it, and encoded into @p out. */
-wt_status decompose_transcode_file(pipeline *p, const char *in, const char *out);
+wt_status decompose_transcode_file(pipeline *p, page_binding *page, const char *in,
+                                   const char *out);
 
 #endif

@@ -7,17 +7,18 @@
 #include "config.h"
 #include "options.h"
 #include "process.h"
-#include "wavetool_hooks.h" /* wt_keep_freed_buffers */
+#include "wavetool_hooks.h" /* wt_keep_freed_buffers, wt_env */
 #include "wavetool.h"
 
-static const cli_command *const commands[] = {
+const cli_command *const cli_commands[] = {
     &cmd_decompose, &cmd_reconstruct, &cmd_roundtrip, &cmd_compare, &cmd_wavelets,
     &cmd_denoise, &cmd_sigma, &cmd_stats,
 #ifdef WT_HAVE_BENCH
     &cmd_bench,
 #endif
+    NULL,
 };
-#define COMMAND_COUNT (sizeof commands / sizeof commands[0])
+#define COMMAND_COUNT (sizeof cli_commands / sizeof cli_commands[0] - 1)
 
 static void print_help(FILE *out)
 {
@@ -29,8 +30,8 @@ static void print_help(FILE *out)
           out);
     for (size_t i = 0; i < COMMAND_COUNT; i++) {
         char tagline[256];
-        fprintf(out, "  %-12s %s\n", commands[i]->name,
-                cli_expand_formats(commands[i]->tagline, tagline, sizeof tagline));
+        fprintf(out, "  %-12s %s\n", cli_commands[i]->name,
+                cli_expand_formats(cli_commands[i]->tagline, tagline, sizeof tagline));
     }
     fputs("\nCommon options: -w/--wavelet NAME (haar), -l/--levels N|max (3),\n"
           "-m/--mode MODE (symmetric), --method auto|conv|lifting, --device\n"
@@ -71,8 +72,8 @@ static int run_command(int argc, char **argv)
         return EXIT_ALL_DONE;
     }
     for (size_t i = 0; i < COMMAND_COUNT; i++)
-        if (strcmp(name, commands[i]->name) == 0)
-            return cli_run(commands[i], argc - 1, argv + 1);
+        if (strcmp(name, cli_commands[i]->name) == 0)
+            return cli_run(cli_commands[i], argc - 1, argv + 1);
     return cli_usage_error(NULL, "unknown command '%s'", name);
 }
 
@@ -80,6 +81,7 @@ int main(int argc, char **argv)
 {
     process_init(); /* first: standard descriptors, signals, temporary outputs */
     wt_keep_freed_buffers(); /* a batch reuses its large buffers */
+    wt_env(); /* the environment's knobs, read once here (src/env.c lists them) */
     int rc = run_command(argc, argv);
     /* Reports, lists and help on a full disk: an error, not exit 0 with a cut
      * file. (An image written to "-" that failed was reported and cleared.) */

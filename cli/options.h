@@ -26,34 +26,95 @@ typedef enum threshold_kind {
     THRESHOLD_SOFT, /* --threshold T --soft */
 } threshold_kind;
 
-/* Groups of options, each named by its concern; a command accepts the groups
- * it names. */
-enum {
-    OPTS_TRANSFORM = 1u << 0, /* -w -l -m --method: one transform */
-    OPTS_DEVICE = 1u << 1,    /* --device */
-    OPTS_JOBS = 1u << 2,      /* -j */
-    OPTS_LOAD = 1u << 3,      /* --max-pixels --lenient */
-    OPTS_SAVE = 1u << 4,      /* --png-level --quality --compress */
-    OPTS_MOSAIC = 1u << 5,    /* --scale --depth --transfer --colormap --clip --grid --labels --alpha */
-    OPTS_BATCH = 1u << 6,     /* -O --suffix --ext -n */
-    OPTS_REPORT = 1u << 7,    /* --format */
-    OPTS_OUTPUT = 1u << 8,    /* -o: one output file */
-    OPTS_QUALITY = 1u << 9,   /* --psnr --mse */
-    OPTS_THRESHOLD = 1u << 10, /* --keep --threshold --soft --hard */
-    OPTS_SWEEP = 1u << 11,    /* -w -m --method LIST, -l N, --size, --batch, directions */
-    OPTS_TIMING = 1u << 12,   /* --repeat --host-path --pipeline */
-    OPTS_GENERAL = 1u << 13,  /* -h: every command */
-    OPTS_DENOISE = 1u << 14,  /* --rule --shrink --sigma --ycbcr --cycle-spin --noise --level-scale */
-    OPTS_SIGMA = 1u << 15,    /* --average */
-    OPTS_COMPARE = 1u << 20,  /* --gray --ignore-alpha --depth: compare's conversions */
-    OPTS_RESULT = 1u << 25,   /* --depth 8|16|f32: the sample type of result images */
-    OPTS_QUANT = 1u << 16,    /* --qstep */
-    OPTS_STATS = 1u << 17,    /* --eps --plot */
-    OPTS_VERBOSITY = 1u << 18, /* -q -v: commands with progress, notes or warnings */
-};
-#define OPTS_ENGINE (OPTS_DEVICE | OPTS_JOBS)
+/* Thresholding of roundtrip's details (--keep, --threshold, --soft, --hard,
+ * --keep-rank); undecimated_roundtrip applies it to band stacks. */
+typedef struct cli_threshold {
+    threshold_kind kind;
+    double value;          /* --threshold T or --keep FRACTION */
+    int keep_by_magnitude; /* --keep-rank magnitude: rank |c| (default: |c| x band norm) */
+} cli_threshold;
 
+/* ---- option rows (model: FFmpeg's AVOption tables) ---------------------------
+ * An option is one row: its name, short letter, argument placeholder, parser
+ * and the field it sets, help text and the default --help shows. Rows come in
+ * groups: the shared groups (cli/opts_*.c) set fields of cli_options, a
+ * command's own group (in its cli/cmd_X.c) sets fields of its own option
+ * struct (cli_options.own). getopt_long's tables, --help, the "does not apply"
+ * message and the shell completions (which read --help) all come from the rows. */
 struct cli_options;
+struct cli_opt;
+
+/* What a row's parser is given. */
+typedef struct cli_arg {
+    const char *cmd;            /* the command's name, for messages */
+    const struct cli_opt *row;
+    const char *value;          /* the option's argument; NULL for a flag */
+    void *field;                /* the row's field: its group's struct + row->offset */
+    struct cli_options *o;      /* every option (parsers that set more than one field) */
+} cli_arg;
+
+/* Sets the row's field from the argument; CLI_CONTINUE or EXIT_USAGE (message printed). */
+typedef int (*cli_opt_parser)(const cli_arg *a);
+
+typedef struct cli_opt {
+    const char *name;      /* --name */
+    int letter;            /* -x, or 0: long only */
+    const char *arg;       /* placeholder in help (its choices when it spells them: 8|16);
+                              NULL: a flag */
+    cli_opt_parser parse;
+    size_t offset;         /* the field it sets, in its group's struct */
+    const char *help;      /* {IMAGES} {COEFFS} {EXTS} {TRANSFORMS} are spelled out */
+    const char *def;       /* the default, shown as "(default DEF)"; NULL: none shown */
+    const void *spec;      /* the parser's data: cli_int_range, cli_real_range, choices */
+} cli_opt;
+
+typedef struct cli_group {
+    const cli_opt *rows;
+    size_t count;
+    int own; /* 1: the rows set the command's own struct (cli_options.own) */
+} cli_group;
+#define CLI_GROUP(rows, own) {rows, sizeof rows / sizeof rows[0], own}
+
+/* Limits of cli_opt_int / cli_opt_real. */
+typedef struct cli_int_range { long long min, max; } cli_int_range;
+typedef struct cli_real_range { double min, max; } cli_real_range;
+/* Choices of cli_opt_choice: the names (the index is stored, an int), and how
+ * a message lists them. */
+typedef struct cli_choices { const char *const *names; const char *expected; } cli_choices;
+
+/* Generic parsers (cli/optparse.c). */
+int cli_opt_flag(const cli_arg *a);   /* int field = 1 */
+int cli_opt_count(const cli_arg *a);  /* int field += 1 (-v -v) */
+int cli_opt_int(const cli_arg *a);    /* int field; spec: cli_int_range */
+int cli_opt_real(const cli_arg *a);   /* double field; spec: cli_real_range */
+int cli_opt_choice(const cli_arg *a); /* int (or enum) field = index; spec: cli_choices */
+int cli_opt_string(const cli_arg *a); /* const char * field = the argument, not empty */
+/* An integer/real/choice parse into @p out, for parsers that set more than a field. */
+int cli_parse_int(const cli_arg *a, long long min, long long max, long long *out);
+int cli_parse_real(const cli_arg *a, double min, double max, double *out);
+int cli_parse_choice(const cli_arg *a, const char *const *names, const char *expected, int *out);
+
+/* The shared groups, each declared once in its own file. */
+extern const cli_group cli_group_transform; /* -w -l -m --method --transform (opts_transform.c) */
+extern const cli_group cli_group_wavelet;   /* -w -m --method --transform: commands with their own -l */
+extern const cli_group cli_group_swt;       /* --norm --start-level --all-approx */
+extern const cli_group cli_group_starlet;   /* --border */
+extern const cli_group cli_group_device;    /* --device (opts_engine.c) */
+extern const cli_group cli_group_jobs;      /* -j */
+extern const cli_group cli_group_input;     /* --max-pixels --max-memory --lenient --stack (opts_input.c) */
+extern const cli_group cli_group_save;      /* --png-level --quality --compress (opts_output.c) */
+extern const cli_group cli_group_batch;     /* -O --suffix --ext -n */
+extern const cli_group cli_group_result;    /* --depth 8|16|f32 of result images */
+extern const cli_group cli_group_mosaic;    /* --scale ... --layers (opts_mosaic.c) */
+extern const cli_group cli_group_report;    /* --format (opts_report.c) */
+extern const cli_group cli_group_verbosity; /* -q -v */
+extern const cli_group cli_group_help;      /* -h: every command */
+
+/* Parsers other files' rows reuse (bench's --transform, --border; denoise's -l). */
+int cli_parse_transform(const cli_arg *a);
+int cli_parse_border(const cli_arg *a);
+int cli_parse_levels(const cli_arg *a);
+int cli_parse_depth(const cli_arg *a); /* 8, 16 or f32 (WT_DEPTH_F32) into an int */
 
 /* A subcommand: one cli/cmd_NAME.c defines `const cli_command cmd_NAME` and
  * cli/main.c lists it (help, dispatch). */
@@ -62,9 +123,12 @@ typedef struct cli_command {
     const char *synopsis; /* after "wavetool NAME " */
     const char *tagline;  /* its line in 'wavetool --help' */
     const char *summary;  /* what it does, a few lines */
-    unsigned groups;        /* OPTS_* it accepts */
+    /* Its option groups, shared ones and its own, in --help's order; NULL-terminated. */
+    const cli_group *const *groups;
+    size_t own_size;        /* size of its own option struct (cli_options.own), or 0 */
     int min_args, max_args; /* positional arguments; max -1 = any number */
-    /* Defaults other than the common ones (bench: --device cuda), or NULL. */
+    /* Defaults other than the common ones (bench: --device cuda) and those of
+     * its own struct, or NULL. */
     void (*defaults)(struct cli_options *o);
     /* The command's work once its options are parsed and checked; the exit code. */
     int (*run)(const struct cli_options *o);
@@ -79,25 +143,11 @@ typedef struct cli_command {
     const struct cli_command *variant;
 } cli_command;
 
-/* Maximal number of items of each list of bench's sweep. */
-#define SWEEP_MAX 64
+/* Every command (cli/main.c), NULL-terminated: an option of another command
+ * is "does not apply" rather than unknown. */
+extern const cli_command *const cli_commands[];
 
-/* bench: the configurations timed (OPTS_SWEEP, OPTS_TIMING). */
-typedef struct sweep_options {
-    const wt_wavelet *wavelets[SWEEP_MAX];
-    int nwavelets;
-    wt_mode modes[SWEEP_MAX];
-    int nmodes;
-    wt_method methods[4];
-    int nmethods;
-    size_t sizes[SWEEP_MAX][2]; /* width, height */
-    int nsizes;
-    int batch, repeat;
-    int forward, inverse;
-    int host_path;
-    int all; /* --all: every wavelet x symmetric, periodization */
-} sweep_options;
-
+/* The shared groups' options; a command's own are in its struct (own). */
 typedef struct cli_options {
     wt_params params;   /* wavelet, mode, method; levels unless levels_max */
     int levels_max;     /* -l max: the deepest each image allows */
@@ -109,32 +159,21 @@ typedef struct cli_options {
     wt_load_options load;
     wt_save_options save;
     int compress; /* --compress: .npz members deflated */
-    wt_scale scale;
     int depth; /* --depth; 0 = the input's depth (8 for JPEG); compare: both at this depth;
-                  results (OPTS_RESULT): 8, 16 or WT_DEPTH_F32 (f32) */
+                  results (cli_group_result): 8, 16 or WT_DEPTH_F32 (f32) */
+    wt_scale scale;
     wt_mosaic_style style; /* --scale RANGE, --transfer, --colormap, --clip, --grid, --labels
                               (style.scale mirrors scale) */
     alpha_choice alpha;    /* --alpha */
+    int layers; /* decompose --layers: one image per band and a sidecar */
     const char *outdir, *suffix, *ext;
     int no_clobber;
-    const char *output; /* roundtrip -o */
-    int psnr, mse;      /* report fields; neither given = both */
-    threshold_kind threshold;
-    double threshold_value; /* --threshold T or --keep FRACTION */
-    int keep_by_magnitude;  /* --keep-rank magnitude: rank |c| (default: |c| x band norm) */
-    wt_denoise_options denoise; /* denoise: rule, shrink, sigma, ... (params from -w -l -m) */
-    int average;                /* sigma --average */
-    int compare_gray, compare_ignore_alpha; /* compare --gray, --ignore-alpha */
     /* undecimated transforms (--transform swt|starlet) */
     wt_transform transform;
     int norm, start_level, all_approx; /* --norm --start-level --all-approx */
     wt_border border;                  /* --border */
     int border_given;
-    int layers; /* decompose --layers: one image per band and a sidecar */
-    double qstep;           /* --qstep Q; 0: not given */
-    double eps;             /* stats --eps E; NAN: not given */
-    const char *plot;       /* stats --plot FILE.svg */
-    sweep_options sweep;    /* bench */
+    void *own;              /* the command's own options: its struct in cli/cmd_X.c */
     char **args;            /* positional arguments */
     int nargs;
 } cli_options;

@@ -6,22 +6,11 @@
 
 #include "report.h"
 
-static _Thread_local page_binding *bound;
-
-page_binding *pages_bound(void)
+/* @p b when @p path is its stack's output of more than one page (a page is
+ * written); else NULL. */
+static page_binding *output_of(page_binding *b, const char *path)
 {
-    return bound;
-}
-
-page_binding *pages_input(const char *path)
-{
-    return bound && bound->pages > 1 && strcmp(path, bound->input) == 0 ? bound : NULL;
-}
-
-page_binding *pages_output(const char *path)
-{
-    return bound && bound->pages > 1 && bound->output && strcmp(path, bound->output) == 0 ? bound
-                                                                                        : NULL;
+    return b && b->pages > 1 && b->output && strcmp(path, b->output) == 0 ? b : NULL;
 }
 
 char *pages_label(const char *file, size_t page)
@@ -29,7 +18,7 @@ char *pages_label(const char *file, size_t page)
     return batch_strdupf("%s[%zu]", file, page);
 }
 
-wt_status pages_refuse_other_output(const page_binding *b, const char *path)
+static wt_status refuse_other_output(const page_binding *b, const char *path)
 {
     return wt_error_set(WT_ERR_UNSUPPORTED,
                         "%s: a stack of %zu pages writes one output (%s), not one file per "
@@ -38,7 +27,7 @@ wt_status pages_refuse_other_output(const page_binding *b, const char *path)
 
 /* ---- outputs ----------------------------------------------------------------- */
 
-wt_status pages_save_image(page_binding *b, const wt_image *img)
+static wt_status add_image(page_binding *b, const wt_image *img)
 {
     const cli_options *o = b->pipe->opt;
     wt_status st = WT_OK;
@@ -70,17 +59,86 @@ static wt_status open_coeffs_out(page_binding *b, const wt_npz_meta *meta, const
     return wt_npz_stack_writer_open(b->output, &m, pyr, up, &b->coeffs_out);
 }
 
-wt_status pages_save_pyramid(page_binding *b, const wt_pyramid *pyr, const wt_npz_meta *meta)
+static wt_status add_pyramid(page_binding *b, const wt_pyramid *pyr, const wt_npz_meta *meta)
 {
     wt_status st = open_coeffs_out(b, meta, pyr, NULL);
     return st == WT_OK ? wt_npz_stack_add_pyramid(b->coeffs_out, pyr) : st;
 }
 
-wt_status pages_save_bands(page_binding *b, const wt_uparams *up, const float *bands,
+static wt_status add_bands(page_binding *b, const wt_uparams *up, const float *bands,
                            const wt_npz_meta *meta)
 {
     wt_status st = open_coeffs_out(b, meta, NULL, up);
     return st == WT_OK ? wt_npz_stack_add_bands(b->coeffs_out, bands) : st;
+}
+
+wt_status pages_load(pipeline *p, page_binding *page, const char *file, wt_image *img)
+{
+    /* the item's input is read through its stack: a page, or the one image */
+    int paged = page && page->images && strcmp(file, page->input) == 0;
+    return pipeline_decode(p, pages_item(page), file, paged ? page->images : NULL,
+                           paged ? page->page : 0, img);
+}
+
+batch_item *pages_item(const page_binding *page)
+{
+    return page ? page->item : NULL;
+}
+
+wt_status pages_save(pipeline *p, page_binding *page, const char *out, const wt_image *img)
+{
+    page_binding *b = output_of(page, out);
+    if (!b && !(page && page->pages > 1))
+        return pipeline_save(p, out, img);
+    double t0 = wt_seconds();
+    wt_status st = b ? add_image(b, img) : refuse_other_output(page, out);
+    pipeline_add_time(p, &p->stats.encode, t0);
+    return st;
+}
+
+wt_status pages_save_pyramid(pipeline *p, page_binding *page, const char *out,
+                             const wt_pyramid *pyr, const wt_npz_meta *meta)
+{
+    page_binding *b = output_of(page, out);
+    if (!b)
+        return pipeline_save_pyramid(p, out, pyr, meta);
+    double t0 = wt_seconds();
+    wt_status st = add_pyramid(b, pyr, meta);
+    pipeline_add_time(p, &p->stats.encode, t0);
+    return st;
+}
+
+wt_status pages_save_bands(pipeline *p, page_binding *page, const char *out,
+                           const wt_uparams *up, const float *bands, const wt_npz_meta *meta)
+{
+    page_binding *b = output_of(page, out);
+    if (!b)
+        return pipeline_save_bands(p, out, up, bands, meta);
+    double t0 = wt_seconds();
+    wt_status st = add_bands(b, up, bands, meta);
+    pipeline_add_time(p, &p->stats.encode, t0);
+    return st;
+}
+
+wt_status pages_load_coefficients(pipeline *p, page_binding *page, const char *in,
+                                  wt_pyramid *pyr, float **bands, wt_uparams *up,
+                                  wt_npz_meta *meta)
+{
+    if (!page || !page->coeffs || strcmp(in, page->input) != 0)
+        return pipeline_load_coefficients(p, in, pyr, bands, up, meta);
+    double t0 = wt_seconds();
+    memset(pyr, 0, sizeof *pyr);
+    *meta = page->coeffs_meta;
+    *up = page->coeffs_params;
+    *bands = NULL;
+    wt_status st = wt_npz_stack_read_page(page->coeffs, page->page, pyr, bands);
+    if (st != WT_OK) {
+        wt_pyramid_free(pyr);
+        free(*bands);
+        *bands = NULL;
+    }
+    pipeline_add_time(p, &p->stats.decode, t0);
+    return st;
 }
 
 /* Every page done: the outputs renamed into place; else removed. */
@@ -181,7 +239,7 @@ static wt_status check_output(const page_binding *b)
 
 void pages_run(pipeline *p, batch_item *item, int kind, page_work work, void *ctx)
 {
-    page_binding b = {.pipe = p, .input = item->input, .output = item->output};
+    page_binding b = {.pipe = p, .item = item, .input = item->input, .output = item->output};
     strbuf report = {0};
     int any = 0;
     wt_status st = open_input(&b, kind);
@@ -192,9 +250,7 @@ void pages_run(pipeline *p, batch_item *item, int kind, page_work work, void *ct
                                                                   : NULL;
         char *lines = NULL;
         report_page shown = {label ? label : item->input, b.page, b.pages};
-        bound = &b;
-        st = work(ctx, item, &shown, &lines);
-        bound = NULL;
+        st = work(ctx, item, &b, &shown, &lines);
         if (st != WT_OK && b.pages > 1)
             st = name_page(&b, st);
         if (lines) {
@@ -229,12 +285,12 @@ typedef struct conversion {
     page_convert convert;
 } conversion;
 
-static wt_status convert_page(void *ctx, batch_item *item, const report_page *page,
-                              char **report)
+static wt_status convert_page(void *ctx, batch_item *item, page_binding *page,
+                              const report_page *shown, char **report)
 {
     conversion *c = ctx;
-    (void)page, (void)report;
-    return c->convert(&c->pipe, item->input, item->output);
+    (void)shown, (void)report;
+    return c->convert(&c->pipe, page, item->input, item->output);
 }
 
 static void convert_item(void *ctx, batch_item *item)

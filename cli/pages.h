@@ -4,10 +4,12 @@
  * output (TIFF, .npy, .npz with a leading page axis) and its report lines
  * given a page column. One page is in memory at a time.
  *
- * While a page is processed, the worker thread is bound to it: pipeline_load
- * of the item's input reads the page, pipeline_save (and the coefficient
- * savers) of the item's output adds the page to the stack's output. An
- * ordinary input is a stack of one page whose outputs are written as before. */
+ * The page being processed is a page_binding that the command's work is
+ * given and passes on to the loaders and savers below: pages_load of the
+ * item's input reads the page, pages_save (and the coefficient savers) of the
+ * item's output adds the page to the stack's output. An ordinary input is a
+ * stack of one page whose outputs are written as before. The binding may be
+ * NULL (work outside pages_run, e.g. bench --pipeline): plain files. */
 #ifndef WT_CLI_PAGES_H
 #define WT_CLI_PAGES_H
 
@@ -17,6 +19,7 @@
 
 typedef struct page_binding {
     pipeline *pipe;
+    batch_item *item;               /* the item whose input this is (notes, pixels) */
     const char *input, *output;     /* the item's */
     size_t page, pages;
     wt_stack *images;               /* image inputs */
@@ -27,10 +30,11 @@ typedef struct page_binding {
     wt_npz_stack_writer *coeffs_out; /* opened by the first page's coefficients */
 } page_binding;
 
-/* A command's work on one page (or on an ordinary input's one image):
- * @p page names it in the report (text: "a.tif[3]") and gives its number,
- * *@p report gets its report lines (or stays NULL). */
-typedef wt_status (*page_work)(void *ctx, batch_item *item, const report_page *page,
+/* A command's work on one page (or on an ordinary input's one image) of
+ * @p page: @p shown names it in the report (text: "a.tif[3]") and gives its
+ * number, *@p report gets its report lines (or stays NULL). */
+typedef wt_status (*page_work)(void *ctx, batch_item *item, page_binding *page,
+                               const report_page *shown,
                                char **report);
 
 /* Inputs that are images, or coefficient files. */
@@ -43,7 +47,8 @@ void pages_run(pipeline *p, batch_item *item, int kind, page_work work, void *ct
 
 /* A command's conversion of one input (a page) into its output, with no
  * report: decompose_file, reconstruct_file. */
-typedef wt_status (*page_convert)(pipeline *p, const char *in, const char *out);
+typedef wt_status (*page_convert)(pipeline *p, page_binding *page, const char *in,
+                                  const char *out);
 
 /* The files of a command that writes one output per input and reports
  * nothing (IN OUT, or -O DIR INPUT...): each input of @p kind (directories
@@ -51,24 +56,25 @@ typedef wt_status (*page_convert)(pipeline *p, const char *in, const char *out);
  * summary as pipeline_run_files gives them. Returns the exit code. */
 int pages_run_conversions(const cli_options *o, const char *cmd, int kind, page_convert convert);
 
-/* The page this thread is on, or NULL. */
-page_binding *pages_bound(void);
+/* The inputs and outputs of a command's work on @p page (NULL: plain files),
+ * timed in @p p's split. pages_load: the page when @p file is the item's
+ * input, else the file. pages_save and the coefficient savers: the page added
+ * to the stack's output (opened by the first page) when @p out is the item's
+ * output of a stack; another file while a stack of more than one page is
+ * processed (decompose --layers) is refused, a stack writes one output. */
+wt_status pages_load(pipeline *p, page_binding *page, const char *file, wt_image *img);
+wt_status pages_save(pipeline *p, page_binding *page, const char *out, const wt_image *img);
+wt_status pages_save_pyramid(pipeline *p, page_binding *page, const char *out,
+                             const wt_pyramid *pyr, const wt_npz_meta *meta);
+wt_status pages_save_bands(pipeline *p, page_binding *page, const char *out,
+                           const wt_uparams *up, const float *bands, const wt_npz_meta *meta);
+/* The item @p page belongs to, for its notes (NULL without a page). */
+batch_item *pages_item(const page_binding *page);
 
-/* The binding when @p path is its stack's input (a page is read) or output
- * (a page is written) of more than one page; else NULL. */
-page_binding *pages_input(const char *path);
-page_binding *pages_output(const char *path);
-
-/* Add a page to the stack's output: an image, DWT coefficients or an
- * undecimated band stack (the output opened by the first page). */
-wt_status pages_save_image(page_binding *b, const wt_image *img);
-wt_status pages_save_pyramid(page_binding *b, const wt_pyramid *pyr, const wt_npz_meta *meta);
-wt_status pages_save_bands(page_binding *b, const wt_uparams *up, const float *bands,
-                           const wt_npz_meta *meta);
-
-/* Another file written while a page of a stack is processed (decompose
- * --layers): refused, a stack writes one output. */
-wt_status pages_refuse_other_output(const page_binding *b, const char *path);
+/* A coefficient file, or the page of a stack's one (reconstruct). */
+wt_status pages_load_coefficients(pipeline *p, page_binding *page, const char *in,
+                                  wt_pyramid *pyr, float **bands, wt_uparams *up,
+                                  wt_npz_meta *meta);
 
 /* @p lines (report lines about page @p page of @p pages) with the TSV page
  * column as pages_run gives it; a new string (NULL: out of memory). */

@@ -5,7 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pages.h"
 
 int pipeline_workers(int jobs, size_t files)
 {
@@ -266,17 +265,14 @@ void pipeline_add_time(pipeline *p, double *slot, double since)
     pthread_mutex_unlock(&p->lock);
 }
 
-wt_status pipeline_load(pipeline *p, const char *file, wt_image *img)
+wt_status pipeline_decode(pipeline *p, batch_item *item, const char *file, wt_stack *stack,
+                          size_t page, wt_image *img)
 {
     double t0 = wt_seconds();
-    page_binding *b = pages_bound();
-    /* the item's input is read through its stack: a page, or the one image */
-    wt_status st = b && b->images && strcmp(file, b->input) == 0
-                       ? wt_stack_read(b->images, b->page, img)
-                       : wt_image_load(file, &p->load, img);
+    wt_status st = stack ? wt_stack_read(stack, page, img) : wt_image_load(file, &p->load, img);
     double dt = wt_seconds() - t0;
     if (st == WT_OK && wt_warning_message()[0] && !p->opt->quiet)
-        batch_note("warning: %s", wt_warning_message());
+        batch_note(item, "warning: %s", wt_warning_message());
     pthread_mutex_lock(&p->lock);
     p->stats.decode += dt;
     if (st == WT_OK) {
@@ -285,21 +281,14 @@ wt_status pipeline_load(pipeline *p, const char *file, wt_image *img)
     }
     pthread_mutex_unlock(&p->lock);
     if (st == WT_OK)
-        batch_count_pixels((double)img->width * img->height);
+        batch_count_pixels(item, (double)img->width * img->height);
     return st;
 }
 
 wt_status pipeline_save(pipeline *p, const char *out, const wt_image *img)
 {
     double t0 = wt_seconds();
-    page_binding *b = pages_bound();
-    wt_status st;
-    if (pages_output(out))
-        st = pages_save_image(b, img);
-    else if (b && b->pages > 1)
-        st = pages_refuse_other_output(b, out);
-    else
-        st = wt_image_save(out, img, &p->opt->save, cli_output_format(p->opt, out));
+    wt_status st = wt_image_save(out, img, &p->opt->save, cli_output_format(p->opt, out));
     pipeline_add_time(p, &p->stats.encode, t0);
     return st;
 }
@@ -308,8 +297,7 @@ wt_status pipeline_save_pyramid(pipeline *p, const char *out, const wt_pyramid *
                                 const wt_npz_meta *meta)
 {
     double t0 = wt_seconds();
-    page_binding *b = pages_output(out);
-    wt_status st = b ? pages_save_pyramid(b, pyr, meta) : wt_npz_save(out, pyr, meta);
+    wt_status st = wt_npz_save(out, pyr, meta);
     pipeline_add_time(p, &p->stats.encode, t0);
     return st;
 }
@@ -318,8 +306,7 @@ wt_status pipeline_save_bands(pipeline *p, const char *out, const wt_uparams *up
                               const float *bands, const wt_npz_meta *meta)
 {
     double t0 = wt_seconds();
-    page_binding *b = pages_output(out);
-    wt_status st = b ? pages_save_bands(b, up, bands, meta) : wt_npz_save_stack(out, up, bands, meta);
+    wt_status st = wt_npz_save_stack(out, up, bands, meta);
     pipeline_add_time(p, &p->stats.encode, t0);
     return st;
 }
@@ -328,22 +315,9 @@ wt_status pipeline_load_coefficients(pipeline *p, const char *in, wt_pyramid *py
                                      wt_uparams *up, wt_npz_meta *meta)
 {
     double t0 = wt_seconds();
-    page_binding *b = pages_bound();
-    wt_status st;
     memset(pyr, 0, sizeof *pyr);
     *bands = NULL;
-    if (b && b->coeffs && strcmp(in, b->input) == 0) {
-        *meta = b->coeffs_meta;
-        *up = b->coeffs_params;
-        st = wt_npz_stack_read_page(b->coeffs, b->page, pyr, bands);
-        if (st != WT_OK) {
-            wt_pyramid_free(pyr);
-            free(*bands);
-            *bands = NULL;
-        }
-    } else {
-        st = wt_npz_load_any(in, &p->opt->load, pyr, bands, up, meta);
-    }
+    wt_status st = wt_npz_load_any(in, &p->opt->load, pyr, bands, up, meta);
     pipeline_add_time(p, &p->stats.decode, t0);
     return st;
 }
@@ -374,18 +348,18 @@ wt_status pipeline_on_epyramid(wt_engine *e, const wt_params *params, const wt_i
 
 /* The transform for this image: -l max, the levels asked for if they fit, or
  * the default (3) made smaller for small images. */
-wt_status pipeline_params_for(const cli_options *o, const wt_image *img, const char *file,
-                              wt_params *p)
+wt_status pipeline_params_for(const cli_options *o, batch_item *item, const wt_image *img,
+                              const char *file, wt_params *p)
 {
     *p = o->params;
     int max = wt_max_level(img->height, img->width, p->wavelet);
     if (!o->levels_max && !o->levels_given && p->levels > max && o->verbose)
-        batch_note("%s: %d level%s instead of the default %d: a %ux%u image with %s allows at "
+        batch_note(item, "%s: %d level%s instead of the default %d: a %ux%u image with %s allows at "
                    "most %d (-l N to insist)",
                    pipeline_shown(file), max, max == 1 ? "" : "s", p->levels, img->width,
                    img->height, p->wavelet->name, max);
     else if (o->levels_given && !o->levels_max && p->levels > max && !o->quiet)
-        batch_note("warning: %s: %d levels on a %ux%u image with %s, deeper than its "
+        batch_note(item, "warning: %s: %d levels on a %ux%u image with %s, deeper than its "
                    "dwt_max_level %d: computed as pywt.wavedec2 does (boundary effects "
                    "dominate the deepest bands)",
                    pipeline_shown(file), p->levels, img->width, img->height, p->wavelet->name,

@@ -56,14 +56,17 @@ typedef wt_status (*pipeline_epyramid_work)(wt_epyramid *ep, void *arg);
 wt_status pipeline_on_epyramid(wt_engine *e, const wt_params *params, const wt_image *img,
                                pipeline_epyramid_work work, void *arg);
 
-/* Decode @p file (--max-pixels, --lenient), the time and pixels counted. */
-wt_status pipeline_load(pipeline *p, const char *file, wt_image *img);
+/* Decode @p file (--max-pixels, --lenient), or page @p page of @p stack when
+ * it is not NULL (@p file then names it in messages); the time and pixels
+ * counted, a warning noted for @p item (batch_note; NULL: none). Commands read their inputs through pages_load (pages.h). */
+wt_status pipeline_decode(pipeline *p, batch_item *item, const char *file, wt_stack *stack,
+                          size_t page, wt_image *img);
 
 /* Encode @p img into @p out (type from the name or --ext), the time counted. */
 wt_status pipeline_save(pipeline *p, const char *out, const wt_image *img);
 
 /* Coefficients into @p out (.npz): a DWT pyramid or an undecimated band
- * stack; the page of a stack's output while a stack is processed (pages.h). */
+ * stack (a stack's page: pages_save_pyramid, pages_save_bands). */
 wt_status pipeline_save_pyramid(pipeline *p, const char *out, const wt_pyramid *pyr,
                                 const wt_npz_meta *meta);
 wt_status pipeline_save_bands(pipeline *p, const char *out, const wt_uparams *up,
@@ -72,8 +75,8 @@ wt_status pipeline_save_bands(pipeline *p, const char *out, const wt_uparams *up
  * its size, channels, depth, stored type and colour (the caller adds the
  * transform's). */
 void pipeline_meta_of_image(const wt_image *img, wt_npz_meta *meta);
-/* A coefficient file (wt_npz_load_any), or the page of a stack's one; the
- * time counted as decoding. */
+/* A coefficient file (wt_npz_load_any; a stack's page: pages_load_coefficients);
+ * the time counted as decoding. */
 wt_status pipeline_load_coefficients(pipeline *p, const char *in, wt_pyramid *pyr, float **bands,
                                      wt_uparams *up, wt_npz_meta *meta);
 
@@ -81,9 +84,10 @@ wt_status pipeline_load_coefficients(pipeline *p, const char *in, wt_pyramid *py
 void pipeline_add_time(pipeline *p, double *slot, double since);
 
 /* The transform for this image: -l max, the levels asked for if they fit, or
- * the default (3) made smaller for small images. */
-wt_status pipeline_params_for(const cli_options *o, const wt_image *img, const char *file,
-                              wt_params *p);
+ * the default (3) made smaller for small images (said in a note for @p item,
+ * NULL: on stderr). */
+wt_status pipeline_params_for(const cli_options *o, batch_item *item, const wt_image *img,
+                              const char *file, wt_params *p);
 
 /* How a path appears in messages ("-": "(stdin)"). */
 const char *pipeline_shown(const char *file);

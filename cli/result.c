@@ -43,14 +43,15 @@ wt_status result_alloc_like(const wt_image *like, const char *file, wt_image *im
     return pipeline_name_error(st, file);
 }
 
-wt_status result_save(pipeline *p, const char *out, const wt_image *result, wt_sample_type want)
+wt_status result_save(pipeline *p, page_binding *page, const char *out, const wt_image *result,
+                      wt_sample_type want)
 {
     if (result_same_type(want, wt_image_stored(result)))
-        return pipeline_save(p, out, result);
+        return pages_save(p, page, out, result);
     wt_image converted = {0};
     wt_status st = pipeline_name_error(wt_image_convert(result, want, &converted), out);
     if (st == WT_OK)
-        st = pipeline_save(p, out, &converted);
+        st = pages_save(p, page, out, &converted);
     wt_image_free(&converted);
     return st;
 }

@@ -3,6 +3,7 @@
 #ifndef CLI_RESULT_H
 #define CLI_RESULT_H
 
+#include "pages.h"
 #include "pipeline.h"
 
 /* 1 when @p a and @p b are the same stored type. */
@@ -17,6 +18,7 @@ wt_status result_prepare(pipeline *p, const char *in, const char *out, wt_image 
 /* An image of @p like's size, channels and type (its stored type kept). */
 wt_status result_alloc_like(const wt_image *like, const char *file, wt_image *img);
 /* @p result written to @p out as @p want (converted when it is held otherwise). */
-wt_status result_save(pipeline *p, const char *out, const wt_image *result, wt_sample_type want);
+wt_status result_save(pipeline *p, page_binding *page, const char *out, const wt_image *result,
+                      wt_sample_type want);
 
 #endif

@@ -59,9 +59,6 @@ int cli_check_transform_options(const cli_command *cmd, const cli_options *o)
             border_notes(notes, sizeof notes);
         return cli_usage_error(cmd->name, "%s applies to --transform %s%s", option, list, notes);
     }
-    if ((cmd->groups & OPTS_MOSAIC) && o->depth == WT_DEPTH_F32 && !o->layers)
-        return cli_usage_error(cmd->name, "--depth f32 is for --layers: mosaics are 8 or 16-bit "
-                                          "displays");
     if (c->filter_banks_only && o->params.wavelet->kind != WT_KIND_FILTER_BANK)
         return cli_usage_error(cmd->name, "--transform %s: %s is a JPEG 2000 wavelet; use a "
                                           "filter-bank one (bior4.4 for cdf97, bior2.2 for "
@@ -70,14 +67,21 @@ int cli_check_transform_options(const cli_command *cmd, const cli_options *o)
     return CLI_CONTINUE;
 }
 
-/* --transform's choices, each with its help line (the registry's order). */
-void cli_transform_choices(char *buf, size_t size)
+/* --transform's choices for a command needing @p needs (WT_THOOK_*), each with
+ * its help line, in the registry's order: "dwt, swt (...) or starlet (...)". */
+const char *cli_transform_choices(unsigned needs, char *buf, size_t size)
 {
+    int count = 0, k = 0;
+    for (int i = 0; wt_transform_at(i); i++)
+        count += wt_transform_has(wt_transform_at(i), needs);
     buf[0] = '\0';
     for (int i = 0; wt_transform_at(i); i++) {
+        const wt_transform_class *c = wt_transform_at(i);
         size_t n = strlen(buf);
-        if (n < size)
-            snprintf(buf + n, size - n, "%s%s", i == 0 ? "" : wt_transform_at(i + 1) ? ", " : " or ",
-                     wt_transform_at(i)->help);
+        if (!wt_transform_has(c, needs) || n >= size)
+            continue;
+        snprintf(buf + n, size - n, "%s%s", k == 0 ? "" : k + 1 == count ? " or " : ", ", c->help);
+        k++;
     }
+    return buf;
 }

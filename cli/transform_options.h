@@ -10,6 +10,6 @@
  * hook for or an option the kind does not take (--norm with dwt, ...). */
 int cli_check_transform_options(const cli_command *cmd, const cli_options *o);
 /* --transform's choices for --help: "dwt (default), swt (...) or starlet (...)". */
-void cli_transform_choices(char *buf, size_t size);
+const char *cli_transform_choices(unsigned needs, char *buf, size_t size);
 
 #endif

@@ -245,8 +245,8 @@ static int read_sidecar_samples(FILE *f, wt_sample_type *t)
     return 0;
 }
 
-static wt_status write_layers(pipeline *p, const wt_image *img, const wt_uparams *up,
-                              const float *stack, const char *out)
+static wt_status write_layers(pipeline *p, page_binding *page, const wt_image *img,
+                              const wt_uparams *up, const float *stack, const char *out)
 {
     char stem[4096], path[4200], name[16];
     const char *ext;
@@ -283,7 +283,7 @@ static wt_status write_layers(pipeline *p, const wt_image *img, const wt_uparams
         else
             layer_encode(stack + i * band, img->height, img->width, img->channels, scale, &layer);
         snprintf(path, sizeof path, "%s_%s%s", stem, name, floats ? ext : ".png");
-        st = pipeline_save(p, path, &layer);
+        st = pages_save(p, page, path, &layer);
         fprintf(side.fp, "layer %s %s %.1f %.17g\n", name, base_name(path),
                 floats ? 0.0 : LAYER_OFFSET, scale);
     }
@@ -375,7 +375,8 @@ static wt_status read_layer(pipeline *p, FILE *f, const char *path, const sideca
     return st;
 }
 
-wt_status undecimated_reconstruct_layers(pipeline *p, const char *path, const char *out)
+wt_status undecimated_reconstruct_layers(pipeline *p, page_binding *page, const char *path,
+                                         const char *out)
 {
     sidecar s;
     FILE *f = fopen(path, "r");
@@ -395,7 +396,7 @@ wt_status undecimated_reconstruct_layers(pipeline *p, const char *path, const ch
                         .stored = s.shape.stored,
                         .color = s.shape.color};
     if (st == WT_OK)
-        st = undecimated_reconstruct(p, &s.up, stack, &meta, path, out);
+        st = undecimated_reconstruct(p, page, &s.up, stack, &meta, path, out);
     free(stack);
     return st;
 }
@@ -418,8 +419,8 @@ static void fill_meta(const wt_uparams *up, const wt_image *img, wt_npz_meta *me
     meta->border = up->border;
 }
 
-static wt_status write_mosaic(pipeline *p, const wt_image *img, const wt_uparams *up,
-                              const float *stack, const char *out)
+static wt_status write_mosaic(pipeline *p, page_binding *page, const wt_image *img,
+                              const wt_uparams *up, const float *stack, const char *out)
 {
     const cli_options *o = p->opt;
     int depth = o->depth ? o->depth
@@ -430,13 +431,13 @@ static wt_status write_mosaic(pipeline *p, const wt_image *img, const wt_uparams
     wt_status st = wt_umosaic_render(up, stack, img->height, img->width, img->channels, o->scale,
                                      depth, &mosaic);
     if (st == WT_OK)
-        st = pipeline_save(p, out, &mosaic);
+        st = pages_save(p, page, out, &mosaic);
     wt_image_free(&mosaic);
     return st;
 }
 
-wt_status undecimated_decompose(pipeline *p, const wt_image *img, const char *in,
-                                const char *out)
+wt_status undecimated_decompose(pipeline *p, page_binding *page, const wt_image *img,
+                                const char *in, const char *out)
 {
     wt_uparams up;
     float *stack = NULL;
@@ -444,21 +445,22 @@ wt_status undecimated_decompose(pipeline *p, const wt_image *img, const char *in
     if (st == WT_OK)
         st = forward(p, img, &up, in, &stack);
     if (st == WT_OK && p->opt->layers) {
-        st = write_layers(p, img, &up, stack, out);
+        st = write_layers(p, page, img, &up, stack, out);
     } else if (st == WT_OK && cli_output_format(p->opt, out) == WT_FORMAT_NPZ) {
         wt_npz_meta meta;
         fill_meta(&up, img, &meta);
         meta.compress = p->opt->compress;
-        st = pipeline_save_bands(p, out, &up, stack, &meta);
+        st = pages_save_bands(p, page, out, &up, stack, &meta);
     } else if (st == WT_OK) {
-        st = write_mosaic(p, img, &up, stack, out);
+        st = write_mosaic(p, page, img, &up, stack, out);
     }
     free(stack);
     return st;
 }
 
-wt_status undecimated_reconstruct(pipeline *p, const wt_uparams *up, const float *stack,
-                                  const wt_npz_meta *meta, const char *in, const char *out)
+wt_status undecimated_reconstruct(pipeline *p, page_binding *page, const wt_uparams *up,
+                                  const float *stack, const wt_npz_meta *meta, const char *in,
+                                  const char *out)
 {
     wt_image img = {0}, like = {meta->width, meta->height, meta->channels, meta->bit_depth,
                                 meta->color, NULL, meta->stored};
@@ -473,7 +475,7 @@ wt_status undecimated_reconstruct(pipeline *p, const wt_uparams *up, const float
     if (st == WT_OK)
         st = inverse(p, up, stack, in, &img);
     if (st == WT_OK)
-        st = pipeline_save(p, out, &img);
+        st = pages_save(p, page, out, &img);
     wt_image_free(&img);
     return st;
 }
@@ -553,34 +555,35 @@ static double kept_fraction(const float *stack, const int *index, int nd, size_t
 }
 
 /* roundtrip --keep F / --threshold T on the details of @p stack (host). */
-static wt_status threshold_stack(const cli_options *o, const wt_uparams *up, const wt_image *img,
-                                 float *stack, const char *file, double *kept)
+static wt_status threshold_stack(const cli_threshold *t, const wt_uparams *up,
+                                 const wt_image *img, float *stack, const char *file,
+                                 double *kept)
 {
     int index[4 * WT_MAX_LEVELS + 1];
     int nd = detail_bands(up, index);
     size_t plane = (size_t)img->height * img->width * (size_t)img->channels;
     wt_status st = WT_OK;
-    if (o->threshold == THRESHOLD_KEEP)
+    if (t->kind == THRESHOLD_KEEP)
         st = keep_largest(stack, index, nd, plane,
-                          (size_t)llround(o->threshold_value * (double)nd * (double)plane), file);
+                          (size_t)llround(t->value * (double)nd * (double)plane), file);
     else
         for (int b = 0; b < nd; b++)
-            threshold_plane(stack + (size_t)index[b] * plane, plane, o->threshold_value,
-                            o->threshold == THRESHOLD_SOFT);
+            threshold_plane(stack + (size_t)index[b] * plane, plane, t->value,
+                            t->kind == THRESHOLD_SOFT);
     *kept = kept_fraction(stack, index, nd, plane);
     return st;
 }
 
-wt_status undecimated_roundtrip(pipeline *p, const wt_image *img, const char *in, wt_image *back,
-                                double *kept)
+wt_status undecimated_roundtrip(pipeline *p, const cli_threshold *t, const wt_image *img,
+                                const char *in, wt_image *back, double *kept)
 {
     wt_uparams up;
     float *stack = NULL;
     wt_status st = uparams_for(p->opt, img, in, &up);
     if (st == WT_OK)
         st = forward(p, img, &up, in, &stack);
-    if (st == WT_OK && p->opt->threshold != THRESHOLD_NONE)
-        st = threshold_stack(p->opt, &up, img, stack, in, kept);
+    if (st == WT_OK && t->kind != THRESHOLD_NONE)
+        st = threshold_stack(t, &up, img, stack, in, kept);
     if (st == WT_OK)
         st = inverse(p, &up, stack, in, back);
     free(stack);

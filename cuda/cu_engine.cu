@@ -476,7 +476,7 @@ static bool halve_tile(cu_level *f)
  * device's opt-in limit unless WT_CUDA_FAST_SMEM (bytes) says less. */
 static size_t fast_smem_cap(size_t smem_fast)
 {
-    const char *v = getenv("WT_CUDA_FAST_SMEM");
+    const char *v = wt_env()->cuda_fast_smem;
     size_t most = v && *v ? (size_t)strtoul(v, NULL, 10) : smem_fast;
     return most < smem_fast ? most : smem_fast;
 }
@@ -1263,7 +1263,7 @@ static const wt_engine_ops cuda_ops = {.forward = cuda_forward,
  * 1024); unset or empty: no cap. */
 static wt_status parse_mem_limit(size_t *limit)
 {
-    const char *v = getenv("WT_CUDA_MEM_LIMIT");
+    const char *v = wt_env()->cuda_mem_limit;
     *limit = 0;
     if (!v || !*v)
         return WT_OK;
@@ -1320,13 +1320,13 @@ static wt_status open_device(cu_engine *ce, int device, char *name, size_t name_
     WT_TRY(parse_mem_limit(&ce->mem_limit));
     ce->copy_threads = wt_cpu_count() < CU_WORKERS ? wt_cpu_count() : CU_WORKERS;
     ce->smem_limit = prop.sharedMemPerBlockOptin;
-    const char *generic = getenv("WT_CUDA_GENERIC"), *wide53 = getenv("WT_CUDA_WIDE53");
+    const char *generic = wt_env()->cuda_generic, *wide53 = wt_env()->cuda_wide53;
     ce->generic_only = generic && *generic && *generic != '0';
     ce->wide53_only = wide53 && *wide53 && *wide53 != '0';
     ce->smem_fast = ce->smem_limit;
     ce->smem_fast_cap = fast_smem_cap(ce->smem_fast);
-    const char *cache = getenv("WT_CUDA_CACHE"), *graphs = getenv("WT_CUDA_GRAPHS");
-    const char *grid = getenv("WT_CUDA_SMALL_GRID"), *pdl = getenv("WT_CUDA_PDL");
+    const char *cache = wt_env()->cuda_cache, *graphs = wt_env()->cuda_graphs;
+    const char *grid = wt_env()->cuda_small_grid, *pdl = wt_env()->cuda_pdl;
     ce->cache_off = cache && !strcmp(cache, "0");
     ce->graphs_off = graphs && !strcmp(graphs, "0");
     ce->small_grid = grid && *grid ? atof(grid) : CU_SMALL_GRID;
@@ -1450,7 +1450,7 @@ wt_status cu_time_runs(cu_engine *ce, wt_status (*run)(const void *job), const v
     CU_CHECK(cudaEventCreate(&ev[1]));
     float *ms = (float *)malloc((size_t)repeat * sizeof *ms);
     wt_status st = ms ? WT_OK : wt_error_set(WT_ERR_NOMEM, "out of memory");
-    const char *chain = getenv("WT_CUDA_BENCH_CALLS");
+    const char *chain = wt_env()->cuda_bench_calls;
     const int calls = chain && atoi(chain) > 1 ? atoi(chain) : 1;
     for (int r = -3; r < repeat && st == WT_OK; r++) {
         cudaError_t err = cudaEventRecord(ev[0], ce->stream);

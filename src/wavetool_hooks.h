@@ -26,6 +26,25 @@ double wt_seconds(void);
  * cpusets), else those online; at least 1, at most 256. */
 int wt_cpu_count(void);
 
+/* The environment's knobs (src/env.c lists them), each as getenv gave it at
+ * the first call (NULL: unset); read once, the program reads them at start-up. */
+typedef struct wt_env_knobs {
+    const char *denoise_composed; /* WT_DENOISE_COMPOSED */
+    const char *cuda_mem_limit;   /* WT_CUDA_MEM_LIMIT */
+    const char *cuda_generic;     /* WT_CUDA_GENERIC */
+    const char *cuda_fast_smem;   /* WT_CUDA_FAST_SMEM */
+    const char *cuda_cache;       /* WT_CUDA_CACHE */
+    const char *cuda_graphs;      /* WT_CUDA_GRAPHS */
+    const char *cuda_small_grid;  /* WT_CUDA_SMALL_GRID */
+    const char *cuda_pdl;         /* WT_CUDA_PDL */
+    const char *cuda_bench_calls; /* WT_CUDA_BENCH_CALLS */
+    const char *cuda_wide53;      /* WT_CUDA_WIDE53 */
+    const char *tmpdir;           /* TMPDIR */
+} wt_env_knobs;
+const wt_env_knobs *wt_env(void);
+/* Tests: the same knobs, to change one for a call (tests/gpu_check.c). */
+wt_env_knobs *wt_env_override(void);
+
 /* glibc: keep freed buffers up to 256 MB in the heap and give memory back only
  * past 1 GB free at the top, so a batch (or a benchmark's runs) reuses its
  * large buffers instead of faulting in fresh mappings; elsewhere nothing. */

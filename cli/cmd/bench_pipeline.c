@@ -31,9 +31,12 @@ typedef struct pass_work {
 static void pass_one(void *arg, batch_item *item)
 {
     pass_work *w = arg;
+    /* one page: the file itself; the item gets its notes */
+    page_binding page = {.pipe = w->pipe, .item = item, .input = item->input,
+                         .output = item->output, .pages = 1};
     batch_item_result(item, w->transcode_only
-                                ? decompose_transcode_file(w->pipe, item->input, item->output)
-                                : decompose_file(w->pipe, item->input, item->output));
+                                ? decompose_transcode_file(w->pipe, &page, item->input, item->output)
+                                : decompose_file(w->pipe, &page, item->input, item->output));
 }
 
 static void reset_items(batch *b)
@@ -205,7 +208,7 @@ static int run_bench_pipeline(const cli_options *o)
     char tmpdir[4096] = "";
     int rc = CLI_CONTINUE;
     if (!o->outdir) {
-        const char *t = getenv("TMPDIR");
+        const char *t = wt_env()->tmpdir;
         snprintf(tmpdir, sizeof tmpdir, "%s/wavetool-bench-XXXXXX", t && *t ? t : "/tmp");
         if (!mkdtemp(tmpdir)) {
             perror("wavetool: bench --pipeline: temporary directory");
@@ -238,8 +241,9 @@ const cli_command cmd_bench_pipeline = {
         "images/s, MPixel/s and the time split (CPU seconds summed over workers), and\n"
         "the ratio of the two throughputs. Outputs go to -O DIR if given (kept), else\n"
         "to a temporary directory that is removed.",
-    .groups = OPTS_VERBOSITY | OPTS_TRANSFORM | OPTS_ENGINE | OPTS_LOAD | OPTS_SAVE | OPTS_MOSAIC | OPTS_BATCH |
-              OPTS_REPORT,
+    .groups = (const cli_group *const[]){&cli_group_transform, &cli_group_device, &cli_group_jobs, &cli_group_input,
+                                         &cli_group_save, &cli_group_mosaic, &cli_group_batch,
+                                         &cli_group_report, &cli_group_verbosity, NULL},
     .min_args = 1,
     .max_args = -1,
     .writes = WT_HOLDS_IMAGE | WT_HOLDS_COEFFS,

@@ -6,6 +6,7 @@
  * CUDA engine: data stay on the device; cudaEvents around each call, 3
  * warm-ups, the median of --repeat runs (wt_cuda_bench). CPU engine: wall
  * clock around wt_forward/wt_inverse on host buffers, memcpy as the copy. */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +18,167 @@
 #include "report.h"
 #include "wavetool.h"
 #include "wavetool_hooks.h" /* CUDA bench and page-locking hooks, wt_median */
+
+/* Maximal number of items of each list of bench's sweep. */
+#define SWEEP_MAX 64
+
+/* bench's own options: the configurations timed. */
+typedef struct sweep_options {
+    const wt_wavelet *wavelets[SWEEP_MAX];
+    int nwavelets;
+    wt_mode modes[SWEEP_MAX];
+    int nmodes;
+    wt_method methods[4];
+    int nmethods;
+    size_t sizes[SWEEP_MAX][2]; /* width, height */
+    int nsizes;
+    int batch, repeat;
+    int forward, inverse;
+    int host_path;
+    int all; /* --all: every wavelet x symmetric, periodization */
+} sweep_options;
+
+#define SWEEP(o) ((const sweep_options *)(o)->own)
+
+/* ---- bench's own options: lists and sizes ----------------------------------------- */
+
+static int add_wavelet(const char *cmd, const char *name, sweep_options *w)
+{
+    const wt_wavelet *found = wt_wavelet_find(name);
+    if (!found)
+        return cli_usage_error(cmd, "unknown wavelet '%s' (did you mean '%s'?)", name,
+                               wt_wavelet_suggest(name));
+    if (w->nwavelets == SWEEP_MAX)
+        return cli_usage_error(cmd, "too many wavelets");
+    w->wavelets[w->nwavelets++] = found;
+    return CLI_CONTINUE;
+}
+
+static int add_mode(const char *cmd, const char *name, sweep_options *w)
+{
+    wt_mode m;
+    if (wt_mode_parse(name, &m) != WT_OK)
+        return cli_usage_error(cmd, "%s", wt_error_message());
+    if (w->nmodes == SWEEP_MAX)
+        return cli_usage_error(cmd, "too many modes");
+    w->modes[w->nmodes++] = m;
+    return CLI_CONTINUE;
+}
+
+static int add_method(const char *cmd, const char *name, sweep_options *w)
+{
+    wt_method m;
+    if (wt_method_parse(name, &m) != WT_OK)
+        return cli_usage_error(cmd, "%s", wt_error_message());
+    if (w->nmethods == (int)(sizeof w->methods / sizeof w->methods[0]))
+        return cli_usage_error(cmd, "too many methods");
+    w->methods[w->nmethods++] = m;
+    return CLI_CONTINUE;
+}
+
+/* add(item) for each comma-separated item of the argument (empty items skipped). */
+static int parse_list(const cli_arg *a,
+                      int (*add)(const char *cmd, const char *item, sweep_options *w))
+{
+    int rc = CLI_CONTINUE;
+    const char *list = a->value;
+    while (rc == CLI_CONTINUE && *list) {
+        char item[256];
+        size_t len = strcspn(list, ",");
+        snprintf(item, sizeof item, "%.*s", (int)len, list);
+        if (len > 0)
+            rc = add(a->cmd, item, a->field);
+        list += len + (list[len] == ',');
+    }
+    return rc;
+}
+
+static int parse_wavelets(const cli_arg *a) { return parse_list(a, add_wavelet); }
+static int parse_modes(const cli_arg *a) { return parse_list(a, add_mode); }
+static int parse_methods(const cli_arg *a) { return parse_list(a, add_method); }
+
+static int parse_size(const cli_arg *a)
+{
+    sweep_options *w = a->field;
+    char *end;
+    unsigned long width = strtoul(a->value, &end, 10), height = 0;
+    if (end != a->value && (*end == 'x' || *end == 'X')) {
+        const char *hs = end + 1;
+        height = strtoul(hs, &end, 10);
+        if (end == hs)
+            height = 0;
+    }
+    if (*end || width == 0 || height == 0 || width > (1ul << 20) || height > (1ul << 20))
+        return cli_usage_error(a->cmd, "invalid size '%s'; should be WIDTHxHEIGHT", a->value);
+    if (w->nsizes == SWEEP_MAX)
+        return cli_usage_error(a->cmd, "too many --size options");
+    w->sizes[w->nsizes][0] = width;
+    w->sizes[w->nsizes][1] = height;
+    w->nsizes++;
+    return CLI_CONTINUE;
+}
+
+/* -l N: the levels of every configuration */
+static int parse_levels(const cli_arg *a)
+{
+    long long v = 0;
+    int rc = cli_parse_int(a, 0, WT_MAX_LEVELS, &v);
+    if (rc == CLI_CONTINUE)
+        a->o->params.levels = (int)v;
+    return rc;
+}
+
+static int parse_both(const cli_arg *a)
+{
+    sweep_options *w = a->field;
+    w->forward = w->inverse = 1;
+    return CLI_CONTINUE;
+}
+
+static int refuse_pipeline(const cli_arg *a)
+{
+    return cli_usage_error(a->cmd, "--pipeline must be the first argument");
+}
+
+#define AT(field) offsetof(sweep_options, field)
+static const cli_opt sweep_rows[] = {
+    {"transform", 0, "T", cli_parse_transform, 0, "{TRANSFORMS};\nsee wavetool(1)", "dwt", NULL},
+    {"border", 0, "B", cli_parse_border, 0, "starlet border: mirror, periodic, nearest", "mirror",
+     NULL},
+    {"wavelet", 'w', "LIST", parse_wavelets, 0, "wavelets, comma-separated or repeated", "haar",
+     NULL},
+    {"mode", 'm', "LIST", parse_modes, 0, "modes", "symmetric", NULL},
+    {"method", 0, "LIST", parse_methods, 0,
+     "auto, conv, lifting; combinations a wavelet does not\nsupport are skipped", "auto", NULL},
+    {"levels", 'l', "N", parse_levels, 0, "levels", "3", NULL},
+    {"size", 0, "WxH", parse_size, 0, "image size, repeatable", "8192x8192", NULL},
+    {"batch", 0, "N", cli_opt_int, AT(batch), "N images of that size in one call", "1",
+     &(cli_int_range){1, 1000000}},
+    {"forward", 0, NULL, cli_opt_flag, AT(forward),
+     "time the forward transform (without --forward or --inverse:\nboth directions)", NULL, NULL},
+    {"inverse", 0, NULL, cli_opt_flag, AT(inverse), "time the inverse transform", NULL, NULL},
+    {"both", 0, NULL, parse_both, 0, "time both directions (the default)", NULL, NULL},
+    {"all", 0, NULL, cli_opt_flag, AT(all),
+     "every wavelet x symmetric and periodization x both\n"
+     "directions (with --format json: tools/bench_table.py\n"
+     "makes the table and plot)",
+     NULL, NULL},
+    {"repeat", 0, "N", cli_opt_int, AT(repeat), "timed runs, median reported", "20",
+     &(cli_int_range){1, 1000000}},
+    {"host-path", 0, NULL, cli_opt_flag, AT(host_path),
+     "one 8192x8192 RGB 8-bit image from host samples to a\n"
+     "host mosaic (wt_mosaic_image, decode excluded), wall\n"
+     "clock, against pinned host<->device copies of the same\n"
+     "bytes; pageable and page-locked image",
+     NULL, NULL},
+    {"pipeline", 0, NULL, refuse_pipeline, 0,
+     "(first) the batch path of decompose over files or folders,\n"
+     "against decode+encode alone; see\n"
+     "'wavetool bench --pipeline --help'",
+     NULL, NULL},
+};
+static const cli_group sweep_group = CLI_GROUP(sweep_rows, 1);
+
 
 /* One measured configuration. */
 typedef struct bench_row {
@@ -48,11 +210,11 @@ static void print_header(const cli_options *o, const wt_engine *e)
         printf("# %s; median of %d runs; GB/s = bytes read and written / time (4 bytes x "
                "samples x planes: swt 5 a level, starlet 3 a scale, its inverse L + 2);\n"
                "# copy = device copy of the same bytes (read + write) in the same run\n",
-               wt_engine_name(e), o->sweep.repeat);
+               wt_engine_name(e), SWEEP(o)->repeat);
     else
         printf("# %s; median of %d runs; GB/s = 8 bytes x samples x levels / time;\n"
                "# copy = memcpy of the same bytes (read + write) in the same run\n",
-               wt_engine_name(e), o->sweep.repeat);
+               wt_engine_name(e), SWEEP(o)->repeat);
     printf("%-10s %-14s %-8s %-8s %11s %5s %2s %9s %9s %9s %7s\n", "wavelet", "mode", "method",
            "dir", "size", "batch", "L", "ms", "GB/s", "copy GB/s", "% copy");
 }
@@ -150,22 +312,22 @@ static wt_status time_cpu(wt_engine *e, const wt_params *p, const cli_options *o
     size_t copy = (size_t)(r->bytes / 2);
     float *x = malloc(n * sizeof *x);
     char *a = malloc(copy + 1), *b = malloc(copy + 1);
-    double *t = malloc((size_t)o->sweep.repeat * sizeof *t);
+    double *t = malloc((size_t)SWEEP(o)->repeat * sizeof *t);
     wt_status st = x && a && b && t ? WT_OK : wt_error_set(WT_ERR_NOMEM, "out of memory");
     for (size_t i = 0; st == WT_OK && i < n; i++)
         x[i] = (float)((i * 2654435761u) >> 24);
     if (st == WT_OK)
         st = wt_forward(e, p, x, pyr);
-    for (int k = -1; st == WT_OK && k < o->sweep.repeat; k++) {
+    for (int k = -1; st == WT_OK && k < SWEEP(o)->repeat; k++) {
         double t0 = now_ms();
         st = inverse ? wt_inverse(e, p, pyr, x) : wt_forward(e, p, x, pyr);
         if (k >= 0)
             t[k] = now_ms() - t0;
     }
     if (st == WT_OK) {
-        r->ms = median_of(t, o->sweep.repeat);
+        r->ms = median_of(t, SWEEP(o)->repeat);
         r->ms_min = t[0];
-        time_copy(a, b, copy, o->sweep.repeat, t, r);
+        time_copy(a, b, copy, SWEEP(o)->repeat, t, r);
     }
     free(x);
     free(a);
@@ -189,12 +351,12 @@ static wt_status time_one(wt_engine *e, const wt_params *p, const cli_options *o
                           size_t width, size_t height, bench_row *r)
 {
     wt_pyramid plan;
-    wt_status st = wt_pyramid_plan(&plan, p, height, width, o->sweep.batch);
+    wt_status st = wt_pyramid_plan(&plan, p, height, width, SWEEP(o)->batch);
     if (st != WT_OK)
         return st;
     r->bytes = level_bytes(&plan);
     if (wt_engine_is_cpu(e)) {
-        st = wt_pyramid_alloc(&plan, p, height, width, o->sweep.batch);
+        st = wt_pyramid_alloc(&plan, p, height, width, SWEEP(o)->batch);
         if (st == WT_OK)
             st = time_cpu(e, p, o, inverse, &plan, r);
         wt_pyramid_free(&plan);
@@ -202,7 +364,7 @@ static wt_status time_one(wt_engine *e, const wt_params *p, const cli_options *o
     }
 #if WT_HAVE_CUDA
     wt_cuda_timing t;
-    st = wt_cuda_bench(e, p, height, width, o->sweep.batch, inverse, o->sweep.repeat, (size_t)(r->bytes / 2),
+    st = wt_cuda_bench(e, p, height, width, SWEEP(o)->batch, inverse, SWEEP(o)->repeat, (size_t)(r->bytes / 2),
                        &t);
     row_from_cuda(r, &t);
     return st;
@@ -315,11 +477,11 @@ static wt_status time_kept(wt_engine *e, const wt_params *p, const cli_options *
 {
     wt_image m = {0};
     size_t bytes = 0;
-    wt_status st = time_mosaics(e, p, img, o->sweep.repeat, &kept[0], &bytes, &m);
+    wt_status st = time_mosaics(e, p, img, SWEEP(o)->repeat, &kept[0], &bytes, &m);
     if (st == WT_OK)
         st = wt_cuda_host_register(e, m.pixels, bytes, 1);
     if (st == WT_OK) {
-        st = time_mosaics(e, p, img, o->sweep.repeat, &kept[1], &bytes, &m);
+        st = time_mosaics(e, p, img, SWEEP(o)->repeat, &kept[1], &bytes, &m);
         wt_status st2 = wt_cuda_host_register(e, m.pixels, bytes, 0);
         st = st == WT_OK ? st2 : st;
     }
@@ -336,14 +498,14 @@ static wt_status time_pinned(wt_engine *e, const wt_params *p, const cli_options
     double up_s = 0, down_s = 0;
     f->up_bytes = wt_image_bytes(img);
     f->down_bytes = mosaic_bytes;
-    wt_status st = wt_cuda_copy_rates(e, f->up_bytes, f->down_bytes, o->sweep.repeat, &up_s, &down_s);
+    wt_status st = wt_cuda_copy_rates(e, f->up_bytes, f->down_bytes, SWEEP(o)->repeat, &up_s, &down_s);
     f->up_ms = up_s * 1e3;
     f->down_ms = down_s * 1e3;
     f->ms = f->up_ms + f->down_ms;
     if (st == WT_OK)
         st = wt_cuda_host_register(e, img->pixels, f->up_bytes, 1);
     if (st == WT_OK) {
-        st = time_mosaics(e, p, img, o->sweep.repeat, pinned, &mosaic_bytes, NULL);
+        st = time_mosaics(e, p, img, SWEEP(o)->repeat, pinned, &mosaic_bytes, NULL);
         if (st == WT_OK)
             st = time_kept(e, p, o, img, kept);
         wt_status st2 = wt_cuda_host_register(e, img->pixels, f->up_bytes, 0);
@@ -405,7 +567,7 @@ static void print_host_path(const cli_options *o, const wt_engine *e, const wt_p
     }
     printf("host path: 8192x8192 RGB 8-bit samples -> %s %s L=%d -> 8-bit mosaic, %s; "
            "median of %d\n",
-           p->wavelet->name, wt_mode_name(p->mode), p->levels, wt_engine_name(e), o->sweep.repeat);
+           p->wavelet->name, wt_mode_name(p->mode), p->levels, wt_engine_name(e), SWEEP(o)->repeat);
     print_host_run("pageable image:", pageable, f);
     if (f->ms > 0) {
         print_host_run("pinned image:", pinned, f);
@@ -425,7 +587,7 @@ static void print_host_path(const cli_options *o, const wt_engine *e, const wt_p
 static wt_status host_path(wt_engine *e, const cli_options *o)
 {
     const size_t side = 8192;
-    wt_params p = {o->sweep.wavelets[0], o->sweep.modes[0], o->sweep.methods[0], o->params.levels};
+    wt_params p = {SWEEP(o)->wavelets[0], SWEEP(o)->modes[0], SWEEP(o)->methods[0], o->params.levels};
     wt_image img = {0};
     host_run pageable = {0}, pinned = {0}, kept[2];
     memset(kept, 0, sizeof kept);
@@ -437,7 +599,7 @@ static wt_status host_path(wt_engine *e, const cli_options *o)
     for (size_t i = 0; st == WT_OK && i < side * side * 3; i++) /* random-ish, not zeros */
         ((uint8_t *)img.pixels)[i] = (uint8_t)((i * 2654435761u) >> 24);
     if (st == WT_OK)
-        st = time_mosaics(e, &p, &img, o->sweep.repeat, &pageable, &mosaic_bytes, NULL);
+        st = time_mosaics(e, &p, &img, SWEEP(o)->repeat, &pageable, &mosaic_bytes, NULL);
     if (st == WT_OK && !wt_engine_is_cpu(e))
         st = time_pinned(e, &p, o, &img, mosaic_bytes, &f, &pinned, kept);
     if (st == WT_OK)
@@ -472,7 +634,7 @@ static double undecimated_bytes(const wt_uparams *p, double plane, int inverse)
 static wt_status time_cpu_u(wt_engine *e, const wt_uparams *p, const cli_options *o, int inverse,
                             size_t width, size_t height, bench_row *r)
 {
-    const int repeat = o->sweep.repeat, images = o->sweep.batch;
+    const int repeat = SWEEP(o)->repeat, images = SWEEP(o)->batch;
     const size_t n = width * height * (size_t)images, nb = (size_t)wt_ustack_bands(p);
     const size_t copy = (size_t)(r->bytes / 2);
     float *x = malloc(n * sizeof *x), *stack = malloc(n * nb * sizeof *stack);
@@ -507,13 +669,13 @@ static wt_status time_one_u(wt_engine *e, const wt_uparams *p, const cli_options
                             size_t width, size_t height, bench_row *r)
 {
     wt_status st = wt_uparams_check(p, height, width);
-    r->bytes = undecimated_bytes(p, (double)width * height * o->sweep.batch, inverse);
+    r->bytes = undecimated_bytes(p, (double)width * height * SWEEP(o)->batch, inverse);
     if (st != WT_OK || wt_engine_is_cpu(e))
         return st == WT_OK ? time_cpu_u(e, p, o, inverse, width, height, r) : st;
 #if WT_HAVE_CUDA
     wt_cuda_timing t;
     size_t bytes = 0;
-    st = wt_cuda_ubench(e, p, height, width, o->sweep.batch, inverse, o->sweep.repeat, &t,
+    st = wt_cuda_ubench(e, p, height, width, SWEEP(o)->batch, inverse, SWEEP(o)->repeat, &t,
                         &bytes);
     r->bytes = (double)bytes;
     row_from_cuda(r, &t);
@@ -528,13 +690,13 @@ static int run_undecimated(wt_engine *e, const cli_options *o)
     int failed = 0;
     const wt_transform_class *c = wt_transform_class_of(o->transform);
     const int wavelets = (c->params & WT_TPARAM_WAVELET) != 0;
-    const int nw = wavelets ? o->sweep.nwavelets : 1;
+    const int nw = wavelets ? SWEEP(o)->nwavelets : 1;
     for (int wi = 0; wi < nw; wi++)
-        for (int si = 0; si < o->sweep.nsizes; si++)
+        for (int si = 0; si < SWEEP(o)->nsizes; si++)
             for (int inv = 0; inv < 2; inv++) {
-                if ((inv && !o->sweep.inverse) || (!inv && !o->sweep.forward))
+                if ((inv && !SWEEP(o)->inverse) || (!inv && !SWEEP(o)->forward))
                     continue;
-                wt_uparams p = {o->transform, o->sweep.wavelets[wi], o->params.levels, 0, 0, 0,
+                wt_uparams p = {o->transform, SWEEP(o)->wavelets[wi], o->params.levels, 0, 0, 0,
                                 o->border};
                 const char *mode = !(c->params & WT_TPARAM_BORDER) || o->border == WT_BORDER_MIRROR
                                        ? c->name
@@ -542,8 +704,8 @@ static int run_undecimated(wt_engine *e, const cli_options *o)
                 bench_row r = {wavelets ? p.wavelet->name : c->wavelet_name,
                                mode, "-", inv ? "inverse" : "forward",
                                wavelets ? p.wavelet->filter_len : c->kernel_taps,
-                               o->sweep.sizes[si][0],
-                               o->sweep.sizes[si][1], o->sweep.batch, p.levels, 0, 0, 0, 0, 0};
+                               SWEEP(o)->sizes[si][0],
+                               SWEEP(o)->sizes[si][1], SWEEP(o)->batch, p.levels, 0, 0, 0, 0, 0};
                 failed |= print_row_or_error(o, e, &r,
                                              time_one_u(e, &p, o, inv, r.width, r.height, &r));
             }
@@ -558,22 +720,22 @@ static int run_all(wt_engine *e, const cli_options *o)
     print_header(o, e);
     if (wt_transform_class_of(o->transform)->layout == WT_LAYOUT_STACK)
         return run_undecimated(e, o);
-    for (int wi = 0; wi < sweep_count(&o->sweep); wi++)
-        for (int mi = 0; mi < o->sweep.nmodes; mi++)
-            for (int ki = 0; ki < o->sweep.nmethods; ki++)
-                for (int si = 0; si < o->sweep.nsizes; si++)
+    for (int wi = 0; wi < sweep_count(SWEEP(o)); wi++)
+        for (int mi = 0; mi < SWEEP(o)->nmodes; mi++)
+            for (int ki = 0; ki < SWEEP(o)->nmethods; ki++)
+                for (int si = 0; si < SWEEP(o)->nsizes; si++)
                     for (int inv = 0; inv < 2; inv++) {
-                        if ((inv && !o->sweep.inverse) || (!inv && !o->sweep.forward))
+                        if ((inv && !SWEEP(o)->inverse) || (!inv && !SWEEP(o)->forward))
                             continue;
-                        wt_params p = {sweep_wavelet(&o->sweep, wi), o->sweep.modes[mi], o->sweep.methods[ki], o->params.levels};
+                        wt_params p = {sweep_wavelet(SWEEP(o), wi), SWEEP(o)->modes[mi], SWEEP(o)->methods[ki], o->params.levels};
                         if (wt_params_resolve(&p) != WT_OK) {
-                            if (!(o->format == REPORT_JSON) && si == 0 && inv == (o->sweep.forward ? 0 : 1))
+                            if (!(o->format == REPORT_JSON) && si == 0 && inv == (SWEEP(o)->forward ? 0 : 1))
                                 printf("# skipped: %s\n", wt_error_message());
                             continue;
                         }
                         bench_row r = {p.wavelet->name, wt_mode_name(p.mode),
                                        wt_method_name(p.method), inv ? "inverse" : "forward",
-                                       p.wavelet->filter_len, o->sweep.sizes[si][0], o->sweep.sizes[si][1], o->sweep.batch, p.levels,
+                                       p.wavelet->filter_len, SWEEP(o)->sizes[si][0], SWEEP(o)->sizes[si][1], SWEEP(o)->batch, p.levels,
                                        0, 0, 0, 0, 0};
                         failed |= print_row_or_error(o, e, &r,
                                                      time_one(e, &p, o, inv, r.width, r.height, &r));
@@ -605,22 +767,24 @@ static void sweep_defaults(sweep_options *w)
 
 static void bench_defaults(cli_options *o)
 {
+    sweep_options *w = o->own;
     o->device = "auto";
-    o->sweep.batch = 1;
-    o->sweep.repeat = 20;
+    w->batch = 1;
+    w->repeat = 20;
 }
 
 static int run_bench(const cli_options *given)
 {
     cli_options full = *given;
+    sweep_options sweep = *SWEEP(given);
     const cli_options *o = &full;
+    full.own = &sweep;
     if (given->format == REPORT_TSV)
         return cli_usage_error("bench", "--format tsv: bench writes text or json");
-    if (given->sweep.all && (given->sweep.nwavelets || given->sweep.nmodes ||
-                             given->sweep.host_path ||
-                             wt_transform_class_of(given->transform) != wt_transform_at(0)))
+    if (sweep.all && (sweep.nwavelets || sweep.nmodes || sweep.host_path ||
+                      wt_transform_class_of(given->transform) != wt_transform_at(0)))
         return cli_usage_error("bench", "--all takes no -w, -m, --host-path or --transform");
-    sweep_defaults(&full.sweep);
+    sweep_defaults(&sweep);
     wt_engine *e;
     if (wt_engine_open(&e, o->device) != WT_OK) {
         fprintf(stderr, "wavetool: %s\n", wt_error_message());
@@ -629,7 +793,7 @@ static int run_bench(const cli_options *given)
     if (strcmp(o->device, "auto") == 0 && wt_engine_is_cpu(e) && wt_warning_message()[0])
         fprintf(stderr, "wavetool: %s; measuring the CPU engine\n", wt_warning_message());
     int failed = 0;
-    if (o->sweep.host_path) {
+    if (SWEEP(o)->host_path) {
         if (host_path(e, o) != WT_OK) {
             fprintf(stderr, "wavetool: bench --host-path: %s\n", wt_error_message());
             failed = 1;
@@ -650,7 +814,9 @@ const cli_command cmd_bench = {
         "bytes in the same run. GB/s counts 8 bytes per sample per level (each level\n"
         "reads and writes each sample of its input once). --device defaults to auto\n"
         "(the first GPU, else the CPU engine, said on stderr).",
-    .groups = OPTS_VERBOSITY | OPTS_DEVICE | OPTS_SWEEP | OPTS_TIMING | OPTS_REPORT,
+    .groups = (const cli_group *const[]){&cli_group_device, &sweep_group, &cli_group_report,
+                                         &cli_group_verbosity, NULL},
+    .own_size = sizeof(sweep_options),
     .min_args = 0,
     .max_args = 0,
     .defaults = bench_defaults,

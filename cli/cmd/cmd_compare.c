@@ -1,4 +1,5 @@
 /* wavetool compare: PSNR and MSE of one image against another. */
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +12,34 @@
 #include "report.h"
 
 /* ---- conversions asked for by option (--gray, --ignore-alpha, --depth) ---- */
+
+/* compare's own options */
+typedef struct compare_options {
+    int gray, ignore_alpha; /* --gray, --ignore-alpha */
+    int depth;              /* --depth 8|16; 0: the images' own */
+} compare_options;
+
+/* 8 or 16 */
+static int parse_depth(const cli_arg *a)
+{
+    static const char *const depths[] = {"8", "16", NULL};
+    int choice = 0, rc = cli_parse_choice(a, depths, "8 or 16", &choice);
+    *(int *)a->field = choice ? 16 : 8;
+    return rc;
+}
+
+#define AT(field) offsetof(compare_options, field)
+static const cli_opt compare_rows[] = {
+    {"gray", 0, NULL, cli_opt_flag, AT(gray),
+     "compare luma: RGB to gray (BT.601 weights, as PIL's convert('L'))", NULL, NULL},
+    {"ignore-alpha", 0, NULL, cli_opt_flag, AT(ignore_alpha), "leave alpha channels out", NULL,
+     NULL},
+    {"depth", 0, "8|16", parse_depth, AT(depth),
+     "compare at 8 or 16 bits: 8 -> 16 is v x 257, 16 -> 8 is\n"
+     "round(v x 255 / 65535); peak 2^depth - 1",
+     "the images' own", NULL},
+};
+static const cli_group compare_group = CLI_GROUP(compare_rows, 1);
 
 static uint32_t sample_at(const wt_image *img, size_t i)
 {
@@ -75,16 +104,17 @@ static wt_status convert_image(wt_image *img, int channels, int depth)
 static wt_status common_layout(const cli_options *o, const wt_image *a, const wt_image *b,
                                int *channels, int *depth)
 {
+    const compare_options *c = o->own;
     int ca = a->channels, cb = b->channels;
-    if (o->compare_ignore_alpha || (o->compare_gray && has_alpha(a) != has_alpha(b))) {
+    if (c->ignore_alpha || (c->gray && has_alpha(a) != has_alpha(b))) {
         ca -= has_alpha(a);
         cb -= has_alpha(b);
     }
-    if (o->compare_gray) {
+    if (c->gray) {
         ca = ca == 4 ? 2 : (ca == 3 ? 1 : ca);
         cb = cb == 4 ? 2 : (cb == 3 ? 1 : cb);
     }
-    *depth = o->depth ? o->depth : a->bit_depth;
+    *depth = c->depth ? c->depth : a->bit_depth;
     if (ca != cb) {
         const char *hint = has_alpha(a) != has_alpha(b) && (ca - has_alpha(a) == cb - has_alpha(b))
                                ? "--ignore-alpha"
@@ -93,7 +123,7 @@ static wt_status common_layout(const cli_options *o, const wt_image *a, const wt
                                             "them",
                             ca, cb, hint);
     }
-    if (a->bit_depth != b->bit_depth && !o->depth)
+    if (a->bit_depth != b->bit_depth && !c->depth)
         return wt_error_set(WT_ERR_INVALID, "images differ in bit depth (%d vs %d); --depth 8 or "
                                             "--depth 16 compares them",
                             a->bit_depth, b->bit_depth);
@@ -120,7 +150,8 @@ static wt_status as_float(wt_image *img)
  * 8/16-bit images of 1 to 4 channels. */
 static wt_status plain_comparable(const cli_options *o, wt_image *a, wt_image *b)
 {
-    if (o->compare_gray || o->compare_ignore_alpha || o->depth)
+    const compare_options *c = o->own;
+    if (c->gray || c->ignore_alpha || c->depth)
         return wt_error_set(WT_ERR_UNSUPPORTED, "--gray, --ignore-alpha and --depth convert "
                                                 "8/16-bit images of 1 to 4 channels, not float32 "
                                                 "samples or more channels");
@@ -256,7 +287,9 @@ const cli_command cmd_compare = {
         "Identical images give inf. Both must have the same size; images that differ\n"
         "in channels or depth are compared only when an option says how: --gray,\n"
         "--ignore-alpha, --depth 8|16 (the report's peak is then 2^depth - 1).",
-    .groups = OPTS_VERBOSITY | OPTS_LOAD | OPTS_REPORT | OPTS_COMPARE,
+    .groups = (const cli_group *const[]){&cli_group_input, &compare_group, &cli_group_report,
+                                         &cli_group_verbosity, NULL},
+    .own_size = sizeof(compare_options),
     .min_args = 2,
     .max_args = 2,
     .run = run_compare,

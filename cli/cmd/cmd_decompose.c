@@ -149,8 +149,8 @@ static wt_status styled_mosaic(pipeline *p, const wt_image *img, const wt_params
 
 /* The mosaic of @p img into @p out: drawn by the engine in the plain style,
  * else on the host (wt_mosaic_render_style). */
-static wt_status write_mosaic(pipeline *p, const wt_image *img, const wt_params *params,
-                              const char *in, const char *out)
+static wt_status write_mosaic(pipeline *p, page_binding *page, const wt_image *img,
+                              const wt_params *params, const char *in, const char *out)
 {
     const cli_options *o = p->opt;
     wt_image mosaic = {0}, view = {0};
@@ -167,15 +167,15 @@ static wt_status write_mosaic(pipeline *p, const wt_image *img, const wt_params 
     else if (st == WT_OK)
         st = styled_mosaic(p, shown, params, in, depth, &mosaic);
     if (st == WT_OK)
-        st = pipeline_save(p, out, &mosaic);
+        st = pages_save(p, page, out, &mosaic);
     wt_image_free(&mosaic);
     wt_image_free(&view);
     return st;
 }
 
 /* Writes the coefficients of @p img, whose pixels it may free (coeffs_on). */
-static wt_status write_coefficients(pipeline *p, wt_image *img, const wt_params *params,
-                                    const char *in, const char *out)
+static wt_status write_coefficients(pipeline *p, page_binding *page, wt_image *img,
+                                    const wt_params *params, const char *in, const char *out)
 {
     wt_pyramid pyr = {0};
     wt_npz_meta meta;
@@ -184,7 +184,7 @@ static wt_status write_coefficients(pipeline *p, wt_image *img, const wt_params 
     meta.compress = p->opt->compress;
     wt_status st = pipeline_engine_run(p, coeffs_on, &job, in);
     if (st == WT_OK)
-        st = pipeline_save_pyramid(p, out, &pyr, &meta);
+        st = pages_save_pyramid(p, page, out, &pyr, &meta);
     wt_pyramid_free(&pyr);
     return st;
 }
@@ -198,36 +198,37 @@ static int writes_coefficients(const cli_options *o, const char *out)
 
 /* Decode @p in and find its transform; then the mosaic or coefficients, or
  * (@p transcode_only) the decoded image itself, into @p out. */
-static wt_status decompose_or_transcode(pipeline *p, const char *in, const char *out,
-                                        int transcode_only)
+static wt_status decompose_or_transcode(pipeline *p, page_binding *page, const char *in,
+                                        const char *out, int transcode_only)
 {
     wt_image img = {0};
     wt_params params;
-    wt_status st = pipeline_load(p, in, &img);
+    wt_status st = pages_load(p, page, in, &img);
     int undecimated = wt_transform_class_of(p->opt->transform)->layout == WT_LAYOUT_STACK &&
                       !transcode_only;
     if (st == WT_OK && !undecimated)
-        st = pipeline_params_for(p->opt, &img, in, &params);
+        st = pipeline_params_for(p->opt, pages_item(page), &img, in, &params);
     if (st == WT_OK && undecimated)
-        st = undecimated_decompose(p, &img, in, out); /* cli/undecimated.c */
+        st = undecimated_decompose(p, page, &img, in, out); /* cli/undecimated.c */
     else if (st == WT_OK && transcode_only)
-        st = pipeline_save(p, out, &img);
+        st = pages_save(p, page, out, &img);
     else if (st == WT_OK && writes_coefficients(p->opt, out))
-        st = write_coefficients(p, &img, &params, in, out);
+        st = write_coefficients(p, page, &img, &params, in, out);
     else if (st == WT_OK)
-        st = write_mosaic(p, &img, &params, in, out);
+        st = write_mosaic(p, page, &img, &params, in, out);
     wt_image_free(&img);
     return st;
 }
 
-wt_status decompose_file(pipeline *p, const char *in, const char *out)
+wt_status decompose_file(pipeline *p, page_binding *page, const char *in, const char *out)
 {
-    return decompose_or_transcode(p, in, out, 0);
+    return decompose_or_transcode(p, page, in, out, 0);
 }
 
-wt_status decompose_transcode_file(pipeline *p, const char *in, const char *out)
+wt_status decompose_transcode_file(pipeline *p, page_binding *page, const char *in,
+                                   const char *out)
 {
-    return decompose_or_transcode(p, in, out, 1);
+    return decompose_or_transcode(p, page, in, out, 1);
 }
 
 /* ---- the command --------------------------------------------------------------- */
@@ -255,7 +256,10 @@ const cli_command cmd_decompose = {
         "or a directory walked for {IMAGES}) gives DIR/STEM[SUFFIX].EXT. A stack (a\n"
         "multi-page TIFF, a 3-D .npy with --stack) is decomposed page by page into one\n"
         "multi-page TIFF, (N, H, W) .npy or .npz with a leading page axis.",
-    .groups = OPTS_VERBOSITY | OPTS_TRANSFORM | OPTS_ENGINE | OPTS_LOAD | OPTS_SAVE | OPTS_MOSAIC | OPTS_BATCH,
+    .groups = (const cli_group *const[]){&cli_group_transform, &cli_group_swt, &cli_group_starlet,
+                                         &cli_group_device, &cli_group_jobs, &cli_group_input,
+                                         &cli_group_save, &cli_group_mosaic, &cli_group_batch,
+                                         &cli_group_verbosity, NULL},
     .min_args = 1,
     .max_args = -1,
     .writes = WT_HOLDS_IMAGE | WT_HOLDS_COEFFS,

@@ -1,6 +1,9 @@
 /* wavetool denoise: wavelet shrinkage equal to scikit-image's denoise_wavelet. */
+#include <errno.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "batch.h"
@@ -10,6 +13,88 @@
 #include "pipeline.h"
 #include "report.h"
 #include "result.h"
+
+/* ---- its own options ------------------------------------------------------------ */
+
+typedef struct denoise_cli_options {
+    wt_denoise_options denoise; /* rule, shrink, sigma, ... (params from -w -l -m) */
+    double threshold;           /* --threshold T; NAN: the rule's */
+} denoise_cli_options;
+
+static int parse_shrink(const cli_arg *a)
+{
+    static const char *const shrinks[] = {"soft", "hard", NULL};
+    int choice = 0, rc = cli_parse_choice(a, shrinks, "soft or hard", &choice);
+    *(int *)a->field = choice == 0;
+    return rc;
+}
+
+/* F1,F2,...: factors >= 0, at most one per level. */
+static int parse_level_scale(const cli_arg *a)
+{
+    wt_denoise_options *d = a->field;
+    const char *p = a->value;
+    d->nlevel_scale = 0;
+    while (*p) {
+        char *end = NULL;
+        errno = 0;
+        double v = strtod(p, &end);
+        if (end == p || errno || !isfinite(v) || v < 0.0 || d->nlevel_scale == WT_MAX_LEVELS ||
+            (*end && *end != ','))
+            return cli_usage_error(a->cmd,
+                                   "invalid argument '%s' for option --%s; should be up to %d "
+                                   "numbers >= 0 separated by commas",
+                                   a->value, a->row->name, WT_MAX_LEVELS);
+        d->level_scale[d->nlevel_scale++] = v;
+        p = *end ? end + 1 : end;
+        if (*end && !*p)
+            return cli_usage_error(a->cmd,
+                                   "invalid argument '%s' for option --%s; ends with a comma",
+                                   a->value, a->row->name);
+    }
+    return d->nlevel_scale ? CLI_CONTINUE
+                           : cli_usage_error(a->cmd, "option --%s needs at least one factor",
+                                             a->row->name);
+}
+
+static const char *const rules[] = {"bayes", "visu", NULL}; /* WT_RULE_BAYES, WT_RULE_VISU */
+static const char *const noises[] = {"gaussian", "poisson", NULL}; /* wt_noise_model's order */
+
+#define AT(field) offsetof(denoise_cli_options, field)
+static const cli_opt denoise_rows[] = {
+    {"levels", 'l', "N|max", cli_parse_levels, 0,
+     "levels (scikit-image's default); max: the deepest the\nimage allows",
+     "max(dwt_max_level - 3, 1);\nswt: max(swt_max_level - 3, 1)", NULL},
+    {"rule", 0, "R", cli_opt_choice, AT(denoise.rule),
+     "threshold rule: bayes (BayesShrink per band) or visu\n"
+     "(VisuShrink: sigma sqrt(2 ln N))",
+     "bayes", &(cli_choices){rules, "bayes or visu"}},
+    {"shrink", 0, "S", parse_shrink, AT(denoise.soft), "soft or hard shrinkage", "soft", NULL},
+    {"sigma", 0, "S", cli_opt_real, AT(denoise.sigma),
+     "noise sigma in sample units (0-255 for 8-bit)",
+     "estimated per channel from the finest diagonal band", &(cli_real_range){0.0, 1e30}},
+    {"ycbcr", 0, NULL, cli_opt_flag, AT(denoise.ycbcr),
+     "RGB: denoise in YCbCr (scikit-image's BT.601), back to RGB", NULL, NULL},
+    {"cycle-spin", 0, "N", cli_opt_int, AT(denoise.cycle_spin),
+     "average over the circular shifts 0..N on both axes ((N+1)^2 denoises)", "0",
+     &(cli_int_range){0, 64}},
+    {"noise", 0, "M", cli_opt_choice, AT(denoise.noise),
+     "gaussian or poisson (Anscombe transform, sigma 1,\nMakitalo-Foi inverse)", "gaussian",
+     &(cli_choices){noises, "gaussian or poisson"}},
+    {"level-scale", 0, "F1,F2,..", parse_level_scale, AT(denoise),
+     "multiply the thresholds of level 1 (finest), 2, ... by F1, F2, ...", NULL, NULL},
+    {"threshold", 0, "T", cli_opt_real, AT(threshold),
+     "one threshold in sample units for every detail band\n(--shrink applies)", NULL,
+     &(cli_real_range){0.0, 1e30}},
+};
+static const cli_group denoise_group = CLI_GROUP(denoise_rows, 1);
+
+static void denoise_defaults(cli_options *o)
+{
+    denoise_cli_options *own = o->own;
+    wt_denoise_defaults(&own->denoise);
+    own->threshold = NAN;
+}
 
 /* ---- one file ---------------------------------------------------------------- */
 
@@ -31,7 +116,8 @@ static wt_status denoise_on(wt_engine *e, void *arg)
 static wt_status denoise_options_for(const cli_options *o, const wt_image *img, const char *file,
                                      wt_denoise_options *d)
 {
-    *d = o->denoise;
+    const denoise_cli_options *own = o->own;
+    *d = own->denoise;
     d->params = o->params;
     const wt_transform_class *c = wt_transform_class_of(o->transform);
     wt_denoise_set_transform(d, c);
@@ -42,9 +128,9 @@ static wt_status denoise_options_for(const cli_options *o, const wt_image *img, 
                                : wt_max_level(img->height, img->width, o->params.wavelet);
     else if (!o->levels_given)
         d->params.levels = 0;
-    if (o->threshold != THRESHOLD_NONE) {
+    if (!isnan(own->threshold)) {
         d->rule = WT_RULE_FIXED;
-        d->threshold = o->threshold_value;
+        d->threshold = own->threshold;
     }
     wt_params check = d->params;
     if (check.levels == 0)
@@ -54,12 +140,13 @@ static wt_status denoise_options_for(const cli_options *o, const wt_image *img, 
 
 /* @p in denoised into @p out (same size, channels and depth); @p info: the
  * levels and the sigma of each channel. */
-static wt_status denoise_file(pipeline *p, const char *in, const char *out, wt_denoise_info *info)
+static wt_status denoise_file(pipeline *p, page_binding *page, const char *in, const char *out,
+                              wt_denoise_info *info)
 {
     wt_image img = {0}, back = {0};
     wt_denoise_options d;
     wt_sample_type want;
-    wt_status st = pipeline_load(p, in, &img);
+    wt_status st = pages_load(p, page, in, &img);
     if (st == WT_OK) /* --depth: the input as float32 unless it is the result's type */
         st = result_prepare(p, in, out, &img, &want);
     if (st == WT_OK)
@@ -70,7 +157,7 @@ static wt_status denoise_file(pipeline *p, const char *in, const char *out, wt_d
     if (st == WT_OK)
         st = pipeline_engine_run(p, denoise_on, &job, in);
     if (st == WT_OK)
-        st = result_save(p, out, &back, want);
+        st = result_save(p, page, out, &back, want);
     wt_image_free(&img);
     wt_image_free(&back);
     return st;
@@ -93,14 +180,14 @@ static char *info_line(const char *file, const wt_denoise_info *info)
     return sb_finish(&sb);
 }
 
-static wt_status denoise_page(void *arg, batch_item *item, const report_page *page,
-                              char **report)
+static wt_status denoise_page(void *arg, batch_item *item, page_binding *page,
+                              const report_page *shown, char **report)
 {
     denoise_ctx *ctx = arg;
     wt_denoise_info info = {0};
-    wt_status st = denoise_file(&ctx->pipe, item->input, item->output, &info);
+    wt_status st = denoise_file(&ctx->pipe, page, item->input, item->output, &info);
     if (st == WT_OK && ctx->verbose)
-        *report = info_line(page->shown, &info);
+        *report = info_line(shown->shown, &info);
     return st;
 }
 
@@ -112,18 +199,17 @@ static void denoise_one(void *arg, batch_item *item)
 
 static int check_denoise_options(const cli_options *o)
 {
+    const wt_denoise_options *d = &((const denoise_cli_options *)o->own)->denoise;
+    double threshold = ((const denoise_cli_options *)o->own)->threshold;
     if (o->levels_given && !o->levels_max && o->params.levels == 0)
         return cli_usage_error("denoise", "-l 0: denoise needs at least 1 level");
-    if (o->threshold != THRESHOLD_NONE && o->denoise.rule == WT_RULE_VISU)
+    if (!isnan(threshold) && d->rule == WT_RULE_VISU)
         return cli_usage_error("denoise", "--threshold and --rule exclude each other");
-    if (o->denoise.ycbcr && o->denoise.noise == WT_NOISE_POISSON)
+    if (d->ycbcr && d->noise == WT_NOISE_POISSON)
         return cli_usage_error("denoise", "--ycbcr and --noise poisson exclude each other");
-    if (o->norm || o->start_level || o->all_approx)
-        return cli_usage_error("denoise", "--norm, --start-level and --all-approx do not "
-                                          "apply to denoise");
     const wt_transform_class *c = wt_transform_class_of(o->transform);
     if (!(c->params & WT_TPARAM_DENOISE_EXTRAS) &&
-        (o->denoise.ycbcr || o->denoise.noise == WT_NOISE_POISSON || o->denoise.cycle_spin))
+        (d->ycbcr || d->noise == WT_NOISE_POISSON || d->cycle_spin))
         return cli_usage_error("denoise", "--transform %s goes without --ycbcr, --noise "
                                           "poisson and --cycle-spin", c->name);
     return CLI_CONTINUE;
@@ -162,7 +248,12 @@ const cli_command cmd_denoise = {
         "OUT is {IMAGES}; with\n"
         "-O, each INPUT (a file, or a directory walked for {IMAGES}) gives\n"
         "DIR/STEM[SUFFIX].EXT.",
-    .groups = OPTS_VERBOSITY | OPTS_TRANSFORM | OPTS_ENGINE | OPTS_LOAD | OPTS_SAVE | OPTS_BATCH | OPTS_DENOISE | OPTS_RESULT,
+    .groups = (const cli_group *const[]){&cli_group_wavelet, &denoise_group, &cli_group_device,
+                                         &cli_group_jobs, &cli_group_input, &cli_group_save,
+                                         &cli_group_batch, &cli_group_result,
+                                         &cli_group_verbosity, NULL},
+    .own_size = sizeof(denoise_cli_options),
+    .defaults = denoise_defaults,
     .min_args = 1,
     .max_args = -1,
     .needs = WT_THOOK_DENOISE,

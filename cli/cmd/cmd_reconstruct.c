@@ -37,7 +37,8 @@ static wt_status params_from_meta(const wt_npz_meta *meta, const wt_pyramid *pyr
     return pipeline_name_error(wt_params_resolve(params), file);
 }
 
-static wt_status reconstruct_file(pipeline *p, const char *in, const char *out)
+static wt_status reconstruct_file(pipeline *p, page_binding *page, const char *in,
+                                  const char *out)
 {
     wt_pyramid pyr = {0};
     wt_npz_meta meta;
@@ -46,10 +47,10 @@ static wt_status reconstruct_file(pipeline *p, const char *in, const char *out)
     float *stack = NULL; /* an undecimated transform's bands (swt, starlet) */
     wt_uparams up;
     if (undecimated_is_sidecar(in))
-        return undecimated_reconstruct_layers(p, in, out);
-    wt_status st = pipeline_load_coefficients(p, in, &pyr, &stack, &up, &meta);
+        return undecimated_reconstruct_layers(p, page, in, out);
+    wt_status st = pages_load_coefficients(p, page, in, &pyr, &stack, &up, &meta);
     if (st == WT_OK && stack) {
-        st = undecimated_reconstruct(p, &up, stack, &meta, in, out);
+        st = undecimated_reconstruct(p, page, &up, stack, &meta, in, out);
         free(stack);
         return st;
     }
@@ -73,7 +74,7 @@ static wt_status reconstruct_file(pipeline *p, const char *in, const char *out)
         st = pipeline_engine_run(p, inverse_on, &job, in);
     }
     if (st == WT_OK)
-        st = pipeline_save(p, out, &img);
+        st = pages_save(p, page, out, &img);
     wt_image_free(&img);
     wt_pyramid_free(&pyr);
     return st;
@@ -103,7 +104,9 @@ const cli_command cmd_reconstruct = {
         "for {COEFFS}) gives DIR/STEM[SUFFIX].EXT. Files of --transform swt or starlet\n"
         "are read as such; COEFFS may also be the NAME_layers.txt of decompose --layers.\n"
         "A stack's file (members (N, C, h, w)) gives a multi-page TIFF or (N, H, W) .npy.",
-    .groups = OPTS_VERBOSITY | OPTS_ENGINE | OPTS_LOAD | OPTS_SAVE | OPTS_BATCH | OPTS_RESULT,
+    .groups = (const cli_group *const[]){&cli_group_device, &cli_group_jobs, &cli_group_input,
+                                         &cli_group_save, &cli_group_batch, &cli_group_result,
+                                         &cli_group_verbosity, NULL},
     .min_args = 1,
     .max_args = -1,
     .writes = WT_HOLDS_IMAGE,

@@ -1,4 +1,6 @@
 /* wavetool roundtrip: forward and inverse transform, and how close the result is. */
+#include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +15,88 @@
 #include "report.h"
 #include "result.h"
 
+/* ---- its own options ------------------------------------------------------------ */
+
+typedef struct roundtrip_options {
+    const char *output;    /* -o */
+    int psnr, mse;         /* report fields; neither given = both */
+    cli_threshold details; /* --keep, --threshold, --soft, --hard, --keep-rank */
+    double qstep;          /* --qstep Q; 0: not given */
+} roundtrip_options;
+
+static int parse_keep(const cli_arg *a)
+{
+    cli_threshold *t = a->field;
+    if (t->kind != THRESHOLD_NONE && t->kind != THRESHOLD_KEEP) /* given again: the last wins */
+        return cli_usage_error(a->cmd, "--keep and --threshold exclude each other");
+    t->kind = THRESHOLD_KEEP;
+    return cli_parse_real(a, 0.0, 1.0, &t->value);
+}
+
+static int parse_threshold(const cli_arg *a)
+{
+    cli_threshold *t = a->field;
+    if (t->kind == THRESHOLD_KEEP)
+        return cli_usage_error(a->cmd, "--keep and --threshold exclude each other");
+    t->kind = t->kind == THRESHOLD_SOFT ? THRESHOLD_SOFT : THRESHOLD_HARD;
+    return cli_parse_real(a, 0.0, 1e30, &t->value);
+}
+
+/* --soft, --hard */
+static int parse_shrink(const cli_arg *a)
+{
+    cli_threshold *t = a->field;
+    if (t->kind == THRESHOLD_KEEP)
+        return cli_usage_error(a->cmd, "--%s applies to --threshold, not --keep", a->row->name);
+    if (t->kind == THRESHOLD_NONE)
+        t->value = NAN; /* --threshold must follow */
+    t->kind = strcmp(a->row->name, "soft") == 0 ? THRESHOLD_SOFT : THRESHOLD_HARD;
+    return CLI_CONTINUE;
+}
+
+static const char *const ranks[] = {"norm", "magnitude", NULL};
+
+#define AT(field) offsetof(roundtrip_options, field)
+static const cli_opt roundtrip_rows[] = {
+    {"output", 'o', "OUT", cli_opt_string, AT(output), "write the reconstruction to OUT", NULL,
+     "a file name or -"},
+    {"psnr", 0, NULL, cli_opt_flag, AT(psnr), "report PSNR (without --psnr or --mse: both)", NULL,
+     NULL},
+    {"mse", 0, NULL, cli_opt_flag, AT(mse), "report MSE", NULL, NULL},
+    {"keep", 0, "FRACTION", parse_keep, AT(details),
+     "keep the largest FRACTION (0-1) of detail coefficients, zero the rest", NULL, NULL},
+    {"keep-rank", 0, "R", cli_opt_choice, AT(details.keep_by_magnitude),
+     "--keep ranks norm (|c| x the band's synthesis norm, its\n"
+     "share of the reconstruction) or magnitude (|c|)",
+     "norm", &(cli_choices){ranks, "norm or magnitude"}},
+    {"threshold", 0, "T", parse_threshold, AT(details),
+     "threshold detail coefficients at T (hard unless --soft)", NULL, NULL},
+    {"soft", 0, NULL, parse_shrink, AT(details), "soft thresholding: shrink towards zero by T",
+     NULL, NULL},
+    {"hard", 0, NULL, parse_shrink, AT(details), "hard thresholding: zero |v| < T (the default)",
+     NULL, NULL},
+    {"qstep", 0, "Q", cli_opt_real, AT(qstep),
+     "quantise the details with a dead-zone quantiser of step Q\nand report bits per pixel", NULL,
+     &(cli_real_range){1e-9, 1e30}},
+};
+static const cli_group roundtrip_group = CLI_GROUP(roundtrip_rows, 1);
+
+/* Checks between its options once all are read. */
+static int check_roundtrip_options(const cli_options *o, const roundtrip_options *r)
+{
+    if ((r->details.kind == THRESHOLD_HARD || r->details.kind == THRESHOLD_SOFT) &&
+        isnan(r->details.value))
+        return cli_usage_error("roundtrip", "--soft and --hard need --threshold T");
+    if (r->qstep > 0.0 && r->details.kind != THRESHOLD_NONE)
+        return cli_usage_error("roundtrip", "--qstep excludes --keep and --threshold");
+    if (r->qstep > 0.0 && !(wt_transform_class_of(o->transform)->params & WT_TPARAM_QSTEP)) {
+        char list[96];
+        wt_transform_names(WT_TPARAM_QSTEP, 0, ", ", " or ", list, sizeof list);
+        return cli_usage_error("roundtrip", "--qstep applies to --transform %s", list);
+    }
+    return CLI_CONTINUE;
+}
+
 /* ---- one file ---------------------------------------------------------------- */
 
 typedef struct roundtrip_result {
@@ -26,7 +110,7 @@ typedef struct roundtrip_job {
     const wt_params *params;
     const wt_image *img;
     wt_image *out;
-    const cli_options *opt; /* its --keep/--threshold */
+    const roundtrip_options *opt; /* its --keep/--threshold/--qstep */
     double *kept;           /* thresholded: fraction of details kept */
     double *bpp;            /* --qstep: estimated bits per pixel */
 } roundtrip_job;
@@ -59,19 +143,20 @@ static wt_status quantize_on(wt_epyramid *ep, double qstep, double *bpp)
     return st;
 }
 
-static wt_status threshold_on(wt_epyramid *ep, const cli_options *o, double *kept, double *bpp)
+static wt_status threshold_on(wt_epyramid *ep, const roundtrip_options *o, double *kept,
+                              double *bpp)
 {
+    const cli_threshold *t = &o->details;
     *kept = 1.0;
     if (o->qstep > 0.0)
         return quantize_on(ep, o->qstep, bpp);
-    switch (o->threshold) {
+    switch (t->kind) {
     case THRESHOLD_KEEP:
-        return o->keep_by_magnitude ? wt_epyramid_keep(ep, o->threshold_value, kept)
-                                    : wt_epyramid_keep_weighted(ep, o->threshold_value, kept);
+        return t->keep_by_magnitude ? wt_epyramid_keep(ep, t->value, kept)
+                                    : wt_epyramid_keep_weighted(ep, t->value, kept);
     case THRESHOLD_HARD:
     case THRESHOLD_SOFT:
-        return wt_epyramid_threshold(ep, o->threshold_value, o->threshold == THRESHOLD_SOFT,
-                                     kept);
+        return wt_epyramid_threshold(ep, t->value, t->kind == THRESHOLD_SOFT, kept);
     case THRESHOLD_NONE: break;
     }
     return WT_OK;
@@ -93,36 +178,37 @@ static wt_status roundtrip_threshold_on(wt_engine *e, void *arg)
 
 /* Forward, optional thresholding, inverse; quality against the input; the
  * reconstruction written to @p out unless NULL. */
-static wt_status roundtrip_file(pipeline *p, const char *in, const char *out,
+static wt_status roundtrip_file(pipeline *p, page_binding *page, const char *in, const char *out,
                                 roundtrip_result *r)
 {
     const cli_options *o = p->opt;
+    const roundtrip_options *own = o->own;
     wt_image img = {0}, back = {0};
     wt_params params;
     wt_sample_type want;
     memset(r, 0, sizeof *r);
     r->kept = 1.0;
-    wt_status st = pipeline_load(p, in, &img);
+    wt_status st = pages_load(p, page, in, &img);
     if (st == WT_OK) /* --depth: the input as float32 unless it is the result's type */
         st = result_prepare(p, in, out, &img, &want);
     int undecimated = wt_transform_class_of(o->transform)->layout == WT_LAYOUT_STACK;
     if (st == WT_OK && !undecimated)
-        st = pipeline_params_for(o, &img, in, &params);
+        st = pipeline_params_for(o, pages_item(page), &img, in, &params);
     if (st == WT_OK)
         st = result_alloc_like(&img, in, &back);
-    roundtrip_job job = {&params, &img, &back, o, &r->kept, &r->bpp};
-    if (st == WT_OK && undecimated)
-        st = undecimated_roundtrip(p, &img, in, &back, &r->kept); /* cli/undecimated.c */
+    roundtrip_job job = {&params, &img, &back, own, &r->kept, &r->bpp};
+    if (st == WT_OK && undecimated) /* cli/undecimated.c */
+        st = undecimated_roundtrip(p, &own->details, &img, in, &back, &r->kept);
     else if (st == WT_OK)
         st = pipeline_engine_run(p,
-                                 o->threshold != THRESHOLD_NONE || o->qstep > 0.0
+                                 own->details.kind != THRESHOLD_NONE || own->qstep > 0.0
                                      ? roundtrip_threshold_on
                                      : roundtrip_on,
                                  &job, in);
     if (st == WT_OK)
         st = pipeline_name_error(wt_quality_compare(&img, &back, &r->quality), in);
     if (st == WT_OK && out)
-        st = result_save(p, out, &back, want);
+        st = result_save(p, page, out, &back, want);
     r->original = img;
     r->original.pixels = NULL;
     wt_image_free(&img);
@@ -137,12 +223,12 @@ typedef struct roundtrip_ctx {
     report_spec spec;
 } roundtrip_ctx;
 
-static wt_status roundtrip_page(void *arg, batch_item *item, const report_page *shown,
-                                char **report)
+static wt_status roundtrip_page(void *arg, batch_item *item, page_binding *page,
+                                const report_page *shown, char **report)
 {
     roundtrip_ctx *ctx = arg;
     roundtrip_result r;
-    wt_status st = roundtrip_file(&ctx->pipe, item->input, item->output, &r);
+    wt_status st = roundtrip_file(&ctx->pipe, page, item->input, item->output, &r);
     if (st == WT_OK)
         *report = report_quality_rate(&ctx->spec, shown, NULL, &r.original, &r.quality, r.kept,
                                       r.bpp);
@@ -162,20 +248,17 @@ static void roundtrip_header(void *ctx, FILE *report)
 
 static int run_roundtrip(const cli_options *o)
 {
+    const roundtrip_options *own = o->own;
     roundtrip_ctx ctx = {0};
-    batch_plan plan = {"roundtrip", 0, o->output, o->outdir, o->suffix, o->ext, CLI_DEFAULT_EXT,
-                       WT_HOLDS_IMAGE};
-    int both = !o->psnr && !o->mse;
-    ctx.spec = (report_spec){o->format, o->psnr || both, o->mse || both,
-                             o->threshold != THRESHOLD_NONE, 0, o->qstep};
-    FILE *report = o->output && strcmp(o->output, "-") == 0 ? stderr : stdout;
-    int rc = cli_check_output("roundtrip", o, o->output, cmd_roundtrip.writes);
-    if (rc == CLI_CONTINUE && o->qstep > 0.0 &&
-        !(wt_transform_class_of(o->transform)->params & WT_TPARAM_QSTEP)) {
-        char list[96];
-        wt_transform_names(WT_TPARAM_QSTEP, 0, ", ", " or ", list, sizeof list);
-        rc = cli_usage_error("roundtrip", "--qstep applies to --transform %s", list);
-    }
+    batch_plan plan = {"roundtrip", 0, own->output, o->outdir, o->suffix, o->ext,
+                       CLI_DEFAULT_EXT, WT_HOLDS_IMAGE};
+    int both = !own->psnr && !own->mse;
+    ctx.spec = (report_spec){o->format, own->psnr || both, own->mse || both,
+                             own->details.kind != THRESHOLD_NONE, 0, own->qstep};
+    FILE *report = own->output && strcmp(own->output, "-") == 0 ? stderr : stdout;
+    int rc = check_roundtrip_options(o, own);
+    if (rc == CLI_CONTINUE)
+        rc = cli_check_output("roundtrip", o, own->output, cmd_roundtrip.writes);
     if (rc == CLI_CONTINUE)
         rc = pipeline_run_files(&ctx.pipe, o, &plan, roundtrip_one, &ctx, report,
                                 roundtrip_header);
@@ -199,8 +282,12 @@ const cli_command cmd_roundtrip = {
         "Inputs may be directories (walked for {IMAGES}). --transform swt|starlet:\n"
         "--keep/--threshold act on the undecimated detail bands, --keep ranking by |c|.\n"
         "A stack (multi-page TIFF, 3-D .npy with --stack) gives one report line per page.",
-    .groups = OPTS_VERBOSITY | OPTS_TRANSFORM | OPTS_ENGINE | OPTS_LOAD | OPTS_SAVE | OPTS_BATCH | OPTS_OUTPUT |
-              OPTS_QUALITY | OPTS_THRESHOLD | OPTS_REPORT | OPTS_QUANT | OPTS_RESULT,
+    .groups = (const cli_group *const[]){&cli_group_transform, &cli_group_swt, &cli_group_starlet,
+                                         &cli_group_device, &cli_group_jobs, &cli_group_input,
+                                         &cli_group_save, &cli_group_batch, &roundtrip_group,
+                                         &cli_group_result, &cli_group_report,
+                                         &cli_group_verbosity, NULL},
+    .own_size = sizeof(roundtrip_options),
     .min_args = 1,
     .max_args = -1,
     .writes = WT_HOLDS_IMAGE,

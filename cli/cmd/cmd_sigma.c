@@ -1,5 +1,6 @@
 /* wavetool sigma: the noise estimate of scikit-image's estimate_sigma. */
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 
 #include "batch.h"
@@ -24,10 +25,11 @@ static wt_status sigma_on(wt_engine *e, void *arg)
 
 /* The noise estimate of each channel of @p in (sample units); @p layout gets
  * its size, channels and depth (no pixels). */
-static wt_status sigma_file(pipeline *p, const char *in, double *sigma, wt_image *layout)
+static wt_status sigma_file(pipeline *p, page_binding *page, const char *in, double *sigma,
+                            wt_image *layout)
 {
     wt_image img = {0};
-    wt_status st = pipeline_load(p, in, &img);
+    wt_status st = pages_load(p, page, in, &img);
     sigma_job job = {&img, sigma};
     if (st == WT_OK)
         st = pipeline_engine_run(p, sigma_on, &job, in);
@@ -131,13 +133,13 @@ static char *sigma_report(const sigma_ctx *ctx, const report_page *page, const w
     return sb_finish(&sb);
 }
 
-static wt_status sigma_page(void *arg, batch_item *item, const report_page *shown,
-                            char **report)
+static wt_status sigma_page(void *arg, batch_item *item, page_binding *page,
+                            const report_page *shown, char **report)
 {
     sigma_ctx *ctx = arg;
     double sigma[4];
     wt_image layout;
-    wt_status st = sigma_file(&ctx->pipe, item->input, sigma, &layout);
+    wt_status st = sigma_file(&ctx->pipe, page, item->input, sigma, &layout);
     if (st == WT_OK)
         *report = sigma_report(ctx, shown, &layout, sigma);
     return st;
@@ -155,12 +157,24 @@ static void sigma_header(void *arg, FILE *report)
         fputs("file\tchannel\tsigma\tsigma_fraction\tpage\n", report);
 }
 
+/* sigma's own options */
+typedef struct sigma_options {
+    int average; /* --average */
+} sigma_options;
+
+static const cli_opt sigma_rows[] = {
+    {"average", 0, NULL, cli_opt_flag, offsetof(sigma_options, average),
+     "one sigma per image: the mean over channels", NULL, NULL},
+};
+static const cli_group sigma_group = CLI_GROUP(sigma_rows, 1);
+
 static int run_sigma(const cli_options *o)
 {
+    const sigma_options *own = o->own;
     sigma_ctx ctx = {0};
     batch_plan plan = {"sigma", 0, NULL, NULL, NULL, NULL, NULL, WT_HOLDS_IMAGE};
     ctx.format = o->format;
-    ctx.average = o->average;
+    ctx.average = own->average;
     return pipeline_run_files(&ctx.pipe, o, &plan, sigma_one, &ctx, stdout, sigma_header);
 }
 
@@ -175,7 +189,10 @@ const cli_command cmd_sigma = {
         "(0-255 for 8-bit) and as a fraction of full scale (what scikit-image reports\n"
         "for img_as_float images). nan: the band has no nonzero coefficient.\n"
         "Inputs may be directories (walked for {IMAGES}).",
-    .groups = OPTS_VERBOSITY | OPTS_ENGINE | OPTS_LOAD | OPTS_REPORT | OPTS_SIGMA,
+    .groups = (const cli_group *const[]){&cli_group_device, &cli_group_jobs, &cli_group_input,
+                                         &sigma_group, &cli_group_report, &cli_group_verbosity,
+                                         NULL},
+    .own_size = sizeof(sigma_options),
     .min_args = 1,
     .max_args = -1,
     .run = run_sigma,

@@ -1,6 +1,7 @@
 /* wavetool stats: per band and channel statistics of each input's transform,
  * energy shares, noise and rate estimates; optionally an SVG chart. */
 #include <math.h>
+#include <stddef.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,6 +20,7 @@
 typedef struct stats_ctx {
     pipeline pipe;
     const cli_options *opt;
+    const char *plot; /* --plot FILE.svg, or NULL */
     pthread_mutex_t lock;
     file_figures *kept; /* for --plot: every file that succeeded */
     size_t nkept, cap;
@@ -45,6 +47,29 @@ static wt_status stats_on(wt_engine *e, void *arg)
 }
 
 /* --transform swt|starlet: the band stack on the engine, the figures on the host. */
+/* stats' own options */
+typedef struct stats_options {
+    double qstep;     /* --qstep Q; 0: 2^depth/256 */
+    double eps;       /* --eps E; NAN: the quantiser step */
+    const char *plot; /* --plot FILE.svg */
+} stats_options;
+
+#define AT(field) offsetof(stats_options, field)
+static const cli_opt stats_rows[] = {
+    {"qstep", 0, "Q", cli_opt_real, AT(qstep), "dead-zone quantiser step", "2^depth/256, 1 for 8-bit",
+     &(cli_real_range){1e-9, 1e30}},
+    {"eps", 0, "E", cli_opt_real, AT(eps), "near-zero means |c| <= E", "the quantiser step",
+     &(cli_real_range){0.0, 1e30}},
+    {"plot", 0, "FILE.svg", cli_opt_string, AT(plot),
+     "write an SVG bar chart of the energy share per band", NULL, NULL},
+};
+static const cli_group stats_group = CLI_GROUP(stats_rows, 1);
+
+static void stats_defaults(cli_options *o)
+{
+    ((stats_options *)o->own)->eps = NAN;
+}
+
 static wt_status stack_figures_of(stats_ctx *ctx, const wt_image *img, const char *file,
                                   file_figures *f)
 {
@@ -60,21 +85,23 @@ static wt_status stack_figures_of(stats_ctx *ctx, const wt_image *img, const cha
     return st;
 }
 
-static wt_status figures_of(stats_ctx *ctx, const char *file, file_figures *f)
+static wt_status figures_of(stats_ctx *ctx, page_binding *page, const char *file,
+                            file_figures *f)
 {
     const cli_options *o = ctx->opt;
+    const stats_options *own = o->own;
     wt_image img = {0};
-    wt_status st = pipeline_load(&ctx->pipe, file, &img);
+    wt_status st = pages_load(&ctx->pipe, page, file, &img);
     const int stack = wt_transform_class_of(o->transform)->layout == WT_LAYOUT_STACK;
     f->transform = o->transform;
     f->params = o->params;
     if (st == WT_OK && !stack)
-        st = pipeline_params_for(o, &img, file, &f->params);
+        st = pipeline_params_for(o, pages_item(page), &img, file, &f->params);
     if (st == WT_OK) {
         f->layout = img;
         f->layout.pixels = NULL;
-        f->qstep = o->qstep > 0.0 ? o->qstep : figures_default_qstep(img.bit_depth);
-        f->eps = isnan(o->eps) ? f->qstep : o->eps;
+        f->qstep = own->qstep > 0.0 ? own->qstep : figures_default_qstep(img.bit_depth);
+        f->eps = isnan(own->eps) ? f->qstep : own->eps;
         f->file = strdup(file);
         stats_job job = {&img, f};
         if (!f->file)
@@ -109,13 +136,13 @@ static void keep_for_plot(stats_ctx *ctx, file_figures *f)
     pthread_mutex_unlock(&ctx->lock);
 }
 
-static wt_status stats_page(void *arg, batch_item *item, const report_page *page,
-                            char **report)
+static wt_status stats_page(void *arg, batch_item *item, page_binding *page,
+                            const report_page *named, char **report)
 {
-    const char *shown = page->shown;
+    const char *shown = named->shown;
     stats_ctx *ctx = arg;
     file_figures f = {0};
-    wt_status st = figures_of(ctx, item->input, &f);
+    wt_status st = figures_of(ctx, page, item->input, &f);
     if (st == WT_OK && strcmp(shown, f.file) != 0) { /* a page: its label */
         char *label = strdup(shown);
         if (label) {
@@ -124,14 +151,13 @@ static wt_status stats_page(void *arg, batch_item *item, const report_page *page
         }
     }
     if (st == WT_OK)
-        *report = stats_report(ctx->opt->format, &f, page);
-    page_binding *b = pages_bound();
-    char *label = st == WT_OK && b && b->pages > 1 ? pages_label(item->input, b->page) : NULL;
+        *report = stats_report(ctx->opt->format, &f, named);
+    char *label = st == WT_OK && page->pages > 1 ? pages_label(item->input, page->page) : NULL;
     if (label) { /* the chart names a page FILE[K] whatever the report's format */
         free(f.file);
         f.file = label;
     }
-    if (st == WT_OK && ctx->opt->plot)
+    if (st == WT_OK && ctx->plot)
         keep_for_plot(ctx, &f);
     else
         figures_free(&f);
@@ -162,11 +188,11 @@ static int write_plot(stats_ctx *ctx, int rc)
         return EXIT_SOME_FAILED;
     }
     if (ctx->nkept == 0) {
-        fprintf(stderr, "wavetool: %s: not written, no input succeeded\n", ctx->opt->plot);
+        fprintf(stderr, "wavetool: %s: not written, no input succeeded\n", ctx->plot);
         return EXIT_SOME_FAILED;
     }
     qsort(ctx->kept, ctx->nkept, sizeof *ctx->kept, compare_file);
-    if (stats_plot_write(ctx->opt->plot, ctx->kept, ctx->nkept) != WT_OK) {
+    if (stats_plot_write(ctx->plot, ctx->kept, ctx->nkept) != WT_OK) {
         fprintf(stderr, "wavetool: %s\n", wt_error_message());
         return EXIT_SOME_FAILED;
     }
@@ -175,12 +201,13 @@ static int write_plot(stats_ctx *ctx, int rc)
 
 static int check_plot(const cli_options *o)
 {
-    size_t len = o->plot ? strlen(o->plot) : 0;
+    const char *plot = ((const stats_options *)o->own)->plot;
+    size_t len = plot ? strlen(plot) : 0;
     if (o->all_approx)
         return cli_usage_error("stats", "--all-approx: stats reports the bands of "
                                         "trim_approx=True (cA, cH1..cD1)");
-    if (o->plot && (len < 4 || strcmp(o->plot + len - 4, ".svg") != 0))
-        return cli_usage_error("stats", "--plot %s: the chart is SVG; name it FILE.svg", o->plot);
+    if (plot && (len < 4 || strcmp(plot + len - 4, ".svg") != 0))
+        return cli_usage_error("stats", "--plot %s: the chart is SVG; name it FILE.svg", plot);
     return CLI_CONTINUE;
 }
 
@@ -192,9 +219,10 @@ static int run_stats(const cli_options *o)
     if (rc != CLI_CONTINUE)
         return rc;
     ctx.opt = o;
+    ctx.plot = ((const stats_options *)o->own)->plot;
     pthread_mutex_init(&ctx.lock, NULL);
     rc = pipeline_run_files(&ctx.pipe, o, &plan, stats_one, &ctx, stdout, stats_header);
-    if (o->plot && rc != EXIT_USAGE)
+    if (ctx.plot && rc != EXIT_USAGE)
         rc = write_plot(&ctx, rc);
     for (size_t i = 0; i < ctx.nkept; i++)
         figures_free(&ctx.kept[i]);
@@ -219,7 +247,12 @@ const cli_command cmd_stats = {
         "{IMAGES}). --transform swt|starlet: the same figures over the undecimated\n"
         "bands (SWT cA, cH{l}, cV{l}, cD{l}; starlet c, w1..wL), all of the image's\n"
         "size; bpp then counts every band, so it exceeds the decimated one.",
-    .groups = OPTS_VERBOSITY | OPTS_TRANSFORM | OPTS_ENGINE | OPTS_LOAD | OPTS_REPORT | OPTS_QUANT | OPTS_STATS,
+    .groups = (const cli_group *const[]){&cli_group_transform, &cli_group_swt, &cli_group_starlet,
+                                         &cli_group_device, &cli_group_jobs, &cli_group_input,
+                                         &stats_group, &cli_group_report, &cli_group_verbosity,
+                                         NULL},
+    .own_size = sizeof(stats_options),
+    .defaults = stats_defaults,
     .min_args = 1,
     .max_args = -1,
     .run = run_stats,

@@ -86,7 +86,7 @@ const cli_command cmd_wavelets = {
         "dec_len; JPEG 2000 wavelets also give their true lengths, e.g. 9/7),\n"
         "orthogonal or biorthogonal, and whether a lifting scheme exists\n"
         "(--method lifting).",
-    .groups = OPTS_REPORT,
+    .groups = (const cli_group *const[]){&cli_group_report, NULL},
     .min_args = 0,
     .max_args = 0,
     .run = run_wavelets,

@@ -126,7 +126,7 @@ static wt_status band_thresholds(wt_epyramid *ep, const wt_denoise_options *o, d
  * the composed steps below (an A/B switch: both give the same numbers). */
 static int fused_shrink(const wt_epyramid *ep)
 {
-    const char *env = getenv("WT_DENOISE_COMPOSED");
+    const char *env = wt_env()->denoise_composed;
     return ep->engine->ops->pyr->shrink && !(env && env[0] == '1');
 }
 

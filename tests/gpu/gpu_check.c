@@ -1265,9 +1265,11 @@ static void check_oom(stats *st)
     wt_engine *e = NULL;
     int fail = 0;
     st->img_cases++;
-    setenv("WT_CUDA_MEM_LIMIT", "1M", 1);
+    wt_env_knobs *knobs = wt_env_override(); /* WT_CUDA_MEM_LIMIT=1M for this engine */
+    const char *was = knobs->cuda_mem_limit;
+    knobs->cuda_mem_limit = "1M";
     wt_status s = wt_engine_open(&e, "cuda");
-    unsetenv("WT_CUDA_MEM_LIMIT");
+    knobs->cuda_mem_limit = was;
     if (s == WT_OK)
         s = wt_image_alloc(&big, 512, 512, 3, 8);
     if (s == WT_OK)
@@ -1538,9 +1540,11 @@ static void pyr_check_fused(const engines *en, pyr_pair *pp, const wt_denoise_op
 {
     wt_denoise_info fi, ci;
     pyr_expect(pp, wt_denoise_image(en->gpu, o, img, (wt_image *)fused, &fi), "denoise (fused)");
-    setenv("WT_DENOISE_COMPOSED", "1", 1);
+    wt_env_knobs *knobs = wt_env_override(); /* WT_DENOISE_COMPOSED=1 for this call */
+    const char *was = knobs->denoise_composed;
+    knobs->denoise_composed = "1";
     pyr_expect(pp, wt_denoise_image(en->gpu, o, img, composed, &ci), "denoise (composed)");
-    unsetenv("WT_DENOISE_COMPOSED");
+    knobs->denoise_composed = was;
     if (!pp->failed && memcmp(fused->pixels, composed->pixels, wt_image_bytes(img)) != 0)
         pyr_fail(pp, "denoise: the fused GPU shrinkage differs from the composed one");
     for (int k = 0; !pp->failed && k < img->channels; k++)

@@ -1,0 +1,30 @@
+/* Reports and talk: --format, -q, -v, and -h that every command takes. */
+#include <stddef.h>
+
+#include "options.h"
+
+#define AT(field) offsetof(cli_options, field)
+
+static const char *const formats[] = {"text", "json", "tsv", NULL};
+
+static const cli_opt report_rows[] = {
+    {"format", 0, "F", cli_opt_choice, AT(format),
+     "report format: text, json (one object a line), tsv;\n"
+     "infinity is inf (JSON: the string \"inf\")",
+     "text", &(cli_choices){formats, "text, json or tsv"}},
+};
+const cli_group cli_group_report = CLI_GROUP(report_rows, 0);
+
+static const cli_opt verbosity_rows[] = {
+    {"quiet", 'q', NULL, cli_opt_flag, AT(quiet),
+     "no progress, summary or notes (reports and errors still show)", NULL, NULL},
+    {"verbose", 'v', NULL, cli_opt_count, AT(verbose), "say which engine ran, and skipped files",
+     NULL, NULL},
+};
+const cli_group cli_group_verbosity = CLI_GROUP(verbosity_rows, 0);
+
+/* -h is answered by cli_parse (the help of the command whose rows it has). */
+static const cli_opt help_rows[] = {
+    {"help", 'h', NULL, NULL, 0, "show this help", NULL, NULL},
+};
+const cli_group cli_group_help = CLI_GROUP(help_rows, 0);

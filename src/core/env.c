@@ -1,0 +1,54 @@
+/* The environment knobs wavetool reads, all in one place (wavetool_hooks.h):
+ * read once, by the first wt_env() call (the program makes it at start-up),
+ * never again; nothing else in src/, cuda/ or cli/ calls getenv.
+ *
+ *   WT_DENOISE_COMPOSED=1   denoise composes its shrinkage from band operations
+ *                           instead of the engine's fused op (same numbers)
+ *   WT_CUDA_MEM_LIMIT=N[KMG] cap on the CUDA engine's device memory (tests)
+ *   WT_CUDA_GENERIC=1       the CUDA engine's generic level kernels only
+ *   WT_CUDA_FAST_SMEM=BYTES shared memory a fast kernel's block may take
+ *   WT_CUDA_CACHE=0         no cache of planned levels
+ *   WT_CUDA_GRAPHS=0        kept plans launch kernels, not CUDA graphs
+ *   WT_CUDA_SMALL_GRID=F    blocks per multiprocessor small levels aim at
+ *   WT_CUDA_PDL=0|2         programmatic dependent launches off / everywhere
+ *   WT_CUDA_BENCH_CALLS=N   bench: N calls between the timing events of a run
+ *   WT_CUDA_WIDE53=1        64-bit legall53 lifting steps on every level
+ *   TMPDIR                  bench --pipeline's temporary folder (default /tmp)
+ *
+ * (WT_EMU_NO_DEVICE belongs to cuda/emu/, the CPU emulator of the CUDA
+ * runtime used to check kernels without a GPU, not to wavetool.) */
+#include <pthread.h>
+#include <stdlib.h>
+
+#include "wavetool_hooks.h"
+
+static wt_env_knobs knobs;
+static pthread_once_t read_once = PTHREAD_ONCE_INIT;
+
+static void read_knobs(void)
+{
+    knobs = (wt_env_knobs){
+        .denoise_composed = getenv("WT_DENOISE_COMPOSED"),
+        .cuda_mem_limit = getenv("WT_CUDA_MEM_LIMIT"),
+        .cuda_generic = getenv("WT_CUDA_GENERIC"),
+        .cuda_fast_smem = getenv("WT_CUDA_FAST_SMEM"),
+        .cuda_cache = getenv("WT_CUDA_CACHE"),
+        .cuda_graphs = getenv("WT_CUDA_GRAPHS"),
+        .cuda_small_grid = getenv("WT_CUDA_SMALL_GRID"),
+        .cuda_pdl = getenv("WT_CUDA_PDL"),
+        .cuda_bench_calls = getenv("WT_CUDA_BENCH_CALLS"),
+        .cuda_wide53 = getenv("WT_CUDA_WIDE53"),
+        .tmpdir = getenv("TMPDIR"),
+    };
+}
+
+const wt_env_knobs *wt_env(void)
+{
+    return wt_env_override();
+}
+
+wt_env_knobs *wt_env_override(void)
+{
+    pthread_once(&read_once, read_knobs);
+    return &knobs;
+}
