@@ -213,6 +213,73 @@ static void test_format_registry(void **state)
     assert_int_equal(wt_format_depth(WT_FORMAT_PNG, 4), 8);
 }
 
+/* Which formats hold stacks and float samples, and the save options, are
+ * the codec rows' own declarations; messages list them from the registry. */
+static void test_format_capabilities(void **state)
+{
+    (void)state;
+    char buf[256];
+    wt_file_format tif = wt_format_from_ext("tif"), npy = wt_format_from_ext("npy");
+    assert_string_equal(wt_format_list(buf, sizeof buf, WT_HOLDS_STACK | WT_LIST_USUAL, ".",
+                                       ", ", " or "),
+                        ".tif or .npy");
+    assert_string_equal(wt_format_list(buf, sizeof buf, WT_HOLDS_FLOATS, "", "/", "/"),
+                        "tif/tiff/npy");
+    assert_string_equal(wt_format_list(buf, sizeof buf,
+                                       WT_HOLDS_STACK | WT_HOLDS_COEFFS | WT_LIST_USUAL, ".",
+                                       ", ", " or "),
+                        ".npz, .tif or .npy");
+    assert_true(wt_format_holds(tif, WT_HOLDS_STACK) && wt_format_holds(npy, WT_HOLDS_STACK));
+    assert_false(wt_format_holds(WT_FORMAT_PNG, WT_HOLDS_STACK | WT_HOLDS_FLOATS));
+    assert_false(wt_format_holds(WT_FORMAT_NPZ, WT_HOLDS_FLOATS | WT_HOLDS_IMAGE));
+    assert_false(wt_format_holds(WT_FORMAT_UNKNOWN, WT_HOLDS_IMAGE));
+    const wt_save_option_info *q = wt_format_option(WT_FORMAT_JPEG, "quality");
+    assert_non_null(q);
+    assert_int_equal(q->min, 1);
+    assert_int_equal(q->max, 100);
+    assert_int_equal(q->def, 90);
+    const wt_save_option_info *level = wt_format_option(WT_FORMAT_PNG, "level");
+    assert_non_null(level);
+    assert_int_equal(level->min, 0);
+    assert_int_equal(level->max, 9);
+    assert_int_equal(level->def, 1);
+    assert_non_null(wt_format_option(tif, "level"));
+    assert_null(wt_format_option(WT_FORMAT_PNG, "quality"));
+    assert_null(wt_format_option(npy, "level"));
+}
+
+/* Bytes of the file at @p path. */
+static long file_bytes(const char *path)
+{
+    struct stat st;
+    assert_int_equal(stat(path, &st), 0);
+    return (long)st.st_size;
+}
+
+/* TIFF's declared deflate level reaches libtiff: level 1 and 9 differ in
+ * size, both read back exactly; 0 is the default (6). */
+static void test_tiff_level(void **state)
+{
+    (void)state;
+    wt_image img, back;
+    long size[3];
+    assert_int_equal(wt_image_alloc(&img, 96, 64, 1, 8), WT_OK);
+    for (size_t i = 0; i < 96 * 64; i++)
+        ((uint8_t *)img.pixels)[i] = (uint8_t)((i * i) / 7 % 251 + (i % 96) / 3);
+    const int levels[3] = {1, 9, 0};
+    for (int k = 0; k < 3; k++) {
+        wt_save_options opt = {.png_level = -1, .tiff_level = levels[k]};
+        assert_int_equal(wt_image_save(scratch("lv.tif"), &img, &opt, WT_FORMAT_UNKNOWN), WT_OK);
+        size[k] = file_bytes(scratch("lv.tif"));
+        back = load_ok(scratch("lv.tif"));
+        assert_images_equal(&img, &back);
+        wt_image_free(&back);
+    }
+    assert_true(size[0] != size[1]);
+    assert_true(size[2] != size[0]);
+    wt_image_free(&img);
+}
+
 /* ---- PNG ------------------------------------------------------------------ */
 
 static void png_roundtrip(int depth)
@@ -1632,6 +1699,8 @@ int main(int argc, char **argv)
     const struct CMUnitTest tests[] = {
         T(test_format_from_path),
         T(test_format_registry),
+        T(test_format_capabilities),
+        T(test_tiff_level),
         T(test_png_roundtrip_8bit),
         T(test_png_roundtrip_16bit),
         T(test_png_low_bit_gray),
