@@ -14,6 +14,7 @@ static const wt_codec *const codecs[] = {
     [WT_FORMAT_NPZ] = &wt_codec_npz,
     &wt_codec_tiff,
     &wt_codec_npy,
+    &wt_codec_pnm,
 };
 #define CODEC_ROWS ((int)(sizeof codecs / sizeof codecs[0]))
 

@@ -65,6 +65,7 @@ extern const wt_codec wt_codec_jpeg; /* src/jpeg_io.c */
 extern const wt_codec wt_codec_npz;  /* src/npz.c */
 extern const wt_codec wt_codec_tiff; /* src/tiff_io.c */
 extern const wt_codec wt_codec_npy;  /* src/npy_io.c */
+extern const wt_codec wt_codec_pnm;  /* src/pnm_io.c */
 
 /** The codec of @p format, or NULL. */
 const wt_codec *wt_codec_of(wt_file_format format);

@@ -200,9 +200,9 @@ static void test_format_registry(void **state)
     assert_int_equal(wt_format_from_ext("."), WT_FORMAT_UNKNOWN);
     assert_string_equal(wt_format_list(buf, sizeof buf, WT_HOLDS_IMAGE | WT_HOLDS_COEFFS, ".",
                                        ", ", " or "),
-                        ".png, .jpg, .jpeg, .npz, .tif, .tiff or .npy");
+                        ".png, .jpg, .jpeg, .npz, .tif, .tiff, .npy, .pgm, .ppm or .pnm");
     assert_string_equal(wt_format_list(buf, sizeof buf, WT_HOLDS_IMAGE, "", "/", "/"),
-                        "png/jpg/jpeg/tif/tiff/npy");
+                        "png/jpg/jpeg/tif/tiff/npy/pgm/ppm/pnm");
     assert_string_equal(wt_format_list(buf, sizeof buf, WT_HOLDS_COEFFS, ".", ", ", " or "),
                         ".npz");
     assert_string_equal(wt_format_list(buf, 6, WT_HOLDS_IMAGE, ".", ", ", " or "), ".png,");
@@ -802,7 +802,7 @@ static void test_load_errors(void **state)
     const char *text = scratch("text.png");
     write_file(text, "hello, world\n", 13);
     assert_int_equal(wt_image_load(text, NULL, &img), WT_ERR_FORMAT);
-    assert_message_has("text.png: not a PNG, JPEG, TIFF or NPY image");
+    assert_message_has("text.png: not a PNG, JPEG, TIFF, NPY or Netpbm image");
     assert_null(img.pixels);
     const char *zip = scratch("coeffs.png");
     write_file(zip, "PK\x03\x04", 4);
@@ -820,7 +820,7 @@ static void test_save_errors(void **state)
     random_image(&img, 3, 3, 3, 8);
     assert_int_equal(wt_image_save(scratch("out.bmp"), &img, NULL, WT_FORMAT_PNG),
                      WT_ERR_INVALID);
-    assert_message_has("out.bmp: unknown output format (use .png, .jpg, .jpeg, .npz, .tif, .tiff or .npy)");
+    assert_message_has("out.bmp: unknown output format (use .png, .jpg, .jpeg, .npz, .tif, .tiff, .npy, .pgm, .ppm or .pnm)");
     assert_int_equal(wt_image_save(scratch("no/such/dir/x.png"), &img, NULL, WT_FORMAT_PNG),
                      WT_ERR_IO);
     assert_message_has("no/such/dir/x.png: No such file or directory");
@@ -1547,7 +1547,7 @@ static void test_stream_inputs(void **state)
     double t0 = wt_seconds();
     alarm(20); /* a hang fails the test instead of the suite's timeout */
     assert_int_equal(wt_image_load("/dev/zero", NULL, &img), WT_ERR_FORMAT);
-    assert_message_has("/dev/zero: not a PNG, JPEG, TIFF or NPY image");
+    assert_message_has("/dev/zero: not a PNG, JPEG, TIFF, NPY or Netpbm image");
     assert_int_equal(wt_npz_load("/dev/zero", &pyr, &meta), WT_ERR_FORMAT);
     assert_message_has("/dev/zero: not a coefficient file");
     const char *fifo = scratch("fifo.png");
