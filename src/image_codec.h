@@ -1,5 +1,5 @@
-/* Internal interface of the image codecs (src/png_io.c, jpeg_io.c, tiff_io.c, npy_io.c),
- * used by src/image_io.c. @p name is the file name used in messages. */
+/* Internal interface of the image codecs (src/png_io.c, jpeg_io.c, tiff_io.c, npy_io.c;
+ * pnm_io.c needs only its registry row), used by src/image_io.c. @p name is the file name used in messages. */
 #ifndef WT_IMAGE_CODEC_H
 #define WT_IMAGE_CODEC_H
 

@@ -294,7 +294,7 @@ wt_status wt_image_to_planes(const wt_image *img, float *planes);
 void wt_image_from_planes(wt_image *img, const float *planes);
 
 /* ------------------------------------------------------------------------ */
-/** @name Image files (src/image_io.c, format.c, png_io.c, jpeg_io.c, tiff_io.c)
+/** @name Image files (src/image_io.c, format.c, png_io.c, jpeg_io.c, tiff_io.c, npy_io.c, pnm_io.c)
  * Every message names the file: "in.png: truncated PNG data". */
 
 /** Limits and policy for decoding untrusted files. */
@@ -407,7 +407,7 @@ wt_status wt_image_check_holds(wt_file_format format, const char *name, wt_sampl
                                int channels);
 /** Encode by the path's extension; written through wt_outfile (atomic). "-" = stdout
  *  (format then from @p fallback). JPEG of 16-bit images is refused (WT_ERR_UNSUPPORTED);
- *  JPEG drops alpha. The image's stored type is written (wt_image_stored; float32
+ *  JPEG and Netpbm drop alpha (Netpbm: P5 for gray, P6 for RGB, whatever the extension). The image's stored type is written (wt_image_stored; float32
  *  held, uint8/16 stored: converted first); formats that cannot hold it refuse
  *  (wt_image_check_holds) before any file exists. */
 wt_status wt_image_save(const char *path, const wt_image *img, const wt_save_options *opt,

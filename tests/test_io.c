@@ -744,6 +744,43 @@ static void test_sample_types(void **state)
     wt_image_free(&back);
 }
 
+/* ---- Netpbm ----------------------------------------------------------------- */
+
+/* @p text (a Netpbm file) decoded: @p n samples of @p depth bits. */
+static void assert_pnm_samples(const char *text, size_t size, int depth, const unsigned *want,
+                               size_t n)
+{
+    wt_image img;
+    assert_int_equal(wt_image_load_memory(text, size, "t.pgm", NULL, &img), WT_OK);
+    assert_int_equal(img.bit_depth, depth);
+    assert_int_equal((size_t)img.width * img.height * (size_t)img.channels, n);
+    for (size_t i = 0; i < n; i++)
+        assert_int_equal(depth == 8 ? ((uint8_t *)img.pixels)[i] : ((uint16_t *)img.pixels)[i],
+                         want[i]);
+    wt_image_free(&img);
+}
+
+/* maxval other than 255/65535 scaled as pamdepth: (v * top + maxval / 2) / maxval,
+ * halves up (5 of 10 -> 127.5 -> 128, 3 of 10 -> 76.5 -> 77); 16-bit big-endian. */
+static void test_pnm_samples(void **state)
+{
+    (void)state;
+    static const char p2[] = "P2 # c\n4 1\n10\n0 3 5 10\n";
+    assert_pnm_samples(p2, sizeof p2 - 1, 8, (const unsigned[]){0, 77, 128, 255}, 4);
+    static const char p5[] = "P5\n2 1\n65535\n\x01\x02\xff\xfe";
+    assert_pnm_samples(p5, sizeof p5 - 1, 16, (const unsigned[]){0x0102, 0xfffe}, 2);
+    static const char p6[] = "P6\n1 1\n1000\n\x00\x01\x01\xf4\x03\xe8";
+    assert_pnm_samples(p6, sizeof p6 - 1, 16, (const unsigned[]){66, 32768, 65535}, 3);
+    static const char p3[] = "P3\n1 1\n255\n1\n2\n3";
+    assert_pnm_samples(p3, sizeof p3 - 1, 8, (const unsigned[]){1, 2, 3}, 3);
+    wt_image img;
+    static const char high[] = "P2\n1 1\n10\n11\n";
+    assert_int_equal(wt_image_load_memory(high, sizeof high - 1, "h.pgm", NULL, &img),
+                     WT_ERR_FORMAT);
+    assert_message_has("h.pgm: corrupt Netpbm data (sample 11 above maxval 10)");
+    assert_null(img.pixels);
+}
+
 static void test_jpeg_encode(void **state)
 {
     (void)state;
@@ -1716,6 +1753,7 @@ int main(int argc, char **argv)
         T(test_jpeg_scan_limit),
         T(test_jpeg_scan_bomb),
         T(test_jpeg_encode),
+        T(test_pnm_samples),
         T(test_sample_types),
         T(test_load_errors),
         T(test_save_errors),
