@@ -361,16 +361,21 @@ static int check_float_output(const char *cmd, const cli_options *o, const char 
     const char *named = out && strcmp(out, "-") != 0 ? out : NULL;
     wt_file_format f = named ? wt_format_from_path(named) : cli_output_format(o, "-");
     const wt_format_info *info = wt_format_describe(f);
+    char use[128];
     if (o->depth != WT_DEPTH_F32 || (!out && !o->outdir) || !info ||
         !(info->holds & WT_HOLDS_IMAGE) || info->floats)
         return CLI_CONTINUE;
     if (named)
         return cli_usage_error(cmd, "%s: --depth f32 writes float32 samples, which %s does not "
-                                    "hold; use .tif or .npy",
-                               named, info->name);
+                                    "hold; use %s",
+                               named, info->name,
+                               wt_format_list(use, sizeof use, WT_HOLDS_FLOATS | WT_LIST_USUAL,
+                                              ".", ", ", " or "));
     return cli_usage_error(cmd, "--depth f32 writes float32 samples, which %s (%s) does not "
-                                "hold; use --ext tif or --ext npy",
-                           info->name, o->ext ? "--ext" : "the default output type");
+                                "hold; use --ext %s",
+                           info->name, o->ext ? "--ext" : "the default output type",
+                           wt_format_list(use, sizeof use, WT_HOLDS_FLOATS | WT_LIST_USUAL, "",
+                                          ", --ext ", " or --ext "));
 }
 
 int cli_check_output(const char *cmd, const cli_options *o, const char *out, unsigned writes)

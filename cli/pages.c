@@ -218,7 +218,7 @@ static void add_lines(strbuf *sb, size_t page, size_t pages, report_format f, co
     }
 }
 
-/* A stack's output holds pages: a multi-page TIFF, a 3-D .npy or a .npz. */
+/* A stack's output holds pages: a format that holds stacks, or coefficients (.npz). */
 static wt_status check_output(const page_binding *b)
 {
     if (b->pages <= 1 || !b->output)
@@ -229,12 +229,16 @@ static wt_status check_output(const page_binding *b)
                             "%s: --compress is not available for a stack's .npz (its members "
                             "are filled in place, page by page)",
                             pipeline_shown(b->input));
-    if (f == wt_format_from_ext("tif") || f == wt_format_from_ext("npy") || f == WT_FORMAT_NPZ)
-        return WT_OK;
+    const unsigned holds_pages = WT_HOLDS_STACK | WT_HOLDS_COEFFS; /* .npz: every page's */
     const wt_format_info *info = wt_format_describe(f);
-    return wt_error_set(WT_ERR_UNSUPPORTED,
-                        "%s: a stack of %zu pages is written as .tif, .npy or .npz, not %s",
-                        pipeline_shown(b->input), b->pages, info ? info->name : b->output);
+    char list[128];
+    if (wt_format_holds(f, holds_pages))
+        return WT_OK;
+    return wt_error_set(WT_ERR_UNSUPPORTED, "%s: a stack of %zu pages is written as %s, not %s",
+                        pipeline_shown(b->input), b->pages,
+                        wt_format_list(list, sizeof list, holds_pages | WT_LIST_USUAL, ".", ", ",
+                                       " or "),
+                        info ? info->name : b->output);
 }
 
 void pages_run(pipeline *p, batch_item *item, int kind, page_work work, void *ctx)

@@ -248,19 +248,20 @@ static int read_sidecar_samples(FILE *f, wt_sample_type *t)
 static wt_status write_layers(pipeline *p, page_binding *page, const wt_image *img,
                               const wt_uparams *up, const float *stack, const char *out)
 {
-    char stem[4096], path[4200], name[16];
+    char stem[4096], path[4200], name[16], holders[128];
     const char *ext;
     int floats = p->opt->depth == WT_DEPTH_F32; /* raw float32 layers */
     split_ext(out, stem, sizeof stem, &ext);
     const wt_format_info *info = wt_format_describe(wt_format_from_ext(ext));
+    wt_format_list(holders, sizeof holders, WT_HOLDS_FLOATS | WT_LIST_USUAL, ".", ", ", " or ");
     if (!floats && strcasecmp(ext, ".png") != 0)
         return wt_error_set(WT_ERR_INVALID, "%s: --layers writes 16-bit PNG layers; name OUT "
-                                            ".png (or --depth f32 and .tif or .npy)",
-                            out);
+                                            ".png (or --depth f32 and %s)",
+                            out, holders);
     if (floats && !(info && info->floats))
         return wt_error_set(WT_ERR_INVALID, "%s: --layers --depth f32 writes float32 layers; "
-                                            "name OUT .tif or .npy",
-                            out);
+                                            "name OUT %s",
+                            out, holders);
     wt_image layer = {0};
     wt_status st = wt_image_alloc(&layer, img->width, img->height, img->channels,
                                   floats ? WT_DEPTH_F32 : 16);

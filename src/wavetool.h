@@ -294,7 +294,7 @@ wt_status wt_image_to_planes(const wt_image *img, float *planes);
 void wt_image_from_planes(wt_image *img, const float *planes);
 
 /* ------------------------------------------------------------------------ */
-/** @name Image files (src/image_io.c, format.c, png_io.c, jpeg_io.c, tiff_io.c)
+/** @name Image files (src/image_io.c, format.c, png_io.c, jpeg_io.c, tiff_io.c, npy_io.c, pnm_io.c)
  * Every message names the file: "in.png: truncated PNG data". */
 
 /** Limits and policy for decoding untrusted files. */
@@ -335,6 +335,16 @@ typedef enum wt_file_format {
 #define WT_HOLDS_IMAGE 1u  /**< images: wt_image_load() / wt_image_save() */
 #define WT_HOLDS_COEFFS 2u /**< wavelet coefficients: wt_npz_load() / wt_npz_save() */
 
+/** A save option a format declares (model: libvips' saver options, FFmpeg's
+ *  AVOption rows): an integer in [min, max] carried by the int of
+ *  wt_save_options at @p offset; a value below min means "the default". */
+typedef struct wt_save_option_info {
+    const char *name; /**< "quality", "level" */
+    const char *help; /**< "JPEG quality" */
+    int min, max, def;
+    size_t offset; /**< offsetof(wt_save_options, ...) */
+} wt_save_option_info;
+
 /** A format as the registry describes it. */
 typedef struct wt_format_info {
     const char *name;              /**< "PNG" */
@@ -343,7 +353,15 @@ typedef struct wt_format_info {
     unsigned depths;               /**< integer sample depths written, as bits: 1u << 8 | 1u << 16 */
     int max_channels;              /**< channels written, at most */
     int floats;                    /**< 1: holds every stored sample type (signed, 32-bit, float) */
+    const wt_save_option_info *options; /**< its save options, ended by a NULL name; NULL: none */
 } wt_format_info;
+
+/** More selectors of wt_format_list(): formats whose codec holds stacks of
+ *  images (many pages), image formats that hold every sample type (floats),
+ *  and a flag naming each format by its usual extension only (extensions[0]). */
+#define WT_HOLDS_STACK 4u
+#define WT_HOLDS_FLOATS 8u
+#define WT_LIST_USUAL 16u
 
 /** Number of formats in the registry (the last wt_file_format). */
 int wt_format_count(void);
@@ -353,12 +371,17 @@ const wt_format_info *wt_format_describe(wt_file_format format);
 wt_file_format wt_format_from_ext(const char *ext);
 /** Format named by a path's extension (.png, .jpg, .jpeg, .npz, …; case-insensitive). */
 wt_file_format wt_format_from_path(const char *path);
-/** The extensions of every format that holds any of @p holds, each after @p dot
- *  ("" or "."), joined by @p sep and, before the last one, by @p last:
+/** The extensions of every format that holds any of @p holds (WT_HOLDS_*;
+ *  with WT_LIST_USUAL: each format's usual one), each after @p dot ("" or
+ *  "."), joined by @p sep and, before the last one, by @p last:
  *  (".", ", ", " or ") gives ".png, .jpg, .jpeg or .npz". Returns @p buf
  *  (cut to @p size, always terminated). */
 const char *wt_format_list(char *buf, size_t size, unsigned holds, const char *dot,
                            const char *sep, const char *last);
+/** 1 when @p format holds any of @p holds (WT_HOLDS_*, stacks and floats included). */
+int wt_format_holds(wt_file_format format, unsigned holds);
+/** The save option @p name that @p format declares ("quality" of JPEG), or NULL. */
+const wt_save_option_info *wt_format_option(wt_file_format format, const char *name);
 /** The depth to write a @p wanted-bit image as in @p format: @p wanted when the
  *  format holds it, else the largest depth it holds below (or its smallest). */
 int wt_format_depth(wt_file_format format, int wanted);
@@ -375,6 +398,7 @@ wt_status wt_image_load_memory(const void *data, size_t size, const char *name,
 typedef struct wt_save_options {
     int png_level;    /**< zlib level 0-9; -1 = default (fast: 1) */
     int jpeg_quality; /**< 1-100; 0 = default 90 */
+    int tiff_level;   /**< deflate level 1-9; 0 = default 6 */
 } wt_save_options;
 
 /** WT_ERR_UNSUPPORTED, naming @p name, when image format @p format cannot hold
@@ -383,7 +407,7 @@ wt_status wt_image_check_holds(wt_file_format format, const char *name, wt_sampl
                                int channels);
 /** Encode by the path's extension; written through wt_outfile (atomic). "-" = stdout
  *  (format then from @p fallback). JPEG of 16-bit images is refused (WT_ERR_UNSUPPORTED);
- *  JPEG drops alpha. The image's stored type is written (wt_image_stored; float32
+ *  JPEG and Netpbm drop alpha (Netpbm: P5 for gray, P6 for RGB, whatever the extension). The image's stored type is written (wt_image_stored; float32
  *  held, uint8/16 stored: converted first); formats that cannot hold it refuse
  *  (wt_image_check_holds) before any file exists. */
 wt_status wt_image_save(const char *path, const wt_image *img, const wt_save_options *opt,

@@ -14,6 +14,7 @@ static const wt_codec *const codecs[] = {
     [WT_FORMAT_NPZ] = &wt_codec_npz,
     &wt_codec_tiff,
     &wt_codec_npy,
+    &wt_codec_pnm,
 };
 #define CODEC_ROWS ((int)(sizeof codecs / sizeof codecs[0]))
 
@@ -71,6 +72,34 @@ static void append(char *buf, size_t size, size_t *len, const char *text)
         *len += (size_t)n < size - *len ? (size_t)n : size - *len - 1;
 }
 
+/* 1 when @p c holds any of @p holds (WT_HOLDS_*) */
+static int holds_any(const wt_codec *c, unsigned holds)
+{
+    unsigned has = c->info.holds;
+    if (c->pages_in && c->pages_out)
+        has |= WT_HOLDS_STACK;
+    if ((c->info.holds & WT_HOLDS_IMAGE) && c->info.floats)
+        has |= WT_HOLDS_FLOATS;
+    return (has & holds) != 0;
+}
+
+int wt_format_holds(wt_file_format format, unsigned holds)
+{
+    const wt_codec *c = wt_codec_of(format);
+    return c && holds_any(c, holds);
+}
+
+/* The extensions @p c is listed by: all, or with WT_LIST_USUAL its first. */
+static size_t listed_extensions(const wt_codec *c, unsigned holds)
+{
+    size_t n = 0;
+    if (!holds_any(c, holds))
+        return 0;
+    while (c->info.extensions[n] && (n == 0 || !(holds & WT_LIST_USUAL)))
+        n++;
+    return n;
+}
+
 const char *wt_format_list(char *buf, size_t size, unsigned holds, const char *dot,
                            const char *sep, const char *last)
 {
@@ -79,19 +108,42 @@ const char *wt_format_list(char *buf, size_t size, unsigned holds, const char *d
         return buf;
     buf[0] = '\0';
     for (int f = 1; f < CODEC_ROWS; f++)
-        for (const char *const *e = codecs[f]->info.extensions; *e; e++)
-            total += (codecs[f]->info.holds & holds) != 0;
+        total += listed_extensions(codecs[f], holds);
     for (int f = 1; f < CODEC_ROWS; f++) {
-        if (!(codecs[f]->info.holds & holds))
-            continue;
-        for (const char *const *e = codecs[f]->info.extensions; *e; e++, done++) {
+        size_t n = listed_extensions(codecs[f], holds);
+        for (size_t e = 0; e < n; e++, done++) {
             if (done)
                 append(buf, size, &len, done + 1 == total ? last : sep);
             append(buf, size, &len, dot);
-            append(buf, size, &len, *e);
+            append(buf, size, &len, codecs[f]->info.extensions[e]);
         }
     }
     return buf;
+}
+
+static const wt_save_option_info *find_option(const wt_format_info *info, const char *name)
+{
+    for (const wt_save_option_info *o = info ? info->options : NULL; o && o->name; o++)
+        if (strcmp(o->name, name) == 0)
+            return o;
+    return NULL;
+}
+
+const wt_save_option_info *wt_format_option(wt_file_format format, const char *name)
+{
+    return find_option(wt_format_describe(format), name);
+}
+
+int wt_save_option_value(const wt_codec *c, const char *option, const wt_save_options *opt)
+{
+    const wt_save_option_info *o = find_option(&c->info, option);
+    int v;
+    if (!o) /* not declared: a programming error the codec's tests show */
+        return 0;
+    if (!opt)
+        return o->def;
+    memcpy(&v, (const char *)opt + o->offset, sizeof v);
+    return v < o->min ? o->def : v > o->max ? o->max : v;
 }
 
 int wt_format_depth(wt_file_format format, int wanted)

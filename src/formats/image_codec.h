@@ -1,5 +1,5 @@
-/* Internal interface of the image codecs (src/png_io.c, jpeg_io.c, tiff_io.c, npy_io.c),
- * used by src/image_io.c. @p name is the file name used in messages. */
+/* Internal interface of the image codecs (src/png_io.c, jpeg_io.c, tiff_io.c, npy_io.c;
+ * pnm_io.c needs only its registry row), used by src/image_io.c. @p name is the file name used in messages. */
 #ifndef WT_IMAGE_CODEC_H
 #define WT_IMAGE_CODEC_H
 
@@ -19,48 +19,10 @@ wt_decode_fn wt_jpeg_decode;
 wt_encode_fn wt_jpeg_encode;
 
 /** A one-page TIFF held in memory (several pages: a stack, refused here).
- *  Encode: deflate-compressed, the image's stored type. */
+ *  Encode: deflate-compressed, the image's stored type. A TIFF file is read
+ *  through the codec row's load_file and page hooks (src/tiff_io.c). */
 wt_decode_fn wt_tiff_decode;
 wt_encode_fn wt_tiff_encode;
-
-/** Pages of a TIFF file read one at a time through pread on @p fd (kept open
- *  by the caller): wt_tiff_pages_open checks every page against the first
- *  (size, sample layout; "page K is ..., page 0 is ..."), counts them into
- *  @p count and gives their layout (pixels NULL). */
-typedef struct wt_tiff_pages wt_tiff_pages;
-wt_status wt_tiff_pages_open(int fd, uint64_t size, const char *name, const wt_load_options *opt,
-                             wt_tiff_pages **out, size_t *count, wt_image *layout);
-wt_status wt_tiff_pages_read(wt_tiff_pages *t, size_t k, const wt_load_options *opt,
-                             wt_image *img);
-void wt_tiff_pages_close(wt_tiff_pages *t);
-/** A multi-page TIFF written into @p fd one page (directory) at a time;
- *  @p total_bytes: the samples of all pages (BigTIFF past 3 GiB). */
-typedef struct wt_tiff_page_writer wt_tiff_page_writer;
-wt_status wt_tiff_page_writer_open(int fd, const char *name, uint64_t total_bytes,
-                                   wt_tiff_page_writer **out);
-wt_status wt_tiff_page_writer_add(wt_tiff_page_writer *w, const wt_image *img);
-wt_status wt_tiff_page_writer_close(wt_tiff_page_writer *w);
-/** Close after a failure: nothing reported. */
-void wt_tiff_page_writer_discard(wt_tiff_page_writer *w);
-/** A one-page TIFF file decoded from @p fd without reading it whole (the
- *  decoded image and one strip or tile); several pages: WT_ERR_UNSUPPORTED. */
-wt_status wt_tiff_load_file(int fd, uint64_t size, const char *name, const wt_load_options *opt,
-                            wt_image *img);
-
-/** Pages of a 3-D .npy file (mapped, each page's part released after it is
- *  read): @p layout WT_STACK_FIRST (N, H, W) or WT_STACK_LAST (H, W, N); a 2-D
- *  array is one page. */
-typedef struct wt_npy_pages wt_npy_pages;
-wt_status wt_npy_pages_open(int fd, uint64_t size, const char *name, const wt_load_options *opt,
-                            wt_npy_pages **out, size_t *count, wt_image *layout);
-wt_status wt_npy_pages_read(wt_npy_pages *n, size_t k, const wt_load_options *opt,
-                            wt_image *img);
-void wt_npy_pages_close(wt_npy_pages *n);
-/** A stack as one .npy array: the header for @p pages pages like @p page
- *  ((N, H, W) or (N, H, W, C)), then each page's samples in turn. */
-wt_status wt_npy_write_stack_header(FILE *fp, const char *name, const wt_image *page,
-                                    size_t pages);
-wt_status wt_npy_write_stack_page(FILE *fp, const char *name, const wt_image *page);
 
 /** A .npy array (H x W or H x W x C; uint 8/16/32, int 8/16/32, float 32/64;
  *  C or Fortran order, either byte order). Encode: numpy.save's version 1.0,

@@ -45,22 +45,26 @@ static wt_status read_image_input(int fd, const char *name, uint64_t hint, uint6
     return wt_input_read(fd, name, hint, cap, cap_text, check_image_start, data, size);
 }
 
-/* A TIFF in a regular file is decoded from the file (pread), not from a copy
- * in memory: a huge image takes its decoded size, not twice that. */
-static int regular_tiff(int fd, const struct stat *st)
+/* The codec that decodes a regular file from the file itself (pread), not
+ * from a copy in memory (a huge TIFF takes its decoded size, not twice that):
+ * NULL when the file is read whole. */
+static const wt_codec *file_loader(int fd, const struct stat *st)
 {
-    uint8_t head[8];
-    return S_ISREG(st->st_mode) && st->st_size >= 8 && pread(fd, head, 8, 0) == 8 &&
-           wt_codec_sniff(head, 8) == &wt_codec_tiff;
+    uint8_t head[WT_SNIFF_BYTES];
+    if (!S_ISREG(st->st_mode))
+        return NULL;
+    ssize_t n = pread(fd, head, sizeof head, 0);
+    const wt_codec *c = n > 0 ? wt_codec_sniff(head, (size_t)n) : NULL;
+    return c && c->load_file && (uint64_t)st->st_size >= c->magic_size ? c : NULL;
 }
 
-static wt_status load_tiff_file(int fd, const char *name, uint64_t size,
-                                const wt_load_options *opt, wt_image *img)
+static wt_status load_file(const wt_codec *c, int fd, const char *name, uint64_t size,
+                           const wt_load_options *opt, wt_image *img)
 {
     wt_load_options o = opt ? *opt : (wt_load_options){0};
     if (!o.max_pixels)
         o.max_pixels = WT_DEFAULT_MAX_PIXELS;
-    return named_failure(wt_tiff_load_file(fd, size, name, &o, img), name);
+    return named_failure(c->load_file(fd, size, name, &o, img), name);
 }
 
 wt_status wt_image_load(const char *path, const wt_load_options *opt, wt_image *img)
@@ -75,8 +79,9 @@ wt_status wt_image_load(const char *path, const wt_load_options *opt, wt_image *
     int fd = STDIN_FILENO;
     struct stat st;
     wt_status status = is_stdin ? WT_OK : wt_input_open(path, &fd, &st);
-    if (status == WT_OK && !is_stdin && regular_tiff(fd, &st)) {
-        status = load_tiff_file(fd, name, (uint64_t)st.st_size, opt, img);
+    const wt_codec *loader = status == WT_OK && !is_stdin ? file_loader(fd, &st) : NULL;
+    if (loader) {
+        status = load_file(loader, fd, name, (uint64_t)st.st_size, opt, img);
         close(fd);
         return status;
     }
@@ -175,14 +180,16 @@ wt_status wt_image_check_holds(wt_file_format format, const char *name, wt_sampl
                                int channels)
 {
     const wt_format_info *info = wt_format_describe(format);
-    char t[16];
+    char t[16], floats[128];
     if (!info || !(info->holds & WT_HOLDS_IMAGE))
         return WT_OK; /* the encoder's own message */
     if (!info->floats && !wt_sample_type_is_exact(type))
         return wt_error_set(WT_ERR_UNSUPPORTED,
                             "%s: %s holds 8/16-bit unsigned samples, not %s (--depth 8 or 16 "
-                            "converts; .tif and .npy hold it)",
-                            name, info->name, wt_sample_type_name(type, t, sizeof t));
+                            "converts; %s hold it)",
+                            name, info->name, wt_sample_type_name(type, t, sizeof t),
+                            wt_format_list(floats, sizeof floats, WT_HOLDS_FLOATS | WT_LIST_USUAL,
+                                           ".", ", ", " and "));
     if (channels > 4 && channels > info->max_channels) /* JPEG's 4th (alpha) is dropped */
         return wt_error_set(WT_ERR_UNSUPPORTED, "%s: %s holds 1 to %d channels, not %d", name,
                             info->name, info->max_channels, channels);

@@ -4,6 +4,7 @@
  * asks for leniency. CMYK/YCCK and 12-bit JPEGs are refused as unsupported. */
 #include <errno.h>
 #include <setjmp.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -297,8 +298,7 @@ wt_status wt_jpeg_encode(FILE *fp, const char *name, const wt_image *img,
     if (!ctx.row)
         return wt_error_set(WT_ERR_NOMEM, "%s: out of memory", name);
     cinfo.err = &ctx.mgr;
-    int quality = opt && opt->jpeg_quality > 0 ? opt->jpeg_quality : 90;
-    st = encode_guarded(&cinfo, &ctx, img, quality > 100 ? 100 : quality);
+    st = encode_guarded(&cinfo, &ctx, img, wt_save_option_value(&wt_codec_jpeg, "quality", opt));
     jpeg_destroy_compress(&cinfo);
     free(ctx.row);
     return st;
@@ -313,7 +313,12 @@ static int is_jpeg(const uint8_t *data, size_t size)
 static const char *const jpeg_extensions[] = {"jpg", "jpeg", NULL};
 
 /* Gray or RGB; alpha is dropped when written. */
+static const wt_save_option_info jpeg_options[] = {
+    {"quality", "JPEG quality", 1, 100, 90, offsetof(wt_save_options, jpeg_quality)},
+    {NULL, NULL, 0, 0, 0, 0},
+};
+
 const wt_codec wt_codec_jpeg = {
-    {"JPEG", jpeg_extensions, WT_HOLDS_IMAGE, 1u << 8, 3, 0},
-    is_jpeg, 3, wt_jpeg_decode, wt_jpeg_encode,
+    {"JPEG", jpeg_extensions, WT_HOLDS_IMAGE, 1u << 8, 3, 0, jpeg_options},
+    is_jpeg, 3, wt_jpeg_decode, wt_jpeg_encode, NULL, NULL, NULL,
 };

@@ -215,19 +215,10 @@ wt_status wt_npy_encode(FILE *fp, const char *name, const wt_image *img,
     return ok ? WT_OK : wt_error_set(WT_ERR_IO, "%s: write error", name);
 }
 
-/* ---- the registry's row ------------------------------------------------ */
-
 static int is_npy(const uint8_t *data, size_t size)
 {
     return wt_starts_like(data, size, WT_NPY_MAGIC, 6);
 }
-
-static const char *const npy_extensions[] = {"npy", NULL};
-
-const wt_codec wt_codec_npy = {
-    {"NPY", npy_extensions, WT_HOLDS_IMAGE, 1u << 8 | 1u << 16, WT_MAX_CHANNELS, 1},
-    is_npy, 10, wt_npy_decode, wt_npy_encode,
-};
 
 /* ---- pages: a 3-D array read one 2-D page at a time ------------------------
  * The file is mapped; a page's samples are gathered through the strides of
@@ -235,7 +226,7 @@ const wt_codec wt_codec_npy = {
  * a stack takes the memory of one page (plus, for a pages-last or Fortran
  * layout, the file's pages the gather touched until they are released). */
 
-struct wt_npy_pages {
+typedef struct wt_npy_pages {
     const char *name;
     npy_array a;
     const uint8_t *map;
@@ -243,7 +234,7 @@ struct wt_npy_pages {
     size_t count;
     uint32_t width, height;
     uint64_t stride_page, stride_y, stride_x; /* in elements */
-};
+} wt_npy_pages;
 
 /* Strides of (page, y, x) for (N, H, W) or (H, W, N), C or Fortran order. */
 static void page_strides(wt_npy_pages *n, int pages_first)
@@ -283,10 +274,15 @@ static wt_status page_shape(wt_npy_pages *n, const wt_load_options *opt)
     return wt_check_dimensions(n->name, "NPY", n->width, n->height, opt->max_pixels);
 }
 
-wt_status wt_npy_pages_open(int fd, uint64_t size, const char *name, const wt_load_options *opt,
-                            wt_npy_pages **out, size_t *count, wt_image *layout)
+static void pages_close(void *state);
+
+/* A 3-D array's pages under --stack first|last; otherwise (*state NULL) one image. */
+static wt_status pages_open(int fd, uint64_t size, const char *name, const wt_load_options *opt,
+                            void **state, size_t *count)
 {
-    *out = NULL;
+    *state = NULL;
+    if (opt->stack == WT_STACK_AUTO)
+        return WT_OK;
     wt_npy_pages *n = calloc(1, sizeof *n);
     if (!n)
         return wt_error_set(WT_ERR_NOMEM, "%s: out of memory", name);
@@ -315,17 +311,11 @@ wt_status wt_npy_pages_open(int fd, uint64_t size, const char *name, const wt_lo
                           name, (unsigned long long)(size - n->a.h.header_len),
                           (unsigned long long)need);
     if (st != WT_OK) {
-        wt_npy_pages_close(n);
+        pages_close(n);
         return st;
     }
-    memset(layout, 0, sizeof *layout);
-    layout->width = n->width;
-    layout->height = n->height;
-    layout->channels = 1;
-    layout->bit_depth = wt_sample_type_depth(n->a.type);
-    layout->color = WT_COLOR_GRAY;
     *count = n->count;
-    *out = n;
+    *state = n;
     return WT_OK;
 }
 
@@ -335,9 +325,9 @@ static void release_map(const wt_npy_pages *n)
     madvise((void *)(uintptr_t)n->map, n->map_size, MADV_DONTNEED);
 }
 
-wt_status wt_npy_pages_read(wt_npy_pages *n, size_t k, const wt_load_options *opt,
-                            wt_image *img)
+static wt_status pages_read(void *state, size_t k, const wt_load_options *opt, wt_image *img)
 {
+    const wt_npy_pages *n = state;
     memset(img, 0, sizeof *img);
     int depth = wt_sample_type_depth(n->a.type);
     wt_status st = k < n->count
@@ -364,8 +354,9 @@ wt_status wt_npy_pages_read(wt_npy_pages *n, size_t k, const wt_load_options *op
     return WT_OK;
 }
 
-void wt_npy_pages_close(wt_npy_pages *n)
+static void pages_close(void *state)
 {
+    wt_npy_pages *n = state;
     if (!n)
         return;
     if (n->map)
@@ -375,20 +366,35 @@ void wt_npy_pages_close(wt_npy_pages *n)
 
 /* ---- pages written one at a time: (N, H, W) or (N, H, W, C), C order ----- */
 
-wt_status wt_npy_write_stack_header(FILE *fp, const char *name, const wt_image *page,
-                                    size_t pages)
+static wt_status writer_start(FILE *fp, const char *name, const wt_image *page, size_t pages,
+                              void **state)
 {
     char descr[16];
+    *state = NULL; /* the header says it all: each page is appended */
     descr_of(wt_image_stored(page), descr, sizeof descr);
     return write_header(fp, page, descr, 1, pages) ? WT_OK
                                                 : wt_error_set(WT_ERR_IO, "%s: write error", name);
 }
 
-wt_status wt_npy_write_stack_page(FILE *fp, const char *name, const wt_image *page)
+static wt_status writer_add(void *state, FILE *fp, const char *name, const wt_image *page)
 {
+    (void)state;
     wt_sample_type t = wt_image_stored(page);
     if (!wt_sample_type_known(t))
         return wt_error_set(WT_ERR_INVALID, "%s: cannot write %d-bit samples as .npy", name,
                             page->bit_depth);
     return write_samples(fp, page, t) ? WT_OK : wt_error_set(WT_ERR_IO, "%s: write error", name);
 }
+
+/* ---- the registry's row ------------------------------------------------ */
+
+static const wt_page_reader npy_pages_in = {pages_open, pages_read, pages_close};
+static const wt_page_writer npy_pages_out = {writer_start, writer_add, NULL, NULL, 0};
+
+static const char *const npy_extensions[] = {"npy", NULL};
+
+const wt_codec wt_codec_npy = {
+    {"NPY", npy_extensions, WT_HOLDS_IMAGE, 1u << 8 | 1u << 16, WT_MAX_CHANNELS, 1, NULL},
+    is_npy, 10, wt_npy_decode, wt_npy_encode,
+    NULL, &npy_pages_in, &npy_pages_out,
+};

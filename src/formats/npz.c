@@ -274,6 +274,6 @@ static int is_npz(const uint8_t *data, size_t size)
 static const char *const npz_extensions[] = {"npz", NULL};
 
 const wt_codec wt_codec_npz = {
-    {"NPZ", npz_extensions, WT_HOLDS_COEFFS, 0, 0, 1},
-    is_npz, 4, NULL, NULL,
+    {"NPZ", npz_extensions, WT_HOLDS_COEFFS, 0, 0, 1, NULL},
+    is_npz, 4, NULL, NULL, NULL, NULL, NULL,
 };

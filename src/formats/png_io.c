@@ -5,6 +5,7 @@
 #include <math.h>
 #include <png.h>
 #include <setjmp.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
@@ -408,8 +409,7 @@ static int choose_filter(const wt_image *img)
  * levels 4-9 keep libpng's defaults (per-row filter choice, Z_FILTERED). */
 static void set_compression(png_structp png, const wt_image *img, const wt_save_options *opt)
 {
-    int level = opt && opt->png_level >= 0 ? opt->png_level : 1;
-    level = level > 9 ? 9 : level;
+    int level = wt_save_option_value(&wt_codec_png, "level", opt);
     png_set_compression_level(png, level);
     if (level == 0) {
         png_set_filter(png, PNG_FILTER_TYPE_BASE, PNG_FILTER_NONE);
@@ -489,7 +489,12 @@ static int is_png(const uint8_t *data, size_t size)
 
 static const char *const png_extensions[] = {"png", NULL};
 
+static const wt_save_option_info png_options[] = {
+    {"level", "PNG compression level (zlib)", 0, 9, 1, offsetof(wt_save_options, png_level)},
+    {NULL, NULL, 0, 0, 0, 0},
+};
+
 const wt_codec wt_codec_png = {
-    {"PNG", png_extensions, WT_HOLDS_IMAGE, 1u << 8 | 1u << 16, 4, 0},
-    is_png, 8, wt_png_decode, wt_png_encode,
+    {"PNG", png_extensions, WT_HOLDS_IMAGE, 1u << 8 | 1u << 16, 4, 0, png_options},
+    is_png, 8, wt_png_decode, wt_png_encode, NULL, NULL, NULL,
 };

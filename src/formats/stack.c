@@ -1,7 +1,7 @@
-/* Stacks (see wavetool.h): multi-page TIFF and 3-D .npy files read a page at
- * a time through the codecs' page readers (src/tiff_io.c, npy_io.c), and
- * stacks of images written a page at a time (multi-page TIFF, (N, H, W[, C])
- * .npy) through an atomic output. */
+/* Stacks (see wavetool.h): files of many pages read a page at a time and
+ * stacks of images written a page at a time through an atomic output, both
+ * through the page hooks of the format registry's rows (src/format.h): a
+ * codec that declares them holds stacks; this file names no format. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -19,8 +19,8 @@ struct wt_stack {
     wt_load_options opt;
     int fd;
     size_t pages;
-    wt_tiff_pages *tiff;
-    wt_npy_pages *npy;
+    const wt_page_reader *reader; /* NULL: one image, read by wt_image_load */
+    void *state;                  /* the reader's */
 };
 
 /* The codec of a regular file's first bytes (NULL: none, or unreadable). */
@@ -31,17 +31,17 @@ static const wt_codec *sniff_file(int fd)
     return n > 0 ? wt_codec_sniff(head, (size_t)n) : NULL;
 }
 
-/* A regular file's pages: TIFF always, .npy under --stack first|last. */
+/* A regular file's pages, when its codec reads pages and finds them. */
 static wt_status open_pages(wt_stack *s, const struct stat *st)
 {
     const wt_codec *c = sniff_file(s->fd);
-    wt_image layout;
-    uint64_t size = (uint64_t)st->st_size;
-    if (c == &wt_codec_tiff && size >= c->magic_size)
-        return wt_tiff_pages_open(s->fd, size, s->name, &s->opt, &s->tiff, &s->pages, &layout);
-    if (c == &wt_codec_npy && s->opt.stack != WT_STACK_AUTO)
-        return wt_npy_pages_open(s->fd, size, s->name, &s->opt, &s->npy, &s->pages, &layout);
-    return WT_OK; /* one image, read by wt_image_load */
+    if (!c || !c->pages_in)
+        return WT_OK; /* one image, read by wt_image_load */
+    wt_status status =
+        c->pages_in->open(s->fd, (uint64_t)st->st_size, s->name, &s->opt, &s->state, &s->pages);
+    if (status == WT_OK && s->state)
+        s->reader = c->pages_in;
+    return status;
 }
 
 wt_status wt_stack_open(const char *path, const wt_load_options *opt, wt_stack **out)
@@ -67,9 +67,10 @@ wt_status wt_stack_open(const char *path, const wt_load_options *opt, wt_stack *
         wt_input_open(path, &s->fd, &sb) == WT_OK) {
         if (S_ISREG(sb.st_mode))
             st = open_pages(s, &sb);
-        if (!s->tiff && !s->npy) {
+        if (!s->reader) {
             close(s->fd);
             s->fd = -1;
+            s->pages = 1;
         }
     } /* an input that does not open: wt_image_load says why, on the first read */
     if (st != WT_OK) {
@@ -91,10 +92,8 @@ wt_status wt_stack_read(wt_stack *s, size_t k, wt_image *img)
     wt_warning_clear();
     if (k >= s->pages)
         return wt_error_set(WT_ERR_INVALID, "%s: no page %zu (%zu pages)", s->name, k, s->pages);
-    if (s->tiff)
-        return wt_tiff_pages_read(s->tiff, k, &s->opt, img);
-    if (s->npy)
-        return wt_npy_pages_read(s->npy, k, &s->opt, img);
+    if (s->reader)
+        return s->reader->read(s->state, k, &s->opt, img);
     return wt_image_load(s->path, &s->opt, img);
 }
 
@@ -102,8 +101,8 @@ void wt_stack_close(wt_stack *s)
 {
     if (!s)
         return;
-    wt_tiff_pages_close(s->tiff);
-    wt_npy_pages_close(s->npy);
+    if (s->reader)
+        s->reader->close(s->state);
     if (s->fd >= 0)
         close(s->fd);
     free(s->path);
@@ -115,15 +114,51 @@ void wt_stack_close(wt_stack *s)
 struct wt_stack_writer {
     wt_outfile out;
     const char *name;
-    wt_file_format format;
+    const wt_page_writer *codec;
+    void *state; /* the codec's */
     size_t pages, written;
     wt_image first; /* the first page's layout (pixels NULL) */
-    wt_tiff_page_writer *tiff;
 };
 
 static const char *shown_output(const char *path)
 {
     return strcmp(path, "-") == 0 ? "(stdout)" : path;
+}
+
+/* "--ext npy": the formats that write stacks to a pipe, as --ext options */
+static const char *streaming_formats(char *buf, size_t size)
+{
+    size_t len = 0;
+    buf[0] = '\0';
+    for (int f = 1; f <= wt_format_count(); f++) {
+        const wt_codec *c = wt_codec_of((wt_file_format)f);
+        if (c->pages_out && !c->pages_out->in_place) {
+            int n = snprintf(buf + len, size - len, "%s--ext %s", len ? " or " : "",
+                             c->info.extensions[0]);
+            len += n > 0 && (size_t)n < size - len ? (size_t)n : 0;
+        }
+    }
+    return buf;
+}
+
+/* The page writer of @p format into @p out, or the reason there is none. */
+static wt_status page_writer_of(wt_file_format format, int is_stdout, const char *name,
+                                size_t pages, const wt_page_writer **out)
+{
+    const wt_codec *c = wt_codec_of(format);
+    char list[256];
+    if (!c || !c->pages_out || !c->pages_in)
+        return wt_error_set(
+            WT_ERR_UNSUPPORTED, "%s: %s holds one image, not a stack of %zu pages (write %s)",
+            name, c ? c->info.name : "this format", pages,
+            wt_format_list(list, sizeof list, WT_HOLDS_STACK | WT_LIST_USUAL, ".", ", ", " or "));
+    if (is_stdout && c->pages_out->in_place)
+        return wt_error_set(WT_ERR_UNSUPPORTED,
+                            "%s: a multi-page %s is written in place: not to standard output "
+                            "(%s streams)",
+                            name, c->info.name, streaming_formats(list, sizeof list));
+    *out = c->pages_out;
+    return WT_OK;
 }
 
 wt_status wt_stack_writer_open(const char *path, wt_file_format fallback, size_t pages,
@@ -132,25 +167,18 @@ wt_status wt_stack_writer_open(const char *path, wt_file_format fallback, size_t
     *out = NULL;
     int is_stdout = strcmp(path, "-") == 0;
     wt_file_format format = is_stdout ? fallback : wt_format_from_path(path);
-    const wt_format_info *info = wt_format_describe(format);
     const char *name = shown_output(path);
-    if (format != wt_format_from_ext("tif") && format != wt_format_from_ext("npy"))
-        return wt_error_set(WT_ERR_UNSUPPORTED,
-                            "%s: %s holds one image, not a stack of %zu pages (write .tif or "
-                            ".npy)",
-                            name, info ? info->name : "this format", pages);
-    if (is_stdout && format == wt_format_from_ext("tif"))
-        return wt_error_set(WT_ERR_UNSUPPORTED,
-                            "%s: a multi-page TIFF is written in place: not to standard output "
-                            "(--ext npy streams)",
-                            name);
+    const wt_page_writer *codec = NULL;
+    wt_status st = page_writer_of(format, is_stdout, name, pages, &codec);
+    if (st != WT_OK)
+        return st;
     wt_stack_writer *w = calloc(1, sizeof *w);
     if (!w)
         return wt_error_set(WT_ERR_NOMEM, "%s: out of memory", name);
     w->name = name;
-    w->format = format;
+    w->codec = codec;
     w->pages = pages;
-    wt_status st = wt_outfile_open(&w->out, path);
+    st = wt_outfile_open(&w->out, path);
     if (st != WT_OK) {
         free(w);
         return st;
@@ -170,13 +198,7 @@ static wt_status start_pages(wt_stack_writer *w, const wt_image *page)
 {
     w->first = *page;
     w->first.pixels = NULL;
-    FILE *fp = w->out.fp;
-    if (w->format == wt_format_from_ext("npy"))
-        return wt_npy_write_stack_header(fp, w->name, page, w->pages);
-    if (fflush(fp) != 0)
-        return wt_error_set(WT_ERR_IO, "%s: %s", w->name, strerror(errno));
-    uint64_t total = (uint64_t)wt_image_bytes(page) * w->pages;
-    return wt_tiff_page_writer_open(fileno(fp), w->name, total, &w->tiff);
+    return w->codec->start(w->out.fp, w->name, page, w->pages, &w->state);
 }
 
 wt_status wt_stack_writer_add(wt_stack_writer *w, const wt_image *page)
@@ -190,10 +212,17 @@ wt_status wt_stack_writer_add(wt_stack_writer *w, const wt_image *page)
         st = wt_error_set(WT_ERR_INVALID, "%s: page %zu differs from page 0 in size or type",
                           w->name, w->written);
     if (st == WT_OK)
-        st = w->tiff ? wt_tiff_page_writer_add(w->tiff, page)
-                     : wt_npy_write_stack_page(w->out.fp, w->name, page);
+        st = w->codec->add(w->state, w->out.fp, w->name, page);
     if (st == WT_OK)
         w->written++;
+    return st;
+}
+
+/* The codec's end of the file; its state is gone after. */
+static wt_status finish_pages(wt_stack_writer *w)
+{
+    wt_status st = w->codec->finish && w->state ? w->codec->finish(w->state) : WT_OK;
+    w->state = NULL;
     return st;
 }
 
@@ -203,8 +232,7 @@ wt_status wt_stack_writer_commit(wt_stack_writer *w)
                        ? WT_OK
                        : wt_error_set(WT_ERR_INVALID, "%s: %zu of %zu pages written", w->name,
                                       w->written, w->pages);
-    wt_status closed = wt_tiff_page_writer_close(w->tiff);
-    w->tiff = NULL;
+    wt_status closed = finish_pages(w);
     st = st != WT_OK ? st : closed;
     if (st == WT_OK)
         st = wt_outfile_commit(&w->out);
@@ -218,7 +246,8 @@ void wt_stack_writer_abort(wt_stack_writer *w)
 {
     if (!w)
         return;
-    wt_tiff_page_writer_discard(w->tiff);
+    if (w->codec->discard && w->state)
+        w->codec->discard(w->state);
     wt_outfile_abort(&w->out);
     free(w);
 }

@@ -13,6 +13,7 @@
  * messages are collected per file (never printed). */
 #include <errno.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <tiffio.h>
@@ -406,7 +407,7 @@ static int write_extra_samples(TIFF *tif, int channels)
     return n <= 0 || TIFFSetField(tif, TIFFTAG_EXTRASAMPLES, (uint16_t)n, extra);
 }
 
-static int write_tags(TIFF *tif, const wt_image *img, wt_sample_type t)
+static int write_tags(TIFF *tif, const wt_image *img, wt_sample_type t, int level)
 {
     static const uint16_t formats[] = {SAMPLEFORMAT_UINT, SAMPLEFORMAT_INT, SAMPLEFORMAT_IEEEFP};
     int ok = TIFFSetField(tif, TIFFTAG_IMAGEWIDTH, img->width) &&
@@ -418,6 +419,7 @@ static int write_tags(TIFF *tif, const wt_image *img, wt_sample_type t)
              TIFFSetField(tif, TIFFTAG_PHOTOMETRIC,
                           img->channels >= 3 ? PHOTOMETRIC_RGB : PHOTOMETRIC_MINISBLACK) &&
              TIFFSetField(tif, TIFFTAG_COMPRESSION, COMPRESSION_ADOBE_DEFLATE) &&
+             TIFFSetField(tif, TIFFTAG_ZIPQUALITY, level) &&
              /* floats unpredicted: readers without the floating-point predictor
                 (tifffile without imagecodecs) read them */
              TIFFSetField(tif, TIFFTAG_PREDICTOR, t.kind == WT_SAMPLE_FLOAT
@@ -427,7 +429,7 @@ static int write_tags(TIFF *tif, const wt_image *img, wt_sample_type t)
     return ok && write_extra_samples(tif, img->channels);
 }
 
-static wt_status encode_rows(TIFF *tif, tiff_memory *m, const wt_image *img)
+static wt_status encode_rows(TIFF *tif, tiff_memory *m, const wt_image *img, int level)
 {
     wt_sample_type t = wt_image_stored(img);
     int as_held = wt_sample_type_depth(t) == img->bit_depth && img->bit_depth != WT_DEPTH_F32;
@@ -436,7 +438,7 @@ static wt_status encode_rows(TIFF *tif, tiff_memory *m, const wt_image *img)
     uint8_t *row = malloc(stride ? stride : 1); /* libtiff's predictor changes the row it is given */
     if (!row)
         return wt_error_set(WT_ERR_NOMEM, "%s: out of memory", m->name);
-    wt_status st = write_tags(tif, img, t) ? WT_OK : corrupt_tiff(m);
+    wt_status st = write_tags(tif, img, t, level) ? WT_OK : corrupt_tiff(m);
     for (uint32_t y = 0; y < img->height && st == WT_OK; y++) {
         if (as_held)
             memcpy(row, (const uint8_t *)img->pixels + (size_t)y * held, stride);
@@ -453,7 +455,6 @@ static wt_status encode_rows(TIFF *tif, tiff_memory *m, const wt_image *img)
 wt_status wt_tiff_encode(FILE *fp, const char *name, const wt_image *img,
                          const wt_save_options *opt)
 {
-    (void)opt;
     wt_sample_type t = wt_image_stored(img);
     wt_status st = wt_image_check_writable(img, name, "TIFF");
     if (st != WT_OK)
@@ -463,7 +464,7 @@ wt_status wt_tiff_encode(FILE *fp, const char *name, const wt_image *img,
     uint64_t bytes = (uint64_t)img->width * img->height * (uint64_t)img->channels * (t.bits / 8);
     int big = bytes > ((uint64_t)3 << 30);
     TIFF *tif = open_memory(&m, big ? "w8" : "w", TIFF_MIN_ALLOC);
-    st = tif ? encode_rows(tif, &m, img)
+    st = tif ? encode_rows(tif, &m, img, wt_save_option_value(&wt_codec_tiff, "level", opt))
                        : wt_error_set(WT_ERR_NOMEM, "%s: cannot start a TIFF", name);
     if (tif) {
         if (st == WT_OK && !TIFFWriteDirectory(tif))
@@ -485,17 +486,15 @@ static int is_tiff(const uint8_t *data, size_t size)
            wt_starts_like(data, size, "II+\0", 4) || wt_starts_like(data, size, "MM\0+", 4);
 }
 
-static const char *const tiff_extensions[] = {"tif", "tiff", NULL};
 
-const wt_codec wt_codec_tiff = {
-    {"TIFF", tiff_extensions, WT_HOLDS_IMAGE, 1u << 8 | 1u << 16, WT_MAX_CHANNELS, 1},
-    is_tiff, 8, wt_tiff_decode, wt_tiff_encode,
-};
 
 /* ---- pages: a file read one page at a time ---------------------------------
  * A regular file is read through pread (libtiff keeps one strip or tile of it),
  * never whole: a stack of any length, or one huge page, takes the memory of a
  * page. Every page must have the first page's size and sample layout. */
+
+typedef struct wt_tiff_pages wt_tiff_pages;
+static void wt_tiff_pages_close(wt_tiff_pages *t);
 
 struct wt_tiff_pages {
     tiff_memory m;
@@ -596,7 +595,7 @@ static wt_status count_pages(wt_tiff_pages *t)
     }
 }
 
-wt_status wt_tiff_pages_open(int fd, uint64_t size, const char *name, const wt_load_options *opt,
+static wt_status wt_tiff_pages_open(int fd, uint64_t size, const char *name, const wt_load_options *opt,
                              wt_tiff_pages **out, size_t *count, wt_image *layout)
 {
     *out = NULL;
@@ -649,7 +648,7 @@ static int go_to_page(wt_tiff_pages *t, size_t k)
     return TIFFSetDirectory(t->tif, (tdir_t)k);
 }
 
-wt_status wt_tiff_pages_read(wt_tiff_pages *t, size_t k, const wt_load_options *opt,
+static wt_status wt_tiff_pages_read(wt_tiff_pages *t, size_t k, const wt_load_options *opt,
                              wt_image *img)
 {
     memset(img, 0, sizeof *img);
@@ -679,7 +678,7 @@ wt_status wt_tiff_pages_read(wt_tiff_pages *t, size_t k, const wt_load_options *
     return WT_OK;
 }
 
-void wt_tiff_pages_close(wt_tiff_pages *t)
+static void wt_tiff_pages_close(wt_tiff_pages *t)
 {
     if (!t)
         return;
@@ -692,11 +691,11 @@ void wt_tiff_pages_close(wt_tiff_pages *t)
  * A multi-page TIFF written straight into an open file (the temporary output):
  * one directory per page, nothing kept between pages. */
 
-struct wt_tiff_page_writer {
+typedef struct wt_tiff_page_writer {
     tiff_memory m; /* name, position, size, last message */
     int fd;
     TIFF *tif;
-};
+} wt_tiff_page_writer;
 
 static tmsize_t fdw_read(thandle_t h, void *buf, tmsize_t n)
 {
@@ -738,7 +737,7 @@ static toff_t fdw_size(thandle_t h)
     return ((wt_tiff_page_writer *)h)->m.size;
 }
 
-wt_status wt_tiff_page_writer_open(int fd, const char *name, uint64_t total_bytes,
+static wt_status wt_tiff_page_writer_open(int fd, const char *name, uint64_t total_bytes,
                                    wt_tiff_page_writer **out)
 {
     wt_tiff_page_writer *w = calloc(1, sizeof *w);
@@ -767,21 +766,21 @@ wt_status wt_tiff_page_writer_open(int fd, const char *name, uint64_t total_byte
     return WT_OK;
 }
 
-wt_status wt_tiff_page_writer_add(wt_tiff_page_writer *w, const wt_image *img)
+static wt_status wt_tiff_page_writer_add(wt_tiff_page_writer *w, const wt_image *img)
 {
     wt_sample_type t = wt_image_stored(img);
     if (img->channels < 1 || img->channels > WT_MAX_CHANNELS || !wt_sample_type_known(t) ||
         (img->bit_depth != 8 && img->bit_depth != 16 && img->bit_depth != WT_DEPTH_F32))
         return wt_error_set(WT_ERR_INVALID, "%s: cannot write %d channels of %d bits as TIFF",
                             w->m.name, img->channels, img->bit_depth);
-    wt_status st = encode_rows(w->tif, &w->m, img);
+    wt_status st = encode_rows(w->tif, &w->m, img, wt_save_option_value(&wt_codec_tiff, "level", NULL));
     if (st == WT_OK && (!TIFFWriteDirectory(w->tif) || w->m.failed))
         st = wt_error_set(WT_ERR_IO, "%s: cannot write TIFF (%s)", w->m.name,
                           w->m.error[0] ? w->m.error : "write failed");
     return st;
 }
 
-wt_status wt_tiff_page_writer_close(wt_tiff_page_writer *w)
+static wt_status wt_tiff_page_writer_close(wt_tiff_page_writer *w)
 {
     if (!w)
         return WT_OK;
@@ -791,7 +790,7 @@ wt_status wt_tiff_page_writer_close(wt_tiff_page_writer *w)
     return st;
 }
 
-void wt_tiff_page_writer_discard(wt_tiff_page_writer *w)
+static void wt_tiff_page_writer_discard(wt_tiff_page_writer *w)
 {
     if (!w)
         return;
@@ -799,7 +798,7 @@ void wt_tiff_page_writer_discard(wt_tiff_page_writer *w)
     free(w);
 }
 
-wt_status wt_tiff_load_file(int fd, uint64_t size, const char *name, const wt_load_options *opt,
+static wt_status wt_tiff_load_file(int fd, uint64_t size, const char *name, const wt_load_options *opt,
                             wt_image *img)
 {
     wt_tiff_pages *t = NULL;
@@ -816,3 +815,67 @@ wt_status wt_tiff_load_file(int fd, uint64_t size, const char *name, const wt_lo
     wt_tiff_pages_close(t);
     return st;
 }
+
+/* ---- the registry's row: one image, pages read and written one at a time -- */
+
+static wt_status pages_open(int fd, uint64_t size, const char *name, const wt_load_options *opt,
+                            void **state, size_t *count)
+{
+    wt_image layout;
+    if (size < wt_codec_tiff.magic_size)
+        return WT_OK; /* wt_image_load says it is truncated */
+    return wt_tiff_pages_open(fd, size, name, opt, (wt_tiff_pages **)state, count, &layout);
+}
+
+static wt_status pages_read(void *state, size_t k, const wt_load_options *opt, wt_image *img)
+{
+    return wt_tiff_pages_read(state, k, opt, img);
+}
+
+static void pages_close(void *state)
+{
+    wt_tiff_pages_close(state);
+}
+
+/* The pages go through the file's descriptor: what @p fp holds is flushed first. */
+static wt_status writer_start(FILE *fp, const char *name, const wt_image *first, size_t pages,
+                              void **state)
+{
+    if (fflush(fp) != 0)
+        return wt_error_set(WT_ERR_IO, "%s: %s", name, strerror(errno));
+    uint64_t total = (uint64_t)wt_image_bytes(first) * pages;
+    return wt_tiff_page_writer_open(fileno(fp), name, total, (wt_tiff_page_writer **)state);
+}
+
+static wt_status writer_add(void *state, FILE *fp, const char *name, const wt_image *page)
+{
+    (void)fp, (void)name;
+    return wt_tiff_page_writer_add(state, page);
+}
+
+static wt_status writer_finish(void *state)
+{
+    return wt_tiff_page_writer_close(state);
+}
+
+static void writer_discard(void *state)
+{
+    wt_tiff_page_writer_discard(state);
+}
+
+static const wt_page_reader tiff_pages_in = {pages_open, pages_read, pages_close};
+static const wt_page_writer tiff_pages_out = {writer_start, writer_add, writer_finish,
+                                              writer_discard, 1};
+
+static const char *const tiff_extensions[] = {"tif", "tiff", NULL};
+
+static const wt_save_option_info tiff_options[] = {
+    {"level", "TIFF deflate level (zlib)", 1, 9, 6, offsetof(wt_save_options, tiff_level)},
+    {NULL, NULL, 0, 0, 0, 0},
+};
+
+const wt_codec wt_codec_tiff = {
+    {"TIFF", tiff_extensions, WT_HOLDS_IMAGE, 1u << 8 | 1u << 16, WT_MAX_CHANNELS, 1, tiff_options},
+    is_tiff, 8, wt_tiff_decode, wt_tiff_encode,
+    wt_tiff_load_file, &tiff_pages_in, &tiff_pages_out,
+};

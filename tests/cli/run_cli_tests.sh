@@ -417,16 +417,16 @@ expect "missing folder: nothing created" test ! -e nofolder
 case_ "unknown --ext" 2 "wavetool: invalid argument 'gif' for option --ext*" \
     "$WT" decompose --ext gif -O e rgb8.png
 case_ "reconstruct to .npz names the formats" 2 \
-    "wavetool: e/x.npz: reconstruct does not write NPZ files; use .png, .jpg, .jpeg, .tif, .tiff or .npy*" \
+    "wavetool: e/x.npz: reconstruct does not write NPZ files; use .png, .jpg, .jpeg, .tif, .tiff, .npy, .pgm, .ppm or .pnm*" \
     "$WT" reconstruct c16.npz e/x.npz
 case_ "roundtrip -o unknown extension" 2 "wavetool: e/x.tga: unknown output type; use .png*" \
     "$WT" roundtrip rgb8.png -o e/x.tga
-case_ "roundtrip --ext npz" 2 "wavetool: --ext npz: roundtrip writes png, jpg, jpeg, tif, tiff or npy*" \
+case_ "roundtrip --ext npz" 2 "wavetool: --ext npz: roundtrip writes png, jpg, jpeg, tif, tiff, npy, pgm, ppm or pnm*" \
     "$WT" roundtrip --ext npz -O e rgb8.png
 case_ "--ext takes a dot and any case" 0 "" "$WT" decompose --ext .JPG - - < rgb8.png
 expect "--ext .JPG: a JPEG on stdout" test "$(head -c 3 "$out" | od -An -tx1 | tr -d ' ')" = ffd8ff
 mkdir -p e/empty
-case_ "empty folder names the extensions" 0 "wavetool: e/empty: no .png/.jpg/.jpeg/.tif/.tiff/.npy files found*" \
+case_ "empty folder names the extensions" 0 "wavetool: e/empty: no .png/.jpg/.jpeg/.tif/.tiff/.npy/.pgm/.ppm/.pnm files found*" \
     "$WT" decompose -O e/o e/empty
 case_ "option of another command" 2 "wavetool: option '--psnr' does not apply to 'decompose'*" \
     "$WT" decompose --psnr rgb8.png e/out.png
@@ -453,7 +453,7 @@ ln -f self.png hardlink.png 2>/dev/null &&
 
 # ---- non-regular inputs and limits on every path (issue 18 items 4, 5) ----------------
 # the format is decided from the first bytes: /dev/zero is refused at once (was: 4 GiB read)
-case_ "decompose /dev/zero" 1 "wavetool: /dev/zero: not a PNG, JPEG, TIFF or NPY image" \
+case_ "decompose /dev/zero" 1 "wavetool: /dev/zero: not a PNG, JPEG, TIFF, NPY or Netpbm image" \
     bash -c '[ -n "${WT_NO_ULIMIT:-}" ] || ulimit -v 2000000; exec "$0" decompose /dev/zero e/z.png' "$WT"
 case_ "reconstruct /dev/zero" 1 "wavetool: /dev/zero: not a coefficient file*" \
     bash -c '[ -n "${WT_NO_ULIMIT:-}" ] || ulimit -v 2000000; exec "$0" reconstruct /dev/zero e/z.png' "$WT"
@@ -614,7 +614,7 @@ case_ "same output from two files of one name" 1 "wavetool: a2/c.png: output dup
 case_ "stdin with -O refused" 2 "wavetool: '-' (standard input) cannot be used with -O*" \
     "$WT" decompose -O out -
 mkdir -p emptydir
-case_ "an empty directory is said" 0 "wavetool: emptydir: no .png/.jpg/.jpeg/.tif/.tiff/.npy files found*0 files: 0 done, 0 failed" \
+case_ "an empty directory is said" 0 "wavetool: emptydir: no .png/.jpg/.jpeg/.tif/.tiff/.npy/.pgm/.ppm/.pnm files found*0 files: 0 done, 0 failed" \
     "$WT" decompose -O out3 emptydir
 case_ "directory without -O refused" 2 "wavetool: in is a directory; use -O DIR*" \
     "$WT" decompose in out.png

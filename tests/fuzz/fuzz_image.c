@@ -1,5 +1,6 @@
-/* libFuzzer harness: PNG and JPEG decoding of hostile bytes (both loaders are
- * reached: wt_image_load_memory dispatches on the magic bytes). Limits are
+/* libFuzzer harness: PNG, JPEG and Netpbm decoding of hostile bytes (every
+ * loader is reached: wt_image_load_memory dispatches on the magic bytes; the
+ * Netpbm seeds are the .pgm and .ppm files of tests/fuzz/seeds). Limits are
  * small so the fuzzer explores parsing, not allocation. */
 #include <stddef.h>
 #include <stdint.h>

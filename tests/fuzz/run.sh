@@ -10,7 +10,8 @@ corpus=$here/../corpus
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 mkdir -p "$work/image" "$work/npz" "$work/cli" "$work/tiff" "$work/npy" "$here/crashes"
-find "$corpus" -type f \( -name '*.png' -o -name '*.jpg' \) -size -200k -exec cp {} "$work/image/" \; 2>/dev/null || true
+find "$corpus" -type f \( -name '*.png' -o -name '*.jpg' -o -name '*.pgm' -o -name '*.ppm' \) -size -200k -exec cp {} "$work/image/" \; 2>/dev/null || true
+cp "$here"/seeds/*.pgm "$here"/seeds/*.ppm "$work/image/" 2>/dev/null || true
 cp "$here"/seeds/*.npz "$work/npz/" 2>/dev/null || true
 find "$corpus" -type f -name '*.tif' -size -200k -exec cp {} "$work/tiff/" \; 2>/dev/null || true
 cp "$here"/seeds/*.npy "$work/npy/" 2>/dev/null || true

@@ -200,9 +200,9 @@ static void test_format_registry(void **state)
     assert_int_equal(wt_format_from_ext("."), WT_FORMAT_UNKNOWN);
     assert_string_equal(wt_format_list(buf, sizeof buf, WT_HOLDS_IMAGE | WT_HOLDS_COEFFS, ".",
                                        ", ", " or "),
-                        ".png, .jpg, .jpeg, .npz, .tif, .tiff or .npy");
+                        ".png, .jpg, .jpeg, .npz, .tif, .tiff, .npy, .pgm, .ppm or .pnm");
     assert_string_equal(wt_format_list(buf, sizeof buf, WT_HOLDS_IMAGE, "", "/", "/"),
-                        "png/jpg/jpeg/tif/tiff/npy");
+                        "png/jpg/jpeg/tif/tiff/npy/pgm/ppm/pnm");
     assert_string_equal(wt_format_list(buf, sizeof buf, WT_HOLDS_COEFFS, ".", ", ", " or "),
                         ".npz");
     assert_string_equal(wt_format_list(buf, 6, WT_HOLDS_IMAGE, ".", ", ", " or "), ".png,");
@@ -211,6 +211,73 @@ static void test_format_registry(void **state)
     assert_int_equal(wt_format_depth(WT_FORMAT_JPEG, 16), 8);
     assert_int_equal(wt_format_depth(WT_FORMAT_PNG, 12), 8);
     assert_int_equal(wt_format_depth(WT_FORMAT_PNG, 4), 8);
+}
+
+/* Which formats hold stacks and float samples, and the save options, are
+ * the codec rows' own declarations; messages list them from the registry. */
+static void test_format_capabilities(void **state)
+{
+    (void)state;
+    char buf[256];
+    wt_file_format tif = wt_format_from_ext("tif"), npy = wt_format_from_ext("npy");
+    assert_string_equal(wt_format_list(buf, sizeof buf, WT_HOLDS_STACK | WT_LIST_USUAL, ".",
+                                       ", ", " or "),
+                        ".tif or .npy");
+    assert_string_equal(wt_format_list(buf, sizeof buf, WT_HOLDS_FLOATS, "", "/", "/"),
+                        "tif/tiff/npy");
+    assert_string_equal(wt_format_list(buf, sizeof buf,
+                                       WT_HOLDS_STACK | WT_HOLDS_COEFFS | WT_LIST_USUAL, ".",
+                                       ", ", " or "),
+                        ".npz, .tif or .npy");
+    assert_true(wt_format_holds(tif, WT_HOLDS_STACK) && wt_format_holds(npy, WT_HOLDS_STACK));
+    assert_false(wt_format_holds(WT_FORMAT_PNG, WT_HOLDS_STACK | WT_HOLDS_FLOATS));
+    assert_false(wt_format_holds(WT_FORMAT_NPZ, WT_HOLDS_FLOATS | WT_HOLDS_IMAGE));
+    assert_false(wt_format_holds(WT_FORMAT_UNKNOWN, WT_HOLDS_IMAGE));
+    const wt_save_option_info *q = wt_format_option(WT_FORMAT_JPEG, "quality");
+    assert_non_null(q);
+    assert_int_equal(q->min, 1);
+    assert_int_equal(q->max, 100);
+    assert_int_equal(q->def, 90);
+    const wt_save_option_info *level = wt_format_option(WT_FORMAT_PNG, "level");
+    assert_non_null(level);
+    assert_int_equal(level->min, 0);
+    assert_int_equal(level->max, 9);
+    assert_int_equal(level->def, 1);
+    assert_non_null(wt_format_option(tif, "level"));
+    assert_null(wt_format_option(WT_FORMAT_PNG, "quality"));
+    assert_null(wt_format_option(npy, "level"));
+}
+
+/* Bytes of the file at @p path. */
+static long file_bytes(const char *path)
+{
+    struct stat st;
+    assert_int_equal(stat(path, &st), 0);
+    return (long)st.st_size;
+}
+
+/* TIFF's declared deflate level reaches libtiff: level 1 and 9 differ in
+ * size, both read back exactly; 0 is the default (6). */
+static void test_tiff_level(void **state)
+{
+    (void)state;
+    wt_image img, back;
+    long size[3];
+    assert_int_equal(wt_image_alloc(&img, 96, 64, 1, 8), WT_OK);
+    for (size_t i = 0; i < 96 * 64; i++)
+        ((uint8_t *)img.pixels)[i] = (uint8_t)((i * i) / 7 % 251 + (i % 96) / 3);
+    const int levels[3] = {1, 9, 0};
+    for (int k = 0; k < 3; k++) {
+        wt_save_options opt = {.png_level = -1, .tiff_level = levels[k]};
+        assert_int_equal(wt_image_save(scratch("lv.tif"), &img, &opt, WT_FORMAT_UNKNOWN), WT_OK);
+        size[k] = file_bytes(scratch("lv.tif"));
+        back = load_ok(scratch("lv.tif"));
+        assert_images_equal(&img, &back);
+        wt_image_free(&back);
+    }
+    assert_true(size[0] != size[1]);
+    assert_true(size[2] != size[0]);
+    wt_image_free(&img);
 }
 
 /* ---- PNG ------------------------------------------------------------------ */
@@ -677,6 +744,43 @@ static void test_sample_types(void **state)
     wt_image_free(&back);
 }
 
+/* ---- Netpbm ----------------------------------------------------------------- */
+
+/* @p text (a Netpbm file) decoded: @p n samples of @p depth bits. */
+static void assert_pnm_samples(const char *text, size_t size, int depth, const unsigned *want,
+                               size_t n)
+{
+    wt_image img;
+    assert_int_equal(wt_image_load_memory(text, size, "t.pgm", NULL, &img), WT_OK);
+    assert_int_equal(img.bit_depth, depth);
+    assert_int_equal((size_t)img.width * img.height * (size_t)img.channels, n);
+    for (size_t i = 0; i < n; i++)
+        assert_int_equal(depth == 8 ? ((uint8_t *)img.pixels)[i] : ((uint16_t *)img.pixels)[i],
+                         want[i]);
+    wt_image_free(&img);
+}
+
+/* maxval other than 255/65535 scaled as pamdepth: (v * top + maxval / 2) / maxval,
+ * halves up (5 of 10 -> 127.5 -> 128, 3 of 10 -> 76.5 -> 77); 16-bit big-endian. */
+static void test_pnm_samples(void **state)
+{
+    (void)state;
+    static const char p2[] = "P2 # c\n4 1\n10\n0 3 5 10\n";
+    assert_pnm_samples(p2, sizeof p2 - 1, 8, (const unsigned[]){0, 77, 128, 255}, 4);
+    static const char p5[] = "P5\n2 1\n65535\n\x01\x02\xff\xfe";
+    assert_pnm_samples(p5, sizeof p5 - 1, 16, (const unsigned[]){0x0102, 0xfffe}, 2);
+    static const char p6[] = "P6\n1 1\n1000\n\x00\x01\x01\xf4\x03\xe8";
+    assert_pnm_samples(p6, sizeof p6 - 1, 16, (const unsigned[]){66, 32768, 65535}, 3);
+    static const char p3[] = "P3\n1 1\n255\n1\n2\n3";
+    assert_pnm_samples(p3, sizeof p3 - 1, 8, (const unsigned[]){1, 2, 3}, 3);
+    wt_image img;
+    static const char high[] = "P2\n1 1\n10\n11\n";
+    assert_int_equal(wt_image_load_memory(high, sizeof high - 1, "h.pgm", NULL, &img),
+                     WT_ERR_FORMAT);
+    assert_message_has("h.pgm: corrupt Netpbm data (sample 11 above maxval 10)");
+    assert_null(img.pixels);
+}
+
 static void test_jpeg_encode(void **state)
 {
     (void)state;
@@ -735,7 +839,7 @@ static void test_load_errors(void **state)
     const char *text = scratch("text.png");
     write_file(text, "hello, world\n", 13);
     assert_int_equal(wt_image_load(text, NULL, &img), WT_ERR_FORMAT);
-    assert_message_has("text.png: not a PNG, JPEG, TIFF or NPY image");
+    assert_message_has("text.png: not a PNG, JPEG, TIFF, NPY or Netpbm image");
     assert_null(img.pixels);
     const char *zip = scratch("coeffs.png");
     write_file(zip, "PK\x03\x04", 4);
@@ -753,7 +857,7 @@ static void test_save_errors(void **state)
     random_image(&img, 3, 3, 3, 8);
     assert_int_equal(wt_image_save(scratch("out.bmp"), &img, NULL, WT_FORMAT_PNG),
                      WT_ERR_INVALID);
-    assert_message_has("out.bmp: unknown output format (use .png, .jpg, .jpeg, .npz, .tif, .tiff or .npy)");
+    assert_message_has("out.bmp: unknown output format (use .png, .jpg, .jpeg, .npz, .tif, .tiff, .npy, .pgm, .ppm or .pnm)");
     assert_int_equal(wt_image_save(scratch("no/such/dir/x.png"), &img, NULL, WT_FORMAT_PNG),
                      WT_ERR_IO);
     assert_message_has("no/such/dir/x.png: No such file or directory");
@@ -1480,7 +1584,7 @@ static void test_stream_inputs(void **state)
     double t0 = wt_seconds();
     alarm(20); /* a hang fails the test instead of the suite's timeout */
     assert_int_equal(wt_image_load("/dev/zero", NULL, &img), WT_ERR_FORMAT);
-    assert_message_has("/dev/zero: not a PNG, JPEG, TIFF or NPY image");
+    assert_message_has("/dev/zero: not a PNG, JPEG, TIFF, NPY or Netpbm image");
     assert_int_equal(wt_npz_load("/dev/zero", &pyr, &meta), WT_ERR_FORMAT);
     assert_message_has("/dev/zero: not a coefficient file");
     const char *fifo = scratch("fifo.png");
@@ -1632,6 +1736,8 @@ int main(int argc, char **argv)
     const struct CMUnitTest tests[] = {
         T(test_format_from_path),
         T(test_format_registry),
+        T(test_format_capabilities),
+        T(test_tiff_level),
         T(test_png_roundtrip_8bit),
         T(test_png_roundtrip_16bit),
         T(test_png_low_bit_gray),
@@ -1647,6 +1753,7 @@ int main(int argc, char **argv)
         T(test_jpeg_scan_limit),
         T(test_jpeg_scan_bomb),
         T(test_jpeg_encode),
+        T(test_pnm_samples),
         T(test_sample_types),
         T(test_load_errors),
         T(test_save_errors),
