@@ -1,7 +1,6 @@
 /* Parsing of a command's options: its rows (options.h) drive getopt_long,
  * the checks that an option applies to the command, and the help text. */
 #include "options.h"
-#include "transform_options.h"
 
 #include <errno.h>
 #include <getopt.h>

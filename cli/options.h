@@ -42,6 +42,7 @@ typedef struct cli_threshold {
  * struct (cli_options.own). getopt_long's tables, --help, the "does not apply"
  * message and the shell completions (which read --help) all come from the rows. */
 struct cli_options;
+struct cli_command;
 struct cli_opt;
 
 /* What a row's parser is given. */
@@ -115,6 +116,12 @@ int cli_parse_transform(const cli_arg *a);
 int cli_parse_border(const cli_arg *a);
 int cli_parse_levels(const cli_arg *a);
 int cli_parse_depth(const cli_arg *a); /* 8, 16 or f32 (WT_DEPTH_F32) into an int */
+/* The options of a --transform kind go with it (its class's params), and the
+ * kind has the hooks @p cmd needs: CLI_CONTINUE, or the usage error's code. */
+int cli_check_transform_options(const struct cli_command *cmd, const struct cli_options *o);
+/* --transform's choices for a command needing @p needs (WT_THOOK_*), each with
+ * its help line, in the registry's order ({TRANSFORMS} in help texts). */
+const char *cli_transform_choices(unsigned needs, char *buf, size_t size);
 
 /* A subcommand: one cli/cmd_NAME.c defines `const cli_command cmd_NAME` and
  * cli/main.c lists it (help, dispatch). */

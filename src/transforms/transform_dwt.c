@@ -17,7 +17,7 @@ static int dwt_max_level(size_t height, size_t width)
 
 const wt_transform_class wt_transform_dwt = {
     .name = "dwt",
-    .help = "dwt (default)",
+    .help = "dwt",
     .kind = WT_TRANSFORM_DWT,
     .params = WT_TPARAM_WAVELET | WT_TPARAM_MODE | WT_TPARAM_METHOD | WT_TPARAM_QSTEP |
               WT_TPARAM_DENOISE_EXTRAS,
