@@ -163,7 +163,7 @@ static int run_roundtrip(const cli_options *o)
 {
     roundtrip_ctx ctx = {0};
     batch_plan plan = {"roundtrip", 0, o->output, o->outdir, o->suffix, o->ext, CLI_DEFAULT_EXT,
-                       WT_HOLDS_IMAGE};
+                       WT_HOLDS_IMAGE, 2};
     int both = !o->psnr && !o->mse;
     ctx.spec = (report_spec){o->format, o->psnr || both, o->mse || both,
                              o->threshold != THRESHOLD_NONE, 0, o->qstep};
