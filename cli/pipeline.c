@@ -80,8 +80,8 @@ static wt_status pool_add_auto(pipeline *p, const wt_auto_job *job)
 {
     char why[200];
     const char *force = getenv("WT_AUTO_DEVICE"); /* "gpu": whenever one opens */
-    if (force && strcmp(force, "gpu") == 0)
-        job = NULL;
+    if ((force && strcmp(force, "gpu") == 0) || !strstr(wt_backends(), "cuda"))
+        job = NULL; /* (without CUDA, "auto" itself says why) */
     if (job && job->samples > 0 && !wt_auto_prefers_gpu(job, why, sizeof why)) {
         if (p->opt->verbose)
             fprintf(stderr, "wavetool: CPU engine chosen, GPU not opened: %s\n", why);
