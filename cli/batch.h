@@ -67,6 +67,7 @@ typedef struct batch_plan {
     const char *outdir, *suffix, *ext; /* -O DIR, --suffix, --ext */
     const char *default_ext;
     unsigned walk_holds;       /* a directory walk picks up files of formats holding this */
+    int passes;                /* transforms per input, for --device auto (0: one) */
 } batch_plan;
 
 /* Items from the positional arguments. Returns CLI_CONTINUE, or the exit code

@@ -44,11 +44,12 @@ static void print_help(FILE *out)
           out);
 }
 
-static void print_version(void)
+/* The GPU is opened (about 0.35 s) only for --version -v. */
+static void print_version(int verbose)
 {
     printf("wavetool %s\nlibrary %s\nbackends: %s\n", WT_VERSION, WT_VERSION_STRING,
            wt_backends());
-    if (!strstr(wt_backends(), "cuda"))
+    if (!strstr(wt_backends(), "cuda") || !verbose)
         return;
     wt_engine *gpu = NULL;
     if (wt_engine_open(&gpu, "cuda") == WT_OK)
@@ -68,7 +69,8 @@ static int run_command(int argc, char **argv)
         return EXIT_ALL_DONE;
     }
     if (strcmp(name, "--version") == 0 || strcmp(name, "-V") == 0) {
-        print_version();
+        int verbose = argc > 2 && (strcmp(argv[2], "-v") == 0 || strcmp(argv[2], "--verbose") == 0);
+        print_version(verbose);
         return EXIT_ALL_DONE;
     }
     for (size_t i = 0; i < COMMAND_COUNT; i++)

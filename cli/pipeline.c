@@ -20,8 +20,12 @@ int pipeline_run_files(pipeline *p, const cli_options *o, const batch_plan *plan
     batch b = {0};
     int rc = batch_plan_files(&b, plan, o->args, o->nargs);
     const int workers = pipeline_workers(o->jobs, b.count);
+    wt_auto_job job = {0, plan->passes > 0 ? plan->passes : 1,
+                       o->params.wavelet ? o->params.wavelet->filter_len : 2, wt_cpu_count()};
+    for (size_t i = 0; rc == CLI_CONTINUE && i < b.count && strcmp(o->device, "auto") == 0; i++)
+        job.samples += wt_probe_samples(b.items[i].input);
     if (rc == CLI_CONTINUE)
-        rc = pipeline_open(p, o, workers);
+        rc = pipeline_open(p, o, workers, strcmp(o->device, "auto") == 0 ? &job : NULL);
     if (rc == CLI_CONTINUE) {
         batch_run_options run = {workers, o->quiet, o->verbose, o->no_clobber, report};
         if (header)
@@ -68,10 +72,22 @@ static wt_status pool_add(pipeline *p, const char *device)
     return st;
 }
 
-/* --device auto: the GPU when one opens, else the CPU engine; -v says why a
- * GPU that is there was not used (no code for it in this build, say). */
-static wt_status pool_add_auto(pipeline *p)
+/* --device auto: the CPU engine when it is predicted to finish the job first
+ * (@p job; NULL: not known), else the GPU when one opens, else the CPU engine;
+ * -v says which and why (no code for the GPU in this build, say). */
+static wt_status pool_add_auto(pipeline *p, const wt_auto_job *job)
 {
+    char why[200];
+    const char *force = wt_env()->auto_device; /* "gpu": whenever one opens */
+    if ((force && strcmp(force, "gpu") == 0) || !strstr(wt_backends(), "cuda"))
+        job = NULL; /* (without CUDA, "auto" itself says why) */
+    if (job && job->samples > 0 && !wt_auto_prefers_gpu(job, why, sizeof why)) {
+        if (p->opt->verbose)
+            fprintf(stderr, "wavetool: CPU engine chosen, GPU not opened: %s\n", why);
+        return pool_add(p, "cpu");
+    }
+    if (job && job->samples > 0 && p->opt->verbose)
+        fprintf(stderr, "wavetool: GPU chosen: %s\n", why);
     if (wt_gpu_count() > 0) {
         if (pool_add(p, "cuda") == WT_OK)
             return WT_OK;
@@ -147,7 +163,7 @@ static void say_engines(const pipeline *p, int workers, int threads)
         fprintf(stderr, "wavetool: %d GPUs, %d files at a time\n", p->nengines, workers);
 }
 
-int pipeline_open(pipeline *p, const cli_options *opt, int workers)
+int pipeline_open(pipeline *p, const cli_options *opt, int workers, const wt_auto_job *job)
 {
     memset(p, 0, sizeof *p);
     p->opt = opt;
@@ -166,7 +182,7 @@ int pipeline_open(pipeline *p, const cli_options *opt, int workers)
     wt_status st;
     if (strcmp(list, "all") == 0 || strchr(list, ','))
         st = open_gpu_list(p, list);
-    else if ((st = strcmp(opt->device, "auto") == 0 ? pool_add_auto(p)
+    else if ((st = strcmp(opt->device, "auto") == 0 ? pool_add_auto(p, job)
                                                     : pool_add(p, opt->device)) == WT_OK &&
              wt_engine_is_cpu(p->engines[0]))
         st = open_more_cpu_engines(p, workers, threads);

@@ -36,8 +36,9 @@ typedef struct pipeline {
 } pipeline;
 
 /* Open the engines named by --device; -v says which run. Returns an exit
- * code, or CLI_CONTINUE. @p workers: files processed at a time. */
-int pipeline_open(pipeline *p, const cli_options *opt, int workers);
+ * code, or CLI_CONTINUE. @p workers: files processed at a time; @p job:
+ * what --device auto weighs (NULL: try the GPU first). */
+int pipeline_open(pipeline *p, const cli_options *opt, int workers, const wt_auto_job *job);
 void pipeline_close(pipeline *p);
 
 /* Work for an engine: called with an engine of the pool, and again with a

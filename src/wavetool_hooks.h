@@ -39,6 +39,7 @@ typedef struct wt_env_knobs {
     const char *cuda_pdl;         /* WT_CUDA_PDL */
     const char *cuda_bench_calls; /* WT_CUDA_BENCH_CALLS */
     const char *cuda_wide53;      /* WT_CUDA_WIDE53 */
+    const char *auto_device;      /* WT_AUTO_DEVICE */
     const char *tmpdir;           /* TMPDIR */
 } wt_env_knobs;
 const wt_env_knobs *wt_env(void);
@@ -61,6 +62,26 @@ double wt_median(double *v, size_t n);
 /* The k-th smallest of @p v[0..n) (k < n), by Hoare's selection; @p v is
  * reordered so that v[0..k) <= v[k] <= v(k..n). */
 double wt_select_kth(double *v, size_t n, size_t k);
+
+/* The samples (width x height x channels x pages) an input's header declares,
+ * read without decoding it; its size in bytes where the format does not say
+ * (.npz) or the header cannot be read; 0 for standard input or an unreadable
+ * path. For choosing an engine before any input is decoded. */
+uint64_t wt_probe_samples(const char *path);
+
+/* --device auto's choice, made before either engine is opened
+ * (src/engine/auto_device.c has the model and its measurements). */
+typedef struct wt_auto_job {
+    uint64_t samples; /* every input's samples (wt_probe_samples) */
+    int passes;       /* transforms over the data: 1 decompose, 2 roundtrip, 3 denoise */
+    int taps;         /* the wavelet's filter length */
+    int threads;      /* threads the CPU engine would use in all */
+} wt_auto_job;
+/* Predicted seconds of the job's transforms on each engine (the GPU's with its opening). */
+double wt_auto_cpu_seconds(const wt_auto_job *job);
+double wt_auto_gpu_seconds(const wt_auto_job *job);
+/* 1 when the GPU is predicted to finish first; @p why (NULL: none) gets the numbers. */
+int wt_auto_prefers_gpu(const wt_auto_job *job, char *why, size_t size);
 
 /* Put "@p prefix: " in front of the current error message (that of a function
  * that did not know the file, say); returns @p st. Does nothing for WT_OK. */

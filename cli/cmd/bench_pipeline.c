@@ -168,7 +168,7 @@ static int bench_files(const cli_options *o, batch *b)
 {
     pipeline p;
     int workers = pipeline_workers(o->jobs, b->count);
-    int rc = pipeline_open(&p, o, workers);
+    int rc = pipeline_open(&p, o, workers, NULL);
     if (rc != CLI_CONTINUE)
         return rc;
     double in_bytes = warm_page_cache(b);
@@ -216,7 +216,7 @@ static int run_bench_pipeline(const cli_options *o)
         }
     }
     batch_plan plan = {"bench --pipeline", 0, NULL, tmpdir[0] ? tmpdir : o->outdir, o->suffix,
-                       o->ext, CLI_DEFAULT_EXT, WT_HOLDS_IMAGE};
+                       o->ext, CLI_DEFAULT_EXT, WT_HOLDS_IMAGE, 1};
     if (rc == CLI_CONTINUE)
         rc = batch_plan_files(&b, &plan, o->args, o->nargs);
     if (rc == CLI_CONTINUE)

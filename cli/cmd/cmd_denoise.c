@@ -218,8 +218,11 @@ static int check_denoise_options(const cli_options *o)
 static int run_denoise(const cli_options *o)
 {
     denoise_ctx ctx = {0};
+    /* forward, estimate and inverse, for each cycle-spin shift */
+    int spin = ((const denoise_cli_options *)o->own)->denoise.cycle_spin;
+    int shifts = (spin + 1) * (spin + 1);
     batch_plan plan = {"denoise", 1, NULL, o->outdir, o->suffix, o->ext, CLI_DEFAULT_EXT,
-                       WT_HOLDS_IMAGE};
+                       WT_HOLDS_IMAGE, 3 * shifts};
     ctx.verbose = o->verbose;
     int rc = cli_check_output("denoise", o, !o->outdir && o->nargs == 2 ? o->args[1] : NULL,
                               cmd_denoise.writes);

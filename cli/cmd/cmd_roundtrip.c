@@ -251,7 +251,7 @@ static int run_roundtrip(const cli_options *o)
     const roundtrip_options *own = o->own;
     roundtrip_ctx ctx = {0};
     batch_plan plan = {"roundtrip", 0, own->output, o->outdir, o->suffix, o->ext,
-                       CLI_DEFAULT_EXT, WT_HOLDS_IMAGE};
+                       CLI_DEFAULT_EXT, WT_HOLDS_IMAGE, 2};
     int both = !own->psnr && !own->mse;
     ctx.spec = (report_spec){o->format, own->psnr || both, own->mse || both,
                              own->details.kind != THRESHOLD_NONE, 0, own->qstep};

@@ -13,6 +13,8 @@
  *   WT_CUDA_PDL=0|2         programmatic dependent launches off / everywhere
  *   WT_CUDA_BENCH_CALLS=N   bench: N calls between the timing events of a run
  *   WT_CUDA_WIDE53=1        64-bit legall53 lifting steps on every level
+ *   WT_AUTO_DEVICE=gpu      --device auto takes the GPU whenever one opens,
+ *                           whatever the job's size (tests; default: weighed)
  *   TMPDIR                  bench --pipeline's temporary folder (default /tmp)
  *
  * (WT_EMU_NO_DEVICE belongs to cuda/emu/, the CPU emulator of the CUDA
@@ -38,6 +40,7 @@ static void read_knobs(void)
         .cuda_pdl = getenv("WT_CUDA_PDL"),
         .cuda_bench_calls = getenv("WT_CUDA_BENCH_CALLS"),
         .cuda_wide53 = getenv("WT_CUDA_WIDE53"),
+        .auto_device = getenv("WT_AUTO_DEVICE"),
         .tmpdir = getenv("TMPDIR"),
     };
 }

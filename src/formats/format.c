@@ -2,10 +2,12 @@
  * each with its name, extensions, sniffer, decoder, encoder and what it holds.
  * Extension lookup, sniffing, help text and messages all read this table. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
 #include "format.h"
+#include "wavetool_hooks.h"
 
 /* Row i is wt_file_format i; the named ones first, at their enum values. */
 static const wt_codec *const codecs[] = {
@@ -62,6 +64,24 @@ const wt_codec *wt_codec_sniff(const uint8_t *data, size_t size)
         if (codecs[f]->is_a(data, size))
             return codecs[f];
     return NULL;
+}
+
+uint64_t wt_probe_samples(const char *path)
+{
+    FILE *fp = strcmp(path, "-") == 0 ? NULL : fopen(path, "rb");
+    if (!fp)
+        return 0;
+    uint8_t *head = malloc(WT_PROBE_HEAD);
+    size_t got = head ? fread(head, 1, WT_PROBE_HEAD, fp) : 0;
+    uint64_t samples = 0;
+    const wt_codec *codec = got ? wt_codec_sniff(head, got) : NULL;
+    if (codec && codec->probe)
+        samples = codec->probe(head, got, path);
+    if (samples == 0 && fseeko(fp, 0, SEEK_END) == 0) /* as many samples as bytes */
+        samples = (uint64_t)ftello(fp);
+    free(head);
+    fclose(fp);
+    return samples;
 }
 
 /* Append @p text to @p buf at @p *len, cut to @p size. */

@@ -58,7 +58,14 @@ typedef struct wt_codec {
                            wt_image *img);
     const wt_page_reader *pages_in;   /**< NULL: one image a file */
     const wt_page_writer *pages_out;  /**< NULL: writes one image a file */
+    /** The samples (width x height x channels x pages) the file's header
+     *  declares, from its first @p size bytes @p head (up to WT_PROBE_HEAD) or
+     *  from @p path; 0 when the header does not say. NULL: unknown. */
+    uint64_t (*probe)(const uint8_t *head, size_t size, const char *path);
 } wt_codec;
+
+/** Bytes of a file's start handed to a codec's probe. */
+#define WT_PROBE_HEAD 65536
 
 extern const wt_codec wt_codec_png;  /* src/png_io.c */
 extern const wt_codec wt_codec_jpeg; /* src/jpeg_io.c */

@@ -310,6 +310,27 @@ static int is_jpeg(const uint8_t *data, size_t size)
     return wt_starts_like(data, size, magic, sizeof magic);
 }
 
+/* The first SOFn segment (n not 4, 8, 12: DHT, JPG, DAC) holds height,
+ * width and components; segments before it are skipped by their lengths. */
+static uint64_t jpeg_probe(const uint8_t *head, size_t size, const char *path)
+{
+    (void)path;
+    size_t at = 2;
+    while (at + 9 < size && head[at] == 0xff) {
+        uint8_t marker = head[at + 1];
+        size_t length = (size_t)head[at + 2] << 8 | head[at + 3];
+        if (marker >= 0xc0 && marker <= 0xcf && marker != 0xc4 && marker != 0xc8 && marker != 0xcc)
+            return ((uint64_t)head[at + 5] << 8 | head[at + 6]) *
+                   ((uint64_t)head[at + 7] << 8 | head[at + 8]) * head[at + 9];
+        if (marker == 0xff) { /* fill byte */
+            at++;
+            continue;
+        }
+        at += 2 + length;
+    }
+    return 0;
+}
+
 static const char *const jpeg_extensions[] = {"jpg", "jpeg", NULL};
 
 /* Gray or RGB; alpha is dropped when written. */
@@ -320,5 +341,5 @@ static const wt_save_option_info jpeg_options[] = {
 
 const wt_codec wt_codec_jpeg = {
     {"JPEG", jpeg_extensions, WT_HOLDS_IMAGE, 1u << 8, 3, 0, jpeg_options},
-    is_jpeg, 3, wt_jpeg_decode, wt_jpeg_encode, NULL, NULL, NULL,
+    is_jpeg, 3, wt_jpeg_decode, wt_jpeg_encode, NULL, NULL, NULL, jpeg_probe,
 };

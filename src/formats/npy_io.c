@@ -220,6 +220,19 @@ static int is_npy(const uint8_t *data, size_t size)
     return wt_starts_like(data, size, WT_NPY_MAGIC, 6);
 }
 
+/* The product of the shape: every sample of every page and channel. */
+static uint64_t npy_probe(const uint8_t *head, size_t size, const char *path)
+{
+    (void)path;
+    wt_npy_header h;
+    if (wt_npy_parse_header(head, size, size, &h) != WT_NPY_OK)
+        return 0;
+    uint64_t samples = 1;
+    for (int i = 0; i < h.ndim; i++)
+        samples = h.shape[i] && samples > UINT64_MAX / h.shape[i] ? UINT64_MAX : samples * h.shape[i];
+    return samples;
+}
+
 /* ---- pages: a 3-D array read one 2-D page at a time ------------------------
  * The file is mapped; a page's samples are gathered through the strides of
  * its layout and order, and the mapped part is released after each page, so
@@ -396,5 +409,5 @@ static const char *const npy_extensions[] = {"npy", NULL};
 const wt_codec wt_codec_npy = {
     {"NPY", npy_extensions, WT_HOLDS_IMAGE, 1u << 8 | 1u << 16, WT_MAX_CHANNELS, 1, NULL},
     is_npy, 10, wt_npy_decode, wt_npy_encode,
-    NULL, &npy_pages_in, &npy_pages_out,
+    NULL, &npy_pages_in, &npy_pages_out, npy_probe,
 };

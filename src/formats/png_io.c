@@ -487,6 +487,19 @@ static int is_png(const uint8_t *data, size_t size)
     return wt_starts_like(data, size, magic, sizeof magic);
 }
 
+/* IHDR: width and height (big-endian) at 16 and 20, colour type at 25. */
+static uint64_t png_probe(const uint8_t *head, size_t size, const char *path)
+{
+    (void)path;
+    if (size < 26 || memcmp(head + 12, "IHDR", 4) != 0)
+        return 0;
+    static const int channels_of_type[7] = {1, 0, 3, 3, 2, 0, 4};
+    uint64_t w = (uint64_t)head[16] << 24 | (uint64_t)head[17] << 16 | head[18] << 8 | head[19];
+    uint64_t h = (uint64_t)head[20] << 24 | (uint64_t)head[21] << 16 | head[22] << 8 | head[23];
+    int type = head[25];
+    return type < 7 ? w * h * (uint64_t)channels_of_type[type] : 0;
+}
+
 static const char *const png_extensions[] = {"png", NULL};
 
 static const wt_save_option_info png_options[] = {
@@ -496,5 +509,5 @@ static const wt_save_option_info png_options[] = {
 
 const wt_codec wt_codec_png = {
     {"PNG", png_extensions, WT_HOLDS_IMAGE, 1u << 8 | 1u << 16, 4, 0, png_options},
-    is_png, 8, wt_png_decode, wt_png_encode, NULL, NULL, NULL,
+    is_png, 8, wt_png_decode, wt_png_encode, NULL, NULL, NULL, png_probe,
 };

@@ -251,10 +251,22 @@ static int is_pnm(const uint8_t *data, size_t size)
            (size < 3 || is_space(data[2]));
 }
 
+/* The samples the header declares (width x height x channels). */
+static uint64_t pnm_probe(const uint8_t *head, size_t size, const char *path)
+{
+    pnm_reader r = {head, size, 0, path};
+    pnm_header h = {0};
+    uint64_t samples = 0;
+    if (size >= 2 && read_header(&r, &h) == WT_OK)
+        samples = (uint64_t)h.width * h.height * (uint64_t)h.channels;
+    wt_error_clear(); /* the decode that follows says what is wrong */
+    return samples;
+}
+
 static const char *const pnm_extensions[] = {"pgm", "ppm", "pnm", NULL};
 
 /* Gray or RGB; alpha is dropped when written. */
 const wt_codec wt_codec_pnm = {
     {"Netpbm", pnm_extensions, WT_HOLDS_IMAGE, 1u << 8 | 1u << 16, 3, 0, NULL},
-    is_pnm, 3, pnm_decode, pnm_encode, NULL, NULL, NULL,
+    is_pnm, 3, pnm_decode, pnm_encode, NULL, NULL, NULL, pnm_probe,
 };

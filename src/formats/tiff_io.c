@@ -12,10 +12,12 @@
  * through the limits of every image read before the image is allocated, and its
  * messages are collected per file (never printed). */
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <tiffio.h>
 #include <unistd.h>
 
@@ -487,6 +489,8 @@ static int is_tiff(const uint8_t *data, size_t size)
 }
 
 
+static uint64_t tiff_probe(const uint8_t *head, size_t size, const char *path);
+
 
 /* ---- pages: a file read one page at a time ---------------------------------
  * A regular file is read through pread (libtiff keeps one strip or tile of it),
@@ -877,5 +881,29 @@ static const wt_save_option_info tiff_options[] = {
 const wt_codec wt_codec_tiff = {
     {"TIFF", tiff_extensions, WT_HOLDS_IMAGE, 1u << 8 | 1u << 16, WT_MAX_CHANNELS, 1, tiff_options},
     is_tiff, 8, wt_tiff_decode, wt_tiff_encode,
-    wt_tiff_load_file, &tiff_pages_in, &tiff_pages_out,
+    wt_tiff_load_file, &tiff_pages_in, &tiff_pages_out, tiff_probe,
 };
+
+/* Every page's samples, from the directories alone (no strip is read). */
+static uint64_t tiff_probe(const uint8_t *head, size_t size, const char *path)
+{
+    (void)head;
+    (void)size;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    struct stat sb;
+    if (fd < 0)
+        return 0;
+    uint64_t samples = 0;
+    if (fstat(fd, &sb) == 0) {
+        wt_load_options opt = {.max_pixels = WT_DEFAULT_MAX_PIXELS};
+        wt_tiff_pages *t = NULL;
+        wt_image layout;
+        size_t pages = 0;
+        if (wt_tiff_pages_open(fd, (uint64_t)sb.st_size, path, &opt, &t, &pages, &layout) == WT_OK)
+            samples = (uint64_t)layout.width * layout.height * (uint64_t)layout.channels * pages;
+        wt_tiff_pages_close(t);
+        wt_warning_clear(); /* the decode that follows says what it has to say */
+    }
+    close(fd);
+    return samples;
+}

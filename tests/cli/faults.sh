@@ -213,9 +213,19 @@ done
 case_ "roundtrip --device cuda, no visible GPU: exit 1" 1 "wavetool: *CUDA*" \
     env CUDA_VISIBLE_DEVICES= "$WT" roundtrip --device cuda small.png
 
+# --device auto weighs the job before opening anything: one small image stays
+# on the CPU engine (on any machine, GPU or not); --version opens no GPU
+mkdir auto
+why="*wavetool: CPU engine chosen, GPU not opened: *"
+[[ $backends == *cuda* ]] || why="*built without CUDA*"
+case_ "--device auto -v, one small image: the CPU engine, GPU not opened" 0 "$why" \
+    "$WT" decompose -v --device auto -l 3 t1.png auto/c.png
+expect "--version has no gpu line (it opens no GPU); --version -v has" \
+    bash -c "! '$WT' --version | grep -q '^gpu:' && { [[ '$backends' != *cuda* ]] || '$WT' --version -v | grep -q '^gpu: '; }"
+
 # GPU only: WT_CUDA_MEM_LIMIT caps device memory
-if [[ $backends == *cuda* ]] && "$WT" --version | grep -q '^gpu: ' &&
-    ! "$WT" --version | grep -q '^gpu: none'; then
+if [[ $backends == *cuda* ]] && "$WT" --version -v | grep -q '^gpu: ' &&
+    ! "$WT" --version -v | grep -q '^gpu: none'; then
     mkdir gpu
     case_ "WT_CUDA_MEM_LIMIT=1M --device cuda: the file fails clearly" 1 "wavetool: t1.png: *" \
         env WT_CUDA_MEM_LIMIT=1M "$WT" decompose --device cuda -l 3 t1.png gpu/m.png
@@ -223,11 +233,11 @@ if [[ $backends == *cuda* ]] && "$WT" --version | grep -q '^gpu: ' &&
         sh -c "[ $(lines) -eq 1 ] && [ -z \"\$(ls -A gpu)\" ]"
     case_ "WT_CUDA_MEM_LIMIT=1M --device auto -v: falls back to the CPU engine" 0 \
         "*t1.png: *using the CPU engine*" \
-        env WT_CUDA_MEM_LIMIT=1M "$WT" decompose -v --device auto -l 3 t1.png gpu/a.png
+        env WT_CUDA_MEM_LIMIT=1M WT_AUTO_DEVICE=gpu "$WT" decompose -v --device auto -l 3 t1.png gpu/a.png
     expect "WT_CUDA_MEM_LIMIT fallback: output written" valid_images gpu/a.png
     case_ "WT_CUDA_MEM_LIMIT=1M batch --device auto: all done on the CPU" 0 \
         "wavetool: 2 files: 2 done, 0 failed" \
-        env WT_CUDA_MEM_LIMIT=1M "$WT" decompose --device auto -l 3 -O gpu/b t1.png t2.png
+        env WT_CUDA_MEM_LIMIT=1M WT_AUTO_DEVICE=gpu "$WT" decompose --device auto -l 3 -O gpu/b t1.png t2.png
 else
     skip "WT_CUDA_MEM_LIMIT with --device cuda and auto" "no usable GPU (backends: $backends)"
 fi

@@ -65,9 +65,10 @@ expect "mosaic is 8-bit RGB of coeffs_to_array's size (37x29 haar -l 2: 10+10+19
     test "$($TOOL info m.png)" = "39 31 3 8"
 case_ "decompose -v says the engine" 0 "*wavetool: engine: *" "$WT" decompose -v -l 1 rgb8.png m1.png
 # issue 20 item 6: -v says why the GPU engine was not used; bench defaults to auto
+# (WT_AUTO_DEVICE=gpu: auto tries the GPU whatever the job's size)
 case_ "decompose -v says why the GPU was not used" 0 \
     "wavetool: GPU engine not used: *; using the CPU engine*wavetool: engine: cpu*" \
-    env CUDA_VISIBLE_DEVICES= "$WT" decompose -v -l 1 rgb8.png m1.png
+    env CUDA_VISIBLE_DEVICES= WT_AUTO_DEVICE=gpu "$WT" decompose -v -l 1 rgb8.png m1.png
 # the CPU engine's threads follow the affinity mask (taskset, schedulers'
 # cpusets), not the machine's processor count
 if command -v taskset >/dev/null && [ "$(nproc --all)" -gt 1 ]; then
