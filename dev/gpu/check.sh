@@ -1,5 +1,5 @@
 #!/bin/bash
-# One device call: build the working tree for the GPU present (gpu_archs=auto),
+# One device call: build the working tree for sm_90 (GPU_ARCHS=... for others),
 # meson test (GPU suites included), the CUDA engine against the CPU engine,
 # then benches. From the project's root with .gpu-deps and .gpu-libs carried
 # (.gpu-libs/tiff: libtiff's headers and a .pc for the GPU machine, which has
@@ -18,7 +18,8 @@ nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,clocks.max.mem --format
 t0=$(date +%s)
 lap() { echo "[$(($(date +%s) - t0)) s] $*"; }
 build() { # dir srcdir
-    meson setup "$1" "$2" -Dcuda=enabled --buildtype=release -Dtests=true >"$OUT/setup-$1.log" 2>&1 &&
+    meson setup "$1" "$2" -Dcuda=enabled -Dgpu_archs=${GPU_ARCHS:-90} -Dgpu_ptx=false --buildtype=release \
+        -Dtests=true >"$OUT/setup-$1.log" 2>&1 &&
         ninja -C "$1" >"$OUT/build-$1.log" 2>&1 || { tail -n 30 "$OUT/build-$1.log" "$OUT/setup-$1.log"; return 1; }
 }
 if [ -n "${BASE:-}" ]; then
