@@ -65,8 +65,9 @@ double wt_select_kth(double *v, size_t n, size_t k);
 
 /* The samples (width x height x channels x pages) an input's header declares,
  * read without decoding it; its size in bytes where the format does not say
- * (.npz) or the header cannot be read; 0 for standard input or an unreadable
- * path. For choosing an engine before any input is decoded. */
+ * or the header cannot be read; 0 for standard input, anything but a regular
+ * file (a FIFO is never opened) or an unreadable path. For choosing an engine
+ * before any input is decoded. */
 uint64_t wt_probe_samples(const char *path);
 
 /* --device auto's choice, made before either engine is opened

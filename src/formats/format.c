@@ -3,6 +3,7 @@
  * Extension lookup, sniffing, help text and messages all read this table. */
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <string.h>
 #include <strings.h>
 
@@ -68,7 +69,10 @@ const wt_codec *wt_codec_sniff(const uint8_t *data, size_t size)
 
 uint64_t wt_probe_samples(const char *path)
 {
-    FILE *fp = strcmp(path, "-") == 0 ? NULL : fopen(path, "rb");
+    struct stat sb; /* regular files only: opening a FIFO would wait for its writer */
+    if (strcmp(path, "-") == 0 || stat(path, &sb) != 0 || !S_ISREG(sb.st_mode))
+        return 0;
+    FILE *fp = fopen(path, "rb");
     if (!fp)
         return 0;
     uint8_t *head = malloc(WT_PROBE_HEAD);
