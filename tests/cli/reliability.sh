@@ -1,0 +1,57 @@
+#!/bin/bash
+# Issue 32, the third outside attack (TAP output for meson): TIFF strips and
+# tiles that do not fill the image, JPEG inside TIFF, layer sidecars, --layers
+# outputs, numerics at the edges of the sample types, hostile names in SVG and
+# TSV, 1xN images and messages that must name what differs. Same helpers as
+# run_cli_tests.sh; hostile TIFFs come from tests/cli/hostile_tiff.py.
+# Usage: reliability.sh WAVETOOL SOURCE_DIR
+set -u
+export LC_ALL=C
+# shellcheck source=tap.sh
+. "$(dirname "$0")/tap.sh"
+HTIFF="$PY $SRC/tests/cli/hostile_tiff.py"
+one_line() { [ "$(printf '%s\n' "$err" | grep -c .)" -eq 1 ]; }
+
+# ---- (1, 2) TIFF blocks: filled completely or refused ---------------------------
+$TOOL png g16.png 16 16 gray 8 random 1
+"$WT" roundtrip -q -l 1 -o g16.jpg g16.png
+$HTIFF jpeg-strip jpeg64.tif g16.jpg 64 64 # claims 64x64, holds a 16x16 JPEG
+case_ "JPEG strip smaller than the page: refused (JPEG-in-TIFF is not read)" 1 \
+    "wavetool: jpeg64.tif: unsupported TIFF (JPEG compression*)" \
+    "$WT" roundtrip -l 1 -o jpeg64.png jpeg64.tif
+expect "short JPEG strip: no output" test ! -e jpeg64.png
+$HTIFF jpeg-strip jpeg16.tif g16.jpg 16 16
+case_ "a well-formed JPEG-in-TIFF: refused in one line" 1 \
+    "wavetool: jpeg16.tif: unsupported TIFF (JPEG compression*)" "$WT" roundtrip -l 1 jpeg16.tif
+# the same JPEG stream with its scan corrupted
+{ head -c 300 g16.jpg; head -c 100 /dev/zero; tail -c +401 g16.jpg; } >bad.jpg
+$HTIFF jpeg-strip badjpeg.tif bad.jpg 16 16
+case_ "a corrupt JPEG scan inside a TIFF: refused" 1 "wavetool: badjpeg.tif: *" \
+    "$WT" roundtrip -l 1 badjpeg.tif
+expect "corrupt JPEG scan in a TIFF: one line" one_line
+for n in 1 2; do
+    $HTIFF planes planes$n.tif $n
+    case_ "planar RGB with $n of 3 strip offsets: refused, the strip named" 1 \
+        "wavetool: planes$n.tif: corrupt TIFF (strip $n has no data in the file*)" \
+        "$WT" roundtrip -l 1 planes$n.tif
+done
+$HTIFF planes planes3.tif 3
+case_ "planar RGB with its 3 strip offsets: read" 0 "" "$WT" roundtrip -q -l 1 planes3.tif
+$HTIFF tiles tiles1.tif 1
+case_ "4 tiles with 1 tile offset: refused" 1 \
+    "wavetool: tiles1.tif: corrupt TIFF (tile 1 has no data in the file*)" \
+    "$WT" roundtrip -l 1 tiles1.tif
+$HTIFF tiles tiles4.tif 4
+case_ "4 tiles with 4 offsets: read" 0 "" "$WT" roundtrip -q -l 1 tiles4.tif
+
+# ---- (10) messages that name what differs ----------------------------------------
+$HTIFF pages photometric.tif 1 0
+case_ "pages differing only in photometric: the message names it" 1 \
+    "wavetool: photometric.tif: page 1 is *MinIsWhite; page 0 is *MinIsBlack: *" \
+    "$WT" roundtrip -l 1 photometric.tif
+$HTIFF pages format.tif f1 f2
+case_ "pages differing only in sample format: the message names it" 1 \
+    "wavetool: format.tif: page 1 is 8x8, 1 signed sample*; page 0 is 8x8, 1 unsigned sample*" \
+    "$WT" roundtrip -l 1 format.tif
+
+tap_done
