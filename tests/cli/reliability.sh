@@ -14,7 +14,7 @@ one_line() { [ "$(printf '%s\n' "$err" | grep -c .)" -eq 1 ]; }
 
 # ---- (1, 2) TIFF blocks: filled completely or refused ---------------------------
 $TOOL png g16.png 16 16 gray 8 random 1
-"$WT" roundtrip -q -l 1 -o g16.jpg g16.png
+"$WT" roundtrip -q -l 1 -o g16.jpg g16.png >/dev/null
 $HTIFF jpeg-strip jpeg64.tif g16.jpg 64 64 # claims 64x64, holds a 16x16 JPEG
 case_ "JPEG strip smaller than the page: refused (JPEG-in-TIFF is not read)" 1 \
     "wavetool: jpeg64.tif: unsupported TIFF (JPEG compression*)" \
@@ -29,11 +29,11 @@ $HTIFF jpeg-strip badjpeg.tif bad.jpg 16 16
 case_ "a corrupt JPEG scan inside a TIFF: refused" 1 "wavetool: badjpeg.tif: *" \
     "$WT" roundtrip -l 1 badjpeg.tif
 expect "corrupt JPEG scan in a TIFF: one line" one_line
-for n in 1 2; do
-    $HTIFF planes planes$n.tif $n
-    case_ "planar RGB with $n of 3 strip offsets: refused, the strip named" 1 \
-        "wavetool: planes$n.tif: corrupt TIFF (strip $n has no data in the file*)" \
-        "$WT" roundtrip -l 1 planes$n.tif
+for k in 1 2; do
+    $HTIFF planes planes$k.tif $k
+    case_ "planar RGB with $k of 3 strip offsets: refused, the strip named" 1 \
+        "wavetool: planes$k.tif: corrupt TIFF (strip $k has no data in the file*)" \
+        "$WT" roundtrip -l 1 planes$k.tif
 done
 $HTIFF planes planes3.tif 3
 case_ "planar RGB with its 3 strip offsets: read" 0 "" "$WT" roundtrip -q -l 1 planes3.tif
@@ -53,5 +53,18 @@ $HTIFF pages format.tif f1 f2
 case_ "pages differing only in sample format: the message names it" 1 \
     "wavetool: format.tif: page 1 is 8x8, 1 signed sample*; page 0 is 8x8, 1 unsigned sample*" \
     "$WT" roundtrip -l 1 format.tif
+# reconstruct out of memory while the coefficients load: the file is named
+$TOOL png big.png 2048 2048 gray 8 gradient
+"$WT" decompose -l 1 big.png big.npz >/dev/null
+if bash -c 'ulimit -v 60000 && exec "$0" --version' "$WT" >/dev/null 2>&1; then
+    for kib in 25000 30000 40000; do
+        case_ "reconstruct under ulimit -v $kib: out of memory names the file" 1 \
+            "wavetool: big.npz: out of memory*" \
+            bash -c 'ulimit -v "$1" && exec "$0" reconstruct --max-memory 0 big.npz oom.png' \
+            "$WT" "$kib"
+    done
+else
+    skip "reconstruct under ulimit -v: the file named" "no start under ulimit -v (sanitizer build)"
+fi
 
 tap_done
