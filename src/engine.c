@@ -112,7 +112,21 @@ wt_status wt_check_transform(wt_params *p, const wt_pyramid *pyr, const wt_image
     if (img && (img->height != pyr->height || img->width != pyr->width ||
                 img->channels != pyr->channels || !img->pixels))
         return wt_error_set(WT_ERR_INVALID, "image and coefficients differ in shape");
-    return WT_OK;
+    return img ? wt_check_integer_lifting(pyr->dtype == WT_INT32, img) : WT_OK;
+}
+
+/* legall53 lifts 32-bit integers on both engines: samples of up to 16 bits
+ * and their levels' growth fit; 32-bit samples would saturate (a uint32
+ * maximum came back as 2^31, exit 0). Refused rather than wrong. */
+wt_status wt_check_integer_lifting(int integer, const wt_image *img)
+{
+    wt_sample_type t = wt_image_stored(img);
+    if (!integer || t.kind == WT_SAMPLE_FLOAT || t.bits <= 16)
+        return WT_OK;
+    return wt_error_set(WT_ERR_UNSUPPORTED,
+                        "%s %d-bit samples do not fit legall53's 32-bit integer lifting "
+                        "(exact up to 16 bits): convert them, or use bior2.2 (floating point)",
+                        t.kind == WT_SAMPLE_INT ? "signed" : "unsigned", t.bits);
 }
 
 static wt_status timed(wt_engine *engine, double *part, wt_status st, double t0)

@@ -89,7 +89,7 @@ static wt_status check_image(const wt_epyramid *p, const wt_image *img)
                             "image differs from the pyramid's %zux%zu, %d channels, or is not "
                             "8/16-bit or float32",
                             s->width, s->height, s->channels);
-    return WT_OK;
+    return wt_check_integer_lifting(s->dtype == WT_INT32, img);
 }
 
 /* Engines' image ops take 8/16-bit samples of 1-4 channels; float32 images

@@ -10,6 +10,9 @@ struct alone (classic little-endian TIFF, one directory):
                                            with COUNT TileOffsets
   hostile_tiff.py strips OUT COMPRESSION   a 16x16 gray page of 4-row strips,
                                            COMPRESSION none|deflate (a seed)
+  hostile_tiff.py const OUT W H KIND BITS VALUE
+                                           a W x H gray page of VALUE everywhere, SampleFormat
+                                           KIND u|i|f of BITS (1e38, inf, nan for floats)
   hostile_tiff.py pages OUT FIRST SECOND   two 8x8 gray pages differing only in
                                            photometric (0, 1) or SampleFormat (f1, f2)
 """
@@ -120,8 +123,20 @@ def pages(path, first, second):
     tiff(path, page(first), page(second))
 
 
+def const(path, w, h, kind, bits, value):
+    """A W x H gray page of samples VALUE, SampleFormat KIND (u, i, f) of BITS."""
+    w, h, bits = int(w), int(h), int(bits)
+    code = {("u", 8): "B", ("u", 16): "H", ("u", 32): "I", ("i", 8): "b", ("i", 16): "h",
+            ("i", 32): "i", ("f", 32): "f", ("f", 64): "d"}[(kind, bits)]
+    number = float(value) if kind == "f" else int(value)
+    tags = gray(w, h, bits)
+    tags.update({339: (SHORT, [" uif".index(kind)]), ROWS_PER_STRIP: (LONG, [h]),
+                 STRIP_OFFSETS: (LONG, ["blob:0"]), STRIP_COUNTS: (LONG, [w * h * bits // 8])})
+    tiff(path, (tags, [struct.pack("<" + code, number) * (w * h)]))
+
+
 def main(argv):
-    commands = {"jpeg-strip": jpeg_strip, "planes": planes, "tiles": tiles, "strips": strips,
+    commands = {"const": const, "jpeg-strip": jpeg_strip, "planes": planes, "tiles": tiles, "strips": strips,
                 "pages": pages}
     if len(argv) < 3 or argv[1] not in commands:
         sys.exit(__doc__)

@@ -44,6 +44,31 @@ case_ "4 tiles with 1 tile offset: refused" 1 \
 $HTIFF tiles tiles4.tif 4
 case_ "4 tiles with 4 offsets: read" 0 "" "$WT" roundtrip -q -l 1 tiles4.tif
 
+# ---- (7) legall53 lifts in int32: 32-bit integer samples refused, 16-bit exact --
+$HTIFF const u32max.tif 8 8 u 32 4294967295
+$HTIFF const i32min.tif 8 8 i 32 -2147483648
+$HTIFF const u32small.tif 8 8 u 32 1000
+for f in u32max i32min u32small; do
+    for device in cpu auto; do
+        case_ "legall53 roundtrip of $f (--device $device): refused in one line" 1 \
+            "wavetool: $f.tif: * 32-bit samples do not fit legall53's 32-bit integer lifting*" \
+            "$WT" roundtrip --device $device -w legall53 -l 2 --psnr $f.tif
+        expect "legall53 $f (--device $device): one line" one_line
+    done
+    case_ "legall53 decompose of $f to .npz: refused" 1 "wavetool: $f.tif: *legall53*" \
+        "$WT" decompose -w legall53 -l 2 $f.tif $f.npz
+    case_ "legall53 mosaic of $f: refused" 1 "wavetool: $f.tif: *legall53*" \
+        "$WT" decompose -w legall53 -l 2 $f.tif $f.png
+    expect "legall53 $f: no output" test ! -e $f.npz -a ! -e $f.png
+done
+$HTIFF const u16max.tif 8 8 u 16 65535
+$HTIFF const i16min.tif 8 8 i 16 -32768
+for f in u16max i16min; do
+    case_ "legall53 roundtrip of $f: exact" 0 "" "$WT" roundtrip -q -w legall53 -l 3 $f.tif
+    "$WT" decompose -w legall53 -l 3 $f.tif $f.npz && "$WT" reconstruct $f.npz $f-back.tif
+    case_ "legall53 $f through .npz: PSNR inf" 0 "" "$WT" compare -q $f.tif $f-back.tif
+done
+
 # ---- (10) messages that name what differs ----------------------------------------
 $HTIFF pages photometric.tif 1 0
 case_ "pages differing only in photometric: the message names it" 1 \
