@@ -71,6 +71,8 @@ static wt_status image_transform(wt_engine *engine, const wt_params *params, int
     wt_status st = check_image(img);
     if (st == WT_OK)
         st = wt_check_transform(&p, pyr, img);
+    if (st == WT_OK)
+        st = wt_check_samples_fit(&p, img, !inverse);
     if (st != WT_OK)
         return st;
     engine->times.calls++;
@@ -128,7 +130,7 @@ static void keep_or_replace(wt_image *out, wt_image *drawn)
 static wt_status check_input(const wt_params *p, const wt_image *img)
 {
     wt_status st = check_image(img);
-    return st == WT_OK ? wt_check_integer_lifting(p->wavelet->integer, img) : st;
+    return st == WT_OK ? wt_check_samples_fit(p, img, 1) : st;
 }
 
 wt_status wt_mosaic_image(wt_engine *engine, const wt_params *params, const wt_image *img,

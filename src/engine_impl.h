@@ -226,8 +226,11 @@ struct wt_engine {
 wt_status wt_check_transform(wt_params *p, const wt_pyramid *pyr, const wt_image *img);
 
 /* WT_ERR_UNSUPPORTED when @p img's samples would not be exact in the int32
- * lifting of an @p integer wavelet (legall53): 32-bit integer samples. */
-wt_status wt_check_integer_lifting(int integer, const wt_image *img);
+ * lifting of legall53 (32-bit integer samples), or WT_ERR_LIMIT when a
+ * float32-held image's samples are not finite or so large that the
+ * transform of resolved @p p (both directions) could overflow float32; the
+ * values are read only when @p input (an output image: its type alone). */
+wt_status wt_check_samples_fit(const wt_params *p, const wt_image *img, int input);
 
 /* 1 when @p r names a band of @p s: cA only at the coarsest level (0 levels:
  * the image), details at levels 1..levels, a channel of s (src/pyramid.c). */

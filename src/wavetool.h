@@ -643,6 +643,10 @@ typedef struct wt_quality {
 } wt_quality;
 
 wt_status wt_quality_compare(const wt_image *a, const wt_image *b, wt_quality *q);
+/** wt_quality_compare with the PSNR's peak given (@p peak > 0; 0: the rule
+ *  above): float32-held copies of 8/16-bit images keep their 255 or 65535. */
+wt_status wt_quality_compare_peak(const wt_image *a, const wt_image *b, double peak,
+                                  wt_quality *q);
 
 /** Threshold the detail coefficients of @p pyr in place (cA untouched), as
  *  pywt.threshold: hard zeroes |v| < @p value; soft also moves the others

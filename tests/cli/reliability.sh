@@ -69,6 +69,28 @@ for f in u16max i16min; do
     case_ "legall53 $f through .npz: PSNR inf" 0 "" "$WT" compare -q $f.tif $f-back.tif
 done
 
+# ---- (6) numerics: overflowing or non-finite floats refused, NaN never perfect ----
+for spec in "f1e38 f 32 1e38" "f3e38 f 32 3e38" "finf f 32 inf" "fminf f 32 -inf" \
+    "fnan f 32 nan" "d1e300 f 64 1e300"; do
+    set -- $spec
+    $HTIFF const "$1.tif" 8 8 "$2" "$3" "$4"
+    case_ "roundtrip of $1 (float $3 $4): refused in one line" 1 "wavetool: $1.tif: *" \
+        "$WT" roundtrip -l 2 --psnr -o "$1-back.tif" "$1.tif"
+    expect "roundtrip of $1: one line, no output" sh -c "[ ! -e $1-back.tif ] && [ $(printf '%s\n' "$err" | grep -c .) -eq 1 ]"
+    case_ "decompose of $1 to .npz: refused" 1 "wavetool: $1.tif: *" \
+        "$WT" decompose -l 2 "$1.tif" "$1.npz"
+done
+$HTIFF const f1e6.tif 8 8 f 32 1e6
+case_ "float 1e6: transformed" 0 "" "$WT" roundtrip -q -l 2 f1e6.tif
+run "$WT" compare fnan.tif fnan.tif
+case_ "compare of all-NaN images: PSNR nan, never inf" 0 "" "$WT" compare fnan.tif fnan.tif
+expect "all-NaN compare: no 'PSNR inf'" sh -c "! grep -q 'PSNR inf' '$out' && grep -q 'PSNR nan' '$out'"
+# --depth 16 of an exact 8-bit image: what is written is exact; peak 2^8 - 1
+run "$WT" roundtrip -l 3 -w db4 --depth 16 --psnr g16.png
+expect "roundtrip --depth 16 of an 8-bit image: PSNR inf" grep -qx 'g16.png: PSNR inf dB' "$out"
+run "$WT" roundtrip -l 3 -w db4 --depth 8 --psnr g16.png
+expect "roundtrip --depth 8 of an 8-bit image: PSNR inf" grep -qx 'g16.png: PSNR inf dB' "$out"
+
 # ---- (10) messages that name what differs ----------------------------------------
 $HTIFF pages photometric.tif 1 0
 case_ "pages differing only in photometric: the message names it" 1 \
