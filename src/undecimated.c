@@ -142,7 +142,7 @@ wt_status wt_uparams_check(const wt_uparams *p, size_t height, size_t width)
     if (p->wavelet->filter_len > WT_UTAPS)
         return wt_error_set(WT_ERR_UNSUPPORTED, "swt: %s has more than %d taps",
                             p->wavelet->name, WT_UTAPS);
-    if (p->start_level < 0 || p->start_level + p->levels > WT_MAX_LEVELS)
+    if (p->start_level < 0 || p->start_level > WT_MAX_LEVELS - p->levels) /* no overflow */
         return wt_error_set(WT_ERR_INVALID,
                             "swt: start level %d + %d levels is more than %d", p->start_level,
                             p->levels, WT_MAX_LEVELS);

@@ -447,6 +447,11 @@ wt_status wt_outfile_open(wt_outfile *f, const char *path);
 /** Flush, fsync-free close and rename. Any write error seen: WT_ERR_IO, nothing left behind. */
 wt_status wt_outfile_commit(wt_outfile *f);
 void wt_outfile_abort(wt_outfile *f);
+/** wt_image_save's encoding (@p format, checks and stored type as there) into
+ *  the open output @p out, not committed: a set of outputs that must appear
+ *  together (decompose --layers) is written, then committed or aborted as one. */
+wt_status wt_image_write(wt_outfile *out, const wt_image *img, const wt_save_options *opt,
+                         wt_file_format format);
 
 /** How temporary output files are made and let go of, process-wide (the
  *  program's business, e.g. cli/process.c: a list its fatal-signal handler

@@ -91,6 +91,58 @@ expect "roundtrip --depth 16 of an 8-bit image: PSNR inf" grep -qx 'g16.png: PSN
 run "$WT" roundtrip -l 3 -w db4 --depth 8 --psnr g16.png
 expect "roundtrip --depth 8 of an 8-bit image: PSNR inf" grep -qx 'g16.png: PSNR inf dB' "$out"
 
+# ---- (3) layer sidecars: every field bounded ---------------------------------------
+mkdir lay
+"$WT" decompose --transform swt -l 2 --layers g16.png lay/g.png
+for spec in "start_level 0/start_level 2147483647" "start_level 0/start_level -1" \
+    "levels 2/levels 99999999999999999999" "width 16/width 4294967297" "width 16/width 0x10" \
+    "channels 1/channels 65" "norm 0/norm 7" "all_approx 0/all_approx -2147483648" \
+    "bit_depth 8/bit_depth 12" "norm 0/nor 0"; do
+    sed "s/$spec/" lay/g_layers.txt >"lay/h_layers.txt"
+    case_ "sidecar with '${spec#*/}': refused in one line" 1 \
+        "wavetool: lay/h_layers.txt: not a wavetool layers file (*)" \
+        "$WT" reconstruct lay/h_layers.txt lay/h.png
+    expect "sidecar '${spec#*/}': no output" test ! -e lay/h.png
+done
+sed 's/ 128$/ inf/' lay/g_layers.txt >lay/h_layers.txt
+case_ "sidecar with a layer scale of inf: refused" 1 "wavetool: lay/h_layers.txt: *layer line*" \
+    "$WT" reconstruct lay/h_layers.txt lay/h.png
+case_ "the sidecar as written: reconstructs" 0 "" "$WT" reconstruct lay/g_layers.txt lay/back.png
+case_ "the sidecar as written: exact" 0 "" "$WT" compare -q g16.png lay/back.png
+
+# ---- (4) --layers outputs follow the output rules -----------------------------------
+mkdir lo
+cp g16.png lo/in_c.png
+case_ "--layers: a layer that would be the input is refused" 1 \
+    "wavetool: lo/in_c.png: output lo/in_c.png is the input file; not overwritten" \
+    "$WT" decompose --transform starlet -l 1 --layers lo/in_c.png lo/in.png
+expect "--layers: the input is intact, no other layer written" \
+    sh -c "cmp -s g16.png lo/in_c.png && [ \"\$(ls -A lo)\" = in_c.png ]"
+case_ "--layers from standard input: its file is not a layer either" 1 \
+    "wavetool: (stdin): output lo/in_c.png is the input file; not overwritten" \
+    sh -c '"$0" decompose --transform starlet -l 1 --layers - lo/in.png <lo/in_c.png' "$WT"
+"$WT" decompose --transform starlet -l 1 --layers g16.png lo/x.png
+touch -d 2001-01-01 lo/x_w1.png lo/x_layers.txt
+case_ "--layers -n: an existing set is skipped" 0 "" \
+    "$WT" decompose -n --transform starlet -l 1 --layers g16.png lo/x.png
+expect "--layers -n: the existing set untouched" \
+    sh -c '[ "$(stat -c %Y lo/x_w1.png lo/x_layers.txt | sort -u)" = "$(date -d 2001-01-01 +%s)" ]'
+touch lo/y_w1.png
+case_ "--layers -n: one existing file skips the set" 0 "" \
+    "$WT" decompose -n --transform starlet -l 1 --layers g16.png lo/y.png
+expect "--layers -n: nothing written" sh -c '[ ! -s lo/y_w1.png ] && [ ! -e lo/y_c.png ] && [ ! -e lo/y_layers.txt ]'
+mkdir lf
+$TOOL png r200.png 200 200 gray 8 random 3
+case_ "--layers over ulimit -f: fails" 1 "wavetool: lf/r_*: *" \
+    bash -c 'ulimit -f 30 && exec "$0" decompose --transform swt -l 2 --layers r200.png lf/r.png' "$WT"
+expect "--layers over ulimit -f: no layer, sidecar or temporary file left" no_temp_files lf
+weird=$(printf 'lo/we ird\001\377%%name.png')
+case_ "--layers: a name with a space, a control byte, 0xff and %" 0 "" \
+    "$WT" decompose --transform swt -l 1 --layers g16.png "$weird"
+case_ "--layers: that sidecar reconstructs" 0 "" \
+    "$WT" reconstruct "${weird%.png}_layers.txt" lo/weird-back.png
+case_ "--layers: exactly" 0 "" "$WT" compare -q g16.png lo/weird-back.png
+
 # ---- (10) messages that name what differs ----------------------------------------
 $HTIFF pages photometric.tif 1 0
 case_ "pages differing only in photometric: the message names it" 1 \
