@@ -428,11 +428,10 @@ typedef struct header_field {
 
 static wt_status read_field(FILE *f, const char *path, const header_field *h)
 {
-    char key[32], value[64], what[160], *end;
-    if (fscanf(f, " %31s %63s", key, value) != 2 || strcmp(key, h->key) != 0) {
-        snprintf(what, sizeof what, "header: no %s line where expected", h->key);
-        return bad_sidecar(path, what);
-    }
+    char key[32], value[64], *end;
+    if (fscanf(f, " %31s %63s", key, value) != 2 || strcmp(key, h->key) != 0)
+        return wt_error_set(WT_ERR_FORMAT, "%s: not a wavetool layers file (header): no %s "
+                            "line where expected", path, h->key);
     if (h->text) {
         memcpy(h->text, value, sizeof value);
         return WT_OK;
@@ -441,9 +440,9 @@ static wt_status read_field(FILE *f, const char *path, const header_field *h)
     *h->num = strtol(value, &end, 10);
     if (end != value && !*end && !errno && *h->num >= h->min && *h->num <= h->max)
         return WT_OK;
-    snprintf(what, sizeof what, "%s %s: an integer from %ld to %ld expected", h->key, value,
-             h->min, h->max);
-    return bad_sidecar(path, what);
+    return wt_error_set(WT_ERR_FORMAT, "%s: not a wavetool layers file (header): %s %s, "
+                        "an integer from %ld to %ld expected", path, h->key, value, h->min,
+                        h->max);
 }
 
 /* "key value" lines of the header, in order, each checked. */

@@ -100,7 +100,7 @@ for spec in "start_level 0/start_level 2147483647" "start_level 0/start_level -1
     "bit_depth 8/bit_depth 12" "norm 0/nor 0"; do
     sed "s/$spec/" lay/g_layers.txt >"lay/h_layers.txt"
     case_ "sidecar with '${spec#*/}': refused in one line" 1 \
-        "wavetool: lay/h_layers.txt: not a wavetool layers file (*)" \
+        "wavetool: lay/h_layers.txt: not a wavetool layers file (*" \
         "$WT" reconstruct lay/h_layers.txt lay/h.png
     expect "sidecar '${spec#*/}': no output" test ! -e lay/h.png
 done
@@ -142,6 +142,21 @@ case_ "--layers: a name with a space, a control byte, 0xff and %" 0 "" \
 case_ "--layers: that sidecar reconstructs" 0 "" \
     "$WT" reconstruct "${weird%.png}_layers.txt" lo/weird-back.png
 case_ "--layers: exactly" 0 "" "$WT" compare -q g16.png lo/weird-back.png
+
+# ---- (8) hostile names in SVG and TSV ------------------------------------------------
+hostile=$(printf 'h\033[31m\377\001<&>"x.png')
+cp g16.png "$hostile"
+well_formed() { $PY -c 'import sys, xml.etree.ElementTree as E; E.parse(sys.argv[1])' "$1"; }
+case_ "stats --plot of a name with ESC, 0xff, 0x01 and markup" 0 "" \
+    "$WT" stats -q --plot hostile.svg "$hostile" g16.png
+expect "the SVG is well-formed XML" well_formed hostile.svg
+expect "the SVG holds no control byte" sh -c "! LC_ALL=C grep -q \"\$(printf '[\\001\\033]')\" hostile.svg"
+for cmd in "roundtrip -l 1" "stats" "sigma"; do
+    run "$WT" $cmd --format tsv "$hostile"
+    expect "$cmd --format tsv: no raw ESC or 0x01 in the output" \
+        sh -c "! LC_ALL=C grep -q \"\$(printf '[\\001\\033]')\" '$out'"
+    expect "$cmd --format tsv: the name escaped as the text output does" grep -qF 'h\x1b[31m' "$out"
+done
 
 # ---- (10) messages that name what differs ----------------------------------------
 $HTIFF pages photometric.tif 1 0
