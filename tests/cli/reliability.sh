@@ -158,6 +158,23 @@ for cmd in "roundtrip -l 1" "stats" "sigma"; do
     expect "$cmd --format tsv: the name escaped as the text output does" grep -qF 'h\x1b[31m' "$out"
 done
 
+# ---- (9) 1xN and Nx1 images: line buffers of the lines that exist, counted -----------
+$PY "$SRC/tests/cli/hostile.py" wide wide.png 4000000 1
+$PY "$SRC/tests/cli/hostile.py" wide tall.png 1 4000000
+for f in wide tall; do
+    case_ "$f 4000000-pixel line: --max-memory 100M counts its line buffers" 1 \
+        "wavetool: $f.png: a * image of 1 channel needs about * MiB, more than the 100 MiB allowed*" \
+        "$WT" roundtrip -l 3 --max-memory 100M $f.png
+    if bash -c 'ulimit -v 60000 && exec "$0" --version' "$WT" >/dev/null 2>&1; then
+        # about 170 MB resident, 450 MB mapped; 16 copies of the line mapped 3.5 GB
+        case_ "$f 4000000-pixel line: roundtrip within ulimit -v 1 GB" 0 "*" \
+            bash -c 'ulimit -v 1000000 && exec "$0" roundtrip -l 3 --max-memory 0 "$1"' "$WT" $f.png
+        expect "$f line: exact" grep -q "PSNR inf" "$out"
+    else
+        skip "$f line under ulimit -v" "no start under ulimit -v (sanitizer build)"
+    fi
+done
+
 # ---- (10) messages that name what differs ----------------------------------------
 $HTIFF pages photometric.tif 1 0
 case_ "pages differing only in photometric: the message names it" 1 \
