@@ -9,7 +9,7 @@ struct alone (classic little-endian TIFF, one directory):
   hostile_tiff.py tiles OUT COUNT          a 32x32 gray page of 16x16 tiles (4)
                                            with COUNT TileOffsets
   hostile_tiff.py strips OUT COMPRESSION   a 16x16 gray page of 4-row strips,
-                                           COMPRESSION none|deflate (a seed)
+                                           COMPRESSION none|lzw|deflate (a seed)
   hostile_tiff.py const OUT W H KIND BITS VALUE
                                            a W x H gray page of VALUE everywhere, SampleFormat
                                            KIND u|i|f of BITS (1e38, inf, nan for floats)
@@ -96,12 +96,44 @@ def tiles(path, count):
     tiff(path, (tags, blobs))
 
 
+def lzw(data):
+    """TIFF's LZW: MSB-first codes from 9 bits, Clear first, EOI last, the code
+    width growing one code early (as libtiff writes it)."""
+    bits, nbits = 0, 0
+    out = bytearray()
+    width, table, w = 9, {bytes([i]): i for i in range(256)}, b""
+
+    def emit(code):
+        nonlocal bits, nbits
+        bits, nbits = (bits << width) | code, nbits + width
+        while nbits >= 8:
+            nbits -= 8
+            out.append((bits >> nbits) & 0xFF)
+
+    emit(256)
+    for c in data:
+        if w + bytes([c]) in table:
+            w += bytes([c])
+            continue
+        emit(table[w])
+        table[w + bytes([c])] = len(table) + 2
+        if len(table) + 2 == (1 << width) - 1 and width < 12:
+            width += 1
+        w = bytes([c])
+    emit(table[w])
+    emit(257)
+    if nbits:
+        out.append((bits << (8 - nbits)) & 0xFF)
+    return bytes(out)
+
+
 def strips(path, compression):
     rows = [bytes([(y * 16 + x) % 256 for x in range(16)]) for y in range(16)]
     raw = [b"".join(rows[4 * s:4 * s + 4]) for s in range(4)]
-    blobs = [zlib.compress(r) for r in raw] if compression == "deflate" else raw
+    codec = {"none": (1, bytes), "lzw": (5, lzw), "deflate": (8, zlib.compress)}[compression]
+    blobs = [codec[1](r) for r in raw]
     tags = gray(16, 16)
-    tags.update({COMPRESSION: (SHORT, [8 if compression == "deflate" else 1]),
+    tags.update({COMPRESSION: (SHORT, [codec[0]]),
                  ROWS_PER_STRIP: (LONG, [4]),
                  STRIP_OFFSETS: (LONG, ["blob:%d" % s for s in range(4)]),
                  STRIP_COUNTS: (LONG, [len(b) for b in blobs])})
