@@ -125,10 +125,13 @@ static double growth_log2(const wt_params *p)
 {
     const wt_wavelet *w = p->wavelet;
     const double *filters[4] = {w->dec_lo, w->dec_hi, w->rec_lo, w->rec_hi};
+    int j2k = w->kind == WT_KIND_JPEG2000; /* their true lengths (dwt_line.c) */
+    const int taps[4] = {j2k ? w->support_lo : w->filter_len, j2k ? w->support_hi : w->filter_len,
+                         j2k ? w->support_hi : w->filter_len, j2k ? w->support_lo : w->filter_len};
     double g = 1.0;
     for (int f = 0; f < 4; f++) {
         double l1 = 0.0;
-        for (int i = 0; filters[f] && i < w->filter_len; i++)
+        for (int i = 0; filters[f] && i < taps[f]; i++)
             l1 += fabs(filters[f][i]);
         g = l1 > g ? l1 : g;
     }
@@ -153,9 +156,14 @@ static wt_status check_float_range(const wt_params *p, const wt_image *img)
                                 isnan(s[i]) ? "NaN" : "infinite");
         top = a > top ? a : top;
     }
-    double limit = ldexp(1.0, (int)floor(log2(FLT_MAX) - growth_log2(p)));
+    /* legall53 truncates float samples to int32 and lifts them exactly within 16 bits */
+    double limit = p->wavelet->integer ? 65535.0
+                                       : ldexp(1.0, (int)floor(log2(FLT_MAX) - growth_log2(p)));
     if (top <= limit)
         return WT_OK;
+    if (p->wavelet->integer)
+        return wt_error_set(WT_ERR_LIMIT, "samples up to %.3g do not fit legall53's integer "
+                            "lifting (exact within +-65535): scale them, or use bior2.2", top);
     return wt_error_set(WT_ERR_LIMIT, "samples up to %.3g could overflow float32 in %d levels of "
                         "%s (at most %.3g here): scale them down", top, p->levels,
                         p->wavelet->name, limit);
@@ -167,14 +175,12 @@ static wt_status check_float_range(const wt_params *p, const wt_image *img)
 wt_status wt_check_samples_fit(const wt_params *p, const wt_image *img, int input)
 {
     wt_sample_type t = wt_image_stored(img);
-    if (input && img->bit_depth == WT_DEPTH_F32 && !p->wavelet->integer)
-        return check_float_range(p, img);
-    if (!p->wavelet->integer || t.kind == WT_SAMPLE_FLOAT || t.bits <= 16)
-        return WT_OK;
-    return wt_error_set(WT_ERR_UNSUPPORTED,
-                        "%s %d-bit samples do not fit legall53's 32-bit integer lifting "
-                        "(exact up to 16 bits): convert them, or use bior2.2 (floating point)",
-                        t.kind == WT_SAMPLE_INT ? "signed" : "unsigned", t.bits);
+    if (p->wavelet->integer && t.kind != WT_SAMPLE_FLOAT && t.bits > 16)
+        return wt_error_set(WT_ERR_UNSUPPORTED,
+                            "%s %d-bit samples do not fit legall53's 32-bit integer lifting "
+                            "(exact up to 16 bits): convert them, or use bior2.2 (floating point)",
+                            t.kind == WT_SAMPLE_INT ? "signed" : "unsigned", t.bits);
+    return input && img->bit_depth == WT_DEPTH_F32 ? check_float_range(p, img) : WT_OK;
 }
 
 static wt_status timed(wt_engine *engine, double *part, wt_status st, double t0)

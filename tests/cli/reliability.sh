@@ -82,6 +82,11 @@ for spec in "f1e38 f 32 1e38" "f3e38 f 32 3e38" "finf f 32 inf" "fminf f 32 -inf
 done
 $HTIFF const f1e6.tif 8 8 f 32 1e6
 case_ "float 1e6: transformed" 0 "" "$WT" roundtrip -q -l 2 f1e6.tif
+case_ "float 1e6 with legall53 (exact within 16 bits): refused" 1 \
+    "wavetool: f1e6.tif: samples up to 1e+06 do not fit legall53's integer lifting*" \
+    "$WT" roundtrip -l 2 -w legall53 f1e6.tif
+case_ "NaN with legall53: refused" 1 "wavetool: fnan.tif: the sample at (0, 0) is NaN*" \
+    "$WT" roundtrip -l 2 -w legall53 fnan.tif
 run "$WT" compare fnan.tif fnan.tif
 case_ "compare of all-NaN images: PSNR nan, never inf" 0 "" "$WT" compare fnan.tif fnan.tif
 expect "all-NaN compare: no 'PSNR inf'" sh -c "! grep -q 'PSNR inf' '$out' && grep -q 'PSNR nan' '$out'"
