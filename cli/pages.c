@@ -18,7 +18,7 @@ char *pages_label(const char *file, size_t page)
     return batch_strdupf("%s[%zu]", file, page);
 }
 
-static wt_status refuse_other_output(const page_binding *b, const char *path)
+wt_status pages_refuse_other_output(const page_binding *b, const char *path)
 {
     return wt_error_set(WT_ERR_UNSUPPORTED,
                         "%s: a stack of %zu pages writes one output (%s), not one file per "
@@ -91,7 +91,7 @@ wt_status pages_save(pipeline *p, page_binding *page, const char *out, const wt_
     if (!b && !(page && page->pages > 1))
         return pipeline_save(p, out, img);
     double t0 = wt_seconds();
-    wt_status st = b ? add_image(b, img) : refuse_other_output(page, out);
+    wt_status st = b ? add_image(b, img) : pages_refuse_other_output(page, out);
     pipeline_add_time(p, &p->stats.encode, t0);
     return st;
 }

@@ -68,6 +68,9 @@ wt_status pages_save_pyramid(pipeline *p, page_binding *page, const char *out,
                              const wt_pyramid *pyr, const wt_npz_meta *meta);
 wt_status pages_save_bands(pipeline *p, page_binding *page, const char *out,
                            const wt_uparams *up, const float *bands, const wt_npz_meta *meta);
+/* The error of a second output while a stack of several pages is processed:
+ * a stack writes one output. */
+wt_status pages_refuse_other_output(const page_binding *page, const char *path);
 /* The item @p page belongs to, for its notes (NULL without a page). */
 batch_item *pages_item(const page_binding *page);
 

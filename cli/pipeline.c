@@ -336,7 +336,7 @@ wt_status pipeline_load_coefficients(pipeline *p, const char *in, wt_pyramid *py
     *bands = NULL;
     wt_status st = wt_npz_load_any(in, &p->opt->load, pyr, bands, up, meta);
     pipeline_add_time(p, &p->stats.decode, t0);
-    return st;
+    return pipeline_name_error(st, in); /* out of memory, say, may not name it */
 }
 
 /* ---- the transform --------------------------------------------------------- */

@@ -110,10 +110,15 @@ void sb_escaped(strbuf *sb, const char *s, const char *chars, const char *const 
     }
 }
 
+/* Tabs, line ends, backslashes and every other control character (ESC...)
+ * escaped as the text output escapes them: one field on one line. */
 void sb_tsv_field(strbuf *sb, const char *s)
 {
-    static const char *const with[] = {"\\t", "\\n", "\\r", "\\\\"};
-    sb_escaped(sb, s, "\t\n\r\\", with);
+    char shown[8];
+    for (; *s; s++) {
+        char one[2] = {*s, '\0'};
+        sb_printf(sb, "%s", *s == '\\' ? "\\\\" : wt_escape_controls(shown, sizeof shown, one));
+    }
 }
 
 void sb_number(strbuf *sb, report_format f, double v)

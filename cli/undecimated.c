@@ -6,8 +6,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include "pages.h"
 #include "undecimated.h"
 
 /* How a path appears in messages. */
@@ -245,10 +247,106 @@ static int read_sidecar_samples(FILE *f, wt_sample_type *t)
     return 0;
 }
 
-static wt_status write_layers(pipeline *p, page_binding *page, const wt_image *img,
-                              const wt_uparams *up, const float *stack, const char *out)
+/* A layer's file name in the sidecar, one token whatever its bytes: bytes
+ * outside printable ASCII, space and '%' written as %XX. */
+static void escape_name(const char *name, char *out, size_t cap)
 {
-    char stem[4096], path[4200], name[16], holders[128];
+    size_t o = 0;
+    for (const unsigned char *c = (const unsigned char *)name; *c && o + 4 < cap; c++)
+        o += (size_t)(*c > ' ' && *c < 0x7f && *c != '%'
+                          ? snprintf(out + o, cap - o, "%c", *c)
+                          : snprintf(out + o, cap - o, "%%%02X", *c));
+    out[o] = '\0';
+}
+
+/* escape_name undone in place; 0 for a bad escape or a NUL byte. */
+static int unescape_name(char *s)
+{
+    char *o = s;
+    for (const char *c = s; *c; c++) {
+        unsigned v;
+        int used = 0;
+        if (*c != '%') {
+            *o++ = *c;
+            continue;
+        }
+        if (sscanf(c + 1, "%2x%n", &v, &used) != 1 || used != 2 || v == 0)
+            return 0;
+        *o++ = (char)v;
+        c += 2;
+    }
+    *o = '\0';
+    return 1;
+}
+
+/* 1 when @p path is the input @p in (a file, or standard input's). */
+static int is_the_input(const char *path, const char *in)
+{
+    struct stat a, b;
+    if (strcmp(in, "-") != 0)
+        return wt_same_file(path, in);
+    return stat(path, &a) == 0 && fstat(STDIN_FILENO, &b) == 0 && a.st_dev == b.st_dev &&
+           a.st_ino == b.st_ino;
+}
+
+/* The output rules for the set of @p n files: none may be the input; -n
+ * skips the set (*@p skip) when one of them exists. */
+static wt_status check_layer_set(const cli_options *o, const char *in, char (*paths)[4200],
+                                 int n, int *skip)
+{
+    *skip = 0;
+    for (int i = 0; i < n; i++) {
+        if (is_the_input(paths[i], in))
+            return wt_error_set(WT_ERR_INVALID, "%s: output %s is the input file; not "
+                                "overwritten", shown(in), paths[i]);
+        if (o->no_clobber && access(paths[i], F_OK) == 0)
+            *skip = 1;
+    }
+    if (*skip && o->verbose)
+        fprintf(stderr, "wavetool: %s: exists, skipped (--no-clobber)\n", paths[n - 1]);
+    return WT_OK;
+}
+
+/* Every layer (@p paths[i], i < n) and then the sidecar (@p paths[n]) into
+ * the open @p files; the layers' lines go into the sidecar. */
+static wt_status write_layer_files(pipeline *p, const wt_image *img, const wt_uparams *up,
+                                   const float *stack, char (*paths)[4200], wt_outfile *files,
+                                   wt_file_format format)
+{
+    char name[16], token[3 * 4200];
+    int floats = format != WT_FORMAT_PNG, n = wt_ustack_bands(up);
+    wt_image layer = {0};
+    wt_status st = wt_image_alloc(&layer, img->width, img->height, img->channels,
+                                  floats ? WT_DEPTH_F32 : 16);
+    layer.color = img->color;
+    if (st == WT_OK)
+        sidecar_header(files[n].fp, up, img);
+    const size_t band = (size_t)img->height * img->width * (size_t)img->channels;
+    for (int i = 0; st == WT_OK && i < n; i++) {
+        band_name(up, i, name, sizeof name);
+        double scale = floats ? 1.0 : layer_scale(stack + i * band, band);
+        if (floats)
+            layer_encode_float(stack + i * band, img->height, img->width, img->channels, &layer);
+        else
+            layer_encode(stack + i * band, img->height, img->width, img->channels, scale, &layer);
+        st = wt_image_write(&files[i], &layer, &p->opt->save, format);
+        escape_name(base_name(paths[i]), token, sizeof token);
+        fprintf(files[n].fp, "layer %s %s %.1f %.17g\n", name, token,
+                floats ? 0.0 : LAYER_OFFSET, scale);
+    }
+    wt_image_free(&layer);
+    return st;
+}
+
+/* --layers: the layers and their sidecar are outputs like any other (never
+ * the input, -n, temporary files), and one set: written to temporary files
+ * and renamed into place together, the sidecar last; a failure or a signal
+ * leaves none of them. */
+static wt_status write_layers(pipeline *p, page_binding *page, const wt_image *img,
+                              const wt_uparams *up, const float *stack, const char *in,
+                              const char *out)
+{
+    char stem[4096], name[16], holders[128];
     const char *ext;
     int floats = p->opt->depth == WT_DEPTH_F32; /* raw float32 layers */
     split_ext(out, stem, sizeof stem, &ext);
@@ -262,34 +360,33 @@ static wt_status write_layers(pipeline *p, page_binding *page, const wt_image *i
         return wt_error_set(WT_ERR_INVALID, "%s: --layers --depth f32 writes float32 layers; "
                                             "name OUT %s",
                             out, holders);
-    wt_image layer = {0};
-    wt_status st = wt_image_alloc(&layer, img->width, img->height, img->channels,
-                                  floats ? WT_DEPTH_F32 : 16);
-    layer.color = img->color;
-    snprintf(path, sizeof path, "%s%s", stem, SIDECAR_SUFFIX);
-    wt_outfile side;
-    if (st == WT_OK)
-        st = wt_outfile_open(&side, path);
-    if (st != WT_OK) {
-        wt_image_free(&layer);
-        return st;
-    }
-    sidecar_header(side.fp, up, img);
-    const size_t band = (size_t)img->height * img->width * (size_t)img->channels;
-    for (int i = 0; st == WT_OK && i < wt_ustack_bands(up); i++) {
+    if (page && page->pages > 1)
+        return pages_refuse_other_output(page, out);
+    int n = wt_ustack_bands(up), skip = 0, opened = 0;
+    char(*paths)[4200] = calloc((size_t)n + 1, sizeof *paths);
+    wt_outfile *files = calloc((size_t)n + 1, sizeof *files);
+    wt_status st = paths && files ? WT_OK : wt_error_set(WT_ERR_NOMEM, "%s: out of memory", out);
+    for (int i = 0; st == WT_OK && i < n; i++) {
         band_name(up, i, name, sizeof name);
-        double scale = floats ? 1.0 : layer_scale(stack + i * band, band);
-        if (floats)
-            layer_encode_float(stack + i * band, img->height, img->width, img->channels, &layer);
-        else
-            layer_encode(stack + i * band, img->height, img->width, img->channels, scale, &layer);
-        snprintf(path, sizeof path, "%s_%s%s", stem, name, floats ? ext : ".png");
-        st = pages_save(p, page, path, &layer);
-        fprintf(side.fp, "layer %s %s %.1f %.17g\n", name, base_name(path),
-                floats ? 0.0 : LAYER_OFFSET, scale);
+        snprintf(paths[i], sizeof paths[i], "%s_%s%s", stem, name, floats ? ext : ".png");
     }
-    st = st == WT_OK ? wt_outfile_commit(&side) : (wt_outfile_abort(&side), st);
-    wt_image_free(&layer);
+    if (st == WT_OK) {
+        snprintf(paths[n], sizeof paths[n], "%s%s", stem, SIDECAR_SUFFIX);
+        st = check_layer_set(p->opt, in, paths, n + 1, &skip);
+    }
+    while (st == WT_OK && !skip && opened <= n)
+        if ((st = wt_outfile_open(&files[opened], paths[opened])) == WT_OK)
+            opened++;
+    if (st == WT_OK && !skip)
+        st = write_layer_files(p, img, up, stack, paths, files,
+                               wt_format_from_ext(floats ? ext : ".png"));
+    for (int i = 0; i < opened; i++) /* all renamed, or all removed */
+        if (st == WT_OK)
+            st = wt_outfile_commit(&files[i]);
+        else
+            wt_outfile_abort(&files[i]);
+    free(paths);
+    free(files);
     return st;
 }
 
@@ -311,32 +408,79 @@ static wt_status bad_sidecar(const char *path, const char *what)
     return wt_error_set(WT_ERR_FORMAT, "%s: not a wavetool layers file (%s)", path, what);
 }
 
-/* "key value" lines of the header, in order. */
-static wt_status read_sidecar_header(FILE *f, const char *path, sidecar *s)
+/* A header line: "KEY VALUE", VALUE a token (@p text) or an integer within
+ * [min, max] (@p num), bounded as the .npz meta's fields are: start_level
+ * 2147483647 overflowed the SWT's level arithmetic. */
+typedef struct header_field {
+    const char *key;
+    long min, max;
+    long *num;
+    char *text; /* 64 bytes */
+} header_field;
+
+static wt_status read_field(FILE *f, const char *path, const header_field *h)
 {
-    char line[512], tname[32], wname[64], bname[32];
-    int lv, start, norm, all, ch, depth;
-    unsigned w, h;
+    char key[32], value[64], *end;
+    if (fscanf(f, " %31s %63s", key, value) != 2 || strcmp(key, h->key) != 0)
+        return wt_error_set(WT_ERR_FORMAT, "%s: not a wavetool layers file (header): no %s "
+                            "line where expected", path, h->key);
+    if (h->text) {
+        memcpy(h->text, value, sizeof value);
+        return WT_OK;
+    }
+    errno = 0;
+    *h->num = strtol(value, &end, 10);
+    if (end != value && !*end && !errno && *h->num >= h->min && *h->num <= h->max)
+        return WT_OK;
+    return wt_error_set(WT_ERR_FORMAT, "%s: not a wavetool layers file (header): %s %s, "
+                        "an integer from %ld to %ld expected", path, h->key, value, h->min,
+                        h->max);
+}
+
+/* "key value" lines of the header, in order, each checked. */
+static wt_status read_sidecar_header(FILE *f, const char *path, uint64_t max_pixels,
+                                     sidecar *s)
+{
+    char line[512], tname[64], wname[64], bname[64];
+    long lv, start, norm, all, w, h, ch, depth;
+    const header_field fields[] = {
+        {"transform", 0, 0, NULL, tname},
+        {"wavelet", 0, 0, NULL, wname},
+        {"levels", 1, WT_MAX_LEVELS, &lv, NULL},
+        {"start_level", 0, WT_MAX_LEVELS - 1, &start, NULL},
+        {"norm", 0, 1, &norm, NULL},
+        {"all_approx", 0, 1, &all, NULL},
+        {"border", 0, 0, NULL, bname},
+        {"width", 1, WT_MAX_SIDE, &w, NULL},
+        {"height", 1, WT_MAX_SIDE, &h, NULL},
+        {"channels", 1, WT_MAX_CHANNELS, &ch, NULL},
+        {"bit_depth", 8, WT_DEPTH_F32, &depth, NULL},
+    };
     if (!fgets(line, sizeof line, f) || strncmp(line, SIDECAR_MAGIC, strlen(SIDECAR_MAGIC)) != 0)
         return bad_sidecar(path, "first line");
-    if (fscanf(f, " transform %31s wavelet %63s levels %d start_level %d norm %d all_approx %d "
-                  "border %31s width %u height %u channels %d bit_depth %d",
-               tname, wname, &lv, &start, &norm, &all, bname, &w, &h, &ch, &depth) != 11)
-        return bad_sidecar(path, "header");
+    wt_status st = WT_OK;
+    for (size_t i = 0; i < sizeof fields / sizeof fields[0] && st == WT_OK; i++)
+        st = read_field(f, path, &fields[i]);
+    if (st != WT_OK)
+        return st;
     memset(s, 0, sizeof *s);
     if (wt_transform_parse(tname, &s->up.transform) != WT_OK ||
         wt_border_parse(bname, &s->up.border) != WT_OK)
         return bad_sidecar(path, "transform or border");
     s->up.wavelet = wt_wavelet_find(wname);
-    s->up.levels = lv;
-    s->up.start_level = start;
+    s->up.levels = (int)lv;
+    s->up.start_level = (int)start;
     s->up.norm = norm != 0;
     s->up.all_approx = all != 0;
-    if (w < 1 || h < 1 || ch < 1 || ch > WT_MAX_CHANNELS ||
-        (depth != 8 && depth != 16 && depth != WT_DEPTH_F32) ||
-        wt_uparams_check(&s->up, h, w) != WT_OK)
+    if ((depth != 8 && depth != 16 && depth != WT_DEPTH_F32) ||
+        wt_uparams_check(&s->up, (size_t)h, (size_t)w) != WT_OK)
         return bad_sidecar(path, "impossible description");
-    s->shape = (wt_image){w, h, ch, depth, (wt_color)ch, NULL, {0, 0}};
+    uint64_t most = max_pixels ? max_pixels : WT_DEFAULT_MAX_PIXELS;
+    if ((uint64_t)w * (uint64_t)h > most)
+        return wt_error_set(WT_ERR_LIMIT, "%s: a %ldx%ld image is more than %llu pixels "
+                            "(--max-pixels)", path, w, h, (unsigned long long)most);
+    s->shape = (wt_image){(uint32_t)w, (uint32_t)h, (int)ch, (int)depth, (wt_color)ch, NULL,
+                          {0, 0}};
     if (depth == WT_DEPTH_F32 && !read_sidecar_samples(f, &s->shape.stored))
         return bad_sidecar(path, "samples");
     return WT_OK;
@@ -358,7 +502,8 @@ static wt_status read_layer(pipeline *p, FILE *f, const char *path, const sideca
     if (fscanf(f, " layer %31s %1023s %lf %lf", name, file, &offset, &scale) != 4)
         return bad_sidecar(path, "layer line");
     band_name(&s->up, i, want, sizeof want);
-    if (strcmp(name, want) != 0 || !(scale > 0.0) || !isfinite(offset) || strchr(file, '/'))
+    if (strcmp(name, want) != 0 || !(scale > 0.0) || !isfinite(scale) || !isfinite(offset) ||
+        !unescape_name(file) || strchr(file, '/'))
         return bad_sidecar(path, "layer line");
     dir_of(path, dir, sizeof dir);
     snprintf(full, sizeof full, "%s%s", dir, file);
@@ -383,7 +528,7 @@ wt_status undecimated_reconstruct_layers(pipeline *p, page_binding *page, const 
     FILE *f = fopen(path, "r");
     if (!f)
         return wt_error_set(WT_ERR_IO, "%s: %s", path, strerror(errno));
-    wt_status st = read_sidecar_header(f, path, &s);
+    wt_status st = read_sidecar_header(f, path, p->load.max_pixels, &s);
     float *stack = NULL, *planes = NULL;
     if (st == WT_OK)
         st = alloc_stack(&s.up, &s.shape, path, p->load.max_memory, &stack, &planes);
@@ -446,7 +591,7 @@ wt_status undecimated_decompose(pipeline *p, page_binding *page, const wt_image 
     if (st == WT_OK)
         st = forward(p, img, &up, in, &stack);
     if (st == WT_OK && p->opt->layers) {
-        st = write_layers(p, page, img, &up, stack, out);
+        st = write_layers(p, page, img, &up, stack, in, out);
     } else if (st == WT_OK && cli_output_format(p->opt, out) == WT_FORMAT_NPZ) {
         wt_npz_meta meta;
         fill_meta(&up, img, &meta);

@@ -471,6 +471,11 @@ wt_status wt_outfile_open(wt_outfile *f, const char *path);
 /** Flush, fsync-free close and rename. Any write error seen: WT_ERR_IO, nothing left behind. */
 wt_status wt_outfile_commit(wt_outfile *f);
 void wt_outfile_abort(wt_outfile *f);
+/** wt_image_save's encoding (@p format, checks and stored type as there) into
+ *  the open output @p out, not committed: a set of outputs that must appear
+ *  together (decompose --layers) is written, then committed or aborted as one. */
+wt_status wt_image_write(wt_outfile *out, const wt_image *img, const wt_save_options *opt,
+                         wt_file_format format);
 
 /** How temporary output files are made and let go of, process-wide (the
  *  program's business, e.g. cli/process.c: a list its fatal-signal handler
@@ -667,6 +672,10 @@ typedef struct wt_quality {
 } wt_quality;
 
 wt_status wt_quality_compare(const wt_image *a, const wt_image *b, wt_quality *q);
+/** wt_quality_compare with the PSNR's peak given (@p peak > 0; 0: the rule
+ *  above): float32-held copies of 8/16-bit images keep their 255 or 65535. */
+wt_status wt_quality_compare_peak(const wt_image *a, const wt_image *b, double peak,
+                                  wt_quality *q);
 
 /** Threshold the detail coefficients of @p pyr in place (cA untouched), as
  *  pywt.threshold: hard zeroes |v| < @p value; soft also moves the others

@@ -85,7 +85,8 @@ double wt_auto_gpu_seconds(const wt_auto_job *job);
 int wt_auto_prefers_gpu(const wt_auto_job *job, char *why, size_t size);
 
 /* Put "@p prefix: " in front of the current error message (that of a function
- * that did not know the file, say); returns @p st. Does nothing for WT_OK. */
+ * that did not know the file, say); returns @p st. Does nothing for WT_OK or
+ * a message that starts with "@p prefix: " already. */
 wt_status wt_error_prefix(wt_status st, const char *prefix);
 
 /* Every band of every channel of @p p in storage order (cA of each channel,

@@ -1,6 +1,7 @@
 /* wavetool roundtrip: forward and inverse transform, and how close the result is. */
 #include <math.h>
 #include <stddef.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -178,6 +179,27 @@ static wt_status roundtrip_threshold_on(wt_engine *e, void *arg)
 
 /* Forward, optional thresholding, inverse; quality against the input; the
  * reconstruction written to @p out unless NULL. */
+/* The report against the input as read (@p depth bits, 8/16 or float32):
+ * what is written (@p back in the --depth type @p want) and the input's peak,
+ * 2^depth - 1 of an 8/16-bit input (an exact 8-bit image through --depth 16
+ * is inf, not 138 dB against its range). */
+static wt_status quality_as_written(const wt_image *img, const wt_image *back,
+                                    wt_sample_type want, int depth, wt_quality *q)
+{
+    double peak = depth == WT_DEPTH_F32 ? 0.0 : ldexp(1.0, depth) - 1.0;
+    if (want.kind == WT_SAMPLE_FLOAT || img->bit_depth == depth)
+        return wt_quality_compare_peak(img, back, peak, q);
+    wt_image written = {0}, held = {0};
+    wt_status st = wt_image_convert(back, want, &written);
+    if (st == WT_OK)
+        st = wt_image_convert(&written, (wt_sample_type){WT_SAMPLE_FLOAT, 32}, &held);
+    if (st == WT_OK)
+        st = wt_quality_compare_peak(img, &held, peak, q);
+    wt_image_free(&written);
+    wt_image_free(&held);
+    return st;
+}
+
 static wt_status roundtrip_file(pipeline *p, page_binding *page, const char *in, const char *out,
                                 roundtrip_result *r)
 {
@@ -189,6 +211,7 @@ static wt_status roundtrip_file(pipeline *p, page_binding *page, const char *in,
     memset(r, 0, sizeof *r);
     r->kept = 1.0;
     wt_status st = pages_load(p, page, in, &img);
+    int depth = img.bit_depth; /* as read */
     if (st == WT_OK) /* --depth: the input as float32 unless it is the result's type */
         st = result_prepare(p, in, out, &img, &want);
     int undecimated = wt_transform_class_of(o->transform)->layout == WT_LAYOUT_STACK;
@@ -206,7 +229,7 @@ static wt_status roundtrip_file(pipeline *p, page_binding *page, const char *in,
                                      : roundtrip_on,
                                  &job, in);
     if (st == WT_OK)
-        st = pipeline_name_error(wt_quality_compare(&img, &back, &r->quality), in);
+        st = pipeline_name_error(quality_as_written(&img, &back, want, depth, &r->quality), in);
     if (st == WT_OK && out)
         st = result_save(p, page, out, &back, want);
     r->original = img;

@@ -86,10 +86,41 @@ static axis log_axis(const category *cats, size_t ncat)
     return (axis){decade < 1e-4 ? 1e-4 : (decade < 1.0 ? decade : 1.0), 100.0};
 }
 
+/* Length of the well-formed UTF-8 sequence at @p s (1-4), 0 where there is none. */
+static int utf8_length(const unsigned char *s)
+{
+    int n = s[0] < 0x80 ? 1 : s[0] < 0xC2 ? 0 : s[0] < 0xE0 ? 2 : s[0] < 0xF0 ? 3 : s[0] < 0xF5 ? 4 : 0;
+    for (int i = 1; i < n; i++)
+        if ((s[i] & 0xC0) != 0x80)
+            return 0;
+    if (n == 3 && ((s[0] == 0xE0 && s[1] < 0xA0) || (s[0] == 0xED && s[1] >= 0xA0)))
+        return 0; /* overlong, or a surrogate */
+    if (n == 4 && ((s[0] == 0xF0 && s[1] < 0x90) || (s[0] == 0xF4 && s[1] >= 0x90)))
+        return 0; /* overlong, or past U+10FFFF */
+    return n;
+}
+
+/* Text in XML: markup characters as entities; control characters (which XML
+ * 1.0 forbids even as references) and bytes that are not UTF-8 written as the
+ * text output writes them (\n, \x1b, \xff), so the SVG stays well-formed. */
 static void svg_escape(strbuf *sb, const char *s)
 {
     static const char *const with[] = {"&amp;", "&lt;", "&gt;", "&quot;"};
-    sb_escaped(sb, s, "&<>\"", with);
+    static const char markup[] = "&<>\"";
+    for (const unsigned char *p = (const unsigned char *)s; *p;) {
+        int n = utf8_length(p);
+        const char *hit = strchr(markup, *p);
+        char one[2] = {(char)*p, '\0'}, shown[8];
+        if (n == 0)
+            sb_printf(sb, "\\x%02x", *p);
+        else if (hit)
+            sb_printf(sb, "%s", with[hit - markup]);
+        else if (*p < 0x20 || *p == 0x7f)
+            sb_printf(sb, "%s", wt_escape_controls(shown, sizeof shown, one));
+        else
+            sb_printf(sb, "%.*s", n, (const char *)p);
+        p += n ? n : 1;
+    }
 }
 
 static const char *const palette[STATS_PLOT_MAX_GROUPS] = {"#4477aa", "#ee6677", "#228833",

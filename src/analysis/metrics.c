@@ -6,9 +6,11 @@
 
 #include "engine_impl.h"
 
+/* inf only for an MSE of 0: a NaN MSE (NaN samples) gives a NaN PSNR, never
+ * a perfect one */
 static double psnr_of(double mse, double peak)
 {
-    return mse > 0.0 ? 10.0 * log10(peak * peak / mse) : INFINITY;
+    return mse > 0.0 ? 10.0 * log10(peak * peak / mse) : mse == 0.0 ? INFINITY : NAN;
 }
 
 static wt_status check_comparable(const wt_image *a, const wt_image *b)
@@ -105,6 +107,12 @@ static void quality_from_sse(const long double *sse, size_t n, size_t c, double 
 
 wt_status wt_quality_compare(const wt_image *a, const wt_image *b, wt_quality *q)
 {
+    return wt_quality_compare_peak(a, b, 0.0, q);
+}
+
+wt_status wt_quality_compare_peak(const wt_image *a, const wt_image *b, double peak,
+                                  wt_quality *q)
+{
     memset(q, 0, sizeof *q);
     wt_status st = check_comparable(a, b);
     if (st != WT_OK)
@@ -113,7 +121,7 @@ wt_status wt_quality_compare(const wt_image *a, const wt_image *b, wt_quality *q
     if (a->bit_depth == WT_DEPTH_F32) {
         long double fsse[WT_MAX_CHANNELS] = {0};
         float_sse(a, b, fsse);
-        quality_from_sse(fsse, n, c, float_peak(a), q);
+        quality_from_sse(fsse, n, c, peak > 0.0 ? peak : float_peak(a), q);
         return WT_OK;
     }
     size_t chunks = (n + CHUNK - 1) / CHUNK;
@@ -126,7 +134,7 @@ wt_status wt_quality_compare(const wt_image *a, const wt_image *b, wt_quality *q
         for (size_t ch = 0; ch < c; ch++)
             sse[ch] += (long double)job.sums[k][ch];
     free(job.sums);
-    quality_from_sse(sse, n, c, a->bit_depth > 8 ? 65535.0 : 255.0, q);
+    quality_from_sse(sse, n, c, peak > 0.0 ? peak : a->bit_depth > 8 ? 65535.0 : 255.0, q);
     return WT_OK;
 }
 

@@ -46,7 +46,9 @@ wt_status wt_error_set(wt_status code, const char *fmt, ...)
 
 wt_status wt_error_prefix(wt_status st, const char *prefix)
 {
-    if (st != WT_OK) {
+    size_t len = strlen(prefix);
+    int named = strncmp(last_message, prefix, len) == 0 && strncmp(last_message + len, ": ", 2) == 0;
+    if (st != WT_OK && !named) {
         char reason[sizeof last_message];
         snprintf(reason, sizeof reason, "%s", last_message);
         wt_error_set(st, "%s: %s", prefix, reason);

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dwt_line.h" /* WT_BATCH */
 #include "image_codec.h"
 
 /* Bytes of one held sample: 1, 2 or 4 (float32). */
@@ -116,12 +117,24 @@ wt_status wt_memory_check(const wt_load_options *opt, const char *name, uint32_t
     return wt_memory_check_samples(opt, name, width, height, channels, WT_MEMORY_PER_SAMPLE);
 }
 
+/* The CPU engine's line buffers where they are not small beside the image: a
+ * pass over fewer than WT_BATCH lines (1xN, Nx1) has one line of the long
+ * side per channel at a time, with its scratch (dwt_line.c: 8 + 48 bytes a
+ * sample, allocated). Larger images share out WT_BATCH lines a batch. */
+static uint64_t thin_line_bytes(uint32_t width, uint32_t height, int channels)
+{
+    uint32_t shorter = width < height ? width : height, longer = width ^ height ^ shorter;
+    return shorter < WT_BATCH ? (uint64_t)longer * 56 * (uint64_t)channels : 0;
+}
+
 wt_status wt_memory_check_samples(const wt_load_options *opt, const char *name, uint32_t width,
                                   uint32_t height, int channels, unsigned per_sample)
 {
     /* each factor < 2^32, channels <= WT_MAX_CHANNELS: the product saturates, never wraps */
     uint64_t need = (uint64_t)width * height * (uint64_t)(channels > 0 ? channels : 1);
     need = need > UINT64_MAX / per_sample ? UINT64_MAX : need * per_sample;
+    uint64_t lines = thin_line_bytes(width, height, channels > 0 ? channels : 1);
+    need = need > UINT64_MAX - lines ? UINT64_MAX : need + lines;
     if (!opt || !opt->max_memory || need <= opt->max_memory)
         return WT_OK;
     return wt_error_set(WT_ERR_LIMIT,

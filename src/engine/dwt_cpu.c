@@ -89,10 +89,74 @@ static lines plane(lines a, size_t elems, int c)
     return a;
 }
 
+/* Line @p k of @p src into @p buf, one sample after the other; and back. */
+static void line_in(lines src, size_t k, size_t len, uint32_t *buf)
+{
+    const uint32_t *s = (const uint32_t *)src.base + k * src.line_step;
+    for (size_t i = 0; i < len; i++)
+        buf[i] = s[i * src.sample_step];
+}
+
+static void line_out(lines dst, size_t k, size_t len, const uint32_t *buf)
+{
+    uint32_t *d = (uint32_t *)dst.base + k * dst.line_step;
+    for (size_t i = 0; i < len; i++)
+        d[i * dst.sample_step] = buf[i];
+}
+
+/* Line @p k of channel planes @p s, @p l, @p h through the one-line transforms. */
+static void run_line(const pass *ps, size_t k, lines s, lines l, lines h, uint32_t *sig,
+                     uint32_t *lo, uint32_t *hi, void *scratch)
+{
+    const wt_line *ln = ps->line;
+    if (!ps->inverse) {
+        line_in(s, k, ln->n, sig);
+        if (ps->integer)
+            wt_line_forward_i32_1(ln, (int32_t *)sig, (int32_t *)lo, (int32_t *)hi, scratch);
+        else
+            wt_line_forward_1(ln, (float *)sig, (float *)lo, (float *)hi, scratch);
+        line_out(l, k, ln->nlo, lo);
+        line_out(h, k, ln->nhi, hi);
+    } else {
+        line_in(l, k, ln->nlo, lo);
+        line_in(h, k, ln->nhi, hi);
+        if (ps->integer)
+            wt_line_inverse_i32_1(ln, (int32_t *)lo, (int32_t *)hi, (int32_t *)sig, scratch);
+        else
+            wt_line_inverse_1(ln, (float *)lo, (float *)hi, (float *)sig, scratch);
+        line_out(s, k, ln->n, sig);
+    }
+}
+
+/* A pass over fewer than B lines (1xN and Nx1 images; one job a channel):
+ * each line alone in buffers of one line, where a batch's would hold B
+ * copies of it. */
+static void run_lines(pass *ps, size_t begin, size_t end)
+{
+    const wt_line *ln = ps->line;
+    size_t len = (ln->n + ln->nlo + ln->nhi + 4) & ~(size_t)1; /* keep 8-byte alignment */
+    uint32_t *mem = malloc(len * 4 + wt_line_scratch_1(ln));
+    if (!mem) {
+        atomic_store(&ps->out_of_memory, 1);
+        return;
+    }
+    uint32_t *sig = mem, *lo = sig + ln->n + 1, *hi = lo + ln->nlo + 1;
+    for (size_t c = begin; c < end; c++)
+        for (size_t k = 0; k < ps->nlines; k++)
+            run_line(ps, k, plane(ps->sig, ps->sig_plane, (int)c),
+                     plane(ps->lo, ps->lo_plane, (int)c), plane(ps->hi, ps->hi_plane, (int)c), sig,
+                     lo, hi, mem + len);
+    free(mem);
+}
+
 static void run_batches(void *ctx, size_t begin, size_t end)
 {
     pass *ps = ctx;
     const wt_line *ln = ps->line;
+    if (ps->nlines < B) {
+        run_lines(ps, begin, end);
+        return;
+    }
     size_t sig_len = ln->n * B, lo_len = ln->nlo * B, hi_len = ln->nhi * B;
     size_t batch_len = (sig_len + lo_len + hi_len + 4 * B) & ~(size_t)1; /* keep 8-byte alignment */
     uint32_t *mem = malloc(batch_len * 4 + wt_line_scratch(ln));

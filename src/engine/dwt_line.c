@@ -18,7 +18,12 @@
 
 #include "wavetool_hooks.h" /* wt_lift53_narrow_max */
 
-#define B WT_BATCH
+/* Lines per batch: WT_BATCH, or 1 where dwt_line_1.c includes this file for
+ * the passes over fewer lines (1xN and Nx1 images). */
+#ifndef WT_LANES
+#define WT_LANES WT_BATCH
+#endif
+#define B WT_LANES
 
 /* Internal precision: float, like the CUDA engine's accumulation in the
  * folding modes; PyWavelets' float64 results stay within 1e-5 of max|ref|
@@ -38,6 +43,7 @@ static void to_float(float *dst, const real *src, long count)
         dst[i] = (float)src[i];
 }
 
+#if WT_LANES == WT_BATCH /* once */
 void wt_line_init(wt_line *line, const wt_params *params, size_t n)
 {
     line->wavelet = params->wavelet;
@@ -47,6 +53,7 @@ void wt_line_init(wt_line *line, const wt_params *params, size_t n)
     line->nlo = wt_coeff_len(n, params->wavelet, params->mode, 0);
     line->nhi = wt_coeff_len(n, params->wavelet, params->mode, 1);
 }
+#endif
 
 static int is_periodization(const wt_line *line)
 {
@@ -493,10 +500,12 @@ static void legall53_update(int32_t *a, const int32_t *d, long count, int sign)
                                           sign);
 }
 
+#if WT_LANES == WT_BATCH /* once */
 uint32_t wt_lift53_narrow_max(void)
 {
     return WT_LIFT53_NARROW_MAX;
 }
+#endif
 
 void wt_line_forward_i32(const wt_line *line, const int32_t *in, int32_t *lo, int32_t *hi,
                          int32_t *scratch)

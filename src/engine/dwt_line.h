@@ -40,6 +40,19 @@ void wt_line_forward_i32(const wt_line *line, const int32_t *in, int32_t *lo, in
 void wt_line_inverse_i32(const wt_line *line, const int32_t *lo, const int32_t *hi,
                          int32_t *out, int32_t *scratch);
 
+/* The same for one line, not WT_BATCH interleaved (src/dwt_line_1.c): the
+ * passes over fewer than WT_BATCH lines, whose buffers would otherwise hold
+ * WT_BATCH copies of a 1xN image's one row. */
+size_t wt_line_scratch_1(const wt_line *line);
+void wt_line_forward_1(const wt_line *line, const float *in, float *lo, float *hi,
+                       void *scratch);
+void wt_line_inverse_1(const wt_line *line, const float *lo, const float *hi, float *out,
+                       void *scratch);
+void wt_line_forward_i32_1(const wt_line *line, const int32_t *in, int32_t *lo, int32_t *hi,
+                           int32_t *scratch);
+void wt_line_inverse_i32_1(const wt_line *line, const int32_t *lo, const int32_t *hi,
+                           int32_t *out, int32_t *scratch);
+
 /* wt_fold_index and the rest of the geometry: dwt_geometry.h */
 
 #endif

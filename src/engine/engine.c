@@ -1,5 +1,7 @@
 /* The engine interface: device selection and argument checks shared by the
  * CPU and CUDA engines. */
+#include <float.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -113,6 +115,72 @@ wt_status wt_check_transform(wt_params *p, const wt_pyramid *pyr, const wt_image
                 img->channels != pyr->channels || !img->pixels))
         return wt_error_set(WT_ERR_INVALID, "image and coefficients differ in shape");
     return WT_OK;
+}
+
+/* log2 of how much a transform of @p p can grow the largest |sample|, on
+ * its way forward and back: a 1-D pass multiplies it by at most the largest
+ * L1 norm G of the filters (times E, the border extension's own growth:
+ * smooth and antireflect extrapolate), an inverse pass by 2G. */
+static double growth_log2(const wt_params *p)
+{
+    const wt_wavelet *w = p->wavelet;
+    const double *filters[4] = {w->dec_lo, w->dec_hi, w->rec_lo, w->rec_hi};
+    int j2k = w->kind == WT_KIND_JPEG2000; /* their true lengths (dwt_line.c) */
+    const int taps[4] = {j2k ? w->support_lo : w->filter_len, j2k ? w->support_hi : w->filter_len,
+                         j2k ? w->support_hi : w->filter_len, j2k ? w->support_lo : w->filter_len};
+    double g = 1.0;
+    for (int f = 0; f < 4; f++) {
+        double l1 = 0.0;
+        for (int i = 0; filters[f] && i < taps[f]; i++)
+            l1 += fabs(filters[f][i]);
+        g = l1 > g ? l1 : g;
+    }
+    double e = p->mode == WT_MODE_SMOOTH || p->mode == WT_MODE_ANTIREFLECT ? 3.0 : 1.0;
+    return 2.0 * p->levels * (log2(e * g) + log2(2.0 * g)) + 4.0 /* rounding, lifting */;
+}
+
+/* Float32-held samples: finite, and small enough that no level overflows
+ * (1e38 or float64 1e300 came back as NaN while the report said PSNR inf). */
+static wt_status check_float_range(const wt_params *p, const wt_image *img)
+{
+    size_t n = (size_t)img->width * img->height * (size_t)img->channels;
+    const float *s = img->pixels;
+    float top = 0.0f;
+    for (size_t i = 0; i < n; i++) {
+        float a = fabsf(s[i]);
+        size_t pixel = i / (size_t)img->channels;
+        if (!(a <= FLT_MAX))
+            return wt_error_set(WT_ERR_LIMIT, "the sample at (%zu, %zu) is %s: the transforms "
+                                "take finite values (float64 beyond float32's 3.4e38 is infinite)",
+                                pixel % img->width, pixel / img->width,
+                                isnan(s[i]) ? "NaN" : "infinite");
+        top = a > top ? a : top;
+    }
+    /* legall53 truncates float samples to int32 and lifts them exactly within 16 bits */
+    double limit = p->wavelet->integer ? 65535.0
+                                       : ldexp(1.0, (int)floor(log2(FLT_MAX) - growth_log2(p)));
+    if (top <= limit)
+        return WT_OK;
+    if (p->wavelet->integer)
+        return wt_error_set(WT_ERR_LIMIT, "samples up to %.3g do not fit legall53's integer "
+                            "lifting (exact within +-65535): scale them, or use bior2.2", top);
+    return wt_error_set(WT_ERR_LIMIT, "samples up to %.3g could overflow float32 in %d levels of "
+                        "%s (at most %.3g here): scale them down", top, p->levels,
+                        p->wavelet->name, limit);
+}
+
+/* legall53 lifts 32-bit integers on both engines: samples of up to 16 bits
+ * and their levels' growth fit; 32-bit samples would saturate (a uint32
+ * maximum came back as 2^31, exit 0). Refused rather than wrong. */
+wt_status wt_check_samples_fit(const wt_params *p, const wt_image *img, int input)
+{
+    wt_sample_type t = wt_image_stored(img);
+    if (p->wavelet->integer && t.kind != WT_SAMPLE_FLOAT && t.bits > 16)
+        return wt_error_set(WT_ERR_UNSUPPORTED,
+                            "%s %d-bit samples do not fit legall53's 32-bit integer lifting "
+                            "(exact up to 16 bits): convert them, or use bior2.2 (floating point)",
+                            t.kind == WT_SAMPLE_INT ? "signed" : "unsigned", t.bits);
+    return input && img->bit_depth == WT_DEPTH_F32 ? check_float_range(p, img) : WT_OK;
 }
 
 static wt_status timed(wt_engine *engine, double *part, wt_status st, double t0)

@@ -71,6 +71,8 @@ static wt_status image_transform(wt_engine *engine, const wt_params *params, int
     wt_status st = check_image(img);
     if (st == WT_OK)
         st = wt_check_transform(&p, pyr, img);
+    if (st == WT_OK)
+        st = wt_check_samples_fit(&p, img, !inverse);
     if (st != WT_OK)
         return st;
     engine->times.calls++;
@@ -124,13 +126,20 @@ static void keep_or_replace(wt_image *out, wt_image *drawn)
     *out = *drawn;
 }
 
+/* The image of a whole transform (mosaic, roundtrip) with resolved @p p. */
+static wt_status check_input(const wt_params *p, const wt_image *img)
+{
+    wt_status st = check_image(img);
+    return st == WT_OK ? wt_check_samples_fit(p, img, 1) : st;
+}
+
 wt_status wt_mosaic_image(wt_engine *engine, const wt_params *params, const wt_image *img,
                           wt_scale scale, int bit_depth, wt_image *mosaic)
 {
     wt_params p = *params;
     wt_status st = wt_params_resolve(&p);
     if (st == WT_OK)
-        st = check_image(img);
+        st = check_input(&p, img);
     if (st == WT_OK && (bit_depth != 8 && bit_depth != 16))
         st = wt_error_set(WT_ERR_INVALID, "mosaics are 8 or 16-bit, not %d-bit", bit_depth);
     if (st != WT_OK) {
@@ -164,7 +173,7 @@ wt_status wt_roundtrip_image(wt_engine *engine, const wt_params *params, const w
     wt_params p = *params;
     wt_status st = wt_params_resolve(&p);
     if (st == WT_OK)
-        st = check_image(img);
+        st = check_input(&p, img);
     if (st == WT_OK && (check_image(back) != WT_OK || back->width != img->width ||
                         back->height != img->height || back->channels != img->channels ||
                         back->bit_depth != img->bit_depth))

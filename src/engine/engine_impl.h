@@ -225,6 +225,13 @@ struct wt_engine {
  * of @p img's size (img may be NULL). */
 wt_status wt_check_transform(wt_params *p, const wt_pyramid *pyr, const wt_image *img);
 
+/* WT_ERR_UNSUPPORTED when @p img's samples would not be exact in the int32
+ * lifting of legall53 (32-bit integer samples), or WT_ERR_LIMIT when a
+ * float32-held image's samples are not finite or so large that the
+ * transform of resolved @p p (both directions) could overflow float32; the
+ * values are read only when @p input (an output image: its type alone). */
+wt_status wt_check_samples_fit(const wt_params *p, const wt_image *img, int input);
+
 /* 1 when @p r names a band of @p s: cA only at the coarsest level (0 levels:
  * the image), details at levels 1..levels, a channel of s (src/pyramid.c). */
 int wt_band_ref_valid(const wt_pyramid *s, const wt_band_ref *r);

@@ -79,7 +79,7 @@ const wt_params *wt_epyramid_params(const wt_epyramid *p)
 /* ---------------------------------------------------------------------- */
 /* Transforms and transfers */
 
-static wt_status check_image(const wt_epyramid *p, const wt_image *img)
+static wt_status check_image(const wt_epyramid *p, const wt_image *img, int input)
 {
     const wt_pyramid *s = &p->shape;
     if (!img || !img->pixels ||
@@ -89,7 +89,7 @@ static wt_status check_image(const wt_epyramid *p, const wt_image *img)
                             "image differs from the pyramid's %zux%zu, %d channels, or is not "
                             "8/16-bit or float32",
                             s->width, s->height, s->channels);
-    return WT_OK;
+    return wt_check_samples_fit(&p->params, img, input);
 }
 
 /* Engines' image ops take 8/16-bit samples of 1-4 channels; float32 images
@@ -141,7 +141,7 @@ wt_status wt_epyramid_forward(wt_epyramid *p, const float *planes)
 
 wt_status wt_epyramid_forward_image(wt_epyramid *p, const wt_image *img)
 {
-    wt_status st = check_image(p, img);
+    wt_status st = check_image(p, img, 1);
     if (st == WT_OK && !image_on_engine(img))
         return forward_via_planes(p, img);
     return st == WT_OK ? ops_of(p)->forward_image(p, img) : st;
@@ -155,7 +155,7 @@ wt_status wt_epyramid_inverse(wt_epyramid *p, float *planes)
 
 wt_status wt_epyramid_inverse_image(wt_epyramid *p, wt_image *img)
 {
-    wt_status st = check_image(p, img);
+    wt_status st = check_image(p, img, 0);
     if (st == WT_OK && !image_on_engine(img))
         return inverse_via_planes(p, img);
     return st == WT_OK ? ops_of(p)->inverse_image(p, img) : st;
@@ -652,7 +652,7 @@ static wt_status check_spin_loaded(const wt_epyramid *p)
 
 wt_status wt_epyramid_spin_load(wt_epyramid *p, const wt_image *img)
 {
-    wt_status st = check_image(p, img);
+    wt_status st = check_image(p, img, 1);
     if (st != WT_OK)
         return st;
     double t0 = wt_seconds();
@@ -687,7 +687,7 @@ wt_status wt_epyramid_spin_result(wt_epyramid *p, double count, wt_image *img)
 {
     wt_status st = check_spin_loaded(p);
     if (st == WT_OK)
-        st = check_image(p, img);
+        st = check_image(p, img, 0);
     if (st == WT_OK && !(count > 0.0))
         st = wt_error_set(WT_ERR_INVALID, "cycle spinning result over %g shifts", count);
     if (st != WT_OK)

@@ -196,18 +196,27 @@ wt_status wt_image_check_holds(wt_file_format format, const char *name, wt_sampl
     return WT_OK;
 }
 
-/* Open, encode, commit: @p img as it is. */
-static wt_status save_as_is(const char *path, const char *name, wt_file_format format,
-                            const wt_image *img, const wt_save_options *opt)
+/* What wt_image_save checks before any file exists. */
+static wt_status check_savable(wt_file_format format, const char *name, const wt_image *img)
 {
-    wt_outfile out;
-    wt_status st = wt_outfile_open(&out, path);
-    if (st != WT_OK)
-        return st;
-    st = encode(format, out.fp, name, img, opt);
+    if (!writes_images(format))
+        return encode(format, NULL, name, img, NULL); /* the error: no encoder */
+    return wt_image_check_holds(format, name, wt_image_stored(img), img->channels);
+}
+
+/* @p img encoded into @p fp in its stored type: float32 held, uint8/16
+ * written go through every codec's integer path. */
+static wt_status encode_stored(FILE *fp, const char *name, wt_file_format format,
+                               const wt_image *img, const wt_save_options *opt)
+{
+    wt_sample_type type = wt_image_stored(img);
+    if (img->bit_depth != WT_DEPTH_F32 || !wt_sample_type_is_exact(type))
+        return encode(format, fp, name, img, opt);
+    wt_image exact = {0};
+    wt_status st = wt_image_convert(img, type, &exact);
     if (st == WT_OK)
-        return wt_outfile_commit(&out);
-    wt_outfile_abort(&out);
+        st = encode(format, fp, name, &exact, opt);
+    wt_image_free(&exact);
     return st;
 }
 
@@ -217,18 +226,22 @@ wt_status wt_image_save(const char *path, const wt_image *img, const wt_save_opt
     int is_stdout = strcmp(path, "-") == 0;
     const char *name = is_stdout ? "(stdout)" : path;
     wt_file_format format = is_stdout ? fallback : wt_format_from_path(path);
-    wt_sample_type type = wt_image_stored(img);
-    if (!writes_images(format))
-        return encode(format, NULL, name, img, opt); /* the error, before any file exists */
-    wt_status st = wt_image_check_holds(format, name, type, img->channels);
+    wt_status st = check_savable(format, name, img);
+    wt_outfile out;
+    if (st == WT_OK)
+        st = wt_outfile_open(&out, path);
     if (st != WT_OK)
         return st;
-    if (img->bit_depth != WT_DEPTH_F32 || !wt_sample_type_is_exact(type))
-        return save_as_is(path, name, format, img, opt);
-    wt_image exact = {0}; /* float32 held, uint8/16 written: every codec's integer path */
-    st = wt_image_convert(img, type, &exact);
+    st = encode_stored(out.fp, name, format, img, opt);
     if (st == WT_OK)
-        st = save_as_is(path, name, format, &exact, opt);
-    wt_image_free(&exact);
+        return wt_outfile_commit(&out);
+    wt_outfile_abort(&out);
     return st;
+}
+
+wt_status wt_image_write(wt_outfile *out, const wt_image *img, const wt_save_options *opt,
+                         wt_file_format format)
+{
+    wt_status st = check_savable(format, out->final_path, img);
+    return st == WT_OK ? encode_stored(out->fp, out->final_path, format, img, opt) : st;
 }

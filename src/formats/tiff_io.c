@@ -35,6 +35,7 @@ typedef struct tiff_memory {
     uint8_t *data;
     uint64_t size, capacity, pos;
     int writable, failed;
+    int decoding, decode_failed; /* a block being decoded; a message came meanwhile */
     char error[256];
 } tiff_memory;
 
@@ -112,11 +113,12 @@ static void no_unmap(thandle_t h, void *base, toff_t size)
     (void)h, (void)base, (void)size;
 }
 
-/* libtiff's errors: the first one kept for the message; warnings ignored. */
+/* libtiff's errors: the first one kept for the message. */
 static int on_tiff_error(TIFF *tif, void *user, const char *module, const char *fmt, va_list ap)
 {
     (void)tif, (void)module;
     tiff_memory *m = user;
+    m->decode_failed |= m->decoding;
     if (m->error[0])
         return 1;
     vsnprintf(m->error, sizeof m->error, fmt, ap);
@@ -126,10 +128,13 @@ static int on_tiff_error(TIFF *tif, void *user, const char *module, const char *
     return 1;
 }
 
+/* Warnings about tags are ignored; one while a strip or tile decodes means
+ * data libtiff did not find ("Improper JPEG strip/tile size", "Premature
+ * end", "Not enough data"): an error, so a block is never used half filled. */
 static int on_tiff_warning(TIFF *tif, void *user, const char *module, const char *fmt, va_list ap)
 {
-    (void)tif, (void)user, (void)module, (void)fmt, (void)ap;
-    return 1;
+    tiff_memory *m = user;
+    return m->decoding ? on_tiff_error(tif, user, module, fmt, ap) : 1;
 }
 
 static TIFF *open_memory(tiff_memory *m, const char *mode, tmsize_t max_alloc)
@@ -230,6 +235,18 @@ static wt_status check_samples(const tiff_memory *m, tiff_layout *t)
     return WT_OK;
 }
 
+/* JPEG-compressed TIFF (Compression 6 and 7) is refused, whatever its
+ * photometric: its samples are lossy (never exact), and libtiff's JPEG codec
+ * turns a short or corrupt scan into warnings. A .jpg is read instead. */
+static wt_status check_compression(TIFF *tif, const tiff_memory *m)
+{
+    uint16_t compression = COMPRESSION_NONE;
+    TIFFGetFieldDefaulted(tif, TIFFTAG_COMPRESSION, &compression);
+    if (compression == COMPRESSION_JPEG || compression == COMPRESSION_OJPEG)
+        return unsupported(m, "JPEG compression; JPEG is read from .jpg files");
+    return WT_OK;
+}
+
 static wt_status read_layout(TIFF *tif, const tiff_memory *m, uint64_t max_pixels,
                              tiff_layout *t)
 {
@@ -244,6 +261,8 @@ static wt_status read_layout(TIFF *tif, const tiff_memory *m, uint64_t max_pixel
     if (!TIFFGetField(tif, TIFFTAG_PHOTOMETRIC, &t->photometric))
         t->photometric = t->spp >= 3 ? PHOTOMETRIC_RGB : PHOTOMETRIC_MINISBLACK;
     wt_status st = check_samples(m, t);
+    if (st == WT_OK)
+        st = check_compression(tif, m);
     if (st == WT_OK && t->photometric == PHOTOMETRIC_PALETTE &&
         !TIFFGetField(tif, TIFFTAG_COLORMAP, &t->palette[0], &t->palette[1], &t->palette[2]))
         st = corrupt_tiff(m);
@@ -298,9 +317,40 @@ static void place_block(const tiff_layout *t, const uint8_t *block, size_t row_b
     }
 }
 
+/* Block @p index (a strip of @p rows rows, or a tile) decoded into @p block,
+ * filled completely or refused: a block must have an offset past the header
+ * and bytes (libtiff pads a short StripOffsets or TileOffsets array with
+ * zeros, which would read the header as samples), decode without a message
+ * and give every byte of its rows. */
+static wt_status read_block(TIFF *tif, tiff_memory *m, int tiled, uint32_t index, uint32_t rows,
+                            uint8_t *block, tmsize_t block_size)
+{
+    uint64_t offset = TIFFGetStrileOffset(tif, index);
+    uint64_t bytes = TIFFGetStrileByteCount(tif, index);
+    if (offset < 8 || !bytes || offset >= m->size || bytes > m->size - offset) {
+        snprintf(m->error, sizeof m->error, "%s %u has no data in the file (offset %llu, "
+                 "%llu bytes)", tiled ? "tile" : "strip", index, (unsigned long long)offset,
+                 (unsigned long long)bytes);
+        return corrupt_tiff(m);
+    }
+    tmsize_t want = tiled ? block_size : TIFFVStripSize(tif, rows);
+    m->decoding = 1;
+    m->decode_failed = 0;
+    tmsize_t got = tiled ? TIFFReadEncodedTile(tif, index, block, block_size)
+                         : TIFFReadEncodedStrip(tif, index, block, block_size);
+    m->decoding = 0;
+    if (got < 0 || m->decode_failed)
+        return corrupt_tiff(m);
+    if (got != want) {
+        snprintf(m->error, sizeof m->error, "%s %u decodes to %lld of its %lld bytes",
+                 tiled ? "tile" : "strip", index, (long long)got, (long long)want);
+        return corrupt_tiff(m);
+    }
+    return WT_OK;
+}
+
 /* Every strip or tile of the page, decoded by libtiff into one buffer. */
-static wt_status read_blocks(TIFF *tif, const tiff_memory *m, const tiff_layout *t,
-                             wt_image *img)
+static wt_status read_blocks(TIFF *tif, tiff_memory *m, const tiff_layout *t, wt_image *img)
 {
     int tiled = TIFFIsTiled(tif);
     uint32_t bw = t->width, bh = 0;
@@ -334,12 +384,10 @@ static wt_status read_blocks(TIFF *tif, const tiff_memory *m, const tiff_layout 
         for (uint32_t by = 0; by < down && st == WT_OK; by++)
             for (uint32_t bx = 0; bx < across && st == WT_OK; bx++) {
                 uint32_t index = (uint32_t)p * across * down + by * across + bx;
-                tmsize_t got = index >= blocks ? -1
-                               : tiled ? TIFFReadEncodedTile(tif, index, block, block_size)
-                                       : TIFFReadEncodedStrip(tif, index, block, block_size);
-                if (got < 0)
-                    st = corrupt_tiff(m);
-                else
+                uint32_t rows = by * bh + bh > t->height ? t->height - by * bh : bh;
+                st = index >= blocks ? corrupt_tiff(m)
+                                     : read_block(tif, m, tiled, index, rows, block, block_size);
+                if (st == WT_OK)
                     place_block(t, block, row_bytes, bx * bw, by * bh, bh, bw,
                                 planes > 1 ? p : -1, img);
             }
@@ -542,11 +590,17 @@ static toff_t fd_size(thandle_t h)
     return ((wt_tiff_pages *)h)->m.size;
 }
 
-/* "64x48, 1 sample of 8 bits" for messages about pages that differ */
+/* "64x48, 1 unsigned sample of 8 bits, MinIsBlack" for messages about pages
+ * that differ: every field same_layout compares is named. */
 static void describe_layout(const tiff_layout *t, char *out, size_t cap)
 {
-    snprintf(out, cap, "%ux%u, %u sample%s of %u bits", t->width, t->height, t->spp,
-             t->spp == 1 ? "" : "s", t->bps);
+    static const char *const photometric[] = {"MinIsWhite", "MinIsBlack", "RGB", "palette"};
+    const char *format = t->format == SAMPLEFORMAT_INT      ? "signed"
+                         : t->format == SAMPLEFORMAT_IEEEFP ? "floating-point"
+                                                            : "unsigned";
+    snprintf(out, cap, "%ux%u, %u %s sample%s of %u bits, %s", t->width, t->height, t->spp,
+             format, t->spp == 1 ? "" : "s", t->bps,
+             t->photometric <= PHOTOMETRIC_PALETTE ? photometric[t->photometric] : "?");
 }
 
 static int same_layout(const tiff_layout *a, const tiff_layout *b)
@@ -587,12 +641,12 @@ static wt_status count_pages(wt_tiff_pages *t)
         if (st != WT_OK)
             return page_error(t, t->count, st);
         if (!same_layout(&next, &t->first)) {
-            char a[96], b[96];
+            char a[128], b[128];
             describe_layout(&next, a, sizeof a);
             describe_layout(&t->first, b, sizeof b);
             return wt_error_set(WT_ERR_UNSUPPORTED,
-                                "%s: page %zu is %s, page 0 is %s: the pages of a stack must "
-                                "have one size and sample type",
+                                "%s: page %zu is %s; page 0 is %s: the pages of a stack must "
+                                "have one size, sample type and photometric",
                                 t->m.name, t->count, a, b);
         }
         t->count++;

@@ -106,7 +106,7 @@ static wt_status swt_check(const wt_uparams *p)
     if (p->wavelet->filter_len > WT_UMAX_TAPS)
         return wt_error_set(WT_ERR_UNSUPPORTED, "swt: %s has more than %d taps",
                             p->wavelet->name, WT_UMAX_TAPS);
-    if (p->start_level < 0 || p->start_level + p->levels > WT_MAX_LEVELS)
+    if (p->start_level < 0 || p->start_level > WT_MAX_LEVELS - p->levels) /* no overflow */
         return wt_error_set(WT_ERR_INVALID,
                             "swt: start level %d + %d levels is more than %d", p->start_level,
                             p->levels, WT_MAX_LEVELS);

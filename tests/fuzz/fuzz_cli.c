@@ -40,7 +40,8 @@ static const char *const options[][2] = {
     {"--stack", "last"}, {"--transform", "swt"}, {"--transform", "starlet"}, {"--layers", NULL},
     {"--help", NULL}, {"--help=x", NULL}, {"-O", ""}, {"-o", ""}, {"--bogus", NULL},
 };
-static const char *const inputs[] = {"in.png", "in.jpg", "in.npz", "in.bin", "in.tif", "in.npy"};
+static const char *const inputs[] = {"in.png", "in.jpg", "in.npz", "in.bin",
+                                     "in.tif", "in.npy", "in_layers.txt"};
 static const char *const outputs[][2] = {
     {"out.png", NULL}, {"out.npz", NULL}, {"out.jpg", NULL}, {"-O", "outdir"},
     {"-o", "out.png"}, {"-o", "out.npz"}, {"out.txt", NULL}, {"in.png", NULL},

@@ -14,6 +14,9 @@ find "$corpus" -type f \( -name '*.png' -o -name '*.jpg' -o -name '*.pgm' -o -na
 cp "$here"/seeds/*.pgm "$here"/seeds/*.ppm "$work/image/" 2>/dev/null || true
 cp "$here"/seeds/*.npz "$work/npz/" 2>/dev/null || true
 find "$corpus" -type f -name '*.tif' -size -200k -exec cp {} "$work/tiff/" \; 2>/dev/null || true
+# hostile TIFFs of tests/cli/hostile_tiff.py: strips none/LZW/deflate, JPEG
+# strips (whole and short), missing plane and tile offsets, pages that differ
+cp "$here"/seeds/*.tif "$work/tiff/" 2>/dev/null || true
 cp "$here"/seeds/*.npy "$work/npy/" 2>/dev/null || true
 # fuzz_cli seeds: 4 bytes (command, option count, input name, output name),
 # option picks, then the file (fuzz_cli.c): small images, the .npz and .npy
@@ -33,6 +36,13 @@ for f in $(find "$corpus/good" "$corpus/tricky" -type f -name '*.tif' -size -8k 
 done
 for f in "$here"/seeds/*.npy; do
     { printf '\002\000\005\011'; cat "$f"; } >"$work/cli/$(basename "$f")"
+done
+for f in "$here"/seeds/*.tif; do
+    { printf '\002\000\004\000'; cat "$f"; } >"$work/cli/$(basename "$f")"
+done
+# layer sidecars (input 6, in_layers.txt): reconstruct to out.png
+for f in "$here"/seeds/layers_*.txt; do
+    { printf '\001\000\006\000'; cat "$f"; } >"$work/cli/$(basename "$f")"
 done
 # UBSan findings stop the run and are saved like crashes (without this they
 # were printed and the run went on: fuzz_cli's float->int32 cast of

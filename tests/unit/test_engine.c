@@ -388,6 +388,75 @@ static void test_cdf97_vs_bior44(void **state)
     }
 }
 
+/* The one-line transforms (dwt_line_1.c, passes over fewer than WT_BATCH
+ * lines) give each lane of a batch exactly: every kind of wavelet, mode,
+ * method and short length, both directions, float and legall53. */
+static void check_one_line(const wt_params *p, size_t n)
+{
+    wt_line ln;
+    wt_line_init(&ln, p, n);
+    size_t m = n + ln.nlo + ln.nhi + 4;
+    float *in = calloc(m * WT_BATCH, sizeof *in), *lo = in + n * WT_BATCH + WT_BATCH,
+          *hi = lo + ln.nlo * WT_BATCH + WT_BATCH;
+    float *one = calloc(m, sizeof *one), *olo = one + n + 1, *ohi = olo + ln.nlo + 1;
+    float *back = calloc(n * WT_BATCH, sizeof *back);
+    void *s = malloc(wt_line_scratch(&ln)), *s1 = malloc(wt_line_scratch_1(&ln));
+    int integer = p->wavelet->integer;
+    for (size_t i = 0; i < n * WT_BATCH; i++)
+        if (integer)
+            ((int32_t *)in)[i] = (int32_t)(uniform() * 1000.0);
+        else
+            in[i] = (float)(uniform() * 100.0);
+    if (integer)
+        wt_line_forward_i32(&ln, (int32_t *)in, (int32_t *)lo, (int32_t *)hi, s);
+    else
+        wt_line_forward(&ln, in, lo, hi, s);
+    if (integer)
+        wt_line_inverse_i32(&ln, (int32_t *)lo, (int32_t *)hi, (int32_t *)back, s);
+    else
+        wt_line_inverse(&ln, lo, hi, back, s);
+    for (size_t b = 0; b < WT_BATCH; b++) {
+        for (size_t i = 0; i < n; i++)
+            one[i] = in[i * WT_BATCH + b];
+        if (integer)
+            wt_line_forward_i32_1(&ln, (int32_t *)one, (int32_t *)olo, (int32_t *)ohi, s1);
+        else
+            wt_line_forward_1(&ln, one, olo, ohi, s1);
+        for (size_t k = 0; k < ln.nlo; k++)
+            assert_memory_equal(&olo[k], &lo[k * WT_BATCH + b], sizeof *lo);
+        for (size_t k = 0; k < ln.nhi; k++)
+            assert_memory_equal(&ohi[k], &hi[k * WT_BATCH + b], sizeof *hi);
+        if (integer)
+            wt_line_inverse_i32_1(&ln, (int32_t *)olo, (int32_t *)ohi, (int32_t *)one, s1);
+        else
+            wt_line_inverse_1(&ln, olo, ohi, one, s1);
+        for (size_t i = 0; i < n; i++)
+            assert_memory_equal(&one[i], &back[i * WT_BATCH + b], sizeof *back);
+    }
+    free(back);
+    free(in);
+    free(one);
+    free(s);
+    free(s1);
+}
+
+static void test_one_line_equals_batch(void **state)
+{
+    (void)state;
+    static const char *const names[] = {"haar", "db3", "sym5", "coif2", "bior2.2", "rbio3.1",
+                                        "dmey", "cdf97", "legall53", "dd137"};
+    static const size_t lengths[] = {1, 2, 3, 5, 8, 17, 64};
+    for (size_t w = 0; w < sizeof names / sizeof names[0]; w++)
+        for (int mode = 0; mode < WT_MODE_COUNT; mode++)
+            for (int method = WT_METHOD_CONV; method <= WT_METHOD_LIFTING; method++) {
+                wt_params p = {wt_wavelet_find(names[w]), (wt_mode)mode, (wt_method)method, 1};
+                if (wt_params_resolve(&p) != WT_OK)
+                    continue; /* no lifting, or a mode the wavelet does not take */
+                for (size_t i = 0; i < sizeof lengths / sizeof lengths[0]; i++)
+                    check_one_line(&p, lengths[i]);
+            }
+}
+
 /* ---------------------------------------------------------------------- */
 /* Rules */
 
@@ -542,6 +611,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_legall53_known_values),
         cmocka_unit_test(test_legall53_float_saturation),
         cmocka_unit_test(test_cdf97_vs_bior44),
+        cmocka_unit_test(test_one_line_equals_batch),
         cmocka_unit_test(test_coeff_lengths),
         cmocka_unit_test(test_fold_index),
         cmocka_unit_test(test_names_and_errors),
