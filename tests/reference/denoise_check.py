@@ -149,8 +149,10 @@ def to_depth(f, dtype):
     return img_as_ubyte(f) if dtype == np.uint8 else img_as_uint(f)
 
 
-def compare(name, out, ref_float, dtype, ties_only=False, min_equal=0.999, quiet_fail=False):
-    """out (integers) against the reference's float result in [0, 1]."""
+def compare(name, out, ref_float, dtype, ties_only=False, min_equal=0.999, quiet_fail=False,
+            tie=1e-6):
+    """out (integers) against the reference's float result in [0, 1]; a tie: a
+    reference within @tie LSB of .5 (float32 may round it either way)."""
     global checks
     checks += 1
     peak = 255.0 if dtype == np.uint8 else 65535.0
@@ -158,7 +160,7 @@ def compare(name, out, ref_float, dtype, ties_only=False, min_equal=0.999, quiet
     d = np.abs(out.astype(np.int64) - ref)
     equal = float((d == 0).mean())
     scaled = np.clip(ref_float, 0, 1) * peak
-    off_tie = np.abs(scaled - np.floor(scaled) - 0.5) >= 1e-6
+    off_tie = np.abs(scaled - np.floor(scaled) - 0.5) >= tie
     if quiet_fail and (d.max() > 1 or (ties_only and (d[off_tie] != 0).any()) or
                        (not ties_only and equal < min_equal and
                         (d[off_tie] != 0).mean() > 1 - min_equal)):
@@ -348,6 +350,150 @@ if rows[0] != "file\tchannel\tsigma\tsigma_fraction\tpage" or len(rows) != 2 or 
     fail(f"sigma --average: {rows} vs {ref}")
 else:
     print(f"ok sigma --average: {rows[1]}")
+
+# ---- noisy photos, every output type ------------------------------------------------
+# Photo-like crops where scikit-image's exact zeros matter: clipped highlights and
+# shadows (gain past full scale), constant bars and patches pasted after the noise,
+# gradients; gray and RGB, 8 and 16-bit, odd sizes, sigma 5-50 (8-bit units). Each
+# runs one configuration into one output type; sigma must be scikit-image's to 1e-9.
+
+SOURCES = {n: np.asarray(Image.open(os.path.join(ROOT, "data", n))).astype(float)
+           for n in ("camera.png", "astronaut.png", "coffee.jpg")}
+
+
+def photo_like(k, src, h, w, rgb, dtype, sigma):
+    img = SOURCES[src]
+    if img.ndim == 3 and not rgb:
+        img = img @ [0.2125, 0.7154, 0.0721]
+    elif img.ndim == 2 and rgb:
+        img = np.stack([img, 0.8 * img + 30, np.roll(img, 7, axis=1)], -1)
+    y0, x0 = (53 * k) % (img.shape[0] - h), (71 * k) % (img.shape[1] - w)
+    crop = img[y0:y0 + h, x0:x0 + w] * (1.1 + 0.05 * (k % 5)) - 12  # highlights past 255
+    ramp = np.linspace(-20, 20, w)[None, :]
+    crop = crop + (ramp[..., None] if crop.ndim == 3 else ramp)          # a gradient
+    noisy = np.clip(np.rint(crop + sigma * rng.standard_normal(crop.shape)), 0, 255)
+    noisy[: 3 + k % 4] = 0                                               # a black bar
+    noisy[h // 2:h // 2 + 9, w // 3:w // 3 + 11] = (k * 37) % 256         # a flat patch
+    if dtype == np.uint16:
+        noisy = np.clip(noisy * 257 + rng.integers(-40, 40, noisy.shape), 0, 65535)
+        noisy[: 3 + k % 4] = 0
+    return noisy.astype(dtype)
+
+
+def read_result(path, sixteen):
+    if path.endswith(".npy"):
+        return np.load(path)
+    if path.endswith(".tif"):
+        import tifffile
+        return tifffile.imread(path)
+    return load_png16(path) if sixteen else load(path)
+
+
+# (args, denoise_wavelet keywords); one per photo in turn
+CONFIGS = [([], {}),
+           (["--rule", "visu"], dict(method="VisuShrink")),
+           (["-w", "db2", "--shrink", "hard"], dict(wavelet="db2", mode="hard")),
+           (["-w", "sym4", "--rule", "visu", "--shrink", "hard"],
+            dict(wavelet="sym4", method="VisuShrink", mode="hard")),
+           (["-w", "db2"], dict(wavelet="db2")),
+           (["--ycbcr"], dict(convert2ycbcr=True)),
+           (["--cycle-spin", "1", "-w", "db2"], "spin")]
+# output: (suffix, extra args, 'own' = the input's type | 'f32' | 'u16')
+OUTPUTS = [(".png", [], "own"), (".png", ["--depth", "16"], "u16"),
+           (".npy", ["--depth", "f32"], "f32"), (".tif", [], "own"), (".npy", [], "own"),
+           (".tif", ["--depth", "f32"], "f32")]
+PHOTOS = []
+for k in range(24):
+    rgb, dtype = k % 3 != 0, (np.uint16 if k % 4 == 3 else np.uint8)
+    h, w = 97 + 2 * ((k * 29) % 61), 101 + 2 * ((k * 17) % 67)
+    sigma = 5 + (k * 13) % 46
+    PHOTOS.append((f"photo{k}", photo_like(k, list(SOURCES)[k % 3], h, w, rgb, dtype, sigma)))
+
+
+def photo_reference(img, kw):
+    ca = channel_axis(img)
+    if kw == "spin":
+        return cycle_spin(img, denoise_wavelet, max_shifts=1, num_workers=1, channel_axis=ca,
+                          func_kw=dict(channel_axis=ca, rescale_sigma=True, wavelet="db2"))
+    return denoise_wavelet(img, channel_axis=ca, rescale_sigma=True, **kw)
+
+
+def skimage_sigma(img, kw):
+    """The sigma denoise_wavelet estimates of each channel: in sample units, or
+    with convert2ycbcr of each YCbCr channel in rgb2ycbcr's units."""
+    if kw == "spin":
+        kw = dict(wavelet="db2")
+    f = skimage.img_as_float(img)
+    wavelet = kw.get("wavelet", "db1")
+    levels = max(pywt.dwtn_max_level(img.shape[:2], wavelet) - 3, 1)
+    scale = [255.0 if img.dtype == np.uint8 else 65535.0] * 3
+    if kw.get("convert2ycbcr"):
+        f = skimage.color.rgb2ycbcr(f)
+        lo, hi = f.min(axis=(0, 1)), f.max(axis=(0, 1))
+        f, scale = (f - lo) / (hi - lo), hi - lo
+    chans = [f] if f.ndim == 2 else [f[..., c] for c in range(f.shape[2])]
+    out = []
+    for ch, sc in zip(chans, scale):
+        dd = pywt.wavedecn(ch, wavelet, level=levels)[-1]["dd"]
+        out.append(np.median(np.abs(dd[np.nonzero(dd)])) / 0.6744897501960817 * sc)
+    return out
+
+
+def compare_float(name, out, ref_float, peak):
+    """Unrounded results: never 1 LSB off; on >= 99.9% within float32's reach
+    (0.01 LSB of 8-bit samples, 1e-6 of full scale for 16-bit ones)."""
+    global checks
+    checks += 1
+    d = np.abs(out.astype(float) - ref_float * peak)
+    tol = max(0.01, 1e-6 * peak)
+    close = float((d < tol).mean())
+    if d.max() > 1 or close < 0.999:
+        fail(f"{name}: float result max {d.max():.4g} LSB off, {close:.4%} within {tol:.3g} LSB")
+    else:
+        print(f"ok {name}: {close:.4%} within {tol:.3g} LSB, max {d.max():.3g} LSB")
+
+
+def check_photo(k, name, img):
+    global checks
+    args, kw = CONFIGS[k % len(CONFIGS)]
+    if "--ycbcr" in args and img.ndim == 2:
+        args, kw = CONFIGS[0]
+    suffix, extra, kind = OUTPUTS[k % len(OUTPUTS)]
+    src, out = save(img, name + ".png"), os.path.join(TMP, name + ".out" + suffix)
+    p = run(["denoise", "-v", "--device", "cpu"] + args + extra + [src, out])
+    if p.returncode:
+        return
+    tag = f"photo {name} {img.shape} {img.dtype.name} {' '.join(args + extra) or 'defaults'} {suffix}"
+    got = [float(v) for v in p.stderr.split(", sigma ")[1].split()]
+    want = skimage_sigma(img, kw)
+    checks += 1
+    if not np.allclose(got, want, rtol=1e-9, atol=0):
+        fail(f"{tag}: sigma {got}, scikit-image {want}")
+    res, ref = read_result(out, kind == "u16" or img.dtype == np.uint16), photo_reference(img, kw)
+    peak = 255.0 if img.dtype == np.uint8 else 65535.0
+    if kind == "f32":
+        compare_float(tag, res, ref, peak)
+    elif kind == "u16" and img.dtype == np.uint8:  # 8-bit samples written as 16 bits keep 0-255
+        checks += 1
+        d = np.abs(res.astype(np.int64) - np.rint(ref * 255).astype(np.int64))
+        if d.max() > 1 or (d == 0).mean() < 0.999:
+            fail(f"{tag}: max {d.max()} LSB, {(d == 0).mean():.4%} equal")
+        else:
+            print(f"ok {tag}: {(d == 0).mean():.4%} equal, max {d.max()} LSB")
+    else:  # 16-bit: float32's 1e-6 of full scale is 0.066 LSB, so near-ties may round either way
+        compare(tag, res.astype(np.int64), ref, img.dtype, tie=1e-6 * (peak if peak > 255 else 1))
+
+
+for k, (name, img) in enumerate(PHOTOS):
+    check_photo(k, name, img)
+p = run(["sigma", "--format", "json"] + [os.path.join(TMP, n + ".png") for n, _ in PHOTOS])
+for line, (n, img) in zip(p.stdout.splitlines(), PHOTOS):
+    checks += 1
+    got = json.loads(line)["sigma"]
+    ref = np.atleast_1d(estimate_sigma(img, channel_axis=channel_axis(img)))
+    if not np.allclose(got, ref, rtol=1e-9, atol=0):
+        fail(f"sigma {n}: {got} vs estimate_sigma {list(ref)}")
+print(f"ok sigma of {len(PHOTOS)} photos: estimate_sigma to 1e-9")
 
 # ---- beyond scikit-image: independent numpy/pywt code ---------------------------------
 
