@@ -8,7 +8,8 @@ and RGBA, through the command line (-O batches, so few processes):
     >= 99.9% of the samples and never more than 1 LSB off; with --shrink hard
     on haar, integer images reconstruct to exact .5 ties, so there every
     difference must sit on a tie of the reference (|frac - 0.5| < 1e-6);
-  - sigma within 1e-5 relative of estimate_sigma;
+  - sigma within 1e-9 relative of estimate_sigma (and of denoise_wavelet's own);
+  - 24 noisy photo-like crops through every output type (png, --depth 16|f32, tif, npy);
   - --cycle-spin N against skimage.restoration.cycle_spin(max_shifts=N);
   - --noise poisson and --level-scale against independent numpy/pywt code;
   - usage and per-file errors: exit codes and one-line messages.
@@ -149,8 +150,7 @@ def to_depth(f, dtype):
     return img_as_ubyte(f) if dtype == np.uint8 else img_as_uint(f)
 
 
-def compare(name, out, ref_float, dtype, ties_only=False, min_equal=0.999, quiet_fail=False,
-            tie=1e-6):
+def compare(name, out, ref_float, dtype, ties_only=False, min_equal=0.999, tie=1e-6):
     """out (integers) against the reference's float result in [0, 1]; a tie: a
     reference within @tie LSB of .5 (float32 may round it either way)."""
     global checks
@@ -161,12 +161,6 @@ def compare(name, out, ref_float, dtype, ties_only=False, min_equal=0.999, quiet
     equal = float((d == 0).mean())
     scaled = np.clip(ref_float, 0, 1) * peak
     off_tie = np.abs(scaled - np.floor(scaled) - 0.5) >= tie
-    if quiet_fail and (d.max() > 1 or (ties_only and (d[off_tie] != 0).any()) or
-                       (not ties_only and equal < min_equal and
-                        (d[off_tie] != 0).mean() > 1 - min_equal)):
-        global failures
-        failures += 1
-        return
     if d.max() > 1:
         fail(f"{name}: max difference {d.max()} LSB")
     elif ties_only and (d[off_tie] != 0).any():
@@ -237,43 +231,14 @@ def denoise_all(tag, args, names):
             sigmas)
 
 
-def exact_sigma(img, wavelet, levels):
-    """The estimate in exact arithmetic (integer samples; float32 pywt gets it): which
-    coefficients are exactly zero is what float64 rounding can change."""
-    chans = img.reshape(img.shape[0], img.shape[1], -1)
-    out = []
-    for c in range(chans.shape[2]):
-        dd = pywt.wavedecn(chans[..., c].astype(np.float32), wavelet, level=levels)[-1]["dd"]
-        out.append(float(np.median(np.abs(dd[np.nonzero(dd)]))) / 0.6744897501960817)
-    return out
-
-
 def check_skimage(tag, args, kw, names, ties_only=False, min_equal=0.999):
-    """Against denoise_wavelet(**kw). Where the estimated sigma differs from
-    scikit-image's because its float64 coefficients count a few more or fewer
-    exact zeros (haar on integer samples), wavetool's sigma must be the exact
-    one, and the output must then equal denoise_wavelet(sigma=that)."""
-    outs, sigmas = denoise_all(tag, args, names)
-    global failures
+    """Against denoise_wavelet(**kw); the sigma wavetool estimates is scikit-image's
+    (its float64 exact zeros included), so there is no other reference."""
+    outs = denoise_all(tag, args, names)[0]
     for n in names:
         img = cases[n]
-        ca = channel_axis(img)
-        ref = denoise_wavelet(img, channel_axis=ca, rescale_sigma=True, **kw)
-        before = failures
-        compare(f"{tag} {n}", outs[n], ref, img.dtype, ties_only, min_equal, quiet_fail=True)
-        if failures == before or "sigma" in kw or n not in sigmas:
-            continue
-        wavelet = kw.get("wavelet", "db1")
-        levels = kw.get("wavelet_levels") or max(pywt.dwtn_max_level(img.shape[:2], wavelet) - 3, 1)
-        exact = exact_sigma(img, wavelet, levels)
-        if not np.allclose(sigmas[n], exact, rtol=1e-3):
-            fail(f"{tag} {n}: sigma {sigmas[n]}, exact arithmetic {exact}")
-            continue
-        failures = before
-        ref = denoise_wavelet(img, channel_axis=ca, rescale_sigma=True,
-                              sigma=sigmas[n] if ca is not None else sigmas[n][0], **kw)
-        compare(f"{tag} {n} (sigma {sigmas[n]}: scikit-image's float64 zero count differs)",
-                outs[n], ref, img.dtype, ties_only, min_equal)
+        ref = denoise_wavelet(img, channel_axis=channel_axis(img), rescale_sigma=True, **kw)
+        compare(f"{tag} {n}", outs[n], ref, img.dtype, ties_only, min_equal)
 
 
 ALL = list(cases)
@@ -296,10 +261,7 @@ check_skimage("sym4-l2-sigma", ["-w", "sym4", "-l", "2", "--sigma", "12"],
               dict(wavelet="sym4", wavelet_levels=2, sigma=12.0),
               ["rgb_odd_8", "camera", "coffee"])
 check_skimage("sigma16", ["--sigma", "3000"], dict(sigma=3000.0), ["gray_16", "rgb_16"])
-# YCbCr: BayesShrink on nearly pure-noise chroma bands divides by mean(d^2) - sigma^2,
-# a difference that float32 coefficients move (documented); 99.5% here.
-check_skimage("ycbcr", ["--ycbcr"], dict(convert2ycbcr=True), ["rgb_odd_8", "astronaut", "coffee"],
-              min_equal=0.995)
+check_skimage("ycbcr", ["--ycbcr"], dict(convert2ycbcr=True), ["rgb_odd_8", "astronaut", "coffee"])
 
 # constant alpha: scikit-image's sigma is NaN there (no nonzero coefficient);
 # wavetool leaves such a channel as it is
@@ -338,7 +300,7 @@ for line, n in zip(p.stdout.splitlines(), ALL):
             print(f"ok sigma {n} channel {c}: none (scikit-image: rounding residue {r:.3g})")
             continue
         # 1e-6 of full scale absolute: a band of float rounding noise (one row)
-        if not (abs(s - r) <= 1e-5 * abs(r) + 1e-6 * peak and abs(f - r / peak) <= 1e-5 * abs(r / peak) + 1e-6):
+        if not (abs(s - r) <= 1e-9 * abs(r) and abs(f - r / peak) <= 1e-9 * abs(r / peak)):
             fail(f"sigma {n} channel {c}: {s} ({f}) vs estimate_sigma {r}")
     print(f"ok sigma {n}: {got['sigma']}")
 p = run(["sigma", "--average", "--format", "tsv", paths["rgb_odd_8"]])
@@ -346,7 +308,7 @@ checks += 1
 rows = p.stdout.splitlines()
 ref = estimate_sigma(cases["rgb_odd_8"], channel_axis=-1, average_sigmas=True)
 if rows[0] != "file\tchannel\tsigma\tsigma_fraction\tpage" or len(rows) != 2 or \
-        abs(float(rows[1].split("\t")[2]) - ref) > 1e-5 * ref:
+        abs(float(rows[1].split("\t")[2]) - ref) > 1e-9 * ref:
     fail(f"sigma --average: {rows} vs {ref}")
 else:
     print(f"ok sigma --average: {rows[1]}")
