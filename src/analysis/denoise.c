@@ -1,7 +1,10 @@
 /* Wavelet shrinkage denoising as scikit-image 0.19.3's denoise_wavelet and
  * estimate_sigma compute it, on an engine's resident pyramids: forward, the
- * noise estimate (median of |c| by selection), the band statistics of
- * BayesShrink, the shrinkage and the inverse run where the engine computes.
+ * band statistics of BayesShrink, the shrinkage and the inverse run where the
+ * engine computes. The noise estimate is scikit-image's bit for bit, computed
+ * on the host in float64 (noise_estimate.c) and handed to the engine as a
+ * known sigma; the engine estimates only where scikit-image has no
+ * counterpart (JPEG 2000 wavelets, modes other than symmetric).
  *
  * Units: scikit-image works on img_as_float images (samples / peak); the
  * engine works in sample units. Thresholds scale with the samples, so only
@@ -38,9 +41,9 @@ int wt_denoise_levels(size_t height, size_t width, const wt_wavelet *wavelet)
 
 /* ---- one decomposition: sigma, thresholds, shrinkage --------------------- */
 
-/* Coefficients closer than this to 0 (a fraction of the data's full scale)
- * count as zero in the noise estimate: scikit-image's "nonzero" taken in exact
- * arithmetic. Float rounding leaves residues where exact arithmetic gives 0
+/* The engine's own estimate (where noise_estimate.c's does not apply, and
+ * the SWT's): coefficients closer than this to 0 (a fraction of the data's
+ * full scale) count as zero, "nonzero" taken in exact arithmetic. Float rounding leaves residues where exact arithmetic gives 0
  * (haar on integer samples: (a - b) - (c - d) with a - b = c - d), and which
  * of them come out exactly 0 depends on the engine's and float64's order of
  * operations; real coefficients of integer samples are far larger. */
@@ -339,14 +342,16 @@ static void invert3(const double m[3][3], double r[3][3])
         }
 }
 
-/* RGB planes in [0, 1] -> Y, Cb, Cr planes (in place, double). */
+/* RGB planes in [0, 1] -> Y, Cb, Cr planes (in place, double), in
+ * rgb2ycbcr's order (rgb @ M.T, then the offset): the noise estimate sees
+ * scikit-image's very bits. */
 static void rgb_to_ycbcr(double *x, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
         double rgb[3] = {x[i], x[n + i], x[2 * n + i]};
         for (int k = 0; k < 3; k++)
-            x[(size_t)k * n + i] = ycbcr_offset[k] + ycbcr_from_rgb[k][0] * rgb[0] +
-                                   ycbcr_from_rgb[k][1] * rgb[1] + ycbcr_from_rgb[k][2] * rgb[2];
+            x[(size_t)k * n + i] = ycbcr_from_rgb[k][0] * rgb[0] + ycbcr_from_rgb[k][1] * rgb[1] +
+                                   ycbcr_from_rgb[k][2] * rgb[2] + ycbcr_offset[k];
     }
 }
 
