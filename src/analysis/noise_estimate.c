@@ -15,9 +15,10 @@
 #include "noise_estimate.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
-#include "image_codec.h"    /* wt_image_sample */
 #include "wavetool_hooks.h" /* wt_parallel_for, wt_select_kth */
 
 int wt_noise_exact(const wt_wavelet *wavelet, wt_mode mode)
@@ -157,14 +158,32 @@ typedef struct image_job {
     wt_status *status;
 } image_job;
 
-/* Channel @p c of the image rolled by (dy, dx), times scale, as float64. */
-static void rolled_channel(const image_job *j, int c, double *x)
+/* Row @p y of channel @p c times @p scale into @p v (width samples). */
+static void channel_row(const wt_image *img, size_t y, int c, double scale, double *v)
 {
-    size_t h = j->img->height, w = j->img->width, ch = (size_t)j->img->channels;
-    for (size_t y = 0; y < h; y++)
+    size_t w = img->width, ch = (size_t)img->channels, at = y * w * ch + (size_t)c;
+    if (img->bit_depth == WT_DEPTH_F32)
         for (size_t i = 0; i < w; i++)
-            x[((y + j->dy) % h) * w + (i + j->dx) % w] =
-                wt_image_sample(j->img, (y * w + i) * ch + (size_t)c) * j->scale;
+            v[i] = (double)((const float *)img->pixels)[at + i * ch] * scale;
+    else if (img->bit_depth > 8)
+        for (size_t i = 0; i < w; i++)
+            v[i] = (double)((const uint16_t *)img->pixels)[at + i * ch] * scale;
+    else
+        for (size_t i = 0; i < w; i++)
+            v[i] = (double)((const uint8_t *)img->pixels)[at + i * ch] * scale;
+}
+
+/* Channel @p c of the image rolled by (dy, dx), times scale, as float64;
+ * @p row: width doubles of scratch. */
+static void rolled_channel(const image_job *j, int c, double *x, double *row)
+{
+    size_t h = j->img->height, w = j->img->width, keep = w - j->dx;
+    for (size_t y = 0; y < h; y++) {
+        double *dst = x + ((y + j->dy) % h) * w;
+        channel_row(j->img, y, c, j->scale, row);
+        memcpy(dst + j->dx, row, keep * sizeof *row);
+        memcpy(dst, row + keep, j->dx * sizeof *row);
+    }
 }
 
 static void channel_range(void *ctx, size_t begin, size_t end)
@@ -172,12 +191,12 @@ static void channel_range(void *ctx, size_t begin, size_t end)
     image_job *j = ctx;
     size_t h = j->img->height, w = j->img->width, n = h * w;
     for (size_t c = begin; c < end; c++) {
-        double *x = malloc((n ? n : 1) * sizeof *x);
+        double *x = malloc((n + w + 1) * sizeof *x);
         if (!x) {
             j->status[c] = wt_error_set(WT_ERR_NOMEM, "out of memory for the noise estimate");
             continue;
         }
-        rolled_channel(j, (int)c, x);
+        rolled_channel(j, (int)c, x, x + n);
         j->status[c] = wt_noise_sigma_plane(x, h, w, j->wavelet, &j->sigma[c]);
         free(x);
     }

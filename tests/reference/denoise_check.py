@@ -359,7 +359,8 @@ CONFIGS = [([], {}),
             dict(wavelet="sym4", method="VisuShrink", mode="hard")),
            (["-w", "db2"], dict(wavelet="db2")),
            (["--ycbcr"], dict(convert2ycbcr=True)),
-           (["--cycle-spin", "1", "-w", "db2"], "spin")]
+           (["--cycle-spin", "1"], dict(spin=1)),
+           (["--cycle-spin", "1", "-w", "db2"], dict(spin=1, wavelet="db2"))]
 # output: (suffix, extra args, 'own' = the input's type | 'f32' | 'u16')
 OUTPUTS = [(".png", [], "own"), (".png", ["--depth", "16"], "u16"),
            (".npy", ["--depth", "f32"], "f32"), (".tif", [], "own"), (".npy", [], "own"),
@@ -374,17 +375,16 @@ for k in range(24):
 
 def photo_reference(img, kw):
     ca = channel_axis(img)
-    if kw == "spin":
+    kw = dict(kw)
+    if kw.pop("spin", 0):
         return cycle_spin(img, denoise_wavelet, max_shifts=1, num_workers=1, channel_axis=ca,
-                          func_kw=dict(channel_axis=ca, rescale_sigma=True, wavelet="db2"))
+                          func_kw=dict(channel_axis=ca, rescale_sigma=True, **kw))
     return denoise_wavelet(img, channel_axis=ca, rescale_sigma=True, **kw)
 
 
 def skimage_sigma(img, kw):
     """The sigma denoise_wavelet estimates of each channel: in sample units, or
     with convert2ycbcr of each YCbCr channel in rgb2ycbcr's units."""
-    if kw == "spin":
-        kw = dict(wavelet="db2")
     f = skimage.img_as_float(img)
     wavelet = kw.get("wavelet", "db1")
     levels = max(pywt.dwtn_max_level(img.shape[:2], wavelet) - 3, 1)
