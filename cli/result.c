@@ -11,22 +11,23 @@ int result_same_type(wt_sample_type a, wt_sample_type b)
     return a.kind == b.kind && a.bits == b.bits;
 }
 
+wt_status result_check(pipeline *p, const char *out, const wt_image *img, wt_sample_type *want)
+{
+    *want = cli_result_type(p->opt, wt_image_stored(img));
+    if (!out)
+        return WT_OK;
+    const char *name = strcmp(out, "-") == 0 ? "(stdout)" : out;
+    return wt_image_check_holds(cli_output_format(p->opt, out), name, *want, img->channels);
+}
+
 wt_status result_prepare(pipeline *p, const char *in, const char *out, wt_image *img,
                          wt_sample_type *want)
 {
-    wt_sample_type own = wt_image_stored(img);
-    *want = cli_result_type(p->opt, own);
-    if (out) {
-        const char *name = strcmp(out, "-") == 0 ? "(stdout)" : out;
-        wt_status st = wt_image_check_holds(cli_output_format(p->opt, out), name, *want,
-                                            img->channels);
-        if (st != WT_OK)
-            return st;
-    }
-    if (result_same_type(*want, own))
-        return WT_OK;
+    wt_status st = result_check(p, out, img, want);
+    if (st != WT_OK || result_same_type(*want, wt_image_stored(img)))
+        return st;
     wt_image work = {0};
-    wt_status st = wt_image_convert(img, (wt_sample_type){WT_SAMPLE_FLOAT, 32}, &work);
+    st = wt_image_convert(img, (wt_sample_type){WT_SAMPLE_FLOAT, 32}, &work);
     if (st != WT_OK)
         return pipeline_name_error(st, in);
     wt_image_free(img);
@@ -40,6 +41,16 @@ wt_status result_alloc_like(const wt_image *like, const char *file, wt_image *im
                                   like->bit_depth);
     img->color = like->color;
     img->stored = like->stored;
+    return pipeline_name_error(st, file);
+}
+
+wt_status result_alloc_for(const wt_image *like, wt_sample_type want, const char *file,
+                           wt_image *img)
+{
+    if (result_same_type(want, wt_image_stored(like)))
+        return result_alloc_like(like, file, img);
+    wt_status st = wt_image_alloc(img, like->width, like->height, like->channels, WT_DEPTH_F32);
+    img->color = like->color;
     return pipeline_name_error(st, file);
 }
 

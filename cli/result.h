@@ -15,6 +15,13 @@ int result_same_type(wt_sample_type a, wt_sample_type b);
  * may be NULL (no output). */
 wt_status result_prepare(pipeline *p, const char *in, const char *out, wt_image *img,
                          wt_sample_type *want);
+/* result_prepare's check alone: @p img stays as it is (denoise keeps the
+ * samples' own type, which decides its noise estimate and clipping). */
+wt_status result_check(pipeline *p, const char *out, const wt_image *img, wt_sample_type *want);
+/* An image for the unrounded result of @p like: @p like's type when that is
+ * @p want, else float32 (result_save converts once). */
+wt_status result_alloc_for(const wt_image *like, wt_sample_type want, const char *file,
+                           wt_image *img);
 /* An image of @p like's size, channels and type (its stored type kept). */
 wt_status result_alloc_like(const wt_image *like, const char *file, wt_image *img);
 /* @p result written to @p out as @p want (converted when it is held otherwise). */

@@ -946,7 +946,10 @@ void wt_denoise_defaults(wt_denoise_options *o);
 /** scikit-image's default level count: max(wt_max_level(h, w, wavelet) - 3, 1). */
 int wt_denoise_levels(size_t height, size_t width, const wt_wavelet *wavelet);
 /** Denoise @p in into @p out (allocated by the caller with in's size, channels and
- *  depth). @p info may be NULL. WT_ERR_UNSUPPORTED: --ycbcr on a non-RGB image.
+ *  depth, or float32 for the unrounded result of 8/16-bit samples: clipped to
+ *  0..peak as integer images are, values in sample units). The noise estimate
+ *  is scikit-image's (float64, on the samples / peak), whatever @p out holds.
+ *  @p info may be NULL. WT_ERR_UNSUPPORTED: --ycbcr on a non-RGB image.
  *  Without YCbCr, Poisson noise or cycle spinning, the pyramid never leaves the
  *  engine: only samples go in and out. */
 wt_status wt_denoise_image(wt_engine *engine, const wt_denoise_options *o, const wt_image *in,

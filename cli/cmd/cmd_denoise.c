@@ -147,12 +147,12 @@ static wt_status denoise_file(pipeline *p, page_binding *page, const char *in, c
     wt_denoise_options d;
     wt_sample_type want;
     wt_status st = pages_load(p, page, in, &img);
-    if (st == WT_OK) /* --depth: the input as float32 unless it is the result's type */
-        st = result_prepare(p, in, out, &img, &want);
+    if (st == WT_OK) /* --depth: an unrounded float32 result unless it is the input's type */
+        st = result_check(p, out, &img, &want);
     if (st == WT_OK)
         st = denoise_options_for(p->opt, &img, in, &d);
     if (st == WT_OK)
-        st = result_alloc_like(&img, in, &back);
+        st = result_alloc_for(&img, want, in, &back);
     denoise_job job = {&d, &img, &back, info};
     if (st == WT_OK)
         st = pipeline_engine_run(p, denoise_on, &job, in);

@@ -1,7 +1,10 @@
 /* Wavelet shrinkage denoising as scikit-image 0.19.3's denoise_wavelet and
  * estimate_sigma compute it, on an engine's resident pyramids: forward, the
- * noise estimate (median of |c| by selection), the band statistics of
- * BayesShrink, the shrinkage and the inverse run where the engine computes.
+ * band statistics of BayesShrink, the shrinkage and the inverse run where the
+ * engine computes. The noise estimate is scikit-image's bit for bit, computed
+ * on the host in float64 (noise_estimate.c) and handed to the engine as a
+ * known sigma; the engine estimates only where scikit-image has no
+ * counterpart (JPEG 2000 wavelets, modes other than symmetric).
  *
  * Units: scikit-image works on img_as_float images (samples / peak); the
  * engine works in sample units. Thresholds scale with the samples, so only
@@ -15,10 +18,8 @@
 
 #include "engine_impl.h" /* wt_shrink_plan, wt_epyramid_shrink */
 #include "image_codec.h"
+#include "noise_estimate.h" /* NORM_PPF_075, the exact float64 estimate */
 #include "transform.h"
-
-/* scipy.stats.norm.ppf(0.75) */
-#define NORM_PPF_075 0.6744897501960817
 
 void wt_denoise_defaults(wt_denoise_options *o)
 {
@@ -41,9 +42,9 @@ int wt_denoise_levels(size_t height, size_t width, const wt_wavelet *wavelet)
 
 /* ---- one decomposition: sigma, thresholds, shrinkage --------------------- */
 
-/* Coefficients closer than this to 0 (a fraction of the data's full scale)
- * count as zero in the noise estimate: scikit-image's "nonzero" taken in exact
- * arithmetic. Float rounding leaves residues where exact arithmetic gives 0
+/* The engine's own estimate (where noise_estimate.c's does not apply, and
+ * the SWT's): coefficients closer than this to 0 (a fraction of the data's
+ * full scale) count as zero, "nonzero" taken in exact arithmetic. Float rounding leaves residues where exact arithmetic gives 0
  * (haar on integer samples: (a - b) - (c - d) with a - b = c - d), and which
  * of them come out exactly 0 depends on the engine's and float64's order of
  * operations; real coefficients of integer samples are far larger. */
@@ -261,6 +262,18 @@ static double clip_lo(const wt_image *img)
     return img->bit_depth == WT_DEPTH_F32 ? -INFINITY : 0.0;
 }
 
+/* A float32 result of integer samples clipped to their range, as scikit-image
+ * clips (integer results are clipped when rounded). */
+static void clip_result(const wt_image *in, wt_image *out)
+{
+    if (out->bit_depth != WT_DEPTH_F32 || in->bit_depth == WT_DEPTH_F32)
+        return;
+    float *px = out->pixels, hi = (float)peak_of(in);
+    size_t all = (size_t)out->width * out->height * (size_t)out->channels;
+    for (size_t i = 0; i < all; i++)
+        px[i] = px[i] < 0.0f ? 0.0f : (px[i] > hi ? hi : px[i]);
+}
+
 /* The transform for an image: levels 0 = scikit-image's default. */
 static wt_params params_for(const wt_denoise_options *o, const wt_image *img)
 {
@@ -268,6 +281,32 @@ static wt_params params_for(const wt_denoise_options *o, const wt_image *img)
     if (p.levels <= 0)
         p.levels = wt_denoise_levels(img->height, img->width, p.wavelet);
     return p;
+}
+
+/* Whether sigma is estimated here, on the host (see known_sigma). */
+static int host_estimate(const wt_denoise_options *o, const wt_params *p)
+{
+    return o->rule != WT_RULE_FIXED && wt_noise_exact(p->wavelet, p->mode);
+}
+
+/* The sigma of each channel in sample units: --sigma, or where the rule
+ * needs one, scikit-image's estimate of @p in rolled by (dy, dx) (on
+ * img_as_float's samples: integers times 1 / peak) computed in float64 as
+ * PyWavelets does, so that its exact zeros are scikit-image's. NaN where
+ * the engine estimates (a wavelet or mode without that estimate) or where
+ * no coefficient is nonzero (a constant channel, left as it is). */
+static wt_status known_sigma(const wt_denoise_options *o, const wt_params *p, const wt_image *in,
+                             size_t dy, size_t dx, double *given)
+{
+    for (int c = 0; c < 4; c++)
+        given[c] = o->sigma;
+    if (!isnan(o->sigma) || !host_estimate(o, p))
+        return WT_OK;
+    double peak = peak_of(in);
+    wt_status st = wt_noise_sigma_image(in, dy, dx, 1.0 / peak, p->wavelet, given);
+    for (int c = 0; c < in->channels; c++)
+        given[c] *= peak;
+    return st;
 }
 
 /* ---- denoise of float planes (YCbCr, Anscombe, cycle spinning) ---------- */
@@ -307,14 +346,16 @@ static void invert3(const double m[3][3], double r[3][3])
         }
 }
 
-/* RGB planes in [0, 1] -> Y, Cb, Cr planes (in place, double). */
+/* RGB planes in [0, 1] -> Y, Cb, Cr planes (in place, double), in
+ * rgb2ycbcr's order (rgb @ M.T, then the offset): the noise estimate sees
+ * scikit-image's very bits. */
 static void rgb_to_ycbcr(double *x, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
         double rgb[3] = {x[i], x[n + i], x[2 * n + i]};
         for (int k = 0; k < 3; k++)
-            x[(size_t)k * n + i] = ycbcr_offset[k] + ycbcr_from_rgb[k][0] * rgb[0] +
-                                   ycbcr_from_rgb[k][1] * rgb[1] + ycbcr_from_rgb[k][2] * rgb[2];
+            x[(size_t)k * n + i] = ycbcr_from_rgb[k][0] * rgb[0] + ycbcr_from_rgb[k][1] * rgb[1] +
+                                   ycbcr_from_rgb[k][2] * rgb[2] + ycbcr_offset[k];
     }
 }
 
@@ -362,9 +403,14 @@ static wt_status denoise_ycbcr(wt_engine *e, const wt_denoise_options *o, const 
         if (range == 0.0)
             continue; /* scikit-image skips a constant channel */
         for (size_t i = 0; i < n; i++)
-            work[i] = (float)((ch[i] - lo) / range);
+            ch[i] = (ch[i] - lo) / range;
         double g = given[c] / range;
-        st = denoise_planes(e, o, p, h, w, 1, 1.0, 0.0, &g, &used[c], work);
+        if (isnan(g) && host_estimate(o, p))
+            st = wt_noise_sigma_plane(ch, h, w, p->wavelet, &g);
+        for (size_t i = 0; i < n; i++)
+            work[i] = (float)ch[i];
+        if (st == WT_OK)
+            st = denoise_planes(e, o, p, h, w, 1, 1.0, 0.0, &g, &used[c], work);
         for (size_t i = 0; st == WT_OK && i < n; i++)
             ch[i] = (double)work[i] * range + lo;
         used[c] *= range;
@@ -418,7 +464,7 @@ static wt_status denoise_sample_planes(wt_engine *e, const wt_denoise_options *o
         given[c] = o->noise == WT_NOISE_POISSON ? 1.0 : o->sigma / peak;
     if (o->ycbcr) {
         for (size_t i = 0; i < 3 * n; i++)
-            x[i] /= peak;
+            x[i] *= 1.0 / peak; /* img_as_float */
         st = denoise_ycbcr(e, o, p, h, w, given, x, work, used);
         for (size_t i = 0; i < 3 * n; i++)
             x[i] *= peak; /* sigma stays in YCbCr units (Y' 16-235) */
@@ -608,10 +654,10 @@ static wt_status denoise_resident(wt_engine *e, const wt_denoise_options *o, con
                                   const wt_image *in, wt_image *out, double *used)
 {
     double given[4];
-    for (int c = 0; c < 4; c++)
-        given[c] = o->sigma;
     wt_epyramid *ep = NULL;
-    wt_status st = wt_epyramid_create(e, p, in->height, in->width, in->channels, &ep);
+    wt_status st = known_sigma(o, p, in, 0, 0, given);
+    if (st == WT_OK)
+        st = wt_epyramid_create(e, p, in->height, in->width, in->channels, &ep);
     int fused = st == WT_OK && fused_shrink(ep);
     if (st == WT_OK)
         st = wt_epyramid_forward_image(ep, in);
@@ -626,6 +672,21 @@ static wt_status denoise_resident(wt_engine *e, const wt_denoise_options *o, con
     return st;
 }
 
+/* The samples of @p in loaded for cycle spinning; for a float32 result of
+ * integer samples as float32 (the same values), so that the mean comes back
+ * unrounded. */
+static wt_status spin_load(wt_epyramid *ep, const wt_image *in, const wt_image *out)
+{
+    if (out->bit_depth == in->bit_depth)
+        return wt_epyramid_spin_load(ep, in);
+    wt_image copy = {0};
+    wt_status st = wt_image_convert(in, (wt_sample_type){WT_SAMPLE_FLOAT, 32}, &copy);
+    if (st == WT_OK)
+        st = wt_epyramid_spin_load(ep, &copy);
+    wt_image_free(&copy);
+    return st;
+}
+
 /* cycle_spin(max_shifts=N) on the engine: the samples go up once, each
  * shift is a forward of the resident planes rolled, the shrinkage, an
  * inverse rolled back into the engine's accumulator; the mean comes down
@@ -635,19 +696,19 @@ static wt_status denoise_spin_resident(wt_engine *e, const wt_denoise_options *o
                                        double *used)
 {
     double given[4], peak = peak_of(in);
-    for (int c = 0; c < 4; c++)
-        given[c] = o->sigma;
     size_t shifts = (size_t)o->cycle_spin + 1;
     wt_epyramid *ep = NULL;
     wt_status st = wt_epyramid_create(e, p, in->height, in->width, in->channels, &ep);
     int fused = st == WT_OK && fused_shrink(ep);
     if (st == WT_OK)
-        st = wt_epyramid_spin_load(ep, in);
+        st = spin_load(ep, in, out);
     for (size_t dy = 0; st == WT_OK && dy < shifts; dy++)
         for (size_t dx = 0; st == WT_OK && dx < shifts; dx++) {
             double u[4] = {NAN, NAN, NAN, NAN};
             int first = dy == 0 && dx == 0;
-            st = wt_epyramid_spin_forward(ep, dy, dx);
+            st = known_sigma(o, p, in, dy, dx, given); /* cycle_spin: each shift's own */
+            if (st == WT_OK)
+                st = wt_epyramid_spin_forward(ep, dy, dx);
             if (st == WT_OK && fused) /* only the first shift's sigma is waited for */
                 st = shrink_fused(ep, o, peak, full_scale_of(in), given);
             if (st == WT_OK && fused && first)
@@ -685,11 +746,13 @@ wt_status wt_denoise_image(wt_engine *engine, const wt_denoise_options *o, const
     if (st != WT_OK)
         return st;
     if (out->width != in->width || out->height != in->height || out->channels != in->channels ||
-        out->bit_depth != in->bit_depth)
+        (out->bit_depth != in->bit_depth && out->bit_depth != WT_DEPTH_F32))
         return wt_error_set(WT_ERR_INVALID, "denoise: output image does not match the input");
     wt_params p = params_for(o, in);
     double used[4] = {NAN, NAN, NAN, NAN};
     st = wt_transform_of_denoise(o)->denoise(engine, o, &p, in, out, used, &p.levels);
+    if (st == WT_OK)
+        clip_result(in, out);
     if (info) {
         info->levels = p.levels;
         info->channels = in->channels;
@@ -700,19 +763,13 @@ wt_status wt_denoise_image(wt_engine *engine, const wt_denoise_options *o, const
 
 wt_status wt_estimate_sigma(wt_engine *engine, const wt_image *img, double *sigma)
 {
-    wt_params p = {wt_wavelet_find("db2"), WT_MODE_SYMMETRIC, WT_METHOD_AUTO, 1};
-    wt_epyramid *ep = NULL;
+    (void)engine; /* float64 on the host: the engines' float32 would move its exact zeros */
     if (img->channels > 4)
         return wt_error_set(WT_ERR_UNSUPPORTED, "the noise estimate takes 1 to 4 channels (this "
                                                 "image has %d)",
                             img->channels);
-    wt_status st = wt_epyramid_create(engine, &p, img->height, img->width, img->channels, &ep);
-    if (st == WT_OK)
-        st = wt_epyramid_forward_image(ep, img);
-    if (st == WT_OK)
-        st = estimate_channels(ep, img->channels, full_scale_of(img), sigma);
-    wt_epyramid_destroy(ep);
-    return st;
+    /* estimate_sigma: pywt.dwtn(image, 'db2') on the samples as they are */
+    return wt_noise_sigma_image(img, 0, 0, 1.0, wt_wavelet_find("db2"), sigma);
 }
 
 /* ---- device-resident timing (wavetool_hooks.h) ---------------------------- */
