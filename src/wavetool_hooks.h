@@ -48,7 +48,8 @@ wt_env_knobs *wt_env_override(void);
 
 /* glibc: keep freed buffers up to 256 MB in the heap and give memory back only
  * past 1 GB free at the top, so a batch (or a benchmark's runs) reuses its
- * large buffers instead of faulting in fresh mappings; elsewhere nothing. */
+ * large buffers instead of faulting in fresh mappings, and at most 4 heaps
+ * (address space under ulimit -v on many cores); elsewhere nothing. */
 void wt_keep_freed_buffers(void);
 
 /* Split [0, count) into contiguous ranges, one per thread (up to @p threads,

@@ -84,5 +84,8 @@ void wt_keep_freed_buffers(void)
 #ifdef __GLIBC__
     mallopt(M_MMAP_THRESHOLD, 256 << 20);
     mallopt(M_TRIM_THRESHOLD, 1 << 30);
+    /* A few heaps, not one per thread: each reserves 64 MB of address space,
+     * so 16 workers took 1 GB of it (ulimit -v) for a few MB of buffers. */
+    mallopt(M_ARENA_MAX, 4);
 #endif
 }
