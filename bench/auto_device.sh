@@ -40,7 +40,7 @@ for c in $cases; do
         sed -n 's/^wavetool: engine: \([a-z]*\).*/\1/p' | head -1)
     best=$((ms[cpu] < ms[cuda] ? ms[cpu] : ms[cuda]))
     printf '%-12s %8s %8s %8s %13s   %s\n' "${side}²×$count" "${ms[auto]}" "${ms[cpu]}" \
-        "${ms[cuda]}" "$(echo "scale=2; ${ms[auto]} / $best" | bc)" "$chose"
+        "${ms[cuda]}" "$(awk -v a="${ms[auto]}" -v b="$best" 'BEGIN { printf "%.2f", a / b }')" "$chose"
 done
 
 # A shell loop, one process per file, over 50 files of 512².
