@@ -42,7 +42,7 @@ wt_axis_walk wt_axis_walk_of(const wt_array_view *v, int axis)
     return w;
 }
 
-wt_lines wt_axis_block(const wt_array_view *v, const wt_axis_walk *walk, size_t block)
+ptrdiff_t wt_axis_block_offset(const wt_array_view *v, const wt_axis_walk *walk, size_t block)
 {
     ptrdiff_t offset = 0;
     for (int k = v->rank - 1; k >= 0; k--) { /* the last remaining axis varies fastest */
@@ -51,7 +51,12 @@ wt_lines wt_axis_block(const wt_array_view *v, const wt_axis_walk *walk, size_t 
         offset += (ptrdiff_t)(block % v->shape[k]) * v->strides[k];
         block /= v->shape[k];
     }
-    offset += (ptrdiff_t)block * v->channel_stride;
+    return offset + (ptrdiff_t)block * v->channel_stride;
+}
+
+wt_lines wt_axis_block(const wt_array_view *v, const wt_axis_walk *walk, size_t block)
+{
+    ptrdiff_t offset = wt_axis_block_offset(v, walk, block);
     ptrdiff_t line_step = walk->inner < 0 ? 0 : v->strides[walk->inner];
     return (wt_lines){(uint32_t *)v->data + offset, line_step, v->strides[walk->axis]};
 }

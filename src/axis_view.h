@@ -57,6 +57,8 @@ typedef struct wt_lines {
 } wt_lines;
 
 wt_lines wt_axis_block(const wt_array_view *v, const wt_axis_walk *walk, size_t block);
+/* Element offset of block @p block's first line from v->data. */
+ptrdiff_t wt_axis_block_offset(const wt_array_view *v, const wt_axis_walk *walk, size_t block);
 
 /* ---- DWT along an axis (axis_dwt.c) ---------------------------------------- */
 
