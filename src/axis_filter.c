@@ -76,13 +76,12 @@ void wt_filter_pass_init(wt_filter_pass *p, const wt_array_view *geometry, int a
     p->border = border_of(border, geometry->shape[axis]);
 }
 
-void wt_filter_pass_add(wt_filter_pass *p, const float *src, float *dst, const double *taps,
-                        int ntaps, double gain, size_t step, long long shift)
+void wt_filter_pass_add(wt_filter_pass *p, const float *src, float *dst, const wt_filter_spec *f)
 {
     wt_filter_term *t = &p->term[p->nterms++];
     t->src = src;
     t->dst = dst;
-    taps_of(&t->taps, &p->border, taps, ntaps, gain, step, shift);
+    taps_of(&t->taps, &p->border, f->taps, f->ntaps, f->gain, f->step, f->shift);
 }
 
 /* out[x] (+)= sum of c[k] * src[k][x] for k < n, four taps per sweep so that
@@ -259,4 +258,90 @@ wt_status wt_filter_pass_run(wt_filter_pass *p, int threads)
     else
         wt_parallel_for(threads, walk.nblocks * walk.nlines, lines_range, p);
     return p->failed ? wt_error_set(WT_ERR_NOMEM, "out of memory") : WT_OK;
+}
+
+/* ---- one level over every axis --------------------------------------------- */
+
+/* Terms of one pass: dst[t] (+)= filter[t] of src[t], t < n. */
+typedef struct pass_terms {
+    int n;
+    const float *src[2];
+    float *dst[2];
+    const wt_filter_spec *filter[2];
+} pass_terms;
+
+static wt_status run_terms(const wt_array_view *geometry, int axis, wt_border border,
+                           const pass_terms *terms, int threads)
+{
+    wt_filter_pass pass;
+    wt_filter_pass_init(&pass, geometry, axis, border);
+    for (int t = 0; t < terms->n; t++)
+        wt_filter_pass_add(&pass, terms->src[t], terms->dst[t], terms->filter[t]);
+    return wt_filter_pass_run(&pass, threads);
+}
+
+/* The m-th of the arrays between two passes: @p final's, or a tmp array. */
+static float *array_between(float *final_data, float *tmp, size_t index, size_t span)
+{
+    return final_data ? final_data : tmp + index * span;
+}
+
+wt_status wt_axis_split_forward(const wt_array_view *src, const wt_array_view *bands,
+                                const wt_filter_spec *lo, const wt_filter_spec *hi,
+                                wt_border border, float *const tmp[2], int threads)
+{
+    const int rank = src->rank;
+    const size_t span = wt_view_span(src);
+    const float *cur[1 << WT_VIEW_MAX_RANK] = {src->data};
+    wt_status st = WT_OK;
+    for (int axis = rank - 1, m = 0; axis >= 0 && st == WT_OK; axis--, m++) {
+        const int bit = 1 << (rank - 1 - axis); /* the axes done have the lower bits */
+        float *next[1 << WT_VIEW_MAX_RANK];
+        for (int i = 0; i < bit && st == WT_OK; i++) {
+            next[i] = array_between(axis ? NULL : bands[i].data, tmp[m & 1], 2 * (size_t)i, span);
+            next[i | bit] = array_between(axis ? NULL : bands[i | bit].data, tmp[m & 1],
+                                          2 * (size_t)i + 1, span);
+            const pass_terms t = {2, {cur[i], cur[i]}, {next[i], next[i | bit]}, {lo, hi}};
+            st = run_terms(src, axis, border, &t, threads);
+        }
+        memcpy(cur, next, sizeof(float *) * 2 * (size_t)bit);
+    }
+    return st;
+}
+
+wt_status wt_axis_split_inverse(const wt_array_view *bands, const wt_array_view *dst,
+                                const wt_filter_spec *lo, const wt_filter_spec *hi,
+                                wt_border border, float *const tmp[2], int threads)
+{
+    const int rank = dst->rank;
+    const size_t span = wt_view_span(dst);
+    const float *cur[1 << WT_VIEW_MAX_RANK];
+    for (int i = 0; i < 1 << rank; i++)
+        cur[i] = bands[i].data;
+    wt_status st = WT_OK;
+    for (int axis = 0, m = 0; axis < rank && st == WT_OK; axis++, m++) {
+        const int bit = 1 << (rank - 1 - axis);
+        for (int i = 0; i < bit && st == WT_OK; i++) {
+            float *out = array_between(bit == 1 ? dst->data : NULL, tmp[m & 1], (size_t)i, span);
+            const pass_terms t = {2, {cur[i], cur[i | bit]}, {out, out}, {lo, hi}};
+            st = run_terms(dst, axis, border, &t, threads);
+            cur[i] = out;
+        }
+    }
+    return st;
+}
+
+wt_status wt_axis_smooth(const wt_array_view *src, const wt_array_view *dst,
+                         const wt_filter_spec *f, wt_border border, float *const tmp[2],
+                         int threads)
+{
+    const float *cur = src->data;
+    wt_status st = WT_OK;
+    for (int axis = src->rank - 1, m = 0; axis >= 0 && st == WT_OK; axis--, m++) {
+        float *out = array_between(axis ? NULL : dst->data, tmp[m & 1], 0, 0);
+        const pass_terms t = {1, {cur}, {out}, {f}};
+        st = run_terms(src, axis, border, &t, threads);
+        cur = out;
+    }
+    return st;
 }

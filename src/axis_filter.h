@@ -43,11 +43,39 @@ typedef struct wt_filter_pass {
     _Atomic int failed; /* a line buffer could not be allocated */
 } wt_filter_pass;
 
+/* One filter of a level: its taps scaled by @p gain, @p step apart, shifted
+ * by @p shift (undecimated_geometry.h). */
+typedef struct wt_filter_spec {
+    const double *taps;
+    int ntaps;
+    double gain;
+    size_t step;
+    long long shift;
+} wt_filter_spec;
+
 void wt_filter_pass_init(wt_filter_pass *p, const wt_array_view *geometry, int axis,
                          wt_border border);
-/* dst (+)= taps (scaled by @p gain) at spacing @p step with @p shift of src. */
-void wt_filter_pass_add(wt_filter_pass *p, const float *src, float *dst, const double *taps,
-                        int ntaps, double gain, size_t step, long long shift);
+/* dst (+)= the filter @p f of src. */
+void wt_filter_pass_add(wt_filter_pass *p, const float *src, float *dst, const wt_filter_spec *f);
 wt_status wt_filter_pass_run(wt_filter_pass *p, int threads);
+
+/* One undecimated level over every axis of @p src, the last axis first (an
+ * image: x then y), the inverse backwards. The bands and @p dst have src's
+ * geometry (data apart); so do the arrays between the passes, put one after
+ * another from tmp[m & 1] after the m-th pass: each tmp holds 2^(rank-1)
+ * arrays of wt_view_span(src) elements (a rank-2 level uses only tmp[0]).
+ *   split: band i is low- or high-pass (@p lo, @p hi) along axis k as bit
+ *          (rank - 1 - k) of i says (dwtn's band order; an image: A, V, H, D);
+ *          the inverse adds the synthesis filters' terms;
+ *   smooth: @p f along every axis into @p dst (the starlet's scale). */
+wt_status wt_axis_split_forward(const wt_array_view *src, const wt_array_view *bands,
+                                const wt_filter_spec *lo, const wt_filter_spec *hi,
+                                wt_border border, float *const tmp[2], int threads);
+wt_status wt_axis_split_inverse(const wt_array_view *bands, const wt_array_view *dst,
+                                const wt_filter_spec *lo, const wt_filter_spec *hi,
+                                wt_border border, float *const tmp[2], int threads);
+wt_status wt_axis_smooth(const wt_array_view *src, const wt_array_view *dst,
+                         const wt_filter_spec *f, wt_border border, float *const tmp[2],
+                         int threads);
 
 #endif

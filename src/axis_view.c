@@ -23,6 +23,17 @@ wt_array_view wt_view_image(void *data, wt_dtype dtype, int channels, size_t h, 
     return wt_view_dense(data, dtype, channels, 2, shape);
 }
 
+size_t wt_view_span(const wt_array_view *v)
+{
+    ptrdiff_t last = (ptrdiff_t)(v->channels - 1) * v->channel_stride;
+    for (int k = 0; k < v->rank; k++) {
+        if (v->shape[k] == 0)
+            return 0;
+        last += (ptrdiff_t)(v->shape[k] - 1) * v->strides[k];
+    }
+    return v->channels > 0 ? (size_t)last + 1 : 0;
+}
+
 static ptrdiff_t abs_stride(ptrdiff_t s)
 {
     return s < 0 ? -s : s;

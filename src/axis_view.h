@@ -35,6 +35,9 @@ wt_array_view wt_view_dense(void *data, wt_dtype dtype, int channels, int rank,
 /* A dense view of @p channels planes of h x w. */
 wt_array_view wt_view_image(void *data, wt_dtype dtype, int channels, size_t h, size_t w);
 
+/* Elements from a view's first element to one past its last (strides >= 0). */
+size_t wt_view_span(const wt_array_view *v);
+
 /* Lines of a view along one axis, walked in blocks of neighbouring lines: the
  * lines of a block differ only along @p inner, the other axis with the
  * smallest stride (the contiguous one of a dense view); the blocks run over

@@ -140,44 +140,27 @@ wt_status wt_uparams_check(const wt_uparams *p, size_t height, size_t width)
     return WT_OK;
 }
 
-/* ---- passes over a plane --------------------------------------------------- */
+/* ---- levels of a plane ------------------------------------------------------ */
 
-enum { AXIS_Y = 0, AXIS_X = 1 };
-
-/* The pass along @p axis of one channel's h x w planes. */
-static void plane_pass(wt_filter_pass *pass, size_t h, size_t w, int axis, wt_border border)
+/* One channel's h x w plane at @p data. */
+static wt_array_view plane_view(const float *data, size_t h, size_t w)
 {
-    const wt_array_view geometry = wt_view_image(NULL, WT_FLOAT32, 1, h, w);
-    wt_filter_pass_init(pass, &geometry, axis, border);
-}
-
-/* The taps, gain and shift of one filter at one level. */
-typedef struct level_filter {
-    const double *taps;
-    int ntaps;
-    double gain;
-    size_t step;
-    long long shift;
-} level_filter;
-
-static void add_term(wt_filter_pass *pass, const float *src, float *dst, const level_filter *f)
-{
-    wt_filter_pass_add(pass, src, dst, f->taps, f->ntaps, f->gain, f->step, f->shift);
+    return wt_view_image((float *)data /* read only where an input */, WT_FLOAT32, 1, h, w);
 }
 
 /* ---- SWT -------------------------------------------------------------------- */
 
 /* The low- and high-pass filters of SWT level @p j: analysis, or
  * (@p inverse) synthesis. */
-static void swt_filters(const wt_uparams *p, int j, int inverse, level_filter *lo,
-                        level_filter *hi)
+static void swt_filters(const wt_uparams *p, int j, int inverse, wt_filter_spec *lo,
+                        wt_filter_spec *hi)
 {
     const wt_wavelet *wl = p->wavelet;
     const size_t step = (size_t)wt_utap_step(j);
     const long long shift = wt_swt_shift(wl->filter_len, (long long)step, inverse);
     const double g = wt_swt_gain(p->norm, inverse);
-    *lo = (level_filter){inverse ? wl->rec_lo : wl->dec_lo, wl->filter_len, g, step, shift};
-    *hi = (level_filter){inverse ? wl->rec_hi : wl->dec_hi, wl->filter_len, g, step, shift};
+    *lo = (wt_filter_spec){inverse ? wl->rec_lo : wl->dec_lo, wl->filter_len, g, step, shift};
+    *hi = (wt_filter_spec){inverse ? wl->rec_hi : wl->dec_hi, wl->filter_len, g, step, shift};
 }
 
 /* Work planes of one channel: 4 of h x w. */
@@ -195,25 +178,28 @@ static wt_status work_alloc(size_t plane, int count, float **buf)
                                plane * (size_t)count * sizeof(float) >> 20);
 }
 
-/* One analysis level of plane @p c into A (@p a), H, V, D. */
+/* The bands of an SWT level in the axis core's order: A, V, H, D. */
+static void level_views(size_t h, size_t w, const float *a, const float *bh, const float *bv,
+                        const float *bd, wt_array_view views[4])
+{
+    views[0] = plane_view(a, h, w);
+    views[1] = plane_view(bv, h, w);
+    views[2] = plane_view(bh, h, w);
+    views[3] = plane_view(bd, h, w);
+}
+
+/* One analysis level of plane @p c into A (@p a), H, V, D: along x into the
+ * work planes lo and hi, then along y. */
 static wt_status swt_forward_level(int threads, const wt_uparams *p, int j, size_t h, size_t w,
                                    const float *c, float *a, float *bh, float *bv, float *bd,
                                    const swt_work *k)
 {
-    level_filter lo, hi;
+    wt_filter_spec lo, hi;
     swt_filters(p, j, 0, &lo, &hi);
-    wt_filter_pass x, y;
-    plane_pass(&x, h, w, AXIS_X, WT_BORDER_PERIODIC);
-    add_term(&x, c, k->lo, &lo);
-    add_term(&x, c, k->hi, &hi);
-    if (wt_filter_pass_run(&x, threads) != WT_OK)
-        return WT_ERR_NOMEM;
-    plane_pass(&y, h, w, AXIS_Y, WT_BORDER_PERIODIC);
-    add_term(&y, k->lo, a, &lo);
-    add_term(&y, k->lo, bh, &hi); /* high-pass along y */
-    add_term(&y, k->hi, bv, &lo);
-    add_term(&y, k->hi, bd, &hi);
-    return wt_filter_pass_run(&y, threads);
+    wt_array_view src = plane_view(c, h, w), bands[4];
+    level_views(h, w, a, bh, bv, bd, bands);
+    float *const tmp[2] = {k->lo, NULL}; /* k->hi follows k->lo */
+    return wt_axis_split_forward(&src, bands, &lo, &hi, WT_BORDER_PERIODIC, tmp, threads);
 }
 
 /* One synthesis level: A, H, V, D into @p out. */
@@ -221,20 +207,12 @@ static wt_status swt_inverse_level(int threads, const wt_uparams *p, int j, size
                                    const float *a, const float *bh, const float *bv,
                                    const float *bd, float *out, const swt_work *k)
 {
-    level_filter lo, hi;
+    wt_filter_spec lo, hi;
     swt_filters(p, j, 1, &lo, &hi);
-    wt_filter_pass x, y;
-    plane_pass(&y, h, w, AXIS_Y, WT_BORDER_PERIODIC);
-    add_term(&y, a, k->lo, &lo);
-    add_term(&y, bh, k->lo, &hi);
-    add_term(&y, bv, k->hi, &lo);
-    add_term(&y, bd, k->hi, &hi);
-    if (wt_filter_pass_run(&y, threads) != WT_OK)
-        return WT_ERR_NOMEM;
-    plane_pass(&x, h, w, AXIS_X, WT_BORDER_PERIODIC);
-    add_term(&x, k->lo, out, &lo);
-    add_term(&x, k->hi, out, &hi);
-    return wt_filter_pass_run(&x, threads);
+    wt_array_view dst = plane_view(out, h, w), bands[4];
+    level_views(h, w, a, bh, bv, bd, bands);
+    float *const tmp[2] = {k->lo, NULL};
+    return wt_axis_split_inverse(bands, &dst, &lo, &hi, WT_BORDER_PERIODIC, tmp, threads);
 }
 
 static float *band_plane(const wt_uparams *p, float *bands, int level, wt_band b, int c,
@@ -290,15 +268,10 @@ static wt_status starlet_smooth(int threads, const wt_uparams *p, int j, size_t 
     double b3[WT_STARLET_TAPS];
     wt_starlet_kernel(b3);
     const long long step = wt_utap_step(j);
-    const level_filter f = {b3, WT_STARLET_TAPS, 1.0, (size_t)step, wt_starlet_shift(step)};
-    wt_filter_pass x, y;
-    plane_pass(&x, h, w, AXIS_X, p->border);
-    add_term(&x, c_in, tmp, &f);
-    if (wt_filter_pass_run(&x, threads) != WT_OK)
-        return WT_ERR_NOMEM;
-    plane_pass(&y, h, w, AXIS_Y, p->border);
-    add_term(&y, tmp, c_out, &f);
-    return wt_filter_pass_run(&y, threads);
+    const wt_filter_spec f = {b3, WT_STARLET_TAPS, 1.0, (size_t)step, wt_starlet_shift(step)};
+    const wt_array_view src = plane_view(c_in, h, w), dst = plane_view(c_out, h, w);
+    float *const buffers[2] = {tmp, NULL};
+    return wt_axis_smooth(&src, &dst, &f, p->border, buffers, threads);
 }
 
 typedef struct diff_job {
