@@ -23,6 +23,15 @@ wt_array_view wt_view_image(void *data, wt_dtype dtype, int channels, size_t h, 
     return wt_view_dense(data, dtype, channels, 2, shape);
 }
 
+wt_array_view wt_pyramid_band_view(const wt_pyramid *p, int level, wt_band b, void *data)
+{
+    size_t h, w;
+    wt_pyramid_band_shape(p, level, b, &h, &w);
+    if (!data)
+        data = (uint32_t *)p->data + wt_pyramid_offset(p, level, b, 0);
+    return wt_view_image(data, p->dtype, p->channels, h, w);
+}
+
 size_t wt_view_span(const wt_array_view *v)
 {
     ptrdiff_t last = (ptrdiff_t)(v->channels - 1) * v->channel_stride;

@@ -35,6 +35,10 @@ wt_array_view wt_view_dense(void *data, wt_dtype dtype, int channels, int rank,
 /* A dense view of @p channels planes of h x w. */
 wt_array_view wt_view_image(void *data, wt_dtype dtype, int channels, size_t h, size_t w);
 
+/* Band @p b of level @p level of @p p (its channels one after another) at
+ * @p data: the pyramid's own storage where @p data is NULL. */
+wt_array_view wt_pyramid_band_view(const wt_pyramid *p, int level, wt_band b, void *data);
+
 /* Elements from a view's first element to one past its last (strides >= 0). */
 size_t wt_view_span(const wt_array_view *v);
 

@@ -10,31 +10,28 @@
 #include "dwt_line.h"
 #include "engine_impl.h"
 
-/* The bands of one level and the plane they come from (forward) or go to
- * (inverse); tmp holds the y-pass result: (lo_h + hi_h) × w per channel. */
-typedef struct level_bands {
-    void *plane, *a, *h, *v, *d, *tmp;
-} level_bands;
+/* The plane a level comes from (forward) or goes to (inverse), its
+ * approximation (the pyramid's cA at the last level, else the work area) and
+ * the y-pass buffer tmp: (lo_h + hi_h) × w per channel. */
+typedef struct level_arrays {
+    void *plane, *a, *tmp;
+} level_arrays;
 
 /* One level as a separable level of the axis core: forward along y (plane
  * into tmp's lo and hi rows), then along x (lo rows into A | V, hi rows into
  * H | D); inverse the same passes backwards. */
 static wt_status transform_level(const wt_params *p, const wt_pyramid *pyr, int level, int inverse,
-                                 const level_bands *b, int threads)
+                                 const level_arrays *b, int threads)
 {
-    size_t ph = pyr->lo_h[level - 1], pw = pyr->lo_w[level - 1];
-    size_t lh = pyr->lo_h[level], hh = pyr->hi_h[level];
-    size_t lw = pyr->lo_w[level], hw = pyr->hi_w[level];
-    int C = pyr->channels;
-    wt_dtype t = pyr->dtype;
     wt_line lines[2];
-    wt_line_init(&lines[0], p, ph);
-    wt_line_init(&lines[1], p, pw);
-    wt_array_view plane = wt_view_image(b->plane, t, C, ph, pw);
-    const wt_array_view bands[4] = {wt_view_image(b->a, t, C, lh, lw),
-                                    wt_view_image(b->v, t, C, lh, hw),
-                                    wt_view_image(b->h, t, C, hh, lw),
-                                    wt_view_image(b->d, t, C, hh, hw)};
+    wt_line_init(&lines[0], p, pyr->lo_h[level - 1]);
+    wt_line_init(&lines[1], p, pyr->lo_w[level - 1]);
+    wt_array_view plane = wt_view_image(b->plane, pyr->dtype, pyr->channels,
+                                        pyr->lo_h[level - 1], pyr->lo_w[level - 1]);
+    const wt_array_view bands[4] = {wt_pyramid_band_view(pyr, level, WT_BAND_A, b->a),
+                                    wt_pyramid_band_view(pyr, level, WT_BAND_V, NULL),
+                                    wt_pyramid_band_view(pyr, level, WT_BAND_H, NULL),
+                                    wt_pyramid_band_view(pyr, level, WT_BAND_D, NULL)};
     void *const tmp[2] = {b->tmp, NULL};
     return inverse ? wt_axis_level_inverse(lines, bands, &plane, tmp, threads)
                    : wt_axis_level_forward(lines, &plane, bands, tmp, threads);
@@ -145,8 +142,7 @@ static wt_status forward_levels(const wt_params *p, const float *planes, const w
     wt_status st = WT_OK;
     for (int l = 1; l <= out->levels && st == WT_OK; l++) {
         void *a = l == out->levels ? band_ptr(out, l, WT_BAND_A) : (void *)w->nxt;
-        level_bands b = {(void *)src, a, band_ptr(out, l, WT_BAND_H), band_ptr(out, l, WT_BAND_V),
-                         band_ptr(out, l, WT_BAND_D), w->tmp};
+        level_arrays b = {(void *)src, a, w->tmp};
         st = transform_level(p, out, l, 0, &b, threads);
         src = w->nxt;
         swap_approximations(w);
@@ -162,9 +158,7 @@ static wt_status inverse_levels(const wt_params *p, const wt_pyramid *in, float 
     const void *a = band_ptr(in, in->levels, WT_BAND_A);
     for (int l = in->levels; l >= 1; l--) {
         int direct = l == 1 && in->dtype == WT_FLOAT32; /* last level: into the caller's planes */
-        level_bands b = {direct ? (void *)planes : (void *)w->nxt, (void *)a,
-                         band_ptr(in, l, WT_BAND_H), band_ptr(in, l, WT_BAND_V),
-                         band_ptr(in, l, WT_BAND_D), w->tmp};
+        level_arrays b = {direct ? (void *)planes : (void *)w->nxt, (void *)a, w->tmp};
         wt_status st = transform_level(p, in, l, 1, &b, threads);
         if (direct || st != WT_OK)
             return st;
