@@ -206,42 +206,50 @@ size_t wt_axis_level_tmp(const wt_array_view *src, const wt_line *lines, int k)
     return n;
 }
 
+/* The arrays before the pass along axis k + 1 of a level of @p sig: sig
+ * itself (k < 0), the bands (k = rank - 1), else the split arrays in
+ * tmp[k & 1]. */
+static void arrays_after(const wt_array_view *sig, const wt_line *lines,
+                         const wt_array_view *bands, void *const tmp[2], int k,
+                         wt_array_view *out)
+{
+    if (k < 0)
+        out[0] = *sig;
+    else if (k == sig->rank - 1)
+        memcpy(out, bands, ((size_t)1 << sig->rank) * sizeof *out);
+    else
+        split_views(sig, lines, k, tmp[k & 1], out);
+}
+
+/* The passes of a level: forward along axes 0, 1, ... (each array before
+ * the pass into a low and a high array after it), inverse backwards. */
+static wt_status run_level(const wt_line *lines, const wt_array_view *sig,
+                           const wt_array_view *bands, void *const tmp[2], int threads,
+                           int inverse)
+{
+    wt_status st = WT_OK;
+    for (int s = 0; s < sig->rank && st == WT_OK; s++) {
+        const int k = inverse ? sig->rank - 1 - s : s;
+        wt_array_view before[1 << WT_VIEW_MAX_RANK], after[1 << WT_VIEW_MAX_RANK];
+        arrays_after(sig, lines, bands, tmp, k - 1, before);
+        arrays_after(sig, lines, bands, tmp, k, after);
+        for (int i = 0; i < 1 << k && st == WT_OK; i++)
+            st = inverse ? wt_axis_dwt_inverse(&lines[k], &after[2 * i], &after[2 * i + 1],
+                                               &before[i], k, threads)
+                         : wt_axis_dwt_forward(&lines[k], &before[i], &after[2 * i],
+                                               &after[2 * i + 1], k, threads);
+    }
+    return st;
+}
+
 wt_status wt_axis_level_forward(const wt_line *lines, const wt_array_view *src,
                                 const wt_array_view *bands, void *const tmp[2], int threads)
 {
-    wt_array_view views[2][1 << WT_VIEW_MAX_RANK];
-    const wt_array_view *cur = src;
-    wt_status st = WT_OK;
-    for (int k = 0; k < src->rank && st == WT_OK; k++) {
-        wt_array_view *next = views[k & 1];
-        if (k == src->rank - 1)
-            memcpy(next, bands, ((size_t)1 << src->rank) * sizeof *next);
-        else
-            split_views(src, lines, k, tmp[k & 1], next);
-        for (int i = 0; i < 1 << k && st == WT_OK; i++)
-            st = wt_axis_dwt_forward(&lines[k], &cur[i], &next[2 * i], &next[2 * i + 1], k,
-                                     threads);
-        cur = next;
-    }
-    return st;
+    return run_level(lines, src, bands, tmp, threads, 0);
 }
 
 wt_status wt_axis_level_inverse(const wt_line *lines, const wt_array_view *bands,
                                 const wt_array_view *dst, void *const tmp[2], int threads)
 {
-    wt_array_view views[2][1 << WT_VIEW_MAX_RANK];
-    const wt_array_view *cur = bands;
-    wt_status st = WT_OK;
-    for (int k = dst->rank - 1; k >= 0 && st == WT_OK; k--) {
-        wt_array_view *prev = views[k & 1];
-        if (k == 0)
-            prev[0] = *dst;
-        else
-            split_views(dst, lines, k - 1, tmp[(k - 1) & 1], prev);
-        for (int i = 0; i < 1 << k && st == WT_OK; i++)
-            st = wt_axis_dwt_inverse(&lines[k], &cur[2 * i], &cur[2 * i + 1], &prev[i], k,
-                                     threads);
-        cur = prev;
-    }
-    return st;
+    return run_level(lines, dst, bands, tmp, threads, 1);
 }

@@ -66,6 +66,18 @@ def check(name, got, ref, scale=None):
         failures.append("%s: error %.3g (scale %.3g)" % (name, err, scale))
 
 
+def check_bands(name, bands, refs, ks):
+    """Each band against the per-channel references' key, on the level's scale;
+    False when the pipe refused."""
+    if bands is None:
+        failures.append(name + ": refused")
+        return False
+    scale = max(float(np.abs(r[k]).max()) for r in refs for k in ks)
+    for i, k in enumerate(ks):
+        check("%s band %s" % (name, k), bands[i], np.stack([r[k] for r in refs]), scale)
+    return True
+
+
 def keys(rank):
     return ["".join(k) for k in itertools.product("ad", repeat=rank)]
 
@@ -77,12 +89,8 @@ def dwt_case(pipe, wavelet, mode, method, shape, channels, layout):
     shapes = [refs[0][k].shape for k in ks]
     bands, back = pipe.run("dwt", wavelet, mode, method, 1, 0, x, layout, shapes)
     name = "dwt %s %s %s %s C=%d %s" % (wavelet, mode, method, shape, channels, layout)
-    if bands is None:
-        failures.append(name + ": refused")
+    if not check_bands(name, bands, refs, ks):
         return
-    scale = max(float(np.abs(r[k]).max()) for r in refs for k in ks)
-    for i, k in enumerate(ks):
-        check("%s band %s" % (name, k), bands[i], np.stack([r[k] for r in refs]), scale)
     crop = tuple(slice(0, n) for n in shape)
     inv = np.stack([pywt.idwtn({k: bands[i][c].astype(np.float64) for i, k in enumerate(ks)},
                                wavelet, mode=mode)[crop] for c in range(channels)])
@@ -98,12 +106,8 @@ def swt_case(pipe, wavelet, level, norm, shape, channels, layout):
     bands, back = pipe.run("swt", wavelet, "periodization", "conv", level, norm, x, layout,
                            [shape] * len(ks))
     name = "swt %s level %d norm %d %s C=%d %s" % (wavelet, level, norm, shape, channels, layout)
-    if bands is None:
-        failures.append(name + ": refused")
+    if not check_bands(name, bands, refs, ks):
         return
-    scale = max(float(np.abs(r[k]).max()) for r in refs for k in ks)
-    for i, k in enumerate(ks):
-        check("%s band %s" % (name, k), bands[i], np.stack([r[k] for r in refs]), scale)
     if level == 1:
         inv = np.stack([pywt.iswtn([refs[c]], wavelet, axes=axes, norm=norm)
                         for c in range(channels)])
