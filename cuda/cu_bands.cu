@@ -471,15 +471,6 @@ static wt_status select_plan(const wt_select_group *g, size_t ng, cu_select *sta
     return WT_OK;
 }
 
-static double key_value(uint32_t key, int integer)
-{
-    if (integer)
-        return (double)key;
-    float f;
-    memcpy(&f, &key, 4);
-    return (double)f;
-}
-
 static wt_status radix_passes(cu_engine *ce, const wt_epyramid *p, unsigned parts,
                               size_t nitems, size_t ng, const cu_span *d_spans,
                               const cu_item *d_items, cu_select *d_sel, uint32_t *d_parts)
@@ -533,7 +524,7 @@ static wt_status select_bands(const wt_epyramid *p, const wt_band_span *s,
                              ce->stream));
     CU_CHECK(cudaStreamSynchronize(ce->stream));
     for (size_t i = 0; i < ng; i++)
-        out[i] = key_value(state[i].prefix, p->shape.dtype == WT_INT32);
+        out[i] = wt_abs_key_value(state[i].prefix, p->shape.dtype == WT_INT32);
     return WT_OK;
 }
 
@@ -738,19 +729,6 @@ WT_GLOBAL void shrink_median_setup_kernel(const wt_band_stats *d1, cu_select *se
     }
 }
 
-WT_DEV double key_to_value(uint32_t key, int integer)
-{
-    if (integer)
-        return (double)key;
-#ifdef WT_CUDA_EMULATE
-    float f;
-    memcpy(&f, &key, 4);
-    return (double)f;
-#else
-    return (double)__uint_as_float(key);
-#endif
-}
-
 /* used[c]: the given sigma, or median / Phi^-1(0.75) (NaN: no nonzero |c|). */
 WT_GLOBAL void shrink_sigma_kernel(const wt_band_stats *d1, const cu_select *sel, double *used,
                                    const cu_shrink_args a)
@@ -760,8 +738,8 @@ WT_GLOBAL void shrink_sigma_kernel(const wt_band_stats *d1, const cu_select *sel
         double est = NAN;
         uint64_t m = a.estimate ? d1[c].count - d1[c].zeros : 0;
         if (m) {
-            double v0 = key_to_value(sel[2 * c].prefix, a.integer);
-            double v1 = key_to_value(sel[2 * c + 1].prefix, a.integer);
+            double v0 = wt_abs_key_value(sel[2 * c].prefix, a.integer);
+            double v1 = wt_abs_key_value(sel[2 * c + 1].prefix, a.integer);
             est = (m % 2 ? v0 : (v0 + v1) / 2.0) / a.ppf75;
         }
         used[c] = isnan(a.given[c]) ? est : a.given[c];

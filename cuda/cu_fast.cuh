@@ -80,14 +80,12 @@ template <int L, bool INV = false> struct conv_op {
  * tools/gen_wavelets.py --schemes into src/wavelet_schemes.h. */
 #include "wavelet_schemes.h"
 
+/* wt_lifting_reach (dwt_geometry.h) of a compile-time scheme. */
 template <class S> WT_HD constexpr int scheme_reach()
 {
     int r = 1;
-    for (int s = 0; s < S::n; s++) {
-        int left = S::off(s) < 0 ? -S::off(s) : 0;
-        int right = S::off(s) + S::nt(s) - 1 > 0 ? S::off(s) + S::nt(s) - 1 : 0;
-        r += left > right ? left : right;
-    }
+    for (int s = 0; s < S::n; s++)
+        r += wt_lifting_step_reach(S::off(s), S::nt(s));
     return r;
 }
 

@@ -23,6 +23,7 @@
 
 #include "cu_engine.h"
 #include "transform.h"
+#include "undecimated_geometry.h"
 
 #define CU_UTAPS 32
 /* CU_UTX, CU_UTY_MAX, CU_UTHREADS, CU_USMEM: cu_tuning.h */
@@ -416,27 +417,28 @@ static cu_ulevel ulevel_of(const wt_uparams *p, int j, int inverse, size_t h, si
 {
     cu_ulevel L;
     memset(&L, 0, sizeof L);
-    const long long step = 1ll << (j - 1);
+    const long long step = wt_utap_step(j);
     long long shift;
     const int b3 = wt_ub3_kernel(p);
     L.x = uaxis_of(wt_uborder(p), w);
     L.y = uaxis_of(wt_uborder(p), h);
     if (b3) {
-        static const double b3[5] = {1.0 / 16, 4.0 / 16, 6.0 / 16, 4.0 / 16, 1.0 / 16};
-        L.ntaps = 5;
-        for (int k = 0; k < 5; k++)
-            L.f0[k] = (float)b3[k];
-        shift = 2 * step;
+        double kernel[WT_STARLET_TAPS];
+        wt_starlet_kernel(kernel);
+        L.ntaps = WT_STARLET_TAPS;
+        for (int k = 0; k < WT_STARLET_TAPS; k++)
+            L.f0[k] = (float)kernel[k];
+        shift = wt_starlet_shift(step);
     } else {
         const wt_wavelet *wl = p->wavelet;
         const long long F = wl->filter_len;
-        const double a = p->norm ? 1.0 / sqrt(2.0) : 1.0, g = inverse ? 1.0 / (2.0 * a) : a;
+        const double g = wt_swt_gain(p->norm, inverse);
         L.ntaps = (int)F;
         for (int k = 0; k < (int)F; k++) {
             L.f0[k] = (float)((inverse ? wl->rec_lo : wl->dec_lo)[k] * g);
             L.f1[k] = (float)((inverse ? wl->rec_hi : wl->dec_hi)[k] * g);
         }
-        shift = inverse ? (F - 1) * step - F * step / 2 : F * step / 2;
+        shift = wt_swt_shift(F, step, inverse);
     }
     uaxis_place(&L.x, shift - (L.ntaps - 1) * step, step);
     uaxis_place(&L.y, shift - (L.ntaps - 1) * step, step);

@@ -200,6 +200,9 @@ typedef struct wt_pyramid {
     size_t total;        /**< elements of all bands, all channels */
     void *data;          /**< owned by the pyramid when @p owned */
     int owned;
+    /** Spatial axes, set by wt_pyramid_plan(): 2 for an image (depth 1). */
+    int rank;
+    size_t depth; /**< samples along z: 1 for an image */
 } wt_pyramid;
 
 /** Compute the shapes of a decomposition (no allocation). */

@@ -24,6 +24,8 @@ wt_status wt_pyramid_plan(wt_pyramid *p, const wt_params *params, size_t height,
     if (params->levels < 0 || params->levels > WT_MAX_LEVELS)
         return wt_error_set(WT_ERR_INVALID, "levels must be between 0 and %d", WT_MAX_LEVELS);
     const wt_wavelet *w = params->wavelet;
+    p->rank = 2;
+    p->depth = 1;
     p->height = height;
     p->width = width;
     p->channels = channels;

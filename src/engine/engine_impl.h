@@ -3,6 +3,7 @@
 #define WT_ENGINE_IMPL_H
 
 #include <math.h>
+#include <string.h> /* memcpy: wt_abs_key_value */
 
 #include "wavetool.h"
 #include "wavetool_hooks.h" /* wt_seconds, wt_parallel_for, WT_HAVE_CUDA (config.h), CUDA hooks */
@@ -126,6 +127,16 @@ WT_BAND_FN uint32_t wt_abs_key_f32(uint32_t bits)
 WT_BAND_FN uint32_t wt_abs_key_i32(int32_t v)
 {
     return v < 0 ? 0u - (uint32_t)v : (uint32_t)v;
+}
+/* The |c| that a key of wt_abs_key_f32 (bits) or, @p integer,
+ * wt_abs_key_i32 stands for. */
+WT_BAND_FN double wt_abs_key_value(uint32_t key, int integer)
+{
+    if (integer)
+        return (double)key;
+    float f;
+    memcpy(&f, &key, 4);
+    return (double)f;
 }
 
 /* One band operation on one value, in double (as wt_pyramid_threshold). */

@@ -274,15 +274,6 @@ static uint32_t bin_of(const uint64_t *hist, uint64_t *k)
     return b;
 }
 
-static double key_value(uint32_t key, int integer)
-{
-    if (integer)
-        return (double)key;
-    float f;
-    memcpy(&f, &key, 4);
-    return (double)f;
-}
-
 static wt_status select_group(const wt_epyramid *p, const wt_band_span *s,
                               const wt_select_group *g, double *out)
 {
@@ -301,7 +292,7 @@ static wt_status select_group(const wt_epyramid *p, const wt_band_span *s,
         j.prefix |= bin_of(hist, &k) << j.shift;
         j.mask |= 255u << j.shift;
     }
-    *out = key_value(j.prefix, is_int(p));
+    *out = wt_abs_key_value(j.prefix, is_int(p));
     free(hist);
     free(c);
     return WT_OK;

@@ -24,6 +24,11 @@
 #endif
 
 #define WT_GEOM static inline WT_HD
+#ifdef __cplusplus
+#define WT_GEOM_CONSTEXPR static inline constexpr WT_HD
+#else
+#define WT_GEOM_CONSTEXPR WT_GEOM
+#endif
 
 /* i modulo n in [0, n) for any sign of i (n > 0). */
 WT_GEOM int wt_floor_mod(int i, int n)
@@ -101,16 +106,22 @@ WT_GEOM int wt_inverse_offset(const wt_wavelet *w, int mode)
     return mode == WT_MODE_PERIODIZATION ? w->filter_len / 2 - 1 : w->filter_len - 2;
 }
 
+/* How far one lifting step of @p ntaps taps from @p offset reaches to either
+ * side; constexpr in C++, so the fast kernels' compile-time schemes
+ * (cuda/cu_fast.cuh) sum the same reach. */
+WT_GEOM_CONSTEXPR int wt_lifting_step_reach(int offset, int ntaps)
+{
+    const int left = offset < 0 ? -offset : 0;
+    const int right = offset + ntaps - 1 > 0 ? offset + ntaps - 1 : 0;
+    return left > right ? left : right;
+}
+
 /* Total reach of the lifting steps: how far invalid margins can spread. */
 WT_GEOM int wt_lifting_reach(const wt_lifting *L)
 {
     int r = 1;
-    for (int s = 0; s < L->nsteps; s++) {
-        const wt_lifting_step *st = &L->steps[s];
-        int left = st->offset < 0 ? -st->offset : 0;
-        int right = st->offset + st->ntaps - 1 > 0 ? st->offset + st->ntaps - 1 : 0;
-        r += left > right ? left : right;
-    }
+    for (int s = 0; s < L->nsteps; s++)
+        r += wt_lifting_step_reach(L->steps[s].offset, L->steps[s].ntaps);
     return r;
 }
 

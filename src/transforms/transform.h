@@ -11,10 +11,8 @@
 extern "C" {
 #endif
 
+#include "undecimated_geometry.h" /* WT_UTAPS */
 #include "wavetool_hooks.h" /* wt_transform_class, C linkage for cuda/ too */
-
-/* Longest filter of an undecimated transform (coif17: 102 taps). */
-#define WT_UMAX_TAPS 128
 
 /* Work planes of one channel: 4 of h x w (src/undecimated.c allocates them). */
 typedef struct wt_uwork {

@@ -103,9 +103,9 @@ static wt_status swt_check(const wt_uparams *p)
                             "swt: %s is a JPEG 2000 wavelet; the SWT takes filter-bank "
                             "wavelets (bior4.4 for cdf97, bior2.2 for legall53)",
                             p->wavelet->name);
-    if (p->wavelet->filter_len > WT_UMAX_TAPS)
+    if (p->wavelet->filter_len > WT_UTAPS)
         return wt_error_set(WT_ERR_UNSUPPORTED, "swt: %s has more than %d taps",
-                            p->wavelet->name, WT_UMAX_TAPS);
+                            p->wavelet->name, WT_UTAPS);
     if (p->start_level < 0 || p->start_level > WT_MAX_LEVELS - p->levels) /* no overflow */
         return wt_error_set(WT_ERR_INVALID,
                             "swt: start level %d + %d levels is more than %d", p->start_level,

@@ -2,26 +2,22 @@
  * = pywt.swt2 / iswt2) and the isotropic undecimated starlet (B3-spline à
  * trous), any size.
  *
- * Both are separable filterings that keep the length of each axis:
- *   out[o] = sum_k f[k] * in[border(o + shift - k * step)]
- * SWT level j: step 2^(j-1), periodic border, analysis shift F*step/2 (pywt's
- * swt_ alignment), synthesis shift (F-1)*step - F*step/2, so that
- * 1/2 (g0 * h0 + g1 * h1) is the identity on every length (the polyphase
- * identity of a perfect-reconstruction filter bank holds modulo z^N - 1).
- * Starlet scale j: [1 4 6 4 1]/16 with step 2^(j-1), centred (shift 2*step),
- * mirror, periodic or nearest border.
- *
- * A pass along x extends each row once into a buffer and adds tap by tap
- * (vectorisable); a pass along y adds whole source rows tap by tap. */
+ * Both are separable filterings that keep the length of each axis, passes of
+ * the axis core (axis_filter.h) along x and y of each channel's plane with
+ * the shifts, steps, gains and kernel of undecimated_geometry.h (shared with
+ * the CUDA engine). SWT: periodic border (the polyphase identity of a
+ * perfect-reconstruction filter bank holds modulo z^N - 1); starlet: mirror,
+ * periodic or nearest border. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "axis_filter.h"
 #include "engine_impl.h"
 #include "transform.h"
+#include "undecimated_geometry.h"
 
 
-static const double starlet_kernel[5] = {1.0 / 16, 4.0 / 16, 6.0 / 16, 4.0 / 16, 1.0 / 16};
 
 /* ---- names ---------------------------------------------------------------------- */
 
@@ -84,246 +80,28 @@ wt_status wt_uparams_check(const wt_uparams *p, size_t height, size_t width)
     return c->ops->check(p);
 }
 
-/* ---- one filter along one axis --------------------------------------------- */
+/* ---- levels of a plane ------------------------------------------------------ */
 
-/* The taps of one filter on an axis of length n with the border folded in:
- * out[o] = sum_k f[k] * ext[o + start[k]], where ext[i] = in[border(i - base)]
- * and ext has ext_len elements. */
-typedef struct axis_filter {
-    int ntaps;
-    float f[WT_UMAX_TAPS];
-    size_t start[WT_UMAX_TAPS];
-} axis_filter;
-
-/* How an axis of length n is extended: ext[i] = in[map(i)] for i < ext_len. */
-typedef struct axis_border {
-    wt_border border;
-    size_t n, period, base, ext_len;
-} axis_border;
-
-static axis_border border_of(wt_border b, size_t n)
+/* One channel's h x w plane at @p data. */
+static wt_array_view plane_view(const float *data, size_t h, size_t w)
 {
-    axis_border a = {b, n, n, 0, 2 * n};
-    if (b == WT_BORDER_MIRROR) {
-        a.period = n > 1 ? 2 * (n - 1) : 1; /* mirror is periodic with 2(n-1) */
-        a.ext_len = n + a.period;
-    } else if (b == WT_BORDER_NEAREST) {
-        a.base = n; /* offsets clamped to [-n, n] */
-        a.ext_len = 3 * n;
-    }
-    return a;
-}
-
-/* Source index of ext[i]. */
-static size_t border_map(const axis_border *a, size_t i)
-{
-    switch (a->border) {
-    case WT_BORDER_PERIODIC: return i % a->n;
-    case WT_BORDER_MIRROR: {
-        size_t r = i % a->period;
-        return r < a->n ? r : a->period - r;
-    }
-    case WT_BORDER_NEAREST: return i < a->base ? 0 : (i - a->base >= a->n ? a->n - 1 : i - a->base);
-    }
-    return 0;
-}
-
-/* ext position of offset @p off (the sample o + off is ext[o + start]). */
-static size_t border_start(const axis_border *a, long long off)
-{
-    if (a->border == WT_BORDER_NEAREST) {
-        long long n = (long long)a->n;
-        off = off < -n ? -n : (off > n ? n : off);
-        return (size_t)(off + n);
-    }
-    long long p = (long long)a->period;
-    long long r = off % p;
-    return (size_t)(r < 0 ? r + p : r);
-}
-
-/* Filter @p taps (scaled by @p gain) at spacing @p step with @p shift. */
-static axis_filter filter_of(const axis_border *a, const double *taps, int ntaps, double gain,
-                             size_t step, long long shift)
-{
-    axis_filter f;
-    f.ntaps = 0;
-    for (int k = 0; k < ntaps; k++) {
-        if (taps[k] == 0.0)
-            continue;
-        f.f[f.ntaps] = (float)(taps[k] * gain);
-        f.start[f.ntaps] = border_start(a, shift - (long long)k * (long long)step);
-        f.ntaps++;
-    }
-    return f;
-}
-
-/* A pass: each output is the sum of its terms, one filter of one input. */
-typedef struct pass_term {
-    const float *src;
-    float *dst;
-    axis_filter filt;
-} pass_term;
-
-typedef struct axis_pass {
-    size_t h, w;
-    axis_border border; /* of the filtered axis */
-    int nterms;
-    pass_term term[4];
-    _Atomic int failed; /* a row buffer could not be allocated */
-} axis_pass;
-
-/* out[x] (+)= sum of c[k] * src[k][x] for k < n, four taps per sweep so that
- * each output element is loaded and stored once per four taps. */
-#if defined(__GNUC__) && defined(__x86_64__) && !defined(__clang__)
-__attribute__((target_clones("avx2", "default")))
-#endif
-static void taps_into(float *restrict out, const float *const *src, const float *c, int n,
-                      size_t len, int accumulate)
-{
-    int k = 0;
-    for (; k + 4 <= n; k += 4, accumulate = 1) {
-        const float *restrict s0 = src[k], *restrict s1 = src[k + 1];
-        const float *restrict s2 = src[k + 2], *restrict s3 = src[k + 3];
-        const float c0 = c[k], c1 = c[k + 1], c2 = c[k + 2], c3 = c[k + 3];
-        if (accumulate)
-            for (size_t x = 0; x < len; x++)
-                out[x] += c0 * s0[x] + c1 * s1[x] + c2 * s2[x] + c3 * s3[x];
-        else
-            for (size_t x = 0; x < len; x++)
-                out[x] = c0 * s0[x] + c1 * s1[x] + c2 * s2[x] + c3 * s3[x];
-    }
-    for (; k < n; k++, accumulate = 1) {
-        const float *restrict s0 = src[k];
-        const float c0 = c[k];
-        if (accumulate)
-            for (size_t x = 0; x < len; x++)
-                out[x] += c0 * s0[x];
-        else
-            for (size_t x = 0; x < len; x++)
-                out[x] = c0 * s0[x];
-    }
-    if (n == 0 && !accumulate)
-        memset(out, 0, len * sizeof *out);
-}
-
-/* ext[i] = in[border_map(i)] for the whole extension, by segments. */
-static void extend_row(const axis_border *b, const float *restrict in, float *restrict ext)
-{
-    const size_t n = b->n;
-    switch (b->border) {
-    case WT_BORDER_PERIODIC:
-        memcpy(ext, in, n * sizeof *ext);
-        memcpy(ext + n, in, n * sizeof *ext);
-        return;
-    case WT_BORDER_MIRROR:
-        if (n == 1) {
-            ext[0] = ext[1] = in[0];
-            return;
-        }
-        memcpy(ext, in, n * sizeof *ext);
-        for (size_t i = n; i < b->period; i++)
-            ext[i] = in[b->period - i];
-        memcpy(ext + b->period, in, n * sizeof *ext);
-        return;
-    case WT_BORDER_NEAREST:
-        for (size_t i = 0; i < n; i++) {
-            ext[i] = in[0];
-            ext[2 * n + i] = in[n - 1];
-        }
-        memcpy(ext + n, in, n * sizeof *ext);
-        return;
-    }
-}
-
-/* Rows [begin, end) along x. */
-static void rows_range(void *ctx, size_t begin, size_t end)
-{
-    const axis_pass *p = ctx;
-    const axis_border *b = &p->border;
-    float *ext = malloc(b->ext_len * sizeof *ext);
-    if (!ext) {
-        ((axis_pass *)ctx)->failed = 1;
-        return;
-    }
-    for (size_t y = begin; y < end; y++) {
-        const float *last = NULL;
-        for (int t = 0; t < p->nterms; t++) {
-            const pass_term *term = &p->term[t];
-            const float *in = term->src + y * p->w;
-            const float *src[WT_UMAX_TAPS];
-            if (in != last)
-                extend_row(b, in, ext);
-            last = in;
-            for (int k = 0; k < term->filt.ntaps; k++)
-                src[k] = ext + term->filt.start[k];
-            int accumulate = t > 0 && term->dst == p->term[t - 1].dst;
-            taps_into(term->dst + y * p->w, src, term->filt.f, term->filt.ntaps, p->w, accumulate);
-        }
-    }
-    free(ext);
-}
-
-/* Output rows [begin, end) of a pass along y. */
-static void cols_range(void *ctx, size_t begin, size_t end)
-{
-    const axis_pass *p = ctx;
-    const axis_border *b = &p->border;
-    for (size_t y = begin; y < end; y++)
-        for (int t = 0; t < p->nterms; t++) {
-            const pass_term *term = &p->term[t];
-            const float *src[WT_UMAX_TAPS];
-            for (int k = 0; k < term->filt.ntaps; k++)
-                src[k] = term->src + border_map(b, y + term->filt.start[k]) * p->w;
-            int accumulate = t > 0 && term->dst == p->term[t - 1].dst;
-            taps_into(term->dst + y * p->w, src, term->filt.f, term->filt.ntaps, p->w, accumulate);
-        }
-}
-
-static axis_pass pass_of(size_t h, size_t w, axis_border border)
-{
-    axis_pass p;
-    memset(&p, 0, sizeof p);
-    p.h = h;
-    p.w = w;
-    p.border = border;
-    return p;
-}
-
-/* Add out += f * src (the first term of each destination stores). */
-static void add_term(axis_pass *p, const float *src, float *dst, axis_filter f)
-{
-    p->term[p->nterms++] = (pass_term){src, dst, f};
-}
-
-static wt_status run_pass(int threads, axis_pass *p, int along_y)
-{
-    wt_parallel_for(threads, p->h, along_y ? cols_range : rows_range, p);
-    return p->failed ? wt_error_set(WT_ERR_NOMEM, "out of memory") : WT_OK;
+    return wt_view_image((float *)data /* read only where an input */, WT_FLOAT32, 1, h, w);
 }
 
 /* ---- SWT -------------------------------------------------------------------- */
 
-/* Taps and shift of SWT level @p j (1-based) on an axis. */
-typedef struct swt_level {
-    size_t step;
-    long long ana_shift, syn_shift;
-} swt_level;
-
-static swt_level swt_level_of(const wt_wavelet *w, int j)
+/* The low- and high-pass filters of SWT level @p j: analysis, or
+ * (@p inverse) synthesis. */
+static void swt_filters(const wt_uparams *p, int j, int inverse, wt_filter_spec *lo,
+                        wt_filter_spec *hi)
 {
-    swt_level l;
-    l.step = (size_t)1 << (j - 1);
-    long long F = w->filter_len, s = (long long)l.step;
-    l.ana_shift = F * s / 2;
-    l.syn_shift = (F - 1) * s - F * s / 2;
-    return l;
+    const wt_wavelet *wl = p->wavelet;
+    const size_t step = (size_t)wt_utap_step(j);
+    const long long shift = wt_swt_shift(wl->filter_len, (long long)step, inverse);
+    const double g = wt_swt_gain(p->norm, inverse);
+    *lo = (wt_filter_spec){inverse ? wl->rec_lo : wl->dec_lo, wl->filter_len, g, step, shift};
+    *hi = (wt_filter_spec){inverse ? wl->rec_hi : wl->dec_hi, wl->filter_len, g, step, shift};
 }
-
-static double swt_analysis_gain(const wt_uparams *p)
-{
-    return p->norm ? 1.0 / sqrt(2.0) : 1.0;
-}
-
 
 static wt_status work_alloc(size_t plane, int count, float **buf)
 {
@@ -335,51 +113,41 @@ static wt_status work_alloc(size_t plane, int count, float **buf)
                                plane * (size_t)count * sizeof(float) >> 20);
 }
 
-/* One analysis level of plane @p c into A (@p a), H, V, D. */
-static wt_status swt_forward_level(int threads, const wt_uparams *p, int j, size_t h, size_t w,
-                              const float *c, float *a, float *bh, float *bv, float *bd,
-                              const wt_uwork *k)
+/* The bands of an SWT level in the axis core's order: A, V, H, D. */
+static void level_views(size_t h, size_t w, const float *a, const float *bh, const float *bv,
+                        const float *bd, wt_array_view views[4])
 {
-    const wt_wavelet *wl = p->wavelet;
-    const int F = wl->filter_len;
-    const double g = swt_analysis_gain(p);
-    swt_level lv = swt_level_of(wl, j);
-    axis_pass x = pass_of(h, w, border_of(WT_BORDER_PERIODIC, w));
-    add_term(&x, c, k->lo, filter_of(&x.border, wl->dec_lo, F, g, lv.step, lv.ana_shift));
-    add_term(&x, c, k->hi, filter_of(&x.border, wl->dec_hi, F, g, lv.step, lv.ana_shift));
-    if (run_pass(threads, &x, 0) != WT_OK)
-        return WT_ERR_NOMEM;
-    axis_pass y = pass_of(h, w, border_of(WT_BORDER_PERIODIC, h));
-    axis_filter lo = filter_of(&y.border, wl->dec_lo, F, g, lv.step, lv.ana_shift);
-    axis_filter hi = filter_of(&y.border, wl->dec_hi, F, g, lv.step, lv.ana_shift);
-    add_term(&y, k->lo, a, lo);
-    add_term(&y, k->lo, bh, hi); /* high-pass along y */
-    add_term(&y, k->hi, bv, lo);
-    add_term(&y, k->hi, bd, hi);
-    return run_pass(threads, &y, 1);
+    views[0] = plane_view(a, h, w);
+    views[1] = plane_view(bv, h, w);
+    views[2] = plane_view(bh, h, w);
+    views[3] = plane_view(bd, h, w);
+}
+
+/* One analysis level of plane @p c into A (@p a), H, V, D: along x into the
+ * work planes lo and hi, then along y. */
+static wt_status swt_forward_level(int threads, const wt_uparams *p, int j, size_t h, size_t w,
+                                   const float *c, float *a, float *bh, float *bv, float *bd,
+                                   const wt_uwork *k)
+{
+    wt_filter_spec lo, hi;
+    swt_filters(p, j, 0, &lo, &hi);
+    wt_array_view src = plane_view(c, h, w), bands[4];
+    level_views(h, w, a, bh, bv, bd, bands);
+    float *const tmp[2] = {k->lo, NULL}; /* k->hi follows k->lo */
+    return wt_axis_split_forward(&src, bands, &lo, &hi, WT_BORDER_PERIODIC, tmp, threads);
 }
 
 /* One synthesis level: A, H, V, D into @p out. */
 static wt_status swt_inverse_level(int threads, const wt_uparams *p, int j, size_t h, size_t w,
-                              const float *a, const float *bh, const float *bv,
-                              const float *bd, float *out, const wt_uwork *k)
+                                   const float *a, const float *bh, const float *bv,
+                                   const float *bd, float *out, const wt_uwork *k)
 {
-    const wt_wavelet *wl = p->wavelet;
-    const int F = wl->filter_len;
-    const double g = 1.0 / (2.0 * swt_analysis_gain(p));
-    swt_level lv = swt_level_of(wl, j);
-    axis_pass y = pass_of(h, w, border_of(WT_BORDER_PERIODIC, h));
-    axis_filter lo = filter_of(&y.border, wl->rec_lo, F, g, lv.step, lv.syn_shift);
-    axis_filter hi = filter_of(&y.border, wl->rec_hi, F, g, lv.step, lv.syn_shift);
-    add_term(&y, a, k->lo, lo);
-    add_term(&y, bh, k->lo, hi);
-    add_term(&y, bv, k->hi, lo);
-    add_term(&y, bd, k->hi, hi);
-    run_pass(threads, &y, 1);
-    axis_pass x = pass_of(h, w, border_of(WT_BORDER_PERIODIC, w));
-    add_term(&x, k->lo, out, filter_of(&x.border, wl->rec_lo, F, g, lv.step, lv.syn_shift));
-    add_term(&x, k->hi, out, filter_of(&x.border, wl->rec_hi, F, g, lv.step, lv.syn_shift));
-    return run_pass(threads, &x, 0);
+    wt_filter_spec lo, hi;
+    swt_filters(p, j, 1, &lo, &hi);
+    wt_array_view dst = plane_view(out, h, w), bands[4];
+    level_views(h, w, a, bh, bv, bd, bands);
+    float *const tmp[2] = {k->lo, NULL};
+    return wt_axis_split_inverse(bands, &dst, &lo, &hi, WT_BORDER_PERIODIC, tmp, threads);
 }
 
 static float *band_plane(const wt_uparams *p, float *bands, int level, wt_band b, int c,
@@ -430,17 +198,15 @@ wt_status wt_swt_host_inverse(int threads, const wt_uparams *p, const float *ban
 
 /* c_out = h_j * c_in along both axes (tmp: the row pass). */
 static wt_status starlet_smooth(int threads, const wt_uparams *p, int j, size_t h, size_t w,
-                           const float *c_in, float *tmp, float *c_out)
+                                const float *c_in, float *tmp, float *c_out)
 {
-    size_t step = (size_t)1 << (j - 1);
-    long long shift = 2 * (long long)step;
-    axis_pass x = pass_of(h, w, border_of(p->border, w));
-    add_term(&x, c_in, tmp, filter_of(&x.border, starlet_kernel, 5, 1.0, step, shift));
-    if (run_pass(threads, &x, 0) != WT_OK)
-        return WT_ERR_NOMEM;
-    axis_pass y = pass_of(h, w, border_of(p->border, h));
-    add_term(&y, tmp, c_out, filter_of(&y.border, starlet_kernel, 5, 1.0, step, shift));
-    return run_pass(threads, &y, 1);
+    double b3[WT_STARLET_TAPS];
+    wt_starlet_kernel(b3);
+    const long long step = wt_utap_step(j);
+    const wt_filter_spec f = {b3, WT_STARLET_TAPS, 1.0, (size_t)step, wt_starlet_shift(step)};
+    const wt_array_view src = plane_view(c_in, h, w), dst = plane_view(c_out, h, w);
+    float *const buffers[2] = {tmp, NULL};
+    return wt_axis_smooth(&src, &dst, &f, p->border, buffers, threads);
 }
 
 typedef struct diff_job {

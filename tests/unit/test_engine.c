@@ -478,6 +478,18 @@ static void test_coeff_lengths(void **state)
     assert_int_equal(wt_max_level(9, 1024, cdf), 4);
 }
 
+/* A planned pyramid says its rank and depth: an image is rank 2, depth 1. */
+static void test_pyramid_rank(void **state)
+{
+    (void)state;
+    wt_params p = {wt_wavelet_find("db2"), WT_MODE_SYMMETRIC, WT_METHOD_CONV, 2};
+    wt_pyramid pyr;
+    memset(&pyr, 0xff, sizeof pyr);
+    assert_int_equal(wt_pyramid_plan(&pyr, &p, 9, 13, 3), WT_OK);
+    assert_int_equal(pyr.rank, 2);
+    assert_int_equal(pyr.depth, 1);
+}
+
 static void test_fold_index(void **state)
 {
     (void)state;
@@ -613,6 +625,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_cdf97_vs_bior44),
         cmocka_unit_test(test_one_line_equals_batch),
         cmocka_unit_test(test_coeff_lengths),
+        cmocka_unit_test(test_pyramid_rank),
         cmocka_unit_test(test_fold_index),
         cmocka_unit_test(test_names_and_errors),
         cmocka_unit_test(test_mismatched_pyramid),

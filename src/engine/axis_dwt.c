@@ -1,0 +1,329 @@
+/* One DWT level along any axis of a strided view (axis_view.h): the lines
+ * are gathered WT_BATCH at a time into a sample-major batch, transformed by
+ * the 1-D kernel of dwt_line.c (the pass's function pointer: forward or
+ * inverse, float or integer) and scattered back. A block's lines are
+ * neighbours along the view's most contiguous other axis, so a batch of
+ * columns reads WT_BATCH adjacent samples per row. */
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "axis_view.h"
+#include "dwt_line.h"
+#include "wavetool_hooks.h"
+
+#define B WT_BATCH
+
+/* buf[i * B + b] = line (l0 + b) sample i, lines past the last repeat it.
+ * Sample-outer order: B sequential read streams, contiguous writes. */
+static void gather(wt_lines src, size_t l0, size_t nlines, size_t len, uint32_t *buf)
+{
+    const uint32_t *s = src.base;
+    const uint32_t *row[B];
+    for (size_t b = 0; b < B; b++)
+        row[b] = s + (ptrdiff_t)(l0 + b < nlines ? l0 + b : nlines - 1) * src.line_step;
+    if (src.line_step == 1 && l0 + B <= nlines) { /* columns: B adjacent samples */
+        for (size_t i = 0; i < len; i++)
+            memcpy(buf + i * B, row[0] + (ptrdiff_t)i * src.sample_step, B * sizeof *buf);
+        return;
+    }
+    for (size_t i = 0; i < len; i++)
+        for (size_t b = 0; b < B; b++)
+            buf[i * B + b] = row[b][(ptrdiff_t)i * src.sample_step];
+}
+
+static void scatter(wt_lines dst, size_t l0, size_t nlines, size_t len, const uint32_t *buf)
+{
+    uint32_t *d = dst.base;
+    size_t nb = nlines - l0 < B ? nlines - l0 : B;
+    if (dst.line_step == 1 && nb == B) {
+        for (size_t i = 0; i < len; i++)
+            memcpy(d + l0 + (ptrdiff_t)i * dst.sample_step, buf + i * B, B * sizeof *buf);
+        return;
+    }
+    uint32_t *row[B];
+    for (size_t b = 0; b < nb; b++)
+        row[b] = d + (ptrdiff_t)(l0 + b) * dst.line_step;
+    for (size_t b = nb; b < B; b++)
+        row[b] = row[0];
+    if (nb == B) {
+        for (size_t i = 0; i < len; i++)
+            for (size_t b = 0; b < B; b++)
+                row[b][(ptrdiff_t)i * dst.sample_step] = buf[i * B + b];
+        return;
+    }
+    for (size_t i = 0; i < len; i++)
+        for (size_t b = 0; b < nb; b++)
+            row[b][(ptrdiff_t)i * dst.sample_step] = buf[i * B + b];
+}
+
+/* The 1-D transform of one batch: sig <-> (lo, hi), sample-major batches. */
+typedef void (*line_kernel)(const wt_line *line, void *sig, void *lo, void *hi, void *scratch);
+
+static void forward_f32(const wt_line *line, void *sig, void *lo, void *hi, void *scratch)
+{
+    wt_line_forward(line, sig, lo, hi, scratch);
+}
+
+static void forward_i32(const wt_line *line, void *sig, void *lo, void *hi, void *scratch)
+{
+    wt_line_forward_i32(line, sig, lo, hi, scratch);
+}
+
+static void inverse_f32(const wt_line *line, void *sig, void *lo, void *hi, void *scratch)
+{
+    wt_line_inverse(line, lo, hi, sig, scratch);
+}
+
+static void inverse_i32(const wt_line *line, void *sig, void *lo, void *hi, void *scratch)
+{
+    wt_line_inverse_i32(line, lo, hi, sig, scratch);
+}
+
+/* The same for one line at a time (dwt_line_1.c's kernels, WT_LANES 1). */
+static void forward_f32_1(const wt_line *line, void *sig, void *lo, void *hi, void *scratch)
+{
+    wt_line_forward_1(line, sig, lo, hi, scratch);
+}
+
+static void forward_i32_1(const wt_line *line, void *sig, void *lo, void *hi, void *scratch)
+{
+    wt_line_forward_i32_1(line, sig, lo, hi, scratch);
+}
+
+static void inverse_f32_1(const wt_line *line, void *sig, void *lo, void *hi, void *scratch)
+{
+    wt_line_inverse_1(line, lo, hi, sig, scratch);
+}
+
+static void inverse_i32_1(const wt_line *line, void *sig, void *lo, void *hi, void *scratch)
+{
+    wt_line_inverse_i32_1(line, lo, hi, sig, scratch);
+}
+
+/* Line @p k of @p src into @p buf, one sample after the other; and back. */
+static void line_in(wt_lines src, size_t k, size_t len, uint32_t *buf)
+{
+    const uint32_t *s = (const uint32_t *)src.base + (ptrdiff_t)k * src.line_step;
+    for (size_t i = 0; i < len; i++)
+        buf[i] = s[(ptrdiff_t)i * src.sample_step];
+}
+
+static void line_out(wt_lines dst, size_t k, size_t len, const uint32_t *buf)
+{
+    uint32_t *d = (uint32_t *)dst.base + (ptrdiff_t)k * dst.line_step;
+    for (size_t i = 0; i < len; i++)
+        d[(ptrdiff_t)i * dst.sample_step] = buf[i];
+}
+
+/* One pass along one axis over all lines of three views. */
+typedef struct dwt_pass {
+    const wt_line *line;
+    line_kernel kernel;
+    int inverse;
+    wt_axis_walk walk;
+    const wt_array_view *sig, *lo, *hi;
+    atomic_int out_of_memory; /* a worker could not get its line buffers */
+} dwt_pass;
+
+/* Batch job: block job / batches, lines from (job % batches) * B. */
+static void run_batch(const dwt_pass *ps, size_t job, uint32_t *sig, uint32_t *lo, uint32_t *hi,
+                      void *scratch)
+{
+    const wt_line *ln = ps->line;
+    size_t batches = (ps->walk.nlines + B - 1) / B, nlines = ps->walk.nlines;
+    size_t block = job / batches, l0 = (job % batches) * B;
+    wt_lines s = wt_axis_block(ps->sig, &ps->walk, block);
+    wt_lines l = wt_axis_block(ps->lo, &ps->walk, block);
+    wt_lines h = wt_axis_block(ps->hi, &ps->walk, block);
+    if (!ps->inverse) {
+        gather(s, l0, nlines, ln->n, sig);
+        ps->kernel(ln, sig, lo, hi, scratch);
+        scatter(l, l0, nlines, ln->nlo, lo);
+        scatter(h, l0, nlines, ln->nhi, hi);
+    } else {
+        gather(l, l0, nlines, ln->nlo, lo);
+        gather(h, l0, nlines, ln->nhi, hi);
+        ps->kernel(ln, sig, lo, hi, scratch);
+        scatter(s, l0, nlines, ln->n, sig);
+    }
+}
+
+static void run_batches(void *ctx, size_t begin, size_t end)
+{
+    dwt_pass *ps = ctx;
+    const wt_line *ln = ps->line;
+    size_t sig_len = ln->n * B, lo_len = ln->nlo * B, hi_len = ln->nhi * B;
+    size_t batch_len = (sig_len + lo_len + hi_len + 4 * B) & ~(size_t)1; /* keep 8-byte alignment */
+    uint32_t *mem = malloc(batch_len * 4 + wt_line_scratch(ln));
+    if (!mem) {
+        atomic_store(&ps->out_of_memory, 1);
+        return;
+    }
+    uint32_t *sig = mem, *lo = sig + sig_len + B, *hi = lo + lo_len + B;
+    for (size_t job = begin; job < end; job++)
+        run_batch(ps, job, sig, lo, hi, mem + batch_len);
+    free(mem);
+}
+
+/* A pass whose blocks hold fewer than B lines (1xN and Nx1 images; one job a
+ * block): each line alone in buffers of one line, where a batch's would hold
+ * B copies of it (a 1x4000000 row took 16 times its size). */
+static void run_lines(void *ctx, size_t begin, size_t end)
+{
+    dwt_pass *ps = ctx;
+    const wt_line *ln = ps->line;
+    size_t len = (ln->n + ln->nlo + ln->nhi + 4) & ~(size_t)1; /* keep 8-byte alignment */
+    uint32_t *mem = malloc(len * 4 + wt_line_scratch_1(ln));
+    if (!mem) {
+        atomic_store(&ps->out_of_memory, 1);
+        return;
+    }
+    uint32_t *sig = mem, *lo = sig + ln->n + 1, *hi = lo + ln->nlo + 1;
+    for (size_t block = begin; block < end; block++) {
+        wt_lines s = wt_axis_block(ps->sig, &ps->walk, block);
+        wt_lines l = wt_axis_block(ps->lo, &ps->walk, block);
+        wt_lines h = wt_axis_block(ps->hi, &ps->walk, block);
+        for (size_t k = 0; k < ps->walk.nlines; k++) {
+            if (!ps->inverse) {
+                line_in(s, k, ln->n, sig);
+                ps->kernel(ln, sig, lo, hi, mem + len);
+                line_out(l, k, ln->nlo, lo);
+                line_out(h, k, ln->nhi, hi);
+            } else {
+                line_in(l, k, ln->nlo, lo);
+                line_in(h, k, ln->nhi, hi);
+                ps->kernel(ln, sig, lo, hi, mem + len);
+                line_out(s, k, ln->n, sig);
+            }
+        }
+    }
+    free(mem);
+}
+
+static wt_status run_pass(const wt_line *line, int inverse, const wt_array_view *sig,
+                          const wt_array_view *lo, const wt_array_view *hi, int axis, int threads)
+{
+    static const line_kernel kernels[2][2][2] = {
+        {{forward_f32, forward_i32}, {inverse_f32, inverse_i32}},
+        {{forward_f32_1, forward_i32_1}, {inverse_f32_1, inverse_i32_1}}};
+    wt_axis_walk walk = wt_axis_walk_of(sig, axis);
+    const int one_line = walk.nlines < B;
+    dwt_pass ps = {line, kernels[one_line][inverse][sig->dtype == WT_INT32], inverse, walk, sig,
+                   lo, hi, 0};
+    size_t jobs = one_line ? walk.nblocks : (walk.nlines + B - 1) / B * walk.nblocks;
+    if (jobs == 0 || walk.nlines == 0 || line->n == 0)
+        return WT_OK;
+    atomic_init(&ps.out_of_memory, 0);
+    wt_parallel_for(threads, jobs, one_line ? run_lines : run_batches, &ps);
+    return atomic_load(&ps.out_of_memory)
+               ? wt_error_set(WT_ERR_NOMEM, "out of memory for the transform's line buffers")
+               : WT_OK;
+}
+
+wt_status wt_axis_dwt_forward(const wt_line *line, const wt_array_view *sig,
+                              const wt_array_view *lo, const wt_array_view *hi, int axis,
+                              int threads)
+{
+    return run_pass(line, 0, sig, lo, hi, axis, threads);
+}
+
+wt_status wt_axis_dwt_inverse(const wt_line *line, const wt_array_view *lo,
+                              const wt_array_view *hi, const wt_array_view *sig, int axis,
+                              int threads)
+{
+    return run_pass(line, 1, sig, lo, hi, axis, threads);
+}
+
+/* ---- one separable level over every axis --------------------------------- */
+
+static size_t view_elems(const wt_array_view *v)
+{
+    size_t n = (size_t)v->channels;
+    for (int k = 0; k < v->rank; k++)
+        n *= v->shape[k];
+    return n;
+}
+
+/* Shape of array i of the 2^(k+1) that the passes along axes 0..k make of
+ * @p src: low- or high-pass along axis j as bit (k - j) of i says. */
+static void split_shape(const wt_array_view *src, const wt_line *lines, int k, int i,
+                        size_t *shape)
+{
+    for (int j = 0; j < src->rank; j++)
+        shape[j] = j > k ? src->shape[j] : ((i >> (k - j)) & 1) ? lines[j].nhi : lines[j].nlo;
+}
+
+/* Dense views of those arrays, one after another from @p mem. */
+static void split_views(const wt_array_view *src, const wt_line *lines, int k, void *mem,
+                        wt_array_view *out)
+{
+    uint32_t *p = mem;
+    for (int i = 0; i < 1 << (k + 1); i++) {
+        size_t shape[WT_VIEW_MAX_RANK];
+        split_shape(src, lines, k, i, shape);
+        out[i] = wt_view_dense(p, src->dtype, src->channels, src->rank, shape);
+        p += view_elems(&out[i]);
+    }
+}
+
+size_t wt_axis_level_tmp(const wt_array_view *src, const wt_line *lines, int k)
+{
+    size_t n = 0;
+    for (int i = 0; i < 1 << (k + 1); i++) {
+        size_t shape[WT_VIEW_MAX_RANK], elems = (size_t)src->channels;
+        split_shape(src, lines, k, i, shape);
+        for (int j = 0; j < src->rank; j++)
+            elems *= shape[j];
+        n += elems;
+    }
+    return n;
+}
+
+/* The arrays before the pass along axis k + 1 of a level of @p sig: sig
+ * itself (k < 0), the bands (k = rank - 1), else the split arrays in
+ * tmp[k & 1]. */
+static void arrays_after(const wt_array_view *sig, const wt_line *lines,
+                         const wt_array_view *bands, void *const tmp[2], int k,
+                         wt_array_view *out)
+{
+    if (k < 0)
+        out[0] = *sig;
+    else if (k == sig->rank - 1)
+        memcpy(out, bands, ((size_t)1 << sig->rank) * sizeof *out);
+    else
+        split_views(sig, lines, k, tmp[k & 1], out);
+}
+
+/* The passes of a level: forward along axes 0, 1, ... (each array before
+ * the pass into a low and a high array after it), inverse backwards. */
+static wt_status run_level(const wt_line *lines, const wt_array_view *sig,
+                           const wt_array_view *bands, void *const tmp[2], int threads,
+                           int inverse)
+{
+    wt_status st = WT_OK;
+    for (int s = 0; s < sig->rank && st == WT_OK; s++) {
+        const int k = inverse ? sig->rank - 1 - s : s;
+        wt_array_view before[1 << WT_VIEW_MAX_RANK], after[1 << WT_VIEW_MAX_RANK];
+        arrays_after(sig, lines, bands, tmp, k - 1, before);
+        arrays_after(sig, lines, bands, tmp, k, after);
+        for (int i = 0; i < 1 << k && st == WT_OK; i++)
+            st = inverse ? wt_axis_dwt_inverse(&lines[k], &after[2 * i], &after[2 * i + 1],
+                                               &before[i], k, threads)
+                         : wt_axis_dwt_forward(&lines[k], &before[i], &after[2 * i],
+                                               &after[2 * i + 1], k, threads);
+    }
+    return st;
+}
+
+wt_status wt_axis_level_forward(const wt_line *lines, const wt_array_view *src,
+                                const wt_array_view *bands, void *const tmp[2], int threads)
+{
+    return run_level(lines, src, bands, tmp, threads, 0);
+}
+
+wt_status wt_axis_level_inverse(const wt_line *lines, const wt_array_view *bands,
+                                const wt_array_view *dst, void *const tmp[2], int threads)
+{
+    return run_level(lines, dst, bands, tmp, threads, 1);
+}
