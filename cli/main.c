@@ -59,6 +59,23 @@ static void print_version(int verbose)
     wt_engine_close(gpu);
 }
 
+/* The command whose name is a typo of @p name (at most a third of its
+ * letters off, and 1 for short names), or NULL. */
+static const char *closest_command(const char *name)
+{
+    const char *best = NULL;
+    size_t best_d = (size_t)-1;
+    for (size_t i = 0; i < COMMAND_COUNT; i++) {
+        size_t d = wt_edit_distance(name, cli_commands[i]->name);
+        if (d < best_d) {
+            best_d = d;
+            best = cli_commands[i]->name;
+        }
+    }
+    size_t allowed = strlen(name) / 3 > 1 ? strlen(name) / 3 : 1;
+    return best_d <= allowed ? best : NULL;
+}
+
 static int run_command(int argc, char **argv)
 {
     if (argc < 2)
@@ -76,6 +93,9 @@ static int run_command(int argc, char **argv)
     for (size_t i = 0; i < COMMAND_COUNT; i++)
         if (strcmp(name, cli_commands[i]->name) == 0)
             return cli_run(cli_commands[i], argc - 1, argv + 1);
+    const char *near = closest_command(name);
+    if (near)
+        return cli_usage_error(NULL, "unknown command '%s' (did you mean '%s'?)", name, near);
     return cli_usage_error(NULL, "unknown command '%s'", name);
 }
 

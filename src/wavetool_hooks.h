@@ -85,6 +85,10 @@ double wt_auto_gpu_seconds(const wt_auto_job *job);
 /* 1 when the GPU is predicted to finish first; @p why (NULL: none) gets the numbers. */
 int wt_auto_prefers_gpu(const wt_auto_job *job, char *why, size_t size);
 
+/* Levenshtein distance of two short names (over 63 characters: 64), for
+ * "did you mean" (wavelets, commands). */
+size_t wt_edit_distance(const char *a, const char *b);
+
 /* Put "@p prefix: " in front of the current error message (that of a function
  * that did not know the file, say); returns @p st. Does nothing for WT_OK or
  * a message that starts with "@p prefix: " already. */

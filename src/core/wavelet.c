@@ -3,6 +3,7 @@
 
 #include "wavelet_table.h"
 #include "wavetool.h"
+#include "wavetool_hooks.h"
 
 size_t wt_wavelet_count(void)
 {
@@ -22,8 +23,7 @@ const wt_wavelet *wt_wavelet_find(const char *name)
     return NULL;
 }
 
-/* Levenshtein distance, short strings only (names are < 32 characters). */
-static size_t edit_distance(const char *a, const char *b)
+size_t wt_edit_distance(const char *a, const char *b)
 {
     size_t la = strlen(a), lb = strlen(b);
     if (la > 63 || lb > 63)
@@ -48,7 +48,7 @@ const char *wt_wavelet_suggest(const char *name)
     const char *best = wt_wavelet_table[0].name;
     size_t best_d = (size_t)-1;
     for (size_t i = 0; i < wt_wavelet_table_len; i++) {
-        size_t d = edit_distance(name, wt_wavelet_table[i].name);
+        size_t d = wt_edit_distance(name, wt_wavelet_table[i].name);
         if (d < best_d) {
             best_d = d;
             best = wt_wavelet_table[i].name;

@@ -50,6 +50,8 @@ expect "denoise --help: -l's default is scikit-image's" grep -q "default max(dwt
 case_ "wavelets -q" 2 "wavetool: option '-q' does not apply to 'wavelets'*" "$WT" wavelets -q
 case_ "no command" 2 "wavetool: no command given*Try 'wavetool --help'." "$WT"
 case_ "unknown command" 2 "wavetool: unknown command 'frobnicate'*" "$WT" frobnicate
+case_ "a mistyped command: did you mean" 2 "wavetool: unknown command 'decompse' (did you mean 'decompose'?)*" "$WT" decompse
+case_ "a word far from every command: no suggestion" 2 "wavetool: unknown command 'frobnicate'?Try 'wavetool --help'." "$WT" frobnicate
 case_ "wavelets" 0 "" "$WT" wavelets
 case_ "wavelets --format tsv" 0 "" "$WT" wavelets --format tsv
 cp "$out" wavelets.tsv
