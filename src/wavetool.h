@@ -249,13 +249,10 @@ typedef struct wt_sample_type {
     int bits;
 } wt_sample_type;
 
-/** A decoded image: interleaved samples, channels = (int)color (more than 4:
- *  independent planes). Samples are 8-bit (uint8_t), 16-bit (uint16_t) or, with
- *  bit_depth WT_DEPTH_F32, float32, all in native byte order. 8/16-bit unsigned
- *  files keep their exact integer path; every other stored type (signed 8/16,
- *  32-bit integers, float32, float64: precision beyond float32 is lost) is held
- *  as float32 in its own units, and @p stored remembers the file's type so that
- *  writers write it back ("the input's type unless told otherwise"). */
+/** A decoded image: interleaved samples (native byte order), channels =
+ *  (int)color (more than 4: independent planes); 8-bit, 16-bit or (bit_depth
+ *  WT_DEPTH_F32) float32. Every stored type but 8/16-bit unsigned is held as
+ *  float32 in its own units, @p stored its file's type for writing it back. */
 typedef struct wt_image {
     uint32_t width, height;
     int channels;  /**< 1 .. WT_MAX_CHANNELS */
@@ -297,7 +294,7 @@ wt_status wt_image_to_planes(const wt_image *img, float *planes);
 void wt_image_from_planes(wt_image *img, const float *planes);
 
 /* ------------------------------------------------------------------------ */
-/** @name Image files (src/image_io.c, format.c, png_io.c, jpeg_io.c, tiff_io.c, npy_io.c, pnm_io.c)
+/** @name Image files (src/formats/)
  * Every message names the file: "in.png: truncated PNG data". */
 
 /** Limits and policy for decoding untrusted files. */
@@ -324,7 +321,7 @@ typedef struct wt_load_options {
 wt_status wt_memory_check(const wt_load_options *opt, const char *name, uint32_t width,
                           uint32_t height, int channels);
 
-/** A row of the format registry (src/format.c): 1 … wt_format_count(), 0 = unknown.
+/** A row of the format registry (src/formats/format.c): 1 … wt_format_count(), 0 = unknown.
  *  The first formats have names here; later ones are found by extension or by
  *  their bytes, and described by wt_format_describe(). */
 typedef enum wt_file_format {
@@ -417,7 +414,7 @@ wt_status wt_image_save(const char *path, const wt_image *img, const wt_save_opt
                         wt_file_format fallback);
 
 /* ------------------------------------------------------------------------ */
-/** @name Stacks (src/stack.c): multi-page TIFF and 3-D .npy, a page at a time
+/** @name Stacks (src/formats/stack.c): multi-page TIFF and 3-D .npy, a page at a time
  * A stack is a file of pages, 2-D images of one size and sample type, read
  * one page at a time (a regular file is never read whole): processing a stack
  * takes the memory of a page, whatever its length. Pages are numbered from 0. */
@@ -456,7 +453,7 @@ wt_status wt_stack_writer_commit(wt_stack_writer *w);
 void wt_stack_writer_abort(wt_stack_writer *w);
 
 /* ------------------------------------------------------------------------ */
-/** @name Atomic output files (src/outfile.c) */
+/** @name Atomic output files (src/formats/outfile.c) */
 
 /** An output being written: a temporary file in the target's directory, renamed
  *  into place by wt_outfile_commit(); removed by wt_outfile_abort(). A program
@@ -532,7 +529,7 @@ typedef struct wt_uparams {
 } wt_uparams;
 
 /* ------------------------------------------------------------------------ */
-/** @name Coefficient files (.npz, src/npz.c) */
+/** @name Coefficient files (.npz, src/formats/npz*.c) */
 
 /** What a coefficient file says about its transform and image. */
 typedef struct wt_npz_meta {
@@ -578,13 +575,11 @@ wt_status wt_npz_save_stack(const char *path, const wt_uparams *params, const fl
 wt_status wt_npz_load_any(const char *path, const wt_load_options *opt, wt_pyramid *pyr,
                           float **stack, wt_uparams *params, wt_npz_meta *meta);
 
-/** A stack's coefficient file written a page at a time: members of shape
- *  (N, C, h, w) (N = @p meta->pages) whose places are reserved in the
- *  (seekable, temporary) output; each page's bands are written into them,
- *  CRCs run on, the zip headers come at the end. @p ustack NULL: DWT pages of
- *  @p shape's plan (wt_npz_stack_add_pyramid); else undecimated band stacks
- *  of @p ustack (wt_npz_stack_add_bands). Stored members only (no --compress);
- *  not to standard output. */
+/** A stack's coefficient file written a page at a time into members of shape
+ *  (N, C, h, w) (N = @p meta->pages) reserved in the seekable output, headers
+ *  at the end. @p ustack NULL: DWT pages of @p shape's plan
+ *  (wt_npz_stack_add_pyramid); else band stacks (wt_npz_stack_add_bands).
+ *  Stored members only; not to standard output. */
 typedef struct wt_npz_stack_writer wt_npz_stack_writer;
 wt_status wt_npz_stack_writer_open(const char *path, const wt_npz_meta *meta,
                                    const wt_pyramid *shape, const wt_uparams *ustack,
@@ -612,7 +607,7 @@ void wt_npz_stack_reader_close(wt_npz_stack_reader *r);
 int wt_npz_is_stack(const char *path);
 
 /* ------------------------------------------------------------------------ */
-/** @name Mosaics and metrics (src/mosaic.c, src/metrics.c) */
+/** @name Mosaics and metrics (src/analysis/) */
 
 typedef enum wt_scale {
     WT_SCALE_AUTO = 0, /**< approximation to full range, details by |value| */
@@ -889,9 +884,8 @@ double wt_band_synthesis_norm(const wt_wavelet *w, int level, wt_band band);
  *  int32 ones (legall53) are ranked on the host. */
 wt_status wt_epyramid_keep_weighted(wt_epyramid *p, double fraction, double *kept);
 
-
 /* ------------------------------------------------------------------------ */
-/** @name Denoising (src/denoise.c)
+/** @name Denoising (src/analysis/denoise.c)
  * Wavelet shrinkage equal to scikit-image 0.19.3's
  * `denoise_wavelet(img, channel_axis=-1, rescale_sigma=True, ...)` and
  * `estimate_sigma`, computed on an engine's resident pyramids. Integer images
@@ -963,13 +957,9 @@ wt_status wt_denoise_image(wt_engine *engine, const wt_denoise_options *o, const
 wt_status wt_estimate_sigma(wt_engine *engine, const wt_image *img, double *sigma);
 
 /* ------------------------------------------------------------------------ */
-/** @name Undecimated transforms (src/undecimated.c): SWT and starlet
+/** @name Undecimated transforms (src/transforms/undecimated.c): SWT and starlet
  * Every band has the input's full size. A stack holds them as
  * nbands x C x height x width floats (band-major, then channel). */
-
-
-
-
 
 /** Check a combination (wavelet kind, levels, sizes) for @p height x @p width. */
 wt_status wt_uparams_check(const wt_uparams *p, size_t height, size_t width);
