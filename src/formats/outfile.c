@@ -69,12 +69,17 @@ static int temp_name(const char *path, char *out, size_t cap)
 {
     const char *slash = strrchr(path, '/');
     const char *base = slash ? slash + 1 : path;
-    int dirlen = slash ? (int)(slash - path + 1) : 0;
-    int baselen = (int)strnlen(base, NAME_MAX);
-    int room = NAME_MAX - (int)strlen("..XXXXXX");
-    int n = snprintf(out, cap, "%.*s.%.*s.XXXXXX", dirlen, path, baselen < room ? baselen : room,
-                     base);
-    return n > 0 && (size_t)n < cap;
+    size_t dirlen = slash ? (size_t)(slash - path + 1) : 0;
+    size_t baselen = strnlen(base, NAME_MAX), room = NAME_MAX - strlen("..XXXXXX");
+    size_t keep = baselen < room ? baselen : room;
+    static const char suffix[] = ".XXXXXX";
+    if (dirlen + 1 + keep + sizeof suffix > cap)
+        return 0;
+    memcpy(out, path, dirlen); /* (copies, not "%.*s": GCC 12 saw a NULL there) */
+    out[dirlen] = '.';
+    memcpy(out + dirlen + 1, base, keep);
+    memcpy(out + dirlen + 1 + keep, suffix, sizeof suffix);
+    return 1;
 }
 
 static wt_status open_stdout(wt_outfile *f)
