@@ -1,7 +1,8 @@
 /* The CUDA engine: device selection, persistent device buffers, host
  * transfers of the float paths, and the benchmark hook (the level loop, all
  * levels on the device, one fused kernel per level: cu_launch.cu,
- * cu_layout.cu, cu_program.cu; image paths: cu_image.cu). Every CUDA runtime call goes through CU_CHECK or cu_fail,
+ * cu_layout.cu, cu_program.cu; image paths: cu_image.cu). Every CUDA
+ * runtime call goes through CU_CHECK or cu_fail,
  * the one place that turns a cudaError_t into a wt_status with a message;
  * device allocations go through device_alloc (WT_CUDA_MEM_LIMIT). */
 #include <dlfcn.h>

@@ -1,5 +1,5 @@
-/* gpu_check: the DWT pyramid cases (small shapes, integer ranges, replays, large) (harness and shared declarations: gpu_check.c,
- * gpu_check.h). */
+/* gpu_check: the DWT pyramid cases (small shapes, integer ranges, replays,
+ * large) (harness and shared declarations: gpu_check.c, gpu_check.h). */
 #include "gpu_check.h"
 
 /* ---------------------------------------------------------------------- */

@@ -1,5 +1,5 @@
-/* gpu_check: engine-resident pyramids (harness and shared declarations: gpu_check.c,
- * gpu_check.h). */
+/* gpu_check: engine-resident pyramids (harness and shared declarations:
+ * gpu_check.c, gpu_check.h). */
 #include "gpu_check.h"
 
 /* ---------------------------------------------------------------------- */

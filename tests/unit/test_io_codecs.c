@@ -1,5 +1,5 @@
-/* test_io: the codec registry, PNG, JPEG, Netpbm, sample types, load/save errors. Helpers, main and shared declarations: test_io.c,
- * test_io.h. */
+/* test_io: the codec registry, PNG, JPEG, Netpbm, sample types, load/save
+ * errors. Helpers, main and shared declarations: test_io.c, test_io.h. */
 #include "test_io.h"
 
 /* ---- formats ------------------------------------------------------------ */

@@ -1,4 +1,5 @@
-/* test_io: .npz coefficient files (round trips, ZIP64, hostile files, limits, streams). Helpers, main and shared declarations: test_io.c,
+/* test_io: .npz coefficient files (round trips, ZIP64, hostile files,
+ * limits, streams). Helpers, main and shared declarations: test_io.c,
  * test_io.h. */
 #include "test_io.h"
 

@@ -1,5 +1,5 @@
-/* test_io: atomic outputs (src/formats/outfile.c). Helpers, main and shared declarations: test_io.c,
- * test_io.h. */
+/* test_io: atomic outputs (src/formats/outfile.c). Helpers, main and shared
+ * declarations: test_io.c, test_io.h. */
 #include "test_io.h"
 
 /* ---- atomic outputs ------------------------------------------------------- */

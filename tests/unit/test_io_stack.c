@@ -1,5 +1,5 @@
-/* test_io: stacks (multi-page files, .npz page streams). Helpers, main and shared declarations: test_io.c,
- * test_io.h. */
+/* test_io: stacks (multi-page files, .npz page streams). Helpers, main and
+ * shared declarations: test_io.c, test_io.h. */
 #include "test_io.h"
 
 /* ---- stacks ------------------------------------------------------------------ */
