@@ -1,5 +1,5 @@
 #!/bin/sh
-# Builds tests/gpu_check against the CUDA engine compiled for the host
+# Builds tests/gpu/gpu_check (every tests/gpu/*.c) against the CUDA engine compiled for the host
 # emulation (cuda/emu/cuda_emu.h): the kernels' arithmetic and indexing run
 # on the CPU, one thread per block. A development aid for machines without a
 # GPU; the real gate is `meson test --suite gpu` on a GPU machine.
@@ -19,7 +19,9 @@ for f in "$root"/cuda/*.cu; do
     g++ -std=c++17 -x c++ -DWT_CUDA_EMULATE $cflags -Wall -Wextra -Wno-unknown-pragmas -c "$f" \
         -o "$out/$(basename "$f" .cu).o" &
 done
-gcc -std=c11 $cflags -Wall -Wextra -c "$root/tests/gpu/gpu_check.c" -o "$out/gpu_check.o" &
+for f in "$root"/tests/gpu/*.c; do
+    gcc -std=c11 $cflags -Wall -Wextra -c "$f" -o "$out/$(basename "$f" .c).o" &
+done
 wait
 g++ -fopenmp -o "$out/gpu_check_emu" "$out"/*.o -lpng -ljpeg -ltiff -lz -lm -lpthread
 echo "$out/gpu_check_emu"

@@ -1,0 +1,510 @@
+/* The CUDA engine's level kernels on the host side: launches (generic,
+ * fast, conversions, benchmark inputs), the choice of a fast kernel for a
+ * level and its geometry, and each level's plan (operators, tiles). The one
+ * translation unit that instantiates the level kernels (cu_kernels.cuh,
+ * cu_fast.cuh). Split from cu_engine.cu; shared: cu_engine_impl.h. */
+#include <string.h>
+
+#include "cu_fast.cuh"
+#include "cu_engine.h"
+#include "cu_engine_impl.h"
+
+/* ---------------------------------------------------------------------- */
+/* Kernel launches */
+
+dim3 level_grid(const cu_level *lv, int channels)
+{
+    unsigned gx = (unsigned)((lv->ax[1].pairs + lv->tx - 1) / lv->tx);
+    unsigned gy = (unsigned)((lv->ax[0].pairs + lv->ty - 1) / lv->ty);
+    return dim3(gx, gy, (unsigned)channels);
+}
+
+static wt_status check_grid(dim3 g)
+{
+    if (g.y > 65535 || g.z > 65535)
+        return wt_error_set(WT_ERR_LIMIT, "CUDA engine: too many rows or channels (%u x %u tiles)",
+                            g.y, g.z);
+    return WT_OK;
+}
+
+/* The one launch of a level kernel, generic or fast, either direction: one
+ * block per tile and channel. @p pdl (fast kernels only, which wait for
+ * their inputs with WT_PDL_BEGIN): a programmatic dependent launch, whose
+ * blocks may be scheduled while the previous kernel on the stream finishes
+ * (Hopper and later; a plain launch on older GPUs). */
+static wt_status launch_level(cu_engine *ce, level_kernel kern, const cu_level *lv, int channels,
+                              dim3 block, size_t smem, int pdl)
+{
+    dim3 grid = level_grid(lv, channels);
+    WT_TRY(check_grid(grid));
+#ifdef WT_CUDA_EMULATE
+    (void)pdl; /* one kernel after the other */
+#else
+    if (pdl) {
+        cudaLaunchAttribute attr[1];
+        attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+        attr[0].val.programmaticStreamSerializationAllowed = 1;
+        cudaLaunchConfig_t cfg = {};
+        cfg.gridDim = grid;
+        cfg.blockDim = block;
+        cfg.dynamicSmemBytes = smem;
+        cfg.stream = ce->stream;
+        cfg.attrs = attr;
+        cfg.numAttrs = 1;
+        CU_CHECK(cudaLaunchKernelEx(&cfg, kern, *lv));
+        return WT_OK;
+    }
+#endif
+    WT_LAUNCH(kern, grid, block, smem, ce->stream, *lv);
+    CU_CHECK(cudaGetLastError());
+    return WT_OK;
+}
+
+/* Generic level kernels (cu_kernels.cuh): T in shared memory, TIO the
+ * level's input (forward) or output (inverse) samples, Acc accumulation. */
+template <bool INV, typename T, typename TIO, typename Acc> static level_kernel generic_kernel()
+{
+    if constexpr (INV)
+        return dwt_inverse_kernel<T, TIO, Acc>;
+    else
+        return dwt_forward_kernel<T, TIO, Acc>;
+}
+
+template <bool INV, typename T, typename TIO, typename Acc>
+static wt_status launch_generic(cu_engine *ce, const cu_level *lv, int channels, int)
+{
+    return launch_level(ce, generic_kernel<INV, T, TIO, Acc>(), lv, channels,
+                        dim3(CU_BLOCK_X, CU_BLOCK_Y), cu_level_smem(lv, INV, sizeof(T)), 0);
+}
+
+template <typename TOut, typename TIn>
+wt_status launch_convert(cu_engine *ce, void *dst, const void *src, size_t n)
+{
+    void (*kern)(TOut *, const TIn *, size_t) = convert_kernel<TOut, TIn>;
+    WT_LAUNCH(kern, dim3(1024), dim3(256), 0, ce->stream, (TOut *)dst, (const TIn *)src, n);
+    CU_CHECK(cudaGetLastError());
+    return WT_OK;
+}
+
+/* The conversions of cu_forward_device / cu_inverse_device (levels 0). */
+template wt_status launch_convert<int32_t, float>(cu_engine *, void *, const void *, size_t);
+template wt_status launch_convert<float, float>(cu_engine *, void *, const void *, size_t);
+template wt_status launch_convert<float, int32_t>(cu_engine *, void *, const void *, size_t);
+
+wt_status fill_random(cu_engine *ce, float *d, size_t n, uint32_t seed)
+{
+    WT_LAUNCH(fill_random_kernel, dim3(1024), dim3(256), 0, ce->stream, d, n, seed);
+    CU_CHECK(cudaGetLastError());
+    return WT_OK;
+}
+
+/* Raise the dynamic shared memory limit of a level kernel. */
+static wt_status allow_smem(level_kernel kern, size_t bytes)
+{
+    CU_CHECK(cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes));
+    return WT_OK;
+}
+
+template <bool INV> static wt_status allow_smem_generic(size_t bytes)
+{
+    WT_TRY(allow_smem(generic_kernel<INV, float, float, float>(), bytes));
+    WT_TRY(allow_smem(generic_kernel<INV, float, float, double>(), bytes));
+    WT_TRY(allow_smem(generic_kernel<INV, int32_t, float, int32_t>(), bytes));
+    return allow_smem(generic_kernel<INV, int32_t, int32_t, int32_t>(), bytes);
+}
+
+/* ---------------------------------------------------------------------- */
+/* Fast kernels (cu_fast.cuh): chosen per level when the operator of both
+ * axes matches one compiled in; the level's geometry is then adjusted. */
+
+static size_t fast_smem(const cu_level *lv, int inverse)
+{
+    size_t win = (size_t)lv->wy * (size_t)lv->pitch;
+    size_t mid = inverse ? (size_t)lv->wy * (CU_MID_PITCH((size_t)lv->tx) + 2)
+                         : 2 * (size_t)lv->ty * (size_t)lv->pitch;
+    return (win + mid) * 4;
+}
+
+/* Phase taps moved @p shift places in and padded with zero taps to L. */
+static void pad_phase(float *f, double *g, int shift, int len, int L)
+{
+    float fs[CU_MAXF];
+    double gs[CU_MAXF];
+    for (int i = 0; i < L; i++) {
+        int k = i - shift;
+        fs[i] = k >= 0 && k < len ? f[k] : 0.0f;
+        gs[i] = k >= 0 && k < len ? g[k] : 0.0;
+    }
+    memcpy(f, fs, (size_t)L * sizeof *f);
+    memcpy(g, gs, (size_t)L * sizeof *g);
+}
+
+/* Two-phase filters whose taps span at most L window positions from the
+ * first: normalised to L taps at offset 0, a phase that starts later or ends
+ * sooner padded with zero taps. The sums are then the same (fma(0, x, s) is s
+ * for finite x; an inf or NaN coefficient next to a phase's support would
+ * reach that output as NaN). Periodization inverses of filters of 4k taps
+ * have phases two positions apart (db2: 4 taps at 0 and 2, 6 in all),
+ * JPEG 2000 analysis odd lengths (9/7). The entries of fast_kernels are 2
+ * taps apart up to 24, then 4 up to 64, then 8: spans (lprev, L] take L. */
+static bool conv_fits(cu_axis *a, int L, int lprev)
+{
+    if (a->nsteps || a->len0 < 1 || a->len1 < 1)
+        return false;
+    int lo = a->off0 < a->off1 ? a->off0 : a->off1;
+    int hi = a->off0 + a->len0 > a->off1 + a->len1 ? a->off0 + a->len0 : a->off1 + a->len1;
+    if (hi - lo > L || hi - lo <= lprev)
+        return false;
+    pad_phase(a->f0, a->g0, a->off0 - lo, a->len0, L);
+    pad_phase(a->f1, a->g1, a->off1 - lo, a->len1, L);
+    a->len0 = a->len1 = L;
+    a->win_a += lo;
+    a->off0 = a->off1 = 0;
+    a->halo = L > 2 ? L - 2 : 0;
+    return true;
+}
+
+/* The lifting structure S in the generic geometry of cu_plan.cu: moved to
+ * the tight window of lift_op (same values at the same positions). */
+template <class S, bool INV> static bool lift_fits(cu_axis *a)
+{
+    typedef lift_op<S, INV> op;
+    if (a->nsteps != S::n || a->len0 != 1 || a->len1 != 1 || a->off0 != op::GEN_OFF0 ||
+        a->off1 != op::GEN_OFF1 || a->halo != op::GEN_HALO)
+        return false;
+    for (int j = 0; j < S::n; j++) {
+        int s = INV ? S::n - 1 - j : j;
+        const cu_step *st = &a->steps[j];
+        if (st->update != S::upd(s) || st->offset != S::off(s) || st->ntaps != S::nt(s))
+            return false;
+    }
+    a->win_a += op::SHIFT;
+    a->halo = op::HALO;
+    a->off0 = op::OFF0;
+    a->off1 = op::OFF1;
+    return true;
+}
+
+template <class S> static bool lift_fits_both(cu_level *lv, int inverse)
+{
+    return inverse ? lift_fits<S, true>(&lv->ax[0]) && lift_fits<S, true>(&lv->ax[1])
+                   : lift_fits<S, false>(&lv->ax[0]) && lift_fits<S, false>(&lv->ax[1]);
+}
+
+/* Entries of the fast kernel list: op<INV> the operator of each direction,
+ * T the samples between levels (the first level reads and writes float),
+ * fits() whether a level's axes (both, adjusted on success) are that operator. */
+template <int L, int LPREV = L - 2> struct fast_conv {
+    template <bool INV> using op = conv_op<L, INV>;
+    typedef float T;
+    static bool fits(const wt_params *p, cu_level *f, int)
+    {
+        return !p->wavelet->integer && p->method != WT_METHOD_LIFTING &&
+               conv_fits(&f->ax[0], L, LPREV) && conv_fits(&f->ax[1], L, LPREV);
+    }
+};
+
+template <class S> struct fast_lift {
+    template <bool INV> using op = lift_op<S, INV>;
+    typedef float T;
+    static bool fits(const wt_params *p, cu_level *f, int inverse)
+    {
+        return !p->wavelet->integer && p->method == WT_METHOD_LIFTING &&
+               lift_fits_both<S>(f, inverse);
+    }
+};
+
+/* NARROW: the 32-bit steps, for levels whose inputs are known to lie within
+ * WT_LIFT53_NARROW_MAX (cu_level.narrow); the 64-bit saturating steps
+ * otherwise (issue 17: 78-82% -> 58-59% of copy on the H100 when every level
+ * ran them). */
+template <bool NARROW> struct fast_legall53 {
+    template <bool INV> using op = lift_op<scheme_legall53, INV, NARROW>;
+    typedef int32_t T;
+    static bool fits(const wt_params *p, cu_level *f, int inverse)
+    {
+        return p->wavelet->integer && (f->narrow || !NARROW) &&
+               lift_fits_both<scheme_legall53>(f, inverse);
+    }
+};
+
+/* THE list of fast kernels: allow_smem_all raises the shared memory limit
+ * of each, pick_fast takes the first that fits a level. A new fast kernel is
+ * one entry here (and its operator in cu_fast.cuh). */
+template <class... E> struct fast_list {
+};
+typedef fast_list<fast_conv<2>, fast_conv<4>, fast_conv<6>, fast_conv<8>, fast_conv<10>,
+                  fast_conv<12>, fast_conv<14>, fast_conv<16>, fast_conv<18>, fast_conv<20>,
+                  fast_conv<22>, fast_conv<24>, fast_conv<28, 24>, fast_conv<32, 28>,
+                  fast_conv<36, 32>, fast_conv<40, 36>, fast_conv<44, 40>, fast_conv<48, 44>,
+                  fast_conv<52, 48>, fast_conv<56, 52>, fast_conv<60, 56>, fast_conv<64, 60>,
+                  fast_conv<72, 64>, fast_conv<80, 72>, fast_conv<88, 80>, fast_conv<96, 88>,
+                  fast_conv<104, 96>, fast_conv<112, 104>,
+                  fast_lift<scheme_cdf97>, fast_lift<scheme_db3>, fast_lift<scheme_haar>,
+                  fast_lift<scheme_dd137>,
+                  fast_legall53<true>, fast_legall53<false>>
+    fast_kernels;
+
+template <class E, bool INV, typename TIO> static level_kernel fast_kernel()
+{
+    if constexpr (INV)
+        return dwt_inverse_fast<typename E::template op<true>, typename E::T, TIO>;
+    else
+        return dwt_forward_fast<typename E::template op<false>, typename E::T, TIO>;
+}
+
+template <class E, bool INV, typename TIO>
+static wt_status launch_fast(cu_engine *ce, const cu_level *lv, int channels, int pdl)
+{
+#ifdef WT_CUDA_EMULATE
+    wt_emu_fast_launches++;
+#endif
+    typedef typename E::template op<INV> Op;
+    int threads = INV ? fast_inverse_threads<Op>() : fast_forward_threads<Op>();
+    return launch_level(ce, fast_kernel<E, INV, TIO>(), lv, channels, dim3(32, threads / 32),
+                        fast_smem(lv, INV), pdl);
+}
+
+/* Each kernel of entry E: both directions, first level (float) and later
+ * levels (E::T, the same kernel when that is float). */
+template <class E> static wt_status allow_smem_entry(size_t bytes)
+{
+    typedef typename E::T T;
+    WT_TRY(allow_smem(fast_kernel<E, false, float>(), bytes));
+    WT_TRY(allow_smem(fast_kernel<E, true, float>(), bytes));
+    if constexpr (!std::is_same<T, float>::value) {
+        WT_TRY(allow_smem(fast_kernel<E, false, T>(), bytes));
+        WT_TRY(allow_smem(fast_kernel<E, true, T>(), bytes));
+    }
+    return WT_OK;
+}
+
+template <class... E> static wt_status allow_smem_fast(fast_list<E...>, size_t bytes)
+{
+    wt_status st = WT_OK;
+    ((st = st == WT_OK ? allow_smem_entry<E>(bytes) : st), ...);
+    return st;
+}
+
+/* Raise the dynamic shared memory limit of every level kernel once. */
+wt_status allow_smem_all(size_t bytes, size_t fast_bytes)
+{
+    WT_TRY(allow_smem_fast(fast_kernels(), fast_bytes));
+    WT_TRY(allow_smem_generic<false>(bytes));
+    return allow_smem_generic<true>(bytes);
+}
+
+/* Entry E's launcher when it fits the level (then *f adjusted), else NULL. */
+template <class E>
+static level_launcher try_fast(const wt_params *p, cu_level *f, int inverse, int first_level,
+                               bool *is_long)
+{
+    cu_level g = *f;
+    if (!E::fits(p, &g, inverse))
+        return NULL;
+    *f = g;
+    *is_long = E::template op<false>::LONG;
+    typedef typename E::T T;
+    if (inverse)
+        return first_level ? launch_fast<E, true, float> : launch_fast<E, true, T>;
+    return first_level ? launch_fast<E, false, float> : launch_fast<E, false, T>;
+}
+
+template <class... E>
+static level_launcher first_fit(fast_list<E...>, const wt_params *p, cu_level *f, int inverse,
+                                int first_level, bool *is_long)
+{
+    level_launcher launch = NULL;
+    ((launch = launch ? launch : try_fast<E>(p, f, inverse, first_level, is_long)), ...);
+    return launch;
+}
+
+static int use_double(const wt_params *p);
+
+/* Window, pitch and half of a fast level with tiles of f->ty x f->tx. */
+static void fast_geometry(cu_level *f, int inverse)
+{
+    cu_level_window(f);
+    if (inverse) {
+        /* two halves of a row, each with room for the lead (up to 3) and the
+         * x-stage's 16-byte loads of its last segment; rows an odd number of
+         * 16-byte units apart: the loads of a quarter warp (4 segments of 2
+         * rows) hit distinct banks */
+        int span_pairs = CU_SEG + f->ax[1].halo / 2;
+        f->half = f->tx - CU_SEG + 4 * ((span_pairs + 6) / 4);
+        f->pitch = 2 * f->half + 4;
+    } else {
+        /* room for the gather's lead (up to 3) and 16-byte chunks; rows 4 to
+         * 12 banks apart (mod 16): the 16-byte row loads of a quarter warp
+         * (4 segments of 2 rows) hit each bank at most twice */
+        f->pitch = (f->wx + 6 + 3) & ~3;
+        while (f->pitch % 16 < 4 || f->pitch % 16 > 12)
+            f->pitch += 4;
+    }
+}
+
+/* Tiles whose window does not fit: ty halved first (the forward y-stage's
+ * halo recompute, 1 + halo / (4 tx), depends on tx only), both kept powers
+ * of two of at least CU_SEG. False when neither can shrink. */
+static bool halve_tile(cu_level *f)
+{
+    if (f->ty > CU_SEG)
+        f->ty /= 2;
+    else if (f->tx > CU_SEG)
+        f->tx /= 2;
+    else
+        return false;
+    return true;
+}
+
+/* Shared memory a fast block may take before its tile shrinks: the
+ * device's opt-in limit unless WT_CUDA_FAST_SMEM (bytes) says less. */
+size_t fast_smem_cap(size_t smem_fast)
+{
+    const char *v = wt_env()->cuda_fast_smem;
+    size_t most = v && *v ? (size_t)strtoul(v, NULL, 10) : smem_fast;
+    return most < smem_fast ? most : smem_fast;
+}
+
+/* The smallest power of two >= pairs, at most cap, at least CU_SEG. */
+static int pow2_tile(int pairs, int cap)
+{
+    int t = CU_SEG;
+    while (t < pairs && t < cap)
+        t *= 2;
+    return t;
+}
+
+/* Long filters' tiles (32 x CU_LONG_TX, inverse 32 x CU_LONG_TX_INV) where
+ * the level still has ce->small_grid blocks per SM with them (one channel
+ * counted); smaller levels keep the tiles small_tiles gave them. */
+static void long_tiles(const cu_engine *ce, cu_level *f, int inverse)
+{
+    const int ty = pow2_tile(f->ax[0].pairs, 32);
+    const int tx = pow2_tile(f->ax[1].pairs, inverse ? CU_LONG_TX_INV : CU_LONG_TX);
+    const double blocks = (double)((f->ax[0].pairs + ty - 1) / ty) * ((f->ax[1].pairs + tx - 1) / tx);
+    if (blocks < (double)ce->sms * ce->small_grid)
+        return;
+    f->ty = ty;
+    f->tx = tx;
+}
+
+/* The fast kernel for this level (adjusting *lv), or NULL: generic kernel. */
+static level_launcher pick_fast(const cu_engine *ce, const wt_params *p, cu_level *lv,
+                                int inverse, int first_level)
+{
+    if (ce->generic_only || use_double(p) || lv->ty % CU_SEG || lv->tx % CU_SEG)
+        return NULL;
+    if ((lv->tx & (lv->tx - 1)) || (lv->ty & (lv->ty - 1))) /* the inverse's item walks */
+        return NULL;
+    cu_level f = *lv;
+    bool is_long = false;
+    level_launcher launch = first_fit(fast_kernels(), p, &f, inverse, first_level, &is_long);
+    if (!launch)
+        return NULL;
+    if (is_long)
+        long_tiles(ce, &f, inverse);
+    fast_geometry(&f, inverse);
+    while (fast_smem(&f, inverse) > ce->smem_fast_cap && halve_tile(&f))
+        fast_geometry(&f, inverse);
+    if (fast_smem(&f, inverse) > ce->smem_fast)
+        return NULL;
+    f.dst_aligned = 1;
+    for (int b = 0; b < 4 && !inverse; b++)
+        if (((uintptr_t)f.dst[b] & 15) || (f.dst_w[b] & 3) || (f.dst_plane[b] & 3))
+            f.dst_aligned = 0;
+    *lv = f;
+    return launch;
+}
+
+/* ---------------------------------------------------------------------- */
+/* The level loop */
+
+/* Float accumulation (FMA) stays within 1.3e-6 of the CPU engine in every
+ * mode that folds the signal; the extrapolating modes grow coefficients to
+ * 1e6 near the borders, where cancellation needs double (gpu_check: float
+ * reached 1.8e-5 for db12 smooth, 2 levels). */
+static int use_double(const wt_params *p)
+{
+    return p->mode == WT_MODE_SMOOTH || p->mode == WT_MODE_ANTIREFLECT;
+}
+
+/* Small levels: tiles halved (down to CU_SEG pairs a side, the fast
+ * kernels' least) until the grid has ce->small_grid blocks per SM. Each block
+ * is a chain of dependent steps (gather, two stages, stores) whose latency
+ * a grid this small cannot hide: a 512x512 level 1 ran 64 blocks of 32x32
+ * pairs on the H100's 132 SMs, its level 3 four (NOTES.md v12-small). */
+static void small_tiles(const cu_engine *ce, cu_level *lv, int channels)
+{
+    for (;;) {
+        dim3 g = level_grid(lv, channels);
+        if ((double)g.x * g.y * g.z >= (double)ce->sms * ce->small_grid ||
+            (lv->ty <= CU_SEG && lv->tx <= CU_SEG))
+            return;
+        if (lv->ty >= lv->tx && lv->ty > CU_SEG)
+            lv->ty /= 2;
+        else
+            lv->tx /= 2;
+        cu_level_window(lv);
+    }
+}
+
+wt_status plan_level(cu_engine *ce, cu_level *lv, const wt_params *p, size_t h, size_t w,
+                     int inverse, int channels)
+{
+    memset(lv, 0, sizeof *lv);
+    WT_TRY(cu_axis_init(&lv->ax[0], p, h, inverse));
+    WT_TRY(cu_axis_init(&lv->ax[1], p, w, inverse));
+    WT_TRY(cu_level_tiles(lv, inverse, 4, ce->smem_limit));
+    small_tiles(ce, lv, channels);
+    return WT_OK;
+}
+
+template <bool INV> static level_launcher pick_generic(const wt_params *p, int integer,
+                                                      int first_level)
+{
+    if (integer)
+        return first_level ? launch_generic<INV, int32_t, float, int32_t>
+                           : launch_generic<INV, int32_t, int32_t, int32_t>;
+    return use_double(p) ? launch_generic<INV, float, float, double>
+                         : launch_generic<INV, float, float, float>;
+}
+
+/* One level, either direction: the fast kernel that fits (adjusting *lv),
+ * else the generic one. */
+level_launcher pick_launcher(const cu_engine *ce, const wt_params *p, cu_level *lv,
+                             int inverse, int first_level, int integer, int *fast)
+{
+    level_launcher launch = pick_fast(ce, p, lv, inverse, first_level);
+    *fast = launch != NULL;
+    if (!launch)
+        launch = inverse ? pick_generic<true>(p, integer, first_level)
+                         : pick_generic<false>(p, integer, first_level);
+    return launch;
+}
+
+/* ---------------------------------------------------------------------- */
+/* Whether the device runs this build's kernels */
+
+#ifndef WT_CUDA_ARCHS
+#define WT_CUDA_ARCHS "(unknown)"
+#endif
+
+/* A GPU this build holds no code for (neither its SASS nor PTX it can
+ * compile): one message naming its compute capability and the build's list. */
+wt_status check_code_for(int device, const cudaDeviceProp *prop)
+{
+    cudaFuncAttributes attr;
+    cudaError_t err = cudaFuncGetAttributes(&attr, dwt_forward_kernel<float, float, float>);
+    if (err == cudaSuccess)
+        return WT_OK;
+    cudaGetLastError();
+    if (err != cudaErrorNoKernelImageForDevice && err != cudaErrorInvalidDeviceFunction &&
+        err != cudaErrorUnsupportedPtxVersion && err != cudaErrorInvalidPtx)
+        return cu_fail_check(err, "cudaFuncGetAttributes");
+    return wt_error_set(WT_ERR_DEVICE,
+                        "cuda:%d (%.120s) has compute capability %d.%d; this build holds GPU "
+                        "code for %s only (%s; rebuild with -Dgpu_archs=%d%d or portable)",
+                        device, prop->name, prop->major, prop->minor, WT_CUDA_ARCHS,
+                        cudaGetErrorString(err), prop->major, prop->minor);
+}
