@@ -1,5 +1,5 @@
 /* The few spellings that differ between CUDA and the host emulation used
- * to check the kernels' arithmetic without a GPU (cuda/emu/, see NOTES.md).
+ * to check the kernels' arithmetic without a GPU (cuda/emu/, see dev/notes/kernel-log.md).
  * Kernels use only block-stride loops over threadIdx/blockDim, so running a
  * block with a single thread, phase after phase, is a valid schedule. */
 #ifndef WT_CU_COMPAT_H

@@ -48,7 +48,7 @@ enum {
     BUF_COUNT
 };
 
-/* Level programs kept per engine (cu_engine.cu): one per distinct call of
+/* Level programs kept per engine (cu_program.cu): one per distinct call of
  * the level loop (shape, params, direction, buffers) in use. */
 #define CU_PROGRAMS 8
 
@@ -94,7 +94,7 @@ typedef struct cu_engine {
     struct cu_program *programs[CU_PROGRAMS];
     unsigned long program_clock; /* calls so far: last use of a program (LRU) */
     int cache_off, graphs_off;
-    /* small levels (cu_engine.cu): tiles shrunk to fill the SMs, and
+    /* small levels (cu_launch.cu): tiles shrunk to fill the SMs, and
      * programmatic dependent launches between the fast kernels of levels
      * whose grids fit at once; WT_CUDA_SMALL_GRID (blocks per SM; 0: tiles
      * as for large images) and WT_CUDA_PDL=0 (comparisons; 2: between the
@@ -138,7 +138,7 @@ void cu_device_free(cu_engine *ce, void *ptr, size_t bytes);
 void cu_spare_release(cu_engine *ce);
 /* A device buffer of at least @p bytes (kept and grown between calls). */
 wt_status cu_buf_get(cu_engine *ce, int which, size_t bytes, void **ptr);
-/* The device pyramid (cu_engine.cu): wt_pyramid's bands in its order, with
+/* The device pyramid (cu_layout.cu): wt_pyramid's bands in its order, with
  * rows padded to a multiple of 32 elements. Its size in elements; whether it
  * differs from the host layout; a copy of every band from one layout to the
  * other on ce->stream (@p to_device_layout: from the host layout). */

@@ -433,7 +433,7 @@ static int use_double(const wt_params *p)
  * kernels' least) until the grid has ce->small_grid blocks per SM. Each block
  * is a chain of dependent steps (gather, two stages, stores) whose latency
  * a grid this small cannot hide: a 512x512 level 1 ran 64 blocks of 32x32
- * pairs on the H100's 132 SMs, its level 3 four (NOTES.md v12-small). */
+ * pairs on the H100's 132 SMs, its level 3 four (dev/notes/kernel-log.md v12-small). */
 static void small_tiles(const cu_engine *ce, cu_level *lv, int channels)
 {
     for (;;) {

@@ -232,7 +232,7 @@ wt_status cu_planes_bound(cu_engine *ce, const wt_pyramid *plan, const float *d_
                           uint64_t *bound)
 {
     row_block rb = {d_planes, plan->height * (size_t)plan->channels, plan->width, plan->width};
-    uint32_t key;
+    uint32_t key = 0;
     WT_TRY(largest_key<float>(ce, &rb, 1, &key));
     float most;
     memcpy(&most, &key, 4);

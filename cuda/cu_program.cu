@@ -14,7 +14,7 @@
  * second use the levels are replayed as one CUDA graph (one launch for all
  * levels). Planning builds ~7 KB of kernel parameters per level and a
  * launch takes them each time: a 512x512 3-level pyramid was launch-bound
- * (25 us, NOTES.md v12-small). The key holds everything the plan depends on,
+ * (25 us, dev/notes/kernel-log.md v12-small). The key holds everything the plan depends on,
  * the buffers included (a graph bakes in pointers): a call on other
  * buffers, shape, params, direction or 5/3 widths is another program. */
 
@@ -104,7 +104,7 @@ static void inverse_level_io(cu_level *lv, const wt_pyramid *plan, const program
 /* Whether every block of a level can be resident at once (assumed: two per
  * SM): the levels after such a grid get a programmatic dependent launch.
  * Large grids gain nothing measurable from it (WT_CUDA_PDL=2 lifts this
- * limit: 8192x8192 and batches within 1%, NOTES.md v12-small). */
+ * limit: 8192x8192 and batches within 1%, dev/notes/kernel-log.md v12-small). */
 static int one_wave(const cu_engine *ce, const cu_level *lv, int channels)
 {
     dim3 g = level_grid(lv, channels);

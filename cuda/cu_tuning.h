@@ -171,10 +171,10 @@
 #define CU_CHUNK ((size_t)4 << 20)
 #endif
 
-/* ---- Small images (cu_engine.cu) --------------------------------------
+/* ---- Small images (cu_launch.cu) --------------------------------------
  * Level tiles are halved (not below CU_SEG pairs a side) while the grid has
  * fewer than CU_SMALL_GRID blocks per SM (WT_CUDA_SMALL_GRID at run time).
- * 512x512, 3 levels, H100 (v12-small in NOTES.md): 1 took db3 from 16.4 to
+ * 512x512, 3 levels, H100 (v12-small in dev/notes/kernel-log.md): 1 took db3 from 16.4 to
  * 13.0 us forward; 2 (15.7) and 4 (16.9, more and emptier blocks) less. */
 #ifndef CU_SMALL_GRID
 #define CU_SMALL_GRID 1

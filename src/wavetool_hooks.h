@@ -43,7 +43,7 @@ typedef struct wt_env_knobs {
     const char *tmpdir;           /* TMPDIR */
 } wt_env_knobs;
 const wt_env_knobs *wt_env(void);
-/* Tests: the same knobs, to change one for a call (tests/gpu_check.c). */
+/* Tests: the same knobs, to change one for a call (tests/gpu/gpu_check*.c). */
 wt_env_knobs *wt_env_override(void);
 
 /* glibc: keep freed buffers up to 256 MB in the heap and give memory back only
