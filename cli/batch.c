@@ -493,7 +493,8 @@ typedef struct runner {
     double started, last_drawn, pixels;
 } runner;
 
-/* A single output's folder must exist (as for cp); -O creates its folder. */
+/* A single output's folder must exist (as for cp); the hint makes it (-O
+ * would create a folder too, but name the output after the input). */
 static void missing_folder(batch_item *it)
 {
     const char *slash = strrchr(it->output, '/');
@@ -503,8 +504,7 @@ static void missing_folder(batch_item *it)
     char *folder = batch_strdupf("%.*s", (int)(slash - it->output), it->output);
     if (folder && stat(folder, &st) != 0 && errno == ENOENT) {
         it->state = ITEM_FAILED;
-        it->message = batch_strdupf("%s: folder %s does not exist (make it, or use -O %s: -O "
-                                    "creates its folder)",
+        it->message = batch_strdupf("%s: folder %s does not exist (create it first: mkdir -p %s)",
                                     it->output, folder, folder);
     }
     free(folder);

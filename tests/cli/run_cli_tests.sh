@@ -414,7 +414,7 @@ case_ "unknown extension" 2 "wavetool: out.bmp: unknown output type*" "$WT" deco
 case_ "decompose IN DIR/ suggests -O" 2 "wavetool: e/ is a directory; use -O e/ to write into it*" \
     "$WT" decompose rgb8.png e/
 case_ "single output into a missing folder: says so, names -O" 1 \
-    "wavetool: nofolder/out.png: folder nofolder does not exist (make it, or use -O nofolder: -O creates its folder)" \
+    "wavetool: nofolder/out.png: folder nofolder does not exist (create it first: mkdir -p nofolder)" \
     "$WT" decompose rgb8.png nofolder/out.png
 expect "missing folder: nothing created" test ! -e nofolder
 case_ "unknown --ext" 2 "wavetool: invalid argument 'gif' for option --ext*" \
