@@ -73,6 +73,23 @@ static void json_band(wt_json *j, const file_figures *f, const band_figures *b)
     wt_json_end_object(j);
 }
 
+/* The wavelet and extension a file's figures were made with, as the kind
+ * has them: starlet's kernel (b3spline) and border (mirror), not the -w and
+ * -m it does not take. */
+static const char *figures_wavelet(const file_figures *f)
+{
+    const wt_transform_class *c = wt_transform_class_of(f->transform);
+    return (c->params & WT_TPARAM_WAVELET) ? f->params.wavelet->name : c->wavelet_name;
+}
+
+static const char *figures_extension(const file_figures *f)
+{
+    const wt_transform_class *c = wt_transform_class_of(f->transform);
+    if (c->params & WT_TPARAM_BORDER)
+        return wt_border_name(f->border);
+    return wt_mode_name((c->params & WT_TPARAM_MODE) ? f->params.mode : c->meta_mode);
+}
+
 static char *json_file(const file_figures *f, const report_page *page)
 {
     wt_json j;
@@ -82,8 +99,8 @@ static char *json_file(const file_figures *f, const report_page *page)
     wt_json_key_uint(&j, "height", f->layout.height);
     wt_json_key_int(&j, "channels", f->layout.channels);
     wt_json_key_int(&j, "bit_depth", f->layout.bit_depth);
-    wt_json_key_string(&j, "wavelet", f->params.wavelet->name);
-    wt_json_key_string(&j, "mode", wt_mode_name(f->params.mode));
+    wt_json_key_string(&j, "wavelet", figures_wavelet(f));
+    wt_json_key_string(&j, "mode", figures_extension(f));
     wt_json_key_int(&j, "levels", f->params.levels);
     wt_json_key_string(&j, "transform", wt_transform_name(f->transform));
     if (wt_transform_class_of(f->transform)->params & WT_TPARAM_BORDER)
@@ -123,8 +140,8 @@ static void tsv_band(strbuf *sb, const file_figures *f, const band_figures *b)
     figures_band_name(f->transform, &b->ref, name, sizeof name);
     sb_tsv_field(sb, f->file);
     sb_printf(sb, "\t%u\t%u\t%d\t%d\t%s\t%s\t%d", f->layout.width, f->layout.height,
-              f->layout.channels, f->layout.bit_depth, f->params.wavelet->name,
-              wt_mode_name(f->params.mode), f->params.levels);
+              f->layout.channels, f->layout.bit_depth, figures_wavelet(f), figures_extension(f),
+              f->params.levels);
     tsv_values(sb, (const double[]){f->qstep, f->eps, f->bpp}, 3);
     sb_printf(sb, "\t%s\t%d\t%c\t%d\t%zu\t%zu", name, b->ref.level, figures_orientation(f->transform, &b->ref),
               b->ref.channel, b->rows, b->cols);

@@ -167,6 +167,12 @@ want = (z[0] - 32768) / float(s["c"]) + (z[1] - 32768) / float(s["w2"])
 assert np.abs(np.clip(np.rint(want), 0, 65535) - z[2]).max() <= 1
 assert np.abs(want - np.asarray(Image.open("gray16.png"), np.float64)).max() > 1'
 
+# stats names what each kind was made with: starlet's kernel and border, swt's periodic
+expect "stats --format tsv, starlet: wavelet b3spline, mode its border" \
+    bash -c "'$WT' stats --transform starlet --border nearest --format tsv rgb8.png | sed -n 2p | cut -f6,7 | grep -qx 'b3spline	nearest'"
+expect "stats --format json, swt: mode periodic" \
+    bash -c "'$WT' stats --transform swt --format json rgb8.png | grep -q '\"mode\":\"periodic\"'"
+
 # ---- errors ---------------------------------------------------------------------------
 case_ "unknown transform" 2 "wavetool: unknown transform 'fft' (dwt, swt, starlet)*" "$WT" decompose --transform fft rgb8.png x.png
 case_ "--norm without swt" 2 "wavetool: --norm applies to --transform swt*" "$WT" decompose --norm rgb8.png x.png
