@@ -194,6 +194,11 @@ $TOOL png big.png 2048 2048 gray 8 gradient
 "$WT" decompose -l 1 big.png big.npz >/dev/null
 if bash -c 'ulimit -v 60000 && exec "$0" --version' "$WT" >/dev/null 2>&1; then
     for kib in 25000 30000 40000; do
+        # (a build whose libraries alone take the limit cannot start under it)
+        if ! bash -c 'ulimit -v "$1" && exec "$0" --version' "$WT" "$kib" >/dev/null 2>&1; then
+            skip "reconstruct under ulimit -v $kib" "the program does not start under it"
+            continue
+        fi
         case_ "reconstruct under ulimit -v $kib: out of memory names the file" 1 \
             "wavetool: big.npz: out of memory*" \
             bash -c 'ulimit -v "$1" && exec "$0" reconstruct --max-memory 0 big.npz oom.png' \
