@@ -99,17 +99,6 @@ static void sb_text_name(strbuf *sb, const char *name)
     sb_printf(sb, "%s", wt_escape_controls(shown, sizeof shown, name));
 }
 
-void sb_escaped(strbuf *sb, const char *s, const char *chars, const char *const *with)
-{
-    for (; *s; s++) {
-        const char *hit = strchr(chars, *s);
-        if (hit)
-            sb_printf(sb, "%s", with[hit - chars]);
-        else
-            sb_printf(sb, "%c", *s);
-    }
-}
-
 /* Tabs, line ends, backslashes and every other control character (ESC...)
  * escaped as the text output escapes them: one field on one line. */
 void sb_tsv_field(strbuf *sb, const char *s)

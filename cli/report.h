@@ -62,9 +62,6 @@ void sb_printf(strbuf *sb, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)))
 #endif
     ;
-/* @p s with each character found in @p chars replaced by the string of the
- * same index in @p with. */
-void sb_escaped(strbuf *sb, const char *s, const char *chars, const char *const *with);
 /* A string as one TSV field (tab, newline, CR and backslash escaped). */
 void sb_tsv_field(strbuf *sb, const char *s);
 /* A number, or the format's spelling of infinity. */
