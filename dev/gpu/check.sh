@@ -13,7 +13,8 @@ sys=/usr/lib/x86_64-linux-gnu/libtiff.so.6
 if [ -e $sys ]; then # the system's libtiff, built against its own libjpeg
     ln -sf $sys "$T/lib/libtiff.so" && rm -f "$T"/lib/lib*.so.*
 fi
-export PKG_CONFIG_PATH=$T/lib/pkgconfig:${PKG_CONFIG_PATH:-} LD_LIBRARY_PATH=$T/lib:${LD_LIBRARY_PATH:-}
+Z=$PWD/.gpu-libs/deflate # libdeflate (PNG encoder), absent there too
+export PKG_CONFIG_PATH=$T/lib/pkgconfig:$Z/lib/pkgconfig:${PKG_CONFIG_PATH:-} LD_LIBRARY_PATH=$T/lib:$Z/lib:${LD_LIBRARY_PATH:-}
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,clocks.max.mem --format=csv,noheader
 t0=$(date +%s)
 lap() { echo "[$(($(date +%s) - t0)) s] $*"; }

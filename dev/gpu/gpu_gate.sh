@@ -7,7 +7,8 @@
 set -u
 . .gpu-deps/env.sh
 T=$PWD/.gpu-libs/tiff
-export PKG_CONFIG_PATH=$T/lib/pkgconfig:$PKG_CONFIG_PATH LD_LIBRARY_PATH=$T/lib:$LD_LIBRARY_PATH
+Z=$PWD/.gpu-libs/deflate # libdeflate (PNG encoder), absent there too
+export PKG_CONFIG_PATH=$T/lib/pkgconfig:$Z/lib/pkgconfig:$PKG_CONFIG_PATH LD_LIBRARY_PATH=$T/lib:$Z/lib:$LD_LIBRARY_PATH
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; date -u; git log --oneline -1 2>/dev/null
 t0=$(date +%s)
 lap() { echo "[$(($(date +%s) - t0)) s] $*"; }

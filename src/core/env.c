@@ -15,6 +15,8 @@
  *   WT_CUDA_WIDE53=1        64-bit legall53 lifting steps on every level
  *   WT_AUTO_DEVICE=gpu      --device auto takes the GPU whenever one opens,
  *                           whatever the job's size (tests; default: weighed)
+ *   WT_PNG_WHOLE_MAX=BYTES  largest filtered PNG image compressed in one
+ *                           libdeflate call; larger ones stream through zlib
  *   TMPDIR                  bench --pipeline's temporary folder (default /tmp)
  *
  * (WT_EMU_NO_DEVICE belongs to cuda/emu/, the CPU emulator of the CUDA
@@ -41,6 +43,7 @@ static void read_knobs(void)
         .cuda_bench_calls = getenv("WT_CUDA_BENCH_CALLS"),
         .cuda_wide53 = getenv("WT_CUDA_WIDE53"),
         .auto_device = getenv("WT_AUTO_DEVICE"),
+        .png_whole_max = getenv("WT_PNG_WHOLE_MAX"),
         .tmpdir = getenv("TMPDIR"),
     };
 }

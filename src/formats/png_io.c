@@ -1,6 +1,6 @@
-/* PNG decoding and encoding with libpng: exact samples (no gamma or colour
- * conversion), limits checked before any large allocation, one message per
- * failure naming the file. */
+/* PNG decoding with libpng: exact samples (no gamma or colour conversion),
+ * limits checked before any large allocation, one message per failure naming
+ * the file; the codec's row. Encoding: png_encode.c. */
 #include <errno.h>
 #include <math.h>
 #include <png.h>
@@ -29,8 +29,6 @@ typedef struct png_context {
     const wt_load_options *opt;
     const uint8_t *data; /* decoding: the whole file */
     size_t size, pos;
-    FILE *fp;            /* encoding */
-    int write_errno;
     int truncated;       /* the reader ran out of bytes */
     int over_limit;      /* libpng refused a dimension above the user limit */
     int rows_done;       /* all pixels decoded (only trailing chunks left) */
@@ -273,214 +271,6 @@ wt_status wt_png_decode(const void *data, size_t size, const char *name,
     return st;
 }
 
-/* ---- encoding ------------------------------------------------------------ */
-
-static void write_to_file(png_structp png, png_bytep buf, png_size_t length)
-{
-    png_context *ctx = png_get_io_ptr(png);
-    if (fwrite(buf, 1, length, ctx->fp) != length) {
-        ctx->write_errno = errno ? errno : EIO;
-        png_error(png, "write error");
-    }
-}
-
-static void flush_file(png_structp png)
-{
-    png_context *ctx = png_get_io_ptr(png);
-    fflush(ctx->fp);
-}
-
-static int png_color_type(int channels)
-{
-    switch (channels) {
-    case 1: return PNG_COLOR_TYPE_GRAY;
-    case 2: return PNG_COLOR_TYPE_GRAY_ALPHA;
-    case 3: return PNG_COLOR_TYPE_RGB;
-    default: return PNG_COLOR_TYPE_RGB_ALPHA;
-    }
-}
-
-/* ---- filter choice ----------------------------------------------------------
- * At the fast levels one PNG filter serves the whole image, picked by the
- * order-0 entropy of its residuals over a sample of rows: mosaics (mostly
- * detail bands, noise-like) compress best unfiltered, photographs with a
- * predicting filter. libpng's per-row heuristic (all filters) costs a pass per
- * filter per row and chooses worse on mosaics. */
-
-#define SAMPLE_BYTES (64u << 10) /* bytes looked at per filter, at most 1/16 of the image */
-#define SAMPLE_WINDOW (16u << 10)  /* at most this much of one row */
-
-enum { TRY_NONE, TRY_SUB, TRY_UP, TRY_AVG, TRY_PAETH, TRY_COUNT };
-
-static int paeth(int a, int b, int c)
-{
-    int p = a + b - c, pa = abs(p - a), pb = abs(p - b), pc = abs(p - c);
-    return pa <= pb && pa <= pc ? a : (pb <= pc ? b : c);
-}
-
-/* @p n bytes of row @p y from byte @p x0 in PNG's byte order (16-bit samples
- * big-endian; @p x0 and @p n even then). */
-static const uint8_t *png_order_bytes(const wt_image *img, size_t stride, uint32_t y, size_t x0,
-                                      size_t n, uint8_t *scratch)
-{
-    const uint8_t *p = (const uint8_t *)img->pixels + (size_t)y * stride + x0;
-    if (img->bit_depth != 16 || !wt_host_little_endian())
-        return p;
-    for (size_t i = 0; i + 1 < n; i += 2) {
-        scratch[i] = p[i + 1];
-        scratch[i + 1] = p[i];
-    }
-    return scratch;
-}
-
-/* Add the residuals of every candidate filter on @p cur (above: @p prev). */
-static void count_residuals(const uint8_t *cur, const uint8_t *prev, size_t n, size_t bpp,
-                            uint32_t hist[TRY_COUNT][256])
-{
-    for (size_t i = 0; i < n; i++) {
-        int x = cur[i], a = i >= bpp ? cur[i - bpp] : 0, b = prev[i];
-        int c = i >= bpp ? prev[i - bpp] : 0;
-        hist[TRY_NONE][x]++;
-        hist[TRY_SUB][(x - a) & 0xff]++;
-        hist[TRY_UP][(x - b) & 0xff]++;
-        hist[TRY_AVG][(x - ((a + b) >> 1)) & 0xff]++;
-        hist[TRY_PAETH][(x - paeth(a, b, c)) & 0xff]++;
-    }
-}
-
-/* Bits of an order-0 code of a histogram (without the constant N log2 N). */
-static double entropy_cost(const uint32_t *hist)
-{
-    double total = 0, sum = 0;
-    for (int v = 0; v < 256; v++) {
-        total += hist[v];
-        sum += hist[v] ? hist[v] * log2((double)hist[v]) : 0.0;
-    }
-    return total * log2(total > 0 ? total : 1) - sum;
-}
-
-/* The PNG_FILTER_* of the filter whose residuals look cheapest; ties go to
- * the cheaper filter (none, sub, up, avg, paeth), and paeth, the slowest to
- * apply, must win by 2%. */
-static int choose_filter(const wt_image *img)
-{
-    static const int flags[TRY_COUNT] = {PNG_FILTER_NONE, PNG_FILTER_SUB, PNG_FILTER_UP,
-                                         PNG_FILTER_AVG, PNG_FILTER_PAETH};
-    size_t bpp = (size_t)img->channels * (size_t)(img->bit_depth / 8);
-    size_t stride = (size_t)img->width * bpp;
-    size_t n = stride < SAMPLE_WINDOW ? stride : SAMPLE_WINDOW / bpp * bpp;
-    size_t budget = stride * img->height / 16, rows; /* the image was allocated: no overflow */
-    budget = budget < SAMPLE_BYTES ? budget : SAMPLE_BYTES;
-    rows = budget / n ? budget / n : 1;
-    uint8_t *scratch = malloc(2 * n);
-    uint32_t(*hist)[256] = calloc(TRY_COUNT, sizeof *hist);
-    if (!hist || !scratch || img->height < 2) {
-        free(scratch);
-        free(hist);
-        return PNG_FILTER_SUB; /* no sample: the usual choice for images */
-    }
-    rows = rows < img->height - 1 ? rows : img->height - 1;
-    for (size_t k = 0; k < rows; k++) {
-        /* rows spread over the height; windows of long rows across the width */
-        uint32_t y = (uint32_t)(1 + k * (img->height - 1) / rows);
-        size_t x0 = (stride - n) * k / rows / bpp * bpp;
-        const uint8_t *prev = png_order_bytes(img, stride, y - 1, x0, n, scratch + n);
-        count_residuals(png_order_bytes(img, stride, y, x0, n, scratch), prev, n, bpp, hist);
-    }
-    int best = TRY_NONE;
-    double best_cost = entropy_cost(hist[TRY_NONE]);
-    for (int f = TRY_SUB; f < TRY_COUNT; f++) {
-        double cost = entropy_cost(hist[f]) * (f == TRY_PAETH ? 1.02 : 1.0);
-        if (cost < best_cost) {
-            best = f;
-            best_cost = cost;
-        }
-    }
-    free(scratch);
-    free(hist);
-    return flags[best];
-}
-
-/* Levels 1-3 (the default is 1): mosaics are written often and read rarely,
- * so one filter chosen per image, and at level 1 zlib's run-length strategy
- * (literals and runs, no match search) for 8-bit samples: faster than level
- * 1's matching and smaller on mosaics (README, "Encode settings"). 16-bit
- * samples repeat byte pairs that only the match search finds. Level 0 stores;
- * levels 4-9 keep libpng's defaults (per-row filter choice, Z_FILTERED). */
-static void set_compression(png_structp png, const wt_image *img, const wt_save_options *opt)
-{
-    int level = wt_save_option_value(&wt_codec_png, "level", opt);
-    png_set_compression_level(png, level);
-    if (level == 0) {
-        png_set_filter(png, PNG_FILTER_TYPE_BASE, PNG_FILTER_NONE);
-    } else if (level <= 3) {
-        png_set_filter(png, PNG_FILTER_TYPE_BASE, choose_filter(img));
-        if (level == 1 && img->bit_depth == 8)
-            png_set_compression_strategy(png, Z_RLE);
-    }
-}
-
-static wt_status encode_guarded(png_structp png, png_infop info, png_context *ctx,
-                                const wt_image *img, const wt_save_options *opt)
-{
-    if (setjmp(png_jmpbuf(png))) {
-        if (ctx->write_errno)
-            return wt_error_set(WT_ERR_IO, "%s: %s", ctx->name, strerror(ctx->write_errno));
-        return wt_error_set(WT_ERR_INVALID, "%s: PNG encoder failed (%s)", ctx->name,
-                            ctx->error);
-    }
-    png_set_write_fn(png, ctx, write_to_file, flush_file);
-    /* libpng's default write limit is 1,000,000 per side: what is read must be writable */
-    png_set_user_limits(png, PNG_MAX_SIDE, PNG_MAX_SIDE);
-    png_set_IHDR(png, info, img->width, img->height, img->bit_depth,
-                 png_color_type(img->channels), PNG_INTERLACE_NONE,
-                 PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
-    set_compression(png, img, opt);
-    png_write_info(png, info);
-    if (img->bit_depth == 16 && wt_host_little_endian())
-        png_set_swap(png);
-    png_write_image(png, ctx->rows);
-    png_write_end(png, NULL);
-    return WT_OK;
-}
-
-static wt_status check_encodable(const char *name, const wt_image *img)
-{
-    if (img->channels < 1 || img->channels > 4 || (img->bit_depth != 8 && img->bit_depth != 16))
-        return wt_error_set(WT_ERR_INVALID, "%s: cannot write %d channels of %d bits as PNG",
-                            name, img->channels, img->bit_depth);
-    if (!img->width || !img->height || img->width > 0x7fffffffu || img->height > 0x7fffffffu)
-        return wt_error_set(WT_ERR_INVALID, "%s: cannot write a %ux%u PNG", name, img->width,
-                            img->height);
-    return WT_OK;
-}
-
-wt_status wt_png_encode(FILE *fp, const char *name, const wt_image *img,
-                        const wt_save_options *opt)
-{
-    png_context ctx = {.name = name, .fp = fp};
-    wt_status st = check_encodable(name, img);
-    if (st != WT_OK)
-        return st;
-    ctx.rows = malloc((size_t)img->height * sizeof *ctx.rows);
-    png_structp png = ctx.rows ? png_create_write_struct(PNG_LIBPNG_VER_STRING, &ctx,
-                                                         on_png_error, on_png_warning)
-                               : NULL;
-    png_infop info = png ? png_create_info_struct(png) : NULL;
-    if (!info) {
-        png_destroy_write_struct(&png, NULL);
-        free(ctx.rows);
-        return wt_error_set(WT_ERR_NOMEM, "%s: out of memory", name);
-    }
-    size_t stride = (size_t)img->width * (size_t)img->channels * (size_t)(img->bit_depth / 8);
-    for (uint32_t y = 0; y < img->height; y++)
-        ctx.rows[y] = (png_bytep)img->pixels + (size_t)y * stride;
-    st = encode_guarded(png, info, &ctx, img, opt);
-    png_destroy_write_struct(&png, &info);
-    free(ctx.rows);
-    return st;
-}
-
 static int is_png(const uint8_t *data, size_t size)
 {
     static const uint8_t magic[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
@@ -503,7 +293,7 @@ static uint64_t png_probe(const uint8_t *head, size_t size, const char *path)
 static const char *const png_extensions[] = {"png", NULL};
 
 static const wt_save_option_info png_options[] = {
-    {"level", "PNG compression level (zlib)", 0, 9, 1, offsetof(wt_save_options, png_level)},
+    {"level", "PNG compression level (deflate)", 0, 9, 1, offsetof(wt_save_options, png_level)},
     {NULL, NULL, 0, 0, 0, 0},
 };
 

@@ -156,6 +156,7 @@ int main(int argc, char **argv)
         T(test_tiff_level),
         T(test_png_roundtrip_8bit),
         T(test_png_roundtrip_16bit),
+        T(test_png_streamed),
         T(test_png_low_bit_gray),
         T(test_png_color_types),
         T(test_png_interlaced_equals_plain),

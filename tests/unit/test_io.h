@@ -51,6 +51,7 @@ void test_format_capabilities(void **state);
 void test_tiff_level(void **state);
 void test_png_roundtrip_8bit(void **state);
 void test_png_roundtrip_16bit(void **state);
+void test_png_streamed(void **state);
 void test_png_low_bit_gray(void **state);
 void test_png_color_types(void **state);
 void test_png_interlaced_equals_plain(void **state);

@@ -156,6 +156,32 @@ void test_png_roundtrip_16bit(void **state)
     png_roundtrip(16);
 }
 
+/* Images past WT_PNG_WHOLE_MAX stream through zlib in slabs (png_encode.c):
+ * the same pixels as the whole-image path, and the same file a second time.
+ * The large image spans three slabs and nine IDAT chunks. */
+void test_png_streamed(void **state)
+{
+    (void)state;
+    wt_env_knobs *env = wt_env_override();
+    const char *saved = env->png_whole_max;
+    env->png_whole_max = "0";
+    png_roundtrip(8);
+    png_roundtrip(16);
+    wt_image img, back;
+    random_image(&img, 1100, 1000, 4, 16);
+    wt_save_options opt = {.png_level = 1};
+    assert_int_equal(wt_image_save(scratch("big.png"), &img, &opt, WT_FORMAT_UNKNOWN), WT_OK);
+    back = load_ok(scratch("big.png"));
+    assert_images_equal(&img, &back);
+    wt_image_free(&back);
+    env->png_whole_max = saved;
+    assert_int_equal(wt_image_save(scratch("big.png"), &img, &opt, WT_FORMAT_UNKNOWN), WT_OK);
+    back = load_ok(scratch("big.png"));
+    assert_images_equal(&img, &back);
+    wt_image_free(&back);
+    wt_image_free(&img);
+}
+
 /* Every decoded sample lies in @p allowed (a list ended by -1). */
 static void assert_samples_in(const wt_image *img, const int *allowed)
 {

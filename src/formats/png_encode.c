@@ -1,0 +1,357 @@
+/* PNG encoding without libpng: rows filtered as the PNG specification says,
+ * compressed by libdeflate in one call (1.7-2x faster than zlib's fastest
+ * setting and 10% smaller on mosaics, docs/performance.md "PNG encoding"),
+ * and written as signature, IHDR, IDAT chunks of 1 MiB, IEND.
+ *
+ * libdeflate compresses whole buffers only, so an image whose filtered rows
+ * take more than WHOLE_MAX bytes (or the environment's WT_PNG_WHOLE_MAX) is
+ * streamed through zlib's deflate in slabs of rows instead: memory then stays
+ * at a slab, as it was with libpng. Both give the same pixels.
+ *
+ * Filter: one serves the whole image, picked by the order-0 entropy of its
+ * residuals over a sample of rows (mosaics, mostly noise-like detail bands,
+ * compress best unfiltered; photographs with a predicting filter). libpng's
+ * per-row choice (smallest sum of |residual|) made mosaics 23-30% larger at
+ * every level. Level 0 stores, unfiltered. */
+#include <errno.h>
+#include <libdeflate.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+#include "image_codec.h"
+#include "wavetool_hooks.h"
+
+#define WHOLE_MAX ((size_t)256 << 20) /* filtered bytes compressed in one libdeflate call */
+#define IDAT_CHUNK ((size_t)1 << 20)
+#define SLAB_BYTES ((size_t)4 << 20) /* filtered bytes per zlib step when streaming */
+
+enum { FILTER_NONE, FILTER_SUB, FILTER_UP, FILTER_AVG, FILTER_PAETH, FILTER_COUNT };
+
+/* ---- filtering ------------------------------------------------------------ */
+
+typedef struct png_rows {
+    const wt_image *img;
+    size_t bpp;    /* bytes per pixel */
+    size_t stride; /* bytes per row, without the filter byte */
+    int swap;      /* 16-bit samples on a little-endian host */
+} png_rows;
+
+static png_rows png_rows_of(const wt_image *img)
+{
+    size_t bpp = (size_t)img->channels * (size_t)(img->bit_depth / 8);
+    return (png_rows){img, bpp, bpp * img->width, img->bit_depth == 16 && wt_host_little_endian()};
+}
+
+/* @p n bytes of row @p y from byte @p x0 in PNG's byte order (16-bit samples
+ * big-endian; @p x0 and @p n even then): the image's own row or @p scratch. */
+static const uint8_t *png_order_bytes(const png_rows *r, uint32_t y, size_t x0, size_t n,
+                                      uint8_t *scratch)
+{
+    const uint8_t *p = (const uint8_t *)r->img->pixels + (size_t)y * r->stride + x0;
+    if (!r->swap)
+        return p;
+    for (size_t i = 0; i + 1 < n; i += 2) {
+        scratch[i] = p[i + 1];
+        scratch[i + 1] = p[i];
+    }
+    return scratch;
+}
+
+static int paeth(int a, int b, int c)
+{
+    int p = a + b - c, pa = abs(p - a), pb = abs(p - b), pc = abs(p - c);
+    return pa <= pb && pa <= pc ? a : (pb <= pc ? b : c);
+}
+
+/* The residual of filter @p f at byte i: x minus its prediction from a (left),
+ * b (above) and c (above left). */
+static inline uint8_t residual(int f, int x, int a, int b, int c)
+{
+    switch (f) {
+    case FILTER_SUB: return (uint8_t)(x - a);
+    case FILTER_UP: return (uint8_t)(x - b);
+    case FILTER_AVG: return (uint8_t)(x - ((a + b) >> 1));
+    case FILTER_PAETH: return (uint8_t)(x - paeth(a, b, c));
+    default: return (uint8_t)x;
+    }
+}
+
+/* Filter @p n bytes @p cur (above: @p prev, zeros for the first row) into
+ * @p out; one loop per filter so each runs without a branch per byte. */
+static void filter_row(int f, const uint8_t *cur, const uint8_t *prev, size_t n, size_t bpp,
+                       uint8_t *out)
+{
+    size_t head = n < bpp ? n : bpp; /* bytes without a left neighbour */
+    switch (f) {
+    case FILTER_NONE: memcpy(out, cur, n); return;
+    case FILTER_SUB:
+        memcpy(out, cur, head);
+        for (size_t i = bpp; i < n; i++)
+            out[i] = (uint8_t)(cur[i] - cur[i - bpp]);
+        return;
+    case FILTER_UP:
+        for (size_t i = 0; i < n; i++)
+            out[i] = (uint8_t)(cur[i] - prev[i]);
+        return;
+    case FILTER_AVG:
+        for (size_t i = 0; i < head; i++)
+            out[i] = (uint8_t)(cur[i] - (prev[i] >> 1));
+        for (size_t i = bpp; i < n; i++)
+            out[i] = (uint8_t)(cur[i] - ((cur[i - bpp] + prev[i]) >> 1));
+        return;
+    default:
+        for (size_t i = 0; i < head; i++)
+            out[i] = (uint8_t)(cur[i] - prev[i]); /* paeth(0, b, 0) = b */
+        for (size_t i = bpp; i < n; i++)
+            out[i] = (uint8_t)(cur[i] - paeth(cur[i - bpp], prev[i], prev[i - bpp]));
+    }
+}
+
+/* Bits of an order-0 code of a histogram (without the constant N log2 N). */
+static double entropy_cost(const uint32_t *hist)
+{
+    double total = 0, sum = 0;
+    for (int v = 0; v < 256; v++) {
+        total += hist[v];
+        sum += hist[v] ? hist[v] * log2((double)hist[v]) : 0.0;
+    }
+    return total * log2(total > 0 ? total : 1) - sum;
+}
+
+#define SAMPLE_BYTES (64u << 10) /* bytes looked at per filter, at most 1/16 of the image */
+#define SAMPLE_WINDOW (16u << 10) /* at most this much of one row */
+
+/* The filter whose residuals look cheapest over a sample of rows; ties go to
+ * the cheaper filter (none, sub, up, avg, paeth), and paeth, the slowest to
+ * apply, must win by 2%. */
+static int choose_image_filter(const png_rows *r)
+{
+    const wt_image *img = r->img;
+    size_t n = r->stride < SAMPLE_WINDOW ? r->stride : SAMPLE_WINDOW / r->bpp * r->bpp;
+    size_t budget = r->stride * img->height / 16, rows; /* the image was allocated: no overflow */
+    budget = budget < SAMPLE_BYTES ? budget : SAMPLE_BYTES;
+    rows = budget / n ? budget / n : 1;
+    uint8_t *scratch = malloc(2 * n);
+    uint32_t(*hist)[256] = calloc(FILTER_COUNT, sizeof *hist);
+    if (!hist || !scratch || img->height < 2) {
+        free(scratch);
+        free(hist);
+        return FILTER_SUB; /* no sample: the usual choice for images */
+    }
+    rows = rows < img->height - 1 ? rows : img->height - 1;
+    for (size_t k = 0; k < rows; k++) {
+        /* rows spread over the height; windows of long rows across the width */
+        uint32_t y = (uint32_t)(1 + k * (img->height - 1) / rows);
+        size_t x0 = (r->stride - n) * k / rows / r->bpp * r->bpp;
+        const uint8_t *prev = png_order_bytes(r, y - 1, x0, n, scratch + n);
+        const uint8_t *cur = png_order_bytes(r, y, x0, n, scratch);
+        for (size_t i = 0; i < n; i++) {
+            int a = i >= r->bpp ? cur[i - r->bpp] : 0, c = i >= r->bpp ? prev[i - r->bpp] : 0;
+            for (int f = 0; f < FILTER_COUNT; f++)
+                hist[f][residual(f, cur[i], a, prev[i], c)]++;
+        }
+    }
+    int best = FILTER_NONE;
+    double best_cost = entropy_cost(hist[FILTER_NONE]);
+    for (int f = FILTER_SUB; f < FILTER_COUNT; f++) {
+        double cost = entropy_cost(hist[f]) * (f == FILTER_PAETH ? 1.02 : 1.0);
+        if (cost < best_cost) {
+            best = f;
+            best_cost = cost;
+        }
+    }
+    free(scratch);
+    free(hist);
+    return best;
+}
+
+/* The row filter across calls: its filter and the previous row. */
+typedef struct png_filter {
+    png_rows rows;
+    int image_filter;
+    uint8_t *cur, *prev; /* rows in PNG byte order (16-bit swapped) */
+} png_filter;
+
+static void png_filter_free(png_filter *f)
+{
+    free(f->cur);
+    free(f->prev);
+}
+
+static wt_status png_filter_init(png_filter *f, const wt_image *img, int level)
+{
+    *f = (png_filter){.rows = png_rows_of(img)};
+    f->image_filter = level == 0 ? FILTER_NONE : choose_image_filter(&f->rows);
+    f->cur = malloc(f->rows.stride);
+    f->prev = calloc(f->rows.stride, 1);
+    if (f->cur && f->prev)
+        return WT_OK;
+    png_filter_free(f);
+    return WT_ERR_NOMEM;
+}
+
+/* Rows [y0, y1) as PNG stores them (filter byte, residuals) into @p out. */
+static void png_filter_rows(png_filter *f, uint32_t y0, uint32_t y1, uint8_t *out)
+{
+    size_t n = f->rows.stride;
+    for (uint32_t y = y0; y < y1; y++, out += n + 1) {
+        const uint8_t *own = png_order_bytes(&f->rows, y, 0, n, f->cur);
+        out[0] = (uint8_t)f->image_filter;
+        filter_row(f->image_filter, own, f->prev, n, f->rows.bpp, out + 1);
+        memcpy(f->prev, own, n);
+    }
+}
+
+/* ---- chunks ---------------------------------------------------------------- */
+
+typedef struct png_writer {
+    FILE *fp;
+    const char *name;
+    int write_errno;
+} png_writer;
+
+static void put_be32(uint8_t *p, uint32_t v)
+{
+    p[0] = (uint8_t)(v >> 24);
+    p[1] = (uint8_t)(v >> 16);
+    p[2] = (uint8_t)(v >> 8);
+    p[3] = (uint8_t)v;
+}
+
+static void write_bytes(png_writer *w, const void *p, size_t n)
+{
+    if (!w->write_errno && n && fwrite(p, 1, n, w->fp) != n)
+        w->write_errno = errno ? errno : EIO;
+}
+
+static void write_chunk(png_writer *w, const char type[4], const uint8_t *data, size_t n)
+{
+    uint8_t head[8], crc[4];
+    put_be32(head, (uint32_t)n);
+    memcpy(head + 4, type, 4);
+    uint32_t sum = libdeflate_crc32(0, type, 4);
+    if (n) /* a NULL buffer restarts libdeflate's CRC */
+        sum = libdeflate_crc32(sum, data, n);
+    put_be32(crc, sum);
+    write_bytes(w, head, 8);
+    write_bytes(w, data, n);
+    write_bytes(w, crc, 4);
+}
+
+static void write_idat(png_writer *w, const uint8_t *z, size_t n)
+{
+    for (size_t at = 0; at < n; at += IDAT_CHUNK)
+        write_chunk(w, "IDAT", z + at, n - at < IDAT_CHUNK ? n - at : IDAT_CHUNK);
+}
+
+static void write_header(png_writer *w, const wt_image *img)
+{
+    static const uint8_t signature[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
+    static const uint8_t color_type[5] = {0, 0, 4, 2, 6}; /* gray, gray+alpha, RGB, RGBA */
+    uint8_t ihdr[13];
+    put_be32(ihdr, img->width);
+    put_be32(ihdr + 4, img->height);
+    ihdr[8] = (uint8_t)img->bit_depth;
+    ihdr[9] = color_type[img->channels];
+    ihdr[10] = ihdr[11] = ihdr[12] = 0; /* deflate, adaptive filtering, no interlace */
+    write_bytes(w, signature, sizeof signature);
+    write_chunk(w, "IHDR", ihdr, sizeof ihdr);
+}
+
+/* ---- compression ----------------------------------------------------------- */
+
+static size_t whole_max(void)
+{
+    const char *v = wt_env()->png_whole_max;
+    char *end;
+    unsigned long long n = v ? strtoull(v, &end, 10) : 0;
+    return v && *v && !*end ? (size_t)n : WHOLE_MAX;
+}
+
+/* Every filtered row in one buffer, one libdeflate call. */
+static wt_status write_whole(png_writer *w, png_filter *f, size_t filtered, int level)
+{
+    uint8_t *rows = malloc(filtered);
+    struct libdeflate_compressor *c = libdeflate_alloc_compressor(level);
+    size_t bound = c ? libdeflate_zlib_compress_bound(c, filtered) : 0;
+    uint8_t *z = bound ? malloc(bound) : NULL;
+    size_t n = 0;
+    if (rows && z) {
+        png_filter_rows(f, 0, f->rows.img->height, rows);
+        n = libdeflate_zlib_compress(c, rows, filtered, z, bound);
+        write_idat(w, z, n);
+    }
+    free(rows);
+    free(z);
+    libdeflate_free_compressor(c);
+    return n ? WT_OK : WT_ERR_NOMEM;
+}
+
+/* Slabs of rows through zlib's deflate, IDAT chunks as the output fills. */
+static wt_status write_streamed(png_writer *w, png_filter *f, int level)
+{
+    const wt_image *img = f->rows.img;
+    uint32_t slab_rows = (uint32_t)(SLAB_BYTES / (f->rows.stride + 1));
+    slab_rows = slab_rows ? slab_rows : 1;
+    uint8_t *rows = malloc((size_t)slab_rows * (f->rows.stride + 1)), *z = malloc(IDAT_CHUNK);
+    z_stream zs = {0};
+    int ok = rows && z && deflateInit(&zs, level) == Z_OK;
+    for (uint32_t y = 0; ok && y < img->height; y += slab_rows) {
+        uint32_t y1 = img->height - y < slab_rows ? img->height : y + slab_rows;
+        png_filter_rows(f, y, y1, rows);
+        zs.next_in = rows;
+        zs.avail_in = (uInt)((size_t)(y1 - y) * (f->rows.stride + 1));
+        int flush = y1 == img->height ? Z_FINISH : Z_NO_FLUSH, rc;
+        do {
+            zs.next_out = z;
+            zs.avail_out = (uInt)IDAT_CHUNK;
+            rc = deflate(&zs, flush);
+            write_idat(w, z, IDAT_CHUNK - zs.avail_out);
+        } while (rc == Z_OK && (zs.avail_out == 0 || zs.avail_in));
+        ok = flush == Z_FINISH ? rc == Z_STREAM_END : rc == Z_OK || rc == Z_BUF_ERROR;
+    }
+    deflateEnd(&zs);
+    free(rows);
+    free(z);
+    return ok ? WT_OK : WT_ERR_NOMEM;
+}
+
+static wt_status check_encodable(const char *name, const wt_image *img)
+{
+    if (img->channels < 1 || img->channels > 4 || (img->bit_depth != 8 && img->bit_depth != 16))
+        return wt_error_set(WT_ERR_INVALID, "%s: cannot write %d channels of %d bits as PNG",
+                            name, img->channels, img->bit_depth);
+    if (!img->width || !img->height || img->width > 0x7fffffffu || img->height > 0x7fffffffu)
+        return wt_error_set(WT_ERR_INVALID, "%s: cannot write a %ux%u PNG", name, img->width,
+                            img->height);
+    return WT_OK;
+}
+
+wt_status wt_png_encode(FILE *fp, const char *name, const wt_image *img,
+                        const wt_save_options *opt)
+{
+    wt_status st = check_encodable(name, img);
+    if (st != WT_OK)
+        return st;
+    int level = wt_save_option_value(&wt_codec_png, "level", opt);
+    png_filter f;
+    if (png_filter_init(&f, img, level) != WT_OK)
+        return wt_error_set(WT_ERR_NOMEM, "%s: out of memory", name);
+    png_writer w = {fp, name, 0};
+    write_header(&w, img);
+    size_t filtered = (f.rows.stride + 1) * img->height; /* the image was allocated: no overflow */
+    st = filtered <= whole_max() ? write_whole(&w, &f, filtered, level)
+                                 : write_streamed(&w, &f, level);
+    png_filter_free(&f);
+    if (st != WT_OK)
+        return wt_error_set(WT_ERR_NOMEM, "%s: out of memory for the PNG encoder", name);
+    write_chunk(&w, "IEND", NULL, 0);
+    if (!w.write_errno && fflush(fp) != 0)
+        w.write_errno = errno ? errno : EIO;
+    if (w.write_errno)
+        return wt_error_set(WT_ERR_IO, "%s: %s", name, strerror(w.write_errno));
+    return WT_OK;
+}
