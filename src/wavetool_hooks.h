@@ -133,6 +133,7 @@ enum {
  * hook is refused with wt_transform_refusal's message. */
 enum {
     WT_THOOK_DENOISE = 1u << 0,
+    WT_THOOK_BANDS = 1u << 1, /* band figures and timings (stats, bench): not packet trees */
 };
 
 /* How a kind's coefficients are held: a decimated pyramid (wt_pyramid,
