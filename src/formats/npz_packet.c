@@ -70,7 +70,8 @@ wt_status wt_npz_save_packets(const char *path, const wt_packet_tree *t,
                               const unsigned char *basis, const wt_npz_meta *meta)
 {
     const char *shown = strcmp(path, "-") == 0 ? "(stdout)" : path;
-    if (meta->transform != WT_TRANSFORM_PACKET || meta->levels != t->params.levels ||
+    if (wt_transform_class_of(meta->transform)->layout != WT_LAYOUT_PACKET ||
+        meta->levels != t->params.levels ||
         meta->width != t->width || meta->height != t->height || meta->channels != t->channels)
         return wt_error_set(WT_ERR_INVALID, "%s: coefficients do not match their description",
                             shown);
