@@ -100,6 +100,7 @@ extern const cli_group cli_group_transform; /* -w -l -m --method --transform (op
 extern const cli_group cli_group_wavelet;   /* -w -m --method --transform: commands with their own -l */
 extern const cli_group cli_group_swt;       /* --norm --start-level --all-approx */
 extern const cli_group cli_group_starlet;   /* --border */
+extern const cli_group cli_group_packet;    /* --basis --cost */
 extern const cli_group cli_group_device;    /* --device (opts_engine.c) */
 extern const cli_group cli_group_jobs;      /* -j */
 extern const cli_group cli_group_input;     /* --max-pixels --max-memory --lenient --stack (opts_input.c) */
@@ -180,6 +181,10 @@ typedef struct cli_options {
     int norm, start_level, all_approx; /* --norm --start-level --all-approx */
     wt_border border;                  /* --border */
     int border_given;
+    /* wavelet packets (--transform packet) */
+    wt_packet_rule basis;          /* --basis */
+    wt_packet_cost cost;           /* --cost */
+    int basis_given, cost_given;
     void *own;              /* the command's own options: its struct in cli/cmd_X.c */
     char **args;            /* positional arguments */
     int nargs;

@@ -502,6 +502,7 @@ typedef enum wt_transform {
     WT_TRANSFORM_DWT = 0,
     WT_TRANSFORM_SWT = 1,
     WT_TRANSFORM_STARLET = 2,
+    WT_TRANSFORM_PACKET = 3, /**< wavelet packets (wt_packet_forward) */
 } wt_transform;
 wt_status wt_transform_parse(const char *name, wt_transform *t);
 const char *wt_transform_name(wt_transform t);
@@ -885,6 +886,152 @@ double wt_band_synthesis_norm(const wt_wavelet *w, int level, wt_band band);
 wt_status wt_epyramid_keep_weighted(wt_epyramid *p, double fraction, double *kept);
 
 /* ------------------------------------------------------------------------ */
+/** @name Wavelet packets (src/transforms/packet.c)
+ *  The full packet tree = pywt.WaveletPacket2D(x, wavelet, mode, maxlevel):
+ *  every node of level l < L split by one level of the 2-D DWT (wt_forward
+ *  with 1 level) into its children a, h, v, d (pywt's paths). Node k of
+ *  level l (0 <= k < 4^l) has the path whose letters are k's base-4 digits,
+ *  the first the most significant (a 0, h 1, v 2, d 3); its children are
+ *  4k .. 4k + 3. Every node of a level has the same shape. A basis marks
+ *  each node of levels 0..L, numbered level by level (wt_packet_node_id),
+ *  as a leaf, split, or below a leaf. Filter-bank wavelets only. */
+
+/** Deepest packet tree: its leaves (4^L at most) are members of a .npz. */
+#define WT_PACKET_MAX_LEVELS 6
+
+/** A basis's mark of a node. */
+enum { WT_PACKET_OUT = 0, WT_PACKET_LEAF = 1, WT_PACKET_SPLIT = 2 };
+
+/** A packet tree of C planes of height x width to params.levels levels. */
+typedef struct wt_packet_tree {
+    wt_params params;     /**< wavelet (filter bank), mode, method; levels = depth L */
+    size_t height, width; /**< the image */
+    int channels;
+    /** Shape of every node of level l (0: the image). */
+    size_t node_h[WT_MAX_LEVELS + 1], node_w[WT_MAX_LEVELS + 1];
+    /** Where level l's nodes start in data, in floats; [L + 1]: the total. */
+    size_t level_at[WT_MAX_LEVELS + 2];
+    /** Every level's nodes in index order, each C x h x w floats (level 0 the image). */
+    float *data;
+} wt_packet_tree;
+
+/** How a best basis weighs a node's coefficients c (as MATLAB's wentropy). */
+typedef enum wt_packet_cost_kind {
+    WT_COST_SHANNON = 0, /**< -sum c^2 log(c^2), 0 log 0 = 0 */
+    WT_COST_LOGENERGY,   /**< sum log(c^2) over c != 0 */
+    WT_COST_THRESHOLD,   /**< the count of |c| > T */
+    WT_COST_NORM,        /**< sum |c|^P */
+} wt_packet_cost_kind;
+typedef struct wt_packet_cost {
+    wt_packet_cost_kind kind;
+    double param; /**< T or P */
+} wt_packet_cost;
+/** "shannon", "logenergy", "threshold:T" (T >= 0) or "norm:P" (P >= 1). */
+wt_status wt_packet_cost_parse(const char *text, wt_packet_cost *cost);
+/** Its text, as parsed ("norm:1.5"). */
+void wt_packet_cost_name(const wt_packet_cost *cost, char *buf, size_t size);
+
+/** Which basis: the full tree's leaves (level L), the best (MATLAB's
+ *  besttree), or every node of one level. */
+typedef enum wt_packet_rule_kind {
+    WT_BASIS_FULL = 0,
+    WT_BASIS_BEST,
+    WT_BASIS_LEVEL,
+} wt_packet_rule_kind;
+typedef struct wt_packet_rule {
+    wt_packet_rule_kind kind;
+    int level; /**< WT_BASIS_LEVEL: 0..L */
+} wt_packet_rule;
+/** "full", "best" or "level:N". */
+wt_status wt_packet_rule_parse(const char *text, wt_packet_rule *rule);
+void wt_packet_rule_name(const wt_packet_rule *rule, char *buf, size_t size);
+
+/** Nodes of levels 0..@p levels: (4^(L+1) - 1) / 3. */
+size_t wt_packet_node_count(int levels);
+/** Number of node k of level l in a basis: (4^l - 1) / 3 + k. */
+size_t wt_packet_node_id(int level, size_t k);
+/** The path of node k of level l ("" for the root) into @p out (l + 1 bytes). */
+void wt_packet_path(int level, size_t k, char *out);
+/** Level and index of a path of a, h, v, d (at most WT_MAX_LEVELS letters);
+ *  0 when it is not one. */
+int wt_packet_path_parse(const char *path, int *level, size_t *k);
+
+/** Shapes of the tree of @p params.levels levels (no allocation); WT_ERR_INVALID
+ *  for a JPEG 2000 wavelet, or more levels than pywt.dwt_max_level or
+ *  WT_PACKET_MAX_LEVELS allow. */
+wt_status wt_packet_plan(wt_packet_tree *t, const wt_params *params, size_t height,
+                         size_t width, int channels);
+/** Plan and allocate (zeroed). */
+wt_status wt_packet_alloc(wt_packet_tree *t, const wt_params *params, size_t height,
+                          size_t width, int channels);
+void wt_packet_free(wt_packet_tree *t);
+/** Node k of level l: C x node_h[l] x node_w[l] floats. */
+float *wt_packet_node(const wt_packet_tree *t, int level, size_t k);
+/** Floats of one node of level l (all channels). */
+size_t wt_packet_node_size(const wt_packet_tree *t, int level);
+
+/** Every node of the tree from C planes (C x height x width), each split one
+ *  wt_forward call of one level on @p engine. */
+wt_status wt_packet_forward(wt_engine *engine, wt_packet_tree *t, const float *planes);
+/** The image back from the leaves of @p basis (every split node rebuilt from
+ *  its children by one wt_inverse call, as pywt's reconstruct), into @p planes. */
+wt_status wt_packet_inverse(wt_engine *engine, wt_packet_tree *t, const unsigned char *basis,
+                            float *planes);
+
+/** A node's cost over all its channels. */
+double wt_packet_node_cost(const wt_packet_tree *t, int level, size_t k,
+                           const wt_packet_cost *cost);
+/** The basis @p rule chooses on @p t (wt_packet_node_count marks into @p basis);
+ *  @p costs (NULL: not wanted) gets every node's cost. Best: bottom-up from
+ *  level L, a split node becomes a leaf, its subtree pruned, when its cost is
+ *  at most the sum of its children's best costs (MATLAB's besttree). */
+wt_status wt_packet_choose(const wt_packet_tree *t, const wt_packet_rule *rule,
+                           const wt_packet_cost *cost, unsigned char *basis, double *costs);
+/** The basis whose leaves are @p paths (@p n of them, any order) in a tree of
+ *  @p levels levels: WT_ERR_INVALID (message naming the path) unless they
+ *  tile the tree exactly once. */
+wt_status wt_packet_basis_from_paths(int levels, const char *const *paths, size_t n,
+                                     unsigned char *basis);
+/** The leaves of @p basis depth first, a h v d order: their levels and indices
+ *  (either NULL: only counted); returns how many. */
+size_t wt_packet_leaves(int levels, const unsigned char *basis, int *level, size_t *k);
+
+/** Write the leaves of @p basis as members named by their paths (the root
+ *  leaf "root"), (C, h, w) float32, a member "tree" (the leaves' paths, one a
+ *  line, uint8 text) and the meta (transform "packet", levels L). */
+wt_status wt_npz_save_packets(const char *path, const wt_packet_tree *t,
+                              const unsigned char *basis, const wt_npz_meta *meta);
+/** Read a packet file: @p t allocated to the meta's levels, the leaves its
+ *  "tree" lists filled (any set that tiles the tree once), *@p basis
+ *  (malloc'ed, wt_packet_node_count marks) their basis. */
+wt_status wt_npz_load_packets(const char *path, const wt_load_options *opt, wt_packet_tree *t,
+                              unsigned char **basis, wt_npz_meta *meta);
+/** The L2 norm of the synthesis basis function of node k of level l (as
+ *  wt_band_synthesis_norm for DWT bands; 1 for orthonormal wavelets). */
+double wt_packet_synthesis_norm(const wt_wavelet *w, int level, size_t k);
+/** On the detail leaves of @p basis (every leaf but a..a, kept as cA is):
+ *  pywt.threshold at @p value (hard or @p soft); keep the round(fraction x N)
+ *  largest |c| (@p weighted: times the leaf's synthesis norm), zero the rest;
+ *  the dead-zone quantiser of wt_band_op's WT_OP_QUANTIZE at @p step, *@p bpp
+ *  the zeroth-order entropy of every leaf's indices (the approximation's too)
+ *  per image pixel. *@p kept: nonzero detail coefficients / all of them. */
+wt_status wt_packet_threshold(wt_packet_tree *t, const unsigned char *basis, double value,
+                              int soft, double *kept);
+wt_status wt_packet_keep(wt_packet_tree *t, const unsigned char *basis, double fraction,
+                         int weighted, double *kept);
+wt_status wt_packet_quantize(wt_packet_tree *t, const unsigned char *basis, double step,
+                             double *bpp);
+/** The mosaic of @p basis's leaves (1 to 4 channels, @p bit_depth 8 or 16):
+ *  each in its quadrant of the tree (a top-left, v top-right, h bottom-left,
+ *  d bottom-right), scaled as wt_mosaic_render's bands (the leaf a..a as the
+ *  approximation); style: scale, grid (leaf borders), labels (paths);
+ *  WT_ERR_UNSUPPORTED for any other display option. */
+wt_status wt_packet_mosaic(const wt_packet_tree *t, const unsigned char *basis,
+                           const wt_mosaic_style *style, int bit_depth, wt_image *out);
+/** 1 when @p path is a regular file holding wavelet packets. */
+int wt_npz_is_packets(const char *path);
+
+/* ------------------------------------------------------------------------ */
 /** @name Denoising (src/analysis/denoise.c)
  * Wavelet shrinkage equal to scikit-image 0.19.3's
  * `denoise_wavelet(img, channel_axis=-1, rescale_sigma=True, ...)` and
@@ -925,6 +1072,11 @@ typedef struct wt_denoise_options {
     int swt;             /**< 1: the stationary wavelet transform (wt_uforward, = pywt.swt2
                               with trim_approx=True, mode and method ignored) instead of
                               the DWT; levels 0 = max(wt_umax_level - 3, 1); on the host */
+    int packet;          /**< 1: wavelet packets (mode and method as the DWT's), the
+                              leaves of @p basis shrunk as DWT bands (the all-approximation
+                              leaf kept); levels 0 = as the DWT's */
+    wt_packet_rule basis; /**< packets: which basis */
+    wt_packet_cost cost;  /**< packets: the best basis's cost */
 } wt_denoise_options;
 
 /** What a denoise found. */
@@ -992,6 +1144,8 @@ wt_status wt_umosaic_render(const wt_uparams *p, const float *bands, size_t heig
  *  bands. */
 wt_status wt_uinverse(wt_engine *engine, const wt_uparams *params, const float *bands,
                       size_t height, size_t width, int channels, float *planes);
+
+
 
 #ifdef __cplusplus
 }

@@ -86,6 +86,10 @@ double wt_auto_gpu_seconds(const wt_auto_job *job);
 /* 1 when the GPU is predicted to finish first; @p why (NULL: none) gets the numbers. */
 int wt_auto_prefers_gpu(const wt_auto_job *job, char *why, size_t size);
 
+/* Zeroth-order entropy, in bits per coefficient, of the dead-zone quantiser
+ * indices sign(c) floor(|c| / @p step) of @p c[0..n) (0 for n = 0). */
+wt_status wt_quantized_entropy(const float *c, size_t n, double step, double *bits);
+
 /* Levenshtein distance of two short names (over 63 characters: 64), for
  * "did you mean" (wavelets, commands). */
 size_t wt_edit_distance(const char *a, const char *b);
@@ -123,18 +127,24 @@ enum {
     WT_TPARAM_LAYERS = 1u << 7,      /* --layers: one image per band */
     WT_TPARAM_QSTEP = 1u << 8,       /* --qstep */
     WT_TPARAM_DENOISE_EXTRAS = 1u << 9, /* denoise --ycbcr, --noise poisson, --cycle-spin */
+    WT_TPARAM_BASIS = 1u << 10,      /* --basis, --cost: a packet basis */
 };
 
 /* What a command needs of a kind (cli_command.needs); a kind without the
  * hook is refused with wt_transform_refusal's message. */
 enum {
     WT_THOOK_DENOISE = 1u << 0,
+    WT_THOOK_BANDS = 1u << 1, /* band figures and timings (stats, bench): not packet trees */
 };
 
 /* How a kind's coefficients are held: a decimated pyramid (wt_pyramid,
- * wt_forward/wt_epyramid_*) or a stack of full-size bands (wt_uparams,
- * wt_uforward; nbands x C x h x w floats). */
-typedef enum wt_tlayout { WT_LAYOUT_PYRAMID = 0, WT_LAYOUT_STACK = 1 } wt_tlayout;
+ * wt_forward/wt_epyramid_*), a stack of full-size bands (wt_uparams,
+ * wt_uforward; nbands x C x h x w floats) or a packet tree (wt_packet_tree). */
+typedef enum wt_tlayout {
+    WT_LAYOUT_PYRAMID = 0,
+    WT_LAYOUT_STACK = 1,
+    WT_LAYOUT_PACKET = 2,
+} wt_tlayout;
 
 struct wt_transform_ops; /* the engine's side of a kind: src/transform.h */
 

@@ -8,6 +8,7 @@
 #include "options.h"
 #include "pages.h"
 #include "pipeline.h"
+#include "packet.h"
 #include "undecimated.h"
 
 /* ---- one file ---------------------------------------------------------------- */
@@ -204,12 +205,15 @@ static wt_status decompose_or_transcode(pipeline *p, page_binding *page, const c
     wt_image img = {0};
     wt_params params;
     wt_status st = pages_load(p, page, in, &img);
-    int undecimated = wt_transform_class_of(p->opt->transform)->layout == WT_LAYOUT_STACK &&
-                      !transcode_only;
-    if (st == WT_OK && !undecimated)
+    wt_tlayout layout = wt_transform_class_of(p->opt->transform)->layout;
+    int undecimated = layout == WT_LAYOUT_STACK && !transcode_only;
+    int packets = layout == WT_LAYOUT_PACKET && !transcode_only;
+    if (st == WT_OK && !undecimated && !packets)
         st = pipeline_params_for(p->opt, pages_item(page), &img, in, &params);
     if (st == WT_OK && undecimated)
         st = undecimated_decompose(p, page, &img, in, out); /* cli/undecimated.c */
+    else if (st == WT_OK && packets)
+        st = packet_decompose(p, page, &img, in, out); /* cli/packet.c */
     else if (st == WT_OK && transcode_only)
         st = pages_save(p, page, out, &img);
     else if (st == WT_OK && writes_coefficients(p->opt, out))
@@ -257,7 +261,7 @@ const cli_command cmd_decompose = {
         "multi-page TIFF, a 3-D .npy with --stack) is decomposed page by page into one\n"
         "multi-page TIFF, (N, H, W) .npy or .npz with a leading page axis.",
     .groups = (const cli_group *const[]){&cli_group_transform, &cli_group_swt, &cli_group_starlet,
-                                         &cli_group_device, &cli_group_jobs, &cli_group_input,
+                                         &cli_group_packet, &cli_group_device, &cli_group_jobs, &cli_group_input,
                                          &cli_group_save, &cli_group_mosaic, &cli_group_batch,
                                          &cli_group_verbosity, NULL},
     .min_args = 1,

@@ -111,6 +111,14 @@ static wt_status denoise_on(wt_engine *e, void *arg)
     return wt_denoise_image(e, j->denoise, j->img, j->out, j->info);
 }
 
+/* Levels of a packet tree: @p levels given, or the DWT's default or -l max
+ * (@p chosen) at most WT_PACKET_MAX_LEVELS. */
+static int packet_levels(int levels, int chosen, const wt_image *img, const wt_wavelet *w)
+{
+    int l = levels ? levels : wt_denoise_levels(img->height, img->width, w);
+    return chosen && l > WT_PACKET_MAX_LEVELS ? WT_PACKET_MAX_LEVELS : l;
+}
+
 /* denoise's options for one image: -w -m --method from the command line, the
  * levels scikit-image's default unless -l was given, --threshold a fixed rule. */
 static wt_status denoise_options_for(const cli_options *o, const wt_image *img, const char *file,
@@ -128,6 +136,11 @@ static wt_status denoise_options_for(const cli_options *o, const wt_image *img, 
                                : wt_max_level(img->height, img->width, o->params.wavelet);
     else if (!o->levels_given)
         d->params.levels = 0;
+    d->basis = o->basis;
+    d->cost = o->cost;
+    if (c->layout == WT_LAYOUT_PACKET) /* packet trees: at most WT_PACKET_MAX_LEVELS */
+        d->params.levels = packet_levels(d->params.levels, !o->levels_given || o->levels_max,
+                                         img, o->params.wavelet);
     if (!isnan(own->threshold)) {
         d->rule = WT_RULE_FIXED;
         d->threshold = own->threshold;
@@ -247,11 +260,13 @@ const cli_command cmd_denoise = {
         "(clipped, rounded half to even). --threshold T uses one threshold instead.\n"
         "--noise poisson: Anscombe transform, denoise with sigma 1, Makitalo-Foi\n"
         "inverse. --transform swt: the stationary transform (= pywt.swt2) instead,\n"
-        "the same rules per band. -v prints the levels and sigma of each file.\n"
+        "the same rules per band; --transform packet: the leaves of a packet basis\n"
+        "(--basis, --cost), the same rules per leaf. -v prints the levels and sigma of each file.\n"
         "OUT is {IMAGES}; with\n"
         "-O, each INPUT (a file, or a directory walked for {IMAGES}) gives\n"
         "DIR/STEM[SUFFIX].EXT.",
-    .groups = (const cli_group *const[]){&cli_group_wavelet, &denoise_group, &cli_group_device,
+    .groups = (const cli_group *const[]){&cli_group_wavelet, &cli_group_packet, &denoise_group,
+                                         &cli_group_device,
                                          &cli_group_jobs, &cli_group_input, &cli_group_save,
                                          &cli_group_batch, &cli_group_result,
                                          &cli_group_verbosity, NULL},

@@ -7,6 +7,7 @@
 #include "pages.h"
 #include "pipeline.h"
 #include "result.h"
+#include "packet.h"
 #include "undecimated.h"
 
 /* ---- one file ---------------------------------------------------------------- */
@@ -48,6 +49,8 @@ static wt_status reconstruct_file(pipeline *p, page_binding *page, const char *i
     wt_uparams up;
     if (undecimated_is_sidecar(in))
         return undecimated_reconstruct_layers(p, page, in, out);
+    if (wt_npz_is_packets(in))
+        return packet_reconstruct(p, page, in, out); /* cli/packet.c */
     wt_status st = pages_load_coefficients(p, page, in, &pyr, &stack, &up, &meta);
     if (st == WT_OK && stack) {
         st = undecimated_reconstruct(p, page, &up, stack, &meta, in, out);
@@ -101,8 +104,8 @@ const cli_command cmd_reconstruct = {
         "The image gets the original's size, channels and bit depth (from the file's\n"
         "meta); samples are rounded and clamped. OUT is {IMAGES} ('-': standard\n"
         "output, type from --ext). With -O, each COEFFS (a file, or a directory walked\n"
-        "for {COEFFS}) gives DIR/STEM[SUFFIX].EXT. Files of --transform swt or starlet\n"
-        "are read as such; COEFFS may also be the NAME_layers.txt of decompose --layers.\n"
+        "for {COEFFS}) gives DIR/STEM[SUFFIX].EXT. Files of --transform swt, starlet or\n"
+        "packet are read as such (packets: from any leaves that tile the tree); COEFFS may also be the NAME_layers.txt of decompose --layers.\n"
         "A stack's file (members (N, C, h, w)) gives a multi-page TIFF or (N, H, W) .npy.",
     .groups = (const cli_group *const[]){&cli_group_device, &cli_group_jobs, &cli_group_input,
                                          &cli_group_save, &cli_group_batch, &cli_group_result,

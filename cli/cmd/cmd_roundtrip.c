@@ -12,6 +12,7 @@
 #include "options.h"
 #include "pages.h"
 #include "pipeline.h"
+#include "packet.h"
 #include "undecimated.h"
 #include "report.h"
 #include "result.h"
@@ -214,14 +215,17 @@ static wt_status roundtrip_file(pipeline *p, page_binding *page, const char *in,
     int depth = img.bit_depth; /* as read */
     if (st == WT_OK) /* --depth: the input as float32 unless it is the result's type */
         st = result_prepare(p, in, out, &img, &want);
-    int undecimated = wt_transform_class_of(o->transform)->layout == WT_LAYOUT_STACK;
-    if (st == WT_OK && !undecimated)
+    wt_tlayout layout = wt_transform_class_of(o->transform)->layout;
+    int undecimated = layout == WT_LAYOUT_STACK;
+    if (st == WT_OK && layout == WT_LAYOUT_PYRAMID)
         st = pipeline_params_for(o, pages_item(page), &img, in, &params);
     if (st == WT_OK)
         st = result_alloc_like(&img, in, &back);
     roundtrip_job job = {&params, &img, &back, own, &r->kept, &r->bpp};
     if (st == WT_OK && undecimated) /* cli/undecimated.c */
         st = undecimated_roundtrip(p, &own->details, &img, in, &back, &r->kept);
+    else if (st == WT_OK && layout == WT_LAYOUT_PACKET) /* cli/packet.c */
+        st = packet_roundtrip(p, &own->details, own->qstep, &img, in, &back, &r->kept, &r->bpp);
     else if (st == WT_OK)
         st = pipeline_engine_run(p,
                                  own->details.kind != THRESHOLD_NONE || own->qstep > 0.0
@@ -304,9 +308,10 @@ const cli_command cmd_roundtrip = {
         "the report then goes to standard error); -O DIR writes one per input.\n"
         "Inputs may be directories (walked for {IMAGES}). --transform swt|starlet:\n"
         "--keep/--threshold act on the undecimated detail bands, --keep ranking by |c|.\n"
+        "--transform packet: on every leaf of the basis but the approximation.\n"
         "A stack (multi-page TIFF, 3-D .npy with --stack) gives one report line per page.",
     .groups = (const cli_group *const[]){&cli_group_transform, &cli_group_swt, &cli_group_starlet,
-                                         &cli_group_device, &cli_group_jobs, &cli_group_input,
+                                         &cli_group_packet, &cli_group_device, &cli_group_jobs, &cli_group_input,
                                          &cli_group_save, &cli_group_batch, &roundtrip_group,
                                          &cli_group_result, &cli_group_report,
                                          &cli_group_verbosity, NULL},

@@ -255,5 +255,6 @@ const cli_command cmd_stats = {
     .defaults = stats_defaults,
     .min_args = 1,
     .max_args = -1,
+    .needs = WT_THOOK_BANDS,
     .run = run_stats,
 };

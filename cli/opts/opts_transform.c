@@ -1,7 +1,7 @@
 /* The transform's options, shared by the commands that transform images:
- * -w -l -m --method --transform, swt's --norm --start-level --all-approx and
- * starlet's --border; which go with a kind and --transform's choices come
- * from the transform registry (wavetool_hooks.h). */
+ * -w -l -m --method --transform, swt's --norm --start-level --all-approx,
+ * starlet's --border and packet's --basis --cost; which go with a kind and
+ * --transform's choices come from the transform registry (wavetool_hooks.h). */
 #include <errno.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -70,6 +70,18 @@ int cli_parse_border(const cli_arg *a)
     return library_choice(a, wt_border_parse(a->value, &a->o->border));
 }
 
+static int parse_basis(const cli_arg *a)
+{
+    a->o->basis_given = 1;
+    return library_choice(a, wt_packet_rule_parse(a->value, &a->o->basis));
+}
+
+static int parse_cost(const cli_arg *a)
+{
+    a->o->cost_given = 1;
+    return library_choice(a, wt_packet_cost_parse(a->value, &a->o->cost));
+}
+
 /* The first option given that @p c does not take ("--norm"), and its
  * parameter bit; NULL when every one applies. */
 static const char *inapplicable_option(const wt_transform_class *c, const cli_options *o,
@@ -85,6 +97,8 @@ static const char *inapplicable_option(const wt_transform_class *c, const cli_op
         {o->all_approx, WT_TPARAM_ALL_APPROX, "--all-approx"},
         {o->border_given, WT_TPARAM_BORDER, "--border"},
         {o->layers, WT_TPARAM_LAYERS, "--layers"},
+        {o->basis_given, WT_TPARAM_BASIS, "--basis"},
+        {o->cost_given, WT_TPARAM_BASIS, "--cost"},
     };
     for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
         if (rows[i].given && !(c->params & rows[i].param)) {
@@ -190,3 +204,13 @@ static const cli_opt starlet_rows[] = {
      NULL},
 };
 const cli_group cli_group_starlet = CLI_GROUP(starlet_rows, 0);
+
+static const cli_opt packet_rows[] = {
+    {"basis", 0, "B", parse_basis, 0,
+     "packet basis: full (every node of level L), best\n(MATLAB's besttree on --cost) or level:N",
+     "full", NULL},
+    {"cost", 0, "C", parse_cost, 0,
+     "packet cost: shannon, logenergy, threshold:T or norm:P\n(MATLAB's wentropy)", "shannon",
+     NULL},
+};
+const cli_group cli_group_packet = CLI_GROUP(packet_rows, 0);

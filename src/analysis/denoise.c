@@ -614,6 +614,102 @@ wt_status wt_denoise_swt(wt_engine *e, const wt_denoise_options *o, const wt_par
     return st;
 }
 
+/* ---- wavelet packets ---------------------------------------------------------- */
+
+/* Leaf (l, k)'s channel @p c shrunk as a DWT band of level l. */
+static void shrink_leaf(const wt_denoise_options *o, const wt_packet_tree *t, int l, size_t k,
+                        int c, double sigma, double peak)
+{
+    size_t n = t->node_h[l] * t->node_w[l];
+    float *band = wt_packet_node(t, l, k) + (size_t)c * n;
+    double th = o->threshold;
+    if (o->rule == WT_RULE_BAYES) {
+        wt_band_stats s = {.count = n, .sum_sq = band_mean_sq(band, n) * (double)n};
+        th = bayes_threshold(&s, sigma, peak);
+    } else if (o->rule == WT_RULE_VISU) {
+        th = sigma * sqrt(2.0 * log((double)t->height * (double)t->width));
+    }
+    th *= level_factor(o, l);
+    if (!isnan(th))
+        shrink_band(band, n, th, o->soft);
+}
+
+/* Sigma of each channel: --sigma or scikit-image's estimate, else (a wavelet
+ * or mode without it) from the node d as the DWT's cD1. */
+static wt_status packet_sigma(const wt_denoise_options *o, const wt_params *p,
+                              const wt_image *in, const wt_packet_tree *t, double *sigma)
+{
+    wt_status st = known_sigma(o, p, in, 0, 0, sigma);
+    size_t n = t->node_h[1] * t->node_w[1];
+    double *scratch = st == WT_OK ? malloc(n * sizeof *scratch) : NULL;
+    if (st == WT_OK && !scratch)
+        return wt_error_set(WT_ERR_NOMEM, "out of memory");
+    for (int c = 0; st == WT_OK && c < in->channels; c++)
+        if (isnan(sigma[c]) && o->rule != WT_RULE_FIXED)
+            sigma[c] = median_abs_above(wt_packet_node(t, 1, 3) + (size_t)c * n, n,
+                                        full_scale_of(in) * ZERO_FRACTION, scratch) /
+                       NORM_PPF_075;
+    free(scratch);
+    return st;
+}
+
+/* Shrinks every leaf of @p basis but the approximation's (path a..a). */
+static wt_status shrink_leaves(const wt_denoise_options *o, const wt_packet_tree *t,
+                               const unsigned char *basis, const double *sigma, double peak)
+{
+    size_t n = wt_packet_leaves(t->params.levels, basis, NULL, NULL);
+    int *level = malloc(n * sizeof *level);
+    size_t *index = malloc(n * sizeof *index);
+    if (!level || !index) {
+        free(level);
+        free(index);
+        return wt_error_set(WT_ERR_NOMEM, "out of memory");
+    }
+    wt_packet_leaves(t->params.levels, basis, level, index);
+    for (size_t i = 0; i < n; i++)
+        for (int c = 0; index[i] != 0 && c < t->channels; c++)
+            shrink_leaf(o, t, level[i], index[i], c, sigma[c], peak);
+    free(level);
+    free(index);
+    return WT_OK;
+}
+
+/* Denoise with wavelet packets (the packet module's hook): the tree, its
+ * basis, every leaf but the approximation shrunk as a DWT band, the inverse. */
+wt_status wt_denoise_packet(wt_engine *e, const wt_denoise_options *o, const wt_params *p,
+                            const wt_image *in, wt_image *out, double *used, int *levels)
+{
+    size_t all = (size_t)in->height * in->width * (size_t)in->channels;
+    wt_packet_tree t = {0};
+    float *planes = malloc(all * sizeof *planes);
+    double *x = malloc(all * sizeof *x);
+    unsigned char *basis = malloc(wt_packet_node_count(p->levels));
+    *levels = p->levels;
+    wt_status st = planes && x && basis ? wt_image_to_planes(in, planes)
+                                        : wt_error_set(WT_ERR_NOMEM, "out of memory");
+    if (st == WT_OK)
+        st = wt_packet_alloc(&t, p, in->height, in->width, in->channels);
+    if (st == WT_OK)
+        st = wt_packet_forward(e, &t, planes);
+    if (st == WT_OK)
+        st = wt_packet_choose(&t, &o->basis, &o->cost, basis, NULL);
+    if (st == WT_OK)
+        st = packet_sigma(o, p, in, &t, used);
+    if (st == WT_OK)
+        st = shrink_leaves(o, &t, basis, used, peak_of(in));
+    if (st == WT_OK)
+        st = wt_packet_inverse(e, &t, basis, planes);
+    for (size_t i = 0; st == WT_OK && i < all; i++)
+        x[i] = planes[i];
+    if (st == WT_OK)
+        planes_to_image(x, out);
+    wt_packet_free(&t);
+    free(planes);
+    free(x);
+    free(basis);
+    return st;
+}
+
 /* cycle_spin(max_shifts=N): the mean over shifts (dy, dx) in 0..N of the
  * denoised rolled image rolled back; N = 0 is one plain call. */
 static wt_status denoise_on_host_planes(wt_engine *e, const wt_denoise_options *o,

@@ -81,6 +81,21 @@ static wt_status entropy_of_indices(int64_t *q, size_t n, double *bits)
     return WT_OK;
 }
 
+wt_status wt_quantized_entropy(const float *c, size_t n, double step, double *bits)
+{
+    *bits = 0.0;
+    if (n == 0)
+        return WT_OK;
+    int64_t *q = malloc(n * sizeof *q);
+    if (!q)
+        return wt_error_set(WT_ERR_NOMEM, "out of memory");
+    for (size_t i = 0; i < n; i++)
+        q[i] = quantizer_index(c[i], step);
+    wt_status st = entropy_of_indices(q, n, bits);
+    free(q);
+    return st;
+}
+
 /* Coefficients of the largest selected band (one channel). */
 static size_t largest_band(const wt_pyramid *s, const wt_band_ref *sel, size_t n)
 {

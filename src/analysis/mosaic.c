@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mosaic_draw.h"
 #include "wavetool.h"
 #include "transform.h"
 #include "wavetool_hooks.h" /* wt_select_kth */
@@ -475,7 +476,7 @@ static void place_band_mapped(const wt_pyramid *pyr, int level, wt_band b,
 
 /* ---- grid and labels ------------------------------------------------------ */
 
-static void fill_pixel(wt_image *out, size_t y, size_t x, double value)
+void wt_mosaic_fill_pixel(wt_image *out, size_t y, size_t x, double value)
 {
     double peak = out->bit_depth > 8 ? 65535.0 : 255.0;
     for (int c = 0; c < out->channels; c++) /* alpha (last of 2 or 4) opaque */
@@ -490,9 +491,9 @@ static void draw_grid(const wt_pyramid *pyr, wt_image *out, double value)
     for (int l = pyr->levels; l >= 1; l--) {
         size_t bh = ah + pyr->hi_h[l], bw = aw + pyr->hi_w[l];
         for (size_t x = 0; x < bw && ah < out->height; x++)
-            fill_pixel(out, ah, x, value);
+            wt_mosaic_fill_pixel(out, ah, x, value);
         for (size_t y = 0; y < bh && aw < out->width; y++)
-            fill_pixel(out, y, aw, value);
+            wt_mosaic_fill_pixel(out, y, aw, value);
         ah = bh;
         aw = bw;
     }
@@ -519,9 +520,8 @@ static const uint8_t *glyph(char c)
     }
 }
 
-/* White text on a black box at (y0, x0), if the band has room for it. */
-static void draw_label(wt_image *out, const char *text, size_t y0, size_t x0, size_t bh,
-                       size_t bw)
+void wt_mosaic_draw_label(wt_image *out, const char *text, size_t y0, size_t x0, size_t bh,
+                          size_t bw)
 {
     double peak = out->bit_depth > 8 ? 65535.0 : 255.0;
     size_t len = strlen(text), box_w = 6 * len + 1, box_h = 9;
@@ -529,13 +529,13 @@ static void draw_label(wt_image *out, const char *text, size_t y0, size_t x0, si
         return;
     for (size_t y = 0; y < box_h; y++)
         for (size_t x = 0; x < box_w; x++)
-            fill_pixel(out, y0 + y, x0 + x, 0.0);
+            wt_mosaic_fill_pixel(out, y0 + y, x0 + x, 0.0);
     for (size_t i = 0; i < len; i++) {
         const uint8_t *g = glyph(text[i]);
         for (size_t y = 0; g && y < 7; y++)
             for (size_t x = 0; x < 5; x++)
                 if (g[y] & (16 >> x))
-                    fill_pixel(out, y0 + 1 + y, x0 + 1 + 6 * i + x, peak);
+                    wt_mosaic_fill_pixel(out, y0 + 1 + y, x0 + 1 + 6 * i + x, peak);
     }
 }
 
@@ -545,13 +545,13 @@ static void draw_labels(const wt_pyramid *pyr, wt_image *out)
     char name[16];
     size_t ah = pyr->lo_h[pyr->levels], aw = pyr->lo_w[pyr->levels];
     snprintf(name, sizeof name, "cA%d", pyr->levels);
-    draw_label(out, name, 0, 0, ah, aw);
+    wt_mosaic_draw_label(out, name, 0, 0, ah, aw);
     for (int l = pyr->levels; l >= 1; l--) {
         for (int b = WT_BAND_H; b <= WT_BAND_D; b++) {
             size_t h, w;
             wt_pyramid_band_shape(pyr, l, (wt_band)b, &h, &w);
             snprintf(name, sizeof name, "c%c%d", letters[b], l);
-            draw_label(out, name, b == WT_BAND_V ? 0 : ah, b == WT_BAND_H ? 0 : aw, h, w);
+            wt_mosaic_draw_label(out, name, b == WT_BAND_V ? 0 : ah, b == WT_BAND_H ? 0 : aw, h, w);
         }
         ah += pyr->hi_h[l];
         aw += pyr->hi_w[l];

@@ -80,6 +80,8 @@ char *coeff_meta_json(const wt_npz_meta *m)
     wt_json_key_string(&j, "wavetool", WT_VERSION_STRING);
     if (wt_transform_class_of(m->transform)->layout == WT_LAYOUT_STACK)
         undecimated_keys(&j, m);
+    if (wt_transform_class_of(m->transform)->layout == WT_LAYOUT_PACKET)
+        wt_json_key_string(&j, "transform", wt_transform_name(m->transform));
     if (m->bit_depth == WT_DEPTH_F32)
         samples_key(&j, m);
     if (m->pages)

@@ -230,7 +230,11 @@ static wt_status load_file(const char *path, const wt_load_options *opt, wt_pyra
                           r.name, (unsigned long long)meta->pages);
     int undecimated =
         st == WT_OK && wt_transform_class_of(meta->transform)->layout == WT_LAYOUT_STACK;
-    if (undecimated && !stack)
+    if (st == WT_OK && wt_transform_class_of(meta->transform)->layout == WT_LAYOUT_PACKET)
+        st = wt_error_set(WT_ERR_UNSUPPORTED,
+                          "%s: holds wavelet packets, which are read from a file (not a pipe)",
+                          r.name);
+    else if (undecimated && !stack)
         st = wt_error_set(WT_ERR_UNSUPPORTED, "%s: holds an undecimated (%s) transform",
                           r.name, wt_transform_name(meta->transform));
     else if (undecimated) {

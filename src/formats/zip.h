@@ -12,8 +12,9 @@
 
 #include "wavetool.h"
 
-/* The most members of a coefficient file: SWT with all_approx, 4L, and meta. */
-#define ZIP_MAX_MEMBERS (4 * WT_MAX_LEVELS + 2)
+/* The most members of a coefficient file: the leaves of a packet tree of
+ * WT_PACKET_MAX_LEVELS, its tree and meta (SWT with all_approx: 4L + 1). */
+#define ZIP_MAX_MEMBERS ((1 << (2 * WT_PACKET_MAX_LEVELS)) + 2)
 /* A member's short name ("cA", "cH12", "meta") with its NUL. */
 #define ZIP_NAME_CAP 16
 #define ZIP_LOCAL_LEN 30

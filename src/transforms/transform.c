@@ -9,6 +9,7 @@ static const wt_transform_class *const registry[] = {
     &wt_transform_dwt,
     &wt_transform_swt,
     &wt_transform_starlet,
+    &wt_transform_packet,
 };
 #define NCLASSES (int)(sizeof registry / sizeof registry[0])
 
@@ -27,7 +28,8 @@ const wt_transform_class *wt_transform_class_of(wt_transform t)
 
 int wt_transform_has(const wt_transform_class *c, unsigned hooks)
 {
-    return !(hooks & WT_THOOK_DENOISE) || c->denoise;
+    return (!(hooks & WT_THOOK_DENOISE) || c->denoise) &&
+           (!(hooks & WT_THOOK_BANDS) || c->layout != WT_LAYOUT_PACKET);
 }
 
 /* Appends @p s to @p buf (NUL-terminated, @p size bytes), truncating. */
@@ -100,12 +102,13 @@ const char *wt_transform_name(wt_transform t)
 
 const wt_transform_class *wt_transform_of_denoise(const wt_denoise_options *o)
 {
-    return o->swt ? &wt_transform_swt : &wt_transform_dwt;
+    return o->packet ? &wt_transform_packet : o->swt ? &wt_transform_swt : &wt_transform_dwt;
 }
 
 void wt_denoise_set_transform(wt_denoise_options *o, const wt_transform_class *c)
 {
     o->swt = c == &wt_transform_swt;
+    o->packet = c == &wt_transform_packet;
 }
 
 void wt_tband_ref_name(const wt_band_ref *r, char *buf, size_t size)

@@ -72,7 +72,9 @@ wt_status wt_denoise_dwt(wt_engine *e, const wt_denoise_options *o, const wt_par
                          const wt_image *in, wt_image *out, double *used, int *levels);
 wt_status wt_denoise_swt(wt_engine *e, const wt_denoise_options *o, const wt_params *p,
                          const wt_image *in, wt_image *out, double *used, int *levels);
-/* The class wt_denoise_options.swt chooses. */
+wt_status wt_denoise_packet(wt_engine *e, const wt_denoise_options *o, const wt_params *p,
+                            const wt_image *in, wt_image *out, double *used, int *levels);
+/* The class wt_denoise_options.swt (or .packet) chooses. */
 const wt_transform_class *wt_transform_of_denoise(const wt_denoise_options *o);
 
 /* Shared by the modules' layouts: "c%c%d" names with letters AHVD. */
@@ -84,6 +86,7 @@ int wt_tfloor_log2(size_t n);
 extern const wt_transform_class wt_transform_dwt;
 extern const wt_transform_class wt_transform_swt;
 extern const wt_transform_class wt_transform_starlet;
+extern const wt_transform_class wt_transform_packet;
 
 #ifdef __cplusplus
 }

@@ -40,7 +40,8 @@ RUNS = {
     "wavelets": ([], []),
 }
 # Options that apply only with another (both runs get it).
-CONTEXT = {"border": ["--transform", "starlet"], "start-level": ["--transform", "swt"]}
+CONTEXT = {"border": ["--transform", "starlet"], "start-level": ["--transform", "swt"],
+           "basis": ["--transform", "packet"], "cost": ["--transform", "packet"]}
 OPTION = re.compile(r"^  (?:-(\w), )?\s*--([\w-]+)(?: (\S+))?\s")
 DEFAULT = "(default "
 

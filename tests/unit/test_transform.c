@@ -45,7 +45,7 @@ static void unknown_name_lists_the_registry(void **state)
     assert_null(wt_transform_find("packet?"));
     assert_int_equal(wt_transform_parse("packet?", &t), WT_ERR_INVALID);
     assert_int_equal(t, WT_TRANSFORM_STARLET);
-    assert_string_equal(wt_error_message(), "unknown transform 'packet?' (dwt, swt, starlet)");
+    assert_string_equal(wt_error_message(), "unknown transform 'packet?' (dwt, swt, starlet, packet)");
     assert_string_equal(wt_transform_name((wt_transform)99), "?");
 }
 
@@ -54,13 +54,15 @@ static void name_lists(void **state)
     (void)state;
     char buf[128];
     wt_transform_names(0, 0, ", ", " or ", buf, sizeof buf);
-    assert_string_equal(buf, "dwt, swt or starlet");
+    assert_string_equal(buf, "dwt, swt, starlet or packet");
     wt_transform_names(WT_TPARAM_LAYERS, 0, ", ", " or ", buf, sizeof buf);
     assert_string_equal(buf, "swt or starlet");
     wt_transform_names(WT_TPARAM_BORDER, 0, ", ", " or ", buf, sizeof buf);
     assert_string_equal(buf, "starlet");
     wt_transform_names(0, WT_THOOK_DENOISE, ", ", NULL, buf, sizeof buf);
-    assert_string_equal(buf, "dwt, swt");
+    assert_string_equal(buf, "dwt, swt, packet");
+    wt_transform_names(WT_TPARAM_BASIS, WT_THOOK_BANDS, ", ", NULL, buf, sizeof buf);
+    assert_string_equal(buf, ""); /* packets take no band figures */
     wt_transform_names(0, 0, ", ", " or ", buf, 8); /* truncated, terminated */
     assert_string_equal(buf, "dwt, sw");
 }
@@ -74,10 +76,12 @@ static void every_kind_has_its_hooks(void **state)
         assert_non_null(c->help);
         assert_non_null(c->orientations);
         assert_int_equal(strlen(c->orientations), 4);
-        assert_non_null(c->max_level);
-        assert_non_null(c->ref_name);
         assert_non_null(c->describe);
         assert_true((c->params & WT_TPARAM_WAVELET) || (c->wavelet_name && c->kernel_taps > 0));
+        if (!wt_transform_has(c, WT_THOOK_BANDS))
+            continue; /* packet trees: cli/packet.c's own layout */
+        assert_non_null(c->max_level);
+        assert_non_null(c->ref_name);
         if (c->layout != WT_LAYOUT_STACK)
             continue;
         assert_non_null(c->nbands);
@@ -103,7 +107,8 @@ static void missing_hook_is_refused(void **state)
     const char *msg = wt_transform_refusal(wt_transform_find("starlet"), "denoise",
                                            WT_THOOK_DENOISE, buf, sizeof buf);
     assert_non_null(msg);
-    assert_string_equal(msg, "denoise does not support --transform starlet (it takes dwt or swt)");
+    assert_string_equal(msg, "denoise does not support --transform starlet (it takes dwt, swt or "
+                             "packet)");
     /* any kind without the hook: the message comes from its class */
     wt_transform_class lacking = *wt_transform_find("swt");
     lacking.name = "lacking";
@@ -111,7 +116,7 @@ static void missing_hook_is_refused(void **state)
     assert_false(wt_transform_has(&lacking, WT_THOOK_DENOISE));
     assert_string_equal(wt_transform_refusal(&lacking, "denoise", WT_THOOK_DENOISE, buf,
                                              sizeof buf),
-                        "denoise does not support --transform lacking (it takes dwt or swt)");
+                        "denoise does not support --transform lacking (it takes dwt, swt or packet)");
 }
 
 /* A stack's bands: index(band_ref(i)) == i for details, distinct member names, distinct
