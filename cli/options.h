@@ -174,6 +174,7 @@ typedef struct cli_options {
     alpha_choice alpha;    /* --alpha */
     int layers; /* decompose --layers: one image per band and a sidecar */
     const char *outdir, *suffix, *ext;
+    const char *base; /* --base DIR: what -O mirrors input paths below */
     int no_clobber;
     /* undecimated transforms (--transform swt|starlet) */
     wt_transform transform;

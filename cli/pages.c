@@ -307,6 +307,7 @@ int pages_run_conversions(const cli_options *o, const char *cmd, int kind, page_
 {
     conversion c = {.kind = kind, .convert = convert};
     unsigned walk = kind == PAGES_OF_COEFFS ? WT_HOLDS_COEFFS : WT_HOLDS_IMAGE;
-    batch_plan plan = {cmd, 1, NULL, o->outdir, o->suffix, o->ext, CLI_DEFAULT_EXT, walk, 1};
+    batch_plan plan = {cmd, 1, NULL, o->outdir, o->suffix, o->ext, CLI_DEFAULT_EXT, walk, 1,
+                       o->base};
     return pipeline_run_files(&c.pipe, o, &plan, convert_item, &c, stdout, NULL);
 }

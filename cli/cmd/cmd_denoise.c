@@ -222,7 +222,7 @@ static int run_denoise(const cli_options *o)
     int spin = ((const denoise_cli_options *)o->own)->denoise.cycle_spin;
     int shifts = (spin + 1) * (spin + 1);
     batch_plan plan = {"denoise", 1, NULL, o->outdir, o->suffix, o->ext, CLI_DEFAULT_EXT,
-                       WT_HOLDS_IMAGE, 3 * shifts};
+                       WT_HOLDS_IMAGE, 3 * shifts, o->base};
     ctx.verbose = o->verbose;
     int rc = cli_check_output("denoise", o, !o->outdir && o->nargs == 2 ? o->args[1] : NULL,
                               cmd_denoise.writes);

@@ -274,7 +274,7 @@ static int run_roundtrip(const cli_options *o)
     const roundtrip_options *own = o->own;
     roundtrip_ctx ctx = {0};
     batch_plan plan = {"roundtrip", 0, own->output, o->outdir, o->suffix, o->ext,
-                       CLI_DEFAULT_EXT, WT_HOLDS_IMAGE, 2};
+                       CLI_DEFAULT_EXT, WT_HOLDS_IMAGE, 2, o->base};
     int both = !own->psnr && !own->mse;
     ctx.spec = (report_spec){o->format, own->psnr || both, own->mse || both,
                              own->details.kind != THRESHOLD_NONE, 0, own->qstep};

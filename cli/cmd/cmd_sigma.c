@@ -172,7 +172,7 @@ static int run_sigma(const cli_options *o)
 {
     const sigma_options *own = o->own;
     sigma_ctx ctx = {0};
-    batch_plan plan = {"sigma", 0, NULL, NULL, NULL, NULL, NULL, WT_HOLDS_IMAGE, 1};
+    batch_plan plan = {"sigma", 0, NULL, NULL, NULL, NULL, NULL, WT_HOLDS_IMAGE, 1, NULL};
     ctx.format = o->format;
     ctx.average = own->average;
     return pipeline_run_files(&ctx.pipe, o, &plan, sigma_one, &ctx, stdout, sigma_header);

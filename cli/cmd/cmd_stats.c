@@ -214,7 +214,7 @@ static int check_plot(const cli_options *o)
 static int run_stats(const cli_options *o)
 {
     stats_ctx ctx = {0};
-    batch_plan plan = {"stats", 0, NULL, NULL, NULL, NULL, NULL, WT_HOLDS_IMAGE, 1};
+    batch_plan plan = {"stats", 0, NULL, NULL, NULL, NULL, NULL, WT_HOLDS_IMAGE, 1, NULL};
     int rc = check_plot(o);
     if (rc != CLI_CONTINUE)
         return rc;

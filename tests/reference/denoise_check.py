@@ -221,7 +221,8 @@ paths = {k: save(v, k + ".png") for k, v in cases.items()}
 def denoise_all(tag, args, names):
     """Run one -O batch over @names; returns {name: output array}, {name: [sigma]}."""
     outdir = os.path.join(TMP, tag)
-    p = run(["denoise", "-v", "--device", "cpu"] + args + ["-O", outdir] + [paths[n] for n in names])
+    p = run(["denoise", "-v", "--device", "cpu"] + args + ["--base", TMP, "-O", outdir] +
+            [paths[n] for n in names])
     sigmas = {}
     for line in p.stderr.splitlines():
         if ": levels " in line and ", sigma " in line:
