@@ -13,7 +13,7 @@ enum { EXIT_ALL_DONE = 0, EXIT_SOME_FAILED = 1, EXIT_USAGE = 2 };
 /* cli_parse(): go on with the command. */
 #define CLI_CONTINUE (-1)
 
-typedef enum report_format { REPORT_TEXT = 0, REPORT_JSON, REPORT_TSV } report_format;
+typedef enum report_format { REPORT_TEXT = 0, REPORT_JSON, REPORT_TSV, REPORT_CSV } report_format;
 typedef enum alpha_choice {
     ALPHA_OPAQUE = 0, /* mosaics of images with alpha: the colour channels only */
     ALPHA_KEEP,       /* every channel, alpha's bands as a mosaic's alpha */

@@ -62,8 +62,28 @@ void sb_printf(strbuf *sb, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)))
 #endif
     ;
-/* A string as one TSV field (tab, newline, CR and backslash escaped). */
-void sb_tsv_field(strbuf *sb, const char *s);
+/* ---- tables: TSV and CSV (RFC 4180) ---- */
+
+/* 1 for the formats that are tables: a header line of column names, a row a line. */
+int report_is_table(report_format f);
+/* A table's header line: @p columns tab-separated and ending in '\n', written
+ * in @p f (CSV: commas, CRLF); nothing for text and JSON. */
+void report_table_header(report_format f, const char *columns, FILE *out);
+/* sb_printf for a row of table @p f: the format string's tabs separate fields
+ * and its '\n' ends the row (CSV: ',' and CRLF). The arguments must hold
+ * neither (numbers, the program's own names); file names go through sb_field. */
+void sb_row_printf(strbuf *sb, report_format f, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+/* A string as one field: TSV escapes tab, newline, CR, backslash and other
+ * control characters; CSV quotes a field holding a comma, quote, CR, LF or
+ * another control character, quotes doubled. */
+void sb_field(strbuf *sb, report_format f, const char *s);
+/* The first row of @p rows: its length without the row's end; *next: where the
+ * next row starts. A CSV row ends at a line feed outside quotes. */
+size_t report_row_length(report_format f, const char *rows, size_t *next);
 /* A number, or the format's spelling of infinity. */
 void sb_number(strbuf *sb, report_format f, double v);
 /* The string built (caller frees), NULL when out of memory. */

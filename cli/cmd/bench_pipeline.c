@@ -215,6 +215,9 @@ static int run_bench_pipeline(const cli_options *o)
     batch b = {0};
     char tmpdir[4096] = "";
     int rc = CLI_CONTINUE;
+    if (report_is_table(o->format))
+        return cli_usage_error("bench --pipeline", "--format %s: bench writes text or json",
+                               o->format == REPORT_CSV ? "csv" : "tsv");
     if (!o->outdir) {
         const char *t = wt_env()->tmpdir;
         snprintf(tmpdir, sizeof tmpdir, "%s/wavetool-bench-XXXXXX", t && *t ? t : "/tmp");

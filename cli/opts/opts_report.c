@@ -5,13 +5,13 @@
 
 #define AT(field) offsetof(cli_options, field)
 
-static const char *const formats[] = {"text", "json", "tsv", NULL};
+static const char *const formats[] = {"text", "json", "tsv", "csv", NULL};
 
 static const cli_opt report_rows[] = {
     {"format", 0, "F", cli_opt_choice, AT(format),
-     "report format: text, json (one object a line), tsv;\n"
-     "infinity is inf (JSON: the string \"inf\")",
-     "text", &(cli_choices){formats, "text, json or tsv"}},
+     "report format: text, json (one object a line), tsv,\n"
+     "csv (RFC 4180); infinity is inf (JSON: the string \"inf\")",
+     "text", &(cli_choices){formats, "text, json, tsv or csv"}},
 };
 const cli_group cli_group_report = CLI_GROUP(report_rows, 0);
 
