@@ -108,6 +108,8 @@ extern const cli_group cli_group_batch;     /* -O --suffix --ext -n */
 extern const cli_group cli_group_result;    /* --depth 8|16|f32 of result images */
 extern const cli_group cli_group_mosaic;    /* --scale ... --layers (opts_mosaic.c) */
 extern const cli_group cli_group_report;    /* --format (opts_report.c) */
+extern const cli_group cli_group_psnr;      /* --data-range (opts_report.c) */
+#define CLI_DATA_RANGE_AUTO (-1.0)
 extern const cli_group cli_group_verbosity; /* -q -v */
 extern const cli_group cli_group_help;      /* -h: every command */
 
@@ -163,6 +165,8 @@ typedef struct cli_options {
     int jobs;           /* -j; 0 = cores */
     int quiet, verbose;
     report_format format;
+    double data_range; /* --data-range: PSNR's peak R; 0: the rule of wt_quality_compare;
+                          CLI_DATA_RANGE_AUTO: max - min of the reference */
     wt_load_options load;
     wt_save_options save;
     int compress; /* --compress: .npz members deflated */

@@ -3,6 +3,7 @@
 
 #include <math.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -217,6 +218,37 @@ char *sb_finish(strbuf *sb)
 }
 
 /* ---- quality ------------------------------------------------------------- */
+
+void report_sample_range(const wt_image *img, double *lo, double *hi)
+{
+    size_t n = (size_t)img->width * img->height * (size_t)img->channels;
+    double min = INFINITY, max = -INFINITY;
+    for (size_t i = 0; i < n; i++) {
+        double v = img->bit_depth == 8    ? ((const uint8_t *)img->pixels)[i]
+                   : img->bit_depth == 16 ? ((const uint16_t *)img->pixels)[i]
+                                          : ((const float *)img->pixels)[i];
+        min = v < min ? v : min;
+        max = v > max ? v : max;
+    }
+    *lo = min <= max ? min : 0.0;
+    *hi = min <= max ? max : 0.0;
+}
+
+wt_status report_psnr_peak(const cli_options *o, const wt_image *ref, double fallback,
+                           double *peak)
+{
+    double lo, hi;
+    *peak = o->data_range > 0.0 ? o->data_range : fallback;
+    if (o->data_range != CLI_DATA_RANGE_AUTO)
+        return WT_OK;
+    report_sample_range(ref, &lo, &hi);
+    *peak = hi - lo;
+    if (hi > lo && isfinite(*peak))
+        return WT_OK;
+    return wt_error_set(WT_ERR_INVALID, "--data-range auto: the reference has no range "
+                                        "(every sample is %g); give --data-range R",
+                        lo);
+}
 
 static const char *channel_name(const wt_image *layout, int c)
 {

@@ -50,6 +50,15 @@ void report_json_number(wt_json *j, const char *key, double v);
  * percent-encoded. */
 void report_json_name(wt_json *j, const char *key, const char *name);
 
+/* The smallest and largest sample of @p img (NaN skipped; 0, 0 when none). */
+void report_sample_range(const wt_image *img, double *lo, double *hi);
+/* The peak a PSNR against the reference @p ref is reported with: --data-range
+ * R, max - min of @p ref (auto), else @p fallback (0: wt_quality_compare's
+ * rule). WT_OK, or an error (the caller names the file) when auto meets a
+ * flat reference. */
+wt_status report_psnr_peak(const cli_options *o, const wt_image *ref, double fallback,
+                           double *peak);
+
 /* A growing string. */
 typedef struct strbuf {
     char *data;
