@@ -208,10 +208,11 @@ static int check_denoise_options(const cli_options *o)
     if (d->ycbcr && d->noise == WT_NOISE_POISSON)
         return cli_usage_error("denoise", "--ycbcr and --noise poisson exclude each other");
     const wt_transform_class *c = wt_transform_class_of(o->transform);
-    if (!(c->params & WT_TPARAM_DENOISE_EXTRAS) &&
-        (d->ycbcr || d->noise == WT_NOISE_POISSON || d->cycle_spin))
-        return cli_usage_error("denoise", "--transform %s goes without --ycbcr, --noise "
-                                          "poisson and --cycle-spin", c->name);
+    if (!(c->params & WT_TPARAM_DENOISE_EXTRAS) && (d->ycbcr || d->cycle_spin))
+        return cli_usage_error("denoise", "--transform %s goes without --ycbcr and --cycle-spin",
+                               c->name);
+    if (!(c->params & WT_TPARAM_DENOISE_POISSON) && d->noise == WT_NOISE_POISSON)
+        return cli_usage_error("denoise", "--transform %s goes without --noise poisson", c->name);
     return CLI_CONTINUE;
 }
 
