@@ -72,6 +72,13 @@ static int out_of_memory(void)
     return -1;
 }
 
+/* The exit code after running out of memory (message printed). */
+static int out_of_memory_exit(void)
+{
+    out_of_memory();
+    return EXIT_SOME_FAILED;
+}
+
 /* ---- the list ------------------------------------------------------------- */
 
 static batch_item *append_item(batch *b, const char *input)
@@ -295,24 +302,25 @@ static batch_item **items_by_output(batch *b, size_t *n)
     return sorted;
 }
 
-/* The later of two inputs that would write the same file fails. */
-static int fail_duplicate_outputs(batch *b)
+/* Two inputs that would write the same file: the batch is refused before
+ * anything is written. CLI_CONTINUE, or the exit code (message printed). */
+static int refuse_shared_outputs(batch *b, const batch_plan *plan)
 {
     size_t n;
     batch_item **sorted = items_by_output(b, &n);
     if (!sorted)
-        return out_of_memory();
-    for (size_t i = 1; i < n; i++) {
-        batch_item *first = sorted[i - 1], *later = sorted[i];
-        if (strcmp(first->output, later->output) != 0 || later->state != ITEM_PENDING)
-            continue;
-        later->state = ITEM_FAILED;
-        later->message = batch_strdupf("%s: output %s is also the output of %s", later->input,
-                                       later->output, first->input);
-        sorted[i] = first; /* so a third one names the first as well */
-    }
+        return out_of_memory_exit();
+    size_t i = 1;
+    while (i < n && strcmp(sorted[i - 1]->output, sorted[i]->output) != 0)
+        i++;
+    int rc = CLI_CONTINUE;
+    if (i < n)
+        rc = cli_usage_error(plan->cmd, "%s and %s would both write %s; nothing written%s",
+                             sorted[i - 1]->input, sorted[i]->input, sorted[i]->output,
+                             plan->base ? ""
+                                        : " (with --base DIR, -O keeps each input's path below DIR)");
     free(sorted);
-    return 0;
+    return rc;
 }
 
 /* A file's identity, to find an output that would replace an input. */
@@ -366,15 +374,86 @@ static int fail_outputs_onto_inputs(batch *b)
     return 0;
 }
 
-/* The folder below the directory argument that @p it was found in ("" when
- * none; else "sub/dir/"). */
-static char *mirrored_folder(const batch_item *it)
+/* @p path made absolute (against the current folder) with ".", ".." and
+ * repeated '/' taken out, as text (symbolic links are not followed); NULL when
+ * out of memory or the current folder is unknown. */
+static char *absolute_path(const char *path)
 {
-    if (!it->root_len) /* a file given as such: no folder kept */
-        return strdup("");
-    const char *rel = it->input + it->root_len;
-    const char *base = strrchr(rel, '/');
-    return base ? batch_strdupf("%.*s", (int)(base - rel + 1), rel) : strdup("");
+    char *cwd = path[0] == '/' ? strdup("") : getcwd(NULL, 0);
+    char *joined = cwd ? batch_strdupf("%s/%s", cwd, path) : NULL;
+    char *out = joined ? malloc(strlen(joined) + 2) : NULL;
+    free(cwd);
+    size_t len = 0;
+    char *state = NULL;
+    for (char *part = out ? strtok_r(joined, "/", &state) : NULL; part;
+         part = strtok_r(NULL, "/", &state)) {
+        if (strcmp(part, "..") == 0) {
+            while (len > 0 && out[--len] != '/')
+                ;
+        } else if (strcmp(part, ".") != 0) {
+            len += (size_t)sprintf(out + len, "/%s", part);
+        }
+    }
+    if (out && len == 0)
+        out[len++] = '/';
+    if (out)
+        out[len] = '\0';
+    free(joined);
+    return out;
+}
+
+/* The part of @p path below folder @p base ("" for base itself), or NULL. */
+static const char *below(const char *path, const char *base)
+{
+    size_t n = strlen(base);
+    if (strcmp(base, "/") == 0)
+        return path + 1;
+    if (strncmp(path, base, n) != 0 || (path[n] != '/' && path[n] != '\0'))
+        return NULL;
+    return path[n] ? path + n + 1 : path + n;
+}
+
+/* "sub/dir/" of "sub/dir/x.png"; "" for "x.png". */
+static char *folder_of(const char *rel)
+{
+    const char *slash = strrchr(rel, '/');
+    return slash ? batch_strdupf("%.*s", (int)(slash - rel + 1), rel) : strdup("");
+}
+
+/* The folders of @p input below @p base ("" or "sub/dir/"): as written, else
+ * with symbolic links resolved (a base reached through a link). NULL with
+ * *outside set when the input is not below it; NULL alone when out of memory. */
+static char *folder_below(const char *input, const char *base, int *outside)
+{
+    char *in = absolute_path(input), *root = absolute_path(base), *folder = NULL;
+    const char *rel = in && root ? below(in, root) : NULL;
+    if (rel) {
+        folder = folder_of(rel);
+    } else if (in && root) {
+        char *dir = folder_of(in); /* "/a/b/" */
+        char *real_dir = dir ? realpath(dir, NULL) : NULL, *real_root = realpath(base, NULL);
+        rel = real_dir && real_root ? below(real_dir, real_root) : NULL;
+        folder = rel ? batch_strdupf("%s%s", rel, *rel ? "/" : "") : NULL;
+        *outside = !rel && dir;
+        free(dir);
+        free(real_dir);
+        free(real_root);
+    }
+    free(in);
+    free(root);
+    return folder;
+}
+
+/* The folder below -O DIR that @p it's output goes in ("" or "sub/dir/"): a
+ * file found in a directory argument keeps its path below that directory, any
+ * other its path below @p base (the current folder without --base); with
+ * --base every input keeps its path below it. NULL with *outside set when the
+ * input is not below the base; NULL alone when out of memory. */
+static char *mirrored_folder(const batch_item *it, const char *base, int *outside)
+{
+    if (it->root_len && !base)
+        return folder_of(it->input + it->root_len);
+    return folder_below(it->input, base ? base : ".", outside);
 }
 
 /* DIR/[sub/]STEM[.INEXT]SUFFIX.EXT for one item. */
@@ -386,11 +465,9 @@ static char *output_name(const batch_item *it, const char *dir, const char *suff
     const char *base = strrchr(it->input, '/');
     base = base ? base + 1 : it->input;
     char *stem = keep_input_ext ? strdup(base) : stem_of(it->input);
-    char *folder = mirrored_folder(it);
-    char *out = stem && folder ? batch_strdupf("%s%s%s%s%s.%s", dir, sep, folder, stem, suffix, ext)
-                               : NULL;
+    char *out = stem ? batch_strdupf("%s%s%s%s%s.%s", dir, sep, it->mirror, stem, suffix, ext)
+                     : NULL;
     free(stem);
-    free(folder);
     return out;
 }
 
@@ -435,7 +512,7 @@ static int make_output_folders(batch *b)
     int rc = 0;
     for (size_t i = 0; rc == 0 && i < b->count; i++) {
         batch_item *it = &b->items[i];
-        if (!it->output || !it->root_len || it->state != ITEM_PENDING)
+        if (!it->output || !it->mirror[0] || it->state != ITEM_PENDING)
             continue;
         char *folder = batch_strdupf("%.*s", (int)(strrchr(it->output, '/') - it->output),
                                      it->output);
@@ -450,19 +527,51 @@ static int make_output_folders(batch *b)
     return rc;
 }
 
-int batch_name_outputs(batch *b, const char *dir, const char *suffix, const char *ext)
+/* Each item's folder below -O DIR (batch_item.mirror); an input outside the
+ * base is a usage error. CLI_CONTINUE, or the exit code (message printed). */
+static int mirror_folders(batch *b, const batch_plan *plan)
 {
-    if (make_directory(dir) != 0)
-        return -1;
-    b->is_batch = 1;
     for (size_t i = 0; i < b->count; i++) {
         batch_item *it = &b->items[i];
-        if (it->state == ITEM_PENDING && !(it->output = output_name(it, dir, suffix, ext, 0)))
-            return out_of_memory();
+        int outside = 0;
+        if (it->state != ITEM_PENDING || (it->mirror = mirrored_folder(it, plan->base, &outside)))
+            continue;
+        if (!outside)
+            return out_of_memory_exit();
+        if (plan->base)
+            return cli_usage_error(plan->cmd, "%s is not below --base %s", it->input,
+                                   plan->base);
+        return cli_usage_error(plan->cmd, "%s is not below the current folder, whose tree -O "
+                                          "mirrors; give --base DIR, a folder above every input",
+                               it->input);
     }
-    if (name_same_stems_apart(b, dir, suffix, ext) != 0 || make_output_folders(b) != 0)
-        return -1;
-    return fail_duplicate_outputs(b) != 0 ? -1 : fail_outputs_onto_inputs(b);
+    return CLI_CONTINUE;
+}
+
+/* Name outputs DIR/[SUB/]STEM SUFFIX.EXT, SUB mirroring the input's folders
+ * (mirror_folders); inputs that differ only in extension (x.jpg, x.png) keep
+ * it: DIR/x.jpg SUFFIX.EXT. Two inputs with the same output are a usage error;
+ * then DIR and SUB are created (mkdir -p). CLI_CONTINUE, or the exit code
+ * (message printed). */
+static int name_outputs(batch *b, const batch_plan *plan)
+{
+    const char *dir = plan->outdir, *suffix = plan->suffix ? plan->suffix : "";
+    const char *ext = plan->ext ? plan->ext : plan->default_ext;
+    int rc = mirror_folders(b, plan);
+    b->is_batch = 1;
+    for (size_t i = 0; rc == CLI_CONTINUE && i < b->count; i++) {
+        batch_item *it = &b->items[i];
+        if (it->state == ITEM_PENDING && !(it->output = output_name(it, dir, suffix, ext, 0)))
+            rc = out_of_memory_exit();
+    }
+    if (rc == CLI_CONTINUE && name_same_stems_apart(b, dir, suffix, ext) != 0)
+        rc = EXIT_SOME_FAILED;
+    if (rc == CLI_CONTINUE)
+        rc = refuse_shared_outputs(b, plan);
+    if (rc == CLI_CONTINUE && (make_directory(dir) != 0 || make_output_folders(b) != 0 ||
+                               fail_outputs_onto_inputs(b) != 0))
+        rc = EXIT_SOME_FAILED;
+    return rc;
 }
 
 void batch_free(batch *b)
@@ -470,6 +579,7 @@ void batch_free(batch *b)
     for (size_t i = 0; i < b->count; i++) {
         free(b->items[i].input);
         free(b->items[i].output);
+        free(b->items[i].mirror);
         free(b->items[i].report);
         free(b->items[i].message);
         free(b->items[i].notes);
@@ -671,8 +781,20 @@ int batch_run(batch *b, const batch_run_options *opt, batch_work work, void *ctx
 
 /* ---- from arguments --------------------------------------------------------- */
 
+/* --base names an existing folder. */
+static int check_base(const batch_plan *plan)
+{
+    struct stat st;
+    int found = stat(plan->base, &st) == 0;
+    if (found && S_ISDIR(st.st_mode))
+        return CLI_CONTINUE;
+    return cli_usage_error(plan->cmd, "--base %s: %s", plan->base,
+                           found ? "not a folder" : strerror(errno));
+}
+
 static int check_plan(const batch_plan *plan, char **args, int nargs)
 {
+    struct stat st;
     int stdin_uses = 0;
     for (int i = 0; i < nargs; i++)
         stdin_uses += strcmp(args[i], "-") == 0;
@@ -680,6 +802,10 @@ static int check_plan(const batch_plan *plan, char **args, int nargs)
         return cli_usage_error(plan->cmd, "-o and -O exclude each other");
     if (plan->single_output && nargs > 1)
         return cli_usage_error(plan->cmd, "-o takes one input; use -O DIR for many");
+    if (plan->base && !plan->outdir)
+        return cli_usage_error(plan->cmd, "--base applies with -O only");
+    if (plan->base && check_base(plan) != CLI_CONTINUE)
+        return EXIT_USAGE;
     if (plan->outdir && stdin_uses)
         return cli_usage_error(plan->cmd, "'-' (standard input) cannot be used with -O");
     if (stdin_uses > 1 && !(plan->in_out_pair && !plan->outdir))
@@ -692,7 +818,6 @@ static int check_plan(const batch_plan *plan, char **args, int nargs)
     if (out && strcmp(out, "-") == 0 && isatty(STDOUT_FILENO))
         return cli_usage_error(plan->cmd, "not writing binary data to a terminal; redirect "
                                           "standard output");
-    struct stat st;
     int first_is_dir = nargs > 0 && strcmp(args[0], "-") != 0 && stat(args[0], &st) == 0 &&
                        S_ISDIR(st.st_mode);
     if (first_is_dir && plan->in_out_pair && !plan->outdir)
@@ -718,11 +843,7 @@ int batch_plan_files(batch *b, const batch_plan *plan, char **args, int nargs)
         out_of_memory();
         return EXIT_SOME_FAILED;
     }
-    if (plan->outdir &&
-        batch_name_outputs(b, plan->outdir, plan->suffix ? plan->suffix : "",
-                           plan->ext ? plan->ext : plan->default_ext) != 0)
-        return EXIT_SOME_FAILED;
-    return CLI_CONTINUE;
+    return plan->outdir ? name_outputs(b, plan) : CLI_CONTINUE;
 }
 
 void batch_item_result(batch_item *it, int status)

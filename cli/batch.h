@@ -18,6 +18,7 @@ typedef struct batch_item {
     double pixels;   /* pixels read, for the progress line's MPixel/s */
     size_t root_len; /* found in a directory: length of that directory's prefix of input
                         (the rest is mirrored under -O); 0 for a file given as such */
+    char *mirror;    /* -O: the folder below DIR the output goes in ("" or "sub/dir/") */
 } batch_item;
 
 typedef struct batch {
@@ -30,14 +31,6 @@ typedef struct batch {
  * files whose extension names a format that holds any of @p holds (WT_HOLDS_*). A directory that cannot be read is an item that
  * fails. Returns 0, or -1 when out of memory (message printed). */
 int batch_add_inputs(batch *b, char **paths, int count, unsigned holds);
-
-/* Name outputs DIR/STEM SUFFIX.EXT (DIR created if missing); files found in a
- * directory argument keep their path below it (DIR/sub/STEM SUFFIX.EXT, the
- * folders created). Inputs that differ only in extension (x.jpg, x.png) keep
- * it: DIR/x.jpg SUFFIX.EXT. Two inputs with the same output still: the later
- * one fails. Returns 0, or -1 when DIR cannot be made
- * (message printed). */
-int batch_name_outputs(batch *b, const char *dir, const char *suffix, const char *ext);
 
 /* Single-file form: one input with its output path (may be NULL). */
 int batch_add_single(batch *b, const char *input, const char *output);
@@ -68,6 +61,9 @@ typedef struct batch_plan {
     const char *default_ext;
     unsigned walk_holds;       /* a directory walk picks up files of formats holding this */
     int passes;                /* transforms per input, for --device auto (0: one) */
+    const char *base;          /* --base DIR: -O mirrors every input's path below DIR
+                                  (NULL: a file's below the current folder, a walked
+                                  file's below its directory argument) */
 } batch_plan;
 
 /* Items from the positional arguments. Returns CLI_CONTINUE, or the exit code

@@ -9,13 +9,19 @@
 #include <string.h>
 #include <stdint.h>
 
+#include "report.h"         /* report_sample_range */
 #include "wavetool_hooks.h" /* wt_select_kth, wt_pyramid_bands */
 
-double figures_default_qstep(int bit_depth)
+double figures_default_qstep(const wt_image *img)
 {
-    if (bit_depth == WT_DEPTH_F32) /* float32-held samples: one unit of their own */
+    double lo, hi;
+    int bits = 8;
+    if (img->bit_depth == WT_DEPTH_F32)
         return 1.0;
-    return ldexp(1.0, bit_depth) / 256.0;
+    report_sample_range(img, &lo, &hi);
+    while (img->bit_depth == 16 && ldexp(1.0, bits) <= hi)
+        bits++;
+    return ldexp(1.0, bits) / 256.0;
 }
 
 static size_t band_count(const wt_pyramid *s)

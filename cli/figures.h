@@ -34,8 +34,11 @@ typedef struct file_figures {
     band_figures *bands; /* cA of every channel, then cH, cV, cD from the coarsest */
 } file_figures;
 
-/* Default quantiser step: 1/256 of the nominal range 2^depth (Kakadu's Qstep). */
-double figures_default_qstep(int bit_depth);
+/* Default quantiser step: 1/256 of the nominal range 2^b (Kakadu's Qstep), b
+ * the bits the samples use: 8 for 8-bit images, for 16-bit the bits of the
+ * largest sample (at least 8: counts up to 4694 are 13-bit, Q = 32); 1 for
+ * float32 samples (one unit of their own). */
+double figures_default_qstep(const wt_image *img);
 
 /* Compute @p f's bands from a pyramid after its forward transform; f->layout,
  * params, qstep and eps set by the caller. */

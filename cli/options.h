@@ -13,7 +13,7 @@ enum { EXIT_ALL_DONE = 0, EXIT_SOME_FAILED = 1, EXIT_USAGE = 2 };
 /* cli_parse(): go on with the command. */
 #define CLI_CONTINUE (-1)
 
-typedef enum report_format { REPORT_TEXT = 0, REPORT_JSON, REPORT_TSV } report_format;
+typedef enum report_format { REPORT_TEXT = 0, REPORT_JSON, REPORT_TSV, REPORT_CSV } report_format;
 typedef enum alpha_choice {
     ALPHA_OPAQUE = 0, /* mosaics of images with alpha: the colour channels only */
     ALPHA_KEEP,       /* every channel, alpha's bands as a mosaic's alpha */
@@ -109,6 +109,8 @@ extern const cli_group cli_group_batch;     /* -O --suffix --ext -n */
 extern const cli_group cli_group_result;    /* --depth 8|16|f32 of result images */
 extern const cli_group cli_group_mosaic;    /* --scale ... --layers (opts_mosaic.c) */
 extern const cli_group cli_group_report;    /* --format (opts_report.c) */
+extern const cli_group cli_group_psnr;      /* --data-range (opts_report.c) */
+#define CLI_DATA_RANGE_AUTO (-1.0)
 extern const cli_group cli_group_verbosity; /* -q -v */
 extern const cli_group cli_group_help;      /* -h: every command */
 
@@ -164,6 +166,8 @@ typedef struct cli_options {
     int jobs;           /* -j; 0 = cores */
     int quiet, verbose;
     report_format format;
+    double data_range; /* --data-range: PSNR's peak R; 0: the rule of wt_quality_compare;
+                          CLI_DATA_RANGE_AUTO: max - min of the reference */
     wt_load_options load;
     wt_save_options save;
     int compress; /* --compress: .npz members deflated */
@@ -175,6 +179,7 @@ typedef struct cli_options {
     alpha_choice alpha;    /* --alpha */
     int layers; /* decompose --layers: one image per band and a sidecar */
     const char *outdir, *suffix, *ext;
+    const char *base; /* --base DIR: what -O mirrors input paths below */
     int no_clobber;
     /* undecimated transforms (--transform swt|starlet) */
     wt_transform transform;

@@ -201,20 +201,19 @@ static wt_status name_page(const page_binding *b, wt_status st)
 
 /* ---- reports ----------------------------------------------------------------- */
 
-/* @p lines with the page: TSV a last column (empty for one image); JSON lines
- * carry their "page" from the report's builder (report_page). */
+/* @p lines with the page: TSV and CSV a last column (empty for one image);
+ * JSON lines carry their "page" from the report's builder (report_page). */
 static void add_lines(strbuf *sb, size_t page, size_t pages, report_format f, const char *lines)
 {
     for (const char *line = lines; *line;) {
-        const char *end = strchr(line, '\n');
-        size_t len = end ? (size_t)(end - line) : strlen(line);
+        size_t next, len = report_row_length(f, line, &next);
         sb_printf(sb, "%.*s", (int)len, line);
-        if (f == REPORT_TSV && pages > 1)
-            sb_printf(sb, "\t%zu", page);
-        else if (f == REPORT_TSV)
-            sb_printf(sb, "\t");
-        sb_printf(sb, "\n");
-        line += len + (end ? 1 : 0);
+        if (report_is_table(f) && pages > 1)
+            sb_row_printf(sb, f, "\t%zu", page);
+        else if (report_is_table(f))
+            sb_row_printf(sb, f, "\t");
+        sb_row_printf(sb, f, "\n");
+        line += next;
     }
 }
 
@@ -307,6 +306,7 @@ int pages_run_conversions(const cli_options *o, const char *cmd, int kind, page_
 {
     conversion c = {.kind = kind, .convert = convert};
     unsigned walk = kind == PAGES_OF_COEFFS ? WT_HOLDS_COEFFS : WT_HOLDS_IMAGE;
-    batch_plan plan = {cmd, 1, NULL, o->outdir, o->suffix, o->ext, CLI_DEFAULT_EXT, walk, 1};
+    batch_plan plan = {cmd, 1, NULL, o->outdir, o->suffix, o->ext, CLI_DEFAULT_EXT, walk, 1,
+                       o->base};
     return pipeline_run_files(&c.pipe, o, &plan, convert_item, &c, stdout, NULL);
 }

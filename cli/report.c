@@ -1,8 +1,9 @@
-/* Quality reports in text, JSON lines and TSV. */
+/* Quality reports in text, JSON lines, TSV and CSV. */
 #include "report.h"
 
 #include <math.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -99,15 +100,100 @@ static void sb_text_name(strbuf *sb, const char *name)
     sb_printf(sb, "%s", wt_escape_controls(shown, sizeof shown, name));
 }
 
+/* ---- tables ----------------------------------------------------------------- */
+
+int report_is_table(report_format f)
+{
+    return f == REPORT_TSV || f == REPORT_CSV;
+}
+
+/* The tabs and line feeds appended since @p start as CSV's commas and CRLF. */
+static void csv_separators(strbuf *sb, size_t start)
+{
+    char *tsv = sb->failed ? NULL : strndup(sb->data + start, sb->len - start);
+    if (!tsv) {
+        sb->failed = 1;
+        return;
+    }
+    sb->len = start;
+    for (const char *c = tsv; *c; c++)
+        sb_printf(sb, "%s", *c == '\t' ? "," : *c == '\n' ? "\r\n" : (char[]){*c, '\0'});
+    free(tsv);
+}
+
+void report_table_header(report_format f, const char *columns, FILE *out)
+{
+    if (!report_is_table(f))
+        return;
+    strbuf sb = {0};
+    sb_row_printf(&sb, f, "%s", columns);
+    char *line = sb_finish(&sb);
+    if (line)
+        fputs(line, out);
+    free(line);
+    fflush(out);
+}
+
+void sb_row_printf(strbuf *sb, report_format f, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    char *text = NULL;
+    size_t start = sb->len;
+    if (vasprintf(&text, fmt, ap) < 0)
+        sb->failed = 1;
+    else
+        sb_printf(sb, "%s", text);
+    va_end(ap);
+    free(text);
+    if (f == REPORT_CSV)
+        csv_separators(sb, start);
+}
+
+/* RFC 4180: quoted when it holds a separator, a quote or a line end (and
+ * other control characters, so that no reader splits on them), quotes doubled. */
+static void csv_field(strbuf *sb, const char *s)
+{
+    int quoted = 0;
+    for (const unsigned char *c = (const unsigned char *)s; *c && !quoted; c++)
+        quoted = *c == ',' || *c == '"' || *c < 0x20 || *c == 0x7f;
+    if (!quoted) {
+        sb_printf(sb, "%s", s);
+        return;
+    }
+    sb_printf(sb, "\"");
+    for (const char *c = s; *c; c++)
+        sb_printf(sb, "%s", *c == '"' ? "\"\"" : (char[]){*c, '\0'});
+    sb_printf(sb, "\"");
+}
+
 /* Tabs, line ends, backslashes and every other control character (ESC...)
  * escaped as the text output escapes them: one field on one line. */
-void sb_tsv_field(strbuf *sb, const char *s)
+static void tsv_field(strbuf *sb, const char *s)
 {
     char shown[8];
     for (; *s; s++) {
         char one[2] = {*s, '\0'};
         sb_printf(sb, "%s", *s == '\\' ? "\\\\" : wt_escape_controls(shown, sizeof shown, one));
     }
+}
+
+void sb_field(strbuf *sb, report_format f, const char *s)
+{
+    if (f == REPORT_CSV)
+        csv_field(sb, s);
+    else
+        tsv_field(sb, s);
+}
+
+size_t report_row_length(report_format f, const char *rows, size_t *next)
+{
+    int quoted = 0;
+    size_t n = 0;
+    for (; rows[n] && (rows[n] != '\n' || quoted); n++)
+        quoted ^= f == REPORT_CSV && rows[n] == '"';
+    *next = n + (rows[n] == '\n');
+    return n > 0 && f == REPORT_CSV && rows[n] == '\n' && rows[n - 1] == '\r' ? n - 1 : n;
 }
 
 void sb_number(strbuf *sb, report_format f, double v)
@@ -132,6 +218,37 @@ char *sb_finish(strbuf *sb)
 }
 
 /* ---- quality ------------------------------------------------------------- */
+
+void report_sample_range(const wt_image *img, double *lo, double *hi)
+{
+    size_t n = (size_t)img->width * img->height * (size_t)img->channels;
+    double min = INFINITY, max = -INFINITY;
+    for (size_t i = 0; i < n; i++) {
+        double v = img->bit_depth == 8    ? ((const uint8_t *)img->pixels)[i]
+                   : img->bit_depth == 16 ? ((const uint16_t *)img->pixels)[i]
+                                          : ((const float *)img->pixels)[i];
+        min = v < min ? v : min;
+        max = v > max ? v : max;
+    }
+    *lo = min <= max ? min : 0.0;
+    *hi = min <= max ? max : 0.0;
+}
+
+wt_status report_psnr_peak(const cli_options *o, const wt_image *ref, double fallback,
+                           double *peak)
+{
+    double lo, hi;
+    *peak = o->data_range > 0.0 ? o->data_range : fallback;
+    if (o->data_range != CLI_DATA_RANGE_AUTO)
+        return WT_OK;
+    report_sample_range(ref, &lo, &hi);
+    *peak = hi - lo;
+    if (hi > lo && isfinite(*peak))
+        return WT_OK;
+    return wt_error_set(WT_ERR_INVALID, "--data-range auto: the reference has no range "
+                                        "(every sample is %g); give --data-range R",
+                        lo);
+}
 
 static const char *channel_name(const wt_image *layout, int c)
 {
@@ -235,66 +352,69 @@ static char *json_line(const report_spec *s, const report_page *a, const char *b
     return report_json_end(&j);
 }
 
-/* A TSV field: a tab and the number. */
-static void tsv_number(strbuf *sb, double v)
+/* A table's field: a separator and the number. */
+static void table_number(strbuf *sb, report_format f, double v)
 {
-    sb_printf(sb, "\t");
-    sb_number(sb, REPORT_TSV, v);
+    sb_row_printf(sb, f, "\t");
+    sb_number(sb, f, v);
 }
 
 /* A measure's mean and one column per channel (empty where the image has
  * fewer than 4). */
-static void tsv_measure(strbuf *sb, double mean, const double *per, int channels)
+static void table_measure(strbuf *sb, report_format f, double mean, const double *per,
+                          int channels)
 {
-    tsv_number(sb, mean);
+    table_number(sb, f, mean);
     for (int c = 0; c < 4; c++) {
-        sb_printf(sb, "\t");
+        sb_row_printf(sb, f, "\t");
         if (c < channels)
-            sb_number(sb, REPORT_TSV, per[c]);
+            sb_number(sb, f, per[c]);
     }
 }
 
-/* A TSV line: report_header's columns (the page column comes from cli/pages.c). */
-static void tsv_line(strbuf *sb, const report_spec *s, const char *a, const char *b, double bpp,
-                     const wt_quality *q, const wt_image *layout, double kept)
+/* A TSV or CSV row: report_header's columns (the page column comes from
+ * cli/pages.c). */
+static void table_line(strbuf *sb, const report_spec *s, const char *a, const char *b,
+                       double bpp, const wt_quality *q, const wt_image *layout, double kept)
 {
-    sb_tsv_field(sb, a);
+    report_format f = s->format;
+    sb_field(sb, f, a);
     if (s->pair) {
-        sb_printf(sb, "\t");
-        sb_tsv_field(sb, b);
+        sb_row_printf(sb, f, "\t");
+        sb_field(sb, f, b);
     }
-    sb_printf(sb, "\t%u\t%u\t%d\t%d", layout->width, layout->height, layout->channels,
-              layout->bit_depth);
+    sb_row_printf(sb, f, "\t%u\t%u\t%d\t%d", layout->width, layout->height, layout->channels,
+                  layout->bit_depth);
     if (s->psnr)
-        tsv_measure(sb, q->psnr_mean, q->psnr, q->channels);
+        table_measure(sb, f, q->psnr_mean, q->psnr, q->channels);
     if (s->mse)
-        tsv_measure(sb, q->mse_mean, q->mse, q->channels);
+        table_measure(sb, f, q->mse_mean, q->mse, q->channels);
     if (s->kept)
-        tsv_number(sb, kept);
+        table_number(sb, f, kept);
     if (s->qstep > 0.0) {
-        tsv_number(sb, s->qstep);
-        tsv_number(sb, bpp);
+        table_number(sb, f, s->qstep);
+        table_number(sb, f, bpp);
     }
-    sb_printf(sb, "\n");
+    sb_row_printf(sb, f, "\n");
 }
 
 void report_header(const report_spec *s, FILE *out)
 {
-    if (s->format != REPORT_TSV)
-        return;
-    fputs(s->pair ? "a\tb" : "file", out);
-    fputs("\twidth\theight\tchannels\tbit_depth", out);
+    strbuf columns = {0};
+    sb_printf(&columns, "%s\twidth\theight\tchannels\tbit_depth", s->pair ? "a\tb" : "file");
     if (s->psnr)
-        fputs("\tpsnr\tpsnr_1\tpsnr_2\tpsnr_3\tpsnr_4", out);
+        sb_printf(&columns, "\tpsnr\tpsnr_1\tpsnr_2\tpsnr_3\tpsnr_4");
     if (s->mse)
-        fputs("\tmse\tmse_1\tmse_2\tmse_3\tmse_4", out);
+        sb_printf(&columns, "\tmse\tmse_1\tmse_2\tmse_3\tmse_4");
     if (s->kept)
-        fputs("\tkept", out);
+        sb_printf(&columns, "\tkept");
     if (s->qstep > 0.0)
-        fputs("\tqstep\tbpp", out);
-    fputs("\tpage", out); /* a stack's page (cli/pages.c); empty for one image */
-    fputc('\n', out);
-    fflush(out);
+        sb_printf(&columns, "\tqstep\tbpp");
+    sb_printf(&columns, "\tpage\n"); /* a stack's page (cli/pages.c); empty for one image */
+    char *text = sb_finish(&columns);
+    if (text)
+        report_table_header(s->format, text, out);
+    free(text);
 }
 
 char *report_quality_rate(const report_spec *s, const report_page *a, const char *b,
@@ -304,7 +424,8 @@ char *report_quality_rate(const report_spec *s, const report_page *a, const char
     switch (s->format) {
     case REPORT_TEXT: text_line(&sb, s, a->shown, b, bpp, q, layout, kept); break;
     case REPORT_JSON: return json_line(s, a, b, bpp, q, layout, kept);
-    case REPORT_TSV: tsv_line(&sb, s, a->shown, b, bpp, q, layout, kept); break;
+    case REPORT_TSV:
+    case REPORT_CSV: table_line(&sb, s, a->shown, b, bpp, q, layout, kept); break;
     }
     return sb_finish(&sb);
 }

@@ -50,6 +50,15 @@ void report_json_number(wt_json *j, const char *key, double v);
  * percent-encoded. */
 void report_json_name(wt_json *j, const char *key, const char *name);
 
+/* The smallest and largest sample of @p img (NaN skipped; 0, 0 when none). */
+void report_sample_range(const wt_image *img, double *lo, double *hi);
+/* The peak a PSNR against the reference @p ref is reported with: --data-range
+ * R, max - min of @p ref (auto), else @p fallback (0: wt_quality_compare's
+ * rule). WT_OK, or an error (the caller names the file) when auto meets a
+ * flat reference. */
+wt_status report_psnr_peak(const cli_options *o, const wt_image *ref, double fallback,
+                           double *peak);
+
 /* A growing string. */
 typedef struct strbuf {
     char *data;
@@ -62,8 +71,28 @@ void sb_printf(strbuf *sb, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)))
 #endif
     ;
-/* A string as one TSV field (tab, newline, CR and backslash escaped). */
-void sb_tsv_field(strbuf *sb, const char *s);
+/* ---- tables: TSV and CSV (RFC 4180) ---- */
+
+/* 1 for the formats that are tables: a header line of column names, a row a line. */
+int report_is_table(report_format f);
+/* A table's header line: @p columns tab-separated and ending in '\n', written
+ * in @p f (CSV: commas, CRLF); nothing for text and JSON. */
+void report_table_header(report_format f, const char *columns, FILE *out);
+/* sb_printf for a row of table @p f: the format string's tabs separate fields
+ * and its '\n' ends the row (CSV: ',' and CRLF). The arguments must hold
+ * neither (numbers, the program's own names); file names go through sb_field. */
+void sb_row_printf(strbuf *sb, report_format f, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+/* A string as one field: TSV escapes tab, newline, CR, backslash and other
+ * control characters; CSV quotes a field holding a comma, quote, CR, LF or
+ * another control character, quotes doubled. */
+void sb_field(strbuf *sb, report_format f, const char *s);
+/* The first row of @p rows: its length without the row's end; *next: where the
+ * next row starts. A CSV row ends at a line feed outside quotes. */
+size_t report_row_length(report_format f, const char *rows, size_t *next);
 /* A number, or the format's spelling of infinity. */
 void sb_number(strbuf *sb, report_format f, double v);
 /* The string built (caller frees), NULL when out of memory. */

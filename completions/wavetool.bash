@@ -99,7 +99,7 @@ _wavetool()
         if arg=$(awk -F '\t' -v o="$prev" '$1 == o { print $2; f = 1; exit } END { exit !f }' \
                  <<<"$opts") && [[ -n $arg ]]; then
             case $prev in
-            -O | --outdir)
+            -O | --outdir | --base)
                 compopt -o filenames 2>/dev/null
                 mapfile -t COMPREPLY < <(compgen -d -- "$cur") ;;
             -o | --output)

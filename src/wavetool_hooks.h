@@ -126,8 +126,9 @@ enum {
     WT_TPARAM_BORDER = 1u << 6,      /* --border */
     WT_TPARAM_LAYERS = 1u << 7,      /* --layers: one image per band */
     WT_TPARAM_QSTEP = 1u << 8,       /* --qstep */
-    WT_TPARAM_DENOISE_EXTRAS = 1u << 9, /* denoise --ycbcr, --noise poisson, --cycle-spin */
+    WT_TPARAM_DENOISE_EXTRAS = 1u << 9, /* denoise --ycbcr, --cycle-spin */
     WT_TPARAM_BASIS = 1u << 10,      /* --basis, --cost: a packet basis */
+    WT_TPARAM_DENOISE_POISSON = 1u << 11, /* denoise --noise poisson */
 };
 
 /* What a command needs of a kind (cli_command.needs); a kind without the

@@ -155,12 +155,20 @@ static void report(const cli_options *o, const pipeline *p, int workers, double 
            ratio);
 }
 
-/* Remove what the passes wrote into a temporary directory, then the directory. */
+/* Remove what the passes wrote into a temporary directory, the folders -O
+ * mirrored there (each once the last file in it is gone), then the directory. */
 static void remove_outputs(const batch *b, const char *dir)
 {
-    for (size_t i = 0; i < b->count; i++)
-        if (b->items[i].output)
-            unlink(b->items[i].output);
+    for (size_t i = 0; i < b->count; i++) {
+        char *path = b->items[i].output ? strdup(b->items[i].output) : NULL;
+        if (path)
+            unlink(path);
+        for (char *slash; path && (slash = strrchr(path, '/')) && slash - path > (long)strlen(dir);) {
+            *slash = '\0';
+            rmdir(path); /* fails while another output's folder still holds files */
+        }
+        free(path);
+    }
     rmdir(dir);
 }
 
@@ -207,6 +215,9 @@ static int run_bench_pipeline(const cli_options *o)
     batch b = {0};
     char tmpdir[4096] = "";
     int rc = CLI_CONTINUE;
+    if (report_is_table(o->format))
+        return cli_usage_error("bench --pipeline", "--format %s: bench writes text or json",
+                               o->format == REPORT_CSV ? "csv" : "tsv");
     if (!o->outdir) {
         const char *t = wt_env()->tmpdir;
         snprintf(tmpdir, sizeof tmpdir, "%s/wavetool-bench-XXXXXX", t && *t ? t : "/tmp");
@@ -216,7 +227,7 @@ static int run_bench_pipeline(const cli_options *o)
         }
     }
     batch_plan plan = {"bench --pipeline", 0, NULL, tmpdir[0] ? tmpdir : o->outdir, o->suffix,
-                       o->ext, CLI_DEFAULT_EXT, WT_HOLDS_IMAGE, 1};
+                       o->ext, CLI_DEFAULT_EXT, WT_HOLDS_IMAGE, 1, tmpdir[0] ? "/" : o->base};
     if (rc == CLI_CONTINUE)
         rc = batch_plan_files(&b, &plan, o->args, o->nargs);
     if (rc == CLI_CONTINUE)

@@ -779,8 +779,9 @@ static int run_bench(const cli_options *given)
     sweep_options sweep = *SWEEP(given);
     const cli_options *o = &full;
     full.own = &sweep;
-    if (given->format == REPORT_TSV)
-        return cli_usage_error("bench", "--format tsv: bench writes text or json");
+    if (report_is_table(given->format))
+        return cli_usage_error("bench", "--format %s: bench writes text or json",
+                               given->format == REPORT_CSV ? "csv" : "tsv");
     if (sweep.all && (sweep.nwavelets || sweep.nmodes || sweep.host_path ||
                       wt_transform_class_of(given->transform) != wt_transform_at(0)))
         return cli_usage_error("bench", "--all takes no -w, -m, --host-path or --transform");

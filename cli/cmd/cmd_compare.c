@@ -200,9 +200,12 @@ static wt_status compare_files(const cli_options *opt, const char *a, const char
     }
     if (st == WT_OK) {
         warn_recovered(opt);
+        double peak = 0.0;
         st = make_comparable(opt, &ia, &ib);
         if (st == WT_OK)
-            st = wt_quality_compare(&ia, &ib, q);
+            st = report_psnr_peak(opt, &ia, 0.0, &peak);
+        if (st == WT_OK)
+            st = wt_quality_compare_peak(&ia, &ib, peak, q);
         if (st != WT_OK) {
             char both[2 * 4096 + 8];
             snprintf(both, sizeof both, "%s, %s", pipeline_shown(a), pipeline_shown(b));
@@ -283,12 +286,13 @@ const cli_command cmd_compare = {
     .tagline = "A B: PSNR/MSE of two images",
     .summary =
         "Report PSNR and MSE of B against A: per channel and of the mean MSE over\n"
-        "channels (as ffmpeg's psnr filter), peak 2^depth - 1, MSE in sample units.\n"
+        "channels (as ffmpeg's psnr filter), peak 2^depth - 1 (--data-range: another,\n"
+        "as scikit-image's data_range), MSE in sample units.\n"
         "Identical images give inf. Both must have the same size; images that differ\n"
         "in channels or depth are compared only when an option says how: --gray,\n"
         "--ignore-alpha, --depth 8|16 (the report's peak is then 2^depth - 1).",
     .groups = (const cli_group *const[]){&cli_group_input, &compare_group, &cli_group_report,
-                                         &cli_group_verbosity, NULL},
+                                         &cli_group_psnr, &cli_group_verbosity, NULL},
     .own_size = sizeof(compare_options),
     .min_args = 2,
     .max_args = 2,

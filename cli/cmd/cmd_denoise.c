@@ -221,10 +221,11 @@ static int check_denoise_options(const cli_options *o)
     if (d->ycbcr && d->noise == WT_NOISE_POISSON)
         return cli_usage_error("denoise", "--ycbcr and --noise poisson exclude each other");
     const wt_transform_class *c = wt_transform_class_of(o->transform);
-    if (!(c->params & WT_TPARAM_DENOISE_EXTRAS) &&
-        (d->ycbcr || d->noise == WT_NOISE_POISSON || d->cycle_spin))
-        return cli_usage_error("denoise", "--transform %s goes without --ycbcr, --noise "
-                                          "poisson and --cycle-spin", c->name);
+    if (!(c->params & WT_TPARAM_DENOISE_EXTRAS) && (d->ycbcr || d->cycle_spin))
+        return cli_usage_error("denoise", "--transform %s goes without --ycbcr and --cycle-spin",
+                               c->name);
+    if (!(c->params & WT_TPARAM_DENOISE_POISSON) && d->noise == WT_NOISE_POISSON)
+        return cli_usage_error("denoise", "--transform %s goes without --noise poisson", c->name);
     return CLI_CONTINUE;
 }
 
@@ -235,7 +236,7 @@ static int run_denoise(const cli_options *o)
     int spin = ((const denoise_cli_options *)o->own)->denoise.cycle_spin;
     int shifts = (spin + 1) * (spin + 1);
     batch_plan plan = {"denoise", 1, NULL, o->outdir, o->suffix, o->ext, CLI_DEFAULT_EXT,
-                       WT_HOLDS_IMAGE, 3 * shifts};
+                       WT_HOLDS_IMAGE, 3 * shifts, o->base};
     ctx.verbose = o->verbose;
     int rc = cli_check_output("denoise", o, !o->outdir && o->nargs == 2 ? o->args[1] : NULL,
                               cmd_denoise.writes);

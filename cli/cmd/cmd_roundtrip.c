@@ -181,13 +181,11 @@ static wt_status roundtrip_threshold_on(wt_engine *e, void *arg)
 /* Forward, optional thresholding, inverse; quality against the input; the
  * reconstruction written to @p out unless NULL. */
 /* The report against the input as read (@p depth bits, 8/16 or float32):
- * what is written (@p back in the --depth type @p want) and the input's peak,
- * 2^depth - 1 of an 8/16-bit input (an exact 8-bit image through --depth 16
- * is inf, not 138 dB against its range). */
+ * what is written (@p back in the --depth type @p want) with @p peak (0: the
+ * range of a float32 input). */
 static wt_status quality_as_written(const wt_image *img, const wt_image *back,
-                                    wt_sample_type want, int depth, wt_quality *q)
+                                    wt_sample_type want, int depth, double peak, wt_quality *q)
 {
-    double peak = depth == WT_DEPTH_F32 ? 0.0 : ldexp(1.0, depth) - 1.0;
     if (want.kind == WT_SAMPLE_FLOAT || img->bit_depth == depth)
         return wt_quality_compare_peak(img, back, peak, q);
     wt_image written = {0}, held = {0};
@@ -232,8 +230,15 @@ static wt_status roundtrip_file(pipeline *p, page_binding *page, const char *in,
                                      ? roundtrip_threshold_on
                                      : roundtrip_on,
                                  &job, in);
+    double peak = 0.0; /* --data-range, else the input's 2^depth - 1 (an exact 8-bit image
+                          through --depth 16 is inf, not 138 dB against its range) */
     if (st == WT_OK)
-        st = pipeline_name_error(quality_as_written(&img, &back, want, depth, &r->quality), in);
+        st = pipeline_name_error(
+            report_psnr_peak(o, &img, depth == WT_DEPTH_F32 ? 0.0 : ldexp(1.0, depth) - 1.0, &peak),
+            in);
+    if (st == WT_OK)
+        st = pipeline_name_error(quality_as_written(&img, &back, want, depth, peak, &r->quality),
+                                 in);
     if (st == WT_OK && out)
         st = result_save(p, page, out, &back, want);
     r->original = img;
@@ -278,7 +283,7 @@ static int run_roundtrip(const cli_options *o)
     const roundtrip_options *own = o->own;
     roundtrip_ctx ctx = {0};
     batch_plan plan = {"roundtrip", 0, own->output, o->outdir, o->suffix, o->ext,
-                       CLI_DEFAULT_EXT, WT_HOLDS_IMAGE, 2};
+                       CLI_DEFAULT_EXT, WT_HOLDS_IMAGE, 2, o->base};
     int both = !own->psnr && !own->mse;
     ctx.spec = (report_spec){o->format, own->psnr || both, own->mse || both,
                              own->details.kind != THRESHOLD_NONE, 0, own->qstep};
@@ -300,7 +305,7 @@ const cli_command cmd_roundtrip = {
     .tagline = "IN [-o OUT] [--psnr] [--mse]: forward + inverse, PSNR/MSE",
     .summary =
         "Decompose and reconstruct each input and report PSNR and MSE against it\n"
-        "(peak 2^depth - 1; identical: inf). --keep or --threshold first zero or shrink\n"
+        "(peak 2^depth - 1 or --data-range; identical: inf). --keep or --threshold first zero or shrink\n"
         "detail coefficients (cA is kept); the report then gives the fraction of detail\n"
         "coefficients left nonzero. --qstep Q instead quantises the details with a\n"
         "dead-zone quantiser of step Q (midpoint reconstruction) and adds the estimated\n"
@@ -313,7 +318,7 @@ const cli_command cmd_roundtrip = {
     .groups = (const cli_group *const[]){&cli_group_transform, &cli_group_swt, &cli_group_starlet,
                                          &cli_group_packet, &cli_group_device, &cli_group_jobs, &cli_group_input,
                                          &cli_group_save, &cli_group_batch, &roundtrip_group,
-                                         &cli_group_result, &cli_group_report,
+                                         &cli_group_result, &cli_group_report, &cli_group_psnr,
                                          &cli_group_verbosity, NULL},
     .own_size = sizeof(roundtrip_options),
     .min_args = 1,

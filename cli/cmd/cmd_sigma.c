@@ -111,17 +111,17 @@ static char *sigma_report(const sigma_ctx *ctx, const report_page *page, const w
                                                     : 255.0;
     if (f == REPORT_JSON) {
         return json_report(page, layout, sigma, n, peak);
-    } else if (f == REPORT_TSV) {
+    } else if (report_is_table(f)) {
         for (int c = 0; c < n; c++) {
-            sb_tsv_field(&sb, file);
+            sb_field(&sb, f, file);
             if (ctx->average)
-                sb_printf(&sb, "\tmean\t");
+                sb_row_printf(&sb, f, "\tmean\t");
             else
-                sb_printf(&sb, "\t%d\t", c);
+                sb_row_printf(&sb, f, "\t%d\t", c);
             number(&sb, f, sigma[c]);
-            sb_printf(&sb, "\t");
+            sb_row_printf(&sb, f, "\t");
             number(&sb, f, sigma[c] / peak);
-            sb_printf(&sb, "\n");
+            sb_row_printf(&sb, f, "\n");
         }
     } else {
         sb_printf(&sb, "%s: sigma ", file);
@@ -153,8 +153,8 @@ static void sigma_one(void *arg, batch_item *item)
 
 static void sigma_header(void *arg, FILE *report)
 {
-    if (((sigma_ctx *)arg)->format == REPORT_TSV)
-        fputs("file\tchannel\tsigma\tsigma_fraction\tpage\n", report);
+    report_table_header(((sigma_ctx *)arg)->format, "file\tchannel\tsigma\tsigma_fraction\tpage\n",
+                        report);
 }
 
 /* sigma's own options */
@@ -172,7 +172,7 @@ static int run_sigma(const cli_options *o)
 {
     const sigma_options *own = o->own;
     sigma_ctx ctx = {0};
-    batch_plan plan = {"sigma", 0, NULL, NULL, NULL, NULL, NULL, WT_HOLDS_IMAGE, 1};
+    batch_plan plan = {"sigma", 0, NULL, NULL, NULL, NULL, NULL, WT_HOLDS_IMAGE, 1, NULL};
     ctx.format = o->format;
     ctx.average = own->average;
     return pipeline_run_files(&ctx.pipe, o, &plan, sigma_one, &ctx, stdout, sigma_header);

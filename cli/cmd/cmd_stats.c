@@ -49,14 +49,15 @@ static wt_status stats_on(wt_engine *e, void *arg)
 /* --transform swt|starlet: the band stack on the engine, the figures on the host. */
 /* stats' own options */
 typedef struct stats_options {
-    double qstep;     /* --qstep Q; 0: 2^depth/256 */
+    double qstep;     /* --qstep Q; 0: figures_default_qstep */
     double eps;       /* --eps E; NAN: the quantiser step */
     const char *plot; /* --plot FILE.svg */
 } stats_options;
 
 #define AT(field) offsetof(stats_options, field)
 static const cli_opt stats_rows[] = {
-    {"qstep", 0, "Q", cli_opt_real, AT(qstep), "dead-zone quantiser step", "2^depth/256, 1 for 8-bit",
+    {"qstep", 0, "Q", cli_opt_real, AT(qstep), "dead-zone quantiser step",
+     "1 for 8-bit; 16-bit: 2^b/256, b the bits of the largest\nsample (at least 8)",
      &(cli_real_range){1e-9, 1e30}},
     {"eps", 0, "E", cli_opt_real, AT(eps), "near-zero means |c| <= E", "the quantiser step",
      &(cli_real_range){0.0, 1e30}},
@@ -100,7 +101,7 @@ static wt_status figures_of(stats_ctx *ctx, page_binding *page, const char *file
     if (st == WT_OK) {
         f->layout = img;
         f->layout.pixels = NULL;
-        f->qstep = own->qstep > 0.0 ? own->qstep : figures_default_qstep(img.bit_depth);
+        f->qstep = own->qstep > 0.0 ? own->qstep : figures_default_qstep(&img);
         f->eps = isnan(own->eps) ? f->qstep : own->eps;
         f->file = strdup(file);
         stats_job job = {&img, f};
@@ -214,7 +215,7 @@ static int check_plot(const cli_options *o)
 static int run_stats(const cli_options *o)
 {
     stats_ctx ctx = {0};
-    batch_plan plan = {"stats", 0, NULL, NULL, NULL, NULL, NULL, WT_HOLDS_IMAGE, 1};
+    batch_plan plan = {"stats", 0, NULL, NULL, NULL, NULL, NULL, WT_HOLDS_IMAGE, 1, NULL};
     int rc = check_plot(o);
     if (rc != CLI_CONTINUE)
         return rc;
@@ -240,7 +241,8 @@ const cli_command cmd_stats = {
         "max |c|, energy and its share of the channel's total (MATLAB wenergy2), the\n"
         "fractions of zero and near-zero (|c| <= --eps) coefficients, the MAD noise\n"
         "estimate median|c|/0.6745, and the zeroth-order entropy of the dead-zone\n"
-        "quantiser indices sign(c) floor(|c|/Q) (--qstep Q, default 2^depth/256), with\n"
+        "quantiser indices sign(c) floor(|c|/Q) (--qstep Q, default 2^b/256, b the bits\n"
+        "the samples use: 8-bit 8, 16-bit those of the largest sample), with\n"
         "the estimated bits per pixel of the whole image. --plot writes an SVG bar\n"
         "chart of the energy share per band: one bar per file for up to 6 files, else\n"
         "their mean with min-max whiskers. Inputs may be directories (walked for\n"

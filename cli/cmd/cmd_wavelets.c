@@ -47,11 +47,11 @@ static void wavelet_line(strbuf *sb, report_format f, const wt_wavelet *w)
     if (f == REPORT_TEXT) {
         sb_printf(sb, "%-10s %-22s %6d %-7s %-13s %s\n", w->name, w->family, w->filter_len,
                   support, type, lifting);
-    } else if (f == REPORT_TSV) {
-        sb_tsv_field(sb, w->name);
-        sb_printf(sb, "\t");
-        sb_tsv_field(sb, w->family);
-        sb_printf(sb, "\t%d\t%s\t%s\t%s\n", w->filter_len, support, type, lifting);
+    } else if (report_is_table(f)) {
+        sb_field(sb, f, w->name);
+        sb_row_printf(sb, f, "\t");
+        sb_field(sb, f, w->family);
+        sb_row_printf(sb, f, "\t%d\t%s\t%s\t%s\n", w->filter_len, support, type, lifting);
     } else {
         json_line(sb, w, support, type);
     }
@@ -63,8 +63,8 @@ static int run_wavelets(const cli_options *o)
     if (o->format == REPORT_TEXT)
         sb_printf(&sb, "%-10s %-22s %6s %-7s %-13s %s\n", "name", "family", "length", "support",
                   "type", "lifting");
-    else if (o->format == REPORT_TSV)
-        sb_printf(&sb, "name\tfamily\tfilter_length\tsupport\ttype\tlifting\n");
+    else if (report_is_table(o->format))
+        sb_row_printf(&sb, o->format, "name\tfamily\tfilter_length\tsupport\ttype\tlifting\n");
     for (size_t i = 0; i < wt_wavelet_count(); i++)
         wavelet_line(&sb, o->format, wt_wavelet_at(i));
     char *text = sb_finish(&sb);

@@ -116,48 +116,47 @@ static char *json_file(const file_figures *f, const report_page *page)
     return report_json_end(&j);
 }
 
-/* ---- tsv ------------------------------------------------------------------ */
+/* ---- tsv and csv ----------------------------------------------------------- */
 
-static const char tsv_columns[] =
+static const char table_columns[] =
     "file\twidth\theight\tchannels\tbit_depth\twavelet\tmode\tlevels\tqstep\teps\tbpp\tband\t"
     "level\torientation\tchannel\trows\tcols\tmean\tstd\tmin\tmax\tmax_abs\tenergy\t"
     "energy_share\tzero_fraction\tnear_zero_fraction\tmad_sigma\tentropy\ttransform\tpage\n";
 
-static void tsv_values(strbuf *sb, const double *v, size_t n)
+static void table_values(strbuf *sb, report_format format, const double *v, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
-        sb_printf(sb, "\t");
+        sb_row_printf(sb, format, "\t");
         if (isnan(v[i]))
             sb_printf(sb, "nan");
         else
-            sb_number(sb, REPORT_TSV, v[i]);
+            sb_number(sb, format, v[i]);
     }
 }
 
-static void tsv_band(strbuf *sb, const file_figures *f, const band_figures *b)
+/* A band's row of TSV or CSV. */
+static void table_band(strbuf *sb, report_format format, const file_figures *f,
+                       const band_figures *b)
 {
     char name[16];
     figures_band_name(f->transform, &b->ref, name, sizeof name);
-    sb_tsv_field(sb, f->file);
-    sb_printf(sb, "\t%u\t%u\t%d\t%d\t%s\t%s\t%d", f->layout.width, f->layout.height,
-              f->layout.channels, f->layout.bit_depth, figures_wavelet(f), figures_extension(f),
-              f->params.levels);
-    tsv_values(sb, (const double[]){f->qstep, f->eps, f->bpp}, 3);
-    sb_printf(sb, "\t%s\t%d\t%c\t%d\t%zu\t%zu", name, b->ref.level, figures_orientation(f->transform, &b->ref),
-              b->ref.channel, b->rows, b->cols);
+    sb_field(sb, format, f->file);
+    sb_row_printf(sb, format, "\t%u\t%u\t%d\t%d\t%s\t%s\t%d", f->layout.width,
+                  f->layout.height, f->layout.channels, f->layout.bit_depth, figures_wavelet(f),
+                  figures_extension(f), f->params.levels);
+    table_values(sb, format, (const double[]){f->qstep, f->eps, f->bpp}, 3);
+    sb_row_printf(sb, format, "\t%s\t%d\t%c\t%d\t%zu\t%zu", name, b->ref.level,
+                  figures_orientation(f->transform, &b->ref), b->ref.channel, b->rows, b->cols);
     const double v[] = {b->mean,       b->std,           b->s.min,           b->s.max,
                         b->s.max_abs,  b->s.sum_sq,      b->energy_share,    b->zero_fraction,
                         b->near_zero_fraction, b->mad_sigma, b->entropy};
-    tsv_values(sb, v, sizeof v / sizeof *v);
-    sb_printf(sb, "\t%s\n", wt_transform_name(f->transform));
+    table_values(sb, format, v, sizeof v / sizeof *v);
+    sb_row_printf(sb, format, "\t%s\n", wt_transform_name(f->transform));
 }
 
 void stats_report_header(report_format format, FILE *out)
 {
-    if (format != REPORT_TSV)
-        return;
-    fputs(tsv_columns, out);
-    fflush(out);
+    report_table_header(format, table_columns, out);
 }
 
 char *stats_report(report_format format, const file_figures *f, const report_page *page)
@@ -171,7 +170,7 @@ char *stats_report(report_format format, const file_figures *f, const report_pag
         if (format == REPORT_TEXT)
             text_band(&sb, f, &f->bands[i]);
         else
-            tsv_band(&sb, f, &f->bands[i]);
+            table_band(&sb, format, f, &f->bands[i]);
     }
     return sb_finish(&sb);
 }

@@ -46,6 +46,9 @@ static const cli_opt batch_rows[] = {
      "write outputs into DIR (created if missing), named from the input", NULL, "a directory"},
     {"suffix", 0, "S", parse_suffix, AT(suffix), "added to the input's stem in output names",
      "none", NULL},
+    {"base", 0, "DIR", cli_opt_string, AT(base),
+     "with -O: outputs keep each input's path below DIR", "the current folder; a\n"
+     "directory argument's files: below it", "a directory"},
     {"ext", 0, "EXT", parse_ext, AT(ext), "output type with -O or '-': {EXTS}", NULL, NULL},
     {"no-clobber", 'n', NULL, cli_opt_flag, AT(no_clobber),
      "skip outputs that exist already (resume a batch)", NULL, NULL},

@@ -230,11 +230,12 @@ static wt_status check_options(const wt_denoise_options *o, const wt_image *in)
     if (o->ycbcr && o->noise == WT_NOISE_POISSON)
         return wt_error_set(WT_ERR_INVALID, "denoise: --ycbcr and Poisson noise exclude each other");
     const wt_transform_class *c = wt_transform_of_denoise(o);
-    if (!(c->params & WT_TPARAM_DENOISE_EXTRAS) &&
-        (o->ycbcr || o->noise == WT_NOISE_POISSON || o->cycle_spin > 0))
+    if (!(c->params & WT_TPARAM_DENOISE_EXTRAS) && (o->ycbcr || o->cycle_spin > 0))
         return wt_error_set(WT_ERR_INVALID,
-                            "denoise: --transform %s goes without --ycbcr, --noise poisson and "
-                            "--cycle-spin",
+                            "denoise: --transform %s goes without --ycbcr and --cycle-spin",
+                            c->name);
+    if (!(c->params & WT_TPARAM_DENOISE_POISSON) && o->noise == WT_NOISE_POISSON)
+        return wt_error_set(WT_ERR_INVALID, "denoise: --transform %s goes without --noise poisson",
                             c->name);
     return WT_OK;
 }
@@ -573,7 +574,8 @@ static void shrink_swt_channel(const wt_denoise_options *o, const wt_uparams *u,
 }
 
 /* Denoise with the SWT (the SWT module's hook): samples to planes,
- * wt_uforward, shrink, wt_uinverse. */
+ * wt_uforward, shrink, wt_uinverse; Poisson counts through the Anscombe
+ * transform and sigma 1, as the DWT's path. */
 wt_status wt_denoise_swt(wt_engine *e, const wt_denoise_options *o, const wt_params *p,
                          const wt_image *in, wt_image *out, double *used, int *levels)
 {
@@ -594,17 +596,23 @@ wt_status wt_denoise_swt(wt_engine *e, const wt_denoise_options *o, const wt_par
     float *planes = malloc(n * (size_t)channels * sizeof *planes);
     float *bands = malloc(nb * n * (size_t)channels * sizeof *bands);
     double *scratch = malloc(n * sizeof *scratch), *x = malloc(n * (size_t)channels * sizeof *x);
-    double peak = peak_of(in);
+    int poisson = o->noise == WT_NOISE_POISSON;
+    double peak = poisson ? 1.0 : peak_of(in), lo = clip_lo(in), hi = clip_hi(in);
     st = planes && bands && scratch && x ? wt_image_to_planes(in, planes)
                                          : wt_error_set(WT_ERR_NOMEM, "out of memory");
+    for (size_t i = 0; st == WT_OK && poisson && i < n * (size_t)channels; i++)
+        planes[i] = (float)anscombe(planes[i]);
     if (st == WT_OK)
         st = wt_uforward(e, &u, planes, h, w, channels, bands);
     for (int c = 0; st == WT_OK && c < channels; c++)
-        shrink_swt_channel(o, &u, bands, h, w, channels, c, peak, o->sigma, scratch, &used[c]);
+        shrink_swt_channel(o, &u, bands, h, w, channels, c, peak, poisson ? 1.0 : o->sigma,
+                           scratch, &used[c]);
     if (st == WT_OK)
         st = wt_uinverse(e, &u, bands, h, w, channels, planes);
-    for (size_t i = 0; st == WT_OK && i < n * (size_t)channels; i++)
-        x[i] = planes[i];
+    for (size_t i = 0; st == WT_OK && i < n * (size_t)channels; i++) {
+        x[i] = poisson ? anscombe_inverse(planes[i]) : planes[i];
+        x[i] = poisson && x[i] < lo ? lo : (poisson && x[i] > hi ? hi : x[i]);
+    }
     if (st == WT_OK)
         planes_to_image(x, out);
     free(planes);

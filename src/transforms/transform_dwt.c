@@ -20,7 +20,7 @@ const wt_transform_class wt_transform_dwt = {
     .help = "dwt",
     .kind = WT_TRANSFORM_DWT,
     .params = WT_TPARAM_WAVELET | WT_TPARAM_MODE | WT_TPARAM_METHOD | WT_TPARAM_QSTEP |
-              WT_TPARAM_DENOISE_EXTRAS,
+              WT_TPARAM_DENOISE_EXTRAS | WT_TPARAM_DENOISE_POISSON,
     .layout = WT_LAYOUT_PYRAMID,
     .no_border = "takes -m",
     .meta_mode = WT_MODE_SYMMETRIC,

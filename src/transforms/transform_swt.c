@@ -126,7 +126,7 @@ const wt_transform_class wt_transform_swt = {
     .help = "swt (= pywt.swt2, any size)",
     .kind = WT_TRANSFORM_SWT,
     .params = WT_TPARAM_WAVELET | WT_TPARAM_NORM | WT_TPARAM_START_LEVEL |
-              WT_TPARAM_ALL_APPROX | WT_TPARAM_LAYERS,
+              WT_TPARAM_ALL_APPROX | WT_TPARAM_LAYERS | WT_TPARAM_DENOISE_POISSON,
     .layout = WT_LAYOUT_STACK,
     .filter_banks_only = 1,
     .no_border = "is periodic",

@@ -602,19 +602,44 @@ expect "roundtrip batch: header + 3 lines in order" \
     test "$(cut -f1 "$out" | tr '\n' ' ')" = "file in/a.png in/b.png in/sub/c.jpg "
 case_ "batch -q: no summary" 1 "wavetool: in/d.png: *" "$WT" decompose -q -l 1 -O out2 in
 case_ "-O into the input directory refuses to overwrite" 1 \
-    "*in/a.png: output in/a.png is the input file*" "$WT" decompose -l 1 -O in in/a.png
+    "*in/a.png: output in/a.png is the input file*" "$WT" decompose -l 1 --base in -O in in/a.png
 mkdir -p pair && cp rgb8.png pair/x.png && cp gray16.png pair/x_m.png && cp pair/x_m.png x_m.orig
 case_ "an output that is another input is refused" 1 \
     "wavetool: pair/x.png: output pair/x_m.png is the input pair/x_m.png; not overwritten*" \
-    "$WT" decompose -l 1 --suffix _m -O pair pair/x.png pair/x_m.png
+    "$WT" decompose -l 1 --suffix _m --base pair -O pair pair/x.png pair/x_m.png
 expect "the other input is untouched" cmp pair/x_m.png x_m.orig
-cp rgb8.png c.png
+cp rgb8.png c.png && cp rgb8.png in/sub/c.png
 case_ "files of one stem and two extensions: distinct outputs" 0 "wavetool: 2 files: 2 done, 0 failed" \
-    "$WT" decompose -l 1 -O dup in/sub/c.jpg c.png
-expect "c.jpg -> c.jpg.png, c.png -> c.png.png" no_temp_files dup c.jpg.png c.png.png
+    "$WT" decompose -l 1 -O dup in/sub/c.jpg in/sub/c.png
+expect "c.jpg -> c.jpg.png, c.png -> c.png.png" no_temp_files dup/in/sub c.jpg.png c.png.png
+rm in/sub/c.png
+# issue 31 item 10: -O keeps a file argument's folders (below the current folder
+# or --base); two inputs with one output refuse the batch before any write
 mkdir -p a2 && cp rgb8.png a2/c.png
-case_ "same output from two files of one name" 1 "wavetool: a2/c.png: output dup2/c.png is also the output of c.png*" \
-    "$WT" decompose -l 1 -O dup2 c.png a2/c.png
+case_ "-O: files of one name in two folders keep their folders" 0 "wavetool: 2 files: 2 done, 0 failed" \
+    "$WT" decompose -l 1 -O dup2 c.png ./a2//c.png
+expect "-O: c.png -> dup2/c.png, a2/c.png -> dup2/a2/c.png" no_temp_files dup2 c.png a2
+expect "-O: dup2/a2 holds c.png" no_temp_files dup2/a2 c.png
+case_ "-O: a walked file and a file argument of one output: refused, nothing written" 2 \
+    "wavetool: a2/c.png and c.png would both write dup3/c.png; nothing written (with --base DIR, -O keeps each input's path below DIR)?Try 'wavetool decompose --help'." \
+    "$WT" decompose -l 1 -O dup3 cam a2 c.png
+expect "-O: the refused batch made no folder" test ! -e dup3
+case_ "--base: an absolute file path mirrored below it" 0 "wavetool: 1 file: 1 done, 0 failed" \
+    "$WT" decompose -l 1 --base "$T/cam" -O dup4 "$T/cam/a/x.png"
+expect "--base: cam/a/x.png -> dup4/a/x.png" no_temp_files dup4/a x.png
+case_ "--base applies to directory arguments too" 0 "wavetool: 5 files: 5 done, 0 failed" \
+    "$WT" decompose -l 1 --base . -O dup5 a2 cam
+expect "--base .: a2 and cam keep their names" no_temp_files dup5 a2 cam
+case_ "-O: a file outside the current folder needs --base" 2 \
+    "wavetool: ../x.png is not below the current folder, whose tree -O mirrors; give --base DIR, a folder above every input?Try*" \
+    "$WT" decompose -l 1 -O dup6 ../x.png
+case_ "--base: a file outside it" 2 "wavetool: c.png is not below --base a2?Try*" \
+    "$WT" decompose -l 1 --base a2 -O dup6 c.png
+case_ "--base without -O" 2 "wavetool: --base applies with -O only?Try*" \
+    "$WT" decompose -l 1 --base a2 c.png dup6.png
+case_ "--base names a missing folder" 2 "wavetool: --base nope: No such file or directory?Try*" \
+    "$WT" decompose -l 1 --base nope -O dup6 c.png
+expect "no folder for refused batches" test ! -e dup6
 case_ "stdin with -O refused" 2 "wavetool: '-' (standard input) cannot be used with -O*" \
     "$WT" decompose -O out -
 mkdir -p emptydir

@@ -221,7 +221,8 @@ paths = {k: save(v, k + ".png") for k, v in cases.items()}
 def denoise_all(tag, args, names):
     """Run one -O batch over @names; returns {name: output array}, {name: [sigma]}."""
     outdir = os.path.join(TMP, tag)
-    p = run(["denoise", "-v", "--device", "cpu"] + args + ["-O", outdir] + [paths[n] for n in names])
+    p = run(["denoise", "-v", "--device", "cpu"] + args + ["--base", TMP, "-O", outdir] +
+            [paths[n] for n in names])
     sigmas = {}
     for line in p.stderr.splitlines():
         if ": levels " in line and ", sigma " in line:
@@ -551,6 +552,26 @@ for wavelet in ("db1", "db2"):
     levels = max(pywt.swt_max_level(min(swt_img.shape)) - 3, 1)
     ref = swt_numpy(swt_img.astype(float), wavelet, levels)
     compare(f"swt {wavelet} camera 96x128", out, np.clip(ref, 0, 255) / 255, np.uint8)
+
+# --noise poisson --transform swt: Anscombe, the SWT's BayesShrink with sigma 1, inverse
+def swt_bayes(x, wavelet, levels, sigma):
+    coeffs = pywt.swt2(x, wavelet, level=levels, trim_approx=True)
+    out = [coeffs[0]]
+    for bands in coeffs[1:]:
+        out.append(tuple(pywt.threshold(d, sigma ** 2 / np.sqrt(max(np.mean(d * d) - sigma ** 2,
+                                                                   np.finfo(float).eps)),
+                                        "soft") for d in bands))
+    return pywt.iswt2(out, wavelet)
+
+
+counts_swt = counts[:64, :80]
+paths["poisson_swt"] = save(counts_swt, "poisson_swt.png")
+cases["poisson_swt"] = counts_swt
+out = denoise_all("poisson-swt", ["--noise", "poisson", "--transform", "swt"],
+                  ["poisson_swt"])[0]["poisson_swt"]
+y = 2 * np.sqrt(counts_swt + 3 / 8)
+den = swt_bayes(y, "db1", max(pywt.swt_max_level(min(y.shape)) - 3, 1), 1.0)
+compare("poisson swt", out, np.clip(anscombe_inverse(den), 0, 255) / 255, np.uint8)
 
 # ---- errors -----------------------------------------------------------------------------
 checks += 1
