@@ -17,6 +17,8 @@
  *
  * Undecimated transforms (SWT, starlet): check_undecimated(), odd, tiny and
  * large sizes, several wavelets, borders and pywt's options.
+ * Wavelet packets: check_packets(), every node of full trees, rebuilt from
+ * the full tree and the best basis (gpu_check_packet.c).
  *
  * Exit: 0 all passed, 1 a case failed (or a GPU the engine cannot use), 77 no
  * CUDA device (skip), 2 usage. */
@@ -415,6 +417,9 @@ int main(int argc, char **argv)
     if (!only && only_mode < 0 && (!images_only || undecimated_only))
         check_undecimated(&en, quick, large, &st);
     double t5 = wt_seconds();
+    if (!only && only_mode < 0 && !images_only && !undecimated_only)
+        check_packets(&en, quick, &st);
+    double t6 = wt_seconds();
     if (st.failed >= MAX_FAILURES)
         printf("gpu_check: stopped after %d failures\n", MAX_FAILURES);
     printf("gpu_check: worst rel err %.3g (%s); smooth/antireflect %.3g (%s)\n", st.worst[0],
@@ -433,7 +438,9 @@ int main(int argc, char **argv)
            "err %.3g (%s)\n",
            st.u_cases, st.u_failed, t5 - t4, st.u_worst,
            st.u_worst_name[0] ? st.u_worst_name : "-");
+    printf("gpu_check: wavelet packets: %ld cases, %ld failed (%.1f s); worst rel err %.3g (%s)\n",
+           st.p_cases, st.p_failed, t6 - t5, st.p_worst, st.p_worst_name[0] ? st.p_worst_name : "-");
     wt_engine_close(en.gpu);
     wt_engine_close(en.cpu);
-    return st.failed || st.img_failed || st.pyr_failed || st.u_failed ? 1 : 0;
+    return st.failed || st.img_failed || st.pyr_failed || st.u_failed || st.p_failed ? 1 : 0;
 }

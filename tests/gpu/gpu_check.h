@@ -1,7 +1,8 @@
 /* Inside of gpu_check (the GPU-vs-CPU gate, gpu_check.c's comment): what its
  * files share. gpu_check.c: harness, comparisons, reports, main;
  * gpu_check_dwt.c: DWT pyramids; gpu_check_image.c: image paths;
- * gpu_check_epyr.c: engine-resident pyramids; gpu_check_swt.c: undecimated. */
+ * gpu_check_epyr.c: engine-resident pyramids; gpu_check_swt.c: undecimated;
+ * gpu_check_packet.c: wavelet packets. */
 #ifndef GPU_CHECK_H
 #define GPU_CHECK_H
 
@@ -50,6 +51,9 @@ typedef struct stats {
     long u_cases, u_failed;     /* undecimated transforms (SWT, starlet) */
     double u_worst;
     char u_worst_name[200];
+    long p_cases, p_failed; /* wavelet packets */
+    double p_worst;
+    char p_worst_name[200];
     double worst[2]; /* float cases: [0] folding modes, [1] smooth/antireflect */
     char worst_name[2][160];
     int verbose;
@@ -96,5 +100,8 @@ void check_pyramids(const engines *en, int quick, int large, stats *st);
 
 /* gpu_check_swt.c: undecimated transforms */
 void check_undecimated(const engines *en, int quick, int large, stats *st);
+
+/* gpu_check_packet.c: wavelet packet trees and their rebuilds */
+void check_packets(const engines *en, int quick, stats *st);
 
 #endif
