@@ -48,25 +48,45 @@ done
 # were printed and the run went on: fuzz_cli's float->int32 cast of
 # 2026-11-25 passed unnoticed)
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}
-# One processor per harness: the CPU engine then runs each pass on the
-# calling thread (it starts as many threads as the affinity mask allows), so
-# runs pay no thread starts under ASan: fuzz_cli 340 -> 1,850 runs/s.
-pin=
+# One processor per fuzzing process: the CPU engine then runs each pass on
+# the calling thread (it starts as many threads as the affinity mask allows),
+# so runs pay no thread starts under ASan: fuzz_cli 340 -> 1,850 runs/s.
+# FUZZ_WORKERS=N runs N processes per harness, each pinned to its own
+# processor, on one shared corpus (long campaigns on a many-core machine);
+# FUZZ_HARNESSES picks harnesses (default: all five).
+workers=${FUZZ_WORKERS:-1}
+first_cpu=
 if command -v taskset >/dev/null; then
-    cpu=$(taskset -pc $$ 2>/dev/null | sed 's/.*: *//; s/[-,].*//')
-    [ -n "$cpu" ] && pin="taskset -c $cpu"
+    first_cpu=$(taskset -pc $$ 2>/dev/null | sed 's/.*: *//; s/[-,].*//')
 fi
-status=0
-for h in image npz cli tiff npy; do
-    log=$work/$h.log
+fuzz_one() { # harness worker log
+    pin=
+    [ -n "$first_cpu" ] && pin="taskset -c $((first_cpu + $2))"
     mask=0
-    [ $h = cli ] && mask=3 # the program's own messages
-    if ! $pin "$build/tests/fuzz/fuzz_$h" -max_total_time="$secs" -rss_limit_mb=2048 -timeout=10 \
-        -close_fd_mask=$mask -artifact_prefix="$here/crashes/${h}-" -print_final_stats=1 \
-        "$work/$h" >"$log" 2>&1; then
-        status=1
-        tail -40 "$log"
-    fi
-    echo "fuzz_$h: $(grep -m1 -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' || echo '?') executions in ${secs}s"
+    [ "$1" = cli ] && mask=3 # the program's own messages
+    $pin "$build/tests/fuzz/fuzz_$1" -max_total_time="$secs" -rss_limit_mb=2048 -timeout=10 \
+        -close_fd_mask=$mask -artifact_prefix="$here/crashes/$1-" -print_final_stats=1 \
+        "$work/$1" >"$3" 2>&1
+}
+status=0
+for h in ${FUZZ_HARNESSES:-image npz cli tiff npy}; do
+    pids=
+    for i in $(seq 0 $((workers - 1))); do
+        fuzz_one "$h" "$i" "$work/$h.$i.log" &
+        pids="$pids $!"
+    done
+    runs=0
+    i=0
+    for pid in $pids; do
+        log=$work/$h.$i.log
+        if ! wait "$pid"; then
+            status=1
+            tail -40 "$log"
+        fi
+        n=$(grep -m1 -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' || echo 0)
+        runs=$((runs + n))
+        i=$((i + 1))
+    done
+    echo "fuzz_$h: $runs executions in ${secs}s ($workers process(es))"
 done
 exit $status
