@@ -73,22 +73,9 @@ static wt_status pool_add(pipeline *p, const char *device)
     return st;
 }
 
-/* --device auto: the CPU engine when it is predicted to finish the job first
- * (@p job; NULL: not known), else the GPU when one opens, else the CPU engine;
- * -v says which and why (no code for the GPU in this build, say). */
-static wt_status pool_add_auto(pipeline *p, const wt_auto_job *job)
+/* The GPU when one opens, else the CPU engine (-v says why). */
+static wt_status open_gpu_or_cpu(pipeline *p)
 {
-    char why[200];
-    const char *force = wt_env()->auto_device; /* "gpu": whenever one opens */
-    if ((force && strcmp(force, "gpu") == 0) || !strstr(wt_backends(), "cuda"))
-        job = NULL; /* (without CUDA, "auto" itself says why) */
-    if (job && job->samples > 0 && !wt_auto_prefers_gpu(job, why, sizeof why)) {
-        if (p->opt->verbose)
-            fprintf(stderr, "wavetool: CPU engine chosen, GPU not opened: %s\n", why);
-        return pool_add(p, "cpu");
-    }
-    if (job && job->samples > 0 && p->opt->verbose)
-        fprintf(stderr, "wavetool: GPU chosen: %s\n", why);
     if (wt_gpu_count() > 0) {
         if (pool_add(p, "cuda") == WT_OK)
             return WT_OK;
@@ -102,6 +89,25 @@ static wt_status pool_add_auto(pipeline *p, const wt_auto_job *job)
     if (st == WT_OK && p->opt->verbose && wt_warning_message()[0])
         fprintf(stderr, "wavetool: %s; using the CPU engine\n", wt_warning_message());
     return st;
+}
+
+/* --device auto: is the CPU engine predicted to finish the job first (@p job;
+ * NULL: not known)? -v says which and why (no code for the GPU in this
+ * build, say). */
+static int auto_takes_cpu(const pipeline *p, const wt_auto_job *job)
+{
+    char why[200];
+    const char *force = wt_env()->auto_device; /* "gpu": whenever one opens */
+    if ((force && strcmp(force, "gpu") == 0) || !strstr(wt_backends(), "cuda"))
+        return 0; /* (without CUDA, "auto" itself says why) */
+    if (!job || job->samples == 0)
+        return 0;
+    int cpu = !wt_auto_prefers_gpu(job, why, sizeof why);
+    if (p->opt->verbose)
+        fprintf(stderr, cpu ? "wavetool: CPU engine chosen, GPU not opened: %s\n"
+                            : "wavetool: GPU chosen: %s\n",
+                why);
+    return cpu;
 }
 
 /* Engines 1.. of a CPU pool. */
@@ -164,12 +170,90 @@ static void say_engines(const pipeline *p, int workers, int threads)
         fprintf(stderr, "wavetool: %d GPUs, %d files at a time\n", p->nengines, workers);
 }
 
+/* ---- the GPU opened in the background --------------------------------------
+ * Under --device auto, when the GPU is to be tried, it opens (about 0.35 s)
+ * on a thread of its own while the workers decode their first inputs; they
+ * wait for it at their first transform (engine_acquire). Should it not open,
+ * the pool becomes CPU engines, as an open before the files would have. */
+
+/* Open the engines of --device auto (on the opener thread, or at once);
+ * publishes them by clearing p->opening. */
+static void *open_auto_pool(void *arg)
+{
+    pipeline *p = arg;
+    /* the pool is the opener's alone while p->opening: no lock until done */
+    wt_status st = p->cpu_chosen ? pool_add(p, "cpu") : open_gpu_or_cpu(p);
+    if (st == WT_OK && wt_engine_is_cpu(p->engines[0]))
+        st = open_more_cpu_engines(p, p->workers, p->threads);
+    if (st != WT_OK) {
+        p->open_status = st;
+        snprintf(p->open_error, sizeof p->open_error, "%s", wt_error_message());
+        fprintf(stderr, "wavetool: %s\n", p->open_error);
+    } else {
+        p->is_gpu = !wt_engine_is_cpu(p->engines[0]);
+        say_engines(p, p->workers, p->threads);
+    }
+    pthread_mutex_lock(&p->lock);
+    p->opening = 0;
+    pthread_cond_broadcast(&p->freed);
+    pthread_mutex_unlock(&p->lock);
+    return NULL;
+}
+
+void pipeline_wait_open(pipeline *p)
+{
+    if (!p->has_opener)
+        return;
+    pthread_join(p->opener, NULL);
+    p->has_opener = 0;
+}
+
+/* The pool of --device auto: CPU engines, or a GPU that exists opened in
+ * the background (CLI_CONTINUE), or an exit code. */
+static int open_auto(pipeline *p, const wt_auto_job *job)
+{
+    p->cpu_chosen = auto_takes_cpu(p, job);
+    if (p->cpu_chosen || wt_gpu_count() == 0) {
+        open_auto_pool(p); /* at once: nothing to wait for */
+        return p->open_status == WT_OK ? CLI_CONTINUE : EXIT_SOME_FAILED;
+    }
+    p->opening = 1;
+    p->is_gpu = 1;
+    if (pthread_create(&p->opener, NULL, open_auto_pool, p) == 0) {
+        p->has_opener = 1;
+        return CLI_CONTINUE;
+    }
+    open_auto_pool(p);
+    return p->open_status == WT_OK ? CLI_CONTINUE : EXIT_SOME_FAILED;
+}
+
+/* The pool of a named device (cuda, cuda:N, cuda:N,M, cuda:all, cpu). */
+static int open_named(pipeline *p, const char *device)
+{
+    const char *list = strncmp(device, "cuda:", 5) == 0 ? device + 5 : "";
+    wt_status st;
+    if (strcmp(list, "all") == 0 || strchr(list, ','))
+        st = open_gpu_list(p, list);
+    else if ((st = pool_add(p, device)) == WT_OK && wt_engine_is_cpu(p->engines[0]))
+        st = open_more_cpu_engines(p, p->workers, p->threads);
+    if (st != WT_OK) {
+        fprintf(stderr, "wavetool: %s\n", wt_error_message());
+        return EXIT_SOME_FAILED;
+    }
+    p->is_gpu = !wt_engine_is_cpu(p->engines[0]);
+    say_engines(p, p->workers, p->threads);
+    return CLI_CONTINUE;
+}
+
 int pipeline_open(pipeline *p, const cli_options *opt, int workers, const wt_auto_job *job)
 {
     memset(p, 0, sizeof *p);
     p->opt = opt;
     p->load = opt->load;
     p->load.max_memory /= (uint64_t)(workers > 0 ? workers : 1);
+    p->workers = workers;
+    p->threads = wt_cpu_count() / workers;
+    p->threads = p->threads < 1 ? 1 : p->threads;
     p->engines = calloc((size_t)workers, sizeof *p->engines);
     p->busy = calloc((size_t)workers, 1);
     if (!p->engines || !p->busy) {
@@ -177,49 +261,48 @@ int pipeline_open(pipeline *p, const cli_options *opt, int workers, const wt_aut
         fputs("wavetool: out of memory\n", stderr);
         return EXIT_SOME_FAILED;
     }
-    const char *list = strncmp(opt->device, "cuda:", 5) == 0 ? opt->device + 5 : "";
-    int threads = wt_cpu_count() / workers;
-    threads = threads < 1 ? 1 : threads;
-    wt_status st;
-    if (strcmp(list, "all") == 0 || strchr(list, ','))
-        st = open_gpu_list(p, list);
-    else if ((st = strcmp(opt->device, "auto") == 0 ? pool_add_auto(p, job)
-                                                    : pool_add(p, opt->device)) == WT_OK &&
-             wt_engine_is_cpu(p->engines[0]))
-        st = open_more_cpu_engines(p, workers, threads);
-    if (st != WT_OK) {
-        pool_close(p);
-        fprintf(stderr, "wavetool: %s\n", wt_error_message());
-        return EXIT_SOME_FAILED;
-    }
-    p->is_gpu = !wt_engine_is_cpu(p->engines[0]);
     pthread_mutex_init(&p->lock, NULL);
     pthread_cond_init(&p->freed, NULL);
-    say_engines(p, workers, threads);
-    return CLI_CONTINUE;
+    int rc = strcmp(opt->device, "auto") == 0 ? open_auto(p, job) : open_named(p, opt->device);
+    if (rc != CLI_CONTINUE) {
+        pool_close(p);
+        pthread_mutex_destroy(&p->lock);
+        pthread_cond_destroy(&p->freed);
+    }
+    return rc;
 }
 
 void pipeline_close(pipeline *p)
 {
     if (!p->engines)
         return;
+    pipeline_wait_open(p);
     pool_close(p);
     pthread_mutex_destroy(&p->lock);
     pthread_cond_destroy(&p->freed);
 }
 
+/* An engine of the pool, waiting for a free one (and for the GPU opening in
+ * the background); -1 when the pool could not be opened. */
 static int engine_acquire(pipeline *p)
 {
     int got = -1;
     pthread_mutex_lock(&p->lock);
     while (got < 0) {
+        if (p->opening) { /* the pool is not ours to read yet */
+            pthread_cond_wait(&p->freed, &p->lock);
+            continue;
+        }
+        if (p->nengines == 0)
+            break;
         for (int i = 0; i < p->nengines && got < 0; i++)
             if (!p->busy[i])
                 got = i;
         if (got < 0)
             pthread_cond_wait(&p->freed, &p->lock);
     }
-    p->busy[got] = 1;
+    if (got >= 0)
+        p->busy[got] = 1;
     pthread_mutex_unlock(&p->lock);
     return got;
 }
@@ -263,6 +346,8 @@ static wt_status job_on_cpu(pipeline_job job, void *arg)
 wt_status pipeline_engine_run(pipeline *p, pipeline_job job, void *arg, const char *file)
 {
     int i = engine_acquire(p);
+    if (i < 0)
+        return pipeline_name_error(wt_error_set(p->open_status, "%s", p->open_error), file);
     wt_engine_times before;
     wt_engine_get_times(p->engines[i], &before);
     wt_status st = job(p->engines[i], arg);

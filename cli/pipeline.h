@@ -30,15 +30,25 @@ typedef struct pipeline {
     char *busy;
     int nengines;
     int is_gpu;
+    int workers, threads; /* files at a time; threads per CPU engine */
     pthread_mutex_t lock;
-    pthread_cond_t freed;
+    pthread_cond_t freed; /* an engine given back, or the pool opened */
     pipeline_stats stats;
+    /* --device auto opens the GPU on a thread of its own (pipeline.c) */
+    pthread_t opener;
+    int has_opener, opening;
+    int cpu_chosen;        /* the auto model chose the CPU engine */
+    wt_status open_status; /* the pool could not be opened: why */
+    char open_error[512];
 } pipeline;
 
 /* Open the engines named by --device; -v says which run. Returns an exit
  * code, or CLI_CONTINUE. @p workers: files processed at a time; @p job:
  * what --device auto weighs (NULL: try the GPU first). */
 int pipeline_open(pipeline *p, const cli_options *opt, int workers, const wt_auto_job *job);
+/* Wait until the engines of --device auto are open (they open while the
+ * first files decode); pipeline_close waits too. */
+void pipeline_wait_open(pipeline *p);
 void pipeline_close(pipeline *p);
 
 /* Work for an engine: called with an engine of the pool, and again with a

@@ -124,9 +124,10 @@ static void print_json(const pass_result *r, const char *engine, int workers)
     report_json_print(&j, stdout);
 }
 
-static void report(const cli_options *o, const pipeline *p, int workers, double in_bytes,
+static void report(const cli_options *o, pipeline *p, int workers, double in_bytes,
                    const pass_result *codecs, const pass_result *full)
 {
+    pipeline_wait_open(p);
     const char *engine = wt_engine_name(p->engines[0]);
     double ratio = (full->stats.pixels / full->wall) / (codecs->stats.pixels / codecs->wall);
     if (o->format == REPORT_JSON) {
