@@ -41,6 +41,7 @@ typedef struct wt_env_knobs {
     const char *cuda_wide53;      /* WT_CUDA_WIDE53 */
     const char *auto_device;      /* WT_AUTO_DEVICE */
     const char *tmpdir;           /* TMPDIR */
+    const char *cpu_scalar;       /* WT_CPU_SCALAR */
 } wt_env_knobs;
 const wt_env_knobs *wt_env(void);
 /* Tests: the same knobs, to change one for a call (tests/gpu/gpu_check*.c). */

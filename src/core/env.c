@@ -16,6 +16,8 @@
  *   WT_AUTO_DEVICE=gpu      --device auto takes the GPU whenever one opens,
  *                           whatever the job's size (tests; default: weighed)
  *   TMPDIR                  bench --pipeline's temporary folder (default /tmp)
+ *   WT_CPU_SCALAR=1         the CPU engine's reference C kernels, not the
+ *                           AVX2/AVX-512 ones the CPU would run (tests)
  *
  * (WT_EMU_NO_DEVICE belongs to cuda/emu/, the CPU emulator of the CUDA
  * runtime used to check kernels without a GPU, not to wavetool.) */
@@ -42,6 +44,7 @@ static void read_knobs(void)
         .cuda_wide53 = getenv("WT_CUDA_WIDE53"),
         .auto_device = getenv("WT_AUTO_DEVICE"),
         .tmpdir = getenv("TMPDIR"),
+        .cpu_scalar = getenv("WT_CPU_SCALAR"),
     };
 }
 

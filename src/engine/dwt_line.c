@@ -43,7 +43,18 @@ static void to_float(float *dst, const real *src, long count)
         dst[i] = (float)src[i];
 }
 
-#if WT_LANES == WT_BATCH /* once */
+/* Defined once, by the reference build of this file; a variant
+ * (dwt_line_avx2.c) renames the kernels to static functions of its own. */
+#if WT_LANES == WT_BATCH && !defined(WT_LINE_VARIANT)
+#define WT_LINE_ONCE 1
+#endif
+#ifdef WT_LINE_VARIANT
+#define WT_LINE_API static
+#else
+#define WT_LINE_API
+#endif
+
+#ifdef WT_LINE_ONCE
 void wt_line_init(wt_line *line, const wt_params *params, size_t n)
 {
     line->wavelet = params->wavelet;
@@ -428,6 +439,7 @@ static void lifting_inverse(const wt_line *line, const float *lo, const float *h
 
 /* ---------------------------------------------------------------------- */
 
+#ifndef WT_LINE_VARIANT
 size_t wt_line_scratch(const wt_line *line)
 {
     /* generous: extension of 2n + 4F + margins, three buffers of it */
@@ -436,8 +448,9 @@ size_t wt_line_scratch(const wt_line *line)
     size_t len = 2 * (line->n + line->nlo + line->nhi) + 4 * F + 8 * R + 64;
     return 3 * len * B * sizeof(real);
 }
+#endif
 
-void wt_line_forward(const wt_line *line, const float *in, float *lo, float *hi, void *scratch)
+WT_LINE_API void wt_line_forward(const wt_line *line, const float *in, float *lo, float *hi, void *scratch)
 {
     if (line->method == WT_METHOD_LIFTING)
         lifting_forward(line, in, lo, hi, scratch);
@@ -447,7 +460,7 @@ void wt_line_forward(const wt_line *line, const float *in, float *lo, float *hi,
         conv_forward_fb(line, in, lo, hi, scratch);
 }
 
-void wt_line_inverse(const wt_line *line, const float *lo, const float *hi, float *out,
+WT_LINE_API void wt_line_inverse(const wt_line *line, const float *lo, const float *hi, float *out,
                      void *scratch)
 {
     if (line->n == 1 && line->wavelet->kind == WT_KIND_JPEG2000 && !is_periodization(line)) {
@@ -500,14 +513,14 @@ static void legall53_update(int32_t *a, const int32_t *d, long count, int sign)
                                           sign);
 }
 
-#if WT_LANES == WT_BATCH /* once */
+#ifdef WT_LINE_ONCE
 uint32_t wt_lift53_narrow_max(void)
 {
     return WT_LIFT53_NARROW_MAX;
 }
 #endif
 
-void wt_line_forward_i32(const wt_line *line, const int32_t *in, int32_t *lo, int32_t *hi,
+WT_LINE_API void wt_line_forward_i32(const wt_line *line, const int32_t *in, int32_t *lo, int32_t *hi,
                          int32_t *scratch)
 {
     long n = (long)line->n;
@@ -530,7 +543,7 @@ void wt_line_forward_i32(const wt_line *line, const int32_t *in, int32_t *lo, in
         memcpy(hi + k * B, d + (k - m0) * B, B * sizeof *hi);
 }
 
-void wt_line_inverse_i32(const wt_line *line, const int32_t *lo, const int32_t *hi,
+WT_LINE_API void wt_line_inverse_i32(const wt_line *line, const int32_t *lo, const int32_t *hi,
                          int32_t *out, int32_t *scratch)
 {
     if (line->n == 1 && !is_periodization(line)) {
