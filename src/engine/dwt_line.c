@@ -500,21 +500,42 @@ static void split_extended_i32(const int32_t *y, long len, wt_mode line_mode, lo
 }
 
 /* The steps with sign +1 (forward) or -1 (undo), wt_lift53_step: 64-bit
- * sums saturated to int32, as on the GPU. */
-static void legall53_predict(int32_t *a, int32_t *d, long count, int sign)
+ * sums saturated to int32, as on the GPU; where every input of the line
+ * lies within WT_LIFT53_NARROW_MAX, wt_lift53_step32, equal there and in
+ * 32-bit lanes (dwt_geometry.h). */
+static void legall53_predict(int32_t *a, int32_t *d, long count, int sign, int narrow)
 {
+    if (narrow) {
+        for (long i = 0; i < (count - 1) * B; i++)
+            d[i] = wt_lift53_step32(d[i], a[i], a[i + B], 0, 1, -sign);
+        return;
+    }
     for (long m = 0; m + 1 < count; m++)
         for (int b = 0; b < B; b++)
             d[m * B + b] = wt_lift53_step(d[m * B + b], a[m * B + b], a[(m + 1) * B + b], 0, 1,
                                           -sign);
 }
 
-static void legall53_update(int32_t *a, const int32_t *d, long count, int sign)
+static void legall53_update(int32_t *a, const int32_t *d, long count, int sign, int narrow)
 {
+    if (narrow) {
+        for (long i = B; i < count * B; i++)
+            a[i] = wt_lift53_step32(a[i], d[i - B], d[i], 2, 2, sign);
+        return;
+    }
     for (long m = 1; m < count; m++)
         for (int b = 0; b < B; b++)
             a[m * B + b] = wt_lift53_step(a[m * B + b], d[(m - 1) * B + b], d[m * B + b], 2, 2,
                                           sign);
+}
+
+/* Whether all of x[0, count) lie within +-WT_LIFT53_NARROW_MAX. */
+static int within_narrow(const int32_t *x, long count)
+{
+    int outside = 0;
+    for (long i = 0; i < count; i++)
+        outside |= x[i] > (int32_t)WT_LIFT53_NARROW_MAX || x[i] < -(int32_t)WT_LIFT53_NARROW_MAX;
+    return !outside;
 }
 
 #ifdef WT_LINE_ONCE
@@ -539,8 +560,9 @@ WT_LINE_API void wt_line_forward_i32(const wt_line *line, const int32_t *in, int
     long nout = (long)line->nlo, m0 = -3, m1 = nout + 3, count = m1 - m0;
     int32_t *a = y + (len + 1) * B, *d = a + count * B;
     split_extended_i32(y, len, line->mode, m0, m1, a, d);
-    legall53_predict(a, d, count, 1);
-    legall53_update(a, d, count, 1);
+    int narrow = within_narrow(in, n * B);
+    legall53_predict(a, d, count, 1, narrow);
+    legall53_update(a, d, count, 1, narrow);
     for (long k = 0; k < (long)line->nlo; k++)
         memcpy(lo + k * B, a + (k - m0) * B, B * sizeof *lo);
     for (long k = 0; k < (long)line->nhi; k++)
@@ -564,8 +586,9 @@ WT_LINE_API void wt_line_inverse_i32(const wt_line *line, const int32_t *lo, con
     long m0 = -3, m1 = (len + 1) / 2 + 3, count = m1 - m0;
     int32_t *a = y + (len + 1) * B, *d = a + count * B;
     split_extended_i32(y, len, line->mode, m0, m1, a, d);
-    legall53_update(a, d, count, -1);
-    legall53_predict(a, d, count, -1);
+    int narrow = within_narrow(lo, nlo * B) && within_narrow(hi, nhi * B);
+    legall53_update(a, d, count, -1, narrow);
+    legall53_predict(a, d, count, -1, narrow);
     for (long i = 0; i < n; i++) {
         const int32_t *s = (i & 1) ? d + ((i - 1) / 2 - m0) * B : a + (i / 2 - m0) * B;
         memcpy(out + i * B, s, B * sizeof *out);
