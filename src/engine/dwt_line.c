@@ -55,14 +55,24 @@ typedef real lanes_at __attribute__((vector_size(VW * sizeof(real)), aligned(4),
 #define AT(p) (*(lanes_at *)(p))
 #define LOAD(p) ((lanes)(*(const lanes_at *)(p)))
 
+/* Copies between float and real (a memcpy while real is float: a loop of B
+ * samples would be unrolled into B scalar moves). */
 static void to_real(real *dst, const float *src, long count)
 {
+    if (sizeof(real) == sizeof(float)) {
+        memcpy(dst, src, (size_t)count * sizeof *dst);
+        return;
+    }
     for (long i = 0; i < count; i++)
         dst[i] = src[i];
 }
 
 static void to_float(float *dst, const real *src, long count)
 {
+    if (sizeof(real) == sizeof(float)) {
+        memcpy(dst, src, (size_t)count * sizeof *dst);
+        return;
+    }
     for (long i = 0; i < count; i++)
         dst[i] = (float)src[i];
 }
