@@ -134,14 +134,22 @@ typedef struct dwt_pass {
 } dwt_pass;
 
 /* A job's batches: in a column pass (neighbouring lines are neighbouring
- * samples) WT_GROUP neighbouring batches, so each row is read and written
- * WT_GROUP * B samples at a time (16 cache lines of one page, where a lone
- * batch takes one line of a new page a row); else one. */
+ * samples) up to WT_GROUP neighbouring batches, so each row is read and
+ * written WT_GROUP * B samples at a time (8 cache lines of one page, where a
+ * lone batch takes one line of a new page a row), within WT_GROUP_BYTES of
+ * buffers (long columns: fewer); else one. */
 #define WT_GROUP 8
+#define WT_GROUP_BYTES ((size_t)16 << 20)
 
-static size_t batches_per_job(const wt_array_view *sig, const wt_axis_walk *walk)
+static size_t batches_per_job(const wt_array_view *sig, const wt_axis_walk *walk,
+                              size_t batch_bytes)
 {
-    return walk->inner >= 0 && sig->strides[walk->inner] == 1 ? WT_GROUP : 1;
+    size_t batches = (walk->nlines + B - 1) / B;
+    size_t group = WT_GROUP_BYTES / (batch_bytes ? batch_bytes : 1);
+    group = group < 1 ? 1 : (group > WT_GROUP ? WT_GROUP : group);
+    if (group > batches)
+        group = batches;
+    return walk->inner >= 0 && sig->strides[walk->inner] == 1 && group > 1 ? group : 1;
 }
 
 /* Rows ahead that a column group's copies ask the caches for: the rows are
@@ -292,8 +300,16 @@ static wt_status run_pass(const wt_line *line, int inverse, const wt_array_view 
                                                        {inverse_f32_1, inverse_i32_1}};
     wt_axis_walk walk = wt_axis_walk_of(sig, axis);
     const int one_line = walk.nlines < B, integer = sig->dtype == WT_INT32;
-    dwt_pass ps = {line,    wt_line_kernels_best(),         one_line_kernels[inverse][integer],
-                   inverse, integer, batches_per_job(sig, &walk), walk, sig, lo, hi, 0};
+    dwt_pass ps = {.line = line,
+                   .batch = wt_line_kernels_best(),
+                   .kernel = one_line_kernels[inverse][integer],
+                   .inverse = inverse,
+                   .integer = integer,
+                   .group = batches_per_job(sig, &walk, batch_layout_of(line).step * 4),
+                   .walk = walk,
+                   .sig = sig,
+                   .lo = lo,
+                   .hi = hi};
     size_t batches = (walk.nlines + B - 1) / B;
     size_t jobs = one_line ? walk.nblocks : (batches + ps.group - 1) / ps.group * walk.nblocks;
     if (jobs == 0 || walk.nlines == 0 || line->n == 0)
