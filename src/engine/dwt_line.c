@@ -34,7 +34,9 @@ typedef float real;
 /* The B lanes of a sample as NV GNU C vectors of the instruction set's width
  * (VW floats: SSE2 4, AVX2 8, AVX-512 16), which the compiler keeps in
  * registers, where a loop over the lanes would be unrolled into scalar code;
- * AT(p) is the VW lanes from p, unaligned, to read or write. */
+ * AT(p) is the VW lanes from p, unaligned, to read or write. The outputs are
+ * stored through AT straight from real vectors: a double build of this file
+ * (dev/notes/kernel-log.md) needs to_float there. */
 #if B == 1
 #define VW 1
 typedef real lanes;
