@@ -1,8 +1,11 @@
-/* Times the CPU engine's forward transform (median of runs, wall clock):
- *   cpu_speed WAVELET MODE METHOD LEVELS HEIGHT WIDTH [RUNS]
- * Prints milliseconds. Used by bench/cpu_vs_pywt.py. */
+/* Times the CPU engine's forward transform (median of runs, wall clock, or
+ * with "cpu" the process's processor time, which other processes sharing
+ * the cores do not inflate):
+ *   cpu_speed WAVELET MODE METHOD LEVELS HEIGHT WIDTH [RUNS] [wall|cpu]
+ * Prints milliseconds. Used by bench/cpu_vs_pywt.py and bench/cpu_per_core.py. */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "wavetool.h"
@@ -17,6 +20,7 @@ int main(int argc, char **argv)
     wt_params p = {wt_wavelet_find(argv[1]), WT_MODE_SYMMETRIC, WT_METHOD_AUTO, atoi(argv[4])};
     size_t h = strtoul(argv[5], NULL, 10), w = strtoul(argv[6], NULL, 10);
     int runs = argc > 7 ? atoi(argv[7]) : 5;
+    int cpu_time = argc > 8 && strcmp(argv[8], "cpu") == 0;
     wt_engine *e;
     wt_pyramid pyr;
     if (!p.wavelet || wt_mode_parse(argv[2], &p.mode) || wt_method_parse(argv[3], &p.method) ||
@@ -31,9 +35,9 @@ int main(int argc, char **argv)
     double t[64];
     runs = runs > 64 ? 64 : runs;
     for (int r = 0; r < runs; r++) {
-        double t0 = wt_seconds();
+        double t0 = cpu_time ? (double)clock() / CLOCKS_PER_SEC : wt_seconds();
         wt_forward(e, &p, x, &pyr);
-        t[r] = (wt_seconds() - t0) * 1e3;
+        t[r] = ((cpu_time ? (double)clock() / CLOCKS_PER_SEC : wt_seconds()) - t0) * 1e3;
     }
     printf("%.3f\n", wt_median(t, (size_t)runs));
     wt_pyramid_free(&pyr);

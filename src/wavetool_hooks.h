@@ -42,6 +42,7 @@ typedef struct wt_env_knobs {
     const char *auto_device;      /* WT_AUTO_DEVICE */
     const char *png_whole_max;    /* WT_PNG_WHOLE_MAX */
     const char *tmpdir;           /* TMPDIR */
+    const char *cpu_scalar;       /* WT_CPU_SCALAR */
 } wt_env_knobs;
 const wt_env_knobs *wt_env(void);
 /* Tests: the same knobs, to change one for a call (tests/gpu/gpu_check*.c). */

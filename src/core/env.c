@@ -18,6 +18,8 @@
  *   WT_PNG_WHOLE_MAX=BYTES  largest filtered PNG image compressed in one
  *                           libdeflate call; larger ones stream through zlib
  *   TMPDIR                  bench --pipeline's temporary folder (default /tmp)
+ *   WT_CPU_SCALAR=1         the CPU engine's reference C kernels, not the
+ *                           AVX2/AVX-512 ones the CPU would run (tests)
  *
  * (WT_EMU_NO_DEVICE belongs to cuda/emu/, the CPU emulator of the CUDA
  * runtime used to check kernels without a GPU, not to wavetool.) */
@@ -45,6 +47,7 @@ static void read_knobs(void)
         .auto_device = getenv("WT_AUTO_DEVICE"),
         .png_whole_max = getenv("WT_PNG_WHOLE_MAX"),
         .tmpdir = getenv("TMPDIR"),
+        .cpu_scalar = getenv("WT_CPU_SCALAR"),
     };
 }
 

@@ -15,10 +15,16 @@
 #define B WT_BATCH
 
 /* buf[i * B + b] = line (l0 + b) sample i, lines past the last repeat it.
- * Sample-outer order: B sequential read streams, contiguous writes. */
-static void gather(wt_lines src, size_t l0, size_t nlines, size_t len, uint32_t *buf)
+ * Sample-outer order: B sequential read streams, contiguous writes; B whole
+ * rows through the kernels' transposes. */
+static void gather(const wt_line_kernels *k, wt_lines src, size_t l0, size_t nlines, size_t len,
+                   uint32_t *buf)
 {
     const uint32_t *s = src.base;
+    if (src.sample_step == 1 && l0 + B <= nlines) { /* rows */
+        k->gather_rows(s + (ptrdiff_t)l0 * src.line_step, src.line_step, len, buf);
+        return;
+    }
     const uint32_t *row[B];
     for (size_t b = 0; b < B; b++)
         row[b] = s + (ptrdiff_t)(l0 + b < nlines ? l0 + b : nlines - 1) * src.line_step;
@@ -32,10 +38,15 @@ static void gather(wt_lines src, size_t l0, size_t nlines, size_t len, uint32_t 
             buf[i * B + b] = row[b][(ptrdiff_t)i * src.sample_step];
 }
 
-static void scatter(wt_lines dst, size_t l0, size_t nlines, size_t len, const uint32_t *buf)
+static void scatter(const wt_line_kernels *k, wt_lines dst, size_t l0, size_t nlines, size_t len,
+                    const uint32_t *buf)
 {
     uint32_t *d = dst.base;
     size_t nb = nlines - l0 < B ? nlines - l0 : B;
+    if (dst.sample_step == 1 && nb == B) { /* rows */
+        k->scatter_rows(buf, len, d + (ptrdiff_t)l0 * dst.line_step, dst.line_step);
+        return;
+    }
     if (dst.line_step == 1 && nb == B) {
         for (size_t i = 0; i < len; i++)
             memcpy(d + l0 + (ptrdiff_t)i * dst.sample_step, buf + i * B, B * sizeof *buf);
@@ -57,30 +68,24 @@ static void scatter(wt_lines dst, size_t l0, size_t nlines, size_t len, const ui
             row[b][(ptrdiff_t)i * dst.sample_step] = buf[i * B + b];
 }
 
-/* The 1-D transform of one batch: sig <-> (lo, hi), sample-major batches. */
+/* The 1-D transform of one batch of B lines, sig <-> (lo, hi), by the
+ * pass's kernels (dwt_line.h: the reference or an instruction set's). */
+static void batch_kernel(const wt_line_kernels *k, const wt_line *line, int inverse, int integer,
+                         void *sig, void *lo, void *hi, void *scratch)
+{
+    if (!inverse && !integer)
+        k->forward(line, sig, lo, hi, scratch);
+    else if (!inverse)
+        k->forward_i32(line, sig, lo, hi, scratch);
+    else if (!integer)
+        k->inverse(line, lo, hi, sig, scratch);
+    else
+        k->inverse_i32(line, lo, hi, sig, scratch);
+}
+
+/* The same for one line (dwt_line_1.c's kernels, WT_LANES 1). */
 typedef void (*line_kernel)(const wt_line *line, void *sig, void *lo, void *hi, void *scratch);
 
-static void forward_f32(const wt_line *line, void *sig, void *lo, void *hi, void *scratch)
-{
-    wt_line_forward(line, sig, lo, hi, scratch);
-}
-
-static void forward_i32(const wt_line *line, void *sig, void *lo, void *hi, void *scratch)
-{
-    wt_line_forward_i32(line, sig, lo, hi, scratch);
-}
-
-static void inverse_f32(const wt_line *line, void *sig, void *lo, void *hi, void *scratch)
-{
-    wt_line_inverse(line, lo, hi, sig, scratch);
-}
-
-static void inverse_i32(const wt_line *line, void *sig, void *lo, void *hi, void *scratch)
-{
-    wt_line_inverse_i32(line, lo, hi, sig, scratch);
-}
-
-/* The same for one line at a time (dwt_line_1.c's kernels, WT_LANES 1). */
 static void forward_f32_1(const wt_line *line, void *sig, void *lo, void *hi, void *scratch)
 {
     wt_line_forward_1(line, sig, lo, hi, scratch);
@@ -119,50 +124,137 @@ static void line_out(wt_lines dst, size_t k, size_t len, const uint32_t *buf)
 /* One pass along one axis over all lines of three views. */
 typedef struct dwt_pass {
     const wt_line *line;
-    line_kernel kernel;
-    int inverse;
+    const wt_line_kernels *batch; /* passes of B lines a batch */
+    line_kernel kernel;           /* passes of one line at a time */
+    int inverse, integer;
+    size_t group;                 /* batches a job */
     wt_axis_walk walk;
     const wt_array_view *sig, *lo, *hi;
     atomic_int out_of_memory; /* a worker could not get its line buffers */
 } dwt_pass;
 
-/* Batch job: block job / batches, lines from (job % batches) * B. */
-static void run_batch(const dwt_pass *ps, size_t job, uint32_t *sig, uint32_t *lo, uint32_t *hi,
-                      void *scratch)
+/* A job's batches: in a column pass (neighbouring lines are neighbouring
+ * samples) up to WT_GROUP neighbouring batches, so each row is read and
+ * written WT_GROUP * B samples at a time (8 cache lines of one page, where a
+ * lone batch takes one line of a new page a row), within WT_GROUP_BYTES of
+ * buffers (long columns: fewer); else one. */
+#define WT_GROUP 8
+#define WT_GROUP_BYTES ((size_t)16 << 20)
+
+static size_t batches_per_job(const wt_array_view *sig, const wt_axis_walk *walk,
+                              size_t batch_bytes)
+{
+    size_t batches = (walk->nlines + B - 1) / B;
+    size_t group = WT_GROUP_BYTES / (batch_bytes ? batch_bytes : 1);
+    group = group < 1 ? 1 : (group > WT_GROUP ? WT_GROUP : group);
+    if (group > batches)
+        group = batches;
+    return walk->inner >= 0 && sig->strides[walk->inner] == 1 && group > 1 ? group : 1;
+}
+
+/* Rows ahead that a column group's copies ask the caches for: the rows are
+ * a page or more apart, where the hardware prefetchers do not follow. */
+#define PREFETCH_ROWS 8
+
+static void prefetch_span(const uint32_t *p, size_t elems, int for_write)
+{
+    for (size_t e = 0; e < elems; e += 64 / sizeof *p)
+        if (for_write)
+            __builtin_prefetch(p + e, 1);
+        else
+            __builtin_prefetch(p + e, 0);
+}
+
+/* Batches [first, first + count) of one block's lines to buffers
+ * buf + k * buf_step, and back: whole groups of columns row by row. */
+static void gather_batches(const dwt_pass *ps, wt_lines src, size_t first, size_t count,
+                           size_t len, uint32_t *buf, size_t buf_step)
+{
+    size_t nlines = ps->walk.nlines;
+    if (src.line_step == 1 && count > 1 && (first + count) * B <= nlines) {
+        for (size_t i = 0; i < len; i++) {
+            const uint32_t *row = (const uint32_t *)src.base + (ptrdiff_t)i * src.sample_step;
+            if (i + PREFETCH_ROWS < len)
+                prefetch_span(row + PREFETCH_ROWS * src.sample_step + first * B, count * B, 0);
+            for (size_t k = 0; k < count; k++)
+                memcpy(buf + k * buf_step + i * B, row + (first + k) * B, B * sizeof *buf);
+        }
+        return;
+    }
+    for (size_t k = 0; k < count; k++)
+        gather(ps->batch, src, (first + k) * B, nlines, len, buf + k * buf_step);
+}
+
+static void scatter_batches(const dwt_pass *ps, wt_lines dst, size_t first, size_t count,
+                            size_t len, const uint32_t *buf, size_t buf_step)
+{
+    size_t nlines = ps->walk.nlines;
+    if (dst.line_step == 1 && count > 1 && (first + count) * B <= nlines) {
+        for (size_t i = 0; i < len; i++) {
+            uint32_t *row = (uint32_t *)dst.base + (ptrdiff_t)i * dst.sample_step;
+            if (i + PREFETCH_ROWS < len)
+                prefetch_span(row + PREFETCH_ROWS * dst.sample_step + first * B, count * B, 1);
+            for (size_t k = 0; k < count; k++)
+                memcpy(row + (first + k) * B, buf + k * buf_step + i * B, B * sizeof *buf);
+        }
+        return;
+    }
+    for (size_t k = 0; k < count; k++)
+        scatter(ps->batch, dst, (first + k) * B, nlines, len, buf + k * buf_step);
+}
+
+/* A batch's buffers in a job's memory: batch k's at mem + k * step. */
+typedef struct batch_layout {
+    size_t step, lo, hi; /* elements: a batch; lo's and hi's offsets in it */
+} batch_layout;
+
+static batch_layout batch_layout_of(const wt_line *ln)
+{
+    size_t lo = ln->n * B + B, hi = lo + ln->nlo * B + B;
+    return (batch_layout){(hi + ln->nhi * B + 2 * B) & ~(size_t)1, lo, hi}; /* 8-byte aligned */
+}
+
+/* Job @p job: batches of block job / groups, from (job % groups) * group. */
+static void run_job(const dwt_pass *ps, size_t job, uint32_t *mem, const batch_layout *bl,
+                    void *scratch)
 {
     const wt_line *ln = ps->line;
-    size_t batches = (ps->walk.nlines + B - 1) / B, nlines = ps->walk.nlines;
-    size_t block = job / batches, l0 = (job % batches) * B;
+    size_t batches = (ps->walk.nlines + B - 1) / B;
+    size_t groups = (batches + ps->group - 1) / ps->group;
+    size_t block = job / groups, first = (job % groups) * ps->group;
+    size_t count = batches - first < ps->group ? batches - first : ps->group;
     wt_lines s = wt_axis_block(ps->sig, &ps->walk, block);
     wt_lines l = wt_axis_block(ps->lo, &ps->walk, block);
     wt_lines h = wt_axis_block(ps->hi, &ps->walk, block);
     if (!ps->inverse) {
-        gather(s, l0, nlines, ln->n, sig);
-        ps->kernel(ln, sig, lo, hi, scratch);
-        scatter(l, l0, nlines, ln->nlo, lo);
-        scatter(h, l0, nlines, ln->nhi, hi);
+        gather_batches(ps, s, first, count, ln->n, mem, bl->step);
     } else {
-        gather(l, l0, nlines, ln->nlo, lo);
-        gather(h, l0, nlines, ln->nhi, hi);
-        ps->kernel(ln, sig, lo, hi, scratch);
-        scatter(s, l0, nlines, ln->n, sig);
+        gather_batches(ps, l, first, count, ln->nlo, mem + bl->lo, bl->step);
+        gather_batches(ps, h, first, count, ln->nhi, mem + bl->hi, bl->step);
+    }
+    for (size_t k = 0; k < count; k++) {
+        uint32_t *b = mem + k * bl->step;
+        batch_kernel(ps->batch, ln, ps->inverse, ps->integer, b, b + bl->lo, b + bl->hi, scratch);
+    }
+    if (!ps->inverse) {
+        scatter_batches(ps, l, first, count, ln->nlo, mem + bl->lo, bl->step);
+        scatter_batches(ps, h, first, count, ln->nhi, mem + bl->hi, bl->step);
+    } else {
+        scatter_batches(ps, s, first, count, ln->n, mem, bl->step);
     }
 }
 
 static void run_batches(void *ctx, size_t begin, size_t end)
 {
     dwt_pass *ps = ctx;
-    const wt_line *ln = ps->line;
-    size_t sig_len = ln->n * B, lo_len = ln->nlo * B, hi_len = ln->nhi * B;
-    size_t batch_len = (sig_len + lo_len + hi_len + 4 * B) & ~(size_t)1; /* keep 8-byte alignment */
-    uint32_t *mem = malloc(batch_len * 4 + wt_line_scratch(ln));
+    batch_layout bl = batch_layout_of(ps->line);
+    uint32_t *mem = malloc(ps->group * bl.step * 4 + wt_line_scratch(ps->line));
     if (!mem) {
         atomic_store(&ps->out_of_memory, 1);
         return;
     }
-    uint32_t *sig = mem, *lo = sig + sig_len + B, *hi = lo + lo_len + B;
     for (size_t job = begin; job < end; job++)
-        run_batch(ps, job, sig, lo, hi, mem + batch_len);
+        run_job(ps, job, mem, &bl, mem + ps->group * bl.step);
     free(mem);
 }
 
@@ -204,14 +296,22 @@ static void run_lines(void *ctx, size_t begin, size_t end)
 static wt_status run_pass(const wt_line *line, int inverse, const wt_array_view *sig,
                           const wt_array_view *lo, const wt_array_view *hi, int axis, int threads)
 {
-    static const line_kernel kernels[2][2][2] = {
-        {{forward_f32, forward_i32}, {inverse_f32, inverse_i32}},
-        {{forward_f32_1, forward_i32_1}, {inverse_f32_1, inverse_i32_1}}};
+    static const line_kernel one_line_kernels[2][2] = {{forward_f32_1, forward_i32_1},
+                                                       {inverse_f32_1, inverse_i32_1}};
     wt_axis_walk walk = wt_axis_walk_of(sig, axis);
-    const int one_line = walk.nlines < B;
-    dwt_pass ps = {line, kernels[one_line][inverse][sig->dtype == WT_INT32], inverse, walk, sig,
-                   lo, hi, 0};
-    size_t jobs = one_line ? walk.nblocks : (walk.nlines + B - 1) / B * walk.nblocks;
+    const int one_line = walk.nlines < B, integer = sig->dtype == WT_INT32;
+    dwt_pass ps = {.line = line,
+                   .batch = wt_line_kernels_best(),
+                   .kernel = one_line_kernels[inverse][integer],
+                   .inverse = inverse,
+                   .integer = integer,
+                   .group = batches_per_job(sig, &walk, batch_layout_of(line).step * 4),
+                   .walk = walk,
+                   .sig = sig,
+                   .lo = lo,
+                   .hi = hi};
+    size_t batches = (walk.nlines + B - 1) / B;
+    size_t jobs = one_line ? walk.nblocks : (batches + ps.group - 1) / ps.group * walk.nblocks;
     if (jobs == 0 || walk.nlines == 0 || line->n == 0)
         return WT_OK;
     atomic_init(&ps.out_of_memory, 0);

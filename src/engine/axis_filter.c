@@ -1,10 +1,11 @@
 /* Filtering along any axis of a strided view (see axis_filter.h).
  *
- * Along the contiguous axis each line is extended once into a buffer and the
- * taps are added one after another over the whole line (vectorisable); along
- * any other axis whose neighbouring lines are contiguous, an output sample of
- * a block of lines adds whole source rows tap by tap, in place; a view with
- * neither gathers each line into a buffer and scatters the result back. */
+ * Along the contiguous axis the taps are added one after another over the
+ * line where it lies (vectorisable), the few outputs near its ends through
+ * the border one by one; along any other axis whose neighbouring lines are
+ * contiguous, an output sample of a block of lines adds whole source rows
+ * tap by tap, in place; a view with neither gathers each line into a buffer
+ * and scatters the result back. */
 #include "axis_filter.h"
 
 #include <stdint.h>
@@ -15,14 +16,11 @@
 
 static wt_axis_border border_of(wt_border b, size_t n)
 {
-    wt_axis_border a = {b, n, n, 0, 2 * n};
-    if (b == WT_BORDER_MIRROR) {
+    wt_axis_border a = {b, n, n, 0};
+    if (b == WT_BORDER_MIRROR)
         a.period = n > 1 ? 2 * (n - 1) : 1; /* mirror is periodic with 2(n-1) */
-        a.ext_len = n + a.period;
-    } else if (b == WT_BORDER_NEAREST) {
+    else if (b == WT_BORDER_NEAREST)
         a.base = n; /* offsets clamped to [-n, n] */
-        a.ext_len = 3 * n;
-    }
     return a;
 }
 
@@ -118,33 +116,53 @@ static void taps_into(float *restrict out, const float *const *src, const float 
         memset(out, 0, len * sizeof *out);
 }
 
-/* ext[i] = in[border_map(i)] for the whole extension, by segments. */
-static void extend_line(const wt_axis_border *b, const float *restrict in, float *restrict ext)
+/* The offset of a tap in the line itself: ext[o + start] is in[o + d]
+ * wherever o + d lies in [0, n) (the extension repeats the line at base and,
+ * periodic or mirrored, again one period later: the nearer copy). */
+static long long line_offset(const wt_axis_border *b, size_t start)
 {
-    const size_t n = b->n;
-    switch (b->border) {
-    case WT_BORDER_PERIODIC:
-        memcpy(ext, in, n * sizeof *ext);
-        memcpy(ext + n, in, n * sizeof *ext);
-        return;
-    case WT_BORDER_MIRROR:
-        if (n == 1) {
-            ext[0] = ext[1] = in[0];
-            return;
-        }
-        memcpy(ext, in, n * sizeof *ext);
-        for (size_t i = n; i < b->period; i++)
-            ext[i] = in[b->period - i];
-        memcpy(ext + b->period, in, n * sizeof *ext);
-        return;
-    case WT_BORDER_NEAREST:
-        for (size_t i = 0; i < n; i++) {
-            ext[i] = in[0];
-            ext[2 * n + i] = in[n - 1];
-        }
-        memcpy(ext + n, in, n * sizeof *ext);
-        return;
+    long long d = (long long)start - (long long)b->base;
+    if (b->border != WT_BORDER_NEAREST && 2 * d > (long long)b->period)
+        d -= (long long)b->period;
+    return d;
+}
+
+/* out[x] (+)= the taps @p t of the line @p in at output x, through border_map. */
+static void taps_at(const wt_axis_border *b, const wt_axis_taps *t, const float *in, float *out,
+                    size_t x, int accumulate)
+{
+    const float *src[WT_UTAPS];
+    for (int k = 0; k < t->ntaps; k++)
+        src[k] = in + border_map(b, x + t->start[k]);
+    taps_into(out + x, src, t->f, t->ntaps, 1, accumulate);
+}
+
+/* out (+)= the taps @p t of the contiguous line @p in: the outputs whose taps
+ * all fall inside the line, [x0, x1), read it in place; the few near its ends
+ * go one by one through border_map (the line is never copied into an
+ * extension). */
+static void taps_line(const wt_axis_border *b, const wt_axis_taps *t, const float *in,
+                      float *out, int accumulate)
+{
+    const long long n = (long long)b->n;
+    long long d[WT_UTAPS], x0 = 0, x1 = n;
+    for (int k = 0; k < t->ntaps; k++) {
+        d[k] = line_offset(b, t->start[k]);
+        x0 = -d[k] > x0 ? -d[k] : x0;
+        x1 = n - d[k] < x1 ? n - d[k] : x1;
     }
+    x0 = x0 < n ? x0 : n;
+    x1 = x1 < x0 ? x0 : x1;
+    for (long long x = 0; x < x0; x++)
+        taps_at(b, t, in, out, (size_t)x, accumulate);
+    if (x1 > x0) {
+        const float *src[WT_UTAPS];
+        for (int k = 0; k < t->ntaps; k++)
+            src[k] = in + x0 + d[k];
+        taps_into(out + x0, src, t->f, t->ntaps, (size_t)(x1 - x0), accumulate);
+    }
+    for (long long x = x1; x < n; x++)
+        taps_at(b, t, in, out, (size_t)x, accumulate);
 }
 
 /* Does term t add to the destination of term t - 1? */
@@ -159,10 +177,10 @@ static int last_into(const wt_filter_pass *p, int t)
     return t + 1 == p->nterms || p->term[t + 1].dst != p->term[t].dst;
 }
 
-/* Buffers of a worker that filters whole lines: the extension, and for
- * strided lines the gathered input and the output before its scatter. */
+/* Buffers of a worker that filters strided lines: the gathered input and
+ * the output before its scatter. */
 typedef struct line_buffers {
-    float *ext, *in, *out;
+    float *in, *out;
 } line_buffers;
 
 static void gather_line(const float *src, ptrdiff_t step, size_t n, float *line)
@@ -185,17 +203,12 @@ static void filter_line(const wt_filter_pass *p, ptrdiff_t off, ptrdiff_t step,
     const float *last = NULL;
     for (int t = 0; t < p->nterms; t++) {
         const wt_filter_term *term = &p->term[t];
-        const float *in = term->src + off, *src[WT_UTAPS];
-        if (in != last) {
-            if (step != 1)
-                gather_line(in, step, n, buf->in);
-            extend_line(&p->border, step != 1 ? buf->in : in, buf->ext);
-        }
+        const float *in = term->src + off;
+        if (step != 1 && in != last)
+            gather_line(in, step, n, buf->in);
         last = in;
-        for (int k = 0; k < term->taps.ntaps; k++)
-            src[k] = buf->ext + term->taps.start[k];
         float *out = step != 1 ? buf->out : term->dst + off;
-        taps_into(out, src, term->taps.f, term->taps.ntaps, n, accumulates(p, t));
+        taps_line(&p->border, &term->taps, step != 1 ? buf->in : in, out, accumulates(p, t));
         if (step != 1 && last_into(p, t))
             scatter_line(buf->out, n, term->dst + off, step);
     }
@@ -207,13 +220,13 @@ static void lines_range(void *ctx, size_t begin, size_t end)
     wt_filter_pass *p = ctx;
     wt_axis_walk walk = wt_axis_walk_of(&p->geometry, p->axis);
     ptrdiff_t step = p->geometry.strides[p->axis];
-    size_t n = p->border.n, len = p->border.ext_len + (step != 1 ? 2 * n : 0);
-    float *mem = malloc(len * sizeof *mem);
-    if (!mem) {
+    size_t n = p->border.n;
+    float *mem = step != 1 ? malloc(2 * n * sizeof *mem) : NULL;
+    if (step != 1 && !mem) {
         p->failed = 1;
         return;
     }
-    line_buffers buf = {mem, mem + p->border.ext_len, mem + p->border.ext_len + n};
+    line_buffers buf = {mem, mem ? mem + n : NULL};
     for (size_t u = begin; u < end; u++) {
         size_t block = u / walk.nlines, l = u % walk.nlines;
         ptrdiff_t off = wt_axis_block_offset(&p->geometry, &walk, block);

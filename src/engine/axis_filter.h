@@ -10,10 +10,11 @@
 #include "axis_view.h"
 #include "undecimated_geometry.h" /* WT_UTAPS */
 
-/* How an axis of length n is extended: ext[i] = in[map(i)] for i < ext_len. */
+/* How an axis of length n is extended: ext[i] = in[map(i)], i >= 0 (the
+ * line itself at base and, periodic or mirrored, again every period). */
 typedef struct wt_axis_border {
     wt_border border;
-    size_t n, period, base, ext_len;
+    size_t n, period, base;
 } wt_axis_border;
 
 /* The taps of one filter with the border folded in:
@@ -53,7 +54,8 @@ typedef struct wt_filter_spec {
 
 void wt_filter_pass_init(wt_filter_pass *p, const wt_array_view *geometry, int axis,
                          wt_border border);
-/* dst (+)= the filter @p f of src. */
+/* dst (+)= the filter @p f of src (another array: passes read src while
+ * they write dst). */
 void wt_filter_pass_add(wt_filter_pass *p, const float *src, float *dst, const wt_filter_spec *f);
 wt_status wt_filter_pass_run(wt_filter_pass *p, int threads);
 

@@ -31,19 +31,66 @@
  * of this file. */
 typedef float real;
 
+/* The B lanes of a sample as NV GNU C vectors of the instruction set's width
+ * (VW floats: SSE2 4, AVX2 8, AVX-512 16), which the compiler keeps in
+ * registers, where a loop over the lanes would be unrolled into scalar code;
+ * AT(p) is the VW lanes from p, unaligned, to read or write. The outputs are
+ * stored through AT straight from real vectors: a double build of this file
+ * (dev/notes/kernel-log.md) needs to_float there. */
+#if B == 1
+#define VW 1
+typedef real lanes;
+typedef real lanes_at;
+#else
+#if defined(__AVX512F__)
+#define VW 16
+#elif defined(__AVX__)
+#define VW 8
+#else
+#define VW 4
+#endif
+typedef real lanes __attribute__((vector_size(VW * sizeof(real))));
+typedef real lanes_at __attribute__((vector_size(VW * sizeof(real)), aligned(4), may_alias));
+#endif
+#define NV (B / VW)
+#define EACH_VECTOR(v) for (int v = 0; v < NV; v++)
+#define AT(p) (*(lanes_at *)(p))
+#define LOAD(p) ((lanes)(*(const lanes_at *)(p)))
+
+/* Copies between float and real (a memcpy while real is float: a loop of B
+ * samples would be unrolled into B scalar moves). */
 static void to_real(real *dst, const float *src, long count)
 {
+    if (sizeof(real) == sizeof(float)) {
+        memcpy(dst, src, (size_t)count * sizeof *dst);
+        return;
+    }
     for (long i = 0; i < count; i++)
         dst[i] = src[i];
 }
 
 static void to_float(float *dst, const real *src, long count)
 {
+    if (sizeof(real) == sizeof(float)) {
+        memcpy(dst, src, (size_t)count * sizeof *dst);
+        return;
+    }
     for (long i = 0; i < count; i++)
         dst[i] = (float)src[i];
 }
 
-#if WT_LANES == WT_BATCH /* once */
+/* Defined once, by the reference build of this file; a variant
+ * (dwt_line_avx2.c) renames the kernels to static functions of its own. */
+#if WT_LANES == WT_BATCH && !defined(WT_LINE_VARIANT)
+#define WT_LINE_ONCE 1
+#endif
+#ifdef WT_LINE_VARIANT
+#define WT_LINE_API static
+#else
+#define WT_LINE_API
+#endif
+
+#ifdef WT_LINE_ONCE
 void wt_line_init(wt_line *line, const wt_params *params, size_t n)
 {
     line->wavelet = params->wavelet;
@@ -149,17 +196,17 @@ static void conv_forward_fb(const wt_line *line, const float *in, float *lo, flo
     load_taps(&tl, w->dec_lo, (int)F);
     load_taps(&th, w->dec_hi, (int)F);
     for (long k = 0; k < nout; k++) {
-        real al[B] = {0}, ah[B] = {0};
-        for (long j = 0; j < F; j++) {
-            const real *s = scratch + (s0 + 2 * k - j - e0) * B;
-            real fl = tl.v[j], fh = th.v[j];
-            for (int b = 0; b < B; b++) {
-                al[b] += fl * s[b];
-                ah[b] += fh * s[b];
+        lanes al[NV] = {0}, ah[NV] = {0};
+        for (long j = 0; j < F; j++)
+            EACH_VECTOR(v) {
+                lanes s = LOAD(scratch + (s0 + 2 * k - j - e0) * B + v * VW);
+                al[v] += tl.v[j] * s;
+                ah[v] += th.v[j] * s;
             }
+        EACH_VECTOR(v) {
+            AT(lo + k * B + v * VW) = al[v];
+            AT(hi + k * B + v * VW) = ah[v];
         }
-        to_float(lo + k * B, al, B);
-        to_float(hi + k * B, ah, B);
     }
 }
 
@@ -196,15 +243,13 @@ static void conv_inverse_fb(const wt_line *line, const float *lo, const float *h
     load_taps(&tl, w->rec_lo, (int)F);
     load_taps(&th, w->rec_hi, (int)F);
     for (long o = 0; o < n; o++) {
-        real acc[B] = {0};
+        lanes acc[NV] = {0};
         for (long j = (o + off) & 1; j < F; j += 2) {
             long c = (o + off - j) / 2 - c0;
-            const real *sl = cl + c * B, *sh = ch + c * B;
-            real fl = tl.v[j], fh = th.v[j];
-            for (int b = 0; b < B; b++)
-                acc[b] += fl * sl[b] + fh * sh[b];
+            EACH_VECTOR(v)
+            acc[v] += tl.v[j] * LOAD(cl + c * B + v * VW) + th.v[j] * LOAD(ch + c * B + v * VW);
         }
-        to_float(out + o * B, acc, B);
+        EACH_VECTOR(v) AT(out + o * B + v * VW) = acc[v];
     }
 }
 
@@ -226,22 +271,16 @@ static void conv_forward_j2k(const wt_line *line, const float *in, float *lo, fl
     load_taps(&tl, w->dec_lo, w->support_lo);
     load_taps(&th, w->dec_hi, w->support_hi);
     for (long k = 0; k < (long)line->nlo; k++) {
-        real acc[B] = {0};
-        for (long t = -rl; t <= rl; t++) {
-            const real *s = base + (2 * k + t) * B;
-            for (int b = 0; b < B; b++)
-                acc[b] += tl.v[t + rl] * s[b];
-        }
-        to_float(lo + k * B, acc, B);
+        lanes acc[NV] = {0};
+        for (long t = -rl; t <= rl; t++)
+            EACH_VECTOR(v) acc[v] += tl.v[t + rl] * LOAD(base + (2 * k + t) * B + v * VW);
+        EACH_VECTOR(v) AT(lo + k * B + v * VW) = acc[v];
     }
     for (long k = 0; k < (long)line->nhi; k++) {
-        real acc[B] = {0};
-        for (long t = -rh; t <= rh; t++) {
-            const real *s = base + (2 * k + 1 + t) * B;
-            for (int b = 0; b < B; b++)
-                acc[b] += th.v[t + rh] * s[b];
-        }
-        to_float(hi + k * B, acc, B);
+        lanes acc[NV] = {0};
+        for (long t = -rh; t <= rh; t++)
+            EACH_VECTOR(v) acc[v] += th.v[t + rh] * LOAD(base + (2 * k + 1 + t) * B + v * VW);
+        EACH_VECTOR(v) AT(hi + k * B + v * VW) = acc[v];
     }
 }
 
@@ -282,20 +321,14 @@ static void conv_inverse_j2k(const wt_line *line, const float *lo, const float *
     load_taps(&sl, w->rec_lo, w->support_hi);
     load_taps(&sh, w->rec_hi, w->support_lo);
     for (long i = 0; i < n; i++) {
-        real acc[B] = {0};
+        lanes acc[NV] = {0};
         for (long t = -rl; t <= rl; t++)
-            if (((i - t) & 1) == 0) {
-                const real *s = base + (i - t) * B;
-                for (int b = 0; b < B; b++)
-                    acc[b] += sl.v[t + rl] * s[b];
-            }
+            if (((i - t) & 1) == 0)
+                EACH_VECTOR(v) acc[v] += sl.v[t + rl] * LOAD(base + (i - t) * B + v * VW);
         for (long t = -rh; t <= rh; t++)
-            if ((i - t) & 1) {
-                const real *s = base + (i - t) * B;
-                for (int b = 0; b < B; b++)
-                    acc[b] += sh.v[t + rh] * s[b];
-            }
-        to_float(out + i * B, acc, B);
+            if ((i - t) & 1)
+                EACH_VECTOR(v) acc[v] += sh.v[t + rh] * LOAD(base + (i - t) * B + v * VW);
+        EACH_VECTOR(v) AT(out + i * B + v * VW) = acc[v];
     }
 }
 
@@ -320,15 +353,10 @@ static void lifting_step(const wt_lifting_step *st, real *a, real *d, long count
     for (int i = 0; i < st->ntaps; i++)
         t[i] = sign * (real)st->taps[i];
     for (long m = lo; m < hi; m++) {
-        real acc[B] = {0};
-        for (int i = 0; i < st->ntaps; i++) {
-            const real *s = src + (m + st->offset + i) * B;
-            for (int b = 0; b < B; b++)
-                acc[b] += t[i] * s[b];
-        }
-        real *o = dst + m * B;
-        for (int b = 0; b < B; b++)
-            o[b] += acc[b];
+        lanes acc[NV] = {0};
+        for (int i = 0; i < st->ntaps; i++)
+            EACH_VECTOR(v) acc[v] += t[i] * LOAD(src + (m + st->offset + i) * B + v * VW);
+        EACH_VECTOR(v) AT(dst + m * B + v * VW) += acc[v];
     }
 }
 
@@ -369,16 +397,10 @@ static void lifting_forward(const wt_line *line, const float *in, float *lo, flo
     for (int s = 0; s < L->nsteps; s++)
         lifting_step(&L->steps[s], a, d, count, 1.0);
     real gl = (real)L->scale_lo, gh = (real)L->scale_hi;
-    for (long k = 0; k < (long)line->nlo; k++) {
-        const real *s = a + (k + t + L->shift_lo - m0) * B;
-        for (int b = 0; b < B; b++)
-            lo[k * B + b] = (float)(gl * s[b]);
-    }
-    for (long k = 0; k < (long)line->nhi; k++) {
-        const real *s = d + (k + t + L->shift_hi - m0) * B;
-        for (int b = 0; b < B; b++)
-            hi[k * B + b] = (float)(gh * s[b]);
-    }
+    for (long k = 0; k < (long)line->nlo; k++)
+        EACH_VECTOR(v) AT(lo + k * B + v * VW) = gl * LOAD(a + (k + t + L->shift_lo - m0) * B + v * VW);
+    for (long k = 0; k < (long)line->nhi; k++)
+        EACH_VECTOR(v) AT(hi + k * B + v * VW) = gh * LOAD(d + (k + t + L->shift_hi - m0) * B + v * VW);
 }
 
 static void lifting_inverse(const wt_line *line, const float *lo, const float *hi, float *out,
@@ -399,9 +421,9 @@ static void lifting_inverse(const wt_line *line, const float *lo, const float *h
         interleave_extend(line, lo, hi, e0, e1, ext);
         const real *base = ext - e0 * B;
         for (long m = m0; m < m1; m++)
-            for (int b = 0; b < B; b++) {
-                a[(m - m0) * B + b] = il * base[2 * m * B + b];
-                d[(m - m0) * B + b] = ih * base[(2 * m + 1) * B + b];
+            EACH_VECTOR(v) {
+                AT(a + (m - m0) * B + v * VW) = il * LOAD(base + 2 * m * B + v * VW);
+                AT(d + (m - m0) * B + v * VW) = ih * LOAD(base + (2 * m + 1) * B + v * VW);
             }
     } else {
         long nlo = (long)line->nlo, nhi = (long)line->nhi;
@@ -411,9 +433,14 @@ static void lifting_inverse(const wt_line *line, const float *lo, const float *h
                 kl = ((kl % nlo) + nlo) % nlo;
                 kh = ((kh % nhi) + nhi) % nhi;
             }
-            for (int b = 0; b < B; b++) {
-                a[(m - m0) * B + b] = kl >= 0 && kl < nlo ? il * lo[kl * B + b] : 0.0;
-                d[(m - m0) * B + b] = kh >= 0 && kh < nhi ? ih * hi[kh * B + b] : 0.0;
+            EACH_VECTOR(v) {
+                lanes va = {0}, vd = {0};
+                if (kl >= 0 && kl < nlo)
+                    va = il * LOAD(lo + kl * B + v * VW);
+                if (kh >= 0 && kh < nhi)
+                    vd = ih * LOAD(hi + kh * B + v * VW);
+                AT(a + (m - m0) * B + v * VW) = va;
+                AT(d + (m - m0) * B + v * VW) = vd;
             }
         }
     }
@@ -428,6 +455,7 @@ static void lifting_inverse(const wt_line *line, const float *lo, const float *h
 
 /* ---------------------------------------------------------------------- */
 
+#ifndef WT_LINE_VARIANT
 size_t wt_line_scratch(const wt_line *line)
 {
     /* generous: extension of 2n + 4F + margins, three buffers of it */
@@ -436,8 +464,9 @@ size_t wt_line_scratch(const wt_line *line)
     size_t len = 2 * (line->n + line->nlo + line->nhi) + 4 * F + 8 * R + 64;
     return 3 * len * B * sizeof(real);
 }
+#endif
 
-void wt_line_forward(const wt_line *line, const float *in, float *lo, float *hi, void *scratch)
+WT_LINE_API void wt_line_forward(const wt_line *line, const float *in, float *lo, float *hi, void *scratch)
 {
     if (line->method == WT_METHOD_LIFTING)
         lifting_forward(line, in, lo, hi, scratch);
@@ -447,7 +476,7 @@ void wt_line_forward(const wt_line *line, const float *in, float *lo, float *hi,
         conv_forward_fb(line, in, lo, hi, scratch);
 }
 
-void wt_line_inverse(const wt_line *line, const float *lo, const float *hi, float *out,
+WT_LINE_API void wt_line_inverse(const wt_line *line, const float *lo, const float *hi, float *out,
                      void *scratch)
 {
     if (line->n == 1 && line->wavelet->kind == WT_KIND_JPEG2000 && !is_periodization(line)) {
@@ -483,31 +512,52 @@ static void split_extended_i32(const int32_t *y, long len, wt_mode line_mode, lo
 }
 
 /* The steps with sign +1 (forward) or -1 (undo), wt_lift53_step: 64-bit
- * sums saturated to int32, as on the GPU. */
-static void legall53_predict(int32_t *a, int32_t *d, long count, int sign)
+ * sums saturated to int32, as on the GPU; where every input of the line
+ * lies within WT_LIFT53_NARROW_MAX, wt_lift53_step32, equal there and in
+ * 32-bit lanes (dwt_geometry.h). */
+static void legall53_predict(int32_t *a, int32_t *d, long count, int sign, int narrow)
 {
+    if (narrow) {
+        for (long i = 0; i < (count - 1) * B; i++)
+            d[i] = wt_lift53_step32(d[i], a[i], a[i + B], 0, 1, -sign);
+        return;
+    }
     for (long m = 0; m + 1 < count; m++)
         for (int b = 0; b < B; b++)
             d[m * B + b] = wt_lift53_step(d[m * B + b], a[m * B + b], a[(m + 1) * B + b], 0, 1,
                                           -sign);
 }
 
-static void legall53_update(int32_t *a, const int32_t *d, long count, int sign)
+static void legall53_update(int32_t *a, const int32_t *d, long count, int sign, int narrow)
 {
+    if (narrow) {
+        for (long i = B; i < count * B; i++)
+            a[i] = wt_lift53_step32(a[i], d[i - B], d[i], 2, 2, sign);
+        return;
+    }
     for (long m = 1; m < count; m++)
         for (int b = 0; b < B; b++)
             a[m * B + b] = wt_lift53_step(a[m * B + b], d[(m - 1) * B + b], d[m * B + b], 2, 2,
                                           sign);
 }
 
-#if WT_LANES == WT_BATCH /* once */
+/* Whether all of x[0, count) lie within +-WT_LIFT53_NARROW_MAX. */
+static int within_narrow(const int32_t *x, long count)
+{
+    int outside = 0;
+    for (long i = 0; i < count; i++)
+        outside |= x[i] > (int32_t)WT_LIFT53_NARROW_MAX || x[i] < -(int32_t)WT_LIFT53_NARROW_MAX;
+    return !outside;
+}
+
+#ifdef WT_LINE_ONCE
 uint32_t wt_lift53_narrow_max(void)
 {
     return WT_LIFT53_NARROW_MAX;
 }
 #endif
 
-void wt_line_forward_i32(const wt_line *line, const int32_t *in, int32_t *lo, int32_t *hi,
+WT_LINE_API void wt_line_forward_i32(const wt_line *line, const int32_t *in, int32_t *lo, int32_t *hi,
                          int32_t *scratch)
 {
     long n = (long)line->n;
@@ -522,15 +572,16 @@ void wt_line_forward_i32(const wt_line *line, const int32_t *in, int32_t *lo, in
     long nout = (long)line->nlo, m0 = -3, m1 = nout + 3, count = m1 - m0;
     int32_t *a = y + (len + 1) * B, *d = a + count * B;
     split_extended_i32(y, len, line->mode, m0, m1, a, d);
-    legall53_predict(a, d, count, 1);
-    legall53_update(a, d, count, 1);
+    int narrow = within_narrow(in, n * B);
+    legall53_predict(a, d, count, 1, narrow);
+    legall53_update(a, d, count, 1, narrow);
     for (long k = 0; k < (long)line->nlo; k++)
         memcpy(lo + k * B, a + (k - m0) * B, B * sizeof *lo);
     for (long k = 0; k < (long)line->nhi; k++)
         memcpy(hi + k * B, d + (k - m0) * B, B * sizeof *hi);
 }
 
-void wt_line_inverse_i32(const wt_line *line, const int32_t *lo, const int32_t *hi,
+WT_LINE_API void wt_line_inverse_i32(const wt_line *line, const int32_t *lo, const int32_t *hi,
                          int32_t *out, int32_t *scratch)
 {
     if (line->n == 1 && !is_periodization(line)) {
@@ -547,8 +598,9 @@ void wt_line_inverse_i32(const wt_line *line, const int32_t *lo, const int32_t *
     long m0 = -3, m1 = (len + 1) / 2 + 3, count = m1 - m0;
     int32_t *a = y + (len + 1) * B, *d = a + count * B;
     split_extended_i32(y, len, line->mode, m0, m1, a, d);
-    legall53_update(a, d, count, -1);
-    legall53_predict(a, d, count, -1);
+    int narrow = within_narrow(lo, nlo * B) && within_narrow(hi, nhi * B);
+    legall53_update(a, d, count, -1, narrow);
+    legall53_predict(a, d, count, -1, narrow);
     for (long i = 0; i < n; i++) {
         const int32_t *s = (i & 1) ? d + ((i - 1) / 2 - m0) * B : a + (i / 2 - m0) * B;
         memcpy(out + i * B, s, B * sizeof *out);

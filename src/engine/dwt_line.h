@@ -53,6 +53,37 @@ void wt_line_forward_i32_1(const wt_line *line, const int32_t *in, int32_t *lo, 
 void wt_line_inverse_i32_1(const wt_line *line, const int32_t *lo, const int32_t *hi,
                            int32_t *out, int32_t *scratch);
 
+/* The batch kernels a pass calls, dav1d's dsp_init pattern: the functions
+ * above are the reference; dwt_line_avx2.c and dwt_line_avx512.c compile the
+ * same C for those instruction sets (its loops over the WT_BATCH lanes become
+ * 8- or 16-float vectors; C11 mode contracts no a*b+c into an FMA, so every
+ * result equals the reference's bit for bit), and the rows' gather and
+ * scatter (axis_dwt.c) transpose 8x8 blocks in registers. */
+typedef struct wt_line_kernels {
+    const char *name; /* "reference", "avx2", "avx512" */
+    void (*forward)(const wt_line *line, const float *in, float *lo, float *hi, void *scratch);
+    void (*inverse)(const wt_line *line, const float *lo, const float *hi, float *out,
+                    void *scratch);
+    void (*forward_i32)(const wt_line *line, const int32_t *in, int32_t *lo, int32_t *hi,
+                        int32_t *scratch);
+    void (*inverse_i32)(const wt_line *line, const int32_t *lo, const int32_t *hi,
+                        int32_t *out, int32_t *scratch);
+    /* WT_BATCH rows of @p len contiguous samples, @p stride apart, into a
+     * batch (buf[i * WT_BATCH + b] = rows[b * stride + i]), and back. */
+    void (*gather_rows)(const uint32_t *rows, ptrdiff_t stride, size_t len, uint32_t *buf);
+    void (*scatter_rows)(const uint32_t *buf, size_t len, uint32_t *rows, ptrdiff_t stride);
+} wt_line_kernels;
+
+typedef enum wt_cpu_isa { WT_ISA_REFERENCE, WT_ISA_AVX2, WT_ISA_AVX512, WT_ISA_COUNT } wt_cpu_isa;
+
+/* The kernels of @p isa, or NULL where this build or this CPU lacks them. */
+const wt_line_kernels *wt_line_kernels_of(wt_cpu_isa isa);
+/* The fastest kernels this CPU runs; the reference where WT_CPU_SCALAR=1. */
+const wt_line_kernels *wt_line_kernels_best(void);
+
+/* The variants' tables (dwt_line_avx2.c, dwt_line_avx512.c). */
+extern const wt_line_kernels wt_line_kernels_avx2, wt_line_kernels_avx512;
+
 /* wt_fold_index and the rest of the geometry: dwt_geometry.h */
 
 #endif

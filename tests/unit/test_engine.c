@@ -457,6 +457,92 @@ static void test_one_line_equals_batch(void **state)
             }
 }
 
+/* checkasm's check for the instruction-set kernels (dwt_line.h): on the same
+ * random batch every variant this CPU runs gives the reference's results bit
+ * for bit, for every wavelet, mode, method, both directions and lengths
+ * around the vector widths and the filters' reaches. */
+static void check_kernels(const wt_line_kernels *k, const wt_params *p, size_t n)
+{
+    const wt_line_kernels *ref = wt_line_kernels_of(WT_ISA_REFERENCE);
+    wt_line ln;
+    wt_line_init(&ln, p, n);
+    size_t len = (n + ln.nlo + ln.nhi) * WT_BATCH, bytes = len * sizeof(float);
+    float *in = malloc(bytes), *want = malloc(bytes), *got = malloc(bytes);
+    void *scratch = malloc(wt_line_scratch(&ln));
+    int integer = p->wavelet->integer;
+    for (size_t i = 0; i < len; i++)
+        if (integer)
+            ((int32_t *)in)[i] = (int32_t)(uniform() * 1000.0);
+        else
+            in[i] = (float)(uniform() * 100.0);
+    const float *coeffs = in + n * WT_BATCH; /* lo then hi: random coefficients */
+    const wt_line_kernels *pair[2] = {ref, k};
+    float *out[2] = {want, got};
+    for (int v = 0; v < 2; v++) {
+        float *l = out[v] + n * WT_BATCH, *h = l + ln.nlo * WT_BATCH;
+        if (integer) {
+            pair[v]->forward_i32(&ln, (const int32_t *)in, (int32_t *)l, (int32_t *)h, scratch);
+            pair[v]->inverse_i32(&ln, (const int32_t *)coeffs,
+                                 (const int32_t *)coeffs + ln.nlo * WT_BATCH, (int32_t *)out[v],
+                                 scratch);
+        } else {
+            pair[v]->forward(&ln, in, l, h, scratch);
+            pair[v]->inverse(&ln, coeffs, coeffs + ln.nlo * WT_BATCH, out[v], scratch);
+        }
+    }
+    if (memcmp(want, got, bytes) != 0)
+        fail_msg("%s kernels differ from the reference: %s %s method %d n %zu", k->name,
+                 p->wavelet->name, wt_mode_name(p->mode), (int)p->method, n);
+    free(in);
+    free(want);
+    free(got);
+    free(scratch);
+}
+
+static void check_row_copies(const wt_line_kernels *k)
+{
+    static const size_t lengths[] = {1, 7, 8, 9, 40};
+    for (size_t t = 0; t < sizeof lengths / sizeof lengths[0]; t++) {
+        size_t len = lengths[t], stride = len + 3, rows_len = stride * WT_BATCH;
+        uint32_t *rows = malloc(rows_len * 4), *back = malloc(rows_len * 4);
+        uint32_t *want = malloc(len * WT_BATCH * 4), *got = malloc(len * WT_BATCH * 4);
+        for (size_t i = 0; i < rows_len; i++)
+            rows[i] = back[i] = (uint32_t)i * 2654435761u;
+        wt_line_kernels_of(WT_ISA_REFERENCE)->gather_rows(rows, (ptrdiff_t)stride, len, want);
+        k->gather_rows(rows, (ptrdiff_t)stride, len, got);
+        assert_memory_equal(want, got, len * WT_BATCH * 4);
+        memset(back, 0, rows_len * 4);
+        k->scatter_rows(got, len, back, (ptrdiff_t)stride);
+        for (size_t b = 0; b < WT_BATCH; b++)
+            assert_memory_equal(back + b * stride, rows + b * stride, len * 4);
+        free(rows);
+        free(back);
+        free(want);
+        free(got);
+    }
+}
+
+static void test_kernels_equal_reference(void **state)
+{
+    (void)state;
+    static const size_t lengths[] = {1, 2, 3, 7, 16, 33, 100};
+    for (int isa = WT_ISA_REFERENCE + 1; isa < WT_ISA_COUNT; isa++) {
+        const wt_line_kernels *k = wt_line_kernels_of((wt_cpu_isa)isa);
+        if (!k)
+            continue; /* not built, or not on this CPU */
+        check_row_copies(k);
+        for (size_t w = 0; w < wt_wavelet_count(); w++)
+            for (int mode = 0; mode < WT_MODE_COUNT; mode++)
+                for (int method = WT_METHOD_CONV; method <= WT_METHOD_LIFTING; method++) {
+                    wt_params p = {wt_wavelet_at(w), (wt_mode)mode, (wt_method)method, 1};
+                    if (wt_params_resolve(&p) != WT_OK)
+                        continue;
+                    for (size_t i = 0; i < sizeof lengths / sizeof lengths[0]; i++)
+                        check_kernels(k, &p, lengths[i]);
+                }
+    }
+}
+
 /* ---------------------------------------------------------------------- */
 /* Rules */
 
@@ -624,6 +710,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_legall53_float_saturation),
         cmocka_unit_test(test_cdf97_vs_bior44),
         cmocka_unit_test(test_one_line_equals_batch),
+        cmocka_unit_test(test_kernels_equal_reference),
         cmocka_unit_test(test_coeff_lengths),
         cmocka_unit_test(test_pyramid_rank),
         cmocka_unit_test(test_fold_index),

@@ -1,0 +1,20 @@
+/* dwt_line.c compiled with -mavx512f: its loops over the
+ * WT_BATCH lanes as one 16-float vector (src/engine/meson.build); the
+ * table wt_line_kernels_of() hands out where the CPU has the instructions. */
+#include "dwt_line.h"
+
+#define WT_LINE_VARIANT 1
+#define wt_line_forward line_forward_avx512
+#define wt_line_inverse line_inverse_avx512
+#define wt_line_forward_i32 line_forward_i32_avx512
+#define wt_line_inverse_i32 line_inverse_i32_avx512
+#include "dwt_line.c"
+#include "rows_x86.h"
+
+const wt_line_kernels wt_line_kernels_avx512 = {"avx512",
+                                            line_forward_avx512,
+                                            line_inverse_avx512,
+                                            line_forward_i32_avx512,
+                                            line_inverse_i32_avx512,
+                                            gather_rows_x86,
+                                            scatter_rows_x86};

@@ -1,0 +1,50 @@
+/* The batch kernels of the CPU engine (dwt_line.h): the reference table and
+ * the choice among it and the instruction-set variants, made at run time
+ * from what the CPU reports, so one build runs everywhere. */
+#include "config.h"
+#include "dwt_line.h"
+#include "wavetool_hooks.h"
+
+static void gather_rows(const uint32_t *rows, ptrdiff_t stride, size_t len, uint32_t *buf)
+{
+    for (size_t i = 0; i < len; i++)
+        for (int b = 0; b < WT_BATCH; b++)
+            buf[i * WT_BATCH + b] = rows[b * stride + (ptrdiff_t)i];
+}
+
+static void scatter_rows(const uint32_t *buf, size_t len, uint32_t *rows, ptrdiff_t stride)
+{
+    for (size_t i = 0; i < len; i++)
+        for (int b = 0; b < WT_BATCH; b++)
+            rows[b * stride + (ptrdiff_t)i] = buf[i * WT_BATCH + b];
+}
+
+static const wt_line_kernels reference = {"reference",         wt_line_forward,
+                                          wt_line_inverse,     wt_line_forward_i32,
+                                          wt_line_inverse_i32, gather_rows,
+                                          scatter_rows};
+
+const wt_line_kernels *wt_line_kernels_of(wt_cpu_isa isa)
+{
+#if WT_HAVE_X86_KERNELS
+    __builtin_cpu_init();
+    if (isa == WT_ISA_AVX2 && __builtin_cpu_supports("avx2"))
+        return &wt_line_kernels_avx2;
+    if (isa == WT_ISA_AVX512 && __builtin_cpu_supports("avx512f"))
+        return &wt_line_kernels_avx512;
+#endif
+    return isa == WT_ISA_REFERENCE ? &reference : NULL;
+}
+
+const wt_line_kernels *wt_line_kernels_best(void)
+{
+    const char *scalar = wt_env()->cpu_scalar;
+    if (scalar && scalar[0] == '1')
+        return &reference;
+    for (int isa = WT_ISA_COUNT - 1; isa > WT_ISA_REFERENCE; isa--) {
+        const wt_line_kernels *k = wt_line_kernels_of((wt_cpu_isa)isa);
+        if (k)
+            return k;
+    }
+    return &reference;
+}
