@@ -1077,6 +1077,11 @@ typedef struct wt_denoise_options {
                               leaf kept); levels 0 = as the DWT's */
     wt_packet_rule basis; /**< packets: which basis */
     wt_packet_cost cost;  /**< packets: the best basis's cost */
+    int starlet;         /**< 1: the starlet (mirror border), Sparse2D mr_filter's k-sigma
+                              thresholding: scale j at k sigma ||psi_j|| (@p rule unused;
+                              mr_filter's is hard: soft = 0); levels 0 = 3 (mr_filter's
+                              4 scales) or fewer on small images */
+    double k;            /**< starlet: the threshold in noise sigmas of each scale (3) */
 } wt_denoise_options;
 
 /** What a denoise found. */
@@ -1088,6 +1093,8 @@ typedef struct wt_denoise_info {
                           Poisson: 1 in Anscombe units; NaN: no nonzero finest diagonal
                           coefficient, the channel is left as it is). With cycle
                           spinning: of the unshifted image. */
+    double support[WT_MAX_LEVELS]; /**< starlet: share of scale j's coefficients (all
+                                        channels) in the multiresolution support, j = 1..levels */
 } wt_denoise_info;
 
 /** scikit-image's defaults: BayesShrink, soft, db1, symmetric, default levels. */
