@@ -253,6 +253,27 @@ typedef struct wt_sample_type {
  *  (int)color (more than 4: independent planes); 8-bit, 16-bit or (bit_depth
  *  WT_DEPTH_F32) float32. Every stored type but 8/16-bit unsigned is held as
  *  float32 in its own units, @p stored its file's type for writing it back. */
+/** Units of wt_image_meta's resolution. */
+typedef enum wt_res_unit {
+    WT_RES_NONE = 0, /**< no resolution */
+    WT_RES_ASPECT,   /**< a pixel aspect ratio only */
+    WT_RES_INCH,     /**< pixels per inch */
+    WT_RES_CM,       /**< pixels per centimetre */
+} wt_res_unit;
+
+/** What a decoded file says about its pixels beyond the samples, shared
+ *  (reference-counted) by the images made of it: PNG pHYs, iCCP, eXIf; JPEG
+ *  JFIF density, APP2 ICC profile, APP1 Exif; TIFF resolution and ICC profile. */
+typedef struct wt_image_meta {
+    int refs;
+    wt_res_unit unit;
+    double xres, yres;
+    uint8_t *icc;  /**< the ICC profile, or NULL */
+    size_t icc_size;
+    uint8_t *exif; /**< Exif as TIFF-structured bytes ("II*" or "MM*"), or NULL */
+    size_t exif_size;
+} wt_image_meta;
+
 typedef struct wt_image {
     uint32_t width, height;
     int channels;  /**< 1 .. WT_MAX_CHANNELS */
@@ -260,7 +281,12 @@ typedef struct wt_image {
     wt_color color;
     void *pixels;
     wt_sample_type stored; /**< the type to write; {0, 0}: that of bit_depth */
+    wt_image_meta *meta;   /**< a reference (wt_image_free drops it); NULL: none */
 } wt_image;
+
+/** @p to shares @p from's metadata (its own, if any, dropped): images of an
+ *  input written with its resolution, ICC profile and Exif. */
+void wt_image_share_meta(wt_image *to, const wt_image *from);
 
 /** Allocate an image (pixels zeroed): 1 .. WT_MAX_CHANNELS channels of 8, 16 or
  *  WT_DEPTH_F32 bits; stored {0, 0}. WT_ERR_LIMIT when the size overflows. */
@@ -399,6 +425,7 @@ typedef struct wt_save_options {
     int png_level;    /**< zlib level 0-9; -1 = default (fast: 1) */
     int jpeg_quality; /**< 1-100; 0 = default 90 */
     int tiff_level;   /**< deflate level 1-9; 0 = default 6 */
+    int strip;        /**< 1: write no metadata (wt_image.meta ignored) */
 } wt_save_options;
 
 /** WT_ERR_UNSUPPORTED, naming @p name, when image format @p format cannot hold

@@ -314,7 +314,7 @@ const cli_command cmd_denoise = {
     .groups = (const cli_group *const[]){&cli_group_wavelet, &cli_group_packet, &denoise_group,
                                          &cli_group_device,
                                          &cli_group_jobs, &cli_group_input, &cli_group_save,
-                                         &cli_group_batch, &cli_group_result,
+                                         &cli_group_batch, &cli_group_result, &cli_group_metadata,
                                          &cli_group_verbosity, NULL},
     .own_size = sizeof(denoise_cli_options),
     .defaults = denoise_defaults,
