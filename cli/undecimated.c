@@ -360,8 +360,8 @@ static wt_status write_layers(pipeline *p, page_binding *page, const wt_image *i
         return wt_error_set(WT_ERR_INVALID, "%s: --layers --depth f32 writes float32 layers; "
                                             "name OUT %s",
                             out, holders);
-    if (page && page->pages > 1)
-        return pages_refuse_other_output(page, out);
+    if (page && page->pages > 1) /* a stack: one layer set per page, STEM_pK_... */
+        snprintf(stem + strlen(stem), sizeof stem - strlen(stem), "_p%zu", page->page);
     int n = wt_ustack_bands(up), skip = 0, opened = 0;
     char(*paths)[4200] = calloc((size_t)n + 1, sizeof *paths);
     wt_outfile *files = calloc((size_t)n + 1, sizeof *files);
