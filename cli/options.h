@@ -107,6 +107,7 @@ extern const cli_group cli_group_input;     /* --max-pixels --max-memory --lenie
 extern const cli_group cli_group_save;      /* --png-level --quality --compress (opts_output.c) */
 extern const cli_group cli_group_batch;     /* -O --suffix --ext -n */
 extern const cli_group cli_group_result;    /* --depth 8|16|f32 of result images */
+extern const cli_group cli_group_metadata;  /* --strip: results of an input image */
 extern const cli_group cli_group_mosaic;    /* --scale ... --layers (opts_mosaic.c) */
 extern const cli_group cli_group_report;    /* --format (opts_report.c) */
 extern const cli_group cli_group_psnr;      /* --data-range (opts_report.c) */

@@ -220,7 +220,7 @@ static void add_lines(strbuf *sb, size_t page, size_t pages, report_format f, co
 /* A stack's output holds pages: a format that holds stacks, or coefficients (.npz). */
 static wt_status check_output(const page_binding *b)
 {
-    if (b->pages <= 1 || !b->output)
+    if (b->pages <= 1 || !b->output || b->pipe->opt->layers) /* layers: a set per page */
         return WT_OK;
     wt_file_format f = cli_output_format(b->pipe->opt, b->output);
     if (f == WT_FORMAT_NPZ && b->pipe->opt->compress)

@@ -41,6 +41,7 @@ wt_status result_alloc_like(const wt_image *like, const char *file, wt_image *im
                                   like->bit_depth);
     img->color = like->color;
     img->stored = like->stored;
+    wt_image_share_meta(img, like); /* an image of the input: its metadata */
     return pipeline_name_error(st, file);
 }
 
@@ -51,6 +52,7 @@ wt_status result_alloc_for(const wt_image *like, wt_sample_type want, const char
         return result_alloc_like(like, file, img);
     wt_status st = wt_image_alloc(img, like->width, like->height, like->channels, WT_DEPTH_F32);
     img->color = like->color;
+    wt_image_share_meta(img, like);
     return pipeline_name_error(st, file);
 }
 

@@ -360,8 +360,8 @@ static wt_status write_layers(pipeline *p, page_binding *page, const wt_image *i
         return wt_error_set(WT_ERR_INVALID, "%s: --layers --depth f32 writes float32 layers; "
                                             "name OUT %s",
                             out, holders);
-    if (page && page->pages > 1)
-        return pages_refuse_other_output(page, out);
+    if (page && page->pages > 1) /* a stack: one layer set per page, STEM_pK_... */
+        snprintf(stem + strlen(stem), sizeof stem - strlen(stem), "_p%zu", page->page);
     int n = wt_ustack_bands(up), skip = 0, opened = 0;
     char(*paths)[4200] = calloc((size_t)n + 1, sizeof *paths);
     wt_outfile *files = calloc((size_t)n + 1, sizeof *files);
@@ -480,7 +480,7 @@ static wt_status read_sidecar_header(FILE *f, const char *path, uint64_t max_pix
         return wt_error_set(WT_ERR_LIMIT, "%s: a %ldx%ld image is more than %llu pixels "
                             "(--max-pixels)", path, w, h, (unsigned long long)most);
     s->shape = (wt_image){(uint32_t)w, (uint32_t)h, (int)ch, (int)depth, (wt_color)ch, NULL,
-                          {0, 0}};
+                          {0, 0}, NULL};
     if (depth == WT_DEPTH_F32 && !read_sidecar_samples(f, &s->shape.stored))
         return bad_sidecar(path, "samples");
     return WT_OK;
@@ -609,7 +609,7 @@ wt_status undecimated_reconstruct(pipeline *p, page_binding *page, const wt_upar
                                   const char *out)
 {
     wt_image img = {0}, like = {meta->width, meta->height, meta->channels, meta->bit_depth,
-                                meta->color, NULL, meta->stored};
+                                meta->color, NULL, meta->stored, NULL};
     wt_sample_type want = cli_result_type(p->opt, wt_image_stored(&like));
     wt_status st = wt_image_check_holds(cli_output_format(p->opt, out), out, want,
                                         meta->channels);

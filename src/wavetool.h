@@ -253,6 +253,27 @@ typedef struct wt_sample_type {
  *  (int)color (more than 4: independent planes); 8-bit, 16-bit or (bit_depth
  *  WT_DEPTH_F32) float32. Every stored type but 8/16-bit unsigned is held as
  *  float32 in its own units, @p stored its file's type for writing it back. */
+/** Units of wt_image_meta's resolution. */
+typedef enum wt_res_unit {
+    WT_RES_NONE = 0, /**< no resolution */
+    WT_RES_ASPECT,   /**< a pixel aspect ratio only */
+    WT_RES_INCH,     /**< pixels per inch */
+    WT_RES_CM,       /**< pixels per centimetre */
+} wt_res_unit;
+
+/** What a decoded file says about its pixels beyond the samples, shared
+ *  (reference-counted) by the images made of it: PNG pHYs, iCCP, eXIf; JPEG
+ *  JFIF density, APP2 ICC profile, APP1 Exif; TIFF resolution and ICC profile. */
+typedef struct wt_image_meta {
+    int refs;
+    wt_res_unit unit;
+    double xres, yres;
+    uint8_t *icc;  /**< the ICC profile, or NULL */
+    size_t icc_size;
+    uint8_t *exif; /**< Exif as TIFF-structured bytes ("II*" or "MM*"), or NULL */
+    size_t exif_size;
+} wt_image_meta;
+
 typedef struct wt_image {
     uint32_t width, height;
     int channels;  /**< 1 .. WT_MAX_CHANNELS */
@@ -260,7 +281,12 @@ typedef struct wt_image {
     wt_color color;
     void *pixels;
     wt_sample_type stored; /**< the type to write; {0, 0}: that of bit_depth */
+    wt_image_meta *meta;   /**< a reference (wt_image_free drops it); NULL: none */
 } wt_image;
+
+/** @p to shares @p from's metadata (its own, if any, dropped): images of an
+ *  input written with its resolution, ICC profile and Exif. */
+void wt_image_share_meta(wt_image *to, const wt_image *from);
 
 /** Allocate an image (pixels zeroed): 1 .. WT_MAX_CHANNELS channels of 8, 16 or
  *  WT_DEPTH_F32 bits; stored {0, 0}. WT_ERR_LIMIT when the size overflows. */
@@ -399,6 +425,7 @@ typedef struct wt_save_options {
     int png_level;    /**< zlib level 0-9; -1 = default (fast: 1) */
     int jpeg_quality; /**< 1-100; 0 = default 90 */
     int tiff_level;   /**< deflate level 1-9; 0 = default 6 */
+    int strip;        /**< 1: write no metadata (wt_image.meta ignored) */
 } wt_save_options;
 
 /** WT_ERR_UNSUPPORTED, naming @p name, when image format @p format cannot hold
@@ -1077,6 +1104,11 @@ typedef struct wt_denoise_options {
                               leaf kept); levels 0 = as the DWT's */
     wt_packet_rule basis; /**< packets: which basis */
     wt_packet_cost cost;  /**< packets: the best basis's cost */
+    int starlet;         /**< 1: the starlet (mirror border), Sparse2D mr_filter's k-sigma
+                              thresholding: scale j at k sigma ||psi_j|| (@p rule unused;
+                              mr_filter's is hard: soft = 0); levels 0 = 3 (mr_filter's
+                              4 scales) or fewer on small images */
+    double k;            /**< starlet: the threshold in noise sigmas of each scale (3) */
 } wt_denoise_options;
 
 /** What a denoise found. */
@@ -1088,6 +1120,8 @@ typedef struct wt_denoise_info {
                           Poisson: 1 in Anscombe units; NaN: no nonzero finest diagonal
                           coefficient, the channel is left as it is). With cycle
                           spinning: of the unshifted image. */
+    double support[WT_MAX_LEVELS]; /**< starlet: share of scale j's coefficients (all
+                                        channels) in the multiresolution support, j = 1..levels */
 } wt_denoise_info;
 
 /** scikit-image's defaults: BayesShrink, soft, db1, symmetric, default levels. */

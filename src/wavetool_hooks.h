@@ -130,6 +130,7 @@ enum {
     WT_TPARAM_DENOISE_EXTRAS = 1u << 9, /* denoise --ycbcr, --cycle-spin */
     WT_TPARAM_BASIS = 1u << 10,      /* --basis, --cost: a packet basis */
     WT_TPARAM_DENOISE_POISSON = 1u << 11, /* denoise --noise poisson */
+    WT_TPARAM_DENOISE_KSIGMA = 1u << 12,  /* denoise --k: k-sigma thresholds (no --rule) */
 };
 
 /* What a command needs of a kind (cli_command.needs); a kind without the
@@ -180,7 +181,7 @@ typedef struct wt_transform_class {
     double (*bench_bytes)(const wt_uparams *p, double plane, int inverse);
     /* Command hooks (NULL: the command refuses the kind). */
     wt_status (*denoise)(wt_engine *e, const wt_denoise_options *o, const wt_params *p,
-                         const wt_image *in, wt_image *out, double *used, int *levels);
+                         const wt_image *in, wt_image *out, wt_denoise_info *info);
     const struct wt_transform_ops *ops;
 } wt_transform_class;
 

@@ -17,8 +17,10 @@
 /* ---- its own options ------------------------------------------------------------ */
 
 typedef struct denoise_cli_options {
-    wt_denoise_options denoise; /* rule, shrink, sigma, ... (params from -w -l -m) */
+    wt_denoise_options denoise; /* rule, shrink, sigma, ... (params from -w -l -m);
+                                   rule and soft -1 until given */
     double threshold;           /* --threshold T; NAN: the rule's */
+    double k;                   /* --k K; NAN: not given (3) */
 } denoise_cli_options;
 
 static int parse_shrink(const cli_arg *a)
@@ -64,12 +66,13 @@ static const char *const noises[] = {"gaussian", "poisson", NULL}; /* wt_noise_m
 static const cli_opt denoise_rows[] = {
     {"levels", 'l', "N|max", cli_parse_levels, 0,
      "levels (scikit-image's default); max: the deepest the\nimage allows",
-     "max(dwt_max_level - 3, 1);\nswt: max(swt_max_level - 3, 1)", NULL},
+     "max(dwt_max_level - 3, 1);\nswt: max(swt_max_level - 3, 1); starlet: 3", NULL},
     {"rule", 0, "R", cli_opt_choice, AT(denoise.rule),
      "threshold rule: bayes (BayesShrink per band) or visu\n"
      "(VisuShrink: sigma sqrt(2 ln N))",
      "bayes", &(cli_choices){rules, "bayes or visu"}},
-    {"shrink", 0, "S", parse_shrink, AT(denoise.soft), "soft or hard shrinkage", "soft", NULL},
+    {"shrink", 0, "S", parse_shrink, AT(denoise.soft), "soft or hard shrinkage",
+     "soft; starlet: hard", NULL},
     {"sigma", 0, "S", cli_opt_real, AT(denoise.sigma),
      "noise sigma in sample units (0-255 for 8-bit)",
      "estimated per channel from the finest diagonal band", &(cli_real_range){0.0, 1e30}},
@@ -86,6 +89,9 @@ static const cli_opt denoise_rows[] = {
     {"threshold", 0, "T", cli_opt_real, AT(threshold),
      "one threshold in sample units for every detail band\n(--shrink applies)", NULL,
      &(cli_real_range){0.0, 1e30}},
+    {"k", 0, "K", cli_opt_real, AT(k),
+     "starlet: threshold scale j at K sigma_j, sigma_j = sigma\n"
+     "||psi_j|| (Sparse2D mr_filter's k-sigma)", "3", &(cli_real_range){1e-9, 1e30}},
 };
 static const cli_group denoise_group = CLI_GROUP(denoise_rows, 1);
 
@@ -93,7 +99,10 @@ static void denoise_defaults(cli_options *o)
 {
     denoise_cli_options *own = o->own;
     wt_denoise_defaults(&own->denoise);
+    own->denoise.rule = -1; /* given or not: the transform's default */
+    own->denoise.soft = -1;
     own->threshold = NAN;
+    own->k = NAN;
 }
 
 /* ---- one file ---------------------------------------------------------------- */
@@ -141,6 +150,12 @@ static wt_status denoise_options_for(const cli_options *o, const wt_image *img, 
     if (c->layout == WT_LAYOUT_PACKET) /* packet trees: at most WT_PACKET_MAX_LEVELS */
         d->params.levels = packet_levels(d->params.levels, !o->levels_given || o->levels_max,
                                          img, o->params.wavelet);
+    if ((int)d->rule < 0)
+        d->rule = WT_RULE_BAYES;
+    if (d->soft < 0) /* k-sigma thresholding is hard, as mr_filter's default */
+        d->soft = !(c->params & WT_TPARAM_DENOISE_KSIGMA);
+    if (!isnan(own->k))
+        d->k = own->k;
     if (!isnan(own->threshold)) {
         d->rule = WT_RULE_FIXED;
         d->threshold = own->threshold;
@@ -181,14 +196,22 @@ static wt_status denoise_file(pipeline *p, page_binding *page, const char *in, c
 typedef struct denoise_ctx {
     pipeline pipe;
     int verbose;
+    int ksigma; /* -v reports the multiresolution support */
 } denoise_ctx;
 
-static char *info_line(const char *file, const wt_denoise_info *info)
+/* "FILE: levels L, sigma S..." and, for k-sigma thresholding, the share of
+ * each scale in the multiresolution support. */
+static char *info_line(const char *file, const wt_denoise_info *info, int ksigma)
 {
     strbuf sb = {0};
     sb_printf(&sb, "%s: levels %d, sigma", file, info->levels);
     for (int c = 0; c < info->channels; c++)
         sb_printf(&sb, " %.10g", info->sigma[c]);
+    if (ksigma) {
+        sb_printf(&sb, ", support");
+        for (int l = 0; l < info->levels; l++)
+            sb_printf(&sb, " %.4f", info->support[l]);
+    }
     sb_printf(&sb, "\n");
     return sb_finish(&sb);
 }
@@ -200,7 +223,7 @@ static wt_status denoise_page(void *arg, batch_item *item, page_binding *page,
     wt_denoise_info info = {0};
     wt_status st = denoise_file(&ctx->pipe, page, item->input, item->output, &info);
     if (st == WT_OK && ctx->verbose)
-        *report = info_line(shown->shown, &info);
+        *report = info_line(shown->shown, &info, ctx->ksigma);
     return st;
 }
 
@@ -208,6 +231,22 @@ static void denoise_one(void *arg, batch_item *item)
 {
     denoise_ctx *ctx = arg;
     pages_run(&ctx->pipe, item, PAGES_OF_IMAGES, denoise_page, ctx);
+}
+
+/* --k goes with k-sigma thresholding (the starlet), --rule without it. */
+static int check_ksigma_options(const cli_options *o, const wt_transform_class *c)
+{
+    const denoise_cli_options *own = o->own;
+    int ksigma = (c->params & WT_TPARAM_DENOISE_KSIGMA) != 0;
+    if (!isnan(own->k) && !ksigma)
+        return cli_usage_error("denoise", "--k goes with --transform starlet (k-sigma "
+                                          "thresholding); --transform %s takes --rule",
+                               c->name);
+    if ((int)own->denoise.rule >= 0 && ksigma)
+        return cli_usage_error("denoise", "--transform %s thresholds at K sigma_j: it takes --k "
+                                          "or --threshold, not --rule",
+                               c->name);
+    return CLI_CONTINUE;
 }
 
 static int check_denoise_options(const cli_options *o)
@@ -226,7 +265,7 @@ static int check_denoise_options(const cli_options *o)
                                c->name);
     if (!(c->params & WT_TPARAM_DENOISE_POISSON) && d->noise == WT_NOISE_POISSON)
         return cli_usage_error("denoise", "--transform %s goes without --noise poisson", c->name);
-    return CLI_CONTINUE;
+    return check_ksigma_options(o, c);
 }
 
 static int run_denoise(const cli_options *o)
@@ -238,6 +277,7 @@ static int run_denoise(const cli_options *o)
     batch_plan plan = {"denoise", 1, NULL, o->outdir, o->suffix, o->ext, CLI_DEFAULT_EXT,
                        WT_HOLDS_IMAGE, 3 * shifts, o->base};
     ctx.verbose = o->verbose;
+    ctx.ksigma = (wt_transform_class_of(o->transform)->params & WT_TPARAM_DENOISE_KSIGMA) != 0;
     int rc = cli_check_output("denoise", o, !o->outdir && o->nargs == 2 ? o->args[1] : NULL,
                               cmd_denoise.writes);
     if (rc == CLI_CONTINUE)
@@ -262,14 +302,19 @@ const cli_command cmd_denoise = {
         "--noise poisson: Anscombe transform, denoise with sigma 1, Makitalo-Foi\n"
         "inverse. --transform swt: the stationary transform (= pywt.swt2) instead,\n"
         "the same rules per band; --transform packet: the leaves of a packet basis\n"
-        "(--basis, --cost), the same rules per leaf. -v prints the levels and sigma of each file.\n"
+        "(--basis, --cost), the same rules per leaf. --transform starlet: Sparse2D\n"
+        "mr_filter's default, 3 scales (mirror border) hard-thresholded at K sigma_j\n"
+        "(--k), the noise of scale j of unit white noise times sigma (median |w1| /\n"
+        "0.6745 / ||psi_1||), c_L kept: the multiresolution support's coefficients.\n"
+        "-v prints the levels and sigma of each file (starlet: and each scale's share\n"
+        "of the support).\n"
         "OUT is {IMAGES}; with\n"
         "-O, each INPUT (a file, or a directory walked for {IMAGES}) gives\n"
         "DIR/STEM[SUFFIX].EXT.",
     .groups = (const cli_group *const[]){&cli_group_wavelet, &cli_group_packet, &denoise_group,
                                          &cli_group_device,
                                          &cli_group_jobs, &cli_group_input, &cli_group_save,
-                                         &cli_group_batch, &cli_group_result,
+                                         &cli_group_batch, &cli_group_result, &cli_group_metadata,
                                          &cli_group_verbosity, NULL},
     .own_size = sizeof(denoise_cli_options),
     .defaults = denoise_defaults,

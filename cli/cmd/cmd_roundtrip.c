@@ -318,7 +318,7 @@ const cli_command cmd_roundtrip = {
     .groups = (const cli_group *const[]){&cli_group_transform, &cli_group_swt, &cli_group_starlet,
                                          &cli_group_packet, &cli_group_device, &cli_group_jobs, &cli_group_input,
                                          &cli_group_save, &cli_group_batch, &roundtrip_group,
-                                         &cli_group_result, &cli_group_report, &cli_group_psnr,
+                                         &cli_group_result, &cli_group_metadata, &cli_group_report, &cli_group_psnr,
                                          &cli_group_verbosity, NULL},
     .own_size = sizeof(roundtrip_options),
     .min_args = 1,

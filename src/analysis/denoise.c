@@ -32,6 +32,7 @@ void wt_denoise_defaults(wt_denoise_options *o)
     o->soft = 1;
     o->sigma = NAN;
     o->threshold = NAN;
+    o->k = 3.0;
 }
 
 int wt_denoise_levels(size_t height, size_t width, const wt_wavelet *wavelet)
@@ -218,6 +219,8 @@ static wt_status check_options(const wt_denoise_options *o, const wt_image *in)
         return wt_error_set(WT_ERR_INVALID, "denoise: sigma must be >= 0");
     if (o->cycle_spin < 0 || o->cycle_spin > 64)
         return wt_error_set(WT_ERR_INVALID, "denoise: cycle spin shifts must be 0..64");
+    if (o->starlet && !(o->k > 0.0 && isfinite(o->k)))
+        return wt_error_set(WT_ERR_INVALID, "denoise: k must be > 0");
     if (o->nlevel_scale < 0 || o->nlevel_scale > WT_MAX_LEVELS)
         return wt_error_set(WT_ERR_INVALID, "denoise: too many level scales");
     if (in->channels > 4)
@@ -573,42 +576,122 @@ static void shrink_swt_channel(const wt_denoise_options *o, const wt_uparams *u,
         }
 }
 
-/* Denoise with the SWT (the SWT module's hook): samples to planes,
- * wt_uforward, shrink, wt_uinverse; Poisson counts through the Anscombe
- * transform and sigma 1, as the DWT's path. */
-wt_status wt_denoise_swt(wt_engine *e, const wt_denoise_options *o, const wt_params *p,
-                         const wt_image *in, wt_image *out, double *used, int *levels)
+/* ---- the starlet: Sparse2D mr_filter's k-sigma thresholding ------------- */
+
+/* ||psi_j||, the standard deviation of scale j of the starlet of unit white
+ * Gaussian noise (no border), j = 1..@p levels, into @p norm: the B3 kernel is
+ * separable, phi_j = h_j (x) h_j with h_j the 1-D kernel after j smoothings,
+ * and w_j = phi_{j-1} - phi_j, so ||w_j||^2 = |h_{j-1}|^4 - 2 <h_{j-1}, h_j>^2
+ * + |h_j|^4. */
+static wt_status starlet_scale_norms(int levels, double *norm)
 {
-    (void)p;
+    size_t most = ((size_t)4 << levels) + 1; /* h_L spans 4 (2^L - 1) + 1 taps */
+    double *prev = calloc(most, sizeof *prev), *next = calloc(most, sizeof *next);
+    if (!prev || !next) {
+        free(prev);
+        free(next);
+        return wt_error_set(WT_ERR_NOMEM, "out of memory");
+    }
+    static const double b3[5] = {1.0 / 16, 4.0 / 16, 6.0 / 16, 4.0 / 16, 1.0 / 16};
+    size_t len = 1;
+    prev[0] = 1.0; /* h_0: the identity */
+    for (int j = 1; j <= levels; j++) {
+        size_t step = (size_t)1 << (j - 1), grown = len + 4 * step;
+        memset(next, 0, grown * sizeof *next);
+        for (size_t i = 0; i < len; i++)
+            for (size_t t = 0; t < 5; t++)
+                next[i + t * step] += prev[i] * b3[t];
+        double pp = 0.0, nn = 0.0, pn = 0.0; /* h_{j-1} centred in h_j: offset 2 step */
+        for (size_t i = 0; i < len; i++) {
+            pp += prev[i] * prev[i];
+            pn += prev[i] * next[i + 2 * step];
+        }
+        for (size_t i = 0; i < grown; i++)
+            nn += next[i] * next[i];
+        norm[j - 1] = sqrt(pp * pp - 2.0 * pn * pn + nn * nn);
+        double *swap = prev;
+        prev = next;
+        next = swap;
+        len = grown;
+    }
+    free(prev);
+    free(next);
+    return WT_OK;
+}
+
+/* One channel's scales of a starlet stack thresholded at k sigma ||psi_j||
+ * (--threshold: that value; --level-scale: times its factor), c_L kept; sigma
+ * from w_1 (median |w_1| / 0.6745 / ||psi_1||) unless given. @p in_support
+ * counts the coefficients kept per scale. */
+static void shrink_starlet_channel(const wt_denoise_options *o, const wt_uparams *u,
+                                   const double *norm, float *bands, size_t h, size_t w,
+                                   int channels, int c, double peak, double given,
+                                   double *scratch, double *used, double *in_support)
+{
+    size_t n = h * w;
+    float *w1 = bands + ((size_t)wt_ustack_index(u, 1, WT_BAND_H) * (size_t)channels + (size_t)c) * n;
+    double sigma = given;
+    if (isnan(sigma))
+        sigma = median_abs_above(w1, n, peak * ZERO_FRACTION, scratch) / NORM_PPF_075 / norm[0];
+    *used = sigma;
+    for (int l = 1; l <= u->levels; l++) {
+        float *band = bands + ((size_t)wt_ustack_index(u, l, WT_BAND_H) * (size_t)channels +
+                               (size_t)c) * n;
+        double t = o->rule == WT_RULE_FIXED ? o->threshold : o->k * sigma * norm[l - 1];
+        t *= level_factor(o, l);
+        if (isnan(t))
+            continue;
+        shrink_band(band, n, t, o->soft);
+        for (size_t i = 0; i < n; i++)
+            in_support[l - 1] += band[i] != 0.0f;
+    }
+}
+
+/* ---- band stacks: the SWT and the starlet (host stacks) ------------------ */
+
+/* A stack kind's shrinkage of channel @p c (sigma into @p used). */
+typedef struct stack_shrink {
+    const double *norm; /* starlet: ||psi_j||, j = 1..levels */
+    double *in_support; /* starlet: coefficients kept per scale, all channels */
+} stack_shrink;
+
+static void shrink_stack_channel(const wt_denoise_options *o, const wt_uparams *u,
+                                 const stack_shrink *k, float *bands, size_t h, size_t w,
+                                 int channels, int c, double peak, double given,
+                                 double *scratch, double *used)
+{
+    if (k->norm)
+        shrink_starlet_channel(o, u, k->norm, bands, h, w, channels, c, peak, given, scratch,
+                               used, k->in_support);
+    else
+        shrink_swt_channel(o, u, bands, h, w, channels, c, peak, given, scratch, used);
+}
+
+/* A band stack's denoise: samples to planes, wt_uforward, shrink, wt_uinverse;
+ * Poisson counts through the Anscombe transform and sigma 1, as the DWT's path. */
+static wt_status denoise_stack(wt_engine *e, const wt_denoise_options *o, const wt_uparams *u,
+                               const stack_shrink *k, const wt_image *in, wt_image *out,
+                               double *used)
+{
     size_t h = in->height, w = in->width, n = h * w;
     int channels = in->channels;
-    wt_uparams u = {wt_transform_of_denoise(o)->kind, o->params.wavelet, o->params.levels, 0,
-                    0, 0, WT_BORDER_MIRROR};
-    if (u.levels <= 0) {
-        int max = wt_umax_level(&u, h, w);
-        u.levels = max - 3 > 1 ? max - 3 : 1;
-    }
-    *levels = u.levels;
-    wt_status st = wt_uparams_check(&u, h, w);
-    if (st != WT_OK)
-        return st;
-    size_t nb = (size_t)wt_ustack_bands(&u);
+    size_t nb = (size_t)wt_ustack_bands(u);
     float *planes = malloc(n * (size_t)channels * sizeof *planes);
     float *bands = malloc(nb * n * (size_t)channels * sizeof *bands);
     double *scratch = malloc(n * sizeof *scratch), *x = malloc(n * (size_t)channels * sizeof *x);
     int poisson = o->noise == WT_NOISE_POISSON;
     double peak = poisson ? 1.0 : peak_of(in), lo = clip_lo(in), hi = clip_hi(in);
-    st = planes && bands && scratch && x ? wt_image_to_planes(in, planes)
-                                         : wt_error_set(WT_ERR_NOMEM, "out of memory");
+    wt_status st = planes && bands && scratch && x ? wt_image_to_planes(in, planes)
+                                                   : wt_error_set(WT_ERR_NOMEM, "out of memory");
     for (size_t i = 0; st == WT_OK && poisson && i < n * (size_t)channels; i++)
         planes[i] = (float)anscombe(planes[i]);
     if (st == WT_OK)
-        st = wt_uforward(e, &u, planes, h, w, channels, bands);
+        st = wt_uforward(e, u, planes, h, w, channels, bands);
     for (int c = 0; st == WT_OK && c < channels; c++)
-        shrink_swt_channel(o, &u, bands, h, w, channels, c, peak, poisson ? 1.0 : o->sigma,
-                           scratch, &used[c]);
+        shrink_stack_channel(o, u, k, bands, h, w, channels, c, peak,
+                             poisson ? 1.0 : o->sigma, scratch, &used[c]);
     if (st == WT_OK)
-        st = wt_uinverse(e, &u, bands, h, w, channels, planes);
+        st = wt_uinverse(e, u, bands, h, w, channels, planes);
     for (size_t i = 0; st == WT_OK && i < n * (size_t)channels; i++) {
         x[i] = poisson ? anscombe_inverse(planes[i]) : planes[i];
         x[i] = poisson && x[i] < lo ? lo : (poisson && x[i] > hi ? hi : x[i]);
@@ -619,6 +702,55 @@ wt_status wt_denoise_swt(wt_engine *e, const wt_denoise_options *o, const wt_par
     free(bands);
     free(scratch);
     free(x);
+    return st;
+}
+
+/* The stack's parameters for @p in: -l, or @p deepest below the deepest level
+ * the size allows (at least 1), or @p fixed levels at most that deep. */
+static wt_status stack_params(const wt_denoise_options *o, const wt_image *in, int below,
+                              int fixed, wt_uparams *u)
+{
+    *u = (wt_uparams){wt_transform_of_denoise(o)->kind, o->params.wavelet, o->params.levels, 0,
+                      0, 0, WT_BORDER_MIRROR};
+    if (u->levels <= 0) {
+        int max = wt_umax_level(u, in->height, in->width);
+        u->levels = fixed ? (fixed < max ? fixed : max) : (max - below > 1 ? max - below : 1);
+    }
+    return wt_uparams_check(u, in->height, in->width);
+}
+
+/* Denoise with the SWT (the SWT module's hook): scikit-image's rules on the
+ * bands of pywt.swt2; levels max(swt_max_level - 3, 1) by default. */
+wt_status wt_denoise_swt(wt_engine *e, const wt_denoise_options *o, const wt_params *p,
+                         const wt_image *in, wt_image *out, wt_denoise_info *info)
+{
+    (void)p;
+    wt_uparams u;
+    stack_shrink k = {NULL, NULL};
+    wt_status st = stack_params(o, in, 3, 0, &u);
+    info->levels = u.levels;
+    return st == WT_OK ? denoise_stack(e, o, &u, &k, in, out, info->sigma) : st;
+}
+
+/* Denoise with the starlet (the starlet module's hook): Sparse2D mr_filter's
+ * default, hard k-sigma thresholding of 3 scales; info->support: the share of
+ * each scale in the multiresolution support. */
+wt_status wt_denoise_starlet(wt_engine *e, const wt_denoise_options *o, const wt_params *p,
+                             const wt_image *in, wt_image *out, wt_denoise_info *info)
+{
+    (void)p;
+    wt_uparams u;
+    double norm[WT_MAX_LEVELS], kept[WT_MAX_LEVELS] = {0};
+    stack_shrink k = {norm, kept};
+    wt_status st = stack_params(o, in, 0, 3, &u);
+    info->levels = u.levels;
+    if (st == WT_OK)
+        st = starlet_scale_norms(u.levels, norm);
+    if (st == WT_OK)
+        st = denoise_stack(e, o, &u, &k, in, out, info->sigma);
+    double all = (double)in->height * (double)in->width * (double)in->channels;
+    for (int l = 0; st == WT_OK && l < u.levels; l++)
+        info->support[l] = kept[l] / all;
     return st;
 }
 
@@ -685,14 +817,15 @@ static wt_status shrink_leaves(const wt_denoise_options *o, const wt_packet_tree
 /* Denoise with wavelet packets (the packet module's hook): the tree, its
  * basis, every leaf but the approximation shrunk as a DWT band, the inverse. */
 wt_status wt_denoise_packet(wt_engine *e, const wt_denoise_options *o, const wt_params *p,
-                            const wt_image *in, wt_image *out, double *used, int *levels)
+                            const wt_image *in, wt_image *out, wt_denoise_info *info)
 {
     size_t all = (size_t)in->height * in->width * (size_t)in->channels;
     wt_packet_tree t = {0};
     float *planes = malloc(all * sizeof *planes);
     double *x = malloc(all * sizeof *x);
     unsigned char *basis = malloc(wt_packet_node_count(p->levels));
-    *levels = p->levels;
+    double *used = info->sigma;
+    info->levels = p->levels;
     wt_status st = planes && x && basis ? wt_image_to_planes(in, planes)
                                         : wt_error_set(WT_ERR_NOMEM, "out of memory");
     if (st == WT_OK)
@@ -833,9 +966,10 @@ static wt_status denoise_spin_resident(wt_engine *e, const wt_denoise_options *o
 /* Denoise with the DWT (the DWT module's hook): on host planes where the
  * pyramid cannot stay on the engine, else resident. */
 wt_status wt_denoise_dwt(wt_engine *e, const wt_denoise_options *o, const wt_params *p,
-                         const wt_image *in, wt_image *out, double *used, int *levels)
+                         const wt_image *in, wt_image *out, wt_denoise_info *info)
 {
-    (void)levels;
+    double *used = info->sigma;
+    info->levels = p->levels;
     if (o->ycbcr || o->noise == WT_NOISE_POISSON)
         return denoise_on_host_planes(e, o, p, in, out, used);
     if (o->cycle_spin > 0)
@@ -853,15 +987,12 @@ wt_status wt_denoise_image(wt_engine *engine, const wt_denoise_options *o, const
         (out->bit_depth != in->bit_depth && out->bit_depth != WT_DEPTH_F32))
         return wt_error_set(WT_ERR_INVALID, "denoise: output image does not match the input");
     wt_params p = params_for(o, in);
-    double used[4] = {NAN, NAN, NAN, NAN};
-    st = wt_transform_of_denoise(o)->denoise(engine, o, &p, in, out, used, &p.levels);
+    wt_denoise_info found = {.sigma = {NAN, NAN, NAN, NAN}, .channels = in->channels};
+    st = wt_transform_of_denoise(o)->denoise(engine, o, &p, in, out, &found);
     if (st == WT_OK)
         clip_result(in, out);
-    if (info) {
-        info->levels = p.levels;
-        info->channels = in->channels;
-        memcpy(info->sigma, used, sizeof used);
-    }
+    if (info)
+        *info = found;
     return st;
 }
 

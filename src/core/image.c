@@ -101,6 +101,7 @@ wt_status wt_image_convert(const wt_image *src, wt_sample_type type, wt_image *d
     if (st == WT_OK) {
         dst->color = src->color;
         dst->stored = dst->bit_depth == WT_DEPTH_F32 ? type : (wt_sample_type){0, 0};
+        wt_image_share_meta(dst, src);
         st = wt_image_to_planes(src, planes);
     }
     if (st == WT_OK)
@@ -145,10 +146,31 @@ wt_status wt_memory_check_samples(const wt_load_options *opt, const char *name, 
                         (unsigned long long)(opt->max_memory >> 20));
 }
 
+static void meta_release(wt_image_meta *m)
+{
+    if (m && --m->refs == 0) {
+        free(m->icc);
+        free(m->exif);
+        free(m);
+    }
+}
+
+void wt_image_share_meta(wt_image *to, const wt_image *from)
+{
+    if (to->meta == from->meta)
+        return;
+    meta_release(to->meta);
+    to->meta = from->meta;
+    if (to->meta)
+        to->meta->refs++;
+}
+
 void wt_image_free(wt_image *img)
 {
     free(img->pixels);
     img->pixels = NULL;
+    meta_release(img->meta);
+    img->meta = NULL;
 }
 
 /* One pass over the interleaved samples, writing every plane (one pass per

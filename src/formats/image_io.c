@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "image_codec.h"
+#include "image_meta.h"
 #include "input.h"
 #include "wavetool_hooks.h" /* wt_error_prefix */
 
@@ -146,8 +147,12 @@ wt_status wt_image_load_memory(const void *data, size_t size, const char *name,
     const wt_codec *c = wt_codec_sniff(data, size);
     if (c && size < c->magic_size)
         return wt_error_set(WT_ERR_FORMAT, "%s: truncated %s data", name, c->info.name);
-    if (c && c->decode)
-        return named_failure(c->decode(data, size, name, &o, img), name);
+    if (c && c->decode) {
+        wt_status st = named_failure(c->decode(data, size, name, &o, img), name);
+        if (st == WT_OK)
+            wt_meta_read(c, data, size, img);
+        return st;
+    }
     if (c)
         return wt_error_set(WT_ERR_FORMAT, "%s: %s holds wavelet coefficients, not an image",
                             name, c->info.name);

@@ -3,6 +3,7 @@
  * data and then invents pixels; wavetool refuses such files unless the caller
  * asks for leniency. CMYK/YCCK and 12-bit JPEGs are refused as unsupported. */
 #include <errno.h>
+#include <math.h>
 #include <setjmp.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -13,6 +14,7 @@
 #include <jpeglib.h>
 
 #include "image_codec.h"
+#include "image_meta.h"
 #include "input.h"
 
 /* Error manager with what wavetool needs to report; libjpeg's callbacks get
@@ -244,8 +246,40 @@ static JSAMPROW encoder_row(const wt_image *img, JSAMPLE *scratch, uint32_t y)
     return scratch;
 }
 
+/* JFIF's density: 16-bit whole numbers; pixels per centimetre that are a whole
+ * number of pixels per inch (a PNG's 2835 px/m: 72 dpi) are written per inch. */
+static void set_density(j_compress_ptr cinfo, const wt_image_meta *m)
+{
+    double x = m->xres, y = m->yres;
+    int unit = m->unit == WT_RES_ASPECT ? 0 : m->unit == WT_RES_INCH ? 1 : 2;
+    if (unit == 2 && fabs(x * 2.54 - round(x * 2.54)) < 0.05 &&
+        fabs(y * 2.54 - round(y * 2.54)) < 0.05) {
+        unit = 1;
+        x *= 2.54;
+        y *= 2.54;
+    }
+    cinfo->density_unit = (UINT8)unit;
+    cinfo->X_density = (UINT16)(x < 1 ? 1 : x > 65535 ? 65535 : lrint(x));
+    cinfo->Y_density = (UINT16)(y < 1 ? 1 : y > 65535 ? 65535 : lrint(y));
+}
+
+/* Exif (APP1) and the ICC profile (APP2 pieces) of @p m, after the JFIF header. */
+static void write_markers(j_compress_ptr cinfo, const wt_image_meta *m)
+{
+    static const uint8_t exif_id[6] = {'E', 'x', 'i', 'f', 0, 0};
+    if (m->exif && m->exif_size <= 65533 - sizeof exif_id) {
+        jpeg_write_m_header(cinfo, JPEG_APP0 + 1, (unsigned)(sizeof exif_id + m->exif_size));
+        for (size_t i = 0; i < sizeof exif_id; i++)
+            jpeg_write_m_byte(cinfo, exif_id[i]);
+        for (size_t i = 0; i < m->exif_size; i++)
+            jpeg_write_m_byte(cinfo, m->exif[i]);
+    }
+    if (m->icc)
+        jpeg_write_icc_profile(cinfo, m->icc, (unsigned)m->icc_size);
+}
+
 static wt_status encode_guarded(j_compress_ptr cinfo, jpeg_context *ctx, const wt_image *img,
-                                int quality)
+                                int quality, const wt_image_meta *meta)
 {
     if (setjmp(ctx->jump))
         return ctx->status;
@@ -257,7 +291,11 @@ static wt_status encode_guarded(j_compress_ptr cinfo, jpeg_context *ctx, const w
     cinfo->in_color_space = img->channels <= 2 ? JCS_GRAYSCALE : JCS_RGB;
     jpeg_set_defaults(cinfo);
     jpeg_set_quality(cinfo, quality, TRUE);
+    if (meta && meta->unit != WT_RES_NONE)
+        set_density(cinfo, meta);
     jpeg_start_compress(cinfo, TRUE);
+    if (meta)
+        write_markers(cinfo, meta);
     while (cinfo->next_scanline < cinfo->image_height) {
         JSAMPROW row = encoder_row(img, ctx->row, cinfo->next_scanline);
         jpeg_write_scanlines(cinfo, &row, 1);
@@ -298,7 +336,8 @@ wt_status wt_jpeg_encode(FILE *fp, const char *name, const wt_image *img,
     if (!ctx.row)
         return wt_error_set(WT_ERR_NOMEM, "%s: out of memory", name);
     cinfo.err = &ctx.mgr;
-    st = encode_guarded(&cinfo, &ctx, img, wt_save_option_value(&wt_codec_jpeg, "quality", opt));
+    st = encode_guarded(&cinfo, &ctx, img, wt_save_option_value(&wt_codec_jpeg, "quality", opt),
+                        wt_meta_to_write(img, opt));
     jpeg_destroy_compress(&cinfo);
     free(ctx.row);
     return st;

@@ -22,6 +22,7 @@
 #include <zlib.h>
 
 #include "image_codec.h"
+#include "image_meta.h"
 #include "wavetool_hooks.h"
 
 #define WHOLE_MAX ((size_t)256 << 20) /* filtered bytes compressed in one libdeflate call */
@@ -261,6 +262,40 @@ static void write_header(png_writer *w, const wt_image *img)
     write_chunk(w, "IHDR", ihdr, sizeof ihdr);
 }
 
+/* pHYs (pixels per metre, or an aspect ratio), iCCP and eXIf of @p m, between
+ * IHDR and IDAT; a profile that does not compress is left out. */
+static void write_metadata_chunks(png_writer *w, const wt_image_meta *m)
+{
+    if (!m)
+        return;
+    if (m->unit != WT_RES_NONE) {
+        double per_metre = m->unit == WT_RES_INCH ? 100.0 / 2.54 : m->unit == WT_RES_CM ? 100.0 : 1.0;
+        uint8_t phys[9];
+        put_be32(phys, (uint32_t)lrint(m->xres * per_metre));
+        put_be32(phys + 4, (uint32_t)lrint(m->yres * per_metre));
+        phys[8] = m->unit != WT_RES_ASPECT; /* 1: metres */
+        write_chunk(w, "pHYs", phys, sizeof phys);
+    }
+    if (m->icc) {
+        static const char name[] = "ICC Profile"; /* then 0, method 0 */
+        struct libdeflate_compressor *c = libdeflate_alloc_compressor(9);
+        size_t bound = c ? libdeflate_zlib_compress_bound(c, m->icc_size) : 0;
+        uint8_t *chunk = c ? malloc(sizeof name + 1 + bound) : NULL;
+        size_t z = chunk ? libdeflate_zlib_compress(c, m->icc, m->icc_size, chunk + sizeof name + 1,
+                                                    bound)
+                         : 0;
+        if (z) {
+            memcpy(chunk, name, sizeof name);
+            chunk[sizeof name] = 0;
+            write_chunk(w, "iCCP", chunk, sizeof name + 1 + z);
+        }
+        free(chunk);
+        libdeflate_free_compressor(c);
+    }
+    if (m->exif)
+        write_chunk(w, "eXIf", m->exif, m->exif_size);
+}
+
 /* ---- compression ----------------------------------------------------------- */
 
 static size_t whole_max(void)
@@ -342,6 +377,7 @@ wt_status wt_png_encode(FILE *fp, const char *name, const wt_image *img,
         return wt_error_set(WT_ERR_NOMEM, "%s: out of memory", name);
     png_writer w = {fp, name, 0};
     write_header(&w, img);
+    write_metadata_chunks(&w, wt_meta_to_write(img, opt));
     size_t filtered = (f.rows.stride + 1) * img->height; /* the image was allocated: no overflow */
     st = filtered <= whole_max() ? write_whole(&w, &f, filtered, level)
                                  : write_streamed(&w, &f, level);

@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "image_codec.h"
+#include "image_meta.h"
 #include "input.h"
 
 /* libtiff's single allocations at most: a strip or tile, a directory. */
@@ -479,7 +480,23 @@ static int write_tags(TIFF *tif, const wt_image *img, wt_sample_type t, int leve
     return ok && write_extra_samples(tif, img->channels);
 }
 
-static wt_status encode_rows(TIFF *tif, tiff_memory *m, const wt_image *img, int level)
+/* Resolution and ICC profile of @p m (Exif would need its own IFD: left out). */
+static int write_meta_tags(TIFF *tif, const wt_image_meta *m)
+{
+    static const uint16_t units[] = {RESUNIT_NONE, RESUNIT_NONE, RESUNIT_INCH,
+                                     RESUNIT_CENTIMETER};
+    int ok = 1;
+    if (m && m->unit != WT_RES_NONE)
+        ok = TIFFSetField(tif, TIFFTAG_XRESOLUTION, (float)m->xres) &&
+             TIFFSetField(tif, TIFFTAG_YRESOLUTION, (float)m->yres) &&
+             TIFFSetField(tif, TIFFTAG_RESOLUTIONUNIT, units[m->unit]);
+    if (ok && m && m->icc)
+        ok = TIFFSetField(tif, TIFFTAG_ICCPROFILE, (uint32_t)m->icc_size, m->icc);
+    return ok;
+}
+
+static wt_status encode_rows(TIFF *tif, tiff_memory *m, const wt_image *img, int level,
+                             const wt_image_meta *meta)
 {
     wt_sample_type t = wt_image_stored(img);
     int as_held = wt_sample_type_depth(t) == img->bit_depth && img->bit_depth != WT_DEPTH_F32;
@@ -488,7 +505,8 @@ static wt_status encode_rows(TIFF *tif, tiff_memory *m, const wt_image *img, int
     uint8_t *row = malloc(stride ? stride : 1); /* libtiff's predictor changes the row it is given */
     if (!row)
         return wt_error_set(WT_ERR_NOMEM, "%s: out of memory", m->name);
-    wt_status st = write_tags(tif, img, t, level) ? WT_OK : corrupt_tiff(m);
+    wt_status st = write_tags(tif, img, t, level) && write_meta_tags(tif, meta) ? WT_OK
+                                                                              : corrupt_tiff(m);
     for (uint32_t y = 0; y < img->height && st == WT_OK; y++) {
         if (as_held)
             memcpy(row, (const uint8_t *)img->pixels + (size_t)y * held, stride);
@@ -514,7 +532,8 @@ wt_status wt_tiff_encode(FILE *fp, const char *name, const wt_image *img,
     uint64_t bytes = (uint64_t)img->width * img->height * (uint64_t)img->channels * (t.bits / 8);
     int big = bytes > ((uint64_t)3 << 30);
     TIFF *tif = open_memory(&m, big ? "w8" : "w", TIFF_MIN_ALLOC);
-    st = tif ? encode_rows(tif, &m, img, wt_save_option_value(&wt_codec_tiff, "level", opt))
+    st = tif ? encode_rows(tif, &m, img, wt_save_option_value(&wt_codec_tiff, "level", opt),
+                           wt_meta_to_write(img, opt))
                        : wt_error_set(WT_ERR_NOMEM, "%s: cannot start a TIFF", name);
     if (tif) {
         if (st == WT_OK && !TIFFWriteDirectory(tif))
@@ -831,7 +850,8 @@ static wt_status wt_tiff_page_writer_add(wt_tiff_page_writer *w, const wt_image 
         (img->bit_depth != 8 && img->bit_depth != 16 && img->bit_depth != WT_DEPTH_F32))
         return wt_error_set(WT_ERR_INVALID, "%s: cannot write %d channels of %d bits as TIFF",
                             w->m.name, img->channels, img->bit_depth);
-    wt_status st = encode_rows(w->tif, &w->m, img, wt_save_option_value(&wt_codec_tiff, "level", NULL));
+    wt_status st = encode_rows(w->tif, &w->m, img, wt_save_option_value(&wt_codec_tiff, "level", NULL),
+                               NULL);
     if (st == WT_OK && (!TIFFWriteDirectory(w->tif) || w->m.failed))
         st = wt_error_set(WT_ERR_IO, "%s: cannot write TIFF (%s)", w->m.name,
                           w->m.error[0] ? w->m.error : "write failed");

@@ -102,13 +102,17 @@ const char *wt_transform_name(wt_transform t)
 
 const wt_transform_class *wt_transform_of_denoise(const wt_denoise_options *o)
 {
-    return o->packet ? &wt_transform_packet : o->swt ? &wt_transform_swt : &wt_transform_dwt;
+    return o->packet    ? &wt_transform_packet
+           : o->swt     ? &wt_transform_swt
+           : o->starlet ? &wt_transform_starlet
+                        : &wt_transform_dwt;
 }
 
 void wt_denoise_set_transform(wt_denoise_options *o, const wt_transform_class *c)
 {
     o->swt = c == &wt_transform_swt;
     o->packet = c == &wt_transform_packet;
+    o->starlet = c == &wt_transform_starlet;
 }
 
 void wt_tband_ref_name(const wt_band_ref *r, char *buf, size_t size)

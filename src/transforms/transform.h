@@ -69,12 +69,14 @@ wt_status wt_starlet_host_inverse(int threads, const wt_uparams *p, const float 
                                   const wt_uwork *k);
 /* Denoise hooks (src/denoise.c). */
 wt_status wt_denoise_dwt(wt_engine *e, const wt_denoise_options *o, const wt_params *p,
-                         const wt_image *in, wt_image *out, double *used, int *levels);
+                         const wt_image *in, wt_image *out, wt_denoise_info *info);
 wt_status wt_denoise_swt(wt_engine *e, const wt_denoise_options *o, const wt_params *p,
-                         const wt_image *in, wt_image *out, double *used, int *levels);
+                         const wt_image *in, wt_image *out, wt_denoise_info *info);
 wt_status wt_denoise_packet(wt_engine *e, const wt_denoise_options *o, const wt_params *p,
-                            const wt_image *in, wt_image *out, double *used, int *levels);
-/* The class wt_denoise_options.swt (or .packet) chooses. */
+                            const wt_image *in, wt_image *out, wt_denoise_info *info);
+wt_status wt_denoise_starlet(wt_engine *e, const wt_denoise_options *o, const wt_params *p,
+                             const wt_image *in, wt_image *out, wt_denoise_info *info);
+/* The class wt_denoise_options.swt (or .packet, .starlet) chooses. */
 const wt_transform_class *wt_transform_of_denoise(const wt_denoise_options *o);
 
 /* Shared by the modules' layouts: "c%c%d" names with letters AHVD. */

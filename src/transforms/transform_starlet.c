@@ -87,7 +87,8 @@ const wt_transform_class wt_transform_starlet = {
     .name = "starlet",
     .help = "starlet\n(B3-spline a trous)",
     .kind = WT_TRANSFORM_STARLET,
-    .params = WT_TPARAM_BORDER | WT_TPARAM_LAYERS,
+    .params = WT_TPARAM_BORDER | WT_TPARAM_LAYERS | WT_TPARAM_DENOISE_POISSON |
+              WT_TPARAM_DENOISE_KSIGMA,
     .layout = WT_LAYOUT_STACK,
     .wavelet_name = "b3spline",
     .kernel_taps = 5,
@@ -103,5 +104,6 @@ const wt_transform_class wt_transform_starlet = {
     .ref_name = starlet_ref_name,
     .describe = starlet_describe,
     .bench_bytes = starlet_bench_bytes,
+    .denoise = wt_denoise_starlet,
     .ops = &starlet_ops,
 };

@@ -41,7 +41,8 @@ RUNS = {
 }
 # Options that apply only with another (both runs get it).
 CONTEXT = {"border": ["--transform", "starlet"], "start-level": ["--transform", "swt"],
-           "basis": ["--transform", "packet"], "cost": ["--transform", "packet"]}
+           "basis": ["--transform", "packet"], "cost": ["--transform", "packet"],
+           "k": ["--transform", "starlet"]}
 OPTION = re.compile(r"^  (?:-(\w), )?\s*--([\w-]+)(?: (\S+))?\s")
 DEFAULT = "(default "
 

@@ -269,7 +269,29 @@ def hostile_stack_npz(d):
     check(rc == 1 and "from a file" in err, f"a stack's .npz from a pipe: refused ({err.strip()})")
 
 
+def layers_per_page(d):
+    """decompose --layers of a stack: one layer set per page (STEM_pK_BAND.png and
+    STEM_pK_layers.txt, or float32 .tif layers with --depth f32); each sidecar
+    reconstructs its page exactly."""
+    pages = rand((3, 20, 27), np.uint8)
+    src = os.path.join(d, "lay.tif")
+    tifffile.imwrite(src, pages, photometric="minisblack")
+    for opts, ext in (([], ".png"), (["--depth", "f32"], ".tif")):
+        out = os.path.join(d, "layers" + ext)
+        rc, _, err = run("decompose", "--transform", "starlet", "-l", 2, "--layers", *opts, src, out)
+        check(rc == 0, f"--layers {opts} of a 3-page stack: exit {rc} ({err.strip()})")
+        for k in range(3):
+            side = os.path.join(d, f"layers_p{k}_layers.txt")
+            band = os.path.join(d, f"layers_p{k}_w1{ext}")
+            check(os.path.exists(side) and os.path.exists(band), f"--layers {opts}: page {k}'s set")
+            back = os.path.join(d, f"back{k}.npy")
+            rc, _, err = run("reconstruct", side, back)
+            ok = rc == 0 and np.allclose(np.load(back), pages[k], atol=0.5 if opts else 0)
+            check(ok, f"--layers {opts}: page {k} reconstructs from its sidecar ({err.strip()})")
+
+
 with tempfile.TemporaryDirectory() as d:
+    layers_per_page(d)
     tiff_stacks(d)
     npy_stacks(d)
     sample_types(d)

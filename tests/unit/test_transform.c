@@ -60,7 +60,7 @@ static void name_lists(void **state)
     wt_transform_names(WT_TPARAM_BORDER, 0, ", ", " or ", buf, sizeof buf);
     assert_string_equal(buf, "starlet");
     wt_transform_names(0, WT_THOOK_DENOISE, ", ", NULL, buf, sizeof buf);
-    assert_string_equal(buf, "dwt, swt, packet");
+    assert_string_equal(buf, "dwt, swt, starlet, packet");
     wt_transform_names(WT_TPARAM_BASIS, WT_THOOK_BANDS, ", ", NULL, buf, sizeof buf);
     assert_string_equal(buf, ""); /* packets take no band figures */
     wt_transform_names(0, 0, ", ", " or ", buf, 8); /* truncated, terminated */
@@ -103,12 +103,13 @@ static void missing_hook_is_refused(void **state)
                                      sizeof buf));
     assert_null(wt_transform_refusal(wt_transform_find("swt"), "denoise", WT_THOOK_DENOISE, buf,
                                      sizeof buf));
-    assert_null(wt_transform_refusal(wt_transform_find("starlet"), "stats", 0, buf, sizeof buf));
-    const char *msg = wt_transform_refusal(wt_transform_find("starlet"), "denoise",
-                                           WT_THOOK_DENOISE, buf, sizeof buf);
+    assert_null(wt_transform_refusal(wt_transform_find("starlet"), "denoise", WT_THOOK_DENOISE,
+                                     buf, sizeof buf));
+    const char *msg = wt_transform_refusal(wt_transform_find("packet"), "stats", WT_THOOK_BANDS,
+                                           buf, sizeof buf);
     assert_non_null(msg);
-    assert_string_equal(msg, "denoise does not support --transform starlet (it takes dwt, swt or "
-                             "packet)");
+    assert_string_equal(msg, "stats does not support --transform packet (it takes dwt, swt or "
+                             "starlet)");
     /* any kind without the hook: the message comes from its class */
     wt_transform_class lacking = *wt_transform_find("swt");
     lacking.name = "lacking";
@@ -116,7 +117,8 @@ static void missing_hook_is_refused(void **state)
     assert_false(wt_transform_has(&lacking, WT_THOOK_DENOISE));
     assert_string_equal(wt_transform_refusal(&lacking, "denoise", WT_THOOK_DENOISE, buf,
                                              sizeof buf),
-                        "denoise does not support --transform lacking (it takes dwt, swt or packet)");
+                        "denoise does not support --transform lacking (it takes dwt, swt, starlet or "
+                        "packet)");
 }
 
 /* A stack's bands: index(band_ref(i)) == i for details, distinct member names, distinct

@@ -1,0 +1,21 @@
+/* Metadata of images (wt_image_meta): read from PNG and JPEG bytes here
+ * (src/formats/image_meta.c), from TIFF tags by tiff_io.c; written by each
+ * encoder from wt_meta_to_write. */
+#ifndef WT_IMAGE_META_H
+#define WT_IMAGE_META_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "format.h"
+#include "wavetool.h"
+
+/* The metadata of the @p size bytes of a file that codec @p c decoded into
+ * @p img, attached to it; nothing attached when there is none. */
+void wt_meta_read(const wt_codec *c, const uint8_t *data, size_t size, wt_image *img);
+/* @p m (malloc'ed, refs unset) attached to @p img, which has none; freed when empty. */
+void wt_meta_attach(wt_image *img, wt_image_meta *m);
+/* What an encoder writes of @p img's metadata: NULL with --strip or none. */
+const wt_image_meta *wt_meta_to_write(const wt_image *img, const wt_save_options *opt);
+
+#endif
