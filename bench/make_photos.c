@@ -327,7 +327,7 @@ static int make_one(run_state *rs, long index)
     wt_status st = wt_image_alloc(&img, o->width, o->height, o->channels, o->depth);
     if (st == WT_OK) {
         render_image(&sc, &img, rs->threads_per_image);
-        wt_save_options save = {o->png_level, o->quality, 0};
+        wt_save_options save = {.png_level = o->png_level, .jpeg_quality = o->quality};
         st = wt_image_save(path, &img, &save, WT_FORMAT_UNKNOWN);
     }
     wt_image_free(&img);

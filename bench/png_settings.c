@@ -60,7 +60,7 @@ static int encode(const wt_image *img, const setting *s, png_bytep *rows, buffer
         char *data = NULL;
         size_t size = 0;
         FILE *fp = open_memstream(&data, &size);
-        wt_save_options opt = {s->level, 0, 0};
+        wt_save_options opt = {.png_level = s->level};
         wt_status st = fp ? wt_png_encode(fp, "(memory)", img, &opt) : WT_ERR_IO;
         if (fp)
             fclose(fp);

@@ -422,7 +422,7 @@ wt_status wt_image_load_memory(const void *data, size_t size, const char *name,
                                const wt_load_options *opt, wt_image *img);
 
 typedef struct wt_save_options {
-    int png_level;    /**< zlib level 0-9; -1 = default (fast: 1) */
+    int png_level;    /**< deflate level 0-9; -1 = default (fast: 1) */
     int jpeg_quality; /**< 1-100; 0 = default 90 */
     int tiff_level;   /**< deflate level 1-9; 0 = default 6 */
     int strip;        /**< 1: write no metadata (wt_image.meta ignored) */
