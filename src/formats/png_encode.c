@@ -22,6 +22,7 @@
 #include <zlib.h>
 
 #include "image_codec.h"
+#include "png_fastz.h"
 #include "wavetool_hooks.h"
 
 #define WHOLE_MAX ((size_t)256 << 20) /* filtered bytes compressed in one libdeflate call */
@@ -271,17 +272,23 @@ static size_t whole_max(void)
     return v && *v && !*end ? (size_t)n : WHOLE_MAX;
 }
 
-/* Every filtered row in one buffer, one libdeflate call. */
-static wt_status write_whole(png_writer *w, png_filter *f, size_t filtered, int level)
+/* Every filtered row in one buffer, compressed in one call: level 1 by the
+ * fast run-length encoder unless @p d says libdeflate, other levels by
+ * libdeflate. */
+static wt_status write_whole(png_writer *w, png_filter *f, size_t filtered, int level,
+                             wt_png_deflater d)
 {
+    int fast = level == 1 && d == WT_PNG_FASTZ;
     uint8_t *rows = malloc(filtered);
-    struct libdeflate_compressor *c = libdeflate_alloc_compressor(level);
-    size_t bound = c ? libdeflate_zlib_compress_bound(c, filtered) : 0;
+    struct libdeflate_compressor *c = fast ? NULL : libdeflate_alloc_compressor(level);
+    size_t bound = fast ? wt_fastz_bound(filtered)
+                        : c ? libdeflate_zlib_compress_bound(c, filtered) : 0;
     uint8_t *z = bound ? malloc(bound) : NULL;
     size_t n = 0;
     if (rows && z) {
         png_filter_rows(f, 0, f->rows.img->height, rows);
-        n = libdeflate_zlib_compress(c, rows, filtered, z, bound);
+        n = fast ? wt_fastz_compress(rows, filtered, (unsigned)f->rows.bpp, z)
+                 : libdeflate_zlib_compress(c, rows, filtered, z, bound);
         write_idat(w, z, n);
     }
     free(rows);
@@ -330,20 +337,19 @@ static wt_status check_encodable(const char *name, const wt_image *img)
     return WT_OK;
 }
 
-wt_status wt_png_encode(FILE *fp, const char *name, const wt_image *img,
-                        const wt_save_options *opt)
+wt_status wt_png_encode_with(FILE *fp, const char *name, const wt_image *img, int level,
+                             wt_png_deflater d)
 {
     wt_status st = check_encodable(name, img);
     if (st != WT_OK)
         return st;
-    int level = wt_save_option_value(&wt_codec_png, "level", opt);
     png_filter f;
     if (png_filter_init(&f, img, level) != WT_OK)
         return wt_error_set(WT_ERR_NOMEM, "%s: out of memory", name);
     png_writer w = {fp, name, 0};
     write_header(&w, img);
     size_t filtered = (f.rows.stride + 1) * img->height; /* the image was allocated: no overflow */
-    st = filtered <= whole_max() ? write_whole(&w, &f, filtered, level)
+    st = filtered <= whole_max() ? write_whole(&w, &f, filtered, level, d)
                                  : write_streamed(&w, &f, level);
     png_filter_free(&f);
     if (st != WT_OK)
@@ -354,4 +360,11 @@ wt_status wt_png_encode(FILE *fp, const char *name, const wt_image *img,
     if (w.write_errno)
         return wt_error_set(WT_ERR_IO, "%s: %s", name, strerror(w.write_errno));
     return WT_OK;
+}
+
+wt_status wt_png_encode(FILE *fp, const char *name, const wt_image *img,
+                        const wt_save_options *opt)
+{
+    return wt_png_encode_with(fp, name, img, wt_save_option_value(&wt_codec_png, "level", opt),
+                              WT_PNG_FASTZ);
 }
