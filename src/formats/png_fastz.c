@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define BLOCK_BYTES ((size_t)128 << 10)
+#define BLOCK_BYTES ((size_t)64 << 10)
 #define MIN_RUN 3
 #define MAX_MATCH 258
 #define STORED_MAX 65535 /* bytes of one stored block */
