@@ -5,8 +5,9 @@
  * For each input: decode it (timed), draw its mosaic on the CPU engine as
  * `wavetool decompose` does (haar, symmetric, 3 levels, --scale auto), then
  * encode the mosaic with libpng into memory under every setting, and with
- * wavetool's own encoder per level (level 1 twice: its fast run-length
- * deflate and libdeflate's level 1, side by side). Each time
+ * wavetool's own encoder per level (level 1 twice, WT_PNG_DEFLATE=fastz and
+ * =libdeflate: its fast run-length deflate and libdeflate's level 1, side by
+ * side; 8-bit images take the first by default, 16-bit the second). Each time
  * is the fastest of --repeat runs (a busy machine only adds time); one
  * thread, so the numbers are per core. Output: TSV on stdout, one row per
  * setting; sizes relative to libpng's own defaults (level 6, all filters,
@@ -58,12 +59,13 @@ typedef struct setting {
 /* Encode @p img into @p out; returns 0 on success. */
 static int encode(const wt_image *img, const setting *s, png_bytep *rows, buffer *out)
 {
-    if (s->strategy <= -2) { /* what wavetool writes at this level (-3: with libdeflate) */
+    if (s->strategy == -2) { /* what wavetool writes at this level */
         char *data = NULL;
         size_t size = 0;
         FILE *fp = open_memstream(&data, &size);
-        wt_png_deflater d = s->strategy == -3 ? WT_PNG_LIBDEFLATE : WT_PNG_FASTZ;
-        wt_status st = fp ? wt_png_encode_with(fp, "(memory)", img, s->level, d) : WT_ERR_IO;
+        wt_save_options opt = {s->level, 0, 0};
+        wt_env_override()->png_deflate = s->strategy_name; /* level 1: fastz or libdeflate */
+        wt_status st = fp ? wt_png_encode(fp, "(memory)", img, &opt) : WT_ERR_IO;
         if (fp)
             fclose(fp);
         free(data);
@@ -224,11 +226,10 @@ int main(int argc, char **argv)
                 int own = f >= nf;
                 if (((level == 0 || own) && z > 0) || (own_only && !own) || (f > nf && level != 1))
                     continue; /* stored blocks: the strategy changes nothing */
-                setting s = f == nf ? (setting){level, 0, "wavetool", -2,
-                                                level == 1 ? "fastz" : "libdeflate"}
-                            : own  ? (setting){level, 0, "wavetool", -3, "libdeflate"}
-                                   : (setting){level, filters[f].mask, filters[f].name,
-                                               strategies[z].z, strategies[z].name};
+                setting s = own ? (setting){level, 0, "wavetool", -2,
+                                            f == nf && level == 1 ? "fastz" : "libdeflate"}
+                                : (setting){level, filters[f].mask, filters[f].name,
+                                            strategies[z].z, strategies[z].name};
                 double total = 0, size = 0;
                 for (int i = 0; i < n; i++) {
                     double best = 1e30;

@@ -41,6 +41,7 @@ typedef struct wt_env_knobs {
     const char *cuda_wide53;      /* WT_CUDA_WIDE53 */
     const char *auto_device;      /* WT_AUTO_DEVICE */
     const char *png_whole_max;    /* WT_PNG_WHOLE_MAX */
+    const char *png_deflate;      /* WT_PNG_DEFLATE */
     const char *tmpdir;           /* TMPDIR */
 } wt_env_knobs;
 const wt_env_knobs *wt_env(void);

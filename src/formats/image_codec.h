@@ -13,12 +13,6 @@
 /** A whole PNG. Encode: 8/16-bit, 1-4 channels. */
 wt_decode_fn wt_png_decode;
 wt_encode_fn wt_png_encode;
-/** What compresses wt_png_encode_with's level 1: the fast run-length deflate
- *  of src/formats/png_fastz.c (wt_png_encode's) or libdeflate's level 1;
- *  bench/png_settings.c compares them. */
-typedef enum wt_png_deflater { WT_PNG_FASTZ, WT_PNG_LIBDEFLATE } wt_png_deflater;
-wt_status wt_png_encode_with(FILE *fp, const char *name, const wt_image *img, int level,
-                             wt_png_deflater d);
 
 /** A whole JPEG. Encode: an 8-bit image (alpha dropped). */
 wt_decode_fn wt_jpeg_decode;

@@ -1,7 +1,8 @@
 /* A fast DEFLATE encoder for filtered PNG rows: a zlib stream (RFC 1950) of
  * dynamic-Huffman blocks (RFC 1951) holding literals and runs only, the idea
- * of fpnge's and fpng's fast paths. A run repeats the previous byte
- * (distance 1) or the previous pixel (distance = bytes per pixel); nothing
+ * of fpnge's and fpng's fast paths. A run repeats the previous sample
+ * (distance 1 or 2 bytes: gray areas repeat it across channels) or the
+ * previous pixel (distance = bytes per pixel); nothing
  * is searched, so a byte costs a few operations where a general compressor
  * hashes and compares. Mosaics, noise-like detail bands with flat areas,
  * lose little to this: docs/performance.md, "PNG encoding".
@@ -137,12 +138,13 @@ static inline uint64_t run_starts(const uint8_t *p, unsigned dist)
 
 /* Where the first run of MIN_RUN bytes or more starts in [@p from, @p end),
  * @p from ≥ 8; @p end when there is none (the last 7 bytes start none). */
-static size_t next_run_start(const uint8_t *in, size_t from, size_t end, unsigned period)
+static size_t next_run_start(const uint8_t *in, size_t from, size_t end, unsigned sample,
+                             unsigned pixel)
 {
     for (size_t j = from; j + 8 <= end; j += 6) {
-        uint64_t m = run_starts(in + j, 1);
-        if (period > 1)
-            m |= run_starts(in + j, period);
+        uint64_t m = run_starts(in + j, sample);
+        if (pixel > sample)
+            m |= run_starts(in + j, pixel);
         if (m)
             return j + ((unsigned)__builtin_ctzll(m) >> 3);
     }
@@ -189,21 +191,21 @@ static void count_run(block_counts *c, const length_table *t, size_t length, uns
     }
 }
 
-/* The runs of block [@p b0, @p b1) of @p in, longest first where both
+/* The runs of block [@p b0, @p b1) of @p in, the longer where both
  * distances start one, into @p runs; returns their number. */
-static size_t find_runs(const uint8_t *in, size_t b0, size_t b1, unsigned period,
+static size_t find_runs(const uint8_t *in, size_t b0, size_t b1, unsigned sample, unsigned pixel,
                         const length_table *t, run *runs, block_counts *c)
 {
     size_t i = b0, n = 0;
     while (i < b1) {
-        size_t j = next_run_start(in, i < 8 ? 8 : i, b1, period);
+        size_t j = next_run_start(in, i < 8 ? 8 : i, b1, sample, pixel);
         count_literals(c, in + i, j - i);
         if (j >= b1)
             break;
-        size_t by_byte = repeated_bytes(in + j, 1, b1 - j);
-        size_t by_pixel = period > 1 ? repeated_bytes(in + j, period, b1 - j) : 0;
-        unsigned dist = by_pixel > by_byte ? period : 1;
-        size_t length = by_pixel > by_byte ? by_pixel : by_byte;
+        size_t by_sample = repeated_bytes(in + j, sample, b1 - j);
+        size_t by_pixel = pixel > sample ? repeated_bytes(in + j, pixel, b1 - j) : 0;
+        unsigned dist = by_pixel > by_sample ? pixel : sample;
+        size_t length = by_pixel > by_sample ? by_pixel : by_sample;
         runs[n++] = (run){(uint32_t)(j - b0), (uint32_t)length, dist};
         count_run(c, t, length, dist);
         i = j + length;
@@ -537,13 +539,13 @@ static void write_dynamic(bit_writer *w, const block_header *h, const block_code
 }
 
 /* Block [@p b0, @p b1) of @p in, dynamic or stored, whichever is smaller. */
-static void write_block(bit_writer *w, const uint8_t *in, size_t b0, size_t b1, unsigned period,
-                        const length_table *t, run *runs, int final)
+static void write_block(bit_writer *w, const uint8_t *in, size_t b0, size_t b1, unsigned sample,
+                        unsigned pixel, const length_table *t, run *runs, int final)
 {
     block_counts c = {{0}, {0}};
     block_codes k;
     block_header h;
-    size_t nruns = find_runs(in, b0, b1, period, t, runs, &c);
+    size_t nruns = find_runs(in, b0, b1, sample, pixel, t, runs, &c);
     c.litlen[END_OF_BLOCK] = 1;
     block_counts freq = c; /* huffman_build may add counts to unused symbols */
     huffman_build(&k.litlen, freq.litlen, NUM_LITLEN, MAX_BITS);
@@ -566,7 +568,8 @@ size_t wt_fastz_bound(size_t n)
     return n + (n / STORED_MAX + blocks) * 6 + 2 + 4 + 1 + 8;
 }
 
-size_t wt_fastz_compress(const uint8_t *in, size_t n, unsigned period, uint8_t *out)
+size_t wt_fastz_compress(const uint8_t *in, size_t n, unsigned sample, unsigned pixel,
+                         uint8_t *out)
 {
     run *runs = malloc((BLOCK_BYTES / MIN_RUN + 1) * sizeof *runs);
     if (!runs)
@@ -579,7 +582,7 @@ size_t wt_fastz_compress(const uint8_t *in, size_t n, unsigned period, uint8_t *
     size_t b0 = 0;
     do {
         size_t b1 = n - b0 <= BLOCK_BYTES ? n : b0 + BLOCK_BYTES;
-        write_block(&w, in, b0, b1, period, &t, runs, b1 == n);
+        write_block(&w, in, b0, b1, sample, pixel, &t, runs, b1 == n);
         b0 = b1;
     } while (b0 < n);
     align_to_byte(&w);
