@@ -7,7 +7,7 @@
  * encode the mosaic with libpng into memory under every setting, and with
  * wavetool's own encoder per level (level 1 twice, WT_PNG_DEFLATE=fastz and
  * =libdeflate: its fast run-length deflate and libdeflate's level 1, side by
- * side; 8-bit images take the first by default, 16-bit the second). Each time
+ * side; 8-bit gray takes the first by default, other images the second). Each time
  * is the fastest of --repeat runs (a busy machine only adds time); one
  * thread, so the numbers are per core. Output: TSV on stdout, one row per
  * setting; sizes relative to libpng's own defaults (level 6, all filters,

@@ -18,7 +18,7 @@
  *   WT_PNG_WHOLE_MAX=BYTES  largest filtered PNG image compressed in one
  *                           call; larger ones stream through zlib
  *   WT_PNG_DEFLATE=fastz|libdeflate  what compresses PNG level 1 (default:
- *                           fastz for 8-bit samples, libdeflate for 16-bit)
+ *                           fastz for 8-bit gray, libdeflate for the rest)
  *   TMPDIR                  bench --pipeline's temporary folder (default /tmp)
  *
  * (WT_EMU_NO_DEVICE belongs to cuda/emu/, the CPU emulator of the CUDA

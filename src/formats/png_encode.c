@@ -1,7 +1,7 @@
 /* PNG encoding without libpng: rows filtered as the PNG specification says,
  * compressed in one call, and written as signature, IHDR, IDAT chunks of
- * 1 MiB, IEND. Level 1 of 8-bit images goes through our own run-length
- * deflate (png_fastz.c), other levels and depths through libdeflate (1.7-2x
+ * 1 MiB, IEND. Level 1 of 8-bit gray images goes through our own run-length
+ * deflate (png_fastz.c), other levels and images through libdeflate (1.7-2x
  * faster than zlib's fastest setting and 10% smaller on mosaics):
  * docs/performance.md, "PNG encoding".
  *
@@ -274,10 +274,12 @@ static size_t whole_max(void)
     return v && *v && !*end ? (size_t)n : WHOLE_MAX;
 }
 
-/* Level 1's compressor: the fast run-length deflate for 8-bit samples (2.5-3x
- * faster than libdeflate's level 1 on mosaics, 11% larger), libdeflate for
- * 16-bit ones (whose mosaics repeat samples at distances runs miss: the fast
- * one was a third larger), unless WT_PNG_DEFLATE names one. */
+/* Level 1's compressor: the fast run-length deflate for 8-bit gray (4x
+ * faster than libdeflate's level 1 on mosaics and 1% smaller), libdeflate
+ * for the rest (on 8-bit RGB mosaics the fast one measured only 1.7-3x
+ * faster and 11% larger on a busy 2-core machine; 16-bit mosaics repeat
+ * samples at distances runs miss: a third larger), unless WT_PNG_DEFLATE
+ * names one. docs/performance.md, "PNG encoding". */
 static int use_fastz(const wt_image *img, int level)
 {
     const char *v = wt_env()->png_deflate;
@@ -285,7 +287,7 @@ static int use_fastz(const wt_image *img, int level)
         return 0;
     if (v && (strcmp(v, "fastz") == 0 || strcmp(v, "libdeflate") == 0))
         return strcmp(v, "fastz") == 0;
-    return img->bit_depth == 8;
+    return img->bit_depth == 8 && img->channels == 1;
 }
 
 /* Every filtered row in one buffer, compressed in one call: by the fast

@@ -220,8 +220,8 @@ static void assert_idat_inflates(const char *path, size_t expect)
     free(png);
 }
 
-/* @p img written at level 1 by the fast deflate (for 16-bit too, which
- * takes libdeflate by default) reads back the same (libpng) and its IDAT
+/* @p img written at level 1 by the fast deflate (for every layout, though
+ * only 8-bit gray takes it by default) reads back the same (libpng) and its IDAT
  * inflates (zlib); returns the file's size. */
 static long fast_png_roundtrip(const wt_image *img)
 {
