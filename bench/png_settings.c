@@ -4,7 +4,10 @@
  *
  * For each input: decode it (timed), draw its mosaic on the CPU engine as
  * `wavetool decompose` does (haar, symmetric, 3 levels, --scale auto), then
- * encode the mosaic with libpng into memory under every setting. Each time
+ * encode the mosaic with libpng into memory under every setting, and with
+ * wavetool's own encoder per level (level 1 twice, WT_PNG_DEFLATE=fastz and
+ * =libdeflate: its fast run-length deflate and libdeflate's level 1, side by
+ * side; 8-bit gray takes the first by default, other images the second). Each time
  * is the fastest of --repeat runs (a busy machine only adds time); one
  * thread, so the numbers are per core. Output: TSV on stdout, one row per
  * setting; sizes relative to libpng's own defaults (level 6, all filters,
@@ -61,6 +64,7 @@ static int encode(const wt_image *img, const setting *s, png_bytep *rows, buffer
         size_t size = 0;
         FILE *fp = open_memstream(&data, &size);
         wt_save_options opt = {.png_level = s->level};
+        wt_env_override()->png_deflate = s->strategy_name; /* level 1: fastz or libdeflate */
         wt_status st = fp ? wt_png_encode(fp, "(memory)", img, &opt) : WT_ERR_IO;
         if (fp)
             fclose(fp);
@@ -146,7 +150,8 @@ static const char usage_text[] =
     "levels x PNG filters x zlib strategies; TSV on stdout. --levels 0,1,6 limits\n"
     "the levels (default 0,1,2,3,6,9); --repeat: fastest of N runs (default 3);\n"
     "--source 1: encode the decoded images themselves (as reconstructions are written);\n"
-    "--own-only 1: only wavetool's own settings per level (rows 'wavetool').\n";
+    "--own-only 1: only wavetool's own settings per level (rows 'wavetool'; level 1\n"
+    "by its fast run-length deflate, 'fastz', and by libdeflate).\n";
 
 int main(int argc, char **argv)
 {
@@ -215,12 +220,14 @@ int main(int argc, char **argv)
     fflush(stdout);
     for (const char *l = levels; *l; l += strcspn(l, ",") + (l[strcspn(l, ",")] == ',')) {
         int level = atoi(l);
-        for (size_t f = 0; f <= sizeof filters / sizeof *filters; f++)
+        size_t nf = sizeof filters / sizeof *filters;
+        for (size_t f = 0; f <= nf + 1; f++) /* then wavetool's, and its level 1 by libdeflate */
             for (size_t z = 0; z < sizeof strategies / sizeof *strategies; z++) {
-                int own = f == sizeof filters / sizeof *filters; /* last: wavetool's */
-                if (((level == 0 || own) && z > 0) || (own_only && !own))
+                int own = f >= nf;
+                if (((level == 0 || own) && z > 0) || (own_only && !own) || (f > nf && level != 1))
                     continue; /* stored blocks: the strategy changes nothing */
-                setting s = own ? (setting){level, 0, "wavetool", -2, "wavetool"}
+                setting s = own ? (setting){level, 0, "wavetool", -2,
+                                            f == nf && level == 1 ? "fastz" : "libdeflate"}
                                 : (setting){level, filters[f].mask, filters[f].name,
                                             strategies[z].z, strategies[z].name};
                 double total = 0, size = 0;

@@ -41,6 +41,7 @@ typedef struct wt_env_knobs {
     const char *cuda_wide53;      /* WT_CUDA_WIDE53 */
     const char *auto_device;      /* WT_AUTO_DEVICE */
     const char *png_whole_max;    /* WT_PNG_WHOLE_MAX */
+    const char *png_deflate;      /* WT_PNG_DEFLATE */
     const char *tmpdir;           /* TMPDIR */
     const char *cpu_scalar;       /* WT_CPU_SCALAR */
 } wt_env_knobs;

@@ -16,7 +16,9 @@
  *   WT_AUTO_DEVICE=gpu      --device auto takes the GPU whenever one opens,
  *                           whatever the job's size (tests; default: weighed)
  *   WT_PNG_WHOLE_MAX=BYTES  largest filtered PNG image compressed in one
- *                           libdeflate call; larger ones stream through zlib
+ *                           call; larger ones stream through zlib
+ *   WT_PNG_DEFLATE=fastz|libdeflate  what compresses PNG level 1 (default:
+ *                           fastz for 8-bit gray, libdeflate for the rest)
  *   TMPDIR                  bench --pipeline's temporary folder (default /tmp)
  *   WT_CPU_SCALAR=1         the CPU engine's reference C kernels, not the
  *                           AVX2/AVX-512 ones the CPU would run (tests)
@@ -46,6 +48,7 @@ static void read_knobs(void)
         .cuda_wide53 = getenv("WT_CUDA_WIDE53"),
         .auto_device = getenv("WT_AUTO_DEVICE"),
         .png_whole_max = getenv("WT_PNG_WHOLE_MAX"),
+        .png_deflate = getenv("WT_PNG_DEFLATE"),
         .tmpdir = getenv("TMPDIR"),
         .cpu_scalar = getenv("WT_CPU_SCALAR"),
     };

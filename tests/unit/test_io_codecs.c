@@ -182,6 +182,154 @@ void test_png_streamed(void **state)
     wt_image_free(&img);
 }
 
+/* ---- PNG level 1: the fast run-length deflate (src/formats/png_fastz.c) --- */
+
+static uint32_t read_be32(const uint8_t *p)
+{
+    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+/* zlib inflates the IDAT stream of PNG file @p path to its end
+ * (Z_STREAM_END, the Adler-32 checked), exactly @p expect bytes, with
+ * nothing left over. */
+static void assert_idat_inflates(const char *path, size_t expect)
+{
+    size_t size;
+    uint8_t *png = read_file(path, &size), *raw = malloc(expect + 1);
+    z_stream zs = {0};
+    assert_non_null(raw);
+    assert_int_equal(inflateInit(&zs), Z_OK);
+    zs.next_out = raw;
+    zs.avail_out = (uInt)(expect + 1);
+    int rc = Z_OK;
+    for (size_t at = 8; at + 12 <= size; at += 12 + read_be32(png + at)) {
+        if (memcmp(png + at + 4, "IDAT", 4) != 0)
+            continue;
+        assert_int_equal(rc, Z_OK); /* no IDAT after the stream's end */
+        zs.next_in = png + at + 8;
+        zs.avail_in = read_be32(png + at);
+        rc = inflate(&zs, Z_NO_FLUSH);
+        assert_true(rc == Z_OK || rc == Z_STREAM_END);
+        assert_int_equal(zs.avail_in, 0);
+    }
+    assert_int_equal(rc, Z_STREAM_END);
+    assert_int_equal(zs.total_out, expect);
+    assert_int_equal(zs.adler, adler32(adler32(0, NULL, 0), raw, (uInt)expect));
+    inflateEnd(&zs);
+    free(raw);
+    free(png);
+}
+
+/* @p img written at level 1 by the fast deflate (for every layout, though
+ * only 8-bit gray takes it by default) reads back the same (libpng) and its IDAT
+ * inflates (zlib); returns the file's size. */
+static long fast_png_roundtrip(const wt_image *img)
+{
+    wt_save_options opt = {.png_level = 1};
+    const char *path = scratch("fast.png");
+    wt_env_knobs *env = wt_env_override();
+    const char *saved = env->png_deflate;
+    env->png_deflate = "fastz";
+    assert_int_equal(wt_image_save(path, img, &opt, WT_FORMAT_UNKNOWN), WT_OK);
+    env->png_deflate = saved;
+    wt_image back = load_ok(path);
+    assert_images_equal(img, &back);
+    wt_image_free(&back);
+    size_t stride = (size_t)img->width * (size_t)img->channels * (size_t)(img->bit_depth / 8);
+    assert_idat_inflates(path, (stride + 1) * img->height);
+    return file_bytes(path);
+}
+
+/* Rows of segments of 1 to @p longest pixels, each a random pixel repeated
+ * (runs at distance bpp, and 1 where its bytes agree) or random bytes. */
+static void segments_image(wt_image *img, uint32_t w, uint32_t h, int channels, int depth,
+                           uint32_t longest)
+{
+    assert_int_equal(wt_image_alloc(img, w, h, channels, depth), WT_OK);
+    size_t bpp = (size_t)channels * (size_t)(depth / 8);
+    uint8_t *p = img->pixels;
+    for (size_t x = 0, n = (size_t)w * h; x < n;) {
+        size_t len = 1 + rand32() % longest, repeat = rand32() % 2;
+        uint8_t pixel[8];
+        for (size_t b = 0; b < bpp; b++)
+            pixel[b] = (uint8_t)(rand32() % 3 ? rand32() : 128);
+        for (len = len < n - x ? len : n - x; len; len--, x++)
+            for (size_t b = 0; b < bpp; b++)
+                p[x * bpp + b] = repeat ? pixel[b] : (uint8_t)rand32();
+    }
+}
+
+/* Runs longer than a match (258) and longer than a block (64 KiB), at
+ * distance 1 and bpp, in every layout. */
+void test_png_fast_runs(void **state)
+{
+    (void)state;
+    wt_image img;
+    for (int depth = 8; depth <= 16; depth += 8)
+        for (int c = 1; c <= 4; c++) {
+            segments_image(&img, 300, 150, c, depth, 400);
+            fast_png_roundtrip(&img);
+            wt_image_free(&img);
+        }
+    segments_image(&img, 70000, 3, 4, 8, 30000); /* rows wider than a block */
+    fast_png_roundtrip(&img);
+    wt_image_free(&img);
+}
+
+/* Runs of every length near the limits of a match: 1-6, 257-262, 515-517. */
+void test_png_fast_run_lengths(void **state)
+{
+    (void)state;
+    static const uint32_t lengths[] = {1, 2, 3, 4, 5, 6, 10, 257, 258, 259, 260, 261, 262,
+                                       515, 516, 517, 1000};
+    wt_image img;
+    assert_int_equal(wt_image_alloc(&img, 4000, 3, 1, 8), WT_OK);
+    uint8_t *p = img.pixels;
+    size_t x = 0;
+    for (uint8_t v = 1; x < wt_image_bytes(&img); v++)
+        for (size_t k = 0; k < sizeof lengths / sizeof *lengths; k++)
+            for (uint32_t i = 0; i < lengths[k] && x < wt_image_bytes(&img); i++)
+                p[x++] = (uint8_t)(v * 17 + k);
+    fast_png_roundtrip(&img);
+    wt_image_free(&img);
+}
+
+/* Constant images of every layout, a 100000-pixel constant row (one run
+ * across blocks) and 1x1, 1xN, Nx1 images, random and constant. */
+void test_png_fast_constant_and_thin(void **state)
+{
+    (void)state;
+    wt_image img;
+    static const uint32_t sizes[][2] = {{257, 129}, {1, 1}, {1, 1000}, {1000, 1}};
+    for (int depth = 8; depth <= 16; depth += 8)
+        for (int c = 1; c <= 4; c++)
+            for (size_t s = 0; s < sizeof sizes / sizeof *sizes; s++) {
+                random_image(&img, sizes[s][0], sizes[s][1], c, depth);
+                fast_png_roundtrip(&img);
+                memset(img.pixels, 0x5a + c, wt_image_bytes(&img));
+                fast_png_roundtrip(&img);
+                wt_image_free(&img);
+            }
+    assert_int_equal(wt_image_alloc(&img, 100000, 2, 1, 8), WT_OK);
+    memset(img.pixels, 200, wt_image_bytes(&img));
+    assert_true(fast_png_roundtrip(&img) < 2000);
+    wt_image_free(&img);
+}
+
+/* Noise does not compress: blocks are stored, the file barely larger than
+ * the samples. */
+void test_png_fast_noise(void **state)
+{
+    (void)state;
+    wt_image img;
+    random_image(&img, 256, 256, 3, 8);
+    assert_true(fast_png_roundtrip(&img) < (long)(wt_image_bytes(&img) * 1.01 + 256));
+    wt_image_free(&img);
+    random_image(&img, 200, 150, 4, 16);
+    assert_true(fast_png_roundtrip(&img) < (long)(wt_image_bytes(&img) * 1.01 + 256));
+    wt_image_free(&img);
+}
+
 /* Every decoded sample lies in @p allowed (a list ended by -1). */
 static void assert_samples_in(const wt_image *img, const int *allowed)
 {

@@ -1,0 +1,596 @@
+/* A fast DEFLATE encoder for filtered PNG rows: a zlib stream (RFC 1950) of
+ * dynamic-Huffman blocks (RFC 1951) holding literals and runs only, the idea
+ * of fpnge's and fpng's fast paths. A run repeats the previous sample
+ * (distance 1 or 2 bytes: gray areas repeat it across channels) or the
+ * previous pixel (distance = bytes per pixel); nothing
+ * is searched, so a byte costs a few operations where a general compressor
+ * hashes and compares. Mosaics, noise-like detail bands with flat areas,
+ * lose little to this: docs/performance.md, "PNG encoding".
+ *
+ * Each block of BLOCK_BYTES input is read twice: once to find its runs and
+ * count its symbols, once to write them with the block's own Huffman codes
+ * (15 bits at most). A block whose coded form would be larger than the bytes
+ * themselves (noise) is stored instead. */
+#include "png_fastz.h"
+
+#include <libdeflate.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define BLOCK_BYTES ((size_t)64 << 10)
+#define MIN_RUN 3
+#define MAX_MATCH 258
+#define STORED_MAX 65535 /* bytes of one stored block */
+#define MAX_BITS 15      /* longest literal/length or distance code */
+#define MAX_CL_BITS 7    /* longest code-length code */
+#define NUM_LITLEN 286
+#define NUM_DIST 30
+#define NUM_CL 19
+#define END_OF_BLOCK 256
+
+/* ---- words and bits -------------------------------------------------------- */
+
+static inline uint64_t little_endian64(uint64_t v)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    return __builtin_bswap64(v);
+#else
+    return v;
+#endif
+}
+
+static inline uint64_t load64(const uint8_t *p)
+{
+    uint64_t v;
+    memcpy(&v, p, 8);
+    return little_endian64(v);
+}
+
+typedef struct bit_writer {
+    uint8_t *out;
+    uint64_t buf;   /* bits not yet written, the first in bit 0 */
+    unsigned count; /* how many; at most 63 */
+} bit_writer;
+
+static inline void put_bits(bit_writer *w, uint64_t bits, unsigned n)
+{
+    w->buf |= bits << w->count;
+    w->count += n;
+}
+
+/* Write the whole bytes held: 8 bytes are stored, so the output needs that
+ * much room past its end (wt_fastz_bound counts it). */
+static inline void flush_bits(bit_writer *w)
+{
+    uint64_t le = little_endian64(w->buf);
+    memcpy(w->out, &le, 8);
+    w->out += w->count >> 3;
+    w->buf >>= w->count & 56;
+    w->count &= 7;
+}
+
+static void align_to_byte(bit_writer *w)
+{
+    flush_bits(w);
+    put_bits(w, 0, (8 - w->count) & 7);
+    flush_bits(w);
+}
+
+/* ---- symbols ----------------------------------------------------------------- */
+
+static const uint16_t length_base[29] = {3,  4,  5,  6,  7,  8,  9,  10,  11,  13,
+                                         15, 17, 19, 23, 27, 31, 35, 43,  51,  59,
+                                         67, 83, 99, 115, 131, 163, 195, 227, 258};
+static const uint8_t length_extra[29] = {0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2,
+                                         2, 3, 3, 3, 3, 4, 4, 4, 4, 5, 5, 5, 5, 0};
+
+/* The length symbol (0-28, coded as 257 + it) of every match length. */
+typedef struct length_table {
+    uint8_t symbol[MAX_MATCH + 1];
+} length_table;
+
+static void length_table_init(length_table *t)
+{
+    for (int s = 0; s < 29; s++)
+        for (int l = length_base[s]; l < length_base[s] + (1 << length_extra[s]) && l <= MAX_MATCH;
+             l++)
+            t->symbol[l] = (uint8_t)s; /* 258: symbol 28 overwrites 27's last */
+}
+
+/* Distance codes of distances 1-8 and their extra bits (RFC 1951 3.2.5). */
+static inline unsigned distance_code(unsigned d)
+{
+    return d <= 4 ? d - 1 : d <= 6 ? 4 : 5;
+}
+
+static inline unsigned distance_extra_bits(unsigned d)
+{
+    return d > 4;
+}
+
+static inline unsigned distance_extra_value(unsigned d)
+{
+    return d <= 4 ? 0 : d <= 6 ? d - 5 : d - 7;
+}
+
+/* The first match of a run with @p left bytes: 258 at most, and never
+ * leaving 1-2 bytes that no match can hold. */
+static inline unsigned next_match(size_t left)
+{
+    return left <= MAX_MATCH ? (unsigned)left : left - MAX_MATCH < MIN_RUN ? MAX_MATCH - MIN_RUN : MAX_MATCH;
+}
+
+/* ---- runs ------------------------------------------------------------------- */
+
+/* 0x80 in each byte of @p x that is zero, 0 in the others. */
+static inline uint64_t zero_bytes(uint64_t x)
+{
+    const uint64_t low7 = 0x7f7f7f7f7f7f7f7full;
+    return ~(((x & low7) + low7) | x | low7);
+}
+
+/* Bit 8k+7 set where bytes k, k+1, k+2 of @p p (k < 6) equal those @p dist before. */
+static inline uint64_t run_starts(const uint8_t *p, unsigned dist)
+{
+    uint64_t z = zero_bytes(load64(p) ^ load64(p - dist));
+    return z & (z >> 8) & (z >> 16);
+}
+
+/* Where the first run of MIN_RUN bytes or more starts in [@p from, @p end),
+ * @p from ≥ 8; @p end when there is none (the last 7 bytes start none). */
+static size_t next_run_start(const uint8_t *in, size_t from, size_t end, unsigned sample,
+                             unsigned pixel)
+{
+    for (size_t j = from; j + 8 <= end; j += 6) {
+        uint64_t m = run_starts(in + j, sample);
+        if (pixel > sample)
+            m |= run_starts(in + j, pixel);
+        if (m)
+            return j + ((unsigned)__builtin_ctzll(m) >> 3);
+    }
+    return end;
+}
+
+/* How many of the @p max bytes at @p p equal those @p dist before. */
+static size_t repeated_bytes(const uint8_t *p, unsigned dist, size_t max)
+{
+    size_t n = 0;
+    for (; n + 8 <= max; n += 8) {
+        uint64_t x = load64(p + n) ^ load64(p + n - dist);
+        if (x)
+            return n + ((unsigned)__builtin_ctzll(x) >> 3);
+    }
+    while (n < max && p[n] == p[n - dist])
+        n++;
+    return n;
+}
+
+typedef struct run {
+    uint32_t start, length; /* in the block's input */
+    uint32_t dist;
+} run;
+
+/* Symbol counts of one block. */
+typedef struct block_counts {
+    uint32_t litlen[NUM_LITLEN], dist[NUM_DIST];
+} block_counts;
+
+static void count_literals(block_counts *c, const uint8_t *p, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        c->litlen[p[i]]++;
+}
+
+static void count_run(block_counts *c, const length_table *t, size_t length, unsigned dist)
+{
+    for (size_t left = length; left;) {
+        unsigned m = next_match(left);
+        c->litlen[257 + t->symbol[m]]++;
+        c->dist[distance_code(dist)]++;
+        left -= m;
+    }
+}
+
+/* The runs of block [@p b0, @p b1) of @p in, the longer where both
+ * distances start one, into @p runs; returns their number. */
+static size_t find_runs(const uint8_t *in, size_t b0, size_t b1, unsigned sample, unsigned pixel,
+                        const length_table *t, run *runs, block_counts *c)
+{
+    size_t i = b0, n = 0;
+    while (i < b1) {
+        size_t j = next_run_start(in, i < 8 ? 8 : i, b1, sample, pixel);
+        count_literals(c, in + i, j - i);
+        if (j >= b1)
+            break;
+        size_t by_sample = repeated_bytes(in + j, sample, b1 - j);
+        size_t by_pixel = pixel > sample ? repeated_bytes(in + j, pixel, b1 - j) : 0;
+        unsigned dist = by_pixel > by_sample ? pixel : sample;
+        size_t length = by_pixel > by_sample ? by_pixel : by_sample;
+        runs[n++] = (run){(uint32_t)(j - b0), (uint32_t)length, dist};
+        count_run(c, t, length, dist);
+        i = j + length;
+    }
+    return n;
+}
+
+/* ---- Huffman codes -------------------------------------------------------- */
+
+typedef struct sym_freq {
+    uint32_t freq;
+    uint16_t sym;
+} sym_freq;
+
+static int by_freq(const void *a, const void *b)
+{
+    const sym_freq *x = a, *y = b;
+    if (x->freq != y->freq)
+        return x->freq < y->freq ? -1 : 1;
+    return x->sym < y->sym ? -1 : 1;
+}
+
+/* Moffat and Katajainen's in-place minimum-redundancy code: @p a holds @p n
+ * ≥ 2 weights in ascending order; on return, each one's code length. */
+static void minimum_redundancy(uint32_t *a, int n)
+{
+    int root = 0, leaf = 2;
+    a[0] += a[1];
+    for (int next = 1; next < n - 1; next++) {
+        if (leaf >= n || a[root] < a[leaf]) {
+            a[next] = a[root];
+            a[root++] = (uint32_t)next;
+        } else {
+            a[next] = a[leaf++];
+        }
+        if (leaf >= n || (root < next && a[root] < a[leaf])) {
+            a[next] += a[root];
+            a[root++] = (uint32_t)next;
+        } else {
+            a[next] += a[leaf++];
+        }
+    }
+    a[n - 2] = 0;
+    for (int next = n - 3; next >= 0; next--)
+        a[next] = a[a[next]] + 1;
+    int avail = 1, used = 0, depth = 0, next = n - 1;
+    root = n - 2;
+    while (avail > 0) {
+        while (root >= 0 && (int)a[root] == depth) {
+            used++;
+            root--;
+        }
+        while (avail > used) {
+            a[next--] = (uint32_t)depth;
+            avail--;
+        }
+        avail = 2 * used;
+        depth++;
+        used = 0;
+    }
+}
+
+/* Fold the codes longer than @p limit into it and lengthen shorter ones
+ * until the lengths (@p count per length, up to @p longest) form a complete
+ * code again (miniz's method). */
+static void limit_lengths(int *count, int longest, int limit)
+{
+    for (int l = limit + 1; l <= longest; l++) {
+        count[limit] += count[l];
+        count[l] = 0;
+    }
+    uint32_t kraft = 0; /* in units of 2^-limit */
+    for (int l = 1; l <= limit; l++)
+        kraft += (uint32_t)count[l] << (limit - l);
+    while (kraft != 1u << limit) {
+        count[limit]--;
+        for (int l = limit - 1; l > 0; l--)
+            if (count[l]) {
+                count[l]--;
+                count[l + 1] += 2;
+                break;
+            }
+        kraft--;
+    }
+}
+
+/* Code lengths (at most @p limit) of @p n symbols counted @p freq, two of
+ * them at least nonzero: a complete code, as zlib's inflate requires. */
+static void huffman_lengths(const uint32_t *freq, int n, int limit, uint8_t *len)
+{
+    sym_freq s[NUM_LITLEN];
+    uint32_t depth[NUM_LITLEN];
+    int count[NUM_LITLEN + 1] = {0}, used = 0, longest = 0;
+    memset(len, 0, (size_t)n);
+    for (int i = 0; i < n; i++)
+        if (freq[i])
+            s[used++] = (sym_freq){freq[i], (uint16_t)i};
+    qsort(s, (size_t)used, sizeof *s, by_freq);
+    for (int i = 0; i < used; i++)
+        depth[i] = s[i].freq;
+    minimum_redundancy(depth, used);
+    for (int i = 0; i < used; i++) {
+        count[depth[i]]++;
+        longest = (int)depth[i] > longest ? (int)depth[i] : longest;
+    }
+    limit_lengths(count, longest, limit);
+    for (int l = 1, j = used; l <= limit; l++) /* shortest codes to the most frequent */
+        for (int k = count[l]; k > 0; k--)
+            len[s[--j].sym] = (uint8_t)l;
+}
+
+/* Give the first unused symbols a count of 1 until two are used. */
+static void use_two_at_least(uint32_t *freq, int n)
+{
+    int used = 0;
+    for (int i = 0; i < n; i++)
+        used += freq[i] != 0;
+    for (int i = 0; i < n && used < 2; i++)
+        if (!freq[i]) {
+            freq[i] = 1;
+            used++;
+        }
+}
+
+/* Canonical codes of lengths @p len (RFC 1951 3.2.2), bit-reversed to be
+ * written first bit first. */
+static void canonical_codes(const uint8_t *len, int n, uint16_t *code)
+{
+    int count[MAX_BITS + 1] = {0};
+    uint32_t next[MAX_BITS + 1], c = 0;
+    for (int i = 0; i < n; i++)
+        count[len[i]]++;
+    count[0] = 0;
+    for (int l = 1; l <= MAX_BITS; l++) {
+        c = (c + (uint32_t)count[l - 1]) << 1;
+        next[l] = c;
+    }
+    for (int i = 0; i < n; i++) {
+        if (!len[i])
+            continue;
+        uint32_t v = next[len[i]]++, r = 0;
+        for (int b = 0; b < len[i]; b++)
+            r |= ((v >> b) & 1u) << (len[i] - 1 - b);
+        code[i] = (uint16_t)r;
+    }
+}
+
+typedef struct huffman {
+    uint8_t len[NUM_LITLEN];
+    uint16_t code[NUM_LITLEN];
+} huffman;
+
+static void huffman_build(huffman *h, uint32_t *freq, int n, int limit)
+{
+    use_two_at_least(freq, n);
+    huffman_lengths(freq, n, limit, h->len);
+    canonical_codes(h->len, n, h->code);
+}
+
+/* ---- dynamic block header ---------------------------------------------------- */
+
+/* The code lengths of both alphabets, run-length coded with symbols 16-18
+ * (RFC 1951 3.2.7), and the code that writes them. */
+typedef struct block_header {
+    int hlit, hdist, hclen;
+    int n;
+    uint8_t sym[NUM_LITLEN + NUM_DIST], extra[NUM_LITLEN + NUM_DIST];
+    huffman cl;
+} block_header;
+
+static const uint8_t cl_order[NUM_CL] = {16, 17, 18, 0, 8, 7, 9, 6, 10, 5,
+                                         11, 4,  12, 3, 13, 2, 14, 1, 15};
+static const uint8_t cl_extra_bits[NUM_CL] = {[16] = 2, [17] = 3, [18] = 7};
+
+static void header_emit(block_header *h, uint32_t *freq, int sym, int extra)
+{
+    h->sym[h->n] = (uint8_t)sym;
+    h->extra[h->n++] = (uint8_t)extra;
+    freq[sym]++;
+}
+
+static void header_plan(block_header *h, const huffman *litlen, const huffman *dist)
+{
+    uint8_t lens[NUM_LITLEN + NUM_DIST];
+    uint32_t freq[NUM_CL] = {0};
+    h->hlit = NUM_LITLEN;
+    while (h->hlit > 257 && !litlen->len[h->hlit - 1])
+        h->hlit--;
+    h->hdist = NUM_DIST;
+    while (h->hdist > 1 && !dist->len[h->hdist - 1])
+        h->hdist--;
+    memcpy(lens, litlen->len, (size_t)h->hlit);
+    memcpy(lens + h->hlit, dist->len, (size_t)h->hdist);
+    h->n = 0;
+    for (int i = 0, total = h->hlit + h->hdist; i < total;) {
+        int v = lens[i], same = 1;
+        while (i + same < total && lens[i + same] == v)
+            same++;
+        i += same;
+        if (v == 0) {
+            for (; same >= 11; same -= same < 138 ? same : 138)
+                header_emit(h, freq, 18, (same < 138 ? same : 138) - 11);
+            if (same >= 3) {
+                header_emit(h, freq, 17, same - 3);
+                same = 0;
+            }
+        } else {
+            header_emit(h, freq, v, 0);
+            for (same--; same >= 3; same -= same < 6 ? same : 6)
+                header_emit(h, freq, 16, (same < 6 ? same : 6) - 3);
+        }
+        for (; same > 0; same--)
+            header_emit(h, freq, v, 0);
+    }
+    huffman_build(&h->cl, freq, NUM_CL, MAX_CL_BITS);
+    h->hclen = NUM_CL;
+    while (h->hclen > 4 && !h->cl.len[cl_order[h->hclen - 1]])
+        h->hclen--;
+}
+
+static size_t header_bits(const block_header *h)
+{
+    size_t bits = 3 + 5 + 5 + 4 + 3 * (size_t)h->hclen;
+    for (int i = 0; i < h->n; i++)
+        bits += h->cl.len[h->sym[i]] + cl_extra_bits[h->sym[i]];
+    return bits;
+}
+
+static void header_write(bit_writer *w, const block_header *h, int final)
+{
+    put_bits(w, (uint64_t)final | 2u << 1, 3);
+    put_bits(w, (uint64_t)(h->hlit - 257), 5);
+    put_bits(w, (uint64_t)(h->hdist - 1), 5);
+    put_bits(w, (uint64_t)(h->hclen - 4), 4);
+    flush_bits(w);
+    for (int i = 0; i < h->hclen; i++) {
+        put_bits(w, h->cl.len[cl_order[i]], 3);
+        flush_bits(w);
+    }
+    for (int i = 0; i < h->n; i++) {
+        put_bits(w, h->cl.code[h->sym[i]], h->cl.len[h->sym[i]]);
+        put_bits(w, h->extra[i], cl_extra_bits[h->sym[i]]);
+        flush_bits(w);
+    }
+}
+
+/* ---- blocks ------------------------------------------------------------------ */
+
+/* The codes of one block, literal codes packed as code | length << 16. */
+typedef struct block_codes {
+    huffman litlen, dist;
+    uint32_t literal[256];
+} block_codes;
+
+static size_t data_bits(const block_counts *c, const block_codes *k)
+{
+    size_t bits = 0;
+    for (int s = 0; s < NUM_LITLEN; s++)
+        bits += (size_t)c->litlen[s] * (k->litlen.len[s] + (s > 256 ? length_extra[s - 257] : 0));
+    for (int d = 0; d < 6; d++) /* distances 1-8; codes 4 and 5 have an extra bit */
+        bits += (size_t)c->dist[d] * (k->dist.len[d] + (d >= 4));
+    return bits;
+}
+
+/* Bits of @p n bytes stored: per stored block 3 header bits, up to 7 to
+ * the byte, LEN and NLEN. */
+static size_t stored_bits(size_t n)
+{
+    return 8 * n + (n / STORED_MAX + 1) * (3 + 7 + 32);
+}
+
+static void write_stored(bit_writer *w, const uint8_t *p, size_t n, int final)
+{
+    do {
+        size_t k = n < STORED_MAX ? n : STORED_MAX;
+        put_bits(w, (uint64_t)(final && k == n), 3);
+        align_to_byte(w);
+        put_bits(w, k | (uint64_t)(~k & 0xffff) << 16, 32);
+        flush_bits(w);
+        memcpy(w->out, p, k);
+        w->out += k;
+        p += k;
+        n -= k;
+    } while (n);
+}
+
+static inline void put_literals(bit_writer *w, const uint32_t *lit, const uint8_t *p, size_t n)
+{
+    size_t i = 0;
+    for (; i + 3 <= n; i += 3) { /* 3 x 15 bits fit beside the 7 held */
+        put_bits(w, lit[p[i]] & 0xffff, lit[p[i]] >> 16);
+        put_bits(w, lit[p[i + 1]] & 0xffff, lit[p[i + 1]] >> 16);
+        put_bits(w, lit[p[i + 2]] & 0xffff, lit[p[i + 2]] >> 16);
+        flush_bits(w);
+    }
+    for (; i < n; i++) {
+        put_bits(w, lit[p[i]] & 0xffff, lit[p[i]] >> 16);
+        flush_bits(w);
+    }
+}
+
+static void put_run(bit_writer *w, const block_codes *k, const length_table *t, size_t length,
+                    unsigned dist)
+{
+    unsigned dc = distance_code(dist);
+    for (size_t left = length; left;) {
+        unsigned m = next_match(left), s = t->symbol[m];
+        put_bits(w, k->litlen.code[257 + s], k->litlen.len[257 + s]);
+        put_bits(w, m - length_base[s], length_extra[s]);
+        put_bits(w, k->dist.code[dc], k->dist.len[dc]);
+        put_bits(w, distance_extra_value(dist), distance_extra_bits(dist));
+        flush_bits(w);
+        left -= m;
+    }
+}
+
+static void write_dynamic(bit_writer *w, const block_header *h, const block_codes *k,
+                          const length_table *t, const uint8_t *p, size_t n, const run *runs,
+                          size_t nruns, int final)
+{
+    header_write(w, h, final);
+    size_t i = 0;
+    for (size_t r = 0; r < nruns; r++) {
+        put_literals(w, k->literal, p + i, runs[r].start - i);
+        put_run(w, k, t, runs[r].length, runs[r].dist);
+        i = runs[r].start + runs[r].length;
+    }
+    put_literals(w, k->literal, p + i, n - i);
+    put_bits(w, k->litlen.code[END_OF_BLOCK], k->litlen.len[END_OF_BLOCK]);
+    flush_bits(w);
+}
+
+/* Block [@p b0, @p b1) of @p in, dynamic or stored, whichever is smaller. */
+static void write_block(bit_writer *w, const uint8_t *in, size_t b0, size_t b1, unsigned sample,
+                        unsigned pixel, const length_table *t, run *runs, int final)
+{
+    block_counts c = {{0}, {0}};
+    block_codes k;
+    block_header h;
+    size_t nruns = find_runs(in, b0, b1, sample, pixel, t, runs, &c);
+    c.litlen[END_OF_BLOCK] = 1;
+    block_counts freq = c; /* huffman_build may add counts to unused symbols */
+    huffman_build(&k.litlen, freq.litlen, NUM_LITLEN, MAX_BITS);
+    huffman_build(&k.dist, freq.dist, NUM_DIST, MAX_BITS);
+    header_plan(&h, &k.litlen, &k.dist);
+    if (header_bits(&h) + data_bits(&c, &k) > stored_bits(b1 - b0)) {
+        write_stored(w, in + b0, b1 - b0, final);
+        return;
+    }
+    for (int s = 0; s < 256; s++)
+        k.literal[s] = k.litlen.code[s] | (uint32_t)k.litlen.len[s] << 16;
+    write_dynamic(w, &h, &k, t, in + b0, b1 - b0, runs, nruns, final);
+}
+
+size_t wt_fastz_bound(size_t n)
+{
+    /* stored blocks at worst (write_block's choice), zlib header and
+     * Adler-32, the last byte's padding, flush_bits' 8 bytes of room */
+    size_t blocks = n / BLOCK_BYTES + 1;
+    return n + (n / STORED_MAX + blocks) * 6 + 2 + 4 + 1 + 8;
+}
+
+size_t wt_fastz_compress(const uint8_t *in, size_t n, unsigned sample, unsigned pixel,
+                         uint8_t *out)
+{
+    run *runs = malloc((BLOCK_BYTES / MIN_RUN + 1) * sizeof *runs);
+    if (!runs)
+        return 0;
+    length_table t;
+    length_table_init(&t);
+    bit_writer w = {out, 0, 0};
+    put_bits(&w, 0x0178, 16); /* CMF 0x78 (deflate, 32 KiB window), FLG 0x01 */
+    flush_bits(&w);
+    size_t b0 = 0;
+    do {
+        size_t b1 = n - b0 <= BLOCK_BYTES ? n : b0 + BLOCK_BYTES;
+        write_block(&w, in, b0, b1, sample, pixel, &t, runs, b1 == n);
+        b0 = b1;
+    } while (b0 < n);
+    align_to_byte(&w);
+    uint32_t adler = libdeflate_adler32(1, in, n);
+    put_bits(&w, (uint64_t)(adler >> 24 | (adler >> 8 & 0xff00) | (adler << 8 & 0xff0000) |
+                            (adler & 0xff) << 24),
+             32);
+    flush_bits(&w);
+    free(runs);
+    return (size_t)(w.out - out);
+}
