@@ -13,9 +13,13 @@ import subprocess
 import sys
 import tempfile
 
-import numpy as np
-import tifffile
-from PIL import Image
+try:
+    import numpy as np
+    import tifffile
+    from PIL import Image
+except ImportError as e:  # the references are test-only packages
+    print(f"SKIP {e}")
+    sys.exit(77)
 
 WT = os.path.abspath(sys.argv[1])
 failed = 0
