@@ -211,6 +211,21 @@ int cli_usage_error(const char *cmd, const char *fmt, ...)
     return EXIT_USAGE;
 }
 
+/* --axes goes with --volume; a volume is transformed on the CPU engine. */
+static int check_volume(const cli_command *cmd, const cli_options *o)
+{
+    if (o->naxes && !o->volume)
+        return cli_usage_error(cmd->name, "--axes chooses the axes of a --volume");
+    if (o->naxes && !takes_group(cmd, &cli_group_transform))
+        return cli_usage_error(cmd->name, "--axes: %s reads a volume's axes from its file",
+                               cmd->name);
+    if (o->volume && strncmp(o->device, "cuda", 4) == 0)
+        return cli_usage_error(cmd->name, "--volume runs on the CPU engine (--device cpu or "
+                                          "auto), not --device %s",
+                               o->device);
+    return CLI_CONTINUE;
+}
+
 /* Checks between options once all are read. */
 static int check_combination(const cli_command *cmd, cli_options *o)
 {
@@ -220,6 +235,8 @@ static int check_combination(const cli_command *cmd, cli_options *o)
     if (cmd->max_args >= 0 && o->nargs > cmd->max_args)
         return cli_usage_error(cmd->name, "too many arguments (usage: wavetool %s %.*s)",
                                cmd->name, (int)strcspn(cmd->synopsis, "\n"), cmd->synopsis);
+    if (check_volume(cmd, o) != CLI_CONTINUE)
+        return EXIT_USAGE;
     if (!takes_group(cmd, &cli_group_transform) && !takes_group(cmd, &cli_group_wavelet))
         return CLI_CONTINUE;
     if (takes_group(cmd, &cli_group_mosaic) && o->depth == WT_DEPTH_F32 && !o->layers)

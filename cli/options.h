@@ -109,6 +109,7 @@ extern const cli_group cli_group_result;    /* --depth 8|16|f32 of result images
 extern const cli_group cli_group_mosaic;    /* --scale ... --layers (opts_mosaic.c) */
 extern const cli_group cli_group_report;    /* --format (opts_report.c) */
 extern const cli_group cli_group_verbosity; /* -q -v */
+extern const cli_group cli_group_volume;    /* --volume --axes (opts_volume.c) */
 extern const cli_group cli_group_help;      /* -h: every command */
 
 /* Parsers other files' rows reuse (bench's --transform, --border; denoise's -l). */
@@ -180,6 +181,8 @@ typedef struct cli_options {
     int norm, start_level, all_approx; /* --norm --start-level --all-approx */
     wt_border border;                  /* --border */
     int border_given;
+    int volume;        /* --volume: a stack or 3-D array is one (z, y, x) volume */
+    int axes[3], naxes; /* --axes: the volume's axes transformed, in order (0: all three) */
     void *own;              /* the command's own options: its struct in cli/cmd_X.c */
     char **args;            /* positional arguments */
     int nargs;

@@ -553,6 +553,9 @@ typedef struct wt_npz_meta {
     /* A stack's coefficients (meta key "pages"): every member has a leading
      * page axis (N, C, h, w); 0 for one image. */
     uint64_t pages;
+    /* A volume's (meta "depth", "axes": "0,1,2"): its z size (0 for one image), axes in order. */
+    uint32_t depth;
+    char axes[4]; /**< digits, "012" */
 } wt_npz_meta;
 
 /** Write members cA, cH1..cHL, cV1.., cD1.. ((C, h, w) float32 or int32) and meta

@@ -9,6 +9,7 @@
 #include "pages.h"
 #include "pipeline.h"
 #include "undecimated.h"
+#include "volume.h"
 
 /* ---- one file ---------------------------------------------------------------- */
 
@@ -222,6 +223,8 @@ static wt_status decompose_or_transcode(pipeline *p, page_binding *page, const c
 
 wt_status decompose_file(pipeline *p, page_binding *page, const char *in, const char *out)
 {
+    if (p->opt->volume) /* cli/volume.c */
+        return volume_decompose(p, pages_item(page), in, out);
     return decompose_or_transcode(p, page, in, out, 0);
 }
 
@@ -255,9 +258,10 @@ const cli_command cmd_decompose = {
         "input or output (its type from --ext, default png). With -O, each INPUT (a file,\n"
         "or a directory walked for {IMAGES}) gives DIR/STEM[SUFFIX].EXT. A stack (a\n"
         "multi-page TIFF, a 3-D .npy with --stack) is decomposed page by page into one\n"
-        "multi-page TIFF, (N, H, W) .npy or .npz with a leading page axis.",
+        "multi-page TIFF, (N, H, W) .npy or .npz with a leading page axis; with\n"
+        "--volume it is one (z, y, x) volume, its coefficients as pywt.wavedecn's.",
     .groups = (const cli_group *const[]){&cli_group_transform, &cli_group_swt, &cli_group_starlet,
-                                         &cli_group_device, &cli_group_jobs, &cli_group_input,
+                                         &cli_group_volume, &cli_group_device, &cli_group_jobs, &cli_group_input,
                                          &cli_group_save, &cli_group_mosaic, &cli_group_batch,
                                          &cli_group_verbosity, NULL},
     .min_args = 1,

@@ -8,6 +8,7 @@
 #include "pipeline.h"
 #include "result.h"
 #include "undecimated.h"
+#include "volume.h"
 
 /* ---- one file ---------------------------------------------------------------- */
 
@@ -46,6 +47,8 @@ static wt_status reconstruct_file(pipeline *p, page_binding *page, const char *i
     wt_image img = {0};
     float *stack = NULL; /* an undecimated transform's bands (swt, starlet) */
     wt_uparams up;
+    if (p->opt->volume) /* cli/volume.c */
+        return volume_reconstruct(p, in, out);
     if (undecimated_is_sidecar(in))
         return undecimated_reconstruct_layers(p, page, in, out);
     wt_status st = pages_load_coefficients(p, page, in, &pyr, &stack, &up, &meta);
@@ -103,8 +106,9 @@ const cli_command cmd_reconstruct = {
         "output, type from --ext). With -O, each COEFFS (a file, or a directory walked\n"
         "for {COEFFS}) gives DIR/STEM[SUFFIX].EXT. Files of --transform swt or starlet\n"
         "are read as such; COEFFS may also be the NAME_layers.txt of decompose --layers.\n"
-        "A stack's file (members (N, C, h, w)) gives a multi-page TIFF or (N, H, W) .npy.",
-    .groups = (const cli_group *const[]){&cli_group_device, &cli_group_jobs, &cli_group_input,
+        "A stack's file (members (N, C, h, w)) gives a multi-page TIFF or (N, H, W) .npy;\n"
+        "a volume's (decompose --volume) needs --volume and gives one too.",
+    .groups = (const cli_group *const[]){&cli_group_volume, &cli_group_device, &cli_group_jobs, &cli_group_input,
                                          &cli_group_save, &cli_group_batch, &cli_group_result,
                                          &cli_group_verbosity, NULL},
     .min_args = 1,

@@ -1,0 +1,21 @@
+/* --volume: a stack (multi-page TIFF, 3-D .npy) or a volume's coefficient
+ * file as one (z, y, x) array, transformed along --axes (default all three)
+ * on the CPU engine's axis core (wavetool_hooks.h: wt_volume_*). Each input
+ * is one volume: no pages, one output, one report line. */
+#ifndef WT_CLI_VOLUME_H
+#define WT_CLI_VOLUME_H
+
+#include "pipeline.h"
+
+/* decompose --volume: the coefficients of @p in into @p out (.npz). */
+wt_status volume_decompose(pipeline *p, batch_item *item, const char *in, const char *out);
+/* reconstruct of a volume's coefficient file into a stack @p out. */
+wt_status volume_reconstruct(pipeline *p, const char *in, const char *out);
+
+/* roundtrip --volume: forward and inverse of @p in, *@p q against it (in
+ * the type written), *@p layout its channels and type for the report; the
+ * result into @p out unless NULL. */
+wt_status volume_roundtrip(pipeline *p, batch_item *item, const char *in, const char *out,
+                           wt_image *layout, wt_quality *q);
+
+#endif

@@ -1,0 +1,739 @@
+/* Volumes: a (z, y, x) array with channels transformed along a subset of its
+ * axes, on the axis core (src/engine/axis_view.h) one axis pass at a time, as
+ * PyWavelets' wavedecn and swtn loop over _dwt_axis and _swt_axis:
+ *
+ *   DWT      pywt.wavedecn / waverecn: each level splits the approximation
+ *            along axes[0], then axes[1], ... (the inverse backwards);
+ *   SWT      pywt.swtn / iswtn (trim_approx, norm, start_level), periodic
+ *            at any size as the 2-D SWT;
+ *   starlet  c_j = the B3 kernel at spacing 2^(j-1) along each axis of
+ *            c_{j-1}, w_j = c_{j-1} - c_j, layers summing back to the input.
+ *
+ * The arrays between two passes are dense (C, z, y, x) blocks allocated per
+ * pass; the last pass of a level writes into the bands. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "axis_filter.h"
+#include "dwt_line.h"
+#include "transform.h"
+#include "wavetool_hooks.h"
+
+#define MAX_SPLIT (1 << 3)
+
+static size_t volume_elems(const size_t shape[3], int channels)
+{
+    return shape[0] * shape[1] * shape[2] * (size_t)channels;
+}
+
+static int is_dwt(const wt_volume_spec *s)
+{
+    return s->transform == WT_TRANSFORM_DWT;
+}
+
+static int is_starlet(const wt_volume_spec *s)
+{
+    return s->transform == WT_TRANSFORM_STARLET;
+}
+
+/* ---- axes and levels ------------------------------------------------------------ */
+
+wt_status wt_volume_parse_axes(const char *text, int axes[3], int *naxes)
+{
+    int n = 0, seen = 0;
+    const char *p = text;
+    while (*p) {
+        if (n == 3 || *p < '0' || *p > '2' || (seen >> (*p - '0') & 1))
+            break;
+        seen |= 1 << (*p - '0');
+        axes[n++] = *p++ - '0';
+        if (*p == ',' && p[1])
+            p++;
+        else if (*p)
+            break;
+    }
+    if (*p || n == 0)
+        return wt_error_set(WT_ERR_INVALID,
+                            "invalid --axes '%s': distinct axes of the volume, 0 (z), 1 (y) or "
+                            "2 (x), separated by commas (e.g. 0,1,2 or 1,2)",
+                            text);
+    *naxes = n;
+    return WT_OK;
+}
+
+static size_t shortest_axis(const wt_volume_spec *s, const size_t shape[3])
+{
+    size_t n = SIZE_MAX;
+    for (int k = 0; k < s->naxes; k++)
+        n = shape[s->axes[k]] < n ? shape[s->axes[k]] : n;
+    return n;
+}
+
+int wt_volume_max_level(const wt_volume_spec *s, const size_t shape[3])
+{
+    size_t n = shortest_axis(s, shape);
+    if (is_dwt(s))
+        return wt_max_level(n, n, s->params.wavelet);
+    return wt_transform_class_of(s->transform)->max_level(n, n);
+}
+
+/* ---- the plan --------------------------------------------------------------------- */
+
+/* Key @p i of the 2^naxes of a split: 'a' or 'd' along axes[k] as bit
+ * (naxes - 1 - k) of i says (dwtn's order). */
+static void split_key(int naxes, int i, char key[4])
+{
+    for (int k = 0; k < naxes; k++)
+        key[k] = (i >> (naxes - 1 - k)) & 1 ? 'd' : 'a';
+    key[naxes] = '\0';
+}
+
+static void add_band(wt_vcoeffs *c, const char *key, int level, const size_t shape[3])
+{
+    wt_vband *b = &c->band[c->nbands++];
+    snprintf(b->key, sizeof b->key, "%s", key);
+    b->level = level;
+    memcpy(b->shape, shape, sizeof b->shape);
+    b->data = NULL;
+}
+
+/* Shape of split @p i of an array of @p shape, level @p lines per axis k. */
+static void split_shape(const wt_volume_spec *s, const wt_line *lines, const size_t shape[3],
+                        int i, size_t out[3])
+{
+    memcpy(out, shape, 3 * sizeof *out);
+    for (int k = 0; k < s->naxes; k++)
+        out[s->axes[k]] = (i >> (s->naxes - 1 - k)) & 1 ? lines[k].nhi : lines[k].nlo;
+}
+
+/* The lines of a DWT level along each axis of an approximation of @p shape. */
+static void level_lines(const wt_volume_spec *s, const size_t shape[3], wt_line lines[3])
+{
+    for (int k = 0; k < s->naxes; k++)
+        wt_line_init(&lines[k], &s->params, shape[s->axes[k]]);
+}
+
+static void plan_dwt(const wt_volume_spec *s, wt_vcoeffs *c)
+{
+    size_t lo[WT_MAX_LEVELS + 1][3];
+    memcpy(lo[0], c->shape, sizeof lo[0]);
+    for (int l = 1; l <= s->params.levels; l++) {
+        wt_line lines[3];
+        level_lines(s, lo[l - 1], lines);
+        split_shape(s, lines, lo[l - 1], 0, lo[l]);
+    }
+    char key[4];
+    split_key(s->naxes, 0, key);
+    add_band(c, key, s->params.levels, lo[s->params.levels]);
+    for (int l = s->params.levels; l >= 1; l--) {
+        wt_line lines[3];
+        level_lines(s, lo[l - 1], lines);
+        for (int i = 1; i < 1 << s->naxes; i++) {
+            size_t shape[3];
+            split_shape(s, lines, lo[l - 1], i, shape);
+            split_key(s->naxes, i, key);
+            add_band(c, key, l, shape);
+        }
+    }
+}
+
+static void plan_undecimated(const wt_volume_spec *s, wt_vcoeffs *c)
+{
+    const int levels = s->uparams.levels;
+    char key[4];
+    if (is_starlet(s)) {
+        add_band(c, "c", levels, c->shape);
+        for (int l = levels; l >= 1; l--)
+            add_band(c, "w", l, c->shape);
+        return;
+    }
+    split_key(s->naxes, 0, key);
+    add_band(c, key, levels, c->shape);
+    for (int l = levels; l >= 1; l--)
+        for (int i = l < levels && s->uparams.all_approx ? 0 : 1; i < 1 << s->naxes; i++) {
+            split_key(s->naxes, i, key);
+            add_band(c, key, l, c->shape);
+        }
+}
+
+static wt_status check_spec(const wt_volume_spec *s, const size_t shape[3], int channels)
+{
+    if (channels < 1 || !shape[0] || !shape[1] || !shape[2])
+        return wt_error_set(WT_ERR_INVALID, "empty volume (%zux%zux%zu, %d channels)", shape[2],
+                            shape[1], shape[0], channels);
+    if (s->naxes < 1 || s->naxes > 3)
+        return wt_error_set(WT_ERR_INVALID, "a volume is transformed along 1 to 3 axes");
+    for (int k = 0; k < s->naxes; k++)
+        if (s->axes[k] < 0 || s->axes[k] > 2)
+            return wt_error_set(WT_ERR_INVALID, "axis %d of a volume (0, 1 or 2)", s->axes[k]);
+    if (is_dwt(s)) {
+        wt_params p = s->params;
+        if (p.levels < 0 || p.levels > WT_MAX_LEVELS)
+            return wt_error_set(WT_ERR_INVALID, "levels must be between 0 and %d",
+                                WT_MAX_LEVELS);
+        return wt_params_resolve(&p);
+    }
+    size_t n = shortest_axis(s, shape);
+    return wt_uparams_check(&s->uparams, n, n);
+}
+
+wt_status wt_volume_plan(const wt_volume_spec *s, const size_t shape[3], int channels,
+                         wt_vcoeffs *c)
+{
+    memset(c, 0, sizeof *c);
+    wt_status st = check_spec(s, shape, channels);
+    if (st != WT_OK)
+        return st;
+    memcpy(c->shape, shape, sizeof c->shape);
+    c->channels = channels;
+    c->levels = is_dwt(s) ? s->params.levels : s->uparams.levels;
+    c->dtype = is_dwt(s) && s->params.wavelet->integer ? WT_INT32 : WT_FLOAT32;
+    if (is_dwt(s))
+        plan_dwt(s, c);
+    else
+        plan_undecimated(s, c);
+    /* every band's samples must be countable in bytes */
+    size_t total = 0;
+    for (int i = 0; i < c->nbands; i++) {
+        const size_t *b = c->band[i].shape;
+        if (b[0] > SIZE_MAX / 64 / b[1] || b[0] * b[1] > SIZE_MAX / 64 / b[2] ||
+            b[0] * b[1] * b[2] > SIZE_MAX / 64 / (size_t)channels ||
+            total > SIZE_MAX / 64 - b[0] * b[1] * b[2] * (size_t)channels)
+            return wt_error_set(WT_ERR_LIMIT, "decomposition of %zux%zux%zu is too large",
+                                shape[2], shape[1], shape[0]);
+        total += volume_elems(b, channels);
+    }
+    return WT_OK;
+}
+
+size_t wt_vcoeffs_elems(const wt_vcoeffs *c)
+{
+    size_t n = 0;
+    for (int i = 0; i < c->nbands; i++)
+        n += volume_elems(c->band[i].shape, c->channels);
+    return n;
+}
+
+wt_status wt_vcoeffs_alloc(wt_vcoeffs *c)
+{
+    for (int i = 0; i < c->nbands; i++) {
+        c->band[i].data = calloc(volume_elems(c->band[i].shape, c->channels) + 1, 4);
+        if (!c->band[i].data) {
+            wt_vcoeffs_free(c);
+            return wt_error_set(WT_ERR_NOMEM, "out of memory for %zu coefficients",
+                                wt_vcoeffs_elems(c));
+        }
+    }
+    return WT_OK;
+}
+
+void wt_vcoeffs_free(wt_vcoeffs *c)
+{
+    for (int i = 0; i < c->nbands; i++) {
+        free(c->band[i].data);
+        c->band[i].data = NULL;
+    }
+}
+
+/* ---- arrays between passes ---------------------------------------------------------- */
+
+/* A dense (C, z, y, x) array. */
+typedef struct varray {
+    void *data;
+    size_t shape[3];
+    int owned;
+} varray;
+
+static wt_array_view view_of(const varray *a, wt_dtype dtype, int channels)
+{
+    return wt_view_dense(a->data, dtype, channels, 3, a->shape);
+}
+
+static wt_status varray_alloc(varray *a, const size_t shape[3], int channels)
+{
+    memcpy(a->shape, shape, sizeof a->shape);
+    a->data = malloc(volume_elems(shape, channels) * 4 + 4);
+    a->owned = 1;
+    return a->data ? WT_OK
+                   : wt_error_set(WT_ERR_NOMEM, "out of memory (%zu MiB for a volume pass)",
+                                  volume_elems(shape, channels) * 4 >> 20);
+}
+
+static void varrays_free(varray *a, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (a[i].owned) {
+            free(a[i].data);
+            a[i].data = NULL;
+            a[i].owned = 0;
+        }
+}
+
+/* float -> int32 toward zero, saturated (as the 2-D engine converts). */
+static int32_t to_i32(float x)
+{
+    if (x != x)
+        return 0;
+    if (x >= 2147483648.0f)
+        return INT32_MAX;
+    if (x <= -2147483648.0f)
+        return INT32_MIN;
+    return (int32_t)x;
+}
+
+/* ---- DWT ---------------------------------------------------------------------------- */
+
+/* One level: @p a split along each axis in turn into the 2^naxes arrays
+ * whose last are @p bands (in key order). */
+static wt_status dwt_level_forward(const wt_volume_spec *s, const wt_vcoeffs *c, varray *a,
+                                   const varray *bands, int threads)
+{
+    wt_line lines[3];
+    level_lines(s, a->shape, lines);
+    varray cur[MAX_SPLIT] = {*a}, next[MAX_SPLIT];
+    cur[0].owned = 0;
+    wt_status st = WT_OK;
+    for (int k = 0; k < s->naxes && st == WT_OK; k++) {
+        const int last = k == s->naxes - 1, n = 1 << k;
+        memset(next, 0, sizeof next);
+        for (int i = 0; i < 2 * n && st == WT_OK; i++) {
+            if (last) {
+                next[i] = bands[i];
+                next[i].owned = 0; /* the caller's */
+                continue;
+            }
+            size_t shape[3];
+            memcpy(shape, cur[i / 2].shape, sizeof shape);
+            shape[s->axes[k]] = (i & 1) ? lines[k].nhi : lines[k].nlo;
+            st = varray_alloc(&next[i], shape, c->channels);
+        }
+        for (int i = 0; i < n && st == WT_OK; i++) {
+            wt_array_view sig = view_of(&cur[i], c->dtype, c->channels),
+                          lo = view_of(&next[2 * i], c->dtype, c->channels),
+                          hi = view_of(&next[2 * i + 1], c->dtype, c->channels);
+            st = wt_axis_dwt_forward(&lines[k], &sig, &lo, &hi, s->axes[k], threads);
+        }
+        varrays_free(cur, n);
+        memcpy(cur, next, sizeof cur);
+    }
+    if (st != WT_OK)
+        varrays_free(next, MAX_SPLIT);
+    return st;
+}
+
+/* One level back: @p bands (key order) joined along the axes backwards into
+ * @p out (the shape of the level's input). */
+static wt_status dwt_level_inverse(const wt_volume_spec *s, const wt_vcoeffs *c,
+                                   const varray *bands, varray *out, int threads)
+{
+    wt_line lines[3];
+    level_lines(s, out->shape, lines);
+    varray cur[MAX_SPLIT], next[MAX_SPLIT];
+    memcpy(cur, bands, sizeof cur);
+    wt_status st = WT_OK;
+    for (int k = s->naxes - 1; k >= 0 && st == WT_OK; k--) {
+        const int n = 1 << k;
+        memset(next, 0, sizeof next);
+        for (int i = 0; i < n && st == WT_OK; i++) {
+            if (k == 0) {
+                next[0] = *out;
+                next[0].owned = 0;
+            } else {
+                size_t shape[3];
+                memcpy(shape, cur[2 * i].shape, sizeof shape);
+                shape[s->axes[k]] = out->shape[s->axes[k]];
+                st = varray_alloc(&next[i], shape, c->channels);
+            }
+            if (st != WT_OK)
+                break;
+            wt_array_view sig = view_of(&next[i], c->dtype, c->channels),
+                          lo = view_of(&cur[2 * i], c->dtype, c->channels),
+                          hi = view_of(&cur[2 * i + 1], c->dtype, c->channels);
+            st = wt_axis_dwt_inverse(&lines[k], &lo, &hi, &sig, s->axes[k], threads);
+        }
+        varrays_free(cur, 2 * n);
+        memcpy(cur, next, sizeof cur);
+    }
+    if (st != WT_OK)
+        varrays_free(next, MAX_SPLIT);
+    return st;
+}
+
+static varray band_array(const wt_vband *b)
+{
+    return (varray){b->data, {b->shape[0], b->shape[1], b->shape[2]}, 0};
+}
+
+/* The detail bands of DWT level @p l into out[1..] (key order). */
+static void level_details(const wt_volume_spec *s, const wt_vcoeffs *c, int l, varray *out)
+{
+    const int per = (1 << s->naxes) - 1, first = 1 + (c->levels - l) * per;
+    for (int i = 1; i <= per; i++)
+        out[i] = band_array(&c->band[first + i - 1]);
+}
+
+/* The approximation's shape after each level (lo[0]: the volume's). */
+static void approx_shapes(const wt_volume_spec *s, const wt_vcoeffs *c,
+                          size_t lo[WT_MAX_LEVELS + 1][3])
+{
+    memcpy(lo[0], c->shape, sizeof lo[0]);
+    for (int l = 1; l <= c->levels; l++) {
+        wt_line lines[3];
+        level_lines(s, lo[l - 1], lines);
+        split_shape(s, lines, lo[l - 1], 0, lo[l]);
+    }
+}
+
+/* @p n samples of @p planes as the transform's type, or back. */
+static void convert(void *dst, int dst_int, const void *src, int src_int, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (dst_int)
+            ((int32_t *)dst)[i] = to_i32(((const float *)src)[i]);
+        else
+            ((float *)dst)[i] = src_int ? (float)((const int32_t *)src)[i]
+                                        : ((const float *)src)[i];
+}
+
+static wt_status dwt_forward(const wt_volume_spec *s, const float *planes, wt_vcoeffs *c,
+                             int threads)
+{
+    const size_t n = volume_elems(c->shape, c->channels);
+    const int integer = c->dtype == WT_INT32;
+    if (c->levels == 0) { /* the coefficients are the samples */
+        convert(c->band[0].data, integer, planes, 0, n);
+        return WT_OK;
+    }
+    size_t lo[WT_MAX_LEVELS + 1][3];
+    approx_shapes(s, c, lo);
+    varray a = {(void *)planes, {c->shape[0], c->shape[1], c->shape[2]}, 0};
+    wt_status st = integer ? varray_alloc(&a, c->shape, c->channels) : WT_OK;
+    if (st == WT_OK && integer)
+        convert(a.data, 1, planes, 0, n);
+    for (int l = 1; l <= c->levels && st == WT_OK; l++) {
+        varray bands[MAX_SPLIT];
+        level_details(s, c, l, bands);
+        if (l == c->levels)
+            bands[0] = band_array(&c->band[0]);
+        else
+            st = varray_alloc(&bands[0], lo[l], c->channels);
+        if (st == WT_OK)
+            st = dwt_level_forward(s, c, &a, bands, threads);
+        varrays_free(&a, 1);
+        a = bands[0];
+    }
+    varrays_free(&a, 1);
+    return st;
+}
+
+static wt_status dwt_inverse(const wt_volume_spec *s, const wt_vcoeffs *c, float *planes,
+                             int threads)
+{
+    const size_t n = volume_elems(c->shape, c->channels);
+    const int integer = c->dtype == WT_INT32;
+    if (c->levels == 0) {
+        convert(planes, 0, c->band[0].data, integer, n);
+        return WT_OK;
+    }
+    size_t lo[WT_MAX_LEVELS + 1][3];
+    approx_shapes(s, c, lo);
+    varray a = band_array(&c->band[0]);
+    wt_status st = WT_OK;
+    for (int l = c->levels; l >= 1 && st == WT_OK; l--) {
+        varray bands[MAX_SPLIT], out = {planes, {lo[l - 1][0], lo[l - 1][1], lo[l - 1][2]}, 0};
+        level_details(s, c, l, bands);
+        bands[0] = a;
+        bands[0].owned = 0;
+        if (l > 1 || integer)
+            st = varray_alloc(&out, lo[l - 1], c->channels);
+        if (st == WT_OK)
+            st = dwt_level_inverse(s, c, bands, &out, threads);
+        varrays_free(&a, 1);
+        a = out;
+    }
+    if (st == WT_OK && integer)
+        convert(planes, 0, a.data, 1, n);
+    varrays_free(&a, 1);
+    return st;
+}
+
+/* ---- SWT and starlet -------------------------------------------------------------- */
+
+/* One filter pass along @p axis over arrays of the volume's geometry:
+ * dst[t] (+)= f[t] of src[t]. */
+static wt_status filter_pass(const wt_vcoeffs *c, int axis, wt_border border, int nterms,
+                             float *const src[2], float *const dst[2],
+                             const wt_filter_spec *const f[2], int threads)
+{
+    const wt_array_view geometry = wt_view_dense(NULL, WT_FLOAT32, c->channels, 3, c->shape);
+    wt_filter_pass pass;
+    wt_filter_pass_init(&pass, &geometry, axis, border);
+    for (int t = 0; t < nterms; t++)
+        wt_filter_pass_add(&pass, src[t], dst[t], f[t]);
+    return wt_filter_pass_run(&pass, threads);
+}
+
+/* The SWT's filters of level @p j (1-based, start level included). */
+static void swt_filters(const wt_uparams *p, int j, int inverse, wt_filter_spec *lo,
+                        wt_filter_spec *hi)
+{
+    const wt_wavelet *wl = p->wavelet;
+    const size_t step = (size_t)wt_utap_step(j);
+    const long long shift = wt_swt_shift(wl->filter_len, (long long)step, inverse);
+    const double g = wt_swt_gain(p->norm, inverse);
+    *lo = (wt_filter_spec){inverse ? wl->rec_lo : wl->dec_lo, wl->filter_len, g, step, shift};
+    *hi = (wt_filter_spec){inverse ? wl->rec_hi : wl->dec_hi, wl->filter_len, g, step, shift};
+}
+
+static float *fresh(const wt_vcoeffs *c)
+{
+    return malloc(volume_elems(c->shape, c->channels) * sizeof(float) + 4);
+}
+
+static void free_owned(float **a, const int *owned, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (owned[i])
+            free(a[i]);
+}
+
+/* One SWT level: @p in split along each axis in turn into @p out (key
+ * order; NULL entries: work arrays, out[0] kept for the next level). */
+static wt_status swt_level_forward(const wt_volume_spec *s, const wt_vcoeffs *c, int j,
+                                   const float *in, float **out, int *owned, int threads)
+{
+    wt_filter_spec lo, hi;
+    swt_filters(&s->uparams, j, 0, &lo, &hi);
+    const wt_filter_spec *const f[2] = {&lo, &hi};
+    float *cur[MAX_SPLIT] = {(float *)in}, *next[MAX_SPLIT];
+    int cur_owned[MAX_SPLIT] = {0}, next_owned[MAX_SPLIT];
+    wt_status st = WT_OK;
+    for (int k = 0; k < s->naxes && st == WT_OK; k++) {
+        const int last = k == s->naxes - 1, n = 1 << k;
+        for (int i = 0; i < 2 * n; i++) {
+            next[i] = last && out[i] ? out[i] : fresh(c);
+            next_owned[i] = !(last && out[i]);
+            if (!next[i])
+                st = wt_error_set(WT_ERR_NOMEM, "out of memory for a volume pass");
+        }
+        for (int i = 0; i < n && st == WT_OK; i++)
+            st = filter_pass(c, s->axes[k], WT_BORDER_PERIODIC, 2, (float *const[2]){cur[i], cur[i]},
+                             (float *const[2]){next[2 * i], next[2 * i + 1]}, f, threads);
+        free_owned(cur, cur_owned, n);
+        memcpy(cur, next, sizeof cur);
+        memcpy(cur_owned, next_owned, sizeof cur_owned);
+    }
+    if (st == WT_OK && !out[0]) { /* the approximation goes on to the next level */
+        out[0] = cur[0];
+        owned[0] = cur_owned[0];
+        cur_owned[0] = 0;
+    }
+    if (st != WT_OK)
+        free_owned(cur, cur_owned, 1 << s->naxes);
+    else
+        for (int i = 1; i < 1 << s->naxes; i++)
+            if (cur_owned[i])
+                free(cur[i]);
+    return st;
+}
+
+/* One SWT level back: @p bands (key order) into @p out. */
+static wt_status swt_level_inverse(const wt_volume_spec *s, const wt_vcoeffs *c, int j,
+                                   float *const *bands, float *out, int threads)
+{
+    wt_filter_spec lo, hi;
+    swt_filters(&s->uparams, j, 1, &lo, &hi);
+    const wt_filter_spec *const f[2] = {&lo, &hi};
+    float *cur[MAX_SPLIT], *next[MAX_SPLIT];
+    int cur_owned[MAX_SPLIT] = {0}, next_owned[MAX_SPLIT] = {0};
+    memcpy(cur, bands, sizeof(float *) * ((size_t)1 << s->naxes));
+    wt_status st = WT_OK;
+    for (int k = s->naxes - 1; k >= 0 && st == WT_OK; k--) {
+        const int n = 1 << k;
+        for (int i = 0; i < n && st == WT_OK; i++) {
+            next[i] = k == 0 ? out : fresh(c);
+            next_owned[i] = k != 0;
+            if (!next[i])
+                st = wt_error_set(WT_ERR_NOMEM, "out of memory for a volume pass");
+            else
+                st = filter_pass(c, s->axes[k], WT_BORDER_PERIODIC, 2,
+                                 (float *const[2]){cur[2 * i], cur[2 * i + 1]},
+                                 (float *const[2]){next[i], next[i]}, f, threads);
+        }
+        free_owned(cur, cur_owned, 2 * n);
+        memcpy(cur, next, sizeof cur);
+        memcpy(cur_owned, next_owned, sizeof cur_owned);
+        memset(next_owned, 0, sizeof next_owned);
+    }
+    if (st != WT_OK)
+        free_owned(cur, cur_owned, MAX_SPLIT);
+    return st;
+}
+
+/* Index of the first band of undecimated level @p l (its approximation
+ * with all_approx, else its first detail). */
+static int ulevel_first(const wt_vcoeffs *c, int l)
+{
+    for (int i = 1; i < c->nbands; i++)
+        if (c->band[i].level == l)
+            return i;
+    return c->nbands;
+}
+
+static wt_status swt_forward(const wt_volume_spec *s, const float *planes, wt_vcoeffs *c,
+                             int threads)
+{
+    const float *in = planes;
+    int in_owned = 0;
+    wt_status st = WT_OK;
+    for (int l = 1; l <= c->levels && st == WT_OK; l++) {
+        float *out[MAX_SPLIT] = {0};
+        int owned[1] = {0};
+        const int i = ulevel_first(c, l), with_approx = l < c->levels && s->uparams.all_approx;
+        if (l == c->levels)
+            out[0] = c->band[0].data;
+        else if (with_approx)
+            out[0] = c->band[i].data;
+        for (int b = 1; b < 1 << s->naxes; b++)
+            out[b] = c->band[i + with_approx + b - 1].data;
+        st = swt_level_forward(s, c, s->uparams.start_level + l, in, out, owned, threads);
+        if (in_owned)
+            free((float *)in);
+        in = out[0];
+        in_owned = owned[0];
+    }
+    if (in_owned)
+        free((float *)in);
+    return st;
+}
+
+static wt_status swt_inverse(const wt_volume_spec *s, const wt_vcoeffs *c, float *planes,
+                             int threads)
+{
+    float *a = c->band[0].data;
+    int a_owned = 0;
+    wt_status st = WT_OK;
+    for (int l = c->levels; l >= 1 && st == WT_OK; l--) {
+        const int i = ulevel_first(c, l), with_approx = l < c->levels && s->uparams.all_approx;
+        float *bands[MAX_SPLIT] = {a};
+        for (int b = 1; b < 1 << s->naxes; b++)
+            bands[b] = c->band[i + with_approx + b - 1].data;
+        float *out = l == 1 ? planes : fresh(c);
+        st = out ? swt_level_inverse(s, c, s->uparams.start_level + l, bands, out, threads)
+                 : wt_error_set(WT_ERR_NOMEM, "out of memory for a volume pass");
+        if (a_owned)
+            free(a);
+        a = out;
+        a_owned = l > 1;
+    }
+    if (a_owned)
+        free(a);
+    return st;
+}
+
+/* c_out = the B3 kernel of level @p j along each axis of c_in. */
+static wt_status starlet_smooth(const wt_volume_spec *s, const wt_vcoeffs *c, int j,
+                                const float *c_in, float *c_out, int threads)
+{
+    double b3[WT_STARLET_TAPS];
+    wt_starlet_kernel(b3);
+    const long long step = wt_utap_step(j);
+    const wt_filter_spec spec = {b3, WT_STARLET_TAPS, 1.0, (size_t)step, wt_starlet_shift(step)};
+    const wt_filter_spec *const f[2] = {&spec, NULL};
+    float *tmp[2] = {NULL, NULL};
+    const float *cur = c_in;
+    wt_status st = WT_OK;
+    for (int k = 0; k < s->naxes && st == WT_OK; k++) {
+        float *dst = k == s->naxes - 1 ? c_out : (tmp[k & 1] ? tmp[k & 1] : (tmp[k & 1] = fresh(c)));
+        st = dst ? filter_pass(c, s->axes[k], wt_uborder(&s->uparams), 1,
+                               (float *const[2]){(float *)cur, NULL}, (float *const[2]){dst, NULL},
+                               f, threads)
+                 : wt_error_set(WT_ERR_NOMEM, "out of memory for a volume pass");
+        cur = dst;
+    }
+    free(tmp[0]);
+    free(tmp[1]);
+    return st;
+}
+
+static wt_status starlet_forward(const wt_volume_spec *s, const float *planes, wt_vcoeffs *c,
+                                 int threads)
+{
+    const size_t n = volume_elems(c->shape, c->channels);
+    float *prev = (float *)planes, *spare = NULL;
+    wt_status st = WT_OK;
+    for (int j = 1; j <= c->levels && st == WT_OK; j++) {
+        /* band 0 is c_L, band i the layer w_(L + 1 - i) */
+        float *cur = j == c->levels ? c->band[0].data : (spare ? spare : fresh(c));
+        float *w = c->band[c->levels + 1 - j].data;
+        st = cur ? starlet_smooth(s, c, j, prev, cur, threads)
+                 : wt_error_set(WT_ERR_NOMEM, "out of memory for a volume pass");
+        for (size_t i = 0; st == WT_OK && i < n; i++)
+            w[i] = prev[i] - cur[i];
+        spare = prev == planes ? NULL : prev;
+        prev = cur;
+    }
+    free(spare);
+    if (prev != planes && prev != c->band[0].data)
+        free(prev);
+    return st;
+}
+
+static wt_status starlet_inverse(const wt_vcoeffs *c, float *planes)
+{
+    const size_t n = volume_elems(c->shape, c->channels);
+    memcpy(planes, c->band[0].data, n * sizeof *planes);
+    for (int i = 1; i < c->nbands; i++) /* c_L + w_L + ... + w_1 */
+        for (size_t e = 0; e < n; e++)
+            planes[e] += ((const float *)c->band[i].data)[e];
+    return WT_OK;
+}
+
+/* ---- entry points ------------------------------------------------------------------- */
+
+wt_status wt_volume_forward(const wt_volume_spec *s, const float *planes, const size_t shape[3],
+                            int channels, int threads, wt_vcoeffs *out)
+{
+    wt_status st = wt_volume_plan(s, shape, channels, out);
+    if (st == WT_OK)
+        st = wt_vcoeffs_alloc(out);
+    if (st != WT_OK)
+        return st;
+    st = is_dwt(s)       ? dwt_forward(s, planes, out, threads)
+         : is_starlet(s) ? starlet_forward(s, planes, out, threads)
+                         : swt_forward(s, planes, out, threads);
+    if (st != WT_OK)
+        wt_vcoeffs_free(out);
+    return st;
+}
+
+wt_status wt_volume_inverse(const wt_volume_spec *s, const wt_vcoeffs *in, float *planes,
+                            int threads)
+{
+    wt_vcoeffs plan;
+    wt_status st = wt_volume_plan(s, in->shape, in->channels, &plan);
+    if (st == WT_OK && (plan.nbands != in->nbands || plan.dtype != in->dtype))
+        st = wt_error_set(WT_ERR_INVALID, "coefficients do not match their transform");
+    for (int i = 0; st == WT_OK && i < in->nbands; i++)
+        if (memcmp(plan.band[i].shape, in->band[i].shape, sizeof plan.band[i].shape) ||
+            strcmp(plan.band[i].key, in->band[i].key) || plan.band[i].level != in->band[i].level)
+            st = wt_error_set(WT_ERR_INVALID, "band %s%d does not match its transform",
+                              in->band[i].key, in->band[i].level);
+    if (st != WT_OK)
+        return st;
+    return is_dwt(s)       ? dwt_inverse(s, in, planes, threads)
+           : is_starlet(s) ? starlet_inverse(in, planes)
+                           : swt_inverse(s, in, planes, threads);
+}
+
+unsigned wt_volume_bytes_per_sample(const wt_volume_spec *s)
+{
+    if (is_dwt(s))
+        return WT_MEMORY_PER_SAMPLE; /* samples, bands, two arrays between passes */
+    const int split = 1 << s->naxes, levels = s->uparams.levels;
+    const int bands = is_starlet(s) ? levels + 1
+                                    : 1 + levels * (split - 1) +
+                                          (s->uparams.all_approx ? levels - 1 : 0);
+    return 4u * (unsigned)(1 + bands + split + 1);
+}
