@@ -37,11 +37,11 @@ static wt_status check_limits(const char *name, const wt_load_options *opt, cons
     if (!opt || !opt->max_memory || need <= opt->max_memory)
         return WT_OK;
     return wt_error_set(WT_ERR_LIMIT,
-                        "%s: a volume of %ux%ux%zu, %d channel%s, needs about %llu MiB, more "
-                        "than the %llu MiB allowed (--max-memory)",
+                        "%s: a volume of %ux%ux%zu, %d channel%s, needs about %.1f MiB, more "
+                        "than the %.1f MiB allowed (--max-memory)",
                         name, page->width, page->height, pages, page->channels,
-                        page->channels == 1 ? "" : "s", (unsigned long long)(need >> 20),
-                        (unsigned long long)(opt->max_memory >> 20));
+                        page->channels == 1 ? "" : "s", (double)need / 1048576.0,
+                        (double)opt->max_memory / 1048576.0);
 }
 
 /* Page @p k's planes into the volume's: channel c of page k at
