@@ -1,0 +1,308 @@
+#!/usr/bin/env python3
+"""Volumes (--volume): a 3-D .npy or multi-page TIFF as one (z, y, x) array.
+
+- decompose --volume = pywt.wavedecn, every member (KEY + LEVEL, (C, z, y, x))
+  within 1e-5 of the level's largest reference: 20 wavelets x the 9 modes on
+  17x33x40, levels 1 .. dwtn_max_level + 1, axes subsets and orders;
+  reconstruct gives the 8-bit input back exactly (16-bit: a multi-page TIFF;
+  dmey, not a perfect reconstruction: pywt.waverecn's, rounded, within 1);
+- --method lifting (haar, db3) = pywt; cdf97 and dd137 lifting = their
+  convolution; legall53 (int32 members) and the others exact through roundtrip;
+- --transform swt = pywt.swtn (start_level, norm, trim_approx, axes) and
+  reconstruct = the input (and = pywt.iswtn of pywt's bands); any size;
+- --transform starlet = B3 a trous along each axis (scipy), layers sum back;
+- a .npz written by numpy in that layout (3-D members, meta by json) is read;
+- hostile stacks: pages of different sizes or types, 1-voxel axes, a
+  1x1x100000 volume, --max-pixels counting voxels, --max-memory, --axes and
+  --volume misuse: exit 0 with the right numbers, or one line and no output.
+Usage: volume_check.py WAVETOOL.  Exit 77 without numpy, pywt, scipy, tifffile."""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import warnings
+
+try:
+    import numpy as np
+    import pywt
+    import scipy.ndimage  # noqa: F401 (starlet_ref)
+    import tifffile
+except ImportError as e:
+    print("skip: %s" % e)
+    sys.exit(77)
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from starlet_ref import starlet_planes  # noqa: E402 (after the skip)
+
+WT = sys.argv[1]
+TOL = 1e-5
+rng = np.random.default_rng(27)
+failures = []
+cases = 0
+warnings.simplefilter("ignore", UserWarning)  # pywt's "level too high"
+
+WAVELETS = ["haar", "db2", "db3", "db5", "db7", "sym2", "sym4", "sym5", "coif1", "coif3",
+            "bior1.3", "bior2.2", "bior3.5", "bior4.4", "bior6.8", "rbio1.3", "rbio3.1",
+            "rbio5.5", "dmey", "db1"]
+MODES = ["zero", "constant", "symmetric", "reflect", "periodic", "smooth", "antisymmetric",
+         "antireflect", "periodization"]
+AXES = [(0, 1, 2), (0, 1, 2), (2, 0), (1,), (1, 2), (0,), (2, 1, 0)]
+
+
+def check(ok, what):
+    global cases
+    cases += 1
+    if not ok:
+        failures.append(what)
+
+
+def run(*args):
+    return subprocess.run([WT, *args], capture_output=True, text=True)
+
+
+def close(got, ref, scale):
+    return got.shape == ref.shape and float(np.abs(got - ref).max()) <= TOL * max(scale, 1.0)
+
+
+def axes_arg(axes):
+    return ",".join(str(a) for a in axes)
+
+
+def check_members(z, ref, axes, levels, name, channel=0):
+    """Members of an .npz (KEY + LEVEL) against pywt.wavedecn's list ref."""
+    a = "a" * len(axes)
+    scale = max([float(np.abs(ref[0]).max())] +
+                [float(np.abs(v).max()) for d in ref[1:] for v in d.values()])
+    check(close(z[a + str(levels)][channel], ref[0], scale), "%s: %s%d" % (name, a, levels))
+    for i, d in enumerate(ref[1:]):
+        for key, v in d.items():
+            member = key + str(levels - i)
+            got = z[member][channel] if member in z.files else None
+            check(got is not None and close(got, v, scale), "%s: %s" % (name, member))
+
+
+def dwt_grid(tmp):
+    x = rng.integers(0, 256, (17, 33, 40)).astype(np.uint8)
+    src, npz, back = (os.path.join(tmp, n) for n in ("v.npy", "c.npz", "b.npy"))
+    np.save(src, x)
+    for i, w in enumerate(WAVELETS):
+        for j, mode in enumerate(MODES):
+            axes = AXES[(i + j) % len(AXES)]
+            top = pywt.dwtn_max_level(x.shape, w, axes=axes) + 1
+            levels = 1 + (i + j) % top
+            name = "%s %s -l %d --axes %s" % (w, mode, levels, axes_arg(axes))
+            r = run("decompose", "--volume", "-q", "--axes", axes_arg(axes), "-w", w, "-m", mode,
+                    "-l", str(levels), src, npz)
+            if r.returncode:
+                check(False, "%s: %s" % (name, r.stderr.strip()))
+                continue
+            ref = pywt.wavedecn(x.astype(np.float64), w, mode=mode, level=levels, axes=axes)
+            with np.load(npz) as z:
+                check_members(z, ref, axes, levels, name)
+            r = run("reconstruct", "--volume", npz, back)
+            got = np.load(back).astype(np.int64) if r.returncode == 0 else None
+            if w == "dmey":  # not a perfect reconstruction, in pywt either: = waverecn
+                rec = pywt.waverecn(ref, w, mode=mode, axes=axes)[:17, :33, :40]
+                want = np.rint(np.clip(rec, 0, 255))
+                check(got is not None and np.abs(got - want).max() <= 1,
+                      "%s: reconstruct is not pywt.waverecn" % name)
+            else:
+                check(got is not None and np.array_equal(got, x),
+                      "%s: reconstruct is not the input" % name)
+
+
+def lifting(tmp):
+    x = rng.integers(0, 65536, (9, 16, 15)).astype(np.uint16)
+    src, a, b = (os.path.join(tmp, n) for n in ("l.npy", "a.npz", "b.npz"))
+    np.save(src, x)
+    for w in ("haar", "db3"):
+        r = run("decompose", "--volume", "--method", "lifting", "-w", w, "-m", "periodization",
+                "-l", "2", src, a)
+        ref = pywt.wavedecn(x.astype(np.float64), w, mode="periodization", level=2)
+        with np.load(a) as z:
+            check(r.returncode == 0, "lifting %s: %s" % (w, r.stderr))
+            check_members(z, ref, (0, 1, 2), 2, "lifting " + w)
+    for w in ("cdf97", "dd137"):
+        run("decompose", "--volume", "--method", "lifting", "-w", w, "-l", "2", src, a)
+        run("decompose", "--volume", "--method", "conv", "-w", w, "-l", "2", src, b)
+        with np.load(a) as za, np.load(b) as zb:
+            scale = max(float(np.abs(zb[k]).max()) for k in zb.files if k != "meta")
+            check(all(close(za[k], zb[k], scale) for k in zb.files if k != "meta"),
+                  "%s: lifting and convolution differ" % w)
+    for w in ("cdf97", "legall53", "dd137", "haar", "db3"):
+        for axes in ("0,1,2", "1"):
+            r = run("roundtrip", "--volume", "--method", "lifting", "-w", w, "--axes", axes,
+                    "-l", "2", "--format", "json", src)
+            check(r.returncode == 0 and json.loads(r.stdout)["psnr"] == "inf",
+                  "lifting %s --axes %s: roundtrip not exact %s" % (w, axes, r.stdout + r.stderr))
+    run("decompose", "--volume", "-w", "legall53", "-l", "2", src, a)
+    with np.load(a) as z:
+        check(z["aaa2"].dtype == np.int32, "legall53 members are not int32")
+
+
+def swt(tmp):
+    src, odd, npz, back = (os.path.join(tmp, n) for n in ("s.npy", "o.npy", "s.npz", "sb.npy"))
+    x = rng.integers(0, 256, (16, 24, 32)).astype(np.uint8)
+    np.save(src, x)
+    combos = [("haar", 2, 0, False, True, (0, 1, 2)), ("db2", 2, 1, True, True, (0, 1, 2)),
+              ("sym3", 1, 0, False, False, (2, 1)), ("db1", 3, 0, False, False, (0, 1, 2)),
+              ("coif1", 2, 0, True, True, (0,)), ("bior2.2", 2, 0, False, True, (1, 2))]
+    for w, levels, start, norm, trim, axes in combos:
+        name = "swt %s -l %d --start-level %d norm %d trim %d --axes %s" % (
+            w, levels, start, norm, trim, axes_arg(axes))
+        args = ["decompose", "--volume", "--transform", "swt", "-w", w, "-l", str(levels),
+                "--start-level", str(start), "--axes", axes_arg(axes)]
+        r = run(*(args + (["--norm"] if norm else []) + ([] if trim else ["--all-approx"])
+                  + [src, npz]))
+        if r.returncode:
+            check(False, "%s: %s" % (name, r.stderr.strip()))
+            continue
+        ref = pywt.swtn(x.astype(np.float64), w, level=levels, start_level=start, axes=axes,
+                        trim_approx=trim, norm=norm)
+        a = "a" * len(axes)
+        with np.load(npz) as z:
+            if trim:
+                check_members(z, ref, axes, levels, name)
+            else:  # every level's dict has its approximation
+                scale = max(float(np.abs(v).max()) for d in ref for v in d.values())
+                for i, d in enumerate(ref):
+                    for key, v in d.items():
+                        check(close(z[key + str(levels - i)][0], v, scale),
+                              "%s: %s%d" % (name, key, levels - i))
+        r = run("reconstruct", "--volume", npz, back)
+        got = np.load(back) if r.returncode == 0 else None
+        check(got is not None and np.array_equal(got, x), "%s: reconstruct" % name)
+        if start == 0 and got is not None:
+            inv = pywt.iswtn(ref, w, axes=axes, norm=norm)
+            check(np.abs(np.rint(np.clip(inv, 0, 255)) - got).max() == 0,
+                  "%s: pywt.iswtn differs" % name)
+        del a
+    y = rng.integers(0, 256, (7, 13, 10)).astype(np.uint8)  # any size: periodic
+    np.save(odd, y)
+    r = run("roundtrip", "--volume", "--transform", "swt", "-w", "db2", "-l", "2", "--format",
+            "json", odd)
+    check(r.returncode == 0 and json.loads(r.stdout)["psnr"] == "inf", "swt on 7x13x10")
+
+
+def starlet(tmp):
+    src, npz = os.path.join(tmp, "st.npy"), os.path.join(tmp, "st.npz")
+    x = rng.integers(0, 4096, (9, 20, 17)).astype(np.uint16)
+    np.save(src, x)
+    for axes in ((0, 1, 2), (1, 2)):
+        r = run("decompose", "--volume", "--transform", "starlet", "-l", "3", "--axes",
+                axes_arg(axes), src, npz)
+        ref = starlet_planes(x, 3, "mirror", axes=axes)
+        with np.load(npz) as z:
+            got = [z["c3"][0]] + [z["w%d" % l][0] for l in (1, 2, 3)]
+            scale = float(np.abs(x).max())
+            check(r.returncode == 0 and all(close(g, f, scale) for g, f in zip(got, ref)),
+                  "starlet --axes %s" % axes_arg(axes))
+            check(close(sum(g.astype(np.float64) for g in got), x.astype(np.float64), scale),
+                  "starlet layers do not sum back")
+
+
+def stacks(tmp):
+    """Multi-page TIFFs, channels, numpy-written files."""
+    t16, t_rgb, back = (os.path.join(tmp, n) for n in ("p16.tif", "rgb.tif", "b.tif"))
+    npz, b2 = os.path.join(tmp, "t.npz"), os.path.join(tmp, "t.tif")
+    x16 = rng.integers(0, 65536, (11, 18, 21)).astype(np.uint16)
+    tifffile.imwrite(t16, x16)
+    r = run("decompose", "--volume", "-w", "db2", "-l", "2", t16, npz)
+    with np.load(npz) as z:
+        check_members(z, pywt.wavedecn(x16.astype(np.float64), "db2", level=2), (0, 1, 2), 2,
+                      "16-bit TIFF")
+        meta = json.loads(bytes(z["meta"]).decode())
+        check(meta.get("depth") == 11 and meta.get("axes") == "0,1,2", "meta: %s" % meta)
+    r = run("reconstruct", "--volume", npz, back)
+    check(r.returncode == 0 and np.array_equal(tifffile.imread(back), x16), "16-bit TIFF back")
+    rgb = rng.integers(0, 256, (5, 12, 13, 3)).astype(np.uint8)
+    tifffile.imwrite(t_rgb, rgb, photometric="rgb")
+    run("decompose", "--volume", "-l", "1", "--axes", "0,2", t_rgb, npz)
+    with np.load(npz) as z:
+        for c in range(3):
+            ref = pywt.wavedecn(rgb[..., c].astype(np.float64), "haar", level=1, axes=(0, 2))
+            check_members(z, ref, (0, 2), 1, "RGB TIFF channel %d" % c, channel=c)
+    r = run("reconstruct", "--volume", npz, b2)
+    check(r.returncode == 0 and np.array_equal(tifffile.imread(b2), rgb), "RGB TIFF back")
+    four = os.path.join(tmp, "four.npy")
+    np.save(four, rgb)
+    r = run("roundtrip", "--volume", "-w", "db3", "--format", "json", four, "-o",
+            os.path.join(tmp, "four_back.npy"))
+    check(r.returncode == 0 and np.array_equal(np.load(os.path.join(tmp, "four_back.npy")), rgb),
+          "(z, y, x, C) .npy roundtrip")
+    # numpy's own file in that layout: 3-D members for one channel, meta by json
+    x = rng.integers(0, 256, (6, 10, 9)).astype(np.uint8)
+    coeffs = pywt.wavedecn(x.astype(np.float64), "sym3", mode="reflect", level=2, axes=(0, 2))
+    members = {"aa2": coeffs[0].astype(np.float32)}
+    for i, d in enumerate(coeffs[1:]):
+        members.update({k + str(2 - i): v.astype(np.float32) for k, v in d.items()})
+    meta = {"wavelet": "sym3", "mode": "reflect", "method": "conv", "levels": 2, "width": 9,
+            "height": 10, "depth": 6, "axes": "0,2", "channels": 1, "bit_depth": 8,
+            "color": "gray"}
+    mine = os.path.join(tmp, "numpy.npz")
+    np.savez(mine, meta=np.frombuffer(json.dumps(meta).encode(), np.uint8), **members)
+    out = os.path.join(tmp, "numpy_back.npy")
+    r = run("reconstruct", "--volume", mine, out)
+    check(r.returncode == 0 and np.array_equal(np.load(out), x),
+          "numpy-written file: %s" % r.stderr.strip())
+
+
+def refused(args, what, must_say, out=None):
+    r = run(*args)
+    lines = r.stderr.strip().splitlines()
+    check(r.returncode != 0 and lines and must_say in lines[0] and
+          (out is None or not os.path.exists(out)),
+          "%s: exit %d, %r" % (what, r.returncode, r.stderr))
+
+
+def hostile(tmp):
+    p = lambda n: os.path.join(tmp, n)  # noqa: E731
+    with tifffile.TiffWriter(p("sizes.tif")) as t:
+        t.write(np.zeros((8, 8), np.uint8))
+        t.write(np.zeros((9, 8), np.uint8))
+    with tifffile.TiffWriter(p("types.tif")) as t:
+        t.write(np.zeros((8, 8), np.uint8))
+        t.write(np.zeros((8, 8), np.uint16))
+    for name in ("sizes.tif", "types.tif"):
+        refused(["decompose", "--volume", p(name), p("h.npz")], name, "page 1", p("h.npz"))
+    for shape in ((1, 1, 1), (1, 7, 1), (5, 1, 1), (1, 1, 100000), (3, 1, 9)):
+        v = rng.integers(0, 256, shape).astype(np.uint8)
+        np.save(p("thin.npy"), v)
+        for kind in ("dwt", "swt", "starlet"):
+            r = run("roundtrip", "--volume", "--transform", kind, "--format", "json",
+                    p("thin.npy"))
+            check(r.returncode == 0 and json.loads(r.stdout)["psnr"] == "inf",
+                  "%s volume %s: %s" % (kind, shape, r.stderr.strip()))
+    np.save(p("tall.npy"), np.zeros((100000, 1, 1), np.uint8))
+    refused(["decompose", "--volume", p("tall.npy"), p("h.npz")], "100000 pages", "pages",
+            p("h.npz"))
+    np.save(p("big.npy"), np.zeros((200, 40, 40), np.uint8))
+    refused(["decompose", "--volume", "--max-pixels", "100000", p("big.npy"), p("h.npz")],
+            "voxels over --max-pixels", "big.npy: a volume of 40x40x200 = 320000 voxels",
+            p("h.npz"))
+    refused(["decompose", "--volume", "--max-memory", "2M", p("big.npy"), p("h.npz")],
+            "200 pages over --max-memory", "big.npy: a volume of 40x40x200", p("h.npz"))
+    refused(["decompose", "--axes", "0", p("big.npy"), p("h.npz")], "--axes alone", "--volume")
+    refused(["decompose", "--volume", "--axes", "1,1", p("big.npy"), p("h.npz")], "--axes 1,1",
+            "invalid --axes")
+    refused(["decompose", "--volume", p("big.npy"), p("h.png")], "a mosaic", ".npz", p("h.png"))
+    run("decompose", "--volume", p("big.npy"), p("h.npz"))
+    refused(["reconstruct", p("h.npz"), p("h2.npy")], "a volume's file without --volume",
+            "--volume", p("h2.npy"))
+    refused(["reconstruct", "--volume", p("h.npz"), p("h2.png")], "a volume into PNG",
+            "200 pages", p("h2.png"))
+
+
+def main():
+    with tempfile.TemporaryDirectory() as tmp:
+        for part in (dwt_grid, lifting, swt, starlet, stacks, hostile):
+            part(tmp)
+    for f in failures[:40]:
+        print("FAIL", f)
+    print("%d checks, %d failed" % (cases, len(failures)))
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
