@@ -216,9 +216,12 @@ static int check_volume(const cli_command *cmd, const cli_options *o)
 {
     if (o->naxes && !o->volume)
         return cli_usage_error(cmd->name, "--axes chooses the axes of a --volume");
-    if (o->naxes && !takes_group(cmd, &cli_group_transform))
-        return cli_usage_error(cmd->name, "--axes: %s reads a volume's axes from its file",
-                               cmd->name);
+    if (o->naxes && !takes_group(cmd, &cli_group_transform) &&
+        !takes_group(cmd, &cli_group_wavelet))
+        return cli_usage_error(cmd->name, "--axes does not apply to %s (%s)", cmd->name,
+                               strcmp(cmd->name, "reconstruct") == 0
+                                   ? "the file says which axes"
+                                   : "it takes all three axes");
     if (o->volume && strncmp(o->device, "cuda", 4) == 0)
         return cli_usage_error(cmd->name, "--volume runs on the CPU engine (--device cpu or "
                                           "auto), not --device %s",

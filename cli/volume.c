@@ -292,3 +292,45 @@ wt_status volume_roundtrip(pipeline *p, batch_item *item, const char *in, const 
     wt_volume_free(&v);
     return st;
 }
+
+/* ---- denoise and sigma -------------------------------------------------------------- */
+
+wt_status volume_denoise(pipeline *p, wt_denoise_options *d, const char *in, const char *out,
+                         wt_denoise_info *info)
+{
+    const cli_options *o = p->opt;
+    wt_volume v;
+    wt_status st = load_volume(p, in, &v);
+    if (st == WT_OK && o->levels_max) {
+        wt_volume_spec s;
+        spec_of_options(o, &s); /* --transform: the kind denoise runs */
+        d->params.levels = wt_volume_max_level(&s, v.shape);
+        d->params.levels = d->params.levels < 1 ? 1 : d->params.levels;
+    }
+    if (st == WT_OK) {
+        double t0 = wt_seconds();
+        st = pipeline_name_error(wt_denoise_volume(d, o->naxes ? o->axes : NULL, o->naxes, &v,
+                                                   volume_threads(p), info),
+                                 in);
+        pipeline_add_time(p, &p->stats.transform, t0);
+    }
+    if (st == WT_OK)
+        st = save_volume(p, out, &v);
+    wt_volume_free(&v);
+    return st;
+}
+
+wt_status volume_sigma(pipeline *p, const char *in, double *sigma, wt_image *layout)
+{
+    wt_volume v;
+    wt_status st = load_volume(p, in, &v);
+    if (st == WT_OK) {
+        double t0 = wt_seconds();
+        st = pipeline_name_error(wt_estimate_sigma_volume(&v, volume_threads(p), sigma), in);
+        pipeline_add_time(p, &p->stats.transform, t0);
+        *layout = (wt_image){(uint32_t)v.shape[2], (uint32_t)v.shape[1], v.channels,
+                             v.bit_depth, v.color, NULL, v.stored};
+    }
+    wt_volume_free(&v);
+    return st;
+}

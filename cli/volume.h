@@ -18,4 +18,12 @@ wt_status volume_reconstruct(pipeline *p, const char *in, const char *out);
 wt_status volume_roundtrip(pipeline *p, batch_item *item, const char *in, const char *out,
                            wt_image *layout, wt_quality *q);
 
+/* denoise --volume: @p in denoised with @p d (levels 0: scikit-image's
+ * default; -l max fitted here) into the stack @p out. */
+wt_status volume_denoise(pipeline *p, wt_denoise_options *d, const char *in, const char *out,
+                         wt_denoise_info *info);
+/* sigma --volume: estimate_sigma of each channel of the 3-D array @p in;
+ * *@p layout its channels and type for the report. */
+wt_status volume_sigma(pipeline *p, const char *in, double *sigma, wt_image *layout);
+
 #endif

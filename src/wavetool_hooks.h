@@ -282,6 +282,20 @@ wt_status wt_npz_save_volume(const char *path, const wt_vcoeffs *c, const wt_npz
 wt_status wt_npz_load_volume(const char *path, const wt_load_options *opt, wt_volume_spec *s,
                              wt_vcoeffs *c, wt_npz_meta *meta);
 
+/* Denoising a volume (src/analysis/denoise_volume.c): scikit-image 0.19.3's
+ * denoise_wavelet of the 3-D array (each channel apart, as channel_axis
+ * does): pywt.wavedecn (or, with o->swt, swtn with trim_approx) along
+ * @p axes (NULL: all three), sigma from the finest all-'d' band, BayesShrink,
+ * VisuShrink (N: the channel's voxels) or a fixed threshold, soft or hard,
+ * Poisson noise through Anscombe; levels 0: max(max level - 3, 1). Samples
+ * in sample units, in place; integer volumes clipped to [0, peak]. YCbCr
+ * and cycle spinning are refused. @p info may be NULL. */
+wt_status wt_denoise_volume(const wt_denoise_options *o, const int *axes, int naxes,
+                            wt_volume *v, int threads, wt_denoise_info *info);
+/* estimate_sigma of each channel of the 3-D array (one-level db2 dwtn,
+ * median(|nonzero ddd|) / 0.6745) in sample units. */
+wt_status wt_estimate_sigma_volume(const wt_volume *v, int threads, double *sigma);
+
 /* ---- test hooks ---------------------------------------------------------- */
 
 /* Device-resident denoise timing (bench/denoise_speed --resident): @p img's

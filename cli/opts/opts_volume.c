@@ -20,6 +20,6 @@ static const cli_opt volume_rows[] = {
      "transformed along all its axes (pywt.wavedecn, swtn)", NULL, NULL},
     {"axes", 0, "LIST", parse_axes, AT(axes),
      "the volume's axes to transform, in order: 0 (z), 1 (y),\n"
-     "2 (x); 1,2 is each page's 2-D transform", "0,1,2", NULL},
+     "2 (x); 1,2 is each page's 2-D transform", "all three", NULL},
 };
 const cli_group cli_group_volume = CLI_GROUP(volume_rows, 0);

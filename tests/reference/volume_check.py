@@ -12,10 +12,15 @@
   reconstruct = the input (and = pywt.iswtn of pywt's bands); any size;
 - --transform starlet = B3 a trous along each axis (scipy), layers sum back;
 - a .npz written by numpy in that layout (3-D members, meta by json) is read;
+- denoise --volume = skimage.restoration.denoise_wavelet of the 3-D array
+  (sigma 10 and 25, 8 and 16-bit, BayesShrink/VisuShrink, soft/hard) within
+  1 LSB on >= 99.9% of voxels; sigma --volume = estimate_sigma (1e-9); SWT and
+  Poisson denoising against numpy/pywt code;
 - hostile stacks: pages of different sizes or types, 1-voxel axes, a
   1x1x100000 volume, --max-pixels counting voxels, --max-memory, --axes and
   --volume misuse: exit 0 with the right numbers, or one line and no output.
-Usage: volume_check.py WAVETOOL.  Exit 77 without numpy, pywt, scipy, tifffile."""
+Usage: volume_check.py WAVETOOL.  Exit 77 without numpy, pywt, scipy, tifffile,
+scikit-image."""
 import json
 import os
 import subprocess
@@ -28,6 +33,7 @@ try:
     import pywt
     import scipy.ndimage  # noqa: F401 (starlet_ref)
     import tifffile
+    from skimage.restoration import denoise_wavelet, estimate_sigma
 except ImportError as e:
     print("skip: %s" % e)
     sys.exit(77)
@@ -248,6 +254,73 @@ def stacks(tmp):
           "numpy-written file: %s" % r.stderr.strip())
 
 
+def within_lsb(got, ref, what):
+    """got (integers) against the float reference in sample units, rounded:
+    within 1 everywhere but 0.1% of voxels."""
+    diff = np.abs(got.astype(np.int64) - np.rint(ref).astype(np.int64))
+    check(got.shape == ref.shape and (diff > 1).mean() <= 1e-3,
+          "%s: %.4f%% of voxels off by more than 1 (max %d)" % (
+              what, 100 * (diff > 1).mean(), diff.max()))
+
+
+def noisy_volume(bits, sigma):
+    peak = 255 if bits == 8 else 65535
+    z, y, x = np.mgrid[0:20, 0:32, 0:28]
+    clean = (128 + 60 * np.sin(x / 5.0) * np.cos(y / 7.0) + 30 * np.sin(z / 4.0)) * peak / 255
+    noise = rng.normal(0, sigma * peak / 255, clean.shape)
+    return np.clip(np.rint(clean + noise), 0, peak).astype(np.uint8 if bits == 8 else np.uint16)
+
+
+def denoise(tmp):
+    src, out = os.path.join(tmp, "n.npy"), os.path.join(tmp, "d.npy")
+    runs = [("BayesShrink", "soft", "db1"), ("VisuShrink", "hard", "db2"),
+            ("BayesShrink", "hard", "sym4"), ("VisuShrink", "soft", "db1")]
+    for i, (bits, sigma) in enumerate(((8, 10), (8, 25), (16, 10), (16, 25))):
+        x = noisy_volume(bits, sigma)
+        peak = 255 if bits == 8 else 65535
+        np.save(src, x)
+        r = run("sigma", "--volume", "--format", "json", src)
+        check(r.returncode == 0 and np.allclose(json.loads(r.stdout)["sigma"],
+                                                [estimate_sigma(x)], rtol=1e-9, atol=0),
+              "sigma --volume %d-bit %d: %s" % (bits, sigma, r.stdout + r.stderr))
+        for method, mode, w in runs[i:] + runs[:i][:1]:
+            what = "denoise --volume %d-bit sigma %d %s %s %s" % (bits, sigma, method, mode, w)
+            args = ["denoise", "--volume", "-w", w, "--shrink", mode]
+            r = run(*(args + (["--rule", "visu"] if method == "VisuShrink" else []) + [src, out]))
+            if r.returncode:
+                check(False, "%s: %s" % (what, r.stderr))
+                continue
+            ref = denoise_wavelet(x, wavelet=w, method=method, mode=mode, rescale_sigma=True)
+            within_lsb(np.load(out), ref * peak, what)
+    # SWT: BayesShrink soft on pywt.swtn's trim_approx bands (sample units)
+    x = noisy_volume(8, 20)[:, :16, :24]
+    np.save(src, x)
+    run("denoise", "--volume", "--transform", "swt", "-w", "db2", src, out)
+    levels = max(pywt.swt_max_level(min(x.shape)) - 3, 1)
+    coeffs = pywt.swtn(x.astype(np.float64), "db2", level=levels, trim_approx=True)
+    d1 = coeffs[-1]["ddd"]
+    sigma = np.median(np.abs(d1[np.abs(d1) >= 255 / 2 ** 20])) / 0.6744897501960817
+    shrunk = [coeffs[0]] + [{k: pywt.threshold(d, sigma ** 2 / np.sqrt(max(
+        np.mean(d * d) - sigma ** 2, np.finfo(float).eps * 255 ** 2)), "soft")
+        for k, d in level.items()} for level in coeffs[1:]]
+    within_lsb(np.load(out), np.clip(pywt.iswtn(shrunk, "db2"), 0, 255), "denoise --volume swt")
+    # Poisson: Anscombe, BayesShrink with sigma 1, Makitalo-Foi's inverse
+    lam = 5 + 30 * noisy_volume(8, 0)[:, :24, :20] / 255.0
+    counts = rng.poisson(lam).astype(np.uint8)
+    np.save(src, counts)
+    run("denoise", "--volume", "--noise", "poisson", src, out)
+    y = 2 * np.sqrt(counts + 3 / 8)
+    coeffs = pywt.wavedecn(y, "db1", level=max(pywt.dwtn_max_level(y.shape, "db1") - 3, 1))
+    shrunk = [coeffs[0]] + [{k: pywt.threshold(d, 1 / np.sqrt(max(np.mean(d * d) - 1,
+                                                                 np.finfo(float).eps)), "soft")
+                             for k, d in level.items()} for level in coeffs[1:]]
+    den = np.maximum(pywt.waverecn(shrunk, "db1")[:y.shape[0], :y.shape[1], :y.shape[2]], 1e-9)
+    s15 = np.sqrt(1.5)
+    inv = 0.25 * den ** 2 + 0.25 * s15 / den - 11 / 8 / den ** 2 + 5 / 8 * s15 / den ** 3 - 1 / 8
+    within_lsb(np.load(out), np.clip(inv, 0, 255), "denoise --volume --noise poisson")
+    refused(["denoise", "--volume", "--cycle-spin", "2", src, out], "--cycle-spin", "--volume")
+
+
 def refused(args, what, must_say, out=None):
     r = run(*args)
     lines = r.stderr.strip().splitlines()
@@ -296,7 +369,7 @@ def hostile(tmp):
 
 def main():
     with tempfile.TemporaryDirectory() as tmp:
-        for part in (dwt_grid, lifting, swt, starlet, stacks, hostile):
+        for part in (dwt_grid, lifting, swt, starlet, stacks, denoise, hostile):
             part(tmp)
     for f in failures[:40]:
         print("FAIL", f)
