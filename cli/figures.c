@@ -124,6 +124,14 @@ void figures_band_name(wt_transform t, const wt_band_ref *r, char *buf, size_t s
     wt_transform_class_of(t)->ref_name(r, buf, size);
 }
 
+void figures_name_of(const file_figures *f, const band_figures *b, char *buf, size_t size)
+{
+    if (b->key[0])
+        snprintf(buf, size, "%s%d", b->key, b->ref.level);
+    else
+        figures_band_name(f->transform, &b->ref, buf, size);
+}
+
 char figures_orientation(wt_transform t, const wt_band_ref *r)
 {
     return wt_transform_class_of(t)->orientations[r->band & 3];
@@ -234,6 +242,55 @@ wt_status figures_compute_stack(const wt_uparams *up, const float *stack, file_f
     f->bpp /= (double)plane;
     free(sel);
     free(index);
+    free(work);
+    free(q);
+    return st;
+}
+
+/* ---- volumes, on the host ------------------------------------------------------ */
+
+static void volume_band(const wt_vcoeffs *k, int i, int c, const file_figures *f, double *work,
+                        int64_t *q, band_figures *b)
+{
+    const wt_vband *v = &k->band[i];
+    const size_t n = v->shape[0] * v->shape[1] * v->shape[2];
+    const float *data = (const float *)v->data + (size_t)c * n;
+    b->ref = (wt_band_ref){v->level, i ? WT_BAND_D : WT_BAND_A, c};
+    snprintf(b->key, sizeof b->key, "%s", v->key);
+    b->depth = v->shape[0];
+    b->rows = v->shape[1];
+    b->cols = v->shape[2];
+    b->s = plane_stats(data, n, f->eps);
+    b->mad_sigma = median_abs(data, n, work);
+    b->entropy = plane_entropy(data, n, f->qstep, q);
+}
+
+wt_status figures_compute_volume(const wt_vcoeffs *k, file_figures *f)
+{
+    const int C = k->channels;
+    size_t largest = 1;
+    for (int i = 0; i < k->nbands; i++) {
+        size_t n = k->band[i].shape[0] * k->band[i].shape[1] * k->band[i].shape[2];
+        largest = n > largest ? n : largest;
+    }
+    double *work = malloc(largest * sizeof *work);
+    int64_t *q = malloc(largest * sizeof *q);
+    f->bands = calloc((size_t)k->nbands * (size_t)C, sizeof *f->bands);
+    f->nbands = 0;
+    wt_status st = work && q && f->bands ? WT_OK : wt_error_set(WT_ERR_NOMEM, "out of memory");
+    double energy[WT_MAX_CHANNELS] = {0};
+    for (int i = 0; st == WT_OK && i < k->nbands; i++)
+        for (int c = 0; c < C; c++) {
+            band_figures *b = &f->bands[f->nbands++];
+            volume_band(k, i, c, f, work, q, b);
+            energy[c] += b->s.sum_sq;
+        }
+    f->bpp = 0.0;
+    for (size_t i = 0; i < f->nbands; i++) {
+        derive(&f->bands[i], energy[f->bands[i].ref.channel]);
+        f->bpp += (double)f->bands[i].s.count * f->bands[i].entropy;
+    }
+    f->bpp /= (double)k->shape[0] * (double)k->shape[1] * (double)k->shape[2];
     free(work);
     free(q);
     return st;

@@ -1,6 +1,8 @@
 /* --volume in the file commands (see volume.h). */
 #include "volume.h"
 
+#include "figures.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -234,33 +236,49 @@ wt_status volume_reconstruct(pipeline *p, const char *in, const char *out)
     return st;
 }
 
-/* Per channel MSE of @p back against @p v (the written samples: rounded and
- * clamped to an 8/16-bit type), PSNR against the type's peak. */
-static void volume_quality(const wt_volume *v, const float *back, wt_quality *q)
+/* The peak of float32 samples: the range of @p v's, 1 when flat (as
+ * wt_quality_compare's); 2^depth - 1 of integers. */
+static double peak_of(const wt_volume *v, size_t n)
+{
+    if (v->bit_depth != WT_DEPTH_F32)
+        return ldexp(1.0, v->bit_depth) - 1.0;
+    double lo = INFINITY, hi = -INFINITY;
+    for (size_t i = 0; i < n * (size_t)v->channels; i++) {
+        lo = fmin(lo, v->planes[i]);
+        hi = fmax(hi, v->planes[i]);
+    }
+    return hi > lo && isfinite(hi - lo) ? hi - lo : 1.0;
+}
+
+static double psnr_of(double mse, double peak)
+{
+    return mse > 0.0 ? 10.0 * log10(peak * peak / mse) : INFINITY;
+}
+
+/* Per channel MSE of @p back against @p v, PSNR against @p v's peak; @p back
+ * rounded and clamped first as an 8/16-bit output is written (@p as_written). */
+static void volume_quality(const wt_volume *v, const float *back, int as_written, wt_quality *q)
 {
     const size_t n = v->shape[0] * v->shape[1] * v->shape[2];
-    const int integer = v->bit_depth != WT_DEPTH_F32;
-    const double top = integer ? ldexp(1.0, v->bit_depth) - 1.0 : 0.0;
-    double peak = top, sum = 0.0;
+    const double peak = peak_of(v, n);
+    const int rounded = as_written && v->bit_depth != WT_DEPTH_F32;
+    double sum = 0.0;
     memset(q, 0, sizeof *q);
     q->channels = v->channels;
     for (int c = 0; c < v->channels; c++) {
-        double se = 0.0, hi = 0.0;
+        double se = 0.0;
         for (size_t i = 0; i < n; i++) {
             double a = v->planes[(size_t)c * n + i], b = back[(size_t)c * n + i];
-            if (integer)
-                b = fmin(fmax(nearbyint(b), 0.0), top);
+            if (rounded)
+                b = fmin(fmax(nearbyint(b), 0.0), peak);
             se += (a - b) * (a - b);
-            hi = fmax(hi, fabs(a));
         }
-        peak = integer ? top : fmax(peak, hi);
         q->mse[c] = se / (double)n;
+        q->psnr[c] = psnr_of(q->mse[c], peak);
         sum += q->mse[c];
     }
-    for (int c = 0; c < v->channels; c++)
-        q->psnr[c] = q->mse[c] > 0.0 ? 10.0 * log10(peak * peak / q->mse[c]) : INFINITY;
     q->mse_mean = sum / v->channels;
-    q->psnr_mean = q->mse_mean > 0.0 ? 10.0 * log10(peak * peak / q->mse_mean) : INFINITY;
+    q->psnr_mean = psnr_of(q->mse_mean, peak);
 }
 
 wt_status volume_roundtrip(pipeline *p, batch_item *item, const char *in, const char *out,
@@ -282,7 +300,7 @@ wt_status volume_roundtrip(pipeline *p, batch_item *item, const char *in, const 
         st = inverse(p, &s, &c, back.planes, in);
     wt_vcoeffs_free(&c);
     if (st == WT_OK) {
-        volume_quality(&v, back.planes, q);
+        volume_quality(&v, back.planes, 1, q);
         *layout = (wt_image){(uint32_t)v.shape[2], (uint32_t)v.shape[1], v.channels,
                              v.bit_depth, v.color, NULL, v.stored};
     }
@@ -332,5 +350,72 @@ wt_status volume_sigma(pipeline *p, const char *in, double *sigma, wt_image *lay
                              v.bit_depth, v.color, NULL, v.stored};
     }
     wt_volume_free(&v);
+    return st;
+}
+
+/* ---- stats ---------------------------------------------------------------------------- */
+
+wt_status volume_figures(pipeline *p, batch_item *item, const char *in, double qstep,
+                         double eps, file_figures *f)
+{
+    wt_volume v;
+    wt_volume_spec s;
+    wt_vcoeffs k = {0};
+    wt_status st = load_volume(p, in, &v);
+    if (st == WT_OK)
+        st = spec_for(p, item, in, &v, &s);
+    if (st == WT_OK)
+        st = forward(p, &s, &v, in, &k);
+    if (st == WT_OK) {
+        f->layout = (wt_image){(uint32_t)v.shape[2], (uint32_t)v.shape[1], v.channels,
+                               v.bit_depth, v.color, NULL, v.stored};
+        f->depth = v.shape[0];
+        f->naxes = s.naxes;
+        memcpy(f->axes, s.axes, sizeof f->axes);
+        f->transform = s.transform;
+        f->params = s.params;
+        f->border = s.uparams.border;
+        f->qstep = qstep > 0.0 ? qstep : figures_default_qstep(v.bit_depth);
+        f->eps = isnan(eps) ? f->qstep : eps;
+        f->file = strdup(in);
+        st = f->file ? figures_compute_volume(&k, f)
+                     : wt_error_set(WT_ERR_NOMEM, "out of memory");
+    }
+    wt_vcoeffs_free(&k);
+    wt_volume_free(&v);
+    return st;
+}
+
+/* ---- compare ------------------------------------------------------------------------- */
+
+static unsigned compare_need(void *ctx, const size_t shape[3])
+{
+    (void)ctx, (void)shape;
+    return 4; /* the samples as float32 */
+}
+
+wt_status volume_compare(const cli_options *o, wt_quality *q, wt_image *layout)
+{
+    wt_load_options each = o->load; /* two volumes at once share --max-memory */
+    each.max_memory /= 2;
+    wt_volume a = {0}, b = {0};
+    wt_status st = wt_volume_load(o->args[0], &each, compare_need, NULL, &a);
+    if (st == WT_OK)
+        st = wt_volume_load(o->args[1], &each, compare_need, NULL, &b);
+    if (st == WT_OK && (memcmp(a.shape, b.shape, sizeof a.shape) || a.channels != b.channels ||
+                        a.bit_depth != b.bit_depth))
+        st = wt_error_set(WT_ERR_INVALID,
+                          "%s, %s: volumes differ (%zux%zux%zu, %d channels, %d-bit vs "
+                          "%zux%zux%zu, %d channels, %d-bit)",
+                          pipeline_shown(o->args[0]), pipeline_shown(o->args[1]), a.shape[2],
+                          a.shape[1], a.shape[0], a.channels, a.bit_depth, b.shape[2],
+                          b.shape[1], b.shape[0], b.channels, b.bit_depth);
+    if (st == WT_OK) {
+        volume_quality(&a, b.planes, 0, q);
+        *layout = (wt_image){(uint32_t)a.shape[2], (uint32_t)a.shape[1], a.channels,
+                             a.bit_depth, a.color, NULL, a.stored};
+    }
+    wt_volume_free(&a);
+    wt_volume_free(&b);
     return st;
 }

@@ -26,4 +26,14 @@ wt_status volume_denoise(pipeline *p, wt_denoise_options *d, const char *in, con
  * *@p layout its channels and type for the report. */
 wt_status volume_sigma(pipeline *p, const char *in, double *sigma, wt_image *layout);
 
+/* compare --volume: B against A, each read whole as one volume (same
+ * shape, channels and depth), *@p layout A's channels and type. */
+wt_status volume_compare(const cli_options *o, wt_quality *q, wt_image *layout);
+
+/* stats --volume: the figures of every band and channel of @p in's
+ * transform (@p qstep 0: the depth's default; @p eps NaN: qstep). */
+struct file_figures;
+wt_status volume_figures(pipeline *p, batch_item *item, const char *in, double qstep,
+                         double eps, struct file_figures *f);
+
 #endif
