@@ -237,6 +237,15 @@ def stacks(tmp):
             os.path.join(tmp, "four_back.npy"))
     check(r.returncode == 0 and np.array_equal(np.load(os.path.join(tmp, "four_back.npy")), rgb),
           "(z, y, x, C) .npy roundtrip")
+    # docs/volumes.md's five lines rebuild pywt's list from a file
+    r = run("decompose", "--volume", "-w", "db2", "-m", "periodic", "-l", "2", "--axes", "2,0",
+            t16, npz)
+    import re
+    z = np.load(npz); meta = json.loads(z["meta"].tobytes()); L, c = meta["levels"], 0  # noqa: E702
+    keys = [re.fullmatch(r"([ad]+)(\d+)", k).groups() for k in z.files if k != "meta"]
+    coeffs = [z["a" * len(keys[0][0]) + str(L)][c]] + [{k: z[k + lv][c] for k, lv in keys if lv == str(l) and "d" in k} for l in range(L, 0, -1)]  # noqa: E501
+    x = pywt.waverecn(coeffs, meta["wavelet"], mode=meta["mode"], axes=[int(a) for a in meta["axes"].split(",")])  # noqa: E501
+    check(np.abs(x[:11, :18, :21] - x16).max() < 0.1, "docs' five lines")
     # numpy's own file in that layout: 3-D members for one channel, meta by json
     x = rng.integers(0, 256, (6, 10, 9)).astype(np.uint8)
     coeffs = pywt.wavedecn(x.astype(np.float64), "sym3", mode="reflect", level=2, axes=(0, 2))
