@@ -170,6 +170,7 @@ static void set_defaults(cli_options *o, void *own)
     o->load.max_memory = half_the_ram();
     o->suffix = "";
     o->style = wt_mosaic_style_plain(WT_SCALE_AUTO);
+    o->slice = -2;
     o->own = own;
 }
 
@@ -216,6 +217,8 @@ static int check_volume(const cli_command *cmd, const cli_options *o)
 {
     if (o->naxes && !o->volume)
         return cli_usage_error(cmd->name, "--axes chooses the axes of a --volume");
+    if (o->slice != -2 && !o->volume)
+        return cli_usage_error(cmd->name, "--slice chooses what a --volume's mosaic shows");
     if (o->naxes && !takes_group(cmd, &cli_group_transform) &&
         !takes_group(cmd, &cli_group_wavelet) && strcmp(cmd->name, "bench") != 0)
         return cli_usage_error(cmd->name, "--axes does not apply to %s (%s)", cmd->name,

@@ -148,13 +148,51 @@ static wt_status spec_for(pipeline *p, batch_item *item, const char *in, const w
     return st;
 }
 
+/* The mosaic of @p c: every band at --slice's page (default the middle one)
+ * or projected, 8/16-bit as --depth or the input's (float: 16). */
+static wt_status write_mosaic(pipeline *p, const wt_volume *v, const wt_vcoeffs *c,
+                              const char *in, const char *out)
+{
+    const cli_options *o = p->opt;
+    long z = o->slice == -2 ? (long)(v->shape[0] / 2) : o->slice;
+    int depth = o->depth ? o->depth : v->bit_depth == WT_DEPTH_F32 ? 16 : v->bit_depth;
+    depth = wt_format_depth(cli_output_format(o, out), depth);
+    if (!wt_mosaic_style_is_plain(&o->style) || o->depth == WT_DEPTH_F32 || o->layers)
+        return wt_error_set(WT_ERR_UNSUPPORTED, "%s: a --volume's mosaic takes --scale, "
+                                                "--depth 8|16 and --slice, no other style "
+                                                "or --layers",
+                            pipeline_shown(in));
+    if (z >= (long)v->shape[0])
+        return wt_error_set(WT_ERR_INVALID, "%s: --slice z=%ld of a volume of %zu pages "
+                                            "(0 to %zu)",
+                            pipeline_shown(in), z, v->shape[0], v->shape[0] - 1);
+    wt_image mosaic = {0};
+    wt_status st = pipeline_name_error(wt_volume_mosaic(c, z, o->scale, depth, &mosaic), in);
+    if (st == WT_OK) {
+        mosaic.color = (wt_color)mosaic.channels;
+        st = pipeline_save(p, out, &mosaic);
+    }
+    wt_image_free(&mosaic);
+    return st;
+}
+
+static wt_status write_coefficients(pipeline *p, const wt_volume_spec *s, wt_volume *v,
+                                    const wt_vcoeffs *c, const char *out)
+{
+    wt_npz_meta meta;
+    fill_meta(s, v, &meta);
+    meta.compress = p->opt->compress;
+    wt_volume_free(v); /* not needed any more */
+    double t0 = wt_seconds();
+    wt_status st = wt_npz_save_volume(out, c, &meta);
+    pipeline_add_time(p, &p->stats.encode, t0);
+    return st;
+}
+
 wt_status volume_decompose(pipeline *p, batch_item *item, const char *in, const char *out)
 {
     const wt_format_info *info = wt_format_describe(cli_output_format(p->opt, out));
-    if (!info || !(info->holds & WT_HOLDS_COEFFS))
-        return wt_error_set(WT_ERR_UNSUPPORTED,
-                            "%s: decompose --volume writes coefficients (.npz), not %s",
-                            pipeline_shown(in), info ? info->name : out);
+    const int coefficients = info && (info->holds & WT_HOLDS_COEFFS);
     wt_volume v;
     wt_volume_spec s;
     wt_vcoeffs c = {0};
@@ -163,15 +201,9 @@ wt_status volume_decompose(pipeline *p, batch_item *item, const char *in, const 
         st = spec_for(p, item, in, &v, &s);
     if (st == WT_OK)
         st = forward(p, &s, &v, in, &c);
-    if (st == WT_OK) {
-        wt_npz_meta meta;
-        fill_meta(&s, &v, &meta);
-        meta.compress = p->opt->compress;
-        wt_volume_free(&v);
-        double t0 = wt_seconds();
-        st = wt_npz_save_volume(out, &c, &meta);
-        pipeline_add_time(p, &p->stats.encode, t0);
-    }
+    if (st == WT_OK)
+        st = coefficients ? write_coefficients(p, &s, &v, &c, out)
+                          : write_mosaic(p, &v, &c, in, out);
     wt_vcoeffs_free(&c);
     wt_volume_free(&v);
     return st;

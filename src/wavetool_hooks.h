@@ -296,6 +296,24 @@ wt_status wt_denoise_volume(const wt_denoise_options *o, const int *axes, int na
  * median(|nonzero ddd|) / 0.6745) in sample units. */
 wt_status wt_estimate_sigma_volume(const wt_volume *v, int threads, double *sigma);
 
+/* Mosaics of volumes (src/analysis/mosaic.c, mosaic_volume.c). A tile: the
+ * float planes (channels x h x w) drawn with its top-left corner at (y0, x0),
+ * scaled as a mosaic scales an approximation or a detail band. */
+typedef struct wt_mosaic_tile {
+    const float *planes;
+    size_t h, w, y0, x0;
+    int approx;
+} wt_mosaic_tile;
+wt_status wt_mosaic_render_tiles(const wt_mosaic_tile *tiles, size_t n, size_t mh, size_t mw,
+                                 int channels, wt_scale scale, int bit_depth, wt_image *out);
+/* A volume's bands as a grid: a row per level from the coarsest (top), a
+ * column per key in pywt's order (the approximation first; the starlet: one
+ * row, c then w_L .. w_1); each band shown at the slice of z that @p z of
+ * the volume falls in (z * band depth / depth), or (@p z < 0) as its maximum
+ * intensity projection along z (details: max |c|). */
+wt_status wt_volume_mosaic(const wt_vcoeffs *k, long z, wt_scale scale, int bit_depth,
+                           wt_image *out);
+
 /* ---- test hooks ---------------------------------------------------------- */
 
 /* Device-resident denoise timing (bench/denoise_speed --resident): @p img's

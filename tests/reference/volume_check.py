@@ -16,6 +16,7 @@
   (sigma 10 and 25, 8 and 16-bit, BayesShrink/VisuShrink, soft/hard) within
   1 LSB on >= 99.9% of voxels; sigma --volume = estimate_sigma (1e-9); SWT and
   Poisson denoising against numpy/pywt code;
+- decompose --volume OUT.png: each band at a slice or projected, in a grid;
 - hostile stacks: pages of different sizes or types, 1-voxel axes, a
   1x1x100000 volume, --max-pixels counting voxels, --max-memory, --axes and
   --volume misuse: exit 0 with the right numbers, or one line and no output.
@@ -263,6 +264,38 @@ def stacks(tmp):
           "numpy-written file: %s" % r.stderr.strip())
 
 
+def mosaics(tmp):
+    """decompose --volume OUT.png: a grid of levels x keys, each band at the
+    slice (or its projection) scaled as mosaics scale bands."""
+    from PIL import Image
+    src, npz, png = (os.path.join(tmp, n) for n in ("m.npy", "m.npz", "m.png"))
+    x = rng.integers(0, 256, (12, 20, 18)).astype(np.uint8)
+    np.save(src, x)
+    run("decompose", "--volume", "-w", "db2", "-l", "2", src, npz)
+    with np.load(npz) as z:
+        bands = {k: z[k][0].astype(np.float64) for k in z.files if k != "meta"}
+    for slice_arg in ("z=7", "mip"):
+        r = run("decompose", "--volume", "-w", "db2", "-l", "2", "--slice", slice_arg, src, png)
+        img = np.asarray(Image.open(png)).astype(np.int64) if r.returncode == 0 else None
+        a, d = bands["aaa2"], bands["dad1"]
+        if slice_arg == "mip":
+            a_cut, d_cut = a.max(axis=0), np.abs(d).max(axis=0)
+        else:
+            a_cut, d_cut = a[7 * a.shape[0] // 12], d[7 * d.shape[0] // 12]
+        want_a = np.rint((a_cut - a_cut.min()) / (a_cut.max() - a_cut.min()) * 255)
+        want_d = np.rint(np.abs(d_cut) / np.abs(d_cut).max() * 255)
+        # rows: level 2 (height of level 2's bands), level 1; columns: keys aaa..ddd
+        h2, w1 = bands["ddd2"].shape[1], max(bands[k].shape[2] for k in bands if k.endswith("1"))
+        x_dad = bands["aaa2"].shape[2] + 4 * w1  # column 5 ('dad'), after aaa and 4 of level 1
+        ok = img is not None and img.shape == (h2 + bands["ddd1"].shape[1],
+                                               bands["aaa2"].shape[2] + 7 * w1)
+        ok = ok and np.abs(img[:a.shape[1], :a.shape[2]] - want_a).max() <= 1
+        ok = ok and np.abs(img[h2:h2 + d.shape[1], x_dad:x_dad + d.shape[2]] - want_d).max() <= 1
+        check(ok, "mosaic --slice %s: %s" % (slice_arg, r.stderr.strip()))
+    refused(["decompose", "--volume", "--slice", "z=12", src, png + "2.png"], "--slice past the end",
+            "12 pages", png + "2.png")
+
+
 def within_lsb(got, ref, what):
     """got (integers) against the float reference in sample units, rounded:
     within 1 everywhere but 0.1% of voxels."""
@@ -368,7 +401,8 @@ def hostile(tmp):
     refused(["decompose", "--axes", "0", p("big.npy"), p("h.npz")], "--axes alone", "--volume")
     refused(["decompose", "--volume", "--axes", "1,1", p("big.npy"), p("h.npz")], "--axes 1,1",
             "invalid --axes")
-    refused(["decompose", "--volume", p("big.npy"), p("h.png")], "a mosaic", ".npz", p("h.png"))
+    refused(["decompose", "--volume", "--transfer", "log", p("big.npy"), p("h.png")],
+            "a mosaic's style", "--scale", p("h.png"))
     run("decompose", "--volume", p("big.npy"), p("h.npz"))
     refused(["reconstruct", p("h.npz"), p("h2.npy")], "a volume's file without --volume",
             "--volume", p("h2.npy"))
@@ -378,7 +412,7 @@ def hostile(tmp):
 
 def main():
     with tempfile.TemporaryDirectory() as tmp:
-        for part in (dwt_grid, lifting, swt, starlet, stacks, denoise, hostile):
+        for part in (dwt_grid, lifting, swt, starlet, stacks, mosaics, denoise, hostile):
             part(tmp)
     for f in failures[:40]:
         print("FAIL", f)
