@@ -408,6 +408,45 @@ def hostile(tmp):
             "--volume", p("h2.npy"))
     refused(["reconstruct", "--volume", p("h.npz"), p("h2.png")], "a volume into PNG",
             "200 pages", p("h2.png"))
+    hostile_files(p)
+
+
+def hostile_files(p):
+    """Coefficient files that lie: each refused in one line naming the file."""
+    good = p("good.npz")
+    run("decompose", "--volume", "-l", "1", p("thin.npy"), good)  # (3, 1, 9)
+    with np.load(good) as z:
+        members = {k: z[k] for k in z.files}
+    meta = json.loads(members["meta"].tobytes())
+
+    def variant(name, change_meta=None, change=None):
+        m, d = dict(meta), dict(members)
+        if change_meta:
+            m.update(change_meta)
+        if change:
+            change(d)
+        d["meta"] = np.frombuffer(json.dumps(m).encode(), np.uint8)
+        path = p(name + ".npz")
+        np.savez(path, **d)
+        return path
+
+    cases = [
+        (variant("deep", {"depth": 100000}), "needs more data"),
+        (variant("axes", {"axes": "0,0"}), "impossible volume"),
+        (variant("noaxes", {"axes": ""}), "impossible volume"),
+        (variant("type", change=lambda d: d.update(aaa1=d["aaa1"].astype(np.float64))),
+         "float32"),
+        (variant("shape", change=lambda d: d.update(aad1=d["aad1"][:, :, :, :1])), "shape"),
+        (variant("missing", change=lambda d: d.pop("ddd1")), "missing"),
+    ]
+    np.save(p("image.npy"), np.zeros((6, 5), np.uint8))
+    run("decompose", p("image.npy"), p("image.npz"))
+    cases.append((p("image.npz"), "not a volume's"))
+    for path, says in cases:
+        refused(["reconstruct", "--volume", path, p("x.npy")], os.path.basename(path),
+                os.path.basename(path) + ": ", p("x.npy"))
+        r = run("reconstruct", "--volume", path, p("x.npy"))
+        check(says in r.stderr, "%s: %r does not say %r" % (path, r.stderr, says))
 
 
 def main():
