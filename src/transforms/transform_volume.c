@@ -661,22 +661,22 @@ static wt_status starlet_forward(const wt_volume_spec *s, const float *planes, w
                                  int threads)
 {
     const size_t n = volume_elems(c->shape, c->channels);
-    float *prev = (float *)planes, *spare = NULL;
+    float *work[2] = {NULL, NULL}; /* c_j of the levels before the last, alternately */
+    const float *prev = planes;
     wt_status st = WT_OK;
     for (int j = 1; j <= c->levels && st == WT_OK; j++) {
         /* band 0 is c_L, band i the layer w_(L + 1 - i) */
-        float *cur = j == c->levels ? c->band[0].data : (spare ? spare : fresh(c));
+        float *cur = j == c->levels ? c->band[0].data
+                                    : (work[j & 1] ? work[j & 1] : (work[j & 1] = fresh(c)));
         float *w = c->band[c->levels + 1 - j].data;
         st = cur ? starlet_smooth(s, c, j, prev, cur, threads)
                  : wt_error_set(WT_ERR_NOMEM, "out of memory for a volume pass");
         for (size_t i = 0; st == WT_OK && i < n; i++)
             w[i] = prev[i] - cur[i];
-        spare = prev == planes ? NULL : prev;
         prev = cur;
     }
-    free(spare);
-    if (prev != planes && prev != c->band[0].data)
-        free(prev);
+    free(work[0]);
+    free(work[1]);
     return st;
 }
 
