@@ -10,6 +10,7 @@
 
 #include "denoise_shared.h"
 #include "noise_estimate.h" /* NORM_PPF_075 */
+#include "transform.h" /* wt_transform_of_denoise */
 #include "wavetool_hooks.h"
 
 static size_t voxels_of(const size_t shape[3])
@@ -54,9 +55,14 @@ static wt_status band_sigma(const wt_vcoeffs *k, int b, int c, double full_scale
 /* scikit-image's estimate bit for bit (noise_estimate.c) where it applies:
  * the DWT along all three axes in their order, pywt's wavelet in mode
  * symmetric; the channel's samples times @p scale in float64. */
+static int decimated(const wt_volume_spec *s)
+{
+    return wt_transform_class_of(s->transform)->layout == WT_LAYOUT_PYRAMID;
+}
+
 static int exact_estimate(const wt_volume_spec *s)
 {
-    return s->transform == WT_TRANSFORM_DWT && s->naxes == 3 && s->axes[0] == 0 &&
+    return decimated(s) && s->naxes == 3 && s->axes[0] == 0 &&
            s->axes[1] == 1 && s->axes[2] == 2 && wt_noise_exact(s->params.wavelet, s->params.mode);
 }
 
@@ -114,7 +120,7 @@ static wt_status spec_of(const wt_denoise_options *o, const int *axes, int naxes
                          const size_t shape[3], wt_volume_spec *s)
 {
     memset(s, 0, sizeof *s);
-    s->transform = o->swt ? WT_TRANSFORM_SWT : WT_TRANSFORM_DWT;
+    s->transform = wt_transform_of_denoise(o)->kind;
     s->params = o->params;
     s->naxes = axes ? naxes : 3;
     for (int k = 0; k < s->naxes; k++)
@@ -128,7 +134,7 @@ static wt_status spec_of(const wt_denoise_options *o, const int *axes, int naxes
     if (o->ycbcr || o->cycle_spin)
         return wt_error_set(WT_ERR_UNSUPPORTED,
                             "volumes are denoised without --ycbcr and --cycle-spin");
-    return s->transform == WT_TRANSFORM_DWT ? wt_params_resolve(&s->params) : WT_OK;
+    return decimated(s) ? wt_params_resolve(&s->params) : WT_OK;
 }
 
 static void clip_integer(wt_volume *v, size_t n)

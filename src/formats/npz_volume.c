@@ -66,7 +66,8 @@ static wt_status spec_from_meta(const zip_reader *r, const wt_npz_meta *m, wt_vo
                             "%s: holds an image's coefficients, not a volume's (no depth in "
                             "its meta): reconstruct it without --volume",
                             r->name);
-    if (s->transform == WT_TRANSFORM_DWT && wt_params_resolve(&s->params) != WT_OK)
+    if (wt_transform_class_of(s->transform)->layout == WT_LAYOUT_PYRAMID &&
+        wt_params_resolve(&s->params) != WT_OK)
         return wt_error_prefix(WT_ERR_FORMAT, r->name);
     return WT_OK;
 }
