@@ -177,14 +177,16 @@ int pipeline_open(pipeline *p, const cli_options *opt, int workers, const wt_aut
         fputs("wavetool: out of memory\n", stderr);
         return EXIT_SOME_FAILED;
     }
-    const char *list = strncmp(opt->device, "cuda:", 5) == 0 ? opt->device + 5 : "";
+    /* volumes run on the CPU engine's axis core: auto opens no GPU for them */
+    const char *device = opt->volume ? "cpu" : opt->device;
+    const char *list = strncmp(device, "cuda:", 5) == 0 ? device + 5 : "";
     int threads = wt_cpu_count() / workers;
     threads = threads < 1 ? 1 : threads;
     wt_status st;
     if (strcmp(list, "all") == 0 || strchr(list, ','))
         st = open_gpu_list(p, list);
-    else if ((st = strcmp(opt->device, "auto") == 0 ? pool_add_auto(p, job)
-                                                    : pool_add(p, opt->device)) == WT_OK &&
+    else if ((st = strcmp(device, "auto") == 0 ? pool_add_auto(p, job)
+                                               : pool_add(p, device)) == WT_OK &&
              wt_engine_is_cpu(p->engines[0]))
         st = open_more_cpu_engines(p, workers, threads);
     if (st != WT_OK) {

@@ -833,7 +833,7 @@ static int run_bench(const cli_options *given)
                                wt_transform_name(given->transform));
     sweep_defaults(&sweep, given->volume);
     wt_engine *e;
-    if (wt_engine_open(&e, o->device) != WT_OK) {
+    if (wt_engine_open(&e, o->volume ? "cpu" : o->device) != WT_OK) { /* volumes: the CPU's */
         fprintf(stderr, "wavetool: %s\n", wt_error_message());
         return EXIT_SOME_FAILED;
     }
