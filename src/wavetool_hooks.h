@@ -281,6 +281,8 @@ void wt_volume_free(wt_volume *v);
 wt_status wt_npz_save_volume(const char *path, const wt_vcoeffs *c, const wt_npz_meta *meta);
 wt_status wt_npz_load_volume(const char *path, const wt_load_options *opt, wt_volume_spec *s,
                              wt_vcoeffs *c, wt_npz_meta *meta);
+/* 1 when @p path is a regular file holding a volume's coefficients. */
+int wt_npz_is_volume(const char *path);
 
 /* Denoising a volume (src/analysis/denoise_volume.c): scikit-image 0.19.3's
  * denoise_wavelet of the 3-D array (each channel apart, as channel_axis

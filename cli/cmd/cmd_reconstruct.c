@@ -47,7 +47,7 @@ static wt_status reconstruct_file(pipeline *p, page_binding *page, const char *i
     wt_image img = {0};
     float *stack = NULL; /* an undecimated transform's bands (swt, starlet) */
     wt_uparams up;
-    if (p->opt->volume) /* cli/volume.c */
+    if (p->opt->volume || wt_npz_is_volume(in)) /* a volume's file: cli/volume.c */
         return volume_reconstruct(p, in, out);
     if (undecimated_is_sidecar(in))
         return undecimated_reconstruct_layers(p, page, in, out);
@@ -106,8 +106,8 @@ const cli_command cmd_reconstruct = {
         "output, type from --ext). With -O, each COEFFS (a file, or a directory walked\n"
         "for {COEFFS}) gives DIR/STEM[SUFFIX].EXT. Files of --transform swt or starlet\n"
         "are read as such; COEFFS may also be the NAME_layers.txt of decompose --layers.\n"
-        "A stack's file (members (N, C, h, w)) gives a multi-page TIFF or (N, H, W) .npy;\n"
-        "a volume's (decompose --volume) needs --volume and gives one too.",
+        "A stack's file (members (N, C, h, w)) gives a multi-page TIFF or (N, H, W) .npy,\n"
+        "so does a volume's (decompose --volume); --volume reads numpy's files as one.",
     .groups = (const cli_group *const[]){&cli_group_volume, &cli_group_device, &cli_group_jobs, &cli_group_input,
                                          &cli_group_save, &cli_group_batch, &cli_group_result,
                                          &cli_group_verbosity, NULL},
