@@ -120,7 +120,7 @@ wt_status wt_npz_load_volume(const char *path, const wt_load_options *opt, wt_vo
         st = coeff_meta_read(&r, d, meta);
     if (st == WT_OK)
         st = spec_from_meta(&r, meta, s);
-    if (st == WT_OK && (uint64_t)meta->width * meta->height * meta->depth > max_pixels)
+    if (st == WT_OK && (double)meta->width * meta->height * meta->depth > (double)max_pixels)
         st = wt_error_set(WT_ERR_LIMIT, "%s: a volume of %ux%ux%u voxels, more than the %llu "
                           "allowed (--max-pixels)", r.name, meta->width, meta->height,
                           meta->depth, (unsigned long long)max_pixels);

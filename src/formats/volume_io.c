@@ -2,6 +2,7 @@
  * gathered into (C, z, y, x) float32 planes, checked against the limits
  * before the volume is allocated; written back page by page through the
  * stack writer. */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -81,6 +82,11 @@ static wt_status read_pages(wt_stack *s, const char *name, const wt_load_options
     }
     describe(v, &page, pages);
     const size_t plane = (size_t)page.width * page.height * (size_t)page.channels;
+    if (pages > SIZE_MAX / sizeof(float) / plane) { /* past --max-pixels near 2^63 */
+        wt_image_free(&page);
+        return wt_error_set(WT_ERR_LIMIT, "%s: a volume of %zu pages too large to address",
+                            name, pages);
+    }
     float *scratch = malloc(plane * sizeof *scratch);
     v->planes = scratch ? malloc(plane * pages * sizeof *v->planes) : NULL;
     if (!v->planes)
