@@ -245,6 +245,10 @@ wt_status wt_volume_forward(const wt_volume_spec *s, const float *planes, const 
                             int channels, int threads, wt_vcoeffs *out);
 wt_status wt_volume_inverse(const wt_volume_spec *s, const wt_vcoeffs *in, float *planes,
                             int threads);
+/* The forward transform into @p c, planned for @p s and allocated (its bands
+ * reused: benchmarks). */
+wt_status wt_volume_forward_into(const wt_volume_spec *s, const float *planes, int threads,
+                                 wt_vcoeffs *c);
 /* The deepest level: pywt.dwtn_max_level over the axes (DWT), else
  * floor(log2) of the shortest axis transformed. */
 int wt_volume_max_level(const wt_volume_spec *s, const size_t shape[3]);

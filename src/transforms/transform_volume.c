@@ -242,7 +242,6 @@ void wt_vcoeffs_free(wt_vcoeffs *c)
 typedef struct varray {
     void *data;
     size_t shape[3];
-    int owned;
 } varray;
 
 static wt_array_view view_of(const varray *a, wt_dtype dtype, int channels)
@@ -250,24 +249,9 @@ static wt_array_view view_of(const varray *a, wt_dtype dtype, int channels)
     return wt_view_dense(a->data, dtype, channels, 3, a->shape);
 }
 
-static wt_status varray_alloc(varray *a, const size_t shape[3], int channels)
+static varray band_array(const wt_vband *b)
 {
-    memcpy(a->shape, shape, sizeof a->shape);
-    a->data = malloc(volume_elems(shape, channels) * 4 + 4);
-    a->owned = 1;
-    return a->data ? WT_OK
-                   : wt_error_set(WT_ERR_NOMEM, "out of memory (%zu MiB for a volume pass)",
-                                  volume_elems(shape, channels) * 4 >> 20);
-}
-
-static void varrays_free(varray *a, int n)
-{
-    for (int i = 0; i < n; i++)
-        if (a[i].owned) {
-            free(a[i].data);
-            a[i].data = NULL;
-            a[i].owned = 0;
-        }
+    return (varray){b->data, {b->shape[0], b->shape[1], b->shape[2]}};
 }
 
 /* float -> int32 toward zero, saturated (as the 2-D engine converts). */
@@ -282,95 +266,33 @@ static int32_t to_i32(float x)
     return (int32_t)x;
 }
 
+/* @p n samples from @p src to @p dst, each float or (_int) int32. */
+static void convert(void *dst, int dst_int, const void *src, int src_int, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (dst_int)
+            ((int32_t *)dst)[i] = to_i32(((const float *)src)[i]);
+        else
+            ((float *)dst)[i] = src_int ? (float)((const int32_t *)src)[i]
+                                        : ((const float *)src)[i];
+}
+
 /* ---- DWT ---------------------------------------------------------------------------- */
 
-/* One level: @p a split along each axis in turn into the 2^naxes arrays
- * whose last are @p bands (in key order). */
-static wt_status dwt_level_forward(const wt_volume_spec *s, const wt_vcoeffs *c, varray *a,
-                                   const varray *bands, int threads)
+/* The 2^(k+1) arrays after pass k of a level whose input has @p shape, dense
+ * one after another from @p mem (NULL: only their shapes); their elements. */
+static size_t split_arrays(const wt_volume_spec *s, const wt_line *lines, const size_t shape[3],
+                           int k, int channels, void *mem, varray *out)
 {
-    wt_line lines[3];
-    level_lines(s, a->shape, lines);
-    varray cur[MAX_SPLIT] = {*a}, next[MAX_SPLIT];
-    cur[0].owned = 0;
-    wt_status st = WT_OK;
-    for (int k = 0; k < s->naxes && st == WT_OK; k++) {
-        const int last = k == s->naxes - 1, n = 1 << k;
-        memset(next, 0, sizeof next);
-        for (int i = 0; i < 2 * n && st == WT_OK; i++) {
-            if (last) {
-                next[i] = bands[i];
-                next[i].owned = 0; /* the caller's */
-                continue;
-            }
-            size_t shape[3];
-            memcpy(shape, cur[i / 2].shape, sizeof shape);
-            shape[s->axes[k]] = (i & 1) ? lines[k].nhi : lines[k].nlo;
-            st = varray_alloc(&next[i], shape, c->channels);
-        }
-        for (int i = 0; i < n && st == WT_OK; i++) {
-            wt_array_view sig = view_of(&cur[i], c->dtype, c->channels),
-                          lo = view_of(&next[2 * i], c->dtype, c->channels),
-                          hi = view_of(&next[2 * i + 1], c->dtype, c->channels);
-            st = wt_axis_dwt_forward(&lines[k], &sig, &lo, &hi, s->axes[k], threads);
-        }
-        varrays_free(cur, n);
-        memcpy(cur, next, sizeof cur);
+    size_t total = 0;
+    for (int i = 0; i < 2 << k; i++) {
+        memcpy(out[i].shape, shape, sizeof out[i].shape);
+        for (int j = 0; j <= k; j++)
+            out[i].shape[s->axes[j]] = (i >> (k - j)) & 1 ? lines[j].nhi : lines[j].nlo;
+        out[i].data = mem ? (uint32_t *)mem + total : NULL;
+        total += volume_elems(out[i].shape, channels);
     }
-    if (st != WT_OK)
-        varrays_free(next, MAX_SPLIT);
-    return st;
-}
-
-/* One level back: @p bands (key order) joined along the axes backwards into
- * @p out (the shape of the level's input). */
-static wt_status dwt_level_inverse(const wt_volume_spec *s, const wt_vcoeffs *c,
-                                   const varray *bands, varray *out, int threads)
-{
-    wt_line lines[3];
-    level_lines(s, out->shape, lines);
-    varray cur[MAX_SPLIT], next[MAX_SPLIT];
-    memcpy(cur, bands, sizeof cur);
-    wt_status st = WT_OK;
-    for (int k = s->naxes - 1; k >= 0 && st == WT_OK; k--) {
-        const int n = 1 << k;
-        memset(next, 0, sizeof next);
-        for (int i = 0; i < n && st == WT_OK; i++) {
-            if (k == 0) {
-                next[0] = *out;
-                next[0].owned = 0;
-            } else {
-                size_t shape[3];
-                memcpy(shape, cur[2 * i].shape, sizeof shape);
-                shape[s->axes[k]] = out->shape[s->axes[k]];
-                st = varray_alloc(&next[i], shape, c->channels);
-            }
-            if (st != WT_OK)
-                break;
-            wt_array_view sig = view_of(&next[i], c->dtype, c->channels),
-                          lo = view_of(&cur[2 * i], c->dtype, c->channels),
-                          hi = view_of(&cur[2 * i + 1], c->dtype, c->channels);
-            st = wt_axis_dwt_inverse(&lines[k], &lo, &hi, &sig, s->axes[k], threads);
-        }
-        varrays_free(cur, 2 * n);
-        memcpy(cur, next, sizeof cur);
-    }
-    if (st != WT_OK)
-        varrays_free(next, MAX_SPLIT);
-    return st;
-}
-
-static varray band_array(const wt_vband *b)
-{
-    return (varray){b->data, {b->shape[0], b->shape[1], b->shape[2]}, 0};
-}
-
-/* The detail bands of DWT level @p l into out[1..] (key order). */
-static void level_details(const wt_volume_spec *s, const wt_vcoeffs *c, int l, varray *out)
-{
-    const int per = (1 << s->naxes) - 1, first = 1 + (c->levels - l) * per;
-    for (int i = 1; i <= per; i++)
-        out[i] = band_array(&c->band[first + i - 1]);
+    return total;
 }
 
 /* The approximation's shape after each level (lo[0]: the volume's). */
@@ -385,15 +307,99 @@ static void approx_shapes(const wt_volume_spec *s, const wt_vcoeffs *c,
     }
 }
 
-/* @p n samples of @p planes as the transform's type, or back. */
-static void convert(void *dst, int dst_int, const void *src, int src_int, size_t n)
+/* Work areas of a transform, allocated once: the arrays between the axis
+ * passes (pass k writes tmp[k & 1]), the approximations between levels
+ * (level l's in approx[l & 1]) and an int32 copy of the samples. */
+typedef struct dwt_work {
+    void *tmp[2], *approx[2], *samples;
+    void *mem;
+} dwt_work;
+
+static wt_status work_alloc(const wt_volume_spec *s, const wt_vcoeffs *c,
+                            size_t lo[WT_MAX_LEVELS + 1][3], dwt_work *w)
 {
-    for (size_t i = 0; i < n; i++)
-        if (dst_int)
-            ((int32_t *)dst)[i] = to_i32(((const float *)src)[i]);
+    size_t tmp = 0, approx = c->levels > 1 ? volume_elems(lo[1], c->channels) : 0;
+    for (int l = 1; l <= c->levels; l++) {
+        wt_line lines[3];
+        varray shapes[MAX_SPLIT];
+        level_lines(s, lo[l - 1], lines);
+        for (int k = 0; k + 1 < s->naxes; k++) {
+            size_t n = split_arrays(s, lines, lo[l - 1], k, c->channels, NULL, shapes);
+            tmp = n > tmp ? n : tmp;
+        }
+    }
+    size_t samples = c->dtype == WT_INT32 ? volume_elems(c->shape, c->channels) : 0;
+    w->mem = malloc((2 * tmp + 2 * approx + samples + 1) * 4);
+    if (!w->mem)
+        return wt_error_set(WT_ERR_NOMEM, "out of memory (%zu MiB for the volume's passes)",
+                            (2 * tmp + 2 * approx + samples) * 4 >> 20);
+    uint32_t *p = w->mem;
+    w->tmp[0] = p, w->tmp[1] = p + tmp;
+    w->approx[0] = p + 2 * tmp, w->approx[1] = p + 2 * tmp + approx;
+    w->samples = p + 2 * tmp + 2 * approx;
+    return WT_OK;
+}
+
+/* One level: @p a split along each axis in turn, into the work arrays and
+ * finally into @p bands (key order). */
+static wt_status dwt_level_forward(const wt_volume_spec *s, const wt_vcoeffs *c, const varray *a,
+                                   const varray *bands, const dwt_work *w, int threads)
+{
+    wt_line lines[3];
+    level_lines(s, a->shape, lines);
+    varray cur[MAX_SPLIT] = {*a}, next[MAX_SPLIT];
+    wt_status st = WT_OK;
+    for (int k = 0; k < s->naxes && st == WT_OK; k++) {
+        if (k == s->naxes - 1)
+            memcpy(next, bands, sizeof(varray) * ((size_t)2 << k));
         else
-            ((float *)dst)[i] = src_int ? (float)((const int32_t *)src)[i]
-                                        : ((const float *)src)[i];
+            split_arrays(s, lines, a->shape, k, c->channels, w->tmp[k & 1], next);
+        for (int i = 0; i < 1 << k && st == WT_OK; i++) {
+            wt_array_view sig = view_of(&cur[i], c->dtype, c->channels),
+                          lo = view_of(&next[2 * i], c->dtype, c->channels),
+                          hi = view_of(&next[2 * i + 1], c->dtype, c->channels);
+            st = wt_axis_dwt_forward(&lines[k], &sig, &lo, &hi, s->axes[k], threads);
+        }
+        memcpy(cur, next, sizeof cur);
+    }
+    return st;
+}
+
+/* One level back: @p bands (key order) joined along the axes backwards into
+ * @p out (the shape of the level's input). */
+static wt_status dwt_level_inverse(const wt_volume_spec *s, const wt_vcoeffs *c,
+                                   const varray *bands, const varray *out, const dwt_work *w,
+                                   int threads)
+{
+    wt_line lines[3];
+    level_lines(s, out->shape, lines);
+    varray cur[MAX_SPLIT], next[MAX_SPLIT];
+    memcpy(cur, bands, sizeof(varray) * ((size_t)1 << s->naxes));
+    wt_status st = WT_OK;
+    for (int k = s->naxes - 1; k >= 0 && st == WT_OK; k--) {
+        if (k == 0)
+            next[0] = *out;
+        else /* the arrays before pass k: those after pass k - 1 */
+            split_arrays(s, lines, out->shape, k - 1, c->channels, w->tmp[k & 1], next);
+        for (int i = 0; i < 1 << k && st == WT_OK; i++) {
+            wt_array_view sig = view_of(&next[i], c->dtype, c->channels),
+                          lo = view_of(&cur[2 * i], c->dtype, c->channels),
+                          hi = view_of(&cur[2 * i + 1], c->dtype, c->channels);
+            st = wt_axis_dwt_inverse(&lines[k], &lo, &hi, &sig, s->axes[k], threads);
+        }
+        memcpy(cur, next, sizeof cur);
+    }
+    return st;
+}
+
+/* The bands of DWT level @p l (key order), its approximation @p a first. */
+static void level_bands(const wt_volume_spec *s, const wt_vcoeffs *c, int l, const varray *a,
+                        varray *out)
+{
+    const int per = (1 << s->naxes) - 1, first = 1 + (c->levels - l) * per;
+    out[0] = *a;
+    for (int i = 1; i <= per; i++)
+        out[i] = band_array(&c->band[first + i - 1]);
 }
 
 static wt_status dwt_forward(const wt_volume_spec *s, const float *planes, wt_vcoeffs *c,
@@ -406,24 +412,23 @@ static wt_status dwt_forward(const wt_volume_spec *s, const float *planes, wt_vc
         return WT_OK;
     }
     size_t lo[WT_MAX_LEVELS + 1][3];
+    dwt_work w;
     approx_shapes(s, c, lo);
-    varray a = {(void *)planes, {c->shape[0], c->shape[1], c->shape[2]}, 0};
-    wt_status st = integer ? varray_alloc(&a, c->shape, c->channels) : WT_OK;
-    if (st == WT_OK && integer)
-        convert(a.data, 1, planes, 0, n);
+    wt_status st = work_alloc(s, c, lo, &w);
+    if (st != WT_OK)
+        return st;
+    varray a = {integer ? w.samples : (void *)planes, {c->shape[0], c->shape[1], c->shape[2]}};
+    if (integer)
+        convert(w.samples, 1, planes, 0, n);
     for (int l = 1; l <= c->levels && st == WT_OK; l++) {
+        const varray next = l == c->levels ? band_array(&c->band[0])
+                                           : (varray){w.approx[l & 1], {lo[l][0], lo[l][1], lo[l][2]}};
         varray bands[MAX_SPLIT];
-        level_details(s, c, l, bands);
-        if (l == c->levels)
-            bands[0] = band_array(&c->band[0]);
-        else
-            st = varray_alloc(&bands[0], lo[l], c->channels);
-        if (st == WT_OK)
-            st = dwt_level_forward(s, c, &a, bands, threads);
-        varrays_free(&a, 1);
-        a = bands[0];
+        level_bands(s, c, l, &next, bands);
+        st = dwt_level_forward(s, c, &a, bands, &w, threads);
+        a = next;
     }
-    varrays_free(&a, 1);
+    free(w.mem);
     return st;
 }
 
@@ -437,24 +442,23 @@ static wt_status dwt_inverse(const wt_volume_spec *s, const wt_vcoeffs *c, float
         return WT_OK;
     }
     size_t lo[WT_MAX_LEVELS + 1][3];
+    dwt_work w;
     approx_shapes(s, c, lo);
+    wt_status st = work_alloc(s, c, lo, &w);
+    if (st != WT_OK)
+        return st;
     varray a = band_array(&c->band[0]);
-    wt_status st = WT_OK;
     for (int l = c->levels; l >= 1 && st == WT_OK; l--) {
-        varray bands[MAX_SPLIT], out = {planes, {lo[l - 1][0], lo[l - 1][1], lo[l - 1][2]}, 0};
-        level_details(s, c, l, bands);
-        bands[0] = a;
-        bands[0].owned = 0;
-        if (l > 1 || integer)
-            st = varray_alloc(&out, lo[l - 1], c->channels);
-        if (st == WT_OK)
-            st = dwt_level_inverse(s, c, bands, &out, threads);
-        varrays_free(&a, 1);
+        void *into = l > 1 ? w.approx[(l - 1) & 1] : integer ? w.samples : (void *)planes;
+        const varray out = {into, {lo[l - 1][0], lo[l - 1][1], lo[l - 1][2]}};
+        varray bands[MAX_SPLIT];
+        level_bands(s, c, l, &a, bands);
+        st = dwt_level_inverse(s, c, bands, &out, &w, threads);
         a = out;
     }
     if (st == WT_OK && integer)
-        convert(planes, 0, a.data, 1, n);
-    varrays_free(&a, 1);
+        convert(planes, 0, w.samples, 1, n);
+    free(w.mem);
     return st;
 }
 
@@ -692,17 +696,22 @@ static wt_status starlet_inverse(const wt_vcoeffs *c, float *planes)
 
 /* ---- entry points ------------------------------------------------------------------- */
 
+wt_status wt_volume_forward_into(const wt_volume_spec *s, const float *planes, int threads,
+                                 wt_vcoeffs *c)
+{
+    return is_dwt(s)       ? dwt_forward(s, planes, c, threads)
+           : is_starlet(s) ? starlet_forward(s, planes, c, threads)
+                           : swt_forward(s, planes, c, threads);
+}
+
 wt_status wt_volume_forward(const wt_volume_spec *s, const float *planes, const size_t shape[3],
                             int channels, int threads, wt_vcoeffs *out)
 {
     wt_status st = wt_volume_plan(s, shape, channels, out);
     if (st == WT_OK)
         st = wt_vcoeffs_alloc(out);
-    if (st != WT_OK)
-        return st;
-    st = is_dwt(s)       ? dwt_forward(s, planes, out, threads)
-         : is_starlet(s) ? starlet_forward(s, planes, out, threads)
-                         : swt_forward(s, planes, out, threads);
+    if (st == WT_OK)
+        st = wt_volume_forward_into(s, planes, threads, out);
     if (st != WT_OK)
         wt_vcoeffs_free(out);
     return st;
