@@ -9,8 +9,9 @@
  *   starlet  c_j = the B3 kernel at spacing 2^(j-1) along each axis of
  *            c_{j-1}, w_j = c_{j-1} - c_j, layers summing back to the input.
  *
- * The arrays between two passes are dense (C, z, y, x) blocks allocated per
- * pass; the last pass of a level writes into the bands. */
+ * The arrays between two passes are dense (C, z, y, x) blocks in work areas
+ * allocated once per transform, alternating as the axis core's levels do;
+ * the last pass of a level writes into the bands. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -490,88 +491,74 @@ static void swt_filters(const wt_uparams *p, int j, int inverse, wt_filter_spec 
     *hi = (wt_filter_spec){inverse ? wl->rec_hi : wl->dec_hi, wl->filter_len, g, step, shift};
 }
 
-static float *fresh(const wt_vcoeffs *c)
+/* Work arrays of the undecimated transforms, all of the volume's size,
+ * allocated once: those between the axis passes (pass k writes the
+ * 2^(k+1) arrays from tmp[k & 1]) and the approximations between levels
+ * (level l's at approx[l & 1]). */
+typedef struct uwork {
+    float *tmp[2], *approx[2];
+    float *mem;
+} uwork;
+
+static wt_status uwork_alloc(const wt_volume_spec *s, const wt_vcoeffs *c, uwork *w)
 {
-    return malloc(volume_elems(c->shape, c->channels) * sizeof(float) + 4);
+    const size_t v = volume_elems(c->shape, c->channels);
+    const size_t tmp = s->naxes > 1 ? (size_t)1 << (s->naxes - 1) : 0; /* arrays in each */
+    w->mem = malloc(((2 * tmp + 2) * v + 1) * sizeof(float));
+    if (!w->mem)
+        return wt_error_set(WT_ERR_NOMEM, "out of memory (%zu MiB for the volume's passes)",
+                            (2 * tmp + 2) * v * sizeof(float) >> 20);
+    w->tmp[0] = w->mem;
+    w->tmp[1] = w->mem + tmp * v;
+    w->approx[0] = w->mem + 2 * tmp * v;
+    w->approx[1] = w->approx[0] + v;
+    return WT_OK;
 }
 
-static void free_owned(float **a, const int *owned, int n)
-{
-    for (int i = 0; i < n; i++)
-        if (owned[i])
-            free(a[i]);
-}
-
-/* One SWT level: @p in split along each axis in turn into @p out (key
- * order; NULL entries: work arrays, out[0] kept for the next level). */
+/* One SWT level: @p in split along each axis in turn, finally into @p out
+ * (key order). */
 static wt_status swt_level_forward(const wt_volume_spec *s, const wt_vcoeffs *c, int j,
-                                   const float *in, float **out, int *owned, int threads)
+                                   const float *in, float *const *out, const uwork *w,
+                                   int threads)
 {
     wt_filter_spec lo, hi;
     swt_filters(&s->uparams, j, 0, &lo, &hi);
     const wt_filter_spec *const f[2] = {&lo, &hi};
+    const size_t v = volume_elems(c->shape, c->channels);
     float *cur[MAX_SPLIT] = {(float *)in}, *next[MAX_SPLIT];
-    int cur_owned[MAX_SPLIT] = {0}, next_owned[MAX_SPLIT];
     wt_status st = WT_OK;
     for (int k = 0; k < s->naxes && st == WT_OK; k++) {
-        const int last = k == s->naxes - 1, n = 1 << k;
-        for (int i = 0; i < 2 * n; i++) {
-            next[i] = last && out[i] ? out[i] : fresh(c);
-            next_owned[i] = !(last && out[i]);
-            if (!next[i])
-                st = wt_error_set(WT_ERR_NOMEM, "out of memory for a volume pass");
-        }
-        for (int i = 0; i < n && st == WT_OK; i++)
+        for (int i = 0; i < 2 << k; i++)
+            next[i] = k == s->naxes - 1 ? out[i] : w->tmp[k & 1] + (size_t)i * v;
+        for (int i = 0; i < 1 << k && st == WT_OK; i++)
             st = filter_pass(c, s->axes[k], WT_BORDER_PERIODIC, 2, (float *const[2]){cur[i], cur[i]},
                              (float *const[2]){next[2 * i], next[2 * i + 1]}, f, threads);
-        free_owned(cur, cur_owned, n);
         memcpy(cur, next, sizeof cur);
-        memcpy(cur_owned, next_owned, sizeof cur_owned);
     }
-    if (st == WT_OK && !out[0]) { /* the approximation goes on to the next level */
-        out[0] = cur[0];
-        owned[0] = cur_owned[0];
-        cur_owned[0] = 0;
-    }
-    if (st != WT_OK)
-        free_owned(cur, cur_owned, 1 << s->naxes);
-    else
-        for (int i = 1; i < 1 << s->naxes; i++)
-            if (cur_owned[i])
-                free(cur[i]);
     return st;
 }
 
-/* One SWT level back: @p bands (key order) into @p out. */
+/* One SWT level back: @p bands (key order) joined along the axes
+ * backwards into @p out. */
 static wt_status swt_level_inverse(const wt_volume_spec *s, const wt_vcoeffs *c, int j,
-                                   float *const *bands, float *out, int threads)
+                                   float *const *bands, float *out, const uwork *w, int threads)
 {
     wt_filter_spec lo, hi;
     swt_filters(&s->uparams, j, 1, &lo, &hi);
     const wt_filter_spec *const f[2] = {&lo, &hi};
+    const size_t v = volume_elems(c->shape, c->channels);
     float *cur[MAX_SPLIT], *next[MAX_SPLIT];
-    int cur_owned[MAX_SPLIT] = {0}, next_owned[MAX_SPLIT] = {0};
     memcpy(cur, bands, sizeof(float *) * ((size_t)1 << s->naxes));
     wt_status st = WT_OK;
     for (int k = s->naxes - 1; k >= 0 && st == WT_OK; k--) {
-        const int n = 1 << k;
-        for (int i = 0; i < n && st == WT_OK; i++) {
-            next[i] = k == 0 ? out : fresh(c);
-            next_owned[i] = k != 0;
-            if (!next[i])
-                st = wt_error_set(WT_ERR_NOMEM, "out of memory for a volume pass");
-            else
-                st = filter_pass(c, s->axes[k], WT_BORDER_PERIODIC, 2,
-                                 (float *const[2]){cur[2 * i], cur[2 * i + 1]},
-                                 (float *const[2]){next[i], next[i]}, f, threads);
+        for (int i = 0; i < 1 << k && st == WT_OK; i++) {
+            next[i] = k == 0 ? out : w->tmp[k & 1] + (size_t)i * v;
+            st = filter_pass(c, s->axes[k], WT_BORDER_PERIODIC, 2,
+                             (float *const[2]){cur[2 * i], cur[2 * i + 1]},
+                             (float *const[2]){next[i], next[i]}, f, threads);
         }
-        free_owned(cur, cur_owned, 2 * n);
         memcpy(cur, next, sizeof cur);
-        memcpy(cur_owned, next_owned, sizeof cur_owned);
-        memset(next_owned, 0, sizeof next_owned);
     }
-    if (st != WT_OK)
-        free_owned(cur, cur_owned, MAX_SPLIT);
     return st;
 }
 
@@ -585,79 +572,72 @@ static int ulevel_first(const wt_vcoeffs *c, int l)
     return c->nbands;
 }
 
+/* The detail bands of SWT level @p l into out[1..] (key order). */
+static void swt_details(const wt_volume_spec *s, const wt_vcoeffs *c, int l, float **out)
+{
+    const int with_approx = l < c->levels && s->uparams.all_approx;
+    const int first = ulevel_first(c, l) + with_approx;
+    for (int b = 1; b < 1 << s->naxes; b++)
+        out[b] = c->band[first + b - 1].data;
+}
+
 static wt_status swt_forward(const wt_volume_spec *s, const float *planes, wt_vcoeffs *c,
                              int threads)
 {
+    uwork w;
+    wt_status st = uwork_alloc(s, c, &w);
     const float *in = planes;
-    int in_owned = 0;
-    wt_status st = WT_OK;
     for (int l = 1; l <= c->levels && st == WT_OK; l++) {
-        float *out[MAX_SPLIT] = {0};
-        int owned[1] = {0};
-        const int i = ulevel_first(c, l), with_approx = l < c->levels && s->uparams.all_approx;
+        float *out[MAX_SPLIT];
+        swt_details(s, c, l, out);
         if (l == c->levels)
             out[0] = c->band[0].data;
-        else if (with_approx)
-            out[0] = c->band[i].data;
-        for (int b = 1; b < 1 << s->naxes; b++)
-            out[b] = c->band[i + with_approx + b - 1].data;
-        st = swt_level_forward(s, c, s->uparams.start_level + l, in, out, owned, threads);
-        if (in_owned)
-            free((float *)in);
+        else if (s->uparams.all_approx) /* kept: trim_approx=False */
+            out[0] = c->band[ulevel_first(c, l)].data;
+        else
+            out[0] = w.approx[l & 1];
+        st = swt_level_forward(s, c, s->uparams.start_level + l, in, out, &w, threads);
         in = out[0];
-        in_owned = owned[0];
     }
-    if (in_owned)
-        free((float *)in);
+    free(w.mem);
     return st;
 }
 
 static wt_status swt_inverse(const wt_volume_spec *s, const wt_vcoeffs *c, float *planes,
                              int threads)
 {
+    uwork w;
+    wt_status st = uwork_alloc(s, c, &w);
     float *a = c->band[0].data;
-    int a_owned = 0;
-    wt_status st = WT_OK;
     for (int l = c->levels; l >= 1 && st == WT_OK; l--) {
-        const int i = ulevel_first(c, l), with_approx = l < c->levels && s->uparams.all_approx;
-        float *bands[MAX_SPLIT] = {a};
-        for (int b = 1; b < 1 << s->naxes; b++)
-            bands[b] = c->band[i + with_approx + b - 1].data;
-        float *out = l == 1 ? planes : fresh(c);
-        st = out ? swt_level_inverse(s, c, s->uparams.start_level + l, bands, out, threads)
-                 : wt_error_set(WT_ERR_NOMEM, "out of memory for a volume pass");
-        if (a_owned)
-            free(a);
+        float *bands[MAX_SPLIT] = {a}, *out = l == 1 ? planes : w.approx[l & 1];
+        swt_details(s, c, l, bands);
+        st = swt_level_inverse(s, c, s->uparams.start_level + l, bands, out, &w, threads);
         a = out;
-        a_owned = l > 1;
     }
-    if (a_owned)
-        free(a);
+    free(w.mem);
     return st;
 }
 
-/* c_out = the B3 kernel of level @p j along each axis of c_in. */
+/* c_out = the B3 kernel of level @p j along each axis of c_in (the passes
+ * between in the work arrays). */
 static wt_status starlet_smooth(const wt_volume_spec *s, const wt_vcoeffs *c, int j,
-                                const float *c_in, float *c_out, int threads)
+                                const float *c_in, float *c_out, const uwork *w, int threads)
 {
     double b3[WT_STARLET_TAPS];
     wt_starlet_kernel(b3);
     const long long step = wt_utap_step(j);
     const wt_filter_spec spec = {b3, WT_STARLET_TAPS, 1.0, (size_t)step, wt_starlet_shift(step)};
     const wt_filter_spec *const f[2] = {&spec, NULL};
-    float *tmp[2] = {NULL, NULL};
     const float *cur = c_in;
     wt_status st = WT_OK;
     for (int k = 0; k < s->naxes && st == WT_OK; k++) {
-        float *dst = k == s->naxes - 1 ? c_out : (tmp[k & 1] ? tmp[k & 1] : (tmp[k & 1] = fresh(c)));
-        st = dst ? filter_pass(c, s->axes[k], wt_uborder(&s->uparams), 1,
-                               (float *const[2]){(float *)cur, NULL}, (float *const[2]){dst, NULL},
-                               f, threads)
-                 : wt_error_set(WT_ERR_NOMEM, "out of memory for a volume pass");
+        float *dst = k == s->naxes - 1 ? c_out : w->tmp[k & 1];
+        st = filter_pass(c, s->axes[k], wt_uborder(&s->uparams), 1,
+                         (float *const[2]){(float *)cur, NULL}, (float *const[2]){dst, NULL}, f,
+                         threads);
         cur = dst;
     }
-    free(tmp[0]);
-    free(tmp[1]);
     return st;
 }
 
@@ -665,22 +645,20 @@ static wt_status starlet_forward(const wt_volume_spec *s, const float *planes, w
                                  int threads)
 {
     const size_t n = volume_elems(c->shape, c->channels);
-    float *work[2] = {NULL, NULL}; /* c_j of the levels before the last, alternately */
+    uwork w;
+    wt_status st = uwork_alloc(s, c, &w);
     const float *prev = planes;
-    wt_status st = WT_OK;
     for (int j = 1; j <= c->levels && st == WT_OK; j++) {
-        /* band 0 is c_L, band i the layer w_(L + 1 - i) */
-        float *cur = j == c->levels ? c->band[0].data
-                                    : (work[j & 1] ? work[j & 1] : (work[j & 1] = fresh(c)));
-        float *w = c->band[c->levels + 1 - j].data;
-        st = cur ? starlet_smooth(s, c, j, prev, cur, threads)
-                 : wt_error_set(WT_ERR_NOMEM, "out of memory for a volume pass");
+        /* band 0 is c_L, band i the layer w_(L + 1 - i); c_j of the levels
+         * before the last alternate in the work's approximations */
+        float *cur = j == c->levels ? c->band[0].data : w.approx[j & 1];
+        float *layer = c->band[c->levels + 1 - j].data;
+        st = starlet_smooth(s, c, j, prev, cur, &w, threads);
         for (size_t i = 0; st == WT_OK && i < n; i++)
-            w[i] = prev[i] - cur[i];
+            layer[i] = prev[i] - cur[i];
         prev = cur;
     }
-    free(work[0]);
-    free(work[1]);
+    free(w.mem);
     return st;
 }
 
