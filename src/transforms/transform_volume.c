@@ -716,11 +716,14 @@ wt_status wt_volume_inverse(const wt_volume_spec *s, const wt_vcoeffs *in, float
 
 unsigned wt_volume_bytes_per_sample(const wt_volume_spec *s)
 {
+    /* DWT: samples, bands, two arrays between passes, the approximations
+     * between levels (and legall53's int32 copy of the samples) */
     if (is_dwt(s))
-        return WT_MEMORY_PER_SAMPLE; /* samples, bands, two arrays between passes */
+        return s->params.wavelet && s->params.wavelet->integer ? 24 : 20;
+    /* samples, bands, 2^axes arrays between passes, two approximations */
     const int split = 1 << s->naxes, levels = s->uparams.levels;
     const int bands = is_starlet(s) ? levels + 1
                                     : 1 + levels * (split - 1) +
                                           (s->uparams.all_approx ? levels - 1 : 0);
-    return 4u * (unsigned)(1 + bands + split + 1);
+    return 4u * (unsigned)(1 + bands + split + 2);
 }
