@@ -422,8 +422,9 @@ static wt_status dwt_forward(const wt_volume_spec *s, const float *planes, wt_vc
     if (integer)
         convert(w.samples, 1, planes, 0, n);
     for (int l = 1; l <= c->levels && st == WT_OK; l++) {
-        const varray next = l == c->levels ? band_array(&c->band[0])
-                                           : (varray){w.approx[l & 1], {lo[l][0], lo[l][1], lo[l][2]}};
+        const varray next =
+            l == c->levels ? band_array(&c->band[0])
+                           : (varray){w.approx[l & 1], {lo[l][0], lo[l][1], lo[l][2]}};
         varray bands[MAX_SPLIT];
         level_bands(s, c, l, &next, bands);
         st = dwt_level_forward(s, c, &a, bands, &w, threads);
@@ -531,7 +532,8 @@ static wt_status swt_level_forward(const wt_volume_spec *s, const wt_vcoeffs *c,
         for (int i = 0; i < 2 << k; i++)
             next[i] = k == s->naxes - 1 ? out[i] : w->tmp[k & 1] + (size_t)i * v;
         for (int i = 0; i < 1 << k && st == WT_OK; i++)
-            st = filter_pass(c, s->axes[k], WT_BORDER_PERIODIC, 2, (float *const[2]){cur[i], cur[i]},
+            st = filter_pass(c, s->axes[k], WT_BORDER_PERIODIC, 2,
+                             (float *const[2]){cur[i], cur[i]},
                              (float *const[2]){next[2 * i], next[2 * i + 1]}, f, threads);
         memcpy(cur, next, sizeof cur);
     }
