@@ -225,6 +225,8 @@ static int check_volume(const cli_command *cmd, const cli_options *o)
                                strcmp(cmd->name, "reconstruct") == 0
                                    ? "the file says which axes"
                                    : "it takes all three axes");
+    if (o->volume && o->layers)
+        return cli_usage_error(cmd->name, "--layers writes an image's bands, not a --volume's");
     if (o->volume && strncmp(o->device, "cuda", 4) == 0)
         return cli_usage_error(cmd->name, "--volume runs on the CPU engine (--device cpu or "
                                           "auto), not --device %s",

@@ -157,10 +157,9 @@ static wt_status write_mosaic(pipeline *p, const wt_volume *v, const wt_vcoeffs 
     long z = o->slice == -2 ? (long)(v->shape[0] / 2) : o->slice;
     int depth = o->depth ? o->depth : v->bit_depth == WT_DEPTH_F32 ? 16 : v->bit_depth;
     depth = wt_format_depth(cli_output_format(o, out), depth);
-    if (!wt_mosaic_style_is_plain(&o->style) || o->depth == WT_DEPTH_F32 || o->layers)
+    if (!wt_mosaic_style_is_plain(&o->style) || o->depth == WT_DEPTH_F32)
         return wt_error_set(WT_ERR_UNSUPPORTED, "%s: a --volume's mosaic takes --scale, "
-                                                "--depth 8|16 and --slice, no other style "
-                                                "or --layers",
+                                                "--depth 8|16 and --slice, no other style",
                             pipeline_shown(in));
     if (z >= (long)v->shape[0])
         return wt_error_set(WT_ERR_INVALID, "%s: --slice z=%ld of a volume of %zu pages "
