@@ -12,16 +12,23 @@
 #include "report.h"         /* report_sample_range */
 #include "wavetool_hooks.h" /* wt_select_kth, wt_pyramid_bands */
 
+double figures_qstep_for(int bit_depth, double largest)
+{
+    int bits = 8;
+    if (bit_depth == WT_DEPTH_F32)
+        return 1.0;
+    while (bit_depth == 16 && ldexp(1.0, bits) <= largest)
+        bits++;
+    return ldexp(1.0, bits) / 256.0;
+}
+
 double figures_default_qstep(const wt_image *img)
 {
     double lo, hi;
-    int bits = 8;
     if (img->bit_depth == WT_DEPTH_F32)
         return 1.0;
     report_sample_range(img, &lo, &hi);
-    while (img->bit_depth == 16 && ldexp(1.0, bits) <= hi)
-        bits++;
-    return ldexp(1.0, bits) / 256.0;
+    return figures_qstep_for(img->bit_depth, hi);
 }
 
 static size_t band_count(const wt_pyramid *s)
@@ -128,6 +135,14 @@ void figures_free(file_figures *f)
 void figures_band_name(wt_transform t, const wt_band_ref *r, char *buf, size_t size)
 {
     wt_transform_class_of(t)->ref_name(r, buf, size);
+}
+
+void figures_name_of(const file_figures *f, const band_figures *b, char *buf, size_t size)
+{
+    if (b->key[0])
+        snprintf(buf, size, "%s%d", b->key, b->ref.level);
+    else
+        figures_band_name(f->transform, &b->ref, buf, size);
 }
 
 char figures_orientation(wt_transform t, const wt_band_ref *r)
@@ -240,6 +255,55 @@ wt_status figures_compute_stack(const wt_uparams *up, const float *stack, file_f
     f->bpp /= (double)plane;
     free(sel);
     free(index);
+    free(work);
+    free(q);
+    return st;
+}
+
+/* ---- volumes, on the host ------------------------------------------------------ */
+
+static void volume_band(const wt_vcoeffs *k, int i, int c, const file_figures *f, double *work,
+                        int64_t *q, band_figures *b)
+{
+    const wt_vband *v = &k->band[i];
+    const size_t n = v->shape[0] * v->shape[1] * v->shape[2];
+    const float *data = (const float *)v->data + (size_t)c * n;
+    b->ref = (wt_band_ref){v->level, i ? WT_BAND_D : WT_BAND_A, c};
+    snprintf(b->key, sizeof b->key, "%s", v->key);
+    b->depth = v->shape[0];
+    b->rows = v->shape[1];
+    b->cols = v->shape[2];
+    b->s = plane_stats(data, n, f->eps);
+    b->mad_sigma = median_abs(data, n, work);
+    b->entropy = plane_entropy(data, n, f->qstep, q);
+}
+
+wt_status figures_compute_volume(const wt_vcoeffs *k, file_figures *f)
+{
+    const int C = k->channels;
+    size_t largest = 1;
+    for (int i = 0; i < k->nbands; i++) {
+        size_t n = k->band[i].shape[0] * k->band[i].shape[1] * k->band[i].shape[2];
+        largest = n > largest ? n : largest;
+    }
+    double *work = malloc(largest * sizeof *work);
+    int64_t *q = malloc(largest * sizeof *q);
+    f->bands = calloc((size_t)k->nbands * (size_t)C, sizeof *f->bands);
+    f->nbands = 0;
+    wt_status st = work && q && f->bands ? WT_OK : wt_error_set(WT_ERR_NOMEM, "out of memory");
+    double energy[WT_MAX_CHANNELS] = {0};
+    for (int i = 0; st == WT_OK && i < k->nbands; i++)
+        for (int c = 0; c < C; c++) {
+            band_figures *b = &f->bands[f->nbands++];
+            volume_band(k, i, c, f, work, q, b);
+            energy[c] += b->s.sum_sq;
+        }
+    f->bpp = 0.0;
+    for (size_t i = 0; i < f->nbands; i++) {
+        derive(&f->bands[i], energy[f->bands[i].ref.channel]);
+        f->bpp += (double)f->bands[i].s.count * f->bands[i].entropy;
+    }
+    f->bpp /= (double)k->shape[0] * (double)k->shape[1] * (double)k->shape[2];
     free(work);
     free(q);
     return st;

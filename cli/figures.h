@@ -6,6 +6,7 @@
 #include <stddef.h>
 
 #include "wavetool.h"
+#include "wavetool_hooks.h" /* wt_vcoeffs */
 
 /* sigma = median |c| / this (the normal distribution's 75th percentile, as
  * skimage's estimate_sigma and Donoho-Johnstone's MAD estimate). */
@@ -20,6 +21,8 @@ typedef struct band_figures {
     double zero_fraction, near_zero_fraction;
     double mad_sigma;           /* median |c| / FIGURES_MAD_SCALE */
     double entropy;             /* bits per coefficient of the quantiser indices */
+    char key[8];                /* a volume's band: pywt's key ("aad", starlet "w"); else "" */
+    size_t depth;               /* a volume's band: its z size */
 } band_figures;
 
 typedef struct file_figures {
@@ -28,6 +31,8 @@ typedef struct file_figures {
     wt_params params;
     wt_transform transform; /* dwt, or the undecimated swt / starlet */
     wt_border border;       /* starlet */
+    size_t depth;           /* a volume's z size; 0 for an image */
+    int naxes, axes[3];     /* a volume's axes transformed */
     double qstep, eps;
     double bpp; /* sum over bands of count x entropy, per pixel of the image */
     size_t nbands;
@@ -39,6 +44,8 @@ typedef struct file_figures {
  * largest sample (at least 8: counts up to 4694 are 13-bit, Q = 32); 1 for
  * float32 samples (one unit of their own). */
 double figures_default_qstep(const wt_image *img);
+/* The same from the depth and the largest sample (a volume's). */
+double figures_qstep_for(int bit_depth, double largest);
 
 /* Compute @p f's bands from a pyramid after its forward transform; f->layout,
  * params, qstep and eps set by the caller. */
@@ -50,6 +57,11 @@ wt_status figures_compute(const wt_epyramid *ep, file_figures *f);
  * set by the caller. */
 wt_status figures_compute_stack(const wt_uparams *up, const float *stack, file_figures *f);
 
+/* The same figures over a volume's bands (wt_volume_forward), each channel
+ * of each band in the bands' order; f->layout (x, y), depth, axes, params,
+ * transform, qstep and eps set by the caller. */
+wt_status figures_compute_volume(const wt_vcoeffs *k, file_figures *f);
+
 /* Estimated bits per pixel of the whole pyramid at step @p qstep (every band,
  * every channel, zeroth-order entropy), per pixel of a @p pixels image. */
 wt_status figures_bpp(const wt_epyramid *ep, double qstep, double pixels, double *bpp);
@@ -59,6 +71,8 @@ void figures_free(file_figures *f);
 /* "cA3", "cH1", ...; SWT "cA", "cH1" (as its .npz); starlet "c", "w1" (ref
  * level L band A: c; level j band H: w_j). */
 void figures_band_name(wt_transform t, const wt_band_ref *r, char *buf, size_t size);
+/* A band's name in @p f: a volume's KEY + LEVEL ("aad2", "w1"), else as above. */
+void figures_name_of(const file_figures *f, const band_figures *b, char *buf, size_t size);
 /* The orientation letter of a band: A, H, V, D; starlet A (c) or W (w_j). */
 char figures_orientation(wt_transform t, const wt_band_ref *r);
 

@@ -170,6 +170,7 @@ static void set_defaults(cli_options *o, void *own)
     o->load.max_memory = half_the_ram();
     o->suffix = "";
     o->style = wt_mosaic_style_plain(WT_SCALE_AUTO);
+    o->slice = -2;
     o->own = own;
 }
 
@@ -211,6 +212,28 @@ int cli_usage_error(const char *cmd, const char *fmt, ...)
     return EXIT_USAGE;
 }
 
+/* --axes goes with --volume; a volume is transformed on the CPU engine. */
+static int check_volume(const cli_command *cmd, const cli_options *o)
+{
+    if (o->naxes && !o->volume)
+        return cli_usage_error(cmd->name, "--axes chooses the axes of a --volume");
+    if (o->slice != -2 && !o->volume)
+        return cli_usage_error(cmd->name, "--slice chooses what a --volume's mosaic shows");
+    if (o->naxes && !takes_group(cmd, &cli_group_transform) &&
+        !takes_group(cmd, &cli_group_wavelet) && strcmp(cmd->name, "bench") != 0)
+        return cli_usage_error(cmd->name, "--axes does not apply to %s (%s)", cmd->name,
+                               strcmp(cmd->name, "reconstruct") == 0
+                                   ? "the file says which axes"
+                                   : "it takes all three axes");
+    if (o->volume && o->layers)
+        return cli_usage_error(cmd->name, "--layers writes an image's bands, not a --volume's");
+    if (o->volume && strncmp(o->device, "cuda", 4) == 0)
+        return cli_usage_error(cmd->name, "--volume runs on the CPU engine (--device cpu or "
+                                          "auto), not --device %s",
+                               o->device);
+    return CLI_CONTINUE;
+}
+
 /* Checks between options once all are read. */
 static int check_combination(const cli_command *cmd, cli_options *o)
 {
@@ -220,6 +243,8 @@ static int check_combination(const cli_command *cmd, cli_options *o)
     if (cmd->max_args >= 0 && o->nargs > cmd->max_args)
         return cli_usage_error(cmd->name, "too many arguments (usage: wavetool %s %.*s)",
                                cmd->name, (int)strcspn(cmd->synopsis, "\n"), cmd->synopsis);
+    if (check_volume(cmd, o) != CLI_CONTINUE)
+        return EXIT_USAGE;
     if (!takes_group(cmd, &cli_group_transform) && !takes_group(cmd, &cli_group_wavelet))
         return CLI_CONTINUE;
     if (takes_group(cmd, &cli_group_mosaic) && o->depth == WT_DEPTH_F32 && !o->layers)

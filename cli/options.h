@@ -113,6 +113,8 @@ extern const cli_group cli_group_report;    /* --format (opts_report.c) */
 extern const cli_group cli_group_psnr;      /* --data-range (opts_report.c) */
 #define CLI_DATA_RANGE_AUTO (-1.0)
 extern const cli_group cli_group_verbosity; /* -q -v */
+extern const cli_group cli_group_volume;    /* --volume --axes (opts_volume.c) */
+extern const cli_group cli_group_volume_view; /* --slice: a volume's mosaic */
 extern const cli_group cli_group_help;      /* -h: every command */
 
 /* Parsers other files' rows reuse (bench's --transform, --border; denoise's -l). */
@@ -191,6 +193,9 @@ typedef struct cli_options {
     wt_packet_rule basis;          /* --basis */
     wt_packet_cost cost;           /* --cost */
     int basis_given, cost_given;
+    int volume;        /* --volume: a stack or 3-D array is one (z, y, x) volume */
+    int axes[3], naxes; /* --axes: the volume's axes transformed, in order (0: all three) */
+    long slice;         /* decompose --volume --slice: z=N, -1 mip, -2 not given (the middle) */
     void *own;              /* the command's own options: its struct in cli/cmd_X.c */
     char **args;            /* positional arguments */
     int nargs;

@@ -162,6 +162,8 @@ static wt_status open_input(page_binding *b, int kind)
 {
     const wt_load_options *load = &b->pipe->load;
     b->pages = 1;
+    if (b->pipe->opt->volume)
+        return WT_OK; /* the whole input is one volume: read by the command */
     if (kind == PAGES_OF_COEFFS) {
         if (!wt_npz_is_stack(b->input))
             return WT_OK; /* one image's coefficients: read by the command */

@@ -578,9 +578,9 @@ typedef struct wt_npz_meta {
     wt_border border;
     /* Writing only (not stored): deflate every member, as numpy.savez_compressed. */
     int compress;
-    /* A stack's coefficients (meta key "pages"): every member has a leading
-     * page axis (N, C, h, w); 0 for one image. */
-    uint64_t pages;
+    uint64_t pages; /**< a stack's page count (meta "pages", members (N, C, h, w)); 0: one image */
+    uint32_t depth; /**< a volume's z size (meta "depth"); 0: an image */
+    char axes[4];   /**< a volume's axes in order as digits, "012" (meta "axes": "0,1,2") */
 } wt_npz_meta;
 
 /** Write members cA, cH1..cHL, cV1.., cD1.. ((C, h, w) float32 or int32) and meta

@@ -207,6 +207,134 @@ int wt_transform_has(const wt_transform_class *c, unsigned hooks);
 const char *wt_transform_refusal(const wt_transform_class *c, const char *command,
                                  unsigned hooks, char *buf, size_t size);
 
+/* ---- volumes (src/transforms/transform_volume.c) --------------------------
+ * A (z, y, x) array with channels transformed along a chosen subset of its
+ * axes on the CPU engine's axis core: the DWT as pywt.wavedecn/waverecn, the
+ * SWT as pywt.swtn/iswtn (trim_approx, norm, start_level; periodic at any
+ * size), the starlet (B3 à trous along each axis). Samples are planar
+ * (C, z, y, x) float32. */
+
+#define WT_VOLUME_MAX_BANDS (1 + WT_MAX_LEVELS * 8)
+
+/* One band: pywt's key ('a'/'d' per transformed axis in the order of
+ * wt_volume_spec.axes; the starlet's "w" and "c"), its level (1 the finest),
+ * its (z, y, x) shape and its (C, z, y, x) samples (float32, int32 for
+ * legall53). */
+typedef struct wt_vband {
+    char key[4];
+    int level;
+    size_t shape[3];
+    void *data;
+} wt_vband;
+
+typedef struct wt_volume_spec {
+    wt_transform transform;
+    wt_params params;   /* the DWT's (levels also for the others) */
+    wt_uparams uparams; /* the SWT's and starlet's */
+    int naxes, axes[3]; /* axes transformed, in this order (pywt's axes=) */
+} wt_volume_spec;
+
+/* A volume's bands: the approximation (key all 'a', or "c") first, then the
+ * levels from the coarsest, each in pywt's key order (with the SWT's
+ * all_approx, each level's approximation first). */
+typedef struct wt_vcoeffs {
+    size_t shape[3];
+    int channels, levels;
+    wt_dtype dtype;
+    int nbands;
+    wt_vband band[WT_VOLUME_MAX_BANDS];
+} wt_vcoeffs;
+
+/* The bands' keys and shapes for a volume of @p shape (no allocation); the
+ * spec checked (axes, levels, wavelet and mode). */
+wt_status wt_volume_plan(const wt_volume_spec *s, const size_t shape[3], int channels,
+                         wt_vcoeffs *c);
+/* Allocate every band of a plan (zeroed). */
+wt_status wt_vcoeffs_alloc(wt_vcoeffs *c);
+void wt_vcoeffs_free(wt_vcoeffs *c);
+/* Elements of all bands, all channels. */
+size_t wt_vcoeffs_elems(const wt_vcoeffs *c);
+/* The forward transform of @p planes ((C, z, y, x) of @p shape) into @p out
+ * (planned and allocated here), and the inverse of @p in into @p planes. */
+wt_status wt_volume_forward(const wt_volume_spec *s, const float *planes, const size_t shape[3],
+                            int channels, int threads, wt_vcoeffs *out);
+wt_status wt_volume_inverse(const wt_volume_spec *s, const wt_vcoeffs *in, float *planes,
+                            int threads);
+/* The forward transform into @p c, planned for @p s and allocated (its bands
+ * reused: benchmarks). */
+wt_status wt_volume_forward_into(const wt_volume_spec *s, const float *planes, int threads,
+                                 wt_vcoeffs *c);
+/* The deepest level: pywt.dwtn_max_level over the axes (DWT), else
+ * floor(log2) of the shortest axis transformed. */
+int wt_volume_max_level(const wt_volume_spec *s, const size_t shape[3]);
+/* "0,1,2" into @p axes (distinct, 0..2); WT_ERR_INVALID with a message. */
+wt_status wt_volume_parse_axes(const char *text, int axes[3], int *naxes);
+
+/* A volume's samples (src/formats/volume_io.c): the pages of a stack (a
+ * multi-page TIFF, a 3-D .npy (z, y, x): --stack first unless last is asked)
+ * as (C, z, y, x) float32 planes, with the type they came in. */
+typedef struct wt_volume {
+    size_t shape[3]; /* z (pages), y, x */
+    int channels, bit_depth;
+    wt_color color;
+    wt_sample_type stored;
+    float *planes;
+} wt_volume;
+/* Bytes a volume transform takes per voxel and channel, at most: the
+ * samples, the bands and the arrays between two passes. */
+unsigned wt_volume_bytes_per_sample(const wt_volume_spec *s);
+/* Read @p path whole; refused (WT_ERR_LIMIT, one line naming the file and
+ * the need) before the volume is allocated when its voxels exceed
+ * opt->max_pixels or per_sample(ctx, its shape) bytes a voxel and channel
+ * exceed opt->max_memory. */
+typedef unsigned (*wt_volume_need_fn)(void *ctx, const size_t shape[3]);
+wt_status wt_volume_load(const char *path, const wt_load_options *opt, wt_volume_need_fn need,
+                         void *ctx, wt_volume *v);
+/* Write @p v as a stack (multi-page TIFF, (N, H, W[, C]) .npy) of its z
+ * pages at its bit_depth and stored type, samples rounded and clamped. */
+wt_status wt_volume_save(const char *path, wt_file_format format, const wt_volume *v);
+void wt_volume_free(wt_volume *v);
+/* A volume's coefficient file (src/formats/npz_volume.c): a member per band
+ * named KEY + LEVEL ("aad1"), (C, z, y, x), and the meta (depth, axes);
+ * loading plans the bands from the meta (spec filled), then reads them. */
+wt_status wt_npz_save_volume(const char *path, const wt_vcoeffs *c, const wt_npz_meta *meta);
+wt_status wt_npz_load_volume(const char *path, const wt_load_options *opt, wt_volume_spec *s,
+                             wt_vcoeffs *c, wt_npz_meta *meta);
+/* 1 when @p path is a regular file holding a volume's coefficients. */
+int wt_npz_is_volume(const char *path);
+
+/* Denoising a volume (src/analysis/denoise_volume.c): scikit-image 0.19.3's
+ * denoise_wavelet of the 3-D array (each channel apart, as channel_axis
+ * does): pywt.wavedecn (or, with o->swt, swtn with trim_approx) along
+ * @p axes (NULL: all three), sigma from the finest all-'d' band, BayesShrink,
+ * VisuShrink (N: the channel's voxels) or a fixed threshold, soft or hard,
+ * Poisson noise through Anscombe; levels 0: max(max level - 3, 1). Samples
+ * in sample units, in place; integer volumes clipped to [0, peak]. YCbCr
+ * and cycle spinning are refused. @p info may be NULL. */
+wt_status wt_denoise_volume(const wt_denoise_options *o, const int *axes, int naxes,
+                            wt_volume *v, int threads, wt_denoise_info *info);
+/* estimate_sigma of each channel of the 3-D array (one-level db2 dwtn,
+ * median(|nonzero ddd|) / 0.6745) in sample units. */
+wt_status wt_estimate_sigma_volume(const wt_volume *v, int threads, double *sigma);
+
+/* Mosaics of volumes (src/analysis/mosaic.c, mosaic_volume.c). A tile: the
+ * float planes (channels x h x w) drawn with its top-left corner at (y0, x0),
+ * scaled as a mosaic scales an approximation or a detail band. */
+typedef struct wt_mosaic_tile {
+    const float *planes;
+    size_t h, w, y0, x0;
+    int approx;
+} wt_mosaic_tile;
+wt_status wt_mosaic_render_tiles(const wt_mosaic_tile *tiles, size_t n, size_t mh, size_t mw,
+                                 int channels, wt_scale scale, int bit_depth, wt_image *out);
+/* A volume's bands as a grid: a row per level from the coarsest (top), a
+ * column per key in pywt's order (the approximation first; the starlet: one
+ * row, c then w_L .. w_1); each band shown at the slice of z that @p z of
+ * the volume falls in (z * band depth / depth), or (@p z < 0) as its maximum
+ * intensity projection along z (details: max |c|). */
+wt_status wt_volume_mosaic(const wt_vcoeffs *k, long z, wt_scale scale, int bit_depth,
+                           wt_image *out);
+
 /* ---- test hooks ---------------------------------------------------------- */
 
 /* Device-resident denoise timing (bench/denoise_speed --resident): @p img's

@@ -13,6 +13,7 @@
 #include <sys/mman.h>
 #include <time.h>
 
+#include "bench_volume.h"
 #include "commands.h"
 #include "options.h"
 #include "report.h"
@@ -30,7 +31,7 @@ typedef struct sweep_options {
     int nmodes;
     wt_method methods[4];
     int nmethods;
-    size_t sizes[SWEEP_MAX][2]; /* width, height */
+    size_t sizes[SWEEP_MAX][3]; /* width, height, depth (--volume; 0: not given) */
     int nsizes;
     int batch, repeat;
     int forward, inverse;
@@ -97,23 +98,35 @@ static int parse_wavelets(const cli_arg *a) { return parse_list(a, add_wavelet);
 static int parse_modes(const cli_arg *a) { return parse_list(a, add_mode); }
 static int parse_methods(const cli_arg *a) { return parse_list(a, add_method); }
 
+/* "xN" after a size at *@p end: N (0 when malformed), *@p end moved past it. */
+static unsigned long size_part(char **end)
+{
+    if (**end != 'x' && **end != 'X')
+        return 0;
+    const char *from = *end + 1;
+    unsigned long v = strtoul(from, end, 10);
+    return *end == from || *from == '-' || *from == '+' ? 0 : v;
+}
+
 static int parse_size(const cli_arg *a)
 {
     sweep_options *w = a->field;
     char *end;
-    unsigned long width = strtoul(a->value, &end, 10), height = 0;
-    if (end != a->value && (*end == 'x' || *end == 'X')) {
-        const char *hs = end + 1;
-        height = strtoul(hs, &end, 10);
-        if (end == hs)
-            height = 0;
-    }
-    if (*end || width == 0 || height == 0 || width > (1ul << 20) || height > (1ul << 20))
-        return cli_usage_error(a->cmd, "invalid size '%s'; should be WIDTHxHEIGHT", a->value);
+    unsigned long width = strtoul(a->value, &end, 10), height = 0, depth = 0;
+    if (end != a->value)
+        height = size_part(&end);
+    if (height && *end)
+        depth = size_part(&end);
+    if (*end || width == 0 || height == 0 || width > (1ul << 20) || height > (1ul << 20) ||
+        depth > (1ul << 20) || (depth == 0 && end[-1] == 'x'))
+        return cli_usage_error(a->cmd, "invalid size '%s'; should be WIDTHxHEIGHT (a --volume: "
+                                       "WIDTHxHEIGHTxDEPTH)",
+                               a->value);
     if (w->nsizes == SWEEP_MAX)
         return cli_usage_error(a->cmd, "too many --size options");
     w->sizes[w->nsizes][0] = width;
     w->sizes[w->nsizes][1] = height;
+    w->sizes[w->nsizes][2] = depth;
     w->nsizes++;
     return CLI_CONTINUE;
 }
@@ -151,7 +164,8 @@ static const cli_opt sweep_rows[] = {
     {"method", 0, "LIST", parse_methods, 0,
      "auto, conv, lifting; combinations a wavelet does not\nsupport are skipped", "auto", NULL},
     {"levels", 'l', "N", parse_levels, 0, "levels", "3", NULL},
-    {"size", 0, "WxH", parse_size, 0, "image size, repeatable", "8192x8192", NULL},
+    {"size", 0, "WxH[xD]", parse_size, 0,
+     "image size, repeatable; a --volume's WxHxD (256x256x256)", "8192x8192", NULL},
     {"batch", 0, "N", cli_opt_int, AT(batch), "N images of that size in one call", "1",
      &(cli_int_range){1, 1000000}},
     {"forward", 0, NULL, cli_opt_flag, AT(forward),
@@ -187,6 +201,7 @@ typedef struct bench_row {
     size_t width, height;
     int batch, levels;
     double ms, ms_min, bytes, copy_ms, copy_bytes;
+    size_t depth; /* a volume's; 0 for images */
 } bench_row;
 
 static double now_ms(void)
@@ -232,6 +247,8 @@ static void print_json_row(const wt_engine *e, const bench_row *r, double g, dou
     wt_json_key_int(&j, "taps", r->taps);
     wt_json_key_uint(&j, "width", r->width);
     wt_json_key_uint(&j, "height", r->height);
+    if (r->depth)
+        wt_json_key_uint(&j, "depth", r->depth);
     wt_json_key_int(&j, "batch", r->batch);
     wt_json_key_int(&j, "levels", r->levels);
     wt_json_key_number(&j, "ms", "%.5f", r->ms);
@@ -251,8 +268,11 @@ static void print_row(const cli_options *o, const wt_engine *e, const bench_row 
     if ((o->format == REPORT_JSON)) {
         print_json_row(e, r, g, c, pct);
     } else {
-        char size[32];
-        snprintf(size, sizeof size, "%zux%zu", r->width, r->height);
+        char size[48];
+        if (r->depth)
+            snprintf(size, sizeof size, "%zux%zux%zu", r->width, r->height, r->depth);
+        else
+            snprintf(size, sizeof size, "%zux%zu", r->width, r->height);
         printf("%-10s %-14s %-8s %-8s %11s %5d %2d %9.4f %9.1f %9.1f %6.1f%%\n", r->wavelet,
                r->mode, r->method, r->direction, size, r->batch, r->levels, r->ms, g, c, pct);
     }
@@ -705,11 +725,27 @@ static int run_undecimated(wt_engine *e, const cli_options *o)
                                mode, "-", inv ? "inverse" : "forward",
                                wavelets ? p.wavelet->filter_len : c->kernel_taps,
                                SWEEP(o)->sizes[si][0],
-                               SWEEP(o)->sizes[si][1], SWEEP(o)->batch, p.levels, 0, 0, 0, 0, 0};
+                               SWEEP(o)->sizes[si][1], SWEEP(o)->batch, p.levels, 0, 0, 0, 0, 0,
+                               0};
                 failed |= print_row_or_error(o, e, &r,
                                              time_one_u(e, &p, o, inv, r.width, r.height, &r));
             }
     return failed;
+}
+
+/* ---- volumes (bench_volume.c) ---------------------------------------------------- */
+
+static wt_status time_volume(const wt_params *p, const cli_options *o, int inverse, bench_row *r)
+{
+    wt_volume_spec s = {.transform = o->transform, .params = *p, .naxes = o->naxes ? o->naxes : 3};
+    for (int k = 0; k < s.naxes; k++)
+        s.axes[k] = o->naxes ? o->axes[k] : k;
+    const size_t shape[3] = {r->depth, r->height, r->width};
+    bench_volume_times t;
+    wt_status st = bench_volume_time(&s, shape, inverse, SWEEP(o)->repeat, &t);
+    r->ms = t.ms, r->ms_min = t.ms_min, r->bytes = t.bytes;
+    r->copy_ms = t.copy_ms, r->copy_bytes = t.copy_bytes;
+    return st;
 }
 
 /* ---------------------------------------------------------------------- */
@@ -736,16 +772,17 @@ static int run_all(wt_engine *e, const cli_options *o)
                         bench_row r = {p.wavelet->name, wt_mode_name(p.mode),
                                        wt_method_name(p.method), inv ? "inverse" : "forward",
                                        p.wavelet->filter_len, SWEEP(o)->sizes[si][0], SWEEP(o)->sizes[si][1], SWEEP(o)->batch, p.levels,
-                                       0, 0, 0, 0, 0};
-                        failed |= print_row_or_error(o, e, &r,
-                                                     time_one(e, &p, o, inv, r.width, r.height, &r));
+                                       0, 0, 0, 0, 0, o->volume ? SWEEP(o)->sizes[si][2] : 0};
+                        wt_status st = o->volume ? time_volume(&p, o, inv, &r)
+                                                 : time_one(e, &p, o, inv, r.width, r.height, &r);
+                        failed |= print_row_or_error(o, e, &r, st);
                     }
     return failed;
 }
 
 /* Lists not given: haar, symmetric, auto, 8192x8192, both directions;
  * --all: symmetric and periodization. */
-static void sweep_defaults(sweep_options *w)
+static void sweep_defaults(sweep_options *w, int volume)
 {
     if (w->all) {
         w->modes[w->nmodes++] = WT_MODE_SYMMETRIC;
@@ -757,8 +794,9 @@ static void sweep_defaults(sweep_options *w)
         w->modes[w->nmodes++] = WT_MODE_SYMMETRIC;
     if (!w->nmethods)
         w->methods[w->nmethods++] = WT_METHOD_AUTO;
-    if (!w->nsizes) {
-        w->sizes[0][0] = w->sizes[0][1] = 8192;
+    if (!w->nsizes) { /* a volume: 256^3 */
+        w->sizes[0][0] = w->sizes[0][1] = volume ? 256 : 8192;
+        w->sizes[0][2] = volume ? 256 : 0;
         w->nsizes = 1;
     }
     if (!w->forward && !w->inverse)
@@ -789,9 +827,18 @@ static int run_bench(const cli_options *given)
     if (wt_transform_refusal(wt_transform_class_of(given->transform), "bench", cmd_bench.needs,
                              refusal, sizeof refusal))
         return cli_usage_error("bench", "%s", refusal);
-    sweep_defaults(&sweep);
+    for (int i = 0; i < sweep.nsizes; i++)
+        if (!sweep.sizes[i][2] != !given->volume)
+            return cli_usage_error("bench", given->volume ? "--volume: --size WxHxD"
+                                                          : "--size WxHxD is a --volume's");
+    if (given->volume && (sweep.host_path || sweep.batch > 1 ||
+                          wt_transform_class_of(given->transform)->layout != WT_LAYOUT_PYRAMID))
+        return cli_usage_error("bench", "--volume times the DWT of one volume (no --host-path, "
+                                        "--batch or --transform %s)",
+                               wt_transform_name(given->transform));
+    sweep_defaults(&sweep, given->volume);
     wt_engine *e;
-    if (wt_engine_open(&e, o->device) != WT_OK) {
+    if (wt_engine_open(&e, o->volume ? "cpu" : o->device) != WT_OK) { /* volumes: the CPU's */
         fprintf(stderr, "wavetool: %s\n", wt_error_message());
         return EXIT_SOME_FAILED;
     }
@@ -818,8 +865,10 @@ const cli_command cmd_bench = {
         "Times the transforms of an engine and compares them with a copy of the same\n"
         "bytes in the same run. GB/s counts 8 bytes per sample per level (each level\n"
         "reads and writes each sample of its input once). --device defaults to auto\n"
-        "(the first GPU, else the CPU engine, said on stderr).",
-    .groups = (const cli_group *const[]){&cli_group_device, &sweep_group, &cli_group_report,
+        "(the first GPU, else the CPU engine, said on stderr). --volume times the\n"
+        "3-D DWT of a WxHxD volume on the CPU engine (--axes: the axes transformed).",
+    .groups = (const cli_group *const[]){&cli_group_device, &sweep_group, &cli_group_volume,
+                                         &cli_group_report,
                                          &cli_group_verbosity, NULL},
     .own_size = sizeof(sweep_options),
     .min_args = 0,

@@ -10,6 +10,7 @@
 #include "pages.h"
 #include "pipeline.h"
 #include "report.h"
+#include "volume.h"
 
 /* ---- conversions asked for by option (--gray, --ignore-alpha, --depth) ---- */
 
@@ -252,12 +253,40 @@ static char *page_report(const cli_options *o, const report_spec *spec, size_t k
     return paged;
 }
 
+/* --volume: one report line for the two volumes (cli/volume.c). */
+static int compare_volumes(const cli_options *o, const report_spec *spec)
+{
+    wt_quality q;
+    wt_image layout;
+    const compare_options *c = o->own;
+    wt_status st = c->gray || c->ignore_alpha || c->depth
+                       ? wt_error_set(WT_ERR_UNSUPPORTED, "--volume compares volumes of one "
+                                                          "layout, without --gray, "
+                                                          "--ignore-alpha or --depth")
+                       : volume_compare(o, &q, &layout);
+    report_page page = {o->args[0], 0, 1};
+    char *line = st == WT_OK ? report_quality(spec, &page, o->args[1], &layout, &q, 1.0) : NULL;
+    if (line) {
+        report_header(spec, stdout);
+        fputs(line, stdout);
+        free(line);
+    } else if (st == WT_OK) {
+        st = wt_error_set(WT_ERR_NOMEM, "out of memory");
+    }
+    if (st == WT_OK)
+        return EXIT_ALL_DONE;
+    fprintf(stderr, "wavetool: %s\n", wt_error_message());
+    return EXIT_SOME_FAILED;
+}
+
 static int run_compare(const cli_options *o)
 {
     wt_quality q;
     wt_image layout;
     wt_stack *sa, *sb;
     report_spec spec = {o->format, 1, 1, 0, 1, 0.0};
+    if (o->volume)
+        return compare_volumes(o, &spec);
     wt_status st = open_pair(o, &sa, &sb);
     size_t pages = st == WT_OK ? wt_stack_pages(sa) : 0;
     for (size_t k = 0; st == WT_OK && k < pages; k++) {
@@ -290,9 +319,11 @@ const cli_command cmd_compare = {
         "as scikit-image's data_range), MSE in sample units.\n"
         "Identical images give inf. Both must have the same size; images that differ\n"
         "in channels or depth are compared only when an option says how: --gray,\n"
-        "--ignore-alpha, --depth 8|16 (the report's peak is then 2^depth - 1).",
-    .groups = (const cli_group *const[]){&cli_group_input, &compare_group, &cli_group_report,
-                                         &cli_group_psnr, &cli_group_verbosity, NULL},
+        "--ignore-alpha, --depth 8|16 (the report's peak is then 2^depth - 1).\n"
+        "Stacks are compared page by page; with --volume as one volume, one line.",
+    .groups = (const cli_group *const[]){&cli_group_input, &cli_group_volume, &compare_group,
+                                         &cli_group_report, &cli_group_psnr,
+                                         &cli_group_verbosity, NULL},
     .own_size = sizeof(compare_options),
     .min_args = 2,
     .max_args = 2,

@@ -10,6 +10,7 @@
 #include "pipeline.h"
 #include "packet.h"
 #include "undecimated.h"
+#include "volume.h"
 
 /* ---- one file ---------------------------------------------------------------- */
 
@@ -226,6 +227,8 @@ static wt_status decompose_or_transcode(pipeline *p, page_binding *page, const c
 
 wt_status decompose_file(pipeline *p, page_binding *page, const char *in, const char *out)
 {
+    if (p->opt->volume) /* cli/volume.c */
+        return volume_decompose(p, pages_item(page), in, out);
     return decompose_or_transcode(p, page, in, out, 0);
 }
 
@@ -259,9 +262,12 @@ const cli_command cmd_decompose = {
         "input or output (its type from --ext, default png). With -O, each INPUT (a file,\n"
         "or a directory walked for {IMAGES}) gives DIR/STEM[SUFFIX].EXT. A stack (a\n"
         "multi-page TIFF, a 3-D .npy with --stack) is decomposed page by page into one\n"
-        "multi-page TIFF, (N, H, W) .npy or .npz with a leading page axis.",
+        "multi-page TIFF, (N, H, W) .npy or .npz with a leading page axis; with\n"
+        "--volume it is one (z, y, x) volume, its coefficients as pywt.wavedecn's and\n"
+        "its mosaic a grid of every band at one page or projected (--slice).",
     .groups = (const cli_group *const[]){&cli_group_transform, &cli_group_swt, &cli_group_starlet,
-                                         &cli_group_packet, &cli_group_device, &cli_group_jobs, &cli_group_input,
+                                         &cli_group_packet, &cli_group_volume, &cli_group_volume_view,
+                                         &cli_group_device, &cli_group_jobs, &cli_group_input,
                                          &cli_group_save, &cli_group_mosaic, &cli_group_batch,
                                          &cli_group_verbosity, NULL},
     .min_args = 1,

@@ -13,6 +13,7 @@
 #include "pipeline.h"
 #include "report.h"
 #include "result.h"
+#include "volume.h"
 
 /* ---- its own options ------------------------------------------------------------ */
 
@@ -128,28 +129,20 @@ static int packet_levels(int levels, int chosen, const wt_image *img, const wt_w
     return chosen && l > WT_PACKET_MAX_LEVELS ? WT_PACKET_MAX_LEVELS : l;
 }
 
-/* denoise's options for one image: -w -m --method from the command line, the
- * levels scikit-image's default unless -l was given, --threshold a fixed rule. */
-static wt_status denoise_options_for(const cli_options *o, const wt_image *img, const char *file,
-                                     wt_denoise_options *d)
+/* denoise's options whatever the input: -w -m --method from the command
+ * line, the levels scikit-image's default (0) unless -l was given,
+ * --threshold a fixed rule. */
+static void denoise_options_of(const cli_options *o, wt_denoise_options *d)
 {
     const denoise_cli_options *own = o->own;
+    const wt_transform_class *c = wt_transform_class_of(o->transform);
     *d = own->denoise;
     d->params = o->params;
-    const wt_transform_class *c = wt_transform_class_of(o->transform);
     wt_denoise_set_transform(d, c);
-    wt_uparams u = {o->transform, o->params.wavelet, 1, 0, 0, 0, WT_BORDER_MIRROR};
-    if (o->levels_max)
-        d->params.levels = c->layout == WT_LAYOUT_STACK
-                               ? wt_umax_level(&u, img->height, img->width)
-                               : wt_max_level(img->height, img->width, o->params.wavelet);
-    else if (!o->levels_given)
+    if (!o->levels_given)
         d->params.levels = 0;
     d->basis = o->basis;
     d->cost = o->cost;
-    if (c->layout == WT_LAYOUT_PACKET) /* packet trees: at most WT_PACKET_MAX_LEVELS */
-        d->params.levels = packet_levels(d->params.levels, !o->levels_given || o->levels_max,
-                                         img, o->params.wavelet);
     if ((int)d->rule < 0)
         d->rule = WT_RULE_BAYES;
     if (d->soft < 0) /* k-sigma thresholding is hard, as mr_filter's default */
@@ -160,6 +153,23 @@ static wt_status denoise_options_for(const cli_options *o, const wt_image *img, 
         d->rule = WT_RULE_FIXED;
         d->threshold = own->threshold;
     }
+}
+
+/* denoise's options for one image: -l max its deepest, packet trees at most
+ * WT_PACKET_MAX_LEVELS. */
+static wt_status denoise_options_for(const cli_options *o, const wt_image *img, const char *file,
+                                     wt_denoise_options *d)
+{
+    denoise_options_of(o, d);
+    const wt_transform_class *c = wt_transform_class_of(o->transform);
+    wt_uparams u = {o->transform, o->params.wavelet, 1, 0, 0, 0, WT_BORDER_MIRROR};
+    if (o->levels_max)
+        d->params.levels = c->layout == WT_LAYOUT_STACK
+                               ? wt_umax_level(&u, img->height, img->width)
+                               : wt_max_level(img->height, img->width, o->params.wavelet);
+    if (c->layout == WT_LAYOUT_PACKET)
+        d->params.levels = packet_levels(d->params.levels, !o->levels_given || o->levels_max,
+                                         img, o->params.wavelet);
     wt_params check = d->params;
     if (check.levels == 0)
         check.levels = wt_denoise_levels(img->height, img->width, check.wavelet);
@@ -221,7 +231,11 @@ static wt_status denoise_page(void *arg, batch_item *item, page_binding *page,
 {
     denoise_ctx *ctx = arg;
     wt_denoise_info info = {0};
-    wt_status st = denoise_file(&ctx->pipe, page, item->input, item->output, &info);
+    wt_denoise_options d;
+    denoise_options_of(ctx->pipe.opt, &d);
+    wt_status st = ctx->pipe.opt->volume /* cli/volume.c */
+                       ? volume_denoise(&ctx->pipe, &d, item->input, item->output, &info)
+                       : denoise_file(&ctx->pipe, page, item->input, item->output, &info);
     if (st == WT_OK && ctx->verbose)
         *report = info_line(shown->shown, &info, ctx->ksigma);
     return st;
@@ -257,6 +271,8 @@ static int check_denoise_options(const cli_options *o)
         return cli_usage_error("denoise", "-l 0: denoise needs at least 1 level");
     if (!isnan(threshold) && d->rule == WT_RULE_VISU)
         return cli_usage_error("denoise", "--threshold and --rule exclude each other");
+    if (o->volume && (d->ycbcr || d->cycle_spin))
+        return cli_usage_error("denoise", "--volume goes without --ycbcr and --cycle-spin");
     if (d->ycbcr && d->noise == WT_NOISE_POISSON)
         return cli_usage_error("denoise", "--ycbcr and --noise poisson exclude each other");
     const wt_transform_class *c = wt_transform_class_of(o->transform);
@@ -308,10 +324,11 @@ const cli_command cmd_denoise = {
         "0.6745 / ||psi_1||), c_L kept: the multiresolution support's coefficients.\n"
         "-v prints the levels and sigma of each file (starlet: and each scale's share\n"
         "of the support).\n"
+        "--volume: a stack as one (z, y, x) array (denoise_wavelet of the 3-D array).\n"
         "OUT is {IMAGES}; with\n"
         "-O, each INPUT (a file, or a directory walked for {IMAGES}) gives\n"
         "DIR/STEM[SUFFIX].EXT.",
-    .groups = (const cli_group *const[]){&cli_group_wavelet, &cli_group_packet, &denoise_group,
+    .groups = (const cli_group *const[]){&cli_group_wavelet, &cli_group_packet, &denoise_group, &cli_group_volume,
                                          &cli_group_device,
                                          &cli_group_jobs, &cli_group_input, &cli_group_save,
                                          &cli_group_batch, &cli_group_result, &cli_group_metadata,

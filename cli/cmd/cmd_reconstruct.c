@@ -9,6 +9,7 @@
 #include "result.h"
 #include "packet.h"
 #include "undecimated.h"
+#include "volume.h"
 
 /* ---- one file ---------------------------------------------------------------- */
 
@@ -47,6 +48,8 @@ static wt_status reconstruct_file(pipeline *p, page_binding *page, const char *i
     wt_image img = {0};
     float *stack = NULL; /* an undecimated transform's bands (swt, starlet) */
     wt_uparams up;
+    if (p->opt->volume || wt_npz_is_volume(in)) /* a volume's file: cli/volume.c */
+        return volume_reconstruct(p, in, out);
     if (undecimated_is_sidecar(in))
         return undecimated_reconstruct_layers(p, page, in, out);
     if (wt_npz_is_packets(in))
@@ -106,8 +109,9 @@ const cli_command cmd_reconstruct = {
         "output, type from --ext). With -O, each COEFFS (a file, or a directory walked\n"
         "for {COEFFS}) gives DIR/STEM[SUFFIX].EXT. Files of --transform swt, starlet or\n"
         "packet are read as such (packets: from any leaves that tile the tree); COEFFS may also be the NAME_layers.txt of decompose --layers.\n"
-        "A stack's file (members (N, C, h, w)) gives a multi-page TIFF or (N, H, W) .npy.",
-    .groups = (const cli_group *const[]){&cli_group_device, &cli_group_jobs, &cli_group_input,
+        "A stack's file (members (N, C, h, w)) gives a multi-page TIFF or (N, H, W) .npy,\n"
+        "so does a volume's (decompose --volume); --volume reads numpy's files as one.",
+    .groups = (const cli_group *const[]){&cli_group_volume, &cli_group_device, &cli_group_jobs, &cli_group_input,
                                          &cli_group_save, &cli_group_batch, &cli_group_result,
                                          &cli_group_verbosity, NULL},
     .min_args = 1,

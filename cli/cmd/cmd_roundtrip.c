@@ -14,6 +14,7 @@
 #include "pipeline.h"
 #include "packet.h"
 #include "undecimated.h"
+#include "volume.h"
 #include "report.h"
 #include "result.h"
 
@@ -86,6 +87,8 @@ static const cli_group roundtrip_group = CLI_GROUP(roundtrip_rows, 1);
 /* Checks between its options once all are read. */
 static int check_roundtrip_options(const cli_options *o, const roundtrip_options *r)
 {
+    if (o->volume && (r->details.kind != THRESHOLD_NONE || r->qstep > 0.0))
+        return cli_usage_error("roundtrip", "--volume takes no --keep, --threshold or --qstep");
     if ((r->details.kind == THRESHOLD_HARD || r->details.kind == THRESHOLD_SOFT) &&
         isnan(r->details.value))
         return cli_usage_error("roundtrip", "--soft and --hard need --threshold T");
@@ -259,8 +262,11 @@ static wt_status roundtrip_page(void *arg, batch_item *item, page_binding *page,
                                 const report_page *shown, char **report)
 {
     roundtrip_ctx *ctx = arg;
-    roundtrip_result r;
-    wt_status st = roundtrip_file(&ctx->pipe, page, item->input, item->output, &r);
+    roundtrip_result r = {.kept = 1.0};
+    wt_status st = ctx->pipe.opt->volume /* cli/volume.c */
+                       ? volume_roundtrip(&ctx->pipe, item, item->input, item->output,
+                                          &r.original, &r.quality)
+                       : roundtrip_file(&ctx->pipe, page, item->input, item->output, &r);
     if (st == WT_OK)
         *report = report_quality_rate(&ctx->spec, shown, NULL, &r.original, &r.quality, r.kept,
                                       r.bpp);
@@ -314,9 +320,11 @@ const cli_command cmd_roundtrip = {
         "Inputs may be directories (walked for {IMAGES}). --transform swt|starlet:\n"
         "--keep/--threshold act on the undecimated detail bands, --keep ranking by |c|.\n"
         "--transform packet: on every leaf of the basis but the approximation.\n"
-        "A stack (multi-page TIFF, 3-D .npy with --stack) gives one report line per page.",
+        "A stack (multi-page TIFF, 3-D .npy with --stack) gives one report line per page;\n"
+        "with --volume it is one (z, y, x) volume and one line.",
     .groups = (const cli_group *const[]){&cli_group_transform, &cli_group_swt, &cli_group_starlet,
-                                         &cli_group_packet, &cli_group_device, &cli_group_jobs, &cli_group_input,
+                                         &cli_group_packet, &cli_group_volume, &cli_group_device,
+                                         &cli_group_jobs, &cli_group_input,
                                          &cli_group_save, &cli_group_batch, &roundtrip_group,
                                          &cli_group_result, &cli_group_metadata, &cli_group_report, &cli_group_psnr,
                                          &cli_group_verbosity, NULL},

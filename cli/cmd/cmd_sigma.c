@@ -9,6 +9,7 @@
 #include "pages.h"
 #include "pipeline.h"
 #include "report.h"
+#include "volume.h"
 
 /* ---- one file ---------------------------------------------------------------- */
 
@@ -137,9 +138,11 @@ static wt_status sigma_page(void *arg, batch_item *item, page_binding *page,
                             const report_page *shown, char **report)
 {
     sigma_ctx *ctx = arg;
-    double sigma[4];
+    double sigma[WT_MAX_CHANNELS];
     wt_image layout;
-    wt_status st = sigma_file(&ctx->pipe, page, item->input, sigma, &layout);
+    wt_status st = ctx->pipe.opt->volume /* cli/volume.c */
+                       ? volume_sigma(&ctx->pipe, item->input, sigma, &layout)
+                       : sigma_file(&ctx->pipe, page, item->input, sigma, &layout);
     if (st == WT_OK)
         *report = sigma_report(ctx, shown, &layout, sigma);
     return st;
@@ -188,8 +191,10 @@ const cli_command cmd_sigma = {
         "the nonzero |c| of the diagonal band / 0.6745. Each value in sample units\n"
         "(0-255 for 8-bit) and as a fraction of full scale (what scikit-image reports\n"
         "for img_as_float images). nan: the band has no nonzero coefficient.\n"
+        "--volume: a stack as one (z, y, x) array (the 3-D transform's ddd band).\n"
         "Inputs may be directories (walked for {IMAGES}).",
-    .groups = (const cli_group *const[]){&cli_group_device, &cli_group_jobs, &cli_group_input,
+    .groups = (const cli_group *const[]){&cli_group_volume, &cli_group_device, &cli_group_jobs,
+                                         &cli_group_input,
                                          &sigma_group, &cli_group_report, &cli_group_verbosity,
                                          NULL},
     .own_size = sizeof(sigma_options),

@@ -16,6 +16,7 @@
 #include "stats_plot.h"
 #include "stats_report.h"
 #include "undecimated.h"
+#include "volume.h"
 
 typedef struct stats_ctx {
     pipeline pipe;
@@ -91,6 +92,8 @@ static wt_status figures_of(stats_ctx *ctx, page_binding *page, const char *file
 {
     const cli_options *o = ctx->opt;
     const stats_options *own = o->own;
+    if (o->volume) /* cli/volume.c */
+        return volume_figures(&ctx->pipe, pages_item(page), file, own->qstep, own->eps, f);
     wt_image img = {0};
     wt_status st = pages_load(&ctx->pipe, page, file, &img);
     const int stack = wt_transform_class_of(o->transform)->layout == WT_LAYOUT_STACK;
@@ -207,6 +210,8 @@ static int check_plot(const cli_options *o)
     if (o->all_approx)
         return cli_usage_error("stats", "--all-approx: stats reports the bands of "
                                         "trim_approx=True (cA, cH1..cD1)");
+    if (plot && o->volume)
+        return cli_usage_error("stats", "--plot charts the bands of images, not of a --volume");
     if (plot && (len < 4 || strcmp(plot + len - 4, ".svg") != 0))
         return cli_usage_error("stats", "--plot %s: the chart is SVG; name it FILE.svg", plot);
     return CLI_CONTINUE;
@@ -248,9 +253,10 @@ const cli_command cmd_stats = {
         "their mean with min-max whiskers. Inputs may be directories (walked for\n"
         "{IMAGES}). --transform swt|starlet: the same figures over the undecimated\n"
         "bands (SWT cA, cH{l}, cV{l}, cD{l}; starlet c, w1..wL), all of the image's\n"
-        "size; bpp then counts every band, so it exceeds the decimated one.",
+        "size; bpp then counts every band, so it exceeds the decimated one.\n"
+        "--volume: the bands of the (z, y, x) transform (aad2 ...; bits per voxel).",
     .groups = (const cli_group *const[]){&cli_group_transform, &cli_group_swt, &cli_group_starlet,
-                                         &cli_group_device, &cli_group_jobs, &cli_group_input,
+                                         &cli_group_volume, &cli_group_device, &cli_group_jobs, &cli_group_input,
                                          &stats_group, &cli_group_report, &cli_group_verbosity,
                                          NULL},
     .own_size = sizeof(stats_options),

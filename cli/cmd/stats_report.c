@@ -20,15 +20,29 @@ static void transform_text(const file_figures *f, char *buf, size_t size)
     wt_transform_class_of(f->transform)->describe(&f->params, f->border, buf, size);
 }
 
+/* A volume's "xZ" after WxH, and its axes after the transform. */
+static void volume_text(const file_figures *f, char *size, size_t cap, char *axes, size_t acap)
+{
+    size[0] = axes[0] = '\0';
+    if (!f->depth)
+        return;
+    snprintf(size, cap, "x%zu", f->depth);
+    int n = snprintf(axes, acap, ", axes ");
+    for (int k = 0; k < f->naxes && n > 0 && (size_t)n < acap; k++)
+        n += snprintf(axes + n, acap - (size_t)n, k ? ",%d" : "%d", f->axes[k]);
+}
+
 static void text_head(strbuf *sb, const file_figures *f)
 {
-    char transform[96];
+    char transform[96], depth[32], axes[32];
     transform_text(f, transform, sizeof transform);
-    sb_printf(sb, "%s: %ux%u, %d channel%s, %d-bit; %s, %d level%s; qstep %g, eps %g: "
+    volume_text(f, depth, sizeof depth, axes, sizeof axes);
+    sb_printf(sb, "%s: %ux%u%s, %d channel%s, %d-bit; %s, %d level%s%s; qstep %g, eps %g: "
                   "%.4f bpp\n",
-              f->file, f->layout.width, f->layout.height, f->layout.channels,
+              f->file, f->layout.width, f->layout.height, depth, f->layout.channels,
               f->layout.channels > 1 ? "s" : "", f->layout.bit_depth, transform,
-              f->params.levels, f->params.levels == 1 ? "" : "s", f->qstep, f->eps, f->bpp);
+              f->params.levels, f->params.levels == 1 ? "" : "s", axes, f->qstep, f->eps,
+              f->bpp);
     sb_printf(sb, "  %-5s %-2s %11s %10s %10s %10s %10s %10s %8s %7s %7s %10s %7s\n", "band", "ch",
               "shape", "mean", "std", "min", "max", "max|c|", "energy%", "zero%", "near0%",
               "mad_sigma", "H_bits");
@@ -36,9 +50,12 @@ static void text_head(strbuf *sb, const file_figures *f)
 
 static void text_band(strbuf *sb, const file_figures *f, const band_figures *b)
 {
-    char name[16], shape[32];
-    figures_band_name(f->transform, &b->ref, name, sizeof name);
-    snprintf(shape, sizeof shape, "%zux%zu", b->rows, b->cols);
+    char name[16], shape[48];
+    figures_name_of(f, b, name, sizeof name);
+    if (b->key[0])
+        snprintf(shape, sizeof shape, "%zux%zux%zu", b->depth, b->rows, b->cols);
+    else
+        snprintf(shape, sizeof shape, "%zux%zu", b->rows, b->cols);
     sb_printf(sb, "  %-5s %-2s %11s %10.4g %10.4g %10.4g %10.4g %10.4g %8.4f %7.3f %7.3f %10.4g "
                   "%7.4f\n",
               name, channel_name(f->layout.channels, b->ref.channel), shape, b->mean, b->std,
@@ -48,15 +65,27 @@ static void text_band(strbuf *sb, const file_figures *f, const band_figures *b)
 
 /* ---- json ----------------------------------------------------------------- */
 
+/* A band's orientation: A, H, V, D (starlet A or W); a volume's pywt key. */
+static const char *orientation_of(const file_figures *f, const band_figures *b, char buf[8])
+{
+    if (b->key[0])
+        return b->key;
+    buf[0] = figures_orientation(f->transform, &b->ref);
+    buf[1] = '\0';
+    return buf;
+}
+
 static void json_band(wt_json *j, const file_figures *f, const band_figures *b)
 {
-    char name[16], orientation[2] = {figures_orientation(f->transform, &b->ref), '\0'};
-    figures_band_name(f->transform, &b->ref, name, sizeof name);
+    char name[16], orientation[8];
+    figures_name_of(f, b, name, sizeof name);
     wt_json_begin_object(j);
     wt_json_key_string(j, "band", name);
     wt_json_key_int(j, "level", b->ref.level);
-    wt_json_key_string(j, "orientation", orientation);
+    wt_json_key_string(j, "orientation", orientation_of(f, b, orientation));
     wt_json_key_int(j, "channel", b->ref.channel);
+    if (b->key[0])
+        wt_json_key_uint(j, "depth", b->depth);
     wt_json_key_uint(j, "rows", b->rows);
     wt_json_key_uint(j, "cols", b->cols);
     report_json_number(j, "mean", b->mean);
@@ -97,6 +126,13 @@ static char *json_file(const file_figures *f, const report_page *page)
     wt_json_key_string(&j, "file", f->file);
     wt_json_key_uint(&j, "width", f->layout.width);
     wt_json_key_uint(&j, "height", f->layout.height);
+    if (f->depth) {
+        char axes[8] = {0};
+        for (int k = 0; k < f->naxes; k++)
+            axes[2 * k] = (char)('0' + f->axes[k]), axes[2 * k + 1] = k + 1 < f->naxes ? ',' : 0;
+        wt_json_key_uint(&j, "depth", f->depth);
+        wt_json_key_string(&j, "axes", axes);
+    }
     wt_json_key_int(&j, "channels", f->layout.channels);
     wt_json_key_int(&j, "bit_depth", f->layout.bit_depth);
     wt_json_key_string(&j, "wavelet", figures_wavelet(f));
@@ -121,7 +157,8 @@ static char *json_file(const file_figures *f, const report_page *page)
 static const char table_columns[] =
     "file\twidth\theight\tchannels\tbit_depth\twavelet\tmode\tlevels\tqstep\teps\tbpp\tband\t"
     "level\torientation\tchannel\trows\tcols\tmean\tstd\tmin\tmax\tmax_abs\tenergy\t"
-    "energy_share\tzero_fraction\tnear_zero_fraction\tmad_sigma\tentropy\ttransform\tpage\n";
+    "energy_share\tzero_fraction\tnear_zero_fraction\tmad_sigma\tentropy\ttransform\tdepth\t"
+    "band_depth\tpage\n";
 
 static void table_values(strbuf *sb, report_format format, const double *v, size_t n)
 {
@@ -138,20 +175,22 @@ static void table_values(strbuf *sb, report_format format, const double *v, size
 static void table_band(strbuf *sb, report_format format, const file_figures *f,
                        const band_figures *b)
 {
-    char name[16];
-    figures_band_name(f->transform, &b->ref, name, sizeof name);
+    char name[16], orientation[8];
+    figures_name_of(f, b, name, sizeof name);
     sb_field(sb, format, f->file);
     sb_row_printf(sb, format, "\t%u\t%u\t%d\t%d\t%s\t%s\t%d", f->layout.width,
                   f->layout.height, f->layout.channels, f->layout.bit_depth, figures_wavelet(f),
                   figures_extension(f), f->params.levels);
     table_values(sb, format, (const double[]){f->qstep, f->eps, f->bpp}, 3);
-    sb_row_printf(sb, format, "\t%s\t%d\t%c\t%d\t%zu\t%zu", name, b->ref.level,
-                  figures_orientation(f->transform, &b->ref), b->ref.channel, b->rows, b->cols);
+    sb_row_printf(sb, format, "\t%s\t%d\t%s\t%d\t%zu\t%zu", name, b->ref.level,
+                  orientation_of(f, b, orientation), b->ref.channel, b->rows, b->cols);
     const double v[] = {b->mean,       b->std,           b->s.min,           b->s.max,
                         b->s.max_abs,  b->s.sum_sq,      b->energy_share,    b->zero_fraction,
                         b->near_zero_fraction, b->mad_sigma, b->entropy};
     table_values(sb, format, v, sizeof v / sizeof *v);
-    sb_row_printf(sb, format, "\t%s\n", wt_transform_name(f->transform));
+    /* an image: one page deep */
+    sb_row_printf(sb, format, "\t%s\t%zu\t%zu\n", wt_transform_name(f->transform),
+                  f->depth ? f->depth : 1, b->key[0] ? b->depth : 1);
 }
 
 void stats_report_header(report_format format, FILE *out)

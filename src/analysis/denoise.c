@@ -18,6 +18,7 @@
 
 #include "engine_impl.h" /* wt_shrink_plan, wt_epyramid_shrink */
 #include "image_codec.h"
+#include "denoise_shared.h"
 #include "noise_estimate.h" /* NORM_PPF_075, the exact float64 estimate */
 #include "transform.h"
 
@@ -43,13 +44,6 @@ int wt_denoise_levels(size_t height, size_t width, const wt_wavelet *wavelet)
 
 /* ---- one decomposition: sigma, thresholds, shrinkage --------------------- */
 
-/* The engine's own estimate (where noise_estimate.c's does not apply, and
- * the SWT's): coefficients closer than this to 0 (a fraction of the data's
- * full scale) count as zero, "nonzero" taken in exact arithmetic. Float rounding leaves residues where exact arithmetic gives 0
- * (haar on integer samples: (a - b) - (c - d) with a - b = c - d), and which
- * of them come out exactly 0 depends on the engine's and float64's order of
- * operations; real coefficients of integer samples are far larger. */
-#define ZERO_FRACTION (1.0 / 1048576.0)
 
 /* A channel's own noise: median(|nonzero cD_1|) / Phi^-1(0.75), NaN when the
  * band holds no nonzero coefficient. @p full_scale: the peak of integer
@@ -78,7 +72,7 @@ static wt_status estimate_channels(wt_epyramid *ep, int channels, double full_sc
 }
 
 /* BayesShrink: var / sqrt(max(mean(d^2) - var, eps)), in sample units. */
-static double bayes_threshold(const wt_band_stats *s, double sigma, double peak)
+double denoise_bayes_threshold(const wt_band_stats *s, double sigma, double peak)
 {
     double var = sigma * sigma;
     double dvar = s->count ? s->sum_sq / (double)s->count : 0.0;
@@ -86,7 +80,7 @@ static double bayes_threshold(const wt_band_stats *s, double sigma, double peak)
     return var / sqrt(dvar - var > floor_ ? dvar - var : floor_);
 }
 
-static double level_factor(const wt_denoise_options *o, int level)
+double denoise_level_factor(const wt_denoise_options *o, int level)
 {
     return level <= o->nlevel_scale ? o->level_scale[level - 1] : 1.0;
 }
@@ -113,11 +107,11 @@ static wt_status band_thresholds(wt_epyramid *ep, const wt_denoise_options *o, d
     for (size_t i = 0; i < n; i++) {
         double s = sigma[sel[i].channel];
         switch (o->rule) {
-        case WT_RULE_BAYES: t[i] = bayes_threshold(&stats[i], s, peak); break;
+        case WT_RULE_BAYES: t[i] = denoise_bayes_threshold(&stats[i], s, peak); break;
         case WT_RULE_VISU: t[i] = s * sqrt(2.0 * log(pixels)); break;
         case WT_RULE_FIXED: t[i] = o->threshold; break;
         }
-        t[i] *= level_factor(o, sel[i].level);
+        t[i] *= denoise_level_factor(o, sel[i].level);
     }
     free(stats);
     return WT_OK;
@@ -159,7 +153,7 @@ static wt_status shrink_fused(wt_epyramid *ep, const wt_denoise_options *o, doub
     plan.visu = sqrt(2.0 * log((double)shape->height * (double)shape->width));
     plan.fixed = o->threshold;
     for (int l = 1; l <= WT_MAX_LEVELS; l++)
-        plan.factor[l - 1] = level_factor(o, l);
+        plan.factor[l - 1] = denoise_level_factor(o, l);
     return wt_epyramid_shrink(ep, &plan);
 }
 
@@ -424,14 +418,14 @@ static wt_status denoise_ycbcr(wt_engine *e, const wt_denoise_options *o, const 
 }
 
 /* Anscombe: 2 sqrt(x + 3/8) makes Poisson noise nearly Gaussian of sigma 1. */
-static double anscombe(double x)
+double denoise_anscombe(double x)
 {
     return 2.0 * sqrt(x + 0.375);
 }
 
 /* Makitalo and Foi (2011), closed-form approximation of the exact unbiased
  * inverse of the Anscombe transform. */
-static double anscombe_inverse(double y)
+double denoise_anscombe_inverse(double y)
 {
     if (y < 1e-9)
         y = 1e-9;
@@ -475,13 +469,13 @@ static wt_status denoise_sample_planes(wt_engine *e, const wt_denoise_options *o
     } else {
         int poisson = o->noise == WT_NOISE_POISSON;
         for (size_t i = 0; i < (size_t)channels * n; i++)
-            work[i] = (float)(poisson ? anscombe(x[i]) : x[i]);
+            work[i] = (float)(poisson ? denoise_anscombe(x[i]) : x[i]);
         for (int c = 0; c < channels && !poisson; c++)
             given[c] *= peak;
         st = denoise_planes(e, o, p, h, w, channels, poisson ? 1.0 : peak,
                             poisson ? 0.0 : full_scale_of(img), given, used, work);
         for (size_t i = 0; i < (size_t)channels * n; i++)
-            x[i] = poisson ? anscombe_inverse(work[i]) : work[i];
+            x[i] = poisson ? denoise_anscombe_inverse(work[i]) : work[i];
     }
     double lo = clip_lo(img), hi = clip_hi(img);
     for (size_t i = 0; i < (size_t)channels * n; i++)
@@ -520,7 +514,7 @@ static int by_double(const void *a, const void *b)
 }
 
 /* numpy's median of the |c| >= @p zero of @p n values (NaN when none). */
-static double median_abs_above(const float *c, size_t n, double zero, double *scratch)
+double denoise_median_abs_above(const float *c, size_t n, double zero, double *scratch)
 {
     size_t m = 0;
     for (size_t i = 0; i < n; i++)
@@ -532,7 +526,7 @@ static double median_abs_above(const float *c, size_t n, double zero, double *sc
     return m % 2 ? scratch[m / 2] : 0.5 * (scratch[m / 2 - 1] + scratch[m / 2]);
 }
 
-static void shrink_band(float *c, size_t n, double t, int soft)
+void denoise_shrink_band(float *c, size_t n, double t, int soft)
 {
     for (size_t i = 0; i < n; i++) {
         double v = c[i], m = fabs(v);
@@ -540,7 +534,7 @@ static void shrink_band(float *c, size_t n, double t, int soft)
     }
 }
 
-static double band_mean_sq(const float *c, size_t n)
+double denoise_band_mean_sq(const float *c, size_t n)
 {
     double s = 0.0;
     for (size_t i = 0; i < n; i++)
@@ -557,7 +551,7 @@ static void shrink_swt_channel(const wt_denoise_options *o, const wt_uparams *u,
     float *d1 = bands + ((size_t)wt_ustack_index(u, 1, WT_BAND_D) * (size_t)channels + (size_t)c) * n;
     double sigma = given;
     if (isnan(sigma) && o->rule != WT_RULE_FIXED)
-        sigma = median_abs_above(d1, n, peak * ZERO_FRACTION, scratch) / NORM_PPF_075;
+        sigma = denoise_median_abs_above(d1, n, peak * ZERO_FRACTION, scratch) / NORM_PPF_075;
     *used = sigma;
     for (int l = 1; l <= u->levels; l++)
         for (int b = WT_BAND_H; b <= WT_BAND_D; b++) {
@@ -565,14 +559,14 @@ static void shrink_swt_channel(const wt_denoise_options *o, const wt_uparams *u,
                                    (size_t)c) * n;
             double t = o->threshold;
             if (o->rule == WT_RULE_BAYES) {
-                wt_band_stats s = {.count = n, .sum_sq = band_mean_sq(band, n) * (double)n};
-                t = bayes_threshold(&s, sigma, peak);
+                wt_band_stats s = {.count = n, .sum_sq = denoise_band_mean_sq(band, n) * (double)n};
+                t = denoise_bayes_threshold(&s, sigma, peak);
             } else if (o->rule == WT_RULE_VISU) {
                 t = sigma * sqrt(2.0 * log((double)n));
             }
-            t *= level_factor(o, l);
+            t *= denoise_level_factor(o, l);
             if (!isnan(t))
-                shrink_band(band, n, t, o->soft);
+                denoise_shrink_band(band, n, t, o->soft);
         }
 }
 
@@ -632,16 +626,16 @@ static void shrink_starlet_channel(const wt_denoise_options *o, const wt_uparams
     float *w1 = bands + ((size_t)wt_ustack_index(u, 1, WT_BAND_H) * (size_t)channels + (size_t)c) * n;
     double sigma = given;
     if (isnan(sigma))
-        sigma = median_abs_above(w1, n, peak * ZERO_FRACTION, scratch) / NORM_PPF_075 / norm[0];
+        sigma = denoise_median_abs_above(w1, n, peak * ZERO_FRACTION, scratch) / NORM_PPF_075 / norm[0];
     *used = sigma;
     for (int l = 1; l <= u->levels; l++) {
         float *band = bands + ((size_t)wt_ustack_index(u, l, WT_BAND_H) * (size_t)channels +
                                (size_t)c) * n;
         double t = o->rule == WT_RULE_FIXED ? o->threshold : o->k * sigma * norm[l - 1];
-        t *= level_factor(o, l);
+        t *= denoise_level_factor(o, l);
         if (isnan(t))
             continue;
-        shrink_band(band, n, t, o->soft);
+        denoise_shrink_band(band, n, t, o->soft);
         for (size_t i = 0; i < n; i++)
             in_support[l - 1] += band[i] != 0.0f;
     }
@@ -684,7 +678,7 @@ static wt_status denoise_stack(wt_engine *e, const wt_denoise_options *o, const 
     wt_status st = planes && bands && scratch && x ? wt_image_to_planes(in, planes)
                                                    : wt_error_set(WT_ERR_NOMEM, "out of memory");
     for (size_t i = 0; st == WT_OK && poisson && i < n * (size_t)channels; i++)
-        planes[i] = (float)anscombe(planes[i]);
+        planes[i] = (float)denoise_anscombe(planes[i]);
     if (st == WT_OK)
         st = wt_uforward(e, u, planes, h, w, channels, bands);
     for (int c = 0; st == WT_OK && c < channels; c++)
@@ -693,7 +687,7 @@ static wt_status denoise_stack(wt_engine *e, const wt_denoise_options *o, const 
     if (st == WT_OK)
         st = wt_uinverse(e, u, bands, h, w, channels, planes);
     for (size_t i = 0; st == WT_OK && i < n * (size_t)channels; i++) {
-        x[i] = poisson ? anscombe_inverse(planes[i]) : planes[i];
+        x[i] = poisson ? denoise_anscombe_inverse(planes[i]) : planes[i];
         x[i] = poisson && x[i] < lo ? lo : (poisson && x[i] > hi ? hi : x[i]);
     }
     if (st == WT_OK)
@@ -764,14 +758,14 @@ static void shrink_leaf(const wt_denoise_options *o, const wt_packet_tree *t, in
     float *band = wt_packet_node(t, l, k) + (size_t)c * n;
     double th = o->threshold;
     if (o->rule == WT_RULE_BAYES) {
-        wt_band_stats s = {.count = n, .sum_sq = band_mean_sq(band, n) * (double)n};
-        th = bayes_threshold(&s, sigma, peak);
+        wt_band_stats s = {.count = n, .sum_sq = denoise_band_mean_sq(band, n) * (double)n};
+        th = denoise_bayes_threshold(&s, sigma, peak);
     } else if (o->rule == WT_RULE_VISU) {
         th = sigma * sqrt(2.0 * log((double)t->height * (double)t->width));
     }
-    th *= level_factor(o, l);
+    th *= denoise_level_factor(o, l);
     if (!isnan(th))
-        shrink_band(band, n, th, o->soft);
+        denoise_shrink_band(band, n, th, o->soft);
 }
 
 /* Sigma of each channel: --sigma or scikit-image's estimate, else (a wavelet
@@ -786,7 +780,7 @@ static wt_status packet_sigma(const wt_denoise_options *o, const wt_params *p,
         return wt_error_set(WT_ERR_NOMEM, "out of memory");
     for (int c = 0; st == WT_OK && c < in->channels; c++)
         if (isnan(sigma[c]) && o->rule != WT_RULE_FIXED)
-            sigma[c] = median_abs_above(wt_packet_node(t, 1, 3) + (size_t)c * n, n,
+            sigma[c] = denoise_median_abs_above(wt_packet_node(t, 1, 3) + (size_t)c * n, n,
                                         full_scale_of(in) * ZERO_FRACTION, scratch) /
                        NORM_PPF_075;
     free(scratch);

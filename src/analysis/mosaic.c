@@ -268,6 +268,41 @@ wt_status wt_umosaic_render(const wt_uparams *p, const float *bands, size_t heig
     }
     return WT_OK;
 }
+/* ---- tiles: float planes at given places (volumes) ----------------------------- */
+
+wt_status wt_mosaic_render_tiles(const wt_mosaic_tile *tiles, size_t n, size_t mh, size_t mw,
+                                 int channels, wt_scale scale, int bit_depth, wt_image *out)
+{
+    memset(out, 0, sizeof *out);
+    if ((bit_depth != 8 && bit_depth != 16) || channels < 1 || channels > 4 ||
+        (unsigned)scale > WT_SCALE_OFFSET)
+        return wt_error_set(WT_ERR_UNSUPPORTED, "mosaics show 1 to 4 channels, not %d",
+                            channels);
+    if (mh > UINT32_MAX || mw > UINT32_MAX)
+        return wt_error_set(WT_ERR_LIMIT, "mosaic of %zux%zu is too large", mh, mw);
+    wt_status st = wt_image_alloc(out, (uint32_t)mw, (uint32_t)mh, channels, bit_depth);
+    if (st != WT_OK)
+        return st;
+    const int deep = bit_depth > 8;
+    const double peak = deep ? 65535.0 : 255.0;
+    const size_t c = (size_t)channels;
+    for (size_t i = 0; i < n; i++) {
+        const wt_mosaic_tile *t = &tiles[i];
+        const size_t plane = t->h * t->w;
+        band_map m = plan_stack_band(t->planes, c * plane, t->approx, scale, peak);
+        for (size_t ch = 0; ch < c; ch++)
+            for (size_t y = 0; y < t->h; y++) {
+                const float *src = t->planes + ch * plane + y * t->w;
+                size_t d = ((t->y0 + y) * mw + t->x0) * c + ch;
+                if (deep)
+                    place_row_f32_u16(&m, src, t->w, (uint16_t *)out->pixels + d, c, peak);
+                else
+                    place_row_f32_u8(&m, src, t->w, (uint8_t *)out->pixels + d, c, peak);
+            }
+    }
+    return WT_OK;
+}
+
 /* ---- styles (src/mosaic.c) ------------------------------------------------
  * Ranges shared by bands, percentile clips, transfer curves, a diverging
  * colour map, grid lines and band labels. Linear gray styles go through the

@@ -147,6 +147,41 @@ wt_status wt_noise_sigma_plane(const double *x, size_t h, size_t w, const wt_wav
     return st;
 }
 
+wt_status wt_noise_sigma_volume(const double *x, const size_t shape[3],
+                                const wt_wavelet *wavelet, double *sigma)
+{
+    const size_t f = (size_t)wavelet->filter_len, h = shape[1], w = shape[2];
+    tap_plan pz = {0}, py = {0}, px = {0};
+    wt_status st = plan_make(&pz, shape[0], f);
+    if (st == WT_OK)
+        st = plan_make(&py, h, f);
+    if (st == WT_OK)
+        st = plan_make(&px, w, f);
+    /* dwtn's order: along z (each (y, x) a column), then y in each slab, then x */
+    double *along_z = st == WT_OK ? malloc(pz.nout * h * w * sizeof *along_z + 8) : NULL;
+    double *along_y = st == WT_OK ? malloc(pz.nout * py.nout * w * sizeof *along_y + 8) : NULL;
+    double *nonzero = st == WT_OK ? malloc((pz.nout * py.nout * px.nout + 1) * sizeof *nonzero)
+                                  : NULL;
+    if (st == WT_OK && (!along_z || !along_y || !nonzero))
+        st = wt_error_set(WT_ERR_NOMEM, "out of memory for the noise estimate");
+    if (st == WT_OK) {
+        filter_columns(&pz, wavelet->dec_hi, x, h * w, along_z);
+        for (size_t z = 0; z < pz.nout; z++)
+            filter_columns(&py, wavelet->dec_hi, along_z + z * h * w, w,
+                           along_y + z * py.nout * w);
+        size_t m = filter_rows_nonzero(&px, wavelet->dec_hi, along_y, pz.nout * py.nout, w,
+                                       nonzero);
+        *sigma = m ? numpy_median(nonzero, m) / NORM_PPF_075 : NAN;
+    }
+    free(along_z);
+    free(along_y);
+    free(nonzero);
+    plan_free(&pz);
+    plan_free(&py);
+    plan_free(&px);
+    return st;
+}
+
 /* ---- images: one thread per channel ------------------------------------------ */
 
 typedef struct image_job {

@@ -17,6 +17,11 @@ int wt_noise_exact(const wt_wavelet *wavelet, wt_mode mode);
 wt_status wt_noise_sigma_plane(const double *x, size_t h, size_t w, const wt_wavelet *wavelet,
                                double *sigma);
 
+/* _sigma_est_dwt(pywt.dwtn(x, wavelet)['ddd']) of a d x h x w float64
+ * volume (@p shape: z, y, x). */
+wt_status wt_noise_sigma_volume(const double *x, const size_t shape[3],
+                                const wt_wavelet *wavelet, double *sigma);
+
 /* The same of each channel of @p img rolled by (dy, dx) (np.roll on both
  * axes) with its samples multiplied by @p scale (img_as_float: 1 / peak;
  * estimate_sigma: 1), one thread per channel. */

@@ -61,6 +61,18 @@ static void undecimated_keys(wt_json *j, const wt_npz_meta *m)
     wt_json_key_string(j, "border", wt_border_name(m->border));
 }
 
+/* A volume's keys: its z size and its axes ("0,1,2"). */
+static void volume_keys(wt_json *j, const wt_npz_meta *m)
+{
+    char axes[8];
+    size_t n = 0;
+    for (const char *a = m->axes; *a && n + 2 < sizeof axes; a++)
+        n += (size_t)snprintf(axes + n, sizeof axes - n, n ? ",%c" : "%c", *a);
+    axes[n] = '\0';
+    wt_json_key_uint(j, "depth", m->depth);
+    wt_json_key_string(j, "axes", axes);
+}
+
 char *coeff_meta_json(const wt_npz_meta *m)
 {
     char wavelet[sizeof m->wavelet + 1];
@@ -86,6 +98,8 @@ char *coeff_meta_json(const wt_npz_meta *m)
         samples_key(&j, m);
     if (m->pages)
         wt_json_key_uint(&j, "pages", (unsigned long long)m->pages);
+    if (m->depth)
+        volume_keys(&j, m);
     wt_json_end_object(&j);
     return wt_json_finish(&j);
 }
@@ -152,6 +166,8 @@ typedef struct meta_fields {
     uint64_t start_level, norm, all_approx;
     char samples[32]; /* optional: the stored type of float32-held images */
     uint64_t pages; /* optional: a stack's page count */
+    uint64_t depth; /* optional: a volume's z size and axes */
+    char axes[32];
 } meta_fields;
 
 /* The optional keys of undecimated transforms; 1 when @p key is one. */
@@ -161,11 +177,16 @@ static int undecimated_pair(text_cursor *c, const char *key, meta_fields *f, int
         *ok = json_string(c, f->samples, sizeof f->samples);
         return 1;
     }
+    if (strcmp(key, "axes") == 0) {
+        *ok = json_string(c, f->axes, sizeof f->axes);
+        return 1;
+    }
     if (strcmp(key, "transform") == 0 || strcmp(key, "border") == 0) {
         *ok = json_string(c, key[0] == 't' ? f->transform : f->border, sizeof f->transform);
         return 1;
     }
     uint64_t *v = strcmp(key, "pages") == 0         ? &f->pages
+                  : strcmp(key, "depth") == 0       ? &f->depth
                   : strcmp(key, "start_level") == 0 ? &f->start_level
                   : strcmp(key, "norm") == 0      ? &f->norm
                   : strcmp(key, "all_approx") == 0 ? &f->all_approx
@@ -249,6 +270,23 @@ static wt_status stored_from_fields(const zip_reader *r, const meta_fields *f, w
     return meta_value_error(r, "sample type", f->samples);
 }
 
+/* "depth" and "axes" ("0,1,2": distinct axes of a volume, in order). */
+static wt_status volume_from_fields(const meta_fields *f, wt_npz_meta *meta)
+{
+    int axes[3], n = 0;
+    if (!f->depth && !f->axes[0])
+        return WT_OK;
+    if (!f->depth || f->depth > UINT32_MAX || f->pages ||
+        wt_volume_parse_axes(f->axes, axes, &n) != WT_OK)
+        return WT_ERR_FORMAT;
+    wt_error_clear();
+    meta->depth = (uint32_t)f->depth;
+    for (int k = 0; k < n; k++)
+        meta->axes[k] = (char)('0' + axes[k]);
+    meta->axes[n] = '\0';
+    return WT_OK;
+}
+
 /* Meta fields into @p meta, each checked. */
 static wt_status meta_from_fields(const zip_reader *r, const meta_fields *f, wt_npz_meta *meta)
 {
@@ -263,6 +301,10 @@ static wt_status meta_from_fields(const zip_reader *r, const meta_fields *f, wt_
     if (f->pages > UINT32_MAX)
         return wt_error_set(WT_ERR_FORMAT, "%s: impossible page count", r->name);
     meta->pages = f->pages;
+    if (volume_from_fields(f, meta) != WT_OK)
+        return wt_error_set(WT_ERR_FORMAT,
+                            "%s: impossible volume description (depth %llu, axes '%s')", r->name,
+                            (unsigned long long)f->depth, f->axes);
     meta->start_level = (int)f->start_level;
     meta->norm = (int)f->norm;
     meta->all_approx = (int)f->all_approx;

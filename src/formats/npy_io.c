@@ -246,7 +246,8 @@ typedef struct wt_npy_pages {
     size_t map_size;
     size_t count;
     uint32_t width, height;
-    uint64_t stride_page, stride_y, stride_x; /* in elements */
+    int channels;                                        /* (N, H, W, C): C; else 1 */
+    uint64_t stride_page, stride_y, stride_x, stride_c; /* in elements */
 } wt_npy_pages;
 
 /* Strides of (page, y, x) for (N, H, W) or (H, W, N), C or Fortran order. */
@@ -267,9 +268,42 @@ static void page_strides(wt_npy_pages *n, int pages_first)
     }
 }
 
+/* (N, H, W, C): N pages of C channels, C or Fortran order. */
+static wt_status channel_strides(wt_npy_pages *n, const wt_load_options *opt)
+{
+    const uint64_t *d = n->a.h.shape;
+    if (opt->stack == WT_STACK_LAST || d[3] < 1 || d[3] > WT_MAX_CHANNELS)
+        return wt_error_set(WT_ERR_UNSUPPORTED,
+                            "%s: a 4-D .npy is read as (N, H, W, C) pages of C = 1-%d channels "
+                            "(--stack first), not (%llu, %llu, %llu, %llu)%s",
+                            n->name, WT_MAX_CHANNELS, (unsigned long long)d[0],
+                            (unsigned long long)d[1], (unsigned long long)d[2],
+                            (unsigned long long)d[3],
+                            opt->stack == WT_STACK_LAST ? " with --stack last" : "");
+    n->count = (size_t)d[0];
+    n->height = (uint32_t)d[1], n->width = (uint32_t)d[2];
+    n->channels = (int)d[3];
+    if (n->a.h.fortran) {
+        n->stride_page = 1, n->stride_y = d[0], n->stride_x = d[0] * d[1];
+        n->stride_c = d[0] * d[1] * d[2];
+    } else {
+        n->stride_c = 1, n->stride_x = d[3], n->stride_y = d[2] * d[3];
+        n->stride_page = d[1] * d[2] * d[3];
+    }
+    return WT_OK;
+}
+
 static wt_status page_shape(wt_npy_pages *n, const wt_load_options *opt)
 {
-    if (n->a.h.ndim == 2) { /* one page */
+    n->channels = 1;
+    if (n->a.h.ndim == 4) {
+        const uint64_t *d = n->a.h.shape;
+        wt_status st = d[1] <= WT_MAX_SIDE && d[2] <= WT_MAX_SIDE
+                           ? channel_strides(n, opt)
+                           : wt_check_dimensions(n->name, "NPY", d[2], d[1], opt->max_pixels);
+        if (st != WT_OK)
+            return st;
+    } else if (n->a.h.ndim == 2) { /* one page */
         n->a.h.shape[2] = n->a.h.shape[1], n->a.h.shape[1] = n->a.h.shape[0], n->a.h.shape[0] = 1;
         page_strides(n, 1);
         n->stride_page = 0;
@@ -279,7 +313,7 @@ static wt_status page_shape(wt_npy_pages *n, const wt_load_options *opt)
         page_strides(n, opt->stack != WT_STACK_LAST);
     } else {
         return wt_error_set(WT_ERR_UNSUPPORTED,
-                            "%s: a .npy stack of %d dimensions (2 or 3 are read as pages)",
+                            "%s: a .npy stack of %d dimensions (2 to 4 are read as pages)",
                             n->name, n->a.h.ndim);
     }
     if (n->count == 0)
@@ -317,8 +351,15 @@ static wt_status pages_open(int fd, uint64_t size, const char *name, const wt_lo
     /* the data must be exactly what the shape says (each factor checked above) */
     uint64_t item = (uint64_t)n->a.type.bits / 8;
     uint64_t need = st == WT_OK ? (uint64_t)n->count * n->width * n->height * item : 0;
+    if (st == WT_OK && (double)n->count * n->width * n->height * item >= 0x1p63)
+        st = wt_error_set(WT_ERR_LIMIT, "%s: a stack too large to address", name);
     if (st == WT_OK && n->count > UINT64_MAX / ((uint64_t)1 << 48))
-        st = wt_error_set(WT_ERR_LIMIT, "%s: too many pages", name);
+        st = wt_error_set(WT_ERR_LIMIT, "%s: a stack of %zu pages, more than the %llu a .npy "
+                          "stack may have", name, n->count,
+                          (unsigned long long)(UINT64_MAX / ((uint64_t)1 << 48)));
+    if (st == WT_OK && (double)need * n->channels >= 0x1p63)
+        st = wt_error_set(WT_ERR_LIMIT, "%s: a stack too large to address", name);
+    need *= (uint64_t)n->channels;
     if (st == WT_OK && need != size - n->a.h.header_len)
         st = wt_error_set(WT_ERR_FORMAT, "%s: .npy data of %llu bytes, its shape says %llu",
                           name, (unsigned long long)(size - n->a.h.header_len),
@@ -344,25 +385,28 @@ static wt_status pages_read(void *state, size_t k, const wt_load_options *opt, w
     memset(img, 0, sizeof *img);
     int depth = wt_sample_type_depth(n->a.type);
     wt_status st = k < n->count
-                       ? wt_memory_check_samples(opt, n->name, n->width, n->height, 1,
+                       ? wt_memory_check_samples(opt, n->name, n->width, n->height, n->channels,
                                                  depth == WT_DEPTH_F32 ? WT_MEMORY_PER_FLOAT_SAMPLE
                                                                        : WT_MEMORY_PER_SAMPLE)
                        : wt_error_set(WT_ERR_INVALID, "%s: no page %zu", n->name, k);
     if (st == WT_OK)
-        st = wt_image_alloc(img, n->width, n->height, 1, depth);
+        st = wt_image_alloc(img, n->width, n->height, n->channels, depth);
     if (st != WT_OK)
         return st;
-    img->color = WT_COLOR_GRAY;
+    img->color = (wt_color)n->channels;
     if (img->bit_depth == WT_DEPTH_F32)
         img->stored = n->a.type;
     const uint8_t *base = n->map + n->a.h.header_len;
     uint64_t item = (uint64_t)n->a.type.bits / 8;
     size_t at = 0;
     for (uint32_t y = 0; y < n->height; y++)
-        for (uint32_t x = 0; x < n->width; x++, at++) {
-            uint64_t i = k * n->stride_page + y * n->stride_y + x * n->stride_x;
-            wt_image_set_sample(img, at, wt_sample_load(base + i * item, n->a.type, n->a.swap));
-        }
+        for (uint32_t x = 0; x < n->width; x++)
+            for (int c = 0; c < n->channels; c++, at++) {
+                uint64_t i = k * n->stride_page + y * n->stride_y + x * n->stride_x +
+                             (uint64_t)c * n->stride_c;
+                wt_image_set_sample(img, at,
+                                    wt_sample_load(base + i * item, n->a.type, n->a.swap));
+            }
     release_map(n);
     return WT_OK;
 }

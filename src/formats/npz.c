@@ -14,6 +14,7 @@
 #include "coeff_meta.h"
 #include "image_codec.h"
 #include "input.h"
+#include "npz_file.h"
 #include "npz_layout.h"
 #include "npz_member.h"
 #include "transform.h"
@@ -48,10 +49,7 @@ static void write_pyramid_bands(zip_writer *w, const void *pyramid)
     }
 }
 
-/* A .npz at @p path (@p shown in messages) through a temporary file: the
- * members @p write_bands writes from @p bands, then "meta" (@p meta as JSON)
- * and the zip directory. */
-static wt_status save_npz(const char *path, const char *shown, const wt_npz_meta *meta,
+wt_status npz_save_file(const char *path, const char *shown, const wt_npz_meta *meta,
                           void (*write_bands)(zip_writer *w, const void *bands), const void *bands)
 {
     char *json = coeff_meta_json(meta);
@@ -87,7 +85,7 @@ wt_status wt_npz_save(const char *path, const wt_pyramid *pyr, const wt_npz_meta
     wt_status st = check_meta_matches(shown, pyr, meta);
     if (st != WT_OK)
         return st;
-    return save_npz(path, shown, meta, write_pyramid_bands, pyr);
+    return npz_save_file(path, shown, meta, write_pyramid_bands, pyr);
 }
 
 /* What write_stack_bands writes. */
@@ -121,7 +119,7 @@ wt_status wt_npz_save_stack(const char *path, const wt_uparams *params, const fl
         return wt_error_set(WT_ERR_INVALID, "%s: coefficients do not match their description",
                             shown);
     stack_bands stack = {params, bands, meta};
-    return save_npz(path, shown, meta, write_stack_bands, &stack);
+    return npz_save_file(path, shown, meta, write_stack_bands, &stack);
 }
 
 /* ---- reader ------------------------------------------------------------------ */
@@ -223,6 +221,10 @@ static wt_status load_file(const char *path, const wt_load_options *opt, wt_pyra
     if (st == WT_OK)
         st = wt_check_dimensions(r.name, "coefficient file's", meta->width, meta->height,
                                  max_pixels);
+    if (st == WT_OK && meta->depth)
+        st = wt_error_set(WT_ERR_UNSUPPORTED,
+                          "%s: the coefficients of a volume of %u pages: read with --volume",
+                          r.name, meta->depth);
     if (st == WT_OK && meta->pages)
         st = wt_error_set(WT_ERR_UNSUPPORTED,
                           "%s: coefficients of a stack of %llu pages: read page by page, "

@@ -120,17 +120,30 @@ wt_status npz_read_small(const zip_reader *r, const zip_entry *m, uint8_t *buf, 
     return st;
 }
 
+/* @p a's shape is @p expected (@p ndim axes), or that without its leading
+ * axis of 1 (a one-channel volume's member written by numpy) when
+ * @p ndim > 3. */
+static int shape_matches(const npy_array *a, const uint64_t *expected, int ndim)
+{
+    int skip = a->ndim == ndim - 1 && ndim > 3 && expected[0] == 1;
+    if (a->ndim != ndim - skip)
+        return 0;
+    for (int k = 0; k < a->ndim; k++)
+        if (a->shape[k] != expected[k + skip])
+            return 0;
+    return 1;
+}
+
 static wt_status check_band_header(const zip_reader *r, const zip_entry *m, const npy_array *a,
-                                   char want, const uint64_t *expected)
+                                   char want, const uint64_t *expected, int ndim)
 {
     if (a->kind != want || a->itemsize != 4)
         return wt_error_set(WT_ERR_FORMAT, "%s: member %s is not %s", r->name, m->name,
                             want == 'i' ? "int32" : "float32");
-    if (a->ndim != 3 || a->shape[0] != expected[0] || a->shape[1] != expected[1] ||
-        a->shape[2] != expected[2]) {
+    if (!shape_matches(a, expected, ndim)) {
         char got[160], exp[96];
         npz_format_shape(got, sizeof got, a->shape, a->ndim);
-        npz_format_shape(exp, sizeof exp, expected, 3);
+        npz_format_shape(exp, sizeof exp, expected, ndim);
         return wt_error_set(WT_ERR_FORMAT, "%s: member %s has shape %s, expected %s", r->name,
                             m->name, got, exp);
     }
@@ -140,6 +153,12 @@ static wt_status check_band_header(const zip_reader *r, const zip_entry *m, cons
 wt_status npz_read_array(const zip_reader *r, const zip_directory *d, const char *name, char kind,
                          const uint64_t *expected, uint8_t *dst)
 {
+    return npz_read_array_nd(r, d, name, kind, expected, 3, dst);
+}
+
+wt_status npz_read_array_nd(const zip_reader *r, const zip_directory *d, const char *name,
+                            char kind, const uint64_t *expected, int ndim, uint8_t *dst)
+{
     uint8_t header[NPZ_HEADER_CAP];
     npy_array a;
     const zip_entry *m = zip_find(d, name);
@@ -147,7 +166,7 @@ wt_status npz_read_array(const zip_reader *r, const zip_directory *d, const char
         return wt_error_set(WT_ERR_FORMAT, "%s: member %s is missing", r->name, name);
     wt_status st = npz_read_header(r, m, &a, header, sizeof header);
     if (st == WT_OK)
-        st = check_band_header(r, m, &a, kind, expected);
+        st = check_band_header(r, m, &a, kind, expected, ndim);
     if (st == WT_OK)
         st = npz_check_data_len(r, m, &a);
     if (st == WT_OK)

@@ -48,5 +48,9 @@ wt_status npz_read_small(const zip_reader *r, const zip_entry *m, uint8_t *buf, 
  * shape @p expected, its length, its CRC; byte order made the host's. */
 wt_status npz_read_array(const zip_reader *r, const zip_directory *d, const char *name, char kind,
                          const uint64_t *expected, uint8_t *dst);
+/* The same of @p ndim axes; with ndim > 3 a member without the leading axis
+ * of 1 (one channel) is taken too. */
+wt_status npz_read_array_nd(const zip_reader *r, const zip_directory *d, const char *name,
+                            char kind, const uint64_t *expected, int ndim, uint8_t *dst);
 
 #endif

@@ -39,6 +39,8 @@ static const char *const options[][2] = {
     {"--suffix", "_s"}, {"-j", "2"}, {"--depth", "f32"}, {"--stack", "first"},
     {"--stack", "last"}, {"--transform", "swt"}, {"--transform", "starlet"}, {"--layers", NULL},
     {"--help", NULL}, {"--help=x", NULL}, {"-O", ""}, {"-o", ""}, {"--bogus", NULL},
+    /* tests/fuzz/run.sh's --volume seeds pick option 55 */
+    {"--volume", NULL}, {"--axes", "2,0"}, {"--slice", "mip"}, {"--slice", "z=1"},
 };
 static const char *const inputs[] = {"in.png", "in.jpg", "in.npz", "in.bin",
                                      "in.tif", "in.npy", "in_layers.txt"};

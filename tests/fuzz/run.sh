@@ -40,6 +40,14 @@ done
 for f in "$here"/seeds/*.tif; do
     { printf '\002\000\004\000'; cat "$f"; } >"$work/cli/$(basename "$f")"
 done
+# with --volume (option 55): .npy seeds round-tripped (input 5, to out.npy),
+# .npz seeds reconstructed (input 2, to out.npy)
+for f in "$here"/seeds/*.npy; do
+    { printf '\002\001\005\011\067'; cat "$f"; } >"$work/cli/volume_$(basename "$f")"
+done
+for f in "$here"/seeds/*.npz; do
+    { printf '\001\001\002\011\067'; cat "$f"; } >"$work/cli/volume_$(basename "$f")"
+done
 # layer sidecars (input 6, in_layers.txt): reconstruct to out.png
 for f in "$here"/seeds/layers_*.txt; do
     { printf '\001\000\006\000'; cat "$f"; } >"$work/cli/$(basename "$f")"

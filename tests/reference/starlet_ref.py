@@ -8,8 +8,9 @@ import scipy.ndimage as ndi
 SCIPY_MODE = {"mirror": "mirror", "periodic": "wrap", "nearest": "nearest"}
 
 
-def starlet_planes(x, levels, border="mirror"):
-    """[c_L, w1, .., wL] of the 2D array x, in float64, at wavetool's --border."""
+def starlet_planes(x, levels, border="mirror", axes=(-1, -2)):
+    """[c_L, w1, .., wL] of x, in float64, at wavetool's --border, the kernel
+    along each of @p axes (an image's x and y; a volume's any)."""
     mode = SCIPY_MODE[border]
     c = x.astype(np.float64)
     ws = []
@@ -17,7 +18,9 @@ def starlet_planes(x, levels, border="mirror"):
         step = 1 << (j - 1)
         k = np.zeros(4 * step + 1)
         k[::step] = np.array([1, 4, 6, 4, 1]) / 16
-        s = ndi.convolve1d(ndi.convolve1d(c, k, axis=-1, mode=mode), k, axis=-2, mode=mode)
+        s = c
+        for axis in axes:
+            s = ndi.convolve1d(s, k, axis=axis, mode=mode)
         ws.append(c - s)
         c = s
     return [c] + ws

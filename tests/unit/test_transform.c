@@ -1,11 +1,15 @@
 /* Unit tests of the transform registry (src/transform.c and its modules):
  * lookup by name and kind, the name lists of messages and help, the hooks
  * every kind needs for its commands, the refusal message of a missing hook,
- * and the consistency of each band-stack layout (index, name, mosaic cell). */
+ * the consistency of each band-stack layout (index, name, mosaic cell), and
+ * the volume transforms' plans, refusals and exact round trips. */
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -172,6 +176,105 @@ static void stack_layouts_are_consistent(void **state)
     assert_string_equal(name, "w2");
 }
 
+/* ---- volumes (src/transforms/transform_volume.c) ------------------------------ */
+
+static wt_volume_spec volume_spec(const char *kind, const char *wavelet, int levels,
+                                  const char *axes)
+{
+    wt_volume_spec s = {.transform = wt_transform_find(kind)->kind,
+                        .params = {wt_wavelet_find(wavelet), WT_MODE_SYMMETRIC, WT_METHOD_AUTO,
+                                   levels}};
+    s.uparams = (wt_uparams){s.transform, s.params.wavelet, levels, 0, 0, 0, WT_BORDER_MIRROR};
+    assert_int_equal(wt_volume_parse_axes(axes, s.axes, &s.naxes), WT_OK);
+    wt_params_resolve(&s.params);
+    return s;
+}
+
+static void volume_axes_are_parsed(void **state)
+{
+    (void)state;
+    int axes[3], n = 0;
+    assert_int_equal(wt_volume_parse_axes("2,0", axes, &n), WT_OK);
+    assert_int_equal(n, 2);
+    assert_int_equal(axes[0], 2);
+    assert_int_equal(axes[1], 0);
+    static const char *const bad[] = {"", "0,0", "3", "0,", ",1", "0,1,2,0", "a", "01", "-1"};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
+        assert_int_equal(wt_volume_parse_axes(bad[i], axes, &n), WT_ERR_INVALID);
+}
+
+static void volume_plans_follow_wavedecn(void **state)
+{
+    (void)state;
+    wt_volume_spec s = volume_spec("dwt", "haar", 2, "0,1,2");
+    const size_t shape[3] = {5, 8, 7};
+    wt_vcoeffs c;
+    assert_int_equal(wt_volume_plan(&s, shape, 2, &c), WT_OK);
+    assert_int_equal(c.nbands, 1 + 2 * 7);
+    assert_string_equal(c.band[0].key, "aaa");
+    assert_int_equal(c.band[0].level, 2);
+    assert_int_equal(c.band[0].shape[0], 2); /* 5 -> 3 -> 2 */
+    assert_string_equal(c.band[1].key, "aad");
+    assert_string_equal(c.band[c.nbands - 1].key, "ddd");
+    assert_int_equal(c.band[c.nbands - 1].level, 1);
+    assert_int_equal(c.band[c.nbands - 1].shape[2], 4); /* 7 -> 4 */
+    s = volume_spec("swt", "db2", 2, "1");
+    s.uparams.all_approx = 1;
+    assert_int_equal(wt_volume_plan(&s, shape, 1, &c), WT_OK);
+    assert_int_equal(c.nbands, 1 + 1 + 1 + 1); /* a2, d2, a1, d1 */
+    assert_string_equal(c.band[2].key, "a");
+    s = volume_spec("starlet", "haar", 3, "0,1,2");
+    assert_int_equal(wt_volume_plan(&s, shape, 1, &c), WT_OK);
+    assert_string_equal(c.band[0].key, "c");
+    assert_string_equal(c.band[1].key, "w");
+    assert_int_equal(c.band[1].level, 3);
+}
+
+static void volume_plans_refuse(void **state)
+{
+    (void)state;
+    wt_volume_spec s = volume_spec("dwt", "haar", 1, "0");
+    wt_vcoeffs c;
+    assert_int_equal(wt_volume_plan(&s, (const size_t[3]){0, 4, 4}, 1, &c), WT_ERR_INVALID);
+    assert_int_equal(wt_volume_plan(&s, (const size_t[3]){4, 4, 4}, 0, &c), WT_ERR_INVALID);
+    s.params.levels = WT_MAX_LEVELS + 1;
+    assert_int_equal(wt_volume_plan(&s, (const size_t[3]){4, 4, 4}, 1, &c), WT_ERR_INVALID);
+    s = volume_spec("dwt", "haar", 1, "0");
+    s.naxes = 0;
+    assert_int_equal(wt_volume_plan(&s, (const size_t[3]){4, 4, 4}, 1, &c), WT_ERR_INVALID);
+    const size_t huge[3] = {(size_t)1 << 30, (size_t)1 << 30, (size_t)1 << 30};
+    s = volume_spec("swt", "haar", 8, "0,1,2");
+    assert_int_equal(wt_volume_plan(&s, huge, 64, &c), WT_ERR_LIMIT);
+}
+
+/* Forward and inverse give integer samples back for each kind and axes. */
+static void volume_round_trips(void **state)
+{
+    (void)state;
+    static const char *const kinds[][3] = {{"dwt", "db3", "0,1,2"},    {"dwt", "legall53", "2,0"},
+                                           {"dwt", "cdf97", "1"},       {"swt", "sym4", "0,1,2"},
+                                           {"swt", "haar", "1,2"},      {"starlet", "haar", "0,2"}};
+    const size_t shape[3] = {6, 9, 7}, n = 2 * 6 * 9 * 7;
+    float *x = malloc(n * sizeof *x), *back = malloc(n * sizeof *back);
+    assert_non_null(x);
+    assert_non_null(back);
+    for (size_t i = 0; i < n; i++)
+        x[i] = (float)((uint32_t)(i * 2654435761u) >> 24); /* 0..255 */
+    for (size_t k = 0; k < sizeof kinds / sizeof *kinds; k++) {
+        wt_volume_spec s = volume_spec(kinds[k][0], kinds[k][1], 2, kinds[k][2]);
+        wt_vcoeffs c;
+        assert_int_equal(wt_volume_forward(&s, x, shape, 2, 1, &c), WT_OK);
+        assert_int_equal(wt_volume_inverse(&s, &c, back, 2), WT_OK);
+        for (size_t i = 0; i < n; i++)
+            if (!(fabsf(back[i] - x[i]) < 1e-2f))
+                fail_msg("%s %s --axes %s: sample %zu is %g, not %g", kinds[k][0], kinds[k][1],
+                         kinds[k][2], i, back[i], x[i]);
+        wt_vcoeffs_free(&c);
+    }
+    free(x);
+    free(back);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -181,6 +284,10 @@ int main(void)
         cmocka_unit_test(every_kind_has_its_hooks),
         cmocka_unit_test(missing_hook_is_refused),
         cmocka_unit_test(stack_layouts_are_consistent),
+        cmocka_unit_test(volume_axes_are_parsed),
+        cmocka_unit_test(volume_plans_follow_wavedecn),
+        cmocka_unit_test(volume_plans_refuse),
+        cmocka_unit_test(volume_round_trips),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,85 @@
+/* bench --volume: wall clock of wt_volume_forward / wt_volume_inverse on the
+ * CPU engine's axis core, against a memcpy of the same bytes (see
+ * bench_volume.h). */
+#include "bench_volume.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* 8 bytes per sample of each level's input (the approximation before it). */
+static double level_bytes(const wt_volume_spec *s, const size_t shape[3])
+{
+    double bytes = 0.0;
+    size_t a[3] = {shape[0], shape[1], shape[2]};
+    for (int l = 1; l <= s->params.levels; l++) {
+        bytes += 8.0 * (double)a[0] * (double)a[1] * (double)a[2];
+        wt_volume_spec upto = *s;
+        upto.params.levels = l;
+        wt_vcoeffs plan;
+        if (wt_volume_plan(&upto, shape, 1, &plan) != WT_OK)
+            return 0.0;
+        memcpy(a, plan.band[0].shape, sizeof a);
+    }
+    return bytes;
+}
+
+static double median(double *t, int n)
+{
+    return wt_median(t, (size_t)n);
+}
+
+static void time_copy(size_t bytes, int repeat, double *t, bench_volume_times *r)
+{
+    char *a = malloc(bytes + 1), *b = malloc(bytes + 1);
+    if (!a || !b) {
+        free(a);
+        free(b);
+        return;
+    }
+    memset(a, 1, bytes + 1);
+    for (int k = -1; k < repeat; k++) {
+        double t0 = wt_seconds();
+        memcpy(b, a, bytes);
+        if (k >= 0)
+            t[k] = (wt_seconds() - t0) * 1e3;
+    }
+    r->copy_ms = median(t, repeat);
+    r->copy_bytes = (double)bytes;
+    free(a);
+    free(b);
+}
+
+wt_status bench_volume_time(const wt_volume_spec *s, const size_t shape[3], int inverse,
+                            int repeat, bench_volume_times *r)
+{
+    const size_t n = shape[0] * shape[1] * shape[2];
+    const int threads = wt_cpu_count();
+    float *x = malloc(n * sizeof *x + 4);
+    double *t = malloc((size_t)repeat * sizeof *t);
+    wt_vcoeffs k = {0};
+    memset(r, 0, sizeof *r);
+    wt_status st = x && t ? WT_OK : wt_error_set(WT_ERR_NOMEM, "out of memory");
+    for (size_t i = 0; st == WT_OK && i < n; i++)
+        x[i] = (float)((i * 2654435761u) >> 24);
+    if (st == WT_OK)
+        st = wt_volume_forward(s, x, shape, 1, threads, &k);
+    for (int j = -1; st == WT_OK && j < repeat; j++) {
+        double t0 = wt_seconds();
+        st = inverse ? wt_volume_inverse(s, &k, x, threads)
+                     : wt_volume_forward_into(s, x, threads, &k);
+        if (j >= 0)
+            t[j] = (wt_seconds() - t0) * 1e3;
+    }
+    if (st == WT_OK) {
+        r->ms = median(t, repeat);
+        r->ms_min = t[0];
+        for (int j = 1; j < repeat; j++)
+            r->ms_min = t[j] < r->ms_min ? t[j] : r->ms_min;
+        r->bytes = level_bytes(s, shape);
+        time_copy((size_t)(r->bytes / 2), repeat, t, r);
+    }
+    wt_vcoeffs_free(&k);
+    free(x);
+    free(t);
+    return st;
+}

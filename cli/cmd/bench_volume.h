@@ -1,0 +1,19 @@
+/* bench --volume: the CPU engine's volume transform timed (bench_volume.c). */
+#ifndef WT_CLI_BENCH_VOLUME_H
+#define WT_CLI_BENCH_VOLUME_H
+
+#include "wavetool_hooks.h"
+
+/* What one configuration took: the median and fastest of @p repeat runs
+ * (after a warm-up), the bytes a DWT level reads and writes (8 a sample of
+ * each level's input) and a memcpy of half those bytes in the same run. */
+typedef struct bench_volume_times {
+    double ms, ms_min, bytes, copy_ms, copy_bytes;
+} bench_volume_times;
+
+/* The forward (or @p inverse) transform of a (z, y, x) = @p shape float32
+ * volume of @p s, on all cores. */
+wt_status bench_volume_time(const wt_volume_spec *s, const size_t shape[3], int inverse,
+                            int repeat, bench_volume_times *t);
+
+#endif
