@@ -823,10 +823,6 @@ static int run_bench(const cli_options *given)
     if (sweep.all && (sweep.nwavelets || sweep.nmodes || sweep.host_path ||
                       wt_transform_class_of(given->transform) != wt_transform_at(0)))
         return cli_usage_error("bench", "--all takes no -w, -m, --host-path or --transform");
-    char refusal[200];
-    if (wt_transform_refusal(wt_transform_class_of(given->transform), "bench", cmd_bench.needs,
-                             refusal, sizeof refusal))
-        return cli_usage_error("bench", "%s", refusal);
     for (int i = 0; i < sweep.nsizes; i++)
         if (!sweep.sizes[i][2] != !given->volume)
             return cli_usage_error("bench", given->volume ? "--volume: --size WxHxD"
@@ -874,7 +870,6 @@ const cli_command cmd_bench = {
     .min_args = 0,
     .max_args = 0,
     .defaults = bench_defaults,
-    .needs = WT_THOOK_BANDS,
     .run = run_bench,
     .variant_flag = "--pipeline",
     .variant = &cmd_bench_pipeline,
