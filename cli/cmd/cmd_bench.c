@@ -972,7 +972,10 @@ const cli_command cmd_bench = {
         "bytes in the same run. GB/s counts 8 bytes per sample per level (each level\n"
         "reads and writes each sample of its input once). --device defaults to auto\n"
         "(the first GPU, else the CPU engine, said on stderr). --volume times the\n"
-        "3-D DWT of a WxHxD volume on the CPU engine (--axes: the axes transformed).",
+        "3-D DWT of a WxHxD volume on the CPU engine (--axes: the axes transformed).\n"
+        "--transform packet times the full tree to -l levels (bytes: those each level\n"
+        "reads and writes, 4 a sample; the tree on the host, one engine call per\n"
+        "split node, so the copy is a memcpy).",
     .groups = (const cli_group *const[]){&cli_group_device, &sweep_group, &cli_group_volume,
                                          &cli_group_report,
                                          &cli_group_verbosity, NULL},

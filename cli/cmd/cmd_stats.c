@@ -64,7 +64,8 @@ static const cli_opt stats_rows[] = {
     {"eps", 0, "E", cli_opt_real, AT(eps), "near-zero means |c| <= E", "the quantiser step",
      &(cli_real_range){0.0, 1e30}},
     {"plot", 0, "FILE.svg", cli_opt_string, AT(plot),
-     "write an SVG bar chart of the energy share per band", NULL, NULL},
+     "write an SVG bar chart of the energy share per band\n(packets: the basis's tree)", NULL,
+     NULL},
 };
 static const cli_group stats_group = CLI_GROUP(stats_rows, 1);
 
@@ -276,6 +277,9 @@ const cli_command cmd_stats = {
         "{IMAGES}). --transform swt|starlet: the same figures over the undecimated\n"
         "bands (SWT cA, cH{l}, cV{l}, cD{l}; starlet c, w1..wL), all of the image's\n"
         "size; bpp then counts every band, so it exceeds the decimated one.\n"
+        "--transform packet: the leaves of the basis (--basis, --cost), named by\n"
+        "their paths, each with its cost per channel and its share of the energy of\n"
+        "the channel's leaves; --plot draws the tree of each file's basis.\n"
         "--volume: the bands of the (z, y, x) transform (aad2 ...; bits per voxel).",
     .groups = (const cli_group *const[]){&cli_group_transform, &cli_group_swt, &cli_group_starlet,
                                          &cli_group_packet, &cli_group_volume, &cli_group_device, &cli_group_jobs, &cli_group_input,
