@@ -139,7 +139,9 @@ void figures_band_name(wt_transform t, const wt_band_ref *r, char *buf, size_t s
 
 void figures_name_of(const file_figures *f, const band_figures *b, char *buf, size_t size)
 {
-    if (b->key[0])
+    if (figures_are_packets(f))
+        snprintf(buf, size, "%s", b->path[0] ? b->path : "root");
+    else if (b->key[0])
         snprintf(buf, size, "%s%d", b->key, b->ref.level);
     else
         figures_band_name(f->transform, &b->ref, buf, size);
@@ -304,6 +306,65 @@ wt_status figures_compute_volume(const wt_vcoeffs *k, file_figures *f)
         f->bpp += (double)f->bands[i].s.count * f->bands[i].entropy;
     }
     f->bpp /= (double)k->shape[0] * (double)k->shape[1] * (double)k->shape[2];
+    free(work);
+    free(q);
+    return st;
+}
+
+/* ---- packet leaves, on the host ----------------------------------------------------- */
+
+int figures_are_packets(const file_figures *f)
+{
+    return wt_transform_class_of(f->transform)->layout == WT_LAYOUT_PACKET;
+}
+
+/* Channel @p c of the leaf k of @p level. */
+static void packet_band(const wt_packet_tree *t, int level, size_t k, int c,
+                        const file_figures *f, double *work, int64_t *q, band_figures *b)
+{
+    const size_t n = t->node_h[level] * t->node_w[level];
+    const float *data = wt_packet_node(t, level, k) + (size_t)c * n;
+    wt_packet_path(level, k, b->path);
+    b->ref = (wt_band_ref){level, level ? (wt_band)(k & 3) : WT_BAND_A, c};
+    b->rows = t->node_h[level];
+    b->cols = t->node_w[level];
+    b->s = plane_stats(data, n, f->eps);
+    b->mad_sigma = median_abs(data, n, work);
+    b->entropy = plane_entropy(data, n, f->qstep, q);
+    b->cost = wt_packet_cost_of(data, n, &f->cost);
+}
+
+wt_status figures_compute_packets(const wt_packet_tree *t, const unsigned char *basis,
+                                  file_figures *f)
+{
+    const int L = t->params.levels, C = t->channels;
+    const size_t leaves = wt_packet_leaves(L, basis, NULL, NULL);
+    const size_t largest = t->node_h[0] * t->node_w[0];
+    int *level = malloc(leaves * sizeof *level);
+    size_t *index = malloc(leaves * sizeof *index);
+    double *work = malloc(largest * sizeof *work);
+    int64_t *q = malloc(largest * sizeof *q);
+    f->bands = calloc(leaves * (size_t)C, sizeof *f->bands);
+    f->nbands = 0;
+    wt_status st = level && index && work && q && f->bands
+                       ? WT_OK : wt_error_set(WT_ERR_NOMEM, "out of memory");
+    double energy[WT_MAX_CHANNELS] = {0};
+    if (st == WT_OK)
+        wt_packet_leaves(L, basis, level, index);
+    for (size_t i = 0; st == WT_OK && i < leaves; i++)
+        for (int c = 0; c < C; c++) {
+            band_figures *b = &f->bands[f->nbands++];
+            packet_band(t, level[i], index[i], c, f, work, q, b);
+            energy[c] += b->s.sum_sq;
+        }
+    f->bpp = 0.0;
+    for (size_t i = 0; i < f->nbands; i++) {
+        derive(&f->bands[i], energy[f->bands[i].ref.channel]);
+        f->bpp += (double)f->bands[i].s.count * f->bands[i].entropy;
+    }
+    f->bpp /= (double)t->height * (double)t->width;
+    free(level);
+    free(index);
     free(work);
     free(q);
     return st;

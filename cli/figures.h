@@ -22,6 +22,8 @@ typedef struct band_figures {
     double mad_sigma;           /* median |c| / FIGURES_MAD_SCALE */
     double entropy;             /* bits per coefficient of the quantiser indices */
     char key[8];                /* a volume's band: pywt's key ("aad", starlet "w"); else "" */
+    char path[WT_PACKET_MAX_LEVELS + 1]; /* a packet leaf's path ("" the root) */
+    double cost;                /* a packet leaf's: its channel's wentropy (--cost) */
     size_t depth;               /* a volume's band: its z size */
 } band_figures;
 
@@ -33,10 +35,13 @@ typedef struct file_figures {
     wt_border border;       /* starlet */
     size_t depth;           /* a volume's z size; 0 for an image */
     int naxes, axes[3];     /* a volume's axes transformed */
+    wt_packet_rule basis;   /* packets: the basis and the cost that chose it */
+    wt_packet_cost cost;
     double qstep, eps;
     double bpp; /* sum over bands of count x entropy, per pixel of the image */
     size_t nbands;
-    band_figures *bands; /* cA of every channel, then cH, cV, cD from the coarsest */
+    band_figures *bands; /* cA of every channel, then cH, cV, cD from the coarsest;
+                            packets: the leaves depth first (a h v d) */
 } file_figures;
 
 /* Default quantiser step: 1/256 of the nominal range 2^b (Kakadu's Qstep), b
@@ -62,6 +67,16 @@ wt_status figures_compute_stack(const wt_uparams *up, const float *stack, file_f
  * transform, qstep and eps set by the caller. */
 wt_status figures_compute_volume(const wt_vcoeffs *k, file_figures *f);
 
+/* The same figures over the leaves of @p basis in @p t (depth first, a h v d,
+ * each leaf's channels together), with each leaf's path and its cost per
+ * channel (f->cost; a leaf's cost is the sum over its channels); energy
+ * shares over the leaves. f->layout, qstep and eps set by the caller. */
+wt_status figures_compute_packets(const wt_packet_tree *t, const unsigned char *basis,
+                                  file_figures *f);
+
+/* 1 when @p f holds a packet basis's leaves. */
+int figures_are_packets(const file_figures *f);
+
 /* Estimated bits per pixel of the whole pyramid at step @p qstep (every band,
  * every channel, zeroth-order entropy), per pixel of a @p pixels image. */
 wt_status figures_bpp(const wt_epyramid *ep, double qstep, double pixels, double *bpp);
@@ -71,7 +86,8 @@ void figures_free(file_figures *f);
 /* "cA3", "cH1", ...; SWT "cA", "cH1" (as its .npz); starlet "c", "w1" (ref
  * level L band A: c; level j band H: w_j). */
 void figures_band_name(wt_transform t, const wt_band_ref *r, char *buf, size_t size);
-/* A band's name in @p f: a volume's KEY + LEVEL ("aad2", "w1"), else as above. */
+/* A band's name in @p f: a volume's KEY + LEVEL ("aad2", "w1"), a packet
+ * leaf's path ("root" for the root, as its .npz member), else as above. */
 void figures_name_of(const file_figures *f, const band_figures *b, char *buf, size_t size);
 /* The orientation letter of a band: A, H, V, D; starlet A (c) or W (w_j). */
 char figures_orientation(wt_transform t, const wt_band_ref *r);

@@ -227,6 +227,9 @@ static int check_volume(const cli_command *cmd, const cli_options *o)
                                    : "it takes all three axes");
     if (o->volume && o->layers)
         return cli_usage_error(cmd->name, "--layers writes an image's bands, not a --volume's");
+    if (o->volume && wt_transform_class_of(o->transform)->layout == WT_LAYOUT_PACKET)
+        return cli_usage_error(cmd->name, "--volume transforms with --transform dwt, swt or "
+                                          "starlet, not packet trees");
     if (o->volume && strncmp(o->device, "cuda", 4) == 0)
         return cli_usage_error(cmd->name, "--volume runs on the CPU engine (--device cpu or "
                                           "auto), not --device %s",

@@ -138,7 +138,6 @@ enum {
  * hook is refused with wt_transform_refusal's message. */
 enum {
     WT_THOOK_DENOISE = 1u << 0,
-    WT_THOOK_BANDS = 1u << 1, /* band figures and timings (stats, bench): not packet trees */
 };
 
 /* How a kind's coefficients are held: a decimated pyramid (wt_pyramid,
@@ -206,6 +205,12 @@ int wt_transform_has(const wt_transform_class *c, unsigned hooks);
  * "COMMAND does not support --transform NAME (it takes dwt or swt)" in @p buf. */
 const char *wt_transform_refusal(const wt_transform_class *c, const char *command,
                                  unsigned hooks, char *buf, size_t size);
+
+/* ---- packets (src/transforms/packet.c) ----------------------------------
+ * The cost (MATLAB's wentropy, wt_packet_cost) of @p n coefficients: each
+ * cost is a sum over them, so a node's wt_packet_node_cost is the sum of its
+ * channels' (stats reports each leaf's per channel). */
+double wt_packet_cost_of(const float *c, size_t n, const wt_packet_cost *cost);
 
 /* ---- volumes (src/transforms/transform_volume.c) --------------------------
  * A (z, y, x) array with channels transformed along a chosen subset of its

@@ -219,9 +219,16 @@ static double gbps(double bytes, double ms)
 
 static void print_header(const cli_options *o, const wt_engine *e)
 {
+    const wt_tlayout layout = wt_transform_class_of(o->transform)->layout;
     if ((o->format == REPORT_JSON))
         return;
-    if (wt_transform_class_of(o->transform)->layout == WT_LAYOUT_STACK)
+    if (layout == WT_LAYOUT_PACKET)
+        printf("# %s; median of %d runs; GB/s = bytes each level reads and writes / time (4 "
+               "bytes x samples of its nodes and of their children; the tree on the host, one "
+               "engine call per split node);\n"
+               "# copy = memcpy of the same bytes (read + write) in the same run\n",
+               wt_engine_name(e), SWEEP(o)->repeat);
+    else if (layout == WT_LAYOUT_STACK)
         printf("# %s; median of %d runs; GB/s = bytes read and written / time (4 bytes x "
                "samples x planes: swt 5 a level, starlet 3 a scale, its inverse L + 2);\n"
                "# copy = device copy of the same bytes (read + write) in the same run\n",
@@ -748,7 +755,108 @@ static wt_status time_volume(const wt_params *p, const cli_options *o, int inver
     return st;
 }
 
+/* ---- packets: the full tree (wt_packet_forward / wt_packet_inverse) ------------- */
+
+/* Bytes each level reads (its nodes) and writes (their children), 4 a sample:
+ * level_at[l + 1] - level_at[l] floats hold level l. */
+static double packet_bytes(const wt_packet_tree *t)
+{
+    double floats = 0.0;
+    for (int l = 0; l < t->params.levels; l++)
+        floats += (double)(t->level_at[l + 2] - t->level_at[l]);
+    return 4.0 * floats;
+}
+
+typedef struct packet_run {
+    wt_engine *e;
+    wt_packet_tree *t;
+    const unsigned char *basis; /* the full tree's leaves */
+    float *x;
+} packet_run;
+
+static wt_status packet_once(const packet_run *k, int inverse)
+{
+    return inverse ? wt_packet_inverse(k->e, k->t, k->basis, k->x)
+                   : wt_packet_forward(k->e, k->t, k->x);
+}
+
+/* Wall-clock median of the tree's forward or inverse (after one forward and
+ * a warm-up), and a memcpy of the same bytes; @p t: room for --repeat times. */
+static wt_status time_packet_runs(const packet_run *k, int inverse, int repeat, double *t,
+                                  bench_row *r)
+{
+    size_t n = wt_packet_node_size(k->t, 0), copy = (size_t)(r->bytes / 2);
+    char *a = malloc(copy + 1), *b = malloc(copy + 1);
+    wt_status st = a && b ? WT_OK : wt_error_set(WT_ERR_NOMEM, "out of memory");
+    for (size_t i = 0; st == WT_OK && i < n; i++)
+        k->x[i] = (float)((i * 2654435761u) >> 24);
+    if (st == WT_OK)
+        st = packet_once(k, 0);
+    for (int i = -1; st == WT_OK && i < repeat; i++) {
+        double t0 = now_ms();
+        st = packet_once(k, inverse);
+        if (i >= 0)
+            t[i] = now_ms() - t0;
+    }
+    if (st == WT_OK) {
+        r->ms = median_of(t, repeat);
+        r->ms_min = t[0];
+        time_copy(a, b, copy, repeat, t, r);
+    }
+    free(a);
+    free(b);
+    return st;
+}
+
+static wt_status time_packet(wt_engine *e, const wt_params *p, const cli_options *o, int inverse,
+                             bench_row *r)
+{
+    const int repeat = SWEEP(o)->repeat;
+    const wt_packet_rule full = {WT_BASIS_FULL, 0};
+    const wt_packet_cost cost = {WT_COST_SHANNON, 0.0}; /* unused by the full basis */
+    wt_packet_tree tree;
+    wt_status st = wt_packet_alloc(&tree, p, r->height, r->width, SWEEP(o)->batch);
+    if (st != WT_OK)
+        return st;
+    r->bytes = packet_bytes(&tree);
+    unsigned char *basis = malloc(wt_packet_node_count(p->levels));
+    float *x = malloc(wt_packet_node_size(&tree, 0) * sizeof *x);
+    double *t = malloc((size_t)repeat * sizeof *t);
+    st = basis && x && t ? WT_OK : wt_error_set(WT_ERR_NOMEM, "out of memory");
+    if (st == WT_OK)
+        st = wt_packet_choose(&tree, &full, &cost, basis, NULL);
+    packet_run k = {e, &tree, basis, x};
+    if (st == WT_OK)
+        st = time_packet_runs(&k, inverse, repeat, t, r);
+    wt_packet_free(&tree);
+    free(basis);
+    free(x);
+    free(t);
+    return st;
+}
+
 /* ---------------------------------------------------------------------- */
+
+static wt_status time_configuration(wt_engine *e, const wt_params *p, const cli_options *o,
+                                    int inverse, bench_row *r)
+{
+    if (o->volume)
+        return time_volume(p, o, inverse, r);
+    if (wt_transform_class_of(o->transform)->layout == WT_LAYOUT_PACKET)
+        return time_packet(e, p, o, inverse, r);
+    return time_one(e, p, o, inverse, r->width, r->height, r);
+}
+
+/* The configuration resolved, or why it is skipped (a wavelet the kind lacks). */
+static wt_status configuration_check(const cli_options *o, wt_params *p)
+{
+    const wt_transform_class *c = wt_transform_class_of(o->transform);
+    wt_status st = wt_params_resolve(p);
+    if (st == WT_OK && c->filter_banks_only && p->wavelet->kind != WT_KIND_FILTER_BANK)
+        return wt_error_set(WT_ERR_UNSUPPORTED, "--transform %s takes filter-bank wavelets, not %s",
+                            c->name, p->wavelet->name);
+    return st;
+}
 
 static int run_all(wt_engine *e, const cli_options *o)
 {
@@ -764,7 +872,7 @@ static int run_all(wt_engine *e, const cli_options *o)
                         if ((inv && !SWEEP(o)->inverse) || (!inv && !SWEEP(o)->forward))
                             continue;
                         wt_params p = {sweep_wavelet(SWEEP(o), wi), SWEEP(o)->modes[mi], SWEEP(o)->methods[ki], o->params.levels};
-                        if (wt_params_resolve(&p) != WT_OK) {
+                        if (configuration_check(o, &p) != WT_OK) {
                             if (!(o->format == REPORT_JSON) && si == 0 && inv == (SWEEP(o)->forward ? 0 : 1))
                                 printf("# skipped: %s\n", wt_error_message());
                             continue;
@@ -773,9 +881,8 @@ static int run_all(wt_engine *e, const cli_options *o)
                                        wt_method_name(p.method), inv ? "inverse" : "forward",
                                        p.wavelet->filter_len, SWEEP(o)->sizes[si][0], SWEEP(o)->sizes[si][1], SWEEP(o)->batch, p.levels,
                                        0, 0, 0, 0, 0, o->volume ? SWEEP(o)->sizes[si][2] : 0};
-                        wt_status st = o->volume ? time_volume(&p, o, inv, &r)
-                                                 : time_one(e, &p, o, inv, r.width, r.height, &r);
-                        failed |= print_row_or_error(o, e, &r, st);
+                        failed |= print_row_or_error(o, e, &r,
+                                                     time_configuration(e, &p, o, inv, &r));
                     }
     return failed;
 }
@@ -823,14 +930,13 @@ static int run_bench(const cli_options *given)
     if (sweep.all && (sweep.nwavelets || sweep.nmodes || sweep.host_path ||
                       wt_transform_class_of(given->transform) != wt_transform_at(0)))
         return cli_usage_error("bench", "--all takes no -w, -m, --host-path or --transform");
-    char refusal[200];
-    if (wt_transform_refusal(wt_transform_class_of(given->transform), "bench", cmd_bench.needs,
-                             refusal, sizeof refusal))
-        return cli_usage_error("bench", "%s", refusal);
     for (int i = 0; i < sweep.nsizes; i++)
         if (!sweep.sizes[i][2] != !given->volume)
             return cli_usage_error("bench", given->volume ? "--volume: --size WxHxD"
                                                           : "--size WxHxD is a --volume's");
+    if (sweep.host_path && wt_transform_class_of(given->transform)->layout != WT_LAYOUT_PYRAMID)
+        return cli_usage_error("bench", "--host-path times the DWT's mosaic (no --transform %s)",
+                               wt_transform_name(given->transform));
     if (given->volume && (sweep.host_path || sweep.batch > 1 ||
                           wt_transform_class_of(given->transform)->layout != WT_LAYOUT_PYRAMID))
         return cli_usage_error("bench", "--volume times the DWT of one volume (no --host-path, "
@@ -866,7 +972,10 @@ const cli_command cmd_bench = {
         "bytes in the same run. GB/s counts 8 bytes per sample per level (each level\n"
         "reads and writes each sample of its input once). --device defaults to auto\n"
         "(the first GPU, else the CPU engine, said on stderr). --volume times the\n"
-        "3-D DWT of a WxHxD volume on the CPU engine (--axes: the axes transformed).",
+        "3-D DWT of a WxHxD volume on the CPU engine (--axes: the axes transformed).\n"
+        "--transform packet times the full tree to -l levels (bytes: those each level\n"
+        "reads and writes, 4 a sample; the tree on the host, one engine call per\n"
+        "split node, so the copy is a memcpy).",
     .groups = (const cli_group *const[]){&cli_group_device, &sweep_group, &cli_group_volume,
                                          &cli_group_report,
                                          &cli_group_verbosity, NULL},
@@ -874,7 +983,6 @@ const cli_command cmd_bench = {
     .min_args = 0,
     .max_args = 0,
     .defaults = bench_defaults,
-    .needs = WT_THOOK_BANDS,
     .run = run_bench,
     .variant_flag = "--pipeline",
     .variant = &cmd_bench_pipeline,

@@ -11,6 +11,7 @@
 #include "commands.h"
 #include "figures.h"
 #include "options.h"
+#include "packet.h"
 #include "pages.h"
 #include "pipeline.h"
 #include "stats_plot.h"
@@ -63,7 +64,8 @@ static const cli_opt stats_rows[] = {
     {"eps", 0, "E", cli_opt_real, AT(eps), "near-zero means |c| <= E", "the quantiser step",
      &(cli_real_range){0.0, 1e30}},
     {"plot", 0, "FILE.svg", cli_opt_string, AT(plot),
-     "write an SVG bar chart of the energy share per band", NULL, NULL},
+     "write an SVG bar chart of the energy share per band\n(packets: the basis's tree)", NULL,
+     NULL},
 };
 static const cli_group stats_group = CLI_GROUP(stats_rows, 1);
 
@@ -87,6 +89,25 @@ static wt_status stack_figures_of(stats_ctx *ctx, const wt_image *img, const cha
     return st;
 }
 
+/* --transform packet: the tree and its basis (cli/packet.c), the figures of
+ * the basis's leaves on the host. */
+static wt_status packet_figures_of(stats_ctx *ctx, const wt_image *img, const char *file,
+                                   file_figures *f)
+{
+    wt_packet_tree t = {0};
+    unsigned char *basis = NULL;
+    wt_status st = packet_tree_of(&ctx->pipe, img, file, &t, &basis);
+    if (st == WT_OK) {
+        f->params = t.params;
+        f->basis = ctx->opt->basis;
+        f->cost = ctx->opt->cost;
+        st = figures_compute_packets(&t, basis, f);
+    }
+    wt_packet_free(&t);
+    free(basis);
+    return st;
+}
+
 static wt_status figures_of(stats_ctx *ctx, page_binding *page, const char *file,
                             file_figures *f)
 {
@@ -96,10 +117,10 @@ static wt_status figures_of(stats_ctx *ctx, page_binding *page, const char *file
         return volume_figures(&ctx->pipe, pages_item(page), file, own->qstep, own->eps, f);
     wt_image img = {0};
     wt_status st = pages_load(&ctx->pipe, page, file, &img);
-    const int stack = wt_transform_class_of(o->transform)->layout == WT_LAYOUT_STACK;
+    const wt_tlayout layout = wt_transform_class_of(o->transform)->layout;
     f->transform = o->transform;
     f->params = o->params;
-    if (st == WT_OK && !stack)
+    if (st == WT_OK && layout == WT_LAYOUT_PYRAMID)
         st = pipeline_params_for(o, pages_item(page), &img, file, &f->params);
     if (st == WT_OK) {
         f->layout = img;
@@ -110,8 +131,10 @@ static wt_status figures_of(stats_ctx *ctx, page_binding *page, const char *file
         stats_job job = {&img, f};
         if (!f->file)
             st = wt_error_set(WT_ERR_NOMEM, "out of memory");
-        else if (stack)
+        else if (layout == WT_LAYOUT_STACK)
             st = stack_figures_of(ctx, &img, file, f);
+        else if (layout == WT_LAYOUT_PACKET)
+            st = packet_figures_of(ctx, &img, file, f);
         else
             st = pipeline_engine_run(&ctx->pipe, stats_on, &job, file);
     }
@@ -254,15 +277,17 @@ const cli_command cmd_stats = {
         "{IMAGES}). --transform swt|starlet: the same figures over the undecimated\n"
         "bands (SWT cA, cH{l}, cV{l}, cD{l}; starlet c, w1..wL), all of the image's\n"
         "size; bpp then counts every band, so it exceeds the decimated one.\n"
+        "--transform packet: the leaves of the basis (--basis, --cost), named by\n"
+        "their paths, each with its cost per channel and its share of the energy of\n"
+        "the channel's leaves; --plot draws the tree of each file's basis.\n"
         "--volume: the bands of the (z, y, x) transform (aad2 ...; bits per voxel).",
     .groups = (const cli_group *const[]){&cli_group_transform, &cli_group_swt, &cli_group_starlet,
-                                         &cli_group_volume, &cli_group_device, &cli_group_jobs, &cli_group_input,
+                                         &cli_group_packet, &cli_group_volume, &cli_group_device, &cli_group_jobs, &cli_group_input,
                                          &stats_group, &cli_group_report, &cli_group_verbosity,
                                          NULL},
     .own_size = sizeof(stats_options),
     .defaults = stats_defaults,
     .min_args = 1,
     .max_args = -1,
-    .needs = WT_THOOK_BANDS,
     .run = run_stats,
 };

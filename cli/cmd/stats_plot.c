@@ -103,7 +103,7 @@ static int utf8_length(const unsigned char *s)
 /* Text in XML: markup characters as entities; control characters (which XML
  * 1.0 forbids even as references) and bytes that are not UTF-8 written as the
  * text output writes them (\n, \x1b, \xff), so the SVG stays well-formed. */
-static void svg_escape(strbuf *sb, const char *s)
+void stats_svg_escape(strbuf *sb, const char *s)
 {
     static const char *const with[] = {"&amp;", "&lt;", "&gt;", "&quot;"};
     static const char markup[] = "&<>\"";
@@ -135,7 +135,7 @@ static double bar_y(double v, const axis *a)
 static void axes(strbuf *sb, const axis *a, const char *title)
 {
     sb_printf(sb, "<text x=\"%d\" y=\"24\" font-size=\"16\">", MARGIN_L);
-    svg_escape(sb, title);
+    stats_svg_escape(sb, title);
     sb_printf(sb, "</text>\n");
     sb_printf(sb, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"black\"/>\n", MARGIN_L,
               MARGIN_T, MARGIN_L, MARGIN_T + PLOT_H);
@@ -161,11 +161,11 @@ static void bar(strbuf *sb, double x, double w, double v, const axis *a, const c
 {
     double y = bar_y(v, a);
     sb_printf(sb, "<rect class=\"bar\" data-band=\"%s\" data-file=\"", band);
-    svg_escape(sb, file);
+    stats_svg_escape(sb, file);
     sb_printf(sb, "\" data-value=\"%.10g\" x=\"%.2f\" y=\"%.4f\" width=\"%.2f\" "
                   "height=\"%.4f\" fill=\"%s\"><title>",
               v, x, y, w, MARGIN_T + PLOT_H - y, color);
-    svg_escape(sb, file);
+    stats_svg_escape(sb, file);
     sb_printf(sb, " %s: %.2f%%</title></rect>\n", band, v);
 }
 
@@ -185,7 +185,7 @@ static void legend(strbuf *sb, const file_figures *files, size_t n, int per_file
                       "<text class=\"legend\" x=\"%d\" y=\"%d\" font-size=\"11\">",
                   x, y, palette[i], x + 14, y + 9);
         if (per_file)
-            svg_escape(sb, files[i].file);
+            stats_svg_escape(sb, files[i].file);
         else
             sb_printf(sb, "mean of %zu files (bars: min-max)", n);
         sb_printf(sb, "</text>\n");
@@ -236,7 +236,8 @@ static wt_status save_text(const char *path, const char *text)
     return wt_outfile_commit(&out);
 }
 
-wt_status stats_plot_write(const char *path, const file_figures *files, size_t n)
+/* The bar chart of @p files into @p sb. */
+static wt_status bar_chart(strbuf *sb, const file_figures *files, size_t n)
 {
     size_t room = 0;
     for (size_t i = 0; i < n; i++)
@@ -250,13 +251,25 @@ wt_status stats_plot_write(const char *path, const file_figures *files, size_t n
     for (size_t i = 0; i < ncat; i++)
         cats[i].mean /= (double)(cats[i].files ? cats[i].files : 1);
     qsort(cats, ncat, sizeof *cats, compare_category);
-    strbuf sb = {0};
-    draw(&sb, cats, ncat, files, n);
+    draw(sb, cats, ncat, files, n);
     free(cats);
+    return WT_OK;
+}
+
+wt_status stats_plot_write(const char *path, const file_figures *files, size_t n)
+{
+    strbuf sb = {0};
+    wt_status st = WT_OK;
+    if (figures_are_packets(&files[0]))
+        stats_tree_draw(&sb, files, n);
+    else
+        st = bar_chart(&sb, files, n);
     char *text = sb_finish(&sb);
-    if (!text)
-        return wt_error_set(WT_ERR_NOMEM, "out of memory");
-    wt_status st = save_text(path, text);
+    if (st != WT_OK || !text) {
+        free(text);
+        return st != WT_OK ? st : wt_error_set(WT_ERR_NOMEM, "out of memory");
+    }
+    st = save_text(path, text);
     free(text);
     return st;
 }

@@ -2,6 +2,7 @@
 #include "stats_report.h"
 
 #include <math.h>
+#include <string.h>
 
 #include "report.h"
 
@@ -14,10 +15,18 @@ static const char *channel_name(int channels, int c)
 
 /* ---- text ----------------------------------------------------------------- */
 
-/* "haar, symmetric" (dwt), "swt haar" or "starlet, border mirror". */
+/* "haar, symmetric" (dwt), "swt haar", "starlet, border mirror" or "packet
+ * haar, symmetric, basis best, cost shannon". */
 static void transform_text(const file_figures *f, char *buf, size_t size)
 {
     wt_transform_class_of(f->transform)->describe(&f->params, f->border, buf, size);
+    size_t n = strlen(buf);
+    if (!figures_are_packets(f) || n >= size)
+        return;
+    char basis[32], cost[48];
+    wt_packet_rule_name(&f->basis, basis, sizeof basis);
+    wt_packet_cost_name(&f->cost, cost, sizeof cost);
+    snprintf(buf + n, size - n, ", basis %s, cost %s", basis, cost);
 }
 
 /* A volume's "xZ" after WxH, and its axes after the transform. */
@@ -34,7 +43,7 @@ static void volume_text(const file_figures *f, char *size, size_t cap, char *axe
 
 static void text_head(strbuf *sb, const file_figures *f)
 {
-    char transform[96], depth[32], axes[32];
+    char transform[160], depth[32], axes[32];
     transform_text(f, transform, sizeof transform);
     volume_text(f, depth, sizeof depth, axes, sizeof axes);
     sb_printf(sb, "%s: %ux%u%s, %d channel%s, %d-bit; %s, %d level%s%s; qstep %g, eps %g: "
@@ -43,9 +52,9 @@ static void text_head(strbuf *sb, const file_figures *f)
               f->layout.channels > 1 ? "s" : "", f->layout.bit_depth, transform,
               f->params.levels, f->params.levels == 1 ? "" : "s", axes, f->qstep, f->eps,
               f->bpp);
-    sb_printf(sb, "  %-5s %-2s %11s %10s %10s %10s %10s %10s %8s %7s %7s %10s %7s\n", "band", "ch",
-              "shape", "mean", "std", "min", "max", "max|c|", "energy%", "zero%", "near0%",
-              "mad_sigma", "H_bits");
+    sb_printf(sb, "  %-5s %-2s %11s %10s %10s %10s %10s %10s %8s %7s %7s %10s %7s%s\n", "band",
+              "ch", "shape", "mean", "std", "min", "max", "max|c|", "energy%", "zero%", "near0%",
+              "mad_sigma", "H_bits", figures_are_packets(f) ? "       cost" : "");
 }
 
 static void text_band(strbuf *sb, const file_figures *f, const band_figures *b)
@@ -57,10 +66,13 @@ static void text_band(strbuf *sb, const file_figures *f, const band_figures *b)
     else
         snprintf(shape, sizeof shape, "%zux%zu", b->rows, b->cols);
     sb_printf(sb, "  %-5s %-2s %11s %10.4g %10.4g %10.4g %10.4g %10.4g %8.4f %7.3f %7.3f %10.4g "
-                  "%7.4f\n",
+                  "%7.4f",
               name, channel_name(f->layout.channels, b->ref.channel), shape, b->mean, b->std,
               b->s.min, b->s.max, b->s.max_abs, b->energy_share, 100.0 * b->zero_fraction,
               100.0 * b->near_zero_fraction, b->mad_sigma, b->entropy);
+    if (figures_are_packets(f))
+        sb_printf(sb, " %10.4g", b->cost);
+    sb_printf(sb, "\n");
 }
 
 /* ---- json ----------------------------------------------------------------- */
@@ -81,6 +93,8 @@ static void json_band(wt_json *j, const file_figures *f, const band_figures *b)
     figures_name_of(f, b, name, sizeof name);
     wt_json_begin_object(j);
     wt_json_key_string(j, "band", name);
+    if (figures_are_packets(f))
+        wt_json_key_string(j, "path", b->path);
     wt_json_key_int(j, "level", b->ref.level);
     wt_json_key_string(j, "orientation", orientation_of(f, b, orientation));
     wt_json_key_int(j, "channel", b->ref.channel);
@@ -99,6 +113,8 @@ static void json_band(wt_json *j, const file_figures *f, const band_figures *b)
     report_json_number(j, "near_zero_fraction", b->near_zero_fraction);
     report_json_number(j, "mad_sigma", b->mad_sigma);
     report_json_number(j, "entropy", b->entropy);
+    if (figures_are_packets(f))
+        report_json_number(j, "cost", b->cost);
     wt_json_end_object(j);
 }
 
@@ -117,6 +133,16 @@ static const char *figures_extension(const file_figures *f)
     if (c->params & WT_TPARAM_BORDER)
         return wt_border_name(f->border);
     return wt_mode_name((c->params & WT_TPARAM_MODE) ? f->params.mode : c->meta_mode);
+}
+
+/* A packet file's basis and cost, as --basis and --cost take them. */
+static void packet_json(wt_json *j, const file_figures *f)
+{
+    char basis[32], cost[48];
+    wt_packet_rule_name(&f->basis, basis, sizeof basis);
+    wt_packet_cost_name(&f->cost, cost, sizeof cost);
+    wt_json_key_string(j, "basis", basis);
+    wt_json_key_string(j, "cost", cost);
 }
 
 static char *json_file(const file_figures *f, const report_page *page)
@@ -141,6 +167,8 @@ static char *json_file(const file_figures *f, const report_page *page)
     wt_json_key_string(&j, "transform", wt_transform_name(f->transform));
     if (wt_transform_class_of(f->transform)->params & WT_TPARAM_BORDER)
         wt_json_key_string(&j, "border", wt_border_name(f->border));
+    if (figures_are_packets(f))
+        packet_json(&j, f);
     report_json_number(&j, "qstep", f->qstep);
     report_json_number(&j, "eps", f->eps);
     report_json_number(&j, "bpp", f->bpp);
@@ -158,7 +186,7 @@ static const char table_columns[] =
     "file\twidth\theight\tchannels\tbit_depth\twavelet\tmode\tlevels\tqstep\teps\tbpp\tband\t"
     "level\torientation\tchannel\trows\tcols\tmean\tstd\tmin\tmax\tmax_abs\tenergy\t"
     "energy_share\tzero_fraction\tnear_zero_fraction\tmad_sigma\tentropy\ttransform\tdepth\t"
-    "band_depth\tpage\n";
+    "band_depth\tpath\tcost\tpage\n";
 
 static void table_values(strbuf *sb, report_format format, const double *v, size_t n)
 {
@@ -189,8 +217,12 @@ static void table_band(strbuf *sb, report_format format, const file_figures *f,
                         b->near_zero_fraction, b->mad_sigma, b->entropy};
     table_values(sb, format, v, sizeof v / sizeof *v);
     /* an image: one page deep */
-    sb_row_printf(sb, format, "\t%s\t%zu\t%zu\n", wt_transform_name(f->transform),
+    sb_row_printf(sb, format, "\t%s\t%zu\t%zu\t", wt_transform_name(f->transform),
                   f->depth ? f->depth : 1, b->key[0] ? b->depth : 1);
+    /* a packet leaf's path and cost; empty and nan for other bands */
+    sb_field(sb, format, b->path);
+    table_values(sb, format, (const double[]){figures_are_packets(f) ? b->cost : NAN}, 1);
+    sb_row_printf(sb, format, "\n");
 }
 
 void stats_report_header(report_format format, FILE *out)

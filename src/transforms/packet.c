@@ -173,11 +173,8 @@ wt_status wt_packet_inverse(wt_engine *engine, wt_packet_tree *t, const unsigned
 
 /* ---- costs (MATLAB's wentropy) -------------------------------------------------------- */
 
-double wt_packet_node_cost(const wt_packet_tree *t, int level, size_t k,
-                           const wt_packet_cost *cost)
+double wt_packet_cost_of(const float *c, size_t n, const wt_packet_cost *cost)
 {
-    const float *c = wt_packet_node(t, level, k);
-    size_t n = wt_packet_node_size(t, level);
     double sum = 0.0;
     for (size_t i = 0; i < n; i++) {
         double v = c[i], s = v * v;
@@ -189,6 +186,12 @@ double wt_packet_node_cost(const wt_packet_tree *t, int level, size_t k,
         }
     }
     return sum;
+}
+
+double wt_packet_node_cost(const wt_packet_tree *t, int level, size_t k,
+                           const wt_packet_cost *cost)
+{
+    return wt_packet_cost_of(wt_packet_node(t, level, k), wt_packet_node_size(t, level), cost);
 }
 
 /* "NAME" or "NAME:NUMBER" with NUMBER >= @p min; 1 when @p text is one. */

@@ -28,8 +28,7 @@ const wt_transform_class *wt_transform_class_of(wt_transform t)
 
 int wt_transform_has(const wt_transform_class *c, unsigned hooks)
 {
-    return (!(hooks & WT_THOOK_DENOISE) || c->denoise) &&
-           (!(hooks & WT_THOOK_BANDS) || c->layout != WT_LAYOUT_PACKET);
+    return !(hooks & WT_THOOK_DENOISE) || c->denoise;
 }
 
 /* Appends @p s to @p buf (NUL-terminated, @p size bytes), truncating. */

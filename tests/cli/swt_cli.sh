@@ -180,7 +180,9 @@ case_ "--border with swt" 2 "wavetool: --border applies to --transform starlet*"
 case_ "swt with a JPEG 2000 wavelet" 2 "wavetool: --transform swt: cdf97 is a JPEG 2000 wavelet*" "$WT" roundtrip --transform swt -w cdf97 rgb8.png
 case_ "--layers without swt/starlet" 2 "wavetool: --layers applies to --transform swt or starlet*" "$WT" decompose --layers rgb8.png x.png
 case_ "--qstep with starlet" 2 "wavetool: --qstep applies to --transform dwt*" "$WT" roundtrip --transform starlet --qstep 4 rgb8.png
-case_ "stats refuses packet (registry)" 2 "wavetool: stats does not support --transform packet (it takes dwt, swt or starlet)*" "$WT" stats --transform packet rgb8.png
+case_ "stats --basis without packet" 2 "wavetool: --basis applies to --transform packet*" "$WT" stats --basis best rgb8.png
+case_ "--volume refuses packets" 2 "wavetool: --volume transforms with --transform dwt, swt or starlet, not packet trees*" "$WT" decompose --volume --transform packet rgb8.png x.npz
+case_ "stats packet deeper than 6" 1 "wavetool: rgb8.png: packet: 7 levels of haar on*" "$WT" stats --transform packet -l 7 rgb8.png
 case_ "denoise starlet without --rule" 2 "wavetool: --transform starlet thresholds at K sigma_j: it takes --k or --threshold, not --rule*" "$WT" denoise --transform starlet --rule visu rgb8.png x.png
 case_ "stats --all-approx" 2 "wavetool: --all-approx: stats reports the bands of trim_approx=True*" "$WT" stats --transform swt --all-approx rgb8.png
 case_ "-l 0 with swt" 1 "wavetool: rgb8.png: --transform swt needs at least 1 level*" "$WT" decompose --transform swt -l 0 rgb8.png x.png

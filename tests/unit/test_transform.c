@@ -65,8 +65,6 @@ static void name_lists(void **state)
     assert_string_equal(buf, "starlet");
     wt_transform_names(0, WT_THOOK_DENOISE, ", ", NULL, buf, sizeof buf);
     assert_string_equal(buf, "dwt, swt, starlet, packet");
-    wt_transform_names(WT_TPARAM_BASIS, WT_THOOK_BANDS, ", ", NULL, buf, sizeof buf);
-    assert_string_equal(buf, ""); /* packets take no band figures */
     wt_transform_names(0, 0, ", ", " or ", buf, 8); /* truncated, terminated */
     assert_string_equal(buf, "dwt, sw");
 }
@@ -82,7 +80,7 @@ static void every_kind_has_its_hooks(void **state)
         assert_int_equal(strlen(c->orientations), 4);
         assert_non_null(c->describe);
         assert_true((c->params & WT_TPARAM_WAVELET) || (c->wavelet_name && c->kernel_taps > 0));
-        if (!wt_transform_has(c, WT_THOOK_BANDS))
+        if (c->layout == WT_LAYOUT_PACKET)
             continue; /* packet trees: cli/packet.c's own layout */
         assert_non_null(c->max_level);
         assert_non_null(c->ref_name);
@@ -109,11 +107,6 @@ static void missing_hook_is_refused(void **state)
                                      sizeof buf));
     assert_null(wt_transform_refusal(wt_transform_find("starlet"), "denoise", WT_THOOK_DENOISE,
                                      buf, sizeof buf));
-    const char *msg = wt_transform_refusal(wt_transform_find("packet"), "stats", WT_THOOK_BANDS,
-                                           buf, sizeof buf);
-    assert_non_null(msg);
-    assert_string_equal(msg, "stats does not support --transform packet (it takes dwt, swt or "
-                             "starlet)");
     /* any kind without the hook: the message comes from its class */
     wt_transform_class lacking = *wt_transform_find("swt");
     lacking.name = "lacking";
