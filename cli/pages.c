@@ -34,8 +34,11 @@ static wt_status add_image(page_binding *b, const wt_image *img)
     if (!b->image_out)
         st = wt_stack_writer_open(b->output, cli_output_format(o, b->output), b->pages,
                                   &b->image_out);
+    wt_image page = *img; /* each page with its own metadata, none with --strip */
+    if (o->save.strip)
+        page.meta = NULL;
     if (st == WT_OK)
-        st = wt_stack_writer_add(b->image_out, img);
+        st = wt_stack_writer_add(b->image_out, &page);
     return st;
 }
 
