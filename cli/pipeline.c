@@ -421,7 +421,9 @@ wt_status pipeline_load_coefficients(pipeline *p, const char *in, wt_pyramid *py
     double t0 = wt_seconds();
     memset(pyr, 0, sizeof *pyr);
     *bands = NULL;
-    wt_status st = wt_npz_load_any(in, &p->opt->load, pyr, bands, up, meta);
+    wt_load_options load = p->opt->load;
+    load.coeff_image_meta = !p->opt->save.strip; /* the input's metadata, for the result */
+    wt_status st = wt_npz_load_any(in, &load, pyr, bands, up, meta);
     pipeline_add_time(p, &p->stats.decode, t0);
     return pipeline_name_error(st, in); /* out of memory, say, may not name it */
 }
@@ -433,6 +435,11 @@ void pipeline_meta_of_image(const wt_image *img, wt_npz_meta *meta)
 {
     *meta = (wt_npz_meta){.width = img->width, .height = img->height, .channels = img->channels,
                           .bit_depth = img->bit_depth, .stored = img->stored, .color = img->color};
+}
+
+wt_image_meta *pipeline_kept_meta(const pipeline *p, const wt_image *img)
+{
+    return p->opt->save.strip ? NULL : img->meta;
 }
 
 /* Forward transform of @p img into an engine pyramid, @p work on it, the

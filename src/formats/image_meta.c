@@ -8,9 +8,6 @@
 #include <string.h>
 #include <zlib.h>
 
-/* An ICC profile or Exif block larger than this is left out. */
-#define META_MAX_BYTES ((size_t)16 << 20)
-
 static uint32_t be32(const uint8_t *p)
 {
     return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];

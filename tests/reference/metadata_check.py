@@ -3,10 +3,12 @@
 tifffile read it back: Exif (orientation, make), the ICC profile and the
 resolution of JPEG, PNG and TIFF inputs, written to JPEG, PNG (pHYs, iCCP,
 eXIf) and TIFF (resolution, ICC); each page of a TIFF stack with its own;
---strip writes none; mosaics carry none.
+stored in coefficient files by decompose (meta keys, members icc_profile and
+exif) and put back by reconstruct; --strip writes none; mosaics carry none.
 
 Usage: metadata_check.py WAVETOOL. Exit 77 without numpy, Pillow or tifffile.
 """
+import json
 import os
 import subprocess
 import sys
@@ -121,6 +123,40 @@ for cmd in (["denoise", path("stack.tif"), path("stack_out.tif")],
     for strip in (False, True):
         if run(*cmd, *(["--strip"] if strip else [])):
             stack_kept(path("stack_out.tif"), strip)
+
+
+def coeffs_stored(npz, src, icc, strip, what):
+    """The input's metadata in a coefficient file as numpy reads it."""
+    z = np.load(npz)
+    meta = json.loads(bytes(z["meta"]).decode())
+    if strip:
+        check("resolution_unit" not in meta and "icc_profile" not in z and "exif" not in z,
+              f"{what}: metadata stored: {sorted(z.files)} {meta}")
+        return
+    check(meta.get("resolution_unit") == "inch" and
+          abs(meta.get("x_resolution", 0) - 300) < 0.5 and
+          abs(meta.get("y_resolution", 0) - 300) < 0.5, f"{what}: resolution in meta {meta}")
+    check("icc_profile" in z and z["icc_profile"].tobytes() == icc, f"{what}: ICC profile")
+    if not src.endswith(".tif"):
+        check("exif" in z and z["exif"].tobytes()[:4] in (b"II*\0", b"MM\0*"),
+              f"{what}: Exif member")
+
+
+for src in ("in.jpg", "in.tif"):
+    for transform in ("dwt", "swt"):
+        npz = path(f"c_{transform}.npz")
+        for strip in (True, False):  # the file of the last one reconstructed
+            flag = ["--strip"] if strip else []
+            what = f"decompose --transform {transform} {src}{' --strip' if strip else ''}"
+            if run("decompose", "--transform", transform, path(src), npz, *flag):
+                coeffs_stored(npz, src, icc, strip, what)
+        for ext in ("jpg", "png", "tif"):
+            out = path("rec." + ext)
+            what = f"reconstruct ({src}, {transform}) -> .{ext}"
+            if run("reconstruct", npz, out):
+                kept(src, out, icc, what)
+            if run("reconstruct", npz, out, "--strip"):
+                stripped(out, what + " --strip")
 if run("decompose", path("in.jpg"), path("mosaic.png")):
     stripped(path("mosaic.png"), "decompose mosaic")
 print(f"metadata_check: {checks} checks, {failures} failed")
