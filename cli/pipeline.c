@@ -389,8 +389,27 @@ wt_status pipeline_decode(pipeline *p, batch_item *item, const char *file, wt_st
     return st;
 }
 
+void pipeline_say_meta_left_out(const pipeline *p, const char *out, const wt_image *img)
+{
+    const wt_image_meta *m = img->meta;
+    const wt_format_info *f = wt_format_describe(cli_output_format(p->opt, out));
+    if (!p->opt->verbose || p->opt->save.strip || !m || !f)
+        return;
+    char lost[64] = "";
+    if (m->unit != WT_RES_NONE && !(f->meta & WT_META_RESOLUTION))
+        strcat(lost, ", resolution");
+    if (m->icc && !(f->meta & WT_META_ICC))
+        strcat(lost, ", ICC profile");
+    if (m->exif && !(f->meta & WT_META_EXIF))
+        strcat(lost, ", Exif");
+    if (lost[0])
+        fprintf(stderr, "wavetool: %s: %s holds no %s of the input: left out\n",
+                pipeline_shown(out), f->name, lost + 2);
+}
+
 wt_status pipeline_save(pipeline *p, const char *out, const wt_image *img)
 {
+    pipeline_say_meta_left_out(p, out, img);
     double t0 = wt_seconds();
     wt_status st = wt_image_save(out, img, &p->opt->save, cli_output_format(p->opt, out));
     pipeline_add_time(p, &p->stats.encode, t0);

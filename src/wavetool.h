@@ -385,7 +385,13 @@ typedef struct wt_format_info {
     int max_channels;              /**< channels written, at most */
     int floats;                    /**< 1: holds every stored sample type (signed, 32-bit, float) */
     const wt_save_option_info *options; /**< its save options, ended by a NULL name; NULL: none */
+    unsigned meta;                 /**< WT_META_*: the image metadata it writes */
 } wt_format_info;
+
+/** Image metadata a format writes (wt_format_info.meta). */
+#define WT_META_RESOLUTION 1u
+#define WT_META_ICC 2u
+#define WT_META_EXIF 4u
 
 /** More selectors of wt_format_list(): formats whose codec holds stacks of
  *  images (many pages), image formats that hold every sample type (floats),

@@ -308,6 +308,6 @@ static uint64_t npz_probe(const uint8_t *head, size_t size, const char *path)
 static const char *const npz_extensions[] = {"npz", NULL};
 
 const wt_codec wt_codec_npz = {
-    {"NPZ", npz_extensions, WT_HOLDS_COEFFS, 0, 0, 1, NULL},
+    {"NPZ", npz_extensions, WT_HOLDS_COEFFS, 0, 0, 1, NULL, 0},
     is_npz, 4, NULL, NULL, NULL, NULL, NULL, npz_probe,
 };

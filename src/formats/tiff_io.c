@@ -987,7 +987,8 @@ static const wt_save_option_info tiff_options[] = {
 };
 
 const wt_codec wt_codec_tiff = {
-    {"TIFF", tiff_extensions, WT_HOLDS_IMAGE, 1u << 8 | 1u << 16, WT_MAX_CHANNELS, 1, tiff_options},
+    {"TIFF", tiff_extensions, WT_HOLDS_IMAGE, 1u << 8 | 1u << 16, WT_MAX_CHANNELS, 1, tiff_options,
+     WT_META_RESOLUTION | WT_META_ICC},
     is_tiff, 8, wt_tiff_decode, wt_tiff_encode,
     wt_tiff_load_file, &tiff_pages_in, &tiff_pages_out, tiff_probe,
 };

@@ -4,7 +4,8 @@ tifffile read it back: Exif (orientation, make), the ICC profile and the
 resolution of JPEG, PNG and TIFF inputs, written to JPEG, PNG (pHYs, iCCP,
 eXIf) and TIFF (resolution, ICC); each page of a TIFF stack with its own;
 stored in coefficient files by decompose (meta keys, members icc_profile and
-exif) and put back by reconstruct; --strip writes none; mosaics carry none.
+exif) and put back by reconstruct; --strip writes none; mosaics carry none; -v names what an output format
+cannot hold.
 
 Usage: metadata_check.py WAVETOOL. Exit 77 without numpy, Pillow or tifffile.
 """
@@ -157,6 +158,26 @@ for src in ("in.jpg", "in.tif"):
                 kept(src, out, icc, what)
             if run("reconstruct", npz, out, "--strip"):
                 stripped(out, what + " --strip")
+
+
+def said(args, expected):
+    """-v's line on metadata an output format cannot hold: the parts named, or none."""
+    p = subprocess.run([WT, *args, "-v"], capture_output=True, text=True)
+    lines = [l for l in p.stderr.splitlines() if "of the input: left out" in l]
+    if expected:
+        ok = len(lines) == 1 and expected in lines[0]
+    else:
+        ok = not lines
+    check(p.returncode == 0 and ok, f"wavetool {' '.join(args)} -v: expected {expected!r}, said {lines}")
+
+
+said(["roundtrip", path("in.jpg"), "-o", path("v.npy")],
+     "NPY holds no resolution, ICC profile, Exif of the input")
+said(["denoise", path("in.png"), path("v.tif")], "TIFF holds no Exif of the input")
+said(["denoise", path("in.png"), path("v.tif"), "--strip"], None)
+said(["denoise", path("in.tif"), path("v.png")], None)
+said(["reconstruct", path("c_swt.npz"), path("v.pgm")],  # of in.tif
+     "Netpbm holds no resolution, ICC profile of the input")
 if run("decompose", path("in.jpg"), path("mosaic.png")):
     stripped(path("mosaic.png"), "decompose mosaic")
 print(f"metadata_check: {checks} checks, {failures} failed")
