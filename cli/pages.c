@@ -31,11 +31,16 @@ static wt_status add_image(page_binding *b, const wt_image *img)
 {
     const cli_options *o = b->pipe->opt;
     wt_status st = WT_OK;
-    if (!b->image_out)
+    if (!b->image_out) {
+        pipeline_say_meta_left_out(b->pipe, b->output, img); /* once, of the first page */
         st = wt_stack_writer_open(b->output, cli_output_format(o, b->output), b->pages,
                                   &b->image_out);
+    }
+    wt_image page = *img; /* each page with its own metadata, none with --strip */
+    if (o->save.strip)
+        page.meta = NULL;
     if (st == WT_OK)
-        st = wt_stack_writer_add(b->image_out, img);
+        st = wt_stack_writer_add(b->image_out, &page);
     return st;
 }
 

@@ -389,8 +389,27 @@ wt_status pipeline_decode(pipeline *p, batch_item *item, const char *file, wt_st
     return st;
 }
 
+void pipeline_say_meta_left_out(const pipeline *p, const char *out, const wt_image *img)
+{
+    const wt_image_meta *m = img->meta;
+    const wt_format_info *f = wt_format_describe(cli_output_format(p->opt, out));
+    if (!p->opt->verbose || p->opt->save.strip || !m || !f)
+        return;
+    char lost[64] = "";
+    if (m->unit != WT_RES_NONE && !(f->meta & WT_META_RESOLUTION))
+        strcat(lost, ", resolution");
+    if (m->icc && !(f->meta & WT_META_ICC))
+        strcat(lost, ", ICC profile");
+    if (m->exif && !(f->meta & WT_META_EXIF))
+        strcat(lost, ", Exif");
+    if (lost[0])
+        fprintf(stderr, "wavetool: %s: %s holds no %s of the input: left out\n",
+                pipeline_shown(out), f->name, lost + 2);
+}
+
 wt_status pipeline_save(pipeline *p, const char *out, const wt_image *img)
 {
+    pipeline_say_meta_left_out(p, out, img);
     double t0 = wt_seconds();
     wt_status st = wt_image_save(out, img, &p->opt->save, cli_output_format(p->opt, out));
     pipeline_add_time(p, &p->stats.encode, t0);
@@ -421,7 +440,9 @@ wt_status pipeline_load_coefficients(pipeline *p, const char *in, wt_pyramid *py
     double t0 = wt_seconds();
     memset(pyr, 0, sizeof *pyr);
     *bands = NULL;
-    wt_status st = wt_npz_load_any(in, &p->opt->load, pyr, bands, up, meta);
+    wt_load_options load = p->opt->load;
+    load.coeff_image_meta = !p->opt->save.strip; /* the input's metadata, for the result */
+    wt_status st = wt_npz_load_any(in, &load, pyr, bands, up, meta);
     pipeline_add_time(p, &p->stats.decode, t0);
     return pipeline_name_error(st, in); /* out of memory, say, may not name it */
 }
@@ -433,6 +454,11 @@ void pipeline_meta_of_image(const wt_image *img, wt_npz_meta *meta)
 {
     *meta = (wt_npz_meta){.width = img->width, .height = img->height, .channels = img->channels,
                           .bit_depth = img->bit_depth, .stored = img->stored, .color = img->color};
+}
+
+wt_image_meta *pipeline_kept_meta(const pipeline *p, const wt_image *img)
+{
+    return p->opt->save.strip ? NULL : img->meta;
 }
 
 /* Forward transform of @p img into an engine pyramid, @p work on it, the

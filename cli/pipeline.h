@@ -86,8 +86,13 @@ wt_status pipeline_save_bands(pipeline *p, const char *out, const wt_uparams *up
  * its size, channels, depth, stored type and colour (the caller adds the
  * transform's). */
 void pipeline_meta_of_image(const wt_image *img, wt_npz_meta *meta);
-/* A coefficient file (wt_npz_load_any; a stack's page: pages_load_coefficients);
- * the time counted as decoding. */
+/* -v: the parts of @p img's metadata the format of @p out cannot hold. */
+void pipeline_say_meta_left_out(const pipeline *p, const char *out, const wt_image *img);
+/* The input's metadata @p img's coefficient file stores: NULL with --strip. */
+wt_image_meta *pipeline_kept_meta(const pipeline *p, const wt_image *img);
+/* A coefficient file (wt_npz_load_any; a stack's page: pages_load_coefficients),
+ * with the input's metadata it stores in meta->image (none with --strip; the
+ * caller releases it); the time counted as decoding. */
 wt_status pipeline_load_coefficients(pipeline *p, const char *in, wt_pyramid *pyr, float **bands,
                                      wt_uparams *up, wt_npz_meta *meta);
 

@@ -596,6 +596,7 @@ wt_status undecimated_decompose(pipeline *p, page_binding *page, const wt_image 
         wt_npz_meta meta;
         fill_meta(&up, img, &meta);
         meta.compress = p->opt->compress;
+        meta.image = pipeline_kept_meta(p, img);
         st = pages_save_bands(p, page, out, &up, stack, &meta);
     } else if (st == WT_OK) {
         st = write_mosaic(p, page, img, &up, stack, out);
@@ -618,6 +619,7 @@ wt_status undecimated_reconstruct(pipeline *p, page_binding *page, const wt_upar
                             wt_sample_type_depth(want));
     img.color = meta->color;
     img.stored = img.bit_depth == WT_DEPTH_F32 ? want : (wt_sample_type){0, 0};
+    wt_image_share_meta(&img, &(wt_image){.meta = meta->image}); /* stored by decompose */
     if (st == WT_OK)
         st = inverse(p, up, stack, in, &img);
     if (st == WT_OK)

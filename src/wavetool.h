@@ -284,6 +284,9 @@ typedef struct wt_image {
     wt_image_meta *meta;   /**< a reference (wt_image_free drops it); NULL: none */
 } wt_image;
 
+/** Drop a reference to @p m (NULL: nothing); the last frees it. */
+void wt_image_meta_release(wt_image_meta *m);
+
 /** @p to shares @p from's metadata (its own, if any, dropped): images of an
  *  input written with its resolution, ICC profile and Exif. */
 void wt_image_share_meta(wt_image *to, const wt_image *from);
@@ -332,6 +335,8 @@ typedef struct wt_load_options {
                               WT_MEMORY_PER_SAMPLE per sample: above, WT_ERR_LIMIT
                               before decoding (0 = no limit) */
     int stack;           /**< wt_stack_layout: how wt_stack_open() reads a 3-D .npy */
+    int coeff_image_meta; /**< 1: wt_npz_load_any reads the input's metadata a coefficient
+                               file of one image stores into wt_npz_meta.image */
 } wt_load_options;
 
 #define WT_DEFAULT_MAX_PIXELS ((uint64_t)1 << 30)
@@ -380,7 +385,13 @@ typedef struct wt_format_info {
     int max_channels;              /**< channels written, at most */
     int floats;                    /**< 1: holds every stored sample type (signed, 32-bit, float) */
     const wt_save_option_info *options; /**< its save options, ended by a NULL name; NULL: none */
+    unsigned meta;                 /**< WT_META_*: the image metadata it writes */
 } wt_format_info;
+
+/** Image metadata a format writes (wt_format_info.meta). */
+#define WT_META_RESOLUTION 1u
+#define WT_META_ICC 2u
+#define WT_META_EXIF 4u
 
 /** More selectors of wt_format_list(): formats whose codec holds stacks of
  *  images (many pages), image formats that hold every sample type (floats),
@@ -581,6 +592,12 @@ typedef struct wt_npz_meta {
     uint64_t pages; /**< a stack's page count (meta "pages", members (N, C, h, w)); 0: one image */
     uint32_t depth; /**< a volume's z size (meta "depth"); 0: an image */
     char axes[4];   /**< a volume's axes in order as digits, "012" (meta "axes": "0,1,2") */
+    /** The input image's resolution (meta "resolution_unit", "x_resolution",
+     *  "y_resolution"), ICC profile and Exif (uint8 members "icc_profile",
+     *  "exif"); NULL: none. Writing: borrowed, stored by files of one image
+     *  (not stacks). Reading (wt_load_options.coeff_image_meta): a reference
+     *  of the caller's, dropped with wt_image_meta_release. */
+    wt_image_meta *image;
 } wt_npz_meta;
 
 /** Write members cA, cH1..cHL, cV1.., cD1.. ((C, h, w) float32 or int32) and meta

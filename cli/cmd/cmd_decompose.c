@@ -184,6 +184,7 @@ static wt_status write_coefficients(pipeline *p, page_binding *page, wt_image *i
     coeffs_job job = {params, img, &pyr, WT_OK};
     fill_meta(params, img, &meta); /* before the pixels may go */
     meta.compress = p->opt->compress;
+    meta.image = pipeline_kept_meta(p, img);
     wt_status st = pipeline_engine_run(p, coeffs_on, &job, in);
     if (st == WT_OK)
         st = pages_save_pyramid(p, page, out, &pyr, &meta);
@@ -268,7 +269,7 @@ const cli_command cmd_decompose = {
     .groups = (const cli_group *const[]){&cli_group_transform, &cli_group_swt, &cli_group_starlet,
                                          &cli_group_packet, &cli_group_volume, &cli_group_volume_view,
                                          &cli_group_device, &cli_group_jobs, &cli_group_input,
-                                         &cli_group_save, &cli_group_mosaic, &cli_group_batch,
+                                         &cli_group_save, &cli_group_metadata, &cli_group_mosaic, &cli_group_batch,
                                          &cli_group_verbosity, NULL},
     .min_args = 1,
     .max_args = -1,

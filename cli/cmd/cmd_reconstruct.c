@@ -43,7 +43,7 @@ static wt_status reconstruct_file(pipeline *p, page_binding *page, const char *i
                                   const char *out)
 {
     wt_pyramid pyr = {0};
-    wt_npz_meta meta;
+    wt_npz_meta meta = {0};
     wt_params params;
     wt_image img = {0};
     float *stack = NULL; /* an undecimated transform's bands (swt, starlet) */
@@ -58,6 +58,7 @@ static wt_status reconstruct_file(pipeline *p, page_binding *page, const char *i
     if (st == WT_OK && stack) {
         st = undecimated_reconstruct(p, page, &up, stack, &meta, in, out);
         free(stack);
+        wt_image_meta_release(meta.image);
         return st;
     }
     if (st == WT_OK)
@@ -76,12 +77,14 @@ static wt_status reconstruct_file(pipeline *p, page_binding *page, const char *i
     if (st == WT_OK) {
         img.color = meta.color;
         img.stored = img.bit_depth == WT_DEPTH_F32 ? want : (wt_sample_type){0, 0};
+        wt_image_share_meta(&img, &(wt_image){.meta = meta.image}); /* stored by decompose */
         inverse_job job = {&params, &pyr, &img};
         st = pipeline_engine_run(p, inverse_on, &job, in);
     }
     if (st == WT_OK)
         st = pages_save(p, page, out, &img);
     wt_image_free(&img);
+    wt_image_meta_release(meta.image);
     wt_pyramid_free(&pyr);
     return st;
 }
@@ -112,7 +115,7 @@ const cli_command cmd_reconstruct = {
         "A stack's file (members (N, C, h, w)) gives a multi-page TIFF or (N, H, W) .npy,\n"
         "so does a volume's (decompose --volume); --volume reads numpy's files as one.",
     .groups = (const cli_group *const[]){&cli_group_volume, &cli_group_device, &cli_group_jobs, &cli_group_input,
-                                         &cli_group_save, &cli_group_batch, &cli_group_result,
+                                         &cli_group_save, &cli_group_metadata, &cli_group_batch, &cli_group_result,
                                          &cli_group_verbosity, NULL},
     .min_args = 1,
     .max_args = -1,

@@ -74,7 +74,8 @@ const cli_group cli_group_result = CLI_GROUP(result_rows, 0);
 
 static const cli_opt metadata_rows[] = {
     {"strip", 0, NULL, cli_opt_flag, AT(save.strip),
-     "write no metadata: by default results keep the input's\n"
-     "resolution, ICC profile and Exif where the output holds them", NULL, NULL},
+     "write no metadata: by default results (and coefficient\n"
+     "files) keep the input's resolution, ICC profile and Exif\n"
+     "where the output holds them", NULL, NULL},
 };
 const cli_group cli_group_metadata = CLI_GROUP(metadata_rows, 0);

@@ -146,7 +146,7 @@ wt_status wt_memory_check_samples(const wt_load_options *opt, const char *name, 
                         (unsigned long long)(opt->max_memory >> 20));
 }
 
-static void meta_release(wt_image_meta *m)
+void wt_image_meta_release(wt_image_meta *m)
 {
     if (m && --m->refs == 0) {
         free(m->icc);
@@ -159,7 +159,7 @@ void wt_image_share_meta(wt_image *to, const wt_image *from)
 {
     if (to->meta == from->meta)
         return;
-    meta_release(to->meta);
+    wt_image_meta_release(to->meta);
     to->meta = from->meta;
     if (to->meta)
         to->meta->refs++;
@@ -169,7 +169,7 @@ void wt_image_free(wt_image *img)
 {
     free(img->pixels);
     img->pixels = NULL;
-    meta_release(img->meta);
+    wt_image_meta_release(img->meta);
     img->meta = NULL;
 }
 

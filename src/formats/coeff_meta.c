@@ -4,11 +4,13 @@
  * writes (unknown keys with scalar values are skipped). */
 #include "coeff_meta.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "image_codec.h"
+#include "image_meta.h"
 #include "json.h"
 #include "npz_member.h"
 #include "transform.h"
@@ -73,6 +75,18 @@ static void volume_keys(wt_json *j, const wt_npz_meta *m)
     wt_json_key_string(j, "axes", axes);
 }
 
+static const char *const resolution_units[] = {"", "none", "inch", "cm"}; /* wt_res_unit */
+
+/* The input's resolution: its unit ("none": an aspect ratio) and values. */
+static void resolution_keys(wt_json *j, const wt_image_meta *image)
+{
+    if (!image || image->unit == WT_RES_NONE)
+        return;
+    wt_json_key_string(j, "resolution_unit", resolution_units[image->unit]);
+    wt_json_key_number(j, "x_resolution", "%.15g", image->xres);
+    wt_json_key_number(j, "y_resolution", "%.15g", image->yres);
+}
+
 char *coeff_meta_json(const wt_npz_meta *m)
 {
     char wavelet[sizeof m->wavelet + 1];
@@ -100,6 +114,7 @@ char *coeff_meta_json(const wt_npz_meta *m)
         wt_json_key_uint(&j, "pages", (unsigned long long)m->pages);
     if (m->depth)
         volume_keys(&j, m);
+    resolution_keys(&j, m->image);
     wt_json_end_object(&j);
     return wt_json_finish(&j);
 }
@@ -108,6 +123,19 @@ void coeff_meta_write(zip_writer *w, const char *json)
 {
     uint64_t len = strlen(json);
     npz_write_array(w, "meta", 'u', 1, &len, 1, json);
+}
+
+void coeff_meta_write_image(zip_writer *w, const wt_image_meta *image)
+{
+    uint64_t len;
+    if (image && image->icc) {
+        len = image->icc_size;
+        npz_write_array(w, "icc_profile", 'u', 1, &len, 1, image->icc);
+    }
+    if (image && image->exif) {
+        len = image->exif_size;
+        npz_write_array(w, "exif", 'u', 1, &len, 1, image->exif);
+    }
 }
 
 /* ---- reading ------------------------------------------------------------------ */
@@ -125,6 +153,24 @@ static int parse_uint(text_cursor *c, uint64_t *v)
         *v = *v * 10 + digit;
     }
     return c->p > start;
+}
+
+/* A JSON number (finite). */
+static int parse_number(text_cursor *c, double *v)
+{
+    char text[40];
+    size_t n = 0;
+    wt_cursor_skip_space(c);
+    while (c->p + n < c->end && n + 1 < sizeof text && c->p[n] &&
+           strchr("0123456789+-.eE", c->p[n]))
+        text[n] = c->p[n], n++;
+    text[n] = '\0';
+    char *end = NULL;
+    *v = n ? strtod(text, &end) : 0;
+    if (!n || end != text + n || !isfinite(*v))
+        return 0;
+    c->p += n;
+    return 1;
 }
 
 /* A JSON string (escapes decoded; non-ASCII \u escapes refused). */
@@ -168,7 +214,24 @@ typedef struct meta_fields {
     uint64_t pages; /* optional: a stack's page count */
     uint64_t depth; /* optional: a volume's z size and axes */
     char axes[32];
+    char resolution_unit[16]; /* optional: the input's resolution */
+    double x_resolution, y_resolution;
 } meta_fields;
+
+/* The input's resolution keys; 1 when @p key is one. */
+static int resolution_pair(text_cursor *c, const char *key, meta_fields *f, int *ok)
+{
+    if (strcmp(key, "resolution_unit") == 0) {
+        *ok = json_string(c, f->resolution_unit, sizeof f->resolution_unit);
+        return 1;
+    }
+    double *v = strcmp(key, "x_resolution") == 0   ? &f->x_resolution
+                : strcmp(key, "y_resolution") == 0 ? &f->y_resolution
+                                                   : NULL;
+    if (v)
+        *ok = parse_number(c, v);
+    return v != NULL;
+}
 
 /* The optional keys of undecimated transforms; 1 when @p key is one. */
 static int undecimated_pair(text_cursor *c, const char *key, meta_fields *f, int *ok)
@@ -202,11 +265,10 @@ static int json_pair(text_cursor *c, meta_fields *f)
     static const char *const text_keys[] = {"wavelet", "mode", "method", "color"};
     static const char *const int_keys[] = {"levels", "width", "height", "channels", "bit_depth"};
     char key[32], ignored[256];
-    uint64_t number;
     if (!json_string(c, key, sizeof key) || !wt_cursor_accept_char(c, ':'))
         return 0;
     int ok = 0;
-    if (undecimated_pair(c, key, f, &ok))
+    if (undecimated_pair(c, key, f, &ok) || resolution_pair(c, key, f, &ok))
         return ok;
     char *texts[] = {f->wavelet, f->mode, f->method, f->color};
     uint64_t *ints[] = {&f->levels, &f->width, &f->height, &f->channels, &f->bit_depth};
@@ -220,7 +282,8 @@ static int json_pair(text_cursor *c, meta_fields *f)
             f->seen |= 1u << (4 + i);
             return parse_uint(c, ints[i]);
         }
-    return json_string(c, ignored, sizeof ignored) || parse_uint(c, &number) ||
+    double real;
+    return json_string(c, ignored, sizeof ignored) || parse_number(c, &real) ||
            wt_cursor_accept_word(c, "true") || wt_cursor_accept_word(c, "false") || wt_cursor_accept_word(c, "null");
 }
 
@@ -338,7 +401,8 @@ static wt_status meta_from_fields(const zip_reader *r, const meta_fields *f, wt_
     return stored_from_fields(r, f, meta);
 }
 
-wt_status coeff_meta_read(const zip_reader *r, const zip_directory *d, wt_npz_meta *meta)
+/* The member "meta" of @p d parsed into @p f. */
+static wt_status read_fields(const zip_reader *r, const zip_directory *d, meta_fields *f)
 {
     const zip_entry *m = zip_find(d, "meta");
     if (!m)
@@ -348,7 +412,6 @@ wt_status coeff_meta_read(const zip_reader *r, const zip_directory *d, wt_npz_me
     if (!buf)
         return wt_error_set(WT_ERR_NOMEM, "%s: out of memory", r->name);
     npy_array a;
-    meta_fields f;
     wt_status st = npz_read_small(r, m, buf, META_CAP);
     if (st == WT_OK)
         st = npz_read_header(r, m, &a, buf, NPZ_HEADER_CAP);
@@ -357,11 +420,83 @@ wt_status coeff_meta_read(const zip_reader *r, const zip_directory *d, wt_npz_me
     if (st == WT_OK)
         st = npz_check_data_len(r, m, &a);
     if (st == WT_OK &&
-        !parse_meta_json((const char *)buf + a.header_len, (size_t)a.data_len, &f))
+        !parse_meta_json((const char *)buf + a.header_len, (size_t)a.data_len, f))
         st = wt_error_set(WT_ERR_FORMAT, "%s: unreadable meta member (expected wavetool's JSON)",
                           r->name);
-    if (st == WT_OK)
-        st = meta_from_fields(r, &f, meta);
     free(buf);
+    return st;
+}
+
+wt_status coeff_meta_read(const zip_reader *r, const zip_directory *d, wt_npz_meta *meta)
+{
+    meta_fields f;
+    wt_status st = read_fields(r, d, &f);
+    return st == WT_OK ? meta_from_fields(r, &f, meta) : st;
+}
+
+/* ---- the input's metadata ------------------------------------------------------ */
+
+/* The bytes of the 1-D uint8 member @p name (an ICC profile, Exif) into
+ * *@p data (malloc'ed); NULL when the file has no such member. */
+static wt_status read_bytes_member(const zip_reader *r, const zip_directory *d,
+                                   const char *name, uint8_t **data, size_t *size)
+{
+    const zip_entry *m = zip_find(d, name);
+    *data = NULL;
+    *size = 0;
+    if (!m)
+        return WT_OK;
+    uint8_t header[NPZ_HEADER_CAP];
+    uint8_t *buf = m->size <= META_MAX_BYTES + NPZ_HEADER_CAP ? malloc(m->size ? m->size : 1)
+                                                              : NULL;
+    npy_array a;
+    wt_status st = buf ? npz_read_small(r, m, buf, m->size)
+                       : wt_error_set(WT_ERR_LIMIT, "%s: member %s is too large", r->name, name);
+    if (st == WT_OK)
+        st = npz_read_header(r, m, &a, header, sizeof header);
+    if (st == WT_OK && (a.kind != 'u' || a.itemsize != 1 || a.ndim != 1))
+        st = wt_error_set(WT_ERR_FORMAT, "%s: member %s is not a 1-D uint8 array", r->name,
+                          name);
+    if (st == WT_OK)
+        st = npz_check_data_len(r, m, &a);
+    if (st == WT_OK) {
+        *data = wt_meta_copy(buf + a.header_len, (size_t)a.data_len);
+        *size = *data ? (size_t)a.data_len : 0;
+    }
+    free(buf);
+    return st;
+}
+
+/* The resolution keys of @p f into @p image (unknown units are left out). */
+static void resolution_from_fields(const meta_fields *f, wt_image_meta *image)
+{
+    for (int u = WT_RES_ASPECT; u <= WT_RES_CM; u++)
+        if (strcmp(f->resolution_unit, resolution_units[u]) == 0 && f->x_resolution > 0 &&
+            f->y_resolution > 0) {
+            image->unit = (wt_res_unit)u;
+            image->xres = f->x_resolution;
+            image->yres = f->y_resolution;
+        }
+}
+
+wt_status coeff_meta_read_image(const zip_reader *r, const zip_directory *d,
+                                wt_image_meta **out)
+{
+    *out = NULL;
+    meta_fields f;
+    wt_image_meta *image = calloc(1, sizeof *image);
+    wt_status st = image ? read_fields(r, d, &f)
+                         : wt_error_set(WT_ERR_NOMEM, "%s: out of memory", r->name);
+    if (st == WT_OK) {
+        image->refs = 1;
+        resolution_from_fields(&f, image);
+        st = read_bytes_member(r, d, "icc_profile", &image->icc, &image->icc_size);
+    }
+    if (st == WT_OK)
+        st = read_bytes_member(r, d, "exif", &image->exif, &image->exif_size);
+    if (st == WT_OK && (image->unit != WT_RES_NONE || image->icc || image->exif))
+        *out = image;
+    else
+        wt_image_meta_release(image);
     return st;
 }

@@ -8,9 +8,6 @@
 #include <string.h>
 #include <zlib.h>
 
-/* An ICC profile or Exif block larger than this is left out. */
-#define META_MAX_BYTES ((size_t)16 << 20)
-
 static uint32_t be32(const uint8_t *p)
 {
     return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
@@ -21,7 +18,7 @@ static uint16_t be16(const uint8_t *p)
     return (uint16_t)(p[0] << 8 | p[1]);
 }
 
-static uint8_t *copy_bytes(const uint8_t *p, size_t n)
+uint8_t *wt_meta_copy(const uint8_t *p, size_t n)
 {
     uint8_t *c = n && n <= META_MAX_BYTES ? malloc(n) : NULL;
     if (c)
@@ -87,7 +84,7 @@ static void png_meta(const uint8_t *data, size_t size, wt_image_meta *m)
         else if (memcmp(type, "iCCP", 4) == 0 && !m->icc)
             png_iccp(body, n, m);
         else if (memcmp(type, "eXIf", 4) == 0 && !m->exif && tiff_structured(body, n)) {
-            m->exif = copy_bytes(body, n);
+            m->exif = wt_meta_copy(body, n);
             m->exif_size = m->exif ? n : 0;
         }
         pos += 12 + (size_t)n;
@@ -154,7 +151,7 @@ static void jpeg_meta(const uint8_t *data, size_t size, wt_image_meta *m)
             jfif_density(d, n - 2, m);
         else if (marker == 0xE1 && n - 2 > 6 && memcmp(d, "Exif\0\0", 6) == 0 && !m->exif &&
                  tiff_structured(d + 6, n - 8)) {
-            m->exif = copy_bytes(d + 6, n - 8);
+            m->exif = wt_meta_copy(d + 6, n - 8);
             m->exif_size = m->exif ? n - 8 : 0;
         } else if (marker == 0xE2)
             icc_piece(d, n - 2, &icc);

@@ -13,6 +13,12 @@
 /* The metadata of the @p size bytes of a file that codec @p c decoded into
  * @p img, attached to it; nothing attached when there is none. */
 void wt_meta_read(const wt_codec *c, const uint8_t *data, size_t size, wt_image *img);
+/* An ICC profile or Exif block larger than this is left out. */
+#define META_MAX_BYTES ((size_t)16 << 20)
+
+/* A copy of the @p n bytes at @p p (an ICC profile, Exif), or NULL when
+ * empty, too large (over 16 MiB) or out of memory: then left out. */
+uint8_t *wt_meta_copy(const uint8_t *p, size_t n);
 /* @p m (malloc'ed, refs unset) attached to @p img, which has none; freed when empty. */
 void wt_meta_attach(wt_image *img, wt_image_meta *m);
 /* What an encoder writes of @p img's metadata: NULL with --strip or none. */

@@ -379,6 +379,7 @@ static const wt_save_option_info jpeg_options[] = {
 };
 
 const wt_codec wt_codec_jpeg = {
-    {"JPEG", jpeg_extensions, WT_HOLDS_IMAGE, 1u << 8, 3, 0, jpeg_options},
+    {"JPEG", jpeg_extensions, WT_HOLDS_IMAGE, 1u << 8, 3, 0, jpeg_options,
+     WT_META_RESOLUTION | WT_META_ICC | WT_META_EXIF},
     is_jpeg, 3, wt_jpeg_decode, wt_jpeg_encode, NULL, NULL, NULL, jpeg_probe,
 };

@@ -451,7 +451,7 @@ static const wt_page_writer npy_pages_out = {writer_start, writer_add, NULL, NUL
 static const char *const npy_extensions[] = {"npy", NULL};
 
 const wt_codec wt_codec_npy = {
-    {"NPY", npy_extensions, WT_HOLDS_IMAGE, 1u << 8 | 1u << 16, WT_MAX_CHANNELS, 1, NULL},
+    {"NPY", npy_extensions, WT_HOLDS_IMAGE, 1u << 8 | 1u << 16, WT_MAX_CHANNELS, 1, NULL, 0},
     is_npy, 10, wt_npy_decode, wt_npy_encode,
     NULL, &npy_pages_in, &npy_pages_out, npy_probe,
 };

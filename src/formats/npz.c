@@ -66,6 +66,7 @@ wt_status npz_save_file(const char *path, const char *shown, const wt_npz_meta *
         w->compress = meta->compress;
         write_bands(w, bands);
         coeff_meta_write(w, json);
+        coeff_meta_write_image(w, meta->image);
         zip_write_directory(w);
         if (w->error)
             st = wt_error_set(WT_ERR_IO, "%s: %s", shown, strerror(w->error));
@@ -199,6 +200,22 @@ static wt_status read_stack(const zip_reader *r, const zip_directory *d, const w
     return st;
 }
 
+/* The input's metadata the file stores into meta->image; on failure the
+ * coefficients read are freed. */
+static wt_status read_image_meta(const zip_reader *r, const zip_directory *d, wt_pyramid *pyr,
+                                 float **stack, wt_npz_meta *meta)
+{
+    wt_status st = coeff_meta_read_image(r, d, &meta->image);
+    if (st != WT_OK) {
+        wt_pyramid_free(pyr);
+        if (stack) {
+            free(*stack);
+            *stack = NULL;
+        }
+    }
+    return st;
+}
+
 /* Any coefficient file; @p stack NULL: DWT files only. The image it describes
  * gets the limits of every image read (@p opt NULL: the defaults). */
 static wt_status load_file(const char *path, const wt_load_options *opt, wt_pyramid *pyr,
@@ -251,6 +268,8 @@ static wt_status load_file(const char *path, const wt_load_options *opt, wt_pyra
         if (st != WT_OK)
             wt_pyramid_free(pyr);
     }
+    if (st == WT_OK && opt && opt->coeff_image_meta)
+        st = read_image_meta(&r, d, pyr, stack, meta);
     if (d)
         zip_reader_close(&r);
     free(d);
@@ -289,6 +308,6 @@ static uint64_t npz_probe(const uint8_t *head, size_t size, const char *path)
 static const char *const npz_extensions[] = {"npz", NULL};
 
 const wt_codec wt_codec_npz = {
-    {"NPZ", npz_extensions, WT_HOLDS_COEFFS, 0, 0, 1, NULL},
+    {"NPZ", npz_extensions, WT_HOLDS_COEFFS, 0, 0, 1, NULL, 0},
     is_npz, 4, NULL, NULL, NULL, NULL, NULL, npz_probe,
 };

@@ -89,6 +89,7 @@ wt_status wt_npz_stack_writer_open(const char *path, const wt_npz_meta *meta,
     if (!s)
         return wt_error_set(WT_ERR_NOMEM, "%s: out of memory", path);
     s->meta = *meta;
+    s->meta.image = NULL; /* the input's metadata: stored by files of one image only */
     s->undecimated = ustack != NULL;
     if (shape) {
         s->plan = *shape;

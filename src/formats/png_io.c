@@ -298,6 +298,7 @@ static const wt_save_option_info png_options[] = {
 };
 
 const wt_codec wt_codec_png = {
-    {"PNG", png_extensions, WT_HOLDS_IMAGE, 1u << 8 | 1u << 16, 4, 0, png_options},
+    {"PNG", png_extensions, WT_HOLDS_IMAGE, 1u << 8 | 1u << 16, 4, 0, png_options,
+     WT_META_RESOLUTION | WT_META_ICC | WT_META_EXIF},
     is_png, 8, wt_png_decode, wt_png_encode, NULL, NULL, NULL, png_probe,
 };

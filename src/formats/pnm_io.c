@@ -267,6 +267,6 @@ static const char *const pnm_extensions[] = {"pgm", "ppm", "pnm", NULL};
 
 /* Gray or RGB; alpha is dropped when written. */
 const wt_codec wt_codec_pnm = {
-    {"Netpbm", pnm_extensions, WT_HOLDS_IMAGE, 1u << 8 | 1u << 16, 3, 0, NULL},
+    {"Netpbm", pnm_extensions, WT_HOLDS_IMAGE, 1u << 8 | 1u << 16, 3, 0, NULL, 0},
     is_pnm, 3, pnm_decode, pnm_encode, NULL, NULL, NULL, pnm_probe,
 };

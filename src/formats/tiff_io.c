@@ -396,6 +396,35 @@ static wt_status read_blocks(TIFF *tif, tiff_memory *m, const tiff_layout *t, wt
     return st;
 }
 
+/* The page's resolution (XResolution, YResolution, ResolutionUnit) and ICC
+ * profile (tag 34675) attached to @p img; values that make no sense are left
+ * out. Exif lives in an IFD of its own that libtiff does not hand back as
+ * bytes: not read. */
+static void read_meta_tags(TIFF *tif, wt_image *img)
+{
+    wt_image_meta *m = calloc(1, sizeof *m);
+    if (!m)
+        return;
+    float x = 0, y = 0;
+    uint16_t unit = RESUNIT_INCH;
+    if (TIFFGetField(tif, TIFFTAG_XRESOLUTION, &x) && TIFFGetField(tif, TIFFTAG_YRESOLUTION, &y) &&
+        isfinite(x) && isfinite(y) && x > 0 && y > 0) {
+        TIFFGetFieldDefaulted(tif, TIFFTAG_RESOLUTIONUNIT, &unit);
+        m->unit = unit == RESUNIT_CENTIMETER ? WT_RES_CM
+                  : unit == RESUNIT_INCH     ? WT_RES_INCH
+                                             : WT_RES_ASPECT;
+        m->xres = x;
+        m->yres = y;
+    }
+    uint32_t icc_size = 0;
+    const uint8_t *icc = NULL;
+    if (TIFFGetField(tif, TIFFTAG_ICCPROFILE, &icc_size, &icc) && icc && icc_size >= 128) {
+        m->icc = wt_meta_copy(icc, icc_size); /* an ICC header is 128 bytes */
+        m->icc_size = m->icc ? icc_size : 0;
+    }
+    wt_meta_attach(img, m);
+}
+
 /* A file of several pages is a stack (wt_stack_open), never its first page alone. */
 static wt_status refuse_stack(TIFF *tif, const tiff_memory *m)
 {
@@ -438,6 +467,8 @@ wt_status wt_tiff_decode(const void *data, size_t size, const char *name,
             img->stored = t.type;
         st = read_blocks(tif, &m, &t, img);
     }
+    if (st == WT_OK)
+        read_meta_tags(tif, img);
     TIFFClose(tif);
     if (st != WT_OK)
         wt_image_free(img);
@@ -748,6 +779,8 @@ static wt_status wt_tiff_pages_read(wt_tiff_pages *t, size_t k, const wt_load_op
             img->stored = l.type;
         st = read_blocks(t->tif, &t->m, &l, img);
     }
+    if (st == WT_OK)
+        read_meta_tags(t->tif, img);
     if (st != WT_OK) {
         wt_image_free(img);
         return t->count > 1 ? page_error(t, k, st) : st;
@@ -850,8 +883,9 @@ static wt_status wt_tiff_page_writer_add(wt_tiff_page_writer *w, const wt_image 
         (img->bit_depth != 8 && img->bit_depth != 16 && img->bit_depth != WT_DEPTH_F32))
         return wt_error_set(WT_ERR_INVALID, "%s: cannot write %d channels of %d bits as TIFF",
                             w->m.name, img->channels, img->bit_depth);
+    /* each page with its own metadata (the caller drops it for --strip) */
     wt_status st = encode_rows(w->tif, &w->m, img, wt_save_option_value(&wt_codec_tiff, "level", NULL),
-                               NULL);
+                               img->meta);
     if (st == WT_OK && (!TIFFWriteDirectory(w->tif) || w->m.failed))
         st = wt_error_set(WT_ERR_IO, "%s: cannot write TIFF (%s)", w->m.name,
                           w->m.error[0] ? w->m.error : "write failed");
@@ -953,7 +987,8 @@ static const wt_save_option_info tiff_options[] = {
 };
 
 const wt_codec wt_codec_tiff = {
-    {"TIFF", tiff_extensions, WT_HOLDS_IMAGE, 1u << 8 | 1u << 16, WT_MAX_CHANNELS, 1, tiff_options},
+    {"TIFF", tiff_extensions, WT_HOLDS_IMAGE, 1u << 8 | 1u << 16, WT_MAX_CHANNELS, 1, tiff_options,
+     WT_META_RESOLUTION | WT_META_ICC},
     is_tiff, 8, wt_tiff_decode, wt_tiff_encode,
     wt_tiff_load_file, &tiff_pages_in, &tiff_pages_out, tiff_probe,
 };

@@ -1,11 +1,15 @@
 #!/usr/bin/python3
-"""Metadata kept on images of the input (denoise, roundtrip -o) as Pillow reads
-it back: Exif (orientation, make), the ICC profile and the resolution of JPEG
-and PNG inputs, written to JPEG, PNG (pHYs, iCCP, eXIf) and TIFF (resolution,
-ICC); --strip writes none; mosaics carry none.
+"""Metadata kept on images of the input (denoise, roundtrip -o) as Pillow and
+tifffile read it back: Exif (orientation, make), the ICC profile and the
+resolution of JPEG, PNG and TIFF inputs, written to JPEG, PNG (pHYs, iCCP,
+eXIf) and TIFF (resolution, ICC); each page of a TIFF stack with its own;
+stored in coefficient files by decompose (meta keys, members icc_profile and
+exif) and put back by reconstruct; --strip writes none; mosaics carry none; -v names what an output format
+cannot hold.
 
-Usage: metadata_check.py WAVETOOL. Exit 77 without numpy or Pillow.
+Usage: metadata_check.py WAVETOOL. Exit 77 without numpy, Pillow or tifffile.
 """
+import json
 import os
 import subprocess
 import sys
@@ -13,6 +17,7 @@ import tempfile
 
 try:
     import numpy as np
+    import tifffile
     from PIL import Image, ImageCms
 except ImportError as e:
     print(f"metadata_check: {e}: skipping")
@@ -44,16 +49,49 @@ def inputs():
     exif[0x010F] = "TestMake"
     img.save(path("in.jpg"), quality=95, exif=exif.tobytes(), icc_profile=icc, dpi=(300, 300))
     img.save(path("in.png"), exif=exif.tobytes(), icc_profile=icc, dpi=(300, 300))
+    tifffile.imwrite(path("in.tif"), np.asarray(img), photometric="rgb", metadata=None,
+                     resolution=(300, 300), resolutionunit="INCH",
+                     extratags=[(34675, 7, len(icc), icc, True)])
     return icc
 
 
-def kept(out, icc, what):
+# A gray stack whose pages have their own resolution (unit, x, y).
+PAGE_RES = [(2, 100, 100), (2, 200, 150), (3, 50, 50)]
+
+
+def stack_input():
+    rng = np.random.default_rng(5)
+    with tifffile.TiffWriter(path("stack.tif")) as t:
+        for unit, x, y in PAGE_RES:
+            page = np.clip(100 + rng.normal(0, 15, (24, 30)), 0, 255).astype(np.uint8)
+            t.write(page, metadata=None, contiguous=False, resolution=(x, y),
+                    resolutionunit=unit)
+
+
+def page_res(page):
+    """(unit, x, y) of a page's resolution tags, or None."""
+    tags = page.tags
+    if "XResolution" not in tags:
+        return None
+    x, y = (tags[t].value[0] / tags[t].value[1] for t in ("XResolution", "YResolution"))
+    return (int(tags["ResolutionUnit"].value), round(x), round(y))
+
+
+def stack_kept(out, strip):
+    with tifffile.TiffFile(out) as t:
+        got = [page_res(p) for p in t.pages]
+    want = [None] * len(PAGE_RES) if strip else PAGE_RES
+    check(got == want, f"stack -> {os.path.basename(out)}{' --strip' if strip else ''}: "
+                       f"page resolutions {got}, expected {want}")
+
+
+def kept(src, out, icc, what):  # TIFF inputs and outputs carry no Exif
     o = Image.open(out)
     exif = o.getexif()
     dpi = o.info.get("dpi") or (0, 0)
     check(abs(dpi[0] - 300) < 0.5 and abs(dpi[1] - 300) < 0.5, f"{what}: dpi {dpi}")
     check(o.info.get("icc_profile") == icc, f"{what}: ICC profile lost")
-    if not out.endswith(".tif"):  # TIFF outputs carry no Exif
+    if not out.endswith(".tif") and not src.endswith(".tif"):
         check(exif.get(0x0112) == 6 and exif.get(0x010F) == "TestMake",
               f"{what}: Exif {dict(exif)}")
 
@@ -71,15 +109,75 @@ def run(*args):
 
 
 icc = inputs()
-for src in ("in.jpg", "in.png"):
+stack_input()
+for src in ("in.jpg", "in.png", "in.tif"):
     for ext in ("jpg", "png", "tif"):
         out = path("out." + ext)
         for cmd in (["denoise", path(src), out], ["roundtrip", path(src), "-o", out]):
             what = f"{cmd[0]} {src} -> .{ext}"
             if run(*cmd):
-                kept(out, icc, what)
+                kept(src, out, icc, what)
             if run(*cmd, "--strip"):
                 stripped(out, what + " --strip")
+for cmd in (["denoise", path("stack.tif"), path("stack_out.tif")],
+            ["roundtrip", path("stack.tif"), "-o", path("stack_out.tif")]):
+    for strip in (False, True):
+        if run(*cmd, *(["--strip"] if strip else [])):
+            stack_kept(path("stack_out.tif"), strip)
+
+
+def coeffs_stored(npz, src, icc, strip, what):
+    """The input's metadata in a coefficient file as numpy reads it."""
+    z = np.load(npz)
+    meta = json.loads(bytes(z["meta"]).decode())
+    if strip:
+        check("resolution_unit" not in meta and "icc_profile" not in z and "exif" not in z,
+              f"{what}: metadata stored: {sorted(z.files)} {meta}")
+        return
+    check(meta.get("resolution_unit") == "inch" and
+          abs(meta.get("x_resolution", 0) - 300) < 0.5 and
+          abs(meta.get("y_resolution", 0) - 300) < 0.5, f"{what}: resolution in meta {meta}")
+    check("icc_profile" in z and z["icc_profile"].tobytes() == icc, f"{what}: ICC profile")
+    if not src.endswith(".tif"):
+        check("exif" in z and z["exif"].tobytes()[:4] in (b"II*\0", b"MM\0*"),
+              f"{what}: Exif member")
+
+
+for src in ("in.jpg", "in.tif"):
+    for transform in ("dwt", "swt"):
+        npz = path(f"c_{transform}.npz")
+        for strip in (True, False):  # the file of the last one reconstructed
+            flag = ["--strip"] if strip else []
+            what = f"decompose --transform {transform} {src}{' --strip' if strip else ''}"
+            if run("decompose", "--transform", transform, path(src), npz, *flag):
+                coeffs_stored(npz, src, icc, strip, what)
+        for ext in ("jpg", "png", "tif"):
+            out = path("rec." + ext)
+            what = f"reconstruct ({src}, {transform}) -> .{ext}"
+            if run("reconstruct", npz, out):
+                kept(src, out, icc, what)
+            if run("reconstruct", npz, out, "--strip"):
+                stripped(out, what + " --strip")
+
+
+def said(args, expected):
+    """-v's line on metadata an output format cannot hold: the parts named, or none."""
+    p = subprocess.run([WT, *args, "-v"], capture_output=True, text=True)
+    lines = [l for l in p.stderr.splitlines() if "of the input: left out" in l]
+    if expected:
+        ok = len(lines) == 1 and expected in lines[0]
+    else:
+        ok = not lines
+    check(p.returncode == 0 and ok, f"wavetool {' '.join(args)} -v: expected {expected!r}, said {lines}")
+
+
+said(["roundtrip", path("in.jpg"), "-o", path("v.npy")],
+     "NPY holds no resolution, ICC profile, Exif of the input")
+said(["denoise", path("in.png"), path("v.tif")], "TIFF holds no Exif of the input")
+said(["denoise", path("in.png"), path("v.tif"), "--strip"], None)
+said(["denoise", path("in.tif"), path("v.png")], None)
+said(["reconstruct", path("c_swt.npz"), path("v.pgm")],  # of in.tif
+     "Netpbm holds no resolution, ICC profile of the input")
 if run("decompose", path("in.jpg"), path("mosaic.png")):
     stripped(path("mosaic.png"), "decompose mosaic")
 print(f"metadata_check: {checks} checks, {failures} failed")
