@@ -395,13 +395,19 @@ void pipeline_say_meta_left_out(const pipeline *p, const char *out, const wt_ima
     const wt_format_info *f = wt_format_describe(cli_output_format(p->opt, out));
     if (!p->opt->verbose || p->opt->save.strip || !m || !f)
         return;
-    char lost[64] = "";
+    char lost[96] = "";
     if (m->unit != WT_RES_NONE && !(f->meta & WT_META_RESOLUTION))
         strcat(lost, ", resolution");
     if (m->icc && !(f->meta & WT_META_ICC))
         strcat(lost, ", ICC profile");
     if (m->exif && !(f->meta & WT_META_EXIF))
         strcat(lost, ", Exif");
+    if (m->xmp && !(f->meta & WT_META_XMP))
+        strcat(lost, ", XMP");
+    if (m->text && !(f->meta & WT_META_TEXT))
+        strcat(lost, ", PNG text");
+    if (m->description && !(f->meta & WT_META_DESCRIPTION))
+        strcat(lost, ", description");
     if (lost[0])
         fprintf(stderr, "wavetool: %s: %s holds no %s of the input: left out\n",
                 pipeline_shown(out), f->name, lost + 2);

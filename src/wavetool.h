@@ -262,8 +262,9 @@ typedef enum wt_res_unit {
 } wt_res_unit;
 
 /** What a decoded file says about its pixels beyond the samples, shared
- *  (reference-counted) by the images made of it: PNG pHYs, iCCP, eXIf; JPEG
- *  JFIF density, APP2 ICC profile, APP1 Exif; TIFF resolution and ICC profile. */
+ *  (reference-counted) by the images made of it: PNG pHYs, iCCP, eXIf, iTXt
+ *  XMP, text chunks; JPEG JFIF density, APP2 ICC profile, APP1 Exif and XMP,
+ *  COM; TIFF resolution, ICC profile, XMP (tag 700), ImageDescription. */
 typedef struct wt_image_meta {
     int refs;
     wt_res_unit unit;
@@ -272,6 +273,13 @@ typedef struct wt_image_meta {
     size_t icc_size;
     uint8_t *exif; /**< Exif as TIFF-structured bytes ("II*" or "MM*"), or NULL */
     size_t exif_size;
+    uint8_t *xmp;  /**< the XMP packet (UTF-8 XML), or NULL */
+    size_t xmp_size;
+    /** PNG text chunks but XMP and Description, each record a byte (0: Latin-1,
+     *  from tEXt or zTXt; 1: UTF-8, from iTXt), the keyword, 0, the text, 0; or NULL */
+    uint8_t *text;
+    size_t text_size;
+    char *description; /**< TIFF ImageDescription, PNG tEXt "Description", JPEG COM; or NULL */
 } wt_image_meta;
 
 typedef struct wt_image {
@@ -392,6 +400,9 @@ typedef struct wt_format_info {
 #define WT_META_RESOLUTION 1u
 #define WT_META_ICC 2u
 #define WT_META_EXIF 4u
+#define WT_META_XMP 8u
+#define WT_META_TEXT 16u        /**< PNG text chunks (wt_image_meta.text) */
+#define WT_META_DESCRIPTION 32u
 
 /** More selectors of wt_format_list(): formats whose codec holds stacks of
  *  images (many pages), image formats that hold every sample type (floats),
@@ -593,8 +604,8 @@ typedef struct wt_npz_meta {
     uint32_t depth; /**< a volume's z size (meta "depth"); 0: an image */
     char axes[4];   /**< a volume's axes in order as digits, "012" (meta "axes": "0,1,2") */
     /** The input image's resolution (meta "resolution_unit", "x_resolution",
-     *  "y_resolution"), ICC profile and Exif (uint8 members "icc_profile",
-     *  "exif"); NULL: none. Writing: borrowed, stored by files of one image
+     *  "y_resolution"), ICC profile, Exif and XMP (uint8 members "icc_profile",
+     *  "exif", "xmp"); NULL: none. Writing: borrowed, stored by files of one image
      *  (not stacks). Reading (wt_load_options.coeff_image_meta): a reference
      *  of the caller's, dropped with wt_image_meta_release. */
     wt_image_meta *image;

@@ -151,6 +151,9 @@ void wt_image_meta_release(wt_image_meta *m)
     if (m && --m->refs == 0) {
         free(m->icc);
         free(m->exif);
+        free(m->xmp);
+        free(m->text);
+        free(m->description);
         free(m);
     }
 }

@@ -136,6 +136,10 @@ void coeff_meta_write_image(zip_writer *w, const wt_image_meta *image)
         len = image->exif_size;
         npz_write_array(w, "exif", 'u', 1, &len, 1, image->exif);
     }
+    if (image && image->xmp) {
+        len = image->xmp_size;
+        npz_write_array(w, "xmp", 'u', 1, &len, 1, image->xmp);
+    }
 }
 
 /* ---- reading ------------------------------------------------------------------ */
@@ -494,7 +498,9 @@ wt_status coeff_meta_read_image(const zip_reader *r, const zip_directory *d,
     }
     if (st == WT_OK)
         st = read_bytes_member(r, d, "exif", &image->exif, &image->exif_size);
-    if (st == WT_OK && (image->unit != WT_RES_NONE || image->icc || image->exif))
+    if (st == WT_OK)
+        st = read_bytes_member(r, d, "xmp", &image->xmp, &image->xmp_size);
+    if (st == WT_OK && (image->unit != WT_RES_NONE || image->icc || image->exif || image->xmp))
         *out = image;
     else
         wt_image_meta_release(image);

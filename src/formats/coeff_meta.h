@@ -10,11 +10,11 @@
 char *coeff_meta_json(const wt_npz_meta *m);
 /* Member "meta": @p json as a 1-D uint8 array. */
 void coeff_meta_write(zip_writer *w, const char *json);
-/* Members "icc_profile" and "exif" of @p image (NULL: none), 1-D uint8 arrays. */
+/* Members "icc_profile", "exif" and "xmp" of @p image (NULL: none), 1-D uint8 arrays. */
 void coeff_meta_write_image(zip_writer *w, const wt_image_meta *image);
 /* The member "meta" of @p d into @p meta, each field checked (meta->image NULL). */
 wt_status coeff_meta_read(const zip_reader *r, const zip_directory *d, wt_npz_meta *meta);
-/* The input's metadata @p d stores (resolution keys, "icc_profile", "exif")
+/* The input's metadata @p d stores (resolution keys, "icc_profile", "exif", "xmp")
  * into *@p out, a new reference; NULL when it stores none. */
 wt_status coeff_meta_read_image(const zip_reader *r, const zip_directory *d,
                                 wt_image_meta **out);

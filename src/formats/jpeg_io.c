@@ -263,7 +263,9 @@ static void set_density(j_compress_ptr cinfo, const wt_image_meta *m)
     cinfo->Y_density = (UINT16)(y < 1 ? 1 : y > 65535 ? 65535 : lrint(y));
 }
 
-/* Exif (APP1) and the ICC profile (APP2 pieces) of @p m, after the JFIF header. */
+/* Exif (APP1), XMP (APP1), the ICC profile (APP2 pieces) and the description
+ * (COM) of @p m, after the JFIF header; an XMP packet or description too long
+ * for one marker is left out. */
 static void write_markers(j_compress_ptr cinfo, const wt_image_meta *m)
 {
     static const uint8_t exif_id[6] = {'E', 'x', 'i', 'f', 0, 0};
@@ -274,8 +276,18 @@ static void write_markers(j_compress_ptr cinfo, const wt_image_meta *m)
         for (size_t i = 0; i < m->exif_size; i++)
             jpeg_write_m_byte(cinfo, m->exif[i]);
     }
+    if (m->xmp && m->xmp_size <= 65533 - XMP_ID_SIZE) {
+        jpeg_write_m_header(cinfo, JPEG_APP0 + 1, (unsigned)(XMP_ID_SIZE + m->xmp_size));
+        for (size_t i = 0; i < XMP_ID_SIZE; i++)
+            jpeg_write_m_byte(cinfo, XMP_ID[i]);
+        for (size_t i = 0; i < m->xmp_size; i++)
+            jpeg_write_m_byte(cinfo, m->xmp[i]);
+    }
     if (m->icc)
         jpeg_write_icc_profile(cinfo, m->icc, (unsigned)m->icc_size);
+    if (m->description && strlen(m->description) <= 65533)
+        jpeg_write_marker(cinfo, JPEG_COM, (const JOCTET *)m->description,
+                          (unsigned)strlen(m->description));
 }
 
 static wt_status encode_guarded(j_compress_ptr cinfo, jpeg_context *ctx, const wt_image *img,
@@ -380,6 +392,6 @@ static const wt_save_option_info jpeg_options[] = {
 
 const wt_codec wt_codec_jpeg = {
     {"JPEG", jpeg_extensions, WT_HOLDS_IMAGE, 1u << 8, 3, 0, jpeg_options,
-     WT_META_RESOLUTION | WT_META_ICC | WT_META_EXIF},
+     WT_META_RESOLUTION | WT_META_ICC | WT_META_EXIF | WT_META_XMP | WT_META_DESCRIPTION},
     is_jpeg, 3, wt_jpeg_decode, wt_jpeg_encode, NULL, NULL, NULL, jpeg_probe,
 };

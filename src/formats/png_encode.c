@@ -266,8 +266,43 @@ static void write_header(png_writer *w, const wt_image *img)
     write_chunk(w, "IHDR", ihdr, sizeof ihdr);
 }
 
-/* pHYs (pixels per metre, or an aspect ratio), iCCP and eXIf of @p m, between
- * IHDR and IDAT; a profile that does not compress is left out. */
+/* tEXt (Latin-1) or uncompressed iTXt (@p utf8: no language) of @p key and
+ * the @p n bytes of @p text; left out when out of memory. */
+static void write_text_chunk(png_writer *w, const char *key, const void *text, size_t n,
+                             int utf8)
+{
+    size_t key_size = strlen(key) + 1, head = key_size + (utf8 ? 4 : 0);
+    uint8_t *chunk = malloc(head + n);
+    if (!chunk)
+        return;
+    memcpy(chunk, key, key_size);
+    memset(chunk + key_size, 0, head - key_size); /* flag, method, language, translated key */
+    memcpy(chunk + head, text, n);
+    write_chunk(w, utf8 ? "iTXt" : "tEXt", chunk, head + n);
+    free(chunk);
+}
+
+/* XMP, the description (tEXt when ASCII, else iTXt) and the other texts of @p m. */
+static void write_text_chunks(png_writer *w, const wt_image_meta *m)
+{
+    if (m->xmp)
+        write_text_chunk(w, "XML:com.adobe.xmp", m->xmp, m->xmp_size, 1);
+    if (m->description) {
+        size_t n = strlen(m->description), i = 0;
+        while (i < n && (uint8_t)m->description[i] < 0x80)
+            i++;
+        write_text_chunk(w, "Description", m->description, n, i < n);
+    }
+    for (size_t at = 0; at < m->text_size;) { /* records: kind, key, 0, text, 0 */
+        const char *key = (const char *)m->text + at + 1, *text = key + strlen(key) + 1;
+        size_t n = strlen(text);
+        write_text_chunk(w, key, text, n, m->text[at]);
+        at = (size_t)(text + n + 1 - (const char *)m->text);
+    }
+}
+
+/* pHYs (pixels per metre, or an aspect ratio), iCCP, eXIf and text of @p m,
+ * between IHDR and IDAT; a profile that does not compress is left out. */
 static void write_metadata_chunks(png_writer *w, const wt_image_meta *m)
 {
     if (!m)
@@ -298,6 +333,7 @@ static void write_metadata_chunks(png_writer *w, const wt_image_meta *m)
     }
     if (m->exif)
         write_chunk(w, "eXIf", m->exif, m->exif_size);
+    write_text_chunks(w, m);
 }
 
 /* ---- compression ----------------------------------------------------------- */

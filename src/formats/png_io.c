@@ -299,6 +299,7 @@ static const wt_save_option_info png_options[] = {
 
 const wt_codec wt_codec_png = {
     {"PNG", png_extensions, WT_HOLDS_IMAGE, 1u << 8 | 1u << 16, 4, 0, png_options,
-     WT_META_RESOLUTION | WT_META_ICC | WT_META_EXIF},
+     WT_META_RESOLUTION | WT_META_ICC | WT_META_EXIF | WT_META_XMP | WT_META_TEXT |
+         WT_META_DESCRIPTION},
     is_png, 8, wt_png_decode, wt_png_encode, NULL, NULL, NULL, png_probe,
 };

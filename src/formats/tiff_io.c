@@ -396,9 +396,9 @@ static wt_status read_blocks(TIFF *tif, tiff_memory *m, const tiff_layout *t, wt
     return st;
 }
 
-/* The page's resolution (XResolution, YResolution, ResolutionUnit) and ICC
- * profile (tag 34675) attached to @p img; values that make no sense are left
- * out. Exif lives in an IFD of its own that libtiff does not hand back as
+/* The page's resolution (XResolution, YResolution, ResolutionUnit), ICC
+ * profile (tag 34675), XMP (tag 700) and ImageDescription attached to @p img;
+ * values that make no sense are left out. Exif lives in an IFD of its own that libtiff does not hand back as
  * bytes: not read. */
 static void read_meta_tags(TIFF *tif, wt_image *img)
 {
@@ -422,6 +422,15 @@ static void read_meta_tags(TIFF *tif, wt_image *img)
         m->icc = wt_meta_copy(icc, icc_size); /* an ICC header is 128 bytes */
         m->icc_size = m->icc ? icc_size : 0;
     }
+    uint32_t xmp_size = 0;
+    const uint8_t *xmp = NULL;
+    if (TIFFGetField(tif, TIFFTAG_XMLPACKET, &xmp_size, &xmp) && xmp) {
+        m->xmp = wt_meta_copy(xmp, xmp_size);
+        m->xmp_size = m->xmp ? xmp_size : 0;
+    }
+    const char *description = NULL; /* libtiff ends ASCII tags with a 0 */
+    if (TIFFGetField(tif, TIFFTAG_IMAGEDESCRIPTION, &description) && description)
+        m->description = wt_meta_text_copy((const uint8_t *)description, strlen(description));
     wt_meta_attach(img, m);
 }
 
@@ -511,7 +520,8 @@ static int write_tags(TIFF *tif, const wt_image *img, wt_sample_type t, int leve
     return ok && write_extra_samples(tif, img->channels);
 }
 
-/* Resolution and ICC profile of @p m (Exif would need its own IFD: left out). */
+/* Resolution, ICC profile, XMP and description of @p m (Exif would need its
+ * own IFD: left out). */
 static int write_meta_tags(TIFF *tif, const wt_image_meta *m)
 {
     static const uint16_t units[] = {RESUNIT_NONE, RESUNIT_NONE, RESUNIT_INCH,
@@ -523,6 +533,10 @@ static int write_meta_tags(TIFF *tif, const wt_image_meta *m)
              TIFFSetField(tif, TIFFTAG_RESOLUTIONUNIT, units[m->unit]);
     if (ok && m && m->icc)
         ok = TIFFSetField(tif, TIFFTAG_ICCPROFILE, (uint32_t)m->icc_size, m->icc);
+    if (ok && m && m->xmp)
+        ok = TIFFSetField(tif, TIFFTAG_XMLPACKET, (uint32_t)m->xmp_size, m->xmp);
+    if (ok && m && m->description)
+        ok = TIFFSetField(tif, TIFFTAG_IMAGEDESCRIPTION, m->description);
     return ok;
 }
 
@@ -988,7 +1002,7 @@ static const wt_save_option_info tiff_options[] = {
 
 const wt_codec wt_codec_tiff = {
     {"TIFF", tiff_extensions, WT_HOLDS_IMAGE, 1u << 8 | 1u << 16, WT_MAX_CHANNELS, 1, tiff_options,
-     WT_META_RESOLUTION | WT_META_ICC},
+     WT_META_RESOLUTION | WT_META_ICC | WT_META_XMP | WT_META_DESCRIPTION},
     is_tiff, 8, wt_tiff_decode, wt_tiff_encode,
     wt_tiff_load_file, &tiff_pages_in, &tiff_pages_out, tiff_probe,
 };

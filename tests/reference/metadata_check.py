@@ -4,21 +4,26 @@ tifffile read it back: Exif (orientation, make), the ICC profile and the
 resolution of JPEG, PNG and TIFF inputs, written to JPEG, PNG (pHYs, iCCP,
 eXIf) and TIFF (resolution, ICC); each page of a TIFF stack with its own;
 stored in coefficient files by decompose (meta keys, members icc_profile and
-exif) and put back by reconstruct; --strip writes none; mosaics carry none; -v names what an output format
-cannot hold.
+exif) and put back by reconstruct; XMP (PNG iTXt, JPEG APP1, TIFF tag 700)
+across formats and in coefficient files (member xmp); PNG text chunks PNG to
+PNG; the description (TIFF ImageDescription, PNG tEXt Description, JPEG COM)
+across formats; hostile text chunks left out; --strip writes none; mosaics
+carry none; -v names what an output format cannot hold.
 
 Usage: metadata_check.py WAVETOOL. Exit 77 without numpy, Pillow or tifffile.
 """
 import json
 import os
+import struct
 import subprocess
 import sys
 import tempfile
+import zlib
 
 try:
     import numpy as np
     import tifffile
-    from PIL import Image, ImageCms
+    from PIL import Image, ImageCms, PngImagePlugin
 except ImportError as e:
     print(f"metadata_check: {e}: skipping")
     sys.exit(77)
@@ -160,6 +165,102 @@ for src in ("in.jpg", "in.tif"):
                 stripped(out, what + " --strip")
 
 
+XMP = (b'<?xpacket begin="" id="W5M0MpCehiHzreSzNTczkc9d"?><x:xmpmeta xmlns:x="adobe:ns:meta/">'
+       b'<rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#"/></x:xmpmeta>'
+       b'<?xpacket end="w"?>')
+DESCRIPTION = "A test scene"
+TEXTS = {"Comment": "plain tEXt", "Software": "deflated zTXt", "Title": "iTXt \u00fcn\u00efcode"}
+
+
+def png_chunk(kind, body):
+    return struct.pack(">I", len(body)) + kind + body + struct.pack(">I", zlib.crc32(kind + body))
+
+
+def with_chunks(png, chunks):
+    """The PNG bytes @png with raw chunks inserted after IHDR."""
+    return png[:33] + b"".join(png_chunk(k, b) for k, b in chunks) + png[33:]
+
+
+def text_inputs():
+    img = Image.fromarray(np.full((24, 30, 3), 90, np.uint8))
+    info = PngImagePlugin.PngInfo()
+    info.add_itxt("XML:com.adobe.xmp", XMP.decode(), zip=True)
+    info.add_text("Description", DESCRIPTION)
+    info.add_text("Comment", TEXTS["Comment"])
+    info.add_text("Software", TEXTS["Software"], zip=True)
+    info.add_itxt("Title", TEXTS["Title"], lang="en", zip=True)
+    img.save(path("t.png"), pnginfo=info)
+    img.save(path("t.jpg"), comment=DESCRIPTION)
+    jpg = open(path("t.jpg"), "rb").read()
+    app1 = b"http://ns.adobe.com/xap/1.0/\0" + XMP
+    with open(path("t.jpg"), "wb") as f:
+        f.write(jpg[:2] + b"\xff\xe1" + struct.pack(">H", len(app1) + 2) + app1 + jpg[2:])
+    tifffile.imwrite(path("t.tif"), np.asarray(img), photometric="rgb", metadata=None,
+                     description=DESCRIPTION, extratags=[(700, 1, len(XMP), XMP, True)])
+    hostile = [(b"zTXt", b"Bomb\0\0" + zlib.compress(b"a" * (8 << 20))),  # over 1 MiB
+               (b"zTXt", b"Broken\0\0not zlib"),
+               (b"iTXt", b"Cut\0\0\0en"),  # no translated keyword, no text
+               (b"tEXt", b"\0no keyword"),
+               (b"iTXt", b"XML:com.adobe.xmp\0\1\0\0\0" + zlib.compress(b"x" * (32 << 20))),
+               (b"tEXt", b"Comment\0" + TEXTS["Comment"].encode())]
+    with open(path("hostile.png"), "wb") as f:
+        f.write(with_chunks(open(path("in.png"), "rb").read(), hostile))
+
+
+def jpeg_xmp(data):
+    """The XMP packet of a JPEG's APP1 markers, or None."""
+    at = 2
+    while at + 4 <= len(data) and data[at] == 0xFF and data[at + 1] not in (0xDA, 0xD9):
+        n = struct.unpack(">H", data[at + 2:at + 4])[0]
+        body = data[at + 4:at + 2 + n]
+        if data[at + 1] == 0xE1 and body.startswith(b"http://ns.adobe.com/xap/1.0/\0"):
+            return body[29:]
+        at += 2 + n
+    return None
+
+
+def text_meta(out):
+    """(XMP, description, other PNG texts) of an output file."""
+    if out.endswith(".png"):
+        t = dict(Image.open(out).text)
+        xmp = t.pop("XML:com.adobe.xmp", None)
+        return xmp.encode() if xmp else None, t.pop("Description", None), t
+    if out.endswith(".jpg"):
+        comment = Image.open(out).info.get("comment")
+        return jpeg_xmp(open(out, "rb").read()), comment.decode() if comment else None, {}
+    with tifffile.TiffFile(out) as t:
+        tags = t.pages[0].tags
+        xmp = tags.get(700)
+        desc = tags.get("ImageDescription")
+        return (bytes(xmp.value) if xmp else None, desc.value if desc else None, {})
+
+
+text_inputs()
+for src in ("t.png", "t.jpg", "t.tif"):
+    for ext in ("png", "jpg", "tif"):
+        out = path("tout." + ext)
+        what = f"denoise {src} -> .{ext}"
+        if run("denoise", path(src), out):
+            xmp, desc, texts = text_meta(out)
+            check(xmp == XMP, f"{what}: XMP {xmp!r}")
+            check(desc == DESCRIPTION, f"{what}: description {desc!r}")
+            if src.endswith(".png") and ext == "png":
+                check(texts == TEXTS, f"{what}: texts {texts}")
+        if run("denoise", path(src), out, "--strip"):
+            got = text_meta(out)
+            check(got == (None, None, {}), f"{what} --strip: left {got}")
+if run("denoise", path("hostile.png"), path("hostile_out.png")):
+    got = text_meta(path("hostile_out.png"))
+    check(got == (None, None, {"Comment": TEXTS["Comment"]}), f"hostile PNG text: kept {got}")
+for strip in (True, False):
+    if run("decompose", path("t.jpg"), path("t.npz"), *(["--strip"] if strip else [])):
+        z = np.load(path("t.npz"))
+        stored = z["xmp"].tobytes() if "xmp" in z else None
+        check(stored == (None if strip else XMP), f"decompose t.jpg: member xmp {stored!r}")
+if run("reconstruct", path("t.npz"), path("t_rec.png")):
+    check(text_meta(path("t_rec.png"))[0] == XMP, "reconstruct: XMP not restored")
+
+
 def said(args, expected):
     """-v's line on metadata an output format cannot hold: the parts named, or none."""
     p = subprocess.run([WT, *args, "-v"], capture_output=True, text=True)
@@ -176,6 +277,9 @@ said(["roundtrip", path("in.jpg"), "-o", path("v.npy")],
 said(["denoise", path("in.png"), path("v.tif")], "TIFF holds no Exif of the input")
 said(["denoise", path("in.png"), path("v.tif"), "--strip"], None)
 said(["denoise", path("in.tif"), path("v.png")], None)
+said(["denoise", path("t.png"), path("v.jpg")], "JPEG holds no PNG text of the input")
+said(["denoise", path("t.png"), path("v.npy")], "NPY holds no XMP, PNG text, description of the input")
+said(["denoise", path("t.tif"), path("v.png")], None)
 said(["reconstruct", path("c_swt.npz"), path("v.pgm")],  # of in.tif
      "Netpbm holds no resolution, ICC profile of the input")
 if run("decompose", path("in.jpg"), path("mosaic.png")):
