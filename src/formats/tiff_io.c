@@ -396,10 +396,17 @@ static wt_status read_blocks(TIFF *tif, tiff_memory *m, const tiff_layout *t, wt
     return st;
 }
 
+/* A description that tells the file's layout, not the image: tifffile's
+ * ({"shape": ...}) and ImageJ's (ImageJ=...); an output need not share it. */
+static int layout_description(const char *d)
+{
+    return strncmp(d, "{\"shape\":", 9) == 0 || strncmp(d, "ImageJ=", 7) == 0;
+}
+
 /* The page's resolution (XResolution, YResolution, ResolutionUnit), ICC
- * profile (tag 34675), XMP (tag 700) and ImageDescription attached to @p img;
- * values that make no sense are left out. Exif lives in an IFD of its own that libtiff does not hand back as
- * bytes: not read. */
+ * profile (tag 34675), XMP (tag 700) and ImageDescription (not a layout's)
+ * attached to @p img; values that make no sense are left out. Exif lives in
+ * an IFD of its own that libtiff does not hand back as bytes: not read. */
 static void read_meta_tags(TIFF *tif, wt_image *img)
 {
     wt_image_meta *m = calloc(1, sizeof *m);
@@ -429,7 +436,8 @@ static void read_meta_tags(TIFF *tif, wt_image *img)
         m->xmp_size = m->xmp ? xmp_size : 0;
     }
     const char *description = NULL; /* libtiff ends ASCII tags with a 0 */
-    if (TIFFGetField(tif, TIFFTAG_IMAGEDESCRIPTION, &description) && description)
+    if (TIFFGetField(tif, TIFFTAG_IMAGEDESCRIPTION, &description) && description &&
+        !layout_description(description))
         m->description = wt_meta_text_copy((const uint8_t *)description, strlen(description));
     wt_meta_attach(img, m);
 }

@@ -249,6 +249,9 @@ for src in ("t.png", "t.jpg", "t.tif"):
         if run("denoise", path(src), out, "--strip"):
             got = text_meta(out)
             check(got == (None, None, {}), f"{what} --strip: left {got}")
+tifffile.imwrite(path("shaped.tif"), np.full((24, 30), 7, np.uint8))  # {"shape": ...}
+if run("denoise", path("shaped.tif"), path("shaped.png")):
+    check(text_meta(path("shaped.png"))[1] is None, "tifffile's layout description kept")
 if run("denoise", path("hostile.png"), path("hostile_out.png")):
     got = text_meta(path("hostile_out.png"))
     check(got == (None, None, {"Comment": TEXTS["Comment"]}), f"hostile PNG text: kept {got}")
