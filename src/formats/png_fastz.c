@@ -151,16 +151,18 @@ static size_t next_run_start(const uint8_t *in, size_t from, size_t end, unsigne
     return end;
 }
 
-/* How many of the @p max bytes at @p p equal those @p dist before. */
+/* How many of the @p max bytes at @p p equal those @p dist before (the
+ * caller keeps @p dist bytes before @p p in the buffer). */
 static size_t repeated_bytes(const uint8_t *p, unsigned dist, size_t max)
 {
+    const uint8_t *before = p - dist;
     size_t n = 0;
     for (; n + 8 <= max; n += 8) {
-        uint64_t x = load64(p + n) ^ load64(p + n - dist);
+        uint64_t x = load64(p + n) ^ load64(before + n);
         if (x)
             return n + ((unsigned)__builtin_ctzll(x) >> 3);
     }
-    while (n < max && p[n] == p[n - dist])
+    while (n < max && p[n] == before[n])
         n++;
     return n;
 }

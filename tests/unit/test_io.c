@@ -159,6 +159,7 @@ int main(int argc, char **argv)
         T(test_png_streamed),
         T(test_png_fast_runs),
         T(test_png_fast_run_lengths),
+        T(test_png_fast_runs_at_the_end),
         T(test_png_fast_constant_and_thin),
         T(test_png_fast_noise),
         T(test_png_low_bit_gray),

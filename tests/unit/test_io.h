@@ -54,6 +54,7 @@ void test_png_roundtrip_16bit(void **state);
 void test_png_streamed(void **state);
 void test_png_fast_runs(void **state);
 void test_png_fast_run_lengths(void **state);
+void test_png_fast_runs_at_the_end(void **state);
 void test_png_fast_constant_and_thin(void **state);
 void test_png_fast_noise(void **state);
 void test_png_low_bit_gray(void **state);

@@ -294,6 +294,24 @@ void test_png_fast_run_lengths(void **state)
     wt_image_free(&img);
 }
 
+/* Runs that start in the last 8 bytes of the data (the scalar tail of the
+ * run search: no byte before the buffer read, UBSan checks the arithmetic),
+ * for every short width and every pixel size. */
+void test_png_fast_runs_at_the_end(void **state)
+{
+    (void)state;
+    for (int c = 1; c <= 4; c++)
+        for (uint32_t w = 2; w <= 24; w++)
+            for (uint32_t tail = 1; tail <= 9; tail++) {
+                wt_image img;
+                random_image(&img, w, 1, c, 8);
+                size_t n = wt_image_bytes(&img), k = tail < n ? tail : n - 1;
+                memset((uint8_t *)img.pixels + n - k, ((uint8_t *)img.pixels)[n - k - 1], k);
+                fast_png_roundtrip(&img);
+                wt_image_free(&img);
+            }
+}
+
 /* Constant images of every layout, a 100000-pixel constant row (one run
  * across blocks) and 1x1, 1xN, Nx1 images, random and constant. */
 void test_png_fast_constant_and_thin(void **state)
