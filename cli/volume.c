@@ -84,6 +84,13 @@ static unsigned volume_need(void *ctx, const size_t shape[3])
     return wt_volume_bytes_per_sample(&s);
 }
 
+/* An image of a page's size, channels and sample type (no pixels). */
+static wt_image image_layout_of(const wt_volume *v)
+{
+    return (wt_image){(uint32_t)v->shape[2], (uint32_t)v->shape[1], v->channels, v->bit_depth,
+                      v->color, NULL, v->stored, NULL};
+}
+
 static wt_status load_volume(pipeline *p, const char *in, wt_volume *v)
 {
     double t0 = wt_seconds();
@@ -188,6 +195,18 @@ static wt_status write_coefficients(pipeline *p, const wt_volume_spec *s, wt_vol
     return st;
 }
 
+/* @p in read whole, its transform chosen (--axes, levels) and run. */
+static wt_status load_and_forward(pipeline *p, batch_item *item, const char *in, wt_volume *v,
+                                  wt_volume_spec *s, wt_vcoeffs *c)
+{
+    wt_status st = load_volume(p, in, v);
+    if (st == WT_OK)
+        st = spec_for(p, item, in, v, s);
+    if (st == WT_OK)
+        st = forward(p, s, v, in, c);
+    return st;
+}
+
 wt_status volume_decompose(pipeline *p, batch_item *item, const char *in, const char *out)
 {
     const wt_format_info *info = wt_format_describe(cli_output_format(p->opt, out));
@@ -195,11 +214,7 @@ wt_status volume_decompose(pipeline *p, batch_item *item, const char *in, const 
     wt_volume v;
     wt_volume_spec s;
     wt_vcoeffs c = {0};
-    wt_status st = load_volume(p, in, &v);
-    if (st == WT_OK)
-        st = spec_for(p, item, in, &v, &s);
-    if (st == WT_OK)
-        st = forward(p, &s, &v, in, &c);
+    wt_status st = load_and_forward(p, item, in, &v, &s, &c);
     if (st == WT_OK)
         st = coefficients ? write_coefficients(p, &s, &v, &c, out)
                           : write_mosaic(p, &v, &c, in, out);
@@ -215,8 +230,7 @@ static wt_status save_volume(pipeline *p, const char *out, wt_volume *v)
 {
     const cli_options *o = p->opt;
     wt_file_format f = cli_output_format(o, out);
-    wt_image like = {(uint32_t)v->shape[2], (uint32_t)v->shape[1], v->channels, v->bit_depth,
-                     v->color, NULL, v->stored, NULL};
+    wt_image like = image_layout_of(v);
     wt_sample_type want = cli_result_type(o, wt_image_stored(&like));
     char list[96];
     wt_status st = WT_OK;
@@ -318,11 +332,7 @@ wt_status volume_roundtrip(pipeline *p, batch_item *item, const char *in, const 
     wt_volume v, back = {0};
     wt_volume_spec s;
     wt_vcoeffs c = {0};
-    wt_status st = load_volume(p, in, &v);
-    if (st == WT_OK)
-        st = spec_for(p, item, in, &v, &s);
-    if (st == WT_OK)
-        st = forward(p, &s, &v, in, &c);
+    wt_status st = load_and_forward(p, item, in, &v, &s, &c);
     if (st == WT_OK) {
         back = v;
         st = alloc_planes(&v, in, &back.planes);
@@ -332,8 +342,7 @@ wt_status volume_roundtrip(pipeline *p, batch_item *item, const char *in, const 
     wt_vcoeffs_free(&c);
     if (st == WT_OK) {
         volume_quality(&v, back.planes, 1, q);
-        *layout = (wt_image){(uint32_t)v.shape[2], (uint32_t)v.shape[1], v.channels,
-                             v.bit_depth, v.color, NULL, v.stored, NULL};
+        *layout = image_layout_of(&v);
     }
     if (st == WT_OK && out)
         st = save_volume(p, out, &back);
@@ -377,8 +386,7 @@ wt_status volume_sigma(pipeline *p, const char *in, double *sigma, wt_image *lay
         double t0 = wt_seconds();
         st = pipeline_name_error(wt_estimate_sigma_volume(&v, volume_threads(p), sigma), in);
         pipeline_add_time(p, &p->stats.transform, t0);
-        *layout = (wt_image){(uint32_t)v.shape[2], (uint32_t)v.shape[1], v.channels,
-                             v.bit_depth, v.color, NULL, v.stored, NULL};
+        *layout = image_layout_of(&v);
     }
     wt_volume_free(&v);
     return st;
@@ -401,14 +409,9 @@ wt_status volume_figures(pipeline *p, batch_item *item, const char *in, double q
     wt_volume v;
     wt_volume_spec s;
     wt_vcoeffs k = {0};
-    wt_status st = load_volume(p, in, &v);
-    if (st == WT_OK)
-        st = spec_for(p, item, in, &v, &s);
-    if (st == WT_OK)
-        st = forward(p, &s, &v, in, &k);
+    wt_status st = load_and_forward(p, item, in, &v, &s, &k);
     if (st == WT_OK) {
-        f->layout = (wt_image){(uint32_t)v.shape[2], (uint32_t)v.shape[1], v.channels,
-                               v.bit_depth, v.color, NULL, v.stored, NULL};
+        f->layout = image_layout_of(&v);
         f->depth = v.shape[0];
         f->naxes = s.naxes;
         memcpy(f->axes, s.axes, sizeof f->axes);
@@ -452,8 +455,7 @@ wt_status volume_compare(const cli_options *o, wt_quality *q, wt_image *layout)
                           b.shape[1], b.shape[0], b.channels, b.bit_depth);
     if (st == WT_OK) {
         volume_quality(&a, b.planes, 0, q);
-        *layout = (wt_image){(uint32_t)a.shape[2], (uint32_t)a.shape[1], a.channels,
-                             a.bit_depth, a.color, NULL, a.stored, NULL};
+        *layout = image_layout_of(&a);
     }
     wt_volume_free(&a);
     wt_volume_free(&b);

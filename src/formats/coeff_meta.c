@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "image_codec.h"
 #include "image_meta.h"
@@ -505,4 +506,21 @@ wt_status coeff_meta_read_image(const zip_reader *r, const zip_directory *d,
     else
         wt_image_meta_release(image);
     return st;
+}
+
+int coeff_meta_peek(const char *path, wt_npz_meta *meta)
+{
+    struct stat sb;
+    if (strcmp(path, "-") == 0 || stat(path, &sb) != 0 || !S_ISREG(sb.st_mode))
+        return 0;
+    zip_reader r;
+    zip_directory *d = malloc(sizeof *d);
+    int opened = d && zip_reader_open(&r, path, 0) == WT_OK;
+    int read = opened && zip_read_directory(&r, d) == WT_OK &&
+               coeff_meta_read(&r, d, meta) == WT_OK;
+    if (opened)
+        zip_reader_close(&r);
+    free(d);
+    wt_error_clear();
+    return read;
 }

@@ -18,5 +18,8 @@ wt_status coeff_meta_read(const zip_reader *r, const zip_directory *d, wt_npz_me
  * into *@p out, a new reference; NULL when it stores none. */
 wt_status coeff_meta_read_image(const zip_reader *r, const zip_directory *d,
                                 wt_image_meta **out);
+/* 1 when @p path is a regular file (not "-") whose member "meta" reads into
+ * @p meta; 0 otherwise, no error message left (what a probe needs). */
+int coeff_meta_peek(const char *path, wt_npz_meta *meta);
 
 #endif

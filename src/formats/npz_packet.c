@@ -10,7 +10,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "coeff_meta.h"
 #include "input.h"
@@ -255,19 +254,7 @@ wt_status wt_npz_load_packets(const char *path, const wt_load_options *opt, wt_p
 
 int wt_npz_is_packets(const char *path)
 {
-    struct stat sb;
-    if (strcmp(path, "-") == 0 || stat(path, &sb) != 0 || !S_ISREG(sb.st_mode))
-        return 0;
-    zip_reader r;
-    zip_directory *d = malloc(sizeof *d);
     wt_npz_meta meta;
-    int opened = d && zip_reader_open(&r, path, 0) == WT_OK;
-    int packets = opened && zip_read_directory(&r, d) == WT_OK &&
-                  coeff_meta_read(&r, d, &meta) == WT_OK &&
-                  wt_transform_class_of(meta.transform)->layout == WT_LAYOUT_PACKET;
-    if (opened)
-        zip_reader_close(&r);
-    free(d);
-    wt_error_clear();
-    return packets;
+    return coeff_meta_peek(path, &meta) &&
+           wt_transform_class_of(meta.transform)->layout == WT_LAYOUT_PACKET;
 }

@@ -7,7 +7,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "coeff_meta.h"
 #include "npz_file.h"
@@ -138,18 +137,6 @@ wt_status wt_npz_load_volume(const char *path, const wt_load_options *opt, wt_vo
 
 int wt_npz_is_volume(const char *path)
 {
-    zip_reader r;
-    zip_directory *d = malloc(sizeof *d);
     wt_npz_meta meta;
-    struct stat sb;
-    int volume = 0;
-    if (d && strcmp(path, "-") != 0 && stat(path, &sb) == 0 && S_ISREG(sb.st_mode) &&
-        zip_reader_open(&r, path, 0) == WT_OK) {
-        volume = zip_read_directory(&r, d) == WT_OK && coeff_meta_read(&r, d, &meta) == WT_OK &&
-                 meta.depth > 0;
-        zip_reader_close(&r);
-    }
-    free(d);
-    wt_error_clear();
-    return volume;
+    return coeff_meta_peek(path, &meta) && meta.depth > 0;
 }
