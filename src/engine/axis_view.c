@@ -2,6 +2,7 @@
 #include "axis_view.h"
 
 #include <stdint.h>
+#include <string.h>
 
 wt_array_view wt_view_dense(void *data, wt_dtype dtype, int channels, int rank,
                             const size_t *shape)
@@ -79,4 +80,32 @@ wt_lines wt_axis_block(const wt_array_view *v, const wt_axis_walk *walk, size_t 
     ptrdiff_t offset = wt_axis_block_offset(v, walk, block);
     ptrdiff_t line_step = walk->inner < 0 ? 0 : v->strides[walk->inner];
     return (wt_lines){(uint32_t *)v->data + offset, line_step, v->strides[walk->axis]};
+}
+
+/* float -> int32 as the GPU converts (cvt.rzi.s32.f32): toward zero,
+ * saturated to int32's range, NaN 0. A plain cast of a float sample beyond
+ * int32 (a float32 image with legall53) is undefined behaviour (fuzz_cli,
+ * UBSan: 4.08e9). */
+static int32_t float_to_i32_sat(float x)
+{
+    if (x != x)
+        return 0;
+    if (x >= 2147483648.0f)
+        return INT32_MAX;
+    if (x <= -2147483648.0f)
+        return INT32_MIN;
+    return (int32_t)x;
+}
+
+void wt_convert_samples(void *dst, int dst_int, const void *src, int src_int, size_t n)
+{
+    if (dst_int == src_int) {
+        memcpy(dst, src, n * 4);
+        return;
+    }
+    for (size_t i = 0; i < n; i++)
+        if (dst_int)
+            ((int32_t *)dst)[i] = float_to_i32_sat(((const float *)src)[i]);
+        else
+            ((float *)dst)[i] = (float)((const int32_t *)src)[i];
 }

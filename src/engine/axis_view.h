@@ -39,6 +39,11 @@ wt_array_view wt_view_image(void *data, wt_dtype dtype, int channels, size_t h, 
  * @p data: the pyramid's own storage where @p data is NULL. */
 wt_array_view wt_pyramid_band_view(const wt_pyramid *p, int level, wt_band b, void *data);
 
+/* @p n samples from @p src to @p dst, each float or (_int) int32: copied when
+ * alike, int32 -> float exactly, float -> int32 toward zero and saturated as
+ * the GPU converts (NaN 0). */
+void wt_convert_samples(void *dst, int dst_int, const void *src, int src_int, size_t n);
+
 /* Elements from a view's first element to one past its last (strides >= 0). */
 size_t wt_view_span(const wt_array_view *v);
 

@@ -93,35 +93,6 @@ static wt_status work_area_get(work_cache *cache, const wt_pyramid *pyr, work_ar
     return WT_OK;
 }
 
-/* float -> int32 as the GPU converts (cvt.rzi.s32.f32): toward zero,
- * saturated to int32's range, NaN 0. A plain cast of a float sample beyond
- * int32 (a float32 image with legall53) is undefined behaviour (fuzz_cli,
- * UBSan: 4.08e9). */
-static int32_t float_to_i32_sat(float x)
-{
-    if (x != x)
-        return 0;
-    if (x >= 2147483648.0f)
-        return INT32_MAX;
-    if (x <= -2147483648.0f)
-        return INT32_MIN;
-    return (int32_t)x;
-}
-
-/* @p n samples from @p src to @p dst, each of them float or (_int) int32. */
-static void convert_samples(void *dst, int dst_int, const void *src, int src_int, size_t n)
-{
-    if (dst_int == src_int) {
-        memcpy(dst, src, n * 4);
-        return;
-    }
-    for (size_t i = 0; i < n; i++)
-        if (dst_int)
-            ((int32_t *)dst)[i] = float_to_i32_sat(((const float *)src)[i]);
-        else
-            ((float *)dst)[i] = (float)((const int32_t *)src)[i];
-}
-
 static void swap_approximations(work_area *w)
 {
     uint32_t *swap = w->cur;
@@ -136,7 +107,7 @@ static wt_status forward_levels(const wt_params *p, const float *planes, const w
 {
     const void *src = planes; /* level 1 reads the caller's planes */
     if (out->dtype == WT_INT32) {
-        convert_samples(w->cur, 1, planes, 0, out->height * out->width * (size_t)out->channels);
+        wt_convert_samples(w->cur, 1, planes, 0, out->height * out->width * (size_t)out->channels);
         src = w->cur;
     }
     wt_status st = WT_OK;
@@ -165,7 +136,7 @@ static wt_status inverse_levels(const wt_params *p, const wt_pyramid *in, float 
         a = w->nxt;
         swap_approximations(w);
     }
-    convert_samples(planes, 0, w->cur, in->dtype == WT_INT32,
+    wt_convert_samples(planes, 0, w->cur, in->dtype == WT_INT32,
                     in->height * in->width * (size_t)in->channels);
     return WT_OK;
 }
@@ -178,9 +149,9 @@ static wt_status transform_cached(const wt_params *p, const wt_pyramid *pyr, flo
     size_t n = pyr->height * pyr->width * (size_t)pyr->channels;
     if (pyr->levels == 0) { /* the coefficients are the samples */
         if (inverse)
-            convert_samples(planes, 0, pyr->data, integer, n);
+            wt_convert_samples(planes, 0, pyr->data, integer, n);
         else
-            convert_samples(pyr->data, integer, planes, 0, n);
+            wt_convert_samples(pyr->data, integer, planes, 0, n);
         return WT_OK;
     }
     work_area w;

@@ -255,29 +255,6 @@ static varray band_array(const wt_vband *b)
     return (varray){b->data, {b->shape[0], b->shape[1], b->shape[2]}};
 }
 
-/* float -> int32 toward zero, saturated (as the 2-D engine converts). */
-static int32_t to_i32(float x)
-{
-    if (x != x)
-        return 0;
-    if (x >= 2147483648.0f)
-        return INT32_MAX;
-    if (x <= -2147483648.0f)
-        return INT32_MIN;
-    return (int32_t)x;
-}
-
-/* @p n samples from @p src to @p dst, each float or (_int) int32. */
-static void convert(void *dst, int dst_int, const void *src, int src_int, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        if (dst_int)
-            ((int32_t *)dst)[i] = to_i32(((const float *)src)[i]);
-        else
-            ((float *)dst)[i] = src_int ? (float)((const int32_t *)src)[i]
-                                        : ((const float *)src)[i];
-}
-
 /* ---- DWT ---------------------------------------------------------------------------- */
 
 /* The 2^(k+1) arrays after pass k of a level whose input has @p shape, dense
@@ -409,7 +386,7 @@ static wt_status dwt_forward(const wt_volume_spec *s, const float *planes, wt_vc
     const size_t n = volume_elems(c->shape, c->channels);
     const int integer = c->dtype == WT_INT32;
     if (c->levels == 0) { /* the coefficients are the samples */
-        convert(c->band[0].data, integer, planes, 0, n);
+        wt_convert_samples(c->band[0].data, integer, planes, 0, n);
         return WT_OK;
     }
     size_t lo[WT_MAX_LEVELS + 1][3];
@@ -420,7 +397,7 @@ static wt_status dwt_forward(const wt_volume_spec *s, const float *planes, wt_vc
         return st;
     varray a = {integer ? w.samples : (void *)planes, {c->shape[0], c->shape[1], c->shape[2]}};
     if (integer)
-        convert(w.samples, 1, planes, 0, n);
+        wt_convert_samples(w.samples, 1, planes, 0, n);
     for (int l = 1; l <= c->levels && st == WT_OK; l++) {
         const varray next =
             l == c->levels ? band_array(&c->band[0])
@@ -440,7 +417,7 @@ static wt_status dwt_inverse(const wt_volume_spec *s, const wt_vcoeffs *c, float
     const size_t n = volume_elems(c->shape, c->channels);
     const int integer = c->dtype == WT_INT32;
     if (c->levels == 0) {
-        convert(planes, 0, c->band[0].data, integer, n);
+        wt_convert_samples(planes, 0, c->band[0].data, integer, n);
         return WT_OK;
     }
     size_t lo[WT_MAX_LEVELS + 1][3];
@@ -459,7 +436,7 @@ static wt_status dwt_inverse(const wt_volume_spec *s, const wt_vcoeffs *c, float
         a = out;
     }
     if (st == WT_OK && integer)
-        convert(planes, 0, w.samples, 1, n);
+        wt_convert_samples(planes, 0, w.samples, 1, n);
     free(w.mem);
     return st;
 }
