@@ -1,6 +1,7 @@
 /* Parsing of a command's options: its rows (options.h) drive getopt_long,
  * the checks that an option applies to the command, and the help text. */
 #include "options.h"
+#include "volume.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -212,7 +213,7 @@ int cli_usage_error(const char *cmd, const char *fmt, ...)
     return EXIT_USAGE;
 }
 
-/* --axes goes with --volume; a volume is transformed on the CPU engine. */
+/* --axes goes with --volume; the GPU runs a volume's DWT by convolution. */
 static int check_volume(const cli_command *cmd, const cli_options *o)
 {
     if (o->naxes && !o->volume)
@@ -227,9 +228,14 @@ static int check_volume(const cli_command *cmd, const cli_options *o)
                                    : "it takes all three axes");
     if (o->volume && o->layers)
         return cli_usage_error(cmd->name, "--layers writes an image's bands, not a --volume's");
-    if (o->volume && strncmp(o->device, "cuda", 4) == 0)
-        return cli_usage_error(cmd->name, "--volume runs on the CPU engine (--device cpu or "
-                                          "auto), not --device %s",
+    if (o->volume && strncmp(o->device, "cuda", 4) == 0 && strcmp(cmd->name, "bench") == 0)
+        return cli_usage_error(cmd->name, "bench --volume times the CPU engine (--device cpu "
+                                          "or auto), not --device %s",
+                               o->device);
+    if (o->volume && strncmp(o->device, "cuda", 4) == 0 && !volume_gpu_takes(o))
+        return cli_usage_error(cmd->name, "the GPU runs a --volume's DWT by convolution only "
+                                          "(--method conv; not lifting, legall53, SWT or "
+                                          "starlet): --device cpu or auto, not --device %s",
                                o->device);
     return CLI_CONTINUE;
 }

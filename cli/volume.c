@@ -10,7 +10,8 @@
 
 /* ---- the transform of a volume ----------------------------------------------- */
 
-/* Threads of the volume's passes: the CPU engine's share of the cores. */
+/* Threads of the volume's passes on the host: the CPU engine's share of
+ * the cores (all of them beside a GPU engine). */
 static int volume_threads(const pipeline *p)
 {
     int workers = p->is_gpu || p->nengines < 1 ? 1 : p->nengines;
@@ -29,6 +30,13 @@ static void spec_of_options(const cli_options *o, wt_volume_spec *s)
     s->naxes = o->naxes ? o->naxes : 3;
     for (int k = 0; k < s->naxes; k++)
         s->axes[k] = o->naxes ? o->axes[k] : k;
+}
+
+int volume_gpu_takes(const cli_options *o)
+{
+    wt_volume_spec s;
+    spec_of_options(o, &s);
+    return wt_volume_engine_takes(&s, 1);
 }
 
 static int is_decimated(const wt_volume_spec *s)
@@ -97,22 +105,48 @@ static wt_status load_volume(pipeline *p, const char *in, wt_volume *v)
     return pipeline_name_error(st, in);
 }
 
+/* One transform of a volume on an engine of the pipeline (the GPU where it
+ * runs the volume, wt_volume_on_engine; else the host). */
+typedef struct volume_job {
+    const wt_volume_spec *s;
+    const wt_volume *v;
+    const wt_vcoeffs *in;
+    wt_vcoeffs *out;
+    float *planes;
+    int threads;
+} volume_job;
+
+static wt_status forward_job(wt_engine *e, void *arg)
+{
+    const volume_job *j = arg;
+    return wt_volume_forward_on(e, j->s, j->v->planes, j->v->shape, j->v->channels, j->threads,
+                                j->out);
+}
+
+static wt_status inverse_job(wt_engine *e, void *arg)
+{
+    const volume_job *j = arg;
+    return wt_volume_inverse_on(e, j->s, j->in, j->planes, j->threads);
+}
+
 static wt_status forward(pipeline *p, const wt_volume_spec *s, const wt_volume *v,
                          const char *file, wt_vcoeffs *c)
 {
     double t0 = wt_seconds();
-    wt_status st = wt_volume_forward(s, v->planes, v->shape, v->channels, volume_threads(p), c);
+    volume_job j = {s, v, NULL, c, NULL, volume_threads(p)};
+    wt_status st = pipeline_engine_run(p, forward_job, &j, file);
     pipeline_add_time(p, &p->stats.transform, t0);
-    return pipeline_name_error(st, file);
+    return st;
 }
 
 static wt_status inverse(pipeline *p, const wt_volume_spec *s, const wt_vcoeffs *c,
                          float *planes, const char *file)
 {
     double t0 = wt_seconds();
-    wt_status st = wt_volume_inverse(s, c, planes, volume_threads(p));
+    volume_job j = {s, NULL, c, NULL, planes, volume_threads(p)};
+    wt_status st = pipeline_engine_run(p, inverse_job, &j, file);
     pipeline_add_time(p, &p->stats.transform, t0);
-    return pipeline_name_error(st, file);
+    return st;
 }
 
 /* ---- decompose -------------------------------------------------------------------- */

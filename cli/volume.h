@@ -1,11 +1,16 @@
 /* --volume: a stack (multi-page TIFF, 3-D .npy) or a volume's coefficient
  * file as one (z, y, x) array, transformed along --axes (default all three)
- * on the CPU engine's axis core (wavetool_hooks.h: wt_volume_*). Each input
- * is one volume: no pages, one output, one report line. */
+ * (wavetool_hooks.h: wt_volume_*): the DWT by convolution on the GPU where
+ * one is used, the rest on the CPU engine's axis core. Each input is one
+ * volume: no pages, one output, one report line. */
 #ifndef WT_CLI_VOLUME_H
 #define WT_CLI_VOLUME_H
 
 #include "pipeline.h"
+
+/* 1 when the GPU engine runs the options' volume transform (the DWT of
+ * float samples by convolution). */
+int volume_gpu_takes(const cli_options *o);
 
 /* decompose --volume: the coefficients of @p in into @p out (.npz). */
 wt_status volume_decompose(pipeline *p, batch_item *item, const char *in, const char *out);

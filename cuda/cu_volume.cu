@@ -263,7 +263,6 @@ static wt_status vrun(wt_engine *e, const wt_volume_spec *s, const wt_vcoeffs *c
     WT_TRY(vdevice_alloc(ce, s, c, &d));
     const size_t plane_bytes = volume_elems(c->shape, c->channels) * sizeof(float);
     const wt_vpass_runner r = {vpass_run, ce};
-    double t0 = wt_seconds();
     wt_status st = inverse ? vbands_copy(ce, &d, c, cudaMemcpyHostToDevice)
                            : cu_fail_check(cudaMemcpyAsync(d.mem, planes, plane_bytes,
                                                            cudaMemcpyHostToDevice, ce->stream),
@@ -277,7 +276,6 @@ static wt_status vrun(wt_engine *e, const wt_volume_spec *s, const wt_vcoeffs *c
                      : vbands_copy(ce, &d, c, cudaMemcpyDeviceToHost);
     if (st == WT_OK)
         st = cu_fail_check(cudaStreamSynchronize(ce->stream), "cudaStreamSynchronize");
-    e->times.transform += wt_seconds() - t0;
     cu_device_free(ce, d.mem, d.bytes);
     return st;
 }

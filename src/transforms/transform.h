@@ -111,9 +111,6 @@ size_t wt_volume_dwt_work(const wt_volume_spec *s, const wt_vcoeffs *c);
  * or (@p inverse) back; @p work of wt_volume_dwt_work elements. */
 wt_status wt_volume_dwt_levels(const wt_volume_spec *s, const wt_vcoeffs *c, void *samples,
                                void *work, int inverse, const wt_vpass_runner *r);
-/* The volumes an engine with a volume op (the CUDA engine) runs itself: the
- * DWT of float samples by convolution, at least one level. */
-int wt_volume_engine_takes(const wt_volume_spec *s, int levels);
 
 /* The registry's modules. */
 extern const wt_transform_class wt_transform_dwt;
