@@ -212,7 +212,27 @@ int cli_usage_error(const char *cmd, const char *fmt, ...)
     return EXIT_USAGE;
 }
 
-/* --axes goes with --volume; a volume is transformed on the CPU engine. */
+/* The options' transform before its levels are fitted to a volume. */
+void cli_volume_spec(const cli_options *o, wt_volume_spec *s)
+{
+    memset(s, 0, sizeof *s);
+    s->transform = o->transform;
+    s->params = o->params;
+    s->uparams = (wt_uparams){o->transform, o->params.wavelet, o->params.levels, o->start_level,
+                              o->norm, o->all_approx, o->border};
+    s->naxes = o->naxes ? o->naxes : 3;
+    for (int k = 0; k < s->naxes; k++)
+        s->axes[k] = o->naxes ? o->axes[k] : k;
+}
+
+int cli_volume_gpu_takes(const cli_options *o)
+{
+    wt_volume_spec s;
+    cli_volume_spec(o, &s);
+    return wt_volume_engine_takes(&s, 1);
+}
+
+/* --axes goes with --volume; the GPU runs a volume's DWT by convolution. */
 static int check_volume(const cli_command *cmd, const cli_options *o)
 {
     if (o->naxes && !o->volume)
@@ -230,9 +250,14 @@ static int check_volume(const cli_command *cmd, const cli_options *o)
     if (o->volume && wt_transform_class_of(o->transform)->layout == WT_LAYOUT_PACKET)
         return cli_usage_error(cmd->name, "--volume transforms with --transform dwt, swt or "
                                           "starlet, not packet trees");
-    if (o->volume && strncmp(o->device, "cuda", 4) == 0)
-        return cli_usage_error(cmd->name, "--volume runs on the CPU engine (--device cpu or "
-                                          "auto), not --device %s",
+    if (o->volume && strncmp(o->device, "cuda", 4) == 0 && strcmp(cmd->name, "bench") == 0)
+        return cli_usage_error(cmd->name, "bench --volume times the CPU engine (--device cpu "
+                                          "or auto), not --device %s",
+                               o->device);
+    if (o->volume && strncmp(o->device, "cuda", 4) == 0 && !cli_volume_gpu_takes(o))
+        return cli_usage_error(cmd->name, "the GPU runs a --volume's DWT by convolution only "
+                                          "(--method conv; not lifting, legall53, SWT or "
+                                          "starlet): --device cpu or auto, not --device %s",
                                o->device);
     return CLI_CONTINUE;
 }

@@ -246,4 +246,11 @@ int cli_check_output(const char *cmd, const cli_options *o, const char *out, uns
  * --ext choices) spelled from the format registry; into @p buf, returned. */
 const char *cli_expand_formats(const char *text, char *buf, size_t size);
 
+/* The options' transform before its levels are fitted to a volume. */
+void cli_volume_spec(const cli_options *o, wt_volume_spec *s);
+
+/* 1 when the GPU engine runs the options' volume transform (the DWT of
+ * float samples by convolution). */
+int cli_volume_gpu_takes(const cli_options *o);
+
 #endif

@@ -263,8 +263,9 @@ int pipeline_open(pipeline *p, const cli_options *opt, int workers, const wt_aut
     }
     pthread_mutex_init(&p->lock, NULL);
     pthread_cond_init(&p->freed, NULL);
-    /* volumes run on the CPU engine's axis core: auto opens no GPU for them */
-    const char *device = opt->volume ? "cpu" : opt->device;
+    /* volumes the GPU does not run stay on the CPU engine's axis core: auto
+     * opens no GPU for them */
+    const char *device = opt->volume && !cli_volume_gpu_takes(opt) ? "cpu" : opt->device;
     int rc = strcmp(device, "auto") == 0 ? open_auto(p, job) : open_named(p, device);
     if (rc != CLI_CONTINUE) {
         pool_close(p);

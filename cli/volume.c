@@ -10,25 +10,13 @@
 
 /* ---- the transform of a volume ----------------------------------------------- */
 
-/* Threads of the volume's passes: the CPU engine's share of the cores. */
+/* Threads of the volume's passes on the host: the CPU engine's share of
+ * the cores (all of them beside a GPU engine). */
 static int volume_threads(const pipeline *p)
 {
     int workers = p->is_gpu || p->nengines < 1 ? 1 : p->nengines;
     int threads = wt_cpu_count() / workers;
     return threads < 1 ? 1 : threads;
-}
-
-/* The options' transform before its levels are fitted to a volume. */
-static void spec_of_options(const cli_options *o, wt_volume_spec *s)
-{
-    memset(s, 0, sizeof *s);
-    s->transform = o->transform;
-    s->params = o->params;
-    s->uparams = (wt_uparams){o->transform, o->params.wavelet, o->params.levels, o->start_level,
-                              o->norm, o->all_approx, o->border};
-    s->naxes = o->naxes ? o->naxes : 3;
-    for (int k = 0; k < s->naxes; k++)
-        s->axes[k] = o->naxes ? o->axes[k] : k;
 }
 
 static int is_decimated(const wt_volume_spec *s)
@@ -76,7 +64,7 @@ static unsigned volume_need(void *ctx, const size_t shape[3])
 {
     const cli_options *o = ((need_ctx *)ctx)->o;
     wt_volume_spec s;
-    spec_of_options(o, &s);
+    cli_volume_spec(o, &s);
     if (o->levels_max || !o->levels_given) {
         int max = wt_volume_max_level(&s, shape);
         set_levels(&s, max < 1 ? 1 : max);
@@ -104,22 +92,48 @@ static wt_status load_volume(pipeline *p, const char *in, wt_volume *v)
     return pipeline_name_error(st, in);
 }
 
+/* One transform of a volume on an engine of the pipeline (the GPU where it
+ * runs the volume, wt_volume_on_engine; else the host). */
+typedef struct volume_job {
+    const wt_volume_spec *s;
+    const wt_volume *v;
+    const wt_vcoeffs *in;
+    wt_vcoeffs *out;
+    float *planes;
+    int threads;
+} volume_job;
+
+static wt_status forward_job(wt_engine *e, void *arg)
+{
+    const volume_job *j = arg;
+    return wt_volume_forward_on(e, j->s, j->v->planes, j->v->shape, j->v->channels, j->threads,
+                                j->out);
+}
+
+static wt_status inverse_job(wt_engine *e, void *arg)
+{
+    const volume_job *j = arg;
+    return wt_volume_inverse_on(e, j->s, j->in, j->planes, j->threads);
+}
+
 static wt_status forward(pipeline *p, const wt_volume_spec *s, const wt_volume *v,
                          const char *file, wt_vcoeffs *c)
 {
     double t0 = wt_seconds();
-    wt_status st = wt_volume_forward(s, v->planes, v->shape, v->channels, volume_threads(p), c);
+    volume_job j = {s, v, NULL, c, NULL, volume_threads(p)};
+    wt_status st = pipeline_engine_run(p, forward_job, &j, file);
     pipeline_add_time(p, &p->stats.transform, t0);
-    return pipeline_name_error(st, file);
+    return st;
 }
 
 static wt_status inverse(pipeline *p, const wt_volume_spec *s, const wt_vcoeffs *c,
                          float *planes, const char *file)
 {
     double t0 = wt_seconds();
-    wt_status st = wt_volume_inverse(s, c, planes, volume_threads(p));
+    volume_job j = {s, NULL, c, NULL, planes, volume_threads(p)};
+    wt_status st = pipeline_engine_run(p, inverse_job, &j, file);
     pipeline_add_time(p, &p->stats.transform, t0);
-    return pipeline_name_error(st, file);
+    return st;
 }
 
 /* ---- decompose -------------------------------------------------------------------- */
@@ -148,7 +162,7 @@ static void fill_meta(const wt_volume_spec *s, const wt_volume *v, wt_npz_meta *
 static wt_status spec_for(pipeline *p, batch_item *item, const char *in, const wt_volume *v,
                           wt_volume_spec *s)
 {
-    spec_of_options(p->opt, s);
+    cli_volume_spec(p->opt, s);
     wt_status st = fit_levels(p->opt, item, in, v->shape, s);
     if (st == WT_OK && is_decimated(s))
         st = pipeline_name_error(wt_params_resolve(&s->params), in);
@@ -361,7 +375,7 @@ wt_status volume_denoise(pipeline *p, wt_denoise_options *d, const char *in, con
     wt_status st = load_volume(p, in, &v);
     if (st == WT_OK && o->levels_max) {
         wt_volume_spec s;
-        spec_of_options(o, &s); /* --transform: the kind denoise runs */
+        cli_volume_spec(o, &s); /* --transform: the kind denoise runs */
         d->params.levels = wt_volume_max_level(&s, v.shape);
         d->params.levels = d->params.levels < 1 ? 1 : d->params.levels;
     }

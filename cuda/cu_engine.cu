@@ -211,7 +211,9 @@ static const wt_engine_ops cuda_ops = {.forward = cuda_forward,
                                        .roundtrip_image = cu_roundtrip_image,
                                        .pyr = &cu_epyramid_ops,
                                        .uforward = cu_uforward,
-                                       .uinverse = cu_uinverse};
+                                       .uinverse = cu_uinverse,
+                                       .vforward = cu_vforward,
+                                       .vinverse = cu_vinverse};
 
 /* WT_CUDA_MEM_LIMIT: bytes, with an optional K, M or G suffix (powers of
  * 1024); unset or empty: no cap. */

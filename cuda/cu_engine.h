@@ -208,4 +208,8 @@ wt_status cu_uinverse(wt_engine *e, const wt_uparams *p, const float *bands, siz
 wt_status cu_ubench(cu_engine *ce, const wt_uparams *p, size_t h, size_t w, int channels,
                     int inverse, int repeat, wt_cuda_timing *timing, size_t *bytes);
 
+/* Volumes (cu_volume.cu): the engine's vforward/vinverse ops. */
+wt_status cu_vforward(wt_engine *e, const wt_volume_spec *s, const float *planes, wt_vcoeffs *c);
+wt_status cu_vinverse(wt_engine *e, const wt_volume_spec *s, const wt_vcoeffs *c, float *planes);
+
 #endif

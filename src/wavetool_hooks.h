@@ -269,6 +269,21 @@ wt_status wt_volume_inverse(const wt_volume_spec *s, const wt_vcoeffs *in, float
  * reused: benchmarks). */
 wt_status wt_volume_forward_into(const wt_volume_spec *s, const float *planes, int threads,
                                  wt_vcoeffs *c);
+/* The same on engine @p e (NULL: the host): an engine with a volume op (the
+ * CUDA engine) runs the DWT of float volumes by convolution itself, one
+ * upload and one download; the rest runs on the host on @p threads. */
+wt_status wt_volume_forward_on(wt_engine *e, const wt_volume_spec *s, const float *planes,
+                               const size_t shape[3], int channels, int threads,
+                               wt_vcoeffs *out);
+wt_status wt_volume_inverse_on(wt_engine *e, const wt_volume_spec *s, const wt_vcoeffs *in,
+                               float *planes, int threads);
+wt_status wt_volume_forward_into_on(wt_engine *e, const wt_volume_spec *s, const float *planes,
+                                    int threads, wt_vcoeffs *c);
+/* The volumes an engine with a volume op (the CUDA engine) runs itself: the
+ * DWT of float samples by convolution, at least one level. */
+int wt_volume_engine_takes(const wt_volume_spec *s, int levels);
+/* 1 when engine @p e runs volumes of @p s itself (else the host does). */
+int wt_volume_on_engine(const wt_engine *e, const wt_volume_spec *s);
 /* The deepest level: pywt.dwtn_max_level over the axes (DWT), else
  * floor(log2) of the shortest axis transformed. */
 int wt_volume_max_level(const wt_volume_spec *s, const size_t shape[3]);

@@ -213,6 +213,13 @@ typedef struct wt_engine_ops {
                           size_t w, int channels, float *bands);
     wt_status (*uinverse)(wt_engine *e, const wt_uparams *p, const float *bands, size_t h,
                           size_t w, int channels, float *planes);
+    /* Volumes (optional; NULL: the host implementation): the transform of
+     * (C, z, y, x) planes into @p c (planned and allocated), and back;
+     * called only for what wt_volume_engine_takes (transform.h). */
+    wt_status (*vforward)(wt_engine *e, const wt_volume_spec *s, const float *planes,
+                          wt_vcoeffs *c);
+    wt_status (*vinverse)(wt_engine *e, const wt_volume_spec *s, const wt_vcoeffs *c,
+                          float *planes);
 } wt_engine_ops;
 
 /* The host implementation of the undecimated transforms (src/undecimated.c),

@@ -84,6 +84,34 @@ void wt_tband_ref_name(const wt_band_ref *r, char *buf, size_t size);
 /* floor(log2(n)), n >= 1. */
 int wt_tfloor_log2(size_t n);
 
+/* ---- volumes' DWT on an engine (transform_volume.c drives the levels) ---- */
+
+struct wt_line;
+
+/* One DWT level along @p axis of dense (C, z, y, x) arrays in an engine's
+ * memory: sig of @p shape, lo and hi of its shape with line->nlo and
+ * line->nhi along the axis; forward sig -> (lo, hi), inverse back. */
+typedef struct wt_vpass {
+    const struct wt_line *line;
+    int axis, inverse, channels;
+    wt_dtype dtype;
+    size_t shape[3];
+    void *sig, *lo, *hi;
+} wt_vpass;
+
+typedef struct wt_vpass_runner {
+    wt_status (*run)(void *ctx, const wt_vpass *p);
+    void *ctx;
+} wt_vpass_runner;
+
+/* Elements of the work areas wt_volume_dwt_levels needs for @p c. */
+size_t wt_volume_dwt_work(const wt_volume_spec *s, const wt_vcoeffs *c);
+/* The levels of @p c (at least 1) by @p r's passes, all arrays in the
+ * runner's memory: @p samples ((C, z, y, x) of c's dtype) into c's bands,
+ * or (@p inverse) back; @p work of wt_volume_dwt_work elements. */
+wt_status wt_volume_dwt_levels(const wt_volume_spec *s, const wt_vcoeffs *c, void *samples,
+                               void *work, int inverse, const wt_vpass_runner *r);
+
 /* The registry's modules. */
 extern const wt_transform_class wt_transform_dwt;
 extern const wt_transform_class wt_transform_swt;

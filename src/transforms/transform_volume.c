@@ -18,6 +18,7 @@
 
 #include "axis_filter.h"
 #include "dwt_line.h"
+#include "engine_impl.h"
 #include "transform.h"
 #include "wavetool_hooks.h"
 
@@ -194,16 +195,19 @@ wt_status wt_volume_plan(const wt_volume_spec *s, const size_t shape[3], int cha
         plan_dwt(s, c);
     else
         plan_undecimated(s, c);
-    /* every band's samples must be countable in bytes */
+    /* every band's samples must be countable in bytes (a band may be empty:
+     * the JPEG 2000 kinds' high band of a 1-sample axis) */
+    const size_t limit = SIZE_MAX / 64;
     size_t total = 0;
     for (int i = 0; i < c->nbands; i++) {
         const size_t *b = c->band[i].shape;
-        if (b[0] > SIZE_MAX / 64 / b[1] || b[0] * b[1] > SIZE_MAX / 64 / b[2] ||
-            b[0] * b[1] * b[2] > SIZE_MAX / 64 / (size_t)channels ||
-            total > SIZE_MAX / 64 - b[0] * b[1] * b[2] * (size_t)channels)
+        size_t n = (size_t)channels;
+        for (int k = 0; k < 3 && n <= limit; k++)
+            n = b[k] && n > limit / b[k] ? limit + 1 : n * b[k];
+        if (n > limit || total > limit - n)
             return wt_error_set(WT_ERR_LIMIT, "decomposition of %zux%zux%zu is too large",
                                 shape[2], shape[1], shape[0]);
-        total += volume_elems(b, channels);
+        total += n;
     }
     return WT_OK;
 }
@@ -245,11 +249,6 @@ typedef struct varray {
     size_t shape[3];
 } varray;
 
-static wt_array_view view_of(const varray *a, wt_dtype dtype, int channels)
-{
-    return wt_view_dense(a->data, dtype, channels, 3, a->shape);
-}
-
 static varray band_array(const wt_vband *b)
 {
     return (varray){b->data, {b->shape[0], b->shape[1], b->shape[2]}};
@@ -286,16 +285,16 @@ static void approx_shapes(const wt_volume_spec *s, const wt_vcoeffs *c,
 }
 
 /* Work areas of a transform, allocated once: the arrays between the axis
- * passes (pass k writes tmp[k & 1]), the approximations between levels
- * (level l's in approx[l & 1]) and an int32 copy of the samples. */
+ * passes (pass k writes tmp[k & 1]) and the approximations between levels
+ * (level l's in approx[l & 1]); their elements. */
 typedef struct dwt_work {
-    void *tmp[2], *approx[2], *samples;
-    void *mem;
+    void *tmp[2], *approx[2];
 } dwt_work;
 
-static wt_status work_alloc(const wt_volume_spec *s, const wt_vcoeffs *c,
-                            size_t lo[WT_MAX_LEVELS + 1][3], dwt_work *w)
+static size_t work_layout(const wt_volume_spec *s, const wt_vcoeffs *c, void *mem, dwt_work *w)
 {
+    size_t lo[WT_MAX_LEVELS + 1][3];
+    approx_shapes(s, c, lo);
     size_t tmp = 0, approx = c->levels > 1 ? volume_elems(lo[1], c->channels) : 0;
     for (int l = 1; l <= c->levels; l++) {
         wt_line lines[3];
@@ -306,22 +305,33 @@ static wt_status work_alloc(const wt_volume_spec *s, const wt_vcoeffs *c,
             tmp = n > tmp ? n : tmp;
         }
     }
-    size_t samples = c->dtype == WT_INT32 ? volume_elems(c->shape, c->channels) : 0;
-    w->mem = malloc((2 * tmp + 2 * approx + samples + 1) * 4);
-    if (!w->mem)
-        return wt_error_set(WT_ERR_NOMEM, "out of memory (%zu MiB for the volume's passes)",
-                            (2 * tmp + 2 * approx + samples) * 4 >> 20);
-    uint32_t *p = w->mem;
-    w->tmp[0] = p, w->tmp[1] = p + tmp;
-    w->approx[0] = p + 2 * tmp, w->approx[1] = p + 2 * tmp + approx;
-    w->samples = p + 2 * tmp + 2 * approx;
-    return WT_OK;
+    uint32_t *p = mem;
+    if (w)
+        *w = (dwt_work){{p, p + tmp}, {p + 2 * tmp, p + 2 * tmp + approx}};
+    return 2 * tmp + 2 * approx;
+}
+
+size_t wt_volume_dwt_work(const wt_volume_spec *s, const wt_vcoeffs *c)
+{
+    return work_layout(s, c, NULL, NULL);
+}
+
+/* One axis pass of @p p's engine. */
+static wt_status run_pass(const wt_vpass_runner *r, const wt_line *line, int axis,
+                          const varray *sig, const varray *lo, const varray *hi, int inverse,
+                          const wt_vcoeffs *c)
+{
+    const wt_vpass p = {line, axis, inverse, c->channels, c->dtype,
+                        {sig->shape[0], sig->shape[1], sig->shape[2]},
+                        sig->data, lo->data, hi->data};
+    return r->run(r->ctx, &p);
 }
 
 /* One level: @p a split along each axis in turn, into the work arrays and
  * finally into @p bands (key order). */
 static wt_status dwt_level_forward(const wt_volume_spec *s, const wt_vcoeffs *c, const varray *a,
-                                   const varray *bands, const dwt_work *w, int threads)
+                                   const varray *bands, const dwt_work *w,
+                                   const wt_vpass_runner *r)
 {
     wt_line lines[3];
     level_lines(s, a->shape, lines);
@@ -332,12 +342,9 @@ static wt_status dwt_level_forward(const wt_volume_spec *s, const wt_vcoeffs *c,
             memcpy(next, bands, sizeof(varray) * ((size_t)2 << k));
         else
             split_arrays(s, lines, a->shape, k, c->channels, w->tmp[k & 1], next);
-        for (int i = 0; i < 1 << k && st == WT_OK; i++) {
-            wt_array_view sig = view_of(&cur[i], c->dtype, c->channels),
-                          lo = view_of(&next[2 * i], c->dtype, c->channels),
-                          hi = view_of(&next[2 * i + 1], c->dtype, c->channels);
-            st = wt_axis_dwt_forward(&lines[k], &sig, &lo, &hi, s->axes[k], threads);
-        }
+        for (int i = 0; i < 1 << k && st == WT_OK; i++)
+            st = run_pass(r, &lines[k], s->axes[k], &cur[i], &next[2 * i], &next[2 * i + 1], 0,
+                          c);
         memcpy(cur, next, sizeof cur);
     }
     return st;
@@ -347,7 +354,7 @@ static wt_status dwt_level_forward(const wt_volume_spec *s, const wt_vcoeffs *c,
  * @p out (the shape of the level's input). */
 static wt_status dwt_level_inverse(const wt_volume_spec *s, const wt_vcoeffs *c,
                                    const varray *bands, const varray *out, const dwt_work *w,
-                                   int threads)
+                                   const wt_vpass_runner *r)
 {
     wt_line lines[3];
     level_lines(s, out->shape, lines);
@@ -359,12 +366,9 @@ static wt_status dwt_level_inverse(const wt_volume_spec *s, const wt_vcoeffs *c,
             next[0] = *out;
         else /* the arrays before pass k: those after pass k - 1 */
             split_arrays(s, lines, out->shape, k - 1, c->channels, w->tmp[k & 1], next);
-        for (int i = 0; i < 1 << k && st == WT_OK; i++) {
-            wt_array_view sig = view_of(&next[i], c->dtype, c->channels),
-                          lo = view_of(&cur[2 * i], c->dtype, c->channels),
-                          hi = view_of(&cur[2 * i + 1], c->dtype, c->channels);
-            st = wt_axis_dwt_inverse(&lines[k], &lo, &hi, &sig, s->axes[k], threads);
-        }
+        for (int i = 0; i < 1 << k && st == WT_OK; i++)
+            st = run_pass(r, &lines[k], s->axes[k], &next[i], &cur[2 * i], &cur[2 * i + 1], 1,
+                          c);
         memcpy(cur, next, sizeof cur);
     }
     return st;
@@ -380,6 +384,71 @@ static void level_bands(const wt_volume_spec *s, const wt_vcoeffs *c, int l, con
         out[i] = band_array(&c->band[first + i - 1]);
 }
 
+wt_status wt_volume_dwt_levels(const wt_volume_spec *s, const wt_vcoeffs *c, void *samples,
+                               void *work, int inverse, const wt_vpass_runner *r)
+{
+    size_t lo[WT_MAX_LEVELS + 1][3];
+    dwt_work w;
+    approx_shapes(s, c, lo);
+    work_layout(s, c, work, &w);
+    const varray input = {samples, {c->shape[0], c->shape[1], c->shape[2]}};
+    wt_status st = WT_OK;
+    if (!inverse) {
+        varray a = input;
+        for (int l = 1; l <= c->levels && st == WT_OK; l++) {
+            const varray next =
+                l == c->levels ? band_array(&c->band[0])
+                               : (varray){w.approx[l & 1], {lo[l][0], lo[l][1], lo[l][2]}};
+            varray bands[MAX_SPLIT];
+            level_bands(s, c, l, &next, bands);
+            st = dwt_level_forward(s, c, &a, bands, &w, r);
+            a = next;
+        }
+        return st;
+    }
+    varray a = band_array(&c->band[0]);
+    for (int l = c->levels; l >= 1 && st == WT_OK; l--) {
+        const varray out = l > 1 ? (varray){w.approx[(l - 1) & 1],
+                                            {lo[l - 1][0], lo[l - 1][1], lo[l - 1][2]}}
+                                 : input;
+        varray bands[MAX_SPLIT];
+        level_bands(s, c, l, &a, bands);
+        st = dwt_level_inverse(s, c, bands, &out, &w, r);
+        a = out;
+    }
+    return st;
+}
+
+/* The host's axis pass: the axis core on @p ctx's threads. */
+static wt_status host_pass(void *ctx, const wt_vpass *p)
+{
+    const int threads = *(const int *)ctx;
+    size_t lo_shape[3], hi_shape[3];
+    memcpy(lo_shape, p->shape, sizeof lo_shape);
+    memcpy(hi_shape, p->shape, sizeof hi_shape);
+    lo_shape[p->axis] = p->line->nlo;
+    hi_shape[p->axis] = p->line->nhi;
+    wt_array_view sig = wt_view_dense(p->sig, p->dtype, p->channels, 3, p->shape),
+                  lo = wt_view_dense(p->lo, p->dtype, p->channels, 3, lo_shape),
+                  hi = wt_view_dense(p->hi, p->dtype, p->channels, 3, hi_shape);
+    return p->inverse ? wt_axis_dwt_inverse(p->line, &lo, &hi, &sig, p->axis, threads)
+                      : wt_axis_dwt_forward(p->line, &sig, &lo, &hi, p->axis, threads);
+}
+
+/* The work areas and (legall53) an int32 copy of the samples, in one block. */
+static wt_status host_work(const wt_volume_spec *s, const wt_vcoeffs *c, void **mem,
+                           void **samples)
+{
+    const size_t work = wt_volume_dwt_work(s, c);
+    const size_t copy = c->dtype == WT_INT32 ? volume_elems(c->shape, c->channels) : 0;
+    *mem = malloc((work + copy + 1) * 4);
+    *samples = *mem ? (uint32_t *)*mem + work : NULL;
+    if (!*mem)
+        return wt_error_set(WT_ERR_NOMEM, "out of memory (%zu MiB for the volume's passes)",
+                            (work + copy) * 4 >> 20);
+    return WT_OK;
+}
+
 static wt_status dwt_forward(const wt_volume_spec *s, const float *planes, wt_vcoeffs *c,
                              int threads)
 {
@@ -389,25 +458,15 @@ static wt_status dwt_forward(const wt_volume_spec *s, const float *planes, wt_vc
         wt_convert_samples(c->band[0].data, integer, planes, 0, n);
         return WT_OK;
     }
-    size_t lo[WT_MAX_LEVELS + 1][3];
-    dwt_work w;
-    approx_shapes(s, c, lo);
-    wt_status st = work_alloc(s, c, lo, &w);
+    void *mem, *samples;
+    wt_status st = host_work(s, c, &mem, &samples);
     if (st != WT_OK)
         return st;
-    varray a = {integer ? w.samples : (void *)planes, {c->shape[0], c->shape[1], c->shape[2]}};
     if (integer)
-        wt_convert_samples(w.samples, 1, planes, 0, n);
-    for (int l = 1; l <= c->levels && st == WT_OK; l++) {
-        const varray next =
-            l == c->levels ? band_array(&c->band[0])
-                           : (varray){w.approx[l & 1], {lo[l][0], lo[l][1], lo[l][2]}};
-        varray bands[MAX_SPLIT];
-        level_bands(s, c, l, &next, bands);
-        st = dwt_level_forward(s, c, &a, bands, &w, threads);
-        a = next;
-    }
-    free(w.mem);
+        wt_convert_samples(samples, 1, planes, 0, n);
+    const wt_vpass_runner r = {host_pass, &threads};
+    st = wt_volume_dwt_levels(s, c, integer ? samples : (void *)planes, mem, 0, &r);
+    free(mem);
     return st;
 }
 
@@ -420,24 +479,15 @@ static wt_status dwt_inverse(const wt_volume_spec *s, const wt_vcoeffs *c, float
         wt_convert_samples(planes, 0, c->band[0].data, integer, n);
         return WT_OK;
     }
-    size_t lo[WT_MAX_LEVELS + 1][3];
-    dwt_work w;
-    approx_shapes(s, c, lo);
-    wt_status st = work_alloc(s, c, lo, &w);
+    void *mem, *samples;
+    wt_status st = host_work(s, c, &mem, &samples);
     if (st != WT_OK)
         return st;
-    varray a = band_array(&c->band[0]);
-    for (int l = c->levels; l >= 1 && st == WT_OK; l--) {
-        void *into = l > 1 ? w.approx[(l - 1) & 1] : integer ? w.samples : (void *)planes;
-        const varray out = {into, {lo[l - 1][0], lo[l - 1][1], lo[l - 1][2]}};
-        varray bands[MAX_SPLIT];
-        level_bands(s, c, l, &a, bands);
-        st = dwt_level_inverse(s, c, bands, &out, &w, threads);
-        a = out;
-    }
+    const wt_vpass_runner r = {host_pass, &threads};
+    st = wt_volume_dwt_levels(s, c, integer ? samples : (void *)planes, mem, 1, &r);
     if (st == WT_OK && integer)
-        wt_convert_samples(planes, 0, w.samples, 1, n);
-    free(w.mem);
+        wt_convert_samples(planes, 0, samples, 1, n);
+    free(mem);
     return st;
 }
 
@@ -653,29 +703,56 @@ static wt_status starlet_inverse(const wt_vcoeffs *c, float *planes)
 
 /* ---- entry points ------------------------------------------------------------------- */
 
-wt_status wt_volume_forward_into(const wt_volume_spec *s, const float *planes, int threads,
-                                 wt_vcoeffs *c)
+int wt_volume_engine_takes(const wt_volume_spec *s, int levels)
 {
+    wt_params p = s->params;
+    return is_dwt(s) && levels >= 1 && p.wavelet && wt_params_resolve(&p) == WT_OK &&
+           p.method == WT_METHOD_CONV && !p.wavelet->integer;
+}
+
+int wt_volume_on_engine(const wt_engine *e, const wt_volume_spec *s)
+{
+    return e && e->ops->vforward && wt_volume_engine_takes(s, s->params.levels);
+}
+
+wt_status wt_volume_forward_into_on(wt_engine *e, const wt_volume_spec *s, const float *planes,
+                                    int threads, wt_vcoeffs *c)
+{
+    if (e && e->ops->vforward && wt_volume_engine_takes(s, c->levels))
+        return e->ops->vforward(e, s, planes, c);
     return is_dwt(s)       ? dwt_forward(s, planes, c, threads)
            : is_starlet(s) ? starlet_forward(s, planes, c, threads)
                            : swt_forward(s, planes, c, threads);
 }
 
-wt_status wt_volume_forward(const wt_volume_spec *s, const float *planes, const size_t shape[3],
-                            int channels, int threads, wt_vcoeffs *out)
+wt_status wt_volume_forward_into(const wt_volume_spec *s, const float *planes, int threads,
+                                 wt_vcoeffs *c)
+{
+    return wt_volume_forward_into_on(NULL, s, planes, threads, c);
+}
+
+wt_status wt_volume_forward_on(wt_engine *e, const wt_volume_spec *s, const float *planes,
+                               const size_t shape[3], int channels, int threads,
+                               wt_vcoeffs *out)
 {
     wt_status st = wt_volume_plan(s, shape, channels, out);
     if (st == WT_OK)
         st = wt_vcoeffs_alloc(out);
     if (st == WT_OK)
-        st = wt_volume_forward_into(s, planes, threads, out);
+        st = wt_volume_forward_into_on(e, s, planes, threads, out);
     if (st != WT_OK)
         wt_vcoeffs_free(out);
     return st;
 }
 
-wt_status wt_volume_inverse(const wt_volume_spec *s, const wt_vcoeffs *in, float *planes,
-                            int threads)
+wt_status wt_volume_forward(const wt_volume_spec *s, const float *planes, const size_t shape[3],
+                            int channels, int threads, wt_vcoeffs *out)
+{
+    return wt_volume_forward_on(NULL, s, planes, shape, channels, threads, out);
+}
+
+wt_status wt_volume_inverse_on(wt_engine *e, const wt_volume_spec *s, const wt_vcoeffs *in,
+                               float *planes, int threads)
 {
     wt_vcoeffs plan;
     wt_status st = wt_volume_plan(s, in->shape, in->channels, &plan);
@@ -688,9 +765,17 @@ wt_status wt_volume_inverse(const wt_volume_spec *s, const wt_vcoeffs *in, float
                               in->band[i].key, in->band[i].level);
     if (st != WT_OK)
         return st;
+    if (e && e->ops->vinverse && wt_volume_engine_takes(s, in->levels))
+        return e->ops->vinverse(e, s, in, planes);
     return is_dwt(s)       ? dwt_inverse(s, in, planes, threads)
            : is_starlet(s) ? starlet_inverse(in, planes)
                            : swt_inverse(s, in, planes, threads);
+}
+
+wt_status wt_volume_inverse(const wt_volume_spec *s, const wt_vcoeffs *in, float *planes,
+                            int threads)
+{
+    return wt_volume_inverse_on(NULL, s, in, planes, threads);
 }
 
 unsigned wt_volume_bytes_per_sample(const wt_volume_spec *s)

@@ -420,6 +420,9 @@ int main(int argc, char **argv)
     if (!only && only_mode < 0 && !images_only && !undecimated_only)
         check_packets(&en, quick, &st);
     double t6 = wt_seconds();
+    if (!only && only_mode < 0 && !images_only && !undecimated_only)
+        check_volumes(&en, quick, &st);
+    double t7 = wt_seconds();
     if (st.failed >= MAX_FAILURES)
         printf("gpu_check: stopped after %d failures\n", MAX_FAILURES);
     printf("gpu_check: worst rel err %.3g (%s); smooth/antireflect %.3g (%s)\n", st.worst[0],
@@ -440,7 +443,12 @@ int main(int argc, char **argv)
            st.u_worst_name[0] ? st.u_worst_name : "-");
     printf("gpu_check: wavelet packets: %ld cases, %ld failed (%.1f s); worst rel err %.3g (%s)\n",
            st.p_cases, st.p_failed, t6 - t5, st.p_worst, st.p_worst_name[0] ? st.p_worst_name : "-");
+    printf("gpu_check: volumes (dwt): %ld cases, %ld failed (%.1f s); worst rel err %.3g (%s)\n",
+           st.v_cases, st.v_failed, t7 - t6, st.v_worst, st.v_worst_name[0] ? st.v_worst_name : "-");
     wt_engine_close(en.gpu);
     wt_engine_close(en.cpu);
-    return st.failed || st.img_failed || st.pyr_failed || st.u_failed || st.p_failed ? 1 : 0;
+    return st.failed || st.img_failed || st.pyr_failed || st.u_failed || st.p_failed ||
+                   st.v_failed
+               ? 1
+               : 0;
 }

@@ -2,7 +2,7 @@
  * files share. gpu_check.c: harness, comparisons, reports, main;
  * gpu_check_dwt.c: DWT pyramids; gpu_check_image.c: image paths;
  * gpu_check_epyr.c: engine-resident pyramids; gpu_check_swt.c: undecimated;
- * gpu_check_packet.c: wavelet packets. */
+ * gpu_check_packet.c: wavelet packets; gpu_check_volume.c: volumes. */
 #ifndef GPU_CHECK_H
 #define GPU_CHECK_H
 
@@ -54,6 +54,9 @@ typedef struct stats {
     long p_cases, p_failed; /* wavelet packets */
     double p_worst;
     char p_worst_name[200];
+    long v_cases, v_failed; /* volumes */
+    double v_worst;
+    char v_worst_name[200];
     double worst[2]; /* float cases: [0] folding modes, [1] smooth/antireflect */
     char worst_name[2][160];
     int verbose;
@@ -103,5 +106,8 @@ void check_undecimated(const engines *en, int quick, int large, stats *st);
 
 /* gpu_check_packet.c: wavelet packet trees and their rebuilds */
 void check_packets(const engines *en, int quick, stats *st);
+
+/* gpu_check_volume.c: the DWT of volumes */
+void check_volumes(const engines *en, int quick, stats *st);
 
 #endif

@@ -221,6 +221,10 @@ static void volume_plans_follow_wavedecn(void **state)
     assert_string_equal(c.band[0].key, "c");
     assert_string_equal(c.band[1].key, "w");
     assert_int_equal(c.band[1].level, 3);
+    /* the JPEG 2000 kinds split a 1-sample axis into 1 + 0: empty bands */
+    s = volume_spec("dwt", "cdf97", 2, "0,1,2");
+    assert_int_equal(wt_volume_plan(&s, (const size_t[3]){3, 1, 9}, 2, &c), WT_OK);
+    assert_int_equal(c.band[c.nbands - 1].shape[1], 0);
 }
 
 static void volume_plans_refuse(void **state)
