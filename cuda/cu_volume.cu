@@ -122,7 +122,9 @@ WT_GLOBAL void WT_LAUNCH_BOUNDS(CU_VTHREADS)
         const float *h = hi + (size_t)p.o * A.nhi * inner + p.q;
         const int i = p.k;
         float acc = 0.0f;
-        if (!A.j2k) {
+        if (A.j2k && A.n == 1 && A.mode != WT_MODE_PERIODIZATION) {
+            acc = l[0]; /* JPEG 2000: a one-sample signal is its own low-pass band */
+        } else if (!A.j2k) {
             const bool per = A.mode == WT_MODE_PERIODIZATION;
             for (int j = (i + A.start) & 1; j < A.ntaps0; j += 2) {
                 int c = (i + A.start - j) / 2;
@@ -183,6 +185,8 @@ static wt_status vlaunch(cu_engine *ce, const cu_vaxis &A, const wt_vpass *p, I 
 {
     const size_t len = p->inverse ? (size_t)A.n : (size_t)(A.nlo > A.nhi ? A.nlo : A.nhi);
     const unsigned blocks = vblocks(ce, (size_t)outer * len * (size_t)inner);
+    if (blocks == 0) /* nothing to compute (an empty band's pass) */
+        return WT_OK;
     if (p->inverse)
         WT_LAUNCH(vinverse_kernel<I>, dim3(blocks), dim3(CU_VTHREADS), 0, ce->stream, A,
                   (const float *)p->lo, (const float *)p->hi, (float *)p->sig, outer, inner);

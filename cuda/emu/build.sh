@@ -13,7 +13,12 @@ cflags="-O2 -g -D_GNU_SOURCE -I$out -I$root/cuda -fopenmp"
 for d in "$root"/src "$root"/src/*/; do cflags="$cflags -I$d"; done
 for f in "$root"/src/*.c "$root"/src/*/*.c; do
     [ -e "$f" ] || continue
-    gcc -std=c11 $cflags -c "$f" -o "$out/$(basename "$f" .c).o" &
+    case $f in # the SIMD variants (src/engine/meson.build)
+    *_avx2.c) isa=-mavx2 ;;
+    *_avx512.c) isa="-mavx512f -mprefer-vector-width=512" ;;
+    *) isa= ;;
+    esac
+    gcc -std=c11 $cflags $isa -c "$f" -o "$out/$(basename "$f" .c).o" &
 done
 for f in "$root"/cuda/*.cu; do
     g++ -std=c++17 -x c++ -DWT_CUDA_EMULATE $cflags -Wall -Wextra -Wno-unknown-pragmas -c "$f" \
@@ -23,5 +28,5 @@ for f in "$root"/tests/gpu/*.c; do
     gcc -std=c11 $cflags -Wall -Wextra -c "$f" -o "$out/$(basename "$f" .c).o" &
 done
 wait
-g++ -fopenmp -o "$out/gpu_check_emu" "$out"/*.o -lpng -ljpeg -ltiff -lz -lm -lpthread
+g++ -fopenmp -o "$out/gpu_check_emu" "$out"/*.o -lpng -ljpeg -ltiff -lz -ldeflate -lm -lpthread
 echo "$out/gpu_check_emu"

@@ -226,6 +226,10 @@ template <typename F> static void wt_emu_launch(dim3 grid, size_t smem, F body)
     std::lock_guard<std::mutex> hold(wt_emu_launch_lock());
     gridDim = grid;
     long nblocks = (long)grid.x * grid.y * grid.z;
+    if (nblocks == 0) { /* CUDA refuses an empty grid (invalid argument) */
+        fprintf(stderr, "cuda emulation: a launch of an empty grid\n");
+        abort();
+    }
 #pragma omp parallel for schedule(dynamic, 1)
     for (long b = 0; b < nblocks; b++) {
         std::vector<unsigned char> &buf = wt_emu_smem_buf();

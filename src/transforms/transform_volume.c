@@ -295,7 +295,13 @@ static size_t work_layout(const wt_volume_spec *s, const wt_vcoeffs *c, void *me
 {
     size_t lo[WT_MAX_LEVELS + 1][3];
     approx_shapes(s, c, lo);
-    size_t tmp = 0, approx = c->levels > 1 ? volume_elems(lo[1], c->channels) : 0;
+    /* the largest approximation between levels: not always the first, as
+     * lines shorter than the filter grow (pywt's (n + F - 1) / 2) */
+    size_t tmp = 0, approx = 0;
+    for (int l = 1; l < c->levels; l++) {
+        const size_t n = volume_elems(lo[l], c->channels);
+        approx = n > approx ? n : approx;
+    }
     for (int l = 1; l <= c->levels; l++) {
         wt_line lines[3];
         varray shapes[MAX_SPLIT];
