@@ -14,8 +14,8 @@ for w in ${@:-haar db3 sym8 cdf97}; do
     for dir in --forward --inverse; do
         f=$OUT/ncu-$w${dir#--}.txt
         # skip the warm-up launches, then one timed run's kernels
-        timeout 120 "$NCU" --clock-control none --metrics "$metrics" --launch-skip 60 --launch-count 12 \
-            --csv --page raw $W bench -w "$w" --size 8192x8192 -l 3 --repeat 3 $dir >"$f" 2>&1
+        timeout 120 "$NCU" --clock-control none --metrics "$metrics" --launch-skip 10 --launch-count 24 \
+            --csv --page raw $W bench -w "$w" --size 8192x8192 -l 3 --repeat 5 $dir >"$f" 2>&1
         echo "== $w $dir"
         python3 - "$f" <<'PY'
 import csv, sys
