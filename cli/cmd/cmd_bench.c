@@ -808,6 +808,24 @@ static wt_status time_packet_runs(const packet_run *k, int inverse, int repeat, 
     return st;
 }
 
+/* CUDA engine: the tree resident on the device, every split (or rebuild)
+ * timed with cudaEvents (wt_cuda_packet_bench), against a device copy of
+ * half the bytes the levels read and write. */
+static wt_status time_packet_device(wt_engine *e, const wt_params *p, const cli_options *o,
+                                    int inverse, bench_row *r)
+{
+#if WT_HAVE_CUDA
+    wt_cuda_timing t;
+    wt_status st = wt_cuda_packet_bench(e, p, r->height, r->width, SWEEP(o)->batch, inverse,
+                                        SWEEP(o)->repeat, (size_t)(r->bytes / 2), &t);
+    row_from_cuda(r, &t);
+    return st;
+#else
+    (void)e, (void)p, (void)o, (void)inverse, (void)r;
+    return wt_error_set(WT_ERR_UNSUPPORTED, "no GPU benchmark in this build");
+#endif
+}
+
 static wt_status time_packet(wt_engine *e, const wt_params *p, const cli_options *o, int inverse,
                              bench_row *r)
 {
@@ -815,10 +833,13 @@ static wt_status time_packet(wt_engine *e, const wt_params *p, const cli_options
     const wt_packet_rule full = {WT_BASIS_FULL, 0};
     const wt_packet_cost cost = {WT_COST_SHANNON, 0.0}; /* unused by the full basis */
     wt_packet_tree tree;
-    wt_status st = wt_packet_alloc(&tree, p, r->height, r->width, SWEEP(o)->batch);
-    if (st != WT_OK)
+    wt_status st = wt_packet_plan(&tree, p, r->height, r->width, SWEEP(o)->batch);
+    if (st == WT_OK)
+        r->bytes = packet_bytes(&tree);
+    if (st != WT_OK || !wt_engine_is_cpu(e))
+        return st == WT_OK ? time_packet_device(e, p, o, inverse, r) : st;
+    if ((st = wt_packet_alloc(&tree, p, r->height, r->width, SWEEP(o)->batch)) != WT_OK)
         return st;
-    r->bytes = packet_bytes(&tree);
     unsigned char *basis = malloc(wt_packet_node_count(p->levels));
     float *x = malloc(wt_packet_node_size(&tree, 0) * sizeof *x);
     double *t = malloc((size_t)repeat * sizeof *t);
