@@ -1,8 +1,9 @@
 /* Wavelet packets with the whole tree on the device (the engine's
  * packet_forward / packet_inverse, src/transforms/packet.c): the planes go
- * up once, every split of every level is one launch of the level kernels
- * (cu_launch.cu) with the node as the level's input and its four children
- * as the level's bands, the node costs are reduced on the device (partial
+ * up once, every level is split by one launch of the level kernels
+ * (cu_launch.cu) whose planes are all the level's nodes and channels and
+ * whose four bands are their children, the node costs are reduced on the
+ * device (partial
  * sums per block, then per node in a fixed order: the same costs on every
  * run), the basis is chosen on the host from them by the CPU engine's rule
  * (wt_packet_basis_of), and only the nodes written come back. */
@@ -15,14 +16,18 @@
 /* ---------------------------------------------------------------------- */
 /* The tree on the device */
 
-/* Level 0 holds the planes as they are (rows w apart); every level below
- * has its rows padded to a multiple of 32 elements as the device pyramid's
- * bands (cu_layout.cu: 128-byte aligned rows for the fast kernels); every
- * level starts 32 elements aligned. Node k of level l is C planes of
- * node_h[l] rows, pitch[l] apart, at at[l] + k x node[l]. */
+/* Level l holds its N = 4^l nodes channel-major: channel c of node k is
+ * plane c x N + k, each plane node_h[l] rows pitch[l] apart, plane[l]
+ * elements. Then the planes of one level are evenly spaced, and so are the
+ * children: child j of plane v is plane 4v + j of the next level (as
+ * c x 4N + 4k + j); a level's kernel takes C x N planes. Level 0 holds the
+ * planes as they are (rows w apart); the levels below have their rows
+ * padded to a multiple of 32 elements as the device pyramid's bands
+ * (cu_layout.cu: 128-byte aligned rows for the fast kernels); every level
+ * starts 32 elements aligned. */
 typedef struct dev_tree {
     size_t pitch[WT_MAX_LEVELS + 1];
-    size_t node[WT_MAX_LEVELS + 1];
+    size_t plane[WT_MAX_LEVELS + 1];
     size_t at[WT_MAX_LEVELS + 2]; /* [L + 1]: elements in all */
 } dev_tree;
 
@@ -39,28 +44,37 @@ static void dev_tree_plan(const wt_packet_tree *t, dev_tree *d)
     d->at[0] = 0;
     for (int l = 0; l <= t->params.levels; l++) {
         d->pitch[l] = l ? (t->node_w[l] + 31) & ~(size_t)31 : t->node_w[0];
-        d->node[l] = (size_t)t->channels * t->node_h[l] * d->pitch[l];
-        d->at[l + 1] = (d->at[l] + nodes_of_level(l) * d->node[l] + 31) & ~(size_t)31;
+        d->plane[l] = t->node_h[l] * d->pitch[l];
+        d->at[l + 1] = (d->at[l] + (size_t)t->channels * nodes_of_level(l) * d->plane[l] + 31) &
+                       ~(size_t)31;
     }
 }
 
-static float *dev_node(float *tree, const dev_tree *d, int l, size_t k)
+/* Channel c of node k of level l. */
+static float *dev_plane(float *tree, const dev_tree *d, int l, size_t k, int c)
 {
-    return tree + d->at[l] + k * d->node[l];
+    return tree + d->at[l] + ((size_t)c * nodes_of_level(l) + k) * d->plane[l];
 }
 
-/* Rows of one node (all channels), or of @p count nodes of level l in a
- * row, between the host layout and the device's, on ce->stream. */
-static wt_status copy_nodes(cu_engine *ce, const wt_packet_tree *t, const dev_tree *d,
-                            float *tree, int l, size_t k, size_t count, int to_device)
+/* Node (l, k), every channel, between the host layout and the device's, on
+ * ce->stream. */
+static wt_status copy_node(cu_engine *ce, const wt_packet_tree *t, const dev_tree *d,
+                           float *tree, int l, size_t k, int to_device)
 {
-    float *host = wt_packet_node(t, l, k), *dev = dev_node(tree, d, l, k);
-    const size_t w = t->node_w[l], rows = count * (size_t)t->channels * t->node_h[l];
-    cudaError_t err = to_device ? cudaMemcpy2DAsync(dev, d->pitch[l] * 4, host, w * 4, w * 4,
-                                                    rows, cudaMemcpyHostToDevice, ce->stream)
-                                : cudaMemcpy2DAsync(host, w * 4, dev, d->pitch[l] * 4, w * 4,
-                                                    rows, cudaMemcpyDeviceToHost, ce->stream);
-    return err == cudaSuccess ? WT_OK : cu_fail(ce, err, "cudaMemcpy2DAsync (packet nodes)", 0);
+    const size_t h = t->node_h[l], w = t->node_w[l], p = d->pitch[l];
+    for (int c = 0; c < t->channels; c++) {
+        float *host = wt_packet_node(t, l, k) + (size_t)c * h * w;
+        float *dev = dev_plane(tree, d, l, k, c);
+        cudaError_t err =
+            to_device
+                ? cudaMemcpy2DAsync(dev, p * 4, host, w * 4, w * 4, h, cudaMemcpyHostToDevice,
+                                    ce->stream)
+                : cudaMemcpy2DAsync(host, w * 4, dev, p * 4, w * 4, h, cudaMemcpyDeviceToHost,
+                                    ce->stream);
+        if (err != cudaSuccess)
+            return cu_fail(ce, err, "cudaMemcpy2DAsync (packet nodes)", 0);
+    }
+    return WT_OK;
 }
 
 /* The device tree of @p t in BUF_PACKET (kept between calls). */
@@ -73,58 +87,82 @@ static wt_status tree_buffer(cu_engine *ce, const wt_packet_tree *t, dev_tree *d
 /* ---------------------------------------------------------------------- */
 /* Splits and rebuilds */
 
-/* Node (l, k) and its children as one level's input and bands (forward),
- * or bands and output (inverse). */
-static void node_io(cu_level *lv, const wt_packet_tree *t, const dev_tree *d, float *tree, int l,
-                    size_t k, int inverse)
+/* Planes v0, v0 + stride, ... of level l (their count: the launch's
+ * channels) as one level's input (forward) or output (inverse), and their
+ * children (plane 4v + j of level l + 1, child j) as its four bands. */
+static void planes_io(cu_level *lv, const dev_tree *d, float *tree, int l, size_t v0,
+                      size_t stride, int inverse)
 {
-    float *parent = dev_node(tree, d, l, k);
-    const size_t parent_plane = t->node_h[l] * d->pitch[l];
-    const size_t child_plane = t->node_h[l + 1] * d->pitch[l + 1];
+    float *parent = tree + d->at[l] + v0 * d->plane[l];
     for (int b = 0; b < 4; b++) {
-        float *child = dev_node(tree, d, l + 1, 4 * k + (size_t)child_of_band[b]);
+        float *child = tree + d->at[l + 1] + (4 * v0 + (size_t)child_of_band[b]) * d->plane[l + 1];
+        const size_t plane = 4 * stride * d->plane[l + 1];
         if (inverse) {
             lv->src[b] = child;
-            lv->src_plane[b] = child_plane;
+            lv->src_plane[b] = plane;
             lv->src_w[b] = (int)d->pitch[l + 1];
         } else {
             lv->dst[b] = child;
-            lv->dst_plane[b] = child_plane;
+            lv->dst_plane[b] = plane;
             lv->dst_w[b] = (int)d->pitch[l + 1];
         }
     }
     if (inverse) {
         lv->dst[0] = parent;
-        lv->dst_plane[0] = parent_plane;
+        lv->dst_plane[0] = stride * d->plane[l];
         lv->dst_w[0] = (int)d->pitch[l];
     } else {
         lv->src[0] = parent;
-        lv->src_plane[0] = parent_plane;
+        lv->src_plane[0] = stride * d->plane[l];
         lv->src_w[0] = (int)d->pitch[l];
     }
 }
 
-/* Every node of level l split into level l + 1 (forward), or rebuilt from
- * it (inverse: the nodes @p basis marks split; NULL: every node). */
-static wt_status run_level(cu_engine *ce, const wt_packet_tree *t, const dev_tree *d,
-                           float *tree, int l, int inverse, const unsigned char *basis)
+/* One launch over @p channels planes of level l from plane v0, @p stride
+ * apart (planned, the kernel picked, launched). */
+static wt_status launch_planes(cu_engine *ce, const wt_packet_tree *t, const dev_tree *d,
+                               float *tree, int l, size_t v0, size_t stride, int channels,
+                               int inverse)
 {
-    cu_level *lv = (cu_level *)malloc(2 * sizeof *lv);
+    cu_level *lv = (cu_level *)malloc(sizeof *lv);
     if (!lv)
         return wt_error_set(WT_ERR_NOMEM, "out of memory");
-    wt_status st = plan_level(ce, &lv[0], &t->params, t->node_h[l], t->node_w[l], inverse,
-                              t->channels);
-    for (size_t k = 0; st == WT_OK && k < nodes_of_level(l); k++) {
-        if (basis && basis[wt_packet_node_id(l, k)] != WT_PACKET_SPLIT)
-            continue;
+    wt_status st =
+        plan_level(ce, lv, &t->params, t->node_h[l], t->node_w[l], inverse, channels);
+    if (st == WT_OK) {
         int fast;
-        lv[1] = lv[0];
-        node_io(&lv[1], t, d, tree, l, k, inverse);
-        level_launcher launch = pick_launcher(ce, &t->params, &lv[1], inverse, l == 0, 0, &fast);
-        st = launch(ce, &lv[1], t->channels, 0);
+        planes_io(lv, d, tree, l, v0, stride, inverse);
+        level_launcher launch = pick_launcher(ce, &t->params, lv, inverse, l == 0, 0, &fast);
+        st = launch(ce, lv, channels, 0);
     }
     free(lv);
     return st;
+}
+
+/* 1 when @p basis (NULL: the full tree) splits every node of level l. */
+static int all_split(const unsigned char *basis, int l)
+{
+    for (size_t k = 0; basis && k < nodes_of_level(l); k++)
+        if (basis[wt_packet_node_id(l, k)] != WT_PACKET_SPLIT)
+            return 0;
+    return 1;
+}
+
+/* Level l split into level l + 1 (forward), or rebuilt from it (inverse:
+ * the nodes @p basis splits; NULL: every node). One launch over every
+ * node's channels; an inverse of a level that is split in part, one launch
+ * per split node (its channels 4^l planes apart: a leaf's planes are not
+ * written). */
+static wt_status run_level(cu_engine *ce, const wt_packet_tree *t, const dev_tree *d,
+                           float *tree, int l, int inverse, const unsigned char *basis)
+{
+    const size_t N = nodes_of_level(l);
+    if (!inverse || all_split(basis, l))
+        return launch_planes(ce, t, d, tree, l, 0, 1, t->channels * (int)N, inverse);
+    for (size_t k = 0; k < N; k++)
+        if (basis[wt_packet_node_id(l, k)] == WT_PACKET_SPLIT)
+            WT_TRY(launch_planes(ce, t, d, tree, l, k, N, t->channels, inverse));
+    return WT_OK;
 }
 
 static wt_status forward_levels(cu_engine *ce, const wt_packet_tree *t, const dev_tree *d,
@@ -149,19 +187,30 @@ static wt_status inverse_levels(cu_engine *ce, const wt_packet_tree *t, const de
 #define COST_BLOCK 256
 #define COST_PARTS 64 /* blocks per node at most */
 
+/* A level's planes for the cost kernel: gridDim.y nodes of @p channels
+ * planes of h rows of w values, rows pitch apart, planes plane apart,
+ * channel c of node k plane c x gridDim.y + k (dev_tree). */
+typedef struct cost_level {
+    const float *first;
+    size_t plane, h, w, pitch;
+    int channels;
+} cost_level;
+
 /* Block (x, y): the sum of the cost terms of rows x, x + gridDim.x, ... of
- * node y (nrows rows of w values, pitch apart; nodes node_elems apart) into
- * parts[y x gridDim.x + x]. Shared: blockDim.x doubles. */
+ * node y's C x h rows into parts[y x gridDim.x + x]. Shared: blockDim.x
+ * doubles. */
 WT_GLOBAL void WT_LAUNCH_BOUNDS(COST_BLOCK)
-    cost_parts_kernel(const float *level, size_t node_elems, size_t nrows, size_t w,
-                      size_t pitch, wt_packet_cost_kind kind, double param, double *parts)
+    cost_parts_kernel(const cost_level lv, wt_packet_cost_kind kind, double param, double *parts)
 {
     WT_DYN_SMEM(double, red);
-    const float *node = level + (size_t)blockIdx.y * node_elems;
+    const size_t nrows = (size_t)lv.channels * lv.h;
     double sum = 0.0;
-    for (size_t r = blockIdx.x; r < nrows; r += gridDim.x)
-        for (size_t c = threadIdx.x; c < w; c += blockDim.x)
-            sum += wt_packet_cost_term(kind, param, node[r * pitch + c]);
+    for (size_t r = blockIdx.x; r < nrows; r += gridDim.x) {
+        const size_t c = r / lv.h, plane = c * gridDim.y + blockIdx.y;
+        const float *row = lv.first + plane * lv.plane + (r - c * lv.h) * lv.pitch;
+        for (size_t x = threadIdx.x; x < lv.w; x += blockDim.x)
+            sum += wt_packet_cost_term(kind, param, row[x]);
+    }
     red[threadIdx.x] = sum;
     WT_SYNC();
     for (unsigned s = blockDim.x / 2; s > 0; s /= 2) {
@@ -210,10 +259,10 @@ static wt_status node_costs(cu_engine *ce, const wt_packet_tree *t, const dev_tr
     double *parts = d_costs + n;
     for (int l = 0; l <= L; l++) {
         const unsigned P = cost_parts(ce, t, l);
+        const cost_level lv = {dev_plane(tree, d, l, 0, 0), d->plane[l], t->node_h[l],
+                               t->node_w[l], d->pitch[l], t->channels};
         WT_LAUNCH(cost_parts_kernel, dim3(P, (unsigned)nodes_of_level(l)), dim3(COST_BLOCK),
-                  COST_BLOCK * sizeof(double), ce->stream, dev_node(tree, d, l, 0), d->node[l],
-                  (size_t)t->channels * t->node_h[l], t->node_w[l], d->pitch[l], cost->kind,
-                  cost->param, parts);
+                  COST_BLOCK * sizeof(double), ce->stream, lv, cost->kind, cost->param, parts);
         CU_CHECK(cudaGetLastError());
         WT_LAUNCH(cost_sum_kernel, dim3(1), dim3(COST_BLOCK), 0, ce->stream, parts, P,
                   nodes_of_level(l), d_costs + wt_packet_node_id(l, 0));
@@ -242,20 +291,14 @@ static wt_status choose_basis(cu_engine *ce, const wt_packet_tree *t, const dev_
     return st;
 }
 
-/* The leaves of @p basis (every node when @p all_nodes: a copy per level)
- * into t->data. */
+/* The leaves of @p basis (every node when @p all_nodes) into t->data. */
 static wt_status download_nodes(cu_engine *ce, const wt_packet_tree *t, const dev_tree *d,
                                 float *tree, const unsigned char *basis, int all_nodes)
 {
-    for (int l = 0; l <= t->params.levels; l++) {
-        if (all_nodes) {
-            WT_TRY(copy_nodes(ce, t, d, tree, l, 0, nodes_of_level(l), 0));
-            continue;
-        }
+    for (int l = 0; l <= t->params.levels; l++)
         for (size_t k = 0; k < nodes_of_level(l); k++)
-            if (basis[wt_packet_node_id(l, k)] == WT_PACKET_LEAF)
-                WT_TRY(copy_nodes(ce, t, d, tree, l, k, 1, 0));
-    }
+            if (all_nodes || basis[wt_packet_node_id(l, k)] == WT_PACKET_LEAF)
+                WT_TRY(copy_node(ce, t, d, tree, l, k, 0));
     CU_CHECK(cudaStreamSynchronize(ce->stream));
     return WT_OK;
 }
@@ -290,7 +333,7 @@ wt_status cu_packet_inverse(wt_engine *e, const wt_packet_tree *t, const unsigne
     for (int l = 0; l <= t->params.levels; l++)
         for (size_t k = 0; k < nodes_of_level(l); k++)
             if (basis[wt_packet_node_id(l, k)] == WT_PACKET_LEAF)
-                WT_TRY(copy_nodes(ce, t, &d, tree, l, k, 1, 1));
+                WT_TRY(copy_node(ce, t, &d, tree, l, k, 1));
     WT_TRY(inverse_levels(ce, t, &d, tree, basis));
     CU_CHECK(cudaMemcpyAsync(planes, tree, wt_packet_node_size(t, 0) * 4, cudaMemcpyDeviceToHost,
                              ce->stream));
