@@ -222,11 +222,17 @@ static void print_header(const cli_options *o, const wt_engine *e)
     const wt_tlayout layout = wt_transform_class_of(o->transform)->layout;
     if ((o->format == REPORT_JSON))
         return;
-    if (layout == WT_LAYOUT_PACKET)
+    if (layout == WT_LAYOUT_PACKET && wt_engine_is_cpu(e))
         printf("# %s; median of %d runs; GB/s = bytes each level reads and writes / time (4 "
                "bytes x samples of its nodes and of their children; the tree on the host, one "
                "engine call per split node);\n"
                "# copy = memcpy of the same bytes (read + write) in the same run\n",
+               wt_engine_name(e), SWEEP(o)->repeat);
+    else if (layout == WT_LAYOUT_PACKET)
+        printf("# %s; median of %d runs; GB/s = bytes each level reads and writes / time (4 "
+               "bytes x samples of its nodes and of their children; the tree on the device, "
+               "one launch a level);\n"
+               "# copy = device copy of the same bytes (read + write) in the same run\n",
                wt_engine_name(e), SWEEP(o)->repeat);
     else if (layout == WT_LAYOUT_STACK)
         printf("# %s; median of %d runs; GB/s = bytes read and written / time (4 bytes x "
@@ -995,8 +1001,9 @@ const cli_command cmd_bench = {
         "(the first GPU, else the CPU engine, said on stderr). --volume times the\n"
         "3-D DWT of a WxHxD volume on the CPU engine (--axes: the axes transformed).\n"
         "--transform packet times the full tree to -l levels (bytes: those each level\n"
-        "reads and writes, 4 a sample; the tree on the host, one engine call per\n"
-        "split node, so the copy is a memcpy).",
+        "reads and writes, 4 a sample; the CPU engine: the tree on the host, one\n"
+        "engine call per split node, against a memcpy; the CUDA engine: the tree on\n"
+        "the device, against a device copy).",
     .groups = (const cli_group *const[]){&cli_group_device, &sweep_group, &cli_group_volume,
                                          &cli_group_report,
                                          &cli_group_verbosity, NULL},
