@@ -28,18 +28,25 @@ static wt_status params_for(const cli_options *o, const wt_image *img, const cha
 
 typedef struct packet_job {
     wt_packet_tree *t;
-    const unsigned char *basis; /* the inverse's; NULL: the forward */
+    const cli_options *o; /* the forward's --basis and --cost; NULL: the inverse */
+    unsigned char *basis; /* the forward's result, the inverse's leaves */
     float *planes;
 } packet_job;
 
+/* The forward keeps only the basis's leaves (a resident engine copies back
+ * no other node): every use below reads leaves alone. */
 static wt_status packet_run(wt_engine *e, void *arg)
 {
     packet_job *j = arg;
-    return j->basis ? wt_packet_inverse(e, j->t, j->basis, j->planes)
-                    : wt_packet_forward(e, j->t, j->planes);
+    return j->o ? wt_packet_decompose(e, j->t, j->planes, &j->o->basis, &j->o->cost, j->basis,
+                                      NULL, 0)
+                : wt_packet_inverse(e, j->t, j->basis, j->planes);
 }
 
-static wt_status forward(pipeline *p, const wt_image *img, const char *file, wt_packet_tree *t)
+/* The tree of @p img and the basis --basis and --cost choose on it
+ * (malloc'ed into *@p basis). */
+static wt_status forward(pipeline *p, const wt_image *img, const char *file, wt_packet_tree *t,
+                         unsigned char **basis)
 {
     wt_params params;
     size_t n = (size_t)img->height * img->width * (size_t)img->channels;
@@ -50,23 +57,15 @@ static wt_status forward(pipeline *p, const wt_image *img, const char *file, wt_
             wt_packet_alloc(t, &params, img->height, img->width, img->channels), file);
     if (st == WT_OK && !(planes = malloc(n * sizeof *planes)))
         st = wt_error_set(WT_ERR_NOMEM, "%s: out of memory", pipeline_shown(file));
+    if (st == WT_OK && !(*basis = malloc(wt_packet_node_count(t->params.levels))))
+        st = wt_error_set(WT_ERR_NOMEM, "%s: out of memory", pipeline_shown(file));
     if (st == WT_OK)
         st = wt_image_to_planes(img, planes);
-    packet_job job = {t, NULL, planes};
+    packet_job job = {t, p->opt, *basis, planes};
     if (st == WT_OK)
         st = pipeline_engine_run(p, packet_run, &job, file);
     free(planes);
     return st;
-}
-
-/* The basis --basis and --cost choose (malloc'ed into *@p basis). */
-static wt_status choose(const cli_options *o, const wt_packet_tree *t, const char *file,
-                        unsigned char **basis)
-{
-    *basis = malloc(wt_packet_node_count(t->params.levels));
-    if (!*basis)
-        return wt_error_set(WT_ERR_NOMEM, "%s: out of memory", pipeline_shown(file));
-    return pipeline_name_error(wt_packet_choose(t, &o->basis, &o->cost, *basis, NULL), file);
 }
 
 /* The image back from the leaves of @p basis into @p img (allocated). */
@@ -76,7 +75,7 @@ static wt_status inverse(pipeline *p, wt_packet_tree *t, const unsigned char *ba
     float *planes = malloc(wt_packet_node_size(t, 0) * sizeof *planes);
     if (!planes)
         return wt_error_set(WT_ERR_NOMEM, "%s: out of memory", pipeline_shown(file));
-    packet_job job = {t, basis, planes};
+    packet_job job = {t, NULL, (unsigned char *)basis, planes};
     wt_status st = pipeline_engine_run(p, packet_run, &job, file);
     if (st == WT_OK)
         wt_image_from_planes(img, planes);
@@ -88,9 +87,7 @@ wt_status packet_tree_of(pipeline *p, const wt_image *img, const char *in, wt_pa
                          unsigned char **basis)
 {
     *basis = NULL;
-    wt_status st = forward(p, img, in, t);
-    if (st == WT_OK)
-        st = choose(p->opt, t, in, basis);
+    wt_status st = forward(p, img, in, t, basis);
     if (st != WT_OK) {
         wt_packet_free(t);
         free(*basis);

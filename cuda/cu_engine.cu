@@ -213,7 +213,9 @@ static const wt_engine_ops cuda_ops = {.forward = cuda_forward,
                                        .uforward = cu_uforward,
                                        .uinverse = cu_uinverse,
                                        .vforward = cu_vforward,
-                                       .vinverse = cu_vinverse};
+                                       .vinverse = cu_vinverse,
+                                       .packet_forward = cu_packet_forward,
+                                       .packet_inverse = cu_packet_inverse};
 
 /* WT_CUDA_MEM_LIMIT: bytes, with an optional K, M or G suffix (powers of
  * 1024); unset or empty: no cap. */
@@ -463,4 +465,14 @@ extern "C" wt_status wt_cuda_ubench(wt_engine *engine, const wt_uparams *params,
         return wt_error_set(WT_ERR_INVALID, "benchmark hook needs a CUDA engine");
     return cu_ubench((cu_engine *)engine->priv, params, height, width, channels, inverse,
                      repeat < 1 ? 1 : repeat, timing, bytes);
+}
+
+extern "C" wt_status wt_cuda_packet_bench(wt_engine *engine, const wt_params *params,
+                                          size_t height, size_t width, int channels, int inverse,
+                                          int repeat, size_t copy_bytes, wt_cuda_timing *timing)
+{
+    if (!engine || engine->ops != &cuda_ops)
+        return wt_error_set(WT_ERR_INVALID, "benchmark hook needs a CUDA engine");
+    return cu_packet_bench((cu_engine *)engine->priv, params, height, width, channels, inverse,
+                           repeat < 1 ? 1 : repeat, copy_bytes, timing);
 }

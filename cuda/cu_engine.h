@@ -45,6 +45,8 @@ enum {
     BUF_SAMPLES,  /* interleaved 8/16-bit samples: image in, image or mosaic out */
     BUF_BANDS,    /* mosaic: per-band partial ranges and display maps */
     BUF_BOUND,    /* integer levels: per-block partial maxima of |value| */
+    BUF_PACKET,   /* wavelet packets: the whole tree (cu_packet.cu) */
+    BUF_PACKET_COST, /* its node costs and their per-block parts */
     BUF_COUNT
 };
 
@@ -207,6 +209,18 @@ wt_status cu_uinverse(wt_engine *e, const wt_uparams *p, const float *bands, siz
                       int channels, float *planes);
 wt_status cu_ubench(cu_engine *ce, const wt_uparams *p, size_t h, size_t w, int channels,
                     int inverse, int repeat, wt_cuda_timing *timing, size_t *bytes);
+
+/* Wavelet packets, the whole tree resident (cu_packet.cu): the engine's
+ * packet_forward/packet_inverse, and device-resident timing of every split
+ * (forward) or rebuild (inverse) of the full tree for wt_cuda_packet_bench. */
+wt_status cu_packet_forward(wt_engine *e, wt_packet_tree *t, const float *planes,
+                            const wt_packet_rule *rule, const wt_packet_cost *cost,
+                            unsigned char *basis, double *costs, int all_nodes);
+wt_status cu_packet_inverse(wt_engine *e, const wt_packet_tree *t, const unsigned char *basis,
+                            float *planes);
+wt_status cu_packet_bench(cu_engine *ce, const wt_params *params, size_t height, size_t width,
+                          int channels, int inverse, int repeat, size_t copy_bytes,
+                          wt_cuda_timing *timing);
 
 /* Volumes (cu_volume.cu): the engine's vforward/vinverse ops. */
 wt_status cu_vforward(wt_engine *e, const wt_volume_spec *s, const float *planes, wt_vcoeffs *c);

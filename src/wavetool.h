@@ -1033,6 +1033,16 @@ wt_status wt_packet_forward(wt_engine *engine, wt_packet_tree *t, const float *p
 wt_status wt_packet_inverse(wt_engine *engine, wt_packet_tree *t, const unsigned char *basis,
                             float *planes);
 
+/** wt_packet_forward and wt_packet_choose in one call, so that an engine
+ *  that keeps the tree resident (CUDA) splits and costs every node there and
+ *  copies back only the leaves of the chosen basis (every node when
+ *  @p all_nodes): the other nodes of t->data are then left as they were.
+ *  The CPU engine fills every node. @p costs (NULL: not wanted) gets every
+ *  node's cost, summed on the engine (the CUDA engine: in another order, of
+ *  its own coefficients; the rule that chooses is the same). */
+wt_status wt_packet_decompose(wt_engine *engine, wt_packet_tree *t, const float *planes,
+                              const wt_packet_rule *rule, const wt_packet_cost *cost,
+                              unsigned char *basis, double *costs, int all_nodes);
 /** A node's cost over all its channels. */
 double wt_packet_node_cost(const wt_packet_tree *t, int level, size_t k,
                            const wt_packet_cost *cost);

@@ -400,6 +400,12 @@ wt_status wt_cuda_bench(wt_engine *engine, const wt_params *params, size_t heigh
 wt_status wt_cuda_ubench(wt_engine *engine, const wt_uparams *params, size_t height,
                          size_t width, int channels, int inverse, int repeat,
                          wt_cuda_timing *timing, size_t *bytes);
+/* Times @p repeat device-resident runs (after a warm-up) of every split of a
+ * full packet tree of @p params.levels levels (forward), or every rebuild
+ * (@p inverse = 1), and a device-to-device copy of @p copy_bytes. */
+wt_status wt_cuda_packet_bench(wt_engine *engine, const wt_params *params, size_t height,
+                               size_t width, int channels, int inverse, int repeat,
+                               size_t copy_bytes, wt_cuda_timing *timing);
 /* Median seconds of @p repeat pinned host-to-device copies of @p up bytes and
  * device-to-host copies of @p down bytes on the engine's copy stream
  * (cudaEvents), for the floor of wavetool bench --host-path. */

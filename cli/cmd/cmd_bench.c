@@ -222,11 +222,17 @@ static void print_header(const cli_options *o, const wt_engine *e)
     const wt_tlayout layout = wt_transform_class_of(o->transform)->layout;
     if ((o->format == REPORT_JSON))
         return;
-    if (layout == WT_LAYOUT_PACKET)
+    if (layout == WT_LAYOUT_PACKET && wt_engine_is_cpu(e))
         printf("# %s; median of %d runs; GB/s = bytes each level reads and writes / time (4 "
                "bytes x samples of its nodes and of their children; the tree on the host, one "
                "engine call per split node);\n"
                "# copy = memcpy of the same bytes (read + write) in the same run\n",
+               wt_engine_name(e), SWEEP(o)->repeat);
+    else if (layout == WT_LAYOUT_PACKET)
+        printf("# %s; median of %d runs; GB/s = bytes each level reads and writes / time (4 "
+               "bytes x samples of its nodes and of their children; the tree on the device, "
+               "one launch a level);\n"
+               "# copy = device copy of the same bytes (read + write) in the same run\n",
                wt_engine_name(e), SWEEP(o)->repeat);
     else if (layout == WT_LAYOUT_STACK)
         printf("# %s; median of %d runs; GB/s = bytes read and written / time (4 bytes x "
@@ -808,6 +814,24 @@ static wt_status time_packet_runs(const packet_run *k, int inverse, int repeat, 
     return st;
 }
 
+/* CUDA engine: the tree resident on the device, every split (or rebuild)
+ * timed with cudaEvents (wt_cuda_packet_bench), against a device copy of
+ * half the bytes the levels read and write. */
+static wt_status time_packet_device(wt_engine *e, const wt_params *p, const cli_options *o,
+                                    int inverse, bench_row *r)
+{
+#if WT_HAVE_CUDA
+    wt_cuda_timing t;
+    wt_status st = wt_cuda_packet_bench(e, p, r->height, r->width, SWEEP(o)->batch, inverse,
+                                        SWEEP(o)->repeat, (size_t)(r->bytes / 2), &t);
+    row_from_cuda(r, &t);
+    return st;
+#else
+    (void)e, (void)p, (void)o, (void)inverse, (void)r;
+    return wt_error_set(WT_ERR_UNSUPPORTED, "no GPU benchmark in this build");
+#endif
+}
+
 static wt_status time_packet(wt_engine *e, const wt_params *p, const cli_options *o, int inverse,
                              bench_row *r)
 {
@@ -815,10 +839,13 @@ static wt_status time_packet(wt_engine *e, const wt_params *p, const cli_options
     const wt_packet_rule full = {WT_BASIS_FULL, 0};
     const wt_packet_cost cost = {WT_COST_SHANNON, 0.0}; /* unused by the full basis */
     wt_packet_tree tree;
-    wt_status st = wt_packet_alloc(&tree, p, r->height, r->width, SWEEP(o)->batch);
-    if (st != WT_OK)
+    wt_status st = wt_packet_plan(&tree, p, r->height, r->width, SWEEP(o)->batch);
+    if (st == WT_OK)
+        r->bytes = packet_bytes(&tree);
+    if (st != WT_OK || !wt_engine_is_cpu(e))
+        return st == WT_OK ? time_packet_device(e, p, o, inverse, r) : st;
+    if ((st = wt_packet_alloc(&tree, p, r->height, r->width, SWEEP(o)->batch)) != WT_OK)
         return st;
-    r->bytes = packet_bytes(&tree);
     unsigned char *basis = malloc(wt_packet_node_count(p->levels));
     float *x = malloc(wt_packet_node_size(&tree, 0) * sizeof *x);
     double *t = malloc((size_t)repeat * sizeof *t);
@@ -974,8 +1001,9 @@ const cli_command cmd_bench = {
         "(the first GPU, else the CPU engine, said on stderr). --volume times the\n"
         "3-D DWT of a WxHxD volume on the CPU engine (--axes: the axes transformed).\n"
         "--transform packet times the full tree to -l levels (bytes: those each level\n"
-        "reads and writes, 4 a sample; the tree on the host, one engine call per\n"
-        "split node, so the copy is a memcpy).",
+        "reads and writes, 4 a sample; the CPU engine: the tree on the host, one\n"
+        "engine call per split node, against a memcpy; the CUDA engine: the tree on\n"
+        "the device, against a device copy).",
     .groups = (const cli_group *const[]){&cli_group_device, &sweep_group, &cli_group_volume,
                                          &cli_group_report,
                                          &cli_group_verbosity, NULL},

@@ -824,10 +824,8 @@ wt_status wt_denoise_packet(wt_engine *e, const wt_denoise_options *o, const wt_
                                         : wt_error_set(WT_ERR_NOMEM, "out of memory");
     if (st == WT_OK)
         st = wt_packet_alloc(&t, p, in->height, in->width, in->channels);
-    if (st == WT_OK)
-        st = wt_packet_forward(e, &t, planes);
-    if (st == WT_OK)
-        st = wt_packet_choose(&t, &o->basis, &o->cost, basis, NULL);
+    if (st == WT_OK) /* every node: the noise estimate reads node d, a leaf or not */
+        st = wt_packet_decompose(e, &t, planes, &o->basis, &o->cost, basis, NULL, 1);
     if (st == WT_OK)
         st = packet_sigma(o, p, in, &t, used);
     if (st == WT_OK)

@@ -156,6 +156,21 @@ WT_BAND_FN double wt_band_op_apply(wt_band_op op, double v, double t)
     return 0.0;
 }
 
+/* One coefficient's term of a packet cost (MATLAB's wentropy; a node's
+ * cost is their sum, in double): shannon -c^2 log c^2 (0 at 0), log energy
+ * log c^2 (0 at 0), threshold [|c| > T], norm |c|^P. */
+WT_BAND_FN double wt_packet_cost_term(wt_packet_cost_kind kind, double param, double v)
+{
+    double s = v * v;
+    switch (kind) {
+    case WT_COST_SHANNON: return s > 0.0 ? -(s * log(s)) : 0.0;
+    case WT_COST_LOGENERGY: return s > 0.0 ? log(s) : 0.0;
+    case WT_COST_THRESHOLD: return fabs(v) > param ? 1.0 : 0.0;
+    case WT_COST_NORM: return pow(fabs(v), param);
+    }
+    return 0.0;
+}
+
 WT_BAND_FN void wt_band_stats_init(wt_band_stats *s)
 {
     s->count = s->zeros = s->at_most = 0;
@@ -220,7 +235,29 @@ typedef struct wt_engine_ops {
                           wt_vcoeffs *c);
     wt_status (*vinverse)(wt_engine *e, const wt_volume_spec *s, const wt_vcoeffs *c,
                           float *planes);
+    /* Wavelet packets with the whole tree resident on the engine (optional,
+     * both or none; NULL: src/transforms/packet.c splits each node with one
+     * forward/inverse call and sums the costs on the host). Called with a
+     * planned and allocated tree and a checked rule. packet_forward: the
+     * tree of @p planes, every node's cost when @p cost (into @p costs when
+     * not NULL) reduced there, the basis of @p rule chosen by
+     * wt_packet_basis_of, and only the basis's leaves (every node when
+     * @p all_nodes) copied into t->data. packet_inverse: the leaves of
+     * @p basis up, every split node rebuilt there, the image into @p planes
+     * (t->data left as it is). */
+    wt_status (*packet_forward)(wt_engine *e, wt_packet_tree *t, const float *planes,
+                                const wt_packet_rule *rule, const wt_packet_cost *cost,
+                                unsigned char *basis, double *costs, int all_nodes);
+    wt_status (*packet_inverse)(wt_engine *e, const wt_packet_tree *t, const unsigned char *basis,
+                                float *planes);
 } wt_engine_ops;
+
+/* The basis @p rule chooses on the node costs @p costs of a tree of
+ * @p levels levels (wt_packet_node_id order; read only by the best basis),
+ * as wt_packet_choose (src/transforms/packet.c): the one rule of both
+ * engines. */
+wt_status wt_packet_basis_of(int levels, const wt_packet_rule *rule, const double *costs,
+                             unsigned char *basis);
 
 /* The host implementation of the undecimated transforms (src/undecimated.c),
  * on @p threads threads (0 = cores). */

@@ -1,13 +1,15 @@
 /* Wavelet packets (= pywt.WaveletPacket2D) and their bases: the tree's
  * shapes and storage, its forward and inverse as one single-level 2-D DWT
  * call of the engine per split node (so any engine runs them without
- * kernels of its own), node costs (MATLAB's wentropy) and the best basis
- * (MATLAB's besttree). */
+ * kernels of its own; an engine with packet_forward / packet_inverse keeps
+ * the whole tree resident instead, cuda/cu_packet.cu), node costs (MATLAB's
+ * wentropy) and the best basis (MATLAB's besttree). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "engine_impl.h" /* the engines' packet_forward / packet_inverse, wt_packet_cost_term */
 #include "transform.h"
 
 static const char path_letters[] = "ahvd";
@@ -134,7 +136,17 @@ static wt_status split_pyramid(const wt_packet_tree *t, int level, wt_params *on
     return wt_pyramid_plan(pyr, one, t->node_h[level], t->node_w[level], t->channels);
 }
 
-wt_status wt_packet_forward(wt_engine *engine, wt_packet_tree *t, const float *planes)
+/* WT_ERR_INVALID for a level:N basis deeper than the tree's @p levels. */
+static wt_status rule_check(const wt_packet_rule *rule, int levels)
+{
+    if (rule->kind == WT_BASIS_LEVEL && rule->level > levels)
+        return wt_error_set(WT_ERR_INVALID, "basis level:%d is deeper than the %d levels",
+                            rule->level, levels);
+    return WT_OK;
+}
+
+/* Every node of the tree on the host, one engine call per split node. */
+static wt_status forward_by_nodes(wt_engine *engine, wt_packet_tree *t, const float *planes)
 {
     memcpy(t->data, planes, wt_packet_node_size(t, 0) * sizeof *planes);
     for (int l = 0; l < t->params.levels; l++) {
@@ -151,9 +163,39 @@ wt_status wt_packet_forward(wt_engine *engine, wt_packet_tree *t, const float *p
     return WT_OK;
 }
 
+wt_status wt_packet_forward(wt_engine *engine, wt_packet_tree *t, const float *planes)
+{
+    if (!engine->ops->packet_forward)
+        return forward_by_nodes(engine, t, planes);
+    const wt_packet_rule full = {WT_BASIS_FULL, 0};
+    unsigned char *basis = malloc(wt_packet_node_count(t->params.levels));
+    wt_status st = basis ? engine->ops->packet_forward(engine, t, planes, &full, NULL, basis,
+                                                       NULL, 1)
+                         : wt_error_set(WT_ERR_NOMEM, "out of memory");
+    free(basis);
+    return st;
+}
+
+wt_status wt_packet_decompose(wt_engine *engine, wt_packet_tree *t, const float *planes,
+                              const wt_packet_rule *rule, const wt_packet_cost *cost,
+                              unsigned char *basis, double *costs, int all_nodes)
+{
+    wt_status st = rule_check(rule, t->params.levels);
+    if (st != WT_OK)
+        return st;
+    if (engine->ops->packet_forward)
+        return engine->ops->packet_forward(engine, t, planes, rule,
+                                           rule->kind == WT_BASIS_BEST || costs ? cost : NULL,
+                                           basis, costs, all_nodes);
+    st = forward_by_nodes(engine, t, planes);
+    return st == WT_OK ? wt_packet_choose(t, rule, cost, basis, costs) : st;
+}
+
 wt_status wt_packet_inverse(wt_engine *engine, wt_packet_tree *t, const unsigned char *basis,
                             float *planes)
 {
+    if (engine->ops->packet_inverse)
+        return engine->ops->packet_inverse(engine, t, basis, planes);
     for (int l = t->params.levels - 1; l >= 0; l--) {
         wt_params one;
         wt_pyramid pyr;
@@ -176,15 +218,8 @@ wt_status wt_packet_inverse(wt_engine *engine, wt_packet_tree *t, const unsigned
 double wt_packet_cost_of(const float *c, size_t n, const wt_packet_cost *cost)
 {
     double sum = 0.0;
-    for (size_t i = 0; i < n; i++) {
-        double v = c[i], s = v * v;
-        switch (cost->kind) {
-        case WT_COST_SHANNON: sum -= s > 0.0 ? s * log(s) : 0.0; break;
-        case WT_COST_LOGENERGY: sum += s > 0.0 ? log(s) : 0.0; break;
-        case WT_COST_THRESHOLD: sum += fabs(v) > cost->param; break;
-        case WT_COST_NORM: sum += pow(fabs(v), cost->param); break;
-        }
-    }
+    for (size_t i = 0; i < n; i++)
+        sum += wt_packet_cost_term(cost->kind, cost->param, c[i]);
     return sum;
 }
 
@@ -304,33 +339,40 @@ static void best_basis(int levels, const double *costs, unsigned char *basis, do
         }
 }
 
+wt_status wt_packet_basis_of(int levels, const wt_packet_rule *rule, const double *costs,
+                             unsigned char *basis)
+{
+    if (rule->kind != WT_BASIS_BEST) {
+        level_basis(levels, rule->kind == WT_BASIS_LEVEL ? rule->level : levels, basis);
+        return WT_OK;
+    }
+    double *best = malloc(wt_packet_node_count(levels) * sizeof *best);
+    if (!best)
+        return wt_error_set(WT_ERR_NOMEM, "out of memory for %zu packet costs",
+                            wt_packet_node_count(levels));
+    best_basis(levels, costs, basis, best);
+    free(best);
+    return WT_OK;
+}
+
 wt_status wt_packet_choose(const wt_packet_tree *t, const wt_packet_rule *rule,
                            const wt_packet_cost *cost, unsigned char *basis, double *costs)
 {
     const int L = t->params.levels;
     const size_t n = wt_packet_node_count(L);
-    if (rule->kind == WT_BASIS_LEVEL && rule->level > L)
-        return wt_error_set(WT_ERR_INVALID, "basis level:%d is deeper than the %d levels",
-                            rule->level, L);
+    wt_status st = rule_check(rule, L);
+    if (st != WT_OK)
+        return st;
     double *all = costs ? costs : (rule->kind == WT_BASIS_BEST ? malloc(n * sizeof *all) : NULL);
-    double *best = rule->kind == WT_BASIS_BEST ? malloc(n * sizeof *best) : NULL;
-    if ((rule->kind == WT_BASIS_BEST || costs) && (!all || (rule->kind == WT_BASIS_BEST && !best))) {
-        if (all != costs)
-            free(all);
-        free(best);
+    if (rule->kind == WT_BASIS_BEST && !all)
         return wt_error_set(WT_ERR_NOMEM, "out of memory for %zu packet costs", n);
-    }
     for (int l = 0; all && l <= L; l++)
         for (size_t k = 0; k < (size_t)1 << (2 * l); k++)
             all[wt_packet_node_id(l, k)] = wt_packet_node_cost(t, l, k, cost);
-    if (rule->kind == WT_BASIS_BEST)
-        best_basis(L, all, basis, best);
-    else
-        level_basis(L, rule->kind == WT_BASIS_LEVEL ? rule->level : L, basis);
+    st = wt_packet_basis_of(L, rule, all, basis);
     if (all != costs)
         free(all);
-    free(best);
-    return WT_OK;
+    return st;
 }
 
 /* Marks the ancestors of leaf (l, k) as split; 0 when one is a leaf already. */

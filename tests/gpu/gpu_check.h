@@ -52,6 +52,7 @@ typedef struct stats {
     double u_worst;
     char u_worst_name[200];
     long p_cases, p_failed; /* wavelet packets */
+    long p_ties; /* device best bases that differ at a near tie (gpu_check_packet.c) */
     double p_worst;
     char p_worst_name[200];
     long v_cases, v_failed; /* volumes */

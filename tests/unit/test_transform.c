@@ -2,7 +2,9 @@
  * lookup by name and kind, the name lists of messages and help, the hooks
  * every kind needs for its commands, the refusal message of a missing hook,
  * the consistency of each band-stack layout (index, name, mosaic cell), and
- * the volume transforms' plans, refusals and exact round trips. */
+ * the volume transforms' plans, refusals and exact round trips, and a packet
+ * tree's forward and basis in one call (wt_packet_decompose) on the CPU
+ * engine. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -300,6 +302,42 @@ static void volume_short_lines_round_trip(void **state)
     }
 }
 
+/* wt_packet_decompose on the CPU engine: every node and the basis and
+ * costs of wt_packet_forward + wt_packet_choose; a level:N basis deeper than
+ * the tree refused before any work. */
+static void packet_decompose_is_forward_and_choose(void **state)
+{
+    (void)state;
+    const wt_params p = {wt_wavelet_find("db2"), WT_MODE_SYMMETRIC, WT_METHOD_CONV, 2};
+    const size_t h = 21, w = 34, plane = 2 * h * w, n = wt_packet_node_count(2);
+    const wt_packet_rule best = {WT_BASIS_BEST, 0}, deep = {WT_BASIS_LEVEL, 3};
+    const wt_packet_cost cost = {WT_COST_NORM, 1.5};
+    wt_engine *e = NULL;
+    wt_packet_tree a = {0}, b = {0};
+    float *x = malloc(plane * sizeof *x);
+    unsigned char ba[21], bb[21];
+    double ca[21], cb[21];
+    assert_int_equal(n, 21);
+    assert_non_null(x);
+    for (size_t i = 0; i < plane; i++)
+        x[i] = (float)((i * 7919u) % 251) - 125.0f + (i % 13 == 0 ? 300.0f : 0.0f);
+    assert_int_equal(wt_engine_open(&e, "cpu"), WT_OK);
+    assert_int_equal(wt_packet_alloc(&a, &p, h, w, 2), WT_OK);
+    assert_int_equal(wt_packet_alloc(&b, &p, h, w, 2), WT_OK);
+    assert_int_equal(wt_packet_decompose(e, &a, x, &best, &cost, ba, ca, 0), WT_OK);
+    assert_int_equal(wt_packet_forward(e, &b, x), WT_OK);
+    assert_int_equal(wt_packet_choose(&b, &best, &cost, bb, cb), WT_OK);
+    assert_memory_equal(a.data, b.data, a.level_at[3] * sizeof *a.data);
+    assert_memory_equal(ba, bb, n);
+    assert_memory_equal(ca, cb, sizeof ca);
+    assert_int_equal(wt_packet_decompose(e, &a, x, &deep, &cost, ba, NULL, 0), WT_ERR_INVALID);
+    assert_non_null(strstr(wt_error_message(), "level:3 is deeper than the 2 levels"));
+    wt_packet_free(&a);
+    wt_packet_free(&b);
+    wt_engine_close(e);
+    free(x);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -314,6 +352,7 @@ int main(void)
         cmocka_unit_test(volume_plans_refuse),
         cmocka_unit_test(volume_round_trips),
         cmocka_unit_test(volume_short_lines_round_trip),
+        cmocka_unit_test(packet_decompose_is_forward_and_choose),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
