@@ -375,24 +375,39 @@ static int first_regular_level(const wt_pyramid *pyr)
     return pyr->levels + 1;
 }
 
-static size_t at_most_strip(size_t n) { return n < STRIP_LINES ? n : STRIP_LINES; }
+/* Lines of a strip: 128 a thread (a column pass hands out groups of up to 8
+ * batches of 16), 64 at least. */
+static size_t strip_target(int threads)
+{
+    return 2 * STRIP_LINES * (size_t)(threads > 1 ? threads : 1);
+}
+
+static size_t at_most(size_t n, size_t cap) { return n < cap ? n : cap; }
 
 /* Spare: the largest band of any level done in place, all channels (the
- * first level's, unless none is). Strip: STRIP_LINES lines of either pass
- * (fewer where the image has fewer), at least STRIP_MIN_ELEMS. */
+ * first level's, unless none is). Strip: strip_target lines of either pass
+ * (fewer where the image has fewer) within an eighth of the spare, yet
+ * STRIP_LINES lines at least, and STRIP_MIN_ELEMS. */
 static wt_status inplace_open(inplace *t, const wt_params *p, const wt_pyramid *pyr, int done,
                               int threads)
 {
-    size_t spare = 1, strip = STRIP_MIN_ELEMS;
+    size_t spare = 1, strip = STRIP_MIN_ELEMS, least = STRIP_MIN_ELEMS;
+    size_t lines = strip_target(threads);
     for (int l = 1; l < done; l++) {
         level_shape s = shape_of(pyr, l);
         size_t big_h = s.lo_h > s.hi_h ? s.lo_h : s.hi_h, big_w = s.lo_w > s.hi_w ? s.lo_w : s.hi_w;
         size_t band = big_h * big_w * (size_t)s.channels;
-        size_t y_strip = at_most_strip(s.w) * y_rows(&s), x_strip = at_most_strip(big_h) * x_cols(&s);
+        size_t y_line = y_rows(&s), x_line = x_cols(&s);
+        size_t wanted = at_most(s.w, lines) * y_line, wanted_x = at_most(big_h, lines) * x_line;
+        size_t needed = at_most(s.w, STRIP_LINES) * y_line,
+               needed_x = at_most(big_h, STRIP_LINES) * x_line;
         spare = band > spare ? band : spare;
-        strip = y_strip > strip ? y_strip : strip;
-        strip = x_strip > strip ? x_strip : strip;
+        strip = wanted > strip ? wanted : strip;
+        strip = wanted_x > strip ? wanted_x : strip;
+        least = needed > least ? needed : least;
+        least = needed_x > least ? needed_x : least;
     }
+    strip = at_most(strip, spare / 8 > least ? spare / 8 : least);
     *t = (inplace){.buf = pyr->data, .strip_elems = strip, .params = p, .threads = threads};
     t->spare = malloc(spare * sizeof(float));
     t->strip = malloc(t->strip_elems * sizeof(float));
