@@ -53,16 +53,22 @@ typedef struct level_shape {
 
 static level_shape shape_of(const wt_pyramid *pyr, int level)
 {
-    return (level_shape){level,           pyr->channels,   pyr->lo_h[level - 1],
-                         pyr->lo_w[level - 1], pyr->lo_h[level], pyr->hi_h[level],
-                         pyr->lo_w[level],     pyr->hi_w[level]};
+    return (level_shape){.level = level,
+                         .channels = pyr->channels,
+                         .h = pyr->lo_h[level - 1],
+                         .w = pyr->lo_w[level - 1],
+                         .lo_h = pyr->lo_h[level],
+                         .hi_h = pyr->hi_h[level],
+                         .lo_w = pyr->lo_w[level],
+                         .hi_w = pyr->hi_w[level]};
 }
 
 /* Rows of the y pass's output and samples of the x pass's output rows. */
 static size_t y_rows(const level_shape *s) { return s->lo_h + s->hi_h; }
 static size_t x_cols(const level_shape *s) { return s->lo_w + s->hi_w; }
 
-/* A level fits in place when its low-pass rows are no longer than its input's. */
+/* A level fits in place when the x pass's low halves are no longer than its
+ * input rows, so that they pack over the rows already read. */
 static int fits_in_place(const level_shape *s) { return s->lo_w <= s->w; }
 
 /* A strided 2-D view of one channel: rows x cols, rows @p stride apart. */
