@@ -791,8 +791,18 @@ wt_status wt_inverse_image(wt_engine *engine, const wt_params *params, const wt_
  *  replaced. On failure the pixels are freed. */
 wt_status wt_mosaic_image(wt_engine *engine, const wt_params *params, const wt_image *img,
                           wt_scale scale, int bit_depth, wt_image *mosaic);
+/** wt_forward_image of an image the caller gives up: @p out planned and
+ *  allocated here, img's pixels freed (NULL) on return, success or not. The
+ *  CPU engine transforms float32 coefficients in the image's own storage
+ *  (grown to the pyramid's size), with work space of a quarter of the float
+ *  samples besides, where wt_forward_image holds the image, float planes, the
+ *  pyramid and a work area as large as the planes. */
+wt_status wt_forward_image_consume(wt_engine *engine, const wt_params *params, wt_image *img,
+                                   wt_pyramid *out);
 /** Forward then inverse transform: the reconstruction into @p back, allocated
- *  with img's size, channels and depth. */
+ *  with img's size, channels and depth. The CPU engine computes in one buffer
+ *  of the pyramid's size; for one channel it frees back's pixels first and
+ *  gives back that buffer, converted, as new ones (gone on failure). */
 wt_status wt_roundtrip_image(wt_engine *engine, const wt_params *params, const wt_image *img,
                              wt_image *back);
 

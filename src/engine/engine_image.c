@@ -104,6 +104,163 @@ wt_status wt_inverse_image(wt_engine *engine, const wt_params *params, const wt_
     return image_transform(engine, params, 1, img, (wt_pyramid *)in /* read only */);
 }
 
+/* ---- the CPU engine in one buffer (dwt_inplace.c) ------------------------- */
+
+/* 1 when @p engine transforms the planned @p pyr in place: the CPU engine
+ * and float32 coefficients. */
+static int in_place_for(const wt_engine *engine, const wt_pyramid *pyr)
+{
+    return engine->is_cpu && pyr->dtype == WT_FLOAT32;
+}
+
+/* Sample @p i of a one-channel 8- or 16-bit image, as float (bytes read
+ * through memcpy: the storage holds floats too). */
+static float sample_at(const unsigned char *px, size_t i, size_t bytes)
+{
+    uint16_t u16;
+    if (bytes == 1)
+        return (float)px[i];
+    memcpy(&u16, px + 2 * i, 2);
+    return (float)u16;
+}
+
+/* The float planes of @p img in a buffer of @p elems floats (at least its
+ * samples) that takes the place of its pixels (NULL after). One channel grows
+ * the pixels (realloc remaps a large block, copying nothing) and converts
+ * from the last sample down, each float landing where only samples already
+ * read were, so samples and planes are never held side by side; more channels
+ * convert into a new buffer before the pixels go. */
+static float *planes_replacing_pixels(wt_image *img, size_t elems)
+{
+    size_t n = (size_t)img->width * img->height;
+    if (elems > SIZE_MAX / sizeof(float)) {
+        wt_error_set(WT_ERR_LIMIT, "decomposition of %ux%u is too large", img->width,
+                     img->height);
+        return NULL;
+    }
+    unsigned char *buf = img->channels == 1 ? realloc(img->pixels, elems * sizeof(float))
+                                            : malloc(elems * sizeof(float));
+    if (!buf) {
+        wt_error_set(WT_ERR_NOMEM, "out of memory for %zu coefficients", elems);
+        return NULL;
+    }
+    if (img->channels == 1 && img->bit_depth != WT_DEPTH_F32) { /* float32: already planes */
+        size_t bytes = (size_t)img->bit_depth / 8;
+        for (size_t i = n; i-- > 0;) {
+            float v = sample_at(buf, i, bytes);
+            memcpy(buf + i * sizeof(float), &v, sizeof v);
+        }
+    } else if (img->channels > 1) {
+        wt_image_to_planes(img, (float *)buf);
+        free(img->pixels);
+    }
+    img->pixels = NULL;
+    return (float *)buf;
+}
+
+/* The CPU engine's forward transform of @p img into planned @p out in the
+ * image's own storage (its pixels gone). */
+static wt_status forward_in_place(wt_engine *e, const wt_params *p, wt_image *img,
+                                  wt_pyramid *out)
+{
+    double t0 = wt_seconds();
+    out->data = planes_replacing_pixels(img, out->total);
+    if (!out->data)
+        return WT_ERR_NOMEM;
+    out->owned = 1;
+    double t1 = wt_seconds();
+    e->times.upload += t1 - t0;
+    wt_status st = wt_cpu_transform_in_place(e, p, out, 0);
+    e->times.transform += wt_seconds() - t1;
+    if (st != WT_OK)
+        wt_pyramid_free(out);
+    return st;
+}
+
+wt_status wt_forward_image_consume(wt_engine *engine, const wt_params *params, wt_image *img,
+                                   wt_pyramid *out)
+{
+    wt_params p = *params;
+    memset(out, 0, sizeof *out);
+    wt_status st = check_image(img);
+    if (st == WT_OK)
+        st = wt_params_resolve(&p);
+    if (st == WT_OK)
+        st = wt_check_samples_fit(&p, img, 1);
+    if (st == WT_OK)
+        st = wt_pyramid_plan(out, &p, img->height, img->width, img->channels);
+    if (st == WT_OK && in_place_for(engine, out)) {
+        engine->times.calls++;
+        st = forward_in_place(engine, &p, img, out);
+    } else if (st == WT_OK) {
+        st = wt_pyramid_alloc(out, &p, img->height, img->width, img->channels);
+        if (st == WT_OK)
+            st = wt_forward_image(engine, &p, img, out);
+    }
+    if (st != WT_OK)
+        wt_pyramid_free(out);
+    free(img->pixels);
+    img->pixels = NULL;
+    return st;
+}
+
+/* The one-channel planes at @p buf as @p back's samples in the same storage,
+ * shrunk to them: chunk by chunk through a small copy, each chunk's samples
+ * landing where only floats already read were (a sample is 4 bytes at most),
+ * converted as wt_image_from_planes converts. */
+static void *samples_replacing_planes(const wt_image *back, unsigned char *buf)
+{
+    enum { CHUNK = 4096 };
+    float chunk[CHUNK];
+    size_t n = (size_t)back->width * back->height, bytes = wt_image_bytes(back) / (n ? n : 1);
+    wt_image view = *back;
+    view.height = 1;
+    for (size_t i = 0; i < n; i += CHUNK) {
+        view.width = (uint32_t)(n - i < CHUNK ? n - i : CHUNK);
+        memcpy(chunk, buf + i * sizeof(float), view.width * sizeof(float));
+        view.pixels = buf + i * bytes;
+        wt_image_from_planes(&view, chunk);
+    }
+    size_t kept = n * bytes;
+    void *shrunk = realloc(buf, kept > 0 ? kept : 1);
+    return shrunk ? shrunk : buf;
+}
+
+/* The CPU engine's roundtrip in one buffer of the pyramid's size: the
+ * planes, their pyramid, the planes again; one channel: the reconstruction's
+ * pixels freed first and the buffer, converted, in their place, so the image,
+ * the pyramid and the reconstruction are never held together. */
+static wt_status roundtrip_in_place(wt_engine *e, const wt_params *p, const wt_image *img,
+                                    wt_pyramid *pyr, wt_image *back)
+{
+    int replace = back->channels == 1;
+    if (replace) {
+        free(back->pixels);
+        back->pixels = NULL;
+    }
+    double t0 = wt_seconds();
+    wt_status st = wt_pyramid_alloc(pyr, p, img->height, img->width, img->channels);
+    if (st == WT_OK)
+        st = wt_image_to_planes(img, pyr->data);
+    double t1 = wt_seconds();
+    e->times.upload += t1 - t0;
+    if (st == WT_OK)
+        st = wt_cpu_transform_in_place(e, p, pyr, 0);
+    if (st == WT_OK)
+        st = wt_cpu_transform_in_place(e, p, pyr, 1);
+    double t2 = wt_seconds();
+    e->times.transform += t2 - t1;
+    if (st == WT_OK && replace) {
+        back->pixels = samples_replacing_planes(back, pyr->data);
+        pyr->owned = 0;
+    } else if (st == WT_OK) {
+        wt_image_from_planes(back, pyr->data);
+    }
+    e->times.download += wt_seconds() - t2;
+    wt_pyramid_free(pyr);
+    return st;
+}
+
 /* The pyramid this engine's forward transform of @p img fills. */
 static wt_status plan_for(const wt_params *p, const wt_image *img, wt_pyramid *pyr)
 {
@@ -183,8 +340,11 @@ wt_status wt_roundtrip_image(wt_engine *engine, const wt_params *params, const w
     engine->times.calls++;
     if (engine->ops->roundtrip_image && engine_takes(img))
         return engine->ops->roundtrip_image(engine, &p, img, back);
-    /* one planes buffer serves both directions */
     wt_pyramid pyr = {0};
+    st = wt_pyramid_plan(&pyr, &p, img->height, img->width, img->channels);
+    if (st != WT_OK || in_place_for(engine, &pyr))
+        return st == WT_OK ? roundtrip_in_place(engine, &p, img, &pyr, back) : st;
+    /* one planes buffer serves both directions */
     float *planes = alloc_planes(img);
     st = planes ? plan_for(&p, img, &pyr) : WT_ERR_NOMEM;
     if (st == WT_OK)

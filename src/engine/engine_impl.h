@@ -299,6 +299,14 @@ wt_status wt_epyramid_fraction_nonzero(const wt_epyramid *p, const wt_band_ref *
 /* The CPU reference engine (always present). */
 wt_status wt_cpu_engine_open(wt_engine **engine);
 
+/* The CPU engine's DWT in place (dwt_inplace.c): @p pyr's storage (planned
+ * float32, pyr->total elements) holds the C x h x w planes at its start and
+ * gets their pyramid, or (@p inverse) holds the pyramid and gets the planes;
+ * the same numbers as the engine's forward and inverse, with work space of
+ * a quarter of the planes besides. @p p resolved (wt_params_resolve). */
+wt_status wt_cpu_transform_in_place(wt_engine *e, const wt_params *p, wt_pyramid *pyr,
+                                    int inverse);
+
 #if WT_HAVE_CUDA
 /* The CUDA engine on device @p device (-1: the first that works). */
 wt_status wt_cuda_engine_open(wt_engine **engine, int device);

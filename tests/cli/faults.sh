@@ -442,10 +442,11 @@ case_ "--max-memory 6M -j 2: two files at a time share it (3 MiB each)" 1 \
     "$WT" decompose -l 1 -j 2 --max-memory 6M -O e18/mmj e18/g512.png e18/g512b.png
 case_ "--max-memory 1X: a usage error" 2 "wavetool: invalid argument '1X' for option --max-memory*" \
     "$WT" decompose --max-memory 1X e18/g512.png e18/mm2.png
-$TOOL png e18/g2k.png 2048 2048 gray 8 gradient
+# 4096x4096 8-bit: 16 MB, whose float pyramid alone (64 MB) is past the limit
+$TOOL png e18/g4k.png 4096 4096 gray 8 gradient
 if bash -c 'ulimit -v 60000 && exec "$0" --version' "$WT" >/dev/null 2>&1; then
-    case_ "ulimit -v: out of memory names the file" 1 "wavetool: e18/g2k.png: *" \
-        bash -c 'ulimit -v 60000 && exec "$0" roundtrip --max-memory 0 -l 1 e18/g2k.png' "$WT"
+    case_ "ulimit -v: out of memory names the file" 1 "wavetool: e18/g4k.png: *" \
+        bash -c 'ulimit -v 60000 && exec "$0" roundtrip --max-memory 0 -l 1 e18/g4k.png' "$WT"
     expect "ulimit -v: one line" one_line
 else
     skip "ulimit -v: out of memory names the file" "the program does not start under ulimit -v (sanitizer build)"
