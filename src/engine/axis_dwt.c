@@ -293,6 +293,58 @@ static void run_lines(void *ctx, size_t begin, size_t end)
     free(mem);
 }
 
+/* ---- column passes where the columns lie (dwt_cols.c) --------------------- */
+
+/* Output rows a job of a column pass: the plane's whole rows (the widest
+ * strips run at the copy rate: narrow ones read a few cache lines of a new
+ * page a row), split in runs of rows for the threads. */
+#define COLS_JOB_ROWS 32
+
+/* Whether the pass's lines are columns the kernels filter where they lie:
+ * neighbouring lines neighbouring samples in all three views. */
+static int cols_pass_fits(const dwt_pass *ps)
+{
+    int inner = ps->walk.inner;
+    return ps->batch->cols_forward && !ps->integer && wt_cols_fit(ps->line) && inner >= 0 &&
+           ps->sig->strides[inner] == 1 && ps->lo->strides[inner] == 1 &&
+           ps->hi->strides[inner] == 1;
+}
+
+static size_t cols_out_rows(const dwt_pass *ps)
+{
+    return ps->inverse ? ps->line->n : ps->line->nlo;
+}
+
+static size_t cols_jobs_per_block(const dwt_pass *ps)
+{
+    return (cols_out_rows(ps) + COLS_JOB_ROWS - 1) / COLS_JOB_ROWS;
+}
+
+static void run_cols(void *ctx, size_t begin, size_t end)
+{
+    dwt_pass *ps = ctx;
+    void *scratch = malloc(wt_cols_scratch(ps->line, ps->walk.nlines));
+    if (!scratch) {
+        atomic_store(&ps->out_of_memory, 1);
+        return;
+    }
+    size_t jobs = cols_jobs_per_block(ps), rows = cols_out_rows(ps);
+    for (size_t job = begin; job < end; job++) {
+        size_t block = job / jobs, first = job % jobs * COLS_JOB_ROWS;
+        wt_lines s = wt_axis_block(ps->sig, &ps->walk, block);
+        wt_lines l = wt_axis_block(ps->lo, &ps->walk, block);
+        wt_lines h = wt_axis_block(ps->hi, &ps->walk, block);
+        wt_cols cols = {s.base,        l.base,        h.base,
+                        s.sample_step, l.sample_step, h.sample_step,
+                        ps->walk.nlines, first,       rows - first < COLS_JOB_ROWS ? rows - first : COLS_JOB_ROWS};
+        if (ps->inverse)
+            ps->batch->cols_inverse(ps->line, &cols, scratch);
+        else
+            ps->batch->cols_forward(ps->line, &cols, scratch);
+    }
+    free(scratch);
+}
+
 static wt_status run_pass(const wt_line *line, int inverse, const wt_array_view *sig,
                           const wt_array_view *lo, const wt_array_view *hi, int axis, int threads)
 {
@@ -315,7 +367,10 @@ static wt_status run_pass(const wt_line *line, int inverse, const wt_array_view 
     if (jobs == 0 || walk.nlines == 0 || line->n == 0)
         return WT_OK;
     atomic_init(&ps.out_of_memory, 0);
-    wt_parallel_for(threads, jobs, one_line ? run_lines : run_batches, &ps);
+    if (cols_pass_fits(&ps))
+        wt_parallel_for(threads, cols_jobs_per_block(&ps) * walk.nblocks, run_cols, &ps);
+    else
+        wt_parallel_for(threads, jobs, one_line ? run_lines : run_batches, &ps);
     return atomic_load(&ps.out_of_memory)
                ? wt_error_set(WT_ERR_NOMEM, "out of memory for the transform's line buffers")
                : WT_OK;
