@@ -305,7 +305,7 @@ static void run_lines(void *ctx, size_t begin, size_t end)
 static int cols_pass_fits(const dwt_pass *ps)
 {
     int inner = ps->walk.inner;
-    return ps->batch->cols_forward && !ps->integer && wt_cols_fit(ps->line) && inner >= 0 &&
+    return ps->batch->cols_forward && !ps->integer && wt_direct_fit(ps->line) && inner >= 0 &&
            ps->sig->strides[inner] == 1 && ps->lo->strides[inner] == 1 &&
            ps->hi->strides[inner] == 1;
 }
@@ -345,6 +345,50 @@ static void run_cols(void *ctx, size_t begin, size_t end)
     free(scratch);
 }
 
+/* ---- row passes where the rows lie (dwt_rows.c) ---------------------------- */
+
+/* Lines a job of a row pass. */
+#define ROWS_JOB_LINES 16
+
+/* Whether the pass's lines are rows the kernels filter where they lie:
+ * contiguous in all three views. */
+static int rows_pass_fits(const dwt_pass *ps)
+{
+    int axis = ps->walk.axis;
+    return ps->batch->rows_forward && !ps->integer && wt_direct_fit(ps->line) &&
+           ps->sig->strides[axis] == 1 && ps->lo->strides[axis] == 1 &&
+           ps->hi->strides[axis] == 1;
+}
+
+static size_t rows_jobs_per_block(const dwt_pass *ps)
+{
+    return (ps->walk.nlines + ROWS_JOB_LINES - 1) / ROWS_JOB_LINES;
+}
+
+static void run_rows(void *ctx, size_t begin, size_t end)
+{
+    dwt_pass *ps = ctx;
+    void *scratch = malloc(wt_rows_scratch(ps->line));
+    if (!scratch) {
+        atomic_store(&ps->out_of_memory, 1);
+        return;
+    }
+    size_t jobs = rows_jobs_per_block(ps), nlines = ps->walk.nlines;
+    for (size_t job = begin; job < end; job++) {
+        size_t block = job / jobs, first = job % jobs * ROWS_JOB_LINES;
+        wt_lines s = wt_axis_block(ps->sig, &ps->walk, block);
+        wt_lines l = wt_axis_block(ps->lo, &ps->walk, block);
+        wt_lines h = wt_axis_block(ps->hi, &ps->walk, block);
+        wt_rows rows = {s.base,      l.base,      h.base, s.line_step, l.line_step, h.line_step,
+                        first,       nlines - first < ROWS_JOB_LINES ? nlines - first : ROWS_JOB_LINES};
+        if (ps->inverse)
+            ps->batch->rows_inverse(ps->line, &rows, scratch);
+        else
+            ps->batch->rows_forward(ps->line, &rows, scratch);
+    }
+    free(scratch);
+}
+
 static wt_status run_pass(const wt_line *line, int inverse, const wt_array_view *sig,
                           const wt_array_view *lo, const wt_array_view *hi, int axis, int threads)
 {
@@ -369,6 +413,8 @@ static wt_status run_pass(const wt_line *line, int inverse, const wt_array_view 
     atomic_init(&ps.out_of_memory, 0);
     if (cols_pass_fits(&ps))
         wt_parallel_for(threads, cols_jobs_per_block(&ps) * walk.nblocks, run_cols, &ps);
+    else if (rows_pass_fits(&ps))
+        wt_parallel_for(threads, rows_jobs_per_block(&ps) * walk.nblocks, run_rows, &ps);
     else
         wt_parallel_for(threads, jobs, one_line ? run_lines : run_batches, &ps);
     return atomic_load(&ps.out_of_memory)

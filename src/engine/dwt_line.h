@@ -64,10 +64,11 @@ typedef struct wt_cols {
     size_t width, first, count;
 } wt_cols;
 
-/* Whether the column kernels take @p line: float convolution by filter
- * bank, lines of at least twice the filter (every extension is then made
- * of signal samples); others go through batches. */
-static inline int wt_cols_fit(const wt_line *line)
+/* Whether the column and row kernels (wt_cols, wt_rows) take @p line:
+ * float convolution by filter bank, lines of at least twice the filter
+ * (every extension is then made of signal samples); others go through
+ * batches. */
+static inline int wt_direct_fit(const wt_line *line)
 {
     const wt_wavelet *w = line->wavelet;
     return line->method == WT_METHOD_CONV && w->kind != WT_KIND_JPEG2000 && !w->integer &&
@@ -79,6 +80,22 @@ static inline int wt_cols_fit(const wt_line *line)
 static inline size_t wt_cols_scratch(const wt_line *line, size_t width)
 {
     return (2 * (size_t)line->wavelet->filter_len + 8) * width * sizeof(float);
+}
+
+/* Rows of a row pass (dwt_rows.c): lines [first, first + count) of a
+ * plane, line b's samples contiguous from sig + b * sig_step (lo, hi
+ * alike), filtered where they lie with vectors along the line. */
+typedef struct wt_rows {
+    float *sig, *lo, *hi;
+    ptrdiff_t sig_step, lo_step, hi_step; /* elements from one line to the next */
+    size_t first, count;
+} wt_rows;
+
+/* Scratch of a row pass: a line's extension, split in even and odd samples,
+ * or its padded coefficients. */
+static inline size_t wt_rows_scratch(const wt_line *line)
+{
+    return (line->n + 4 * (size_t)line->wavelet->filter_len + 16) * sizeof(float);
 }
 
 /* The batch kernels a pass calls, dav1d's dsp_init pattern: the functions
@@ -100,10 +117,14 @@ typedef struct wt_line_kernels {
      * batch (buf[i * WT_BATCH + b] = rows[b * stride + i]), and back. */
     void (*gather_rows)(const uint32_t *rows, ptrdiff_t stride, size_t len, uint32_t *buf);
     void (*scatter_rows)(const uint32_t *buf, size_t len, uint32_t *rows, ptrdiff_t stride);
-    /* Column passes of a strip, lines that wt_cols_fit takes (NULL in the
+    /* Column passes of a strip, lines that wt_direct_fit takes (NULL in the
      * reference, whose passes gather the columns into batches). */
     void (*cols_forward)(const wt_line *line, const wt_cols *strip, void *scratch);
     void (*cols_inverse)(const wt_line *line, const wt_cols *strip, void *scratch);
+    /* Row passes of lines that wt_direct_fit takes (NULL in the reference,
+     * whose passes transpose the rows into batches). */
+    void (*rows_forward)(const wt_line *line, const wt_rows *rows, void *scratch);
+    void (*rows_inverse)(const wt_line *line, const wt_rows *rows, void *scratch);
 } wt_line_kernels;
 
 typedef enum wt_cpu_isa { WT_ISA_REFERENCE, WT_ISA_AVX2, WT_ISA_AVX512, WT_ISA_COUNT } wt_cpu_isa;

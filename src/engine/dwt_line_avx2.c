@@ -11,6 +11,7 @@
 #include "dwt_line.c"
 #include "rows_x86.h"
 #include "dwt_cols.c"
+#include "dwt_rows.c"
 
 const wt_line_kernels wt_line_kernels_avx2 = {"avx2",
                                             line_forward_avx2,
@@ -20,4 +21,6 @@ const wt_line_kernels wt_line_kernels_avx2 = {"avx2",
                                             gather_rows_x86,
                                             scatter_rows_x86,
                                             cols_forward,
-                                            cols_inverse};
+                                            cols_inverse,
+                                            rows_forward,
+                                            rows_inverse};
