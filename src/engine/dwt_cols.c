@@ -2,8 +2,9 @@
  * lines of a strip are neighbouring columns of a plane, so a row of the
  * plane is one sample of every line, already sample-major. Each output row
  * is made from the filter's input rows where they lie in the plane, with
- * vectors across the row; only the rows past the ends (the extension) are
- * made, once a strip, into scratch. Nothing is gathered or scattered.
+ * vectors across the row; only the rows past the ends (the extension) that
+ * a job's output rows need are made, into scratch. Nothing is gathered or
+ * scattered.
  *
  * Included by dwt_line_avx2.c and dwt_line_avx512.c after dwt_line.c, whose
  * lanes, taps and extension rules it uses: every output sample is the same
