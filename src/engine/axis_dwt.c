@@ -293,32 +293,160 @@ static void run_lines(void *ctx, size_t begin, size_t end)
     free(mem);
 }
 
-static wt_status run_pass(const wt_line *line, int inverse, const wt_array_view *sig,
-                          const wt_array_view *lo, const wt_array_view *hi, int axis, int threads)
+/* ---- column passes where the columns lie (dwt_cols.c) --------------------- */
+
+/* Output rows a job of a column pass: the plane's whole rows (the widest
+ * strips run at the copy rate: narrow ones read a few cache lines of a new
+ * page a row), split in runs of rows for the threads. */
+#define COLS_JOB_ROWS 32
+
+/* Whether the pass's lines are columns the kernels filter where they lie:
+ * neighbouring lines neighbouring samples in all three views. */
+static int cols_pass_fits(const dwt_pass *ps)
+{
+    int inner = ps->walk.inner;
+    return ps->batch->cols_forward && !ps->integer && wt_direct_fit(ps->line) && inner >= 0 &&
+           ps->sig->strides[inner] == 1 && ps->lo->strides[inner] == 1 &&
+           ps->hi->strides[inner] == 1;
+}
+
+static size_t cols_out_rows(const dwt_pass *ps)
+{
+    return ps->inverse ? ps->line->n : ps->line->nlo;
+}
+
+static size_t cols_jobs_per_block(const dwt_pass *ps)
+{
+    return (cols_out_rows(ps) + COLS_JOB_ROWS - 1) / COLS_JOB_ROWS;
+}
+
+/* Output rows [first, first + count) of block @p block of a column pass. */
+static void cols_job(const dwt_pass *ps, size_t block, size_t first, size_t count,
+                     void *scratch)
+{
+    wt_lines s = wt_axis_block(ps->sig, &ps->walk, block);
+    wt_lines l = wt_axis_block(ps->lo, &ps->walk, block);
+    wt_lines h = wt_axis_block(ps->hi, &ps->walk, block);
+    wt_cols cols = {s.base,        l.base,        h.base, s.sample_step, l.sample_step,
+                    h.sample_step, ps->walk.nlines, first, count};
+    if (ps->inverse)
+        ps->batch->cols_inverse(ps->line, &cols, scratch);
+    else
+        ps->batch->cols_forward(ps->line, &cols, scratch);
+}
+
+static void run_cols(void *ctx, size_t begin, size_t end)
+{
+    dwt_pass *ps = ctx;
+    void *scratch = malloc(wt_cols_scratch(ps->line, ps->walk.nlines));
+    if (!scratch) {
+        atomic_store(&ps->out_of_memory, 1);
+        return;
+    }
+    size_t jobs = cols_jobs_per_block(ps), rows = cols_out_rows(ps);
+    for (size_t job = begin; job < end; job++) {
+        size_t first = job % jobs * COLS_JOB_ROWS;
+        cols_job(ps, job / jobs, first, rows - first < COLS_JOB_ROWS ? rows - first : COLS_JOB_ROWS,
+                 scratch);
+    }
+    free(scratch);
+}
+
+/* ---- row passes where the rows lie (dwt_rows.c) ---------------------------- */
+
+/* Lines a job of a row pass. */
+#define ROWS_JOB_LINES 16
+
+/* Whether the pass's lines are rows the kernels filter where they lie:
+ * contiguous in all three views. */
+static int rows_pass_fits(const dwt_pass *ps)
+{
+    int axis = ps->walk.axis;
+    return ps->batch->rows_forward && !ps->integer && wt_direct_fit(ps->line) &&
+           ps->sig->strides[axis] == 1 && ps->lo->strides[axis] == 1 &&
+           ps->hi->strides[axis] == 1;
+}
+
+static size_t rows_jobs_per_block(const dwt_pass *ps)
+{
+    return (ps->walk.nlines + ROWS_JOB_LINES - 1) / ROWS_JOB_LINES;
+}
+
+/* Lines [first, first + count) of block @p block of a row pass. */
+static void rows_job(const dwt_pass *ps, size_t block, size_t first, size_t count,
+                     void *scratch)
+{
+    wt_lines s = wt_axis_block(ps->sig, &ps->walk, block);
+    wt_lines l = wt_axis_block(ps->lo, &ps->walk, block);
+    wt_lines h = wt_axis_block(ps->hi, &ps->walk, block);
+    wt_rows rows = {s.base, l.base, h.base, s.line_step, l.line_step, h.line_step, first, count};
+    if (ps->inverse)
+        ps->batch->rows_inverse(ps->line, &rows, scratch);
+    else
+        ps->batch->rows_forward(ps->line, &rows, scratch);
+}
+
+static void run_rows(void *ctx, size_t begin, size_t end)
+{
+    dwt_pass *ps = ctx;
+    void *scratch = malloc(wt_rows_scratch(ps->line));
+    if (!scratch) {
+        atomic_store(&ps->out_of_memory, 1);
+        return;
+    }
+    size_t jobs = rows_jobs_per_block(ps), nlines = ps->walk.nlines;
+    for (size_t job = begin; job < end; job++) {
+        size_t first = job % jobs * ROWS_JOB_LINES;
+        rows_job(ps, job / jobs, first,
+                 nlines - first < ROWS_JOB_LINES ? nlines - first : ROWS_JOB_LINES, scratch);
+    }
+    free(scratch);
+}
+
+/* The pass of @p line along @p axis over the lines of three views. */
+static void pass_init(dwt_pass *ps, const wt_line *line, int inverse, const wt_array_view *sig,
+                      const wt_array_view *lo, const wt_array_view *hi, int axis)
 {
     static const line_kernel one_line_kernels[2][2] = {{forward_f32_1, forward_i32_1},
                                                        {inverse_f32_1, inverse_i32_1}};
-    wt_axis_walk walk = wt_axis_walk_of(sig, axis);
-    const int one_line = walk.nlines < B, integer = sig->dtype == WT_INT32;
-    dwt_pass ps = {.line = line,
-                   .batch = wt_line_kernels_best(),
-                   .kernel = one_line_kernels[inverse][integer],
-                   .inverse = inverse,
-                   .integer = integer,
-                   .group = batches_per_job(sig, &walk, batch_layout_of(line).step * 4),
-                   .walk = walk,
-                   .sig = sig,
-                   .lo = lo,
-                   .hi = hi};
+    ps->walk = wt_axis_walk_of(sig, axis);
+    ps->integer = sig->dtype == WT_INT32;
+    ps->line = line;
+    ps->batch = wt_line_kernels_best();
+    ps->kernel = one_line_kernels[inverse][ps->integer];
+    ps->inverse = inverse;
+    ps->group = batches_per_job(sig, &ps->walk, batch_layout_of(line).step * 4);
+    ps->sig = sig;
+    ps->lo = lo;
+    ps->hi = hi;
+    atomic_init(&ps->out_of_memory, 0);
+}
+
+static wt_status pass_status(const dwt_pass *ps)
+{
+    return atomic_load(&ps->out_of_memory)
+               ? wt_error_set(WT_ERR_NOMEM, "out of memory for the transform's line buffers")
+               : WT_OK;
+}
+
+static wt_status run_pass(const wt_line *line, int inverse, const wt_array_view *sig,
+                          const wt_array_view *lo, const wt_array_view *hi, int axis, int threads)
+{
+    dwt_pass ps;
+    pass_init(&ps, line, inverse, sig, lo, hi, axis);
+    const wt_axis_walk walk = ps.walk;
+    const int one_line = walk.nlines < B;
     size_t batches = (walk.nlines + B - 1) / B;
     size_t jobs = one_line ? walk.nblocks : (batches + ps.group - 1) / ps.group * walk.nblocks;
     if (jobs == 0 || walk.nlines == 0 || line->n == 0)
         return WT_OK;
-    atomic_init(&ps.out_of_memory, 0);
-    wt_parallel_for(threads, jobs, one_line ? run_lines : run_batches, &ps);
-    return atomic_load(&ps.out_of_memory)
-               ? wt_error_set(WT_ERR_NOMEM, "out of memory for the transform's line buffers")
-               : WT_OK;
+    if (cols_pass_fits(&ps))
+        wt_parallel_for(threads, cols_jobs_per_block(&ps) * walk.nblocks, run_cols, &ps);
+    else if (rows_pass_fits(&ps))
+        wt_parallel_for(threads, rows_jobs_per_block(&ps) * walk.nblocks, run_rows, &ps);
+    else
+        wt_parallel_for(threads, jobs, one_line ? run_lines : run_batches, &ps);
+    return pass_status(&ps);
 }
 
 wt_status wt_axis_dwt_forward(const wt_line *line, const wt_array_view *sig,
@@ -395,12 +523,75 @@ static void arrays_after(const wt_array_view *sig, const wt_line *lines,
         split_views(sig, lines, k, tmp[k & 1], out);
 }
 
+/* ---- a 2-D forward level in bands of rows ---------------------------------- */
+
+/* Rows of lo and of hi a band: the column pass's output rows of a band
+ * (2 x 8 rows of 16 KB at 4096 columns) are still in the second-level
+ * cache when the band's row passes read them. */
+#define FUSED_BAND_ROWS 8
+
+/* The passes of a 2-D forward level: y (the plane into the lo and hi rows
+ * of tmp), then x (lo rows into A, V; hi rows into H, D). */
+typedef struct fused_level {
+    dwt_pass cols, rows[2];
+} fused_level;
+
+static size_t fused_bands(const fused_level *f)
+{
+    return (f->cols.line->nlo + FUSED_BAND_ROWS - 1) / FUSED_BAND_ROWS;
+}
+
+static void run_fused(void *ctx, size_t begin, size_t end)
+{
+    fused_level *f = ctx;
+    void *cs = malloc(wt_cols_scratch(f->cols.line, f->cols.walk.nlines));
+    void *rs = malloc(wt_rows_scratch(f->rows[0].line));
+    size_t bands = fused_bands(f), nlo = f->cols.line->nlo;
+    for (size_t job = begin; job < end && cs && rs; job++) {
+        size_t block = job / bands, first = job % bands * FUSED_BAND_ROWS;
+        size_t count = nlo - first < FUSED_BAND_ROWS ? nlo - first : FUSED_BAND_ROWS;
+        cols_job(&f->cols, block, first, count, cs);
+        rows_job(&f->rows[0], block, first, count, rs);
+        rows_job(&f->rows[1], block, first, count, rs);
+    }
+    if (!cs || !rs)
+        atomic_store(&f->cols.out_of_memory, 1);
+    free(cs);
+    free(rs);
+}
+
+/* A forward level of an image by bands of rows where both passes filter
+ * the lines where they lie (nlo == nhi then); *done = 0 where they do not. */
+static wt_status fused_forward(const wt_line *lines, const wt_array_view *sig,
+                               const wt_array_view *split, const wt_array_view *bands,
+                               int threads, int *done)
+{
+    fused_level f;
+    pass_init(&f.cols, &lines[0], 0, sig, &split[0], &split[1], 0);
+    pass_init(&f.rows[0], &lines[1], 0, &split[0], &bands[0], &bands[1], 1);
+    pass_init(&f.rows[1], &lines[1], 0, &split[1], &bands[2], &bands[3], 1);
+    *done = sig->rank == 2 && cols_pass_fits(&f.cols) && rows_pass_fits(&f.rows[0]) &&
+            rows_pass_fits(&f.rows[1]) && f.cols.walk.nblocks == f.rows[0].walk.nblocks;
+    if (!*done)
+        return WT_OK;
+    wt_parallel_for(threads, fused_bands(&f) * f.cols.walk.nblocks, run_fused, &f);
+    return pass_status(&f.cols);
+}
+
 /* The passes of a level: forward along axes 0, 1, ... (each array before
  * the pass into a low and a high array after it), inverse backwards. */
 static wt_status run_level(const wt_line *lines, const wt_array_view *sig,
                            const wt_array_view *bands, void *const tmp[2], int threads,
                            int inverse)
 {
+    if (!inverse && sig->rank == 2) {
+        wt_array_view split[2];
+        int done;
+        arrays_after(sig, lines, bands, tmp, 0, split);
+        wt_status fused = fused_forward(lines, sig, split, bands, threads, &done);
+        if (done)
+            return fused;
+    }
     wt_status st = WT_OK;
     for (int s = 0; s < sig->rank && st == WT_OK; s++) {
         const int k = inverse ? sig->rank - 1 - s : s;

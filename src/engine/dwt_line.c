@@ -113,35 +113,65 @@ static wt_mode signal_mode(const wt_line *line)
     return (wt_mode)wt_signal_mode(line->wavelet, line->mode);
 }
 
+/* How the extension at position i (outside [0, n)) is made of the signal:
+ * nothing (zero), a copy of sample p (negated where sign < 0), smooth's
+ * p + k (p - q) or antireflect's 2 p - q. The samples named lie in [0, n)
+ * where n > the distance of i from the signal; else they may be extensions
+ * nearer the signal. */
+typedef enum ext_kind { EXT_ZERO, EXT_COPY, EXT_SMOOTH, EXT_ANTIREFLECT } ext_kind;
+typedef struct ext_rule {
+    ext_kind kind;
+    long p, q, k;
+    int sign;
+} ext_rule;
+
+static ext_rule extension_rule(long n, wt_mode mode, long i)
+{
+    long k = i < 0 ? -i : i - (n - 1); /* distance from the edge */
+    long edge = i < 0 ? 0 : n - 1, inner = i < 0 ? 1 : n - 2;
+    if (mode == WT_MODE_ZERO)
+        return (ext_rule){EXT_ZERO, 0, 0, 0, 1};
+    if (mode == WT_MODE_CONSTANT ||
+        (n < 2 && (mode == WT_MODE_SMOOTH || mode == WT_MODE_ANTIREFLECT)))
+        return (ext_rule){EXT_COPY, edge, 0, 0, 1};
+    if (mode == WT_MODE_SMOOTH)
+        return (ext_rule){EXT_SMOOTH, edge, inner, k, 1};
+    if (mode == WT_MODE_ANTIREFLECT) {
+        /* point symmetry about the nearest edge point, in blocks of n-1 */
+        long c = (k - 1) / (n - 1) * (n - 1);
+        long centre = i < 0 ? -c : (n - 1) + c;
+        return (ext_rule){EXT_ANTIREFLECT, centre, 2 * centre - i, 0, 1};
+    }
+    int sign;
+    long p = wt_fold_index((int)i, (int)n, mode, &sign);
+    return (ext_rule){EXT_COPY, p, 0, 0, sign};
+}
+
+/* dst[b] = the rule applied to samples p[b] and q[b], b in [0, count). */
+static void apply_rule(const ext_rule *r, real *dst, const real *p, const real *q, long count)
+{
+    if (r->kind == EXT_ZERO) {
+        memset(dst, 0, (size_t)count * sizeof *dst);
+    } else if (r->kind == EXT_COPY && r->sign > 0) {
+        memcpy(dst, p, (size_t)count * sizeof *dst);
+    } else if (r->kind == EXT_COPY) {
+        for (long b = 0; b < count; b++)
+            dst[b] = -p[b];
+    } else if (r->kind == EXT_SMOOTH) {
+        for (long b = 0; b < count; b++)
+            dst[b] = p[b] + (real)r->k * (p[b] - q[b]);
+    } else {
+        for (long b = 0; b < count; b++)
+            dst[b] = 2.0 * p[b] - q[b];
+    }
+}
+
 /* Extension value at position i (outside [0, n)) of the signal stored at
  * base[j * B], j in [0, n); positions between i and the signal are ready. */
 static void extend_one(real *base, long n, wt_mode mode, long i)
 {
-    real *dst = base + i * B;
-    long k = i < 0 ? -i : i - (n - 1); /* distance from the edge */
-    const real *edge = base + (i < 0 ? 0 : n - 1) * B;
-    const real *inner = base + (i < 0 ? 1 : n - 2) * B;
-    if (mode == WT_MODE_ZERO) {
-        memset(dst, 0, B * sizeof *dst);
-    } else if (mode == WT_MODE_CONSTANT || (n < 2 && (mode == WT_MODE_SMOOTH ||
-                                                     mode == WT_MODE_ANTIREFLECT))) {
-        memcpy(dst, edge, B * sizeof *dst);
-    } else if (mode == WT_MODE_SMOOTH) {
-        for (int b = 0; b < B; b++)
-            dst[b] = edge[b] + (real)k * (edge[b] - inner[b]);
-    } else if (mode == WT_MODE_ANTIREFLECT) {
-        /* point symmetry about the nearest edge point, in blocks of n-1 */
-        long c = (k - 1) / (n - 1) * (n - 1);
-        long centre = i < 0 ? -c : (n - 1) + c;
-        const real *pc = base + centre * B, *pm = base + (2 * centre - i) * B;
-        for (int b = 0; b < B; b++)
-            dst[b] = 2.0 * pc[b] - pm[b];
-    } else {
-        int sign;
-        const real *s = base + wt_fold_index((int)i, (int)n, mode, &sign) * B;
-        for (int b = 0; b < B; b++)
-            dst[b] = sign < 0 ? -s[b] : s[b];
-    }
+    ext_rule r = extension_rule(n, mode, i);
+    apply_rule(&r, base + i * B, base + r.p * B, base + r.q * B, B);
 }
 
 /* ext[(i - e0) * B + b] = extension of x (n samples) at i, for i in [e0, e1),

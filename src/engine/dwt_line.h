@@ -53,6 +53,51 @@ void wt_line_forward_i32_1(const wt_line *line, const int32_t *in, int32_t *lo, 
 void wt_line_inverse_i32_1(const wt_line *line, const int32_t *lo, const int32_t *hi,
                            int32_t *out, int32_t *scratch);
 
+/* Rows of a column pass (dwt_cols.c): @p width neighbouring lines whose
+ * samples are rows of a plane, sample i of line b at sig[i * sig_step + b]
+ * (lo, hi alike), filtered where they lie, row by row, without copying the
+ * lines into batches; output rows [first, first + count) (forward: of lo
+ * and hi, inverse: of sig). */
+typedef struct wt_cols {
+    float *sig, *lo, *hi;
+    ptrdiff_t sig_step, lo_step, hi_step; /* elements from one row to the next */
+    size_t width, first, count;
+} wt_cols;
+
+/* Whether the column and row kernels (wt_cols, wt_rows) take @p line:
+ * float convolution by filter bank, lines of at least twice the filter
+ * (every extension is then made of signal samples); others go through
+ * batches. */
+static inline int wt_direct_fit(const wt_line *line)
+{
+    const wt_wavelet *w = line->wavelet;
+    return line->method == WT_METHOD_CONV && w->kind != WT_KIND_JPEG2000 && !w->integer &&
+           line->n >= 2 * (size_t)w->filter_len && line->nlo == line->nhi;
+}
+
+/* Scratch of a strip of @p width lines: the extension rows at both ends and
+ * a row of zeros. */
+static inline size_t wt_cols_scratch(const wt_line *line, size_t width)
+{
+    return (2 * (size_t)line->wavelet->filter_len + 8) * width * sizeof(float);
+}
+
+/* Rows of a row pass (dwt_rows.c): lines [first, first + count) of a
+ * plane, line b's samples contiguous from sig + b * sig_step (lo, hi
+ * alike), filtered where they lie with vectors along the line. */
+typedef struct wt_rows {
+    float *sig, *lo, *hi;
+    ptrdiff_t sig_step, lo_step, hi_step; /* elements from one line to the next */
+    size_t first, count;
+} wt_rows;
+
+/* Scratch of a row pass: a line's extension, split in even and odd samples,
+ * or its padded coefficients. */
+static inline size_t wt_rows_scratch(const wt_line *line)
+{
+    return (line->n + 4 * (size_t)line->wavelet->filter_len + 16) * sizeof(float);
+}
+
 /* The batch kernels a pass calls, dav1d's dsp_init pattern: the functions
  * above are the reference; dwt_line_avx2.c and dwt_line_avx512.c compile the
  * same C for those instruction sets (its loops over the WT_BATCH lanes become
@@ -72,6 +117,14 @@ typedef struct wt_line_kernels {
      * batch (buf[i * WT_BATCH + b] = rows[b * stride + i]), and back. */
     void (*gather_rows)(const uint32_t *rows, ptrdiff_t stride, size_t len, uint32_t *buf);
     void (*scatter_rows)(const uint32_t *buf, size_t len, uint32_t *rows, ptrdiff_t stride);
+    /* Column passes of a strip, lines that wt_direct_fit takes (NULL in the
+     * reference, whose passes gather the columns into batches). */
+    void (*cols_forward)(const wt_line *line, const wt_cols *strip, void *scratch);
+    void (*cols_inverse)(const wt_line *line, const wt_cols *strip, void *scratch);
+    /* Row passes of lines that wt_direct_fit takes (NULL in the reference,
+     * whose passes transpose the rows into batches). */
+    void (*rows_forward)(const wt_line *line, const wt_rows *rows, void *scratch);
+    void (*rows_inverse)(const wt_line *line, const wt_rows *rows, void *scratch);
 } wt_line_kernels;
 
 typedef enum wt_cpu_isa { WT_ISA_REFERENCE, WT_ISA_AVX2, WT_ISA_AVX512, WT_ISA_COUNT } wt_cpu_isa;

@@ -10,6 +10,8 @@
 #define wt_line_inverse_i32 line_inverse_i32_avx2
 #include "dwt_line.c"
 #include "rows_x86.h"
+#include "dwt_cols.c"
+#include "dwt_rows.c"
 
 const wt_line_kernels wt_line_kernels_avx2 = {"avx2",
                                             line_forward_avx2,
@@ -17,4 +19,8 @@ const wt_line_kernels wt_line_kernels_avx2 = {"avx2",
                                             line_forward_i32_avx2,
                                             line_inverse_i32_avx2,
                                             gather_rows_x86,
-                                            scatter_rows_x86};
+                                            scatter_rows_x86,
+                                            cols_forward,
+                                            cols_inverse,
+                                            rows_forward,
+                                            rows_inverse};

@@ -22,7 +22,9 @@ static void scatter_rows(const uint32_t *buf, size_t len, uint32_t *rows, ptrdif
 static const wt_line_kernels reference = {"reference",         wt_line_forward,
                                           wt_line_inverse,     wt_line_forward_i32,
                                           wt_line_inverse_i32, gather_rows,
-                                          scatter_rows};
+                                          scatter_rows,        NULL,
+                                          NULL,                NULL,
+                                          NULL};
 
 const wt_line_kernels *wt_line_kernels_of(wt_cpu_isa isa)
 {

@@ -12,7 +12,9 @@
 
 #include <cmocka.h>
 
+#include "axis_view.h"
 #include "dwt_line.h"
+#include "wavetool_hooks.h"
 #include "wavetool.h"
 
 #define TOL 1e-5
@@ -522,6 +524,102 @@ static void check_row_copies(const wt_line_kernels *k)
     }
 }
 
+/* The passes of the best kernels against the reference's (WT_CPU_SCALAR=1)
+ * along both axes of an h x w plane (columns: dwt_cols.c where they fit;
+ * widths around the vector steps), forward and inverse of random
+ * coefficients, bit for bit. */
+static void check_passes(const wt_params *p, size_t h, size_t w)
+{
+    for (int axis = 0; axis < 2; axis++) {
+        wt_line ln;
+        wt_line_init(&ln, p, axis ? w : h);
+        size_t n_sig = h * w, n_lo = ln.nlo * (axis ? h : w), n_hi = ln.nhi * (axis ? h : w);
+        size_t total = n_sig + n_lo + n_hi;
+        float *in = malloc(total * 4), *out[2] = {malloc(total * 4), malloc(total * 4)};
+        int integer = p->wavelet->integer;
+        for (size_t i = 0; i < total; i++)
+            if (integer)
+                ((int32_t *)in)[i] = (int32_t)(uniform() * 1000.0);
+            else
+                in[i] = (float)(uniform() * 100.0);
+        size_t sig_shape[2] = {h, w}, lo_shape[2] = {h, w}, hi_shape[2] = {h, w};
+        lo_shape[axis] = ln.nlo;
+        hi_shape[axis] = ln.nhi;
+        wt_dtype dt = integer ? WT_INT32 : WT_FLOAT32;
+        wt_env_knobs *env = wt_env_override();
+        const char *saved = env->cpu_scalar;
+        for (int v = 0; v < 2; v++) {
+            env->cpu_scalar = v == 0 ? "1" : "0";
+            float *sig = out[v], *lo = sig + n_sig, *hi = lo + n_lo;
+            wt_array_view vs = wt_view_dense(sig, dt, 1, 2, sig_shape);
+            wt_array_view vl = wt_view_dense(lo, dt, 1, 2, lo_shape);
+            wt_array_view vh = wt_view_dense(hi, dt, 1, 2, hi_shape);
+            wt_array_view is = wt_view_dense(in, dt, 1, 2, sig_shape);
+            wt_array_view il = wt_view_dense(in + n_sig, dt, 1, 2, lo_shape);
+            wt_array_view ih = wt_view_dense(in + n_sig + n_lo, dt, 1, 2, hi_shape);
+            assert_int_equal(wt_axis_dwt_forward(&ln, &is, &vl, &vh, axis, 2), WT_OK);
+            assert_int_equal(wt_axis_dwt_inverse(&ln, &il, &ih, &vs, axis, 2), WT_OK);
+        }
+        env->cpu_scalar = saved;
+        if (memcmp(out[0], out[1], total * 4) != 0)
+            fail_msg("%s passes differ from the reference: %s %s method %d %zux%zu axis %d",
+                     wt_line_kernels_best()->name, p->wavelet->name, wt_mode_name(p->mode),
+                     (int)p->method, h, w, axis);
+        free(in);
+        free(out[0]);
+        free(out[1]);
+    }
+}
+
+/* A 2-D forward level (wt_axis_level_forward: the column and row passes
+ * fused in bands of rows where both fit) of the best kernels against the
+ * reference's, bit for bit. */
+static void check_level(const wt_params *p, size_t h, size_t w)
+{
+    wt_line lines[2];
+    wt_line_init(&lines[0], p, h);
+    wt_line_init(&lines[1], p, w);
+    size_t band_rows[4] = {lines[0].nlo, lines[0].nlo, lines[0].nhi, lines[0].nhi};
+    size_t band_cols[4] = {lines[1].nlo, lines[1].nhi, lines[1].nlo, lines[1].nhi};
+    size_t total = 0;
+    for (int b = 0; b < 4; b++)
+        total += band_rows[b] * band_cols[b];
+    int integer = p->wavelet->integer;
+    wt_dtype dt = integer ? WT_INT32 : WT_FLOAT32;
+    float *in = malloc(h * w * 4), *out[2] = {malloc(total * 4), malloc(total * 4)};
+    for (size_t i = 0; i < h * w; i++)
+        if (integer)
+            ((int32_t *)in)[i] = (int32_t)(uniform() * 1000.0);
+        else
+            in[i] = (float)(uniform() * 100.0);
+    size_t shape[2] = {h, w};
+    wt_array_view src = wt_view_dense(in, dt, 1, 2, shape);
+    void *tmp = malloc(wt_axis_level_tmp(&src, lines, 0) * 4);
+    void *const tmps[2] = {tmp, NULL};
+    wt_env_knobs *env = wt_env_override();
+    const char *saved = env->cpu_scalar;
+    for (int v = 0; v < 2; v++) {
+        env->cpu_scalar = v == 0 ? "1" : "0";
+        wt_array_view bands[4];
+        float *at = out[v];
+        for (int b = 0; b < 4; b++) {
+            size_t bs[2] = {band_rows[b], band_cols[b]};
+            bands[b] = wt_view_dense(at, dt, 1, 2, bs);
+            at += bs[0] * bs[1];
+        }
+        assert_int_equal(wt_axis_level_forward(lines, &src, bands, tmps, 2), WT_OK);
+    }
+    env->cpu_scalar = saved;
+    if (memcmp(out[0], out[1], total * 4) != 0)
+        fail_msg("%s level differs from the reference: %s %s method %d %zux%zu",
+                 wt_line_kernels_best()->name, p->wavelet->name, wt_mode_name(p->mode),
+                 (int)p->method, h, w);
+    free(in);
+    free(tmp);
+    free(out[0]);
+    free(out[1]);
+}
+
 static void test_kernels_equal_reference(void **state)
 {
     (void)state;
@@ -539,6 +637,12 @@ static void test_kernels_equal_reference(void **state)
                         continue;
                     for (size_t i = 0; i < sizeof lengths / sizeof lengths[0]; i++)
                         check_kernels(k, &p, lengths[i]);
+                    /* the columns' kernels take lines of at least twice the filter */
+                    size_t F = (size_t)p.wavelet->filter_len;
+                    check_passes(&p, 2 * F, 45);
+                    check_passes(&p, 2 * F + 3, 13);
+                    check_passes(&p, 2 * F + 1, 70);
+                    check_level(&p, 2 * F + 17, 2 * F + 5);
                 }
     }
 }

@@ -1,0 +1,237 @@
+/* Column passes of the instruction-set kernels (dwt_line.h: wt_cols): the
+ * lines of a strip are neighbouring columns of a plane, so a row of the
+ * plane is one sample of every line, already sample-major. Each output row
+ * is made from the filter's input rows where they lie in the plane, with
+ * vectors across the row; only the rows past the ends (the extension) that
+ * a job's output rows need are made, into scratch. Nothing is gathered or
+ * scattered.
+ *
+ * Included by dwt_line_avx2.c and dwt_line_avx512.c after dwt_line.c, whose
+ * lanes, taps and extension rules it uses: every output sample is the same
+ * operations in the same order as dwt_line.c's (acc = 0, acc += tap * x
+ * tap after tap), so a column pass equals the reference's bit for bit;
+ * test_kernels_equal_reference checks it. */
+
+_Static_assert(sizeof(real) == sizeof(float), "the column passes read the plane as real");
+
+/* Vectors of VW lanes an inner step: enough sums in flight to hide the
+ * adds' latency. */
+#define COLS_UNROLL 4
+
+/* ---- forward: lo[k] = sum_j dec_lo[j] x[s0 + 2k - j], hi alike ------------ */
+
+/* Column chunks and taps a sweep of a long filter: the rows a sweep reads
+ * and the rows it writes stay within the 8 ways of the first-level cache,
+ * where the rows of a plane a power of two wide share its sets (sym8's 16
+ * rows evicted each other: its inverse took 1.6 times as long at 4096
+ * columns as at 4112). The sums go on from the outputs between sweeps: the
+ * same operations in the same order (a float stored and loaded is the
+ * float). */
+#define COLS_CHUNK 512
+#define SWEEP_ROWS 6
+
+/* lo[c], hi[c] for c in [c, c + VECS * VW), taps [j0, j1), going on from
+ * lo and hi where @p resume. */
+#define FORWARD_STEP(VECS)                                                                   \
+    do {                                                                                     \
+        lanes al[VECS], ah[VECS];                                                            \
+        for (int v = 0; v < (VECS); v++) {                                                   \
+            al[v] = resume ? LOAD(lo + c + v * VW) : (lanes){0};                             \
+            ah[v] = resume ? LOAD(hi + c + v * VW) : (lanes){0};                             \
+        }                                                                                    \
+        for (int j = j0; j < j1; j++)                                                        \
+            for (int v = 0; v < (VECS); v++) {                                               \
+                lanes s = LOAD(src[j] + c + v * VW);                                         \
+                al[v] += tl->v[j] * s;                                                       \
+                ah[v] += th->v[j] * s;                                                       \
+            }                                                                                \
+        for (int v = 0; v < (VECS); v++) {                                                   \
+            AT(lo + c + v * VW) = al[v];                                                     \
+            AT(hi + c + v * VW) = ah[v];                                                     \
+        }                                                                                    \
+    } while (0)
+
+static void forward_taps(const real *const *src, int j0, int j1, int resume, const taps *tl,
+                         const taps *th, float *lo, float *hi, long c, long c1)
+{
+    for (; c + COLS_UNROLL * VW <= c1; c += COLS_UNROLL * VW)
+        FORWARD_STEP(COLS_UNROLL);
+    for (; c + VW <= c1; c += VW)
+        FORWARD_STEP(1);
+    for (; c < c1; c++) {
+        real al = resume ? lo[c] : 0, ah = resume ? hi[c] : 0;
+        for (int j = j0; j < j1; j++) {
+            al += tl->v[j] * src[j][c];
+            ah += th->v[j] * src[j][c];
+        }
+        lo[c] = al;
+        hi[c] = ah;
+    }
+}
+
+/* lo[c], hi[c] for c in [0, width): sum_j tl[j] src[j][c], th alike, in
+ * sweeps of @p sweep taps. */
+static void forward_row(const real *const *src, int F, int sweep, const taps *tl,
+                        const taps *th, float *lo, float *hi, long width)
+{
+    if (sweep >= F) {
+        forward_taps(src, 0, F, 0, tl, th, lo, hi, 0, width);
+        return;
+    }
+    for (long c0 = 0; c0 < width; c0 += COLS_CHUNK) {
+        long c1 = width - c0 < COLS_CHUNK ? width : c0 + COLS_CHUNK;
+        for (int j0 = 0; j0 < F; j0 += sweep)
+            forward_taps(src, j0, j0 + sweep < F ? j0 + sweep : F, j0 > 0, tl, th, lo, hi, c0,
+                         c1);
+    }
+}
+
+/* Row p of a strip's signal: the plane's rows in [0, n), periodization's
+ * padding at n (a copy of row n - 1) and the extension rows before
+ * (head, from e0) and after (tail, from the padded length). */
+typedef struct strip_rows {
+    const float *sig;
+    ptrdiff_t step;
+    long n, padded, e0;
+    const real *head, *tail;
+    long width;
+} strip_rows;
+
+static const real *strip_row(const strip_rows *r, long p)
+{
+    if (p < 0)
+        return r->head + (p - r->e0) * r->width;
+    if (p < r->padded)
+        return r->sig + (p < r->n ? p : r->n - 1) * r->step;
+    return r->tail + (p - r->padded) * r->width;
+}
+
+static void extend_row(const strip_rows *r, wt_mode mode, long i)
+{
+    ext_rule rule = extension_rule(r->padded, mode, i);
+    apply_rule(&rule, (real *)strip_row(r, i), strip_row(r, rule.p), strip_row(r, rule.q),
+               r->width);
+}
+
+/* The extension rows of [p0, p1) (those before 0 and from the padded
+ * length on) into scratch: extend_signal's values, the rules reading only
+ * signal rows (the line is at least twice the filter, wt_direct_fit). */
+static void extend_strip(strip_rows *r, wt_mode mode, long p0, long p1, real *scratch)
+{
+    r->e0 = p0 < 0 ? p0 : 0;
+    r->head = scratch;
+    r->tail = scratch + -r->e0 * r->width;
+    for (long i = r->e0; i < 0; i++)
+        extend_row(r, mode, i);
+    for (long i = r->padded; i < p1; i++)
+        extend_row(r, mode, i);
+}
+
+static void cols_forward(const wt_line *line, const wt_cols *strip, void *scratch)
+{
+    const wt_wavelet *w = line->wavelet;
+    long F = w->filter_len, n = (long)line->n, s0 = forward_start(line);
+    long k0 = (long)strip->first, k1 = k0 + (long)strip->count;
+    strip_rows r = {strip->sig, strip->sig_step, n,
+                    n + (is_periodization(line) && (n & 1)), /* padded to even */
+                    0, NULL, NULL, (long)strip->width};
+    extend_strip(&r, line->mode, s0 + 2 * k0 - (F - 1), s0 + 2 * (k1 - 1) + 1, scratch);
+    taps tl, th;
+    load_taps(&tl, w->dec_lo, (int)F);
+    load_taps(&th, w->dec_hi, (int)F);
+    const real *src[128];
+    for (long k = k0; k < k1; k++) {
+        for (long j = 0; j < F; j++)
+            src[j] = strip_row(&r, s0 + 2 * k - j);
+        forward_row(src, (int)F, SWEEP_ROWS, &tl, &th, strip->lo + k * strip->lo_step,
+                    strip->hi + k * strip->hi_step, r.width);
+    }
+}
+
+/* ---- inverse: x[o] = sum rec_lo[j] lo[c] + rec_hi[j] hi[c], c = (o + off - j) / 2 */
+
+/* out[c] for c in [c, c + VECS * VW) from terms [t0, t1), going on from
+ * out where @p resume. */
+#define INVERSE_STEP(VECS)                                                                   \
+    do {                                                                                     \
+        lanes acc[VECS];                                                                     \
+        for (int v = 0; v < (VECS); v++)                                                     \
+            acc[v] = resume ? LOAD(out + c + v * VW) : (lanes){0};                           \
+        for (int t = t0; t < t1; t++)                                                        \
+            for (int v = 0; v < (VECS); v++)                                                 \
+                acc[v] += tl[t] * LOAD(cl[t] + c + v * VW) + th[t] * LOAD(ch[t] + c + v * VW); \
+        for (int v = 0; v < (VECS); v++)                                                     \
+            AT(out + c + v * VW) = acc[v];                                                   \
+    } while (0)
+
+static void inverse_terms(const real *const *cl, const real *const *ch, const real *tl,
+                          const real *th, int t0, int t1, int resume, float *out, long c,
+                          long c1)
+{
+    for (; c + COLS_UNROLL * VW <= c1; c += COLS_UNROLL * VW)
+        INVERSE_STEP(COLS_UNROLL);
+    for (; c + VW <= c1; c += VW)
+        INVERSE_STEP(1);
+    for (; c < c1; c++) {
+        real acc = resume ? out[c] : 0;
+        for (int t = t0; t < t1; t++)
+            acc += tl[t] * cl[t][c] + th[t] * ch[t][c];
+        out[c] = acc;
+    }
+}
+
+/* out[c] = sum_t tl[t] cl[t][c] + th[t] ch[t][c], c in [0, width), in
+ * sweeps of terms of SWEEP_ROWS rows. */
+static void inverse_row(const real *const *cl, const real *const *ch, const real *tl,
+                        const real *th, int terms, float *out, long width)
+{
+    const int sweep = SWEEP_ROWS / 2;
+    if (terms <= sweep) {
+        inverse_terms(cl, ch, tl, th, 0, terms, 0, out, 0, width);
+        return;
+    }
+    for (long c0 = 0; c0 < width; c0 += COLS_CHUNK) {
+        long c1 = width - c0 < COLS_CHUNK ? width : c0 + COLS_CHUNK;
+        for (int t0 = 0; t0 < terms; t0 += sweep)
+            inverse_terms(cl, ch, tl, th, t0, t0 + sweep < terms ? t0 + sweep : terms, t0 > 0,
+                          out, c0, c1);
+    }
+}
+
+/* Coefficient row c of a band: periodic for periodization, else zeros
+ * outside [0, nc) (conv_inverse_fb's finite coefficients). */
+static const real *coeff_row(const float *band, ptrdiff_t step, long nc, int periodic, long c,
+                             const real *zeros)
+{
+    if (periodic)
+        c = ((c % nc) + nc) % nc;
+    else if (c < 0 || c >= nc)
+        return zeros;
+    return band + c * step;
+}
+
+static void cols_inverse(const wt_line *line, const wt_cols *strip, void *scratch)
+{
+    const wt_wavelet *w = line->wavelet;
+    long F = w->filter_len, nc = (long)line->nlo;
+    long off = wt_inverse_offset(w, line->mode);
+    int per = is_periodization(line);
+    real *zeros = scratch;
+    memset(zeros, 0, strip->width * sizeof *zeros);
+    taps tl, th;
+    load_taps(&tl, w->rec_lo, (int)F);
+    load_taps(&th, w->rec_hi, (int)F);
+    const real *cl[64], *ch[64];
+    real ul[64], uh[64];
+    for (long o = (long)strip->first; o < (long)(strip->first + strip->count); o++) {
+        int terms = 0;
+        for (long j = (o + off) & 1; j < F; j += 2, terms++) {
+            long c = (o + off - j) / 2;
+            cl[terms] = coeff_row(strip->lo, strip->lo_step, nc, per, c, zeros);
+            ch[terms] = coeff_row(strip->hi, strip->hi_step, nc, per, c, zeros);
+            ul[terms] = tl.v[j];
+            uh[terms] = th.v[j];
+        }
+        inverse_row(cl, ch, ul, uh, terms, strip->sig + o * strip->sig_step, (long)strip->width);
+    }
+}

@@ -1,0 +1,192 @@
+/* Row passes of the instruction-set kernels (dwt_line.h: wt_rows): each
+ * line is a contiguous row, filtered with vectors along it, no transposes.
+ *
+ * Forward: the row's extension split once into its even and odd samples,
+ * so that lo[k .. k + VW) for tap j are VW neighbours of one of them.
+ * Inverse: the even and odd outputs of VW neighbouring coefficient
+ * positions, interleaved on the way out.
+ *
+ * Included by dwt_line_avx2.c and dwt_line_avx512.c after dwt_line.c and
+ * dwt_cols.c: every output is the same operations in the same order as
+ * dwt_line.c's, so a row pass equals the reference bit for bit
+ * (test_kernels_equal_reference). */
+
+typedef int lane_index __attribute__((vector_size(VW * sizeof(int))));
+
+/* Shuffles of two vectors a, b (lanes 0..VW-1 and VW..2VW-1): the even and
+ * odd samples of a then b; e0 o0 e1 o1 ... of two vectors e, o, and the
+ * second half of it. */
+#if VW == 8
+#define EVEN_LANES {0, 2, 4, 6, 8, 10, 12, 14}
+#define ODD_LANES {1, 3, 5, 7, 9, 11, 13, 15}
+#define LOW_INTERLEAVE {0, 8, 1, 9, 2, 10, 3, 11}
+#define HIGH_INTERLEAVE {4, 12, 5, 13, 6, 14, 7, 15}
+#elif VW == 16
+#define EVEN_LANES {0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30}
+#define ODD_LANES {1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31}
+#define LOW_INTERLEAVE {0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23}
+#define HIGH_INTERLEAVE {8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31}
+#else
+#error "dwt_rows.c: vectors of 8 or 16 floats"
+#endif
+
+/* ---- forward ------------------------------------------------------------- */
+
+/* The extension of a row over [e0, e1) (e0 even), split: even[i] =
+ * ext(e0 + 2i), odd[i] = ext(e0 + 2i + 1). */
+typedef struct split_row {
+    real *even, *odd;
+    long e0;
+} split_row;
+
+/* Sample p of the extension (p in [e0, e1)), for the rules' few samples. */
+static real *split_at(const split_row *r, long p)
+{
+    long q = p - r->e0;
+    return (q & 1) ? r->odd + q / 2 : r->even + q / 2;
+}
+
+/* The signal's samples [0, n) into even/odd (e0 even, so sample p's parity
+ * is p's): whole vector pairs split by shuffles, the rest one by one. */
+static void split_signal(const float *x, long n, const split_row *r)
+{
+    const lane_index evens = EVEN_LANES, odds = ODD_LANES;
+    long p = 0;
+    real *ev = split_at(r, 0), *od = split_at(r, 1);
+    for (; p + 2 * VW <= n; p += 2 * VW) {
+        lanes a = LOAD(x + p), b = LOAD(x + p + VW);
+        AT(ev + p / 2) = __builtin_shuffle(a, b, evens);
+        AT(od + p / 2) = __builtin_shuffle(a, b, odds);
+    }
+    for (; p < n; p++)
+        *split_at(r, p) = x[p];
+}
+
+static void rows_forward_one(const wt_line *line, const taps *tl, const taps *th,
+                             const float *x, float *lo, float *hi, real *scratch)
+{
+    long F = tl->len, n = (long)line->n, s0 = forward_start(line), nout = (long)line->nlo;
+    long padded = n + (is_periodization(line) && (n & 1));
+    long e0 = s0 - (F - 1) < 0 ? s0 - (F - 1) : 0, e1 = s0 + 2 * (nout - 1) + 1;
+    e0 -= e0 & 1; /* even: a sample's parity is its position's */
+    if (e1 < padded)
+        e1 = padded;
+    long half = (e1 - e0 + 1) / 2 + 1;
+    split_row r = {scratch, scratch + half, e0};
+    split_signal(x, n, &r);
+    if (padded > n)
+        *split_at(&r, n) = x[n - 1];
+    for (long i = -1; i >= e0; i--) { /* extend_signal's order: outward */
+        ext_rule rule = extension_rule(padded, line->mode, i);
+        apply_rule(&rule, split_at(&r, i), split_at(&r, rule.p), split_at(&r, rule.q), 1);
+    }
+    for (long i = padded; i < e1; i++) {
+        ext_rule rule = extension_rule(padded, line->mode, i);
+        apply_rule(&rule, split_at(&r, i), split_at(&r, rule.p), split_at(&r, rule.q), 1);
+    }
+    /* tap j of output k reads sample s0 + 2k - j: element k of src[j] */
+    const real *src[128];
+    for (long j = 0; j < F; j++)
+        src[j] = split_at(&r, s0 - j);
+    forward_row(src, (int)F, (int)F, tl, th, lo, hi, nout); /* one sweep: no shared sets */
+}
+
+static void rows_forward(const wt_line *line, const wt_rows *rows, void *scratch)
+{
+    taps tl, th;
+    load_taps(&tl, line->wavelet->dec_lo, line->wavelet->filter_len);
+    load_taps(&th, line->wavelet->dec_hi, line->wavelet->filter_len);
+    for (size_t b = rows->first; b < rows->first + rows->count; b++)
+        rows_forward_one(line, &tl, &th, rows->sig + (ptrdiff_t)b * rows->sig_step,
+                         rows->lo + (ptrdiff_t)b * rows->lo_step,
+                         rows->hi + (ptrdiff_t)b * rows->hi_step, scratch);
+}
+
+/* ---- inverse ------------------------------------------------------------- */
+
+/* Coefficients c in [c0, c1) of a band into dst: periodic for
+ * periodization, else zeros outside [0, nc). */
+static void pad_coeffs(const float *band, long nc, int periodic, long c0, long c1, real *dst)
+{
+    for (long c = c0; c < c1; c++) {
+        long src = periodic ? ((c % nc) + nc) % nc : c;
+        if (periodic || (c >= 0 && c < nc)) {
+            long run = periodic ? 1 : (c1 < nc ? c1 : nc) - c; /* copy the inside at once */
+            memcpy(dst + (c - c0), band + src, (size_t)run * sizeof *dst);
+            c += run - 1;
+        } else {
+            dst[c - c0] = 0;
+        }
+    }
+}
+
+/* out[2m + parity] for m in [m0, m0 + VECS * VW): the terms of one parity. */
+#define PARITY_SUMS(acc, VECS, parity)                                                        \
+    for (int t = 0; t < terms[parity]; t++)                                                   \
+        for (int v = 0; v < (VECS); v++)                                                      \
+            acc[v] += ul[parity][t] * LOAD(cl[parity][t] + m + v * VW) +                      \
+                      uh[parity][t] * LOAD(ch[parity][t] + m + v * VW)
+
+/* Vectors of outputs of one parity an inverse step (the sums in flight). */
+#define ROWS_UNROLL 2
+
+/* out[2m, 2 (m + VECS * VW)): both parities, interleaved. */
+#define INTERLEAVED_STEP(VECS)                                                                \
+    do {                                                                                      \
+        lanes even[VECS] = {0}, odd[VECS] = {0};                                              \
+        PARITY_SUMS(even, VECS, 0);                                                           \
+        PARITY_SUMS(odd, VECS, 1);                                                            \
+        for (int v = 0; v < (VECS); v++) {                                                    \
+            AT(out + 2 * (m + v * VW)) = __builtin_shuffle(even[v], odd[v], first_half);      \
+            AT(out + 2 * (m + v * VW) + VW) = __builtin_shuffle(even[v], odd[v], second_half); \
+        }                                                                                     \
+    } while (0)
+
+static void rows_inverse_one(const wt_line *line, const taps *tl, const taps *th,
+                             const float *lo, const float *hi, float *out, real *scratch)
+{
+    const lane_index first_half = LOW_INTERLEAVE, second_half = HIGH_INTERLEAVE;
+    long F = tl->len, n = (long)line->n, nc = (long)line->nlo;
+    long off = wt_inverse_offset(line->wavelet, line->mode);
+    int per = is_periodization(line);
+    long c0 = (0 + off - (F - 1) - 1) / 2 - 1, c1 = (n - 1 + off) / 2 + 1;
+    real *pl = scratch, *ph = scratch + (c1 - c0);
+    pad_coeffs(lo, nc, per, c0, c1, pl);
+    pad_coeffs(hi, nc, per, c0, c1, ph);
+    /* output 2m + parity, tap j of that parity: coefficient m + (parity + off - j) / 2 */
+    const real *cl[2][64], *ch[2][64];
+    real ul[2][64], uh[2][64];
+    int terms[2] = {0, 0};
+    for (int parity = 0; parity < 2; parity++)
+        for (long j = (parity + off) & 1; j < F; j += 2, terms[parity]++) {
+            long c = (parity + off - j) / 2 - c0;
+            cl[parity][terms[parity]] = pl + c;
+            ch[parity][terms[parity]] = ph + c;
+            ul[parity][terms[parity]] = tl->v[j];
+            uh[parity][terms[parity]] = th->v[j];
+        }
+    long m = 0;
+    for (; 2 * (m + ROWS_UNROLL * VW) <= n; m += ROWS_UNROLL * VW)
+        INTERLEAVED_STEP(ROWS_UNROLL);
+    for (; 2 * (m + VW) <= n; m += VW)
+        INTERLEAVED_STEP(1);
+    for (long o = 2 * m; o < n; o++) {
+        int parity = (int)(o & 1);
+        long mm = o / 2;
+        real acc = 0;
+        for (int t = 0; t < terms[parity]; t++)
+            acc += ul[parity][t] * cl[parity][t][mm] + uh[parity][t] * ch[parity][t][mm];
+        out[o] = acc;
+    }
+}
+
+static void rows_inverse(const wt_line *line, const wt_rows *rows, void *scratch)
+{
+    taps tl, th;
+    load_taps(&tl, line->wavelet->rec_lo, line->wavelet->filter_len);
+    load_taps(&th, line->wavelet->rec_hi, line->wavelet->filter_len);
+    for (size_t b = rows->first; b < rows->first + rows->count; b++)
+        rows_inverse_one(line, &tl, &th, rows->lo + (ptrdiff_t)b * rows->lo_step,
+                         rows->hi + (ptrdiff_t)b * rows->hi_step,
+                         rows->sig + (ptrdiff_t)b * rows->sig_step, scratch);
+}
