@@ -375,13 +375,19 @@ static int pow2_tile(int pairs, int cap)
     return t;
 }
 
-/* Long filters' tiles (32 x CU_LONG_TX, inverse 32 x CU_LONG_TX_INV) where
- * the level still has ce->small_grid blocks per SM with them (one channel
- * counted); smaller levels keep the tiles small_tiles gave them. */
-static void long_tiles(const cu_engine *ce, cu_level *f, int inverse)
+/* The policy's tiles for a fast level (short filters: ce->pol.tile_y x
+ * tile_x, 32 x 32 by default as the plan's; long filters: long_ty x long_tx,
+ * inverse long_tx_inv) where the level still has ce->small_grid blocks per
+ * SM with them (one channel counted); smaller levels keep the tiles
+ * small_tiles gave them. */
+static void policy_tiles(const cu_engine *ce, cu_level *f, int inverse, bool is_long)
 {
-    const int ty = pow2_tile(f->ax[0].pairs, 32);
-    const int tx = pow2_tile(f->ax[1].pairs, inverse ? CU_LONG_TX_INV : CU_LONG_TX);
+    const cu_policy *q = &ce->pol;
+    const int cy = is_long ? q->long_ty : inverse ? q->tile_y_inv : q->tile_y;
+    const int cx = is_long ? (inverse ? q->long_tx_inv : q->long_tx)
+                           : inverse ? q->tile_x_inv : q->tile_x;
+    const int ty = pow2_tile(f->ax[0].pairs, cy);
+    const int tx = pow2_tile(f->ax[1].pairs, cx);
     const double blocks = (double)((f->ax[0].pairs + ty - 1) / ty) * ((f->ax[1].pairs + tx - 1) / tx);
     if (blocks < (double)ce->sms * ce->small_grid)
         return;
@@ -402,8 +408,7 @@ static level_launcher pick_fast(const cu_engine *ce, const wt_params *p, cu_leve
     level_launcher launch = first_fit(fast_kernels(), p, &f, inverse, first_level, &is_long);
     if (!launch)
         return NULL;
-    if (is_long)
-        long_tiles(ce, &f, inverse);
+    policy_tiles(ce, &f, inverse, is_long);
     fast_geometry(&f, inverse);
     while (fast_smem(&f, inverse) > ce->smem_fast_cap && halve_tile(&f))
         fast_geometry(&f, inverse);
