@@ -1,5 +1,6 @@
 /* Per-GPU launch policy (cu_policy.h): the defaults, the table of entries
  * and the key=value parser shared by the entries and WT_CUDA_POLICY. */
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -112,25 +113,27 @@ static const policy_entry *entry_named(const char *name, size_t len)
 
 static wt_status bad_value(const char *what, const policy_field *f, const char *v, size_t len)
 {
-    return wt_error_set(WT_ERR_INVALID, "%s: %s=%.*s is not %s in [%g, %g]", what, f->key,
+    return wt_error_set(WT_ERR_INVALID, "%s: %s=%.*s is not %s in [%.10g, %.10g]", what, f->key,
                         (int)len, v,
                         f->kind == FIELD_POW2 ? "a power of two" : "a number", f->lo, f->hi);
 }
 
-/* Field @p f of @p q set from the text @p v (@p len characters; integers
- * and byte counts may end in K). */
+/* Field @p f of @p q set from the text @p v (@p len characters, a decimal
+ * number; byte counts may end in K). */
 static wt_status set_field(const char *what, cu_policy *q, const policy_field *f, const char *v,
                            size_t len)
 {
     char text[32], *end;
-    if (len == 0 || len >= sizeof text)
+    if (len == 0 || len >= sizeof text || !(isdigit((unsigned char)*v) || *v == '.'))
         return bad_value(what, f, v, len);
     memcpy(text, v, len);
     text[len] = 0;
+    if (strspn(text, "0123456789.eE+-Kk") != len) /* no hexadecimal, inf, nan */
+        return bad_value(what, f, v, len);
     double x = strtod(text, &end);
     if (f->kind == FIELD_BYTES && (*end == 'K' || *end == 'k'))
         x *= 1024, end++;
-    if (*end || x < f->lo || x > f->hi || (f->kind != FIELD_DOUBLE && x != (double)(long)x))
+    if (*end || !(x >= f->lo && x <= f->hi) || (f->kind != FIELD_DOUBLE && x != (double)(long)x))
         return bad_value(what, f, v, len);
     char *at = (char *)q + f->offset;
     long n = (long)x;

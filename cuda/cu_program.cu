@@ -140,7 +140,8 @@ static wt_status plan_program(cu_engine *ce, const wt_params *p, const wt_pyrami
             inverse_level_io(&lv[i], plan, k, l);
         else
             forward_level_io(&lv[i], plan, k, l);
-        pr->launch[i] = pick_launcher(ce, p, &lv[i], inverse, l == 1, integer, &fast[i]);
+        pr->launch[i] = pick_launcher(ce, p, &lv[i], inverse, l == 1, integer, k->channels,
+                                      &fast[i]);
         pr->pdl[i] = i > 0 && fast[i] && fast[i - 1] && !ce->pdl_off &&
                      (ce->pdl_all || one_wave(ce, &lv[i - 1], k->channels));
     }

@@ -17,6 +17,7 @@ static const char *const policies[] = {
 
 static const char *const bad_policies[] = {
     "tile_x=48", "nosuch=1", "usmem=64K", "entry=h300", "tile_y", "small_grid=-1",
+    "small_grid=nan", "tile_x=0x40",
 };
 
 /* A CUDA engine opened with WT_CUDA_POLICY=@p policy. */
