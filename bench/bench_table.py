@@ -10,10 +10,14 @@ the larger of
   - its arithmetic floor: 2 x taps FMAs per input sample per level at the
     GPU's FP32 FMA rate (--fma-rate; default 33.5e12/s, the H100 SXM's and
     H200's 67 TFLOP/s).
-With --png FILE it also draws % of floor per wavelet (matplotlib).
+With --png FILE it also draws % of floor per wavelet (matplotlib). With
+--gpu FILE (`nvidia-smi --query-gpu=... --format=csv` of the run's GPU, as
+dev/gpu/bench_docs.sh records it) the header names the GPU, its driver and
+clocks, and the copy rate of the run; -o FILE writes the table there.
+bench/gpu_docs_tables.sh makes docs/'s tables from bench/results/.
 
 Usage: bench/bench_table.py bench.json [--png plot.png] [--title TEXT]
-                            [--fma-rate R]
+                            [--fma-rate R] [--gpu gpu.csv] [-o table.md]
 """
 import argparse
 import json
@@ -52,9 +56,32 @@ COLUMNS = [("symmetric", "forward"), ("symmetric", "inverse"),
            ("periodization", "forward"), ("periodization", "inverse")]
 
 
-def markdown(rows, table, info, title):
+def gpu_header(path, rows):
+    """The GPU, driver and clocks of nvidia-smi's CSV (header line, value
+    line) and the run's median copy rate, in one paragraph."""
+    with open(path) as f:
+        lines = [l.strip() for l in f if l.strip()]
+    keys = [k.strip() for k in lines[0].split(",")]
+    vals = [v.strip() for v in lines[1].split(",")]
+    g = dict(zip(keys, vals))
+
+    def at(prefix):
+        return next((v for k, v in g.items() if k.startswith(prefix)), "?")
+    copies = sorted(r["copy_gbps"] for r in rows if r.get("copy_gbps", 0) > 0)
+    copy = copies[len(copies) // 2] / 1e3 if copies else 0.0
+    return ("GPU: %s (%s), driver %s; clocks: SM %s (max %s), memory %s (max %s), "
+            "power limit %s; device copy %.2f TB/s (read + write, median of the run's rows)."
+            % (at("name"), at("memory.total"), at("driver_version"), at("clocks.current.sm"),
+               at("clocks.max.sm"), at("clocks.current.memory"), at("clocks.max.memory"),
+               at("power.limit"), copy))
+
+
+def markdown(rows, table, info, title, gpu=None):
     r0 = rows[0]
-    out = ["%s: %s, %dx%d float32, %d levels, median of the bench's runs; "
+    out = [gpu_header(gpu, rows), ""] if gpu else []
+    if r0.get("policy"):
+        out += ["Launch policy (cuda/cu_policy.cu): `%s`." % r0["policy"], ""]
+    out += ["%s: %s, %dx%d float32, %d levels, median of the bench's runs; "
            "%% of floor = max(memory floor at the copy rate of the same run, "
            "FP32 FMA floor) / time (`*`: the FMA floor is the larger)" %
            (title, r0["device"], r0["width"], r0["height"], r0["levels"]), "",
@@ -98,12 +125,19 @@ def main():
     ap.add_argument("--png")
     ap.add_argument("--title", default="wavetool bench --all")
     ap.add_argument("--fma-rate", type=float, default=33.5e12)
+    ap.add_argument("--gpu", help="nvidia-smi --format=csv of the run's GPU")
+    ap.add_argument("-o", "--output", help="write the table to this file")
     a = ap.parse_args()
     rows = load(a.json)
     if not rows:
         sys.exit("bench_table.py: %s: no JSON rows" % a.json)
     table, info = index(rows, a.fma_rate)
-    print(markdown(rows, table, info, a.title))
+    text = markdown(rows, table, info, a.title, a.gpu) + "\n"
+    if a.output:
+        with open(a.output, "w") as f:
+            f.write(text)
+    else:
+        sys.stdout.write(text)
     if a.png:
         plot(a.png, table, info, "%s: %s (%% of floor; wavelet (taps))" % (a.title, rows[0]["device"]))
 

@@ -253,6 +253,8 @@ static wt_status open_device(cu_engine *ce, int device, char *name, size_t name_
     CU_CHECK(cudaStreamCreateWithFlags(&ce->stream, cudaStreamNonBlocking));
     CU_CHECK(cudaStreamCreateWithFlags(&ce->copy_stream, cudaStreamNonBlocking));
     WT_TRY(parse_mem_limit(&ce->mem_limit));
+    WT_TRY(cu_policy_open(device, prop.major, prop.minor, wt_env()->cuda_policy, &ce->pol));
+    cu_policy_describe(&ce->pol, ce->pol_text, sizeof ce->pol_text);
     ce->copy_threads = wt_cpu_count() < CU_WORKERS ? wt_cpu_count() : CU_WORKERS;
     ce->smem_limit = prop.sharedMemPerBlockOptin;
     const char *generic = wt_env()->cuda_generic, *wide53 = wt_env()->cuda_wide53;
@@ -264,12 +266,12 @@ static wt_status open_device(cu_engine *ce, int device, char *name, size_t name_
     const char *grid = wt_env()->cuda_small_grid, *pdl = wt_env()->cuda_pdl;
     ce->cache_off = cache && !strcmp(cache, "0");
     ce->graphs_off = graphs && !strcmp(graphs, "0");
-    ce->small_grid = grid && *grid ? atof(grid) : CU_SMALL_GRID;
+    ce->small_grid = grid && *grid ? atof(grid) : ce->pol.small_grid;
     ce->pdl_off = (pdl && !strcmp(pdl, "0")) || prop.major < 9;
     ce->pdl_all = pdl && !strcmp(pdl, "2");
     ce->sms = prop.multiProcessorCount > 0 ? prop.multiProcessorCount : 1;
-    if (ce->smem_limit > CU_SMEM_CAP)
-        ce->smem_limit = CU_SMEM_CAP;
+    if (ce->smem_limit > ce->pol.smem_cap)
+        ce->smem_limit = ce->pol.smem_cap;
     WT_TRY(allow_smem_all(ce->smem_limit, ce->smem_fast));
     snprintf(name, name_size, "cuda:%d (%.120s)", device, prop.name);
     return WT_OK;
@@ -443,6 +445,7 @@ extern "C" wt_status wt_cuda_bench(wt_engine *engine, const wt_params *params, s
                        : cu_planes_bound(ce, &plan, j.d_planes, &j.bound));
     j.what = inverse ? 1 : 0;
     memset(timing, 0, sizeof *timing);
+    timing->policy = ce->pol_text;
     WT_TRY(cu_time_runs(ce, bench_run, &j, repeat, &timing->ms, &timing->ms_min));
     if (copy_bytes) {
         WT_TRY(cu_buf_get(ce, BUF_COPY_SRC, copy_bytes, &j.copy_src));

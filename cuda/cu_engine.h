@@ -5,6 +5,7 @@
 #define WT_CU_ENGINE_H
 
 #include "cu_compat.h"
+#include "cu_policy.h"
 #include "cu_tuning.h"
 
 #ifndef WT_HAVE_CUDA
@@ -102,6 +103,8 @@ typedef struct cu_engine {
      * as for large images) and WT_CUDA_PDL=0 (comparisons; 2: between the
      * fast kernels of every level, any grid) */
     int sms; /* the device's multiprocessors */
+    cu_policy pol; /* launch parameters of this GPU (cu_policy.h, WT_CUDA_POLICY) */
+    char pol_text[400]; /* pol described (benchmarks' rows) */
     double small_grid;
     int pdl_off, pdl_all;
 } cu_engine;

@@ -28,10 +28,11 @@ wt_status fill_random(cu_engine *ce, float *d, size_t n, uint32_t seed);
 /* Level @p lv planned: operators of both axes, tiles (small levels' shrunk). */
 wt_status plan_level(cu_engine *ce, cu_level *lv, const wt_params *p, size_t h, size_t w,
                      int inverse, int channels);
-/* One level, either direction: the fast kernel that fits (adjusting *lv),
- * else the generic one; *fast: whether fast. */
+/* One level of @p channels planes, either direction: the fast kernel that
+ * fits (adjusting *lv, tiles from ce->pol), else the generic one; *fast:
+ * whether fast. */
 level_launcher pick_launcher(const cu_engine *ce, const wt_params *p, cu_level *lv, int inverse,
-                             int first_level, int integer, int *fast);
+                             int first_level, int integer, int channels, int *fast);
 
 /* Shared memory a fast block may take before its tile shrinks: the
  * device's opt-in limit unless WT_CUDA_FAST_SMEM (bytes) says less. */

@@ -375,14 +375,23 @@ static int pow2_tile(int pairs, int cap)
     return t;
 }
 
-/* Long filters' tiles (32 x CU_LONG_TX, inverse 32 x CU_LONG_TX_INV) where
- * the level still has ce->small_grid blocks per SM with them (one channel
- * counted); smaller levels keep the tiles small_tiles gave them. */
-static void long_tiles(const cu_engine *ce, cu_level *f, int inverse)
+/* The policy's tiles for a fast level (short filters: ce->pol.tile_y x
+ * tile_x, 32 x 32 by default as the plan's; long filters: long_ty x long_tx,
+ * inverse long_tx_inv) where the level still has ce->small_grid blocks per
+ * SM with them (short filters: all @p channels counted, as small_tiles
+ * counts them, so the default policy keeps the plan's tiles; long filters:
+ * one channel, as measured in v12-longfilt); smaller levels keep the tiles
+ * small_tiles gave them. */
+static void policy_tiles(const cu_engine *ce, cu_level *f, int inverse, bool is_long, int channels)
 {
-    const int ty = pow2_tile(f->ax[0].pairs, 32);
-    const int tx = pow2_tile(f->ax[1].pairs, inverse ? CU_LONG_TX_INV : CU_LONG_TX);
-    const double blocks = (double)((f->ax[0].pairs + ty - 1) / ty) * ((f->ax[1].pairs + tx - 1) / tx);
+    const cu_policy *q = &ce->pol;
+    const int cy = is_long ? q->long_ty : inverse ? q->tile_y_inv : q->tile_y;
+    const int cx = is_long ? (inverse ? q->long_tx_inv : q->long_tx)
+                           : inverse ? q->tile_x_inv : q->tile_x;
+    const int ty = pow2_tile(f->ax[0].pairs, cy);
+    const int tx = pow2_tile(f->ax[1].pairs, cx);
+    const double blocks = (double)((f->ax[0].pairs + ty - 1) / ty) * ((f->ax[1].pairs + tx - 1) / tx) *
+                          (is_long ? 1 : channels);
     if (blocks < (double)ce->sms * ce->small_grid)
         return;
     f->ty = ty;
@@ -391,7 +400,7 @@ static void long_tiles(const cu_engine *ce, cu_level *f, int inverse)
 
 /* The fast kernel for this level (adjusting *lv), or NULL: generic kernel. */
 static level_launcher pick_fast(const cu_engine *ce, const wt_params *p, cu_level *lv,
-                                int inverse, int first_level)
+                                int inverse, int first_level, int channels)
 {
     if (ce->generic_only || use_double(p) || lv->ty % CU_SEG || lv->tx % CU_SEG)
         return NULL;
@@ -402,8 +411,7 @@ static level_launcher pick_fast(const cu_engine *ce, const wt_params *p, cu_leve
     level_launcher launch = first_fit(fast_kernels(), p, &f, inverse, first_level, &is_long);
     if (!launch)
         return NULL;
-    if (is_long)
-        long_tiles(ce, &f, inverse);
+    policy_tiles(ce, &f, inverse, is_long, channels);
     fast_geometry(&f, inverse);
     while (fast_smem(&f, inverse) > ce->smem_fast_cap && halve_tile(&f))
         fast_geometry(&f, inverse);
@@ -473,9 +481,9 @@ template <bool INV> static level_launcher pick_generic(const wt_params *p, int i
 /* One level, either direction: the fast kernel that fits (adjusting *lv),
  * else the generic one. */
 level_launcher pick_launcher(const cu_engine *ce, const wt_params *p, cu_level *lv,
-                             int inverse, int first_level, int integer, int *fast)
+                             int inverse, int first_level, int integer, int channels, int *fast)
 {
-    level_launcher launch = pick_fast(ce, p, lv, inverse, first_level);
+    level_launcher launch = pick_fast(ce, p, lv, inverse, first_level, channels);
     *fast = launch != NULL;
     if (!launch)
         launch = inverse ? pick_generic<true>(p, integer, first_level)

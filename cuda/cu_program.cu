@@ -101,14 +101,14 @@ static void inverse_level_io(cu_level *lv, const wt_pyramid *plan, const program
     set_approx(plan, l - 1, &lv->dst_plane[0], &lv->dst_w[0]);
 }
 
-/* Whether every block of a level can be resident at once (assumed: two per
- * SM): the levels after such a grid get a programmatic dependent launch.
+/* Whether every block of a level can be resident at once (assumed: the
+ * policy's pdl_grid per SM, 2 by default): the levels after such a grid get a programmatic dependent launch.
  * Large grids gain nothing measurable from it (WT_CUDA_PDL=2 lifts this
  * limit: 8192x8192 and batches within 1%, dev/notes/kernel-log.md v12-small). */
 static int one_wave(const cu_engine *ce, const cu_level *lv, int channels)
 {
     dim3 g = level_grid(lv, channels);
-    return (double)g.x * g.y * g.z <= 2.0 * ce->sms;
+    return (double)g.x * g.y * g.z <= ce->pol.pdl_grid * ce->sms;
 }
 
 /* A new program for @p k: every level planned, nothing launched. */
@@ -140,7 +140,8 @@ static wt_status plan_program(cu_engine *ce, const wt_params *p, const wt_pyrami
             inverse_level_io(&lv[i], plan, k, l);
         else
             forward_level_io(&lv[i], plan, k, l);
-        pr->launch[i] = pick_launcher(ce, p, &lv[i], inverse, l == 1, integer, &fast[i]);
+        pr->launch[i] = pick_launcher(ce, p, &lv[i], inverse, l == 1, integer, k->channels,
+                                      &fast[i]);
         pr->pdl[i] = i > 0 && fast[i] && fast[i - 1] && !ce->pdl_off &&
                      (ce->pdl_all || one_wave(ce, &lv[i - 1], k->channels));
     }

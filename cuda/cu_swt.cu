@@ -400,20 +400,22 @@ static size_t usmem_bytes(int rows, int planes)
 }
 
 /* The tallest tile (at most @p ty_max rows, at least 1) whose planes of
- * filtered rows fit in CU_USMEM; 0 when not even one row fits. */
-static int utile_height(int ntaps, long long step, size_t h, int planes, int ty_max)
+ * filtered rows fit in @p usmem bytes; 0 when not even one row fits. */
+static int utile_height(int ntaps, long long step, size_t h, int planes, int ty_max, size_t usmem)
 {
     int ty = ty_max;
     while (ty > 1 && (size_t)ty / 2 >= h)
         ty /= 2;
     for (; ty >= 1; ty /= 2)
-        if (usmem_bytes(urows(ntaps, step, ty), planes) <= CU_USMEM)
+        if (usmem_bytes(urows(ntaps, step, ty), planes) <= usmem)
             return ty;
     return 0;
 }
 
-/* Level @p j (1-based) of @p p: taps, gains, offsets and the tile height. */
-static cu_ulevel ulevel_of(const wt_uparams *p, int j, int inverse, size_t h, size_t w)
+/* Level @p j (1-based) of @p p: taps, gains, offsets and the tile height
+ * (the policy's uty, uty_starlet, usmem). */
+static cu_ulevel ulevel_of(const cu_policy *q, const wt_uparams *p, int j, int inverse, size_t h,
+                           size_t w)
 {
     cu_ulevel L;
     memset(&L, 0, sizeof L);
@@ -442,7 +444,7 @@ static cu_ulevel ulevel_of(const wt_uparams *p, int j, int inverse, size_t h, si
     }
     uaxis_place(&L.x, shift - (L.ntaps - 1) * step, step);
     uaxis_place(&L.y, shift - (L.ntaps - 1) * step, step);
-    L.ty = utile_height(L.ntaps, L.y.step, h, b3 ? 1 : 2, b3 ? CU_UTY_STARLET : CU_UTY_MAX);
+    L.ty = utile_height(L.ntaps, L.y.step, h, b3 ? 1 : 2, b3 ? q->uty_starlet : q->uty, q->usmem);
     L.g = L.y.step < L.ty ? L.y.step : L.ty;
     L.rows = L.ty ? urows(L.ntaps, L.g, L.ty) : 0;
     return L;
@@ -460,30 +462,31 @@ static size_t ucols_smem(const cu_ucols &C, int planes)
     return (size_t)planes * C.ty * C.cols * sizeof(float) + (size_t)C.rows * sizeof(int);
 }
 
-/* The column-first kernel's tile for level @p L: the tallest (at most
- * CU_UTY_MAX rows) whose planes of column slots and row indices fit in
- * CU_USMEM; ty 0 when none does. */
-static cu_ucols ucols_of(const cu_ulevel &L, int planes)
+/* The column-first kernel's tile for level @p L: q->utxc column slots, the
+ * tallest (at most q->uty rows) whose planes of column slots and row indices
+ * fit in q->usmem; ty 0 when none does. */
+static cu_ucols ucols_of(const cu_policy *q, const cu_ulevel &L, int planes)
 {
     cu_ucols C;
     memset(&C, 0, sizeof C);
     const int halo = L.ntaps - 1;
+    const int slots = q->utxc;
     if (!CU_UFIT)
-        C.tx = CU_UTXC;
-    else if ((long long)(halo + 1) * L.x.step <= CU_UTXC)
-        C.tx = CU_UTXC - halo * L.x.step; /* at least one step wide: gx = step */
+        C.tx = slots;
+    else if ((long long)(halo + 1) * L.x.step <= slots)
+        C.tx = slots - halo * (int)L.x.step; /* at least one step wide: gx = step */
     else
-        C.tx = CU_UTXC / L.ntaps; /* taps a tile or more apart: gx = tx */
+        C.tx = slots / L.ntaps; /* taps a tile or more apart: gx = tx */
     C.gx = L.x.step < C.tx ? L.x.step : C.tx;
     C.cols = C.tx + halo * C.gx;
-    int ty = CU_UTY_MAX;
+    int ty = q->uty;
     while (ty > 1 && ty / 2 >= L.y.n)
         ty /= 2;
     for (; ty >= 1; ty /= 2) {
         C.ty = ty;
         C.g = L.y.step < ty ? L.y.step : ty;
         C.rows = urows(L.ntaps, L.y.step, ty);
-        if (ucols_smem(C, planes) <= CU_USMEM)
+        if (ucols_smem(C, planes) <= q->usmem)
             return C;
     }
     C.ty = 0;
@@ -518,7 +521,7 @@ static wt_status launch_level(cu_engine *ce, const cu_ulevel &L, int channels, c
 {
     size_t h = (size_t)L.y.n, w = (size_t)L.x.n;
     ucol_fn colk = ucol_kernel_of<MODE>(L.ntaps);
-    cu_ucols C = colk ? ucols_of(L, MODE == UMODE_STARLET ? 1 : 2) : cu_ucols{};
+    cu_ucols C = colk ? ucols_of(&ce->pol, L, MODE == UMODE_STARLET ? 1 : 2) : cu_ucols{};
     if (colk && C.ty > 0) {
         dim3 grid((unsigned)((w + C.tx - 1) / C.tx), (unsigned)((h + C.ty - 1) / C.ty),
                   (unsigned)channels);
@@ -569,14 +572,14 @@ static wt_status uforward_device(cu_engine *ce, const wt_uparams *p, size_t h, s
         float *next;
         if (wt_ub3_kernel(p)) {
             next = l == p->levels ? band_ptr(stack, 0, channels, plane) : tmp + (l % 2) * cp;
-            cu_ulevel L = ulevel_of(p, l, 0, h, w);
+            cu_ulevel L = ulevel_of(&ce->pol, p, l, 0, h, w);
             const float *in[4] = {cur, NULL, NULL, NULL};
             float *out[4] = {next, band_ptr(stack, l, channels, plane), NULL, NULL};
             WT_TRY(launch_level<UMODE_STARLET>(ce, L, channels, in, out, plane));
         } else {
             int ia = wt_ustack_index(p, l, WT_BAND_A);
             next = ia >= 0 ? band_ptr(stack, ia, channels, plane) : tmp + (l % 2) * cp;
-            cu_ulevel L = ulevel_of(p, p->start_level + l, 0, h, w);
+            cu_ulevel L = ulevel_of(&ce->pol, p, p->start_level + l, 0, h, w);
             const float *in[4] = {cur, NULL, NULL, NULL};
             float *out[4] = {next, band_ptr(stack, wt_ustack_index(p, l, WT_BAND_H), channels, plane),
                              band_ptr(stack, wt_ustack_index(p, l, WT_BAND_V), channels, plane),
@@ -602,7 +605,7 @@ static wt_status uinverse_device(cu_engine *ce, const wt_uparams *p, size_t h, s
     const float *a = band_ptr(bands, 0, channels, plane);
     for (int l = p->levels; l >= 1; l--) {
         float *dst = l == 1 ? planes : tmp + (l % 2) * cp;
-        cu_ulevel L = ulevel_of(p, p->start_level + l, 1, h, w);
+        cu_ulevel L = ulevel_of(&ce->pol, p, p->start_level + l, 1, h, w);
         const float *in[4] = {a, band_ptr(bands, wt_ustack_index(p, l, WT_BAND_H), channels, plane),
                               band_ptr(bands, wt_ustack_index(p, l, WT_BAND_V), channels, plane),
                               band_ptr(bands, wt_ustack_index(p, l, WT_BAND_D), channels, plane)};
@@ -761,6 +764,7 @@ wt_status cu_ubench(cu_engine *ce, const wt_uparams *p, size_t h, size_t w, int 
     if (st == WT_OK)
         st = cu_time_runs(ce, ubench_run, &job, repeat, &timing->copy_ms, &fastest);
     timing->copy_bytes = copy_bytes;
+    timing->policy = ce->pol_text;
     if (st == WT_OK)
         st = cu_fail_check(cudaStreamSynchronize(ce->stream), "cudaStreamSynchronize");
     cu_device_free(ce, copy_dst, copy_bytes);

@@ -5,7 +5,10 @@
  * with -D for an A/B build (dev/gpu/gpu_ab.sh, AB_VARIANT); the kernels' results
  * do not depend on them (gpu_check compares every variant with the CPU).
  * Architecture limits that cap them (resident threads per SM) are in
- * cu_compat.h (WT_SM_THREADS). */
+ * cu_compat.h (WT_SM_THREADS). Those the host picks at run time (marked
+ * "policy") are only the defaults of cu_policy.cu's per-GPU table, which
+ * WT_CUDA_POLICY overrides without a rebuild; the rest are template
+ * arguments of the kernels. */
 #ifndef WT_CU_TUNING_H
 #define WT_CU_TUNING_H
 
@@ -26,7 +29,7 @@
 
 /* Shared memory a block may use (the device's opt-in limit, at most this):
  * the engine's own cap, from v1, not a measured optimum. */
-#ifndef CU_SMEM_CAP
+#ifndef CU_SMEM_CAP /* policy */
 #define CU_SMEM_CAP (160 * 1024)
 #endif
 
@@ -61,10 +64,10 @@
  * coif17 2.350 -> 1.673 ms (symmetric). Inverse: 64 wide made the windows
  * twice as big (1 block per SM): db20 0.634 -> 0.848 ms, coif17 2.22 ->
  * 2.89 ms; 32 kept (H100, 8192² L3, 2026-11-24, dev/notes/kernel-log.md v12-longfilt). */
-#ifndef CU_LONG_TX
+#ifndef CU_LONG_TX /* policy */
 #define CU_LONG_TX 64
 #endif
-#ifndef CU_LONG_TX_INV
+#ifndef CU_LONG_TX_INV /* policy */
 #define CU_LONG_TX_INV 32
 #endif
 
@@ -105,13 +108,13 @@
 #ifndef CU_UTX
 #define CU_UTX 32
 #endif
-#ifndef CU_UTY_MAX
+#ifndef CU_UTY_MAX /* policy */
 #define CU_UTY_MAX 64
 #endif
 /* The starlet's tile height limit (ulevel_kernel keeps one plane of filtered
  * rows for it): 128 with one plane made starlet forward 54.4% -> 59.3% of copy
  * (v5/v6); 256 46%. */
-#ifndef CU_UTY_STARLET
+#ifndef CU_UTY_STARLET /* policy */
 #define CU_UTY_STARLET 128
 #endif
 #ifndef CU_UTHREADS
@@ -135,7 +138,7 @@
 #ifndef CU_UYFIRST
 #define CU_UYFIRST 2
 #endif
-#ifndef CU_UTXC
+#ifndef CU_UTXC /* policy */
 #define CU_UTXC 128
 #endif
 #ifndef CU_UFIT
@@ -150,7 +153,7 @@
 #ifndef CU_UFULL
 #define CU_UFULL 1
 #endif
-#ifndef CU_USMEM
+#ifndef CU_USMEM /* policy */
 #define CU_USMEM (48 << 10)
 #endif
 
@@ -176,7 +179,7 @@
  * fewer than CU_SMALL_GRID blocks per SM (WT_CUDA_SMALL_GRID at run time).
  * 512x512, 3 levels, H100 (v12-small in dev/notes/kernel-log.md): 1 took db3 from 16.4 to
  * 13.0 us forward; 2 (15.7) and 4 (16.9, more and emptier blocks) less. */
-#ifndef CU_SMALL_GRID
+#ifndef CU_SMALL_GRID /* policy */
 #define CU_SMALL_GRID 1
 #endif
 

@@ -37,6 +37,7 @@ typedef struct wt_env_knobs {
     const char *cuda_graphs;      /* WT_CUDA_GRAPHS */
     const char *cuda_small_grid;  /* WT_CUDA_SMALL_GRID */
     const char *cuda_pdl;         /* WT_CUDA_PDL */
+    const char *cuda_policy;      /* WT_CUDA_POLICY */
     const char *cuda_bench_calls; /* WT_CUDA_BENCH_CALLS */
     const char *cuda_wide53;      /* WT_CUDA_WIDE53 */
     const char *auto_device;      /* WT_AUTO_DEVICE */
@@ -384,6 +385,7 @@ typedef struct wt_cuda_timing {
     double ms, ms_min;        /* transform, all levels: median and fastest run */
     double copy_ms;           /* device-to-device copy of copy_bytes: median */
     size_t copy_bytes;        /* bytes copied (the copy reads and writes each) */
+    const char *policy;       /* launch policy, "entry: key=value,..." (the engine's) */
 } wt_cuda_timing;
 /* Times @p repeat runs (after a warm-up) of the forward (@p inverse = 0) or
  * inverse transform of @p channels planes of height x width already on the

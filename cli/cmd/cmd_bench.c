@@ -202,6 +202,7 @@ typedef struct bench_row {
     int batch, levels;
     double ms, ms_min, bytes, copy_ms, copy_bytes;
     size_t depth; /* a volume's; 0 for images */
+    const char *policy; /* the CUDA engine's launch policy (NULL: CPU) */
 } bench_row;
 
 static double now_ms(void)
@@ -271,6 +272,8 @@ static void print_json_row(const wt_engine *e, const bench_row *r, double g, dou
     wt_json_key_number(&j, "copy_ms", "%.5f", r->copy_ms);
     wt_json_key_number(&j, "copy_gbps", "%.2f", c);
     wt_json_key_number(&j, "pct_copy", "%.1f", pct);
+    if (r->policy)
+        wt_json_key_string(&j, "policy", r->policy);
     report_json_print(&j, stdout);
 }
 
@@ -377,6 +380,7 @@ static void row_from_cuda(bench_row *r, const wt_cuda_timing *t)
     r->ms_min = t->ms_min;
     r->copy_ms = t->copy_ms;
     r->copy_bytes = (double)t->copy_bytes;
+    r->policy = t->policy;
 }
 #endif
 

@@ -111,6 +111,13 @@ static inline cudaError_t cudaGetDeviceProperties(cudaDeviceProp *p, int)
     p->minor = 0;
     return cudaSuccess;
 }
+enum cudaDeviceAttr { cudaDevAttrMemoryClockRate = 36, cudaDevAttrGlobalMemoryBusWidth = 37 };
+/* Attributes the host reads: 0, "not known" (the policy's default entry). */
+static inline cudaError_t cudaDeviceGetAttribute(int *v, cudaDeviceAttr, int)
+{
+    *v = 0;
+    return cudaSuccess;
+}
 static inline cudaError_t cudaStreamCreateWithFlags(cudaStream_t *s, int) { *s = 1; return 0; }
 static inline cudaError_t cudaStreamDestroy(cudaStream_t) { return 0; }
 static inline cudaError_t cudaStreamSynchronize(cudaStream_t) { return 0; }

@@ -7,22 +7,10 @@
 #   BASE=tarball  also build that tree (git archive) and bench both, alternating
 #   BENCH_ALL=1   also `bench --all --format json` of the working tree
 set -u
-. .gpu-deps/env.sh
-T=$PWD/.gpu-libs/tiff
-sys=/usr/lib/x86_64-linux-gnu/libtiff.so.6
-if [ -e $sys ]; then # the system's libtiff, built against its own libjpeg
-    ln -sf $sys "$T/lib/libtiff.so" && rm -f "$T"/lib/lib*.so.*
-fi
-Z=$PWD/.gpu-libs/deflate # libdeflate (PNG encoder), absent there too
-export PKG_CONFIG_PATH=$T/lib/pkgconfig:$Z/lib/pkgconfig:${PKG_CONFIG_PATH:-} LD_LIBRARY_PATH=$T/lib:$Z/lib:${LD_LIBRARY_PATH:-}
+. dev/gpu/gpu_env.sh # toolchain, libraries, build()
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,clocks.max.mem --format=csv,noheader
 t0=$(date +%s)
 lap() { echo "[$(($(date +%s) - t0)) s] $*"; }
-build() { # dir srcdir
-    meson setup "$1" "$2" -Dcuda=enabled -Dgpu_archs=${GPU_ARCHS:-90} -Dgpu_ptx=false --buildtype=release \
-        -Dtests=true >"$OUT/setup-$1.log" 2>&1 &&
-        ninja -C "$1" >"$OUT/build-$1.log" 2>&1 || { tail -n 30 "$OUT/build-$1.log" "$OUT/setup-$1.log"; return 1; }
-}
 if [ -n "${BASE:-}" ]; then
     mkdir -p /tmp/base && tar -xf "$BASE" -C /tmp/base && build build-base /tmp/base &
 fi

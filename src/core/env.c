@@ -11,6 +11,8 @@
  *   WT_CUDA_GRAPHS=0        kept plans launch kernels, not CUDA graphs
  *   WT_CUDA_SMALL_GRID=F    blocks per multiprocessor small levels aim at
  *   WT_CUDA_PDL=0|2         programmatic dependent launches off / everywhere
+ *   WT_CUDA_POLICY=k=v,...  the CUDA engine's launch policy: fields over the
+ *                           GPU's entry, or entry=NAME (cuda/cu_policy.h)
  *   WT_CUDA_BENCH_CALLS=N   bench: N calls between the timing events of a run
  *   WT_CUDA_WIDE53=1        64-bit legall53 lifting steps on every level
  *   WT_AUTO_DEVICE=gpu      --device auto takes the GPU whenever one opens,
@@ -44,6 +46,7 @@ static void read_knobs(void)
         .cuda_graphs = getenv("WT_CUDA_GRAPHS"),
         .cuda_small_grid = getenv("WT_CUDA_SMALL_GRID"),
         .cuda_pdl = getenv("WT_CUDA_PDL"),
+        .cuda_policy = getenv("WT_CUDA_POLICY"),
         .cuda_bench_calls = getenv("WT_CUDA_BENCH_CALLS"),
         .cuda_wide53 = getenv("WT_CUDA_WIDE53"),
         .auto_device = getenv("WT_AUTO_DEVICE"),

@@ -400,6 +400,8 @@ int main(int argc, char **argv)
         check_int_ranges(&en, only, only_mode, &st);
         if (only_mode < 0)
             check_replays(&en, only, &st);
+        if (only_mode < 0 && !only)
+            check_policies(&en, quick, &st);
     }
     double t1 = wt_seconds();
     if (large && !quick && !images_only && !pyramids_only)

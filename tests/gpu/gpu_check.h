@@ -2,7 +2,8 @@
  * files share. gpu_check.c: harness, comparisons, reports, main;
  * gpu_check_dwt.c: DWT pyramids; gpu_check_image.c: image paths;
  * gpu_check_epyr.c: engine-resident pyramids; gpu_check_swt.c: undecimated;
- * gpu_check_packet.c: wavelet packets; gpu_check_volume.c: volumes. */
+ * gpu_check_packet.c: wavelet packets; gpu_check_volume.c: volumes;
+ * gpu_check_policy.c: launch policies. */
 #ifndef GPU_CHECK_H
 #define GPU_CHECK_H
 
@@ -102,8 +103,19 @@ void check_oom(stats *st);
 /* gpu_check_epyr.c: engine-resident pyramids */
 void check_pyramids(const engines *en, int quick, int large, stats *st);
 
-/* gpu_check_swt.c: undecimated transforms */
+/* gpu_check_swt.c: undecimated transforms; one direction of one case (0
+ * pass, 1 fail) */
+typedef struct ucase {
+    const char *transform, *wavelet;
+    size_t h, w;
+    int channels, levels, start_level, norm, all_approx;
+    wt_border border;
+} ucase;
 void check_undecimated(const engines *en, int quick, int large, stats *st);
+int run_ucase(const engines *en, const ucase *c, int inverse, stats *st);
+
+/* gpu_check_policy.c: engines under other launch policies (WT_CUDA_POLICY) */
+void check_policies(const engines *en, int quick, stats *st);
 
 /* gpu_check_packet.c: wavelet packet trees and their rebuilds */
 void check_packets(const engines *en, int quick, stats *st);

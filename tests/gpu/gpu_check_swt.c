@@ -7,13 +7,6 @@
  * against CPU on the same random planes and random band stacks (inverse as
  * an operator, as for the DWT), outputs pre-filled with the canary. */
 
-typedef struct ucase {
-    const char *transform, *wavelet;
-    size_t h, w;
-    int channels, levels, start_level, norm, all_approx;
-    wt_border border;
-} ucase;
-
 static void ucase_name(const ucase *c, int inverse, char *buf, size_t size)
 {
     snprintf(buf, size, "%s %s %s %zux%zu C=%d L=%d start=%d norm=%d all=%d border=%s",
@@ -21,7 +14,6 @@ static void ucase_name(const ucase *c, int inverse, char *buf, size_t size)
              c->levels, c->start_level, c->norm, c->all_approx, wt_border_name(c->border));
 }
 
-/* One direction of one case; 0 pass, 1 fail. */
 /* max |v| over n floats */
 static double max_abs_f32(const float *v, size_t n)
 {
@@ -31,7 +23,7 @@ static double max_abs_f32(const float *v, size_t n)
     return m;
 }
 
-static int run_ucase(const engines *en, const ucase *c, int inverse, stats *st)
+int run_ucase(const engines *en, const ucase *c, int inverse, stats *st)
 {
     char name[200];
     ucase_name(c, inverse, name, sizeof name);

@@ -1,0 +1,51 @@
+/* Per-GPU launch policy of the CUDA engine (model: CUB's per-architecture
+ * policies): the launch parameters that the host chooses at run time (tile
+ * sizes, grid targets, shared memory budgets), one entry per compute
+ * capability and memory system, picked when the engine opens. Build-time
+ * parameters (register budgets, segment lengths, threads of the
+ * __launch_bounds__ kernels) stay in cu_tuning.h: they are template
+ * arguments and need an A/B build (dev/gpu/gpu_ab.sh). No entry changes a
+ * result, only speed (gpu_check runs under any of them).
+ *
+ * WT_CUDA_POLICY=key=value,... overrides fields of the chosen entry
+ * (sweeps without rebuilding: dev/gpu/policy_sweep.sh); entry=NAME takes a
+ * named entry whatever the GPU. Host code only. */
+#ifndef WT_CU_POLICY_H
+#define WT_CU_POLICY_H
+
+#include <stddef.h>
+
+#include "wavetool.h"
+
+typedef struct cu_policy {
+    char entry[24]; /* the table entry taken ("sm90", "sm90-hbm3e", ...) */
+    /* fast level kernels, short filters (<= CU_CONV_STREAM taps, lifting):
+     * the largest tile, pairs (powers of two, >= CU_SEG), forward and inverse */
+    int tile_y, tile_x, tile_y_inv, tile_x_inv;
+    /* fast level kernels, long filters: the largest tile */
+    int long_ty, long_tx, long_tx_inv;
+    /* small levels: tiles halve until the grid has this many blocks per SM */
+    double small_grid;
+    /* programmatic dependent launch after a fast level whose grid has at
+     * most this many blocks per SM */
+    double pdl_grid;
+    /* shared memory a generic level kernel's block may take (bytes) */
+    size_t smem_cap;
+    /* undecimated transforms: tile height limits of the SWT and the starlet,
+     * column slots of the column-first kernel, shared memory of a block */
+    int uty, uty_starlet, utxc;
+    size_t usmem;
+} cu_policy;
+
+/* The entry for a GPU of compute capability @p major.@p minor whose memory
+ * moves @p mem_gbps GB/s (peak, from its clock and bus width; 0: unknown),
+ * with the fields of @p override (WT_CUDA_POLICY; NULL or "": none).
+ * WT_ERR_INVALID and one message on an unknown key or a value out of range. */
+wt_status cu_policy_pick(int major, int minor, double mem_gbps, const char *override,
+                         cu_policy *out);
+/* The same for device @p device (its memory's bandwidth queried). */
+wt_status cu_policy_open(int device, int major, int minor, const char *override, cu_policy *out);
+/* "entry: key=value,..." of every field (benchmarks' logs). */
+void cu_policy_describe(const cu_policy *q, char *buf, size_t size);
+
+#endif

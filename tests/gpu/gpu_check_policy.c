@@ -1,0 +1,115 @@
+/* gpu_check: the CUDA engine's launch policy (cuda/cu_policy.h,
+ * WT_CUDA_POLICY). Engines opened under policies far from every table entry
+ * (tiles from 8 to 128 pairs, tiny and large grids, small shared memory
+ * budgets, undecimated tiles from 8 to 512 rows) give the CPU engine's
+ * results; a bad policy is refused at open with one WT_CUDA_POLICY message.
+ * (Harness and shared declarations: gpu_check.c, gpu_check.h.) */
+#include "gpu_check.h"
+
+static const char *const policies[] = {
+    "tile_y=64,tile_x=64,tile_y_inv=64,tile_x_inv=64,long_ty=64,long_tx=128,long_tx_inv=64,"
+    "small_grid=0",
+    "tile_y=8,tile_x=16,tile_y_inv=16,tile_x_inv=8,long_ty=8,long_tx=8,long_tx_inv=16,"
+    "pdl_grid=1e9",
+    "smem_cap=16K,small_grid=4,pdl_grid=0,uty=8,uty_starlet=16,utxc=48,usmem=8K",
+    "entry=sm90-hbm3e,uty=256,uty_starlet=512,utxc=512,usmem=48K",
+};
+
+static const char *const bad_policies[] = {
+    "tile_x=48", "nosuch=1", "usmem=64K", "entry=h300", "tile_y", "small_grid=-1",
+    "small_grid=nan", "tile_x=0x40",
+};
+
+/* A CUDA engine opened with WT_CUDA_POLICY=@p policy. */
+static wt_status open_with_policy(const char *policy, wt_engine **e)
+{
+    wt_env_knobs *knobs = wt_env_override();
+    const char *was = knobs->cuda_policy;
+    knobs->cuda_policy = policy;
+    wt_status s = wt_engine_open(e, "cuda");
+    knobs->cuda_policy = was;
+    return s;
+}
+
+/* DWT levels whose tiles the policies change: short and long filters,
+ * lifting, the generic kernels (smooth, for the filters of at most 10 taps:
+ * the longer ones' extrapolated borders exceed the CPU engine's own
+ * rounding), one and three channels. */
+static void policy_dwt_cases(const engines *en, int quick, stats *st)
+{
+    static const char *const wavelets[] = {"haar", "db3", "bior4.4", "sym8", "cdf97",
+                                           "legall53", "db20"};
+    enum { SMOOTH_UPTO = 3 }; /* the first 3 wavelets also in the smooth mode */
+    static const wt_mode modes[] = {WT_MODE_SYMMETRIC, WT_MODE_PERIODIZATION, WT_MODE_SMOOTH};
+    static const struct {
+        size_t h, w;
+        int channels, levels;
+    } shapes[] = {{300, 520, 1, 3}, {67, 1030, 3, 2}};
+    for (size_t wi = 0; wi < sizeof wavelets / sizeof *wavelets; wi++)
+        for (size_t m = 0; m < sizeof modes / sizeof *modes; m++)
+            for (size_t s = 0; s < sizeof shapes / sizeof *shapes; s++)
+                for (int inv = 0; inv < 2; inv++) {
+                    if ((quick && (wi + m + s) % 2) ||
+                        (modes[m] == WT_MODE_SMOOTH && wi >= SMOOTH_UPTO))
+                        continue;
+                    check_case c = {wt_wavelet_find(wavelets[wi]), modes[m], WT_METHOD_AUTO,
+                                    shapes[s].h, shapes[s].w, shapes[s].channels,
+                                    shapes[s].levels, inv, 0, 0};
+                    st->failed += run_case(en, &c, st);
+                }
+}
+
+/* Undecimated levels: both kernels of the SWT (column-first for 2-8 taps,
+ * the row kernel for the rest), the starlet. */
+static void policy_undecimated_cases(const engines *en, stats *st)
+{
+    static const ucase cases[] = {
+        {"swt", "db3", 130, 200, 2, 3, 0, 0, 0, WT_BORDER_PERIODIC},
+        {"swt", "haar", 64, 300, 1, 2, 0, 0, 0, WT_BORDER_PERIODIC},
+        {"swt", "sym8", 100, 90, 1, 2, 0, 0, 0, WT_BORDER_PERIODIC},
+        {"starlet", "haar", 150, 170, 1, 4, 0, 0, 0, WT_BORDER_MIRROR},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
+        for (int inv = 0; inv < 2; inv++) {
+            st->u_cases++;
+            st->u_failed += run_ucase(en, &cases[i], inv, st);
+        }
+}
+
+void check_policies(const engines *en, int quick, stats *st)
+{
+    const long cases0 = st->cases + st->u_cases, failed0 = st->failed + st->u_failed;
+    int refused = 0;
+    for (size_t i = 0; i < sizeof policies / sizeof *policies; i++) {
+        engines pe = {en->cpu, NULL};
+        const long f0 = st->failed + st->u_failed;
+        if (open_with_policy(policies[i], &pe.gpu) != WT_OK) {
+            printf("FAIL policy '%s': %s\n", policies[i], wt_error_message());
+            st->failed++;
+            continue;
+        }
+        policy_dwt_cases(&pe, quick, st);
+        policy_undecimated_cases(&pe, st);
+        wt_engine_close(pe.gpu);
+        if (st->failed + st->u_failed > f0)
+            printf("FAIL policy '%s': %ld cases failed\n", policies[i],
+                   st->failed + st->u_failed - f0);
+    }
+    for (size_t i = 0; i < sizeof bad_policies / sizeof *bad_policies; i++) {
+        wt_engine *e = NULL;
+        wt_status s = open_with_policy(bad_policies[i], &e);
+        int ok = s == WT_ERR_INVALID && strstr(wt_error_message(), "WT_CUDA_POLICY") &&
+                 !strchr(wt_error_message(), '\n');
+        if (st->verbose || !ok)
+            printf("%s bad policy '%s': status %d: %s\n", ok ? "ok" : "FAIL", bad_policies[i],
+                   (int)s, s == WT_OK ? "(opened)" : wt_error_message());
+        if (e)
+            wt_engine_close(e);
+        refused += ok;
+        st->failed += !ok;
+    }
+    printf("gpu_check: launch policies: %zu policies, %ld cases, %ld failed; %d of %zu bad "
+           "policies refused\n",
+           sizeof policies / sizeof *policies, st->cases + st->u_cases - cases0,
+           st->failed + st->u_failed - failed0, refused, sizeof bad_policies / sizeof *bad_policies);
+}
