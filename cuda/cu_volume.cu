@@ -637,6 +637,9 @@ static int fplan(const wt_vlevel *l, size_t budget, cu_flevel *L, size_t *smem)
  * shared memory a block); 0 when the passes run it. */
 static int vlevel_plan(const cu_engine *ce, const wt_vlevel *l, cu_flevel *L, size_t *smem)
 {
+    const char *passes = wt_env()->cuda_volume_passes; /* to compare the two */
+    if (passes && *passes && *passes != '0')
+        return 0;
     const size_t budget = ce->smem_limit < CU_FSMEM_BUDGET ? ce->smem_limit : CU_FSMEM_BUDGET;
     if (!fplan(l, budget, L, smem))
         return 0;
