@@ -21,7 +21,8 @@ int pipeline_run_files(pipeline *p, const cli_options *o, const batch_plan *plan
     int rc = batch_plan_files(&b, plan, o->args, o->nargs);
     const int workers = pipeline_workers(o->jobs, b.count);
     wt_auto_job job = {0, plan->passes > 0 ? plan->passes : 1,
-                       o->params.wavelet ? o->params.wavelet->filter_len : 2, wt_cpu_count()};
+                       o->params.wavelet ? o->params.wavelet->filter_len : 2, wt_cpu_count(),
+                       o->volume};
     const int weigh = strcmp(o->device, "auto") == 0 && strstr(wt_backends(), "cuda");
     for (size_t i = 0; rc == CLI_CONTINUE && weigh && i < b.count; i++)
         job.samples += wt_probe_samples(b.items[i].input);

@@ -479,3 +479,13 @@ extern "C" wt_status wt_cuda_packet_bench(wt_engine *engine, const wt_params *pa
     return cu_packet_bench((cu_engine *)engine->priv, params, height, width, channels, inverse,
                            repeat < 1 ? 1 : repeat, copy_bytes, timing);
 }
+
+extern "C" wt_status wt_cuda_vbench(wt_engine *engine, const wt_volume_spec *s,
+                                    const size_t shape[3], int inverse, int repeat,
+                                    size_t copy_bytes, wt_cuda_timing *timing)
+{
+    if (!engine || engine->ops != &cuda_ops)
+        return wt_error_set(WT_ERR_INVALID, "benchmark hook needs a CUDA engine");
+    return cu_vbench((cu_engine *)engine->priv, s, shape, inverse, repeat < 1 ? 1 : repeat,
+                     copy_bytes, timing);
+}

@@ -228,5 +228,8 @@ wt_status cu_packet_bench(cu_engine *ce, const wt_params *params, size_t height,
 /* Volumes (cu_volume.cu): the engine's vforward/vinverse ops. */
 wt_status cu_vforward(wt_engine *e, const wt_volume_spec *s, const float *planes, wt_vcoeffs *c);
 wt_status cu_vinverse(wt_engine *e, const wt_volume_spec *s, const wt_vcoeffs *c, float *planes);
+/* wt_cuda_vbench's timing on the engine. */
+wt_status cu_vbench(cu_engine *ce, const wt_volume_spec *s, const size_t shape[3], int inverse,
+                    int repeat, size_t copy_bytes, wt_cuda_timing *timing);
 
 #endif

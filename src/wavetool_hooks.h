@@ -40,6 +40,7 @@ typedef struct wt_env_knobs {
     const char *cuda_policy;      /* WT_CUDA_POLICY */
     const char *cuda_bench_calls; /* WT_CUDA_BENCH_CALLS */
     const char *cuda_wide53;      /* WT_CUDA_WIDE53 */
+    const char *cuda_volume_passes; /* WT_CUDA_VOLUME_PASSES */
     const char *auto_device;      /* WT_AUTO_DEVICE */
     const char *png_whole_max;    /* WT_PNG_WHOLE_MAX */
     const char *png_deflate;      /* WT_PNG_DEFLATE */
@@ -82,6 +83,7 @@ typedef struct wt_auto_job {
     int passes;       /* transforms over the data: 1 decompose, 2 roundtrip, 3 denoise */
     int taps;         /* the wavelet's filter length */
     int threads;      /* threads the CPU engine would use in all */
+    int volume;       /* 1: --volume (each file one 3-D transform) */
 } wt_auto_job;
 /* Predicted seconds of the job's transforms on each engine (the GPU's with its opening). */
 double wt_auto_cpu_seconds(const wt_auto_job *job);
@@ -408,6 +410,13 @@ wt_status wt_cuda_ubench(wt_engine *engine, const wt_uparams *params, size_t hei
 wt_status wt_cuda_packet_bench(wt_engine *engine, const wt_params *params, size_t height,
                                size_t width, int channels, int inverse, int repeat,
                                size_t copy_bytes, wt_cuda_timing *timing);
+/* Times @p repeat device-resident runs (after a warm-up) of the volume DWT
+ * of @p s (forward, or @p inverse = 1) of a (z, y, x) = @p shape float32
+ * volume, all levels, and a device-to-device copy of @p copy_bytes (at most
+ * the bytes the transform holds on the device). WT_ERR_UNSUPPORTED for what
+ * the GPU does not run (wt_volume_engine_takes). */
+wt_status wt_cuda_vbench(wt_engine *engine, const wt_volume_spec *s, const size_t shape[3],
+                         int inverse, int repeat, size_t copy_bytes, wt_cuda_timing *timing);
 /* Median seconds of @p repeat pinned host-to-device copies of @p up bytes and
  * device-to-host copies of @p down bytes on the engine's copy stream
  * (cudaEvents), for the floor of wavetool bench --host-path. */

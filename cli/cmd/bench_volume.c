@@ -1,6 +1,7 @@
-/* bench --volume: wall clock of wt_volume_forward / wt_volume_inverse on the
- * CPU engine's axis core, against a memcpy of the same bytes (see
- * bench_volume.h). */
+/* bench --volume: the CPU engine's axis core (wall clock of
+ * wt_volume_forward / wt_volume_inverse, against a memcpy of the same bytes)
+ * or the CUDA engine's volume DWT on device-resident data (cudaEvents,
+ * against a device-to-device copy; wt_cuda_vbench). See bench_volume.h. */
 #include "bench_volume.h"
 
 #include <stdlib.h>
@@ -49,15 +50,14 @@ static void time_copy(size_t bytes, int repeat, double *t, bench_volume_times *r
     free(b);
 }
 
-wt_status bench_volume_time(const wt_volume_spec *s, const size_t shape[3], int inverse,
-                            int repeat, bench_volume_times *r)
+static wt_status time_cpu(const wt_volume_spec *s, const size_t shape[3], int inverse,
+                          int repeat, bench_volume_times *r)
 {
     const size_t n = shape[0] * shape[1] * shape[2];
     const int threads = wt_cpu_count();
     float *x = malloc(n * sizeof *x + 4);
     double *t = malloc((size_t)repeat * sizeof *t);
     wt_vcoeffs k = {0};
-    memset(r, 0, sizeof *r);
     wt_status st = x && t ? WT_OK : wt_error_set(WT_ERR_NOMEM, "out of memory");
     for (size_t i = 0; st == WT_OK && i < n; i++)
         x[i] = (float)((i * 2654435761u) >> 24);
@@ -75,11 +75,38 @@ wt_status bench_volume_time(const wt_volume_spec *s, const size_t shape[3], int 
         r->ms_min = t[0];
         for (int j = 1; j < repeat; j++)
             r->ms_min = t[j] < r->ms_min ? t[j] : r->ms_min;
-        r->bytes = level_bytes(s, shape);
         time_copy((size_t)(r->bytes / 2), repeat, t, r);
     }
     wt_vcoeffs_free(&k);
     free(x);
     free(t);
     return st;
+}
+
+#if WT_HAVE_CUDA
+static wt_status time_cuda(wt_engine *e, const wt_volume_spec *s, const size_t shape[3],
+                           int inverse, int repeat, bench_volume_times *r)
+{
+    wt_cuda_timing t;
+    wt_status st = wt_cuda_vbench(e, s, shape, inverse, repeat, (size_t)(r->bytes / 2), &t);
+    if (st == WT_OK) {
+        r->ms = t.ms, r->ms_min = t.ms_min;
+        r->copy_ms = t.copy_ms, r->copy_bytes = (double)t.copy_bytes;
+    }
+    return st;
+}
+#endif
+
+wt_status bench_volume_time(wt_engine *e, const wt_volume_spec *s, const size_t shape[3],
+                            int inverse, int repeat, bench_volume_times *r)
+{
+    memset(r, 0, sizeof *r);
+    r->bytes = level_bytes(s, shape);
+    if (wt_engine_is_cpu(e))
+        return time_cpu(s, shape, inverse, repeat, r);
+#if WT_HAVE_CUDA
+    return time_cuda(e, s, shape, inverse, repeat, r);
+#else
+    return wt_error_set(WT_ERR_UNSUPPORTED, "no GPU benchmark in this build");
+#endif
 }

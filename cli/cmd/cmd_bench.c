@@ -752,14 +752,15 @@ static int run_undecimated(wt_engine *e, const cli_options *o)
 
 /* ---- volumes (bench_volume.c) ---------------------------------------------------- */
 
-static wt_status time_volume(const wt_params *p, const cli_options *o, int inverse, bench_row *r)
+static wt_status time_volume(wt_engine *e, const wt_params *p, const cli_options *o, int inverse,
+                             bench_row *r)
 {
     wt_volume_spec s = {.transform = o->transform, .params = *p, .naxes = o->naxes ? o->naxes : 3};
     for (int k = 0; k < s.naxes; k++)
         s.axes[k] = o->naxes ? o->axes[k] : k;
     const size_t shape[3] = {r->depth, r->height, r->width};
     bench_volume_times t;
-    wt_status st = bench_volume_time(&s, shape, inverse, SWEEP(o)->repeat, &t);
+    wt_status st = bench_volume_time(e, &s, shape, inverse, SWEEP(o)->repeat, &t);
     r->ms = t.ms, r->ms_min = t.ms_min, r->bytes = t.bytes;
     r->copy_ms = t.copy_ms, r->copy_bytes = t.copy_bytes;
     return st;
@@ -872,7 +873,7 @@ static wt_status time_configuration(wt_engine *e, const wt_params *p, const cli_
                                     int inverse, bench_row *r)
 {
     if (o->volume)
-        return time_volume(p, o, inverse, r);
+        return time_volume(e, p, o, inverse, r);
     if (wt_transform_class_of(o->transform)->layout == WT_LAYOUT_PACKET)
         return time_packet(e, p, o, inverse, r);
     return time_one(e, p, o, inverse, r->width, r->height, r);
@@ -975,7 +976,7 @@ static int run_bench(const cli_options *given)
                                wt_transform_name(given->transform));
     sweep_defaults(&sweep, given->volume);
     wt_engine *e;
-    if (wt_engine_open(&e, o->volume ? "cpu" : o->device) != WT_OK) { /* volumes: the CPU's */
+    if (wt_engine_open(&e, o->device) != WT_OK) {
         fprintf(stderr, "wavetool: %s\n", wt_error_message());
         return EXIT_SOME_FAILED;
     }
@@ -1003,7 +1004,8 @@ const cli_command cmd_bench = {
         "bytes in the same run. GB/s counts 8 bytes per sample per level (each level\n"
         "reads and writes each sample of its input once). --device defaults to auto\n"
         "(the first GPU, else the CPU engine, said on stderr). --volume times the\n"
-        "3-D DWT of a WxHxD volume on the CPU engine (--axes: the axes transformed).\n"
+        "3-D DWT of a WxHxD volume (--axes: the axes transformed); on the GPU, data\n"
+        "on the device (the DWT by convolution: -M conv for cdf97).\n"
         "--transform packet times the full tree to -l levels (bytes: those each level\n"
         "reads and writes, 4 a sample; the CPU engine: the tree on the host, one\n"
         "engine call per split node, against a memcpy; the CUDA engine: the tree on\n"

@@ -353,10 +353,6 @@ static wt_status pages_open(int fd, uint64_t size, const char *name, const wt_lo
     uint64_t need = st == WT_OK ? (uint64_t)n->count * n->width * n->height * item : 0;
     if (st == WT_OK && (double)n->count * n->width * n->height * item >= 0x1p63)
         st = wt_error_set(WT_ERR_LIMIT, "%s: a stack too large to address", name);
-    if (st == WT_OK && n->count > UINT64_MAX / ((uint64_t)1 << 48))
-        st = wt_error_set(WT_ERR_LIMIT, "%s: a stack of %zu pages, more than the %llu a .npy "
-                          "stack may have", name, n->count,
-                          (unsigned long long)(UINT64_MAX / ((uint64_t)1 << 48)));
     if (st == WT_OK && (double)need * n->channels >= 0x1p63)
         st = wt_error_set(WT_ERR_LIMIT, "%s: a stack too large to address", name);
     need *= (uint64_t)n->channels;

@@ -99,13 +99,32 @@ typedef struct wt_vpass {
     void *sig, *lo, *hi;
 } wt_vpass;
 
+/* One whole DWT level along all three axes (an engine may fuse its passes):
+ * @p lines[k] the level's line along array axis k (0 z, 1 y, 2 x), sig of
+ * @p shape, bands[i] the level's 8 outputs in key order (bit 2 - j of i:
+ * 'd' along axes[j]; bands[0] the approximation); forward sig -> bands,
+ * inverse back. */
+typedef struct wt_vlevel {
+    const struct wt_line *lines;
+    int axes[3], inverse, channels;
+    size_t shape[3];
+    void *sig, *bands[8];
+} wt_vlevel;
+
 typedef struct wt_vpass_runner {
     wt_status (*run)(void *ctx, const wt_vpass *p);
     void *ctx;
+    /* optional: whether the runner does a whole level itself (the same
+     * answer for the same level), and that level */
+    int (*level_takes)(void *ctx, const wt_vlevel *l);
+    wt_status (*level)(void *ctx, const wt_vlevel *l);
 } wt_vpass_runner;
 
-/* Elements of the work areas wt_volume_dwt_levels needs for @p c. */
-size_t wt_volume_dwt_work(const wt_volume_spec *s, const wt_vcoeffs *c);
+/* Elements of the work areas wt_volume_dwt_levels needs for @p c with
+ * runner @p r (NULL: every level by passes; the levels @p r takes whole
+ * need no arrays between passes). */
+size_t wt_volume_dwt_work(const wt_volume_spec *s, const wt_vcoeffs *c,
+                          const wt_vpass_runner *r);
 /* The levels of @p c (at least 1) by @p r's passes, all arrays in the
  * runner's memory: @p samples ((C, z, y, x) of c's dtype) into c's bands,
  * or (@p inverse) back; @p work of wt_volume_dwt_work elements. */

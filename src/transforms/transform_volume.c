@@ -112,6 +112,7 @@ static void split_shape(const wt_volume_spec *s, const wt_line *lines, const siz
 /* The lines of a DWT level along each axis of an approximation of @p shape. */
 static void level_lines(const wt_volume_spec *s, const size_t shape[3], wt_line lines[3])
 {
+    memset(lines, 0, 3 * sizeof *lines); /* those past naxes too */
     for (int k = 0; k < s->naxes; k++)
         wt_line_init(&lines[k], &s->params, shape[s->axes[k]]);
 }
@@ -291,7 +292,32 @@ typedef struct dwt_work {
     void *tmp[2], *approx[2];
 } dwt_work;
 
-static size_t work_layout(const wt_volume_spec *s, const wt_vcoeffs *c, void *mem, dwt_work *w)
+/* The level of @p lines (in axes order) on an array of @p shape as the
+ * runner's level op sees it (@p by_axis: room for its lines). */
+static wt_vlevel level_view(const wt_volume_spec *s, const wt_vcoeffs *c, const wt_line *lines,
+                            const size_t shape[3], int inverse, wt_line by_axis[3])
+{
+    wt_vlevel l = {by_axis, {s->axes[0], s->axes[1], s->axes[2]}, inverse, c->channels,
+                   {shape[0], shape[1], shape[2]}, NULL, {NULL}};
+    for (int k = 0; k < 3; k++)
+        by_axis[s->axes[k]] = lines[k];
+    return l;
+}
+
+/* Whether runner @p r does the level of @p lines (on @p shape) whole:
+ * levels along all three axes, where it has a level op that takes it. */
+static int level_fused(const wt_volume_spec *s, const wt_vcoeffs *c, const wt_line *lines,
+                       const size_t shape[3], int inverse, const wt_vpass_runner *r)
+{
+    if (!r || !r->level_takes || s->naxes != 3)
+        return 0;
+    wt_line by_axis[3];
+    const wt_vlevel l = level_view(s, c, lines, shape, inverse, by_axis);
+    return r->level_takes(r->ctx, &l);
+}
+
+static size_t work_layout(const wt_volume_spec *s, const wt_vcoeffs *c, int inverse,
+                          const wt_vpass_runner *r, void *mem, dwt_work *w)
 {
     size_t lo[WT_MAX_LEVELS + 1][3];
     approx_shapes(s, c, lo);
@@ -306,6 +332,8 @@ static size_t work_layout(const wt_volume_spec *s, const wt_vcoeffs *c, void *me
         wt_line lines[3];
         varray shapes[MAX_SPLIT];
         level_lines(s, lo[l - 1], lines);
+        if (level_fused(s, c, lines, lo[l - 1], inverse, r))
+            continue;
         for (int k = 0; k + 1 < s->naxes; k++) {
             size_t n = split_arrays(s, lines, lo[l - 1], k, c->channels, NULL, shapes);
             tmp = n > tmp ? n : tmp;
@@ -317,9 +345,31 @@ static size_t work_layout(const wt_volume_spec *s, const wt_vcoeffs *c, void *me
     return 2 * tmp + 2 * approx;
 }
 
-size_t wt_volume_dwt_work(const wt_volume_spec *s, const wt_vcoeffs *c)
+size_t wt_volume_dwt_work(const wt_volume_spec *s, const wt_vcoeffs *c,
+                          const wt_vpass_runner *r)
 {
-    return work_layout(s, c, NULL, NULL);
+    /* both directions: a buffer serves forward and inverse alike */
+    const size_t forward = work_layout(s, c, 0, r, NULL, NULL),
+                 inverse = work_layout(s, c, 1, r, NULL, NULL);
+    return forward > inverse ? forward : inverse;
+}
+
+/* A level along all three axes by the runner's level op, when it takes it
+ * (*done). */
+static wt_status fused_level(const wt_volume_spec *s, const wt_vcoeffs *c, const varray *a,
+                             const varray *bands, int inverse, const wt_vpass_runner *r,
+                             int *done)
+{
+    wt_line lines[3], by_axis[3];
+    level_lines(s, a->shape, lines);
+    *done = level_fused(s, c, lines, a->shape, inverse, r);
+    if (!*done)
+        return WT_OK;
+    wt_vlevel l = level_view(s, c, lines, a->shape, inverse, by_axis);
+    l.sig = a->data;
+    for (int i = 0; i < MAX_SPLIT; i++)
+        l.bands[i] = bands[i].data;
+    return r->level(r->ctx, &l);
 }
 
 /* One axis pass of @p p's engine. */
@@ -339,10 +389,13 @@ static wt_status dwt_level_forward(const wt_volume_spec *s, const wt_vcoeffs *c,
                                    const varray *bands, const dwt_work *w,
                                    const wt_vpass_runner *r)
 {
+    int done;
+    wt_status st = fused_level(s, c, a, bands, 0, r, &done);
+    if (st != WT_OK || done)
+        return st;
     wt_line lines[3];
     level_lines(s, a->shape, lines);
     varray cur[MAX_SPLIT] = {*a}, next[MAX_SPLIT];
-    wt_status st = WT_OK;
     for (int k = 0; k < s->naxes && st == WT_OK; k++) {
         if (k == s->naxes - 1)
             memcpy(next, bands, sizeof(varray) * ((size_t)2 << k));
@@ -362,11 +415,14 @@ static wt_status dwt_level_inverse(const wt_volume_spec *s, const wt_vcoeffs *c,
                                    const varray *bands, const varray *out, const dwt_work *w,
                                    const wt_vpass_runner *r)
 {
+    int done;
+    wt_status st = fused_level(s, c, out, bands, 1, r, &done);
+    if (st != WT_OK || done)
+        return st;
     wt_line lines[3];
     level_lines(s, out->shape, lines);
     varray cur[MAX_SPLIT], next[MAX_SPLIT];
     memcpy(cur, bands, sizeof(varray) * ((size_t)1 << s->naxes));
-    wt_status st = WT_OK;
     for (int k = s->naxes - 1; k >= 0 && st == WT_OK; k--) {
         if (k == 0)
             next[0] = *out;
@@ -396,7 +452,7 @@ wt_status wt_volume_dwt_levels(const wt_volume_spec *s, const wt_vcoeffs *c, voi
     size_t lo[WT_MAX_LEVELS + 1][3];
     dwt_work w;
     approx_shapes(s, c, lo);
-    work_layout(s, c, work, &w);
+    work_layout(s, c, inverse, r, work, &w);
     const varray input = {samples, {c->shape[0], c->shape[1], c->shape[2]}};
     wt_status st = WT_OK;
     if (!inverse) {
@@ -445,7 +501,7 @@ static wt_status host_pass(void *ctx, const wt_vpass *p)
 static wt_status host_work(const wt_volume_spec *s, const wt_vcoeffs *c, void **mem,
                            void **samples)
 {
-    const size_t work = wt_volume_dwt_work(s, c);
+    const size_t work = wt_volume_dwt_work(s, c, NULL);
     const size_t copy = c->dtype == WT_INT32 ? volume_elems(c->shape, c->channels) : 0;
     *mem = malloc((work + copy + 1) * 4);
     *samples = *mem ? (uint32_t *)*mem + work : NULL;
@@ -470,7 +526,7 @@ static wt_status dwt_forward(const wt_volume_spec *s, const float *planes, wt_vc
         return st;
     if (integer)
         wt_convert_samples(samples, 1, planes, 0, n);
-    const wt_vpass_runner r = {host_pass, &threads};
+    const wt_vpass_runner r = {host_pass, &threads, NULL, NULL};
     st = wt_volume_dwt_levels(s, c, integer ? samples : (void *)planes, mem, 0, &r);
     free(mem);
     return st;
@@ -489,7 +545,7 @@ static wt_status dwt_inverse(const wt_volume_spec *s, const wt_vcoeffs *c, float
     wt_status st = host_work(s, c, &mem, &samples);
     if (st != WT_OK)
         return st;
-    const wt_vpass_runner r = {host_pass, &threads};
+    const wt_vpass_runner r = {host_pass, &threads, NULL, NULL};
     st = wt_volume_dwt_levels(s, c, integer ? samples : (void *)planes, mem, 1, &r);
     if (st == WT_OK && integer)
         wt_convert_samples(planes, 0, samples, 1, n);

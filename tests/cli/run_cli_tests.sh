@@ -87,6 +87,10 @@ case_ "bench defaults to --device auto (CPU without a GPU, said why)" 0 \
     "wavetool: GPU engine not used: *; measuring the CPU engine" \
     env CUDA_VISIBLE_DEVICES= "$WT" bench --size 64x48 --repeat 1 --forward
 expect "bench on the CPU reports the cpu engine" grep -q "^# cpu" "$out"
+case_ "bench --volume --device cpu: the CPU engine's volume DWT" 0 "" \
+    "$WT" bench --volume --device cpu --size 16x12x10 -w haar,db3 -l 2 --repeat 1
+expect "bench --volume: a row per wavelet and direction, WxHxD, % copy" \
+    test "$(grep -c '16x12x10 .*%$' "$out")" = 4
 case_ "decompose to .npz" 0 "" "$WT" decompose -w db2 -m periodization -l 2 gray16.png c16.npz
 case_ "decompose 16-bit mosaic is 16-bit" 0 "" "$WT" decompose -l 1 gray16.png m16.png
 expect "16-bit input, 16-bit mosaic" test "$($TOOL info m16.png | cut -d' ' -f4)" = 16

@@ -13,7 +13,8 @@
  * memory under WT_CUDA_MEM_LIMIT (check_oom()).
  *
  *   gpu_check [--seed N] [--quick] [--wavelet NAME] [--mode NAME] [--no-large]
- *             [--images-only] [--pyramids-only] [--undecimated-only] [-v]
+ *             [--images-only] [--pyramids-only] [--undecimated-only] [--volumes-only]
+ *             [-v]
  *
  * Undecimated transforms (SWT, starlet): check_undecimated(), odd, tiny and
  * large sizes, several wavelets, borders and pywt's options.
@@ -320,7 +321,8 @@ int run_case(const engines *en, const check_case *c, stats *st)
 static void usage(FILE *f)
 {
     fprintf(f, "usage: gpu_check [--seed N] [--quick] [--wavelet NAME] [--mode NAME] [--no-large] "
-               "[--images-only] [--pyramids-only] [--undecimated-only] [--packets-only] [-v]\n");
+               "[--images-only] [--pyramids-only] [--undecimated-only] [--packets-only] "
+               "[--volumes-only] [-v]\n");
 }
 
 int main(int argc, char **argv)
@@ -333,13 +335,14 @@ int main(int argc, char **argv)
         {"pyramids-only", no_argument, NULL, 'p'},
         {"undecimated-only", no_argument, NULL, 'u'},
         {"packets-only", no_argument, NULL, 'k'},
+        {"volumes-only", no_argument, NULL, 'V'},
         {"verbose", no_argument, NULL, 'v'},     {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
     stats st = {0};
     st.seed = (uint64_t)time(NULL);
     int quick = 0, large = 1, only_mode = -1, images_only = 0, pyramids_only = 0, opt;
-    int undecimated_only = 0, packets_only = 0;
+    int undecimated_only = 0, packets_only = 0, volumes_only = 0;
     wt_mode mode;
     const char *only = NULL;
     while ((opt = getopt_long(argc, argv, "v", opts, NULL)) != -1) {
@@ -359,6 +362,7 @@ int main(int argc, char **argv)
         case 'p': pyramids_only = 1; break;
         case 'u': undecimated_only = images_only = pyramids_only = 1; break;
         case 'k': packets_only = images_only = pyramids_only = 1; break;
+        case 'V': volumes_only = 1; break;
         case 'm':
             if (wt_mode_parse(optarg, &mode) != WT_OK) {
                 fprintf(stderr, "gpu_check: %s\n", wt_error_message());
@@ -395,7 +399,7 @@ int main(int argc, char **argv)
            quick ? " (quick)" : "", TOLERANCE, TOLERANCE_EXTRAPOLATING);
     fflush(stdout);
     double t0 = wt_seconds();
-    if (!images_only && !pyramids_only) {
+    if (!images_only && !pyramids_only && !volumes_only) {
         check_all_small(&en, only, only_mode, quick, &st);
         check_int_ranges(&en, only, only_mode, &st);
         if (only_mode < 0)
@@ -404,10 +408,10 @@ int main(int argc, char **argv)
             check_policies(&en, quick, &st);
     }
     double t1 = wt_seconds();
-    if (large && !quick && !images_only && !pyramids_only)
+    if (large && !quick && !images_only && !pyramids_only && !volumes_only)
         check_large(&en, only, &st);
     double t2 = wt_seconds();
-    if (only_mode < 0 && !pyramids_only) {
+    if (only_mode < 0 && !pyramids_only && !volumes_only) {
         check_images(&en, only, quick, large, &st);
         if (!only)
             check_float_images(&en, &st);
@@ -415,17 +419,22 @@ int main(int argc, char **argv)
             check_oom(&st);
     }
     double t3 = wt_seconds();
-    if (!only && only_mode < 0 && !images_only && !undecimated_only)
+    if (!only && only_mode < 0 && !images_only && !undecimated_only && !volumes_only)
         check_pyramids(&en, quick, large, &st);
     double t4 = wt_seconds();
-    if (!only && only_mode < 0 && (!images_only || undecimated_only) && !packets_only)
+    if (!only && only_mode < 0 && (!images_only || undecimated_only) && !packets_only &&
+        !volumes_only)
         check_undecimated(&en, quick, large, &st);
     double t5 = wt_seconds();
-    if (!only && only_mode < 0 && ((!images_only && !undecimated_only) || packets_only))
+    if (!only && only_mode < 0 && ((!images_only && !undecimated_only) || packets_only) &&
+        !volumes_only)
         check_packets(&en, quick, &st);
     double t6 = wt_seconds();
-    if (!only && only_mode < 0 && !images_only && !undecimated_only && !packets_only)
+    if ((!only && only_mode < 0 && !images_only && !undecimated_only && !packets_only) ||
+        volumes_only) {
         check_volumes(&en, quick, &st);
+        check_volume_oom(&st);
+    }
     double t7 = wt_seconds();
     if (st.failed >= MAX_FAILURES)
         printf("gpu_check: stopped after %d failures\n", MAX_FAILURES);

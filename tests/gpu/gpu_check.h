@@ -122,5 +122,6 @@ void check_packets(const engines *en, int quick, stats *st);
 
 /* gpu_check_volume.c: the DWT of volumes */
 void check_volumes(const engines *en, int quick, stats *st);
+void check_volume_oom(stats *st);
 
 #endif

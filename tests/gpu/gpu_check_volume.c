@@ -2,7 +2,10 @@
  * gpu_check.h). The DWT of (C, z, y, x) arrays (wt_volume_forward_on /
  * wt_volume_inverse_on), GPU against CPU on the same random volumes and
  * random bands (the inverse as an operator), along every subset of axes the
- * cases rotate through; the GPU's outputs pre-filled with the canary. */
+ * cases rotate through (all three in two orders: the fused level kernels,
+ * whose tiles the sizes cut in several places); the GPU's outputs
+ * pre-filled with the canary. A volume past WT_CUDA_MEM_LIMIT fails with
+ * WT_ERR_DEVICE_NOMEM, one line naming the need (check_volume_oom). */
 #include "gpu_check.h"
 
 typedef struct vcase {
@@ -160,7 +163,7 @@ static int run_vcase(const engines *en, const vcase *c, int inverse, stats *st)
 void check_volumes(const engines *en, int quick, stats *st)
 {
     static const size_t shapes[][3] = {{17, 33, 40}, {1, 5, 7}, {3, 1, 9}, {9, 16, 2},
-                                       {64, 64, 64}};
+                                       {64, 64, 64}, {13, 21, 75}};
     static const struct {
         const char *name;
         wt_method method;
@@ -169,7 +172,7 @@ void check_volumes(const engines *en, int quick, stats *st)
                     {"coif1", WT_METHOD_CONV}, {"cdf97", WT_METHOD_CONV}};
     static const struct {
         int n, axes[3];
-    } axes[] = {{3, {0, 1, 2}}, {1, {0}}, {2, {1, 2}}, {2, {2, 0}}};
+    } axes[] = {{3, {0, 1, 2}}, {1, {0}}, {2, {1, 2}}, {2, {2, 0}}, {3, {2, 0, 1}}};
     const int nshapes = (int)(sizeof shapes / sizeof *shapes);
     const int nwavelets = (int)(sizeof wavelets / sizeof *wavelets);
     for (int si = 0; si < nshapes; si++)
@@ -177,7 +180,7 @@ void check_volumes(const engines *en, int quick, stats *st)
             for (int m = 0; m < WT_MODE_COUNT; m++) {
                 if (quick && (m + wi) % 3 != si % 3)
                     continue;
-                const int a = (si * 7 + wi + m) % 4;
+                const int a = (si * 7 + wi + m) % 5;
                 vcase c = {wavelets[wi].name, (wt_mode)m, wavelets[wi].method,
                            {shapes[si][0], shapes[si][1], shapes[si][2]}, 1 + (si + m) % 2,
                            1 + (si + wi + m) % 3, axes[a].n, {0, 0, 0}};
@@ -188,4 +191,49 @@ void check_volumes(const engines *en, int quick, stats *st)
                     st->v_failed += r > 0;
                 }
             }
+}
+
+/* WT_CUDA_MEM_LIMIT=1M: a 64^3 volume (1 MiB of samples) fails with
+ * WT_ERR_DEVICE_NOMEM, the message naming the volume and the need; the
+ * engine still runs a small one. */
+void check_volume_oom(stats *st)
+{
+    const vcase big = {"db3", WT_MODE_SYMMETRIC, WT_METHOD_CONV, {64, 64, 64}, 1, 2, 3,
+                       {0, 1, 2}};
+    const vcase small = {"db3", WT_MODE_SYMMETRIC, WT_METHOD_CONV, {4, 5, 6}, 1, 1, 3,
+                         {0, 1, 2}};
+    wt_env_knobs *knobs = wt_env_override();
+    const char *was = knobs->cuda_mem_limit;
+    knobs->cuda_mem_limit = "1M";
+    engines en = {NULL, NULL};
+    wt_status s = wt_engine_open(&en.gpu, "cuda");
+    knobs->cuda_mem_limit = was;
+    if (s == WT_OK)
+        s = wt_engine_open(&en.cpu, "cpu");
+    int fail = s != WT_OK;
+    if (s == WT_OK) {
+        const wt_volume_spec sb = spec_of(&big), ss = spec_of(&small);
+        size_t n;
+        float *ref = NULL, *got = NULL;
+        double in_big;
+        s = run_engines(&en, &sb, &big, 0, &n, &ref, &got, &in_big);
+        fail |= s != WT_ERR_DEVICE_NOMEM || !strstr(wt_error_message(), "64x64x64") ||
+                !strstr(wt_error_message(), "does not fit the GPU");
+        printf("gpu_check: volume oom: WT_CUDA_MEM_LIMIT=1M, 64x64x64: status %d: %s\n", (int)s,
+               wt_error_message());
+        free(ref);
+        free(got);
+        ref = got = NULL;
+        fail |= run_engines(&en, &ss, &small, 0, &n, &ref, &got, &in_big) != WT_OK;
+        free(ref);
+        free(got);
+    }
+    if (en.gpu)
+        wt_engine_close(en.gpu);
+    if (en.cpu)
+        wt_engine_close(en.cpu);
+    st->v_cases++;
+    st->v_failed += fail;
+    if (fail)
+        printf("FAIL volume oom: %s\n", wt_error_message());
 }

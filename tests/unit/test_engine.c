@@ -16,6 +16,7 @@
 #include "dwt_line.h"
 #include "wavetool_hooks.h"
 #include "wavetool.h"
+#include "wavetool_hooks.h" /* wt_auto_prefers_gpu */
 
 #define TOL 1e-5
 
@@ -802,6 +803,23 @@ static void test_image_paths(void **state)
     wt_engine_close(e);
 }
 
+/* --device auto's model: a volume pays the GPU's copies from pageable
+ * memory and the CPU engine's third pass, so 4 x 10^8 db3 samples go to the
+ * GPU as images and stay on the CPU as a volume; 2 x 10^9 go to the GPU. */
+static void test_auto_device_volumes(void **state)
+{
+    (void)state;
+    wt_auto_job image = {400000000u, 1, 6, 16, 0}, volume = image, big = image;
+    volume.volume = 1;
+    big.volume = 1;
+    big.samples = 2000000000u;
+    assert_true(wt_auto_prefers_gpu(&image, NULL, 0));
+    assert_false(wt_auto_prefers_gpu(&volume, NULL, 0));
+    assert_true(wt_auto_prefers_gpu(&big, NULL, 0));
+    assert_true(wt_auto_gpu_seconds(&volume) > wt_auto_gpu_seconds(&image));
+    assert_true(wt_auto_cpu_seconds(&volume) > wt_auto_cpu_seconds(&image));
+}
+
 int main(int argc, char **argv)
 {
     vectors_path = argc > 1 ? argv[1] : "tests/ref/vectors.txt";
@@ -821,6 +839,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_names_and_errors),
         cmocka_unit_test(test_mismatched_pyramid),
         cmocka_unit_test(test_image_paths),
+        cmocka_unit_test(test_auto_device_volumes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
