@@ -743,7 +743,7 @@ static int run_undecimated(wt_engine *e, const cli_options *o)
                                wavelets ? p.wavelet->filter_len : c->kernel_taps,
                                SWEEP(o)->sizes[si][0],
                                SWEEP(o)->sizes[si][1], SWEEP(o)->batch, p.levels, 0, 0, 0, 0, 0,
-                               0};
+                               0, NULL};
                 failed |= print_row_or_error(o, e, &r,
                                              time_one_u(e, &p, o, inv, r.width, r.height, &r));
             }
@@ -912,7 +912,7 @@ static int run_all(wt_engine *e, const cli_options *o)
                         bench_row r = {p.wavelet->name, wt_mode_name(p.mode),
                                        wt_method_name(p.method), inv ? "inverse" : "forward",
                                        p.wavelet->filter_len, SWEEP(o)->sizes[si][0], SWEEP(o)->sizes[si][1], SWEEP(o)->batch, p.levels,
-                                       0, 0, 0, 0, 0, o->volume ? SWEEP(o)->sizes[si][2] : 0};
+                                       0, 0, 0, 0, 0, o->volume ? SWEEP(o)->sizes[si][2] : 0, NULL};
                         failed |= print_row_or_error(o, e, &r,
                                                      time_configuration(e, &p, o, inv, &r));
                     }
