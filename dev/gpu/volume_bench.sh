@@ -9,12 +9,12 @@ R=${1:-20}
 W=build-gpu/cli/wavetool
 nvidia-smi --query-gpu=name --format=csv,noheader
 for n in 256 512; do
-    $W bench --volume --device cuda --size ${n}x${n}x${n} -l 3 -w haar,db3,cdf97 -M conv --repeat "$R"
+    $W bench --volume --device cuda --size ${n}x${n}x${n} -l 3 -w haar,db3,cdf97 --method conv --repeat "$R"
 done
 echo "== WT_CUDA_VOLUME_PASSES=1"
 WT_CUDA_VOLUME_PASSES=1 $W bench --volume --device cuda --size 512x512x512 -l 3 \
-    -w haar,db3,cdf97 -M conv --repeat "$R" | tail -6
+    -w haar,db3,cdf97 --method conv --repeat "$R" | tail -6
 echo "== 1024^3"
-$W bench --volume --device cuda --size 1024x1024x1024 -l 3 -w db3 -M conv --repeat 5 | tail -2
+$W bench --volume --device cuda --size 1024x1024x1024 -l 3 -w db3 --method conv --repeat 5 | tail -2
 echo "== the CPU engine"
 $W bench --volume --device cpu --size 256x256x256 -l 3 -w haar,db3 --repeat 3 | tail -4
