@@ -4,6 +4,8 @@
  * against a device-to-device copy; wt_cuda_vbench). See bench_volume.h. */
 #include "bench_volume.h"
 
+#include "bench_copy.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -38,13 +40,8 @@ static void time_copy(size_t bytes, int repeat, double *t, bench_volume_times *r
         return;
     }
     memset(a, 1, bytes + 1);
-    for (int k = -1; k < repeat; k++) {
-        double t0 = wt_seconds();
-        memcpy(b, a, bytes);
-        if (k >= 0)
-            t[k] = (wt_seconds() - t0) * 1e3;
-    }
-    r->copy_ms = median(t, repeat);
+    memset(b, 0, bytes + 1); /* its pages faulted in before the timing */
+    r->copy_ms = bench_copy_ms(b, a, bytes, repeat, t);
     r->copy_bytes = (double)bytes;
     free(a);
     free(b);

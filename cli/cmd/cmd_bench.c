@@ -5,7 +5,8 @@
  *
  * CUDA engine: data stay on the device; cudaEvents around each call, 3
  * warm-ups, the median of --repeat runs (wt_cuda_bench). CPU engine: wall
- * clock around wt_forward/wt_inverse on host buffers, memcpy as the copy. */
+ * clock around wt_forward/wt_inverse on host buffers, memcpy on the engine's
+ * threads as the copy (bench_copy.c). */
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +14,7 @@
 #include <sys/mman.h>
 #include <time.h>
 
+#include "bench_copy.h"
 #include "bench_volume.h"
 #include "commands.h"
 #include "options.h"
@@ -227,7 +229,8 @@ static void print_header(const cli_options *o, const wt_engine *e)
         printf("# %s; median of %d runs; GB/s = bytes each level reads and writes / time (4 "
                "bytes x samples of its nodes and of their children; the tree on the host, one "
                "engine call per split node);\n"
-               "# copy = memcpy of the same bytes (read + write) in the same run\n",
+               "# copy = memcpy of the same bytes (read + write) on the engine's threads in "
+               "the same run\n",
                wt_engine_name(e), SWEEP(o)->repeat);
     else if (layout == WT_LAYOUT_PACKET)
         printf("# %s; median of %d runs; GB/s = bytes each level reads and writes / time (4 "
@@ -238,12 +241,14 @@ static void print_header(const cli_options *o, const wt_engine *e)
     else if (layout == WT_LAYOUT_STACK)
         printf("# %s; median of %d runs; GB/s = bytes read and written / time (4 bytes x "
                "samples x planes: swt 5 a level, starlet 3 a scale, its inverse L + 2);\n"
-               "# copy = device copy of the same bytes (read + write) in the same run\n",
-               wt_engine_name(e), SWEEP(o)->repeat);
+               "# copy = %s of the same bytes (read + write) in the same run\n",
+               wt_engine_name(e), SWEEP(o)->repeat,
+               wt_engine_is_cpu(e) ? "memcpy on the engine's threads" : "device copy");
     else
         printf("# %s; median of %d runs; GB/s = 8 bytes x samples x levels / time;\n"
-               "# copy = memcpy of the same bytes (read + write) in the same run\n",
-               wt_engine_name(e), SWEEP(o)->repeat);
+               "# copy = %s of the same bytes (read + write) in the same run\n",
+               wt_engine_name(e), SWEEP(o)->repeat,
+               wt_engine_is_cpu(e) ? "memcpy on the engine's threads" : "device copy");
     printf("%-10s %-14s %-8s %-8s %11s %5s %2s %9s %9s %9s %7s\n", "wavelet", "mode", "method",
            "dir", "size", "batch", "L", "ms", "GB/s", "copy GB/s", "% copy");
 }
@@ -324,19 +329,14 @@ static double median_of(double *t, int n)
     return wt_median(t, (size_t)n);
 }
 
-/* The copy figures of @p r: median wall clock of @p repeat memcpy of @p copy
- * bytes from @p a to @p b (room for copy + 1) after a warm-up; @p t: room for
- * @p repeat times. */
+/* The copy figures of @p r: median wall clock of @p repeat copies of @p copy
+ * bytes from @p a to @p b (room for copy + 1) on the engine's threads
+ * (bench_copy_ms); @p t: room for @p repeat times. */
 static void time_copy(char *a, char *b, size_t copy, int repeat, double *t, bench_row *r)
 {
     memset(a, 1, copy + 1);
-    for (int k = -1; k < repeat; k++) {
-        double t0 = now_ms();
-        memcpy(b, a, copy);
-        if (k >= 0)
-            t[k] = now_ms() - t0;
-    }
-    r->copy_ms = median_of(t, repeat);
+    memset(b, 0, copy + 1); /* its pages faulted in before the timing */
+    r->copy_ms = bench_copy_ms(b, a, copy, repeat, t);
     r->copy_bytes = (double)copy;
 }
 
