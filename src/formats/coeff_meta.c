@@ -508,19 +508,39 @@ wt_status coeff_meta_read_image(const zip_reader *r, const zip_directory *d,
     return st;
 }
 
+wt_status coeff_file_open(coeff_file *f, const char *path, uint64_t max_pixels,
+                          wt_npz_meta *meta)
+{
+    memset(f, 0, sizeof *f);
+    f->r.fd = -1;
+    f->d = malloc(sizeof *f->d);
+    if (!f->d)
+        return wt_error_set(WT_ERR_NOMEM, "%s: out of memory", path);
+    wt_status st = zip_reader_open(&f->r, path, max_pixels);
+    if (st == WT_OK)
+        st = zip_read_directory(&f->r, f->d);
+    if (st == WT_OK)
+        f->r.content = f->d->content;
+    if (st == WT_OK && meta)
+        st = coeff_meta_read(&f->r, f->d, meta);
+    return st;
+}
+
+void coeff_file_close(coeff_file *f)
+{
+    zip_reader_close(&f->r); /* also after a failed open: it may hold the file */
+    free(f->d);
+    f->d = NULL;
+}
+
 int coeff_meta_peek(const char *path, wt_npz_meta *meta)
 {
     struct stat sb;
     if (strcmp(path, "-") == 0 || stat(path, &sb) != 0 || !S_ISREG(sb.st_mode))
         return 0;
-    zip_reader r;
-    zip_directory *d = malloc(sizeof *d);
-    int opened = d && zip_reader_open(&r, path, 0) == WT_OK;
-    int read = opened && zip_read_directory(&r, d) == WT_OK &&
-               coeff_meta_read(&r, d, meta) == WT_OK;
-    if (opened)
-        zip_reader_close(&r);
-    free(d);
+    coeff_file f;
+    int read = coeff_file_open(&f, path, 0, meta) == WT_OK;
+    coeff_file_close(&f);
     wt_error_clear();
     return read;
 }

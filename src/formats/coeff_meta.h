@@ -22,4 +22,17 @@ wt_status coeff_meta_read_image(const zip_reader *r, const zip_directory *d,
  * @p meta; 0 otherwise, no error message left (what a probe needs). */
 int coeff_meta_peek(const char *path, wt_npz_meta *meta);
 
+/* A coefficient file being read: the zip reader and its directory. */
+typedef struct coeff_file {
+    zip_reader r;
+    zip_directory *d;
+} coeff_file;
+
+/* @p path opened (a stream bounded by @p max_pixels, 0: the default), its
+ * directory read and, unless @p meta is NULL, its member "meta" into
+ * @p meta. Whatever it returns, coeff_file_close(@p f) releases it. */
+wt_status coeff_file_open(coeff_file *f, const char *path, uint64_t max_pixels,
+                          wt_npz_meta *meta);
+void coeff_file_close(coeff_file *f);
+
 #endif

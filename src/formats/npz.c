@@ -221,58 +221,48 @@ static wt_status read_image_meta(const zip_reader *r, const zip_directory *d, wt
 static wt_status load_file(const char *path, const wt_load_options *opt, wt_pyramid *pyr,
                            float **stack, wt_uparams *up, wt_npz_meta *meta)
 {
-    zip_reader r;
+    coeff_file f;
     uint64_t max_pixels = opt && opt->max_pixels ? opt->max_pixels : WT_DEFAULT_MAX_PIXELS;
     memset(pyr, 0, sizeof *pyr);
     if (stack)
         *stack = NULL;
-    zip_directory *d = malloc(sizeof *d);
-    wt_status st = d ? zip_reader_open(&r, path, max_pixels)
-                     : wt_error_set(WT_ERR_NOMEM, "out of memory");
+    wt_status st = coeff_file_open(&f, path, max_pixels, meta);
     if (st == WT_OK)
-        st = zip_read_directory(&r, d);
-    if (st == WT_OK)
-        r.content = d->content;
-    if (st == WT_OK)
-        st = coeff_meta_read(&r, d, meta);
-    if (st == WT_OK)
-        st = wt_check_dimensions(r.name, "coefficient file's", meta->width, meta->height,
+        st = wt_check_dimensions(f.r.name, "coefficient file's", meta->width, meta->height,
                                  max_pixels);
     if (st == WT_OK && meta->depth)
         st = wt_error_set(WT_ERR_UNSUPPORTED,
                           "%s: the coefficients of a volume of %u pages: read with --volume",
-                          r.name, meta->depth);
+                          f.r.name, meta->depth);
     if (st == WT_OK && meta->pages)
         st = wt_error_set(WT_ERR_UNSUPPORTED,
                           "%s: coefficients of a stack of %llu pages: read page by page, "
                           "from a file (not a pipe)",
-                          r.name, (unsigned long long)meta->pages);
+                          f.r.name, (unsigned long long)meta->pages);
     int undecimated =
         st == WT_OK && wt_transform_class_of(meta->transform)->layout == WT_LAYOUT_STACK;
     if (st == WT_OK && wt_transform_class_of(meta->transform)->layout == WT_LAYOUT_PACKET)
         st = wt_error_set(WT_ERR_UNSUPPORTED,
                           "%s: holds wavelet packets, which are read from a file (not a pipe)",
-                          r.name);
+                          f.r.name);
     else if (undecimated && !stack)
         st = wt_error_set(WT_ERR_UNSUPPORTED, "%s: holds an undecimated (%s) transform",
-                          r.name, wt_transform_name(meta->transform));
+                          f.r.name, wt_transform_name(meta->transform));
     else if (undecimated) {
-        st = uparams_from_meta(&r, meta, up);
+        st = uparams_from_meta(&f.r, meta, up);
         if (st == WT_OK)
-            st = read_stack(&r, d, up, meta, stack);
+            st = read_stack(&f.r, f.d, up, meta, stack);
     } else {
         if (st == WT_OK)
-            st = plan_from_meta(&r, meta, pyr);
+            st = plan_from_meta(&f.r, meta, pyr);
         if (st == WT_OK)
-            st = read_bands(&r, d, pyr);
+            st = read_bands(&f.r, f.d, pyr);
         if (st != WT_OK)
             wt_pyramid_free(pyr);
     }
     if (st == WT_OK && opt && opt->coeff_image_meta)
-        st = read_image_meta(&r, d, pyr, stack, meta);
-    if (d)
-        zip_reader_close(&r);
-    free(d);
+        st = read_image_meta(&f.r, f.d, pyr, stack, meta);
+    coeff_file_close(&f);
     return st;
 }
 

@@ -228,22 +228,13 @@ wt_status wt_npz_load_packets(const char *path, const wt_load_options *opt, wt_p
                               unsigned char **basis, wt_npz_meta *meta)
 {
     uint64_t max_pixels = opt && opt->max_pixels ? opt->max_pixels : WT_DEFAULT_MAX_PIXELS;
-    zip_reader r;
-    zip_directory *d = malloc(sizeof *d);
+    coeff_file f;
     memset(t, 0, sizeof *t);
     *basis = NULL;
-    wt_status st = d ? zip_reader_open(&r, path, max_pixels)
-                     : wt_error_set(WT_ERR_NOMEM, "out of memory");
-    int opened = st == WT_OK;
+    wt_status st = coeff_file_open(&f, path, max_pixels, NULL);
     if (st == WT_OK)
-        st = zip_read_directory(&r, d);
-    if (st == WT_OK) {
-        r.content = d->content;
-        st = read_packets(&r, d, max_pixels, t, basis, meta);
-    }
-    if (opened)
-        zip_reader_close(&r);
-    free(d);
+        st = read_packets(&f.r, f.d, max_pixels, t, basis, meta);
+    coeff_file_close(&f);
     if (st != WT_OK) {
         wt_packet_free(t);
         free(*basis);

@@ -107,31 +107,21 @@ wt_status wt_npz_load_volume(const char *path, const wt_load_options *opt, wt_vo
 {
     uint64_t max_pixels = opt && opt->max_pixels ? opt->max_pixels : WT_DEFAULT_MAX_PIXELS;
     memset(c, 0, sizeof *c);
-    zip_reader r;
-    zip_directory *d = malloc(sizeof *d);
-    wt_status st = d ? zip_reader_open(&r, path, max_pixels)
-                     : wt_error_set(WT_ERR_NOMEM, "out of memory");
+    coeff_file f;
+    wt_status st = coeff_file_open(&f, path, max_pixels, meta);
     if (st == WT_OK)
-        st = zip_read_directory(&r, d);
-    if (st == WT_OK)
-        r.content = d->content;
-    if (st == WT_OK)
-        st = coeff_meta_read(&r, d, meta);
-    if (st == WT_OK)
-        st = spec_from_meta(&r, meta, s);
+        st = spec_from_meta(&f.r, meta, s);
     if (st == WT_OK && (double)meta->width * meta->height * meta->depth > (double)max_pixels)
         st = wt_error_set(WT_ERR_LIMIT, "%s: a volume of %ux%ux%u voxels, more than the %llu "
-                          "allowed (--max-pixels)", r.name, meta->width, meta->height,
+                          "allowed (--max-pixels)", f.r.name, meta->width, meta->height,
                           meta->depth, (unsigned long long)max_pixels);
     if (st == WT_OK)
-        st = plan_volume(&r, meta, s, c);
+        st = plan_volume(&f.r, meta, s, c);
     if (st == WT_OK)
-        st = read_volume_bands(&r, d, c);
+        st = read_volume_bands(&f.r, f.d, c);
     if (st != WT_OK)
         wt_vcoeffs_free(c);
-    if (d)
-        zip_reader_close(&r);
-    free(d);
+    coeff_file_close(&f);
     return st;
 }
 
