@@ -11,23 +11,30 @@
  * dwt_line.c's, so a row pass equals the reference bit for bit
  * (test_kernels_equal_reference). */
 
-typedef int lane_index __attribute__((vector_size(VW * sizeof(int))));
-
 /* Shuffles of two vectors a, b (lanes 0..VW-1 and VW..2VW-1): the even and
  * odd samples of a then b; e0 o0 e1 o1 ... of two vectors e, o, and the
  * second half of it. */
 #if VW == 8
-#define EVEN_LANES {0, 2, 4, 6, 8, 10, 12, 14}
-#define ODD_LANES {1, 3, 5, 7, 9, 11, 13, 15}
-#define LOW_INTERLEAVE {0, 8, 1, 9, 2, 10, 3, 11}
-#define HIGH_INTERLEAVE {4, 12, 5, 13, 6, 14, 7, 15}
+#define EVEN_LANES 0, 2, 4, 6, 8, 10, 12, 14
+#define ODD_LANES 1, 3, 5, 7, 9, 11, 13, 15
+#define LOW_INTERLEAVE 0, 8, 1, 9, 2, 10, 3, 11
+#define HIGH_INTERLEAVE 4, 12, 5, 13, 6, 14, 7, 15
 #elif VW == 16
-#define EVEN_LANES {0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30}
-#define ODD_LANES {1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31}
-#define LOW_INTERLEAVE {0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23}
-#define HIGH_INTERLEAVE {8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31}
+#define EVEN_LANES 0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30
+#define ODD_LANES 1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31
+#define LOW_INTERLEAVE 0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23
+#define HIGH_INTERLEAVE 8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31
 #else
 #error "dwt_rows.c: vectors of 8 or 16 floats"
+#endif
+
+/* Lanes of a and b picked by constant indices: clang and GCC 12 spell it
+ * __builtin_shufflevector; older GCC only has __builtin_shuffle. */
+#if defined(__clang__) || __GNUC__ >= 12
+#define SHUFFLE2(a, b, ...) __builtin_shufflevector(a, b, __VA_ARGS__)
+#else
+typedef int lane_index __attribute__((vector_size(VW * sizeof(int))));
+#define SHUFFLE2(a, b, ...) __builtin_shuffle(a, b, (lane_index){__VA_ARGS__})
 #endif
 
 /* ---- forward ------------------------------------------------------------- */
@@ -50,13 +57,12 @@ static real *split_at(const split_row *r, long p)
  * is p's): whole vector pairs split by shuffles, the rest one by one. */
 static void split_signal(const float *x, long n, const split_row *r)
 {
-    const lane_index evens = EVEN_LANES, odds = ODD_LANES;
     long p = 0;
     real *ev = split_at(r, 0), *od = split_at(r, 1);
     for (; p + 2 * VW <= n; p += 2 * VW) {
         lanes a = LOAD(x + p), b = LOAD(x + p + VW);
-        AT(ev + p / 2) = __builtin_shuffle(a, b, evens);
-        AT(od + p / 2) = __builtin_shuffle(a, b, odds);
+        AT(ev + p / 2) = SHUFFLE2(a, b, EVEN_LANES);
+        AT(od + p / 2) = SHUFFLE2(a, b, ODD_LANES);
     }
     for (; p < n; p++)
         *split_at(r, p) = x[p];
@@ -137,15 +143,14 @@ static void pad_coeffs(const float *band, long nc, int periodic, long c0, long c
         PARITY_SUMS(even, VECS, 0);                                                           \
         PARITY_SUMS(odd, VECS, 1);                                                            \
         for (int v = 0; v < (VECS); v++) {                                                    \
-            AT(out + 2 * (m + v * VW)) = __builtin_shuffle(even[v], odd[v], first_half);      \
-            AT(out + 2 * (m + v * VW) + VW) = __builtin_shuffle(even[v], odd[v], second_half); \
+            AT(out + 2 * (m + v * VW)) = SHUFFLE2(even[v], odd[v], LOW_INTERLEAVE);           \
+            AT(out + 2 * (m + v * VW) + VW) = SHUFFLE2(even[v], odd[v], HIGH_INTERLEAVE);     \
         }                                                                                     \
     } while (0)
 
 static void rows_inverse_one(const wt_line *line, const taps *tl, const taps *th,
                              const float *lo, const float *hi, float *out, real *scratch)
 {
-    const lane_index first_half = LOW_INTERLEAVE, second_half = HIGH_INTERLEAVE;
     long F = tl->len, n = (long)line->n, nc = (long)line->nlo;
     long off = wt_inverse_offset(line->wavelet, line->mode);
     int per = is_periodization(line);
