@@ -340,6 +340,44 @@ static void time_copy(char *a, char *b, size_t copy, int repeat, double *t, benc
     r->copy_bytes = (double)copy;
 }
 
+/* One run of a host benchmark in one direction (@p inverse = 1: inverse). */
+typedef wt_status (*bench_once)(const void *ctx, int inverse);
+
+/* The wall-clock median and fastest of @p repeat runs of @p run (after a
+ * warm-up) into @p r, then the copy of @p copy bytes from @p a to @p b
+ * (time_copy); @p t: room for @p repeat times. */
+static wt_status time_host_runs(bench_once run, const void *ctx, int inverse, int repeat,
+                                double *t, char *a, char *b, size_t copy, bench_row *r)
+{
+    wt_status st = WT_OK;
+    for (int k = -1; st == WT_OK && k < repeat; k++) {
+        double t0 = now_ms();
+        st = run(ctx, inverse);
+        if (k >= 0)
+            t[k] = now_ms() - t0;
+    }
+    if (st == WT_OK) {
+        r->ms = median_of(t, repeat);
+        r->ms_min = t[0]; /* sorted by the median */
+        time_copy(a, b, copy, repeat, t, r);
+    }
+    return st;
+}
+
+/* The CPU engine's DWT of a host image, either direction. */
+typedef struct dwt_run {
+    wt_engine *e;
+    const wt_params *p;
+    float *x;
+    wt_pyramid *pyr;
+} dwt_run;
+
+static wt_status dwt_once(const void *ctx, int inverse)
+{
+    const dwt_run *k = ctx;
+    return inverse ? wt_inverse(k->e, k->p, k->pyr, k->x) : wt_forward(k->e, k->p, k->x, k->pyr);
+}
+
 /* Wall-clock median of the CPU engine, and a memcpy of the same bytes. */
 static wt_status time_cpu(wt_engine *e, const wt_params *p, const cli_options *o, int inverse,
                           wt_pyramid *pyr, bench_row *r)
@@ -354,17 +392,9 @@ static wt_status time_cpu(wt_engine *e, const wt_params *p, const cli_options *o
         x[i] = (float)((i * 2654435761u) >> 24);
     if (st == WT_OK)
         st = wt_forward(e, p, x, pyr);
-    for (int k = -1; st == WT_OK && k < SWEEP(o)->repeat; k++) {
-        double t0 = now_ms();
-        st = inverse ? wt_inverse(e, p, pyr, x) : wt_forward(e, p, x, pyr);
-        if (k >= 0)
-            t[k] = now_ms() - t0;
-    }
-    if (st == WT_OK) {
-        r->ms = median_of(t, SWEEP(o)->repeat);
-        r->ms_min = t[0];
-        time_copy(a, b, copy, SWEEP(o)->repeat, t, r);
-    }
+    const dwt_run k = {e, p, x, pyr};
+    if (st == WT_OK)
+        st = time_host_runs(dwt_once, &k, inverse, SWEEP(o)->repeat, t, a, b, copy, r);
     free(x);
     free(a);
     free(b);
@@ -667,6 +697,22 @@ static double undecimated_bytes(const wt_uparams *p, double plane, int inverse)
     return wt_transform_class_of(p->transform)->bench_bytes(p, plane, inverse);
 }
 
+/* The CPU engine's undecimated transform of host images, either direction. */
+typedef struct udwt_run {
+    wt_engine *e;
+    const wt_uparams *p;
+    float *x, *stack;
+    size_t height, width;
+    int images;
+} udwt_run;
+
+static wt_status udwt_once(const void *ctx, int inverse)
+{
+    const udwt_run *k = ctx;
+    return inverse ? wt_uinverse(k->e, k->p, k->stack, k->height, k->width, k->images, k->x)
+                   : wt_uforward(k->e, k->p, k->x, k->height, k->width, k->images, k->stack);
+}
+
 /* CPU engine: wall clock around wt_uforward/wt_uinverse, memcpy as the copy. */
 static wt_status time_cpu_u(wt_engine *e, const wt_uparams *p, const cli_options *o, int inverse,
                             size_t width, size_t height, bench_row *r)
@@ -682,18 +728,9 @@ static wt_status time_cpu_u(wt_engine *e, const wt_uparams *p, const cli_options
         x[i] = (float)((i * 2654435761u) >> 24);
     if (st == WT_OK)
         st = wt_uforward(e, p, x, height, width, images, stack);
-    for (int k = -1; st == WT_OK && k < repeat; k++) {
-        double t0 = now_ms();
-        st = inverse ? wt_uinverse(e, p, stack, height, width, images, x)
-                     : wt_uforward(e, p, x, height, width, images, stack);
-        if (k >= 0)
-            t[k] = now_ms() - t0;
-    }
-    if (st == WT_OK) {
-        r->ms = median_of(t, repeat);
-        r->ms_min = t[0];
-        time_copy(a, b, copy, repeat, t, r);
-    }
+    const udwt_run k = {e, p, x, stack, height, width, images};
+    if (st == WT_OK)
+        st = time_host_runs(udwt_once, &k, inverse, repeat, t, a, b, copy, r);
     free(x);
     free(stack);
     free(a);
@@ -785,8 +822,9 @@ typedef struct packet_run {
     float *x;
 } packet_run;
 
-static wt_status packet_once(const packet_run *k, int inverse)
+static wt_status packet_once(const void *ctx, int inverse)
 {
+    const packet_run *k = ctx;
     return inverse ? wt_packet_inverse(k->e, k->t, k->basis, k->x)
                    : wt_packet_forward(k->e, k->t, k->x);
 }
@@ -803,17 +841,8 @@ static wt_status time_packet_runs(const packet_run *k, int inverse, int repeat, 
         k->x[i] = (float)((i * 2654435761u) >> 24);
     if (st == WT_OK)
         st = packet_once(k, 0);
-    for (int i = -1; st == WT_OK && i < repeat; i++) {
-        double t0 = now_ms();
-        st = packet_once(k, inverse);
-        if (i >= 0)
-            t[i] = now_ms() - t0;
-    }
-    if (st == WT_OK) {
-        r->ms = median_of(t, repeat);
-        r->ms_min = t[0];
-        time_copy(a, b, copy, repeat, t, r);
-    }
+    if (st == WT_OK)
+        st = time_host_runs(packet_once, k, inverse, repeat, t, a, b, copy, r);
     free(a);
     free(b);
     return st;
