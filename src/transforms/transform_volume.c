@@ -768,8 +768,7 @@ static wt_status starlet_inverse(const wt_vcoeffs *c, float *planes)
 int wt_volume_engine_takes(const wt_volume_spec *s, int levels)
 {
     wt_params p = s->params;
-    return is_dwt(s) && levels >= 1 && p.wavelet && wt_params_resolve(&p) == WT_OK &&
-           p.method == WT_METHOD_CONV && !p.wavelet->integer;
+    return is_dwt(s) && levels >= 1 && p.wavelet && wt_params_resolve(&p) == WT_OK;
 }
 
 int wt_volume_on_engine(const wt_engine *e, const wt_volume_spec *s)
