@@ -809,9 +809,9 @@ wt_status cu_vbench(cu_engine *ce, const wt_volume_spec *s, const size_t shape[3
 {
     wt_vcoeffs c;
     WT_TRY(wt_volume_plan(s, shape, 1, &c));
-    if (!wt_volume_engine_takes(s, c.levels))
-        return wt_error_set(WT_ERR_UNSUPPORTED, "the GPU runs a volume's DWT "
-                                                "with at least one level");
+    if (s->transform != WT_TRANSFORM_DWT || !wt_volume_engine_takes(s, c.levels))
+        return wt_error_set(WT_ERR_UNSUPPORTED, "device-resident timing of a volume's DWT "
+                                                "with at least one level only");
     CU_CHECK(cudaSetDevice(ce->device));
     vdevice d;
     WT_TRY(vdevice_alloc(ce, s, &c, &d));

@@ -1,15 +1,17 @@
-/* The CUDA engine's volumes (the engine's vforward/vinverse): every level
- * on the device at once where the volume fits (cu_volume.cu's
- * cu_vresident), else its first levels streamed through the device.
+/* The CUDA engine's volumes (the engine's vforward/vinverse): every DWT
+ * level on the device at once where the volume fits (cu_volume.cu's
+ * cu_vresident), else its first levels streamed through the device; the
+ * SWT and the starlet: cu_volume_undec.cu.
  *
  * Streaming: the levels run wt_volume_dwt_levels on host arrays with this
  * file's axis pass, which moves the arrays through the device in slabs: a
  * range along an axis other than the pass's (the outermost such, so a
  * slab's rows are long), whole lines along the pass's axis, so each slab is
- * independent. A slab goes up through a page-locked buffer, cu_vpass_run
- * transforms it on the device, its outputs come down through the same
- * buffer; two slots take turns, so the host's copies into and out of one
- * slot overlap the device's work on the other. The levels after the
+ * independent. A slab goes up through a page-locked buffer (packed on the
+ * engine's copy threads), cu_vpass_run transforms it on the device, its
+ * outputs come down through the same buffer; two slots take turns, so the
+ * host's copies into and out of one slot overlap the device's work on the
+ * other. The levels after the
  * streamed ones, on an approximation 1/2^axes of the size, run resident
  * once it fits. The decision uses the engine's memory query
  * (cu_device_free_bytes: the device's free memory, capped by
@@ -77,10 +79,31 @@ static size_t slab_bytes(const vpiece *a, int channels, int axis, size_t count)
     return volume_elems(a->shape, channels) / a->shape[axis] * count * sizeof(float);
 }
 
+/* A strided copy: @p rows rows of @p row bytes, @p pitch apart in the host
+ * array, one after another in the dense buffer. */
+typedef struct vrows {
+    char *host, *dense;
+    size_t row, pitch;
+    int to_dense;
+} vrows;
+
+/* Bytes [begin, end) of the dense side of @p ctx's rows. */
+static void rows_copy(void *ctx, size_t begin, size_t end)
+{
+    const vrows *c = (const vrows *)ctx;
+    while (begin < end) {
+        const size_t r = begin / c->row, off = begin % c->row;
+        const size_t len = c->row - off < end - begin ? c->row - off : end - begin;
+        char *h = c->host + r * c->pitch + off, *d = c->dense + begin;
+        memcpy(c->to_dense ? d : h, c->to_dense ? h : d, len);
+        begin += len;
+    }
+}
+
 /* Planes [first, first + count) of @p a across @p axis into the dense
- * @p dense (@p to_dense), or back. */
+ * @p dense (@p to_dense), or back, on @p threads host threads. */
 static void slab_copy(const vpiece *a, int channels, int axis, size_t first, size_t count,
-                      char *dense, int to_dense)
+                      char *dense, int to_dense, int threads)
 {
     size_t rows = (size_t)channels, inner = sizeof(float);
     for (int k = 0; k < 3; k++)
@@ -88,13 +111,11 @@ static void slab_copy(const vpiece *a, int channels, int axis, size_t first, siz
             rows *= a->shape[k];
         else if (k > axis)
             inner *= a->shape[k];
-    const size_t row = count * inner, pitch = a->shape[axis] * inner;
-    char *host = (char *)a->host + first * inner;
-    for (size_t r = 0; r < rows; r++)
-        if (to_dense)
-            memcpy(dense + r * row, host + r * pitch, row);
-        else
-            memcpy(host + r * pitch, dense + r * row, row);
+    vrows c = {(char *)a->host + first * inner, dense, count * inner, a->shape[axis] * inner,
+               to_dense};
+    const size_t bytes = rows * c.row;
+    if (bytes)
+        wt_parallel_for(bytes < CU_CHUNK ? 1 : threads, bytes, rows_copy, &c);
 }
 
 /* The axis the pass's slabs cut and their thickness: the outermost axis
@@ -130,7 +151,8 @@ static wt_status slot_finish(vstream *v, vslot *sl, const wt_vpass *p, const vpi
     for (int i = 0; i < 3; i++) {
         const int output = p->inverse ? i == 0 : i > 0;
         if (output)
-            slab_copy(&pc[i], p->channels, axis, sl->first, sl->count, sl->pinned + at, 0);
+            slab_copy(&pc[i], p->channels, axis, sl->first, sl->count, sl->pinned + at, 0,
+                      v->ce->copy_threads);
         at += slab_bytes(&pc[i], p->channels, axis, sl->count);
     }
     return WT_OK;
@@ -149,7 +171,8 @@ static wt_status slot_start(vstream *v, vslot *sl, const wt_vpass *p, const vpie
     const int in0 = p->inverse ? 1 : 0, in1 = p->inverse ? 3 : 1; /* inputs [in0, in1) */
     const int out0 = p->inverse ? 0 : 1, out1 = p->inverse ? 1 : 3;
     for (int i = in0; i < in1; i++)
-        slab_copy(&pc[i], p->channels, axis, first, count, sl->pinned + at[i], 1);
+        slab_copy(&pc[i], p->channels, axis, first, count, sl->pinned + at[i], 1,
+                  ce->copy_threads);
     CU_CHECK_CE(ce, cudaMemcpyAsync(sl->device + at[in0], sl->pinned + at[in0],
                                     at[in1] - at[in0], cudaMemcpyHostToDevice, ce->stream));
     wt_vpass q = *p;
@@ -324,6 +347,8 @@ static wt_status vrun(wt_engine *e, const wt_volume_spec *s, const wt_vcoeffs *c
 {
     cu_engine *ce = (cu_engine *)e->priv;
     CU_CHECK(cudaSetDevice(ce->device));
+    if (s->transform != WT_TRANSFORM_DWT)
+        return cu_vundecimated(ce, s, c, planes, inverse);
     const size_t n = volume_elems(c->shape, c->channels);
     const int integer = c->dtype == WT_INT32;
     int32_t *ints = integer ? (int32_t *)malloc(n * sizeof *ints + 4) : NULL;

@@ -1,9 +1,9 @@
 /* bench --volume: the CPU engine's axis core (wall clock of
  * wt_volume_forward / wt_volume_inverse, against a memcpy of the same bytes)
  * or the CUDA engine's volume DWT on device-resident data (cudaEvents,
- * against a device-to-device copy; wt_cuda_vbench); a volume that does not
- * fit the GPU is timed as the CPU engine's is, from host memory (the
- * engine streams it through the device in slabs). See bench_volume.h. */
+ * against a device-to-device copy; wt_cuda_vbench); a DWT that does not
+ * fit the GPU (streamed through it in slabs), an SWT or a starlet is timed
+ * as the CPU engine's is, from host memory. See bench_volume.h. */
 #include "bench_volume.h"
 
 #include "bench_copy.h"
@@ -91,10 +91,10 @@ static wt_status time_cuda(wt_engine *e, const wt_volume_spec *s, const size_t s
 {
     wt_cuda_timing t;
     wt_status st = wt_cuda_vbench(e, s, shape, inverse, repeat, (size_t)(r->bytes / 2), &t);
-    if (st == WT_ERR_DEVICE_NOMEM) {
-        fprintf(stderr, "wavetool: bench: %zux%zux%zu does not fit the GPU: timed from host "
-                        "memory, streamed through the GPU in slabs, against a memcpy\n",
-                shape[2], shape[1], shape[0]);
+    if (st == WT_ERR_DEVICE_NOMEM || st == WT_ERR_UNSUPPORTED) {
+        fprintf(stderr, "wavetool: bench: %zux%zux%zu: %s; timed from host memory instead "
+                        "(a DWT that does not fit streamed), against a memcpy\n",
+                shape[2], shape[1], shape[0], wt_error_message());
         return time_host(e, s, shape, inverse, repeat, r);
     }
     if (st == WT_OK) {

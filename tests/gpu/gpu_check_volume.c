@@ -18,14 +18,23 @@ typedef struct vcase {
     wt_method method;
     size_t shape[3]; /* z, y, x */
     int channels, levels, naxes, axes[3];
+    wt_transform transform; /* DWT (0) unless said */
+    int start_level, norm, all_approx; /* SWT */
+    wt_border border;                  /* starlet */
 } vcase;
 
 static void vcase_name(const vcase *c, int inverse, char *buf, size_t size)
 {
-    int n = snprintf(buf, size, "volume %s %s %s %s %zux%zux%zu C=%d L=%d axes=",
-                     c->wavelet, wt_mode_name(c->mode), wt_method_name(c->method),
-                     inverse ? "inverse" : "forward", c->shape[0], c->shape[1], c->shape[2],
-                     c->channels, c->levels);
+    int n = c->transform == WT_TRANSFORM_DWT
+                ? snprintf(buf, size, "volume %s %s %s", c->wavelet, wt_mode_name(c->mode),
+                           wt_method_name(c->method))
+                : snprintf(buf, size, "volume %s %s start=%d norm=%d approx=%d border=%s",
+                           c->transform == WT_TRANSFORM_SWT ? "swt" : "starlet",
+                           c->wavelet ? c->wavelet : "-", c->start_level, c->norm,
+                           c->all_approx, wt_border_name(c->border));
+    n += snprintf(buf + n, size - (size_t)n, " %s %zux%zux%zu C=%d L=%d axes=",
+                  inverse ? "inverse" : "forward", c->shape[0], c->shape[1], c->shape[2],
+                  c->channels, c->levels);
     for (int k = 0; k < c->naxes && n > 0 && (size_t)n < size; k++)
         n += snprintf(buf + n, size - (size_t)n, k ? ",%d" : "%d", c->axes[k]);
 }
@@ -34,11 +43,13 @@ static wt_volume_spec spec_of(const vcase *c)
 {
     wt_volume_spec s;
     memset(&s, 0, sizeof s);
-    s.transform = WT_TRANSFORM_DWT;
-    s.params.wavelet = wt_wavelet_find(c->wavelet);
+    s.transform = c->transform;
+    s.params.wavelet = c->wavelet ? wt_wavelet_find(c->wavelet) : NULL;
     s.params.mode = c->mode;
     s.params.method = c->method;
     s.params.levels = c->levels;
+    s.uparams = (wt_uparams){c->transform, s.params.wavelet, c->levels, c->start_level, c->norm,
+                             c->all_approx, c->border};
     s.naxes = c->naxes;
     memcpy(s.axes, c->axes, sizeof s.axes);
     return s;
@@ -46,7 +57,7 @@ static wt_volume_spec spec_of(const vcase *c)
 
 static int is_integer(const vcase *c)
 {
-    return wt_wavelet_find(c->wavelet)->integer;
+    return c->transform == WT_TRANSFORM_DWT && wt_wavelet_find(c->wavelet)->integer;
 }
 
 /* Random samples: floats, or (legall53) 16-bit integers. */
@@ -147,8 +158,8 @@ static int run_vcase(const engines *en, const vcase *c, int inverse, stats *st)
     vcase_name(c, inverse, name, sizeof name);
     const wt_volume_spec s = spec_of(c);
     wt_params resolved = s.params;
-    if (wt_params_resolve(&resolved) != WT_OK) /* a mode this wavelet does not take */
-        return -1;
+    if (c->transform == WT_TRANSFORM_DWT && wt_params_resolve(&resolved) != WT_OK)
+        return -1; /* a mode this wavelet does not take */
     if (!wt_volume_on_engine(en->gpu, &s)) {
         printf("FAIL %s: not run by the GPU engine\n", name);
         return 1;
@@ -211,7 +222,8 @@ static void sweep(const engines *en, const size_t (*shapes)[3], int nshapes, int
                 const int a = (si * 7 + wi + m) % 5;
                 vcase c = {wavelets[wi].name, (wt_mode)m, wavelets[wi].method,
                            {shapes[si][0], shapes[si][1], shapes[si][2]}, 1 + (si + m) % 2,
-                           1 + (si + wi + m) % 3, axes[a].n, {0, 0, 0}};
+                           1 + (si + wi + m) % 3, axes[a].n, {0, 0, 0},
+                           WT_TRANSFORM_DWT, 0, 0, 0, WT_BORDER_MIRROR};
                 memcpy(c.axes, axes[a].axes, sizeof c.axes);
                 for (int inv = 0; inv < 2; inv++) {
                     const int r = run_vcase(en, &c, inv, st);
@@ -221,11 +233,43 @@ static void sweep(const engines *en, const size_t (*shapes)[3], int nshapes, int
             }
 }
 
+/* The SWT (wavelets, start level, norm, all approximations) and the
+ * starlet (every border) of odd volumes, along rotating axes. */
+static void sweep_undecimated(const engines *en, int quick, stats *st)
+{
+    static const size_t shapes[][3] = {{17, 33, 40}, {9, 8, 13}, {8, 12, 10}, {11, 9, 16}};
+    static const char *const wavelets[] = {"haar", "db2", "sym4", "bior2.2", "coif1"};
+    static const wt_border borders[] = {WT_BORDER_MIRROR, WT_BORDER_PERIODIC,
+                                        WT_BORDER_NEAREST};
+    static const struct {
+        int n, axes[3];
+    } axes[] = {{3, {0, 1, 2}}, {1, {0}}, {2, {1, 2}}, {2, {2, 0}}, {3, {2, 0, 1}}};
+    const int nshapes = (int)(sizeof shapes / sizeof *shapes);
+    for (int si = 0; si < nshapes; si++)
+        for (int k = 0; k < 8; k++) {
+            if (quick && k % 3 != si % 3)
+                continue;
+            const int a = (si * 3 + k) % 5, starlet = k >= 5;
+            vcase c = {starlet ? NULL : wavelets[k % 5], WT_MODE_PERIODIC, WT_METHOD_CONV,
+                       {shapes[si][0], shapes[si][1], shapes[si][2]}, 1 + (si + k) % 2,
+                       1 + (si + k) % 2, axes[a].n, {0, 0, 0},
+                       starlet ? WT_TRANSFORM_STARLET : WT_TRANSFORM_SWT, (si + k) % 2,
+                       k % 2, (k / 2) % 2, borders[(si + k) % 3]};
+            memcpy(c.axes, axes[a].axes, sizeof c.axes);
+            for (int inv = 0; inv < 2; inv++) {
+                const int r = run_vcase(en, &c, inv, st);
+                st->v_cases += r >= 0;
+                st->v_failed += r > 0;
+            }
+        }
+}
+
 void check_volumes(const engines *en, int quick, stats *st)
 {
     static const size_t shapes[][3] = {{17, 33, 40}, {1, 5, 7}, {3, 1, 9}, {9, 16, 2},
                                        {64, 64, 64}, {13, 21, 75}};
     sweep(en, shapes, (int)(sizeof shapes / sizeof *shapes), quick, st);
+    sweep_undecimated(en, quick, st);
 }
 
 /* A GPU engine whose device memory WT_CUDA_MEM_LIMIT caps at @p limit. */
@@ -269,10 +313,10 @@ void check_volumes_streamed(const engines *en, int quick, stats *st)
  * still runs a small one. */
 void check_volume_oom(stats *st)
 {
-    const vcase big = {"db3", WT_MODE_SYMMETRIC, WT_METHOD_CONV, {64, 64, 64}, 1, 2, 3,
-                       {0, 1, 2}};
-    const vcase small = {"db3", WT_MODE_SYMMETRIC, WT_METHOD_CONV, {4, 5, 6}, 1, 1, 3,
-                         {0, 1, 2}};
+    const vcase big = {"db3",     WT_MODE_SYMMETRIC, WT_METHOD_CONV, {64, 64, 64}, 1, 2, 3,
+                       {0, 1, 2}, WT_TRANSFORM_DWT,  0, 0, 0, WT_BORDER_MIRROR};
+    const vcase small = {"db3",     WT_MODE_SYMMETRIC, WT_METHOD_CONV, {4, 5, 6}, 1, 1, 3,
+                         {0, 1, 2}, WT_TRANSFORM_DWT,  0, 0, 0, WT_BORDER_MIRROR};
     engines en = {NULL, NULL};
     wt_status s = open_small_gpu("16K", &en.gpu);
     if (s == WT_OK)
