@@ -42,6 +42,11 @@ static size_t device_free(const cu_engine *ce)
     return free_b;
 }
 
+size_t cu_device_free_bytes(const cu_engine *ce)
+{
+    return device_free(ce);
+}
+
 wt_status cu_fail(const cu_engine *ce, cudaError_t err, const char *what, size_t need)
 {
     (void)cudaGetLastError(); /* an allocation failure must not show at the next launch check */
