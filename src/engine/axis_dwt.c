@@ -300,12 +300,21 @@ static void run_lines(void *ctx, size_t begin, size_t end)
  * page a row), split in runs of rows for the threads. */
 #define COLS_JOB_ROWS 32
 
+/* A worker's scratch of a column pass, its head zero (dwt_line.h). */
+static void *cols_scratch_new(const dwt_pass *ps)
+{
+    void *scratch = malloc(wt_cols_scratch(ps->line, ps->walk.nlines));
+    if (scratch)
+        memset(scratch, 0, WT_COLS_STATE);
+    return scratch;
+}
+
 /* Whether the pass's lines are columns the kernels filter where they lie:
  * neighbouring lines neighbouring samples in all three views. */
 static int cols_pass_fits(const dwt_pass *ps)
 {
     int inner = ps->walk.inner;
-    return ps->batch->cols_forward && !ps->integer && wt_direct_fit(ps->line) && inner >= 0 &&
+    return ps->batch->cols_forward && wt_plane_fit(ps->line, ps->integer) && inner >= 0 &&
            ps->sig->strides[inner] == 1 && ps->lo->strides[inner] == 1 &&
            ps->hi->strides[inner] == 1;
 }
@@ -327,8 +336,8 @@ static void cols_job(const dwt_pass *ps, size_t block, size_t first, size_t coun
     wt_lines s = wt_axis_block(ps->sig, &ps->walk, block);
     wt_lines l = wt_axis_block(ps->lo, &ps->walk, block);
     wt_lines h = wt_axis_block(ps->hi, &ps->walk, block);
-    wt_cols cols = {s.base,        l.base,        h.base, s.sample_step, l.sample_step,
-                    h.sample_step, ps->walk.nlines, first, count};
+    wt_cols cols = {s.base,        l.base,          h.base, s.sample_step, l.sample_step,
+                    h.sample_step, ps->walk.nlines, first,  count,         ps->integer};
     if (ps->inverse)
         ps->batch->cols_inverse(ps->line, &cols, scratch);
     else
@@ -338,7 +347,7 @@ static void cols_job(const dwt_pass *ps, size_t block, size_t first, size_t coun
 static void run_cols(void *ctx, size_t begin, size_t end)
 {
     dwt_pass *ps = ctx;
-    void *scratch = malloc(wt_cols_scratch(ps->line, ps->walk.nlines));
+    void *scratch = cols_scratch_new(ps);
     if (!scratch) {
         atomic_store(&ps->out_of_memory, 1);
         return;
@@ -362,7 +371,7 @@ static void run_cols(void *ctx, size_t begin, size_t end)
 static int rows_pass_fits(const dwt_pass *ps)
 {
     int axis = ps->walk.axis;
-    return ps->batch->rows_forward && !ps->integer && wt_direct_fit(ps->line) &&
+    return ps->batch->rows_forward && wt_plane_fit(ps->line, ps->integer) &&
            ps->sig->strides[axis] == 1 && ps->lo->strides[axis] == 1 &&
            ps->hi->strides[axis] == 1;
 }
@@ -379,7 +388,8 @@ static void rows_job(const dwt_pass *ps, size_t block, size_t first, size_t coun
     wt_lines s = wt_axis_block(ps->sig, &ps->walk, block);
     wt_lines l = wt_axis_block(ps->lo, &ps->walk, block);
     wt_lines h = wt_axis_block(ps->hi, &ps->walk, block);
-    wt_rows rows = {s.base, l.base, h.base, s.line_step, l.line_step, h.line_step, first, count};
+    wt_rows rows = {s.base,      l.base, h.base, s.line_step, l.line_step,
+                    h.line_step, first,  count,  ps->integer};
     if (ps->inverse)
         ps->batch->rows_inverse(ps->line, &rows, scratch);
     else
@@ -544,15 +554,16 @@ static size_t fused_bands(const fused_level *f)
 static void run_fused(void *ctx, size_t begin, size_t end)
 {
     fused_level *f = ctx;
-    void *cs = malloc(wt_cols_scratch(f->cols.line, f->cols.walk.nlines));
+    void *cs = cols_scratch_new(&f->cols);
     void *rs = malloc(wt_rows_scratch(f->rows[0].line));
-    size_t bands = fused_bands(f), nlo = f->cols.line->nlo;
+    size_t bands = fused_bands(f), nlo = f->cols.line->nlo, nhi = f->cols.line->nhi;
     for (size_t job = begin; job < end && cs && rs; job++) {
         size_t block = job / bands, first = job % bands * FUSED_BAND_ROWS;
         size_t count = nlo - first < FUSED_BAND_ROWS ? nlo - first : FUSED_BAND_ROWS;
         cols_job(&f->cols, block, first, count, cs);
         rows_job(&f->rows[0], block, first, count, rs);
-        rows_job(&f->rows[1], block, first, count, rs);
+        if (first < nhi) /* the JPEG 2000 kinds: one hi row fewer for odd heights */
+            rows_job(&f->rows[1], block, first, nhi - first < count ? nhi - first : count, rs);
     }
     if (!cs || !rs)
         atomic_store(&f->cols.out_of_memory, 1);
@@ -561,7 +572,7 @@ static void run_fused(void *ctx, size_t begin, size_t end)
 }
 
 /* A forward level of an image by bands of rows where both passes filter
- * the lines where they lie (nlo == nhi then); *done = 0 where they do not. */
+ * the lines where they lie; *done = 0 where they do not. */
 static wt_status fused_forward(const wt_line *lines, const wt_array_view *sig,
                                const wt_array_view *split, const wt_array_view *bands,
                                int threads, int *done)
