@@ -337,7 +337,8 @@ static void cols_job(const dwt_pass *ps, size_t block, size_t first, size_t coun
     wt_lines l = wt_axis_block(ps->lo, &ps->walk, block);
     wt_lines h = wt_axis_block(ps->hi, &ps->walk, block);
     wt_cols cols = {s.base,        l.base,          h.base, s.sample_step, l.sample_step,
-                    h.sample_step, ps->walk.nlines, first,  count,         ps->integer};
+                    h.sample_step, ps->walk.nlines, first,  count,         ps->integer,
+                    0};
     if (ps->inverse)
         ps->batch->cols_inverse(ps->line, &cols, scratch);
     else
@@ -536,12 +537,13 @@ static void arrays_after(const wt_array_view *sig, const wt_line *lines,
 /* ---- a 2-D forward level in bands of rows ---------------------------------- */
 
 /* Rows of lo and of hi a band: the column pass's output rows of a band
- * (2 x 8 rows of 16 KB at 4096 columns) are still in the second-level
- * cache when the band's row passes read them. */
+ * (2 x 8 rows of 16 KB at 4096 columns) go to a worker's buffer, which
+ * stays in the second-level cache while the band's row passes read it: the
+ * y pass's arrays are never written to memory. */
 #define FUSED_BAND_ROWS 8
 
 /* The passes of a 2-D forward level: y (the plane into the lo and hi rows
- * of tmp), then x (lo rows into A, V; hi rows into H, D). */
+ * of a band), then x (lo rows into A, V; hi rows into H, D). */
 typedef struct fused_level {
     dwt_pass cols, rows[2];
 } fused_level;
@@ -551,24 +553,56 @@ static size_t fused_bands(const fused_level *f)
     return (f->cols.line->nlo + FUSED_BAND_ROWS - 1) / FUSED_BAND_ROWS;
 }
 
+/* Band rows [first, first + count) of block @p block: the column pass into
+ * @p buf (lo rows, then hi rows, width apart), the row passes from it. */
+static void fused_band(const fused_level *f, size_t block, size_t first, size_t count,
+                       float *buf, void *cs, void *rs)
+{
+    const dwt_pass *c = &f->cols;
+    size_t width = c->walk.nlines, nhi = c->line->nhi;
+    float *lo = buf, *hi = buf + FUSED_BAND_ROWS * width;
+    wt_lines s = wt_axis_block(c->sig, &c->walk, block);
+    wt_cols cols = {s.base, lo,    hi,   s.sample_step, (ptrdiff_t)width, (ptrdiff_t)width,
+                    width,  first, count, c->integer,   first};
+    c->batch->cols_forward(c->line, &cols, cs);
+    /* the JPEG 2000 kinds: one hi row fewer for odd heights */
+    size_t counts[2] = {count, first < nhi ? (nhi - first < count ? nhi - first : count) : 0};
+    float *from[2] = {lo, hi};
+    for (int b = 0; b < 2; b++) {
+        const dwt_pass *r = &f->rows[b];
+        wt_lines l = wt_axis_block(r->lo, &r->walk, block);
+        wt_lines h = wt_axis_block(r->hi, &r->walk, block);
+        wt_rows rows = {from[b],
+                        (float *)l.base + (ptrdiff_t)first * l.line_step,
+                        (float *)h.base + (ptrdiff_t)first * h.line_step,
+                        (ptrdiff_t)width,
+                        l.line_step,
+                        h.line_step,
+                        0,
+                        counts[b],
+                        r->integer};
+        if (counts[b])
+            r->batch->rows_forward(r->line, &rows, rs);
+    }
+}
+
 static void run_fused(void *ctx, size_t begin, size_t end)
 {
     fused_level *f = ctx;
     void *cs = cols_scratch_new(&f->cols);
     void *rs = malloc(wt_rows_scratch(f->rows[0].line));
-    size_t bands = fused_bands(f), nlo = f->cols.line->nlo, nhi = f->cols.line->nhi;
-    for (size_t job = begin; job < end && cs && rs; job++) {
+    float *buf = malloc(2 * FUSED_BAND_ROWS * f->cols.walk.nlines * sizeof *buf);
+    size_t bands = fused_bands(f), nlo = f->cols.line->nlo;
+    for (size_t job = begin; job < end && cs && rs && buf; job++) {
         size_t block = job / bands, first = job % bands * FUSED_BAND_ROWS;
         size_t count = nlo - first < FUSED_BAND_ROWS ? nlo - first : FUSED_BAND_ROWS;
-        cols_job(&f->cols, block, first, count, cs);
-        rows_job(&f->rows[0], block, first, count, rs);
-        if (first < nhi) /* the JPEG 2000 kinds: one hi row fewer for odd heights */
-            rows_job(&f->rows[1], block, first, nhi - first < count ? nhi - first : count, rs);
+        fused_band(f, block, first, count, buf, cs, rs);
     }
-    if (!cs || !rs)
+    if (!cs || !rs || !buf)
         atomic_store(&f->cols.out_of_memory, 1);
     free(cs);
     free(rs);
+    free(buf);
 }
 
 /* A forward level of an image by bands of rows where both passes filter

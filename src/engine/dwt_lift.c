@@ -115,32 +115,49 @@ static void lift_intervals(lift_plan *p, long m0, long m1)
 
 /* ---- one step over a span ------------------------------------------------- */
 
-/* dst[c] += sum_i t[i] src[i][c] for c in [c, c + VECS * VW). */
-#define LIFT_STEP(VECS)                                                                      \
+/* dst[c] += sum_i t[i] src[i][c] for c in [c, c + VECS * VW), the taps
+ * broadcast in tv. */
+#define LIFT_STEP(VECS, NTAPS)                                                               \
     do {                                                                                     \
         lanes acc[VECS];                                                                     \
         for (int v = 0; v < (VECS); v++)                                                     \
             acc[v] = (lanes){0};                                                             \
-        for (int i = 0; i < st->ntaps; i++)                                                  \
+        for (int i = 0; i < (NTAPS); i++)                                                    \
             for (int v = 0; v < (VECS); v++)                                                 \
-                acc[v] += st->t[i] * LOAD(src[i] + c + v * VW);                              \
+                acc[v] += tv[i] * LOAD(src[i] + c + v * VW);                                 \
         for (int v = 0; v < (VECS); v++)                                                     \
             AT(dst + c + v * VW) = LOAD(dst + c + v * VW) + acc[v];                          \
     } while (0)
 
+/* The step with @p ntaps taps: a constant where the caller's is, so that
+ * the taps stay in registers and the loop over them unrolls. */
+static inline __attribute__((always_inline)) void
+lift_apply_taps(const real *t, int ntaps, real *dst, const real *const *src, long c, long c1)
+{
+    lanes tv[8];
+    for (int i = 0; i < ntaps; i++)
+        tv[i] = t[i] + (lanes){0};
+    for (; c + 2 * VW <= c1; c += 2 * VW)
+        LIFT_STEP(2, ntaps);
+    for (; c + VW <= c1; c += VW)
+        LIFT_STEP(1, ntaps);
+    for (; c < c1; c++) {
+        real acc = 0;
+        for (int i = 0; i < ntaps; i++)
+            acc += t[i] * src[i][c];
+        dst[c] += acc;
+    }
+}
+
 static void lift_apply_f32(const lift_step *st, real *dst, const real *const *src, long c,
                            long c1)
 {
-    for (; c + 2 * VW <= c1; c += 2 * VW)
-        LIFT_STEP(2);
-    for (; c + VW <= c1; c += VW)
-        LIFT_STEP(1);
-    for (; c < c1; c++) {
-        real acc = 0;
-        for (int i = 0; i < st->ntaps; i++)
-            acc += st->t[i] * src[i][c];
-        dst[c] += acc;
-    }
+    if (st->ntaps == 2) /* cdf97, legall53 and most factorisations */
+        lift_apply_taps(st->t, 2, dst, src, c, c1);
+    else if (st->ntaps == 4) /* dd137 */
+        lift_apply_taps(st->t, 4, dst, src, c, c1);
+    else
+        lift_apply_taps(st->t, st->ntaps, dst, src, c, c1);
 }
 
 /* The integer 5/3 (wt_lift53_step; dwt_line.c's legall53_predict and
@@ -252,7 +269,8 @@ static int uses_interleaved(const wt_line *line, int integer)
 /* ---- columns -------------------------------------------------------------- */
 
 /* The pipeline's state between a worker's jobs (head of its scratch, zero
- * when allocated): whose strip it holds and where it stands. */
+ * when allocated): whose strip it holds (its input: forward sig, inverse lo
+ * and hi) and where it stands. */
 typedef struct lift_cols_state {
     const void *sig, *lo, *hi; /* the strip; NULL: none */
     int inverse;
@@ -306,7 +324,7 @@ static int due_rows(lift_cols *lc, long done, long k1, long k1h, lift_out *out)
         for (int h = 0; h < 2; h++)
             for (; st->next[h] < end[h] && st->next[h] + lc->g.t + lc->g.shift[h] < done;
                  st->next[h]++)
-                out[count++] = (lift_out){band[h] + st->next[h] * step[h],
+                out[count++] = (lift_out){band[h] + (st->next[h] - (long)s->out_first) * step[h],
                                           ring_row(lc, h, st->next[h] + lc->g.t + lc->g.shift[h]),
                                           lc->g.scale[h], lc->plan.integer};
         return count;
@@ -415,8 +433,9 @@ static void resume_or_start(lift_cols *lc, int inverse, long k0, long k0h)
 {
     const wt_cols *s = lc->strip;
     lift_cols_state *st = lc->state;
-    int same = st->sig == s->sig && st->lo == s->lo && st->hi == s->hi &&
-               st->inverse == inverse && st->next[0] == k0 && (inverse || st->next[1] == k0h);
+    int same_input = inverse ? st->lo == s->lo && st->hi == s->hi : st->sig == s->sig;
+    int same = same_input && st->inverse == inverse && st->next[0] == k0 &&
+               (inverse || st->next[1] == k0h);
     if (same)
         return;
     *st = (lift_cols_state){s->sig, s->lo, s->hi, inverse, 0, 0, {k0, k0h}, LONG_MIN / 2};

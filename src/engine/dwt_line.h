@@ -62,7 +62,9 @@ typedef struct wt_cols {
     float *sig, *lo, *hi;
     ptrdiff_t sig_step, lo_step, hi_step; /* elements from one row to the next */
     size_t width, first, count;
-    int integer; /* int32 samples (legall53's integer lifting) */
+    int integer;      /* int32 samples (legall53's integer lifting) */
+    size_t out_first; /* forward: output row k at lo + (k - out_first) * lo_step (hi
+                       * alike): a band's rows in a buffer; 0 where they are the planes' */
 } wt_cols;
 
 /* Whether the column and row kernels (wt_cols, wt_rows) take @p line:
