@@ -84,6 +84,8 @@ void wt_filter_pass_add(wt_filter_pass *p, const float *src, float *dst, const w
     taps_of(&t->taps, &p->border, f->taps, f->ntaps, f->gain, f->step, f->shift);
 }
 
+_Static_assert(WT_UTAPS <= WT_FILTER_TAPS_MAX, "the kernels' sums take every filter");
+
 /* out[x] (+)= sum of c[k] * src[k][x] for k < n, x < len: the kernels'
  * sums (dwt_line.h's filter_taps; WT_CPU_SCALAR=1: the reference's). */
 static void taps_into(const wt_filter_pass *p, float *out, const float *const *src,

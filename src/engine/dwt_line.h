@@ -193,8 +193,11 @@ typedef struct wt_line_kernels {
      * c3 s3), each group then each tap left over added to out in turn (the
      * first stored where !accumulate; n = 0: zeros). */
     void (*filter_taps)(float *out, const float *const *src, const float *c, int n, size_t len,
-                        int accumulate);
+                        int accumulate); /* n <= WT_FILTER_TAPS_MAX */
 } wt_line_kernels;
+
+/* Taps of filter_taps at most (undecimated_geometry.h's WT_UTAPS). */
+#define WT_FILTER_TAPS_MAX 128
 
 typedef enum wt_cpu_isa { WT_ISA_REFERENCE, WT_ISA_AVX2, WT_ISA_AVX512, WT_ISA_COUNT } wt_cpu_isa;
 

@@ -31,8 +31,12 @@
             AT(out + x + v * VW) = sum[v];                                                   \
     } while (0)
 
-static void filter_taps(float *out, const float *const *src, const float *c, int n, size_t len,
-                        int accumulate)
+/* The sums with @p n taps, a constant where the caller's is (the loops over
+ * them unroll); @p src and @p c are the caller's locals, which the stores
+ * through AT (may_alias) cannot change, so they stay in registers. */
+static inline __attribute__((always_inline)) void
+filter_taps_n(float *out, const float *const *src, const float *c, int n, size_t len,
+              int accumulate)
 {
     size_t x = 0;
     for (; x + 2 * VW <= len; x += 2 * VW)
@@ -52,5 +56,24 @@ static void filter_taps(float *out, const float *const *src, const float *c, int
             sum = started ? sum + g : g;
         }
         out[x] = sum;
+    }
+}
+
+static void filter_taps(float *out, const float *const *src_in, const float *c_in, int n,
+                        size_t len, int accumulate)
+{
+    const float *src[WT_FILTER_TAPS_MAX];
+    float c[WT_FILTER_TAPS_MAX];
+    for (int k = 0; k < n; k++) {
+        src[k] = src_in[k];
+        c[k] = c_in[k];
+    }
+    switch (n) { /* the undecimated filters' common lengths: db2..db4, B3 */
+    case 2: filter_taps_n(out, src, c, 2, len, accumulate); break;
+    case 4: filter_taps_n(out, src, c, 4, len, accumulate); break;
+    case 5: filter_taps_n(out, src, c, 5, len, accumulate); break;
+    case 6: filter_taps_n(out, src, c, 6, len, accumulate); break;
+    case 8: filter_taps_n(out, src, c, 8, len, accumulate); break;
+    default: filter_taps_n(out, src, c, n, len, accumulate); break;
     }
 }
