@@ -338,7 +338,7 @@ static void cols_job(const dwt_pass *ps, size_t block, size_t first, size_t coun
     wt_lines h = wt_axis_block(ps->hi, &ps->walk, block);
     wt_cols cols = {s.base,        l.base,          h.base, s.sample_step, l.sample_step,
                     h.sample_step, ps->walk.nlines, first,  count,         ps->integer,
-                    0};
+                    0,             NULL,            NULL};
     if (ps->inverse)
         ps->batch->cols_inverse(ps->line, &cols, scratch);
     else
@@ -562,8 +562,9 @@ static void fused_band(const fused_level *f, size_t block, size_t first, size_t 
     size_t width = c->walk.nlines, nhi = c->line->nhi;
     float *lo = buf, *hi = buf + FUSED_BAND_ROWS * width;
     wt_lines s = wt_axis_block(c->sig, &c->walk, block);
-    wt_cols cols = {s.base, lo,    hi,   s.sample_step, (ptrdiff_t)width, (ptrdiff_t)width,
-                    width,  first, count, c->integer,   first};
+    wt_cols cols = {s.base, lo,    hi,    s.sample_step, (ptrdiff_t)width, (ptrdiff_t)width,
+                    width,  first, count, c->integer,   first,            NULL,
+                    NULL};
     c->batch->cols_forward(c->line, &cols, cs);
     /* the JPEG 2000 kinds: one hi row fewer for odd heights */
     size_t counts[2] = {count, first < nhi ? (nhi - first < count ? nhi - first : count) : 0};
@@ -623,6 +624,88 @@ static wt_status fused_forward(const wt_line *lines, const wt_array_view *sig,
     return pass_status(&f.cols);
 }
 
+/* ---- a 2-D inverse level whose column pass lifts ---------------------------- */
+
+/* The inverse's passes: x (A, V into the lo rows; H, D into the hi rows),
+ * then y (lo and hi rows into the plane). Where the column pass lifts, its
+ * pipeline loads each coefficient row about once and in order, so a worker
+ * makes each row with the row pass when the pipeline loads it (into a row
+ * of its own): the arrays between the passes are never written, and no
+ * two workers write one row (the rows at their jobs' boundaries are made
+ * by both). */
+typedef struct fused_inverse_row {
+    const fused_level *f;
+    size_t block;
+    float *row;
+    void *scratch; /* the row pass's */
+} fused_inverse_row;
+
+static const float *make_coeff_row(void *ctx, int band, size_t k)
+{
+    fused_inverse_row *m = ctx;
+    const dwt_pass *r = &m->f->rows[band];
+    wt_lines l = wt_axis_block(r->lo, &r->walk, m->block);
+    wt_lines h = wt_axis_block(r->hi, &r->walk, m->block);
+    wt_rows rows = {m->row,
+                    (float *)l.base + (ptrdiff_t)k * l.line_step,
+                    (float *)h.base + (ptrdiff_t)k * h.line_step,
+                    0,
+                    l.line_step,
+                    h.line_step,
+                    0,
+                    1,
+                    r->integer};
+    r->batch->rows_inverse(r->line, &rows, m->scratch);
+    return m->row;
+}
+
+static void run_fused_inverse(void *ctx, size_t begin, size_t end)
+{
+    fused_level *f = ctx;
+    const dwt_pass *c = &f->cols;
+    void *cs = cols_scratch_new(c);
+    void *rs = malloc(wt_rows_scratch(f->rows[0].line));
+    float *row = malloc(f->rows[0].line->n * sizeof *row);
+    size_t jobs = cols_jobs_per_block(c), rows = cols_out_rows(c);
+    for (size_t job = begin; job < end && cs && rs && row; job++) {
+        fused_inverse_row maker = {f, job / jobs, row, rs};
+        size_t first = job % jobs * COLS_JOB_ROWS;
+        size_t count = rows - first < COLS_JOB_ROWS ? rows - first : COLS_JOB_ROWS;
+        wt_lines s = wt_axis_block(c->sig, &c->walk, maker.block);
+        wt_lines l = wt_axis_block(c->lo, &c->walk, maker.block);
+        wt_lines h = wt_axis_block(c->hi, &c->walk, maker.block);
+        wt_cols cols = {s.base,        l.base,         h.base, s.sample_step, l.sample_step,
+                        h.sample_step, c->walk.nlines, first,  count,         c->integer,
+                        0,             make_coeff_row, &maker};
+        c->batch->cols_inverse(c->line, &cols, cs);
+    }
+    if (!cs || !rs || !row)
+        atomic_store(&f->cols.out_of_memory, 1);
+    free(cs);
+    free(rs);
+    free(row);
+}
+
+/* An inverse level of an image whose column pass lifts where the lines lie
+ * and whose row passes filter where they lie; *done = 0 where not. */
+static wt_status fused_inverse(const wt_line *lines, const wt_array_view *sig,
+                               const wt_array_view *split, const wt_array_view *bands,
+                               int threads, int *done)
+{
+    fused_level f;
+    pass_init(&f.cols, &lines[0], 1, sig, &split[0], &split[1], 0);
+    pass_init(&f.rows[0], &lines[1], 1, &split[0], &bands[0], &bands[1], 1);
+    pass_init(&f.rows[1], &lines[1], 1, &split[1], &bands[2], &bands[3], 1);
+    *done = sig->rank == 2 && lines[0].method == WT_METHOD_LIFTING &&
+            cols_pass_fits(&f.cols) && rows_pass_fits(&f.rows[0]) &&
+            rows_pass_fits(&f.rows[1]) && f.cols.walk.nblocks == f.rows[0].walk.nblocks;
+    if (!*done)
+        return WT_OK;
+    wt_parallel_for(threads, cols_jobs_per_block(&f.cols) * f.cols.walk.nblocks,
+                    run_fused_inverse, &f);
+    return pass_status(&f.cols);
+}
+
 /* The passes of a level: forward along axes 0, 1, ... (each array before
  * the pass into a low and a high array after it), inverse backwards. */
 static wt_status run_level(const wt_line *lines, const wt_array_view *sig,
@@ -634,6 +717,14 @@ static wt_status run_level(const wt_line *lines, const wt_array_view *sig,
         int done;
         arrays_after(sig, lines, bands, tmp, 0, split);
         wt_status fused = fused_forward(lines, sig, split, bands, threads, &done);
+        if (done)
+            return fused;
+    }
+    if (inverse && sig->rank == 2) {
+        wt_array_view split[2];
+        int done;
+        arrays_after(sig, lines, bands, tmp, 0, split);
+        wt_status fused = fused_inverse(lines, sig, split, bands, threads, &done);
         if (done)
             return fused;
     }

@@ -364,7 +364,9 @@ static void load_pair(const lift_cols *lc, long m, long c0, long c1)
             memset(dst, 0, (size_t)(c1 - c0) * sizeof *dst);
             continue;
         }
-        const real *row = band ? s->hi + k * s->hi_step : s->lo + k * s->lo_step;
+        const real *row = s->coeff_row ? s->coeff_row(s->coeff_ctx, band, (size_t)k)
+                          : band     ? s->hi + k * s->hi_step
+                                     : s->lo + k * s->lo_step;
         if (lc->plan.integer)
             memcpy(dst, row + c0, (size_t)(c1 - c0) * sizeof *dst);
         else
@@ -402,8 +404,7 @@ static void time_step(lift_cols *lc, long tau, long k1, long k1h)
 {
     lift_cols_state *st = lc->state;
     if (tau < lc->end) {
-        for (long c0 = 0; c0 < lc->width; c0 += LIFT_CHUNK)
-            load_pair(lc, tau, c0, min_l(lc->width, c0 + LIFT_CHUNK));
+        load_pair(lc, tau, 0, lc->width); /* whole rows: coeff_row makes whole rows */
         if (lc->plan.integer && !row_narrow(lc, tau))
             st->wide_until = tau + lc->plan.ring + lc->plan.left + lc->plan.right;
     }

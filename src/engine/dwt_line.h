@@ -65,6 +65,11 @@ typedef struct wt_cols {
     int integer;      /* int32 samples (legall53's integer lifting) */
     size_t out_first; /* forward: output row k at lo + (k - out_first) * lo_step (hi
                        * alike): a band's rows in a buffer; 0 where they are the planes' */
+    /* Inverse lifting: where set, coefficient row k of lo (band 0) or hi (1)
+     * is what this returns (valid until its next call; the fused inverse
+     * level makes each with the row pass), not lo + k * lo_step. */
+    const float *(*coeff_row)(void *ctx, int band, size_t k);
+    void *coeff_ctx;
 } wt_cols;
 
 /* Whether the column and row kernels (wt_cols, wt_rows) take @p line:

@@ -574,7 +574,8 @@ static void check_passes(const wt_params *p, size_t h, size_t w)
 }
 
 /* A 2-D forward level (wt_axis_level_forward: the column and row passes
- * fused in bands of rows where both fit) of the best kernels against the
+ * fused in bands of rows where both fit) and the inverse level of its bands
+ * (fused where the column pass lifts) of the best kernels against the
  * reference's, bit for bit. */
 static void check_level(const wt_params *p, size_t h, size_t w)
 {
@@ -611,15 +612,35 @@ static void check_level(const wt_params *p, size_t h, size_t w)
         }
         assert_int_equal(wt_axis_level_forward(lines, &src, bands, tmps, 2), WT_OK);
     }
-    env->cpu_scalar = saved;
     if (memcmp(out[0], out[1], total * 4) != 0)
         fail_msg("%s level differs from the reference: %s %s method %d %zux%zu",
+                 wt_line_kernels_best()->name, p->wavelet->name, wt_mode_name(p->mode),
+                 (int)p->method, h, w);
+    /* the inverse level (fused where the column pass lifts) of those bands */
+    float *back[2] = {malloc(h * w * 4), malloc(h * w * 4)};
+    for (int v = 0; v < 2; v++) {
+        env->cpu_scalar = v == 0 ? "1" : "0";
+        wt_array_view bands[4];
+        float *at = out[0];
+        for (int b = 0; b < 4; b++) {
+            size_t bs[2] = {band_rows[b], band_cols[b]};
+            bands[b] = wt_view_dense(at, dt, 1, 2, bs);
+            at += bs[0] * bs[1];
+        }
+        wt_array_view dst = wt_view_dense(back[v], dt, 1, 2, shape);
+        assert_int_equal(wt_axis_level_inverse(lines, bands, &dst, tmps, 2), WT_OK);
+    }
+    env->cpu_scalar = saved;
+    if (memcmp(back[0], back[1], h * w * 4) != 0)
+        fail_msg("%s inverse level differs from the reference: %s %s method %d %zux%zu",
                  wt_line_kernels_best()->name, p->wavelet->name, wt_mode_name(p->mode),
                  (int)p->method, h, w);
     free(in);
     free(tmp);
     free(out[0]);
     free(out[1]);
+    free(back[0]);
+    free(back[1]);
 }
 
 static void test_kernels_equal_reference(void **state)
