@@ -1,7 +1,7 @@
-/* Times the CPU engine's forward transform (median of runs, wall clock, or
- * with "cpu" the process's processor time, which other processes sharing
- * the cores do not inflate):
- *   cpu_speed WAVELET MODE METHOD LEVELS HEIGHT WIDTH [RUNS] [wall|cpu]
+/* Times the CPU engine's forward (or inverse) transform (median of runs,
+ * wall clock, or with "cpu" the process's processor time, which other
+ * processes sharing the cores do not inflate):
+ *   cpu_speed WAVELET MODE METHOD LEVELS HEIGHT WIDTH [RUNS] [wall|cpu] [forward|inverse]
  * Prints milliseconds. Used by bench/cpu_vs_pywt.py and bench/cpu_per_core.py. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,6 +21,7 @@ int main(int argc, char **argv)
     size_t h = strtoul(argv[5], NULL, 10), w = strtoul(argv[6], NULL, 10);
     int runs = argc > 7 ? atoi(argv[7]) : 5;
     int cpu_time = argc > 8 && strcmp(argv[8], "cpu") == 0;
+    int inverse = argc > 9 && strcmp(argv[9], "inverse") == 0;
     wt_engine *e;
     wt_pyramid pyr;
     if (!p.wavelet || wt_mode_parse(argv[2], &p.mode) || wt_method_parse(argv[3], &p.method) ||
@@ -34,9 +35,14 @@ int main(int argc, char **argv)
         x[i] = (float)((i * 2654435761u) % 256);
     double t[64];
     runs = runs > 64 ? 64 : runs;
+    if (inverse)
+        wt_forward(e, &p, x, &pyr);
     for (int r = 0; r < runs; r++) {
         double t0 = cpu_time ? (double)clock() / CLOCKS_PER_SEC : wt_seconds();
-        wt_forward(e, &p, x, &pyr);
+        if (inverse)
+            wt_inverse(e, &p, &pyr, x);
+        else
+            wt_forward(e, &p, x, &pyr);
         t[r] = ((cpu_time ? (double)clock() / CLOCKS_PER_SEC : wt_seconds()) - t0) * 1e3;
     }
     printf("%.3f\n", wt_median(t, (size_t)runs));

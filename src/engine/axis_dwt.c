@@ -300,12 +300,21 @@ static void run_lines(void *ctx, size_t begin, size_t end)
  * page a row), split in runs of rows for the threads. */
 #define COLS_JOB_ROWS 32
 
+/* A worker's scratch of a column pass, its head zero (dwt_line.h). */
+static void *cols_scratch_new(const dwt_pass *ps)
+{
+    void *scratch = malloc(wt_cols_scratch(ps->line, ps->walk.nlines));
+    if (scratch)
+        memset(scratch, 0, WT_COLS_STATE);
+    return scratch;
+}
+
 /* Whether the pass's lines are columns the kernels filter where they lie:
  * neighbouring lines neighbouring samples in all three views. */
 static int cols_pass_fits(const dwt_pass *ps)
 {
     int inner = ps->walk.inner;
-    return ps->batch->cols_forward && !ps->integer && wt_direct_fit(ps->line) && inner >= 0 &&
+    return ps->batch->cols_forward && wt_plane_fit(ps->line, ps->integer) && inner >= 0 &&
            ps->sig->strides[inner] == 1 && ps->lo->strides[inner] == 1 &&
            ps->hi->strides[inner] == 1;
 }
@@ -327,8 +336,9 @@ static void cols_job(const dwt_pass *ps, size_t block, size_t first, size_t coun
     wt_lines s = wt_axis_block(ps->sig, &ps->walk, block);
     wt_lines l = wt_axis_block(ps->lo, &ps->walk, block);
     wt_lines h = wt_axis_block(ps->hi, &ps->walk, block);
-    wt_cols cols = {s.base,        l.base,        h.base, s.sample_step, l.sample_step,
-                    h.sample_step, ps->walk.nlines, first, count};
+    wt_cols cols = {s.base,        l.base,          h.base, s.sample_step, l.sample_step,
+                    h.sample_step, ps->walk.nlines, first,  count,         ps->integer,
+                    0,             NULL,            NULL};
     if (ps->inverse)
         ps->batch->cols_inverse(ps->line, &cols, scratch);
     else
@@ -338,7 +348,7 @@ static void cols_job(const dwt_pass *ps, size_t block, size_t first, size_t coun
 static void run_cols(void *ctx, size_t begin, size_t end)
 {
     dwt_pass *ps = ctx;
-    void *scratch = malloc(wt_cols_scratch(ps->line, ps->walk.nlines));
+    void *scratch = cols_scratch_new(ps);
     if (!scratch) {
         atomic_store(&ps->out_of_memory, 1);
         return;
@@ -362,7 +372,7 @@ static void run_cols(void *ctx, size_t begin, size_t end)
 static int rows_pass_fits(const dwt_pass *ps)
 {
     int axis = ps->walk.axis;
-    return ps->batch->rows_forward && !ps->integer && wt_direct_fit(ps->line) &&
+    return ps->batch->rows_forward && wt_plane_fit(ps->line, ps->integer) &&
            ps->sig->strides[axis] == 1 && ps->lo->strides[axis] == 1 &&
            ps->hi->strides[axis] == 1;
 }
@@ -379,7 +389,8 @@ static void rows_job(const dwt_pass *ps, size_t block, size_t first, size_t coun
     wt_lines s = wt_axis_block(ps->sig, &ps->walk, block);
     wt_lines l = wt_axis_block(ps->lo, &ps->walk, block);
     wt_lines h = wt_axis_block(ps->hi, &ps->walk, block);
-    wt_rows rows = {s.base, l.base, h.base, s.line_step, l.line_step, h.line_step, first, count};
+    wt_rows rows = {s.base,      l.base, h.base, s.line_step, l.line_step,
+                    h.line_step, first,  count,  ps->integer};
     if (ps->inverse)
         ps->batch->rows_inverse(ps->line, &rows, scratch);
     else
@@ -526,12 +537,13 @@ static void arrays_after(const wt_array_view *sig, const wt_line *lines,
 /* ---- a 2-D forward level in bands of rows ---------------------------------- */
 
 /* Rows of lo and of hi a band: the column pass's output rows of a band
- * (2 x 8 rows of 16 KB at 4096 columns) are still in the second-level
- * cache when the band's row passes read them. */
+ * (2 x 8 rows of 16 KB at 4096 columns) go to a worker's buffer, which
+ * stays in the second-level cache while the band's row passes read it: the
+ * y pass's arrays are never written to memory. */
 #define FUSED_BAND_ROWS 8
 
 /* The passes of a 2-D forward level: y (the plane into the lo and hi rows
- * of tmp), then x (lo rows into A, V; hi rows into H, D). */
+ * of a band), then x (lo rows into A, V; hi rows into H, D). */
 typedef struct fused_level {
     dwt_pass cols, rows[2];
 } fused_level;
@@ -541,27 +553,61 @@ static size_t fused_bands(const fused_level *f)
     return (f->cols.line->nlo + FUSED_BAND_ROWS - 1) / FUSED_BAND_ROWS;
 }
 
+/* Band rows [first, first + count) of block @p block: the column pass into
+ * @p buf (lo rows, then hi rows, width apart), the row passes from it. */
+static void fused_band(const fused_level *f, size_t block, size_t first, size_t count,
+                       float *buf, void *cs, void *rs)
+{
+    const dwt_pass *c = &f->cols;
+    size_t width = c->walk.nlines, nhi = c->line->nhi;
+    float *lo = buf, *hi = buf + FUSED_BAND_ROWS * width;
+    wt_lines s = wt_axis_block(c->sig, &c->walk, block);
+    wt_cols cols = {s.base, lo,    hi,    s.sample_step, (ptrdiff_t)width, (ptrdiff_t)width,
+                    width,  first, count, c->integer,   first,            NULL,
+                    NULL};
+    c->batch->cols_forward(c->line, &cols, cs);
+    /* the JPEG 2000 kinds: one hi row fewer for odd heights */
+    size_t counts[2] = {count, first < nhi ? (nhi - first < count ? nhi - first : count) : 0};
+    float *from[2] = {lo, hi};
+    for (int b = 0; b < 2; b++) {
+        const dwt_pass *r = &f->rows[b];
+        wt_lines l = wt_axis_block(r->lo, &r->walk, block);
+        wt_lines h = wt_axis_block(r->hi, &r->walk, block);
+        wt_rows rows = {from[b],
+                        (float *)l.base + (ptrdiff_t)first * l.line_step,
+                        (float *)h.base + (ptrdiff_t)first * h.line_step,
+                        (ptrdiff_t)width,
+                        l.line_step,
+                        h.line_step,
+                        0,
+                        counts[b],
+                        r->integer};
+        if (counts[b])
+            r->batch->rows_forward(r->line, &rows, rs);
+    }
+}
+
 static void run_fused(void *ctx, size_t begin, size_t end)
 {
     fused_level *f = ctx;
-    void *cs = malloc(wt_cols_scratch(f->cols.line, f->cols.walk.nlines));
+    void *cs = cols_scratch_new(&f->cols);
     void *rs = malloc(wt_rows_scratch(f->rows[0].line));
+    float *buf = malloc(2 * FUSED_BAND_ROWS * f->cols.walk.nlines * sizeof *buf);
     size_t bands = fused_bands(f), nlo = f->cols.line->nlo;
-    for (size_t job = begin; job < end && cs && rs; job++) {
+    for (size_t job = begin; job < end && cs && rs && buf; job++) {
         size_t block = job / bands, first = job % bands * FUSED_BAND_ROWS;
         size_t count = nlo - first < FUSED_BAND_ROWS ? nlo - first : FUSED_BAND_ROWS;
-        cols_job(&f->cols, block, first, count, cs);
-        rows_job(&f->rows[0], block, first, count, rs);
-        rows_job(&f->rows[1], block, first, count, rs);
+        fused_band(f, block, first, count, buf, cs, rs);
     }
-    if (!cs || !rs)
+    if (!cs || !rs || !buf)
         atomic_store(&f->cols.out_of_memory, 1);
     free(cs);
     free(rs);
+    free(buf);
 }
 
 /* A forward level of an image by bands of rows where both passes filter
- * the lines where they lie (nlo == nhi then); *done = 0 where they do not. */
+ * the lines where they lie; *done = 0 where they do not. */
 static wt_status fused_forward(const wt_line *lines, const wt_array_view *sig,
                                const wt_array_view *split, const wt_array_view *bands,
                                int threads, int *done)
@@ -578,6 +624,88 @@ static wt_status fused_forward(const wt_line *lines, const wt_array_view *sig,
     return pass_status(&f.cols);
 }
 
+/* ---- a 2-D inverse level whose column pass lifts ---------------------------- */
+
+/* The inverse's passes: x (A, V into the lo rows; H, D into the hi rows),
+ * then y (lo and hi rows into the plane). Where the column pass lifts, its
+ * pipeline loads each coefficient row about once and in order, so a worker
+ * makes each row with the row pass when the pipeline loads it (into a row
+ * of its own): the arrays between the passes are never written, and no
+ * two workers write one row (the rows at their jobs' boundaries are made
+ * by both). */
+typedef struct fused_inverse_row {
+    const fused_level *f;
+    size_t block;
+    float *row;
+    void *scratch; /* the row pass's */
+} fused_inverse_row;
+
+static const float *make_coeff_row(void *ctx, int band, size_t k)
+{
+    fused_inverse_row *m = ctx;
+    const dwt_pass *r = &m->f->rows[band];
+    wt_lines l = wt_axis_block(r->lo, &r->walk, m->block);
+    wt_lines h = wt_axis_block(r->hi, &r->walk, m->block);
+    wt_rows rows = {m->row,
+                    (float *)l.base + (ptrdiff_t)k * l.line_step,
+                    (float *)h.base + (ptrdiff_t)k * h.line_step,
+                    0,
+                    l.line_step,
+                    h.line_step,
+                    0,
+                    1,
+                    r->integer};
+    r->batch->rows_inverse(r->line, &rows, m->scratch);
+    return m->row;
+}
+
+static void run_fused_inverse(void *ctx, size_t begin, size_t end)
+{
+    fused_level *f = ctx;
+    const dwt_pass *c = &f->cols;
+    void *cs = cols_scratch_new(c);
+    void *rs = malloc(wt_rows_scratch(f->rows[0].line));
+    float *row = malloc(f->rows[0].line->n * sizeof *row);
+    size_t jobs = cols_jobs_per_block(c), rows = cols_out_rows(c);
+    for (size_t job = begin; job < end && cs && rs && row; job++) {
+        fused_inverse_row maker = {f, job / jobs, row, rs};
+        size_t first = job % jobs * COLS_JOB_ROWS;
+        size_t count = rows - first < COLS_JOB_ROWS ? rows - first : COLS_JOB_ROWS;
+        wt_lines s = wt_axis_block(c->sig, &c->walk, maker.block);
+        wt_lines l = wt_axis_block(c->lo, &c->walk, maker.block);
+        wt_lines h = wt_axis_block(c->hi, &c->walk, maker.block);
+        wt_cols cols = {s.base,        l.base,         h.base, s.sample_step, l.sample_step,
+                        h.sample_step, c->walk.nlines, first,  count,         c->integer,
+                        0,             make_coeff_row, &maker};
+        c->batch->cols_inverse(c->line, &cols, cs);
+    }
+    if (!cs || !rs || !row)
+        atomic_store(&f->cols.out_of_memory, 1);
+    free(cs);
+    free(rs);
+    free(row);
+}
+
+/* An inverse level of an image whose column pass lifts where the lines lie
+ * and whose row passes filter where they lie; *done = 0 where not. */
+static wt_status fused_inverse(const wt_line *lines, const wt_array_view *sig,
+                               const wt_array_view *split, const wt_array_view *bands,
+                               int threads, int *done)
+{
+    fused_level f;
+    pass_init(&f.cols, &lines[0], 1, sig, &split[0], &split[1], 0);
+    pass_init(&f.rows[0], &lines[1], 1, &split[0], &bands[0], &bands[1], 1);
+    pass_init(&f.rows[1], &lines[1], 1, &split[1], &bands[2], &bands[3], 1);
+    *done = sig->rank == 2 && lines[0].method == WT_METHOD_LIFTING &&
+            cols_pass_fits(&f.cols) && rows_pass_fits(&f.rows[0]) &&
+            rows_pass_fits(&f.rows[1]) && f.cols.walk.nblocks == f.rows[0].walk.nblocks;
+    if (!*done)
+        return WT_OK;
+    wt_parallel_for(threads, cols_jobs_per_block(&f.cols) * f.cols.walk.nblocks,
+                    run_fused_inverse, &f);
+    return pass_status(&f.cols);
+}
+
 /* The passes of a level: forward along axes 0, 1, ... (each array before
  * the pass into a low and a high array after it), inverse backwards. */
 static wt_status run_level(const wt_line *lines, const wt_array_view *sig,
@@ -589,6 +717,14 @@ static wt_status run_level(const wt_line *lines, const wt_array_view *sig,
         int done;
         arrays_after(sig, lines, bands, tmp, 0, split);
         wt_status fused = fused_forward(lines, sig, split, bands, threads, &done);
+        if (done)
+            return fused;
+    }
+    if (inverse && sig->rank == 2) {
+        wt_array_view split[2];
+        int done;
+        arrays_after(sig, lines, bands, tmp, 0, split);
+        wt_status fused = fused_inverse(lines, sig, split, bands, threads, &done);
         if (done)
             return fused;
     }

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dwt_line.h" /* the kernels' filter_taps */
 #include "wavetool_hooks.h"
 
 static wt_axis_border border_of(wt_border b, size_t n)
@@ -72,6 +73,7 @@ void wt_filter_pass_init(wt_filter_pass *p, const wt_array_view *geometry, int a
     p->geometry = *geometry;
     p->axis = axis;
     p->border = border_of(border, geometry->shape[axis]);
+    p->kernels = wt_line_kernels_best();
 }
 
 void wt_filter_pass_add(wt_filter_pass *p, const float *src, float *dst, const wt_filter_spec *f)
@@ -82,38 +84,14 @@ void wt_filter_pass_add(wt_filter_pass *p, const float *src, float *dst, const w
     taps_of(&t->taps, &p->border, f->taps, f->ntaps, f->gain, f->step, f->shift);
 }
 
-/* out[x] (+)= sum of c[k] * src[k][x] for k < n, four taps per sweep so that
- * each output element is loaded and stored once per four taps. */
-#if defined(__GNUC__) && defined(__x86_64__) && !defined(__clang__)
-__attribute__((target_clones("avx2", "default")))
-#endif
-static void taps_into(float *restrict out, const float *const *src, const float *c, int n,
-                      size_t len, int accumulate)
+_Static_assert(WT_UTAPS <= WT_FILTER_TAPS_MAX, "the kernels' sums take every filter");
+
+/* out[x] (+)= sum of c[k] * src[k][x] for k < n, x < len: the kernels'
+ * sums (dwt_line.h's filter_taps; WT_CPU_SCALAR=1: the reference's). */
+static void taps_into(const wt_filter_pass *p, float *out, const float *const *src,
+                      const float *c, int n, size_t len, int accumulate)
 {
-    int k = 0;
-    for (; k + 4 <= n; k += 4, accumulate = 1) {
-        const float *restrict s0 = src[k], *restrict s1 = src[k + 1];
-        const float *restrict s2 = src[k + 2], *restrict s3 = src[k + 3];
-        const float c0 = c[k], c1 = c[k + 1], c2 = c[k + 2], c3 = c[k + 3];
-        if (accumulate)
-            for (size_t x = 0; x < len; x++)
-                out[x] += c0 * s0[x] + c1 * s1[x] + c2 * s2[x] + c3 * s3[x];
-        else
-            for (size_t x = 0; x < len; x++)
-                out[x] = c0 * s0[x] + c1 * s1[x] + c2 * s2[x] + c3 * s3[x];
-    }
-    for (; k < n; k++, accumulate = 1) {
-        const float *restrict s0 = src[k];
-        const float c0 = c[k];
-        if (accumulate)
-            for (size_t x = 0; x < len; x++)
-                out[x] += c0 * s0[x];
-        else
-            for (size_t x = 0; x < len; x++)
-                out[x] = c0 * s0[x];
-    }
-    if (n == 0 && !accumulate)
-        memset(out, 0, len * sizeof *out);
+    p->kernels->filter_taps(out, src, c, n, len, accumulate);
 }
 
 /* The offset of a tap in the line itself: ext[o + start] is in[o + d]
@@ -128,22 +106,23 @@ static long long line_offset(const wt_axis_border *b, size_t start)
 }
 
 /* out[x] (+)= the taps @p t of the line @p in at output x, through border_map. */
-static void taps_at(const wt_axis_border *b, const wt_axis_taps *t, const float *in, float *out,
+static void taps_at(const wt_filter_pass *p, const wt_axis_taps *t, const float *in, float *out,
                     size_t x, int accumulate)
 {
     const float *src[WT_UTAPS];
     for (int k = 0; k < t->ntaps; k++)
-        src[k] = in + border_map(b, x + t->start[k]);
-    taps_into(out + x, src, t->f, t->ntaps, 1, accumulate);
+        src[k] = in + border_map(&p->border, x + t->start[k]);
+    taps_into(p, out + x, src, t->f, t->ntaps, 1, accumulate);
 }
 
 /* out (+)= the taps @p t of the contiguous line @p in: the outputs whose taps
  * all fall inside the line, [x0, x1), read it in place; the few near its ends
  * go one by one through border_map (the line is never copied into an
  * extension). */
-static void taps_line(const wt_axis_border *b, const wt_axis_taps *t, const float *in,
+static void taps_line(const wt_filter_pass *p, const wt_axis_taps *t, const float *in,
                       float *out, int accumulate)
 {
+    const wt_axis_border *b = &p->border;
     const long long n = (long long)b->n;
     long long d[WT_UTAPS], x0 = 0, x1 = n;
     for (int k = 0; k < t->ntaps; k++) {
@@ -154,15 +133,15 @@ static void taps_line(const wt_axis_border *b, const wt_axis_taps *t, const floa
     x0 = x0 < n ? x0 : n;
     x1 = x1 < x0 ? x0 : x1;
     for (long long x = 0; x < x0; x++)
-        taps_at(b, t, in, out, (size_t)x, accumulate);
+        taps_at(p, t, in, out, (size_t)x, accumulate);
     if (x1 > x0) {
         const float *src[WT_UTAPS];
         for (int k = 0; k < t->ntaps; k++)
             src[k] = in + x0 + d[k];
-        taps_into(out + x0, src, t->f, t->ntaps, (size_t)(x1 - x0), accumulate);
+        taps_into(p, out + x0, src, t->f, t->ntaps, (size_t)(x1 - x0), accumulate);
     }
     for (long long x = x1; x < n; x++)
-        taps_at(b, t, in, out, (size_t)x, accumulate);
+        taps_at(p, t, in, out, (size_t)x, accumulate);
 }
 
 /* Does term t add to the destination of term t - 1? */
@@ -208,7 +187,7 @@ static void filter_line(const wt_filter_pass *p, ptrdiff_t off, ptrdiff_t step,
             gather_line(in, step, n, buf->in);
         last = in;
         float *out = step != 1 ? buf->out : term->dst + off;
-        taps_line(&p->border, &term->taps, step != 1 ? buf->in : in, out, accumulates(p, t));
+        taps_line(p, &term->taps, step != 1 ? buf->in : in, out, accumulates(p, t));
         if (step != 1 && last_into(p, t))
             scatter_line(buf->out, n, term->dst + off, step);
     }
@@ -253,8 +232,8 @@ static void rows_range(void *ctx, size_t begin, size_t end)
             for (int k = 0; k < term->taps.ntaps; k++)
                 src[k] = term->src + off +
                          (ptrdiff_t)border_map(&p->border, o + term->taps.start[k]) * step;
-            taps_into(term->dst + off + (ptrdiff_t)o * step, src, term->taps.f, term->taps.ntaps,
-                      walk.nlines, accumulates(p, t));
+            taps_into(p, term->dst + off + (ptrdiff_t)o * step, src, term->taps.f,
+                      term->taps.ntaps, walk.nlines, accumulates(p, t));
         }
     }
 }

@@ -39,6 +39,7 @@ typedef struct wt_filter_pass {
     wt_axis_border border; /* of the filtered axis */
     int nterms;
     wt_filter_term term[4];
+    const struct wt_line_kernels *kernels; /* their filter_taps (dwt_line.h) */
     _Atomic int failed; /* a line buffer could not be allocated */
 } wt_filter_pass;
 

@@ -143,8 +143,9 @@ static void cols_forward(const wt_line *line, const wt_cols *strip, void *scratc
     for (long k = k0; k < k1; k++) {
         for (long j = 0; j < F; j++)
             src[j] = strip_row(&r, s0 + 2 * k - j);
-        forward_row(src, (int)F, SWEEP_ROWS, &tl, &th, strip->lo + k * strip->lo_step,
-                    strip->hi + k * strip->hi_step, r.width);
+        long out = k - (long)strip->out_first;
+        forward_row(src, (int)F, SWEEP_ROWS, &tl, &th, strip->lo + out * strip->lo_step,
+                    strip->hi + out * strip->hi_step, r.width);
     }
 }
 

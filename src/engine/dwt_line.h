@@ -62,6 +62,14 @@ typedef struct wt_cols {
     float *sig, *lo, *hi;
     ptrdiff_t sig_step, lo_step, hi_step; /* elements from one row to the next */
     size_t width, first, count;
+    int integer;      /* int32 samples (legall53's integer lifting) */
+    size_t out_first; /* forward: output row k at lo + (k - out_first) * lo_step (hi
+                       * alike): a band's rows in a buffer; 0 where they are the planes' */
+    /* Inverse lifting: where set, coefficient row k of lo (band 0) or hi (1)
+     * is what this returns (valid until its next call; the fused inverse
+     * level makes each with the row pass), not lo + k * lo_step. */
+    const float *(*coeff_row)(void *ctx, int band, size_t k);
+    void *coeff_ctx;
 } wt_cols;
 
 /* Whether the column and row kernels (wt_cols, wt_rows) take @p line:
@@ -75,11 +83,67 @@ static inline int wt_direct_fit(const wt_line *line)
            line->n >= 2 * (size_t)w->filter_len && line->nlo == line->nhi;
 }
 
-/* Scratch of a strip of @p width lines: the extension rows at both ends and
- * a row of zeros. */
+/* How far past a line's ends a lifting pass reads its extension, at most
+ * (dwt_lift.c: the steps' reach, the outputs' shifts, the filter banks'
+ * longer outputs and periodization's start), and how far apart the outputs
+ * of one row of lo and hi lie. */
+static inline size_t wt_lift_shifts(const wt_lifting *L)
+{
+    return (size_t)(L->shift_lo < 0 ? -L->shift_lo : L->shift_lo) +
+           (size_t)(L->shift_hi < 0 ? -L->shift_hi : L->shift_hi);
+}
+
+static inline size_t wt_lift_margin(const wt_line *line)
+{
+    const wt_wavelet *w = line->wavelet;
+    return (size_t)w->filter_len + 2 * (size_t)wt_lifting_reach(w->lifting) +
+           2 * wt_lift_shifts(w->lifting) + 8;
+}
+
+/* Whether the lifting passes of dwt_lift.c take @p line (float lifting of
+ * any scheme; @p integer: the integer 5/3): lines long enough that every
+ * extension is made of signal samples. */
+static inline int wt_lift_fit(const wt_line *line, int integer)
+{
+    const wt_wavelet *w = line->wavelet;
+    return line->method == WT_METHOD_LIFTING && w->lifting && integer == w->integer &&
+           line->n >= wt_lift_margin(line) + 2;
+}
+
+/* Whether the column and row kernels take @p line, by filter bank
+ * (wt_direct_fit) or by lifting (wt_lift_fit). */
+static inline int wt_plane_fit(const wt_line *line, int integer)
+{
+    return (!integer && wt_direct_fit(line)) || wt_lift_fit(line, integer);
+}
+
+/* Elements from one row of a lifting pass's ring to the next: a multiple
+ * of 16 that is not a multiple of 256, so that the rows of a power-of-two
+ * wide plane do not share the first-level cache's sets. */
+static inline size_t wt_lift_row_step(size_t width)
+{
+    size_t step = (width + 15) & ~(size_t)15;
+    return step % 256 == 0 ? step + 16 : step;
+}
+
+/* Rows of a lifting column pass's scratch (dwt_lift.c): the two rings and
+ * the extension rows at both ends, generous. */
+static inline size_t wt_lift_scratch_rows(const wt_line *line)
+{
+    const wt_lifting *L = line->wavelet->lifting;
+    size_t R = (size_t)wt_lifting_reach(L);
+    return 2 * (2 * R + wt_lift_shifts(L) + 2) + 2 * wt_lift_margin(line) + 4;
+}
+
+/* Bytes of scratch of a strip of @p width lines: the extension rows at both
+ * ends and a row of zeros; lifting: its state, rings and extension rows
+ * (at least WT_COLS_STATE either way). */
+#define WT_COLS_STATE 128
 static inline size_t wt_cols_scratch(const wt_line *line, size_t width)
 {
-    return (2 * (size_t)line->wavelet->filter_len + 8) * width * sizeof(float);
+    if (line->method == WT_METHOD_LIFTING && line->wavelet->lifting)
+        return WT_COLS_STATE + wt_lift_scratch_rows(line) * wt_lift_row_step(width) * sizeof(float);
+    return WT_COLS_STATE + (2 * (size_t)line->wavelet->filter_len + 8) * width * sizeof(float);
 }
 
 /* Rows of a row pass (dwt_rows.c): lines [first, first + count) of a
@@ -89,13 +153,15 @@ typedef struct wt_rows {
     float *sig, *lo, *hi;
     ptrdiff_t sig_step, lo_step, hi_step; /* elements from one line to the next */
     size_t first, count;
+    int integer; /* int32 samples (legall53's integer lifting) */
 } wt_rows;
 
 /* Scratch of a row pass: a line's extension, split in even and odd samples,
- * or its padded coefficients. */
+ * or its padded coefficients (lifting: a[] and d[] with their margins). */
 static inline size_t wt_rows_scratch(const wt_line *line)
 {
-    return (line->n + 4 * (size_t)line->wavelet->filter_len + 16) * sizeof(float);
+    size_t lift = line->wavelet->lifting ? 2 * wt_lift_margin(line) : 0;
+    return (line->n + 4 * (size_t)line->wavelet->filter_len + lift + 16) * sizeof(float);
 }
 
 /* The batch kernels a pass calls, dav1d's dsp_init pattern: the functions
@@ -117,15 +183,26 @@ typedef struct wt_line_kernels {
      * batch (buf[i * WT_BATCH + b] = rows[b * stride + i]), and back. */
     void (*gather_rows)(const uint32_t *rows, ptrdiff_t stride, size_t len, uint32_t *buf);
     void (*scatter_rows)(const uint32_t *buf, size_t len, uint32_t *rows, ptrdiff_t stride);
-    /* Column passes of a strip, lines that wt_direct_fit takes (NULL in the
-     * reference, whose passes gather the columns into batches). */
+    /* Column passes of a strip, lines that wt_plane_fit takes (NULL in the
+     * reference, whose passes gather the columns into batches); the lifting
+     * passes keep a pipeline's state in the first WT_COLS_STATE bytes of
+     * @p scratch (wt_cols_scratch bytes), zero when it is allocated. */
     void (*cols_forward)(const wt_line *line, const wt_cols *strip, void *scratch);
     void (*cols_inverse)(const wt_line *line, const wt_cols *strip, void *scratch);
-    /* Row passes of lines that wt_direct_fit takes (NULL in the reference,
+    /* Row passes of lines that wt_plane_fit takes (NULL in the reference,
      * whose passes transpose the rows into batches). */
     void (*rows_forward)(const wt_line *line, const wt_rows *rows, void *scratch);
     void (*rows_inverse)(const wt_line *line, const wt_rows *rows, void *scratch);
+    /* The undecimated passes' sums (axis_filter.c): out[x] (+)= sum_k c[k]
+     * src[k][x], x < len; the taps four at a time, (c0 s0 + c1 s1 + c2 s2 +
+     * c3 s3), each group then each tap left over added to out in turn (the
+     * first stored where !accumulate; n = 0: zeros). */
+    void (*filter_taps)(float *out, const float *const *src, const float *c, int n, size_t len,
+                        int accumulate); /* n <= WT_FILTER_TAPS_MAX */
 } wt_line_kernels;
+
+/* Taps of filter_taps at most (undecimated_geometry.h's WT_UTAPS). */
+#define WT_FILTER_TAPS_MAX 128
 
 typedef enum wt_cpu_isa { WT_ISA_REFERENCE, WT_ISA_AVX2, WT_ISA_AVX512, WT_ISA_COUNT } wt_cpu_isa;
 

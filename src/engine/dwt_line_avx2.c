@@ -12,6 +12,8 @@
 #include "rows_x86.h"
 #include "dwt_cols.c"
 #include "dwt_rows.c"
+#include "dwt_lift.c"
+#include "filter_taps.c"
 
 const wt_line_kernels wt_line_kernels_avx2 = {"avx2",
                                             line_forward_avx2,
@@ -20,7 +22,8 @@ const wt_line_kernels wt_line_kernels_avx2 = {"avx2",
                                             line_inverse_i32_avx2,
                                             gather_rows_x86,
                                             scatter_rows_x86,
-                                            cols_forward,
-                                            cols_inverse,
-                                            rows_forward,
-                                            rows_inverse};
+                                            plane_cols_forward,
+                                            plane_cols_inverse,
+                                            plane_rows_forward,
+                                            plane_rows_inverse,
+                                            filter_taps};

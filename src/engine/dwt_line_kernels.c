@@ -1,6 +1,8 @@
 /* The batch kernels of the CPU engine (dwt_line.h): the reference table and
  * the choice among it and the instruction-set variants, made at run time
  * from what the CPU reports, so one build runs everywhere. */
+#include <string.h>
+
 #include "config.h"
 #include "dwt_line.h"
 #include "wavetool_hooks.h"
@@ -19,12 +21,43 @@ static void scatter_rows(const uint32_t *buf, size_t len, uint32_t *rows, ptrdif
             rows[b * stride + (ptrdiff_t)i] = buf[i * WT_BATCH + b];
 }
 
+/* The reference of the undecimated passes' sums (dwt_line.h): a sweep over
+ * out per group of four taps, then per tap left over. */
+static void filter_taps(float *restrict out, const float *const *src, const float *c, int n,
+                        size_t len, int accumulate)
+{
+    int k = 0;
+    for (; k + 4 <= n; k += 4, accumulate = 1) {
+        const float *restrict s0 = src[k], *restrict s1 = src[k + 1];
+        const float *restrict s2 = src[k + 2], *restrict s3 = src[k + 3];
+        const float c0 = c[k], c1 = c[k + 1], c2 = c[k + 2], c3 = c[k + 3];
+        if (accumulate)
+            for (size_t x = 0; x < len; x++)
+                out[x] += c0 * s0[x] + c1 * s1[x] + c2 * s2[x] + c3 * s3[x];
+        else
+            for (size_t x = 0; x < len; x++)
+                out[x] = c0 * s0[x] + c1 * s1[x] + c2 * s2[x] + c3 * s3[x];
+    }
+    for (; k < n; k++, accumulate = 1) {
+        const float *restrict s0 = src[k];
+        const float c0 = c[k];
+        if (accumulate)
+            for (size_t x = 0; x < len; x++)
+                out[x] += c0 * s0[x];
+        else
+            for (size_t x = 0; x < len; x++)
+                out[x] = c0 * s0[x];
+    }
+    if (n == 0 && !accumulate)
+        memset(out, 0, len * sizeof *out);
+}
+
 static const wt_line_kernels reference = {"reference",         wt_line_forward,
                                           wt_line_inverse,     wt_line_forward_i32,
                                           wt_line_inverse_i32, gather_rows,
                                           scatter_rows,        NULL,
                                           NULL,                NULL,
-                                          NULL};
+                                          NULL,                filter_taps};
 
 const wt_line_kernels *wt_line_kernels_of(wt_cpu_isa isa)
 {

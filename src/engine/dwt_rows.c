@@ -39,8 +39,9 @@ typedef int lane_index __attribute__((vector_size(VW * sizeof(int))));
 
 /* ---- forward ------------------------------------------------------------- */
 
-/* The extension of a row over [e0, e1) (e0 even), split: even[i] =
- * ext(e0 + 2i), odd[i] = ext(e0 + 2i + 1). */
+/* The extension of a row over [e0, e1), split: even[i] = ext(e0 + 2i),
+ * odd[i] = ext(e0 + 2i + 1) (e0 odd: the samples at odd positions in
+ * even[]). */
 typedef struct split_row {
     real *even, *odd;
     long e0;
@@ -53,8 +54,9 @@ static real *split_at(const split_row *r, long p)
     return (q & 1) ? r->odd + q / 2 : r->even + q / 2;
 }
 
-/* The signal's samples [0, n) into even/odd (e0 even, so sample p's parity
- * is p's): whole vector pairs split by shuffles, the rest one by one. */
+/* The signal's samples [0, n) into even/odd: whole vector pairs split by
+ * shuffles (samples p and p + 1 of a pair go to split_at(0) + p / 2 and
+ * split_at(1) + p / 2 for either parity of e0), the rest one by one. */
 static void split_signal(const float *x, long n, const split_row *r)
 {
     long p = 0;
@@ -68,6 +70,25 @@ static void split_signal(const float *x, long n, const split_row *r)
         *split_at(r, p) = x[p];
 }
 
+/* The row x (n samples; @p padded: periodization's even length, its last
+ * sample repeated) extended by @p mode over [e0, e1) (e0 <= 0, e1 >=
+ * padded) into r, split. */
+static void split_extend(const float *x, long n, long padded, wt_mode mode, long e0, long e1,
+                         const split_row *r)
+{
+    split_signal(x, n, r);
+    if (padded > n)
+        *split_at(r, n) = x[n - 1];
+    for (long i = -1; i >= e0; i--) { /* extend_signal's order: outward */
+        ext_rule rule = extension_rule(padded, mode, i);
+        apply_rule(&rule, split_at(r, i), split_at(r, rule.p), split_at(r, rule.q), 1);
+    }
+    for (long i = padded; i < e1; i++) {
+        ext_rule rule = extension_rule(padded, mode, i);
+        apply_rule(&rule, split_at(r, i), split_at(r, rule.p), split_at(r, rule.q), 1);
+    }
+}
+
 static void rows_forward_one(const wt_line *line, const taps *tl, const taps *th,
                              const float *x, float *lo, float *hi, real *scratch)
 {
@@ -79,17 +100,7 @@ static void rows_forward_one(const wt_line *line, const taps *tl, const taps *th
         e1 = padded;
     long half = (e1 - e0 + 1) / 2 + 1;
     split_row r = {scratch, scratch + half, e0};
-    split_signal(x, n, &r);
-    if (padded > n)
-        *split_at(&r, n) = x[n - 1];
-    for (long i = -1; i >= e0; i--) { /* extend_signal's order: outward */
-        ext_rule rule = extension_rule(padded, line->mode, i);
-        apply_rule(&rule, split_at(&r, i), split_at(&r, rule.p), split_at(&r, rule.q), 1);
-    }
-    for (long i = padded; i < e1; i++) {
-        ext_rule rule = extension_rule(padded, line->mode, i);
-        apply_rule(&rule, split_at(&r, i), split_at(&r, rule.p), split_at(&r, rule.q), 1);
-    }
+    split_extend(x, n, padded, line->mode, e0, e1, &r);
     /* tap j of output k reads sample s0 + 2k - j: element k of src[j] */
     const real *src[128];
     for (long j = 0; j < F; j++)

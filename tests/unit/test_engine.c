@@ -12,6 +12,7 @@
 
 #include <cmocka.h>
 
+#include "axis_filter.h"
 #include "axis_view.h"
 #include "dwt_line.h"
 #include "wavetool_hooks.h"
@@ -573,7 +574,8 @@ static void check_passes(const wt_params *p, size_t h, size_t w)
 }
 
 /* A 2-D forward level (wt_axis_level_forward: the column and row passes
- * fused in bands of rows where both fit) of the best kernels against the
+ * fused in bands of rows where both fit) and the inverse level of its bands
+ * (fused where the column pass lifts) of the best kernels against the
  * reference's, bit for bit. */
 static void check_level(const wt_params *p, size_t h, size_t w)
 {
@@ -610,15 +612,35 @@ static void check_level(const wt_params *p, size_t h, size_t w)
         }
         assert_int_equal(wt_axis_level_forward(lines, &src, bands, tmps, 2), WT_OK);
     }
-    env->cpu_scalar = saved;
     if (memcmp(out[0], out[1], total * 4) != 0)
         fail_msg("%s level differs from the reference: %s %s method %d %zux%zu",
+                 wt_line_kernels_best()->name, p->wavelet->name, wt_mode_name(p->mode),
+                 (int)p->method, h, w);
+    /* the inverse level (fused where the column pass lifts) of those bands */
+    float *back[2] = {malloc(h * w * 4), malloc(h * w * 4)};
+    for (int v = 0; v < 2; v++) {
+        env->cpu_scalar = v == 0 ? "1" : "0";
+        wt_array_view bands[4];
+        float *at = out[0];
+        for (int b = 0; b < 4; b++) {
+            size_t bs[2] = {band_rows[b], band_cols[b]};
+            bands[b] = wt_view_dense(at, dt, 1, 2, bs);
+            at += bs[0] * bs[1];
+        }
+        wt_array_view dst = wt_view_dense(back[v], dt, 1, 2, shape);
+        assert_int_equal(wt_axis_level_inverse(lines, bands, &dst, tmps, 2), WT_OK);
+    }
+    env->cpu_scalar = saved;
+    if (memcmp(back[0], back[1], h * w * 4) != 0)
+        fail_msg("%s inverse level differs from the reference: %s %s method %d %zux%zu",
                  wt_line_kernels_best()->name, p->wavelet->name, wt_mode_name(p->mode),
                  (int)p->method, h, w);
     free(in);
     free(tmp);
     free(out[0]);
     free(out[1]);
+    free(back[0]);
+    free(back[1]);
 }
 
 static void test_kernels_equal_reference(void **state)
@@ -638,14 +660,69 @@ static void test_kernels_equal_reference(void **state)
                         continue;
                     for (size_t i = 0; i < sizeof lengths / sizeof lengths[0]; i++)
                         check_kernels(k, &p, lengths[i]);
-                    /* the columns' kernels take lines of at least twice the filter */
-                    size_t F = (size_t)p.wavelet->filter_len;
-                    check_passes(&p, 2 * F, 45);
-                    check_passes(&p, 2 * F + 3, 13);
-                    check_passes(&p, 2 * F + 1, 70);
-                    check_level(&p, 2 * F + 17, 2 * F + 5);
+                    /* the plane kernels take lines of at least twice the filter
+                     * (lifting: past its margin; the shortest they take, odd
+                     * and even, and the pipeline's jobs of 32 rows) */
+                    size_t F = (size_t)p.wavelet->filter_len, M = 2 * F;
+                    if (p.wavelet->lifting && p.method == WT_METHOD_LIFTING) {
+                        wt_line ln;
+                        wt_line_init(&ln, &p, 0);
+                        M = wt_lift_margin(&ln) + 2;
+                        check_passes(&p, M + 1, 45);
+                        check_passes(&p, M + 70, 37);
+                        check_level(&p, M + 71, M + 2);
+                    }
+                    check_passes(&p, M, 45);
+                    check_passes(&p, M + 3, 13);
+                    check_passes(&p, M + 1, 70);
+                    check_level(&p, M + 17, M + 5);
                 }
     }
+}
+
+/* The undecimated passes (axis_filter.c) of the best kernels' filter_taps
+ * against the reference's (WT_CPU_SCALAR=1), bit for bit: both axes of a
+ * plane (rows where they lie, columns across), every border, 1-9 taps,
+ * two terms adding into one destination. */
+static void check_filter_pass(wt_border border, int ntaps, int axis)
+{
+    enum { H = 37, W = 45 };
+    size_t shape[2] = {H, W};
+    float *src = malloc(2 * H * W * sizeof *src), *out[2] = {malloc(H * W * 4), malloc(H * W * 4)};
+    for (size_t i = 0; i < 2 * H * W; i++)
+        src[i] = (float)(uniform() * 100.0);
+    double taps[9];
+    for (int k = 0; k < ntaps; k++)
+        taps[k] = uniform();
+    wt_filter_spec f = {taps, ntaps, 0.7, 2, -3};
+    wt_array_view geometry = wt_view_dense(src, WT_FLOAT32, 1, 2, shape);
+    wt_env_knobs *env = wt_env_override();
+    const char *saved = env->cpu_scalar;
+    for (int v = 0; v < 2; v++) {
+        env->cpu_scalar = v == 0 ? "1" : "0";
+        wt_filter_pass pass;
+        wt_filter_pass_init(&pass, &geometry, axis, border);
+        wt_filter_pass_add(&pass, src, out[v], &f);
+        wt_filter_pass_add(&pass, src + H * W, out[v], &f);
+        assert_int_equal(wt_filter_pass_run(&pass, 2), WT_OK);
+    }
+    env->cpu_scalar = saved;
+    if (memcmp(out[0], out[1], H * W * 4) != 0)
+        fail_msg("%s filter pass differs from the reference: border %d, %d taps, axis %d",
+                 wt_line_kernels_best()->name, (int)border, ntaps, axis);
+    free(src);
+    free(out[0]);
+    free(out[1]);
+}
+
+static void test_filter_taps_equal_reference(void **state)
+{
+    (void)state;
+    const wt_border borders[] = {WT_BORDER_MIRROR, WT_BORDER_PERIODIC, WT_BORDER_NEAREST};
+    for (int b = 0; b < 3; b++)
+        for (int ntaps = 1; ntaps <= 9; ntaps++)
+            for (int axis = 0; axis < 2; axis++)
+                check_filter_pass(borders[b], ntaps, axis);
 }
 
 /* ---------------------------------------------------------------------- */
@@ -833,6 +910,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_cdf97_vs_bior44),
         cmocka_unit_test(test_one_line_equals_batch),
         cmocka_unit_test(test_kernels_equal_reference),
+        cmocka_unit_test(test_filter_taps_equal_reference),
         cmocka_unit_test(test_coeff_lengths),
         cmocka_unit_test(test_pyramid_rank),
         cmocka_unit_test(test_fold_index),
