@@ -16,12 +16,16 @@
 #include <libdeflate.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #define BLOCK_BYTES ((size_t)64 << 10)
 #define MIN_RUN 3
 #define MAX_MATCH 258
 #define STORED_MAX 65535 /* bytes of one stored block */
-#define MAX_BITS 15      /* longest literal/length or distance code */
+#define MAX_BITS 15      /* longest code DEFLATE allows */
+#define MAX_LITLEN_BITS 14 /* ours for literals and lengths: 4 literals fit in 56 bits */
 #define MAX_CL_BITS 7    /* longest code-length code */
 #define NUM_LITLEN 286
 #define NUM_DIST 30
@@ -136,21 +140,6 @@ static inline uint64_t run_starts(const uint8_t *p, unsigned dist)
     return z & (z >> 8) & (z >> 16);
 }
 
-/* Where the first run of MIN_RUN bytes or more starts in [@p from, @p end),
- * @p from ≥ 8; @p end when there is none (the last 7 bytes start none). */
-static size_t next_run_start(const uint8_t *in, size_t from, size_t end, unsigned sample,
-                             unsigned pixel)
-{
-    for (size_t j = from; j + 8 <= end; j += 6) {
-        uint64_t m = run_starts(in + j, sample);
-        if (pixel > sample)
-            m |= run_starts(in + j, pixel);
-        if (m)
-            return j + ((unsigned)__builtin_ctzll(m) >> 3);
-    }
-    return end;
-}
-
 /* How many of the @p max bytes at @p p equal those @p dist before (the
  * caller keeps @p dist bytes before @p p in the buffer). */
 static size_t repeated_bytes(const uint8_t *p, unsigned dist, size_t max)
@@ -167,6 +156,48 @@ static size_t repeated_bytes(const uint8_t *p, unsigned dist, size_t max)
     return n;
 }
 
+#ifdef __SSE2__
+/* Bit k set where bytes k, k+1, k+2 of @p p (k < 14) equal those @p dist
+ * before, 16 bytes compared at once. */
+static inline unsigned run_starts16(const uint8_t *p, unsigned dist)
+{
+    __m128i now = _mm_loadu_si128((const __m128i *)(const void *)p);
+    __m128i before = _mm_loadu_si128((const __m128i *)(const void *)(p - dist));
+    unsigned eq = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(now, before));
+    return eq & eq >> 1 & eq >> 2 & 0x3fffu;
+}
+#endif
+
+/* Where the first run of MIN_RUN bytes or more starts in [@p from, @p end),
+ * @p from ≥ 8; @p end when there is none. 16 bytes a step with SSE2 (the
+ * x86-64 baseline), else 8 (6 starts) in a word; the last bytes one by one. */
+static size_t next_run_start(const uint8_t *in, size_t from, size_t end, unsigned sample,
+                             unsigned pixel)
+{
+    size_t j = from;
+#ifdef __SSE2__
+    for (; j + 16 <= end; j += 14) {
+        unsigned m = run_starts16(in + j, sample);
+        if (pixel > sample)
+            m |= run_starts16(in + j, pixel);
+        if (m)
+            return j + (unsigned)__builtin_ctz(m);
+    }
+#endif
+    for (; j + 8 <= end; j += 6) {
+        uint64_t m = run_starts(in + j, sample);
+        if (pixel > sample)
+            m |= run_starts(in + j, pixel);
+        if (m)
+            return j + ((unsigned)__builtin_ctzll(m) >> 3);
+    }
+    for (; j + MIN_RUN <= end; j++)
+        if (repeated_bytes(in + j, sample, MIN_RUN) == MIN_RUN ||
+            (pixel > sample && repeated_bytes(in + j, pixel, MIN_RUN) == MIN_RUN))
+            return j;
+    return end;
+}
+
 typedef struct run {
     uint32_t start, length; /* in the block's input */
     uint32_t dist;
@@ -177,10 +208,33 @@ typedef struct block_counts {
     uint32_t litlen[NUM_LITLEN], dist[NUM_DIST];
 } block_counts;
 
-static void count_literals(block_counts *c, const uint8_t *p, size_t n)
+/* Add the counts of the @p n bytes at @p p to @p litlen; four tables, so
+ * that equal neighbours do not wait on each other's increment. */
+static void count_bytes(uint32_t *litlen, const uint8_t *p, size_t n)
 {
-    for (size_t i = 0; i < n; i++)
-        c->litlen[p[i]]++;
+    uint32_t t[4][256];
+    memset(t, 0, sizeof t);
+    size_t i = 0;
+    for (; i + 4 <= n; i += 4) {
+        t[0][p[i]]++;
+        t[1][p[i + 1]]++;
+        t[2][p[i + 2]]++;
+        t[3][p[i + 3]]++;
+    }
+    for (; i < n; i++)
+        t[0][p[i]]++;
+    for (int v = 0; v < 256; v++)
+        litlen[v] += t[0][v] + t[1][v] + t[2][v] + t[3][v];
+}
+
+/* Take the @p length bytes of a run at @p p (distance @p dist) out of the
+ * literal counts: byte k of the run repeats byte k mod dist of the @p dist
+ * before it, so each of those counts length / dist times, or once more. */
+static void uncount_run(uint32_t *litlen, const uint8_t *p, size_t length, unsigned dist)
+{
+    uint32_t times = (uint32_t)length / dist, more = (uint32_t)length % dist;
+    for (unsigned k = 0; k < dist; k++)
+        litlen[(p - dist)[k]] -= times + (k < more);
 }
 
 static void count_run(block_counts *c, const length_table *t, size_t length, unsigned dist)
@@ -194,25 +248,27 @@ static void count_run(block_counts *c, const length_table *t, size_t length, uns
 }
 
 /* The runs of block [@p b0, @p b1) of @p in, the longer where both
- * distances start one, into @p runs; returns their number. */
+ * distances start one, into @p runs, and the block's symbol counts: every
+ * byte counted as a literal, then the runs' bytes taken out. Returns the
+ * number of runs. */
 static size_t find_runs(const uint8_t *in, size_t b0, size_t b1, unsigned sample, unsigned pixel,
                         const length_table *t, run *runs, block_counts *c)
 {
     size_t i = b0, n = 0;
-    while (i < b1) {
+    count_bytes(c->litlen, in + b0, b1 - b0);
+    for (;;) {
         size_t j = next_run_start(in, i < 8 ? 8 : i, b1, sample, pixel);
-        count_literals(c, in + i, j - i);
         if (j >= b1)
-            break;
+            return n;
         size_t by_sample = repeated_bytes(in + j, sample, b1 - j);
         size_t by_pixel = pixel > sample ? repeated_bytes(in + j, pixel, b1 - j) : 0;
         unsigned dist = by_pixel > by_sample ? pixel : sample;
         size_t length = by_pixel > by_sample ? by_pixel : by_sample;
         runs[n++] = (run){(uint32_t)(j - b0), (uint32_t)length, dist};
         count_run(c, t, length, dist);
+        uncount_run(c->litlen, in + j, length, dist);
         i = j + length;
     }
-    return n;
 }
 
 /* ---- Huffman codes -------------------------------------------------------- */
@@ -456,11 +512,33 @@ static void header_write(bit_writer *w, const block_header *h, int final)
 
 /* ---- blocks ------------------------------------------------------------------ */
 
-/* The codes of one block, literal codes packed as code | length << 16. */
+/* The codes of one block; what the writer puts, as bits | their number << 24:
+ * each literal, and each match length's code with its extra bits. */
 typedef struct block_codes {
     huffman litlen, dist;
-    uint32_t literal[256];
+    uint32_t literal[256], match[MAX_MATCH + 1];
 } block_codes;
+
+static inline uint32_t packed_code(uint32_t bits, unsigned n)
+{
+    return bits | (uint32_t)n << 24;
+}
+
+static void block_codes_pack(block_codes *k, const length_table *t)
+{
+    for (int s = 0; s < 256; s++)
+        k->literal[s] = packed_code(k->litlen.code[s], k->litlen.len[s]);
+    for (unsigned m = MIN_RUN; m <= MAX_MATCH; m++) {
+        unsigned s = t->symbol[m], len = k->litlen.len[257 + s];
+        k->match[m] = packed_code(k->litlen.code[257 + s] | (m - length_base[s]) << len,
+                                  len + length_extra[s]);
+    }
+}
+
+static inline void put_packed(bit_writer *w, uint32_t code)
+{
+    put_bits(w, code & 0xffffff, code >> 24);
+}
 
 static size_t data_bits(const block_counts *c, const block_codes *k)
 {
@@ -494,45 +572,49 @@ static void write_stored(bit_writer *w, const uint8_t *p, size_t n, int final)
     } while (n);
 }
 
+/* Literals four at a time: their codes joined first (independent of the
+ * writer's state), then put at once. */
 static inline void put_literals(bit_writer *w, const uint32_t *lit, const uint8_t *p, size_t n)
 {
     size_t i = 0;
-    for (; i + 3 <= n; i += 3) { /* 3 x 15 bits fit beside the 7 held */
-        put_bits(w, lit[p[i]] & 0xffff, lit[p[i]] >> 16);
-        put_bits(w, lit[p[i + 1]] & 0xffff, lit[p[i + 1]] >> 16);
-        put_bits(w, lit[p[i + 2]] & 0xffff, lit[p[i + 2]] >> 16);
+    for (; i + 4 <= n; i += 4) { /* 4 x 14 bits fit beside the 7 held */
+        uint32_t a = lit[p[i]], b = lit[p[i + 1]], c = lit[p[i + 2]], d = lit[p[i + 3]];
+        unsigned na = a >> 24, nab = na + (b >> 24), nabc = nab + (c >> 24);
+        uint64_t bits = (a & 0xffffff) | (uint64_t)(b & 0xffffff) << na |
+                        (uint64_t)(c & 0xffffff) << nab | (uint64_t)(d & 0xffffff) << nabc;
+        put_bits(w, bits, nabc + (d >> 24));
         flush_bits(w);
     }
-    for (; i < n; i++) {
-        put_bits(w, lit[p[i]] & 0xffff, lit[p[i]] >> 16);
-        flush_bits(w);
-    }
+    for (; i < n; i++)
+        put_packed(w, lit[p[i]]);
+    flush_bits(w);
 }
 
-static void put_run(bit_writer *w, const block_codes *k, const length_table *t, size_t length,
-                    unsigned dist)
+/* A run as matches of at most 258 bytes: length code and extra bits (19
+ * bits at most), distance code and extra bit (16). */
+static void put_run(bit_writer *w, const block_codes *k, size_t length, unsigned dist)
 {
-    unsigned dc = distance_code(dist);
+    unsigned dc = distance_code(dist), dn = k->dist.len[dc];
+    uint32_t distance = packed_code(k->dist.code[dc] | distance_extra_value(dist) << dn,
+                                    dn + distance_extra_bits(dist));
     for (size_t left = length; left;) {
-        unsigned m = next_match(left), s = t->symbol[m];
-        put_bits(w, k->litlen.code[257 + s], k->litlen.len[257 + s]);
-        put_bits(w, m - length_base[s], length_extra[s]);
-        put_bits(w, k->dist.code[dc], k->dist.len[dc]);
-        put_bits(w, distance_extra_value(dist), distance_extra_bits(dist));
+        unsigned m = next_match(left);
+        put_packed(w, k->match[m]);
+        put_packed(w, distance);
         flush_bits(w);
         left -= m;
     }
 }
 
 static void write_dynamic(bit_writer *w, const block_header *h, const block_codes *k,
-                          const length_table *t, const uint8_t *p, size_t n, const run *runs,
+                          const uint8_t *p, size_t n, const run *runs,
                           size_t nruns, int final)
 {
     header_write(w, h, final);
     size_t i = 0;
     for (size_t r = 0; r < nruns; r++) {
         put_literals(w, k->literal, p + i, runs[r].start - i);
-        put_run(w, k, t, runs[r].length, runs[r].dist);
+        put_run(w, k, runs[r].length, runs[r].dist);
         i = runs[r].start + runs[r].length;
     }
     put_literals(w, k->literal, p + i, n - i);
@@ -550,16 +632,15 @@ static void write_block(bit_writer *w, const uint8_t *in, size_t b0, size_t b1, 
     size_t nruns = find_runs(in, b0, b1, sample, pixel, t, runs, &c);
     c.litlen[END_OF_BLOCK] = 1;
     block_counts freq = c; /* huffman_build may add counts to unused symbols */
-    huffman_build(&k.litlen, freq.litlen, NUM_LITLEN, MAX_BITS);
+    huffman_build(&k.litlen, freq.litlen, NUM_LITLEN, MAX_LITLEN_BITS);
     huffman_build(&k.dist, freq.dist, NUM_DIST, MAX_BITS);
     header_plan(&h, &k.litlen, &k.dist);
     if (header_bits(&h) + data_bits(&c, &k) > stored_bits(b1 - b0)) {
         write_stored(w, in + b0, b1 - b0, final);
         return;
     }
-    for (int s = 0; s < 256; s++)
-        k.literal[s] = k.litlen.code[s] | (uint32_t)k.litlen.len[s] << 16;
-    write_dynamic(w, &h, &k, t, in + b0, b1 - b0, runs, nruns, final);
+    block_codes_pack(&k, t);
+    write_dynamic(w, &h, &k, in + b0, b1 - b0, runs, nruns, final);
 }
 
 size_t wt_fastz_bound(size_t n)
