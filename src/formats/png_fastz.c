@@ -142,7 +142,7 @@ static inline uint64_t run_starts(const uint8_t *p, unsigned dist)
 
 /* How many of the @p max bytes at @p p equal those @p dist before (the
  * caller keeps @p dist bytes before @p p in the buffer). */
-static size_t repeated_bytes(const uint8_t *p, unsigned dist, size_t max)
+static inline size_t repeated_bytes(const uint8_t *p, unsigned dist, size_t max)
 {
     const uint8_t *before = p - dist;
     size_t n = 0;
@@ -227,9 +227,6 @@ static void count_bytes(uint32_t *litlen, const uint8_t *p, size_t n)
         litlen[v] += t[0][v] + t[1][v] + t[2][v] + t[3][v];
 }
 
-/* Take the @p length bytes of a run at @p p (distance @p dist) out of the
- * literal counts: byte k of the run repeats byte k mod dist of the @p dist
- * before it, so each of those counts length / dist times, or once more. */
 static void uncount_run(uint32_t *litlen, const uint8_t *p, size_t length, unsigned dist)
 {
     uint32_t times = (uint32_t)length / dist, more = (uint32_t)length % dist;
@@ -278,12 +275,25 @@ typedef struct sym_freq {
     uint16_t sym;
 } sym_freq;
 
-static int by_freq(const void *a, const void *b)
+/* The @p n symbols of @p s (in ascending symbol order) sorted by ascending
+ * frequency, ties kept in symbol order: a radix sort of the frequencies
+ * (below 2^24: a block's bytes), a byte a pass, passes that would not move
+ * anything skipped. */
+static void sort_by_freq(sym_freq *s, int n)
 {
-    const sym_freq *x = a, *y = b;
-    if (x->freq != y->freq)
-        return x->freq < y->freq ? -1 : 1;
-    return x->sym < y->sym ? -1 : 1;
+    sym_freq sorted[NUM_LITLEN];
+    for (unsigned shift = 0; shift < 24; shift += 8) {
+        int start[257] = {0};
+        for (int i = 0; i < n; i++)
+            start[(s[i].freq >> shift & 0xff) + 1]++;
+        if (start[(s[0].freq >> shift & 0xff) + 1] == n)
+            continue; /* all alike in this byte */
+        for (int b = 0; b < 256; b++)
+            start[b + 1] += start[b];
+        for (int i = 0; i < n; i++)
+            sorted[start[s[i].freq >> shift & 0xff]++] = s[i];
+        memcpy(s, sorted, (size_t)n * sizeof *s);
+    }
 }
 
 /* Moffat and Katajainen's in-place minimum-redundancy code: @p a holds @p n
@@ -361,7 +371,7 @@ static void huffman_lengths(const uint32_t *freq, int n, int limit, uint8_t *len
     for (int i = 0; i < n; i++)
         if (freq[i])
             s[used++] = (sym_freq){freq[i], (uint16_t)i};
-    qsort(s, (size_t)used, sizeof *s, by_freq);
+    sort_by_freq(s, used);
     for (int i = 0; i < used; i++)
         depth[i] = s[i].freq;
     minimum_redundancy(depth, used);
@@ -572,21 +582,42 @@ static void write_stored(bit_writer *w, const uint8_t *p, size_t n, int final)
     } while (n);
 }
 
-/* Literals four at a time: their codes joined first (independent of the
- * writer's state), then put at once. */
-static inline void put_literals(bit_writer *w, const uint32_t *lit, const uint8_t *p, size_t n)
+/* The codes of the 4 literals at @p p joined (first in bit 0), and where
+ * each one's code ends in @p ends: no dependence on the writer's state. */
+static inline uint64_t literal_group(const uint32_t *lit, const uint8_t *p, unsigned ends[4])
 {
+    uint32_t a = lit[p[0]], b = lit[p[1]], c = lit[p[2]], d = lit[p[3]];
+    ends[0] = a >> 24;
+    ends[1] = ends[0] + (b >> 24);
+    ends[2] = ends[1] + (c >> 24);
+    ends[3] = ends[2] + (d >> 24);
+    return (a & 0xffffff) | (uint64_t)(b & 0xffffff) << ends[0] |
+           (uint64_t)(c & 0xffffff) << ends[1] | (uint64_t)(d & 0xffffff) << ends[2];
+}
+
+/* @p n literals, four at a time (4 x 14 bits fit beside the 7 held). The
+ * last 1-3 are a group cut short when @p readable says 3 bytes past them
+ * may be read (a run follows), else one by one. */
+static inline void put_literals(bit_writer *w, const uint32_t *lit, const uint8_t *p, size_t n,
+                                int readable)
+{
+    unsigned ends[4];
     size_t i = 0;
-    for (; i + 4 <= n; i += 4) { /* 4 x 14 bits fit beside the 7 held */
-        uint32_t a = lit[p[i]], b = lit[p[i + 1]], c = lit[p[i + 2]], d = lit[p[i + 3]];
-        unsigned na = a >> 24, nab = na + (b >> 24), nabc = nab + (c >> 24);
-        uint64_t bits = (a & 0xffffff) | (uint64_t)(b & 0xffffff) << na |
-                        (uint64_t)(c & 0xffffff) << nab | (uint64_t)(d & 0xffffff) << nabc;
-        put_bits(w, bits, nabc + (d >> 24));
+    for (; i + 4 <= n; i += 4) {
+        uint64_t bits = literal_group(lit, p + i, ends);
+        put_bits(w, bits, ends[3]);
         flush_bits(w);
     }
-    for (; i < n; i++)
-        put_packed(w, lit[p[i]]);
+    if (i == n)
+        return;
+    if (readable) {
+        uint64_t bits = literal_group(lit, p + i, ends);
+        unsigned used = ends[n - i - 1];
+        put_bits(w, bits & ((1ull << used) - 1), used);
+    } else {
+        for (; i < n; i++)
+            put_packed(w, lit[p[i]]);
+    }
     flush_bits(w);
 }
 
@@ -613,11 +644,11 @@ static void write_dynamic(bit_writer *w, const block_header *h, const block_code
     header_write(w, h, final);
     size_t i = 0;
     for (size_t r = 0; r < nruns; r++) {
-        put_literals(w, k->literal, p + i, runs[r].start - i);
+        put_literals(w, k->literal, p + i, runs[r].start - i, 1);
         put_run(w, k, runs[r].length, runs[r].dist);
         i = runs[r].start + runs[r].length;
     }
-    put_literals(w, k->literal, p + i, n - i);
+    put_literals(w, k->literal, p + i, n - i, 0);
     put_bits(w, k->litlen.code[END_OF_BLOCK], k->litlen.len[END_OF_BLOCK]);
     flush_bits(w);
 }
