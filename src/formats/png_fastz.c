@@ -198,6 +198,65 @@ static size_t next_run_start(const uint8_t *in, size_t from, size_t end, unsigne
     return end;
 }
 
+/* Bit k set where byte k of the 64 at @p p equals the one @p dist before. */
+static inline uint64_t equal_mask64(const uint8_t *p, unsigned dist)
+{
+    uint64_t eq = 0;
+#ifdef __SSE2__
+    for (int k = 0; k < 64; k += 16) {
+        __m128i now = _mm_loadu_si128((const __m128i *)(const void *)(p + k));
+        __m128i before = _mm_loadu_si128((const __m128i *)(const void *)(p + k - dist));
+        eq |= (uint64_t)(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(now, before)) << k;
+    }
+#else
+    for (int k = 0; k < 64; k += 8) /* the 0x80 of each zero byte gathered by a multiply */
+        eq |= (((zero_bytes(load64(p + k) ^ load64(p + k - dist)) >> 7) * 0x0102040810204080ull) >>
+               56) << k;
+#endif
+    return eq;
+}
+
+#define WINDOW_STARTS 62 /* a window of 64 bytes holds the starts of 62 runs of 3 */
+
+/* The run search of a block: the possible run starts of a window of 64
+ * bytes as bits, found with wide compares once and used for every run in
+ * the window (runs are about 27 bytes apart in mosaics), so that finding
+ * the next start rarely branches the unexpected way. */
+typedef struct run_scanner {
+    const uint8_t *in;
+    size_t end;
+    unsigned sample, pixel;
+    int valid;       /* whether base and starts describe a window */
+    size_t base;     /* the window's first byte */
+    uint64_t starts; /* bit k: bytes base + k .. + 2 repeat at either distance */
+} run_scanner;
+
+/* Where the first run of MIN_RUN bytes or more starts in [@p from, end),
+ * @p from ≥ 8 and never less than at the last call; end when there is
+ * none. The block's last 63 bytes by next_run_start. */
+static size_t scanner_next(run_scanner *s, size_t from)
+{
+    for (;;) {
+        if (!s->valid || from - s->base >= WINDOW_STARTS) {
+            if (from + 64 > s->end)
+                return next_run_start(s->in, from, s->end, s->sample, s->pixel);
+            uint64_t eq = equal_mask64(s->in + from, s->sample);
+            s->starts = eq & eq >> 1 & eq >> 2;
+            if (s->pixel > s->sample) {
+                eq = equal_mask64(s->in + from, s->pixel);
+                s->starts |= eq & eq >> 1 & eq >> 2;
+            }
+            s->starts &= ~0ull >> (64 - WINDOW_STARTS);
+            s->base = from;
+            s->valid = 1;
+        }
+        uint64_t m = s->starts >> (from - s->base);
+        if (m)
+            return from + (unsigned)__builtin_ctzll(m);
+        from = s->base + WINDOW_STARTS;
+    }
+}
+
 typedef struct run {
     uint32_t start, length; /* in the block's input */
     uint32_t dist;
@@ -252,9 +311,10 @@ static size_t find_runs(const uint8_t *in, size_t b0, size_t b1, unsigned sample
                         const length_table *t, run *runs, block_counts *c)
 {
     size_t i = b0, n = 0;
+    run_scanner scan = {in, b1, sample, pixel, 0, 0, 0};
     count_bytes(c->litlen, in + b0, b1 - b0);
     for (;;) {
-        size_t j = next_run_start(in, i < 8 ? 8 : i, b1, sample, pixel);
+        size_t j = scanner_next(&scan, i < 8 ? 8 : i);
         if (j >= b1)
             return n;
         size_t by_sample = repeated_bytes(in + j, sample, b1 - j);
