@@ -206,7 +206,8 @@ static void png_filter_rows(png_filter *f, uint32_t y0, uint32_t y1, uint8_t *ou
         const uint8_t *own = png_order_bytes(&f->rows, y, 0, n, f->cur);
         out[0] = (uint8_t)f->image_filter;
         filter_row(f->image_filter, own, f->prev, n, f->rows.bpp, out + 1);
-        memcpy(f->prev, own, n);
+        if (f->image_filter >= FILTER_UP) /* none and sub do not look above */
+            memcpy(f->prev, own, n);
     }
 }
 

@@ -7,10 +7,15 @@
  * hashes and compares. Mosaics, noise-like detail bands with flat areas,
  * lose little to this: docs/performance.md, "PNG encoding".
  *
- * Each block of BLOCK_BYTES input is read twice: once to find its runs and
- * count its symbols, once to write them with the block's own Huffman codes
- * (15 bits at most). A block whose coded form would be larger than the bytes
- * themselves (noise) is stored instead. */
+ * Each block of BLOCK_BYTES input is read twice: once to count its bytes
+ * (4-way histogram), once to find its runs (the run starts of 64 bytes at a
+ * time as a bit mask, SSE2 compares) and turn it into tokens, literals and
+ * matches, whose bytes leave the counts. The tokens are then written with
+ * the block's own Huffman codes (14 bits at most for literals and lengths,
+ * so that four literals fit in one 64-bit write) from one table: no branch
+ * between literals and runs. A block whose coded form would be larger than
+ * the bytes themselves (noise) is stored instead. dev/notes/png-fastz.md:
+ * where the time goes. */
 #include "png_fastz.h"
 
 #include <libdeflate.h>
@@ -257,10 +262,13 @@ static size_t scanner_next(run_scanner *s, size_t from)
     }
 }
 
-typedef struct run {
-    uint32_t start, length; /* in the block's input */
-    uint32_t dist;
-} run;
+/* A block as tokens, one uint16 each: a literal (its byte) or a match,
+ * MATCH_TOKEN + 256 x slot + length - 3 (slot 0: the sample's distance, 1:
+ * the pixel's). Written from one table, so that the writer does not branch
+ * between literals and runs. */
+#define MATCH_TOKEN 256
+#define NUM_TOKENS (MATCH_TOKEN + 2 * 256)
+#define TOKEN_SLACK 32 /* tokens past the last that widen_literals may write */
 
 /* Symbol counts of one block. */
 typedef struct block_counts {
@@ -286,6 +294,9 @@ static void count_bytes(uint32_t *litlen, const uint8_t *p, size_t n)
         litlen[v] += t[0][v] + t[1][v] + t[2][v] + t[3][v];
 }
 
+/* Take the @p length bytes of a run at @p p (distance @p dist) out of the
+ * literal counts: byte k of the run repeats byte k mod dist of the @p dist
+ * before it, so each of those counts length / dist times, or once more. */
 static void uncount_run(uint32_t *litlen, const uint8_t *p, size_t length, unsigned dist)
 {
     uint32_t times = (uint32_t)length / dist, more = (uint32_t)length % dist;
@@ -293,36 +304,72 @@ static void uncount_run(uint32_t *litlen, const uint8_t *p, size_t length, unsig
         litlen[(p - dist)[k]] -= times + (k < more);
 }
 
-static void count_run(block_counts *c, const length_table *t, size_t length, unsigned dist)
+/* The matches of a run of @p length bytes at the distance of @p slot as
+ * tokens into @p tok, counted; returns how many. */
+static size_t run_tokens(uint16_t *tok, block_counts *c, const length_table *t, size_t length,
+                         unsigned slot, unsigned dist)
 {
-    for (size_t left = length; left;) {
+    size_t n = 0;
+    for (size_t left = length; left; n++) {
         unsigned m = next_match(left);
+        tok[n] = (uint16_t)(MATCH_TOKEN + 256 * slot + m - MIN_RUN);
         c->litlen[257 + t->symbol[m]]++;
         c->dist[distance_code(dist)]++;
         left -= m;
     }
+    return n;
 }
 
-/* The runs of block [@p b0, @p b1) of @p in, the longer where both
- * distances start one, into @p runs, and the block's symbol counts: every
- * byte counted as a literal, then the runs' bytes taken out. Returns the
- * number of runs. */
-static size_t find_runs(const uint8_t *in, size_t b0, size_t b1, unsigned sample, unsigned pixel,
-                        const length_table *t, run *runs, block_counts *c)
+#ifdef __SSE2__
+static inline void widen16(uint16_t *tok, const uint8_t *p)
+{
+    __m128i v = _mm_loadu_si128((const __m128i *)(const void *)p), zero = _mm_setzero_si128();
+    _mm_storeu_si128((__m128i *)(void *)tok, _mm_unpacklo_epi8(v, zero));
+    _mm_storeu_si128((__m128i *)(void *)(tok + 8), _mm_unpackhi_epi8(v, zero));
+}
+#endif
+
+/* The @p n bytes at @p p as literal tokens into @p tok, where @p readable
+ * bytes may be read. Up to 32 (mosaics' literals come about 22 at a time)
+ * as 32 without a branch on their number: the token buffer's slack takes
+ * the surplus. */
+static inline void widen_literals(uint16_t *tok, const uint8_t *p, size_t n, size_t readable)
+{
+    size_t k = 0;
+#ifdef __SSE2__
+    if (n <= 32 && readable >= 32) {
+        widen16(tok, p);
+        widen16(tok + 16, p + 16);
+        return;
+    }
+    for (; k + 16 <= n; k += 16)
+        widen16(tok + k, p + k);
+#endif
+    for (; k < n; k++)
+        tok[k] = p[k];
+}
+
+/* Block [@p b0, @p b1) of @p in as tokens (@p tok: BLOCK_BYTES +
+ * TOKEN_SLACK), the runs the longer of the two distances where both start
+ * one, and the block's symbol counts: every byte counted as a literal, then
+ * the runs' bytes taken out. Returns the number of tokens. */
+static size_t block_tokens(const uint8_t *in, size_t b0, size_t b1, unsigned sample,
+                           unsigned pixel, const length_table *t, uint16_t *tok, block_counts *c)
 {
     size_t i = b0, n = 0;
     run_scanner scan = {in, b1, sample, pixel, 0, 0, 0};
     count_bytes(c->litlen, in + b0, b1 - b0);
     for (;;) {
         size_t j = scanner_next(&scan, i < 8 ? 8 : i);
+        widen_literals(tok + n, in + i, j - i, b1 - i);
+        n += j - i;
         if (j >= b1)
             return n;
         size_t by_sample = repeated_bytes(in + j, sample, b1 - j);
         size_t by_pixel = pixel > sample ? repeated_bytes(in + j, pixel, b1 - j) : 0;
-        unsigned dist = by_pixel > by_sample ? pixel : sample;
-        size_t length = by_pixel > by_sample ? by_pixel : by_sample;
-        runs[n++] = (run){(uint32_t)(j - b0), (uint32_t)length, dist};
-        count_run(c, t, length, dist);
+        unsigned slot = by_pixel > by_sample, dist = slot ? pixel : sample;
+        size_t length = slot ? by_pixel : by_sample;
+        n += run_tokens(tok + n, c, t, length, slot, dist);
         uncount_run(c->litlen, in + j, length, dist);
         i = j + length;
     }
@@ -582,32 +629,34 @@ static void header_write(bit_writer *w, const block_header *h, int final)
 
 /* ---- blocks ------------------------------------------------------------------ */
 
-/* The codes of one block; what the writer puts, as bits | their number << 24:
- * each literal, and each match length's code with its extra bits. */
+/* The codes of one block and what the writer puts for each token: its bits
+ * (a literal's code; a match's length code, extra bits, distance code and
+ * extra bit: 35 at most) and their number. */
 typedef struct block_codes {
     huffman litlen, dist;
-    uint32_t literal[256], match[MAX_MATCH + 1];
+    uint64_t bits[NUM_TOKENS];
+    uint8_t nbits[NUM_TOKENS];
 } block_codes;
 
-static inline uint32_t packed_code(uint32_t bits, unsigned n)
+static void block_codes_pack(block_codes *k, const length_table *t, unsigned sample,
+                             unsigned pixel)
 {
-    return bits | (uint32_t)n << 24;
-}
-
-static void block_codes_pack(block_codes *k, const length_table *t)
-{
-    for (int s = 0; s < 256; s++)
-        k->literal[s] = packed_code(k->litlen.code[s], k->litlen.len[s]);
-    for (unsigned m = MIN_RUN; m <= MAX_MATCH; m++) {
-        unsigned s = t->symbol[m], len = k->litlen.len[257 + s];
-        k->match[m] = packed_code(k->litlen.code[257 + s] | (m - length_base[s]) << len,
-                                  len + length_extra[s]);
+    for (int s = 0; s < 256; s++) {
+        k->bits[s] = k->litlen.code[s];
+        k->nbits[s] = k->litlen.len[s];
     }
-}
-
-static inline void put_packed(bit_writer *w, uint32_t code)
-{
-    put_bits(w, code & 0xffffff, code >> 24);
+    for (unsigned slot = 0; slot < 2; slot++) {
+        unsigned dist = slot ? pixel : sample, dc = distance_code(dist), dn = k->dist.len[dc];
+        uint64_t distance = k->dist.code[dc] | distance_extra_value(dist) << dn;
+        unsigned distance_n = dn + distance_extra_bits(dist);
+        for (unsigned m = MIN_RUN; m <= MAX_MATCH; m++) {
+            unsigned s = t->symbol[m], len = k->litlen.len[257 + s], n = len + length_extra[s];
+            unsigned token = MATCH_TOKEN + 256 * slot + m - MIN_RUN;
+            k->bits[token] = k->litlen.code[257 + s] | (uint64_t)(m - length_base[s]) << len |
+                             distance << n;
+            k->nbits[token] = (uint8_t)(n + distance_n);
+        }
+    }
 }
 
 static size_t data_bits(const block_counts *c, const block_codes *k)
@@ -642,85 +691,45 @@ static void write_stored(bit_writer *w, const uint8_t *p, size_t n, int final)
     } while (n);
 }
 
-/* The codes of the 4 literals at @p p joined (first in bit 0), and where
- * each one's code ends in @p ends: no dependence on the writer's state. */
-static inline uint64_t literal_group(const uint32_t *lit, const uint8_t *p, unsigned ends[4])
+/* The tokens @p tok[0..n), four at a time: their codes joined first (no
+ * dependence on the writer's state), then put at once where they fit in 56
+ * bits beside the 7 held (always for literals: 14 bits at most), else one
+ * by one. */
+static void put_tokens(bit_writer *w, const block_codes *k, const uint16_t *tok, size_t n)
 {
-    uint32_t a = lit[p[0]], b = lit[p[1]], c = lit[p[2]], d = lit[p[3]];
-    ends[0] = a >> 24;
-    ends[1] = ends[0] + (b >> 24);
-    ends[2] = ends[1] + (c >> 24);
-    ends[3] = ends[2] + (d >> 24);
-    return (a & 0xffffff) | (uint64_t)(b & 0xffffff) << ends[0] |
-           (uint64_t)(c & 0xffffff) << ends[1] | (uint64_t)(d & 0xffffff) << ends[2];
-}
-
-/* @p n literals, four at a time (4 x 14 bits fit beside the 7 held). The
- * last 1-3 are a group cut short when @p readable says 3 bytes past them
- * may be read (a run follows), else one by one. */
-static inline void put_literals(bit_writer *w, const uint32_t *lit, const uint8_t *p, size_t n,
-                                int readable)
-{
-    unsigned ends[4];
     size_t i = 0;
     for (; i + 4 <= n; i += 4) {
-        uint64_t bits = literal_group(lit, p + i, ends);
-        put_bits(w, bits, ends[3]);
+        unsigned a = tok[i], b = tok[i + 1], c = tok[i + 2], d = tok[i + 3];
+        unsigned ea = k->nbits[a], eb = ea + k->nbits[b], ec = eb + k->nbits[c],
+                 ed = ec + k->nbits[d];
+        if (ed > 56) {
+            put_bits(w, k->bits[a], ea);
+            flush_bits(w);
+            put_bits(w, k->bits[b], eb - ea);
+            flush_bits(w);
+            put_bits(w, k->bits[c], ec - eb);
+            flush_bits(w);
+            put_bits(w, k->bits[d], ed - ec);
+        } else {
+            put_bits(w, k->bits[a] | k->bits[b] << ea | k->bits[c] << eb | k->bits[d] << ec, ed);
+        }
         flush_bits(w);
     }
-    if (i == n)
-        return;
-    if (readable) {
-        uint64_t bits = literal_group(lit, p + i, ends);
-        unsigned used = ends[n - i - 1];
-        put_bits(w, bits & ((1ull << used) - 1), used);
-    } else {
-        for (; i < n; i++)
-            put_packed(w, lit[p[i]]);
-    }
-    flush_bits(w);
-}
-
-/* A run as matches of at most 258 bytes: length code and extra bits (19
- * bits at most), distance code and extra bit (16). */
-static void put_run(bit_writer *w, const block_codes *k, size_t length, unsigned dist)
-{
-    unsigned dc = distance_code(dist), dn = k->dist.len[dc];
-    uint32_t distance = packed_code(k->dist.code[dc] | distance_extra_value(dist) << dn,
-                                    dn + distance_extra_bits(dist));
-    for (size_t left = length; left;) {
-        unsigned m = next_match(left);
-        put_packed(w, k->match[m]);
-        put_packed(w, distance);
+    for (; i < n; i++) {
+        put_bits(w, k->bits[tok[i]], k->nbits[tok[i]]);
         flush_bits(w);
-        left -= m;
     }
 }
 
-static void write_dynamic(bit_writer *w, const block_header *h, const block_codes *k,
-                          const uint8_t *p, size_t n, const run *runs,
-                          size_t nruns, int final)
-{
-    header_write(w, h, final);
-    size_t i = 0;
-    for (size_t r = 0; r < nruns; r++) {
-        put_literals(w, k->literal, p + i, runs[r].start - i, 1);
-        put_run(w, k, runs[r].length, runs[r].dist);
-        i = runs[r].start + runs[r].length;
-    }
-    put_literals(w, k->literal, p + i, n - i, 0);
-    put_bits(w, k->litlen.code[END_OF_BLOCK], k->litlen.len[END_OF_BLOCK]);
-    flush_bits(w);
-}
-
-/* Block [@p b0, @p b1) of @p in, dynamic or stored, whichever is smaller. */
+/* Block [@p b0, @p b1) of @p in, dynamic or stored, whichever is smaller;
+ * @p tok: BLOCK_BYTES + TOKEN_SLACK tokens of room. */
 static void write_block(bit_writer *w, const uint8_t *in, size_t b0, size_t b1, unsigned sample,
-                        unsigned pixel, const length_table *t, run *runs, int final)
+                        unsigned pixel, const length_table *t, uint16_t *tok, int final)
 {
     block_counts c = {{0}, {0}};
     block_codes k;
     block_header h;
-    size_t nruns = find_runs(in, b0, b1, sample, pixel, t, runs, &c);
+    size_t n = block_tokens(in, b0, b1, sample, pixel, t, tok, &c);
     c.litlen[END_OF_BLOCK] = 1;
     block_counts freq = c; /* huffman_build may add counts to unused symbols */
     huffman_build(&k.litlen, freq.litlen, NUM_LITLEN, MAX_LITLEN_BITS);
@@ -730,8 +739,11 @@ static void write_block(bit_writer *w, const uint8_t *in, size_t b0, size_t b1, 
         write_stored(w, in + b0, b1 - b0, final);
         return;
     }
-    block_codes_pack(&k, t);
-    write_dynamic(w, &h, &k, in + b0, b1 - b0, runs, nruns, final);
+    block_codes_pack(&k, t, sample, pixel);
+    header_write(w, &h, final);
+    put_tokens(w, &k, tok, n);
+    put_bits(w, k.litlen.code[END_OF_BLOCK], k.litlen.len[END_OF_BLOCK]);
+    flush_bits(w);
 }
 
 size_t wt_fastz_bound(size_t n)
@@ -745,8 +757,8 @@ size_t wt_fastz_bound(size_t n)
 size_t wt_fastz_compress(const uint8_t *in, size_t n, unsigned sample, unsigned pixel,
                          uint8_t *out)
 {
-    run *runs = malloc((BLOCK_BYTES / MIN_RUN + 1) * sizeof *runs);
-    if (!runs)
+    uint16_t *tok = malloc((BLOCK_BYTES + TOKEN_SLACK) * sizeof *tok);
+    if (!tok)
         return 0;
     length_table t;
     length_table_init(&t);
@@ -756,7 +768,7 @@ size_t wt_fastz_compress(const uint8_t *in, size_t n, unsigned sample, unsigned 
     size_t b0 = 0;
     do {
         size_t b1 = n - b0 <= BLOCK_BYTES ? n : b0 + BLOCK_BYTES;
-        write_block(&w, in, b0, b1, sample, pixel, &t, runs, b1 == n);
+        write_block(&w, in, b0, b1, sample, pixel, &t, tok, b1 == n);
         b0 = b1;
     } while (b0 < n);
     align_to_byte(&w);
@@ -765,6 +777,6 @@ size_t wt_fastz_compress(const uint8_t *in, size_t n, unsigned sample, unsigned 
                             (adler & 0xff) << 24),
              32);
     flush_bits(&w);
-    free(runs);
+    free(tok);
     return (size_t)(w.out - out);
 }
