@@ -18,6 +18,9 @@
  * where the time goes. */
 #include "png_fastz.h"
 
+#include "config.h"
+#include "wavetool_hooks.h"
+
 #include <libdeflate.h>
 #include <stdlib.h>
 #include <string.h>
@@ -746,16 +749,14 @@ static void write_block(bit_writer *w, const uint8_t *in, size_t b0, size_t b1, 
     flush_bits(w);
 }
 
-size_t wt_fastz_bound(size_t n)
-{
-    /* stored blocks at worst (write_block's choice), zlib header and
-     * Adler-32, the last byte's padding, flush_bits' 8 bytes of room */
-    size_t blocks = n / BLOCK_BYTES + 1;
-    return n + (n / STORED_MAX + blocks) * 6 + 2 + 4 + 1 + 8;
-}
+/* The compressor under the name of this build: the baseline's, or that of
+ * a variant with other instructions (png_fastz_bmi2.c). */
+#ifndef FASTZ_COMPRESS
+#define FASTZ_COMPRESS wt_fastz_compress_baseline
+#endif
+size_t FASTZ_COMPRESS(const uint8_t *in, size_t n, unsigned sample, unsigned pixel, uint8_t *out);
 
-size_t wt_fastz_compress(const uint8_t *in, size_t n, unsigned sample, unsigned pixel,
-                         uint8_t *out)
+size_t FASTZ_COMPRESS(const uint8_t *in, size_t n, unsigned sample, unsigned pixel, uint8_t *out)
 {
     uint16_t *tok = malloc((BLOCK_BYTES + TOKEN_SLACK) * sizeof *tok);
     if (!tok)
@@ -780,3 +781,32 @@ size_t wt_fastz_compress(const uint8_t *in, size_t n, unsigned sample, unsigned 
     free(tok);
     return (size_t)(w.out - out);
 }
+
+#ifndef FASTZ_VARIANT
+size_t wt_fastz_bound(size_t n)
+{
+    /* stored blocks at worst (write_block's choice), zlib header and
+     * Adler-32, the last byte's padding, flush_bits' 8 bytes of room */
+    size_t blocks = n / BLOCK_BYTES + 1;
+    return n + (n / STORED_MAX + blocks) * 6 + 2 + 4 + 1 + 8;
+}
+
+#if WT_HAVE_X86_KERNELS
+size_t wt_fastz_compress_bmi2(const uint8_t *in, size_t n, unsigned sample, unsigned pixel,
+                              uint8_t *out);
+#endif
+
+/* The BMI2 build where the CPU has it, unless WT_CPU_SCALAR=1. */
+size_t wt_fastz_compress(const uint8_t *in, size_t n, unsigned sample, unsigned pixel,
+                         uint8_t *out)
+{
+#if WT_HAVE_X86_KERNELS
+    const char *scalar = wt_env()->cpu_scalar;
+    __builtin_cpu_init();
+    if (!(scalar && scalar[0] == '1') && __builtin_cpu_supports("bmi2") &&
+        __builtin_cpu_supports("avx2"))
+        return wt_fastz_compress_bmi2(in, n, sample, pixel, out);
+#endif
+    return wt_fastz_compress_baseline(in, n, sample, pixel, out);
+}
+#endif
