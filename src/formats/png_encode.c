@@ -1,7 +1,7 @@
 /* PNG encoding without libpng: rows filtered as the PNG specification says,
  * compressed in one call, and written as signature, IHDR, IDAT chunks of
  * 1 MiB, IEND. Level 1 of 8-bit images goes through our own run-length
- * deflate (png_fastz.c: about 2.7x faster than libdeflate's level 1 on RGB
+ * deflate (png_fastz.c: about 2.5x faster than libdeflate's level 1 on RGB
  * mosaics, 11% larger), other levels and 16-bit images through libdeflate
  * (itself 1.4x faster than zlib's level 1 with Z_RLE and 11% smaller):
  * docs/performance.md, "PNG encoding".
@@ -348,8 +348,8 @@ static size_t whole_max(void)
 }
 
 /* Level 1's compressor: the fast run-length deflate for 8-bit images (on
- * mosaics about 2.7x faster than libdeflate's level 1; 11% larger on RGB,
- * 1% smaller on gray), libdeflate for 16-bit ones (their samples repeat at
+ * mosaics about 2.5x faster than libdeflate's level 1; 11% larger on RGB,
+ * 3% smaller on gray), libdeflate for 16-bit ones (their samples repeat at
  * distances runs miss: a third larger), unless WT_PNG_DEFLATE names one.
  * docs/performance.md, "PNG encoding". */
 static int use_fastz(const wt_image *img, int level)
