@@ -1,7 +1,7 @@
 /* PNG encoding without libpng: rows filtered as the PNG specification says,
  * compressed in one call, and written as signature, IHDR, IDAT chunks of
  * 1 MiB, IEND. Level 1 of 8-bit images goes through our own run-length
- * deflate (png_fastz.c: 1.9x faster than libdeflate's level 1 on RGB
+ * deflate (png_fastz.c: about 2.5x faster than libdeflate's level 1 on RGB
  * mosaics, 11% larger), other levels and 16-bit images through libdeflate
  * (itself 1.4x faster than zlib's level 1 with Z_RLE and 11% smaller):
  * docs/performance.md, "PNG encoding".
@@ -206,7 +206,8 @@ static void png_filter_rows(png_filter *f, uint32_t y0, uint32_t y1, uint8_t *ou
         const uint8_t *own = png_order_bytes(&f->rows, y, 0, n, f->cur);
         out[0] = (uint8_t)f->image_filter;
         filter_row(f->image_filter, own, f->prev, n, f->rows.bpp, out + 1);
-        memcpy(f->prev, own, n);
+        if (f->image_filter >= FILTER_UP) /* none and sub do not look above */
+            memcpy(f->prev, own, n);
     }
 }
 
@@ -346,12 +347,11 @@ static size_t whole_max(void)
     return v && *v && !*end ? (size_t)n : WHOLE_MAX;
 }
 
-/* Level 1's compressor: the fast run-length deflate for 8-bit gray (4x
- * faster than libdeflate's level 1 on mosaics and 1% smaller), libdeflate
- * for the rest (on 8-bit RGB mosaics the fast one measured only 1.7-3x
- * faster and 11% larger on a busy 2-core machine; 16-bit mosaics repeat
- * samples at distances runs miss: a third larger), unless WT_PNG_DEFLATE
- * names one. docs/performance.md, "PNG encoding". */
+/* Level 1's compressor: the fast run-length deflate for 8-bit images (on
+ * mosaics about 2.5x faster than libdeflate's level 1; 11% larger on RGB,
+ * 3% smaller on gray), libdeflate for 16-bit ones (their samples repeat at
+ * distances runs miss: a third larger), unless WT_PNG_DEFLATE names one.
+ * docs/performance.md, "PNG encoding". */
 static int use_fastz(const wt_image *img, int level)
 {
     const char *v = wt_env()->png_deflate;

@@ -7,21 +7,33 @@
  * hashes and compares. Mosaics, noise-like detail bands with flat areas,
  * lose little to this: docs/performance.md, "PNG encoding".
  *
- * Each block of BLOCK_BYTES input is read twice: once to find its runs and
- * count its symbols, once to write them with the block's own Huffman codes
- * (15 bits at most). A block whose coded form would be larger than the bytes
- * themselves (noise) is stored instead. */
+ * Each block of BLOCK_BYTES input is read twice: once to count its bytes
+ * (4-way histogram), once to find its runs (the run starts of 64 bytes at a
+ * time as a bit mask, SSE2 compares) and turn it into tokens, literals and
+ * matches, whose bytes leave the counts. The tokens are then written with
+ * the block's own Huffman codes (14 bits at most for literals and lengths,
+ * so that four literals fit in one 64-bit write) from one table: no branch
+ * between literals and runs. A block whose coded form would be larger than
+ * the bytes themselves (noise) is stored instead. dev/notes/png-fastz.md:
+ * where the time goes. */
 #include "png_fastz.h"
+
+#include "config.h"
+#include "wavetool_hooks.h"
 
 #include <libdeflate.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #define BLOCK_BYTES ((size_t)64 << 10)
 #define MIN_RUN 3
 #define MAX_MATCH 258
 #define STORED_MAX 65535 /* bytes of one stored block */
-#define MAX_BITS 15      /* longest literal/length or distance code */
+#define MAX_BITS 15      /* longest code DEFLATE allows */
+#define MAX_LITLEN_BITS 14 /* ours for literals and lengths: 4 literals fit in 56 bits */
 #define MAX_CL_BITS 7    /* longest code-length code */
 #define NUM_LITLEN 286
 #define NUM_DIST 30
@@ -136,24 +148,9 @@ static inline uint64_t run_starts(const uint8_t *p, unsigned dist)
     return z & (z >> 8) & (z >> 16);
 }
 
-/* Where the first run of MIN_RUN bytes or more starts in [@p from, @p end),
- * @p from ≥ 8; @p end when there is none (the last 7 bytes start none). */
-static size_t next_run_start(const uint8_t *in, size_t from, size_t end, unsigned sample,
-                             unsigned pixel)
-{
-    for (size_t j = from; j + 8 <= end; j += 6) {
-        uint64_t m = run_starts(in + j, sample);
-        if (pixel > sample)
-            m |= run_starts(in + j, pixel);
-        if (m)
-            return j + ((unsigned)__builtin_ctzll(m) >> 3);
-    }
-    return end;
-}
-
 /* How many of the @p max bytes at @p p equal those @p dist before (the
  * caller keeps @p dist bytes before @p p in the buffer). */
-static size_t repeated_bytes(const uint8_t *p, unsigned dist, size_t max)
+static inline size_t repeated_bytes(const uint8_t *p, unsigned dist, size_t max)
 {
     const uint8_t *before = p - dist;
     size_t n = 0;
@@ -167,52 +164,218 @@ static size_t repeated_bytes(const uint8_t *p, unsigned dist, size_t max)
     return n;
 }
 
-typedef struct run {
-    uint32_t start, length; /* in the block's input */
-    uint32_t dist;
-} run;
+#ifdef __SSE2__
+/* Bit k set where bytes k, k+1, k+2 of @p p (k < 14) equal those @p dist
+ * before, 16 bytes compared at once. */
+static inline unsigned run_starts16(const uint8_t *p, unsigned dist)
+{
+    __m128i now = _mm_loadu_si128((const __m128i *)(const void *)p);
+    __m128i before = _mm_loadu_si128((const __m128i *)(const void *)(p - dist));
+    unsigned eq = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(now, before));
+    return eq & eq >> 1 & eq >> 2 & 0x3fffu;
+}
+#endif
+
+/* Where the first run of MIN_RUN bytes or more starts in [@p from, @p end),
+ * @p from ≥ 8; @p end when there is none. 16 bytes a step with SSE2 (the
+ * x86-64 baseline), else 8 (6 starts) in a word; the last bytes one by one. */
+static size_t next_run_start(const uint8_t *in, size_t from, size_t end, unsigned sample,
+                             unsigned pixel)
+{
+    size_t j = from;
+#ifdef __SSE2__
+    for (; j + 16 <= end; j += 14) {
+        unsigned m = run_starts16(in + j, sample);
+        if (pixel > sample)
+            m |= run_starts16(in + j, pixel);
+        if (m)
+            return j + (unsigned)__builtin_ctz(m);
+    }
+#endif
+    for (; j + 8 <= end; j += 6) {
+        uint64_t m = run_starts(in + j, sample);
+        if (pixel > sample)
+            m |= run_starts(in + j, pixel);
+        if (m)
+            return j + ((unsigned)__builtin_ctzll(m) >> 3);
+    }
+    for (; j + MIN_RUN <= end; j++)
+        if (repeated_bytes(in + j, sample, MIN_RUN) == MIN_RUN ||
+            (pixel > sample && repeated_bytes(in + j, pixel, MIN_RUN) == MIN_RUN))
+            return j;
+    return end;
+}
+
+/* Bit k set where byte k of the 64 at @p p equals the one @p dist before. */
+static inline uint64_t equal_mask64(const uint8_t *p, unsigned dist)
+{
+    uint64_t eq = 0;
+#ifdef __SSE2__
+    for (int k = 0; k < 64; k += 16) {
+        __m128i now = _mm_loadu_si128((const __m128i *)(const void *)(p + k));
+        __m128i before = _mm_loadu_si128((const __m128i *)(const void *)(p + k - dist));
+        eq |= (uint64_t)(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(now, before)) << k;
+    }
+#else
+    for (int k = 0; k < 64; k += 8) /* the 0x80 of each zero byte gathered by a multiply */
+        eq |= (((zero_bytes(load64(p + k) ^ load64(p + k - dist)) >> 7) * 0x0102040810204080ull) >>
+               56) << k;
+#endif
+    return eq;
+}
+
+#define WINDOW_STARTS 62 /* a window of 64 bytes holds the starts of 62 runs of 3 */
+
+/* The run search of a block: the possible run starts of a window of 64
+ * bytes as bits, found with wide compares once and used for every run in
+ * the window (runs are about 27 bytes apart in mosaics), so that finding
+ * the next start rarely branches the unexpected way. */
+typedef struct run_scanner {
+    const uint8_t *in;
+    size_t end;
+    unsigned sample, pixel;
+    int valid;       /* whether base and starts describe a window */
+    size_t base;     /* the window's first byte */
+    uint64_t starts; /* bit k: bytes base + k .. + 2 repeat at either distance */
+} run_scanner;
+
+/* Where the first run of MIN_RUN bytes or more starts in [@p from, end),
+ * @p from ≥ 8 and never less than at the last call; end when there is
+ * none. The block's last 63 bytes by next_run_start. */
+static size_t scanner_next(run_scanner *s, size_t from)
+{
+    for (;;) {
+        if (!s->valid || from - s->base >= WINDOW_STARTS) {
+            if (from + 64 > s->end)
+                return next_run_start(s->in, from, s->end, s->sample, s->pixel);
+            uint64_t eq = equal_mask64(s->in + from, s->sample);
+            s->starts = eq & eq >> 1 & eq >> 2;
+            if (s->pixel > s->sample) {
+                eq = equal_mask64(s->in + from, s->pixel);
+                s->starts |= eq & eq >> 1 & eq >> 2;
+            }
+            s->starts &= ~0ull >> (64 - WINDOW_STARTS);
+            s->base = from;
+            s->valid = 1;
+        }
+        uint64_t m = s->starts >> (from - s->base);
+        if (m)
+            return from + (unsigned)__builtin_ctzll(m);
+        from = s->base + WINDOW_STARTS;
+    }
+}
+
+/* A block as tokens, one uint16 each: a literal (its byte) or a match,
+ * MATCH_TOKEN + 256 x slot + length - 3 (slot 0: the sample's distance, 1:
+ * the pixel's). Written from one table, so that the writer does not branch
+ * between literals and runs. */
+#define MATCH_TOKEN 256
+#define NUM_TOKENS (MATCH_TOKEN + 2 * 256)
+#define TOKEN_SLACK 32 /* tokens past the last that widen_literals may write */
 
 /* Symbol counts of one block. */
 typedef struct block_counts {
     uint32_t litlen[NUM_LITLEN], dist[NUM_DIST];
 } block_counts;
 
-static void count_literals(block_counts *c, const uint8_t *p, size_t n)
+/* Add the counts of the @p n bytes at @p p to @p litlen; four tables, so
+ * that equal neighbours do not wait on each other's increment. */
+static void count_bytes(uint32_t *litlen, const uint8_t *p, size_t n)
 {
-    for (size_t i = 0; i < n; i++)
-        c->litlen[p[i]]++;
+    uint32_t t[4][256];
+    memset(t, 0, sizeof t);
+    size_t i = 0;
+    for (; i + 4 <= n; i += 4) {
+        t[0][p[i]]++;
+        t[1][p[i + 1]]++;
+        t[2][p[i + 2]]++;
+        t[3][p[i + 3]]++;
+    }
+    for (; i < n; i++)
+        t[0][p[i]]++;
+    for (int v = 0; v < 256; v++)
+        litlen[v] += t[0][v] + t[1][v] + t[2][v] + t[3][v];
 }
 
-static void count_run(block_counts *c, const length_table *t, size_t length, unsigned dist)
+/* Take the @p length bytes of a run at @p p (distance @p dist) out of the
+ * literal counts: byte k of the run repeats byte k mod dist of the @p dist
+ * before it, so each of those counts length / dist times, or once more. */
+static void uncount_run(uint32_t *litlen, const uint8_t *p, size_t length, unsigned dist)
 {
-    for (size_t left = length; left;) {
+    uint32_t times = (uint32_t)length / dist, more = (uint32_t)length % dist;
+    for (unsigned k = 0; k < dist; k++)
+        litlen[(p - dist)[k]] -= times + (k < more);
+}
+
+/* The matches of a run of @p length bytes at the distance of @p slot as
+ * tokens into @p tok, counted; returns how many. */
+static size_t run_tokens(uint16_t *tok, block_counts *c, const length_table *t, size_t length,
+                         unsigned slot, unsigned dist)
+{
+    size_t n = 0;
+    for (size_t left = length; left; n++) {
         unsigned m = next_match(left);
+        tok[n] = (uint16_t)(MATCH_TOKEN + 256 * slot + m - MIN_RUN);
         c->litlen[257 + t->symbol[m]]++;
         c->dist[distance_code(dist)]++;
         left -= m;
     }
+    return n;
 }
 
-/* The runs of block [@p b0, @p b1) of @p in, the longer where both
- * distances start one, into @p runs; returns their number. */
-static size_t find_runs(const uint8_t *in, size_t b0, size_t b1, unsigned sample, unsigned pixel,
-                        const length_table *t, run *runs, block_counts *c)
+#ifdef __SSE2__
+static inline void widen16(uint16_t *tok, const uint8_t *p)
+{
+    __m128i v = _mm_loadu_si128((const __m128i *)(const void *)p), zero = _mm_setzero_si128();
+    _mm_storeu_si128((__m128i *)(void *)tok, _mm_unpacklo_epi8(v, zero));
+    _mm_storeu_si128((__m128i *)(void *)(tok + 8), _mm_unpackhi_epi8(v, zero));
+}
+#endif
+
+/* The @p n bytes at @p p as literal tokens into @p tok, where @p readable
+ * bytes may be read. Up to 32 (mosaics' literals come about 22 at a time)
+ * as 32 without a branch on their number: the token buffer's slack takes
+ * the surplus. */
+static inline void widen_literals(uint16_t *tok, const uint8_t *p, size_t n, size_t readable)
+{
+    size_t k = 0;
+#ifdef __SSE2__
+    if (n <= 32 && readable >= 32) {
+        widen16(tok, p);
+        widen16(tok + 16, p + 16);
+        return;
+    }
+    for (; k + 16 <= n; k += 16)
+        widen16(tok + k, p + k);
+#endif
+    for (; k < n; k++)
+        tok[k] = p[k];
+}
+
+/* Block [@p b0, @p b1) of @p in as tokens (@p tok: BLOCK_BYTES +
+ * TOKEN_SLACK), the runs the longer of the two distances where both start
+ * one, and the block's symbol counts: every byte counted as a literal, then
+ * the runs' bytes taken out. Returns the number of tokens. */
+static size_t block_tokens(const uint8_t *in, size_t b0, size_t b1, unsigned sample,
+                           unsigned pixel, const length_table *t, uint16_t *tok, block_counts *c)
 {
     size_t i = b0, n = 0;
-    while (i < b1) {
-        size_t j = next_run_start(in, i < 8 ? 8 : i, b1, sample, pixel);
-        count_literals(c, in + i, j - i);
+    run_scanner scan = {in, b1, sample, pixel, 0, 0, 0};
+    count_bytes(c->litlen, in + b0, b1 - b0);
+    for (;;) {
+        size_t j = scanner_next(&scan, i < 8 ? 8 : i);
+        widen_literals(tok + n, in + i, j - i, b1 - i);
+        n += j - i;
         if (j >= b1)
-            break;
+            return n;
         size_t by_sample = repeated_bytes(in + j, sample, b1 - j);
         size_t by_pixel = pixel > sample ? repeated_bytes(in + j, pixel, b1 - j) : 0;
-        unsigned dist = by_pixel > by_sample ? pixel : sample;
-        size_t length = by_pixel > by_sample ? by_pixel : by_sample;
-        runs[n++] = (run){(uint32_t)(j - b0), (uint32_t)length, dist};
-        count_run(c, t, length, dist);
+        unsigned slot = by_pixel > by_sample, dist = slot ? pixel : sample;
+        size_t length = slot ? by_pixel : by_sample;
+        n += run_tokens(tok + n, c, t, length, slot, dist);
+        uncount_run(c->litlen, in + j, length, dist);
         i = j + length;
     }
-    return n;
 }
 
 /* ---- Huffman codes -------------------------------------------------------- */
@@ -222,12 +385,25 @@ typedef struct sym_freq {
     uint16_t sym;
 } sym_freq;
 
-static int by_freq(const void *a, const void *b)
+/* The @p n symbols of @p s (in ascending symbol order) sorted by ascending
+ * frequency, ties kept in symbol order: a radix sort of the frequencies
+ * (below 2^24: a block's bytes), a byte a pass, passes that would not move
+ * anything skipped. */
+static void sort_by_freq(sym_freq *s, int n)
 {
-    const sym_freq *x = a, *y = b;
-    if (x->freq != y->freq)
-        return x->freq < y->freq ? -1 : 1;
-    return x->sym < y->sym ? -1 : 1;
+    sym_freq sorted[NUM_LITLEN];
+    for (unsigned shift = 0; shift < 24; shift += 8) {
+        int start[257] = {0};
+        for (int i = 0; i < n; i++)
+            start[(s[i].freq >> shift & 0xff) + 1]++;
+        if (start[(s[0].freq >> shift & 0xff) + 1] == n)
+            continue; /* all alike in this byte */
+        for (int b = 0; b < 256; b++)
+            start[b + 1] += start[b];
+        for (int i = 0; i < n; i++)
+            sorted[start[s[i].freq >> shift & 0xff]++] = s[i];
+        memcpy(s, sorted, (size_t)n * sizeof *s);
+    }
 }
 
 /* Moffat and Katajainen's in-place minimum-redundancy code: @p a holds @p n
@@ -305,7 +481,7 @@ static void huffman_lengths(const uint32_t *freq, int n, int limit, uint8_t *len
     for (int i = 0; i < n; i++)
         if (freq[i])
             s[used++] = (sym_freq){freq[i], (uint16_t)i};
-    qsort(s, (size_t)used, sizeof *s, by_freq);
+    sort_by_freq(s, used);
     for (int i = 0; i < used; i++)
         depth[i] = s[i].freq;
     minimum_redundancy(depth, used);
@@ -456,11 +632,35 @@ static void header_write(bit_writer *w, const block_header *h, int final)
 
 /* ---- blocks ------------------------------------------------------------------ */
 
-/* The codes of one block, literal codes packed as code | length << 16. */
+/* The codes of one block and what the writer puts for each token: its bits
+ * (a literal's code; a match's length code, extra bits, distance code and
+ * extra bit: 35 at most) and their number. */
 typedef struct block_codes {
     huffman litlen, dist;
-    uint32_t literal[256];
+    uint64_t bits[NUM_TOKENS];
+    uint8_t nbits[NUM_TOKENS];
 } block_codes;
+
+static void block_codes_pack(block_codes *k, const length_table *t, unsigned sample,
+                             unsigned pixel)
+{
+    for (int s = 0; s < 256; s++) {
+        k->bits[s] = k->litlen.code[s];
+        k->nbits[s] = k->litlen.len[s];
+    }
+    for (unsigned slot = 0; slot < 2; slot++) {
+        unsigned dist = slot ? pixel : sample, dc = distance_code(dist), dn = k->dist.len[dc];
+        uint64_t distance = k->dist.code[dc] | distance_extra_value(dist) << dn;
+        unsigned distance_n = dn + distance_extra_bits(dist);
+        for (unsigned m = MIN_RUN; m <= MAX_MATCH; m++) {
+            unsigned s = t->symbol[m], len = k->litlen.len[257 + s], n = len + length_extra[s];
+            unsigned token = MATCH_TOKEN + 256 * slot + m - MIN_RUN;
+            k->bits[token] = k->litlen.code[257 + s] | (uint64_t)(m - length_base[s]) << len |
+                             distance << n;
+            k->nbits[token] = (uint8_t)(n + distance_n);
+        }
+    }
+}
 
 static size_t data_bits(const block_counts *c, const block_codes *k)
 {
@@ -494,87 +694,72 @@ static void write_stored(bit_writer *w, const uint8_t *p, size_t n, int final)
     } while (n);
 }
 
-static inline void put_literals(bit_writer *w, const uint32_t *lit, const uint8_t *p, size_t n)
+/* The tokens @p tok[0..n), four at a time: their codes joined first (no
+ * dependence on the writer's state), then put at once where they fit in 56
+ * bits beside the 7 held (always for literals: 14 bits at most), else one
+ * by one. */
+static void put_tokens(bit_writer *w, const block_codes *k, const uint16_t *tok, size_t n)
 {
     size_t i = 0;
-    for (; i + 3 <= n; i += 3) { /* 3 x 15 bits fit beside the 7 held */
-        put_bits(w, lit[p[i]] & 0xffff, lit[p[i]] >> 16);
-        put_bits(w, lit[p[i + 1]] & 0xffff, lit[p[i + 1]] >> 16);
-        put_bits(w, lit[p[i + 2]] & 0xffff, lit[p[i + 2]] >> 16);
+    for (; i + 4 <= n; i += 4) {
+        unsigned a = tok[i], b = tok[i + 1], c = tok[i + 2], d = tok[i + 3];
+        unsigned ea = k->nbits[a], eb = ea + k->nbits[b], ec = eb + k->nbits[c],
+                 ed = ec + k->nbits[d];
+        if (ed > 56) {
+            put_bits(w, k->bits[a], ea);
+            flush_bits(w);
+            put_bits(w, k->bits[b], eb - ea);
+            flush_bits(w);
+            put_bits(w, k->bits[c], ec - eb);
+            flush_bits(w);
+            put_bits(w, k->bits[d], ed - ec);
+        } else {
+            put_bits(w, k->bits[a] | k->bits[b] << ea | k->bits[c] << eb | k->bits[d] << ec, ed);
+        }
         flush_bits(w);
     }
     for (; i < n; i++) {
-        put_bits(w, lit[p[i]] & 0xffff, lit[p[i]] >> 16);
+        put_bits(w, k->bits[tok[i]], k->nbits[tok[i]]);
         flush_bits(w);
     }
 }
 
-static void put_run(bit_writer *w, const block_codes *k, const length_table *t, size_t length,
-                    unsigned dist)
-{
-    unsigned dc = distance_code(dist);
-    for (size_t left = length; left;) {
-        unsigned m = next_match(left), s = t->symbol[m];
-        put_bits(w, k->litlen.code[257 + s], k->litlen.len[257 + s]);
-        put_bits(w, m - length_base[s], length_extra[s]);
-        put_bits(w, k->dist.code[dc], k->dist.len[dc]);
-        put_bits(w, distance_extra_value(dist), distance_extra_bits(dist));
-        flush_bits(w);
-        left -= m;
-    }
-}
-
-static void write_dynamic(bit_writer *w, const block_header *h, const block_codes *k,
-                          const length_table *t, const uint8_t *p, size_t n, const run *runs,
-                          size_t nruns, int final)
-{
-    header_write(w, h, final);
-    size_t i = 0;
-    for (size_t r = 0; r < nruns; r++) {
-        put_literals(w, k->literal, p + i, runs[r].start - i);
-        put_run(w, k, t, runs[r].length, runs[r].dist);
-        i = runs[r].start + runs[r].length;
-    }
-    put_literals(w, k->literal, p + i, n - i);
-    put_bits(w, k->litlen.code[END_OF_BLOCK], k->litlen.len[END_OF_BLOCK]);
-    flush_bits(w);
-}
-
-/* Block [@p b0, @p b1) of @p in, dynamic or stored, whichever is smaller. */
+/* Block [@p b0, @p b1) of @p in, dynamic or stored, whichever is smaller;
+ * @p tok: BLOCK_BYTES + TOKEN_SLACK tokens of room. */
 static void write_block(bit_writer *w, const uint8_t *in, size_t b0, size_t b1, unsigned sample,
-                        unsigned pixel, const length_table *t, run *runs, int final)
+                        unsigned pixel, const length_table *t, uint16_t *tok, int final)
 {
     block_counts c = {{0}, {0}};
     block_codes k;
     block_header h;
-    size_t nruns = find_runs(in, b0, b1, sample, pixel, t, runs, &c);
+    size_t n = block_tokens(in, b0, b1, sample, pixel, t, tok, &c);
     c.litlen[END_OF_BLOCK] = 1;
     block_counts freq = c; /* huffman_build may add counts to unused symbols */
-    huffman_build(&k.litlen, freq.litlen, NUM_LITLEN, MAX_BITS);
+    huffman_build(&k.litlen, freq.litlen, NUM_LITLEN, MAX_LITLEN_BITS);
     huffman_build(&k.dist, freq.dist, NUM_DIST, MAX_BITS);
     header_plan(&h, &k.litlen, &k.dist);
     if (header_bits(&h) + data_bits(&c, &k) > stored_bits(b1 - b0)) {
         write_stored(w, in + b0, b1 - b0, final);
         return;
     }
-    for (int s = 0; s < 256; s++)
-        k.literal[s] = k.litlen.code[s] | (uint32_t)k.litlen.len[s] << 16;
-    write_dynamic(w, &h, &k, t, in + b0, b1 - b0, runs, nruns, final);
+    block_codes_pack(&k, t, sample, pixel);
+    header_write(w, &h, final);
+    put_tokens(w, &k, tok, n);
+    put_bits(w, k.litlen.code[END_OF_BLOCK], k.litlen.len[END_OF_BLOCK]);
+    flush_bits(w);
 }
 
-size_t wt_fastz_bound(size_t n)
-{
-    /* stored blocks at worst (write_block's choice), zlib header and
-     * Adler-32, the last byte's padding, flush_bits' 8 bytes of room */
-    size_t blocks = n / BLOCK_BYTES + 1;
-    return n + (n / STORED_MAX + blocks) * 6 + 2 + 4 + 1 + 8;
-}
+/* The compressor under the name of this build: the baseline's, or that of
+ * a variant with other instructions (png_fastz_bmi2.c). */
+#ifndef FASTZ_COMPRESS
+#define FASTZ_COMPRESS wt_fastz_compress_baseline
+#endif
+size_t FASTZ_COMPRESS(const uint8_t *in, size_t n, unsigned sample, unsigned pixel, uint8_t *out);
 
-size_t wt_fastz_compress(const uint8_t *in, size_t n, unsigned sample, unsigned pixel,
-                         uint8_t *out)
+size_t FASTZ_COMPRESS(const uint8_t *in, size_t n, unsigned sample, unsigned pixel, uint8_t *out)
 {
-    run *runs = malloc((BLOCK_BYTES / MIN_RUN + 1) * sizeof *runs);
-    if (!runs)
+    uint16_t *tok = malloc((BLOCK_BYTES + TOKEN_SLACK) * sizeof *tok);
+    if (!tok)
         return 0;
     length_table t;
     length_table_init(&t);
@@ -584,7 +769,7 @@ size_t wt_fastz_compress(const uint8_t *in, size_t n, unsigned sample, unsigned 
     size_t b0 = 0;
     do {
         size_t b1 = n - b0 <= BLOCK_BYTES ? n : b0 + BLOCK_BYTES;
-        write_block(&w, in, b0, b1, sample, pixel, &t, runs, b1 == n);
+        write_block(&w, in, b0, b1, sample, pixel, &t, tok, b1 == n);
         b0 = b1;
     } while (b0 < n);
     align_to_byte(&w);
@@ -593,6 +778,35 @@ size_t wt_fastz_compress(const uint8_t *in, size_t n, unsigned sample, unsigned 
                             (adler & 0xff) << 24),
              32);
     flush_bits(&w);
-    free(runs);
+    free(tok);
     return (size_t)(w.out - out);
 }
+
+#ifndef FASTZ_VARIANT
+size_t wt_fastz_bound(size_t n)
+{
+    /* stored blocks at worst (write_block's choice), zlib header and
+     * Adler-32, the last byte's padding, flush_bits' 8 bytes of room */
+    size_t blocks = n / BLOCK_BYTES + 1;
+    return n + (n / STORED_MAX + blocks) * 6 + 2 + 4 + 1 + 8;
+}
+
+#if WT_HAVE_X86_KERNELS
+size_t wt_fastz_compress_bmi2(const uint8_t *in, size_t n, unsigned sample, unsigned pixel,
+                              uint8_t *out);
+#endif
+
+/* The BMI2 build where the CPU has it, unless WT_CPU_SCALAR=1. */
+size_t wt_fastz_compress(const uint8_t *in, size_t n, unsigned sample, unsigned pixel,
+                         uint8_t *out)
+{
+#if WT_HAVE_X86_KERNELS
+    const char *scalar = wt_env()->cpu_scalar;
+    __builtin_cpu_init();
+    if (!(scalar && scalar[0] == '1') && __builtin_cpu_supports("bmi2") &&
+        __builtin_cpu_supports("avx2"))
+        return wt_fastz_compress_bmi2(in, n, sample, pixel, out);
+#endif
+    return wt_fastz_compress_baseline(in, n, sample, pixel, out);
+}
+#endif

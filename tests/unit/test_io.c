@@ -162,6 +162,7 @@ int main(int argc, char **argv)
         T(test_png_fast_runs_at_the_end),
         T(test_png_fast_constant_and_thin),
         T(test_png_fast_noise),
+        T(test_png_fast_window_edges),
         T(test_png_low_bit_gray),
         T(test_png_color_types),
         T(test_png_interlaced_equals_plain),

@@ -57,6 +57,7 @@ void test_png_fast_run_lengths(void **state);
 void test_png_fast_runs_at_the_end(void **state);
 void test_png_fast_constant_and_thin(void **state);
 void test_png_fast_noise(void **state);
+void test_png_fast_window_edges(void **state);
 void test_png_low_bit_gray(void **state);
 void test_png_color_types(void **state);
 void test_png_interlaced_equals_plain(void **state);

@@ -334,6 +334,24 @@ void test_png_fast_constant_and_thin(void **state)
     wt_image_free(&img);
 }
 
+/* Widths around the run search's windows (64 bytes, starts at 62) and its
+ * SIMD compares (16 bytes): rows of 13-129 bytes, runs across every window
+ * edge, in every layout. */
+void test_png_fast_window_edges(void **state)
+{
+    (void)state;
+    static const uint32_t widths[] = {5,  13, 15, 16, 17, 21, 31,  32,
+                                      33, 61, 62, 63, 64, 65, 127, 129};
+    for (int depth = 8; depth <= 16; depth += 8)
+        for (int c = 1; c <= 4; c++)
+            for (size_t k = 0; k < sizeof widths / sizeof *widths; k++) {
+                wt_image img;
+                segments_image(&img, widths[k], 5, c, depth, 9);
+                fast_png_roundtrip(&img);
+                wt_image_free(&img);
+            }
+}
+
 /* Noise does not compress: blocks are stored, the file barely larger than
  * the samples. */
 void test_png_fast_noise(void **state)
