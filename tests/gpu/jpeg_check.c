@@ -1,0 +1,300 @@
+/* The GPU JPEG codec (nvJPEG, --gpu-decode and --gpu-encode) against
+ * libjpeg-turbo on a corpus of JPEG files.
+ *
+ * Decode: every JPEG under the arguments (files or folders) is read twice,
+ * by libjpeg-turbo and with the GPU codec started. Both must succeed or both
+ * fail (a file libjpeg-turbo refuses is refused, in one line); a file the GPU
+ * decoded may differ from libjpeg-turbo's pixels by at most --max-diff levels
+ * (IDCT and chroma upsampling), a file it handed back (progressive,
+ * arithmetic-coded, RGB, truncated...) must be identical. Prints the largest
+ * |difference| and the share of differing samples, over all and per file (-v).
+ * A CMYK JPEG written here must be refused as without the GPU.
+ *
+ * Encode: each decoded colour and gray file of at least 64x64 pixels written
+ * at --quality by libjpeg-turbo and by nvJPEG, both read back by
+ * libjpeg-turbo: each one's PSNR against the image, and nvJPEG's must be
+ * within --max-psnr-loss dB of libjpeg-turbo's.
+ *
+ *   jpeg_check [-v] [--max-diff N] [--quality Q] [--max-psnr-loss DB] PATH...
+ *
+ * Exit: 0 passed, 1 a file failed, 77 no CUDA device or no nvJPEG (skip). */
+#include <ftw.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+#include <jpeglib.h>
+
+#include "wavetool.h"
+#include "wavetool_hooks.h"
+
+typedef struct check_totals {
+    int verbose, max_diff, quality;
+    double max_psnr_loss;
+    wt_engine *engine;
+    char tmpdir[256];
+    size_t files, on_gpu, handed_back, refused, failed;
+    int worst;                 /* largest |difference| over the GPU's files */
+    double samples, differing; /* samples compared, and those that differ */
+    double psnr_loss;          /* worst libjpeg-turbo PSNR - nvJPEG PSNR */
+    size_t encoded;
+} check_totals;
+
+static check_totals T;
+
+static wt_status load_with(const char *path, unsigned gpu, wt_image *img, char *note,
+                           size_t size)
+{
+    wt_status st = WT_OK;
+    note[0] = '\0';
+    if (gpu && (st = wt_gpu_jpeg_start(T.engine, gpu, NULL, 0)) != WT_OK)
+        return st;
+    st = wt_image_load(path, NULL, img);
+    snprintf(note, size, "%s", gpu ? wt_gpu_jpeg_note() : "");
+    if (gpu)
+        wt_gpu_jpeg_stop();
+    return st;
+}
+
+/* The largest |a - b| over the samples, and how many differ. */
+static int compare_samples(const wt_image *a, const wt_image *b, double *differing)
+{
+    const uint8_t *x = a->pixels, *y = b->pixels;
+    size_t n = (size_t)a->width * a->height * (size_t)a->channels;
+    int worst = 0;
+    *differing = 0;
+    for (size_t i = 0; i < n; i++) {
+        int d = abs((int)x[i] - (int)y[i]);
+        worst = d > worst ? d : worst;
+        *differing += d != 0;
+    }
+    return worst;
+}
+
+static void fail(const char *path, const char *fmt, const char *detail)
+{
+    printf("FAIL %s: ", path);
+    printf(fmt, detail);
+    putchar('\n');
+    T.failed++;
+}
+
+/* Both decoded: the same shape, identical when the GPU handed it back, else
+ * within --max-diff. */
+static void check_pixels(const char *path, const wt_image *cpu, const wt_image *gpu,
+                         const char *note)
+{
+    if (cpu->width != gpu->width || cpu->height != gpu->height ||
+        cpu->channels != gpu->channels || cpu->bit_depth != gpu->bit_depth) {
+        fail(path, "%s", "the GPU's image has another shape");
+        return;
+    }
+    double differing;
+    int worst = compare_samples(cpu, gpu, &differing);
+    double samples = (double)cpu->width * cpu->height * cpu->channels;
+    if (note[0]) {
+        T.handed_back++;
+        if (T.verbose)
+            printf("     %s\n", note);
+        if (worst)
+            fail(path, "%s", "handed back to libjpeg-turbo, yet not identical");
+        return;
+    }
+    T.on_gpu++;
+    T.samples += samples;
+    T.differing += differing;
+    T.worst = worst > T.worst ? worst : T.worst;
+    if (T.verbose)
+        printf("gpu  %s: %ux%u C=%d max |diff| %d, %.3f%% of samples differ\n", path, cpu->width,
+               cpu->height, cpu->channels, worst, 100.0 * differing / samples);
+    if (worst > T.max_diff) {
+        char d[32];
+        snprintf(d, sizeof d, "%d", worst);
+        fail(path, "max |diff| %s over --max-diff", d);
+    }
+}
+
+/* PSNR (of the mean squared error over all channels, 99 dB for none) of
+ * @p path re-read by libjpeg-turbo against @p img. */
+static double psnr_of(const char *path, const wt_image *img)
+{
+    wt_image back = {0};
+    wt_quality q = {0};
+    double psnr = -1;
+    if (wt_image_load(path, NULL, &back) == WT_OK && wt_quality_compare(img, &back, &q) == WT_OK)
+        psnr = q.mse_mean > 0 ? 10 * log10(255.0 * 255.0 / q.mse_mean) : 99;
+    wt_image_free(&back);
+    return psnr;
+}
+
+static wt_status save_with(const char *out, const wt_image *img, unsigned gpu)
+{
+    wt_save_options so = {0};
+    so.jpeg_quality = T.quality;
+    wt_status st = gpu ? wt_gpu_jpeg_start(T.engine, gpu, NULL, 0) : WT_OK;
+    if (st == WT_OK)
+        st = wt_image_save(out, img, &so, WT_FORMAT_JPEG);
+    if (st == WT_OK && gpu && wt_gpu_jpeg_note()[0])
+        st = wt_error_set(WT_ERR_INVALID, "%s", wt_gpu_jpeg_note());
+    if (gpu)
+        wt_gpu_jpeg_stop();
+    return st;
+}
+
+/* @p img written by libjpeg-turbo and by nvJPEG, both PSNRs. */
+static void check_encode(const char *path, const wt_image *img)
+{
+    char a[300], b[300];
+    snprintf(a, sizeof a, "%s/libjpeg.jpg", T.tmpdir);
+    snprintf(b, sizeof b, "%s/nvjpeg.jpg", T.tmpdir);
+    if (save_with(a, img, 0) != WT_OK || save_with(b, img, WT_GPU_JPEG_ENCODE) != WT_OK) {
+        fail(path, "encode: %s", wt_error_message());
+        return;
+    }
+    double pa = psnr_of(a, img), pb = psnr_of(b, img);
+    T.encoded++;
+    T.psnr_loss = pa - pb > T.psnr_loss ? pa - pb : T.psnr_loss;
+    if (T.verbose)
+        printf("enc  %s: q%d PSNR libjpeg-turbo %.2f dB, nvJPEG %.2f dB\n", path, T.quality, pa,
+               pb);
+    if (pb < 0 || pa - pb > T.max_psnr_loss)
+        fail(path, "encode: nvJPEG's PSNR %s", pb < 0 ? "unreadable" : "too low");
+    unlink(a);
+    unlink(b);
+}
+
+static void check_file(const char *path)
+{
+    wt_image cpu = {0}, gpu = {0};
+    char cpu_msg[1024], note[600], scratch[8];
+    T.files++;
+    wt_status sc = load_with(path, 0, &cpu, scratch, sizeof scratch);
+    snprintf(cpu_msg, sizeof cpu_msg, "%s", sc == WT_OK ? "" : wt_error_message());
+    wt_status sg = load_with(path, WT_GPU_JPEG_DECODE, &gpu, note, sizeof note);
+    if (sc != WT_OK && sg != WT_OK) {
+        T.refused++;
+        if (T.verbose)
+            printf("bad  %s\n", cpu_msg);
+        if (strcmp(cpu_msg, wt_error_message()) != 0)
+            printf("note %s: refused in other words: %s\n", path, wt_error_message());
+    } else if (sc != WT_OK) {
+        fail(path, "decoded with the GPU, refused without: %s", cpu_msg);
+    } else if (sg != WT_OK) {
+        fail(path, "refused with the GPU: %s", wt_error_message());
+    } else {
+        check_pixels(path, &cpu, &gpu, note);
+        if (cpu.width >= 64 && cpu.height >= 64)
+            check_encode(path, &cpu);
+    }
+    wt_image_free(&cpu);
+    wt_image_free(&gpu);
+}
+
+static int visit(const char *path, const struct stat *sb, int type, struct FTW *ftw)
+{
+    (void)sb;
+    (void)ftw;
+    const char *dot = strrchr(path, '.');
+    if (type == FTW_F && dot && (!strcasecmp(dot, ".jpg") || !strcasecmp(dot, ".jpeg")))
+        check_file(path);
+    return 0;
+}
+
+/* A 16x16 CMYK JPEG, written by libjpeg: refused with the GPU as without. */
+static void check_cmyk(void)
+{
+    char path[300];
+    snprintf(path, sizeof path, "%s/cmyk.jpg", T.tmpdir);
+    FILE *f = fopen(path, "wb");
+    if (!f) {
+        fail(path, "%s", "cannot write");
+        return;
+    }
+    struct jpeg_compress_struct c;
+    struct jpeg_error_mgr err;
+    JSAMPLE row[16 * 4];
+    memset(row, 100, sizeof row);
+    c.err = jpeg_std_error(&err);
+    jpeg_create_compress(&c);
+    jpeg_stdio_dest(&c, f);
+    c.image_width = c.image_height = 16;
+    c.input_components = 4;
+    c.in_color_space = JCS_CMYK;
+    jpeg_set_defaults(&c);
+    jpeg_start_compress(&c, TRUE);
+    for (JSAMPROW r = row; c.next_scanline < 16;)
+        jpeg_write_scanlines(&c, &r, 1);
+    jpeg_finish_compress(&c);
+    jpeg_destroy_compress(&c);
+    fclose(f);
+    check_file(path);
+    unlink(path);
+}
+
+static int usage(void)
+{
+    fputs("usage: jpeg_check [-v] [--max-diff N] [--quality Q] [--max-psnr-loss DB] PATH...\n",
+          stderr);
+    return 2;
+}
+
+int main(int argc, char **argv)
+{
+    static const struct option longs[] = {{"max-diff", 1, NULL, 'd'}, {"quality", 1, NULL, 'q'},
+                                          {"max-psnr-loss", 1, NULL, 'p'}, {NULL, 0, NULL, 0}};
+    T.max_diff = 16; /* the documented tolerance (docs/performance.md) is what this measures */
+    T.quality = 90;
+    T.max_psnr_loss = 1.0;
+    for (int c; (c = getopt_long(argc, argv, "v", longs, NULL)) != -1;) {
+        if (c == 'v')
+            T.verbose = 1;
+        else if (c == 'd')
+            T.max_diff = atoi(optarg);
+        else if (c == 'q')
+            T.quality = atoi(optarg);
+        else if (c == 'p')
+            T.max_psnr_loss = atof(optarg);
+        else
+            return usage();
+    }
+    if (optind >= argc)
+        return usage();
+    if (!wt_gpu_jpeg_built()) {
+        puts("SKIP: built without nvJPEG");
+        return 77;
+    }
+    if (wt_engine_open(&T.engine, "cuda") != WT_OK) {
+        printf("SKIP: %s\n", wt_error_message());
+        return 77;
+    }
+    char backend[32] = "";
+    if (wt_gpu_jpeg_start(T.engine, WT_GPU_JPEG_DECODE, backend, sizeof backend) != WT_OK) {
+        printf("FAIL: nvJPEG does not start: %s\n", wt_error_message());
+        wt_engine_close(T.engine);
+        return 1;
+    }
+    wt_gpu_jpeg_stop();
+    const char *tmp = getenv("TMPDIR");
+    snprintf(T.tmpdir, sizeof T.tmpdir, "%s/jpeg_check_XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    if (!mkdtemp(T.tmpdir)) {
+        perror("jpeg_check: temporary folder");
+        return 1;
+    }
+    for (int i = optind; i < argc; i++)
+        nftw(argv[i], visit, 16, FTW_PHYS);
+    check_cmyk();
+    rmdir(T.tmpdir);
+    printf("%s: decode (%s decoder): %zu JPEGs: %zu on the GPU (max |diff| %d, %.3f%% of "
+           "samples differ), %zu handed back to libjpeg-turbo (identical), %zu refused by both; "
+           "encode q%d: %zu images, nvJPEG's PSNR at most %.2f dB under libjpeg-turbo's; "
+           "%zu failed\n",
+           T.failed ? "FAIL" : "ok", backend, T.files, T.on_gpu, T.worst,
+           T.samples > 0 ? 100.0 * T.differing / T.samples : 0.0, T.handed_back, T.refused,
+           T.quality, T.encoded, T.psnr_loss, T.failed);
+    wt_engine_close(T.engine);
+    return T.failed ? 1 : 0;
+}
