@@ -13,7 +13,8 @@
  * A CMYK JPEG written here must be refused as without the GPU.
  *
  * Encode: each decoded colour and gray file of at least 64x64 pixels written
- * at --quality by libjpeg-turbo and by nvJPEG, both read back by
+ * at --quality by libjpeg-turbo and by nvJPEG (the codec started once per
+ * pass, the files read by libjpeg-turbo first and held), both read back by
  * libjpeg-turbo: each one's PSNR against the image, and nvJPEG's must be
  * within --max-psnr-loss dB of libjpeg-turbo's.
  *
@@ -48,18 +49,32 @@ typedef struct check_totals {
 
 static check_totals T;
 
-static wt_status load_with(const char *path, unsigned gpu, wt_image *img, char *note,
-                           size_t size)
+/* A JPEG of the corpus, as libjpeg-turbo reads it. */
+typedef struct jpeg_file {
+    char *path;
+    wt_status status;
+    char *message; /* libjpeg-turbo's refusal */
+    wt_image image;
+} jpeg_file;
+
+static jpeg_file *files;
+static size_t nfiles, capacity;
+
+static void fail(const char *path, const char *fmt, const char *detail)
 {
-    wt_status st = WT_OK;
-    note[0] = '\0';
-    if (gpu && (st = wt_gpu_jpeg_start(T.engine, gpu, NULL, 0)) != WT_OK)
-        return st;
-    st = wt_image_load(path, NULL, img);
-    snprintf(note, size, "%s", gpu ? wt_gpu_jpeg_note() : "");
-    if (gpu)
-        wt_gpu_jpeg_stop();
-    return st;
+    printf("FAIL %s: ", path);
+    printf(fmt, detail);
+    putchar('\n');
+    T.failed++;
+}
+
+/* Start the codec for @p what; 0 (after saying so) when it does not. */
+static int start(unsigned what)
+{
+    if (wt_gpu_jpeg_start(T.engine, what, NULL, 0) == WT_OK)
+        return 1;
+    fail("nvJPEG", "does not start: %s", wt_error_message());
+    return 0;
 }
 
 /* The largest |a - b| over the samples, and how many differ. */
@@ -75,14 +90,6 @@ static int compare_samples(const wt_image *a, const wt_image *b, double *differi
         *differing += d != 0;
     }
     return worst;
-}
-
-static void fail(const char *path, const char *fmt, const char *detail)
-{
-    printf("FAIL %s: ", path);
-    printf(fmt, detail);
-    putchar('\n');
-    T.failed++;
 }
 
 /* Both decoded: the same shape, identical when the GPU handed it back, else
@@ -101,7 +108,7 @@ static void check_pixels(const char *path, const wt_image *cpu, const wt_image *
     if (note[0]) {
         T.handed_back++;
         if (T.verbose)
-            printf("     %s\n", note);
+            printf("back %s\n", note);
         if (worst)
             fail(path, "%s", "handed back to libjpeg-turbo, yet not identical");
         return;
@@ -120,6 +127,29 @@ static void check_pixels(const char *path, const wt_image *cpu, const wt_image *
     }
 }
 
+/* @p f read again with the GPU codec running, against libjpeg-turbo's. */
+static void check_decode(const jpeg_file *f)
+{
+    wt_image gpu = {0};
+    wt_status st = wt_image_load(f->path, NULL, &gpu);
+    if (f->status != WT_OK && st != WT_OK) {
+        T.refused++;
+        if (T.verbose)
+            printf("bad  %s\n", f->message);
+        if (strcmp(f->message, wt_error_message()) != 0)
+            printf("note %s: refused in other words: %s\n", f->path, wt_error_message());
+    } else if (f->status != WT_OK) { /* corrupt entropy-coded data nvJPEG does not see */
+        T.lax++;
+        printf("lax  %s: decoded by nvJPEG, refused by libjpeg-turbo: %s\n", f->path,
+               f->message);
+    } else if (st != WT_OK) {
+        fail(f->path, "refused with the GPU: %s", wt_error_message());
+    } else {
+        check_pixels(f->path, &f->image, &gpu, wt_gpu_jpeg_note());
+    }
+    wt_image_free(&gpu);
+}
+
 /* PSNR (of the mean squared error over all channels, 99 dB for none) of
  * @p path re-read by libjpeg-turbo against @p img. */
 static double psnr_of(const char *path, const wt_image *img)
@@ -133,68 +163,70 @@ static double psnr_of(const char *path, const wt_image *img)
     return psnr;
 }
 
-static wt_status save_with(const char *out, const wt_image *img, unsigned gpu)
+static int encodes(const jpeg_file *f)
+{
+    return f->status == WT_OK && f->image.width >= 64 && f->image.height >= 64;
+}
+
+static void encoded_name(size_t i, const char *by, char *out, size_t size)
+{
+    snprintf(out, size, "%s/%zu-%s.jpg", T.tmpdir, i, by);
+}
+
+/* Every image of at least 64x64 written by one encoder (@p gpu: nvJPEG). */
+static void encode_all(int gpu)
 {
     wt_save_options so = {0};
     so.jpeg_quality = T.quality;
-    wt_status st = gpu ? wt_gpu_jpeg_start(T.engine, gpu, NULL, 0) : WT_OK;
-    if (st == WT_OK)
-        st = wt_image_save(out, img, &so, WT_FORMAT_JPEG);
-    if (st == WT_OK && gpu && wt_gpu_jpeg_note()[0])
-        st = wt_error_set(WT_ERR_INVALID, "%s", wt_gpu_jpeg_note());
-    if (gpu)
-        wt_gpu_jpeg_stop();
-    return st;
-}
-
-/* @p img written by libjpeg-turbo and by nvJPEG, both PSNRs. */
-static void check_encode(const char *path, const wt_image *img)
-{
-    char a[300], b[300];
-    snprintf(a, sizeof a, "%s/libjpeg.jpg", T.tmpdir);
-    snprintf(b, sizeof b, "%s/nvjpeg.jpg", T.tmpdir);
-    if (save_with(a, img, 0) != WT_OK || save_with(b, img, WT_GPU_JPEG_ENCODE) != WT_OK) {
-        fail(path, "encode: %s", wt_error_message());
-        return;
+    for (size_t i = 0; i < nfiles; i++) {
+        char out[300];
+        encoded_name(i, gpu ? "nvjpeg" : "libjpeg", out, sizeof out);
+        if (!encodes(&files[i]))
+            continue;
+        if (wt_image_save(out, &files[i].image, &so, WT_FORMAT_JPEG) != WT_OK)
+            fail(files[i].path, "encode: %s", wt_error_message());
+        else if (gpu && wt_gpu_jpeg_note()[0])
+            fail(files[i].path, "encode: %s", wt_gpu_jpeg_note());
     }
-    double pa = psnr_of(a, img), pb = psnr_of(b, img);
-    T.encoded++;
-    T.psnr_loss = pa - pb > T.psnr_loss ? pa - pb : T.psnr_loss;
-    if (T.verbose)
-        printf("enc  %s: q%d PSNR libjpeg-turbo %.2f dB, nvJPEG %.2f dB\n", path, T.quality, pa,
-               pb);
-    if (pb < 0 || pa - pb > T.max_psnr_loss)
-        fail(path, "encode: nvJPEG's PSNR %s", pb < 0 ? "unreadable" : "too low");
-    unlink(a);
-    unlink(b);
 }
 
-static void check_file(const char *path)
+/* Both encoders' files read back: nvJPEG's PSNR within --max-psnr-loss. */
+static void check_encoded(void)
 {
-    wt_image cpu = {0}, gpu = {0};
-    char cpu_msg[1024], note[600], scratch[8];
-    T.files++;
-    wt_status sc = load_with(path, 0, &cpu, scratch, sizeof scratch);
-    snprintf(cpu_msg, sizeof cpu_msg, "%s", sc == WT_OK ? "" : wt_error_message());
-    wt_status sg = load_with(path, WT_GPU_JPEG_DECODE, &gpu, note, sizeof note);
-    if (sc != WT_OK && sg != WT_OK) {
-        T.refused++;
+    for (size_t i = 0; i < nfiles; i++) {
+        char a[300], b[300];
+        encoded_name(i, "libjpeg", a, sizeof a);
+        encoded_name(i, "nvjpeg", b, sizeof b);
+        if (!encodes(&files[i]))
+            continue;
+        double pa = psnr_of(a, &files[i].image), pb = psnr_of(b, &files[i].image);
+        T.encoded++;
+        T.psnr_loss = pa - pb > T.psnr_loss ? pa - pb : T.psnr_loss;
         if (T.verbose)
-            printf("bad  %s\n", cpu_msg);
-        if (strcmp(cpu_msg, wt_error_message()) != 0)
-            printf("note %s: refused in other words: %s\n", path, wt_error_message());
-    } else if (sc != WT_OK) { /* corrupt entropy-coded data nvJPEG does not see */
-        T.lax++;
-        printf("lax  %s: decoded by nvJPEG, refused by libjpeg-turbo: %s\n", path, cpu_msg);
-    } else if (sg != WT_OK) {
-        fail(path, "refused with the GPU: %s", wt_error_message());
-    } else {
-        check_pixels(path, &cpu, &gpu, note);
-        if (cpu.width >= 64 && cpu.height >= 64)
-            check_encode(path, &cpu);
+            printf("enc  %s: q%d PSNR libjpeg-turbo %.2f dB, nvJPEG %.2f dB\n", files[i].path,
+                   T.quality, pa, pb);
+        if (pa < 0 || pb < 0 || pa - pb > T.max_psnr_loss)
+            fail(files[i].path, "encode: nvJPEG's PSNR %s", pb < 0 ? "unreadable" : "too low");
+        unlink(a);
+        unlink(b);
     }
-    wt_image_free(&cpu);
-    wt_image_free(&gpu);
+}
+
+static void add_file(const char *path)
+{
+    if (nfiles == capacity) {
+        capacity = capacity ? 2 * capacity : 64;
+        files = realloc(files, capacity * sizeof *files);
+        if (!files) {
+            fputs("jpeg_check: out of memory\n", stderr);
+            exit(1);
+        }
+    }
+    jpeg_file *f = &files[nfiles++];
+    memset(f, 0, sizeof *f);
+    f->path = strdup(path);
+    f->status = wt_image_load(path, NULL, &f->image); /* libjpeg-turbo: the codec stopped */
+    f->message = strdup(f->status == WT_OK ? "" : wt_error_message());
 }
 
 static int visit(const char *path, const struct stat *sb, int type, struct FTW *ftw)
@@ -203,12 +235,13 @@ static int visit(const char *path, const struct stat *sb, int type, struct FTW *
     (void)ftw;
     const char *dot = strrchr(path, '.');
     if (type == FTW_F && dot && (!strcasecmp(dot, ".jpg") || !strcasecmp(dot, ".jpeg")))
-        check_file(path);
+        add_file(path);
     return 0;
 }
 
-/* A 16x16 CMYK JPEG, written by libjpeg: refused with the GPU as without. */
-static void check_cmyk(void)
+/* A 16x16 CMYK JPEG, written by libjpeg into the temporary folder: refused
+ * with the GPU as without. */
+static void add_cmyk(void)
 {
     char path[300];
     snprintf(path, sizeof path, "%s/cmyk.jpg", T.tmpdir);
@@ -234,8 +267,33 @@ static void check_cmyk(void)
     jpeg_finish_compress(&c);
     jpeg_destroy_compress(&c);
     fclose(f);
-    check_file(path);
-    unlink(path);
+    add_file(path);
+}
+
+static void free_files(void)
+{
+    for (size_t i = 0; i < nfiles; i++) {
+        free(files[i].path);
+        free(files[i].message);
+        wt_image_free(&files[i].image);
+    }
+    free(files);
+}
+
+/* The passes: decode with the GPU codec, then encode with each encoder. */
+static void run_checks(void)
+{
+    if (start(WT_GPU_JPEG_DECODE)) {
+        for (size_t i = 0; i < nfiles; i++)
+            check_decode(&files[i]);
+        wt_gpu_jpeg_stop();
+    }
+    encode_all(0);
+    if (start(WT_GPU_JPEG_ENCODE)) {
+        encode_all(1);
+        wt_gpu_jpeg_stop();
+        check_encoded();
+    }
 }
 
 static int usage(void)
@@ -289,15 +347,21 @@ int main(int argc, char **argv)
     }
     for (int i = optind; i < argc; i++)
         nftw(argv[i], visit, 16, FTW_PHYS);
-    check_cmyk();
+    add_cmyk();
+    T.files = nfiles;
+    run_checks();
+    char cmyk[300];
+    snprintf(cmyk, sizeof cmyk, "%s/cmyk.jpg", T.tmpdir);
+    unlink(cmyk);
     rmdir(T.tmpdir);
     printf("%s: decode (%s decoder): %zu JPEGs: %zu on the GPU (max |diff| %d, %.3f%% of "
            "samples differ), %zu handed back to libjpeg-turbo (identical), %zu refused by both, "
-           "%zu only by libjpeg-turbo; encode q%d: %zu images, nvJPEG's PSNR at most %.2f dB under libjpeg-turbo's; "
-           "%zu failed\n",
+           "%zu only by libjpeg-turbo; encode q%d: %zu images, nvJPEG's PSNR at most %.2f dB "
+           "under libjpeg-turbo's; %zu failed\n",
            T.failed ? "FAIL" : "ok", backend, T.files, T.on_gpu, T.worst,
            T.samples > 0 ? 100.0 * T.differing / T.samples : 0.0, T.handed_back, T.refused,
            T.lax, T.quality, T.encoded, T.psnr_loss, T.failed);
     wt_engine_close(T.engine);
+    free_files();
     return T.failed ? 1 : 0;
 }
