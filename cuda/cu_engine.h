@@ -211,6 +211,11 @@ void cu_staging_free(cu_engine *ce);
  * cu_swt.cu). */
 wt_status cu_time_runs(cu_engine *ce, wt_status (*run)(const void *job), const void *job,
                        int repeat, double *median, double *fastest);
+/* The device copy a benchmark compares with: @p bytes from @p src (NULL:
+ * a buffer of random floats) to a scratch buffer, timed as cu_time_runs
+ * times the transform, into timing->copy_ms and copy_bytes. */
+wt_status cu_time_device_copy(cu_engine *ce, const void *src, size_t bytes, int repeat,
+                              wt_cuda_timing *timing);
 
 /* Undecimated transforms (cu_swt.cu): the engine's uforward/uinverse ops,
  * and device-resident timing for wt_cuda_ubench (@p bytes: what the timed
