@@ -361,10 +361,11 @@ wt_status wt_volume_mosaic(const wt_vcoeffs *k, long z, wt_scale scale, int bit_
 /* ---- the GPU JPEG codec (nvJPEG: cuda/cu_jpeg.cu; src/formats/jpeg_gpu.h) --
  * Process-wide: once started, every JPEG decoded (WT_GPU_JPEG_DECODE) and/or
  * encoded (WT_GPU_JPEG_ENCODE) by the image functions goes through nvJPEG on
- * the GPU of a CUDA engine; what nvJPEG does not take (progressive or
- * arithmetic-coded files to the hardware decoder, CMYK, 12-bit, --lenient,
- * files not ending in EOI, a failing call) libjpeg-turbo does, and
- * wt_gpu_jpeg_note says why. Decoded pixels land in the host image. */
+ * the GPU of a CUDA engine. libjpeg-turbo reads every header (CMYK and
+ * 12-bit stay refused) and does what nvJPEG is not given (progressive,
+ * arithmetic-coded or RGB-coded files, files not ending in EOI, lenient
+ * loads) or fails on; wt_gpu_jpeg_note says why. Decoded pixels land in the
+ * host image. */
 enum { WT_GPU_JPEG_DECODE = 1u << 0, WT_GPU_JPEG_ENCODE = 1u << 1 };
 /* 1 when this build has nvJPEG (WT_HAVE_NVJPEG). */
 int wt_gpu_jpeg_built(void);
