@@ -7,7 +7,8 @@
  * (nvjpegDecodeBatchedSupported), else and on GPUs without the engine through
  * the GPU hybrid backend (nvjpegDecode); the
  * pixels come back into the caller's host image. Encoding: nvjpegEncodeImage
- * (RGB, 4:2:0) or nvjpegEncodeYUV (gray) at libjpeg's quality, baseline
+ * (RGB, 4:2:0) or nvjpegEncodeYUV (gray) on a handle of the default backend,
+ * at libjpeg's quality, baseline
  * Huffman with the standard tables, as libjpeg's defaults.
  *
  * Each call takes a slot (its stream, decoder and encoder states, a device
@@ -55,10 +56,11 @@ static struct {
     int device;
     unsigned what;       /* WT_GPU_JPEG_*: 0 while stopped */
     nvjpegHandle_t hw;   /* NULL: no hardware decoder (or no decoding) */
-    nvjpegHandle_t gpu;  /* GPU hybrid decoder, the encoder */
+    nvjpegHandle_t gpu;  /* the GPU hybrid decoder */
+    nvjpegHandle_t enc;  /* the encoder (the default backend) */
     pthread_mutex_t lock;
     jpeg_slot *free_slots;
-} codec = {-1, 0, NULL, NULL, PTHREAD_MUTEX_INITIALIZER, NULL};
+} codec = {-1, 0, NULL, NULL, NULL, PTHREAD_MUTEX_INITIALIZER, NULL};
 
 extern "C" int wt_gpu_jpeg_built(void)
 {
@@ -108,9 +110,9 @@ static wt_status slot_init(jpeg_slot *s, const char *name)
     }
     if (codec.what & WT_GPU_JPEG_ENCODE) {
         NV_TRY(name, "nvjpegEncoderStateCreate",
-               nvjpegEncoderStateCreate(codec.gpu, &s->enc, s->stream));
+               nvjpegEncoderStateCreate(codec.enc, &s->enc, s->stream));
         NV_TRY(name, "nvjpegEncoderParamsCreate",
-               nvjpegEncoderParamsCreate(codec.gpu, &s->enc_params, s->stream));
+               nvjpegEncoderParamsCreate(codec.enc, &s->enc_params, s->stream));
     }
     return WT_OK;
 }
@@ -174,29 +176,36 @@ extern "C" void wt_gpu_jpeg_stop(void)
         codec.free_slots = s->next;
         slot_free(s);
     }
-    if (codec.hw)
-        nvjpegDestroy(codec.hw);
-    if (codec.gpu)
-        nvjpegDestroy(codec.gpu);
-    codec.hw = codec.gpu = NULL;
+    nvjpegHandle_t handles[3] = {codec.hw, codec.gpu, codec.enc};
+    for (int i = 0; i < 3; i++)
+        if (handles[i])
+            nvjpegDestroy(handles[i]);
+    codec.hw = codec.gpu = codec.enc = NULL;
     codec.what = 0;
     codec.device = -1;
 }
 
-static wt_status create_handles(unsigned what)
+/* The decoders' handles: the hardware one where the GPU has the JPEG engine
+ * (elsewhere nvjpegCreateEx refuses the backend), and the GPU hybrid one
+ * (else the default backend). */
+static wt_status create_decoders(void)
 {
-    /* the hardware decoder where the GPU has the engine (elsewhere
-     * nvjpegCreateEx refuses the backend) */
-    if ((what & WT_GPU_JPEG_DECODE) &&
-        nvjpegCreateEx(NVJPEG_BACKEND_HARDWARE, NULL, NULL, 0, &codec.hw) != NVJPEG_STATUS_SUCCESS)
+    if (nvjpegCreateEx(NVJPEG_BACKEND_HARDWARE, NULL, NULL, 0, &codec.hw) != NVJPEG_STATUS_SUCCESS)
         codec.hw = NULL;
     nvjpegStatus_t st = nvjpegCreateEx(NVJPEG_BACKEND_GPU_HYBRID, NULL, NULL, 0, &codec.gpu);
     if (st != NVJPEG_STATUS_SUCCESS)
         st = nvjpegCreateEx(NVJPEG_BACKEND_DEFAULT, NULL, NULL, 0, &codec.gpu);
-    if (st != NVJPEG_STATUS_SUCCESS) {
+    if (st != NVJPEG_STATUS_SUCCESS)
         codec.gpu = NULL;
-        return cu_fail_nvjpeg((int)st, "nvjpegCreateEx", "GPU JPEG");
-    }
+    return st == NVJPEG_STATUS_SUCCESS ? WT_OK : cu_fail_nvjpeg((int)st, "nvjpegCreateEx", "GPU JPEG");
+}
+
+static wt_status create_handles(unsigned what)
+{
+    if (what & WT_GPU_JPEG_DECODE)
+        WT_TRY(create_decoders());
+    if (what & WT_GPU_JPEG_ENCODE)
+        NV_TRY("GPU JPEG", "nvjpegCreateSimple", nvjpegCreateSimple(&codec.enc));
     return WT_OK;
 }
 
@@ -305,20 +314,20 @@ static wt_status encode_on(jpeg_slot *s, const char *name, const uint8_t *pixels
     src.pitch[0] = pitch;
     if (channels == 3)
         NV_TRY(name, "nvjpegEncodeImage",
-               nvjpegEncodeImage(codec.gpu, s->enc, s->enc_params, &src, NVJPEG_INPUT_RGBI,
+               nvjpegEncodeImage(codec.enc, s->enc, s->enc_params, &src, NVJPEG_INPUT_RGBI,
                                  (int)width, (int)height, s->stream));
     else
         NV_TRY(name, "nvjpegEncodeYUV",
-               nvjpegEncodeYUV(codec.gpu, s->enc, s->enc_params, &src, css, (int)width,
+               nvjpegEncodeYUV(codec.enc, s->enc, s->enc_params, &src, css, (int)width,
                                (int)height, s->stream));
     size_t length = 0;
     NV_TRY(name, "nvjpegEncodeRetrieveBitstream",
-           nvjpegEncodeRetrieveBitstream(codec.gpu, s->enc, NULL, &length, s->stream));
+           nvjpegEncodeRetrieveBitstream(codec.enc, s->enc, NULL, &length, s->stream));
     CU_CHECK(cudaStreamSynchronize(s->stream));
     uint8_t *buf = (uint8_t *)malloc(length ? length : 1);
     if (!buf)
         return wt_error_set(WT_ERR_NOMEM, "%s: out of memory", name);
-    nvjpegStatus_t nv = nvjpegEncodeRetrieveBitstream(codec.gpu, s->enc, buf, &length, s->stream);
+    nvjpegStatus_t nv = nvjpegEncodeRetrieveBitstream(codec.enc, s->enc, buf, &length, s->stream);
     cudaError_t err = nv == NVJPEG_STATUS_SUCCESS ? cudaStreamSynchronize(s->stream) : cudaSuccess;
     if (nv != NVJPEG_STATUS_SUCCESS || err != cudaSuccess) {
         free(buf);
