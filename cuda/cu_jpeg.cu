@@ -27,6 +27,7 @@
 #include <string.h>
 
 #include "cu_engine.h"
+#include "cu_jpeg_color.cuh"
 extern "C" {
 #include "jpeg_gpu.h"
 }
@@ -256,20 +257,76 @@ static wt_status decode_hardware(jpeg_slot *s, const unsigned char *data, size_t
     return WT_OK;
 }
 
+/* ---- decoding into the host image ------------------------------------------ */
+
+/* @p data through the hardware decoder, else the hybrid one, into @p dest. */
+static wt_status decode_into(jpeg_slot *s, const unsigned char *data, size_t size,
+                             nvjpegOutputFormat_t format, nvjpegImage_t *dest, const char *name)
+{
+    if (!codec.hw || decode_hardware(s, data, size, format, dest, name) != WT_OK)
+        NV_TRY(name, "nvjpegDecode",
+               nvjpegDecode(codec.gpu, s->state, data, size, format, dest, s->stream));
+    return WT_OK;
+}
+
+/* Chroma subsampling libjpeg-turbo interpolates: h2v2, h2v1, h1v2 into
+ * *@p hs, *@p vs; 0 for none (gray, 4:4:4: nvJPEG's RGB is libjpeg-turbo's)
+ * or others (4:1:1...: nvJPEG's RGB as it is). */
+static int fancy_subsampling(nvjpegChromaSubsampling_t css, int *hs, int *vs)
+{
+    *hs = css == NVJPEG_CSS_420 || css == NVJPEG_CSS_422 ? 2 : 1;
+    *vs = css == NVJPEG_CSS_420 || css == NVJPEG_CSS_440 ? 2 : 1;
+    return *hs * *vs > 1;
+}
+
+/* A subsampled colour file: its planes (after the RGB image in the slot's
+ * buffer), then RGB by ycc_to_rgb_kernel into the buffer's start. */
+static wt_status decode_planes(jpeg_slot *s, const unsigned char *data, size_t size, int hs,
+                               int vs, const int nv_size[2], const char *name,
+                               const wt_image *img)
+{
+    const int w = (int)img->width, h = (int)img->height;
+    const int cw = (w + hs - 1) / hs, ch = (h + vs - 1) / vs; /* libjpeg's downsampled size */
+    /* room for nvJPEG's chroma planes should it size them otherwise */
+    const int cpitch = nv_size[0] > cw ? nv_size[0] : cw, crows = nv_size[1] > ch ? nv_size[1] : ch;
+    const size_t rgb = (size_t)w * h * 3, luma = (size_t)w * h, chroma = (size_t)cpitch * crows;
+    WT_TRY(slot_pixels(s, rgb + luma + 2 * chroma + 64));
+    nvjpegImage_t dest;
+    memset(&dest, 0, sizeof dest);
+    dest.channel[0] = s->d_pixels + rgb;
+    dest.channel[1] = dest.channel[0] + luma;
+    dest.channel[2] = dest.channel[1] + chroma;
+    dest.pitch[0] = (size_t)w;
+    dest.pitch[1] = dest.pitch[2] = (size_t)cpitch;
+    WT_TRY(decode_into(s, data, size, NVJPEG_OUTPUT_YUV, &dest, name));
+    WT_LAUNCH(ycc_to_rgb_kernel, dim3(1, (unsigned)h), 256, 0, s->stream, dest.channel[0],
+              dest.pitch[0], dest.channel[1], dest.channel[2], (size_t)cpitch, cw, ch, hs, vs, w,
+              s->d_pixels);
+    CU_CHECK(cudaGetLastError());
+    return WT_OK;
+}
+
 static wt_status decode_on(jpeg_slot *s, const unsigned char *data, size_t size,
                            const char *name, wt_image *img)
 {
     const size_t pitch = (size_t)img->width * (size_t)img->channels;
     const size_t bytes = pitch * img->height;
-    WT_TRY(slot_pixels(s, bytes));
-    nvjpegImage_t dest;
-    memset(&dest, 0, sizeof dest);
-    dest.channel[0] = s->d_pixels;
-    dest.pitch[0] = pitch;
-    nvjpegOutputFormat_t format = img->channels == 1 ? NVJPEG_OUTPUT_Y : NVJPEG_OUTPUT_RGBI;
-    if (!codec.hw || decode_hardware(s, data, size, format, &dest, name) != WT_OK)
-        NV_TRY(name, "nvjpegDecode",
-               nvjpegDecode(codec.gpu, s->state, data, size, format, &dest, s->stream));
+    int components = 0, widths[NVJPEG_MAX_COMPONENT], heights[NVJPEG_MAX_COMPONENT], hs, vs;
+    nvjpegChromaSubsampling_t css = NVJPEG_CSS_UNKNOWN;
+    NV_TRY(name, "nvjpegGetImageInfo",
+           nvjpegGetImageInfo(codec.gpu, data, size, &components, &css, widths, heights));
+    if (img->channels == 3 && components == 3 && fancy_subsampling(css, &hs, &vs)) {
+        const int chroma_size[2] = {widths[1], heights[1]};
+        WT_TRY(decode_planes(s, data, size, hs, vs, chroma_size, name, img));
+    } else {
+        WT_TRY(slot_pixels(s, bytes));
+        nvjpegImage_t dest;
+        memset(&dest, 0, sizeof dest);
+        dest.channel[0] = s->d_pixels;
+        dest.pitch[0] = pitch;
+        WT_TRY(decode_into(s, data, size,
+                           img->channels == 1 ? NVJPEG_OUTPUT_Y : NVJPEG_OUTPUT_RGBI, &dest, name));
+    }
     CU_CHECK(cudaMemcpyAsync(img->pixels, s->d_pixels, bytes, cudaMemcpyDeviceToHost, s->stream));
     CU_CHECK(cudaStreamSynchronize(s->stream));
     return WT_OK;
