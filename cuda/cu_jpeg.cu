@@ -51,6 +51,8 @@ typedef struct jpeg_slot {
     nvjpegEncoderParams_t enc_params;
     unsigned char *d_pixels;
     size_t d_bytes;
+    unsigned char *h_pixels; /* page-locked: the pixels' copies at the copy engine's speed */
+    size_t h_bytes;
 } jpeg_slot;
 
 static struct {
@@ -91,6 +93,8 @@ static void slot_free(jpeg_slot *s)
         nvjpegJpegStateDestroy(s->hw_state);
     if (s->d_pixels)
         cudaFree(s->d_pixels);
+    if (s->h_pixels)
+        cudaFreeHost(s->h_pixels);
     if (s->stream)
         cudaStreamDestroy(s->stream);
     free(s);
@@ -162,6 +166,23 @@ static wt_status slot_pixels(jpeg_slot *s, size_t bytes)
     if (err != cudaSuccess)
         return cu_fail(NULL, err, "cudaMalloc (GPU JPEG)", bytes);
     s->d_bytes = bytes;
+    return WT_OK;
+}
+
+/* The slot's page-locked host buffer, at least @p bytes: pageable copies of
+ * a whole image serialise the workers on the driver's own staging. */
+static wt_status slot_host(jpeg_slot *s, size_t bytes)
+{
+    if (s->h_bytes >= bytes)
+        return WT_OK;
+    if (s->h_pixels)
+        CU_CHECK(cudaFreeHost(s->h_pixels));
+    s->h_pixels = NULL;
+    s->h_bytes = 0;
+    cudaError_t err = cudaHostAlloc((void **)&s->h_pixels, bytes, cudaHostAllocDefault);
+    if (err != cudaSuccess)
+        return cu_fail_host(err, "cudaHostAlloc (GPU JPEG)", bytes);
+    s->h_bytes = bytes;
     return WT_OK;
 }
 
@@ -327,8 +348,10 @@ static wt_status decode_on(jpeg_slot *s, const unsigned char *data, size_t size,
         WT_TRY(decode_into(s, data, size,
                            img->channels == 1 ? NVJPEG_OUTPUT_Y : NVJPEG_OUTPUT_RGBI, &dest, name));
     }
-    CU_CHECK(cudaMemcpyAsync(img->pixels, s->d_pixels, bytes, cudaMemcpyDeviceToHost, s->stream));
+    WT_TRY(slot_host(s, bytes));
+    CU_CHECK(cudaMemcpyAsync(s->h_pixels, s->d_pixels, bytes, cudaMemcpyDeviceToHost, s->stream));
     CU_CHECK(cudaStreamSynchronize(s->stream));
+    memcpy(img->pixels, s->h_pixels, bytes);
     return WT_OK;
 }
 
@@ -356,7 +379,9 @@ static wt_status encode_on(jpeg_slot *s, const char *name, const uint8_t *pixels
 {
     const size_t pitch = (size_t)width * (size_t)channels;
     WT_TRY(slot_pixels(s, pitch * height));
-    CU_CHECK(cudaMemcpyAsync(s->d_pixels, pixels, pitch * height, cudaMemcpyHostToDevice,
+    WT_TRY(slot_host(s, pitch * height));
+    memcpy(s->h_pixels, pixels, pitch * height);
+    CU_CHECK(cudaMemcpyAsync(s->d_pixels, s->h_pixels, pitch * height, cudaMemcpyHostToDevice,
                              s->stream));
     nvjpegChromaSubsampling_t css = channels == 1 ? NVJPEG_CSS_GRAY : NVJPEG_CSS_420;
     NV_TRY(name, "nvjpegEncoderParamsSetQuality",
