@@ -291,8 +291,8 @@ static wt_status decode_into(jpeg_slot *s, const unsigned char *data, size_t siz
 }
 
 /* Chroma subsampling libjpeg-turbo interpolates: h2v2, h2v1, h1v2 into
- * *@p hs, *@p vs; 0 for none (gray, 4:4:4: nvJPEG's RGB is libjpeg-turbo's)
- * or others (4:1:1...: nvJPEG's RGB as it is). */
+ * *@p hs, *@p vs; 0 for none (4:4:4: nvJPEG's RGB is libjpeg-turbo's) or
+ * others (4:1:1..., which libjpeg-turbo decodes). */
 static int fancy_subsampling(nvjpegChromaSubsampling_t css, int *hs, int *vs)
 {
     *hs = css == NVJPEG_CSS_420 || css == NVJPEG_CSS_422 ? 2 : 1;
@@ -336,7 +336,12 @@ static wt_status decode_on(jpeg_slot *s, const unsigned char *data, size_t size,
     nvjpegChromaSubsampling_t css = NVJPEG_CSS_UNKNOWN;
     NV_TRY(name, "nvjpegGetImageInfo",
            nvjpegGetImageInfo(codec.gpu, data, size, &components, &css, widths, heights));
-    if (img->channels == 3 && components == 3 && fancy_subsampling(css, &hs, &vs)) {
+    const int fancy = components == 3 && fancy_subsampling(css, &hs, &vs);
+    if (img->channels == 3 && !fancy && !(components == 3 && css == NVJPEG_CSS_444))
+        return wt_error_set(WT_ERR_UNSUPPORTED,
+                            "%s: chroma subsampling the GPU does not upsample as libjpeg-turbo",
+                            name);
+    if (img->channels == 3 && fancy) {
         const int chroma_size[2] = {widths[1], heights[1]};
         WT_TRY(decode_planes(s, data, size, hs, vs, chroma_size, name, img));
     } else {

@@ -363,8 +363,9 @@ wt_status wt_volume_mosaic(const wt_vcoeffs *k, long z, wt_scale scale, int bit_
  * encoded (WT_GPU_JPEG_ENCODE) by the image functions goes through nvJPEG on
  * the GPU of a CUDA engine. libjpeg-turbo reads every header (CMYK and
  * 12-bit stay refused) and does what nvJPEG is not given (progressive,
- * arithmetic-coded or RGB-coded files, files not ending in EOI, lenient
- * loads) or fails on; wt_gpu_jpeg_note says why. Decoded pixels land in the
+ * arithmetic-coded or RGB-coded files, subsamplings other than 4:2:0, 4:2:2
+ * and 4:4:0, files not ending in EOI, lenient loads) or fails on;
+ * wt_gpu_jpeg_note says why. Decoded pixels land in the
  * host image. */
 enum { WT_GPU_JPEG_DECODE = 1u << 0, WT_GPU_JPEG_ENCODE = 1u << 1 };
 /* 1 when this build has nvJPEG (WT_HAVE_NVJPEG). */

@@ -44,8 +44,8 @@ const cli_group cli_group_jobs = CLI_GROUP(jobs_rows, 0);
 static const cli_opt gpu_codec_rows[] = {
     {"gpu-decode", 0, NULL, cli_opt_flag, AT(gpu_decode),
      "decode JPEG inputs on the GPU (nvJPEG) when the CUDA\n"
-     "engine runs: libjpeg-turbo's pixels (4:1:1 files: a\n"
-     "few levels off), but corrupt data may pass", NULL, NULL},
+     "engine runs: libjpeg-turbo's pixels, but corrupt data\n"
+     "may pass (docs/performance.md)", NULL, NULL},
     {"gpu-encode", 0, NULL, cli_opt_flag, AT(gpu_encode),
      "encode JPEG outputs on the GPU (nvJPEG) when the CUDA\n"
      "engine runs: the same quality, not the same bytes", NULL, NULL},
