@@ -49,6 +49,8 @@ static void print_version(int verbose)
 {
     printf("wavetool %s\nlibrary %s\nbackends: %s\n", WT_VERSION, WT_VERSION_STRING,
            wt_backends());
+    printf("jpeg: libjpeg-turbo%s\n",
+           wt_gpu_jpeg_built() ? ", nvJPEG (--gpu-decode, --gpu-encode)" : "");
     if (!strstr(wt_backends(), "cuda") || !verbose)
         return;
     wt_engine *gpu = NULL;

@@ -103,6 +103,7 @@ extern const cli_group cli_group_starlet;   /* --border */
 extern const cli_group cli_group_packet;    /* --basis --cost */
 extern const cli_group cli_group_device;    /* --device (opts_engine.c) */
 extern const cli_group cli_group_jobs;      /* -j */
+extern const cli_group cli_group_gpu_codec; /* --gpu-decode --gpu-encode (opts_engine.c) */
 extern const cli_group cli_group_input;     /* --max-pixels --max-memory --lenient --stack (opts_input.c) */
 extern const cli_group cli_group_save;      /* --png-level --quality --compress (opts_output.c) */
 extern const cli_group cli_group_batch;     /* -O --suffix --ext -n */
@@ -166,6 +167,7 @@ typedef struct cli_options {
     int levels_max;     /* -l max: the deepest each image allows */
     int levels_given;   /* -l N given: too deep is an error (the default 3 shrinks) */
     const char *device; /* --device */
+    int gpu_decode, gpu_encode; /* --gpu-decode, --gpu-encode: JPEG through nvJPEG */
     int jobs;           /* -j; 0 = cores */
     int quiet, verbose;
     report_format format;

@@ -171,6 +171,44 @@ static void say_engines(const pipeline *p, int workers, int threads)
         fprintf(stderr, "wavetool: %d GPUs, %d files at a time\n", p->nengines, workers);
 }
 
+/* ---- the GPU JPEG codec ------------------------------------------------------
+ * --gpu-decode, --gpu-encode: nvJPEG on the pool's first GPU, started once
+ * the pool is open (before any file under a named device; under --device
+ * auto, decoding waits for the opening, pipeline_decode). Without a GPU
+ * engine or nvJPEG, libjpeg-turbo does the JPEGs, and -v says why. */
+
+static void start_gpu_codec(pipeline *p)
+{
+    const cli_options *o = p->opt;
+    unsigned what = (o->gpu_decode ? WT_GPU_JPEG_DECODE : 0) |
+                    (o->gpu_encode ? WT_GPU_JPEG_ENCODE : 0);
+    char backend[32];
+    if (!what)
+        return;
+    if (!p->is_gpu || wt_gpu_jpeg_start(p->engines[0], what, backend, sizeof backend) != WT_OK) {
+        if (o->verbose)
+            fprintf(stderr, "wavetool: JPEG by libjpeg-turbo: %s\n",
+                    p->is_gpu ? wt_error_message() : "the CPU engine runs");
+        return;
+    }
+    p->gpu_codec = 1;
+    snprintf(p->gpu_codec_text, sizeof p->gpu_codec_text, "nvJPEG %s%s%s",
+             o->gpu_decode ? "decode (" : "", o->gpu_decode ? backend : "",
+             o->gpu_decode && o->gpu_encode ? ") and encode" : o->gpu_decode ? ")" : "encode");
+    if (o->verbose)
+        fprintf(stderr, "wavetool: JPEG on the GPU: %s\n", p->gpu_codec_text);
+}
+
+/* Wait until the pool is open (nothing to wait for unless --device auto
+ * opens it in the background). */
+static void wait_for_pool(pipeline *p)
+{
+    pthread_mutex_lock(&p->lock);
+    while (p->opening)
+        pthread_cond_wait(&p->freed, &p->lock);
+    pthread_mutex_unlock(&p->lock);
+}
+
 /* ---- the GPU opened in the background --------------------------------------
  * Under --device auto, when the GPU is to be tried, it opens (about 0.35 s)
  * on a thread of its own while the workers decode their first inputs; they
@@ -193,6 +231,7 @@ static void *open_auto_pool(void *arg)
     } else {
         p->is_gpu = !wt_engine_is_cpu(p->engines[0]);
         say_engines(p, p->workers, p->threads);
+        start_gpu_codec(p);
     }
     pthread_mutex_lock(&p->lock);
     p->opening = 0;
@@ -243,6 +282,7 @@ static int open_named(pipeline *p, const char *device)
     }
     p->is_gpu = !wt_engine_is_cpu(p->engines[0]);
     say_engines(p, p->workers, p->threads);
+    start_gpu_codec(p);
     return CLI_CONTINUE;
 }
 
@@ -281,6 +321,8 @@ void pipeline_close(pipeline *p)
     if (!p->engines)
         return;
     pipeline_wait_open(p);
+    if (p->gpu_codec)
+        wt_gpu_jpeg_stop();
     pool_close(p);
     pthread_mutex_destroy(&p->lock);
     pthread_cond_destroy(&p->freed);
@@ -374,11 +416,15 @@ void pipeline_add_time(pipeline *p, double *slot, double since)
 wt_status pipeline_decode(pipeline *p, batch_item *item, const char *file, wt_stack *stack,
                           size_t page, wt_image *img)
 {
+    if (p->opt->gpu_decode)
+        wait_for_pool(p); /* the GPU codec, if any, starts with it */
     double t0 = wt_seconds();
     wt_status st = stack ? wt_stack_read(stack, page, img) : wt_image_load(file, &p->load, img);
     double dt = wt_seconds() - t0;
     if (st == WT_OK && wt_warning_message()[0] && !p->opt->quiet)
         batch_note(item, "warning: %s", wt_warning_message());
+    if (p->gpu_codec && p->opt->verbose && wt_gpu_jpeg_note()[0])
+        batch_note(item, "%s", wt_gpu_jpeg_note());
     pthread_mutex_lock(&p->lock);
     p->stats.decode += dt;
     if (st == WT_OK) {
@@ -421,6 +467,8 @@ wt_status pipeline_save(pipeline *p, const char *out, const wt_image *img)
     double t0 = wt_seconds();
     wt_status st = wt_image_save(out, img, &p->opt->save, cli_output_format(p->opt, out));
     pipeline_add_time(p, &p->stats.encode, t0);
+    if (p->gpu_codec && p->opt->verbose && wt_gpu_jpeg_note()[0])
+        fprintf(stderr, "wavetool: %s\n", wt_gpu_jpeg_note());
     return st;
 }
 

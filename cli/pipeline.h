@@ -40,6 +40,9 @@ typedef struct pipeline {
     int cpu_chosen;        /* the auto model chose the CPU engine */
     wt_status open_status; /* the pool could not be opened: why */
     char open_error[512];
+    /* --gpu-decode, --gpu-encode: the GPU JPEG codec runs; what (for bench) */
+    int gpu_codec;
+    char gpu_codec_text[96];
 } pipeline;
 
 /* Open the engines named by --device; -v says which run. Returns an exit

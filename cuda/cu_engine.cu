@@ -3,7 +3,8 @@
  * levels on the device, one fused kernel per level: cu_launch.cu,
  * cu_layout.cu, cu_program.cu; image paths: cu_image.cu). Every CUDA
  * runtime call goes through CU_CHECK or cu_fail,
- * the one place that turns a cudaError_t into a wt_status with a message;
+ * the one place that turns a cudaError_t (and cu_fail_nvjpeg an nvJPEG
+ * status) into a wt_status with a message;
  * device allocations go through device_alloc (WT_CUDA_MEM_LIMIT). */
 #include <dlfcn.h>
 #include <stdio.h>
@@ -76,6 +77,24 @@ wt_status cu_fail_host(cudaError_t err, const char *what, size_t bytes)
     fmt_bytes(need_s, sizeof need_s, (double)bytes);
     return wt_error_set(WT_ERR_NOMEM, "out of page-locked host memory in %s (need %s)", what,
                         need_s);
+}
+
+wt_status cu_fail_nvjpeg(int status, const char *what, const char *name)
+{
+    /* nvjpegStatus_t's values (nvjpeg.h), in order from NVJPEG_STATUS_SUCCESS */
+    static const char *const text[] = {"success", "not initialized", "invalid parameter",
+                                       "bad JPEG", "JPEG not supported", "allocator failure",
+                                       "execution failed", "architecture mismatch",
+                                       "internal error", "implementation not supported",
+                                       "incomplete bitstream"};
+    const int count = (int)(sizeof text / sizeof *text);
+    (void)cudaGetLastError(); /* a failed launch inside nvJPEG must not show at ours */
+    wt_status code = status == 3 || status == 4 || status == 10 ? WT_ERR_FORMAT
+                     : status == 5                                ? WT_ERR_DEVICE_NOMEM
+                                                                  : WT_ERR_DEVICE;
+    if (status >= 0 && status < count)
+        return wt_error_set(code, "%s: nvJPEG %s in %s", name, text[status], what);
+    return wt_error_set(code, "%s: nvJPEG status %d in %s", name, status, what);
 }
 
 /* cudaMalloc of @p bytes, refused over WT_CUDA_MEM_LIMIT like a full device. */
@@ -417,6 +436,11 @@ wt_status cu_time_runs(cu_engine *ce, wt_status (*run)(const void *job), const v
 static wt_status bench_run(const void *job)
 {
     return bench_once((const bench_job *)job);
+}
+
+int cu_engine_device(const wt_engine *engine)
+{
+    return engine && engine->ops == &cuda_ops ? ((const cu_engine *)engine->priv)->device : -1;
 }
 
 typedef struct copy_job {

@@ -120,6 +120,15 @@ wt_status cu_fail_check(cudaError_t err, const char *what);
  * WT_ERR_NOMEM (host memory), other errors as cu_fail. */
 wt_status cu_fail_host(cudaError_t err, const char *what, size_t bytes);
 
+/* A failed nvJPEG call (cu_jpeg.cu) on file @p name: its nvjpegStatus_t
+ * @p status (an int here: this header does not need nvjpeg.h) as
+ * "NAME: nvJPEG STATUS in WHAT"; WT_ERR_FORMAT for data it refuses (a bad
+ * or unsupported JPEG, an incomplete bitstream), WT_ERR_DEVICE_NOMEM for an
+ * allocation, else WT_ERR_DEVICE. */
+wt_status cu_fail_nvjpeg(int status, const char *what, const char *name);
+/* The device of @p engine when it is a CUDA engine, else -1. */
+int cu_engine_device(const wt_engine *engine);
+
 #define CU_CHECK_CE(ce, call)                                                                   \
     do {                                                                                        \
         cudaError_t cu_err_ = (call);                                                           \

@@ -359,6 +359,29 @@ wt_status wt_mosaic_render_tiles(const wt_mosaic_tile *tiles, size_t n, size_t m
 wt_status wt_volume_mosaic(const wt_vcoeffs *k, long z, wt_scale scale, int bit_depth,
                            wt_image *out);
 
+/* ---- the GPU JPEG codec (nvJPEG: cuda/cu_jpeg.cu; src/formats/jpeg_gpu.h) --
+ * Process-wide: once started, every JPEG decoded (WT_GPU_JPEG_DECODE) and/or
+ * encoded (WT_GPU_JPEG_ENCODE) by the image functions goes through nvJPEG on
+ * the GPU of a CUDA engine. libjpeg-turbo reads every header (CMYK and
+ * 12-bit stay refused) and does what nvJPEG is not given (progressive,
+ * arithmetic-coded or RGB-coded files, subsamplings other than 4:2:0, 4:2:2
+ * and 4:4:0, files not ending in EOI, lenient loads) or fails on;
+ * wt_gpu_jpeg_note says why. Decoded pixels land in the
+ * host image. */
+enum { WT_GPU_JPEG_DECODE = 1u << 0, WT_GPU_JPEG_ENCODE = 1u << 1 };
+/* 1 when this build has nvJPEG (WT_HAVE_NVJPEG). */
+int wt_gpu_jpeg_built(void);
+/* Start the codec for @p what on @p engine's GPU (a CUDA engine);
+ * WT_ERR_UNSUPPORTED without nvJPEG or for another engine. @p backend (NULL:
+ * not wanted) gets the decoder's backend: "hardware" (the JPEG engine of
+ * A100, H100, H200...) or "GPU hybrid". Call before the threads that decode. */
+wt_status wt_gpu_jpeg_start(wt_engine *engine, unsigned what, char *backend, size_t size);
+/* Stop it (its GPU memory freed): libjpeg-turbo again. After the threads. */
+void wt_gpu_jpeg_stop(void);
+/* Why libjpeg-turbo did this thread's last JPEG while the codec ran ("" when
+ * the GPU did it, or nothing was tried): "NAME: PROGRESSIVE JPEG ..." */
+const char *wt_gpu_jpeg_note(void);
+
 /* ---- test hooks ---------------------------------------------------------- */
 
 /* Device-resident denoise timing (bench/denoise_speed --resident): @p img's

@@ -101,7 +101,7 @@ static void print_text(const pass_result *r)
     putchar('\n');
 }
 
-static void print_json(const pass_result *r, const char *engine, int workers)
+static void print_json(const pass_result *r, const char *engine, const char *jpeg, int workers)
 {
     const pipeline_stats *s = &r->stats;
     wt_json j;
@@ -109,6 +109,7 @@ static void print_json(const pass_result *r, const char *engine, int workers)
     wt_json_begin_object(&j);
     wt_json_key_string(&j, "pass", r->name);
     wt_json_key_string(&j, "engine", engine);
+    wt_json_key_string(&j, "jpeg", jpeg);
     wt_json_key_int(&j, "workers", workers);
     wt_json_key_uint(&j, "images", s->images);
     wt_json_key_uint(&j, "failed", r->failed);
@@ -129,10 +130,11 @@ static void report(const cli_options *o, pipeline *p, int workers, double in_byt
 {
     pipeline_wait_open(p);
     const char *engine = wt_engine_name(p->engines[0]);
+    const char *jpeg = p->gpu_codec ? p->gpu_codec_text : "libjpeg-turbo";
     double ratio = (full->stats.pixels / full->wall) / (codecs->stats.pixels / codecs->wall);
     if (o->format == REPORT_JSON) {
-        print_json(codecs, engine, workers);
-        print_json(full, engine, workers);
+        print_json(codecs, engine, jpeg, workers);
+        print_json(full, engine, jpeg, workers);
         wt_json j;
         wt_json_init(&j, 1);
         wt_json_begin_object(&j);
@@ -146,6 +148,7 @@ static void report(const cli_options *o, pipeline *p, int workers, double in_byt
            o->params.wavelet->name, o->params.levels, engine);
     if (p->is_gpu && p->nengines > 1)
         printf(" and %d more GPU%s", p->nengines - 1, p->nengines > 2 ? "s" : "");
+    printf("; JPEG: %s", jpeg);
     printf("; %d worker%s\n", workers, workers > 1 ? "s" : "");
     printf("%-18s %8s %9s %9s %7s %7s %9s %8s %7s\n", "pass", "wall s", "images/s", "MPixel/s",
            "decode", "upload", "transform", "download", "encode");
@@ -252,8 +255,9 @@ const cli_command cmd_bench_pipeline = {
         "decoded image written instead of the mosaic), then the whole path. Prints\n"
         "images/s, MPixel/s and the time split (CPU seconds summed over workers), and\n"
         "the ratio of the two throughputs. Outputs go to -O DIR if given (kept), else\n"
-        "to a temporary directory that is removed.",
-    .groups = (const cli_group *const[]){&cli_group_transform, &cli_group_device, &cli_group_jobs, &cli_group_input,
+        "to a temporary directory that is removed. --gpu-decode and --gpu-encode\n"
+        "put the JPEG codec of both passes on the GPU.",
+    .groups = (const cli_group *const[]){&cli_group_transform, &cli_group_device, &cli_group_gpu_codec, &cli_group_jobs, &cli_group_input,
                                          &cli_group_save, &cli_group_mosaic, &cli_group_batch,
                                          &cli_group_report, &cli_group_verbosity, NULL},
     .min_args = 1,

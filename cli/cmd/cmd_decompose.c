@@ -266,7 +266,7 @@ const cli_command cmd_decompose = {
         "its mosaic a grid of every band at one page or projected (--slice).",
     .groups = (const cli_group *const[]){&cli_group_transform, &cli_group_swt, &cli_group_starlet,
                                          &cli_group_packet, &cli_group_volume, &cli_group_volume_view,
-                                         &cli_group_device, &cli_group_jobs, &cli_group_input,
+                                         &cli_group_device, &cli_group_gpu_codec, &cli_group_jobs, &cli_group_input,
                                          &cli_group_save, &cli_group_metadata, &cli_group_mosaic, &cli_group_batch,
                                          &cli_group_verbosity, NULL},
     .min_args = 1,

@@ -329,7 +329,7 @@ const cli_command cmd_denoise = {
         "-O, each INPUT (a file, or a directory walked for {IMAGES}) gives\n"
         "DIR/STEM[SUFFIX].EXT.",
     .groups = (const cli_group *const[]){&cli_group_wavelet, &cli_group_packet, &denoise_group, &cli_group_volume,
-                                         &cli_group_device,
+                                         &cli_group_device, &cli_group_gpu_codec,
                                          &cli_group_jobs, &cli_group_input, &cli_group_save,
                                          &cli_group_batch, &cli_group_result, &cli_group_metadata,
                                          &cli_group_verbosity, NULL},

@@ -114,7 +114,7 @@ const cli_command cmd_reconstruct = {
         "packet are read as such (packets: from any leaves that tile the tree); COEFFS may also be the NAME_layers.txt of decompose --layers.\n"
         "A stack's file (members (N, C, h, w)) gives a multi-page TIFF or (N, H, W) .npy,\n"
         "so does a volume's (decompose --volume); --volume reads numpy's files as one.",
-    .groups = (const cli_group *const[]){&cli_group_volume, &cli_group_device, &cli_group_jobs, &cli_group_input,
+    .groups = (const cli_group *const[]){&cli_group_volume, &cli_group_device, &cli_group_gpu_codec, &cli_group_jobs, &cli_group_input,
                                          &cli_group_save, &cli_group_metadata, &cli_group_batch, &cli_group_result,
                                          &cli_group_verbosity, NULL},
     .min_args = 1,

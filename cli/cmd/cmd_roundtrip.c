@@ -323,7 +323,7 @@ const cli_command cmd_roundtrip = {
         "A stack (multi-page TIFF, 3-D .npy with --stack) gives one report line per page;\n"
         "with --volume it is one (z, y, x) volume and one line.",
     .groups = (const cli_group *const[]){&cli_group_transform, &cli_group_swt, &cli_group_starlet,
-                                         &cli_group_packet, &cli_group_volume, &cli_group_device,
+                                         &cli_group_packet, &cli_group_volume, &cli_group_device, &cli_group_gpu_codec,
                                          &cli_group_jobs, &cli_group_input,
                                          &cli_group_save, &cli_group_batch, &roundtrip_group,
                                          &cli_group_result, &cli_group_metadata, &cli_group_report, &cli_group_psnr,

@@ -1,4 +1,4 @@
-/* The engine's options: --device, -j. */
+/* The engine's options: --device, -j, --gpu-decode, --gpu-encode. */
 #include <stddef.h>
 #include <string.h>
 
@@ -40,3 +40,14 @@ static const cli_opt jobs_rows[] = {
      "0", &(cli_int_range){0, 1024}},
 };
 const cli_group cli_group_jobs = CLI_GROUP(jobs_rows, 0);
+
+static const cli_opt gpu_codec_rows[] = {
+    {"gpu-decode", 0, NULL, cli_opt_flag, AT(gpu_decode),
+     "decode JPEG inputs on the GPU (nvJPEG) when the CUDA\n"
+     "engine runs: libjpeg-turbo's pixels, but corrupt data\n"
+     "may pass (docs/performance.md)", NULL, NULL},
+    {"gpu-encode", 0, NULL, cli_opt_flag, AT(gpu_encode),
+     "encode JPEG outputs on the GPU (nvJPEG) when the CUDA\n"
+     "engine runs: the same quality, not the same bytes", NULL, NULL},
+};
+const cli_group cli_group_gpu_codec = CLI_GROUP(gpu_codec_rows, 0);

@@ -12,6 +12,7 @@
 #include "image_codec.h"
 #include "image_meta.h"
 #include "input.h"
+#include "jpeg_gpu.h" /* wt_gpu_jpeg_note_clear */
 #include "wavetool_hooks.h" /* wt_error_prefix */
 
 /* Largest input file read into memory. */
@@ -77,6 +78,7 @@ wt_status wt_image_load(const char *path, const wt_load_options *opt, wt_image *
     const char *name = is_stdin ? "(stdin)" : path;
     memset(img, 0, sizeof *img);
     wt_warning_clear();
+    wt_gpu_jpeg_note_clear();
     int fd = STDIN_FILENO;
     struct stat st;
     wt_status status = is_stdin ? WT_OK : wt_input_open(path, &fd, &st);
@@ -231,6 +233,7 @@ wt_status wt_image_save(const char *path, const wt_image *img, const wt_save_opt
     int is_stdout = strcmp(path, "-") == 0;
     const char *name = is_stdout ? "(stdout)" : path;
     wt_file_format format = is_stdout ? fallback : wt_format_from_path(path);
+    wt_gpu_jpeg_note_clear();
     wt_status st = check_savable(format, name, img);
     wt_outfile out;
     if (st == WT_OK)

@@ -1,4 +1,7 @@
-/* JPEG decoding and encoding with libjpeg(-turbo).
+/* JPEG decoding and encoding with libjpeg(-turbo), and through the GPU codec
+ * (nvJPEG, src/formats/jpeg_gpu.h) while it runs: libjpeg reads the header
+ * and checks it either way; the GPU decodes the pixels of the files it takes
+ * and encodes the pixels of the images it takes, the markers written here.
  * Policy: strict by default. libjpeg only *warns* about corrupt or truncated
  * data and then invents pixels; wavetool refuses such files unless the caller
  * asks for leniency. CMYK/YCCK and 12-bit JPEGs are refused as unsupported. */
@@ -16,6 +19,7 @@
 #include "image_codec.h"
 #include "image_meta.h"
 #include "input.h"
+#include "jpeg_gpu.h"
 
 /* Error manager with what wavetool needs to report; libjpeg's callbacks get
  * it back from cinfo->err. */
@@ -177,6 +181,47 @@ static void read_pixels(j_decompress_ptr cinfo, wt_image *img)
     }
 }
 
+/* A truncated file rarely ends in EOI (FF D9): look at its last bytes. */
+static int ends_with_eoi(const uint8_t *data, size_t size)
+{
+    for (size_t i = size > 32 ? size - 32 : 0; i + 1 < size; i++)
+        if (data[i] == 0xff && data[i + 1] == 0xd9)
+            return 1;
+    return 0;
+}
+
+/* Why libjpeg, not the GPU, decodes this file (NULL: the GPU may). */
+static const char *gpu_refuses(j_decompress_ptr cinfo, const jpeg_context *ctx,
+                               const uint8_t *data, size_t size)
+{
+    if (ctx->lenient)
+        return "--lenient";
+    if (cinfo->progressive_mode)
+        return "progressive JPEG";
+    if (cinfo->arith_code)
+        return "arithmetic-coded JPEG";
+    if (cinfo->jpeg_color_space != JCS_YCbCr && cinfo->jpeg_color_space != JCS_GRAYSCALE)
+        return "JPEG not in YCbCr or gray";
+    if (!ends_with_eoi(data, size))
+        return "no end-of-image marker at the end";
+    return NULL;
+}
+
+/* The pixels by the GPU codec, when it runs and takes the file: 1 when done;
+ * else its note says why libjpeg decodes them. */
+static int gpu_decoded(j_decompress_ptr cinfo, const jpeg_context *ctx, const uint8_t *data,
+                       size_t size, wt_image *img)
+{
+    if (!wt_gpu_jpeg_active(WT_GPU_JPEG_DECODE))
+        return 0;
+    const char *why = gpu_refuses(cinfo, ctx, data, size);
+    if (!why && wt_gpu_jpeg_decode(data, size, ctx->name, img) == WT_OK)
+        return 1;
+    wt_gpu_jpeg_set_note("%s: decoded by libjpeg-turbo: %s", ctx->name,
+                         why ? why : wt_error_message());
+    return 0;
+}
+
 /* Everything libjpeg can longjmp out of; only @p ctx and @p img change. */
 static wt_status decode_guarded(j_decompress_ptr cinfo, jpeg_context *ctx, const void *data,
                                 size_t size, const wt_load_options *opt, wt_image *img)
@@ -196,13 +241,12 @@ static wt_status decode_guarded(j_decompress_ptr cinfo, jpeg_context *ctx, const
     if (st == WT_OK)
         st = wt_memory_check(opt, ctx->name, cinfo->output_width, cinfo->output_height,
                              cinfo->output_components);
-    if (st != WT_OK)
+    if (st == WT_OK)
+        st = wt_image_alloc(img, cinfo->output_width, cinfo->output_height,
+                            cinfo->output_components, 8);
+    if (st != WT_OK || gpu_decoded(cinfo, ctx, data, size, img))
         return st;
     jpeg_start_decompress(cinfo);
-    st = wt_image_alloc(img, cinfo->output_width, cinfo->output_height,
-                        cinfo->output_components, 8);
-    if (st != WT_OK)
-        return st;
     read_pixels(cinfo, img);
     ctx->rows_done = 1;
     jpeg_finish_decompress(cinfo);
@@ -216,6 +260,7 @@ wt_status wt_jpeg_decode(const void *data, size_t size, const char *name,
     jpeg_context ctx;
     memset(img, 0, sizeof *img);
     memset(&cinfo, 0, sizeof cinfo);
+    wt_gpu_jpeg_note_clear();
     init_context(&ctx, name);
     ctx.lenient = opt->lenient;
     ctx.max_scans = opt->max_scans;
@@ -246,10 +291,18 @@ static JSAMPROW encoder_row(const wt_image *img, JSAMPLE *scratch, uint32_t y)
     return scratch;
 }
 
-/* JFIF's density: 16-bit whole numbers; pixels per centimetre that are a whole
- * number of pixels per inch (a PNG's 2835 px/m: 72 dpi) are written per inch. */
-static void set_density(j_compress_ptr cinfo, const wt_image_meta *m)
+/* JFIF's density (unit 0 aspect ratio, 1 per inch, 2 per cm): 16-bit whole
+ * numbers; pixels per centimetre that are a whole number of pixels per inch
+ * (a PNG's 2835 px/m: 72 dpi) are written per inch. No resolution: 1:1. */
+typedef struct jfif_density {
+    int unit;
+    unsigned x, y;
+} jfif_density;
+
+static jfif_density density_of(const wt_image_meta *m)
 {
+    if (!m || m->unit == WT_RES_NONE)
+        return (jfif_density){0, 1, 1};
     double x = m->xres, y = m->yres;
     int unit = m->unit == WT_RES_ASPECT ? 0 : m->unit == WT_RES_INCH ? 1 : 2;
     if (unit == 2 && fabs(x * 2.54 - round(x * 2.54)) < 0.05 &&
@@ -258,36 +311,78 @@ static void set_density(j_compress_ptr cinfo, const wt_image_meta *m)
         x *= 2.54;
         y *= 2.54;
     }
-    cinfo->density_unit = (UINT8)unit;
-    cinfo->X_density = (UINT16)(x < 1 ? 1 : x > 65535 ? 65535 : lrint(x));
-    cinfo->Y_density = (UINT16)(y < 1 ? 1 : y > 65535 ? 65535 : lrint(y));
+    return (jfif_density){unit, (unsigned)(x < 1 ? 1 : x > 65535 ? 65535 : lrint(x)),
+                          (unsigned)(y < 1 ? 1 : y > 65535 ? 65535 : lrint(y))};
+}
+
+static void set_density(j_compress_ptr cinfo, const wt_image_meta *m)
+{
+    jfif_density d = density_of(m);
+    cinfo->density_unit = (UINT8)d.unit;
+    cinfo->X_density = (UINT16)d.x;
+    cinfo->Y_density = (UINT16)d.y;
+}
+
+/* Where the metadata's marker segments go: libjpeg's compressor, or a file
+ * (the GPU encoder's output). */
+typedef struct marker_sink {
+    j_compress_ptr cinfo; /* NULL: fp */
+    FILE *fp;
+} marker_sink;
+
+/* One marker segment: @p id (its identifier string) then @p data. */
+static void put_marker(const marker_sink *k, int marker, const uint8_t *id, size_t id_size,
+                       const uint8_t *data, size_t size)
+{
+    if (k->cinfo) {
+        jpeg_write_m_header(k->cinfo, marker, (unsigned)(id_size + size));
+        for (size_t i = 0; i < id_size; i++)
+            jpeg_write_m_byte(k->cinfo, id[i]);
+        for (size_t i = 0; i < size; i++)
+            jpeg_write_m_byte(k->cinfo, data[i]);
+        return;
+    }
+    size_t length = 2 + id_size + size;
+    const uint8_t head[4] = {0xff, (uint8_t)marker, (uint8_t)(length >> 8), (uint8_t)length};
+    fwrite(head, 1, sizeof head, k->fp);
+    if (id_size)
+        fwrite(id, 1, id_size, k->fp);
+    if (size)
+        fwrite(data, 1, size, k->fp);
+}
+
+/* The ICC profile in APP2 pieces of at most 65519 bytes, each
+ * "ICC_PROFILE\0", its number from 1 and the count (libjpeg-turbo's
+ * jpeg_write_icc_profile). */
+static void put_icc(const marker_sink *k, const uint8_t *icc, size_t size)
+{
+    enum { PIECE = 65533 - 14 };
+    size_t count = (size + PIECE - 1) / PIECE;
+    for (size_t i = 0; i < count && count < 256; i++) {
+        uint8_t id[14] = "ICC_PROFILE";
+        id[12] = (uint8_t)(i + 1);
+        id[13] = (uint8_t)count;
+        size_t n = size - i * PIECE < PIECE ? size - i * PIECE : PIECE;
+        put_marker(k, JPEG_APP0 + 2, id, sizeof id, icc + i * PIECE, n);
+    }
 }
 
 /* Exif (APP1), XMP (APP1), the ICC profile (APP2 pieces) and the description
  * (COM) of @p m, after the JFIF header; an XMP packet or description too long
  * for one marker is left out. */
-static void write_markers(j_compress_ptr cinfo, const wt_image_meta *m)
+static void write_markers(const marker_sink *k, const wt_image_meta *m)
 {
     static const uint8_t exif_id[6] = {'E', 'x', 'i', 'f', 0, 0};
-    if (m->exif && m->exif_size <= 65533 - sizeof exif_id) {
-        jpeg_write_m_header(cinfo, JPEG_APP0 + 1, (unsigned)(sizeof exif_id + m->exif_size));
-        for (size_t i = 0; i < sizeof exif_id; i++)
-            jpeg_write_m_byte(cinfo, exif_id[i]);
-        for (size_t i = 0; i < m->exif_size; i++)
-            jpeg_write_m_byte(cinfo, m->exif[i]);
-    }
-    if (m->xmp && m->xmp_size <= 65533 - XMP_ID_SIZE) {
-        jpeg_write_m_header(cinfo, JPEG_APP0 + 1, (unsigned)(XMP_ID_SIZE + m->xmp_size));
-        for (size_t i = 0; i < XMP_ID_SIZE; i++)
-            jpeg_write_m_byte(cinfo, XMP_ID[i]);
-        for (size_t i = 0; i < m->xmp_size; i++)
-            jpeg_write_m_byte(cinfo, m->xmp[i]);
-    }
+    if (m->exif && m->exif_size <= 65533 - sizeof exif_id)
+        put_marker(k, JPEG_APP0 + 1, exif_id, sizeof exif_id, m->exif, m->exif_size);
+    if (m->xmp && m->xmp_size <= 65533 - XMP_ID_SIZE)
+        put_marker(k, JPEG_APP0 + 1, (const uint8_t *)XMP_ID, XMP_ID_SIZE,
+                   (const uint8_t *)m->xmp, m->xmp_size);
     if (m->icc)
-        jpeg_write_icc_profile(cinfo, m->icc, (unsigned)m->icc_size);
+        put_icc(k, m->icc, m->icc_size);
     if (m->description && strlen(m->description) <= 65533)
-        jpeg_write_marker(cinfo, JPEG_COM, (const JOCTET *)m->description,
-                          (unsigned)strlen(m->description));
+        put_marker(k, JPEG_COM, NULL, 0, (const uint8_t *)m->description,
+                   strlen(m->description));
 }
 
 static wt_status encode_guarded(j_compress_ptr cinfo, jpeg_context *ctx, const wt_image *img,
@@ -307,7 +402,7 @@ static wt_status encode_guarded(j_compress_ptr cinfo, jpeg_context *ctx, const w
         set_density(cinfo, meta);
     jpeg_start_compress(cinfo, TRUE);
     if (meta)
-        write_markers(cinfo, meta);
+        write_markers(&(marker_sink){cinfo, NULL}, meta);
     while (cinfo->next_scanline < cinfo->image_height) {
         JSAMPROW row = encoder_row(img, ctx->row, cinfo->next_scanline);
         jpeg_write_scanlines(cinfo, &row, 1);
@@ -332,11 +427,81 @@ static wt_status check_encodable(const char *name, const wt_image *img)
     return WT_OK;
 }
 
+/* nvJPEG's file @p jpg with our header: SOI, the JFIF segment with the
+ * image's density (in place of nvJPEG's), the metadata's markers, then the
+ * rest of nvJPEG's file. */
+static wt_status write_gpu_file(FILE *fp, const char *name, const uint8_t *jpg, size_t size,
+                                const wt_image_meta *meta)
+{
+    static const uint8_t soi[2] = {0xff, 0xd8};
+    if (size < 4 || jpg[0] != 0xff || jpg[1] != 0xd8)
+        return wt_error_set(WT_ERR_INVALID, "%s: JPEG encoder failed (nvJPEG wrote no SOI)", name);
+    size_t at = 2;
+    if (size >= 6 && jpg[2] == 0xff && jpg[3] == JPEG_APP0)
+        at += 2 + ((size_t)jpg[4] << 8 | jpg[5]);
+    if (at > size)
+        return wt_error_set(WT_ERR_INVALID, "%s: JPEG encoder failed (bad APP0)", name);
+    jfif_density d = density_of(meta);
+    const uint8_t jfif[] = {'J', 'F', 'I', 'F', 0, 1, 1, (uint8_t)d.unit, (uint8_t)(d.x >> 8),
+                            (uint8_t)d.x, (uint8_t)(d.y >> 8), (uint8_t)d.y, 0, 0};
+    marker_sink k = {NULL, fp};
+    fwrite(soi, 1, sizeof soi, fp);
+    put_marker(&k, JPEG_APP0, jfif, sizeof jfif, NULL, 0);
+    if (meta)
+        write_markers(&k, meta);
+    fwrite(jpg + at, 1, size - at, fp);
+    if (ferror(fp))
+        return wt_error_set(WT_ERR_IO, "%s: %s", name, strerror(errno ? errno : EIO));
+    return WT_OK;
+}
+
+/* The 8-bit samples without alpha, rows packed: @p img's own, or *@p copy. */
+static const uint8_t *opaque_samples(const wt_image *img, uint8_t **copy)
+{
+    *copy = NULL;
+    if (img->channels == 1 || img->channels == 3)
+        return img->pixels;
+    int keep = img->channels - 1;
+    size_t pixels = (size_t)img->width * img->height;
+    uint8_t *out = malloc(pixels * (size_t)keep);
+    const uint8_t *src = img->pixels;
+    for (size_t i = 0; out && i < pixels; i++)
+        memcpy(out + i * (size_t)keep, src + i * (size_t)img->channels, (size_t)keep);
+    return *copy = out;
+}
+
+/* @p img through the GPU codec when it runs: 1 when done (or failed while
+ * writing: *@p st); else its note says why libjpeg encodes it. */
+static int gpu_encoded(FILE *fp, const char *name, const wt_image *img, int quality,
+                       const wt_image_meta *meta, wt_status *st)
+{
+    if (!wt_gpu_jpeg_active(WT_GPU_JPEG_ENCODE))
+        return 0;
+    uint8_t *copy, *jpg = NULL;
+    size_t size = 0;
+    const uint8_t *samples = opaque_samples(img, &copy);
+    wt_status enc = samples ? wt_gpu_jpeg_encode(name, samples, img->width, img->height,
+                                                 img->channels <= 2 ? 1 : 3, quality, &jpg, &size)
+                            : wt_error_set(WT_ERR_NOMEM, "%s: out of memory", name);
+    free(copy);
+    if (enc != WT_OK) {
+        wt_gpu_jpeg_set_note("%s: encoded by libjpeg-turbo: %s", name, wt_error_message());
+        return 0;
+    }
+    *st = write_gpu_file(fp, name, jpg, size, meta);
+    free(jpg);
+    return 1;
+}
+
 wt_status wt_jpeg_encode(FILE *fp, const char *name, const wt_image *img,
                          const wt_save_options *opt)
 {
     wt_status st = check_encodable(name, img);
     if (st != WT_OK)
+        return st;
+    wt_gpu_jpeg_note_clear();
+    if (gpu_encoded(fp, name, img, wt_save_option_value(&wt_codec_jpeg, "quality", opt),
+                    wt_meta_to_write(img, opt), &st))
         return st;
     struct jpeg_compress_struct cinfo;
     jpeg_context ctx;

@@ -12,6 +12,7 @@
 
 #include "image_codec.h"
 #include "input.h"
+#include "jpeg_gpu.h" /* wt_gpu_jpeg_note_clear */
 
 struct wt_stack {
     char *path;
@@ -90,6 +91,7 @@ wt_status wt_stack_read(wt_stack *s, size_t k, wt_image *img)
 {
     memset(img, 0, sizeof *img);
     wt_warning_clear();
+    wt_gpu_jpeg_note_clear();
     if (k >= s->pages)
         return wt_error_set(WT_ERR_INVALID, "%s: no page %zu (%zu pages)", s->name, k, s->pages);
     if (s->reader)

@@ -368,6 +368,14 @@ case_ "truncated JPEG --lenient: recovered, with a warning" 0 \
     "$WT" decompose --lenient trunc.jpg e/lenient.png
 case_ "truncated JPEG --lenient -q: no warning" 0 "" "$WT" decompose -q --lenient trunc.jpg e/lenient.png
 rm -f e/lenient.png
+# --gpu-decode, --gpu-encode: libjpeg-turbo wherever the CUDA engine does not
+# run (or nvJPEG is not built), the same bytes, and -v says why
+case_ "--gpu-decode --gpu-encode on the CPU engine: -v says libjpeg-turbo" 0 \
+    "*wavetool: JPEG by libjpeg-turbo: the CPU engine runs*" \
+    "$WT" decompose -v --device cpu --gpu-decode --gpu-encode photo.jpg e/gpu.jpg
+"$WT" decompose -q --device cpu photo.jpg e/cpu.jpg
+expect "--gpu-decode --gpu-encode on the CPU engine: the same JPEG" cmp e/gpu.jpg e/cpu.jpg
+rm -f e/gpu.jpg e/cpu.jpg
 case_ "over --max-pixels" 1 "wavetool: rgb8.png: *" "$WT" decompose --max-pixels 1000 rgb8.png e/out.png
 expect "no output after errors" no_temp_files e
 case_ "unknown wavelet with suggestion" 2 \
