@@ -35,6 +35,12 @@ typedef struct cu_policy {
      * column slots of the column-first kernel, shared memory of a block */
     int uty, uty_starlet, utxc;
     size_t usmem;
+    /* volumes' streamed level kernels: the largest tile across y and x
+     * (pairs forward, samples inverse), their shared memory, blocks a
+     * resident slot (the z runs) */
+    int vol_ty, vol_tx, vol_ty_inv, vol_tx_inv;
+    size_t vol_smem;
+    double vol_waves;
 } cu_policy;
 
 /* The entry for a GPU of compute capability @p major.@p minor whose memory

@@ -2,8 +2,9 @@
  * gpu_check.h). The DWT of (C, z, y, x) arrays (wt_volume_forward_on /
  * wt_volume_inverse_on), GPU against CPU on the same random volumes and
  * random bands (the inverse as an operator), along every subset of axes the
- * cases rotate through (all three in two orders: the fused level kernels,
- * whose tiles the sizes cut in several places); the GPU's outputs
+ * cases rotate through (all three in two orders: the streamed level
+ * kernels, whose tiles the sizes cut in several places, 40x72x140 with
+ * tiles inside the volume); the GPU's outputs
  * pre-filled with the canary. A volume past WT_CUDA_MEM_LIMIT fails with
  * WT_ERR_DEVICE_NOMEM, one line naming the need (check_volume_oom). */
 #include "gpu_check.h"
@@ -162,8 +163,9 @@ static int run_vcase(const engines *en, const vcase *c, int inverse, stats *st)
 
 void check_volumes(const engines *en, int quick, stats *st)
 {
-    static const size_t shapes[][3] = {{17, 33, 40}, {1, 5, 7}, {3, 1, 9}, {9, 16, 2},
-                                       {64, 64, 64}, {13, 21, 75}};
+    /* 40x72x140: tiles of the streamed level kernels inside the volume */
+    static const size_t shapes[][3] = {{17, 33, 40}, {1, 5, 7},     {3, 1, 9},    {9, 16, 2},
+                                       {64, 64, 64}, {13, 21, 75}, {40, 72, 140}};
     static const struct {
         const char *name;
         wt_method method;
@@ -191,6 +193,25 @@ void check_volumes(const engines *en, int quick, stats *st)
                     st->v_failed += r > 0;
                 }
             }
+}
+
+/* Volumes whose streamed level tiles and z runs a launch policy changes
+ * (check_policies): the hot spans forward and inverse (haar, db3, cdf97)
+ * and one of the generic instances (sym4), two channels. */
+void check_volume_policy_cases(const engines *en, stats *st)
+{
+    static const vcase cases[] = {
+        {"haar", WT_MODE_ZERO, WT_METHOD_CONV, {40, 72, 140}, 1, 2, 3, {0, 1, 2}},
+        {"db3", WT_MODE_SYMMETRIC, WT_METHOD_CONV, {33, 70, 90}, 2, 2, 3, {2, 0, 1}},
+        {"cdf97", WT_MODE_PERIODIZATION, WT_METHOD_CONV, {37, 41, 130}, 1, 2, 3, {0, 1, 2}},
+        {"sym4", WT_MODE_REFLECT, WT_METHOD_CONV, {24, 50, 66}, 1, 1, 3, {0, 1, 2}},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
+        for (int inv = 0; inv < 2; inv++) {
+            const int r = run_vcase(en, &cases[i], inv, st);
+            st->v_cases += r >= 0;
+            st->v_failed += r > 0;
+        }
 }
 
 /* WT_CUDA_MEM_LIMIT=1M: a 64^3 volume (1 MiB of samples) fails with
