@@ -48,6 +48,7 @@ static void policy_defaults(cu_policy *q)
     q->vol_tx_inv = CU_VOL_TX_INV;
     q->vol_smem = CU_VOL_SMEM;
     q->vol_waves = CU_VOL_WAVES;
+    q->vol_stages = CU_VOL_STAGES;
 }
 
 /* One entry: the GPUs it is for and its fields that differ from the
@@ -105,6 +106,7 @@ static const policy_field fields[] = {
     FIELD(vol_tx_inv, FIELD_POW2, 16, 256),
     FIELD(vol_smem, FIELD_BYTES, 16 << 10, 1 << 20),
     FIELD(vol_waves, FIELD_DOUBLE, 0.1, 64),
+    FIELD(vol_stages, FIELD_INT, 2, 3),
 };
 #undef FIELD
 

@@ -41,6 +41,7 @@ typedef struct cu_policy {
     int vol_ty, vol_tx, vol_ty_inv, vol_tx_inv;
     size_t vol_smem;
     double vol_waves;
+    int vol_stages; /* window buffers: planes in flight + 1 */
 } cu_policy;
 
 /* The entry for a GPU of compute capability @p major.@p minor whose memory

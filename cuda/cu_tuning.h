@@ -163,7 +163,9 @@
  * inverse) across y and x and a run of them along z; ty halves (then tx,
  * not below 16) while its shared memory (two windows, the x pass, a ring
  * of filter-span planes) passes CU_VOL_SMEM. The z runs are cut so that
- * the grid has about CU_VOL_WAVES blocks per block the GPU holds at once.
+ * the grid has about CU_VOL_WAVES blocks per block the GPU holds at once;
+ * CU_VOL_STAGES window buffers (the next CU_VOL_STAGES - 1 planes are
+ * copied while one is filtered).
  * Not yet measured: chosen for two blocks an SM (cdf97 forward 104 KB). */
 #ifndef CU_VOL_TY /* policy */
 #define CU_VOL_TY 16
@@ -182,6 +184,9 @@
 #endif
 #ifndef CU_VOL_WAVES /* policy */
 #define CU_VOL_WAVES 1
+#endif
+#ifndef CU_VOL_STAGES /* policy: window buffers, 3 = two planes in flight */
+#define CU_VOL_STAGES 2
 #endif
 
 /* ---- Image paths (cu_image.cu) -----------------------------------------

@@ -260,6 +260,7 @@ typedef struct cu_slevel {
     cu_saxis ax[3];    /* z, y, x */
     int band_of[8];    /* (pz << 2 | py << 1 | px) -> key index */
     unsigned tiles[3]; /* blocks along each axis */
+    int stages;        /* window buffers (2 or 3): planes in flight + 1 */
     const float *src;  /* forward: the signal */
     float *dst;        /* inverse: the signal */
     float *bands[8];   /* key order */
@@ -273,9 +274,9 @@ WT_DEV void sasync_copy(float *dst, const float *src)
     *dst = *src;
 }
 WT_DEV void sasync_commit(void) {}
-WT_DEV void sasync_wait(int newest_pending)
+WT_DEV void sasync_wait(int pending)
 {
-    (void)newest_pending;
+    (void)pending;
 }
 #else
 WT_DEV void sasync_copy(float *dst, const float *src)
@@ -287,15 +288,24 @@ WT_DEV void sasync_commit(void)
 {
     asm volatile("cp.async.commit_group;\n" ::: "memory");
 }
-/* All groups done but (@p newest_pending) the one committed last. */
-WT_DEV void sasync_wait(int newest_pending)
+/* All groups done but the @p pending (0 to 2) committed last. */
+WT_DEV void sasync_wait(int pending)
 {
-    if (newest_pending)
+    if (pending >= 2)
+        asm volatile("cp.async.wait_group 2;\n" ::: "memory");
+    else if (pending == 1)
         asm volatile("cp.async.wait_group 1;\n" ::: "memory");
     else
         asm volatile("cp.async.wait_group 0;\n" ::: "memory");
 }
 #endif
+
+/* Planes whose copies were issued after plane @p i's, at plane i of
+ * @p planes with @p stages window buffers. */
+WT_DEV int splanes_pending(int i, int planes, int stages)
+{
+    return stages - 1 < planes - 1 - i ? stages - 1 : planes - 1 - i;
+}
 
 /* Every (row r < @p rows, column x < @p cols) of a tile, a warp a row. */
 #define FOR_TILE(row_, col_, rows, cols)                                                           \
@@ -480,13 +490,13 @@ WT_DEV void sforward_z(const cu_slevel &L, size_t c, const float *ring, int slot
     }
 }
 
-/* Shared memory (floats) of a forward block: two windows, the x pass, the
- * ring. */
-WT_HD static inline size_t sforward_smem(int span, int ty, int tx, int *wy, int *ws)
+/* Shared memory (floats) of a forward block: @p stages windows, the x
+ * pass, the ring. */
+WT_HD static inline size_t sforward_smem(int span, int ty, int tx, int stages, int *wy, int *ws)
 {
     *wy = 2 * (ty - 1) + span;
     *ws = (2 * (tx - 1) + span + 1) & ~1; /* even: two values at a time */
-    return (size_t)2 * *wy * *ws + (size_t)2 * *wy * tx + (size_t)span * 4 * ty * tx;
+    return (size_t)stages * *wy * *ws + (size_t)2 * *wy * tx + (size_t)span * 4 * ty * tx;
 }
 
 /* haar (S 2): three blocks an SM (84 registers; its shared memory holds
@@ -502,23 +512,25 @@ WT_GLOBAL void WT_LAUNCH_BOUNDS_MIN(CU_STHREADS, S == 2 ? 3 : 2)
     stile_of(L, &c, k0);
     const int span = sspan<S>(Z), ty = Y.tile, tx = X.tile;
     swindow W;
-    sforward_smem(span, ty, tx, &W.wy, &W.ws);
+    sforward_smem(span, ty, tx, L.stages, &W.wy, &W.ws);
     W.wx = 2 * (tx - 1) + span;
     W.oy = 2 * k0[1] + Y.org;
     W.ox = 2 * k0[2] + X.org;
     W.inner = W.oy >= 0 && W.oy + W.wy <= Y.n && W.ox >= 0 && W.ox + W.wx <= X.n;
-    float *win = smem, *s1 = smem + 2 * W.wy * W.ws, *ring = s1 + 2 * W.wy * tx;
+    const int wsize = W.wy * W.ws, stages = L.stages;
+    float *win = smem, *s1 = smem + stages * wsize, *ring = s1 + 2 * W.wy * tx;
     const int nz = Z.nlo > Z.nhi ? Z.nlo : Z.nhi;
     const int kz1 = k0[0] + Z.tile < nz ? k0[0] + Z.tile : nz;
     const int z0 = 2 * k0[0] + Z.org, planes = 2 * (kz1 - 1 - k0[0]) + span;
-    sload_signal(L, c, z0, W, win);
+    for (int j = 0; j < stages - 1 && j < planes; j++)
+        sload_signal(L, c, z0 + j, W, win + j * wsize);
     for (int i = 0; i < planes; i++) {
-        const int more = i + 1 < planes;
-        if (more) /* the next plane comes while this one is filtered */
-            sload_signal(L, c, z0 + i + 1, W, win + ((i + 1) & 1) * W.wy * W.ws);
-        sasync_wait(more);
+        const int ahead = i + stages - 1; /* comes while this plane is filtered */
+        if (ahead < planes)
+            sload_signal(L, c, z0 + ahead, W, win + (ahead % stages) * wsize);
+        sasync_wait(splanes_pending(i, planes, stages));
         WT_SYNC();
-        sforward_x<S>(X, win + (i & 1) * W.wy * W.ws, W, tx, s1);
+        sforward_x<S>(X, win + (i % stages) * wsize, W, tx, s1);
         WT_SYNC();
         sforward_y<S>(Y, s1, W.wy, ty, tx, ring + (size_t)(i % span) * 4 * ty * tx);
         WT_SYNC();
@@ -681,12 +693,13 @@ WT_HD static inline int stables(int wy, int ws)
 }
 
 /* Shared memory (floats) of an inverse block: the window's coefficient
- * tables, two windows, the x pass, the ring. */
-WT_HD static inline size_t sinverse_smem(int span, int ty, int tx, int *wy, int *ws)
+ * tables, @p stages windows, the x pass, the ring. */
+WT_HD static inline size_t sinverse_smem(int span, int ty, int tx, int stages, int *wy, int *ws)
 {
     *wy = ty - 1 + span;
     *ws = (tx - 1 + span + 2) & ~1; /* even, one past: two values at a time */
-    return stables(*wy, *ws) + (size_t)2 * *wy * *ws + (size_t)*wy * tx + (size_t)span * ty * tx;
+    return stables(*wy, *ws) + (size_t)stages * *wy * *ws + (size_t)*wy * tx +
+           (size_t)span * ty * tx;
 }
 
 template <int S>
@@ -699,13 +712,14 @@ WT_GLOBAL void WT_LAUNCH_BOUNDS_MIN(CU_STHREADS, 2) vstream_inverse(const WT_GRI
     stile_of(L, &c, i0);
     const int span = sspan<S>(Z), ty = Y.tile, tx = X.tile;
     swindow W;
-    sinverse_smem(span, ty, tx, &W.wy, &W.ws);
+    sinverse_smem(span, ty, tx, L.stages, &W.wy, &W.ws);
     W.wx = tx - 1 + span;
     W.oy = i0[1] + Y.org;
     W.ox = i0[2] + X.org;
     W.inner = 0;
     int *rows = (int *)smem, *cols = rows + W.wy;
-    float *win = smem + stables(W.wy, W.ws), *s1 = win + 2 * W.wy * W.ws, *ring = s1 + W.wy * tx;
+    const int wsize = W.wy * W.ws, stages = L.stages;
+    float *win = smem + stables(W.wy, W.ws), *s1 = win + stages * wsize, *ring = s1 + W.wy * tx;
     FOR_TILE(r, x, 1, W.wy)
         rows[x] = scoef_at(Y, W.oy + x);
     FOR_TILE(r, x, 1, W.wx)
@@ -714,14 +728,15 @@ WT_GLOBAL void WT_LAUNCH_BOUNDS_MIN(CU_STHREADS, 2) vstream_inverse(const WT_GRI
     const int iz1 = i0[0] + Z.tile < Z.n ? i0[0] + Z.tile : Z.n;
     const int m0 = i0[0] + Z.org, planes = iz1 - i0[0] - 1 + span;
     const int qy = (i0[1] + Y.s) & 1, qx = (i0[2] + X.s) & 1;
-    sload_coefs(L, c, m0, W, rows, cols, win);
+    for (int j = 0; j < stages - 1 && j < planes; j++)
+        sload_coefs(L, c, m0 + j, W, rows, cols, win + j * wsize);
     for (int i = 0; i < planes; i++) {
-        const int more = i + 1 < planes;
-        if (more)
-            sload_coefs(L, c, m0 + i + 1, W, rows, cols, win + ((i + 1) & 1) * W.wy * W.ws);
-        sasync_wait(more);
+        const int ahead = i + stages - 1;
+        if (ahead < planes)
+            sload_coefs(L, c, m0 + ahead, W, rows, cols, win + (ahead % stages) * wsize);
+        sasync_wait(splanes_pending(i, planes, stages));
         WT_SYNC();
-        sinverse_x<S>(X, win + (i & 1) * W.wy * W.ws, W, tx, qx, s1);
+        sinverse_x<S>(X, win + (i % stages) * wsize, W, tx, qx, s1);
         WT_SYNC();
         sinverse_y<S>(Y, s1, ty, tx, qy, ring + (size_t)(i % span) * ty * tx);
         WT_SYNC();
@@ -800,11 +815,11 @@ static int saxis_inverse(const cu_vaxis &V, cu_saxis *A)
     return 1;
 }
 
-static size_t ssmem_bytes(int inverse, int span, int ty, int tx)
+static size_t ssmem_bytes(int inverse, int span, int ty, int tx, int stages)
 {
     int wy, ws;
-    return (inverse ? sinverse_smem(span, ty, tx, &wy, &ws)
-                    : sforward_smem(span, ty, tx, &wy, &ws)) *
+    return (inverse ? sinverse_smem(span, ty, tx, stages, &wy, &ws)
+                    : sforward_smem(span, ty, tx, stages, &wy, &ws)) *
            sizeof(float);
 }
 
@@ -827,7 +842,7 @@ static int stiles_choose(const cu_policy *pol, cu_slevel *L, int inverse, size_t
     for (;;) {
         Y->tile = ty < ny ? ty : ny;
         X->tile = tx < nx ? tx : nx + (inverse && (nx & 1));
-        *smem = ssmem_bytes(inverse, L->ax[0].span, Y->tile, X->tile);
+        *smem = ssmem_bytes(inverse, L->ax[0].span, Y->tile, X->tile, L->stages);
         if (*smem <= budget)
             return 1;
         if (ty > 1)
@@ -871,6 +886,7 @@ static int splan(const cu_engine *ce, const wt_vlevel *l, cu_slevel *L, size_t *
             A->span != L->ax[0].span) /* the kernels take one span */
             return 0;
     }
+    L->stages = ce->pol.vol_stages;
     const size_t budget = ce->smem_limit < ce->pol.vol_smem ? ce->smem_limit : ce->pol.vol_smem;
     if (!stiles_choose(&ce->pol, L, l->inverse, budget, smem))
         return 0;

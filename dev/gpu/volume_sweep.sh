@@ -11,8 +11,9 @@
 set -u
 R=${1:-10}
 W=${BUILD:-build-gpu}/cli/wavetool
-VOL_GRID=${VOL_GRID:-"- vol_ty=8,vol_ty_inv=8 vol_tx=64,vol_tx_inv=32 vol_waves=2 vol_waves=4 \
-vol_smem=200K vol_ty=32,vol_ty_inv=32,vol_smem=200K vol_ty=4,vol_tx=64,vol_ty_inv=8 -"}
+VOL_GRID=${VOL_GRID:-"- vol_stages=3 vol_stages=3,vol_smem=150K vol_ty=8,vol_ty_inv=8 \
+vol_tx=64,vol_tx_inv=32 vol_waves=2 vol_waves=4 vol_smem=200K vol_ty=32,vol_ty_inv=32,vol_smem=200K \
+vol_ty=4,vol_tx=64,vol_ty_inv=8 -"}
 nvidia-smi --query-gpu=name --format=csv,noheader
 run() { # label, then the environment's assignments
     local label=$1
