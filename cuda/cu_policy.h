@@ -36,8 +36,8 @@ typedef struct cu_policy {
     int uty, uty_starlet, utxc;
     size_t usmem;
     /* volumes' streamed level kernels: the largest tile across y and x
-     * (pairs forward, samples inverse), their shared memory, blocks a
-     * resident slot (the z runs) */
+     * (pairs forward, samples inverse), their shared memory, the resident
+     * blocks' factor in the z runs' plan */
     int vol_ty, vol_tx, vol_ty_inv, vol_tx_inv;
     size_t vol_smem;
     double vol_waves;

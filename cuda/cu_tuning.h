@@ -162,8 +162,9 @@
  * CU_VOL_TX output pairs (forward; CU_VOL_TY_INV x CU_VOL_TX_INV samples
  * inverse) across y and x and a run of them along z; ty halves (then tx,
  * not below 16) while its shared memory (two windows, the x pass, a ring
- * of filter-span planes) passes CU_VOL_SMEM. The z runs are cut so that
- * the grid has about CU_VOL_WAVES blocks per block the GPU holds at once;
+ * of filter-span planes) passes CU_VOL_SMEM. The z runs are cut to finish
+ * first with the blocks the GPU holds at once (times CU_VOL_WAVES) taking
+ * the grid in waves, each block walking its run and the filter's halo;
  * CU_VOL_STAGES window buffers (the next CU_VOL_STAGES - 1 planes are
  * copied while one is filtered).
  * Not yet measured: chosen for two blocks an SM (cdf97 forward 104 KB). */

@@ -307,10 +307,21 @@ WT_DEV int splanes_pending(int i, int planes, int stages)
     return stages - 1 < planes - 1 - i ? stages - 1 : planes - 1 - i;
 }
 
-/* Every (row r < @p rows, column x < @p cols) of a tile, a warp a row. */
+/* Every i < @p n, on every thread of the block. */
+#define FOR_BLOCK(i, n)                                                                            \
+    for (int i = (int)(threadIdx.y * blockDim.x + threadIdx.x); i < (n);                           \
+         i += (int)(blockDim.x * blockDim.y))
+
+/* Every (row < @p rows, column < @p cols) of a tile, neighbouring columns
+ * on neighbouring lanes: a row of more columns than a warp has lanes is cut
+ * into warp-wide pieces, spread over the warps with the rows (a stage of
+ * few rows and wide ones keeps every warp busy). */
 #define FOR_TILE(row_, col_, rows, cols)                                                           \
-    for (int row_ = (int)threadIdx.y; row_ < (rows); row_ += (int)blockDim.y)                      \
-        for (int col_ = (int)threadIdx.x; col_ < (cols); col_ += (int)blockDim.x)
+    for (int piece_ = (int)threadIdx.y, pieces_ = ((cols) + (int)blockDim.x - 1) / (int)blockDim.x; \
+         piece_ < (rows) * pieces_; piece_ += (int)blockDim.y)                                     \
+        for (int row_ = piece_ / pieces_,                                                          \
+                 col_ = piece_ % pieces_ * (int)blockDim.x + (int)threadIdx.x;                     \
+             col_ < (cols); col_ = (cols))
 
 /* The span of the kernel's instance: @p S, or (0) the level's. */
 template <int S> WT_DEV int sspan(const cu_saxis &A)
@@ -720,10 +731,10 @@ WT_GLOBAL void WT_LAUNCH_BOUNDS_MIN(CU_STHREADS, 2) vstream_inverse(const WT_GRI
     int *rows = (int *)smem, *cols = rows + W.wy;
     const int wsize = W.wy * W.ws, stages = L.stages;
     float *win = smem + stables(W.wy, W.ws), *s1 = win + stages * wsize, *ring = s1 + W.wy * tx;
-    FOR_TILE(r, x, 1, W.wy)
-        rows[x] = scoef_at(Y, W.oy + x);
-    FOR_TILE(r, x, 1, W.wx)
-        cols[x] = scoef_at(X, W.ox + x);
+    FOR_BLOCK(k, W.wy)
+        rows[k] = scoef_at(Y, W.oy + k);
+    FOR_BLOCK(k, W.wx)
+        cols[k] = scoef_at(X, W.ox + k);
     WT_SYNC();
     const int iz1 = i0[0] + Z.tile < Z.n ? i0[0] + Z.tile : Z.n;
     const int m0 = i0[0] + Z.org, planes = iz1 - i0[0] - 1 + span;
@@ -854,21 +865,41 @@ static int stiles_choose(const cu_policy *pol, cu_slevel *L, int inverse, size_t
     }
 }
 
-/* The z runs: about @p blocks blocks, runs of at least CU_SRUN_MIN
- * outputs. */
+/* Plane steps of the slowest multiprocessor when @p across tiles are cut
+ * into runs of @p len of @p nz outputs along z: the blocks go in waves of
+ * @p resident, a block of a run walks its planes and the filter's halo
+ * (@p step planes an output: forward 2, inverse 1) after CU_SRUN_FILL
+ * steps of start (the first plane's copy, waited for). */
+#define CU_SRUN_FILL 2
+static double sruns_cost(size_t across, int nz, int len, int span, int step, double resident)
+{
+    const size_t blocks = across * (size_t)((nz + len - 1) / len);
+    const double waves = (double)(size_t)((double)blocks / resident + 0.999999);
+    return waves * (double)(step * (len - 1) + span + CU_SRUN_FILL);
+}
+
+/* The z runs: the length of at least CU_SRUN_MIN outputs (or the axis) that
+ * finishes first by sruns_cost on @p resident blocks at once, the longest
+ * of equals (the least halo). */
 #define CU_SRUN_MIN 4
-static void sruns_choose(cu_slevel *L, int inverse, size_t blocks, int channels)
+static void sruns_choose(cu_slevel *L, int inverse, double resident, int channels)
 {
     for (int a = 1; a < 3; a++)
         L->tiles[a] = (unsigned)((soutputs(&L->ax[a], inverse) + L->ax[a].tile - 1) /
                                  L->ax[a].tile);
     const size_t across = (size_t)L->tiles[1] * L->tiles[2] * (size_t)channels;
-    const int nz = soutputs(&L->ax[0], inverse);
-    const size_t runs = across < blocks ? blocks / across : 1;
-    int len = (int)(((size_t)nz + runs - 1) / runs);
-    len = len < CU_SRUN_MIN ? CU_SRUN_MIN : len;
-    L->ax[0].tile = len < nz ? len : nz;
-    L->tiles[0] = (unsigned)((nz + L->ax[0].tile - 1) / L->ax[0].tile);
+    const int nz = soutputs(&L->ax[0], inverse), step = inverse ? 1 : 2, span = L->ax[0].span;
+    resident = resident < 1.0 ? 1.0 : resident;
+    int best = nz;
+    double best_cost = sruns_cost(across, nz, nz, span, step, resident);
+    for (int runs = 2; (nz + runs - 1) / runs >= CU_SRUN_MIN; runs++) {
+        const int len = (nz + runs - 1) / runs;
+        const double cost = sruns_cost(across, nz, len, span, step, resident);
+        if (cost < best_cost)
+            best = len, best_cost = cost;
+    }
+    L->ax[0].tile = best;
+    L->tiles[0] = (unsigned)((nz + best - 1) / best);
 }
 
 /* The streamed level of @p l planned into @p L (@p smem bytes of shared
@@ -937,7 +968,7 @@ static wt_status slaunch(cu_engine *ce, K kernel, cu_slevel &L, int inverse, int
     CU_CHECK_CE(ce, cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, CU_STHREADS,
                                                                   smem));
     const double resident = (double)ce->sms * (per_sm > 0 ? per_sm : 1);
-    sruns_choose(&L, inverse, (size_t)(resident * ce->pol.vol_waves + 0.5), channels);
+    sruns_choose(&L, inverse, resident * ce->pol.vol_waves, channels);
     const size_t blocks = (size_t)L.tiles[0] * L.tiles[1] * L.tiles[2] * (size_t)channels;
     WT_LAUNCH(kernel, dim3((unsigned)blocks), dim3(CU_SLANES, CU_SROWS), smem, ce->stream, L);
     CU_CHECK_CE(ce, cudaGetLastError());
