@@ -632,8 +632,10 @@ WT_DEV void sinverse_x(const cu_saxis &X, const float *win, const swindow &W, in
                 b += wb[j] * p[j + 1];
             }
         }
-        s1[r * tx + 2 * t] = a;
-        s1[r * tx + 2 * t + 1] = b;
+        float2 pair; /* one 64-bit store: no 2-way bank conflict */
+        pair.x = a;
+        pair.y = b;
+        *(float2 *)(s1 + r * tx + 2 * t) = pair;
     }
 }
 
