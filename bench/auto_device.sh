@@ -5,7 +5,8 @@
 # once per file. Prints one table (docs/performance.md, "The auto engine").
 #   bench/auto_device.sh BUILD_DIR [CASES...]     CASE = SIZExCOUNT, e.g. 1024x200
 # Default cases: 64x1 256x10 256x200 1024x10 1024x200 4096x20 8192x5.
-# Each figure is the median of RUNS runs (default 3).
+# Each figure is the median of RUNS runs (default 3); LOOP_FILES: files of
+# the shell loop (default 50).
 set -eu
 B=$(cd "$1" && pwd)
 shift
@@ -43,10 +44,11 @@ for c in $cases; do
         "${ms[cuda]}" "$(awk -v a="${ms[auto]}" -v b="$best" 'BEGIN { printf "%.2f", a / b }')" "$chose"
 done
 
-# A shell loop, one process per file, over 50 files of 512².
-"$B/bench/make-photos" -q --count 50 --size 512x512 "$D/loop"
+# A shell loop, one process per file, over LOOP_FILES (default 50) files of 512².
+loop_files=${LOOP_FILES:-50}
+"$B/bench/make-photos" -q --count "$loop_files" --size 512x512 "$D/loop"
 echo
-printf '%-34s %8s\n' "50 × 512² JPEG" "wall ms"
+printf '%-34s %8s\n' "$loop_files × 512² JPEG" "wall ms"
 for dev in auto cpu cuda; do
     loop() { mkdir -p "$D/out"; for f in "$D"/loop/*.jpg; do "$W" decompose --device $dev -q -w db3 -l 3 "$f" "$D/out/$(basename "$f" .jpg).png"; done; }
     printf '%-34s %8s\n' "for f in *.jpg (--device $dev)" "$(median_ms loop)"

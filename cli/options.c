@@ -232,7 +232,7 @@ int cli_volume_gpu_takes(const cli_options *o)
     return wt_volume_engine_takes(&s, 1);
 }
 
-/* --axes goes with --volume; the GPU runs a volume's DWT by convolution. */
+/* --axes goes with --volume; the GPU runs a volume's transforms. */
 static int check_volume(const cli_command *cmd, const cli_options *o)
 {
     if (o->naxes && !o->volume)
@@ -253,9 +253,8 @@ static int check_volume(const cli_command *cmd, const cli_options *o)
     /* (bench says so on each row of its sweep the GPU does not run) */
     if (o->volume && strncmp(o->device, "cuda", 4) == 0 && strcmp(cmd->name, "bench") != 0 &&
         !cli_volume_gpu_takes(o))
-        return cli_usage_error(cmd->name, "the GPU runs a --volume's DWT by convolution only "
-                                          "(--method conv; not lifting, legall53, SWT or "
-                                          "starlet): --device cpu or auto, not --device %s",
+        return cli_usage_error(cmd->name, "the GPU does not run this --volume transform: "
+                                          "--device cpu or auto, not --device %s",
                                o->device);
     return CLI_CONTINUE;
 }

@@ -1,7 +1,7 @@
 /* --volume: a stack (multi-page TIFF, 3-D .npy) or a volume's coefficient
  * file as one (z, y, x) array, transformed along --axes (default all three)
- * (wavetool_hooks.h: wt_volume_*): the DWT by convolution on the GPU where
- * one is used, the rest on the CPU engine's axis core. Each input is one
+ * (wavetool_hooks.h: wt_volume_*): on the GPU where one is used, else on
+ * the CPU engine's axis core. Each input is one
  * volume: no pages, one output, one report line. */
 #ifndef WT_CLI_VOLUME_H
 #define WT_CLI_VOLUME_H

@@ -42,6 +42,11 @@ static size_t device_free(const cu_engine *ce)
     return free_b;
 }
 
+size_t cu_device_free_bytes(const cu_engine *ce)
+{
+    return device_free(ce);
+}
+
 wt_status cu_fail(const cu_engine *ce, cudaError_t err, const char *what, size_t need)
 {
     (void)cudaGetLastError(); /* an allocation failure must not show at the next launch check */
@@ -357,19 +362,13 @@ typedef struct bench_job {
     const wt_params *p;
     const wt_pyramid *plan;
     float *d_planes = NULL;
-    void *d_pyr, *copy_src, *copy_dst;
-    size_t copy_bytes;
-    int what;       /* 0 forward, 1 inverse, 2 copy */
+    void *d_pyr;
+    int what;       /* 0 forward, 1 inverse */
     uint64_t bound; /* of the timed transform's input, measured before */
 } bench_job;
 
 static wt_status bench_once(const bench_job *j)
 {
-    if (j->what == 2) {
-        CU_CHECK(cudaMemcpyAsync(j->copy_dst, j->copy_src, j->copy_bytes,
-                                 cudaMemcpyDeviceToDevice, j->ce->stream));
-        return WT_OK;
-    }
     return j->what ? cu_inverse_device(j->ce, j->p, j->plan, j->d_pyr, j->d_planes, j->bound)
                    : cu_forward_device(j->ce, j->p, j->plan, j->d_planes, j->d_pyr, j->bound);
 }
@@ -420,6 +419,37 @@ static wt_status bench_run(const void *job)
     return bench_once((const bench_job *)job);
 }
 
+typedef struct copy_job {
+    cu_engine *ce;
+    const void *src;
+    void *dst;
+    size_t bytes;
+} copy_job;
+
+static wt_status copy_run(const void *job)
+{
+    const copy_job *j = (const copy_job *)job;
+    CU_CHECK(cudaMemcpyAsync(j->dst, j->src, j->bytes, cudaMemcpyDeviceToDevice, j->ce->stream));
+    return WT_OK;
+}
+
+wt_status cu_time_device_copy(cu_engine *ce, const void *src, size_t bytes, int repeat,
+                              wt_cuda_timing *timing)
+{
+    copy_job j = {ce, src, NULL, bytes};
+    if (!src) {
+        void *random;
+        WT_TRY(cu_buf_get(ce, BUF_COPY_SRC, bytes, &random));
+        WT_TRY(fill_random(ce, (float *)random, bytes / 4, 777u));
+        j.src = random;
+    }
+    WT_TRY(cu_buf_get(ce, BUF_COPY_DST, bytes, &j.dst));
+    double fastest;
+    WT_TRY(cu_time_runs(ce, copy_run, &j, repeat, &timing->copy_ms, &fastest));
+    timing->copy_bytes = bytes;
+    return WT_OK;
+}
+
 extern "C" wt_status wt_cuda_bench(wt_engine *engine, const wt_params *params, size_t height,
                                    size_t width, int channels, int inverse, int repeat,
                                    size_t copy_bytes, wt_cuda_timing *timing)
@@ -434,7 +464,7 @@ extern "C" wt_status wt_cuda_bench(wt_engine *engine, const wt_params *params, s
     WT_TRY(wt_params_resolve(&p));
     WT_TRY(wt_pyramid_plan(&plan, &p, height, width, channels));
     CU_CHECK(cudaSetDevice(ce->device));
-    bench_job j = {ce, &p, &plan, NULL, NULL, NULL, NULL, copy_bytes, 0, CU_BOUND_MEASURE};
+    bench_job j = {ce, &p, &plan, NULL, NULL, 0, CU_BOUND_MEASURE};
     WT_TRY(device_buffers(ce, &plan, &j.d_planes, &j.d_pyr));
     WT_TRY(fill_random(ce, j.d_planes, height * width * (size_t)channels, 12345u));
     /* real coefficients; the timed runs know their input's range, as the
@@ -447,15 +477,8 @@ extern "C" wt_status wt_cuda_bench(wt_engine *engine, const wt_params *params, s
     memset(timing, 0, sizeof *timing);
     timing->policy = ce->pol_text;
     WT_TRY(cu_time_runs(ce, bench_run, &j, repeat, &timing->ms, &timing->ms_min));
-    if (copy_bytes) {
-        WT_TRY(cu_buf_get(ce, BUF_COPY_SRC, copy_bytes, &j.copy_src));
-        WT_TRY(cu_buf_get(ce, BUF_COPY_DST, copy_bytes, &j.copy_dst));
-        WT_TRY(fill_random(ce, (float *)j.copy_src, copy_bytes / 4, 777u));
-        j.what = 2;
-        double fastest;
-        WT_TRY(cu_time_runs(ce, bench_run, &j, repeat, &timing->copy_ms, &fastest));
-        timing->copy_bytes = copy_bytes;
-    }
+    if (copy_bytes)
+        WT_TRY(cu_time_device_copy(ce, NULL, copy_bytes, repeat, timing));
     CU_CHECK(cudaStreamSynchronize(ce->stream));
     return WT_OK;
 }

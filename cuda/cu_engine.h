@@ -202,6 +202,11 @@ void cu_staging_free(cu_engine *ce);
  * cu_swt.cu). */
 wt_status cu_time_runs(cu_engine *ce, wt_status (*run)(const void *job), const void *job,
                        int repeat, double *median, double *fastest);
+/* The device copy a benchmark compares with: @p bytes from @p src (NULL:
+ * a buffer of random floats) to a scratch buffer, timed as cu_time_runs
+ * times the transform, into timing->copy_ms and copy_bytes. */
+wt_status cu_time_device_copy(cu_engine *ce, const void *src, size_t bytes, int repeat,
+                              wt_cuda_timing *timing);
 
 /* Undecimated transforms (cu_swt.cu): the engine's uforward/uinverse ops,
  * and device-resident timing for wt_cuda_ubench (@p bytes: what the timed
@@ -225,9 +230,29 @@ wt_status cu_packet_bench(cu_engine *ce, const wt_params *params, size_t height,
                           int channels, int inverse, int repeat, size_t copy_bytes,
                           wt_cuda_timing *timing);
 
-/* Volumes (cu_volume.cu): the engine's vforward/vinverse ops. */
+/* Volumes: the engine's vforward/vinverse ops (cu_volume_stream.cu: the
+ * whole DWT on the device where it fits, else its first levels streamed
+ * through it in slabs; SWT and starlet: cu_vundecimated). */
 wt_status cu_vforward(wt_engine *e, const wt_volume_spec *s, const float *planes, wt_vcoeffs *c);
 wt_status cu_vinverse(wt_engine *e, const wt_volume_spec *s, const wt_vcoeffs *c, float *planes);
+/* cu_volume.cu: one DWT level along one axis of device arrays (the
+ * wt_vpass_runner's run, @p ctx the engine); the device bytes of every
+ * level of @p c on the device at once; and that transform, @p samples
+ * (host, c's dtype) into c's bands (host) or back. */
+struct wt_vpass; /* transform.h */
+wt_status cu_vpass_run(void *ctx, const struct wt_vpass *p);
+size_t cu_vresident_bytes(cu_engine *ce, const wt_volume_spec *s, const wt_vcoeffs *c);
+wt_status cu_vresident(cu_engine *ce, const wt_volume_spec *s, const wt_vcoeffs *c,
+                       void *samples, int inverse);
+/* cu_volume_undec.cu: a volume's SWT or starlet on the device, @p planes
+ * (host) into @p c's bands (host) or back. */
+wt_status cu_vundecimated(cu_engine *ce, const wt_volume_spec *s, const wt_vcoeffs *c,
+                          float *planes, int inverse);
+/* cu_volume_lift.cu: a lifting pass (float schemes, legall53's int32). */
+wt_status cu_vlift_pass(cu_engine *ce, const struct wt_vpass *p);
+/* Device bytes the engine could still allocate (the device's free memory,
+ * capped by WT_CUDA_MEM_LIMIT). */
+size_t cu_device_free_bytes(const cu_engine *ce);
 /* wt_cuda_vbench's timing on the engine. */
 wt_status cu_vbench(cu_engine *ce, const wt_volume_spec *s, const size_t shape[3], int inverse,
                     int repeat, size_t copy_bytes, wt_cuda_timing *timing);

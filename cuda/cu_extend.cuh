@@ -1,6 +1,7 @@
 /* The extension of a signal at any position as a combination of up to
  * three of its samples, every mode of dwt_geometry.h: the level kernels'
- * gathers (cu_kernels.cuh) and the volumes' axis passes (cu_volume.cu). */
+ * gathers (cu_kernels.cuh) and the volumes' axis passes (cu_volume.cu,
+ * cu_volume_lift.cu). */
 #ifndef WT_CU_EXTEND_CUH
 #define WT_CU_EXTEND_CUH
 
@@ -85,6 +86,21 @@ WT_DEV ext_terms signal_terms(int mode, int n, int i)
         return one_term(r, (float)sign);
     }
     }
+}
+
+/* Sample @p i (any integer) of the extended line of @p n samples @p stride
+ * apart. */
+WT_DEV float signal_at(const float *line, size_t stride, int n, int mode, int i)
+{
+    if (i >= 0 && i < n)
+        return line[(size_t)i * stride];
+    const ext_terms t = signal_terms(mode, n, i);
+    float v = 0.0f;
+#pragma unroll
+    for (int a = 0; a < 3; a++)
+        if (a < t.n)
+            v += t.w[a] * line[(size_t)t.idx[a] * stride];
+    return v;
 }
 
 #endif

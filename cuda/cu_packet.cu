@@ -349,20 +349,13 @@ typedef struct packet_job {
     const wt_packet_tree *t;
     const dev_tree *d;
     float *tree;
-    int what; /* 0 forward, 1 inverse of the full tree, 2 copy */
-    void *copy_src, *copy_dst;
-    size_t copy_bytes;
+    int inverse; /* 0 forward, 1 inverse of the full tree */
 } packet_job;
 
 static wt_status packet_run(const void *job)
 {
     const packet_job *j = (const packet_job *)job;
-    if (j->what == 2) {
-        CU_CHECK(cudaMemcpyAsync(j->copy_dst, j->copy_src, j->copy_bytes,
-                                 cudaMemcpyDeviceToDevice, j->ce->stream));
-        return WT_OK;
-    }
-    return j->what ? inverse_levels(j->ce, j->t, j->d, j->tree, NULL)
+    return j->inverse ? inverse_levels(j->ce, j->t, j->d, j->tree, NULL)
                    : forward_levels(j->ce, j->t, j->d, j->tree);
 }
 
@@ -378,18 +371,11 @@ wt_status cu_packet_bench(cu_engine *ce, const wt_params *params, size_t height,
     WT_TRY(tree_buffer(ce, &t, &d, &tree));
     WT_TRY(fill_random(ce, tree, wt_packet_node_size(&t, 0), 12345u));
     WT_TRY(forward_levels(ce, &t, &d, tree)); /* real coefficients for the inverse */
-    packet_job j = {ce, &t, &d, tree, inverse ? 1 : 0, NULL, NULL, copy_bytes};
+    packet_job j = {ce, &t, &d, tree, inverse ? 1 : 0};
     memset(timing, 0, sizeof *timing);
     WT_TRY(cu_time_runs(ce, packet_run, &j, repeat, &timing->ms, &timing->ms_min));
-    if (copy_bytes) {
-        WT_TRY(cu_buf_get(ce, BUF_COPY_SRC, copy_bytes, &j.copy_src));
-        WT_TRY(cu_buf_get(ce, BUF_COPY_DST, copy_bytes, &j.copy_dst));
-        WT_TRY(fill_random(ce, (float *)j.copy_src, copy_bytes / 4, 777u));
-        j.what = 2;
-        double fastest;
-        WT_TRY(cu_time_runs(ce, packet_run, &j, repeat, &timing->copy_ms, &fastest));
-        timing->copy_bytes = copy_bytes;
-    }
+    if (copy_bytes)
+        WT_TRY(cu_time_device_copy(ce, NULL, copy_bytes, repeat, timing));
     CU_CHECK(cudaStreamSynchronize(ce->stream));
     return WT_OK;
 }

@@ -712,23 +712,18 @@ static size_t ubytes(const wt_uparams *p, size_t cp, int inverse)
     return (size_t)wt_uclass(p)->bench_bytes(p, (double)cp, inverse);
 }
 
-/* One timed run of cu_ubench: 0 forward, 1 inverse, 2 the device copy. */
+/* One timed run of cu_ubench: 0 forward, 1 inverse. */
 typedef struct ubench_job {
     cu_engine *ce;
     const wt_uparams *p;
-    size_t h, w, copy_bytes;
+    size_t h, w;
     int channels, what;
     const udevice *d;
-    float *copy_dst;
 } ubench_job;
 
 static wt_status ubench_run(const void *job)
 {
     const ubench_job *j = (const ubench_job *)job;
-    if (j->what == 2)
-        return cu_fail_check(cudaMemcpyAsync(j->copy_dst, j->d->stack, j->copy_bytes,
-                                             cudaMemcpyDeviceToDevice, j->ce->stream),
-                             "cudaMemcpyAsync");
     return urun_device(j->ce, j->p, j->h, j->w, j->channels, j->d, j->what);
 }
 
@@ -741,7 +736,6 @@ wt_status cu_ubench(cu_engine *ce, const wt_uparams *p, size_t h, size_t w, int 
                                                 "at most %d taps",
                             CU_UTAPS);
     udevice d;
-    float *copy_dst = NULL;
     const size_t cp = h * w * (size_t)channels;
     *bytes = ubytes(p, cp, inverse);
     size_t copy_bytes = *bytes / 2; /* a copy reads and writes each byte */
@@ -751,23 +745,15 @@ wt_status cu_ubench(cu_engine *ce, const wt_uparams *p, size_t h, size_t w, int 
     if (st == WT_OK)
         st = urun_device(ce, p, h, w, channels, &d, 0);
     memset(timing, 0, sizeof *timing);
-    ubench_job job = {ce, p, h, w, 0, channels, inverse, &d, NULL};
+    ubench_job job = {ce, p, h, w, channels, inverse, &d};
     if (st == WT_OK)
         st = cu_time_runs(ce, ubench_run, &job, repeat, &timing->ms, &timing->ms_min);
     copy_bytes = copy_bytes < d.bytes[1] ? copy_bytes : d.bytes[1];
-    if (st == WT_OK)
-        st = cu_device_alloc(ce, (void **)&copy_dst, copy_bytes);
-    double fastest;
-    job.what = 2;
-    job.copy_bytes = copy_bytes;
-    job.copy_dst = copy_dst;
-    if (st == WT_OK)
-        st = cu_time_runs(ce, ubench_run, &job, repeat, &timing->copy_ms, &fastest);
-    timing->copy_bytes = copy_bytes;
+    if (st == WT_OK) /* from the stack, which holds what the transform wrote */
+        st = cu_time_device_copy(ce, d.stack, copy_bytes, repeat, timing);
     timing->policy = ce->pol_text;
     if (st == WT_OK)
         st = cu_fail_check(cudaStreamSynchronize(ce->stream), "cudaStreamSynchronize");
-    cu_device_free(ce, copy_dst, copy_bytes);
     udevice_free(ce, &d);
     return st;
 }

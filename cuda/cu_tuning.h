@@ -207,6 +207,22 @@
 #define CU_CHUNK ((size_t)4 << 20)
 #endif
 
+/* ---- Volumes past the device's memory (cu_volume_stream.cu) ------------
+ * A streamed axis pass moves slabs through two slots, each a page-locked
+ * host buffer and a device buffer of at most CU_VSLAB bytes (so 2 x
+ * CU_VSLAB of pinned host memory at most), the slots taking at most half
+ * of the device memory free when the transform starts. Not measured yet:
+ * 64 MiB slabs are long enough for PCIe to run at its rate. */
+#ifndef CU_VSLAB
+#define CU_VSLAB ((size_t)64 << 20)
+#endif
+/* Lifting passes (cu_volume_lift.cu): one thread a line, its polyphase
+ * halves in a device scratch of at most CU_VLIFT_SCRATCH bytes (lines in
+ * chunks that fit, and at most half of the free memory). */
+#ifndef CU_VLIFT_SCRATCH
+#define CU_VLIFT_SCRATCH ((size_t)256 << 20)
+#endif
+
 /* ---- Small images (cu_launch.cu) --------------------------------------
  * Level tiles are halved (not below CU_SEG pairs a side) while the grid has
  * fewer than CU_SMALL_GRID blocks per SM (WT_CUDA_SMALL_GRID at run time).

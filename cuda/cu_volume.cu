@@ -1,7 +1,9 @@
 /* The CUDA engine's volumes: the DWT of (C, z, y, x) float32 arrays by
  * convolution, every level and axis on the device (one upload, one
  * download), driven by src/transforms/transform_volume.c's level loop
- * (wt_volume_dwt_levels) with this file's axis pass.
+ * (wt_volume_dwt_levels) with this file's axis pass (the engine's entry
+ * points and volumes past the device's memory: cu_volume_stream.cu;
+ * lifting passes: cu_volume_lift.cu).
  *
  * An axis pass sees the arrays as (outer, n, inner): the lines along the
  * axis, inner = the samples after it (1 for x). One thread computes one
@@ -199,10 +201,13 @@ static wt_status vlaunch(cu_engine *ce, const cu_vaxis &A, const wt_vpass *p, I 
     return WT_OK;
 }
 
-/* The pass runner of wt_volume_dwt_levels: one level along one axis. */
-static wt_status vpass_run(void *ctx, const wt_vpass *p)
+/* The pass runner of wt_volume_dwt_levels: one level along one axis
+ * (lifting: cu_volume_lift.cu). */
+wt_status cu_vpass_run(void *ctx, const wt_vpass *p)
 {
     cu_engine *ce = (cu_engine *)ctx;
+    if (p->line->method == WT_METHOD_LIFTING)
+        return cu_vlift_pass(ce, p);
     size_t outer = (size_t)p->channels, inner = 1;
     for (int k = 0; k < 3; k++)
         if (k < p->axis)
@@ -1012,7 +1017,7 @@ static wt_status vlevel_run(void *ctx, const wt_vlevel *l)
 /* The engine's runner of wt_volume_dwt_levels: streamed levels, else passes. */
 static wt_vpass_runner vrunner(cu_engine *ce)
 {
-    const wt_vpass_runner r = {vpass_run, ce, vlevel_takes, vlevel_run};
+    const wt_vpass_runner r = {cu_vpass_run, ce, vlevel_takes, vlevel_run};
     return r;
 }
 
@@ -1029,12 +1034,18 @@ typedef struct vdevice {
     wt_vcoeffs dev;
 } vdevice;
 
+size_t cu_vresident_bytes(cu_engine *ce, const wt_volume_spec *s, const wt_vcoeffs *c)
+{
+    const wt_vpass_runner r = vrunner(ce);
+    const size_t n = volume_elems(c->shape, c->channels);
+    return (n + wt_vcoeffs_elems(c) + wt_volume_dwt_work(s, c, &r)) * sizeof(float);
+}
+
 static wt_status vdevice_alloc(cu_engine *ce, const wt_volume_spec *s, const wt_vcoeffs *c,
                                vdevice *d)
 {
     const size_t n = volume_elems(c->shape, c->channels);
-    const wt_vpass_runner r = vrunner(ce);
-    d->bytes = (n + wt_vcoeffs_elems(c) + wt_volume_dwt_work(s, c, &r)) * sizeof(float);
+    d->bytes = cu_vresident_bytes(ce, s, c);
     const wt_status st = cu_device_alloc(ce, (void **)&d->mem, d->bytes);
     if (st != WT_OK) { /* say which volume (--device auto moves it to the CPU engine) */
         char why[256];
@@ -1075,24 +1086,20 @@ static wt_status vlevels_device(cu_engine *ce, const wt_volume_spec *s, const vd
     return wt_volume_dwt_levels(s, &d->dev, d->mem, d->work, inverse, &r);
 }
 
-/* One transform: @p planes (forward) or @p c's bands (inverse) up, every
- * level on the device, the other down. */
-static wt_status vrun(wt_engine *e, const wt_volume_spec *s, const wt_vcoeffs *c,
-                      float *planes, int inverse)
+wt_status cu_vresident(cu_engine *ce, const wt_volume_spec *s, const wt_vcoeffs *c,
+                       void *samples, int inverse)
 {
-    cu_engine *ce = (cu_engine *)e->priv;
-    CU_CHECK(cudaSetDevice(ce->device));
     vdevice d;
     WT_TRY(vdevice_alloc(ce, s, c, &d));
-    const size_t plane_bytes = volume_elems(c->shape, c->channels) * sizeof(float);
+    const size_t sample_bytes = volume_elems(c->shape, c->channels) * sizeof(float);
     wt_status st = inverse ? vbands_copy(ce, &d, c, cudaMemcpyHostToDevice)
-                           : cu_fail_check(cudaMemcpyAsync(d.mem, planes, plane_bytes,
+                           : cu_fail_check(cudaMemcpyAsync(d.mem, samples, sample_bytes,
                                                            cudaMemcpyHostToDevice, ce->stream),
                                            "cudaMemcpyAsync");
     if (st == WT_OK)
         st = vlevels_device(ce, s, &d, inverse);
     if (st == WT_OK)
-        st = inverse ? cu_fail_check(cudaMemcpyAsync(planes, d.mem, plane_bytes,
+        st = inverse ? cu_fail_check(cudaMemcpyAsync(samples, d.mem, sample_bytes,
                                                      cudaMemcpyDeviceToHost, ce->stream),
                                      "cudaMemcpyAsync")
                      : vbands_copy(ce, &d, c, cudaMemcpyDeviceToHost);
@@ -1100,16 +1107,6 @@ static wt_status vrun(wt_engine *e, const wt_volume_spec *s, const wt_vcoeffs *c
         st = cu_fail_check(cudaStreamSynchronize(ce->stream), "cudaStreamSynchronize");
     cu_device_free(ce, d.mem, d.bytes);
     return st;
-}
-
-wt_status cu_vforward(wt_engine *e, const wt_volume_spec *s, const float *planes, wt_vcoeffs *c)
-{
-    return vrun(e, s, c, (float *)planes, 0);
-}
-
-wt_status cu_vinverse(wt_engine *e, const wt_volume_spec *s, const wt_vcoeffs *c, float *planes)
-{
-    return vrun(e, s, c, planes, 1);
 }
 
 /* ---- bench --volume: device-resident timing -------------------------------------- */
@@ -1139,9 +1136,9 @@ wt_status cu_vbench(cu_engine *ce, const wt_volume_spec *s, const size_t shape[3
 {
     wt_vcoeffs c;
     WT_TRY(wt_volume_plan(s, shape, 1, &c));
-    if (!wt_volume_engine_takes(s, c.levels))
-        return wt_error_set(WT_ERR_UNSUPPORTED, "the GPU runs a volume's DWT by convolution "
-                                                "only (float wavelets, --method conv, -l >= 1)");
+    if (s->transform != WT_TRANSFORM_DWT || !wt_volume_engine_takes(s, c.levels))
+        return wt_error_set(WT_ERR_UNSUPPORTED, "device-resident timing of a volume's DWT "
+                                                "with at least one level only");
     CU_CHECK(cudaSetDevice(ce->device));
     vdevice d;
     WT_TRY(vdevice_alloc(ce, s, &c, &d));

@@ -282,8 +282,9 @@ wt_status wt_volume_inverse_on(wt_engine *e, const wt_volume_spec *s, const wt_v
                                float *planes, int threads);
 wt_status wt_volume_forward_into_on(wt_engine *e, const wt_volume_spec *s, const float *planes,
                                     int threads, wt_vcoeffs *c);
-/* The volumes an engine with a volume op (the CUDA engine) runs itself: the
- * DWT of float samples by convolution, at least one level. */
+/* The volumes an engine with a volume op (the CUDA engine) runs itself:
+ * the DWT (convolution or lifting, legall53's integers too), the SWT and
+ * the starlet, at least one level. */
 int wt_volume_engine_takes(const wt_volume_spec *s, int levels);
 /* 1 when engine @p e runs volumes of @p s itself (else the host does). */
 int wt_volume_on_engine(const wt_engine *e, const wt_volume_spec *s);

@@ -1,11 +1,14 @@
 /* bench --volume: the CPU engine's axis core (wall clock of
  * wt_volume_forward / wt_volume_inverse, against a memcpy of the same bytes)
  * or the CUDA engine's volume DWT on device-resident data (cudaEvents,
- * against a device-to-device copy; wt_cuda_vbench). See bench_volume.h. */
+ * against a device-to-device copy; wt_cuda_vbench); a DWT that does not
+ * fit the GPU (streamed through it in slabs), an SWT or a starlet is timed
+ * as the CPU engine's is, from host memory. See bench_volume.h. */
 #include "bench_volume.h"
 
 #include "bench_copy.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -47,8 +50,10 @@ static void time_copy(size_t bytes, int repeat, double *t, bench_volume_times *r
     free(b);
 }
 
-static wt_status time_cpu(const wt_volume_spec *s, const size_t shape[3], int inverse,
-                          int repeat, bench_volume_times *r)
+/* Wall clock of the transform from and to host memory on @p e (NULL: the
+ * CPU engine's axis core). */
+static wt_status time_host(wt_engine *e, const wt_volume_spec *s, const size_t shape[3],
+                           int inverse, int repeat, bench_volume_times *r)
 {
     const size_t n = shape[0] * shape[1] * shape[2];
     const int threads = wt_cpu_count();
@@ -59,11 +64,11 @@ static wt_status time_cpu(const wt_volume_spec *s, const size_t shape[3], int in
     for (size_t i = 0; st == WT_OK && i < n; i++)
         x[i] = (float)((i * 2654435761u) >> 24);
     if (st == WT_OK)
-        st = wt_volume_forward(s, x, shape, 1, threads, &k);
+        st = wt_volume_forward_on(e, s, x, shape, 1, threads, &k);
     for (int j = -1; st == WT_OK && j < repeat; j++) {
         double t0 = wt_seconds();
-        st = inverse ? wt_volume_inverse(s, &k, x, threads)
-                     : wt_volume_forward_into(s, x, threads, &k);
+        st = inverse ? wt_volume_inverse_on(e, s, &k, x, threads)
+                     : wt_volume_forward_into_on(e, s, x, threads, &k);
         if (j >= 0)
             t[j] = (wt_seconds() - t0) * 1e3;
     }
@@ -86,6 +91,12 @@ static wt_status time_cuda(wt_engine *e, const wt_volume_spec *s, const size_t s
 {
     wt_cuda_timing t;
     wt_status st = wt_cuda_vbench(e, s, shape, inverse, repeat, (size_t)(r->bytes / 2), &t);
+    if (st == WT_ERR_DEVICE_NOMEM || st == WT_ERR_UNSUPPORTED) {
+        fprintf(stderr, "wavetool: bench: %zux%zux%zu: %s; timed from host memory instead "
+                        "(a DWT that does not fit streamed), against a memcpy\n",
+                shape[2], shape[1], shape[0], wt_error_message());
+        return time_host(e, s, shape, inverse, repeat, r);
+    }
     if (st == WT_OK) {
         r->ms = t.ms, r->ms_min = t.ms_min;
         r->copy_ms = t.copy_ms, r->copy_bytes = (double)t.copy_bytes;
@@ -100,7 +111,7 @@ wt_status bench_volume_time(wt_engine *e, const wt_volume_spec *s, const size_t 
     memset(r, 0, sizeof *r);
     r->bytes = level_bytes(s, shape);
     if (wt_engine_is_cpu(e))
-        return time_cpu(s, shape, inverse, repeat, r);
+        return time_host(NULL, s, shape, inverse, repeat, r);
 #if WT_HAVE_CUDA
     return time_cuda(e, s, shape, inverse, repeat, r);
 #else

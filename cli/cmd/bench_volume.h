@@ -14,7 +14,9 @@ typedef struct bench_volume_times {
 
 /* The forward (or @p inverse) transform of a (z, y, x) = @p shape float32
  * volume of @p s on engine @p e: the CPU engine on all cores, host data; the
- * CUDA engine on data already on the device (no host transfers timed). */
+ * CUDA engine on data already on the device (no host transfers timed), or
+ * from host data (a DWT that does not fit the device, streamed; SWT,
+ * starlet). */
 wt_status bench_volume_time(wt_engine *e, const wt_volume_spec *s, const size_t shape[3],
                             int inverse, int repeat, bench_volume_times *t);
 

@@ -1034,7 +1034,7 @@ const cli_command cmd_bench = {
         "reads and writes each sample of its input once). --device defaults to auto\n"
         "(the first GPU, else the CPU engine, said on stderr). --volume times the\n"
         "3-D DWT of a WxHxD volume (--axes: the axes transformed); on the GPU, data\n"
-        "on the device (the DWT by convolution: --method conv for cdf97).\n"
+        "on the device (one that does not fit, SWT, starlet: from host memory).\n"
         "--transform packet times the full tree to -l levels (bytes: those each level\n"
         "reads and writes, 4 a sample; the CPU engine: the tree on the host, one\n"
         "engine call per split node, against a memcpy; the CUDA engine: the tree on\n"

@@ -20,7 +20,8 @@ wait
 lap "build done"
 timeout 420 meson test -C build-gpu --num-processes 12 --print-errorlogs >"$OUT/test.log" 2>&1
 grep -E "^ *[0-9]+/[0-9]+ |^Ok:|^Fail:|^Skipped:" "$OUT/test.log"
-grep -E "cases, [0-9]+ failed|^FAIL|not ok" "$OUT/test.log" | head -20
+cp build-gpu/meson-logs/testlog.txt "$OUT/testlog.txt" 2>/dev/null
+grep -E "cases, [0-9]+ failed|refused|^FAIL|not ok" "$OUT/test.log" "$OUT/testlog.txt" | head -20
 lap "meson test done"
 W=build-gpu/cli/wavetool
 benches() { # wavetool

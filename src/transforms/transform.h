@@ -131,6 +131,47 @@ size_t wt_volume_dwt_work(const wt_volume_spec *s, const wt_vcoeffs *c,
 wt_status wt_volume_dwt_levels(const wt_volume_spec *s, const wt_vcoeffs *c, void *samples,
                                void *work, int inverse, const wt_vpass_runner *r);
 
+/* ---- volumes' SWT and starlet on an engine (transform_volume.c drives the levels) */
+
+/* A filter (wt_filter_spec's fields, axis_filter.h): taps scaled by gain,
+ * step apart, shifted by shift. */
+typedef struct wt_vtaps {
+    const double *taps;
+    int ntaps;
+    double gain;
+    size_t step;
+    long long shift;
+} wt_vtaps;
+
+/* One undecimated pass along @p axis of dense (C, z, y, x) float arrays of
+ * @p shape in an engine's memory: dst[t] = filter f[t] of src[t],
+ *   dst[o] = sum_k f.taps[k] f.gain src[border(o + f.shift - k f.step)],
+ * the terms of one destination (both, when dst[0] == dst[1]) summed. */
+typedef struct wt_vfilter {
+    int axis, channels, nterms;
+    size_t shape[3];
+    wt_border border;
+    const float *src[2];
+    float *dst[2];
+    wt_vtaps f[2];
+} wt_vfilter;
+
+typedef struct wt_vfilter_runner {
+    wt_status (*filter)(void *ctx, const wt_vfilter *p);
+    /* dst[i] = a[i] + sign * b[i] for i < n (float arithmetic) */
+    wt_status (*combine)(void *ctx, float *dst, const float *a, const float *b, float sign,
+                         size_t n);
+    void *ctx;
+} wt_vfilter_runner;
+
+/* Elements of the work area of wt_volume_undecimated_levels for @p c. */
+size_t wt_volume_undecimated_work(const wt_volume_spec *s, const wt_vcoeffs *c);
+/* The levels of SWT or starlet @p c by @p r, all arrays in the runner's
+ * memory: @p samples into c's bands, or (@p inverse) back. */
+wt_status wt_volume_undecimated_levels(const wt_volume_spec *s, const wt_vcoeffs *c,
+                                       float *samples, float *work, int inverse,
+                                       const wt_vfilter_runner *r);
+
 /* The registry's modules. */
 extern const wt_transform_class wt_transform_dwt;
 extern const wt_transform_class wt_transform_swt;

@@ -555,18 +555,17 @@ static wt_status dwt_inverse(const wt_volume_spec *s, const wt_vcoeffs *c, float
 
 /* ---- SWT and starlet -------------------------------------------------------------- */
 
-/* One filter pass along @p axis over arrays of the volume's geometry:
- * dst[t] (+)= f[t] of src[t]. */
-static wt_status filter_pass(const wt_vcoeffs *c, int axis, wt_border border, int nterms,
-                             float *const src[2], float *const dst[2],
-                             const wt_filter_spec *const f[2], int threads)
+/* One filter pass along @p axis over arrays of the volume's geometry by
+ * @p r: dst[t] (+)= f[t] of src[t]. */
+static wt_status filter_pass(const wt_vcoeffs *c, const wt_vfilter_runner *r, int axis,
+                             wt_border border, int nterms, float *const src[2],
+                             float *const dst[2], const wt_filter_spec *const f[2])
 {
-    const wt_array_view geometry = wt_view_dense(NULL, WT_FLOAT32, c->channels, 3, c->shape);
-    wt_filter_pass pass;
-    wt_filter_pass_init(&pass, &geometry, axis, border);
+    wt_vfilter p = {axis, c->channels, nterms, {c->shape[0], c->shape[1], c->shape[2]},
+                    border, {src[0], src[1]}, {dst[0], dst[1]}, {{0}, {0}}};
     for (int t = 0; t < nterms; t++)
-        wt_filter_pass_add(&pass, src[t], dst[t], f[t]);
-    return wt_filter_pass_run(&pass, threads);
+        p.f[t] = (wt_vtaps){f[t]->taps, f[t]->ntaps, f[t]->gain, f[t]->step, f[t]->shift};
+    return r->filter(r->ctx, &p);
 }
 
 /* The SWT's filters of level @p j (1-based, start level included). */
@@ -581,35 +580,36 @@ static void swt_filters(const wt_uparams *p, int j, int inverse, wt_filter_spec 
     *hi = (wt_filter_spec){inverse ? wl->rec_hi : wl->dec_hi, wl->filter_len, g, step, shift};
 }
 
-/* Work arrays of the undecimated transforms, all of the volume's size,
- * allocated once: those between the axis passes (pass k writes the
- * 2^(k+1) arrays from tmp[k & 1]) and the approximations between levels
- * (level l's at approx[l & 1]). */
+/* Work arrays of the undecimated transforms, all of the volume's size, in
+ * one area: those between the axis passes (pass k writes the 2^(k+1)
+ * arrays from tmp[k & 1]) and the approximations between levels (level
+ * l's at approx[l & 1]). */
 typedef struct uwork {
     float *tmp[2], *approx[2];
-    float *mem;
 } uwork;
 
-static wt_status uwork_alloc(const wt_volume_spec *s, const wt_vcoeffs *c, uwork *w)
+/* Arrays each tmp of the work holds. */
+static size_t uwork_split(const wt_volume_spec *s)
 {
-    const size_t v = volume_elems(c->shape, c->channels);
-    const size_t tmp = s->naxes > 1 ? (size_t)1 << (s->naxes - 1) : 0; /* arrays in each */
-    w->mem = malloc(((2 * tmp + 2) * v + 1) * sizeof(float));
-    if (!w->mem)
-        return wt_error_set(WT_ERR_NOMEM, "out of memory (%zu MiB for the volume's passes)",
-                            (2 * tmp + 2) * v * sizeof(float) >> 20);
-    w->tmp[0] = w->mem;
-    w->tmp[1] = w->mem + tmp * v;
-    w->approx[0] = w->mem + 2 * tmp * v;
-    w->approx[1] = w->approx[0] + v;
-    return WT_OK;
+    return s->naxes > 1 ? (size_t)1 << (s->naxes - 1) : 0;
+}
+
+size_t wt_volume_undecimated_work(const wt_volume_spec *s, const wt_vcoeffs *c)
+{
+    return (2 * uwork_split(s) + 2) * volume_elems(c->shape, c->channels);
+}
+
+static uwork uwork_at(const wt_volume_spec *s, const wt_vcoeffs *c, float *mem)
+{
+    const size_t v = volume_elems(c->shape, c->channels), tmp = uwork_split(s);
+    return (uwork){{mem, mem + tmp * v}, {mem + 2 * tmp * v, mem + (2 * tmp + 1) * v}};
 }
 
 /* One SWT level: @p in split along each axis in turn, finally into @p out
  * (key order). */
 static wt_status swt_level_forward(const wt_volume_spec *s, const wt_vcoeffs *c, int j,
                                    const float *in, float *const *out, const uwork *w,
-                                   int threads)
+                                   const wt_vfilter_runner *r)
 {
     wt_filter_spec lo, hi;
     swt_filters(&s->uparams, j, 0, &lo, &hi);
@@ -621,9 +621,9 @@ static wt_status swt_level_forward(const wt_volume_spec *s, const wt_vcoeffs *c,
         for (int i = 0; i < 2 << k; i++)
             next[i] = k == s->naxes - 1 ? out[i] : w->tmp[k & 1] + (size_t)i * v;
         for (int i = 0; i < 1 << k && st == WT_OK; i++)
-            st = filter_pass(c, s->axes[k], WT_BORDER_PERIODIC, 2,
+            st = filter_pass(c, r, s->axes[k], WT_BORDER_PERIODIC, 2,
                              (float *const[2]){cur[i], cur[i]},
-                             (float *const[2]){next[2 * i], next[2 * i + 1]}, f, threads);
+                             (float *const[2]){next[2 * i], next[2 * i + 1]}, f);
         memcpy(cur, next, sizeof cur);
     }
     return st;
@@ -632,7 +632,8 @@ static wt_status swt_level_forward(const wt_volume_spec *s, const wt_vcoeffs *c,
 /* One SWT level back: @p bands (key order) joined along the axes
  * backwards into @p out. */
 static wt_status swt_level_inverse(const wt_volume_spec *s, const wt_vcoeffs *c, int j,
-                                   float *const *bands, float *out, const uwork *w, int threads)
+                                   float *const *bands, float *out, const uwork *w,
+                                   const wt_vfilter_runner *r)
 {
     wt_filter_spec lo, hi;
     swt_filters(&s->uparams, j, 1, &lo, &hi);
@@ -644,9 +645,9 @@ static wt_status swt_level_inverse(const wt_volume_spec *s, const wt_vcoeffs *c,
     for (int k = s->naxes - 1; k >= 0 && st == WT_OK; k--) {
         for (int i = 0; i < 1 << k && st == WT_OK; i++) {
             next[i] = k == 0 ? out : w->tmp[k & 1] + (size_t)i * v;
-            st = filter_pass(c, s->axes[k], WT_BORDER_PERIODIC, 2,
+            st = filter_pass(c, r, s->axes[k], WT_BORDER_PERIODIC, 2,
                              (float *const[2]){cur[2 * i], cur[2 * i + 1]},
-                             (float *const[2]){next[i], next[i]}, f, threads);
+                             (float *const[2]){next[i], next[i]}, f);
         }
         memcpy(cur, next, sizeof cur);
     }
@@ -672,11 +673,10 @@ static void swt_details(const wt_volume_spec *s, const wt_vcoeffs *c, int l, flo
         out[b] = c->band[first + b - 1].data;
 }
 
-static wt_status swt_forward(const wt_volume_spec *s, const float *planes, wt_vcoeffs *c,
-                             int threads)
+static wt_status swt_forward(const wt_volume_spec *s, const float *planes, const wt_vcoeffs *c,
+                             const uwork *w, const wt_vfilter_runner *r)
 {
-    uwork w;
-    wt_status st = uwork_alloc(s, c, &w);
+    wt_status st = WT_OK;
     const float *in = planes;
     for (int l = 1; l <= c->levels && st == WT_OK; l++) {
         float *out[MAX_SPLIT];
@@ -686,34 +686,32 @@ static wt_status swt_forward(const wt_volume_spec *s, const float *planes, wt_vc
         else if (s->uparams.all_approx) /* kept: trim_approx=False */
             out[0] = c->band[ulevel_first(c, l)].data;
         else
-            out[0] = w.approx[l & 1];
-        st = swt_level_forward(s, c, s->uparams.start_level + l, in, out, &w, threads);
+            out[0] = w->approx[l & 1];
+        st = swt_level_forward(s, c, s->uparams.start_level + l, in, out, w, r);
         in = out[0];
     }
-    free(w.mem);
     return st;
 }
 
 static wt_status swt_inverse(const wt_volume_spec *s, const wt_vcoeffs *c, float *planes,
-                             int threads)
+                             const uwork *w, const wt_vfilter_runner *r)
 {
-    uwork w;
-    wt_status st = uwork_alloc(s, c, &w);
+    wt_status st = WT_OK;
     float *a = c->band[0].data;
     for (int l = c->levels; l >= 1 && st == WT_OK; l--) {
-        float *bands[MAX_SPLIT] = {a}, *out = l == 1 ? planes : w.approx[l & 1];
+        float *bands[MAX_SPLIT] = {a}, *out = l == 1 ? planes : w->approx[l & 1];
         swt_details(s, c, l, bands);
-        st = swt_level_inverse(s, c, s->uparams.start_level + l, bands, out, &w, threads);
+        st = swt_level_inverse(s, c, s->uparams.start_level + l, bands, out, w, r);
         a = out;
     }
-    free(w.mem);
     return st;
 }
 
 /* c_out = the B3 kernel of level @p j along each axis of c_in (the passes
  * between in the work arrays). */
 static wt_status starlet_smooth(const wt_volume_spec *s, const wt_vcoeffs *c, int j,
-                                const float *c_in, float *c_out, const uwork *w, int threads)
+                                const float *c_in, float *c_out, const uwork *w,
+                                const wt_vfilter_runner *r)
 {
     double b3[WT_STARLET_TAPS];
     wt_starlet_kernel(b3);
@@ -724,43 +722,93 @@ static wt_status starlet_smooth(const wt_volume_spec *s, const wt_vcoeffs *c, in
     wt_status st = WT_OK;
     for (int k = 0; k < s->naxes && st == WT_OK; k++) {
         float *dst = k == s->naxes - 1 ? c_out : w->tmp[k & 1];
-        st = filter_pass(c, s->axes[k], wt_uborder(&s->uparams), 1,
-                         (float *const[2]){(float *)cur, NULL}, (float *const[2]){dst, NULL}, f,
-                         threads);
+        st = filter_pass(c, r, s->axes[k], wt_uborder(&s->uparams), 1,
+                         (float *const[2]){(float *)cur, NULL}, (float *const[2]){dst, NULL}, f);
         cur = dst;
     }
     return st;
 }
 
-static wt_status starlet_forward(const wt_volume_spec *s, const float *planes, wt_vcoeffs *c,
-                                 int threads)
+static wt_status starlet_forward(const wt_volume_spec *s, const float *planes,
+                                 const wt_vcoeffs *c, const uwork *w,
+                                 const wt_vfilter_runner *r)
 {
     const size_t n = volume_elems(c->shape, c->channels);
-    uwork w;
-    wt_status st = uwork_alloc(s, c, &w);
+    wt_status st = WT_OK;
     const float *prev = planes;
     for (int j = 1; j <= c->levels && st == WT_OK; j++) {
         /* band 0 is c_L, band i the layer w_(L + 1 - i); c_j of the levels
          * before the last alternate in the work's approximations */
-        float *cur = j == c->levels ? c->band[0].data : w.approx[j & 1];
+        float *cur = j == c->levels ? c->band[0].data : w->approx[j & 1];
         float *layer = c->band[c->levels + 1 - j].data;
-        st = starlet_smooth(s, c, j, prev, cur, &w, threads);
-        for (size_t i = 0; st == WT_OK && i < n; i++)
-            layer[i] = prev[i] - cur[i];
+        st = starlet_smooth(s, c, j, prev, cur, w, r);
+        if (st == WT_OK)
+            st = r->combine(r->ctx, layer, prev, cur, -1.0f, n);
         prev = cur;
     }
-    free(w.mem);
     return st;
 }
 
-static wt_status starlet_inverse(const wt_vcoeffs *c, float *planes)
+static wt_status starlet_inverse(const wt_vcoeffs *c, float *planes, const wt_vfilter_runner *r)
 {
     const size_t n = volume_elems(c->shape, c->channels);
-    memcpy(planes, c->band[0].data, n * sizeof *planes);
-    for (int i = 1; i < c->nbands; i++) /* c_L + w_L + ... + w_1 */
-        for (size_t e = 0; e < n; e++)
-            planes[e] += ((const float *)c->band[i].data)[e];
+    wt_status st = WT_OK;
+    const float *sum = c->band[0].data;
+    for (int i = 1; i < c->nbands && st == WT_OK; i++) { /* c_L + w_L + ... + w_1 */
+        st = r->combine(r->ctx, planes, sum, c->band[i].data, 1.0f, n);
+        sum = planes;
+    }
+    return st;
+}
+
+wt_status wt_volume_undecimated_levels(const wt_volume_spec *s, const wt_vcoeffs *c,
+                                       float *samples, float *work, int inverse,
+                                       const wt_vfilter_runner *r)
+{
+    if (is_starlet(s) && inverse) /* a sum: no work arrays */
+        return starlet_inverse(c, samples, r);
+    const uwork w = uwork_at(s, c, work);
+    if (is_starlet(s))
+        return starlet_forward(s, samples, c, &w, r);
+    return inverse ? swt_inverse(s, c, samples, &w, r) : swt_forward(s, samples, c, &w, r);
+}
+
+/* The host's filter pass: the axis core on @p ctx's threads. */
+static wt_status host_filter(void *ctx, const wt_vfilter *p)
+{
+    const wt_array_view geometry = wt_view_dense(NULL, WT_FLOAT32, p->channels, 3, p->shape);
+    wt_filter_pass pass;
+    wt_filter_pass_init(&pass, &geometry, p->axis, p->border);
+    for (int t = 0; t < p->nterms; t++) {
+        const wt_vtaps *f = &p->f[t];
+        const wt_filter_spec spec = {f->taps, f->ntaps, f->gain, f->step, f->shift};
+        wt_filter_pass_add(&pass, p->src[t], p->dst[t], &spec);
+    }
+    return wt_filter_pass_run(&pass, *(const int *)ctx);
+}
+
+/* dst = a + sign * b, elementwise (in float, as the sums were). */
+static wt_status host_combine(void *ctx, float *dst, const float *a, const float *b, float sign,
+                              size_t n)
+{
+    (void)ctx;
+    for (size_t i = 0; i < n; i++)
+        dst[i] = a[i] + sign * b[i];
     return WT_OK;
+}
+
+static wt_status undecimated_on_host(const wt_volume_spec *s, const wt_vcoeffs *c,
+                                     float *planes, int inverse, int threads)
+{
+    const size_t work = is_starlet(s) && inverse ? 0 : wt_volume_undecimated_work(s, c);
+    float *mem = malloc((work + 1) * sizeof *mem);
+    if (!mem)
+        return wt_error_set(WT_ERR_NOMEM, "out of memory (%zu MiB for the volume's passes)",
+                            work * sizeof *mem >> 20);
+    const wt_vfilter_runner r = {host_filter, host_combine, &threads};
+    const wt_status st = wt_volume_undecimated_levels(s, c, planes, mem, inverse, &r);
+    free(mem);
+    return st;
 }
 
 /* ---- entry points ------------------------------------------------------------------- */
@@ -768,8 +816,9 @@ static wt_status starlet_inverse(const wt_vcoeffs *c, float *planes)
 int wt_volume_engine_takes(const wt_volume_spec *s, int levels)
 {
     wt_params p = s->params;
-    return is_dwt(s) && levels >= 1 && p.wavelet && wt_params_resolve(&p) == WT_OK &&
-           p.method == WT_METHOD_CONV && !p.wavelet->integer;
+    if (!is_dwt(s)) /* SWT and starlet: the engine runs what wt_volume_plan takes */
+        return levels >= 1;
+    return levels >= 1 && p.wavelet && wt_params_resolve(&p) == WT_OK;
 }
 
 int wt_volume_on_engine(const wt_engine *e, const wt_volume_spec *s)
@@ -782,9 +831,8 @@ wt_status wt_volume_forward_into_on(wt_engine *e, const wt_volume_spec *s, const
 {
     if (e && e->ops->vforward && wt_volume_engine_takes(s, c->levels))
         return e->ops->vforward(e, s, planes, c);
-    return is_dwt(s)       ? dwt_forward(s, planes, c, threads)
-           : is_starlet(s) ? starlet_forward(s, planes, c, threads)
-                           : swt_forward(s, planes, c, threads);
+    return is_dwt(s) ? dwt_forward(s, planes, c, threads)
+                     : undecimated_on_host(s, c, (float *)planes, 0, threads);
 }
 
 wt_status wt_volume_forward_into(const wt_volume_spec *s, const float *planes, int threads,
@@ -829,9 +877,8 @@ wt_status wt_volume_inverse_on(wt_engine *e, const wt_volume_spec *s, const wt_v
         return st;
     if (e && e->ops->vinverse && wt_volume_engine_takes(s, in->levels))
         return e->ops->vinverse(e, s, in, planes);
-    return is_dwt(s)       ? dwt_inverse(s, in, planes, threads)
-           : is_starlet(s) ? starlet_inverse(in, planes)
-                           : swt_inverse(s, in, planes, threads);
+    return is_dwt(s) ? dwt_inverse(s, in, planes, threads)
+                     : undecimated_on_host(s, in, planes, 1, threads);
 }
 
 wt_status wt_volume_inverse(const wt_volume_spec *s, const wt_vcoeffs *in, float *planes,

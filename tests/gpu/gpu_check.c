@@ -433,11 +433,16 @@ int main(int argc, char **argv)
     if ((!only && only_mode < 0 && !images_only && !undecimated_only && !packets_only) ||
         volumes_only) {
         check_volumes(&en, quick, &st);
-        check_volume_oom(&st);
         if (volumes_only) /* the full run has them in check_policies */
             check_policies(&en, quick, 1, &st);
     }
     double t7 = wt_seconds();
+    if ((!only && only_mode < 0 && !images_only && !undecimated_only && !packets_only) ||
+        volumes_only) {
+        check_volumes_streamed(&en, quick, &st);
+        check_volume_oom(&st);
+    }
+    double t8 = wt_seconds();
     if (st.failed >= MAX_FAILURES)
         printf("gpu_check: stopped after %d failures\n", MAX_FAILURES);
     printf("gpu_check: worst rel err %.3g (%s); smooth/antireflect %.3g (%s)\n", st.worst[0],
@@ -462,10 +467,14 @@ int main(int argc, char **argv)
            st.p_ties);
     printf("gpu_check: volumes (dwt): %ld cases, %ld failed (%.1f s); worst rel err %.3g (%s)\n",
            st.v_cases, st.v_failed, t7 - t6, st.v_worst, st.v_worst_name[0] ? st.v_worst_name : "-");
+    printf("gpu_check: volumes (streamed): %ld cases, %ld failed (%.1f s); worst rel err %.3g "
+           "(%s)\n",
+           st.vs_cases, st.vs_failed, t8 - t7, st.vs_worst,
+           st.vs_worst_name[0] ? st.vs_worst_name : "-");
     wt_engine_close(en.gpu);
     wt_engine_close(en.cpu);
     return st.failed || st.img_failed || st.pyr_failed || st.u_failed || st.p_failed ||
-                   st.v_failed
+                   st.v_failed || st.vs_failed
                ? 1
                : 0;
 }

@@ -59,6 +59,9 @@ typedef struct stats {
     long v_cases, v_failed; /* volumes */
     double v_worst;
     char v_worst_name[200];
+    long vs_cases, vs_failed; /* volumes streamed through a small device */
+    double vs_worst;
+    char vs_worst_name[200];
     double worst[2]; /* float cases: [0] folding modes, [1] smooth/antireflect */
     char worst_name[2][160];
     int verbose;
@@ -120,8 +123,9 @@ void check_policies(const engines *en, int quick, int volumes_only, stats *st);
 /* gpu_check_packet.c: wavelet packet trees and their rebuilds */
 void check_packets(const engines *en, int quick, stats *st);
 
-/* gpu_check_volume.c: the DWT of volumes */
+/* gpu_check_volume.c: the DWT of volumes, resident and streamed */
 void check_volumes(const engines *en, int quick, stats *st);
+void check_volumes_streamed(const engines *en, int quick, stats *st);
 void check_volume_oom(stats *st);
 void check_volume_policy_cases(const engines *en, stats *st);
 

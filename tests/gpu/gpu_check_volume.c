@@ -1,12 +1,17 @@
 /* gpu_check: volumes (harness and shared declarations: gpu_check.c,
  * gpu_check.h). The DWT of (C, z, y, x) arrays (wt_volume_forward_on /
  * wt_volume_inverse_on), GPU against CPU on the same random volumes and
- * random bands (the inverse as an operator), along every subset of axes the
- * cases rotate through (all three in two orders: the streamed level
- * kernels, whose tiles the sizes cut in several places, 40x72x140 with
- * tiles inside the volume); the GPU's outputs
- * pre-filled with the canary. A volume past WT_CUDA_MEM_LIMIT fails with
- * WT_ERR_DEVICE_NOMEM, one line naming the need (check_volume_oom). */
+ * random bands (the inverse as an operator), by convolution and lifting
+ * (legall53: integers, identical), along every subset of axes the cases
+ * rotate through (all three in two orders: the streamed level kernels,
+ * whose tiles the sizes cut in several places, 40x72x140 with tiles inside
+ * the volume; and under launch policies, check_volume_policy_cases); the
+ * GPU's outputs pre-filled
+ * with the canary. "volumes (streamed)": the same on an engine whose
+ * memory WT_CUDA_MEM_LIMIT makes too small for the volumes, so that their
+ * first levels stream through it in slabs (cu_volume_stream.cu); a volume
+ * of which not even one plane fits fails with WT_ERR_DEVICE_NOMEM, one
+ * line naming it (check_volume_oom). */
 #include "gpu_check.h"
 
 typedef struct vcase {
@@ -15,14 +20,23 @@ typedef struct vcase {
     wt_method method;
     size_t shape[3]; /* z, y, x */
     int channels, levels, naxes, axes[3];
+    wt_transform transform; /* DWT (0) unless said */
+    int start_level, norm, all_approx; /* SWT */
+    wt_border border;                  /* starlet */
 } vcase;
 
 static void vcase_name(const vcase *c, int inverse, char *buf, size_t size)
 {
-    int n = snprintf(buf, size, "volume %s %s %s %s %zux%zux%zu C=%d L=%d axes=",
-                     c->wavelet, wt_mode_name(c->mode), wt_method_name(c->method),
-                     inverse ? "inverse" : "forward", c->shape[0], c->shape[1], c->shape[2],
-                     c->channels, c->levels);
+    int n = c->transform == WT_TRANSFORM_DWT
+                ? snprintf(buf, size, "volume %s %s %s", c->wavelet, wt_mode_name(c->mode),
+                           wt_method_name(c->method))
+                : snprintf(buf, size, "volume %s %s start=%d norm=%d approx=%d border=%s",
+                           c->transform == WT_TRANSFORM_SWT ? "swt" : "starlet",
+                           c->wavelet ? c->wavelet : "-", c->start_level, c->norm,
+                           c->all_approx, wt_border_name(c->border));
+    n += snprintf(buf + n, size - (size_t)n, " %s %zux%zux%zu C=%d L=%d axes=",
+                  inverse ? "inverse" : "forward", c->shape[0], c->shape[1], c->shape[2],
+                  c->channels, c->levels);
     for (int k = 0; k < c->naxes && n > 0 && (size_t)n < size; k++)
         n += snprintf(buf + n, size - (size_t)n, k ? ",%d" : "%d", c->axes[k]);
 }
@@ -31,20 +45,40 @@ static wt_volume_spec spec_of(const vcase *c)
 {
     wt_volume_spec s;
     memset(&s, 0, sizeof s);
-    s.transform = WT_TRANSFORM_DWT;
-    s.params.wavelet = wt_wavelet_find(c->wavelet);
+    s.transform = c->transform;
+    s.params.wavelet = c->wavelet ? wt_wavelet_find(c->wavelet) : NULL;
     s.params.mode = c->mode;
     s.params.method = c->method;
     s.params.levels = c->levels;
+    s.uparams = (wt_uparams){c->transform, s.params.wavelet, c->levels, c->start_level, c->norm,
+                             c->all_approx, c->border};
     s.naxes = c->naxes;
     memcpy(s.axes, c->axes, sizeof s.axes);
     return s;
 }
 
-static void random_floats(float *x, size_t n)
+static int is_integer(const vcase *c)
+{
+    return c->transform == WT_TRANSFORM_DWT && wt_wavelet_find(c->wavelet)->integer;
+}
+
+/* Random samples: floats, or (legall53) 16-bit integers. */
+static void random_samples(float *x, size_t n, int integer)
 {
     for (size_t i = 0; i < n; i++)
-        x[i] = rng_sample();
+        x[i] = integer ? (float)rng_int(65535) : rng_sample();
+}
+
+/* Random coefficients of one band (c's dtype); their max |value|. */
+static double random_band(void *data, size_t n, int integer)
+{
+    double m = 0.0;
+    for (size_t i = 0; i < n; i++) {
+        const double v = integer ? (double)(((int32_t *)data)[i] = rng_int(1000))
+                                 : (double)(((float *)data)[i] = rng_sample());
+        m = fmax(m, fabs(v));
+    }
+    return m;
 }
 
 /* The bands of @p c one after another into @p out (n elements in all). */
@@ -86,8 +120,9 @@ static wt_status run_engines(const engines *en, const wt_volume_spec *s, const v
     st = x && *ref && *got ? wt_vcoeffs_alloc(&k) : WT_ERR_NOMEM;
     if (st == WT_OK)
         st = wt_vcoeffs_alloc(&kg);
+    const int integer = k.dtype == WT_INT32;
     if (st == WT_OK && !inverse) {
-        random_floats(x, voxels);
+        random_samples(x, voxels, integer);
         *in_big = max_abs(x, voxels);
         for (int i = 0; i < kg.nbands; i++) {
             const wt_vband *b = &kg.band[i];
@@ -105,8 +140,7 @@ static wt_status run_engines(const engines *en, const wt_volume_spec *s, const v
         for (int i = 0; i < k.nbands; i++) {
             const wt_vband *b = &k.band[i];
             const size_t m = b->shape[0] * b->shape[1] * b->shape[2] * (size_t)c->channels;
-            random_floats(b->data, m);
-            *in_big = fmax(*in_big, max_abs(b->data, m));
+            *in_big = fmax(*in_big, random_band(b->data, m, integer));
         }
         fill_canary(*got, voxels);
         st = wt_volume_inverse_on(en->cpu, s, &k, *ref, 1);
@@ -126,8 +160,8 @@ static int run_vcase(const engines *en, const vcase *c, int inverse, stats *st)
     vcase_name(c, inverse, name, sizeof name);
     const wt_volume_spec s = spec_of(c);
     wt_params resolved = s.params;
-    if (wt_params_resolve(&resolved) != WT_OK) /* a mode this wavelet does not take */
-        return -1;
+    if (c->transform == WT_TRANSFORM_DWT && wt_params_resolve(&resolved) != WT_OK)
+        return -1; /* a mode this wavelet does not take */
     if (!wt_volume_on_engine(en->gpu, &s)) {
         printf("FAIL %s: not run by the GPU engine\n", name);
         return 1;
@@ -137,13 +171,16 @@ static int run_vcase(const engines *en, const vcase *c, int inverse, stats *st)
     float *ref = NULL, *got = NULL;
     double in_big = 0.0, big = 0.0;
     wt_status rs = run_engines(en, &s, c, inverse, &n, &ref, &got, &in_big);
-    double err = rs == WT_OK ? relative_error(ref, got, n, 0, &big) : INFINITY;
+    /* legall53: identical (the forward's int32 bands, the inverse's integers) */
+    const int integer = is_integer(c);
+    double err = rs == WT_OK ? relative_error(ref, got, n, integer && !inverse, &big) : INFINITY;
     /* random bands' inverse cancels: scale by the larger of output and input */
     if (isfinite(err) && in_big > big) {
         err = (big > 0.0 ? err * big : err) / in_big;
         big = in_big;
     }
-    const double tol = c->mode == WT_MODE_SMOOTH || c->mode == WT_MODE_ANTIREFLECT
+    const double tol = integer ? 0.0
+                       : c->mode == WT_MODE_SMOOTH || c->mode == WT_MODE_ANTIREFLECT
                            ? TOLERANCE_EXTRAPOLATING
                            : TOLERANCE;
     const int fail = !(err <= tol);
@@ -161,21 +198,23 @@ static int run_vcase(const engines *en, const vcase *c, int inverse, stats *st)
     return fail;
 }
 
-void check_volumes(const engines *en, int quick, stats *st)
+/* Every wavelet, mode and (rotating) axes, levels and channels of the
+ * volumes of @p shapes on @p en, both directions; @p quick: a third. */
+static void sweep(const engines *en, const size_t (*shapes)[3], int nshapes, int quick,
+                  stats *st)
 {
-    /* 40x72x140: tiles of the streamed level kernels inside the volume */
-    static const size_t shapes[][3] = {{17, 33, 40}, {1, 5, 7},     {3, 1, 9},    {9, 16, 2},
-                                       {64, 64, 64}, {13, 21, 75}, {40, 72, 140}};
     static const struct {
         const char *name;
         wt_method method;
-    } wavelets[] = {{"haar", WT_METHOD_CONV},  {"db3", WT_METHOD_CONV},
-                    {"sym4", WT_METHOD_CONV},  {"bior2.2", WT_METHOD_CONV},
-                    {"coif1", WT_METHOD_CONV}, {"cdf97", WT_METHOD_CONV}};
+    } wavelets[] = {{"haar", WT_METHOD_CONV},        {"db3", WT_METHOD_CONV},
+                    {"sym4", WT_METHOD_CONV},        {"bior2.2", WT_METHOD_CONV},
+                    {"coif1", WT_METHOD_CONV},       {"cdf97", WT_METHOD_CONV},
+                    {"cdf97", WT_METHOD_LIFTING},    {"dd137", WT_METHOD_LIFTING},
+                    {"legall53", WT_METHOD_LIFTING}, {"haar", WT_METHOD_LIFTING},
+                    {"db3", WT_METHOD_LIFTING}};
     static const struct {
         int n, axes[3];
     } axes[] = {{3, {0, 1, 2}}, {1, {0}}, {2, {1, 2}}, {2, {2, 0}}, {3, {2, 0, 1}}};
-    const int nshapes = (int)(sizeof shapes / sizeof *shapes);
     const int nwavelets = (int)(sizeof wavelets / sizeof *wavelets);
     for (int si = 0; si < nshapes; si++)
         for (int wi = 0; wi < nwavelets; wi++)
@@ -185,7 +224,8 @@ void check_volumes(const engines *en, int quick, stats *st)
                 const int a = (si * 7 + wi + m) % 5;
                 vcase c = {wavelets[wi].name, (wt_mode)m, wavelets[wi].method,
                            {shapes[si][0], shapes[si][1], shapes[si][2]}, 1 + (si + m) % 2,
-                           1 + (si + wi + m) % 3, axes[a].n, {0, 0, 0}};
+                           1 + (si + wi + m) % 3, axes[a].n, {0, 0, 0},
+                           WT_TRANSFORM_DWT, 0, 0, 0, WT_BORDER_MIRROR};
                 memcpy(c.axes, axes[a].axes, sizeof c.axes);
                 for (int inv = 0; inv < 2; inv++) {
                     const int r = run_vcase(en, &c, inv, st);
@@ -195,16 +235,60 @@ void check_volumes(const engines *en, int quick, stats *st)
             }
 }
 
+/* The SWT (wavelets, start level, norm, all approximations) and the
+ * starlet (every border) of odd volumes, along rotating axes. */
+static void sweep_undecimated(const engines *en, int quick, stats *st)
+{
+    static const size_t shapes[][3] = {{17, 33, 40}, {9, 8, 13}, {8, 12, 10}, {11, 9, 16}};
+    static const char *const wavelets[] = {"haar", "db2", "sym4", "bior2.2", "coif1"};
+    static const wt_border borders[] = {WT_BORDER_MIRROR, WT_BORDER_PERIODIC,
+                                        WT_BORDER_NEAREST};
+    static const struct {
+        int n, axes[3];
+    } axes[] = {{3, {0, 1, 2}}, {1, {0}}, {2, {1, 2}}, {2, {2, 0}}, {3, {2, 0, 1}}};
+    const int nshapes = (int)(sizeof shapes / sizeof *shapes);
+    for (int si = 0; si < nshapes; si++)
+        for (int k = 0; k < 8; k++) {
+            if (quick && k % 3 != si % 3)
+                continue;
+            const int a = (si * 3 + k) % 5, starlet = k >= 5;
+            vcase c = {starlet ? NULL : wavelets[k % 5], WT_MODE_PERIODIC, WT_METHOD_CONV,
+                       {shapes[si][0], shapes[si][1], shapes[si][2]}, 1 + (si + k) % 2,
+                       1 + (si + k) % 2, axes[a].n, {0, 0, 0},
+                       starlet ? WT_TRANSFORM_STARLET : WT_TRANSFORM_SWT, (si + k) % 2,
+                       k % 2, (k / 2) % 2, borders[(si + k) % 3]};
+            memcpy(c.axes, axes[a].axes, sizeof c.axes);
+            for (int inv = 0; inv < 2; inv++) {
+                const int r = run_vcase(en, &c, inv, st);
+                st->v_cases += r >= 0;
+                st->v_failed += r > 0;
+            }
+        }
+}
+
+void check_volumes(const engines *en, int quick, stats *st)
+{
+    /* 40x72x140: tiles of the streamed level kernels inside the volume */
+    static const size_t shapes[][3] = {{17, 33, 40}, {1, 5, 7},     {3, 1, 9},    {9, 16, 2},
+                                       {64, 64, 64}, {13, 21, 75}, {40, 72, 140}};
+    sweep(en, shapes, (int)(sizeof shapes / sizeof *shapes), quick, st);
+    sweep_undecimated(en, quick, st);
+}
+
 /* Volumes whose streamed level tiles and z runs a launch policy changes
  * (check_policies): the hot spans forward and inverse (haar, db3, cdf97)
  * and one of the generic instances (sym4), two channels. */
 void check_volume_policy_cases(const engines *en, stats *st)
 {
     static const vcase cases[] = {
-        {"haar", WT_MODE_ZERO, WT_METHOD_CONV, {40, 72, 140}, 1, 2, 3, {0, 1, 2}},
-        {"db3", WT_MODE_SYMMETRIC, WT_METHOD_CONV, {33, 70, 90}, 2, 2, 3, {2, 0, 1}},
-        {"cdf97", WT_MODE_PERIODIZATION, WT_METHOD_CONV, {37, 41, 130}, 1, 2, 3, {0, 1, 2}},
-        {"sym4", WT_MODE_REFLECT, WT_METHOD_CONV, {24, 50, 66}, 1, 1, 3, {0, 1, 2}},
+        {"haar", WT_MODE_ZERO, WT_METHOD_CONV, {40, 72, 140}, 1, 2, 3, {0, 1, 2},
+         WT_TRANSFORM_DWT, 0, 0, 0, WT_BORDER_MIRROR},
+        {"db3", WT_MODE_SYMMETRIC, WT_METHOD_CONV, {33, 70, 90}, 2, 2, 3, {2, 0, 1},
+         WT_TRANSFORM_DWT, 0, 0, 0, WT_BORDER_MIRROR},
+        {"cdf97", WT_MODE_PERIODIZATION, WT_METHOD_CONV, {37, 41, 130}, 1, 2, 3, {0, 1, 2},
+         WT_TRANSFORM_DWT, 0, 0, 0, WT_BORDER_MIRROR},
+        {"sym4", WT_MODE_REFLECT, WT_METHOD_CONV, {24, 50, 66}, 1, 1, 3, {0, 1, 2},
+         WT_TRANSFORM_DWT, 0, 0, 0, WT_BORDER_MIRROR},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
         for (int inv = 0; inv < 2; inv++) {
@@ -214,21 +298,53 @@ void check_volume_policy_cases(const engines *en, stats *st)
         }
 }
 
-/* WT_CUDA_MEM_LIMIT=1M: a 64^3 volume (1 MiB of samples) fails with
- * WT_ERR_DEVICE_NOMEM, the message naming the volume and the need; the
- * engine still runs a small one. */
-void check_volume_oom(stats *st)
+/* A GPU engine whose device memory WT_CUDA_MEM_LIMIT caps at @p limit. */
+static wt_status open_small_gpu(const char *limit, wt_engine **gpu)
 {
-    const vcase big = {"db3", WT_MODE_SYMMETRIC, WT_METHOD_CONV, {64, 64, 64}, 1, 2, 3,
-                       {0, 1, 2}};
-    const vcase small = {"db3", WT_MODE_SYMMETRIC, WT_METHOD_CONV, {4, 5, 6}, 1, 1, 3,
-                         {0, 1, 2}};
     wt_env_knobs *knobs = wt_env_override();
     const char *was = knobs->cuda_mem_limit;
-    knobs->cuda_mem_limit = "1M";
-    engines en = {NULL, NULL};
-    wt_status s = wt_engine_open(&en.gpu, "cuda");
+    knobs->cuda_mem_limit = limit;
+    const wt_status s = wt_engine_open(gpu, "cuda");
     knobs->cuda_mem_limit = was;
+    return s;
+}
+
+/* WT_CUDA_MEM_LIMIT=64K: volumes of 90 KB to 330 KB, whose levels need
+ * about 20 bytes a voxel on the device, stream their first levels (the
+ * z pass in y-slabs, the others in z-slabs, a few planes each) and run
+ * the later ones resident. Counted apart: st->vs_*. */
+void check_volumes_streamed(const engines *en, int quick, stats *st)
+{
+    static const size_t shapes[][3] = {{17, 33, 40}, {13, 21, 75}, {31, 9, 23}};
+    stats sub;
+    memset(&sub, 0, sizeof sub);
+    sub.seed = st->seed;
+    sub.verbose = st->verbose;
+    engines small = {en->cpu, NULL};
+    if (open_small_gpu("64K", &small.gpu) != WT_OK) {
+        printf("FAIL volumes (streamed): %s\n", wt_error_message());
+        st->vs_cases = st->vs_failed = 1;
+        return;
+    }
+    sweep(&small, shapes, (int)(sizeof shapes / sizeof *shapes), quick, &sub);
+    wt_engine_close(small.gpu);
+    st->vs_cases = sub.v_cases;
+    st->vs_failed = sub.v_failed;
+    st->vs_worst = sub.v_worst;
+    memcpy(st->vs_worst_name, sub.v_worst_name, sizeof st->vs_worst_name);
+}
+
+/* WT_CUDA_MEM_LIMIT=16K: not one plane of a 64^3 volume fits, so it fails
+ * with WT_ERR_DEVICE_NOMEM, the message naming the volume; the engine
+ * still runs a small one. */
+void check_volume_oom(stats *st)
+{
+    const vcase big = {"db3",     WT_MODE_SYMMETRIC, WT_METHOD_CONV, {64, 64, 64}, 1, 2, 3,
+                       {0, 1, 2}, WT_TRANSFORM_DWT,  0, 0, 0, WT_BORDER_MIRROR};
+    const vcase small = {"db3",     WT_MODE_SYMMETRIC, WT_METHOD_CONV, {4, 5, 6}, 1, 1, 3,
+                         {0, 1, 2}, WT_TRANSFORM_DWT,  0, 0, 0, WT_BORDER_MIRROR};
+    engines en = {NULL, NULL};
+    wt_status s = open_small_gpu("16K", &en.gpu);
     if (s == WT_OK)
         s = wt_engine_open(&en.cpu, "cpu");
     int fail = s != WT_OK;
@@ -240,7 +356,7 @@ void check_volume_oom(stats *st)
         s = run_engines(&en, &sb, &big, 0, &n, &ref, &got, &in_big);
         fail |= s != WT_ERR_DEVICE_NOMEM || !strstr(wt_error_message(), "64x64x64") ||
                 !strstr(wt_error_message(), "does not fit the GPU");
-        printf("gpu_check: volume oom: WT_CUDA_MEM_LIMIT=1M, 64x64x64: status %d: %s\n", (int)s,
+        printf("gpu_check: volume oom: WT_CUDA_MEM_LIMIT=16K, 64x64x64: status %d: %s\n", (int)s,
                wt_error_message());
         free(ref);
         free(got);
@@ -253,8 +369,8 @@ void check_volume_oom(stats *st)
         wt_engine_close(en.gpu);
     if (en.cpu)
         wt_engine_close(en.cpu);
-    st->v_cases++;
-    st->v_failed += fail;
+    st->vs_cases++;
+    st->vs_failed += fail;
     if (fail)
         printf("FAIL volume oom: %s\n", wt_error_message());
 }
