@@ -35,7 +35,7 @@ typedef struct cu_policy {
      * column slots of the column-first kernel, shared memory of a block */
     int uty, uty_starlet, utxc;
     size_t usmem;
-    /* volumes' streamed level kernels: the largest tile across y and x
+    /* volumes' level kernels (cu_volume.cu): the largest tile across y and x
      * (pairs forward, samples inverse), their shared memory, the resident
      * blocks' factor in the z runs' plan */
     int vol_ty, vol_tx, vol_ty_inv, vol_tx_inv;

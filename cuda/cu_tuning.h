@@ -158,7 +158,7 @@
 #endif
 
 /* ---- Volumes (cu_volume.cu) --------------------------------------------
- * A streamed level kernel's block owns a tile of at most CU_VOL_TY x
+ * A level kernel's block owns a tile of at most CU_VOL_TY x
  * CU_VOL_TX output pairs (forward; CU_VOL_TY_INV x CU_VOL_TX_INV samples
  * inverse) across y and x and a run of them along z; ty halves (then tx,
  * not below 16) while its shared memory (two windows, the x pass, a ring

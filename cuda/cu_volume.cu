@@ -221,7 +221,7 @@ wt_status cu_vpass_run(void *ctx, const wt_vpass *p)
     return vlaunch<uint64_t>(ce, A, p, (uint64_t)outer, (uint64_t)inner);
 }
 
-/* ---- a whole level along the three axes in one kernel, streaming z ---------------
+/* ---- a whole level along the three axes in one kernel, walking z ------------------
  *
  * A block owns a tile of the level's outputs across y and x (forward: pairs,
  * inverse: samples) and a run of them along z, and walks z one input plane
@@ -246,7 +246,7 @@ wt_status cu_vpass_run(void *ctx, const wt_vpass *p)
  * combination of up to three planes) and filtering it afterwards gives the
  * passes' numbers (within float rounding: the sums run in another order). */
 
-#define CU_STAPS 34 /* taps an axis of a streamed level holds (filters <= 32 taps) */
+#define CU_STAPS 34 /* taps an axis of a level kernel holds (filters <= 32 taps) */
 #define CU_SLANES 32 /* block: 32 x 8 threads, x fastest */
 #define CU_SROWS 8
 #define CU_STHREADS (CU_SLANES * CU_SROWS)
@@ -519,7 +519,7 @@ WT_HD static inline size_t sforward_smem(int span, int ty, int tx, int stages, i
  * five), the others two */
 template <int S>
 WT_GLOBAL void WT_LAUNCH_BOUNDS_MIN(CU_STHREADS, S == 2 ? 3 : 2)
-    vstream_forward(const WT_GRID_CONST cu_slevel L)
+    vlevel_forward(const WT_GRID_CONST cu_slevel L)
 {
     WT_DYN_SMEM(float, smem);
     const cu_saxis &Z = L.ax[0], &Y = L.ax[1], &X = L.ax[2];
@@ -721,7 +721,7 @@ WT_HD static inline size_t sinverse_smem(int span, int ty, int tx, int stages, i
 }
 
 template <int S>
-WT_GLOBAL void WT_LAUNCH_BOUNDS_MIN(CU_STHREADS, 2) vstream_inverse(const WT_GRID_CONST cu_slevel L)
+WT_GLOBAL void WT_LAUNCH_BOUNDS_MIN(CU_STHREADS, 2) vlevel_inverse(const WT_GRID_CONST cu_slevel L)
 {
     WT_DYN_SMEM(float, smem);
     const cu_saxis &Z = L.ax[0], &Y = L.ax[1], &X = L.ax[2];
@@ -767,7 +767,7 @@ WT_GLOBAL void WT_LAUNCH_BOUNDS_MIN(CU_STHREADS, 2) vstream_inverse(const WT_GRI
 /* ---- planning and launch ---- */
 
 /* Forward taps of one axis over its window (vaxis_of's filters); 0 when
- * they are longer than a streamed level holds. */
+ * they are longer than a level kernel holds. */
 static int saxis_forward(const cu_vaxis &V, cu_saxis *A)
 {
     int b0, b1; /* where each filter's window starts */
@@ -909,7 +909,7 @@ static void sruns_choose(cu_slevel *L, int inverse, double resident, int channel
     L->tiles[0] = (unsigned)((nz + best - 1) / best);
 }
 
-/* The streamed level of @p l planned into @p L (@p smem bytes of shared
+/* The level kernel's plan of @p l into @p L (@p smem bytes of shared
  * memory a block); 0 when it does not apply (the passes run it). */
 static int splan(const cu_engine *ce, const wt_vlevel *l, cu_slevel *L, size_t *smem)
 {
@@ -945,7 +945,7 @@ static int splan(const cu_engine *ce, const wt_vlevel *l, cu_slevel *L, size_t *
     return blocks > 0 && blocks <= 0x7fffffffu;
 }
 
-/* Whether the streamed level kernels run @p l (WT_CUDA_VOLUME=passes: the
+/* Whether the level kernels run @p l (WT_CUDA_VOLUME=passes: the
  * axis passes for every level, to compare). */
 static int vlevel_plan(const cu_engine *ce, const wt_vlevel *l, cu_slevel *L, size_t *smem)
 {
@@ -963,7 +963,7 @@ static int vlevel_takes(void *ctx, const wt_vlevel *l)
     return vlevel_plan((const cu_engine *)ctx, l, &L, &smem);
 }
 
-/* One instance of a streamed level kernel: its shared memory allowed, the
+/* One instance of a level kernel: its shared memory allowed, the
  * z runs cut for the blocks the GPU holds at once, launched. */
 template <typename K>
 static wt_status slaunch(cu_engine *ce, K kernel, cu_slevel &L, int inverse, int channels,
@@ -990,17 +990,17 @@ static wt_status slaunch_span(cu_engine *ce, cu_slevel &L, int inverse, int chan
     const int span = L.ax[0].span;
     if (inverse)
         switch (span) {
-        case 3: return slaunch(ce, vstream_inverse<3>, L, inverse, channels, smem);
-        case 7: return slaunch(ce, vstream_inverse<7>, L, inverse, channels, smem);
-        case 9: return slaunch(ce, vstream_inverse<9>, L, inverse, channels, smem);
-        default: return slaunch(ce, vstream_inverse<0>, L, inverse, channels, smem);
+        case 3: return slaunch(ce, vlevel_inverse<3>, L, inverse, channels, smem);
+        case 7: return slaunch(ce, vlevel_inverse<7>, L, inverse, channels, smem);
+        case 9: return slaunch(ce, vlevel_inverse<9>, L, inverse, channels, smem);
+        default: return slaunch(ce, vlevel_inverse<0>, L, inverse, channels, smem);
         }
     switch (span) {
-    case 2: return slaunch(ce, vstream_forward<2>, L, inverse, channels, smem);
-    case 6: return slaunch(ce, vstream_forward<6>, L, inverse, channels, smem);
-    case 8: return slaunch(ce, vstream_forward<8>, L, inverse, channels, smem);
-    case 9: return slaunch(ce, vstream_forward<9>, L, inverse, channels, smem);
-    default: return slaunch(ce, vstream_forward<0>, L, inverse, channels, smem);
+    case 2: return slaunch(ce, vlevel_forward<2>, L, inverse, channels, smem);
+    case 6: return slaunch(ce, vlevel_forward<6>, L, inverse, channels, smem);
+    case 8: return slaunch(ce, vlevel_forward<8>, L, inverse, channels, smem);
+    case 9: return slaunch(ce, vlevel_forward<9>, L, inverse, channels, smem);
+    default: return slaunch(ce, vlevel_forward<0>, L, inverse, channels, smem);
     }
 }
 
@@ -1010,11 +1010,11 @@ static wt_status vlevel_run(void *ctx, const wt_vlevel *l)
     cu_slevel L;
     size_t smem = 0;
     if (!vlevel_plan(ce, l, &L, &smem))
-        return wt_error_set(WT_ERR_INVALID, "a volume level the streamed kernels do not take");
+        return wt_error_set(WT_ERR_INVALID, "a volume level the level kernels do not take");
     return slaunch_span(ce, L, l->inverse, l->channels, smem);
 }
 
-/* The engine's runner of wt_volume_dwt_levels: streamed levels, else passes. */
+/* The engine's runner of wt_volume_dwt_levels: level kernels, else passes. */
 static wt_vpass_runner vrunner(cu_engine *ce)
 {
     const wt_vpass_runner r = {cu_vpass_run, ce, vlevel_takes, vlevel_run};
@@ -1111,24 +1111,18 @@ wt_status cu_vresident(cu_engine *ce, const wt_volume_spec *s, const wt_vcoeffs 
 
 /* ---- bench --volume: device-resident timing -------------------------------------- */
 
-/* One timed run of cu_vbench: 0 forward, 1 inverse, 2 the device copy. */
+/* One timed run of cu_vbench: every level, one direction. */
 typedef struct vbench_job {
     cu_engine *ce;
     const wt_volume_spec *s;
     const vdevice *d;
-    int what;
-    void *copy_dst;
-    size_t copy_bytes;
+    int inverse;
 } vbench_job;
 
 static wt_status vbench_run(const void *job)
 {
     const vbench_job *j = (const vbench_job *)job;
-    if (j->what == 2)
-        return cu_fail_check(cudaMemcpyAsync(j->copy_dst, j->d->mem, j->copy_bytes,
-                                             cudaMemcpyDeviceToDevice, j->ce->stream),
-                             "cudaMemcpyAsync");
-    return vlevels_device(j->ce, j->s, j->d, j->what);
+    return vlevels_device(j->ce, j->s, j->d, j->inverse);
 }
 
 wt_status cu_vbench(cu_engine *ce, const wt_volume_spec *s, const size_t shape[3], int inverse,
@@ -1143,24 +1137,17 @@ wt_status cu_vbench(cu_engine *ce, const wt_volume_spec *s, const size_t shape[3
     vdevice d;
     WT_TRY(vdevice_alloc(ce, s, &c, &d));
     memset(timing, 0, sizeof *timing);
-    /* the copy reads the samples and what follows them (bands, work areas) */
-    copy_bytes = copy_bytes < d.bytes ? copy_bytes : d.bytes;
-    vbench_job job = {ce, s, &d, inverse, NULL, copy_bytes};
+    const vbench_job job = {ce, s, &d, inverse};
     wt_status st = fill_random(ce, d.mem, volume_elems(shape, 1), 12345u);
     if (st == WT_OK) /* real bands for the inverse */
         st = vlevels_device(ce, s, &d, 0);
     if (st == WT_OK)
         st = cu_time_runs(ce, vbench_run, &job, repeat, &timing->ms, &timing->ms_min);
-    if (st == WT_OK)
-        st = cu_device_alloc(ce, &job.copy_dst, copy_bytes);
-    job.what = 2;
-    double fastest;
-    if (st == WT_OK)
-        st = cu_time_runs(ce, vbench_run, &job, repeat, &timing->copy_ms, &fastest);
-    timing->copy_bytes = copy_bytes;
+    if (st == WT_OK) /* the copy reads the samples and what follows them (bands, work areas) */
+        st = cu_time_device_copy(ce, d.mem, copy_bytes < d.bytes ? copy_bytes : d.bytes, repeat,
+                                 timing);
     if (st == WT_OK)
         st = cu_fail_check(cudaStreamSynchronize(ce->stream), "cudaStreamSynchronize");
-    cu_device_free(ce, job.copy_dst, copy_bytes);
     cu_device_free(ce, d.mem, d.bytes);
     return st;
 }

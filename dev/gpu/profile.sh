@@ -16,11 +16,11 @@ for w in ${@:-haar db3 sym8 cdf97}; do
     for dir in --forward --inverse; do
         f=$OUT/ncu-$w${dir#--}.txt
         # skip the warm-up launches, then one timed run's kernels
-        if [ "${VOLUME:-0}" = 1 ]; then # the streamed kernels: skip the forward that
+        if [ "${VOLUME:-0}" = 1 ]; then # the level kernels: skip the forward that
             # makes the bands (forward only) and 3 warm-ups, 3 levels each
             [ $dir = --forward ] && skip=12 || skip=9
             timeout 300 "$NCU" --clock-control none --metrics "$metrics" \
-                --kernel-name "regex:vstream_${dir#--}" --launch-skip $skip --launch-count 3 \
+                --kernel-name "regex:vlevel_${dir#--}" --launch-skip $skip --launch-count 3 \
                 --csv --page raw $W bench --volume --device cuda \
                 --size 512x512x512 -l 3 -w "$w" --method conv --repeat 1 $dir >"$f" 2>&1
         else

@@ -1,6 +1,6 @@
 #!/bin/bash
 # bench --volume on the GPU machine, after dev/gpu/check.sh (build-gpu): the
-# streamed level kernels (the default), then the axis passes
+# level kernels (the default), then the axis passes
 # (WT_CUDA_VOLUME=passes) in the same session, each against a device copy of
 # the same bytes; 1024^3 db3 (about 9.7 GB on the device); the CPU engine's
 # 256^3 for scale.

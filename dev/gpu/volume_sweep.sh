@@ -1,5 +1,5 @@
 #!/bin/bash
-# bench --volume on the GPU machine under launch policies of the streamed
+# bench --volume on the GPU machine under launch policies of the volume
 # level kernels (WT_CUDA_POLICY vol_* fields, cuda/cu_policy.h), without
 # rebuilding, after dev/gpu/check.sh (build-gpu): the rows of each setting,
 # 512^3 L3 haar, db3, cdf97 (conv) forward and inverse, % of the device copy
@@ -24,5 +24,5 @@ run() { # label, then the environment's assignments
 }
 run passes WT_CUDA_VOLUME=passes
 for q in $VOL_GRID; do
-    [ "$q" = - ] && run "streamed (entry)" WT_CUDA_POLICY= || run "streamed $q" WT_CUDA_POLICY="$q"
+    [ "$q" = - ] && run "level kernels (entry)" WT_CUDA_POLICY= || run "level kernels $q" WT_CUDA_POLICY="$q"
 done

@@ -3,8 +3,8 @@
  * wt_volume_inverse_on), GPU against CPU on the same random volumes and
  * random bands (the inverse as an operator), by convolution and lifting
  * (legall53: integers, identical), along every subset of axes the cases
- * rotate through (all three in two orders: the streamed level kernels,
- * whose tiles the sizes cut in several places, 40x72x140 with tiles inside
+ * rotate through (all three in two orders: the level kernels (one a
+ * level, walking z), whose tiles the sizes cut in several places, 40x72x140 with tiles inside
  * the volume; and under launch policies, check_volume_policy_cases); the
  * GPU's outputs pre-filled
  * with the canary. "volumes (streamed)": the same on an engine whose
@@ -268,14 +268,14 @@ static void sweep_undecimated(const engines *en, int quick, stats *st)
 
 void check_volumes(const engines *en, int quick, stats *st)
 {
-    /* 40x72x140: tiles of the streamed level kernels inside the volume */
+    /* 40x72x140: tiles of the level kernels inside the volume */
     static const size_t shapes[][3] = {{17, 33, 40}, {1, 5, 7},     {3, 1, 9},    {9, 16, 2},
                                        {64, 64, 64}, {13, 21, 75}, {40, 72, 140}};
     sweep(en, shapes, (int)(sizeof shapes / sizeof *shapes), quick, st);
     sweep_undecimated(en, quick, st);
 }
 
-/* Volumes whose streamed level tiles and z runs a launch policy changes
+/* Volumes whose level kernels' tiles and z runs a launch policy changes
  * (check_policies): the hot spans forward and inverse (haar, db3, cdf97)
  * and one of the generic instances (sym4), two channels. */
 void check_volume_policy_cases(const engines *en, stats *st)
