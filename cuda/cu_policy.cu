@@ -41,6 +41,14 @@ static void policy_defaults(cu_policy *q)
     q->uty_starlet = CU_UTY_STARLET;
     q->utxc = CU_UTXC;
     q->usmem = CU_USMEM;
+    /* volumes (cu_tuning.h): not yet measured */
+    q->vol_ty = CU_VOL_TY;
+    q->vol_tx = CU_VOL_TX;
+    q->vol_ty_inv = CU_VOL_TY_INV;
+    q->vol_tx_inv = CU_VOL_TX_INV;
+    q->vol_smem = CU_VOL_SMEM;
+    q->vol_waves = CU_VOL_WAVES;
+    q->vol_stages = CU_VOL_STAGES;
 }
 
 /* One entry: the GPUs it is for and its fields that differ from the
@@ -92,6 +100,13 @@ static const policy_field fields[] = {
     FIELD(uty_starlet, FIELD_POW2, 1, 512),
     FIELD(utxc, FIELD_INT, 32, 1024),
     FIELD(usmem, FIELD_BYTES, 4 << 10, 48 << 10), /* launched without the opt-in */
+    FIELD(vol_ty, FIELD_POW2, 1, 64),
+    FIELD(vol_tx, FIELD_POW2, 16, 128),
+    FIELD(vol_ty_inv, FIELD_POW2, 1, 64),
+    FIELD(vol_tx_inv, FIELD_POW2, 16, 256),
+    FIELD(vol_smem, FIELD_BYTES, 16 << 10, 1 << 20),
+    FIELD(vol_waves, FIELD_DOUBLE, 0.1, 64),
+    FIELD(vol_stages, FIELD_INT, 2, 3),
 };
 #undef FIELD
 

@@ -35,6 +35,13 @@ typedef struct cu_policy {
      * column slots of the column-first kernel, shared memory of a block */
     int uty, uty_starlet, utxc;
     size_t usmem;
+    /* volumes' level kernels (cu_volume.cu): the largest tile across y and x
+     * (pairs forward, samples inverse), their shared memory, the resident
+     * blocks' factor in the z runs' plan */
+    int vol_ty, vol_tx, vol_ty_inv, vol_tx_inv;
+    size_t vol_smem;
+    double vol_waves;
+    int vol_stages; /* window buffers: planes in flight + 1 */
 } cu_policy;
 
 /* The entry for a GPU of compute capability @p major.@p minor whose memory

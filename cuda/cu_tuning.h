@@ -157,6 +157,39 @@
 #define CU_USMEM (48 << 10)
 #endif
 
+/* ---- Volumes (cu_volume.cu) --------------------------------------------
+ * A level kernel's block owns a tile of at most CU_VOL_TY x
+ * CU_VOL_TX output pairs (forward; CU_VOL_TY_INV x CU_VOL_TX_INV samples
+ * inverse) across y and x and a run of them along z; ty halves (then tx,
+ * not below 16) while its shared memory (two windows, the x pass, a ring
+ * of filter-span planes) passes CU_VOL_SMEM. The z runs are cut to finish
+ * first with the blocks the GPU holds at once (times CU_VOL_WAVES) taking
+ * the grid in waves, each block walking its run and the filter's halo;
+ * CU_VOL_STAGES window buffers (the next CU_VOL_STAGES - 1 planes are
+ * copied while one is filtered).
+ * Not yet measured: chosen for two blocks an SM (cdf97 forward 104 KB). */
+#ifndef CU_VOL_TY /* policy */
+#define CU_VOL_TY 16
+#endif
+#ifndef CU_VOL_TX /* policy */
+#define CU_VOL_TX 32
+#endif
+#ifndef CU_VOL_TY_INV /* policy */
+#define CU_VOL_TY_INV 16
+#endif
+#ifndef CU_VOL_TX_INV /* policy */
+#define CU_VOL_TX_INV 64
+#endif
+#ifndef CU_VOL_SMEM /* policy */
+#define CU_VOL_SMEM (112 << 10)
+#endif
+#ifndef CU_VOL_WAVES /* policy */
+#define CU_VOL_WAVES 1
+#endif
+#ifndef CU_VOL_STAGES /* policy: window buffers, 3 = two planes in flight */
+#define CU_VOL_STAGES 2
+#endif
+
 /* ---- Image paths (cu_image.cu) -----------------------------------------
  * Pinned host staging: each host worker of a transfer (at most CU_WORKERS)
  * owns CU_SLOTS buffers of CU_CHUNK bytes that its chunks rotate through, so

@@ -221,67 +221,148 @@ wt_status cu_vpass_run(void *ctx, const wt_vpass *p)
     return vlaunch<uint64_t>(ce, A, p, (uint64_t)outer, (uint64_t)inner);
 }
 
-/* ---- a whole level along the three axes in one kernel ----------------------------
+/* ---- a whole level along the three axes in one kernel, walking z ------------------
  *
- * The three passes of a level fused: a block reads a window of its input
- * into shared memory once, filters it along z, y and x there, and writes
- * its tile of the 8 outputs (one read and one write of the volume a level,
- * where the passes read and write it three times). Every axis alike:
- *   forward  lo[k] = sum_m g0[m] ext(2k + b0 + m), hi[k] with g1, b1
- *            (filter banks: b = start - (F - 1), g = the filter reversed;
- *            JPEG 2000: the centred filters, b0 = -rl, b1 = 1 - rh);
- *   inverse  sig[i] = sum_{d = dmin}^{dmax} w_q[d - dmin] J(i + s - d),
- *            q = (i + s) & 1, J the interleaved coefficients (lo at even,
- *            hi at odd positions): filter banks zero-padded or periodic,
- *            J(2c) = lo[c], J(2c + 1) = hi[c], w_q[d] = f0[d] (d = q mod 2)
- *            + f1[d + 1] (d != q mod 2), d in [-1, F - 1]; JPEG 2000 the
- *            extended interleaved sequence, s = 0, w_q[d] = f0[d + rl]
- *            (d = q mod 2) + f1[d + rh] (else), d in [-R, R].
- * Extension is linear along each axis, so extending the window along all
- * three axes first and filtering after gives the passes' numbers (within
- * float rounding: the sums run in another order). */
+ * A block owns a tile of the level's outputs across y and x (forward: pairs,
+ * inverse: samples) and a run of them along z, and walks z one input plane
+ * at a time: the plane's window (the tile and its y/x halo, extended at the
+ * volume's borders) comes into shared memory while the plane before it is
+ * filtered (asynchronous copies into two buffers), is filtered along x and
+ * then y there, and joins a ring of the last S planes' results; the ring is
+ * filtered along z into the outputs every second plane (forward) or every
+ * plane (inverse). One read and one write of the volume a level (the y/x
+ * halo mostly from L2), where the passes read and write it three times.
+ *
+ * Every axis is a window of S taps (S, the span, is the same along the
+ * three axes of a level: it depends on the wavelet and mode only):
+ *   forward  lo[k] = sum_{j<S} w0[j] ext(2k + org + j), hi[k] with w1
+ *            (filter banks: org = start - (F - 1), w = the filter reversed;
+ *            JPEG 2000: the centred filters, zero taps pad the shorter);
+ *   inverse  sig[i] = sum_{j<S} w_q[j] J(i + org + j), q = (i + s) & 1, J
+ *            the interleaved coefficients (lo at even, hi at odd
+ *            positions): filter banks zero-padded or periodic, JPEG 2000
+ *            the extended interleaved sequence.
+ * Extension is linear along each axis, so extending a plane along z (a
+ * combination of up to three planes) and filtering it afterwards gives the
+ * passes' numbers (within float rounding: the sums run in another order). */
 
-#define CU_FTAPS 34 /* weights an axis of a fused level holds (filters <= 32 taps) */
-#define CU_FTHREADS 256
-#define CU_FSMEM_BUDGET (112u << 10) /* two blocks a multiprocessor */
-/* The largest tiles along z and y (ftiles_*): a thread keeps a column's
- * outputs in registers. */
-#define CU_FTZ_FORWARD 4
-#define CU_FTY_FORWARD 8
-#define CU_FTZ_INVERSE 8
-#define CU_FTY_INVERSE 16
+#define CU_STAPS 34 /* taps an axis of a level kernel holds (filters <= 32 taps) */
+#define CU_SLANES 32 /* block: 32 x 8 threads, x fastest */
+#define CU_SROWS 8
+#define CU_STHREADS (CU_SLANES * CU_SROWS)
+#define CU_SRUN 4 /* y: outputs a thread makes, each window value read once */
 
-typedef struct cu_faxis {
+typedef struct cu_saxis {
     int n, nlo, nhi, mode, j2k;
-    int b0, b1, len0, len1; /* forward */
-    int s, dmin, dlen;      /* inverse */
-    int tile;               /* outputs a block makes: pairs (forward), samples (inverse) */
-    int org, win;           /* the window: from tile start (2 k0 or i0) + org, win long */
-    int span;               /* forward: the window of one pair */
-    int last;               /* the last window position any output needs */
-    float g[2][CU_FTAPS];
-} cu_faxis;
+    int org, span; /* output 0's window: from org, span long */
+    int s;         /* inverse: sample i takes weights w[(i + s) & 1] */
+    int tile;      /* outputs a block makes along the axis */
+    int last;      /* the last window position any output needs */
+    float w[2][CU_STAPS];
+} cu_saxis;
 
-typedef struct cu_flevel {
-    cu_faxis ax[3];     /* z, y, x */
-    int band_of[8];     /* (pz << 2 | py << 1 | px) -> key index */
-    unsigned tiles[3];  /* blocks along each axis */
-    const float *src;   /* forward: the signal; inverse: unused */
-    float *dst;         /* inverse: the signal */
-    float *bands[8];    /* key order */
-} cu_flevel;
+typedef struct cu_slevel {
+    cu_saxis ax[3];    /* z, y, x */
+    int band_of[8];    /* (pz << 2 | py << 1 | px) -> key index */
+    unsigned tiles[3]; /* blocks along each axis */
+    int stages;        /* window buffers (2 or 3): planes in flight + 1 */
+    const float *src;  /* forward: the signal */
+    float *dst;        /* inverse: the signal */
+    float *bands[8];   /* key order */
+} cu_slevel;
+
+/* Asynchronous copies global -> shared (sm_80 and later; the emulation and
+ * older GPUs copy at once): issued, committed as a group, waited for. */
+#if defined(WT_CUDA_EMULATE) || (defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800)
+WT_DEV void sasync_copy(float *dst, const float *src)
+{
+    *dst = *src;
+}
+WT_DEV void sasync_commit(void) {}
+WT_DEV void sasync_wait(int pending)
+{
+    (void)pending;
+}
+#else
+WT_DEV void sasync_copy(float *dst, const float *src)
+{
+    const unsigned s = (unsigned)__cvta_generic_to_shared(dst);
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\n" ::"r"(s), "l"(src) : "memory");
+}
+WT_DEV void sasync_commit(void)
+{
+    asm volatile("cp.async.commit_group;\n" ::: "memory");
+}
+/* All groups done but the @p pending (0 to 2) committed last. */
+WT_DEV void sasync_wait(int pending)
+{
+    if (pending >= 2)
+        asm volatile("cp.async.wait_group 2;\n" ::: "memory");
+    else if (pending == 1)
+        asm volatile("cp.async.wait_group 1;\n" ::: "memory");
+    else
+        asm volatile("cp.async.wait_group 0;\n" ::: "memory");
+}
+#endif
+
+/* Planes whose copies were issued after plane @p i's, at plane i of
+ * @p planes with @p stages window buffers. */
+WT_DEV int splanes_pending(int i, int planes, int stages)
+{
+    return stages - 1 < planes - 1 - i ? stages - 1 : planes - 1 - i;
+}
+
+/* Every i < @p n, on every thread of the block. */
+#define FOR_BLOCK(i, n)                                                                            \
+    for (int i = (int)(threadIdx.y * blockDim.x + threadIdx.x); i < (n);                           \
+         i += (int)(blockDim.x * blockDim.y))
+
+/* Every (row < @p rows, column < @p cols) of a tile, neighbouring columns
+ * on neighbouring lanes: a row of more columns than a warp has lanes is cut
+ * into warp-wide pieces, spread over the warps with the rows (a stage of
+ * few rows and wide ones keeps every warp busy). */
+#define FOR_TILE(row_, col_, rows, cols)                                                           \
+    for (int piece_ = (int)threadIdx.y, pieces_ = ((cols) + (int)blockDim.x - 1) / (int)blockDim.x; \
+         piece_ < (rows) * pieces_; piece_ += (int)blockDim.y)                                     \
+        for (int row_ = piece_ / pieces_,                                                          \
+                 col_ = piece_ % pieces_ * (int)blockDim.x + (int)threadIdx.x;                     \
+             col_ < (cols); col_ = (cols))
+
+/* The span of the kernel's instance: @p S, or (0) the level's. */
+template <int S> WT_DEV int sspan(const cu_saxis &A)
+{
+    return S ? S : A.span;
+}
+
+/* The block's tile: channel and first output along each axis. */
+WT_DEV void stile_of(const cu_slevel &L, size_t *c, int k0[3])
+{
+    size_t b = blockIdx.x;
+    for (int a = 2; a >= 0; a--) {
+        k0[a] = (int)(b % L.tiles[a]) * L.ax[a].tile;
+        b /= L.tiles[a];
+    }
+    *c = b;
+}
 
 /* The extent along axis @p A of a band low (@p p 0) or high (1) along it. */
-WT_DEV int fband_len(const cu_faxis &A, int p)
+WT_DEV int sband_len(const cu_saxis &A, int p)
 {
     return p ? A.nhi : A.nlo;
 }
 
-/* Forward: the extended signal at window position (z, y, x) of channel @p c
- * (0 past what any output needs). */
-WT_DEV float fsignal_at(const cu_flevel &L, size_t c, int z, int y, int x)
+WT_DEV float *sband(const cu_slevel &L, int pz, int py, int px)
 {
-    const cu_faxis &Z = L.ax[0], &Y = L.ax[1], &X = L.ax[2];
+    return L.bands[L.band_of[pz << 2 | py << 1 | px]];
+}
+
+/* ---- forward ---- */
+
+/* The extended signal at window position (z, y, x) of channel @p c (0 past
+ * what any output needs). */
+WT_DEV float ssignal_at(const cu_slevel &L, size_t c, int z, int y, int x)
+{
+    const cu_saxis &Z = L.ax[0], &Y = L.ax[1], &X = L.ax[2];
     if (z > Z.last || y > Y.last || x > X.last)
         return 0.0f;
     const float *v = L.src + c * (size_t)Z.n * Y.n * X.n;
@@ -302,261 +383,438 @@ WT_DEV float fsignal_at(const cu_flevel &L, size_t c, int z, int y, int x)
     return acc;
 }
 
-/* Inverse: interleaved position @p m along axis @p A as (band parity *p,
- * coefficient index); -1 for a zero (past a zero-padded band, or past what
- * any output needs). */
-WT_DEV int fcoef_at(const cu_faxis &A, int m, int *p)
+/* A block's window of one plane: @p wy rows of @p wx values from (@p oy,
+ * @p ox), @p ws apart in shared memory. */
+typedef struct swindow {
+    int oy, ox, wy, wx, ws;
+    int inner; /* inside the volume across y and x: planes inside along z are plain copies */
+} swindow;
+
+/* Plane @p z of the extended signal's window into @p win (copies issued
+ * and committed; sasync_wait and a barrier before it is read). */
+WT_DEV void sload_signal(const cu_slevel &L, size_t c, int z, const swindow &W, float *win)
+{
+    const cu_saxis &Z = L.ax[0], &Y = L.ax[1], &X = L.ax[2];
+    if (W.inner && z >= 0 && z < Z.n) {
+        const float *plane =
+            L.src + ((c * Z.n + z) * (size_t)Y.n + W.oy) * X.n + W.ox;
+        FOR_TILE(r, x, W.wy, W.wx)
+            sasync_copy(win + r * W.ws + x, plane + (size_t)r * X.n + x);
+    } else {
+        FOR_TILE(r, x, W.wy, W.wx)
+            win[r * W.ws + x] = ssignal_at(L, c, z, W.oy + r, W.ox + x);
+    }
+    sasync_commit();
+}
+
+/* x: every window row's @p tx pairs (lo, then hi: s1[2][wy][tx]); a pair's
+ * window read two values at a time. */
+template <int S>
+WT_DEV void sforward_x(const cu_saxis &X, const float *win, const swindow &W, int tx, float *s1)
+{
+    const int span = sspan<S>(X);
+    FOR_TILE(r, k, W.wy, tx) {
+        const float *p = win + r * W.ws + 2 * k;
+        float lo = 0.0f, hi = 0.0f;
+        if (S) {
+#pragma unroll
+            for (int j = 0; j < S; j += 2) {
+                const float2 v = *(const float2 *)(p + j);
+                lo += X.w[0][j] * v.x;
+                hi += X.w[1][j] * v.x;
+                if (j + 1 < S) {
+                    lo += X.w[0][j + 1] * v.y;
+                    hi += X.w[1][j + 1] * v.y;
+                }
+            }
+        } else {
+            for (int j = 0; j < span; j++) {
+                lo += X.w[0][j] * p[j];
+                hi += X.w[1][j] * p[j];
+            }
+        }
+        s1[r * tx + k] = lo;
+        s1[(W.wy + r) * tx + k] = hi;
+    }
+}
+
+/* y: the pairs of every column of s1 into the plane's 2-D bands, (py, px)
+ * at ring[(2 py + px) ty + u][k]; CU_SRUN pairs a thread. */
+template <int S>
+WT_DEV void sforward_y(const cu_saxis &Y, const float *s1, int wy, int ty, int tx, float *ring)
+{
+    const int span = sspan<S>(Y), runs = (ty + CU_SRUN - 1) / CU_SRUN;
+    FOR_TILE(e, k, 2 * runs, tx) {
+        const int px = e / runs, u0 = (e % runs) * CU_SRUN;
+        const int nt = ty - u0 < CU_SRUN ? ty - u0 : CU_SRUN, end = 2 * (nt - 1) + span;
+        const float *col = s1 + (px * wy + 2 * u0) * tx + k;
+        float lo[CU_SRUN], hi[CU_SRUN];
+#pragma unroll
+        for (int r = 0; r < CU_SRUN; r++)
+            lo[r] = hi[r] = 0.0f;
+#pragma unroll
+        for (int q = 0; q < 2 * (CU_SRUN - 1) + (S ? S : CU_STAPS); q++) {
+            if (q >= end)
+                break;
+            const float v = col[q * tx];
+#pragma unroll
+            for (int r = 0; r < CU_SRUN; r++) {
+                const int m = q - 2 * r;
+                if (m >= 0 && m < span) {
+                    lo[r] += Y.w[0][m] * v;
+                    hi[r] += Y.w[1][m] * v;
+                }
+            }
+        }
+#pragma unroll
+        for (int r = 0; r < CU_SRUN; r++)
+            if (r < nt) {
+                ring[(px * ty + u0 + r) * tx + k] = lo[r];
+                ring[((2 + px) * ty + u0 + r) * tx + k] = hi[r];
+            }
+    }
+}
+
+/* z: pair @p kz of the tile from the ring's planes (the oldest in slot
+ * @p slot0) into the 8 bands. */
+template <int S>
+WT_DEV void sforward_z(const cu_slevel &L, size_t c, const float *ring, int slot0, int kz,
+                       int ky0, int kx0, int ty, int tx)
+{
+    const cu_saxis &Z = L.ax[0], &Y = L.ax[1], &X = L.ax[2];
+    const int span = sspan<S>(Z), plane = 4 * ty * tx;
+    FOR_TILE(row, k, 4 * ty, tx) {
+        const int b = row / ty, py = b >> 1, px = b & 1, ky = ky0 + row % ty, kx = kx0 + k;
+        const int ny = sband_len(Y, py), nx = sband_len(X, px);
+        if (ky >= ny || kx >= nx)
+            continue;
+        const float *v = ring + row * tx + k;
+        float lo = 0.0f, hi = 0.0f;
+#pragma unroll
+        for (int j = 0; j < (S ? S : CU_STAPS); j++) {
+            if (j >= span)
+                break;
+            const int slot = slot0 + j < span ? slot0 + j : slot0 + j - span;
+            lo += Z.w[0][j] * v[slot * plane];
+            hi += Z.w[1][j] * v[slot * plane];
+        }
+        const size_t at = (size_t)ky * nx + kx;
+        if (kz < Z.nlo)
+            sband(L, 0, py, px)[(c * Z.nlo + kz) * (size_t)ny * nx + at] = lo;
+        if (kz < Z.nhi)
+            sband(L, 1, py, px)[(c * Z.nhi + kz) * (size_t)ny * nx + at] = hi;
+    }
+}
+
+/* Shared memory (floats) of a forward block: @p stages windows, the x
+ * pass, the ring. */
+WT_HD static inline size_t sforward_smem(int span, int ty, int tx, int stages, int *wy, int *ws)
+{
+    *wy = 2 * (ty - 1) + span;
+    *ws = (2 * (tx - 1) + span + 1) & ~1; /* even: two values at a time */
+    return (size_t)stages * *wy * *ws + (size_t)2 * *wy * tx + (size_t)span * 4 * ty * tx;
+}
+
+/* haar (S 2): three blocks an SM (84 registers; its shared memory holds
+ * five), the others two */
+template <int S>
+WT_GLOBAL void WT_LAUNCH_BOUNDS_MIN(CU_STHREADS, S == 2 ? 3 : 2)
+    vlevel_forward(const WT_GRID_CONST cu_slevel L)
+{
+    WT_DYN_SMEM(float, smem);
+    const cu_saxis &Z = L.ax[0], &Y = L.ax[1], &X = L.ax[2];
+    size_t c;
+    int k0[3];
+    stile_of(L, &c, k0);
+    const int span = sspan<S>(Z), ty = Y.tile, tx = X.tile;
+    swindow W;
+    sforward_smem(span, ty, tx, L.stages, &W.wy, &W.ws);
+    W.wx = 2 * (tx - 1) + span;
+    W.oy = 2 * k0[1] + Y.org;
+    W.ox = 2 * k0[2] + X.org;
+    W.inner = W.oy >= 0 && W.oy + W.wy <= Y.n && W.ox >= 0 && W.ox + W.wx <= X.n;
+    const int wsize = W.wy * W.ws, stages = L.stages;
+    float *win = smem, *s1 = smem + stages * wsize, *ring = s1 + 2 * W.wy * tx;
+    const int nz = Z.nlo > Z.nhi ? Z.nlo : Z.nhi;
+    const int kz1 = k0[0] + Z.tile < nz ? k0[0] + Z.tile : nz;
+    const int z0 = 2 * k0[0] + Z.org, planes = 2 * (kz1 - 1 - k0[0]) + span;
+    for (int j = 0; j < stages - 1 && j < planes; j++)
+        sload_signal(L, c, z0 + j, W, win + j * wsize);
+    for (int i = 0; i < planes; i++) {
+        const int ahead = i + stages - 1; /* comes while this plane is filtered */
+        if (ahead < planes)
+            sload_signal(L, c, z0 + ahead, W, win + (ahead % stages) * wsize);
+        sasync_wait(splanes_pending(i, planes, stages));
+        WT_SYNC();
+        sforward_x<S>(X, win + (i % stages) * wsize, W, tx, s1);
+        WT_SYNC();
+        sforward_y<S>(Y, s1, W.wy, ty, tx, ring + (size_t)(i % span) * 4 * ty * tx);
+        WT_SYNC();
+        const int first = i - (span - 1); /* the oldest plane of a pair's window */
+        if (first >= 0 && (first & 1) == 0)
+            sforward_z<S>(L, c, ring, first % span, k0[0] + first / 2, k0[1], k0[2], ty, tx);
+    }
+}
+
+/* ---- inverse ---- */
+
+/* Interleaved position @p m along @p A as coefficient index * 2 + band
+ * parity; -1 for a zero (past a zero-padded band, or past what any output
+ * needs). */
+WT_DEV int scoef_at(const cu_saxis &A, int m)
 {
     if (m > A.last)
         return -1;
+    int p, i;
     if (A.j2k) {
         int sign;
         const int f = wt_fold_index(m, A.nlo + A.nhi, wt_interleaved_mode(A.mode), &sign);
-        *p = f & 1;
-        return f >> 1;
+        p = f & 1;
+        i = f >> 1;
+    } else {
+        p = m & 1;
+        i = (m - p) / 2;
+        if (A.mode == WT_MODE_PERIODIZATION)
+            i = wt_floor_mod(i, sband_len(A, p));
+        else if (i < 0 || i >= sband_len(A, p))
+            return -1;
     }
-    *p = m & 1;
-    int c = (m - *p) / 2;
-    if (A.mode == WT_MODE_PERIODIZATION)
-        return wt_floor_mod(c, fband_len(A, *p));
-    return c >= 0 && c < fband_len(A, *p) ? c : -1;
+    return 2 * i + p;
 }
 
-WT_DEV float fcoefs_at(const cu_flevel &L, size_t c, int z, int y, int x)
+/* Plane @p m of the interleaved coefficients' window into @p win; @p rows
+ * and @p cols: the window's scoef_at along y and x. */
+WT_DEV void sload_coefs(const cu_slevel &L, size_t c, int m, const swindow &W, const int *rows,
+                        const int *cols, float *win)
 {
-    int pz = 0, py = 0, px = 0;
-    const int cz = fcoef_at(L.ax[0], z, &pz), cy = fcoef_at(L.ax[1], y, &py),
-              cx = fcoef_at(L.ax[2], x, &px);
-    if (cz < 0 || cy < 0 || cx < 0)
-        return 0.0f;
-    const int nz = fband_len(L.ax[0], pz), ny = fband_len(L.ax[1], py),
-              nx = fband_len(L.ax[2], px);
-    const float *b = L.bands[L.band_of[pz << 2 | py << 1 | px]];
-    return b[((c * nz + cz) * (size_t)ny + cy) * nx + cx];
-}
-
-/* Every (row r < @p rows, x < @p width) of a window, a warp a row (32
- * neighbouring x together; the row's division once a warp). */
-#define FOR_WINDOW_ROWS(r, x, rows, width)                                                         \
-    for (int r = (int)(threadIdx.x / fwarp_lanes()); r < (rows);                                   \
-         r += (int)(blockDim.x / fwarp_lanes()))                                                   \
-        for (int x = (int)(threadIdx.x % fwarp_lanes()); x < (width); x += (int)fwarp_lanes())
-
-/* Threads a window row takes: a warp (the emulation's one-thread blocks: 1). */
-WT_DEV unsigned fwarp_lanes(void)
-{
-    return blockDim.x < 32 ? blockDim.x : 32;
-}
-
-/* The block's tile: channel and first output along each axis. */
-WT_DEV void ftile_of(const cu_flevel &L, size_t *c, int k0[3])
-{
-    size_t b = blockIdx.x;
-    for (int a = 2; a >= 0; a--) {
-        k0[a] = (int)(b % L.tiles[a]) * L.ax[a].tile;
-        b /= L.tiles[a];
-    }
-    *c = b;
-}
-
-/* Pairs t0 .. t0 + nt - 1 (nt <= R) of the tile along @p A from the window
- * @p w (values @p stride apart): each window value is read once and added
- * to the pairs it reaches (the taps of one window value are the same for
- * every thread of a warp: the weights' index does not depend on t0). */
-template <int R>
-WT_DEV void fpairs(const cu_faxis &A, const float *w, int stride, int t0, int nt, float *lo,
-                   float *hi)
-{
-#pragma unroll
-    for (int r = 0; r < R; r++)
-        lo[r] = hi[r] = 0.0f;
-    const int d0 = A.b0 - A.org, d1 = A.b1 - A.org, end = 2 * (nt - 1) + A.span;
-    const float *p = w + 2 * t0 * stride;
-    for (int q = 0; q < end; q++) {
-        const float v = p[q * stride];
-#pragma unroll
-        for (int r = 0; r < R; r++) {
-            const int m0 = q - 2 * r - d0, m1 = q - 2 * r - d1;
-            if ((unsigned)m0 < (unsigned)A.len0)
-                lo[r] += A.g[0][m0] * v;
-            if ((unsigned)m1 < (unsigned)A.len1)
-                hi[r] += A.g[1][m1] * v;
+    const cu_saxis &Z = L.ax[0], &Y = L.ax[1], &X = L.ax[2];
+    const int zc = scoef_at(Z, m), pz = zc & 1, nz = sband_len(Z, pz);
+    for (int r = (int)threadIdx.y; r < W.wy; r += (int)blockDim.y) {
+        const int yc = rows[r], py = yc & 1, ny = sband_len(Y, py);
+        const int live = zc >= 0 && yc >= 0;
+        const size_t line = ((c * nz + (zc >> 1)) * (size_t)ny + (yc >> 1));
+        const float *lo = live ? sband(L, pz, py, 0) + line * X.nlo : NULL,
+                    *hi = live ? sband(L, pz, py, 1) + line * X.nhi : NULL;
+        for (int x = (int)threadIdx.x; x < W.wx; x += (int)blockDim.x) {
+            const int xc = cols[x];
+            if (live && xc >= 0)
+                sasync_copy(win + r * W.ws + x, (xc & 1 ? hi : lo) + (xc >> 1));
+            else
+                win[r * W.ws + x] = 0.0f;
         }
     }
+    sasync_commit();
 }
 
-WT_GLOBAL void WT_LAUNCH_BOUNDS(CU_FTHREADS) vfused_forward(const WT_GRID_CONST cu_flevel L)
+/* x: @p tx samples of every window row (s1[wy][tx]), two neighbours a
+ * thread: their windows overlap, read two values at a time. @p q0: the
+ * weights of the tile's even samples. */
+template <int S>
+WT_DEV void sinverse_x(const cu_saxis &X, const float *win, const swindow &W, int tx, int q0,
+                       float *s1)
 {
-    WT_DYN_SMEM(float, smem);
-    const cu_faxis &Z = L.ax[0], &Y = L.ax[1], &X = L.ax[2];
-    size_t c;
-    int k0[3];
-    ftile_of(L, &c, k0);
-    const int WZ = Z.win, WY = Y.win, WX = X.win, TZ = Z.tile, TY = Y.tile, TX = X.tile;
-    const int oz = 2 * k0[0] + Z.org, oy = 2 * k0[1] + Y.org, ox = 2 * k0[2] + X.org;
-    float *s0 = smem, *s1 = smem + WZ * WY * WX, *s2 = smem; /* s2 over s0 */
-    float lo[8], hi[8];
-    FOR_WINDOW_ROWS(r, x, WZ * WY, WX)
-        s0[r * WX + x] = fsignal_at(L, c, oz + r / WY, oy + r % WY, ox + x);
-    WT_SYNC();
-    const int plane = WY * WX; /* z, a column (y, x) a thread: s1[pz][t][y][x] */
-    for (int e = threadIdx.x; e < plane; e += blockDim.x) {
-        fpairs<CU_FTZ_FORWARD>(Z, s0 + e, plane, 0, TZ, lo, hi);
+    const int span = sspan<S>(X);
+    const float *wa = X.w[q0], *wb = X.w[q0 ^ 1];
+    FOR_TILE(r, t, W.wy, tx / 2) {
+        const float *p = win + r * W.ws + 2 * t;
+        float a = 0.0f, b = 0.0f;
+        if (S) {
 #pragma unroll
-        for (int t = 0; t < CU_FTZ_FORWARD; t++) /* registers: constant indices */
-            if (t < TZ) {
-                s1[t * plane + e] = lo[t];
-                s1[(TZ + t) * plane + e] = hi[t];
+            for (int j = 0; j <= S; j += 2) {
+                const float2 v = *(const float2 *)(p + j);
+                if (j < S)
+                    a += wa[j] * v.x;
+                if (j > 0)
+                    b += wb[j - 1] * v.x;
+                if (j + 1 < S)
+                    a += wa[j + 1] * v.y;
+                if (j < S)
+                    b += wb[j] * v.y;
             }
-    }
-    WT_SYNC();
-    const int quarter = TZ * TY * WX; /* y, a column (pz, t, x) a thread: s2[pz][py][t][u][x] */
-    for (int e = threadIdx.x; e < 2 * TZ * WX; e += blockDim.x) {
-        const int x = e % WX, zt = e / WX, pz = zt / TZ, t = zt % TZ;
-        fpairs<CU_FTY_FORWARD>(Y, s1 + zt * plane + x, WX, 0, TY, lo, hi);
-        float *o = s2 + (size_t)(2 * pz) * quarter + t * TY * WX + x;
-#pragma unroll
-        for (int u = 0; u < CU_FTY_FORWARD; u++)
-            if (u < TY) {
-                o[u * WX] = lo[u];
-                o[quarter + u * WX] = hi[u];
+        } else {
+            for (int j = 0; j < span; j++) {
+                a += wa[j] * p[j];
+                b += wb[j] * p[j + 1];
             }
+        }
+        float2 pair; /* one 64-bit store: no 2-way bank conflict */
+        pair.x = a;
+        pair.y = b;
+        *(float2 *)(s1 + r * tx + 2 * t) = pair;
     }
-    WT_SYNC();
-    const int groups = (TX + 3) / 4; /* x, 4 pairs of a row a thread: the bands */
-    for (int e = threadIdx.x; e < 4 * TZ * TY * groups; e += blockDim.x) {
-        const int g = e % groups, r = e / groups, u = r % TY, r2 = r / TY, t = r2 % TZ,
-                  pp = r2 / TZ;
-        const int pz = pp >> 1, py = pp & 1, t0 = 4 * g, nt = TX - t0 < 4 ? TX - t0 : 4;
-        const int kz = k0[0] + t, ky = k0[1] + u, nz = fband_len(Z, pz), ny = fband_len(Y, py);
-        if (kz >= nz || ky >= ny)
-            continue;
-        fpairs<4>(X, s2 + ((size_t)pp * TZ * TY + t * TY + u) * WX, 1, t0, nt, lo, hi);
-        const size_t line = (c * nz + kz) * (size_t)ny + ky;
-        float *blo = L.bands[L.band_of[pp << 1]] + line * X.nlo,
-              *bhi = L.bands[L.band_of[pp << 1 | 1]] + line * X.nhi;
+}
+
+/* y: the samples of every column of s1 into the ring's plane, CU_SRUN a
+ * thread; @p q0: the weights of the tile's first row. */
+template <int S>
+WT_DEV void sinverse_y(const cu_saxis &Y, const float *s1, int ty, int tx, int q0, float *out)
+{
+    const int span = sspan<S>(Y), runs = (ty + CU_SRUN - 1) / CU_SRUN;
+    FOR_TILE(e, v, runs, tx) {
+        const int u0 = e * CU_SRUN, nt = ty - u0 < CU_SRUN ? ty - u0 : CU_SRUN;
+        const int end = nt - 1 + span, q = q0 ^ (u0 & 1);
+        const float *col = s1 + u0 * tx + v;
+        float o[CU_SRUN];
 #pragma unroll
-        for (int v = 0; v < 4; v++) {
-            const int kx = k0[2] + t0 + v;
-            if (v >= nt)
+        for (int r = 0; r < CU_SRUN; r++)
+            o[r] = 0.0f;
+#pragma unroll
+        for (int k = 0; k < CU_SRUN - 1 + (S ? S : CU_STAPS); k++) {
+            if (k >= end)
                 break;
-            if (kx < X.nlo)
-                blo[kx] = lo[v];
-            if (kx < X.nhi)
-                bhi[kx] = hi[v];
+            const float x = col[k * tx];
+#pragma unroll
+            for (int r = 0; r < CU_SRUN; r++) {
+                const int j = k - r;
+                if (j >= 0 && j < span)
+                    o[r] += Y.w[q ^ (r & 1)][j] * x;
+            }
         }
+#pragma unroll
+        for (int r = 0; r < CU_SRUN; r++)
+            if (r < nt)
+                out[(u0 + r) * tx + v] = o[r];
     }
 }
 
-/* Inverse samples i .. i + nt - 1 (nt <= R) of the tile from @p i0 along
- * @p A from the window @p w (values @p stride apart), each window value
- * read once; the terms of a sample in the order of the passes' sum. */
-template <int R>
-WT_DEV void fsamples(const cu_faxis &A, const float *w, int stride, int i0, int i, int nt,
-                     float *out)
+/* z: sample @p iz of the tile from the ring's planes (the oldest in slot
+ * @p slot0) into the signal. */
+template <int S>
+WT_DEV void sinverse_z(const cu_slevel &L, size_t c, const float *ring, int slot0, int iz,
+                       int iy0, int ix0, int ty, int tx)
 {
-#pragma unroll
-    for (int r = 0; r < R; r++)
-        out[r] = 0.0f;
-    const float *p = w + (i - i0) * stride;
-    for (int q = nt - 1 + A.dlen - 1; q >= 0; q--) {
-        const float v = p[q * stride];
-#pragma unroll
-        for (int r = 0; r < R; r++) {
-            const int k = r + A.dlen - 1 - q;
-            if ((unsigned)k < (unsigned)A.dlen)
-                out[r] += A.g[(i + r + A.s) & 1][k] * v;
-        }
-    }
-}
-
-WT_GLOBAL void WT_LAUNCH_BOUNDS(CU_FTHREADS) vfused_inverse(const WT_GRID_CONST cu_flevel L)
-{
-    WT_DYN_SMEM(float, smem);
-    const cu_faxis &Z = L.ax[0], &Y = L.ax[1], &X = L.ax[2];
-    size_t c;
-    int i0[3];
-    ftile_of(L, &c, i0);
-    const int WZ = Z.win, WY = Y.win, WX = X.win, TZ = Z.tile, TY = Y.tile, TX = X.tile;
-    const int oz = i0[0] + Z.org, oy = i0[1] + Y.org, ox = i0[2] + X.org;
-    float *s0 = smem, *s1 = smem + WZ * WY * WX, *s2 = smem; /* s2 over s0 */
-    float out[16];
-    FOR_WINDOW_ROWS(r, x, WZ * WY, WX)
-        s0[r * WX + x] = fcoefs_at(L, c, oz + r / WY, oy + r % WY, ox + x);
-    WT_SYNC();
-    const int groups = (TX + 7) / 8; /* x, 8 samples of a row a thread: s1[z][y][v] */
-    for (int e = threadIdx.x; e < WZ * WY * groups; e += blockDim.x) {
-        const int g = e % groups, zy = e / groups, v0 = 8 * g, nt = TX - v0 < 8 ? TX - v0 : 8;
-        fsamples<8>(X, s0 + zy * WX, 1, i0[2], i0[2] + v0, nt, out);
-#pragma unroll
-        for (int v = 0; v < 8; v++)
-            if (v < nt)
-                s1[zy * TX + v0 + v] = out[v];
-    }
-    WT_SYNC();
-    for (int e = threadIdx.x; e < WZ * TX; e += blockDim.x) { /* y, a column (z, v): s2[z][u][v] */
-        const int v = e % TX, z = e / TX;
-        fsamples<CU_FTY_INVERSE>(Y, s1 + z * WY * TX + v, TX, i0[1], i0[1], TY, out);
-#pragma unroll
-        for (int u = 0; u < CU_FTY_INVERSE; u++)
-            if (u < TY)
-                s2[(z * TY + u) * TX + v] = out[u];
-    }
-    WT_SYNC();
-    for (int e = threadIdx.x; e < TY * TX; e += blockDim.x) { /* z, a column (u, v): the signal */
-        const int v = e % TX, u = e / TX, iy = i0[1] + u, ix = i0[2] + v;
+    const cu_saxis &Z = L.ax[0], &Y = L.ax[1], &X = L.ax[2];
+    const int span = sspan<S>(Z), plane = ty * tx;
+    const float *w = Z.w[(iz + Z.s) & 1];
+    FOR_TILE(u, v, ty, tx) {
+        const int iy = iy0 + u, ix = ix0 + v;
         if (iy >= Y.n || ix >= X.n)
             continue;
-        fsamples<CU_FTZ_INVERSE>(Z, s2 + u * TX + v, TY * TX, i0[0], i0[0], TZ, out);
-        float *o = L.dst + ((c * Z.n + i0[0]) * (size_t)Y.n + iy) * X.n + ix;
+        const float *p = ring + u * tx + v;
+        float acc = 0.0f;
 #pragma unroll
-        for (int t = 0; t < CU_FTZ_INVERSE; t++)
-            if (t < TZ && i0[0] + t < Z.n)
-                o[(size_t)t * Y.n * X.n] = out[t];
+        for (int j = 0; j < (S ? S : CU_STAPS); j++) {
+            if (j >= span)
+                break;
+            const int slot = slot0 + j < span ? slot0 + j : slot0 + j - span;
+            acc += w[j] * p[slot * plane];
+        }
+        L.dst[((c * Z.n + iz) * (size_t)Y.n + iy) * X.n + ix] = acc;
     }
 }
 
-/* Forward geometry of one axis (vaxis_of's filters, as windows); 0 when
- * its filters are longer than a fused level holds. */
-static int faxis_forward(const cu_vaxis &V, cu_faxis *F)
+/* The window's coefficient tables along y and x (even: the windows after
+ * them are read two values at a time). */
+WT_HD static inline int stables(int wy, int ws)
 {
-    if (V.ntaps0 > CU_FTAPS || V.ntaps1 > CU_FTAPS)
-        return 0;
+    return (wy + ws + 1) & ~1;
+}
+
+/* Shared memory (floats) of an inverse block: the window's coefficient
+ * tables, @p stages windows, the x pass, the ring. */
+WT_HD static inline size_t sinverse_smem(int span, int ty, int tx, int stages, int *wy, int *ws)
+{
+    *wy = ty - 1 + span;
+    *ws = (tx - 1 + span + 2) & ~1; /* even, one past: two values at a time */
+    return stables(*wy, *ws) + (size_t)stages * *wy * *ws + (size_t)*wy * tx +
+           (size_t)span * ty * tx;
+}
+
+template <int S>
+WT_GLOBAL void WT_LAUNCH_BOUNDS_MIN(CU_STHREADS, 2) vlevel_inverse(const WT_GRID_CONST cu_slevel L)
+{
+    WT_DYN_SMEM(float, smem);
+    const cu_saxis &Z = L.ax[0], &Y = L.ax[1], &X = L.ax[2];
+    size_t c;
+    int i0[3];
+    stile_of(L, &c, i0);
+    const int span = sspan<S>(Z), ty = Y.tile, tx = X.tile;
+    swindow W;
+    sinverse_smem(span, ty, tx, L.stages, &W.wy, &W.ws);
+    W.wx = tx - 1 + span;
+    W.oy = i0[1] + Y.org;
+    W.ox = i0[2] + X.org;
+    W.inner = 0;
+    int *rows = (int *)smem, *cols = rows + W.wy;
+    const int wsize = W.wy * W.ws, stages = L.stages;
+    float *win = smem + stables(W.wy, W.ws), *s1 = win + stages * wsize, *ring = s1 + W.wy * tx;
+    FOR_BLOCK(k, W.wy)
+        rows[k] = scoef_at(Y, W.oy + k);
+    FOR_BLOCK(k, W.wx)
+        cols[k] = scoef_at(X, W.ox + k);
+    WT_SYNC();
+    const int iz1 = i0[0] + Z.tile < Z.n ? i0[0] + Z.tile : Z.n;
+    const int m0 = i0[0] + Z.org, planes = iz1 - i0[0] - 1 + span;
+    const int qy = (i0[1] + Y.s) & 1, qx = (i0[2] + X.s) & 1;
+    for (int j = 0; j < stages - 1 && j < planes; j++)
+        sload_coefs(L, c, m0 + j, W, rows, cols, win + j * wsize);
+    for (int i = 0; i < planes; i++) {
+        const int ahead = i + stages - 1;
+        if (ahead < planes)
+            sload_coefs(L, c, m0 + ahead, W, rows, cols, win + (ahead % stages) * wsize);
+        sasync_wait(splanes_pending(i, planes, stages));
+        WT_SYNC();
+        sinverse_x<S>(X, win + (i % stages) * wsize, W, tx, qx, s1);
+        WT_SYNC();
+        sinverse_y<S>(Y, s1, ty, tx, qy, ring + (size_t)(i % span) * ty * tx);
+        WT_SYNC();
+        const int first = i - (span - 1);
+        if (first >= 0)
+            sinverse_z<S>(L, c, ring, first % span, i0[0] + first, i0[1], i0[2], ty, tx);
+    }
+}
+
+/* ---- planning and launch ---- */
+
+/* Forward taps of one axis over its window (vaxis_of's filters); 0 when
+ * they are longer than a level kernel holds. */
+static int saxis_forward(const cu_vaxis &V, cu_saxis *A)
+{
+    int b0, b1; /* where each filter's window starts */
+    float g0[CU_VTAPS], g1[CU_VTAPS];
     if (V.j2k) {
-        F->b0 = -(V.ntaps0 / 2), F->b1 = 1 - V.ntaps1 / 2;
+        b0 = -(V.ntaps0 / 2), b1 = 1 - V.ntaps1 / 2;
         for (int m = 0; m < V.ntaps0; m++)
-            F->g[0][m] = V.f0[m];
+            g0[m] = V.f0[m];
         for (int m = 0; m < V.ntaps1; m++)
-            F->g[1][m] = V.f1[m];
+            g1[m] = V.f1[m];
     } else { /* out[k] = sum_j f[j] ext(start + 2k - j): m = F - 1 - j */
-        F->b0 = F->b1 = V.start - (V.ntaps0 - 1);
+        b0 = b1 = V.start - (V.ntaps0 - 1);
         for (int m = 0; m < V.ntaps0; m++) {
-            F->g[0][m] = V.f0[V.ntaps0 - 1 - m];
-            F->g[1][m] = V.f1[V.ntaps0 - 1 - m];
+            g0[m] = V.f0[V.ntaps0 - 1 - m];
+            g1[m] = V.f1[V.ntaps0 - 1 - m];
         }
     }
-    F->len0 = V.ntaps0, F->len1 = V.ntaps1;
-    F->org = F->b0 < F->b1 ? F->b0 : F->b1;
-    const int end = F->b0 + F->len0 > F->b1 + F->len1 ? F->b0 + F->len0 : F->b1 + F->len1;
+    A->org = b0 < b1 ? b0 : b1;
+    const int end = b0 + V.ntaps0 > b1 + V.ntaps1 ? b0 + V.ntaps0 : b1 + V.ntaps1;
+    A->span = end - A->org;
+    if (A->span > CU_STAPS)
+        return 0;
+    for (int j = 0; j < A->span; j++) {
+        const int m0 = j + A->org - b0, m1 = j + A->org - b1;
+        A->w[0][j] = m0 >= 0 && m0 < V.ntaps0 ? g0[m0] : 0.0f;
+        A->w[1][j] = m1 >= 0 && m1 < V.ntaps1 ? g1[m1] : 0.0f;
+    }
     const int nout = V.nlo > V.nhi ? V.nlo : V.nhi;
-    F->last = 2 * (nout - 1) + end - 1;
-    F->span = end - F->org;
-    F->win = 2 * (F->tile - 1) + F->span;
+    A->last = 2 * (nout - 1) + end - 1;
     return 1;
 }
 
-/* Inverse geometry of one axis: the weights w_q of the header's comment. */
-static int faxis_inverse(const cu_vaxis &V, cu_faxis *F)
+/* Inverse taps of one axis over its window: sample i is
+ * sum_d u_q[d] J(i + s - d) for d from dmin (the passes' sum), the window
+ * that sum reversed. */
+static int saxis_inverse(const cu_vaxis &V, cu_saxis *A)
 {
     const int R = V.ntaps0 > V.ntaps1 ? V.ntaps0 / 2 : V.ntaps1 / 2;
-    F->dmin = V.j2k ? -R : -1;
-    F->dlen = V.j2k ? 2 * R + 1 : V.ntaps0 + 1;
-    if (F->dlen > CU_FTAPS)
+    const int dmin = V.j2k ? -R : -1, dlen = V.j2k ? 2 * R + 1 : V.ntaps0 + 1;
+    if (dlen > CU_STAPS)
         return 0;
-    F->s = V.j2k ? 0 : V.start;
+    A->s = V.j2k ? 0 : V.start;
+    A->span = dlen;
+    A->org = A->s - (dmin + dlen - 1);
     for (int q = 0; q < 2; q++)
-        for (int k = 0; k < F->dlen; k++) {
-            const int d = F->dmin + k, same = ((d - q) & 1) == 0;
+        for (int j = 0; j < dlen; j++) {
+            const int d = dmin + dlen - 1 - j, same = ((d - q) & 1) == 0;
             float w = 0.0f;
             if (V.j2k) {
                 const int rl = V.ntaps0 / 2, rh = V.ntaps1 / 2;
@@ -569,125 +827,194 @@ static int faxis_inverse(const cu_vaxis &V, cu_faxis *F)
             } else if (!same && d + 1 < V.ntaps0) {
                 w = V.f1[d + 1];
             }
-            F->g[q][k] = w;
+            A->w[q][j] = w;
         }
-    const int dmax = F->dmin + F->dlen - 1;
-    F->org = F->s - dmax;
-    F->last = V.n - 1 + F->s - F->dmin;
-    F->win = F->tile + F->dlen - 1;
+    A->last = V.n - 1 + A->org + dlen - 1;
     return 1;
 }
 
-/* Tiles tried, largest first: output pairs (forward) or samples (inverse)
- * along z, y, x. */
-static const int ftiles_forward[][3] = {{4, 8, 32}, {2, 8, 32}, {2, 4, 32}, {1, 4, 32},
-                                        {1, 2, 16}, {1, 1, 16}};
-static const int ftiles_inverse[][3] = {{8, 16, 32}, {4, 16, 32}, {4, 8, 32}, {2, 8, 32},
-                                        {2, 4, 16}, {2, 2, 16}};
-
-static size_t fsmem_bytes(const cu_flevel *L, int inverse)
+static size_t ssmem_bytes(int inverse, int span, int ty, int tx, int stages)
 {
-    const cu_faxis *A = L->ax;
-    const size_t window = (size_t)A[0].win * A[1].win * A[2].win;
-    const size_t second = inverse ? (size_t)A[0].win * A[1].win * A[2].tile
-                                  : (size_t)2 * A[0].tile * A[1].win * A[2].win;
-    return (window + second) * sizeof(float);
+    int wy, ws;
+    return (inverse ? sinverse_smem(span, ty, tx, stages, &wy, &ws)
+                    : sforward_smem(span, ty, tx, stages, &wy, &ws)) *
+           sizeof(float);
 }
 
-/* The fused level of @p l planned into @p L with a tile that fits @p budget
- * bytes of shared memory; 0 when it does not apply (the passes run it). */
-static int fplan(const wt_vlevel *l, size_t budget, cu_flevel *L, size_t *smem)
+/* Outputs along an axis of @p A in one direction. */
+static int soutputs(const cu_saxis *A, int inverse)
+{
+    return inverse ? A->n : (A->nlo > A->nhi ? A->nlo : A->nhi);
+}
+
+/* The y and x tiles of @p L: the policy's, ty halved (then tx, not below
+ * 16) until the block's shared memory fits @p budget bytes; an axis
+ * shorter than a tile takes a tile its length (the inverse's x even). 0
+ * when none fits. */
+static int stiles_choose(const cu_policy *pol, cu_slevel *L, int inverse, size_t budget,
+                         size_t *smem)
+{
+    cu_saxis *Y = &L->ax[1], *X = &L->ax[2];
+    const int ny = soutputs(Y, inverse), nx = soutputs(X, inverse);
+    int ty = inverse ? pol->vol_ty_inv : pol->vol_ty, tx = inverse ? pol->vol_tx_inv : pol->vol_tx;
+    for (;;) {
+        Y->tile = ty < ny ? ty : ny;
+        X->tile = tx < nx ? tx : nx + (inverse && (nx & 1));
+        *smem = ssmem_bytes(inverse, L->ax[0].span, Y->tile, X->tile, L->stages);
+        if (*smem <= budget)
+            return 1;
+        if (ty > 1)
+            ty /= 2;
+        else if (tx > 16)
+            tx /= 2;
+        else
+            return 0;
+    }
+}
+
+/* Plane steps of the slowest multiprocessor when @p across tiles are cut
+ * into runs of @p len of @p nz outputs along z: the blocks go in waves of
+ * @p resident, a block of a run walks its planes and the filter's halo
+ * (@p step planes an output: forward 2, inverse 1) after CU_SRUN_FILL
+ * steps of start (the first plane's copy, waited for). */
+#define CU_SRUN_FILL 2
+static double sruns_cost(size_t across, int nz, int len, int span, int step, double resident)
+{
+    const size_t blocks = across * (size_t)((nz + len - 1) / len);
+    const double waves = (double)(size_t)((double)blocks / resident + 0.999999);
+    return waves * (double)(step * (len - 1) + span + CU_SRUN_FILL);
+}
+
+/* The z runs: the length of at least CU_SRUN_MIN outputs (or the axis) that
+ * finishes first by sruns_cost on @p resident blocks at once, the longest
+ * of equals (the least halo). */
+#define CU_SRUN_MIN 4
+static void sruns_choose(cu_slevel *L, int inverse, double resident, int channels)
+{
+    for (int a = 1; a < 3; a++)
+        L->tiles[a] = (unsigned)((soutputs(&L->ax[a], inverse) + L->ax[a].tile - 1) /
+                                 L->ax[a].tile);
+    const size_t across = (size_t)L->tiles[1] * L->tiles[2] * (size_t)channels;
+    const int nz = soutputs(&L->ax[0], inverse), step = inverse ? 1 : 2, span = L->ax[0].span;
+    resident = resident < 1.0 ? 1.0 : resident;
+    int best = nz;
+    double best_cost = sruns_cost(across, nz, nz, span, step, resident);
+    for (int runs = 2; (nz + runs - 1) / runs >= CU_SRUN_MIN; runs++) {
+        const int len = (nz + runs - 1) / runs;
+        const double cost = sruns_cost(across, nz, len, span, step, resident);
+        if (cost < best_cost)
+            best = len, best_cost = cost;
+    }
+    L->ax[0].tile = best;
+    L->tiles[0] = (unsigned)((nz + best - 1) / best);
+}
+
+/* The level kernel's plan of @p l into @p L (@p smem bytes of shared
+ * memory a block); 0 when it does not apply (the passes run it). */
+static int splan(const cu_engine *ce, const wt_vlevel *l, cu_slevel *L, size_t *smem)
 {
     memset(L, 0, sizeof *L);
-    const int (*tiles)[3] = l->inverse ? ftiles_inverse : ftiles_forward;
-    const int ntiles = 6;
-    cu_vaxis V[3];
     for (int a = 0; a < 3; a++) {
         if (l->lines[a].n < 4 || l->lines[a].method != WT_METHOD_CONV)
             return 0;
-        V[a] = vaxis_of(&l->lines[a], l->inverse);
-    }
-    for (int t = 0; t < ntiles; t++) {
-        for (int a = 0; a < 3; a++) {
-            cu_faxis *F = &L->ax[a];
-            const int len = l->inverse ? V[a].n : (V[a].nlo > V[a].nhi ? V[a].nlo : V[a].nhi);
-            F->n = V[a].n, F->nlo = V[a].nlo, F->nhi = V[a].nhi;
-            F->mode = V[a].mode, F->j2k = V[a].j2k;
-            F->tile = tiles[t][a] < len ? tiles[t][a] : len;
-            if (!(l->inverse ? faxis_inverse(V[a], F) : faxis_forward(V[a], F)))
-                return 0;
-            L->tiles[a] = (unsigned)((len + F->tile - 1) / F->tile);
-        }
-        *smem = fsmem_bytes(L, l->inverse);
-        if (*smem <= budget)
-            break;
-        if (t == ntiles - 1)
+        const cu_vaxis V = vaxis_of(&l->lines[a], l->inverse);
+        cu_saxis *A = &L->ax[a];
+        A->n = V.n, A->nlo = V.nlo, A->nhi = V.nhi, A->mode = V.mode, A->j2k = V.j2k;
+        if (!(l->inverse ? saxis_inverse(V, A) : saxis_forward(V, A)) ||
+            A->span != L->ax[0].span) /* the kernels take one span */
             return 0;
     }
+    L->stages = ce->pol.vol_stages;
+    const size_t budget = ce->smem_limit < ce->pol.vol_smem ? ce->smem_limit : ce->pol.vol_smem;
+    if (!stiles_choose(&ce->pol, L, l->inverse, budget, smem))
+        return 0;
     /* band (pz, py, px): key bit 2 - j for axes[j] */
     for (int i = 0; i < 8; i++) {
         int key = 0;
         for (int j = 0; j < 3; j++)
             key |= (i >> (2 - l->axes[j]) & 1) << (2 - j);
         L->band_of[i] = key;
-    }
-    for (int i = 0; i < 8; i++)
         L->bands[i] = (float *)l->bands[i];
+    }
     L->src = (const float *)l->sig;
     L->dst = (float *)l->sig;
-    return 1;
-}
-
-/* The fused level of @p l on @p ce: planned into @p L (@p smem bytes of
- * shared memory a block); 0 when the passes run it. */
-static int vlevel_plan(const cu_engine *ce, const wt_vlevel *l, cu_flevel *L, size_t *smem)
-{
-    /* measured slower than the passes on an H200 (512³ L3: haar 15% / 7% of
-     * copy against 16% / 11%, db3 5% / 3% against 9% / 7%): only on request */
-    const char *fused = wt_env()->cuda_volume_fused;
-    if (!fused || !*fused || *fused == '0')
-        return 0;
-    const size_t budget = ce->smem_limit < CU_FSMEM_BUDGET ? ce->smem_limit : CU_FSMEM_BUDGET;
-    if (!fplan(l, budget, L, smem))
-        return 0;
-    const size_t blocks = (size_t)L->tiles[0] * L->tiles[1] * L->tiles[2] * (size_t)l->channels;
+    /* the most blocks: z runs of one output */
+    const size_t blocks = (size_t)soutputs(&L->ax[0], l->inverse) *
+                          soutputs(&L->ax[1], l->inverse) * soutputs(&L->ax[2], l->inverse) *
+                          (size_t)l->channels;
     return blocks > 0 && blocks <= 0x7fffffffu;
 }
 
-/* The level ops of wt_volume_dwt_levels: fused where it fits. */
+/* Whether the level kernels run @p l (WT_CUDA_VOLUME=passes: the
+ * axis passes for every level, to compare). */
+static int vlevel_plan(const cu_engine *ce, const wt_vlevel *l, cu_slevel *L, size_t *smem)
+{
+    const char *how = wt_env()->cuda_volume;
+    if (how && !strcmp(how, "passes"))
+        return 0;
+    return splan(ce, l, L, smem);
+}
+
+/* The level ops of wt_volume_dwt_levels: one kernel a level where it fits. */
 static int vlevel_takes(void *ctx, const wt_vlevel *l)
 {
-    cu_flevel L;
+    cu_slevel L;
     size_t smem;
     return vlevel_plan((const cu_engine *)ctx, l, &L, &smem);
+}
+
+/* One instance of a level kernel: its shared memory allowed, the
+ * z runs cut for the blocks the GPU holds at once, launched. */
+template <typename K>
+static wt_status slaunch(cu_engine *ce, K kernel, cu_slevel &L, int inverse, int channels,
+                         size_t smem)
+{
+    CU_CHECK_CE(ce, cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                         (int)smem));
+    int per_sm = 1;
+    CU_CHECK_CE(ce, cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, CU_STHREADS,
+                                                                  smem));
+    const double resident = (double)ce->sms * (per_sm > 0 ? per_sm : 1);
+    sruns_choose(&L, inverse, resident * ce->pol.vol_waves, channels);
+    const size_t blocks = (size_t)L.tiles[0] * L.tiles[1] * L.tiles[2] * (size_t)channels;
+    WT_LAUNCH(kernel, dim3((unsigned)blocks), dim3(CU_SLANES, CU_SROWS), smem, ce->stream, L);
+    CU_CHECK_CE(ce, cudaGetLastError());
+    return WT_OK;
+}
+
+/* The instance for the level's span: taps unrolled for the common ones
+ * (forward haar 2, db3 6, sym4 8, cdf97 9; inverse haar 3, db3 7, cdf97 and
+ * sym4 9), else the span read at run time. */
+static wt_status slaunch_span(cu_engine *ce, cu_slevel &L, int inverse, int channels, size_t smem)
+{
+    const int span = L.ax[0].span;
+    if (inverse)
+        switch (span) {
+        case 3: return slaunch(ce, vlevel_inverse<3>, L, inverse, channels, smem);
+        case 7: return slaunch(ce, vlevel_inverse<7>, L, inverse, channels, smem);
+        case 9: return slaunch(ce, vlevel_inverse<9>, L, inverse, channels, smem);
+        default: return slaunch(ce, vlevel_inverse<0>, L, inverse, channels, smem);
+        }
+    switch (span) {
+    case 2: return slaunch(ce, vlevel_forward<2>, L, inverse, channels, smem);
+    case 6: return slaunch(ce, vlevel_forward<6>, L, inverse, channels, smem);
+    case 8: return slaunch(ce, vlevel_forward<8>, L, inverse, channels, smem);
+    case 9: return slaunch(ce, vlevel_forward<9>, L, inverse, channels, smem);
+    default: return slaunch(ce, vlevel_forward<0>, L, inverse, channels, smem);
+    }
 }
 
 static wt_status vlevel_run(void *ctx, const wt_vlevel *l)
 {
     cu_engine *ce = (cu_engine *)ctx;
-    cu_flevel L;
+    cu_slevel L;
     size_t smem = 0;
     if (!vlevel_plan(ce, l, &L, &smem))
-        return wt_error_set(WT_ERR_INVALID, "a volume level the fused kernels do not take");
-    const size_t blocks = (size_t)L.tiles[0] * L.tiles[1] * L.tiles[2] * (size_t)l->channels;
-    if (l->inverse) {
-        CU_CHECK_CE(ce, cudaFuncSetAttribute(vfused_inverse,
-                                             cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                             (int)smem));
-        WT_LAUNCH(vfused_inverse, dim3((unsigned)blocks), dim3(CU_FTHREADS), smem, ce->stream,
-                  L);
-    } else {
-        CU_CHECK_CE(ce, cudaFuncSetAttribute(vfused_forward,
-                                             cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                             (int)smem));
-        WT_LAUNCH(vfused_forward, dim3((unsigned)blocks), dim3(CU_FTHREADS), smem, ce->stream,
-                  L);
-    }
-    CU_CHECK_CE(ce, cudaGetLastError());
-    return WT_OK;
+        return wt_error_set(WT_ERR_INVALID, "a volume level the level kernels do not take");
+    return slaunch_span(ce, L, l->inverse, l->channels, smem);
 }
 
-/* The engine's runner of wt_volume_dwt_levels: fused levels, else passes. */
+/* The engine's runner of wt_volume_dwt_levels: level kernels, else passes. */
 static wt_vpass_runner vrunner(cu_engine *ce)
 {
     const wt_vpass_runner r = {cu_vpass_run, ce, vlevel_takes, vlevel_run};
@@ -784,24 +1111,18 @@ wt_status cu_vresident(cu_engine *ce, const wt_volume_spec *s, const wt_vcoeffs 
 
 /* ---- bench --volume: device-resident timing -------------------------------------- */
 
-/* One timed run of cu_vbench: 0 forward, 1 inverse, 2 the device copy. */
+/* One timed run of cu_vbench: every level, one direction. */
 typedef struct vbench_job {
     cu_engine *ce;
     const wt_volume_spec *s;
     const vdevice *d;
-    int what;
-    void *copy_dst;
-    size_t copy_bytes;
+    int inverse;
 } vbench_job;
 
 static wt_status vbench_run(const void *job)
 {
     const vbench_job *j = (const vbench_job *)job;
-    if (j->what == 2)
-        return cu_fail_check(cudaMemcpyAsync(j->copy_dst, j->d->mem, j->copy_bytes,
-                                             cudaMemcpyDeviceToDevice, j->ce->stream),
-                             "cudaMemcpyAsync");
-    return vlevels_device(j->ce, j->s, j->d, j->what);
+    return vlevels_device(j->ce, j->s, j->d, j->inverse);
 }
 
 wt_status cu_vbench(cu_engine *ce, const wt_volume_spec *s, const size_t shape[3], int inverse,
@@ -816,24 +1137,17 @@ wt_status cu_vbench(cu_engine *ce, const wt_volume_spec *s, const size_t shape[3
     vdevice d;
     WT_TRY(vdevice_alloc(ce, s, &c, &d));
     memset(timing, 0, sizeof *timing);
-    /* the copy reads the samples and what follows them (bands, work areas) */
-    copy_bytes = copy_bytes < d.bytes ? copy_bytes : d.bytes;
-    vbench_job job = {ce, s, &d, inverse, NULL, copy_bytes};
+    const vbench_job job = {ce, s, &d, inverse};
     wt_status st = fill_random(ce, d.mem, volume_elems(shape, 1), 12345u);
     if (st == WT_OK) /* real bands for the inverse */
         st = vlevels_device(ce, s, &d, 0);
     if (st == WT_OK)
         st = cu_time_runs(ce, vbench_run, &job, repeat, &timing->ms, &timing->ms_min);
-    if (st == WT_OK)
-        st = cu_device_alloc(ce, &job.copy_dst, copy_bytes);
-    job.what = 2;
-    double fastest;
-    if (st == WT_OK)
-        st = cu_time_runs(ce, vbench_run, &job, repeat, &timing->copy_ms, &fastest);
-    timing->copy_bytes = copy_bytes;
+    if (st == WT_OK) /* the copy reads the samples and what follows them (bands, work areas) */
+        st = cu_time_device_copy(ce, d.mem, copy_bytes < d.bytes ? copy_bytes : d.bytes, repeat,
+                                 timing);
     if (st == WT_OK)
         st = cu_fail_check(cudaStreamSynchronize(ce->stream), "cudaStreamSynchronize");
-    cu_device_free(ce, job.copy_dst, copy_bytes);
     cu_device_free(ce, d.mem, d.bytes);
     return st;
 }

@@ -40,7 +40,7 @@ typedef struct wt_env_knobs {
     const char *cuda_policy;      /* WT_CUDA_POLICY */
     const char *cuda_bench_calls; /* WT_CUDA_BENCH_CALLS */
     const char *cuda_wide53;      /* WT_CUDA_WIDE53 */
-    const char *cuda_volume_fused; /* WT_CUDA_VOLUME_FUSED */
+    const char *cuda_volume;      /* WT_CUDA_VOLUME */
     const char *auto_device;      /* WT_AUTO_DEVICE */
     const char *png_whole_max;    /* WT_PNG_WHOLE_MAX */
     const char *png_deflate;      /* WT_PNG_DEFLATE */

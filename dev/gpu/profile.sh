@@ -5,6 +5,8 @@
 # After dev/gpu/check.sh has built build-gpu. Logs under $OUT/ncu-*.txt, a
 # summary on stdout.
 #   dev/gpu/profile.sh [wavelet...]      (default haar db3 sym8 cdf97)
+#   VOLUME=1 dev/gpu/profile.sh haar db3 cdf97   bench --volume 512^3 L3 (conv):
+#                                        one timed run's 3 level kernels
 set -u
 W=build-gpu/cli/wavetool
 NCU=$(command -v ncu || ls /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1)
@@ -14,8 +16,18 @@ for w in ${@:-haar db3 sym8 cdf97}; do
     for dir in --forward --inverse; do
         f=$OUT/ncu-$w${dir#--}.txt
         # skip the warm-up launches, then one timed run's kernels
-        timeout 120 "$NCU" --clock-control none --metrics "$metrics" --launch-skip 10 --launch-count 24 \
-            --csv --page raw $W bench -w "$w" --size 8192x8192 -l 3 --repeat 5 $dir >"$f" 2>&1
+        if [ "${VOLUME:-0}" = 1 ]; then # the level kernels: skip the forward that
+            # makes the bands (forward only) and 3 warm-ups, 3 levels each
+            [ $dir = --forward ] && skip=12 || skip=9
+            timeout 300 "$NCU" --clock-control none --metrics "$metrics" \
+                --kernel-name "regex:vlevel_${dir#--}" --launch-skip $skip --launch-count 3 \
+                --csv --page raw $W bench --volume --device cuda \
+                --size 512x512x512 -l 3 -w "$w" --method conv --repeat 1 $dir >"$f" 2>&1
+        else
+            timeout 120 "$NCU" --clock-control none --metrics "$metrics" --launch-skip 10 \
+                --launch-count 24 --csv --page raw $W bench -w "$w" --size 8192x8192 -l 3 \
+                --repeat 5 $dir >"$f" 2>&1
+        fi
         echo "== $w $dir"
         python3 - "$f" <<'PY'
 import csv, sys

@@ -15,8 +15,8 @@
  *                           GPU's entry, or entry=NAME (cuda/cu_policy.h)
  *   WT_CUDA_BENCH_CALLS=N   bench: N calls between the timing events of a run
  *   WT_CUDA_WIDE53=1        64-bit legall53 lifting steps on every level
- *   WT_CUDA_VOLUME_FUSED=1  volumes: a level along three axes in one kernel
- *                           (slower today than the axis passes)
+ *   WT_CUDA_VOLUME=passes   volumes: the axis passes for every level, not
+ *                           the streamed level kernels (comparisons)
  *   WT_AUTO_DEVICE=gpu      --device auto takes the GPU whenever one opens,
  *                           whatever the job's size (tests; default: weighed)
  *   WT_PNG_WHOLE_MAX=BYTES  largest filtered PNG image compressed in one
@@ -51,7 +51,7 @@ static void read_knobs(void)
         .cuda_policy = getenv("WT_CUDA_POLICY"),
         .cuda_bench_calls = getenv("WT_CUDA_BENCH_CALLS"),
         .cuda_wide53 = getenv("WT_CUDA_WIDE53"),
-        .cuda_volume_fused = getenv("WT_CUDA_VOLUME_FUSED"),
+        .cuda_volume = getenv("WT_CUDA_VOLUME"),
         .auto_device = getenv("WT_AUTO_DEVICE"),
         .png_whole_max = getenv("WT_PNG_WHOLE_MAX"),
         .png_deflate = getenv("WT_PNG_DEFLATE"),

@@ -405,7 +405,7 @@ int main(int argc, char **argv)
         if (only_mode < 0)
             check_replays(&en, only, &st);
         if (only_mode < 0 && !only)
-            check_policies(&en, quick, &st);
+            check_policies(&en, quick, 0, &st);
     }
     double t1 = wt_seconds();
     if (large && !quick && !images_only && !pyramids_only && !volumes_only)
@@ -433,6 +433,8 @@ int main(int argc, char **argv)
     if ((!only && only_mode < 0 && !images_only && !undecimated_only && !packets_only) ||
         volumes_only) {
         check_volumes(&en, quick, &st);
+        if (volumes_only) /* the full run has them in check_policies */
+            check_policies(&en, quick, 1, &st);
     }
     double t7 = wt_seconds();
     if ((!only && only_mode < 0 && !images_only && !undecimated_only && !packets_only) ||

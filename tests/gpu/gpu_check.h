@@ -118,7 +118,7 @@ void check_undecimated(const engines *en, int quick, int large, stats *st);
 int run_ucase(const engines *en, const ucase *c, int inverse, stats *st);
 
 /* gpu_check_policy.c: engines under other launch policies (WT_CUDA_POLICY) */
-void check_policies(const engines *en, int quick, stats *st);
+void check_policies(const engines *en, int quick, int volumes_only, stats *st);
 
 /* gpu_check_packet.c: wavelet packet trees and their rebuilds */
 void check_packets(const engines *en, int quick, stats *st);
@@ -127,5 +127,6 @@ void check_packets(const engines *en, int quick, stats *st);
 void check_volumes(const engines *en, int quick, stats *st);
 void check_volumes_streamed(const engines *en, int quick, stats *st);
 void check_volume_oom(stats *st);
+void check_volume_policy_cases(const engines *en, stats *st);
 
 #endif

@@ -1,16 +1,18 @@
 /* gpu_check: the CUDA engine's launch policy (cuda/cu_policy.h,
  * WT_CUDA_POLICY). Engines opened under policies far from every table entry
  * (tiles from 8 to 128 pairs, tiny and large grids, small shared memory
- * budgets, undecimated tiles from 8 to 512 rows) give the CPU engine's
+ * budgets, undecimated tiles from 8 to 512 rows, volume tiles from 1x16 to
+ * 64x256 and z runs from 0.1 to 8 blocks a slot) give the CPU engine's
  * results; a bad policy is refused at open with one WT_CUDA_POLICY message.
  * (Harness and shared declarations: gpu_check.c, gpu_check.h.) */
 #include "gpu_check.h"
 
 static const char *const policies[] = {
     "tile_y=64,tile_x=64,tile_y_inv=64,tile_x_inv=64,long_ty=64,long_tx=128,long_tx_inv=64,"
-    "small_grid=0",
+    "small_grid=0,vol_ty=64,vol_tx=128,vol_ty_inv=64,vol_tx_inv=256,vol_smem=1024K",
     "tile_y=8,tile_x=16,tile_y_inv=16,tile_x_inv=8,long_ty=8,long_tx=8,long_tx_inv=16,"
-    "pdl_grid=1e9",
+    "pdl_grid=1e9,vol_ty=1,vol_tx=16,vol_ty_inv=2,vol_tx_inv=16,vol_waves=8,vol_stages=3",
+    "vol_smem=16K,vol_waves=0.1,vol_stages=3",
     "smem_cap=16K,small_grid=4,pdl_grid=0,uty=8,uty_starlet=16,utxc=48,usmem=8K",
     "entry=sm90-hbm3e,uty=256,uty_starlet=512,utxc=512,usmem=48K",
 };
@@ -76,26 +78,30 @@ static void policy_undecimated_cases(const engines *en, stats *st)
         }
 }
 
-void check_policies(const engines *en, int quick, stats *st)
+void check_policies(const engines *en, int quick, int volumes_only, stats *st)
 {
-    const long cases0 = st->cases + st->u_cases, failed0 = st->failed + st->u_failed;
+    const long cases0 = st->cases + st->u_cases + st->v_cases,
+               failed0 = st->failed + st->u_failed + st->v_failed;
     int refused = 0;
     for (size_t i = 0; i < sizeof policies / sizeof *policies; i++) {
         engines pe = {en->cpu, NULL};
-        const long f0 = st->failed + st->u_failed;
+        const long f0 = st->failed + st->u_failed + st->v_failed;
         if (open_with_policy(policies[i], &pe.gpu) != WT_OK) {
             printf("FAIL policy '%s': %s\n", policies[i], wt_error_message());
             st->failed++;
             continue;
         }
-        policy_dwt_cases(&pe, quick, st);
-        policy_undecimated_cases(&pe, st);
+        if (!volumes_only) {
+            policy_dwt_cases(&pe, quick, st);
+            policy_undecimated_cases(&pe, st);
+        }
+        check_volume_policy_cases(&pe, st);
         wt_engine_close(pe.gpu);
-        if (st->failed + st->u_failed > f0)
+        if (st->failed + st->u_failed + st->v_failed > f0)
             printf("FAIL policy '%s': %ld cases failed\n", policies[i],
-                   st->failed + st->u_failed - f0);
+                   st->failed + st->u_failed + st->v_failed - f0);
     }
-    for (size_t i = 0; i < sizeof bad_policies / sizeof *bad_policies; i++) {
+    for (size_t i = 0; i < sizeof bad_policies / sizeof *bad_policies && !volumes_only; i++) {
         wt_engine *e = NULL;
         wt_status s = open_with_policy(bad_policies[i], &e);
         int ok = s == WT_ERR_INVALID && strstr(wt_error_message(), "WT_CUDA_POLICY") &&
@@ -108,8 +114,14 @@ void check_policies(const engines *en, int quick, stats *st)
         refused += ok;
         st->failed += !ok;
     }
-    printf("gpu_check: launch policies: %zu policies, %ld cases, %ld failed; %d of %zu bad "
-           "policies refused\n",
-           sizeof policies / sizeof *policies, st->cases + st->u_cases - cases0,
-           st->failed + st->u_failed - failed0, refused, sizeof bad_policies / sizeof *bad_policies);
+    const long cases = st->cases + st->u_cases + st->v_cases - cases0,
+               failed = st->failed + st->u_failed + st->v_failed - failed0;
+    if (volumes_only)
+        printf("gpu_check: launch policies (volumes): %zu policies, %ld cases, %ld failed\n",
+               sizeof policies / sizeof *policies, cases, failed);
+    else
+        printf("gpu_check: launch policies: %zu policies, %ld cases, %ld failed; %d of %zu bad "
+               "policies refused\n",
+               sizeof policies / sizeof *policies, cases, failed, refused,
+               sizeof bad_policies / sizeof *bad_policies);
 }

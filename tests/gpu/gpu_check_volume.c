@@ -3,8 +3,10 @@
  * wt_volume_inverse_on), GPU against CPU on the same random volumes and
  * random bands (the inverse as an operator), by convolution and lifting
  * (legall53: integers, identical), along every subset of axes the cases
- * rotate through (all three in two orders: the fused level kernels, whose
- * tiles the sizes cut in several places); the GPU's outputs pre-filled
+ * rotate through (all three in two orders: the level kernels (one a
+ * level, walking z), whose tiles the sizes cut in several places, 40x72x140 with tiles inside
+ * the volume; and under launch policies, check_volume_policy_cases); the
+ * GPU's outputs pre-filled
  * with the canary. "volumes (streamed)": the same on an engine whose
  * memory WT_CUDA_MEM_LIMIT makes too small for the volumes, so that their
  * first levels stream through it in slabs (cu_volume_stream.cu); a volume
@@ -266,10 +268,34 @@ static void sweep_undecimated(const engines *en, int quick, stats *st)
 
 void check_volumes(const engines *en, int quick, stats *st)
 {
-    static const size_t shapes[][3] = {{17, 33, 40}, {1, 5, 7}, {3, 1, 9}, {9, 16, 2},
-                                       {64, 64, 64}, {13, 21, 75}};
+    /* 40x72x140: tiles of the level kernels inside the volume */
+    static const size_t shapes[][3] = {{17, 33, 40}, {1, 5, 7},     {3, 1, 9},    {9, 16, 2},
+                                       {64, 64, 64}, {13, 21, 75}, {40, 72, 140}};
     sweep(en, shapes, (int)(sizeof shapes / sizeof *shapes), quick, st);
     sweep_undecimated(en, quick, st);
+}
+
+/* Volumes whose level kernels' tiles and z runs a launch policy changes
+ * (check_policies): the hot spans forward and inverse (haar, db3, cdf97)
+ * and one of the generic instances (sym4), two channels. */
+void check_volume_policy_cases(const engines *en, stats *st)
+{
+    static const vcase cases[] = {
+        {"haar", WT_MODE_ZERO, WT_METHOD_CONV, {40, 72, 140}, 1, 2, 3, {0, 1, 2},
+         WT_TRANSFORM_DWT, 0, 0, 0, WT_BORDER_MIRROR},
+        {"db3", WT_MODE_SYMMETRIC, WT_METHOD_CONV, {33, 70, 90}, 2, 2, 3, {2, 0, 1},
+         WT_TRANSFORM_DWT, 0, 0, 0, WT_BORDER_MIRROR},
+        {"cdf97", WT_MODE_PERIODIZATION, WT_METHOD_CONV, {37, 41, 130}, 1, 2, 3, {0, 1, 2},
+         WT_TRANSFORM_DWT, 0, 0, 0, WT_BORDER_MIRROR},
+        {"sym4", WT_MODE_REFLECT, WT_METHOD_CONV, {24, 50, 66}, 1, 1, 3, {0, 1, 2},
+         WT_TRANSFORM_DWT, 0, 0, 0, WT_BORDER_MIRROR},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
+        for (int inv = 0; inv < 2; inv++) {
+            const int r = run_vcase(en, &cases[i], inv, st);
+            st->v_cases += r >= 0;
+            st->v_failed += r > 0;
+        }
 }
 
 /* A GPU engine whose device memory WT_CUDA_MEM_LIMIT caps at @p limit. */
