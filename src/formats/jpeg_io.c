@@ -190,6 +190,21 @@ static int ends_with_eoi(const uint8_t *data, size_t size)
     return 0;
 }
 
+/* Whether a quantization table has saturated entries (255: IJG quality
+ * below about 23 for the luminance table). Such coefficients can take the
+ * inverse DCT far out of the sample range, where libjpeg-turbo's range limit
+ * wraps and nvJPEG's clamps (a quality-1 file differed by 120 levels). */
+static int coarse_quantization(j_decompress_ptr cinfo)
+{
+    for (int t = 0; t < NUM_QUANT_TBLS; t++) {
+        const JQUANT_TBL *q = cinfo->quant_tbl_ptrs[t];
+        for (int k = 0; q && k < DCTSIZE2; k++)
+            if (q->quantval[k] >= 255)
+                return 1;
+    }
+    return 0;
+}
+
 /* Why libjpeg, not the GPU, decodes this file (NULL: the GPU may). */
 static const char *gpu_refuses(j_decompress_ptr cinfo, const jpeg_context *ctx,
                                const uint8_t *data, size_t size)
@@ -204,6 +219,8 @@ static const char *gpu_refuses(j_decompress_ptr cinfo, const jpeg_context *ctx,
         return "JPEG not in YCbCr or gray";
     if (!ends_with_eoi(data, size))
         return "no end-of-image marker at the end";
+    if (coarse_quantization(cinfo))
+        return "saturated quantization table (the decoders' range limits differ)";
     return NULL;
 }
 
