@@ -42,6 +42,7 @@ typedef struct cu_policy {
     size_t vol_smem;
     double vol_waves;
     int vol_stages; /* window buffers: planes in flight + 1 */
+    int vol_fwd_span; /* the longest forward filter the level kernel takes (longer: passes) */
 } cu_policy;
 
 /* The entry for a GPU of compute capability @p major.@p minor whose memory
