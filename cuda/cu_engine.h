@@ -250,6 +250,18 @@ wt_status cu_vinverse(wt_engine *e, const wt_volume_spec *s, const wt_vcoeffs *c
  * (host, c's dtype) into c's bands (host) or back. */
 struct wt_vpass; /* transform.h */
 wt_status cu_vpass_run(void *ctx, const struct wt_vpass *p);
+/* A (C, z, y, x) array of @p shape seen along @p axis as (outer, n, inner):
+ * *outer the channels times the axes before it, *inner the samples after it. */
+static inline void cu_vaxis_extents(const size_t shape[3], int axis, int channels, size_t *outer,
+                                    size_t *inner)
+{
+    *outer = (size_t)channels, *inner = 1;
+    for (int k = 0; k < 3; k++)
+        if (k < axis)
+            *outer *= shape[k];
+        else if (k > axis)
+            *inner *= shape[k];
+}
 size_t cu_vresident_bytes(cu_engine *ce, const wt_volume_spec *s, const wt_vcoeffs *c);
 wt_status cu_vresident(cu_engine *ce, const wt_volume_spec *s, const wt_vcoeffs *c,
                        void *samples, int inverse);

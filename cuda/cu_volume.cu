@@ -39,21 +39,6 @@ typedef struct cu_vaxis {
     float f0[CU_VTAPS], f1[CU_VTAPS];
 } cu_vaxis;
 
-/* Sample @p i (any integer) of the extended line of @p n samples @p stride
- * apart. */
-WT_DEV float ext_at(const float *line, size_t stride, int n, int mode, int i)
-{
-    if (i >= 0 && i < n)
-        return line[(size_t)i * stride];
-    ext_terms t = signal_terms(mode, n, i);
-    float v = 0.0f;
-#pragma unroll
-    for (int a = 0; a < 3; a++)
-        if (a < t.n)
-            v += t.w[a] * line[(size_t)t.idx[a] * stride];
-    return v;
-}
-
 /* Element t of a pass's outputs as (o, k, q): line o, position k along the
  * axis (of @p len), inner index q. */
 template <typename I> struct vpos {
@@ -86,16 +71,16 @@ WT_GLOBAL void WT_LAUNCH_BOUNDS(CU_VTHREADS)
             const bool inside = p0 - (A.ntaps0 - 1) >= 0 && p0 < A.n;
             for (int j = 0; j < A.ntaps0; j++) {
                 const float v = inside ? line[(size_t)(p0 - j) * inner]
-                                       : ext_at(line, inner, A.n, A.mode, p0 - j);
+                                       : signal_at(line, inner, A.n, A.mode, p0 - j);
                 a += A.f0[j] * v;
                 d += A.f1[j] * v;
             }
         } else {
             const int rl = A.ntaps0 / 2, rh = A.ntaps1 / 2;
             for (int u = -rl; u <= rl; u++)
-                a += A.f0[u + rl] * ext_at(line, inner, A.n, A.mode, 2 * p.k + u);
+                a += A.f0[u + rl] * signal_at(line, inner, A.n, A.mode, 2 * p.k + u);
             for (int u = -rh; u <= rh; u++)
-                d += A.f1[u + rh] * ext_at(line, inner, A.n, A.mode, 2 * p.k + 1 + u);
+                d += A.f1[u + rh] * signal_at(line, inner, A.n, A.mode, 2 * p.k + 1 + u);
         }
         if (p.k < A.nlo)
             lo[((size_t)p.o * A.nlo + p.k) * inner + p.q] = a;
@@ -208,12 +193,8 @@ wt_status cu_vpass_run(void *ctx, const wt_vpass *p)
     cu_engine *ce = (cu_engine *)ctx;
     if (p->line->method == WT_METHOD_LIFTING)
         return cu_vlift_pass(ce, p);
-    size_t outer = (size_t)p->channels, inner = 1;
-    for (int k = 0; k < 3; k++)
-        if (k < p->axis)
-            outer *= p->shape[k];
-        else if (k > p->axis)
-            inner *= p->shape[k];
+    size_t outer, inner;
+    cu_vaxis_extents(p->shape, p->axis, p->channels, &outer, &inner);
     const cu_vaxis A = vaxis_of(p->line, p->inverse);
     const size_t len = (size_t)(A.n > A.nlo + A.nhi ? A.n : A.nlo + A.nhi);
     if (outer * len * inner < ((size_t)1 << 32))

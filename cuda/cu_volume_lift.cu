@@ -318,12 +318,8 @@ static wt_status vlift_launch(cu_engine *ce, const cu_vlift &A, const cu_vlines 
 wt_status cu_vlift_pass(cu_engine *ce, const wt_vpass *p)
 {
     const cu_vlift A = vlift_of(p->line, p->inverse);
-    size_t outer = (size_t)p->channels, inner = 1;
-    for (int k = 0; k < 3; k++)
-        if (k < p->axis)
-            outer *= p->shape[k];
-        else if (k > p->axis)
-            inner *= p->shape[k];
+    size_t outer, inner;
+    cu_vaxis_extents(p->shape, p->axis, p->channels, &outer, &inner);
     const size_t lines = outer * inner, line_bytes = 2 * (size_t)A.count * 4;
     if (lines == 0 || (p->inverse ? A.n : A.nlo + A.nhi) == 0)
         return WT_OK; /* nothing to compute (an empty band's pass) */

@@ -118,12 +118,8 @@ static wt_status uvfilter(void *ctx, const wt_vfilter *p)
     cu_uvpass P;
     memset(&P, 0, sizeof P);
     const size_t n = p->shape[p->axis];
-    size_t outer = (size_t)p->channels, inner = 1;
-    for (int k = 0; k < 3; k++)
-        if (k < p->axis)
-            outer *= p->shape[k];
-        else if (k > p->axis)
-            inner *= p->shape[k];
+    size_t outer, inner;
+    cu_vaxis_extents(p->shape, p->axis, p->channels, &outer, &inner);
     P.n = (int)n;
     P.border = (int)p->border;
     P.period = p->border == WT_BORDER_MIRROR ? (n > 1 ? 2 * (int)n - 2 : 1) : (int)n;
