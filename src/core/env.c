@@ -24,7 +24,7 @@
  *   WT_PNG_WHOLE_MAX=BYTES  largest filtered PNG image compressed in one
  *                           call; larger ones stream through zlib
  *   WT_PNG_DEFLATE=fastz|libdeflate  what compresses PNG level 1 (default:
- *                           fastz for 8-bit gray, libdeflate for the rest)
+ *                           fastz for 8-bit samples, libdeflate for 16-bit)
  *   TMPDIR                  bench --pipeline's temporary folder (default /tmp)
  *   WT_CPU_SCALAR=1         the CPU engine's reference C kernels, not the
  *                           AVX2/AVX-512 ones the CPU would run (tests)
