@@ -76,7 +76,7 @@ int main(int argc, char **argv)
     given.estimates = est;
     for (int i = 0; est && i < runs; i++) {
         double t0 = 1e3 * wt_seconds();
-        if (wt_denoise_estimate(&o, &img, est) != WT_OK) {
+        if (wt_denoise_estimate(&o, &img, 0, est) != WT_OK) {
             fprintf(stderr, "denoise_speed: %s\n", wt_error_message());
             return 1;
         }

@@ -1197,8 +1197,10 @@ size_t wt_denoise_estimate_count(const wt_denoise_options *o);
  *  none on the host: a fixed threshold, a wavelet or mode whose estimate the
  *  engine makes, the SWT, starlet, YCbCr and Poisson paths; --sigma where given).
  *  Pass it back in o->estimates: the same result, without that work on the
- *  engine's time. */
-wt_status wt_denoise_estimate(const wt_denoise_options *o, const wt_image *in, double *sigma);
+ *  engine's time. About @p threads threads (each shift's channels on threads of
+ *  their own; 0: the processors). */
+wt_status wt_denoise_estimate(const wt_denoise_options *o, const wt_image *in, int threads,
+                              double *sigma);
 /** estimate_sigma per channel (one-level db2, symmetric, the diagonal band's
  *  median(|nonzero c|) / 0.6745) in sample units, into @p sigma (img->channels
  *  values; NaN when the band holds no nonzero coefficient). */

@@ -176,14 +176,15 @@ static wt_status denoise_options_for(const cli_options *o, const wt_image *img, 
     return pipeline_name_error(wt_params_resolve(&check), file);
 }
 
-/* The host's noise estimate of @p img for @p d, into @p d->estimates. */
+/* The host's noise estimate of @p img for @p d, into @p d->estimates (on
+ * about @p threads threads). */
 static wt_status estimate_noise(wt_denoise_options *d, const wt_image *img, const char *file,
-                                double **estimates)
+                                int threads, double **estimates)
 {
     *estimates = malloc(wt_denoise_estimate_count(d) * sizeof **estimates);
     if (!*estimates)
         return pipeline_name_error(wt_error_set(WT_ERR_NOMEM, "out of memory"), file);
-    wt_status st = wt_denoise_estimate(d, img, *estimates);
+    wt_status st = wt_denoise_estimate(d, img, threads, *estimates);
     d->estimates = *estimates;
     return pipeline_name_error(st, file);
 }
@@ -205,7 +206,7 @@ static wt_status denoise_file(pipeline *p, page_binding *page, const char *in, c
         st = result_alloc_for(&img, want, in, &back);
     double *estimates = NULL; /* made here, not on the engine's time (a GPU is shared) */
     if (st == WT_OK)
-        st = estimate_noise(&d, &img, in, &estimates);
+        st = estimate_noise(&d, &img, in, p->threads, &estimates);
     denoise_job job = {&d, &img, &back, info};
     if (st == WT_OK)
         st = pipeline_engine_run(p, denoise_on, &job, in);

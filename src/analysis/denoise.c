@@ -1010,7 +1010,25 @@ static int uses_known_sigma(const wt_denoise_options *o)
     return !o->swt && !o->starlet && !o->ycbcr && o->noise != WT_NOISE_POISSON;
 }
 
-wt_status wt_denoise_estimate(const wt_denoise_options *o, const wt_image *in, double *sigma)
+typedef struct estimate_job {
+    const wt_denoise_options *o; /* without estimates */
+    const wt_params *p;
+    const wt_image *in;
+    size_t shifts;
+    double *sigma;
+    wt_status *status; /* per shift */
+} estimate_job;
+
+static void estimate_shifts(void *ctx, size_t begin, size_t end)
+{
+    const estimate_job *j = ctx;
+    for (size_t k = begin; k < end; k++)
+        j->status[k] = known_sigma(j->o, j->p, j->in, k / j->shifts, k % j->shifts,
+                                   j->sigma + 4 * k);
+}
+
+wt_status wt_denoise_estimate(const wt_denoise_options *o, const wt_image *in, int threads,
+                              double *sigma)
 {
     size_t count = wt_denoise_estimate_count(o), shifts = spin_shifts(o);
     for (size_t i = 0; i < count; i++)
@@ -1021,9 +1039,18 @@ wt_status wt_denoise_estimate(const wt_denoise_options *o, const wt_image *in, d
     wt_denoise_options own = *o;
     own.estimates = NULL;
     wt_params p = params_for(&own, in);
-    for (size_t dy = 0; st == WT_OK && dy < shifts; dy++)
-        for (size_t dx = 0; st == WT_OK && dx < shifts; dx++)
-            st = known_sigma(&own, &p, in, dy, dx, sigma + 4 * (dy * shifts + dx));
+    wt_status *status = malloc(shifts * shifts * sizeof *status);
+    if (!status)
+        return wt_error_set(WT_ERR_NOMEM, "out of memory");
+    estimate_job j = {&own, &p, in, shifts, sigma, status};
+    /* each shift's channels on threads of their own (wt_noise_sigma_image) */
+    threads = threads > 0 ? threads : wt_cpu_count();
+    int per_shift = in->channels > 1 ? in->channels : 1;
+    wt_parallel_for(threads > per_shift ? threads / per_shift : 1, shifts * shifts,
+                    estimate_shifts, &j);
+    for (size_t k = 0; k < shifts * shifts && st == WT_OK; k++)
+        st = status[k];
+    free(status);
     return st;
 }
 

@@ -475,7 +475,7 @@ static void check_estimates_reused(const wt_denoise_options *o, const wt_image *
     size_t n = wt_denoise_estimate_count(o);
     double *est = malloc(n * sizeof *est);
     assert_non_null(est);
-    assert_int_equal(wt_denoise_estimate(o, img, est), WT_OK);
+    assert_int_equal(wt_denoise_estimate(o, img, 2, est), WT_OK);
     wt_denoise_options with = *o;
     with.estimates = est;
     assert_int_equal(wt_denoise_image(e, &with, img, &b, &ib), WT_OK);
