@@ -339,7 +339,7 @@ static void cols_job(const dwt_pass *ps, size_t block, size_t first, size_t coun
     wt_lines h = wt_axis_block(ps->hi, &ps->walk, block);
     wt_cols cols = {s.base,        l.base,          h.base, s.sample_step, l.sample_step,
                     h.sample_step, ps->walk.nlines, first,  count,         ps->integer,
-                    0,             NULL,            NULL};
+                    0,             NULL,            NULL,   0};
     if (ps->inverse)
         ps->batch->cols_inverse(ps->line, &cols, scratch);
     else
@@ -422,7 +422,7 @@ static void pass_init(dwt_pass *ps, const wt_line *line, int inverse, const wt_a
     static const line_kernel one_line_kernels[2][2] = {{forward_f32_1, forward_i32_1},
                                                        {inverse_f32_1, inverse_i32_1}};
     ps->walk = wt_axis_walk_of(sig, axis);
-    ps->integer = sig->dtype == WT_INT32;
+    ps->integer = lo->dtype == WT_INT32; /* the coefficients' (an inverse's sig may be float) */
     ps->line = line;
     ps->batch = wt_line_kernels_best();
     ps->kernel = one_line_kernels[inverse][ps->integer];
@@ -565,7 +565,7 @@ static void fused_band(const fused_level *f, size_t block, size_t first, size_t 
     wt_lines s = wt_axis_block(c->sig, &c->walk, block);
     wt_cols cols = {s.base, lo,    hi,    s.sample_step, (ptrdiff_t)width, (ptrdiff_t)width,
                     width,  first, count, c->integer,   first,            NULL,
-                    NULL};
+                    NULL,   c->integer && c->sig->dtype != WT_INT32};
     c->batch->cols_forward(c->line, &cols, cs);
     /* the JPEG 2000 kinds: one hi row fewer for odd heights */
     size_t counts[2] = {count, first < nhi ? (nhi - first < count ? nhi - first : count) : 0};
@@ -713,6 +713,7 @@ static void run_fused_inverse(void *ctx, size_t begin, size_t end)
     made_rows maker;
     int made = made_rows_new(&maker, f);
     size_t jobs = cols_jobs_per_block(c), rows = cols_out_rows(c);
+    int sig_float = c->integer && c->sig->dtype != WT_INT32; /* converted as written */
     for (size_t job = begin; job < end && cs && made; job++) {
         made_rows_of_block(&maker, job / jobs);
         size_t first = job % jobs * COLS_JOB_ROWS;
@@ -722,7 +723,7 @@ static void run_fused_inverse(void *ctx, size_t begin, size_t end)
         wt_lines h = wt_axis_block(c->hi, &c->walk, maker.block);
         wt_cols cols = {s.base,        l.base,         h.base, s.sample_step, l.sample_step,
                         h.sample_step, c->walk.nlines, first,  count,         c->integer,
-                        0,             made_row,       &maker};
+                        0,             made_row,       &maker, sig_float};
         c->batch->cols_inverse(c->line, &cols, cs);
     }
     if (!cs || !made)
@@ -788,14 +789,59 @@ static wt_status run_level(const wt_line *lines, const wt_array_view *sig,
     return st;
 }
 
+int wt_axis_level_reads_floats(const wt_line *lines)
+{
+    const wt_line_kernels *k = wt_line_kernels_best();
+    return k->cols_forward && k->rows_forward && wt_plane_fit(&lines[0], 1) &&
+           wt_plane_fit(&lines[1], 1);
+}
+
 wt_status wt_axis_level_forward(const wt_line *lines, const wt_array_view *src,
                                 const wt_array_view *bands, void *const tmp[2], int threads)
 {
-    return run_level(lines, src, bands, tmp, threads, 0);
+    if (src->dtype == bands[0].dtype)
+        return run_level(lines, src, bands, tmp, threads, 0);
+    wt_array_view split[2], ints = *src;
+    int done = 0;
+    ints.dtype = bands[0].dtype; /* the rows between the passes: integers */
+    arrays_after(&ints, lines, bands, tmp, 0, split);
+    wt_status fused = src->rank == 2 ? fused_forward(lines, src, split, bands, threads, &done)
+                                     : WT_OK;
+    return done ? fused
+                : wt_error_set(WT_ERR_INVALID, "an integer level reads floats only where its "
+                                               "passes fuse (wt_axis_level_reads_floats)");
+}
+
+/* An integer inverse level into float32 @p dst where the fused inverse
+ * does not take it: the integers into dst's memory, then converted there
+ * (in place: dst must be dense). */
+static wt_status inverse_to_float(const wt_line *lines, const wt_array_view *bands,
+                                  const wt_array_view *dst, void *const tmp[2], int threads)
+{
+    size_t n = view_elems(dst);
+    if (wt_view_span(dst) != n)
+        return wt_error_set(WT_ERR_INVALID, "an integer level into floats needs a dense plane");
+    wt_array_view ints = *dst;
+    ints.dtype = WT_INT32;
+    wt_status st = run_level(lines, &ints, bands, tmp, threads, 1);
+    if (st == WT_OK)
+        wt_convert_samples(dst->data, 0, dst->data, 1, n);
+    return st;
 }
 
 wt_status wt_axis_level_inverse(const wt_line *lines, const wt_array_view *bands,
                                 const wt_array_view *dst, void *const tmp[2], int threads)
 {
-    return run_level(lines, dst, bands, tmp, threads, 1);
+    if (dst->dtype == bands[0].dtype)
+        return run_level(lines, dst, bands, tmp, threads, 1);
+    if (dst->rank == 2) {
+        wt_array_view split[2], ints = *dst;
+        int done;
+        ints.dtype = bands[0].dtype; /* the rows between the passes: integers */
+        arrays_after(&ints, lines, bands, tmp, 0, split);
+        wt_status fused = fused_inverse(lines, dst, split, bands, threads, &done);
+        if (done)
+            return fused;
+    }
+    return inverse_to_float(lines, bands, dst, tmp, threads);
 }

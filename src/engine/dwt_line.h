@@ -73,6 +73,8 @@ typedef struct wt_cols {
      * is one of those. */
     const float *(*coeff_row)(void *ctx, int band, size_t k);
     void *coeff_ctx;
+    int sig_float; /* integer: sig holds floats, each sample converted as it is read
+                    * (forward) or written (inverse), as wt_convert_samples does */
 } wt_cols;
 
 /* Coefficient rows of a band that an inverse column pass reads at once:

@@ -573,6 +573,45 @@ static void check_passes(const wt_params *p, size_t h, size_t w)
     }
 }
 
+/* An integer level that reads float samples (the engine's first level):
+ * the same bands as the level of the samples converted (wt_convert_samples:
+ * toward zero, saturated, NaN 0) near the integer samples @p ints. */
+static void check_level_reads_floats(const wt_line *lines, const void *ints, size_t n, int C,
+                                     const size_t *shape, const size_t *band_rows,
+                                     const size_t *band_cols, void *const tmps[2])
+{
+    float *x = malloc(n * 4);
+    int32_t *back = malloc(n * 4);
+    static const float fractions[] = {0.0f, 0.5f, -0.75f, 0.999f};
+    for (size_t i = 0; i < n; i++)
+        x[i] = (float)((const int32_t *)ints)[i] + fractions[i % 4];
+    x[1] = NAN, x[2] = 3e9f, x[3] = -3e9f; /* 0, INT32_MAX, INT32_MIN */
+    wt_convert_samples(back, 1, x, 0, n);
+    size_t total = 0;
+    for (int b = 0; b < 4; b++)
+        total += band_rows[b] * band_cols[b] * (size_t)C;
+    int32_t *got[2] = {malloc(total * 4), malloc(total * 4)};
+    for (int v = 0; v < 2; v++) { /* the converted samples, then the floats */
+        wt_array_view bands[4];
+        int32_t *at = got[v];
+        for (int b = 0; b < 4; b++) {
+            size_t bs[2] = {band_rows[b], band_cols[b]};
+            bands[b] = wt_view_dense(at, WT_INT32, C, 2, bs);
+            at += bs[0] * bs[1] * (size_t)C;
+        }
+        wt_array_view src = v ? wt_view_dense(x, WT_FLOAT32, C, 2, shape)
+                              : wt_view_dense(back, WT_INT32, C, 2, shape);
+        assert_int_equal(wt_axis_level_forward(lines, &src, bands, tmps, 2), WT_OK);
+    }
+    if (memcmp(got[0], got[1], total * 4) != 0)
+        fail_msg("legall53 level of floats differs from that of their integers: %zux%zux%d",
+                 shape[0], shape[1], C);
+    free(x);
+    free(back);
+    free(got[0]);
+    free(got[1]);
+}
+
 /* A 2-D forward level (wt_axis_level_forward: the column and row passes
  * fused in bands of rows where both fit) and the inverse level of its bands
  * (fused: coefficient rows made on demand into a worker's ring, carried
@@ -617,6 +656,9 @@ static void check_level(const wt_params *p, size_t h, size_t w, int C)
         fail_msg("%s level differs from the reference: %s %s method %d %zux%zux%d",
                  wt_line_kernels_best()->name, p->wavelet->name, wt_mode_name(p->mode),
                  (int)p->method, h, w, C);
+    env->cpu_scalar = saved;
+    if (integer && wt_axis_level_reads_floats(lines))
+        check_level_reads_floats(lines, in, n, C, shape, band_rows, band_cols, tmps);
     /* the inverse level of those bands */
     float *back[2] = {malloc(n * 4), malloc(n * 4)};
     for (int v = 0; v < 2; v++) {
@@ -631,11 +673,30 @@ static void check_level(const wt_params *p, size_t h, size_t w, int C)
         wt_array_view dst = wt_view_dense(back[v], dt, C, 2, shape);
         assert_int_equal(wt_axis_level_inverse(lines, bands, &dst, tmps, 2), WT_OK);
     }
-    env->cpu_scalar = saved;
     if (memcmp(back[0], back[1], n * 4) != 0)
         fail_msg("%s inverse level differs from the reference: %s %s method %d %zux%zux%d",
                  wt_line_kernels_best()->name, p->wavelet->name, wt_mode_name(p->mode),
                  (int)p->method, h, w, C);
+    /* integers into float planes (the engine's last level): the samples
+     * converted, by both kernels */
+    for (int v = 0; integer && v < 2; v++) {
+        env->cpu_scalar = v == 0 ? "1" : "0";
+        wt_array_view bands[4];
+        float *at = out[0];
+        for (int b = 0; b < 4; b++) {
+            size_t bs[2] = {band_rows[b], band_cols[b]};
+            bands[b] = wt_view_dense(at, dt, C, 2, bs);
+            at += bs[0] * bs[1] * (size_t)C;
+        }
+        wt_array_view dst = wt_view_dense(back[1], WT_FLOAT32, C, 2, shape);
+        assert_int_equal(wt_axis_level_inverse(lines, bands, &dst, tmps, 2), WT_OK);
+        for (size_t i = 0; i < n; i++)
+            if (back[1][i] != (float)((int32_t *)back[0])[i])
+                fail_msg("%s legall53 inverse into floats differs at %zu: %s %zux%zux%d",
+                         v ? wt_line_kernels_best()->name : "reference", i,
+                         wt_mode_name(p->mode), h, w, C);
+    }
+    env->cpu_scalar = saved;
     free(in);
     free(tmp);
     free(out[0]);
