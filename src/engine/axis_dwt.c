@@ -752,29 +752,33 @@ static wt_status fused_inverse(const wt_line *lines, const wt_array_view *sig,
     return pass_status(&f.cols);
 }
 
+/* A 2-D level fused (fused_forward, fused_inverse) where it can be;
+ * *done = 0 where not. The rows between the passes have the bands' type
+ * (integers where an integer level reads or writes floats). */
+static wt_status try_fused(const wt_line *lines, const wt_array_view *sig,
+                           const wt_array_view *bands, void *const tmp[2], int threads,
+                           int inverse, int *done)
+{
+    wt_array_view split[2], rows = *sig;
+    *done = 0;
+    if (sig->rank != 2)
+        return WT_OK;
+    rows.dtype = bands[0].dtype;
+    arrays_after(&rows, lines, bands, tmp, 0, split);
+    return inverse ? fused_inverse(lines, sig, split, bands, threads, done)
+                   : fused_forward(lines, sig, split, bands, threads, done);
+}
+
 /* The passes of a level: forward along axes 0, 1, ... (each array before
  * the pass into a low and a high array after it), inverse backwards. */
 static wt_status run_level(const wt_line *lines, const wt_array_view *sig,
                            const wt_array_view *bands, void *const tmp[2], int threads,
                            int inverse)
 {
-    if (!inverse && sig->rank == 2) {
-        wt_array_view split[2];
-        int done;
-        arrays_after(sig, lines, bands, tmp, 0, split);
-        wt_status fused = fused_forward(lines, sig, split, bands, threads, &done);
-        if (done)
-            return fused;
-    }
-    if (inverse && sig->rank == 2) {
-        wt_array_view split[2];
-        int done;
-        arrays_after(sig, lines, bands, tmp, 0, split);
-        wt_status fused = fused_inverse(lines, sig, split, bands, threads, &done);
-        if (done)
-            return fused;
-    }
-    wt_status st = WT_OK;
+    int done;
+    wt_status st = try_fused(lines, sig, bands, tmp, threads, inverse, &done);
+    if (done)
+        return st;
     for (int s = 0; s < sig->rank && st == WT_OK; s++) {
         const int k = inverse ? sig->rank - 1 - s : s;
         wt_array_view before[1 << WT_VIEW_MAX_RANK], after[1 << WT_VIEW_MAX_RANK];
@@ -801,13 +805,9 @@ wt_status wt_axis_level_forward(const wt_line *lines, const wt_array_view *src,
 {
     if (src->dtype == bands[0].dtype)
         return run_level(lines, src, bands, tmp, threads, 0);
-    wt_array_view split[2], ints = *src;
-    int done = 0;
-    ints.dtype = bands[0].dtype; /* the rows between the passes: integers */
-    arrays_after(&ints, lines, bands, tmp, 0, split);
-    wt_status fused = src->rank == 2 ? fused_forward(lines, src, split, bands, threads, &done)
-                                     : WT_OK;
-    return done ? fused
+    int done;
+    wt_status st = try_fused(lines, src, bands, tmp, threads, 0, &done);
+    return done ? st
                 : wt_error_set(WT_ERR_INVALID, "an integer level reads floats only where its "
                                                "passes fuse (wt_axis_level_reads_floats)");
 }
@@ -834,14 +834,7 @@ wt_status wt_axis_level_inverse(const wt_line *lines, const wt_array_view *bands
 {
     if (dst->dtype == bands[0].dtype)
         return run_level(lines, dst, bands, tmp, threads, 1);
-    if (dst->rank == 2) {
-        wt_array_view split[2], ints = *dst;
-        int done;
-        ints.dtype = bands[0].dtype; /* the rows between the passes: integers */
-        arrays_after(&ints, lines, bands, tmp, 0, split);
-        wt_status fused = fused_inverse(lines, dst, split, bands, threads, &done);
-        if (done)
-            return fused;
-    }
-    return inverse_to_float(lines, bands, dst, tmp, threads);
+    int done;
+    wt_status st = try_fused(lines, dst, bands, tmp, threads, 1, &done);
+    return done ? st : inverse_to_float(lines, bands, dst, tmp, threads);
 }
