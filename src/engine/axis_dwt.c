@@ -676,23 +676,14 @@ static void made_rows_of_block(made_rows *m, size_t block)
     memset(m->held, 0, 2 * m->rows * sizeof *m->held);
 }
 
-/* Coefficient row k of band (lo, hi) of the worker's plane: the ring's, or
- * made by the row pass into the band's oldest slot. */
-static const float *made_row(void *ctx, int band, size_t k)
+/* Coefficient row k of band (lo, hi) of the worker's plane, made by the
+ * row pass into @p into. */
+static void make_row(const made_rows *m, int band, size_t k, float *into)
 {
-    made_rows *m = ctx;
-    size_t *held = m->held + band * m->rows;
-    float *ring = m->mem + band * m->rows * m->step;
-    for (size_t i = 0; i < m->rows; i++)
-        if (held[i] == k + 1)
-            return ring + i * m->step;
-    size_t slot = m->next[band];
-    m->next[band] = (slot + 1) % m->rows;
-    held[slot] = k + 1;
     const dwt_pass *r = &m->f->rows[band];
     wt_lines l = wt_axis_block(r->lo, &r->walk, m->block);
     wt_lines h = wt_axis_block(r->hi, &r->walk, m->block);
-    wt_rows rows = {ring + slot * m->step,
+    wt_rows rows = {into,
                     (float *)l.base + (ptrdiff_t)k * l.line_step,
                     (float *)h.base + (ptrdiff_t)k * h.line_step,
                     0,
@@ -702,6 +693,26 @@ static const float *made_row(void *ctx, int band, size_t k)
                     1,
                     r->integer};
     r->batch->rows_inverse(r->line, &rows, m->scratch);
+}
+
+/* wt_cols.coeff_row: the row made into @p into; else the ring's, or made
+ * into the band's oldest slot. */
+static const float *made_row(void *ctx, int band, size_t k, float *into)
+{
+    made_rows *m = ctx;
+    if (into) {
+        make_row(m, band, k, into);
+        return into;
+    }
+    size_t *held = m->held + band * m->rows;
+    float *ring = m->mem + band * m->rows * m->step;
+    for (size_t i = 0; i < m->rows; i++)
+        if (held[i] == k + 1)
+            return ring + i * m->step;
+    size_t slot = m->next[band];
+    m->next[band] = (slot + 1) % m->rows;
+    held[slot] = k + 1;
+    make_row(m, band, k, ring + slot * m->step);
     return ring + slot * m->step;
 }
 

@@ -209,7 +209,7 @@ static const real *coeff_row(const wt_cols *strip, int band, long nc, int period
     else if (c < 0 || c >= nc)
         return zeros;
     if (strip->coeff_row)
-        return strip->coeff_row(strip->coeff_ctx, band, (size_t)c);
+        return strip->coeff_row(strip->coeff_ctx, band, (size_t)c, NULL);
     return band ? strip->hi + c * strip->hi_step : strip->lo + c * strip->lo_step;
 }
 

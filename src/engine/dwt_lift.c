@@ -404,9 +404,13 @@ static void load_pair(const lift_cols *lc, long m, long c0, long c1)
             memset(dst, 0, (size_t)(c1 - c0) * sizeof *dst);
             continue;
         }
-        const real *row = s->coeff_row ? s->coeff_row(s->coeff_ctx, band, (size_t)k)
-                          : band     ? s->hi + k * s->hi_step
-                                     : s->lo + k * s->lo_step;
+        if (s->coeff_row) { /* made in the ring (whole rows: c0 = 0), then scaled there */
+            s->coeff_row(s->coeff_ctx, band, (size_t)k, dst);
+            if (!lc->plan.integer)
+                scale_span(dst, dst, lc->g.scale[h], c1 - c0);
+            continue;
+        }
+        const real *row = band ? s->hi + k * s->hi_step : s->lo + k * s->lo_step;
         if (lc->plan.integer)
             memcpy(dst, row + c0, (size_t)(c1 - c0) * sizeof *dst);
         else

@@ -70,8 +70,9 @@ typedef struct wt_cols {
      * makes each with the row pass). The last wt_cols_coeff_rows rows of a
      * band that it returned stay valid: the passes ask for a band's rows
      * in increasing order (periodization's wrap aside), each as long as it
-     * is one of those. */
-    const float *(*coeff_row)(void *ctx, int band, size_t k);
+     * is one of those. Where @p into is set the row is made there (a whole
+     * row; lifting's ring) and returned. */
+    const float *(*coeff_row)(void *ctx, int band, size_t k, float *into);
     void *coeff_ctx;
     int sig_float; /* integer: sig holds floats, each sample converted as it is read
                     * (forward) or written (inverse), as wt_convert_samples does */
