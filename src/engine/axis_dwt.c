@@ -5,6 +5,7 @@
  * neighbours along the view's most contiguous other axis, so a batch of
  * columns reads WT_BATCH adjacent samples per row. */
 #include <stdatomic.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -338,7 +339,7 @@ static void cols_job(const dwt_pass *ps, size_t block, size_t first, size_t coun
     wt_lines h = wt_axis_block(ps->hi, &ps->walk, block);
     wt_cols cols = {s.base,        l.base,          h.base, s.sample_step, l.sample_step,
                     h.sample_step, ps->walk.nlines, first,  count,         ps->integer,
-                    0,             NULL,            NULL};
+                    0,             NULL,            NULL,   0};
     if (ps->inverse)
         ps->batch->cols_inverse(ps->line, &cols, scratch);
     else
@@ -421,7 +422,7 @@ static void pass_init(dwt_pass *ps, const wt_line *line, int inverse, const wt_a
     static const line_kernel one_line_kernels[2][2] = {{forward_f32_1, forward_i32_1},
                                                        {inverse_f32_1, inverse_i32_1}};
     ps->walk = wt_axis_walk_of(sig, axis);
-    ps->integer = sig->dtype == WT_INT32;
+    ps->integer = lo->dtype == WT_INT32; /* the coefficients' (an inverse's sig may be float) */
     ps->line = line;
     ps->batch = wt_line_kernels_best();
     ps->kernel = one_line_kernels[inverse][ps->integer];
@@ -564,7 +565,7 @@ static void fused_band(const fused_level *f, size_t block, size_t first, size_t 
     wt_lines s = wt_axis_block(c->sig, &c->walk, block);
     wt_cols cols = {s.base, lo,    hi,    s.sample_step, (ptrdiff_t)width, (ptrdiff_t)width,
                     width,  first, count, c->integer,   first,            NULL,
-                    NULL};
+                    NULL,   c->integer && c->sig->dtype != WT_INT32};
     c->batch->cols_forward(c->line, &cols, cs);
     /* the JPEG 2000 kinds: one hi row fewer for odd heights */
     size_t counts[2] = {count, first < nhi ? (nhi - first < count ? nhi - first : count) : 0};
@@ -624,29 +625,65 @@ static wt_status fused_forward(const wt_line *lines, const wt_array_view *sig,
     return pass_status(&f.cols);
 }
 
-/* ---- a 2-D inverse level whose column pass lifts ---------------------------- */
+/* ---- a 2-D inverse level by made coefficient rows ------------------------- */
 
 /* The inverse's passes: x (A, V into the lo rows; H, D into the hi rows),
- * then y (lo and hi rows into the plane). Where the column pass lifts, its
- * pipeline loads each coefficient row about once and in order, so a worker
- * makes each row with the row pass when the pipeline loads it (into a row
- * of its own): the arrays between the passes are never written, and no
- * two workers write one row (the rows at their jobs' boundaries are made
- * by both). */
-typedef struct fused_inverse_row {
+ * then y (lo and hi rows into the plane). The column pass asks for the
+ * coefficient rows in increasing order (wt_cols.coeff_row), so a worker
+ * makes each with the row pass when it is first asked for, into a ring of
+ * its own that holds the rows one output reads (a filter bank's (F + 1) / 2
+ * a band, lifting's one) and carries them from job to job: the arrays
+ * between the passes are never written, and no two workers write one row
+ * (the rows at their jobs' boundaries are made by both). */
+typedef struct made_rows {
     const fused_level *f;
-    size_t block;
-    float *row;
-    void *scratch; /* the row pass's */
-} fused_inverse_row;
+    size_t block;   /* the plane whose rows the ring holds */
+    size_t rows;    /* ring rows a band */
+    size_t step;    /* elements from one ring row to the next */
+    float *mem;     /* band b's slot i: mem + (b * rows + i) * step */
+    size_t *held;   /* band b's slot i holds row held[b * rows + i] - 1 (0: none) */
+    size_t next[2]; /* a band's slot to fill next: the oldest */
+    void *scratch;  /* the row pass's */
+} made_rows;
 
-static const float *make_coeff_row(void *ctx, int band, size_t k)
+static void made_rows_free(made_rows *m)
 {
-    fused_inverse_row *m = ctx;
+    free(m->mem);
+    free(m->held);
+    free(m->scratch);
+}
+
+static int made_rows_new(made_rows *m, const fused_level *f)
+{
+    const wt_line *x = f->rows[0].line;
+    *m = (made_rows){.f = f, .block = SIZE_MAX, .rows = wt_cols_coeff_rows(f->cols.line),
+                     .step = wt_lift_row_step(x->n)}; /* rows apart in the L1 sets */
+    m->mem = malloc(2 * m->rows * m->step * sizeof *m->mem);
+    m->held = calloc(2 * m->rows, sizeof *m->held);
+    m->scratch = malloc(wt_rows_scratch(x));
+    if (m->mem && m->held && m->scratch)
+        return 1;
+    made_rows_free(m);
+    return 0;
+}
+
+/* The rows of plane @p block from now on. */
+static void made_rows_of_block(made_rows *m, size_t block)
+{
+    if (block == m->block)
+        return;
+    m->block = block;
+    memset(m->held, 0, 2 * m->rows * sizeof *m->held);
+}
+
+/* Coefficient row k of band (lo, hi) of the worker's plane, made by the
+ * row pass into @p into. */
+static void make_row(const made_rows *m, int band, size_t k, float *into)
+{
     const dwt_pass *r = &m->f->rows[band];
     wt_lines l = wt_axis_block(r->lo, &r->walk, m->block);
     wt_lines h = wt_axis_block(r->hi, &r->walk, m->block);
-    wt_rows rows = {m->row,
+    wt_rows rows = {into,
                     (float *)l.base + (ptrdiff_t)k * l.line_step,
                     (float *)h.base + (ptrdiff_t)k * h.line_step,
                     0,
@@ -656,7 +693,27 @@ static const float *make_coeff_row(void *ctx, int band, size_t k)
                     1,
                     r->integer};
     r->batch->rows_inverse(r->line, &rows, m->scratch);
-    return m->row;
+}
+
+/* wt_cols.coeff_row: the row made into @p into; else the ring's, or made
+ * into the band's oldest slot. */
+static const float *made_row(void *ctx, int band, size_t k, float *into)
+{
+    made_rows *m = ctx;
+    if (into) {
+        make_row(m, band, k, into);
+        return into;
+    }
+    size_t *held = m->held + band * m->rows;
+    float *ring = m->mem + band * m->rows * m->step;
+    for (size_t i = 0; i < m->rows; i++)
+        if (held[i] == k + 1)
+            return ring + i * m->step;
+    size_t slot = m->next[band];
+    m->next[band] = (slot + 1) % m->rows;
+    held[slot] = k + 1;
+    make_row(m, band, k, ring + slot * m->step);
+    return ring + slot * m->step;
 }
 
 static void run_fused_inverse(void *ctx, size_t begin, size_t end)
@@ -664,11 +721,12 @@ static void run_fused_inverse(void *ctx, size_t begin, size_t end)
     fused_level *f = ctx;
     const dwt_pass *c = &f->cols;
     void *cs = cols_scratch_new(c);
-    void *rs = malloc(wt_rows_scratch(f->rows[0].line));
-    float *row = malloc(f->rows[0].line->n * sizeof *row);
+    made_rows maker;
+    int made = made_rows_new(&maker, f);
     size_t jobs = cols_jobs_per_block(c), rows = cols_out_rows(c);
-    for (size_t job = begin; job < end && cs && rs && row; job++) {
-        fused_inverse_row maker = {f, job / jobs, row, rs};
+    int sig_float = c->integer && c->sig->dtype != WT_INT32; /* converted as written */
+    for (size_t job = begin; job < end && cs && made; job++) {
+        made_rows_of_block(&maker, job / jobs);
         size_t first = job % jobs * COLS_JOB_ROWS;
         size_t count = rows - first < COLS_JOB_ROWS ? rows - first : COLS_JOB_ROWS;
         wt_lines s = wt_axis_block(c->sig, &c->walk, maker.block);
@@ -676,18 +734,18 @@ static void run_fused_inverse(void *ctx, size_t begin, size_t end)
         wt_lines h = wt_axis_block(c->hi, &c->walk, maker.block);
         wt_cols cols = {s.base,        l.base,         h.base, s.sample_step, l.sample_step,
                         h.sample_step, c->walk.nlines, first,  count,         c->integer,
-                        0,             make_coeff_row, &maker};
+                        0,             made_row,       &maker, sig_float};
         c->batch->cols_inverse(c->line, &cols, cs);
     }
-    if (!cs || !rs || !row)
+    if (!cs || !made)
         atomic_store(&f->cols.out_of_memory, 1);
     free(cs);
-    free(rs);
-    free(row);
+    if (made)
+        made_rows_free(&maker);
 }
 
-/* An inverse level of an image whose column pass lifts where the lines lie
- * and whose row passes filter where they lie; *done = 0 where not. */
+/* An inverse level of an image whose column and row passes filter where
+ * the lines lie; *done = 0 where they do not. */
 static wt_status fused_inverse(const wt_line *lines, const wt_array_view *sig,
                                const wt_array_view *split, const wt_array_view *bands,
                                int threads, int *done)
@@ -696,8 +754,7 @@ static wt_status fused_inverse(const wt_line *lines, const wt_array_view *sig,
     pass_init(&f.cols, &lines[0], 1, sig, &split[0], &split[1], 0);
     pass_init(&f.rows[0], &lines[1], 1, &split[0], &bands[0], &bands[1], 1);
     pass_init(&f.rows[1], &lines[1], 1, &split[1], &bands[2], &bands[3], 1);
-    *done = sig->rank == 2 && lines[0].method == WT_METHOD_LIFTING &&
-            cols_pass_fits(&f.cols) && rows_pass_fits(&f.rows[0]) &&
+    *done = sig->rank == 2 && cols_pass_fits(&f.cols) && rows_pass_fits(&f.rows[0]) &&
             rows_pass_fits(&f.rows[1]) && f.cols.walk.nblocks == f.rows[0].walk.nblocks;
     if (!*done)
         return WT_OK;
@@ -706,29 +763,33 @@ static wt_status fused_inverse(const wt_line *lines, const wt_array_view *sig,
     return pass_status(&f.cols);
 }
 
+/* A 2-D level fused (fused_forward, fused_inverse) where it can be;
+ * *done = 0 where not. The rows between the passes have the bands' type
+ * (integers where an integer level reads or writes floats). */
+static wt_status try_fused(const wt_line *lines, const wt_array_view *sig,
+                           const wt_array_view *bands, void *const tmp[2], int threads,
+                           int inverse, int *done)
+{
+    wt_array_view split[2], rows = *sig;
+    *done = 0;
+    if (sig->rank != 2)
+        return WT_OK;
+    rows.dtype = bands[0].dtype;
+    arrays_after(&rows, lines, bands, tmp, 0, split);
+    return inverse ? fused_inverse(lines, sig, split, bands, threads, done)
+                   : fused_forward(lines, sig, split, bands, threads, done);
+}
+
 /* The passes of a level: forward along axes 0, 1, ... (each array before
  * the pass into a low and a high array after it), inverse backwards. */
 static wt_status run_level(const wt_line *lines, const wt_array_view *sig,
                            const wt_array_view *bands, void *const tmp[2], int threads,
                            int inverse)
 {
-    if (!inverse && sig->rank == 2) {
-        wt_array_view split[2];
-        int done;
-        arrays_after(sig, lines, bands, tmp, 0, split);
-        wt_status fused = fused_forward(lines, sig, split, bands, threads, &done);
-        if (done)
-            return fused;
-    }
-    if (inverse && sig->rank == 2) {
-        wt_array_view split[2];
-        int done;
-        arrays_after(sig, lines, bands, tmp, 0, split);
-        wt_status fused = fused_inverse(lines, sig, split, bands, threads, &done);
-        if (done)
-            return fused;
-    }
-    wt_status st = WT_OK;
+    int done;
+    wt_status st = try_fused(lines, sig, bands, tmp, threads, inverse, &done);
+    if (done)
+        return st;
     for (int s = 0; s < sig->rank && st == WT_OK; s++) {
         const int k = inverse ? sig->rank - 1 - s : s;
         wt_array_view before[1 << WT_VIEW_MAX_RANK], after[1 << WT_VIEW_MAX_RANK];
@@ -743,14 +804,48 @@ static wt_status run_level(const wt_line *lines, const wt_array_view *sig,
     return st;
 }
 
+int wt_axis_level_reads_floats(const wt_line *lines)
+{
+    const wt_line_kernels *k = wt_line_kernels_best();
+    return k->cols_forward && k->rows_forward && wt_plane_fit(&lines[0], 1) &&
+           wt_plane_fit(&lines[1], 1);
+}
+
 wt_status wt_axis_level_forward(const wt_line *lines, const wt_array_view *src,
                                 const wt_array_view *bands, void *const tmp[2], int threads)
 {
-    return run_level(lines, src, bands, tmp, threads, 0);
+    if (src->dtype == bands[0].dtype)
+        return run_level(lines, src, bands, tmp, threads, 0);
+    int done;
+    wt_status st = try_fused(lines, src, bands, tmp, threads, 0, &done);
+    return done ? st
+                : wt_error_set(WT_ERR_INVALID, "an integer level reads floats only where its "
+                                               "passes fuse (wt_axis_level_reads_floats)");
+}
+
+/* An integer inverse level into float32 @p dst where the fused inverse
+ * does not take it: the integers into dst's memory, then converted there
+ * (in place: dst must be dense). */
+static wt_status inverse_to_float(const wt_line *lines, const wt_array_view *bands,
+                                  const wt_array_view *dst, void *const tmp[2], int threads)
+{
+    size_t n = view_elems(dst);
+    if (wt_view_span(dst) != n)
+        return wt_error_set(WT_ERR_INVALID, "an integer level into floats needs a dense plane");
+    wt_array_view ints = *dst;
+    ints.dtype = WT_INT32;
+    wt_status st = run_level(lines, &ints, bands, tmp, threads, 1);
+    if (st == WT_OK)
+        wt_convert_samples(dst->data, 0, dst->data, 1, n);
+    return st;
 }
 
 wt_status wt_axis_level_inverse(const wt_line *lines, const wt_array_view *bands,
                                 const wt_array_view *dst, void *const tmp[2], int threads)
 {
-    return run_level(lines, dst, bands, tmp, threads, 1);
+    if (dst->dtype == bands[0].dtype)
+        return run_level(lines, dst, bands, tmp, threads, 1);
+    int done;
+    wt_status st = try_fused(lines, dst, bands, tmp, threads, 1, &done);
+    return done ? st : inverse_to_float(lines, bands, dst, tmp, threads);
 }

@@ -95,8 +95,15 @@ wt_status wt_axis_dwt_inverse(const struct wt_line *line, const wt_array_view *l
  * lines, k) elements each. */
 wt_status wt_axis_level_forward(const struct wt_line *lines, const wt_array_view *src,
                                 const wt_array_view *bands, void *const tmp[2], int threads);
+/* An integer level (int32 bands) of float32 samples: the inverse converts
+ * its outputs into float32 @p dst (dense) as wt_convert_samples does; the
+ * forward converts its float32 @p src as it reads it where
+ * wt_axis_level_reads_floats says so (else WT_ERR_INVALID). */
 wt_status wt_axis_level_inverse(const struct wt_line *lines, const wt_array_view *bands,
                                 const wt_array_view *dst, void *const tmp[2], int threads);
 size_t wt_axis_level_tmp(const wt_array_view *src, const struct wt_line *lines, int k);
+/* Whether an integer 2-D level of @p lines (dense planes) reads float32
+ * samples: its passes fuse (the instruction-set kernels take both). */
+int wt_axis_level_reads_floats(const struct wt_line *lines);
 
 #endif

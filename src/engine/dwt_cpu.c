@@ -15,6 +15,7 @@
  * the y-pass buffer tmp: (lo_h + hi_h) × w per channel. */
 typedef struct level_arrays {
     void *plane, *a, *tmp;
+    wt_dtype plane_dtype; /* the pyramid's, or float32: an integer level's float plane */
 } level_arrays;
 
 /* One level as a separable level of the axis core: forward along y (plane
@@ -26,7 +27,7 @@ static wt_status transform_level(const wt_params *p, const wt_pyramid *pyr, int 
     wt_line lines[2];
     wt_line_init(&lines[0], p, pyr->lo_h[level - 1]);
     wt_line_init(&lines[1], p, pyr->lo_w[level - 1]);
-    wt_array_view plane = wt_view_image(b->plane, pyr->dtype, pyr->channels,
+    wt_array_view plane = wt_view_image(b->plane, b->plane_dtype, pyr->channels,
                                         pyr->lo_h[level - 1], pyr->lo_w[level - 1]);
     const wt_array_view bands[4] = {wt_pyramid_band_view(pyr, level, WT_BAND_A, b->a),
                                     wt_pyramid_band_view(pyr, level, WT_BAND_V, NULL),
@@ -46,7 +47,8 @@ static void *band_ptr(const wt_pyramid *p, int level, wt_band b)
  * current and next level) and the y-pass buffer of tmp_sz elements. */
 static void work_sizes(const wt_pyramid *p, size_t *a_sz, size_t *tmp_sz)
 {
-    /* integer transforms keep the input / output plane in the work area too */
+    /* integer transforms keep the input plane in the work area too, where
+     * the first level does not read floats (reads_floats) */
     *a_sz = p->dtype == WT_INT32 ? p->height * p->width : 0;
     *tmp_sz = 0;
     for (int l = 1; l <= p->levels; l++) {
@@ -100,20 +102,32 @@ static void swap_approximations(work_area *w)
     w->nxt = swap;
 }
 
+/* Whether the first level of an integer transform of @p out reads the
+ * caller's float samples itself (converting each as it loads it). */
+static int reads_floats(const wt_params *p, const wt_pyramid *out)
+{
+    wt_line lines[2];
+    wt_line_init(&lines[0], p, out->height);
+    wt_line_init(&lines[1], p, out->width);
+    return wt_axis_level_reads_floats(lines);
+}
+
 /* Levels 1..L of @p planes into @p out; each level's approximation goes to
  * the work area's nxt, the last one into the pyramid. */
 static wt_status forward_levels(const wt_params *p, const float *planes, const wt_pyramid *out,
                                 work_area *w, int threads)
 {
     const void *src = planes; /* level 1 reads the caller's planes */
-    if (out->dtype == WT_INT32) {
+    wt_dtype src_dtype = WT_FLOAT32;
+    if (out->dtype == WT_INT32 && !reads_floats(p, out)) {
         wt_convert_samples(w->cur, 1, planes, 0, out->height * out->width * (size_t)out->channels);
         src = w->cur;
+        src_dtype = WT_INT32;
     }
     wt_status st = WT_OK;
     for (int l = 1; l <= out->levels && st == WT_OK; l++) {
         void *a = l == out->levels ? band_ptr(out, l, WT_BAND_A) : (void *)w->nxt;
-        level_arrays b = {(void *)src, a, w->tmp};
+        level_arrays b = {(void *)src, a, w->tmp, l == 1 ? src_dtype : out->dtype};
         st = transform_level(p, out, l, 0, &b, threads);
         src = w->nxt;
         swap_approximations(w);
@@ -121,24 +135,21 @@ static wt_status forward_levels(const wt_params *p, const float *planes, const w
     return st;
 }
 
-/* Levels L..1 of @p in into @p planes; float transforms write the last level
- * straight into the caller's planes. */
+/* Levels L..1 of @p in into @p planes; the last level straight into the
+ * caller's planes (integer transforms convert each output sample there). */
 static wt_status inverse_levels(const wt_params *p, const wt_pyramid *in, float *planes,
                                 work_area *w, int threads)
 {
     const void *a = band_ptr(in, in->levels, WT_BAND_A);
-    for (int l = in->levels; l >= 1; l--) {
-        int direct = l == 1 && in->dtype == WT_FLOAT32; /* last level: into the caller's planes */
-        level_arrays b = {direct ? (void *)planes : (void *)w->nxt, (void *)a, w->tmp};
-        wt_status st = transform_level(p, in, l, 1, &b, threads);
-        if (direct || st != WT_OK)
-            return st;
+    wt_status st = WT_OK;
+    for (int l = in->levels; l >= 1 && st == WT_OK; l--) {
+        level_arrays b = {l == 1 ? (void *)planes : (void *)w->nxt, (void *)a, w->tmp,
+                          l == 1 ? WT_FLOAT32 : in->dtype};
+        st = transform_level(p, in, l, 1, &b, threads);
         a = w->nxt;
         swap_approximations(w);
     }
-    wt_convert_samples(planes, 0, w->cur, in->dtype == WT_INT32,
-                    in->height * in->width * (size_t)in->channels);
-    return WT_OK;
+    return st;
 }
 
 /* @p planes into @p pyr, or (@p inverse) back, in the work area of @p cache. */

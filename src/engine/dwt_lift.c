@@ -302,12 +302,13 @@ static real *ring_row(const lift_cols *lc, int half, long m)
     return lc->ring[half] + slot * lc->ring_step;
 }
 
-/* An output row: dst = scale * src, or a copy. */
+/* An output row: dst = scale * src, or a copy, or (@p to_float) the
+ * integers of src as floats. */
 typedef struct lift_out {
     float *dst;
     const real *src;
     real scale;
-    int copy;
+    int copy, to_float;
 } lift_out;
 
 /* The output rows a time step can write: the rows of the job whose
@@ -326,7 +327,7 @@ static int due_rows(lift_cols *lc, long done, long k1, long k1h, lift_out *out)
                  st->next[h]++)
                 out[count++] = (lift_out){band[h] + (st->next[h] - (long)s->out_first) * step[h],
                                           ring_row(lc, h, st->next[h] + lc->g.t + lc->g.shift[h]),
-                                          lc->g.scale[h], lc->plan.integer};
+                                          lc->g.scale[h], lc->plan.integer, 0};
         return count;
     }
     for (; st->next[0] < k1; st->next[0]++) {
@@ -334,14 +335,50 @@ static int due_rows(lift_cols *lc, long done, long k1, long k1h, lift_out *out)
         if ((p >> 1) >= done)
             break;
         out[count++] = (lift_out){s->sig + st->next[0] * s->sig_step,
-                                  ring_row(lc, (int)(p & 1), p >> 1), 1, 1};
+                                  ring_row(lc, (int)(p & 1), p >> 1), 1, 1, s->sig_float};
     }
     return count;
 }
 
+/* dst[c] = (float)src[c], c in [0, count): wt_convert_samples' values. */
+static void ints_to_floats(float *dst, const int32_t *src, long count)
+{
+    long c = 0;
+    for (; c + VW <= count; c += VW)
+        AT(dst + c) = __builtin_convertvector((ilanes)(*(const ilanes_at *)(src + c)), lanes);
+    for (; c < count; c++)
+        dst[c] = (float)src[c];
+}
+
+/* dst[c] = src[c] toward zero, saturated, NaN 0, c in [0, count):
+ * wt_convert_samples' values. */
+static void floats_to_ints(int32_t *dst, const float *src, long count)
+{
+    long c = 0;
+    const lanes top = (lanes){0} + 2147483648.0f;
+    for (; c + VW <= count; c += VW) {
+        lanes x = LOAD(src + c);
+#if VW == 8
+        ilanes r = (ilanes)_mm256_cvttps_epi32((__m256)x); /* INT32_MIN out of range, NaN */
+#else
+        ilanes r = (ilanes)_mm512_cvttps_epi32((__m512)x);
+#endif
+        ilanes over = x >= top, nan = x != x;
+        r = (r & ~over) | (over & INT32_MAX);
+        *(ilanes_at *)(dst + c) = r & ~nan;
+    }
+    for (; c < count; c++)
+        dst[c] = src[c] != src[c]              ? 0
+                 : src[c] >= 2147483648.0f    ? INT32_MAX
+                 : src[c] <= -2147483648.0f   ? INT32_MIN
+                                              : (int32_t)src[c];
+}
+
 static void write_out(const lift_out *o, long c0, long c1)
 {
-    if (o->copy)
+    if (o->to_float)
+        ints_to_floats(o->dst + c0, (const int32_t *)o->src + c0, c1 - c0);
+    else if (o->copy)
         memcpy(o->dst + c0, o->src + c0, (size_t)(c1 - c0) * sizeof *o->dst);
     else
         scale_span(o->dst + c0, o->src + c0, o->scale, c1 - c0);
@@ -353,8 +390,11 @@ static void load_pair(const lift_cols *lc, long m, long c0, long c1)
     for (int h = 0; h < 2; h++) {
         real *dst = ring_row(lc, h, m) + c0;
         if (!lc->state->inverse) {
-            memcpy(dst, strip_row(&lc->src, 2 * m + lc->g.e + h) + c0,
-                   (size_t)(c1 - c0) * sizeof *dst);
+            const real *row = strip_row(&lc->src, 2 * m + lc->g.e + h) + c0;
+            if (lc->strip->sig_float && lc->plan.integer)
+                floats_to_ints((int32_t *)dst, row, c1 - c0);
+            else
+                memcpy(dst, row, (size_t)(c1 - c0) * sizeof *dst);
             continue;
         }
         const wt_cols *s = lc->strip;
@@ -364,9 +404,13 @@ static void load_pair(const lift_cols *lc, long m, long c0, long c1)
             memset(dst, 0, (size_t)(c1 - c0) * sizeof *dst);
             continue;
         }
-        const real *row = s->coeff_row ? s->coeff_row(s->coeff_ctx, band, (size_t)k)
-                          : band     ? s->hi + k * s->hi_step
-                                     : s->lo + k * s->lo_step;
+        if (s->coeff_row) { /* made in the ring (whole rows: c0 = 0), then scaled there */
+            s->coeff_row(s->coeff_ctx, band, (size_t)k, dst);
+            if (!lc->plan.integer)
+                scale_span(dst, dst, lc->g.scale[h], c1 - c0);
+            continue;
+        }
+        const real *row = band ? s->hi + k * s->hi_step : s->lo + k * s->lo_step;
         if (lc->plan.integer)
             memcpy(dst, row + c0, (size_t)(c1 - c0) * sizeof *dst);
         else

@@ -65,12 +65,28 @@ typedef struct wt_cols {
     int integer;      /* int32 samples (legall53's integer lifting) */
     size_t out_first; /* forward: output row k at lo + (k - out_first) * lo_step (hi
                        * alike): a band's rows in a buffer; 0 where they are the planes' */
-    /* Inverse lifting: where set, coefficient row k of lo (band 0) or hi (1)
-     * is what this returns (valid until its next call; the fused inverse
-     * level makes each with the row pass), not lo + k * lo_step. */
-    const float *(*coeff_row)(void *ctx, int band, size_t k);
+    /* Inverse: where set, coefficient row k of lo (band 0) or hi (1) is
+     * what this returns, not lo + k * lo_step (the fused inverse level
+     * makes each with the row pass). The last wt_cols_coeff_rows rows of a
+     * band that it returned stay valid: the passes ask for a band's rows
+     * in increasing order (periodization's wrap aside), each as long as it
+     * is one of those. Where @p into is set the row is made there (a whole
+     * row; lifting's ring) and returned. */
+    const float *(*coeff_row)(void *ctx, int band, size_t k, float *into);
     void *coeff_ctx;
+    int sig_float; /* integer: sig holds floats, each sample converted as it is read
+                    * (forward) or written (inverse), as wt_convert_samples does */
 } wt_cols;
+
+/* Coefficient rows of a band that an inverse column pass reads at once:
+ * a filter bank's output reads (F + 1) / 2 rows of each band, lifting
+ * loads one row at a time into its pipeline. */
+static inline size_t wt_cols_coeff_rows(const wt_line *line)
+{
+    if (line->method == WT_METHOD_LIFTING && line->wavelet->lifting)
+        return 1;
+    return ((size_t)line->wavelet->filter_len + 1) / 2;
+}
 
 /* Whether the column and row kernels (wt_cols, wt_rows) take @p line:
  * float convolution by filter bank, lines of at least twice the filter

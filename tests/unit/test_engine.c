@@ -573,30 +573,70 @@ static void check_passes(const wt_params *p, size_t h, size_t w)
     }
 }
 
+/* An integer level that reads float samples (the engine's first level):
+ * the same bands as the level of the samples converted (wt_convert_samples:
+ * toward zero, saturated, NaN 0) near the integer samples @p ints. */
+static void check_level_reads_floats(const wt_line *lines, const void *ints, size_t n, int C,
+                                     const size_t *shape, const size_t *band_rows,
+                                     const size_t *band_cols, void *const tmps[2])
+{
+    float *x = malloc(n * 4);
+    int32_t *back = malloc(n * 4);
+    static const float fractions[] = {0.0f, 0.5f, -0.75f, 0.999f};
+    for (size_t i = 0; i < n; i++)
+        x[i] = (float)((const int32_t *)ints)[i] + fractions[i % 4];
+    x[1] = NAN, x[2] = 3e9f, x[3] = -3e9f; /* 0, INT32_MAX, INT32_MIN */
+    wt_convert_samples(back, 1, x, 0, n);
+    size_t total = 0;
+    for (int b = 0; b < 4; b++)
+        total += band_rows[b] * band_cols[b] * (size_t)C;
+    int32_t *got[2] = {malloc(total * 4), malloc(total * 4)};
+    for (int v = 0; v < 2; v++) { /* the converted samples, then the floats */
+        wt_array_view bands[4];
+        int32_t *at = got[v];
+        for (int b = 0; b < 4; b++) {
+            size_t bs[2] = {band_rows[b], band_cols[b]};
+            bands[b] = wt_view_dense(at, WT_INT32, C, 2, bs);
+            at += bs[0] * bs[1] * (size_t)C;
+        }
+        wt_array_view src = v ? wt_view_dense(x, WT_FLOAT32, C, 2, shape)
+                              : wt_view_dense(back, WT_INT32, C, 2, shape);
+        assert_int_equal(wt_axis_level_forward(lines, &src, bands, tmps, 2), WT_OK);
+    }
+    if (memcmp(got[0], got[1], total * 4) != 0)
+        fail_msg("legall53 level of floats differs from that of their integers: %zux%zux%d",
+                 shape[0], shape[1], C);
+    free(x);
+    free(back);
+    free(got[0]);
+    free(got[1]);
+}
+
 /* A 2-D forward level (wt_axis_level_forward: the column and row passes
  * fused in bands of rows where both fit) and the inverse level of its bands
- * (fused where the column pass lifts) of the best kernels against the
- * reference's, bit for bit. */
-static void check_level(const wt_params *p, size_t h, size_t w)
+ * (fused: coefficient rows made on demand into a worker's ring, carried
+ * from job to job and from channel to channel) of the best kernels against
+ * the reference's, bit for bit; @p C channels. */
+static void check_level(const wt_params *p, size_t h, size_t w, int C)
 {
     wt_line lines[2];
     wt_line_init(&lines[0], p, h);
     wt_line_init(&lines[1], p, w);
     size_t band_rows[4] = {lines[0].nlo, lines[0].nlo, lines[0].nhi, lines[0].nhi};
     size_t band_cols[4] = {lines[1].nlo, lines[1].nhi, lines[1].nlo, lines[1].nhi};
-    size_t total = 0;
+    size_t total = 0, n = h * w * (size_t)C;
     for (int b = 0; b < 4; b++)
-        total += band_rows[b] * band_cols[b];
+        total += band_rows[b] * band_cols[b] * (size_t)C;
     int integer = p->wavelet->integer;
     wt_dtype dt = integer ? WT_INT32 : WT_FLOAT32;
-    float *in = malloc(h * w * 4), *out[2] = {malloc(total * 4), malloc(total * 4)};
-    for (size_t i = 0; i < h * w; i++)
+    float *in = malloc(n * 4), *out[2] = {malloc(total * 4), malloc(total * 4)};
+    for (size_t i = 0; i < n; i++)
         if (integer)
             ((int32_t *)in)[i] = (int32_t)(uniform() * 1000.0);
         else
             in[i] = (float)(uniform() * 100.0);
     size_t shape[2] = {h, w};
-    wt_array_view src = wt_view_dense(in, dt, 1, 2, shape);
+    wt_array_view src = wt_view_dense(in, dt, C, 2, shape);
     void *tmp = malloc(wt_axis_level_tmp(&src, lines, 0) * 4);
     void *const tmps[2] = {tmp, NULL};
     wt_env_knobs *env = wt_env_override();
@@ -607,34 +647,56 @@ static void check_level(const wt_params *p, size_t h, size_t w)
         float *at = out[v];
         for (int b = 0; b < 4; b++) {
             size_t bs[2] = {band_rows[b], band_cols[b]};
-            bands[b] = wt_view_dense(at, dt, 1, 2, bs);
-            at += bs[0] * bs[1];
+            bands[b] = wt_view_dense(at, dt, C, 2, bs);
+            at += bs[0] * bs[1] * (size_t)C;
         }
         assert_int_equal(wt_axis_level_forward(lines, &src, bands, tmps, 2), WT_OK);
     }
     if (memcmp(out[0], out[1], total * 4) != 0)
-        fail_msg("%s level differs from the reference: %s %s method %d %zux%zu",
+        fail_msg("%s level differs from the reference: %s %s method %d %zux%zux%d",
                  wt_line_kernels_best()->name, p->wavelet->name, wt_mode_name(p->mode),
-                 (int)p->method, h, w);
-    /* the inverse level (fused where the column pass lifts) of those bands */
-    float *back[2] = {malloc(h * w * 4), malloc(h * w * 4)};
+                 (int)p->method, h, w, C);
+    env->cpu_scalar = saved;
+    if (integer && wt_axis_level_reads_floats(lines))
+        check_level_reads_floats(lines, in, n, C, shape, band_rows, band_cols, tmps);
+    /* the inverse level of those bands */
+    float *back[2] = {malloc(n * 4), malloc(n * 4)};
     for (int v = 0; v < 2; v++) {
         env->cpu_scalar = v == 0 ? "1" : "0";
         wt_array_view bands[4];
         float *at = out[0];
         for (int b = 0; b < 4; b++) {
             size_t bs[2] = {band_rows[b], band_cols[b]};
-            bands[b] = wt_view_dense(at, dt, 1, 2, bs);
-            at += bs[0] * bs[1];
+            bands[b] = wt_view_dense(at, dt, C, 2, bs);
+            at += bs[0] * bs[1] * (size_t)C;
         }
-        wt_array_view dst = wt_view_dense(back[v], dt, 1, 2, shape);
+        wt_array_view dst = wt_view_dense(back[v], dt, C, 2, shape);
         assert_int_equal(wt_axis_level_inverse(lines, bands, &dst, tmps, 2), WT_OK);
     }
-    env->cpu_scalar = saved;
-    if (memcmp(back[0], back[1], h * w * 4) != 0)
-        fail_msg("%s inverse level differs from the reference: %s %s method %d %zux%zu",
+    if (memcmp(back[0], back[1], n * 4) != 0)
+        fail_msg("%s inverse level differs from the reference: %s %s method %d %zux%zux%d",
                  wt_line_kernels_best()->name, p->wavelet->name, wt_mode_name(p->mode),
-                 (int)p->method, h, w);
+                 (int)p->method, h, w, C);
+    /* integers into float planes (the engine's last level): the samples
+     * converted, by both kernels */
+    for (int v = 0; integer && v < 2; v++) {
+        env->cpu_scalar = v == 0 ? "1" : "0";
+        wt_array_view bands[4];
+        float *at = out[0];
+        for (int b = 0; b < 4; b++) {
+            size_t bs[2] = {band_rows[b], band_cols[b]};
+            bands[b] = wt_view_dense(at, dt, C, 2, bs);
+            at += bs[0] * bs[1] * (size_t)C;
+        }
+        wt_array_view dst = wt_view_dense(back[1], WT_FLOAT32, C, 2, shape);
+        assert_int_equal(wt_axis_level_inverse(lines, bands, &dst, tmps, 2), WT_OK);
+        for (size_t i = 0; i < n; i++)
+            if (back[1][i] != (float)((int32_t *)back[0])[i])
+                fail_msg("%s legall53 inverse into floats differs at %zu: %s %zux%zux%d",
+                         v ? wt_line_kernels_best()->name : "reference", i,
+                         wt_mode_name(p->mode), h, w, C);
+    }
+    env->cpu_scalar = saved;
     free(in);
     free(tmp);
     free(out[0]);
@@ -670,12 +732,13 @@ static void test_kernels_equal_reference(void **state)
                         M = wt_lift_margin(&ln) + 2;
                         check_passes(&p, M + 1, 45);
                         check_passes(&p, M + 70, 37);
-                        check_level(&p, M + 71, M + 2);
                     }
                     check_passes(&p, M, 45);
                     check_passes(&p, M + 3, 13);
                     check_passes(&p, M + 1, 70);
-                    check_level(&p, M + 17, M + 5);
+                    check_level(&p, M + 17, M + 5, 1);
+                    /* several jobs of 32 rows a worker, over three channels */
+                    check_level(&p, M + 71, M + 2, 3);
                 }
     }
 }
