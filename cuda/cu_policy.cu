@@ -33,8 +33,10 @@ static void policy_defaults(cu_policy *q)
     q->pdl_grid = 2;
     /* v1: the generic kernels' cap, not a measured optimum */
     q->smem_cap = CU_SMEM_CAP;
-    /* v15: the levels of 2048x2048 and below (16 MB, in the 50 MB L2) in one
-     * launch; a prediction, to be measured (tail_bytes=0: one launch a level) */
+    /* v15, H200: fused levels off; tail_bytes=16M (2048² and below in one
+     * cooperative launch) was slower than graphs + PDL: 512² L3 haar 10.3 ->
+     * 12.5 us, db3 13.1 -> 15.0, cdf97 13.7 -> 15.5 forward, cdf97 1024² L5
+     * 21.5 -> 30.7 us; 8192² and 1024 x 256² unchanged (nothing fused) */
     q->tail_bytes = CU_TAIL_BYTES;
     /* undecimated ("Undecimated transforms" of the log, v4-v7): SWT tiles of
      * up to 64 rows, the starlet's 128 (54.4% -> 59.3% forward), 128 column

@@ -119,7 +119,9 @@ static int one_wave(const cu_engine *ce, const cu_level *lv, int channels)
  * tail_bytes: a forward's last levels, an inverse's first) run in one
  * cooperative launch, up to CU_TAIL_LEVELS at a time (dwt_tail_fast): each
  * level of a small image cost a launch and a grid's tail though its work
- * is 1-2 us (dev/notes/kernel-log.md v12-small, v14, v15). */
+ * is 1-2 us (dev/notes/kernel-log.md v12-small, v14). Off by default
+ * (tail_bytes 0): on the H200 the cooperative launch and its grid barriers
+ * cost more than the graph's launches with PDL (v15). */
 
 /* Level @p i (launch order) of @p pr: its signal (forward input, inverse
  * output, every channel) within the policy's tail_bytes, a fast kernel

@@ -245,8 +245,10 @@
  * kernels' 4, and 4-32 at 3; at 2 none, 80-96 registers); and the default of
  * the policy's tail_bytes: levels whose signal (all channels, float32) is at
  * most this many bytes, and whose tiles the resident grid covers, run in one
- * cooperative launch, a grid-wide barrier between levels, their data in L2
- * (50 MB on the H100 and H200). 16 MB: 2048x2048 and below. */
+ * cooperative launch, a grid-wide barrier between levels. 0 (off): on the
+ * H200 16 MB (2048x2048 and below) was slower than one launch a level with
+ * graphs and PDL, 512² L3 haar 10.3 -> 12.5 us forward, cdf97 1024² L5
+ * 21.5 -> 30.7 us (dev/notes/kernel-log.md v15). */
 #ifndef CU_TAIL_TAPS
 #define CU_TAIL_TAPS 12
 #endif
@@ -254,7 +256,7 @@
 #define CU_TAIL_BLOCKS 2
 #endif
 #ifndef CU_TAIL_BYTES /* policy */
-#define CU_TAIL_BYTES ((size_t)16 << 20)
+#define CU_TAIL_BYTES 0
 #endif
 
 /* Threads per block of the sample conversion, rounding and mosaic kernels

@@ -32,10 +32,10 @@ uty_starlet=256 usmem=32K -"}
 # 512² L3 (us) and 1024 x 256² L3 (% of copy): small levels' tiles and PDL
 SMALL_GRID=${SMALL_GRID:-"- small_grid=0 small_grid=0.5 small_grid=2 pdl_grid=1 pdl_grid=4 \
 pdl_grid=1e9 tile_y=16,tile_x=16,tile_y_inv=16,tile_x_inv=16 -"}
-# fused levels (dwt_tail_fast): the entry's and off (tail_bytes=0), twice
+# fused levels (dwt_tail_fast): the entry's (off) and tail_bytes=16M, twice
 # each; 512² L3, cdf97 1024² L5 (us), 1024 x 256² L3 and 8192² L3 (% of
 # copy; their levels have more tiles than a resident grid: unchanged)
-TAIL_GRID=${TAIL_GRID:-"- tail_bytes=0 - tail_bytes=0"}
+TAIL_GRID=${TAIL_GRID:-"- tail_bytes=16M - tail_bytes=16M"}
 mkdir -p "$OUT/sweep"
 rm -f "$OUT"/sweep/*.json
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,clocks.max.mem,memory.total --format=csv,noheader
