@@ -14,12 +14,14 @@
 #define WT_LAUNCH_BOUNDS_MIN(n, blocks)
 #define WT_SYNC() ((void)0)
 #define WT_PDL_BEGIN() ((void)0)
+#define WT_GRID_SYNC() wt_emu_grid_sync()
 #define WT_CHECK_ALIGNED(p, n) wt_emu_check_aligned(p, n)
 #define WT_DYN_SMEM(type, name) type *name = (type *)wt_emu_smem()
 #define WT_LAUNCH(kernel, grid, block, smem, stream, ...)                                       \
     ((void)(block), (void)(stream), wt_emu_launch(grid, smem, [&] { kernel(__VA_ARGS__); }))
 #else
 #include <cuda_runtime.h>
+#include <cooperative_groups.h>
 #define WT_DEV __device__ __forceinline__
 #define WT_GLOBAL __global__
 #define WT_GRID_CONST __grid_constant__
@@ -46,6 +48,8 @@
 #else
 #define WT_PDL_BEGIN() ((void)0)
 #endif
+/* Every block of the grid past this point (a cooperative launch only). */
+#define WT_GRID_SYNC() cooperative_groups::this_grid().sync()
 #define WT_CHECK_ALIGNED(p, n) ((void)0)
 #define WT_DYN_SMEM(type, name) extern __shared__ __align__(16) type name[]
 #define WT_LAUNCH(kernel, grid, block, smem, stream, ...)                                       \

@@ -327,6 +327,7 @@ static wt_status open_device(cu_engine *ce, int device, char *name, size_t name_
     ce->pdl_off = (pdl && !strcmp(pdl, "0")) || prop.major < 9;
     ce->pdl_all = pdl && !strcmp(pdl, "2");
     ce->sms = prop.multiProcessorCount > 0 ? prop.multiProcessorCount : 1;
+    CU_CHECK(cudaDeviceGetAttribute(&ce->coop, cudaDevAttrCooperativeLaunch, device));
     if (ce->smem_limit > ce->pol.smem_cap)
         ce->smem_limit = ce->pol.smem_cap;
     WT_TRY(allow_smem_all(ce->smem_limit, ce->smem_fast));

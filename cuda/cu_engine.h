@@ -104,9 +104,10 @@ typedef struct cu_engine {
      * fast kernels of every level, any grid) */
     int sms; /* the device's multiprocessors */
     cu_policy pol; /* launch parameters of this GPU (cu_policy.h, WT_CUDA_POLICY) */
-    char pol_text[400]; /* pol described (benchmarks' rows) */
+    char pol_text[512]; /* pol described (benchmarks' rows) */
     double small_grid;
     int pdl_off, pdl_all;
+    int coop; /* cooperative launches (fused levels, cu_program.cu) */
 } cu_engine;
 
 /* The one error boundary (cu_engine.cu): a failed CUDA call becomes a

@@ -28,11 +28,39 @@ wt_status fill_random(cu_engine *ce, float *d, size_t n, uint32_t seed);
 /* Level @p lv planned: operators of both axes, tiles (small levels' shrunk). */
 wt_status plan_level(cu_engine *ce, cu_level *lv, const wt_params *p, size_t h, size_t w,
                      int inverse, int channels);
+/* The kernel of fused levels (dwt_tail_fast) of a fast level's operator and
+ * direction, and its threads per block; kern NULL: the level is not fused. */
+typedef void (*tail_kernel)(const cu_tail);
+typedef struct level_tail {
+    tail_kernel kern;
+    int threads;
+} level_tail;
 /* One level of @p channels planes, either direction: the fast kernel that
  * fits (adjusting *lv, tiles from ce->pol), else the generic one; *fast:
- * whether fast. */
+ * whether fast; *tail (unless NULL): its kernel of fused levels. */
 level_launcher pick_launcher(const cu_engine *ce, const wt_params *p, cu_level *lv, int inverse,
-                             int first_level, int integer, int channels, int *fast);
+                             int first_level, int integer, int channels, int *fast,
+                             level_tail *tail);
+/* Levels fused into one cooperative launch: t's levels (planned, all of the
+ * one tail kernel kern), the grid (the largest level's tiles, all resident
+ * at once: block b runs tile b of each level) and shared memory (the
+ * largest level's). */
+typedef struct cu_fused {
+    cu_tail t;
+    level_tail kern;
+    int inverse;
+    unsigned grid;
+    size_t smem;
+} cu_fused;
+/* Whether every tile of level @p lv (one block each) can be resident at
+ * once in tail kernel @p k. */
+int tail_covers(const cu_engine *ce, const level_tail *k, const cu_level *lv, int inverse,
+                int channels);
+/* f->grid and f->smem from f->t, f->kern and f->inverse (grid 0: its
+ * largest level's tiles cannot all be resident). */
+void fused_size(const cu_engine *ce, cu_fused *f);
+/* The cooperative launch of @p f on ce->stream. */
+wt_status fused_launch(cu_engine *ce, const cu_fused *f);
 
 /* Shared memory a fast block may take before its tile shrinks: the
  * device's opt-in limit unless WT_CUDA_FAST_SMEM (bytes) says less. */

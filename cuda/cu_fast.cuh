@@ -949,16 +949,16 @@ WT_DEV int imin(int a, int b)
     return a < b ? a : b;
 }
 
+/* Tile (@p by, @p bx) of plane @p c of a forward level, through the block's
+ * shared memory @p smem: the body of dwt_forward_fast and of the fused
+ * levels' dwt_tail_fast (the same arithmetic for every sample). */
 template <class Op, typename T, typename TIn>
-WT_GLOBAL void WT_LAUNCH_BOUNDS_MIN(fast_forward_threads<Op>(), fast_forward_blocks<Op>())
-    dwt_forward_fast(const WT_GRID_CONST cu_level L)
+WT_DEV void forward_fast_tile(const cu_level &L, unsigned char *smem, int c, int by, int bx)
 {
-    WT_PDL_BEGIN();
-    WT_DYN_SMEM(unsigned char, smem);
     const cu_axis &ay = L.ax[0], &ax = L.ax[1];
     const int ty = L.ty, tx = L.tx, pitch = L.pitch;
     T *win = (T *)smem, *mid = win + L.wy * pitch; /* mid: 2 ty rows x pitch */
-    const int c = (int)blockIdx.z, uy0 = (int)blockIdx.y * ty, ux0 = (int)blockIdx.x * tx;
+    const int uy0 = by * ty, ux0 = bx * tx;
     const TIn *src = (const TIn *)L.src[0] + (size_t)c * L.src_plane[0];
     /* tiles at the far edges: only the pairs there are, in whole segments
      * (4098-wide bands leave 2 of 32), and the window they need */
@@ -1017,18 +1017,16 @@ WT_GLOBAL void WT_LAUNCH_BOUNDS_MIN(fast_forward_threads<Op>(), fast_forward_blo
     store_staged(L, stage, sp, c, uy0, ux0);
 }
 
+/* Tile (@p by, @p bx) of plane @p c of an inverse level (as forward_fast_tile). */
 template <class Op, typename T, typename TOut>
-WT_GLOBAL void WT_LAUNCH_BOUNDS_MIN(fast_inverse_threads<Op>(), CU_FWD_BLOCKS)
-    dwt_inverse_fast(const WT_GRID_CONST cu_level L)
+WT_DEV void inverse_fast_tile(const cu_level &L, unsigned char *smem, int c, int by, int bx)
 {
-    WT_PDL_BEGIN();
     typedef typename vec4<T>::type V;
-    WT_DYN_SMEM(unsigned char, smem);
     const cu_axis &ay = L.ax[0], &ax = L.ax[1];
     const int ty = L.ty, tx = L.tx, wy = L.wy, pitch = L.pitch, mp = CU_MID_PITCH(tx);
     T *win = (T *)smem, *mid = win + wy * pitch; /* mid: wy rows x 2 tx samples */
     float *rscale = (float *)(mid + wy * mp);    /* 2 wy row scales */
-    const int c = (int)blockIdx.z, uy0 = (int)blockIdx.y * ty, ux0 = (int)blockIdx.x * tx;
+    const int uy0 = by * ty, ux0 = bx * tx;
 
     const inv_lead lead = gather_inverse_fast<T>(L, win, rscale, 2 * uy0 + ay.win_a,
                                                  2 * ux0 + ax.win_a, c, mid);
@@ -1085,6 +1083,75 @@ WT_GLOBAL void WT_LAUNCH_BOUNDS_MIN(fast_inverse_threads<Op>(), CU_FWD_BLOCKS)
                 o[w] = (TOut)o1[k];
         }
     });
+}
+
+template <class Op, typename T, typename TIn>
+WT_GLOBAL void WT_LAUNCH_BOUNDS_MIN(fast_forward_threads<Op>(), fast_forward_blocks<Op>())
+    dwt_forward_fast(const WT_GRID_CONST cu_level L)
+{
+    WT_PDL_BEGIN();
+    WT_DYN_SMEM(unsigned char, smem);
+    forward_fast_tile<Op, T, TIn>(L, smem, (int)blockIdx.z, (int)blockIdx.y, (int)blockIdx.x);
+}
+
+template <class Op, typename T, typename TOut>
+WT_GLOBAL void WT_LAUNCH_BOUNDS_MIN(fast_inverse_threads<Op>(), CU_FWD_BLOCKS)
+    dwt_inverse_fast(const WT_GRID_CONST cu_level L)
+{
+    WT_PDL_BEGIN();
+    WT_DYN_SMEM(unsigned char, smem);
+    inverse_fast_tile<Op, T, TOut>(L, smem, (int)blockIdx.z, (int)blockIdx.y, (int)blockIdx.x);
+}
+
+/* ---------------------------------------------------------------------- */
+/* Fused levels (cu_tail, cu_plan.h): consecutive small levels of float
+ * samples in one cooperative launch of a grid that is resident at once.
+ * Block b runs tile b of each level (if the level has one) as the level's
+ * own kernel would, then waits at a grid-wide barrier before the next level
+ * reads what this one wrote (from L2: the caller fuses only levels whose
+ * data fit and whose tiles the grid covers). Launched with the cooperative
+ * attribute only (the barrier needs every block resident). One tile a
+ * block: a loop over tiles kept its index across the tile's body and
+ * spilled 40-180 bytes of registers at 4 and 3 blocks per SM. */
+
+/* Tile blockIdx.x of level @p L, if it has one. */
+template <class Op, bool INV>
+WT_DEV void tail_level(const cu_level &L, int channels, unsigned char *smem)
+{
+    const int gx = (L.ax[1].pairs + L.tx - 1) / L.tx, gy = (L.ax[0].pairs + L.ty - 1) / L.ty;
+    const int b = (int)blockIdx.x;
+    if (b >= gx * gy * channels)
+        return;
+    if constexpr (INV)
+        inverse_fast_tile<Op, float, float>(L, smem, b / (gx * gy), b / gx % gy, b % gx);
+    else
+        forward_fast_tile<Op, float, float>(L, smem, b / (gx * gy), b / gx % gy, b % gx);
+}
+
+/* Levels I.. of @p t. One instance per level, so that t.lv[I] is at a
+ * constant offset: its taps stay operands from the constant bank, as in the
+ * level kernels (an index known only at run time took a load per use). */
+template <class Op, bool INV, int I>
+WT_DEV void tail_levels(const cu_tail &t, unsigned char *smem)
+{
+    if constexpr (I < CU_TAIL_LEVELS) {
+        if (I >= t.nlevels)
+            return;
+        if (I > 0)
+            WT_GRID_SYNC();
+        tail_level<Op, INV>(t.lv[I], t.channels, smem);
+        tail_levels<Op, INV, I + 1>(t, smem);
+    }
+}
+
+/* CU_TAIL_BLOCKS: cu_tuning.h */
+template <class Op, bool INV>
+WT_GLOBAL void WT_LAUNCH_BOUNDS_MIN(INV ? fast_inverse_threads<Op>() : fast_forward_threads<Op>(),
+                                    CU_TAIL_BLOCKS)
+    dwt_tail_fast(const WT_GRID_CONST cu_tail t)
+{
+    WT_DYN_SMEM(unsigned char, smem);
+    tail_levels<Op, INV, 0>(t, smem);
 }
 
 #endif

@@ -193,10 +193,13 @@ template <class S> static bool lift_fits_both(cu_level *lv, int inverse)
 
 /* Entries of the fast kernel list: op<INV> the operator of each direction,
  * T the samples between levels (the first level reads and writes float),
- * fits() whether a level's axes (both, adjusted on success) are that operator. */
+ * fits() whether a level's axes (both, adjusted on success) are that operator,
+ * TAIL whether its levels may be fused (dwt_tail_fast: float levels, short
+ * filters and lifting). */
 template <int L, int LPREV = L - 2> struct fast_conv {
     template <bool INV> using op = conv_op<L, INV>;
     typedef float T;
+    static constexpr bool TAIL = L <= CU_TAIL_TAPS;
     static bool fits(const wt_params *p, cu_level *f, int)
     {
         return !p->wavelet->integer && p->method != WT_METHOD_LIFTING &&
@@ -207,6 +210,7 @@ template <int L, int LPREV = L - 2> struct fast_conv {
 template <class S> struct fast_lift {
     template <bool INV> using op = lift_op<S, INV>;
     typedef float T;
+    static constexpr bool TAIL = true;
     static bool fits(const wt_params *p, cu_level *f, int inverse)
     {
         return !p->wavelet->integer && p->method == WT_METHOD_LIFTING &&
@@ -221,6 +225,7 @@ template <class S> struct fast_lift {
 template <bool NARROW> struct fast_legall53 {
     template <bool INV> using op = lift_op<scheme_legall53, INV, NARROW>;
     typedef int32_t T;
+    static constexpr bool TAIL = false; /* int32 levels after a float first one */
     static bool fits(const wt_params *p, cu_level *f, int inverse)
     {
         return p->wavelet->integer && (f->narrow || !NARROW) &&
@@ -253,6 +258,12 @@ template <class E, bool INV, typename TIO> static level_kernel fast_kernel()
         return dwt_forward_fast<typename E::template op<false>, typename E::T, TIO>;
 }
 
+/* Entry E's kernel of fused levels, one direction. */
+template <class E, bool INV> static tail_kernel tail_kernel_of()
+{
+    return dwt_tail_fast<typename E::template op<INV>, INV>;
+}
+
 template <class E, bool INV, typename TIO>
 static wt_status launch_fast(cu_engine *ce, const cu_level *lv, int channels, int pdl)
 {
@@ -272,6 +283,12 @@ template <class E> static wt_status allow_smem_entry(size_t bytes)
     typedef typename E::T T;
     WT_TRY(allow_smem(fast_kernel<E, false, float>(), bytes));
     WT_TRY(allow_smem(fast_kernel<E, true, float>(), bytes));
+    if constexpr (E::TAIL) {
+        CU_CHECK(cudaFuncSetAttribute(tail_kernel_of<E, false>(),
+                                      cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes));
+        CU_CHECK(cudaFuncSetAttribute(tail_kernel_of<E, true>(),
+                                      cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes));
+    }
     if constexpr (!std::is_same<T, float>::value) {
         WT_TRY(allow_smem(fast_kernel<E, false, T>(), bytes));
         WT_TRY(allow_smem(fast_kernel<E, true, T>(), bytes));
@@ -294,16 +311,22 @@ wt_status allow_smem_all(size_t bytes, size_t fast_bytes)
     return allow_smem_generic<true>(bytes);
 }
 
-/* Entry E's launcher when it fits the level (then *f adjusted), else NULL. */
+/* Entry E's launcher when it fits the level (then *f adjusted), else NULL;
+ * *is_long and *tail (its kernel of fused levels, if any) set. */
 template <class E>
 static level_launcher try_fast(const wt_params *p, cu_level *f, int inverse, int first_level,
-                               bool *is_long)
+                               bool *is_long, level_tail *tail)
 {
     cu_level g = *f;
     if (!E::fits(p, &g, inverse))
         return NULL;
     *f = g;
     *is_long = E::template op<false>::LONG;
+    if constexpr (E::TAIL) {
+        tail->kern = inverse ? tail_kernel_of<E, true>() : tail_kernel_of<E, false>();
+        tail->threads = inverse ? fast_inverse_threads<typename E::template op<true>>()
+                                : fast_forward_threads<typename E::template op<false>>();
+    }
     typedef typename E::T T;
     if (inverse)
         return first_level ? launch_fast<E, true, float> : launch_fast<E, true, T>;
@@ -312,10 +335,10 @@ static level_launcher try_fast(const wt_params *p, cu_level *f, int inverse, int
 
 template <class... E>
 static level_launcher first_fit(fast_list<E...>, const wt_params *p, cu_level *f, int inverse,
-                                int first_level, bool *is_long)
+                                int first_level, bool *is_long, level_tail *tail)
 {
     level_launcher launch = NULL;
-    ((launch = launch ? launch : try_fast<E>(p, f, inverse, first_level, is_long)), ...);
+    ((launch = launch ? launch : try_fast<E>(p, f, inverse, first_level, is_long, tail)), ...);
     return launch;
 }
 
@@ -398,9 +421,10 @@ static void policy_tiles(const cu_engine *ce, cu_level *f, int inverse, bool is_
     f->tx = tx;
 }
 
-/* The fast kernel for this level (adjusting *lv), or NULL: generic kernel. */
+/* The fast kernel for this level (adjusting *lv), or NULL: generic kernel;
+ * *tail its kernel of fused levels (kern NULL: none). */
 static level_launcher pick_fast(const cu_engine *ce, const wt_params *p, cu_level *lv,
-                                int inverse, int first_level, int channels)
+                                int inverse, int first_level, int channels, level_tail *tail)
 {
     if (ce->generic_only || use_double(p) || lv->ty % CU_SEG || lv->tx % CU_SEG)
         return NULL;
@@ -408,7 +432,8 @@ static level_launcher pick_fast(const cu_engine *ce, const wt_params *p, cu_leve
         return NULL;
     cu_level f = *lv;
     bool is_long = false;
-    level_launcher launch = first_fit(fast_kernels(), p, &f, inverse, first_level, &is_long);
+    level_tail t = {NULL, 0};
+    level_launcher launch = first_fit(fast_kernels(), p, &f, inverse, first_level, &is_long, &t);
     if (!launch)
         return NULL;
     policy_tiles(ce, &f, inverse, is_long, channels);
@@ -422,6 +447,7 @@ static level_launcher pick_fast(const cu_engine *ce, const wt_params *p, cu_leve
         if (((uintptr_t)f.dst[b] & 15) || (f.dst_w[b] & 3) || (f.dst_plane[b] & 3))
             f.dst_aligned = 0;
     *lv = f;
+    *tail = t;
     return launch;
 }
 
@@ -481,14 +507,86 @@ template <bool INV> static level_launcher pick_generic(const wt_params *p, int i
 /* One level, either direction: the fast kernel that fits (adjusting *lv),
  * else the generic one. */
 level_launcher pick_launcher(const cu_engine *ce, const wt_params *p, cu_level *lv,
-                             int inverse, int first_level, int integer, int channels, int *fast)
+                             int inverse, int first_level, int integer, int channels, int *fast,
+                             level_tail *tail)
 {
-    level_launcher launch = pick_fast(ce, p, lv, inverse, first_level, channels);
+    level_tail t = {NULL, 0};
+    level_launcher launch = pick_fast(ce, p, lv, inverse, first_level, channels, &t);
+    if (tail)
+        *tail = t;
     *fast = launch != NULL;
     if (!launch)
         launch = inverse ? pick_generic<true>(p, integer, first_level)
                          : pick_generic<false>(p, integer, first_level);
     return launch;
+}
+
+/* ---------------------------------------------------------------------- */
+/* Fused levels (cu_program.cu) */
+
+/* Blocks of kernel @p k resident at once with @p smem bytes each (0: none,
+ * or the device does not say). */
+static double resident_blocks(const cu_engine *ce, const level_tail *k, size_t smem)
+{
+#ifdef WT_CUDA_EMULATE
+    (void)ce, (void)k, (void)smem;
+    return WT_EMU_COOP_BLOCKS;
+#endif
+    int per_sm = 0;
+    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k->kern, k->threads, smem) !=
+        cudaSuccess) {
+        cudaGetLastError();
+        return 0;
+    }
+    return (double)per_sm * ce->sms;
+}
+
+static double level_tiles(const cu_level *lv, int channels)
+{
+    const dim3 g = level_grid(lv, channels);
+    return (double)g.x * g.y * g.z;
+}
+
+int tail_covers(const cu_engine *ce, const level_tail *k, const cu_level *lv, int inverse,
+                int channels)
+{
+    return level_tiles(lv, channels) <= resident_blocks(ce, k, fast_smem(lv, inverse));
+}
+
+void fused_size(const cu_engine *ce, cu_fused *f)
+{
+    size_t smem = 0;
+    double tiles = 0;
+    for (int i = 0; i < f->t.nlevels; i++) {
+        const size_t s = fast_smem(&f->t.lv[i], f->inverse);
+        const double n = level_tiles(&f->t.lv[i], f->t.channels);
+        smem = s > smem ? s : smem;
+        tiles = n > tiles ? n : tiles;
+    }
+    f->smem = smem;
+    f->grid = tiles <= resident_blocks(ce, &f->kern, smem) ? (unsigned)tiles : 0;
+}
+
+wt_status fused_launch(cu_engine *ce, const cu_fused *f)
+{
+#ifdef WT_CUDA_EMULATE
+    (void)ce;
+    wt_emu_fast_launches += f->t.nlevels;
+    wt_emu_launch_cooperative(dim3(f->grid), f->smem, [&] { f->kern.kern(f->t); });
+#else
+    cudaLaunchAttribute attr[1];
+    attr[0].id = cudaLaunchAttributeCooperative;
+    attr[0].val.cooperative = 1;
+    cudaLaunchConfig_t cfg = {};
+    cfg.gridDim = dim3(f->grid);
+    cfg.blockDim = dim3(32, (unsigned)f->kern.threads / 32);
+    cfg.dynamicSmemBytes = f->smem;
+    cfg.stream = ce->stream;
+    cfg.attrs = attr;
+    cfg.numAttrs = 1;
+    CU_CHECK(cudaLaunchKernelEx(&cfg, f->kern.kern, f->t));
+#endif
+    return WT_OK;
 }
 
 /* ---------------------------------------------------------------------- */

@@ -132,7 +132,8 @@ static wt_status launch_planes(cu_engine *ce, const wt_packet_tree *t, const dev
     if (st == WT_OK) {
         int fast;
         planes_io(lv, d, tree, l, v0, stride, inverse);
-        level_launcher launch = pick_launcher(ce, &t->params, lv, inverse, l == 0, 0, channels, &fast);
+        level_launcher launch =
+            pick_launcher(ce, &t->params, lv, inverse, l == 0, 0, channels, &fast, NULL);
         st = launch(ce, lv, channels, 0);
     }
     free(lv);

@@ -71,6 +71,16 @@ typedef struct cu_level {
     int src_w[4], dst_w[4];            /* elements between rows */
 } cu_level;
 
+/* Fused levels: up to CU_TAIL_LEVELS consecutive levels (launch order) of
+ * @p channels planes in one cooperative launch (dwt_tail_fast), a grid-wide
+ * barrier between them. Passed by value like cu_level (4 x 6.6 KB, within
+ * the 32 764 bytes of a kernel's parameters). */
+#define CU_TAIL_LEVELS 4
+typedef struct cu_tail {
+    cu_level lv[CU_TAIL_LEVELS];
+    int nlevels, channels;
+} cu_tail;
+
 #ifdef __cplusplus
 extern "C" {
 #endif

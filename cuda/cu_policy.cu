@@ -33,6 +33,11 @@ static void policy_defaults(cu_policy *q)
     q->pdl_grid = 2;
     /* v1: the generic kernels' cap, not a measured optimum */
     q->smem_cap = CU_SMEM_CAP;
+    /* v15, H200: fused levels off; tail_bytes=16M (2048² and below in one
+     * cooperative launch) was slower than graphs + PDL: 512² L3 haar 10.3 ->
+     * 12.5 us, db3 13.1 -> 15.0, cdf97 13.7 -> 15.5 forward, cdf97 1024² L5
+     * 21.5 -> 30.7 us; 8192² and 1024 x 256² unchanged (nothing fused) */
+    q->tail_bytes = CU_TAIL_BYTES;
     /* undecimated ("Undecimated transforms" of the log, v4-v7): SWT tiles of
      * up to 64 rows, the starlet's 128 (54.4% -> 59.3% forward), 128 column
      * slots (SWT inverse db3 L3 61.2%; 64: 53.8%, 256: 60.4%), 48 KB (no
@@ -97,6 +102,7 @@ static const policy_field fields[] = {
     FIELD(small_grid, FIELD_DOUBLE, 0, 64),
     FIELD(pdl_grid, FIELD_DOUBLE, 0, 1e9),
     FIELD(smem_cap, FIELD_BYTES, 16 << 10, 1 << 20),
+    FIELD(tail_bytes, FIELD_BYTES, 0, 1 << 30),
     FIELD(uty, FIELD_POW2, 1, 512),
     FIELD(uty_starlet, FIELD_POW2, 1, 512),
     FIELD(utxc, FIELD_INT, 32, 1024),
@@ -136,7 +142,7 @@ static wt_status bad_value(const char *what, const policy_field *f, const char *
 }
 
 /* Field @p f of @p q set from the text @p v (@p len characters, a decimal
- * number; byte counts may end in K). */
+ * number; byte counts may end in K or M). */
 static wt_status set_field(const char *what, cu_policy *q, const policy_field *f, const char *v,
                            size_t len)
 {
@@ -145,11 +151,13 @@ static wt_status set_field(const char *what, cu_policy *q, const policy_field *f
         return bad_value(what, f, v, len);
     memcpy(text, v, len);
     text[len] = 0;
-    if (strspn(text, "0123456789.eE+-Kk") != len) /* no hexadecimal, inf, nan */
+    if (strspn(text, "0123456789.eE+-KkMm") != len) /* no hexadecimal, inf, nan */
         return bad_value(what, f, v, len);
     double x = strtod(text, &end);
     if (f->kind == FIELD_BYTES && (*end == 'K' || *end == 'k'))
         x *= 1024, end++;
+    else if (f->kind == FIELD_BYTES && (*end == 'M' || *end == 'm'))
+        x *= 1024 * 1024, end++;
     if (*end || !(x >= f->lo && x <= f->hi) || (f->kind != FIELD_DOUBLE && x != (double)(long)x))
         return bad_value(what, f, v, len);
     char *at = (char *)q + f->offset;

@@ -31,6 +31,9 @@ typedef struct cu_policy {
     double pdl_grid;
     /* shared memory a generic level kernel's block may take (bytes) */
     size_t smem_cap;
+    /* fused levels: consecutive levels whose signal (every channel, float32)
+     * is at most this many bytes run in one cooperative launch (0: never) */
+    size_t tail_bytes;
     /* undecimated transforms: tile height limits of the SWT and the starlet,
      * column slots of the column-first kernel, shared memory of a block */
     int uty, uty_starlet, utxc;

@@ -34,6 +34,7 @@ struct cu_program {
     int nlevels;              /* in launch order: forward 1..L, inverse L..1 */
     level_launcher launch[WT_MAX_LEVELS];
     int pdl[WT_MAX_LEVELS];   /* launch_level's pdl */
+    cu_fused *fused[WT_MAX_LEVELS]; /* levels i.. fused into one launch (else NULL) */
     cu_level *lv;
     unsigned long last_use;   /* ce->program_clock */
     int no_graph;             /* capture failed: launch each level */
@@ -75,6 +76,8 @@ static void program_free(cu_program *pr)
     if (pr->graph)
         cudaGraphExecDestroy(pr->graph); /* releasing: nothing to report */
 #endif
+    for (int i = 0; i < pr->nlevels; i++)
+        free(pr->fused[i]);
     free(pr->lv);
     free(pr);
 }
@@ -111,6 +114,78 @@ static int one_wave(const cu_engine *ce, const cu_level *lv, int channels)
     return (double)g.x * g.y * g.z <= ce->pol.pdl_grid * ce->sms;
 }
 
+/* ---------------------------------------------------------------------- */
+/* Fused levels: the levels whose signal fits in L2 (the policy's
+ * tail_bytes: a forward's last levels, an inverse's first) run in one
+ * cooperative launch, up to CU_TAIL_LEVELS at a time (dwt_tail_fast): each
+ * level of a small image cost a launch and a grid's tail though its work
+ * is 1-2 us (dev/notes/kernel-log.md v12-small, v14). Off by default
+ * (tail_bytes 0): on the H200 the cooperative launch and its grid barriers
+ * cost more than the graph's launches with PDL (v15). */
+
+/* Level @p i (launch order) of @p pr: its signal (forward input, inverse
+ * output, every channel) within the policy's tail_bytes, a fast kernel
+ * whose levels fuse, and tiles that its blocks resident at once cover. */
+static int fusable(const cu_engine *ce, const wt_pyramid *plan, const cu_program *pr,
+                   const level_tail *tails, int i)
+{
+    const int l = pr->key.inverse ? pr->nlevels - i : i + 1;
+    const double bytes = (double)plan->lo_h[l - 1] * plan->lo_w[l - 1] * plan->channels * 4;
+    return tails[i].kern && bytes <= (double)ce->pol.tail_bytes &&
+           tail_covers(ce, &tails[i], &pr->lv[i], pr->key.inverse, pr->key.channels);
+}
+
+/* Levels [i, i + n) of @p pr fused, unless the largest one's tiles cannot
+ * all be resident with the largest one's shared memory (then they launch
+ * one by one). */
+static wt_status fuse(const cu_engine *ce, cu_program *pr, const level_tail *tail, int i, int n)
+{
+    cu_fused *f = (cu_fused *)calloc(1, sizeof *f);
+    if (!f)
+        return wt_error_set(WT_ERR_NOMEM, "out of memory");
+    memcpy(f->t.lv, &pr->lv[i], (size_t)n * sizeof *pr->lv);
+    f->t.nlevels = n;
+    f->t.channels = pr->key.channels;
+    f->kern = *tail;
+    f->inverse = pr->key.inverse;
+    fused_size(ce, f);
+    if (f->grid == 0) {
+        free(f);
+        return WT_OK;
+    }
+    pr->fused[i] = f;
+    for (int j = i; j <= i + n && j < pr->nlevels; j++)
+        pr->pdl[j] = 0; /* a cooperative launch, and the level after it, launched plainly */
+    return WT_OK;
+}
+
+/* Every run of fusable levels of one kernel cut into launches of at most
+ * CU_TAIL_LEVELS from its small end (a forward's last level, an inverse's
+ * first), so that a level left alone is the largest. */
+static wt_status plan_fused(const cu_engine *ce, const wt_pyramid *plan, cu_program *pr,
+                            const level_tail *tails)
+{
+    if (!ce->coop || ce->pol.tail_bytes == 0)
+        return WT_OK;
+    for (int a = 0; a < pr->nlevels;) {
+        int b = a;
+        while (b < pr->nlevels && fusable(ce, plan, pr, tails, b) && tails[b].kern == tails[a].kern)
+            b++;
+        if (b == a) {
+            a++;
+            continue;
+        }
+        for (int left = b - a; left >= 2;) {
+            const int n = left < CU_TAIL_LEVELS ? left : CU_TAIL_LEVELS;
+            const int at = pr->key.inverse ? b - left : a + left - n;
+            WT_TRY(fuse(ce, pr, &tails[at], at, n));
+            left -= n;
+        }
+        a = b;
+    }
+    return WT_OK;
+}
+
 /* A new program for @p k: every level planned, nothing launched. */
 static wt_status plan_program(cu_engine *ce, const wt_params *p, const wt_pyramid *plan,
                               const program_key *k, cu_program **out)
@@ -127,6 +202,7 @@ static wt_status plan_program(cu_engine *ce, const wt_params *p, const wt_pyrami
     pr->lv = lv;
     pr->nlevels = L;
     int fast[WT_MAX_LEVELS];
+    level_tail tails[WT_MAX_LEVELS];
     for (int i = 0; i < L; i++) {
         int l = inverse ? L - i : i + 1;
         wt_status st = plan_level(ce, &lv[i], p, plan->lo_h[l - 1], plan->lo_w[l - 1], inverse,
@@ -141,9 +217,14 @@ static wt_status plan_program(cu_engine *ce, const wt_params *p, const wt_pyrami
         else
             forward_level_io(&lv[i], plan, k, l);
         pr->launch[i] = pick_launcher(ce, p, &lv[i], inverse, l == 1, integer, k->channels,
-                                      &fast[i]);
+                                      &fast[i], &tails[i]);
         pr->pdl[i] = i > 0 && fast[i] && fast[i - 1] && !ce->pdl_off &&
                      (ce->pdl_all || one_wave(ce, &lv[i - 1], k->channels));
+    }
+    wt_status st = plan_fused(ce, plan, pr, tails);
+    if (st != WT_OK) {
+        program_free(pr);
+        return st;
     }
     *out = pr;
     return WT_OK;
@@ -151,8 +232,15 @@ static wt_status plan_program(cu_engine *ce, const wt_params *p, const wt_pyrami
 
 static wt_status launch_levels(cu_engine *ce, const cu_program *pr)
 {
-    for (int i = 0; i < pr->nlevels; i++)
+    for (int i = 0; i < pr->nlevels;) {
+        if (pr->fused[i]) {
+            WT_TRY(fused_launch(ce, pr->fused[i]));
+            i += pr->fused[i]->t.nlevels;
+            continue;
+        }
         WT_TRY(pr->launch[i](ce, &pr->lv[i], pr->key.channels, pr->pdl[i]));
+        i++;
+    }
     return WT_OK;
 }
 

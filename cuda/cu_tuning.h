@@ -239,6 +239,25 @@
 #ifndef CU_SMALL_GRID /* policy */
 #define CU_SMALL_GRID 1
 #endif
+/* Fused levels (cu_program.cu, dwt_tail_fast): the longest filter whose
+ * levels are fused (taps; lifting always); the blocks per SM the kernel is
+ * built for (two tiles' bodies in one kernel spill 40-180 bytes at the level
+ * kernels' 4, and 4-32 at 3; at 2 none, 80-96 registers); and the default of
+ * the policy's tail_bytes: levels whose signal (all channels, float32) is at
+ * most this many bytes, and whose tiles the resident grid covers, run in one
+ * cooperative launch, a grid-wide barrier between levels. 0 (off): on the
+ * H200 16 MB (2048x2048 and below) was slower than one launch a level with
+ * graphs and PDL, 512² L3 haar 10.3 -> 12.5 us forward, cdf97 1024² L5
+ * 21.5 -> 30.7 us (dev/notes/kernel-log.md v15). */
+#ifndef CU_TAIL_TAPS
+#define CU_TAIL_TAPS 12
+#endif
+#ifndef CU_TAIL_BLOCKS
+#define CU_TAIL_BLOCKS 2
+#endif
+#ifndef CU_TAIL_BYTES /* policy */
+#define CU_TAIL_BYTES 0
+#endif
 
 /* Threads per block of the sample conversion, rounding and mosaic kernels
  * (elementwise, far under 1 ms on 8192x8192; not swept). */

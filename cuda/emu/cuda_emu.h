@@ -7,6 +7,8 @@
 
 #include <chrono>
 #include <cmath>
+#include <condition_variable>
+#include <thread>
 #include <math.h>
 #include <cstdlib>
 #include <cstring>
@@ -111,11 +113,16 @@ static inline cudaError_t cudaGetDeviceProperties(cudaDeviceProp *p, int)
     p->minor = 0;
     return cudaSuccess;
 }
-enum cudaDeviceAttr { cudaDevAttrMemoryClockRate = 36, cudaDevAttrGlobalMemoryBusWidth = 37 };
-/* Attributes the host reads: 0, "not known" (the policy's default entry). */
-static inline cudaError_t cudaDeviceGetAttribute(int *v, cudaDeviceAttr, int)
+enum cudaDeviceAttr {
+    cudaDevAttrMemoryClockRate = 36,
+    cudaDevAttrGlobalMemoryBusWidth = 37,
+    cudaDevAttrCooperativeLaunch = 95,
+};
+/* Attributes the host reads: cooperative launches are (wt_emu_launch_cooperative);
+ * the rest 0, "not known" (the policy's default entry). */
+static inline cudaError_t cudaDeviceGetAttribute(int *v, cudaDeviceAttr a, int)
 {
-    *v = 0;
+    *v = a == cudaDevAttrCooperativeLaunch;
     return cudaSuccess;
 }
 static inline cudaError_t cudaStreamCreateWithFlags(cudaStream_t *s, int) { *s = 1; return 0; }
@@ -253,6 +260,65 @@ template <typename F> static void wt_emu_launch(dim3 grid, size_t smem, F body)
         blockDim = dim3(1, 1, 1);
         body();
     }
+}
+
+/* Cooperative launches: every block a thread of its own, all running at
+ * once as on a GPU whose grid is resident, so that a grid-wide barrier
+ * (WT_GRID_SYNC) can wait for the others; a block that reads what another
+ * wrote before the barrier would race (and may fail the comparison) as on
+ * the GPU. */
+struct wt_emu_grid_barrier {
+    std::mutex m;
+    std::condition_variable cv;
+    long blocks = 0, waiting = 0, generation = 0;
+};
+inline wt_emu_grid_barrier *wt_emu_grid_bar; /* the cooperative launch running */
+#define WT_EMU_COOP_BLOCKS 64                    /* the most blocks of one */
+
+static inline void wt_emu_grid_sync()
+{
+    wt_emu_grid_barrier *g = wt_emu_grid_bar;
+    if (!g) {
+        fprintf(stderr, "cuda emulation: a grid barrier outside a cooperative launch\n");
+        abort();
+    }
+    std::unique_lock<std::mutex> hold(g->m);
+    const long gen = g->generation;
+    if (++g->waiting == g->blocks) {
+        g->waiting = 0;
+        g->generation++;
+        g->cv.notify_all();
+        return;
+    }
+    g->cv.wait(hold, [&] { return g->generation != gen; });
+}
+
+template <typename F> static void wt_emu_launch_cooperative(dim3 grid, size_t smem, F body)
+{
+    std::lock_guard<std::mutex> hold(wt_emu_launch_lock());
+    gridDim = grid;
+    long nblocks = (long)grid.x * grid.y * grid.z;
+    if (nblocks == 0 || nblocks > WT_EMU_COOP_BLOCKS) { /* CUDA: invalid argument / too many */
+        fprintf(stderr, "cuda emulation: a cooperative launch of %ld blocks\n", nblocks);
+        abort();
+    }
+    wt_emu_grid_barrier bar;
+    bar.blocks = nblocks;
+    wt_emu_grid_bar = &bar;
+    std::vector<std::thread> blocks;
+    for (long b = 0; b < nblocks; b++)
+        blocks.emplace_back([&, b] {
+            std::vector<unsigned char> &buf = wt_emu_smem_buf();
+            buf.assign(smem + 16, 0xFF);
+            blockIdx = dim3((unsigned)(b % grid.x), (unsigned)(b / grid.x % grid.y),
+                            (unsigned)(b / grid.x / grid.y));
+            threadIdx = dim3(0, 0, 0);
+            blockDim = dim3(1, 1, 1);
+            body();
+        });
+    for (auto &t : blocks)
+        t.join();
+    wt_emu_grid_bar = nullptr;
 }
 
 #endif

@@ -4,7 +4,8 @@
 # rebuilding, and a table of % of the device copy (small work: us) per
 # setting, to choose the policy table's entry for this GPU. From the
 # project's root with .gpu-deps and .gpu-libs carried (dev/gpu/gpu_env.sh).
-#   bash dev/gpu/policy_sweep.sh            # all three grids
+#   bash dev/gpu/policy_sweep.sh            # the grids dwt, swt and small
+#   GRIDS=tail bash dev/gpu/policy_sweep.sh # fused levels (tail_bytes) on and off
 #   GRIDS="dwt small" REPEAT=20 bash dev/gpu/policy_sweep.sh
 #   DWT_GRID="- tile_x=64,tile_x_inv=64" ...  # settings, space-separated
 #                                           # ("-": the GPU's entry as is)
@@ -31,6 +32,10 @@ uty_starlet=256 usmem=32K -"}
 # 512² L3 (us) and 1024 x 256² L3 (% of copy): small levels' tiles and PDL
 SMALL_GRID=${SMALL_GRID:-"- small_grid=0 small_grid=0.5 small_grid=2 pdl_grid=1 pdl_grid=4 \
 pdl_grid=1e9 tile_y=16,tile_x=16,tile_y_inv=16,tile_x_inv=16 -"}
+# fused levels (dwt_tail_fast): the entry's (off) and tail_bytes=16M, twice
+# each; 512² L3, cdf97 1024² L5 (us), 1024 x 256² L3 and 8192² L3 (% of
+# copy; their levels have more tiles than a resident grid: unchanged)
+TAIL_GRID=${TAIL_GRID:-"- tail_bytes=16M - tail_bytes=16M"}
 mkdir -p "$OUT/sweep"
 rm -f "$OUT"/sweep/*.json
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,clocks.max.mem,memory.total --format=csv,noheader
@@ -71,7 +76,13 @@ for grid in $GRIDS; do
             bench small "$q" -w haar,db3,cdf97 -m symmetric -l 3 --size 512x512
             bench small "$q" -w db3,cdf97 -m symmetric -l 3 --size 256x256 --batch 1024 --forward
         done ;;
-    *) echo "unknown grid '$grid' (dwt, swt, small)"; exit 2 ;;
+    tail) for q in $TAIL_GRID; do
+            bench tail "$q" -w haar,db3,cdf97 -m symmetric -l 3 --size 512x512
+            bench tail "$q" -w cdf97 -m symmetric -l 5 --size 1024x1024
+            bench tail "$q" -w db3,cdf97 -m symmetric -l 3 --size 256x256 --batch 1024 --forward
+            bench tail "$q" -w haar,db3,cdf97 -m symmetric -l 3 --size 8192x8192
+        done ;;
+    *) echo "unknown grid '$grid' (dwt, swt, small, tail)"; exit 2 ;;
     esac
     lap "$grid grid done"
 done
