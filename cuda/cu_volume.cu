@@ -1113,10 +1113,12 @@ wt_status cu_vbench(cu_engine *ce, const wt_volume_spec *s, const size_t shape[3
 {
     wt_vcoeffs c;
     WT_TRY(wt_volume_plan(s, shape, 1, &c));
-    if (s->transform != WT_TRANSFORM_DWT || !wt_volume_engine_takes(s, c.levels))
-        return wt_error_set(WT_ERR_UNSUPPORTED, "device-resident timing of a volume's DWT "
-                                                "with at least one level only");
+    if (!wt_volume_engine_takes(s, c.levels))
+        return wt_error_set(WT_ERR_UNSUPPORTED, "device-resident timing of a volume's "
+                                                "transform with at least one level only");
     CU_CHECK(cudaSetDevice(ce->device));
+    if (s->transform != WT_TRANSFORM_DWT)
+        return cu_uvbench(ce, s, &c, inverse, repeat, copy_bytes, timing);
     vdevice d;
     WT_TRY(vdevice_alloc(ce, s, &c, &d));
     memset(timing, 0, sizeof *timing);
