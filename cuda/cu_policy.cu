@@ -50,6 +50,7 @@ static void policy_defaults(cu_policy *q)
     q->vol_waves = CU_VOL_WAVES;
     q->vol_stages = CU_VOL_STAGES;
     q->vol_fwd_span = CU_VOL_FWD_SPAN;
+    q->vol_zring = CU_VOL_ZRING;
 }
 
 /* One entry: the GPUs it is for and its fields that differ from the
@@ -109,6 +110,7 @@ static const policy_field fields[] = {
     FIELD(vol_waves, FIELD_DOUBLE, 0.1, 64),
     FIELD(vol_stages, FIELD_INT, 2, 3),
     FIELD(vol_fwd_span, FIELD_INT, 0, 64),
+    FIELD(vol_zring, FIELD_INT, 0, 1),
 };
 #undef FIELD
 

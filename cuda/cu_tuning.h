@@ -197,6 +197,13 @@
 #ifndef CU_VOL_FWD_SPAN /* policy */
 #define CU_VOL_FWD_SPAN 2
 #endif
+/* The inverse level kernel's z filter: 0 in registers (each thread sums
+ * the samples along z of its y run's rows: no ring of planes in shared
+ * memory, a barrier less a plane), 1 through the ring (the kernel before;
+ * not yet measured against each other). */
+#ifndef CU_VOL_ZRING /* policy */
+#define CU_VOL_ZRING 0
+#endif
 
 /* ---- Image paths (cu_image.cu) -----------------------------------------
  * Pinned host staging: each host worker of a transfer (at most CU_WORKERS)
