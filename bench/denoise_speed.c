@@ -3,7 +3,9 @@
  * Prints milliseconds: wall clock, and the process's CPU time (all threads);
  * on stderr the engine's phases (median ms of upload, transform, download:
  * wt_engine_get_times). "resident" adds a line "resident MS": the median of
- * wt_denoise_time_resident (the samples on the device, no transfers).
+ * wt_denoise_time_resident (the samples on the device, no transfers). On
+ * stderr too: the noise estimate made first (wt_denoise_estimate) and the
+ * engine's part alone (what a folder's worker holds the engine for).
  * Used by bench/denoise_vs_skimage.py. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -67,6 +69,30 @@ int main(int argc, char **argv)
     fprintf(stderr, "phases (median ms): upload %.3f transform+bands %.3f download %.3f\n",
             wt_median(up, (size_t)runs), wt_median(tr, (size_t)runs),
             wt_median(down, (size_t)runs));
+    /* the noise estimate made first, as a folder's worker makes it before it
+     * takes the engine, then the engine's part alone */
+    double *est = malloc(wt_denoise_estimate_count(&o) * sizeof *est), t_est = 0.0;
+    wt_denoise_options given = o;
+    given.estimates = est;
+    for (int i = 0; est && i < runs; i++) {
+        double t0 = 1e3 * wt_seconds();
+        if (wt_denoise_estimate(&o, &img, est) != WT_OK) {
+            fprintf(stderr, "denoise_speed: %s\n", wt_error_message());
+            return 1;
+        }
+        t_est = 1e3 * wt_seconds() - t0;
+        t0 = 1e3 * wt_seconds();
+        if (wt_denoise_image(e, &given, &img, &out, NULL) != WT_OK) {
+            fprintf(stderr, "denoise_speed: %s\n", wt_error_message());
+            return 1;
+        }
+        t[i] = 1e3 * wt_seconds() - t0;
+        cpu[i] = t_est;
+    }
+    if (est)
+        fprintf(stderr, "noise estimate first (median ms): estimate %.3f, then the engine %.3f\n",
+                wt_median(cpu, (size_t)runs), wt_median(t, (size_t)runs));
+    free(est);
     double resident;
     if (argc > 6 && strcmp(argv[6], "resident") == 0) {
         if (wt_denoise_time_resident(e, &o, &img, runs, &resident) != WT_OK) {

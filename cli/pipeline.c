@@ -22,7 +22,7 @@ int pipeline_run_files(pipeline *p, const cli_options *o, const batch_plan *plan
     const int workers = pipeline_workers(o->jobs, b.count);
     wt_auto_job job = {0, plan->passes > 0 ? plan->passes : 1,
                        o->params.wavelet ? o->params.wavelet->filter_len : 2, wt_cpu_count(),
-                       o->volume};
+                       o->volume, workers};
     const int weigh = strcmp(o->device, "auto") == 0 && strstr(wt_backends(), "cuda");
     for (size_t i = 0; rc == CLI_CONTINUE && weigh && i < b.count; i++)
         job.samples += wt_probe_samples(b.items[i].input);
@@ -156,6 +156,66 @@ static wt_status open_gpu_list(pipeline *p, const char *list)
     return st != WT_OK ? st : (p->nengines ? WT_OK : WT_ERR_DEVICE);
 }
 
+/* ---- lanes -------------------------------------------------------------------
+ * A file holds its engine from the upload of its samples to the download of
+ * its result, host work between included (a denoise's noise estimate, the
+ * conversions of YCbCr). With several workers each GPU opens as several
+ * engines, its lanes (a stream and buffers each, in the one CUDA context), so
+ * that one file's copies and host work overlap another's kernels. A lane that
+ * runs out of device memory closes the other lanes and the pool goes on with
+ * one (pipeline_engine_run). */
+
+enum { GPU_LANES_DEFAULT = 1 };
+
+static int gpu_lanes(const pipeline *p, int gpus)
+{
+    const char *env = wt_env()->gpu_lanes;
+    int lanes = env ? atoi(env) : GPU_LANES_DEFAULT, most = p->workers / gpus;
+    lanes = lanes < most ? lanes : most;
+    return lanes < 1 ? 1 : lanes;
+}
+
+/* "cuda:N" of a GPU engine named "cuda:N (model)". */
+static void device_of(const wt_engine *e, char *device, size_t size)
+{
+    const char *name = wt_engine_name(e);
+    snprintf(device, size, "%.*s", (int)strcspn(name, " "), name);
+}
+
+/* Lanes 1.. of each GPU of the pool (engines gpus.. in lane order, so that
+ * free engines spread files over the GPUs first). A lane that does not open
+ * leaves the pool with the lanes before it (-v says why). */
+static void add_gpu_lanes(pipeline *p)
+{
+    int gpus = p->nengines, lanes = gpu_lanes(p, gpus);
+    p->lanes = 1;
+    if (lanes < 2)
+        return;
+    wt_engine **engines = realloc(p->engines, (size_t)(gpus * lanes) * sizeof *engines);
+    if (engines)
+        p->engines = engines;
+    char *busy = engines ? realloc(p->busy, (size_t)(gpus * lanes)) : NULL;
+    if (!busy)
+        return;
+    p->busy = busy;
+    memset(busy, 0, (size_t)(gpus * lanes));
+    for (int l = 1; l < lanes; l++) {
+        for (int i = 0; i < gpus; i++) {
+            char device[32];
+            device_of(p->engines[i], device, sizeof device);
+            if (pool_add(p, device) != WT_OK) {
+                if (p->opt->verbose)
+                    fprintf(stderr, "wavetool: %d lane%s per GPU: %s\n", l, l > 1 ? "s" : "",
+                            wt_error_message());
+                while (p->nengines > l * gpus)
+                    wt_engine_close(p->engines[--p->nengines]);
+                return;
+            }
+        }
+        p->lanes = l + 1;
+    }
+}
+
 static void say_engines(const pipeline *p, int workers, int threads)
 {
     if (!p->opt->verbose)
@@ -165,10 +225,13 @@ static void say_engines(const pipeline *p, int workers, int threads)
                 threads, threads > 1 ? "s" : "", workers);
         return;
     }
-    for (int i = 0; i < p->nengines; i++)
+    int gpus = p->is_gpu ? p->nengines / p->lanes : p->nengines;
+    for (int i = 0; i < gpus; i++)
         fprintf(stderr, "wavetool: engine: %s\n", wt_engine_name(p->engines[i]));
-    if (p->nengines > 1)
-        fprintf(stderr, "wavetool: %d GPUs, %d files at a time\n", p->nengines, workers);
+    if (gpus > 1)
+        fprintf(stderr, "wavetool: %d GPUs, %d files at a time\n", gpus, workers);
+    if (p->is_gpu && p->lanes > 1)
+        fprintf(stderr, "wavetool: %d lanes per GPU\n", p->lanes);
 }
 
 /* ---- the GPU JPEG codec ------------------------------------------------------
@@ -230,6 +293,8 @@ static void *open_auto_pool(void *arg)
         fprintf(stderr, "wavetool: %s\n", p->open_error);
     } else {
         p->is_gpu = !wt_engine_is_cpu(p->engines[0]);
+        if (p->is_gpu)
+            add_gpu_lanes(p);
         say_engines(p, p->workers, p->threads);
         start_gpu_codec(p);
     }
@@ -281,6 +346,8 @@ static int open_named(pipeline *p, const char *device)
         return EXIT_SOME_FAILED;
     }
     p->is_gpu = !wt_engine_is_cpu(p->engines[0]);
+    if (p->is_gpu)
+        add_gpu_lanes(p);
     say_engines(p, p->workers, p->threads);
     start_gpu_codec(p);
     return CLI_CONTINUE;
@@ -341,7 +408,9 @@ static int engine_acquire(pipeline *p)
         }
         if (p->nengines == 0)
             break;
-        for (int i = 0; i < p->nengines && got < 0; i++)
+        if (!p->usable)
+            p->usable = p->nengines;
+        for (int i = 0; i < p->usable && got < 0; i++)
             if (!p->busy[i])
                 got = i;
         if (got < 0)
@@ -351,6 +420,16 @@ static int engine_acquire(pipeline *p)
         p->busy[got] = 1;
     pthread_mutex_unlock(&p->lock);
     return got;
+}
+
+/* Close dropped lane @p i (given back; called with the lock held). */
+static void close_dropped_lane(pipeline *p, int i)
+{
+    if (!p->engines[i])
+        return;
+    wt_engine_close(p->engines[i]);
+    p->engines[i] = NULL;
+    p->lanes_left--;
 }
 
 /* Give engine @p i back and add what its call took to the pipeline's split. */
@@ -363,8 +442,33 @@ static void engine_release(pipeline *p, int i, const wt_engine_times *before)
     p->stats.transform += after.transform - before->transform;
     p->stats.download += after.download - before->download;
     p->busy[i] = 0;
-    pthread_cond_signal(&p->freed);
+    if (i >= p->usable)
+        close_dropped_lane(p, i);
+    pthread_cond_broadcast(&p->freed);
     pthread_mutex_unlock(&p->lock);
+}
+
+/* A file ran out of device memory: with several lanes, the pool goes on with
+ * one per GPU, the others closed (their buffers freed) as they are given back;
+ * true, once they are, when there were lanes to drop (run the file again). */
+static int drop_lanes(pipeline *p)
+{
+    pthread_mutex_lock(&p->lock);
+    int had = p->lanes > 1;
+    if (had && p->usable == p->nengines) {
+        p->usable = p->nengines / p->lanes;
+        p->lanes_left = p->nengines - p->usable;
+        for (int i = p->usable; i < p->nengines; i++)
+            if (!p->busy[i])
+                close_dropped_lane(p, i);
+        if (p->opt->verbose)
+            fprintf(stderr, "wavetool: GPU memory too small for %d files at a time: one a GPU "
+                            "from now on\n", p->lanes);
+    }
+    while (had && p->lanes_left > 0)
+        pthread_cond_wait(&p->freed, &p->lock);
+    pthread_mutex_unlock(&p->lock);
+    return had;
 }
 
 /* A GPU that fails under --device auto: say so (-v) and use the CPU engine. */
@@ -389,15 +493,24 @@ static wt_status job_on_cpu(pipeline_job job, void *arg)
     return st;
 }
 
-wt_status pipeline_engine_run(pipeline *p, pipeline_job job, void *arg, const char *file)
+/* @p job on an engine of the pool. */
+static wt_status run_on_pool(pipeline *p, pipeline_job job, void *arg)
 {
     int i = engine_acquire(p);
     if (i < 0)
-        return pipeline_name_error(wt_error_set(p->open_status, "%s", p->open_error), file);
+        return wt_error_set(p->open_status, "%s", p->open_error);
     wt_engine_times before;
     wt_engine_get_times(p->engines[i], &before);
     wt_status st = job(p->engines[i], arg);
     engine_release(p, i, &before);
+    return st;
+}
+
+wt_status pipeline_engine_run(pipeline *p, pipeline_job job, void *arg, const char *file)
+{
+    wt_status st = run_on_pool(p, job, arg);
+    if (st == WT_ERR_DEVICE_NOMEM && drop_lanes(p))
+        st = run_on_pool(p, job, arg); /* once more, with a GPU's memory to itself */
     if (falls_back(p, st, file))
         st = job_on_cpu(job, arg);
     return pipeline_name_error(st, file);

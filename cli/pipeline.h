@@ -30,6 +30,9 @@ typedef struct pipeline {
     char *busy;
     int nengines;
     int is_gpu;
+    int lanes; /* GPU pools: engines per GPU (pipeline.c); nengines / lanes GPUs */
+    int usable;      /* engines [0, usable) are taken; fewer once lanes are dropped */
+    int lanes_left;  /* dropped lanes still open (closed when given back) */
     int workers, threads; /* files at a time; threads per CPU engine */
     pthread_mutex_t lock;
     pthread_cond_t freed; /* an engine given back, or the pool opened */

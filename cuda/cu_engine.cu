@@ -29,6 +29,37 @@ static void fmt_bytes(char *buf, size_t size, double bytes)
     snprintf(buf, size, u ? "%.1f %s" : "%.0f %s", bytes, unit[u]);
 }
 
+/* Device bytes the engines of this process hold on each device: what
+ * WT_CUDA_MEM_LIMIT caps, as a smaller device would (the lanes of a folder
+ * are several engines on one device). */
+enum { CU_MAX_DEVICES = 64 };
+static size_t held_on_device[CU_MAX_DEVICES];
+
+static size_t *held_of(const cu_engine *ce)
+{
+    return &held_on_device[(unsigned)ce->device % CU_MAX_DEVICES];
+}
+
+/* @p bytes more under WT_CUDA_MEM_LIMIT for @p ce's device, or 0. */
+static int reserve_under_limit(const cu_engine *ce, size_t bytes)
+{
+    size_t *held = held_of(ce), now = __atomic_load_n(held, __ATOMIC_RELAXED);
+    do {
+        if (now > ce->mem_limit || bytes > ce->mem_limit - now)
+            return 0;
+    } while (!__atomic_compare_exchange_n(held, &now, now + bytes, 1, __ATOMIC_RELAXED,
+                                          __ATOMIC_RELAXED));
+    return 1;
+}
+
+/* @p bytes of @p ce given back (freed or never allocated). */
+static void unhold(cu_engine *ce, size_t bytes)
+{
+    ce->mem_held -= bytes;
+    if (ce->mem_limit)
+        __atomic_sub_fetch(held_of(ce), bytes, __ATOMIC_RELAXED);
+}
+
 /* Device bytes this engine could still allocate: the device's free memory,
  * capped by WT_CUDA_MEM_LIMIT. */
 static size_t device_free(const cu_engine *ce)
@@ -37,7 +68,8 @@ static size_t device_free(const cu_engine *ce)
     if (cudaMemGetInfo(&free_b, &total) != cudaSuccess)
         free_b = 0; /* only for the message */
     if (ce && ce->mem_limit) {
-        size_t left = ce->mem_limit > ce->mem_held ? ce->mem_limit - ce->mem_held : 0;
+        size_t held = __atomic_load_n(held_of(ce), __ATOMIC_RELAXED);
+        size_t left = ce->mem_limit > held ? ce->mem_limit - held : 0;
         free_b = left < free_b ? left : free_b;
     }
     return free_b;
@@ -101,10 +133,10 @@ wt_status cu_fail_nvjpeg(int status, const char *what, const char *name)
 static wt_status device_alloc(cu_engine *ce, void **ptr, size_t bytes)
 {
     cudaError_t err = cudaSuccess;
-    if (ce->mem_limit && (ce->mem_held > ce->mem_limit || bytes > ce->mem_limit - ce->mem_held))
+    if (ce->mem_limit && !reserve_under_limit(ce, bytes))
         err = cudaErrorMemoryAllocation;
-    else
-        err = cudaMalloc(ptr, bytes);
+    else if ((err = cudaMalloc(ptr, bytes)) != cudaSuccess && ce->mem_limit)
+        __atomic_sub_fetch(held_of(ce), bytes, __ATOMIC_RELAXED);
     if (err != cudaSuccess && ce->spare_pyr) { /* the kept pyramid first, then again */
         cudaGetLastError();
         cu_spare_release(ce);
@@ -112,7 +144,7 @@ static wt_status device_alloc(cu_engine *ce, void **ptr, size_t bytes)
     }
     if (err != cudaSuccess)
         return cu_fail(ce, err, "cudaMalloc", bytes);
-    ce->mem_held += bytes;
+    ce->mem_held += bytes; /* (the device's count: reserve_under_limit) */
     return WT_OK;
 }
 
@@ -126,7 +158,7 @@ wt_status cu_buf_get(cu_engine *ce, int which, size_t bytes, void **ptr)
     if (ce->buf_bytes[which] < bytes) {
         if (ce->buf[which])
             CU_CHECK(cudaFree(ce->buf[which]));
-        ce->mem_held -= ce->buf_bytes[which];
+        unhold(ce, ce->buf_bytes[which]);
         ce->buf[which] = NULL;
         ce->buf_bytes[which] = 0;
         WT_TRY(device_alloc(ce, &ce->buf[which], bytes));
@@ -144,7 +176,7 @@ wt_status cu_device_alloc(cu_engine *ce, void **ptr, size_t bytes)
 void cu_device_free(cu_engine *ce, void *ptr, size_t bytes)
 {
     if (ptr && cudaFree(ptr) == cudaSuccess) /* freeing: nothing to report */
-        ce->mem_held -= bytes;
+        unhold(ce, bytes);
 }
 
 void cu_spare_release(cu_engine *ce)
@@ -210,6 +242,7 @@ static void free_engine(cu_engine *ce)
         if (ce->buf[b])
             cudaFree(ce->buf[b]); /* closing: nothing to report */
     cu_spare_release(ce);
+    unhold(ce, ce->mem_held); /* the device's count gets back all the engine held */
     cu_staging_free(ce);
     if (ce->copy_stream)
         cudaStreamDestroy(ce->copy_stream);

@@ -1157,6 +1157,10 @@ typedef struct wt_denoise_options {
                               mr_filter's is hard: soft = 0); levels 0 = 3 (mr_filter's
                               4 scales) or fewer on small images */
     double k;            /**< starlet: the threshold in noise sigmas of each scale (3) */
+    const double *estimates; /**< NULL, or what wt_denoise_estimate() gave for this image
+                                  under these options: the host's noise estimate is not
+                                  made again (a batch makes it before taking a shared
+                                  engine, so a GPU does not wait on it) */
 } wt_denoise_options;
 
 /** What a denoise found. */
@@ -1185,6 +1189,16 @@ int wt_denoise_levels(size_t height, size_t width, const wt_wavelet *wavelet);
  *  engine: only samples go in and out. */
 wt_status wt_denoise_image(wt_engine *engine, const wt_denoise_options *o, const wt_image *in,
                            wt_image *out, wt_denoise_info *info);
+/** Values wt_denoise_estimate() writes: 4 per cycle-spin shift. */
+size_t wt_denoise_estimate_count(const wt_denoise_options *o);
+/** The noise estimate that wt_denoise_image() makes on the host for @p in under
+ *  @p o, into @p sigma (wt_denoise_estimate_count() values: 4 per cycle-spin
+ *  shift (dy, dx), dy-major; sample units; NaN where wt_denoise_image() makes
+ *  none on the host: a fixed threshold, a wavelet or mode whose estimate the
+ *  engine makes, the SWT, starlet, YCbCr and Poisson paths; --sigma where given).
+ *  Pass it back in o->estimates: the same result, without that work on the
+ *  engine's time. */
+wt_status wt_denoise_estimate(const wt_denoise_options *o, const wt_image *in, double *sigma);
 /** estimate_sigma per channel (one-level db2, symmetric, the diagonal band's
  *  median(|nonzero c|) / 0.6745) in sample units, into @p sigma (img->channels
  *  values; NaN when the band holds no nonzero coefficient). */

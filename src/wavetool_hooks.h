@@ -42,6 +42,7 @@ typedef struct wt_env_knobs {
     const char *cuda_wide53;      /* WT_CUDA_WIDE53 */
     const char *cuda_volume;      /* WT_CUDA_VOLUME */
     const char *auto_device;      /* WT_AUTO_DEVICE */
+    const char *gpu_lanes;        /* WT_GPU_LANES */
     const char *png_whole_max;    /* WT_PNG_WHOLE_MAX */
     const char *png_deflate;      /* WT_PNG_DEFLATE */
     const char *tmpdir;           /* TMPDIR */
@@ -84,6 +85,7 @@ typedef struct wt_auto_job {
     int taps;         /* the wavelet's filter length */
     int threads;      /* threads the CPU engine would use in all */
     int volume;       /* 1: --volume (each file one 3-D transform) */
+    int workers;      /* files at a time, the threads shared among them (0: one) */
 } wt_auto_job;
 /* Predicted seconds of the job's transforms on each engine (the GPU's with its opening). */
 double wt_auto_cpu_seconds(const wt_auto_job *job);

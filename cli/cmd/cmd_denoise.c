@@ -176,6 +176,18 @@ static wt_status denoise_options_for(const cli_options *o, const wt_image *img, 
     return pipeline_name_error(wt_params_resolve(&check), file);
 }
 
+/* The host's noise estimate of @p img for @p d, into @p d->estimates. */
+static wt_status estimate_noise(wt_denoise_options *d, const wt_image *img, const char *file,
+                                double **estimates)
+{
+    *estimates = malloc(wt_denoise_estimate_count(d) * sizeof **estimates);
+    if (!*estimates)
+        return pipeline_name_error(wt_error_set(WT_ERR_NOMEM, "out of memory"), file);
+    wt_status st = wt_denoise_estimate(d, img, *estimates);
+    d->estimates = *estimates;
+    return pipeline_name_error(st, file);
+}
+
 /* @p in denoised into @p out (same size, channels and depth); @p info: the
  * levels and the sigma of each channel. */
 static wt_status denoise_file(pipeline *p, page_binding *page, const char *in, const char *out,
@@ -191,9 +203,13 @@ static wt_status denoise_file(pipeline *p, page_binding *page, const char *in, c
         st = denoise_options_for(p->opt, &img, in, &d);
     if (st == WT_OK)
         st = result_alloc_for(&img, want, in, &back);
+    double *estimates = NULL; /* made here, not on the engine's time (a GPU is shared) */
+    if (st == WT_OK)
+        st = estimate_noise(&d, &img, in, &estimates);
     denoise_job job = {&d, &img, &back, info};
     if (st == WT_OK)
         st = pipeline_engine_run(p, denoise_on, &job, in);
+    free(estimates);
     if (st == WT_OK)
         st = result_save(p, page, out, &back, want);
     wt_image_free(&img);

@@ -281,6 +281,12 @@ static wt_params params_for(const wt_denoise_options *o, const wt_image *img)
     return p;
 }
 
+/* Shifts of cycle spinning along each axis (1: none). */
+static size_t spin_shifts(const wt_denoise_options *o)
+{
+    return o->cycle_spin > 0 ? (size_t)o->cycle_spin + 1 : 1;
+}
+
 /* Whether sigma is estimated here, on the host (see known_sigma). */
 static int host_estimate(const wt_denoise_options *o, const wt_params *p)
 {
@@ -296,6 +302,10 @@ static int host_estimate(const wt_denoise_options *o, const wt_params *p)
 static wt_status known_sigma(const wt_denoise_options *o, const wt_params *p, const wt_image *in,
                              size_t dy, size_t dx, double *given)
 {
+    if (o->estimates) { /* made before (wt_denoise_estimate) */
+        memcpy(given, o->estimates + 4 * (dy * spin_shifts(o) + dx), 4 * sizeof *given);
+        return WT_OK;
+    }
     for (int c = 0; c < 4; c++)
         given[c] = o->sigma;
     if (!isnan(o->sigma) || !host_estimate(o, p))
@@ -853,7 +863,7 @@ static wt_status denoise_on_host_planes(wt_engine *e, const wt_denoise_options *
     double *x = malloc(all * sizeof *x), *sum = calloc(all, sizeof *sum);
     float *work = malloc(all * sizeof *work);
     wt_status st = x && sum && work ? WT_OK : wt_error_set(WT_ERR_NOMEM, "out of memory");
-    size_t shifts = (size_t)o->cycle_spin + 1;
+    size_t shifts = spin_shifts(o);
     for (size_t dy = 0; st == WT_OK && dy < shifts; dy++)
         for (size_t dx = 0; st == WT_OK && dx < shifts; dx++) {
             double u[4];
@@ -925,7 +935,7 @@ static wt_status denoise_spin_resident(wt_engine *e, const wt_denoise_options *o
                                        double *used)
 {
     double given[4], peak = peak_of(in);
-    size_t shifts = (size_t)o->cycle_spin + 1;
+    size_t shifts = spin_shifts(o);
     wt_epyramid *ep = NULL;
     wt_status st = wt_epyramid_create(e, p, in->height, in->width, in->channels, &ep);
     int fused = st == WT_OK && fused_shrink(ep);
@@ -985,6 +995,35 @@ wt_status wt_denoise_image(wt_engine *engine, const wt_denoise_options *o, const
         clip_result(in, out);
     if (info)
         *info = found;
+    return st;
+}
+
+size_t wt_denoise_estimate_count(const wt_denoise_options *o)
+{
+    return 4 * spin_shifts(o) * spin_shifts(o);
+}
+
+/* Whether the denoise of @p o reads known_sigma (the DWT and packets on the
+ * samples as they are). */
+static int uses_known_sigma(const wt_denoise_options *o)
+{
+    return !o->swt && !o->starlet && !o->ycbcr && o->noise != WT_NOISE_POISSON;
+}
+
+wt_status wt_denoise_estimate(const wt_denoise_options *o, const wt_image *in, double *sigma)
+{
+    size_t count = wt_denoise_estimate_count(o), shifts = spin_shifts(o);
+    for (size_t i = 0; i < count; i++)
+        sigma[i] = NAN;
+    wt_status st = check_options(o, in);
+    if (st != WT_OK || !uses_known_sigma(o))
+        return st;
+    wt_denoise_options own = *o;
+    own.estimates = NULL;
+    wt_params p = params_for(&own, in);
+    for (size_t dy = 0; st == WT_OK && dy < shifts; dy++)
+        for (size_t dx = 0; st == WT_OK && dx < shifts; dx++)
+            st = known_sigma(&own, &p, in, dy, dx, sigma + 4 * (dy * shifts + dx));
     return st;
 }
 

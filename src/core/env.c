@@ -19,6 +19,8 @@
  *                           the streamed level kernels (comparisons)
  *   WT_AUTO_DEVICE=gpu      --device auto takes the GPU whenever one opens,
  *                           whatever the job's size (tests; default: weighed)
+ *   WT_GPU_LANES=N          engines a folder's workers share on each GPU
+ *                           (cli/pipeline.c; comparisons)
  *   WT_PNG_WHOLE_MAX=BYTES  largest filtered PNG image compressed in one
  *                           call; larger ones stream through zlib
  *   WT_PNG_DEFLATE=fastz|libdeflate  what compresses PNG level 1 (default:
@@ -53,6 +55,7 @@ static void read_knobs(void)
         .cuda_wide53 = getenv("WT_CUDA_WIDE53"),
         .cuda_volume = getenv("WT_CUDA_VOLUME"),
         .auto_device = getenv("WT_AUTO_DEVICE"),
+        .gpu_lanes = getenv("WT_GPU_LANES"),
         .png_whole_max = getenv("WT_PNG_WHOLE_MAX"),
         .png_deflate = getenv("WT_PNG_DEFLATE"),
         .tmpdir = getenv("TMPDIR"),

@@ -886,7 +886,7 @@ static void test_image_paths(void **state)
 static void test_auto_device_volumes(void **state)
 {
     (void)state;
-    wt_auto_job image = {400000000u, 1, 6, 16, 0}, volume = image, big = image;
+    wt_auto_job image = {400000000u, 1, 6, 16, 0, 1}, volume = image, big = image;
     volume.volume = 1;
     big.volume = 1;
     big.samples = 2000000000u;
@@ -894,7 +894,33 @@ static void test_auto_device_volumes(void **state)
     assert_false(wt_auto_prefers_gpu(&volume, NULL, 0));
     assert_true(wt_auto_prefers_gpu(&big, NULL, 0));
     assert_true(wt_auto_gpu_seconds(&volume) > wt_auto_gpu_seconds(&image));
-    assert_true(wt_auto_cpu_seconds(&volume) > wt_auto_cpu_seconds(&image));
+}
+
+/* --device auto's model against what bench/auto_device.sh measured on 16
+ * cores (src/engine/auto_device.c): one large file goes to the GPU (the CPU
+ * engine's host work runs on one thread), the same samples in many files
+ * that keep every core busy stay on the CPU, cycle spinning's passes pay
+ * for the GPU's opening, a single photo does not. */
+static void test_auto_device_files(void **state)
+{
+    (void)state;
+    const uint64_t rgb8192 = 8192ull * 8192 * 3, rgb1024 = 1024ull * 1024 * 3;
+    const uint64_t photo = 1920ull * 1080 * 3;
+    wt_auto_job one_big = {rgb8192, 1, 6, 16, 0, 1};
+    wt_auto_job many_small = {200 * rgb1024, 1, 6, 16, 0, 16};
+    wt_auto_job many_large = {200 * 4096ull * 4096 * 3, 1, 6, 16, 0, 16};
+    wt_auto_job small = {512ull * 512 * 3, 1, 6, 16, 0, 1};
+    wt_auto_job denoise = {photo, 3, 2, 16, 0, 1}, spin = denoise;
+    spin.passes = 3 * 16; /* --cycle-spin 3 */
+    assert_true(wt_auto_prefers_gpu(&one_big, NULL, 0));
+    assert_false(wt_auto_prefers_gpu(&many_small, NULL, 0));
+    assert_true(wt_auto_prefers_gpu(&many_large, NULL, 0));
+    assert_false(wt_auto_prefers_gpu(&small, NULL, 0));
+    assert_false(wt_auto_prefers_gpu(&denoise, NULL, 0));
+    assert_true(wt_auto_prefers_gpu(&spin, NULL, 0));
+    wt_auto_job one_file = many_small;
+    one_file.workers = 1; /* the same samples as one file: the host work on one thread */
+    assert_true(wt_auto_cpu_seconds(&one_file) > 3 * wt_auto_cpu_seconds(&many_small));
 }
 
 int main(int argc, char **argv)
@@ -918,6 +944,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_mismatched_pyramid),
         cmocka_unit_test(test_image_paths),
         cmocka_unit_test(test_auto_device_volumes),
+        cmocka_unit_test(test_auto_device_files),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -461,13 +461,70 @@ static void test_argument_errors(void **state)
     fixture_close(&f);
 }
 
+/* wt_denoise_image with o->estimates from wt_denoise_estimate gives the
+ * same samples and sigma as without (the estimate made on the engine's time). */
+static void check_estimates_reused(const wt_denoise_options *o, const wt_image *img)
+{
+    wt_engine *e = NULL;
+    assert_int_equal(wt_engine_open(&e, "cpu"), WT_OK);
+    wt_image a, b;
+    assert_int_equal(wt_image_alloc(&a, img->width, img->height, img->channels, 8), WT_OK);
+    assert_int_equal(wt_image_alloc(&b, img->width, img->height, img->channels, 8), WT_OK);
+    wt_denoise_info ia, ib;
+    assert_int_equal(wt_denoise_image(e, o, img, &a, &ia), WT_OK);
+    size_t n = wt_denoise_estimate_count(o);
+    double *est = malloc(n * sizeof *est);
+    assert_non_null(est);
+    assert_int_equal(wt_denoise_estimate(o, img, est), WT_OK);
+    wt_denoise_options with = *o;
+    with.estimates = est;
+    assert_int_equal(wt_denoise_image(e, &with, img, &b, &ib), WT_OK);
+    assert_memory_equal(a.pixels, b.pixels, (size_t)img->width * img->height * img->channels);
+    for (int c = 0; c < img->channels; c++) {
+        assert_true(ia.sigma[c] == ib.sigma[c]);
+        if (!o->swt && !isnan(o->sigma))
+            assert_true(est[c] == o->sigma);
+        else if (!o->swt)
+            assert_true(est[c] > 0.0 && est[c] == ia.sigma[c]);
+        else
+            assert_true(isnan(est[c])); /* the SWT estimates on its own */
+    }
+    free(est);
+    wt_image_free(&a);
+    wt_image_free(&b);
+    wt_engine_close(e);
+}
+
+static void test_denoise_estimates(void **state)
+{
+    (void)state;
+    wt_image img;
+    assert_int_equal(wt_image_alloc(&img, 45, 38, 3, 8), WT_OK);
+    for (size_t i = 0; i < 45 * 38 * 3; i++)
+        ((uint8_t *)img.pixels)[i] = (uint8_t)(100 + 40 * sin((double)i / 37) + 30 * uniform());
+    wt_denoise_options o;
+    wt_denoise_defaults(&o);
+    check_estimates_reused(&o, &img);
+    o.params.wavelet = wt_wavelet_find("db2");
+    o.cycle_spin = 2;
+    assert_int_equal(wt_denoise_estimate_count(&o), 4 * 9);
+    check_estimates_reused(&o, &img);
+    o.cycle_spin = 0;
+    o.sigma = 9.5;
+    check_estimates_reused(&o, &img);
+    o.sigma = NAN;
+    o.swt = 1;
+    check_estimates_reused(&o, &img);
+    wt_image_free(&img);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_transforms),      cmocka_unit_test(test_map),
         cmocka_unit_test(test_reduce),          cmocka_unit_test(test_medians),
         cmocka_unit_test(test_thresholds),      cmocka_unit_test(test_zero_below_ties),
-        cmocka_unit_test(test_argument_errors),
+        cmocka_unit_test(test_argument_errors), cmocka_unit_test(test_denoise_estimates),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
