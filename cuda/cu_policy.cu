@@ -41,7 +41,8 @@ static void policy_defaults(cu_policy *q)
     q->uty_starlet = CU_UTY_STARLET;
     q->utxc = CU_UTXC;
     q->usmem = CU_USMEM;
-    /* volumes (cu_tuning.h): not yet measured */
+    /* volumes (cu_tuning.h): the forward's spans, the inverse's z filter and
+     * the stages measured (H200); tiles and runs not yet swept */
     q->vol_ty = CU_VOL_TY;
     q->vol_tx = CU_VOL_TX;
     q->vol_ty_inv = CU_VOL_TY_INV;

@@ -1051,7 +1051,7 @@ static int splan(const cu_engine *ce, const wt_vlevel *l, cu_slevel *L, size_t *
             return 0;
     }
     if (!l->inverse && L->ax[0].span > ce->pol.vol_fwd_span)
-        return 0; /* the passes are faster (CU_VOL_FWD_SPAN) */
+        return 0; /* the passes (CU_VOL_FWD_SPAN) */
     L->stages = ce->pol.vol_stages;
     const size_t budget = ce->smem_limit < ce->pol.vol_smem ? ce->smem_limit : ce->pol.vol_smem;
     if (!stiles_choose(&ce->pol, L, l->inverse, budget, smem))
