@@ -270,6 +270,10 @@ wt_status cu_vresident(cu_engine *ce, const wt_volume_spec *s, const wt_vcoeffs 
  * (host) into @p c's bands (host) or back. */
 wt_status cu_vundecimated(cu_engine *ce, const wt_volume_spec *s, const wt_vcoeffs *c,
                           float *planes, int inverse);
+/* cu_vbench's SWT and starlet: every level of @p c (planned, no data) on
+ * device-resident data, against a device copy of @p copy_bytes. */
+wt_status cu_uvbench(cu_engine *ce, const wt_volume_spec *s, const wt_vcoeffs *c, int inverse,
+                     int repeat, size_t copy_bytes, wt_cuda_timing *timing);
 /* cu_volume_lift.cu: a lifting pass (float schemes, legall53's int32). */
 wt_status cu_vlift_pass(cu_engine *ce, const struct wt_vpass *p);
 /* Device bytes the engine could still allocate (the device's free memory,

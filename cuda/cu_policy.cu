@@ -46,7 +46,8 @@ static void policy_defaults(cu_policy *q)
     q->uty_starlet = CU_UTY_STARLET;
     q->utxc = CU_UTXC;
     q->usmem = CU_USMEM;
-    /* volumes (cu_tuning.h): not yet measured */
+    /* volumes (cu_tuning.h): the forward's spans, the inverse's z filter and
+     * the stages measured (H200); tiles and runs not yet swept */
     q->vol_ty = CU_VOL_TY;
     q->vol_tx = CU_VOL_TX;
     q->vol_ty_inv = CU_VOL_TY_INV;
@@ -55,6 +56,7 @@ static void policy_defaults(cu_policy *q)
     q->vol_waves = CU_VOL_WAVES;
     q->vol_stages = CU_VOL_STAGES;
     q->vol_fwd_span = CU_VOL_FWD_SPAN;
+    q->vol_zring = CU_VOL_ZRING;
 }
 
 /* One entry: the GPUs it is for and its fields that differ from the
@@ -115,6 +117,7 @@ static const policy_field fields[] = {
     FIELD(vol_waves, FIELD_DOUBLE, 0.1, 64),
     FIELD(vol_stages, FIELD_INT, 2, 3),
     FIELD(vol_fwd_span, FIELD_INT, 0, 64),
+    FIELD(vol_zring, FIELD_INT, 0, 1),
 };
 #undef FIELD
 

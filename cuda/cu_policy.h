@@ -46,6 +46,7 @@ typedef struct cu_policy {
     double vol_waves;
     int vol_stages; /* window buffers: planes in flight + 1 */
     int vol_fwd_span; /* the longest forward filter the level kernel takes (longer: passes) */
+    int vol_zring;    /* 1: the inverse level kernel's z filter through a ring in shared memory */
 } cu_policy;
 
 /* The entry for a GPU of compute capability @p major.@p minor whose memory

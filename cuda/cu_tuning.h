@@ -186,16 +186,27 @@
 #ifndef CU_VOL_WAVES /* policy */
 #define CU_VOL_WAVES 1
 #endif
+/* H200 512^3 L3: 3 stages moved the inverse by at most 0.2% of the copy and
+ * took the cdf97 forward from 11.0 to 9.0% (its tile rows halve to fit). */
 #ifndef CU_VOL_STAGES /* policy: window buffers, 3 = two planes in flight */
 #define CU_VOL_STAGES 2
 #endif
 /* The forward level kernel for filters of at most CU_VOL_FWD_SPAN taps, the
  * axis passes for longer ones. H200, 512^3 float32 L3, % of the device copy,
- * kernel against passes: haar forward 19.7 / 16.6, db3 6.0 / 8.5, cdf97 (conv)
- * 5.3 / 5.2; the inverse kernel wins at every length (haar 16.7 / 10.6, db3
- * 12.4 / 7.4, cdf97 11.4 / 3.1). */
+ * kernel against passes: haar 19.4 / 16.5, db3 10.2 / 8.5, cdf97 (conv)
+ * 11.0 / 5.2, since border tiles load by copies (before: db3 6.0, cdf97 5.3,
+ * the passes the default past 2 taps); 64: every span the kernel holds
+ * (spans 2, 6 and 9 measured). */
 #ifndef CU_VOL_FWD_SPAN /* policy */
-#define CU_VOL_FWD_SPAN 2
+#define CU_VOL_FWD_SPAN 64
+#endif
+/* The inverse level kernel's z filter: 0 in registers (each thread sums
+ * the samples along z of its y run's rows: no ring of planes in shared
+ * memory, a barrier less a plane), 1 through the ring. H200, 512^3 L3, %
+ * of the copy, registers against ring: haar 20.0 / 16.9, db3 14.1 / 12.6,
+ * cdf97 13.7 / 11.4. */
+#ifndef CU_VOL_ZRING /* policy */
+#define CU_VOL_ZRING 0
 #endif
 
 /* ---- Image paths (cu_image.cu) -----------------------------------------

@@ -247,6 +247,7 @@ typedef struct cu_slevel {
     int band_of[8];    /* (pz << 2 | py << 1 | px) -> key index */
     unsigned tiles[3]; /* blocks along each axis */
     int stages;        /* window buffers (2 or 3): planes in flight + 1 */
+    int zreg;          /* inverse: the z filter in registers (szreg_fits) */
     const float *src;  /* forward: the signal */
     float *dst;        /* inverse: the signal */
     float *bands[8];   /* key order */
@@ -337,6 +338,13 @@ WT_DEV float *sband(const cu_slevel &L, int pz, int py, int px)
     return L.bands[L.band_of[pz << 2 | py << 1 | px]];
 }
 
+/* A window's tables along y and x (even: the windows after them are read
+ * two values at a time). */
+WT_HD static inline int stables(int wy, int ws)
+{
+    return (wy + ws + 1) & ~1;
+}
+
 /* ---- forward ---- */
 
 /* The extended signal at window position (z, y, x) of channel @p c (0 past
@@ -364,26 +372,60 @@ WT_DEV float ssignal_at(const cu_slevel &L, size_t c, int z, int y, int x)
     return acc;
 }
 
+/* Where the extended signal at position @p i along @p A comes from: the
+ * sample it copies (inside, or an extension by one sample of weight 1:
+ * symmetric, reflect, constant, periodic, periodization), SCOPY_ZERO (0:
+ * past what any output needs, or the zero mode) or SCOPY_EVAL (a
+ * combination or a sign: ssignal_at). */
+#define SCOPY_ZERO (-1)
+#define SCOPY_EVAL (-2)
+WT_DEV int scopy_of(const cu_saxis &A, int i)
+{
+    if (i > A.last)
+        return SCOPY_ZERO;
+    const ext_terms t = signal_terms(A.mode, A.n, i);
+    if (t.n == 0)
+        return SCOPY_ZERO;
+    return t.n == 1 && t.w[0] == 1.0f ? t.idx[0] : SCOPY_EVAL;
+}
+
 /* A block's window of one plane: @p wy rows of @p wx values from (@p oy,
- * @p ox), @p ws apart in shared memory. */
+ * @p ox), @p ws apart in shared memory; @p rows and @p cols: scopy_of of
+ * its rows and columns. */
 typedef struct swindow {
     int oy, ox, wy, wx, ws;
-    int inner; /* inside the volume across y and x: planes inside along z are plain copies */
+    int inner; /* inside the volume across y and x: planes copied along z are plain copies */
+    const int *rows, *cols;
 } swindow;
+
+/* One value of a window at the border: copied where every axis copies a
+ * sample, 0 where one is zero, else evaluated. */
+WT_DEV void sload_value(const cu_slevel &L, size_t c, int z, int zc, const swindow &W, int r,
+                        int x, float *to)
+{
+    const cu_saxis &Z = L.ax[0], &Y = L.ax[1], &X = L.ax[2];
+    const int yc = W.rows[r], xc = W.cols[x];
+    if (zc == SCOPY_ZERO || yc == SCOPY_ZERO || xc == SCOPY_ZERO)
+        *to = 0.0f;
+    else if (zc >= 0 && yc >= 0 && xc >= 0)
+        sasync_copy(to, L.src + ((c * Z.n + zc) * (size_t)Y.n + yc) * X.n + xc);
+    else
+        *to = ssignal_at(L, c, z, W.oy + r, W.ox + x);
+}
 
 /* Plane @p z of the extended signal's window into @p win (copies issued
  * and committed; sasync_wait and a barrier before it is read). */
 WT_DEV void sload_signal(const cu_slevel &L, size_t c, int z, const swindow &W, float *win)
 {
     const cu_saxis &Z = L.ax[0], &Y = L.ax[1], &X = L.ax[2];
-    if (W.inner && z >= 0 && z < Z.n) {
-        const float *plane =
-            L.src + ((c * Z.n + z) * (size_t)Y.n + W.oy) * X.n + W.ox;
+    const int zc = scopy_of(Z, z);
+    if (W.inner && zc >= 0) {
+        const float *plane = L.src + ((c * Z.n + zc) * (size_t)Y.n + W.oy) * X.n + W.ox;
         FOR_TILE(r, x, W.wy, W.wx)
             sasync_copy(win + r * W.ws + x, plane + (size_t)r * X.n + x);
     } else {
         FOR_TILE(r, x, W.wy, W.wx)
-            win[r * W.ws + x] = ssignal_at(L, c, z, W.oy + r, W.ox + x);
+            sload_value(L, c, z, zc, W, r, x, win + r * W.ws + x);
     }
     sasync_commit();
 }
@@ -487,13 +529,14 @@ WT_DEV void sforward_z(const cu_slevel &L, size_t c, const float *ring, int slot
     }
 }
 
-/* Shared memory (floats) of a forward block: @p stages windows, the x
- * pass, the ring. */
+/* Shared memory (floats) of a forward block: the window's scopy_of tables
+ * along y and x, @p stages windows, the x pass, the ring. */
 WT_HD static inline size_t sforward_smem(int span, int ty, int tx, int stages, int *wy, int *ws)
 {
     *wy = 2 * (ty - 1) + span;
     *ws = (2 * (tx - 1) + span + 1) & ~1; /* even: two values at a time */
-    return (size_t)stages * *wy * *ws + (size_t)2 * *wy * tx + (size_t)span * 4 * ty * tx;
+    return stables(*wy, *ws) + (size_t)stages * *wy * *ws + (size_t)2 * *wy * tx +
+           (size_t)span * 4 * ty * tx;
 }
 
 /* haar (S 2): three blocks an SM (84 registers; its shared memory holds
@@ -514,8 +557,16 @@ WT_GLOBAL void WT_LAUNCH_BOUNDS_MIN(CU_STHREADS, S == 2 ? 3 : 2)
     W.oy = 2 * k0[1] + Y.org;
     W.ox = 2 * k0[2] + X.org;
     W.inner = W.oy >= 0 && W.oy + W.wy <= Y.n && W.ox >= 0 && W.ox + W.wx <= X.n;
+    int *rows = (int *)smem, *cols = rows + W.wy;
+    W.rows = rows, W.cols = cols;
     const int wsize = W.wy * W.ws, stages = L.stages;
-    float *win = smem, *s1 = smem + stages * wsize, *ring = s1 + 2 * W.wy * tx;
+    float *win = smem + stables(W.wy, W.ws), *s1 = win + stages * wsize,
+          *ring = s1 + 2 * W.wy * tx;
+    FOR_BLOCK(k, W.wy)
+        rows[k] = scopy_of(Y, W.oy + k);
+    FOR_BLOCK(k, W.wx)
+        cols[k] = scopy_of(X, W.ox + k);
+    WT_SYNC();
     const int nz = Z.nlo > Z.nhi ? Z.nlo : Z.nhi;
     const int kz1 = k0[0] + Z.tile < nz ? k0[0] + Z.tile : nz;
     const int z0 = 2 * k0[0] + Z.org, planes = 2 * (kz1 - 1 - k0[0]) + span;
@@ -563,11 +614,11 @@ WT_DEV int scoef_at(const cu_saxis &A, int m)
     return 2 * i + p;
 }
 
-/* Plane @p m of the interleaved coefficients' window into @p win; @p rows
- * and @p cols: the window's scoef_at along y and x. */
-WT_DEV void sload_coefs(const cu_slevel &L, size_t c, int m, const swindow &W, const int *rows,
-                        const int *cols, float *win)
+/* Plane @p m of the interleaved coefficients' window into @p win (its
+ * tables: scoef_at along y and x). */
+WT_DEV void sload_coefs(const cu_slevel &L, size_t c, int m, const swindow &W, float *win)
 {
+    const int *rows = W.rows, *cols = W.cols;
     const cu_saxis &Z = L.ax[0], &Y = L.ax[1], &X = L.ax[2];
     const int zc = scoef_at(Z, m), pz = zc & 1, nz = sband_len(Z, pz);
     for (int r = (int)threadIdx.y; r < W.wy; r += (int)blockDim.y) {
@@ -625,32 +676,49 @@ WT_DEV void sinverse_x(const cu_saxis &X, const float *win, const swindow &W, in
     }
 }
 
+/* y: the @p nt (at most CU_SRUN) samples of column @p v of s1 from row
+ * @p u0 into @p o; @p q0: the weights of the tile's first row. */
+template <int S>
+WT_DEV void sinverse_y_run(const cu_saxis &Y, const float *s1, int tx, int q0, int u0, int nt,
+                           int v, float o[CU_SRUN])
+{
+    const int span = sspan<S>(Y), end = nt - 1 + span, q = q0 ^ (u0 & 1);
+    const float *col = s1 + u0 * tx + v;
+#pragma unroll
+    for (int r = 0; r < CU_SRUN; r++)
+        o[r] = 0.0f;
+#pragma unroll
+    for (int k = 0; k < CU_SRUN - 1 + (S ? S : CU_STAPS); k++) {
+        if (k >= end)
+            break;
+        const float x = col[k * tx];
+#pragma unroll
+        for (int r = 0; r < CU_SRUN; r++) {
+            const int j = k - r;
+            if (j >= 0 && j < span)
+                o[r] += Y.w[q ^ (r & 1)][j] * x;
+        }
+    }
+}
+
+/* Rows of s1's tile a run of the y stage starts at, and how many it makes. */
+WT_DEV int sinverse_run_rows(int e, int ty, int *u0)
+{
+    *u0 = e * CU_SRUN;
+    return ty - *u0 < CU_SRUN ? ty - *u0 : CU_SRUN;
+}
+
 /* y: the samples of every column of s1 into the ring's plane, CU_SRUN a
  * thread; @p q0: the weights of the tile's first row. */
 template <int S>
 WT_DEV void sinverse_y(const cu_saxis &Y, const float *s1, int ty, int tx, int q0, float *out)
 {
-    const int span = sspan<S>(Y), runs = (ty + CU_SRUN - 1) / CU_SRUN;
+    const int runs = (ty + CU_SRUN - 1) / CU_SRUN;
     FOR_TILE(e, v, runs, tx) {
-        const int u0 = e * CU_SRUN, nt = ty - u0 < CU_SRUN ? ty - u0 : CU_SRUN;
-        const int end = nt - 1 + span, q = q0 ^ (u0 & 1);
-        const float *col = s1 + u0 * tx + v;
+        int u0;
+        const int nt = sinverse_run_rows(e, ty, &u0);
         float o[CU_SRUN];
-#pragma unroll
-        for (int r = 0; r < CU_SRUN; r++)
-            o[r] = 0.0f;
-#pragma unroll
-        for (int k = 0; k < CU_SRUN - 1 + (S ? S : CU_STAPS); k++) {
-            if (k >= end)
-                break;
-            const float x = col[k * tx];
-#pragma unroll
-            for (int r = 0; r < CU_SRUN; r++) {
-                const int j = k - r;
-                if (j >= 0 && j < span)
-                    o[r] += Y.w[q ^ (r & 1)][j] * x;
-            }
-        }
+        sinverse_y_run<S>(Y, s1, tx, q0, u0, nt, v, o);
 #pragma unroll
         for (int r = 0; r < CU_SRUN; r++)
             if (r < nt)
@@ -684,25 +752,86 @@ WT_DEV void sinverse_z(const cu_slevel &L, size_t c, const float *ring, int slot
     }
 }
 
-/* The window's coefficient tables along y and x (even: the windows after
- * them are read two values at a time). */
-WT_HD static inline int stables(int wy, int ws)
+/* The z filter in registers (no ring): a thread keeps the partial sums of
+ * the S - 1 samples along z its column's CU_SRUN rows still take planes
+ * for, acc[r][k] the sample that has taken k + 1 planes (the plane i it
+ * adds next is that sample's tap k + 1). Plane i (its y run @p o)
+ * completes sample i - (S - 1) (written when i >= S - 1) and starts
+ * sample i; the taps are added in the ring's order (the same sums). */
+template <int S> struct szacc {
+    float acc[CU_SRUN][S > 1 ? S - 1 : 1];
+};
+
+/* The y runs a thread keeps sums for: one on the GPU (szreg_fits), every
+ * one of the block's in the emulation (one thread plays them all). */
+#ifdef WT_CUDA_EMULATE
+#define CU_SZSLOTS CU_STHREADS
+#else
+#define CU_SZSLOTS 1
+#endif
+
+template <int S>
+WT_DEV void sinverse_zreg(const cu_slevel &L, size_t c, szacc<S> &Q, const float o[CU_SRUN],
+                          int i, int iz0, int iy0, int ix, int nt)
 {
-    return (wy + ws + 1) & ~1;
+    const cu_saxis &Z = L.ax[0], &Y = L.ax[1], &X = L.ax[2];
+    const int qi = (iz0 + i + Z.s) & 1; /* sample i - k takes w[qi ^ (k & 1)][k] */
+    const float *w0 = Z.w[qi], *w1 = Z.w[qi ^ 1];
+    const int done = i - (S - 1), iz = iz0 + done;
+#pragma unroll
+    for (int r = 0; r < CU_SRUN; r++) {
+        const float out = Q.acc[r][S - 2] + ((S - 1) & 1 ? w1 : w0)[S - 1] * o[r];
+#pragma unroll
+        for (int k = S - 2; k >= 1; k--)
+            Q.acc[r][k] = Q.acc[r][k - 1] + (k & 1 ? w1 : w0)[k] * o[r];
+        Q.acc[r][0] = w0[0] * o[r];
+        const int iy = iy0 + r;
+        if (done >= 0 && r < nt && iy < Y.n && ix < X.n)
+            L.dst[((c * Z.n + iz) * (size_t)Y.n + iy) * X.n + ix] = out;
+    }
+}
+
+/* y and z of plane @p i: the thread's y runs (FOR_TILE's pieces, slot k
+ * the k-th) from s1, each into its sums along z (@p Q[k]). */
+template <int S>
+WT_DEV void sinverse_yz(const cu_slevel &L, size_t c, const float *s1, int i, const int i0[3],
+                        int qy, szacc<S> Q[CU_SZSLOTS])
+{
+    const int ty = L.ax[1].tile, tx = L.ax[2].tile;
+    const int runs = (ty + CU_SRUN - 1) / CU_SRUN, pieces = (tx + (int)blockDim.x - 1) / (int)blockDim.x;
+#pragma unroll
+    for (int k = 0; k < CU_SZSLOTS; k++) {
+        const int piece = (int)threadIdx.y + k * (int)blockDim.y;
+        if (piece >= runs * pieces)
+            break;
+        const int v = piece % pieces * (int)blockDim.x + (int)threadIdx.x;
+        if (v >= tx)
+            continue;
+        int u0;
+        const int nt = sinverse_run_rows(piece / pieces, ty, &u0);
+        float o[CU_SRUN];
+        sinverse_y_run<S>(L.ax[1], s1, tx, qy, u0, nt, v, o);
+        sinverse_zreg<S>(L, c, Q[k], o, i, i0[0], i0[1] + u0, i0[2] + v, nt);
+    }
 }
 
 /* Shared memory (floats) of an inverse block: the window's coefficient
- * tables, @p stages windows, the x pass, the ring. */
-WT_HD static inline size_t sinverse_smem(int span, int ty, int tx, int stages, int *wy, int *ws)
+ * tables, @p stages windows, the x pass, the ring (@p ring 0: the z filter
+ * in registers). */
+WT_HD static inline size_t sinverse_smem(int span, int ty, int tx, int stages, int ring, int *wy,
+                                         int *ws)
 {
     *wy = ty - 1 + span;
     *ws = (tx - 1 + span + 2) & ~1; /* even, one past: two values at a time */
     return stables(*wy, *ws) + (size_t)stages * *wy * *ws + (size_t)*wy * tx +
-           (size_t)span * ty * tx;
+           (ring ? (size_t)span * ty * tx : 0);
 }
 
-template <int S>
-WT_GLOBAL void WT_LAUNCH_BOUNDS_MIN(CU_STHREADS, 2) vlevel_inverse(const WT_GRID_CONST cu_slevel L)
+/* @p ZREG: the z filter in registers (sinverse_zreg; S > 1, and at most one
+ * y run a thread: szreg_fits), else through the ring of S planes. */
+template <int S, bool ZREG>
+WT_GLOBAL void WT_LAUNCH_BOUNDS_MIN(CU_STHREADS, ZREG ? 3 : 2)
+    vlevel_inverse(const WT_GRID_CONST cu_slevel L)
 {
     WT_DYN_SMEM(float, smem);
     const cu_saxis &Z = L.ax[0], &Y = L.ax[1], &X = L.ax[2];
@@ -711,12 +840,13 @@ WT_GLOBAL void WT_LAUNCH_BOUNDS_MIN(CU_STHREADS, 2) vlevel_inverse(const WT_GRID
     stile_of(L, &c, i0);
     const int span = sspan<S>(Z), ty = Y.tile, tx = X.tile;
     swindow W;
-    sinverse_smem(span, ty, tx, L.stages, &W.wy, &W.ws);
+    sinverse_smem(span, ty, tx, L.stages, !ZREG, &W.wy, &W.ws);
     W.wx = tx - 1 + span;
     W.oy = i0[1] + Y.org;
     W.ox = i0[2] + X.org;
     W.inner = 0;
     int *rows = (int *)smem, *cols = rows + W.wy;
+    W.rows = rows, W.cols = cols;
     const int wsize = W.wy * W.ws, stages = L.stages;
     float *win = smem + stables(W.wy, W.ws), *s1 = win + stages * wsize, *ring = s1 + W.wy * tx;
     FOR_BLOCK(k, W.wy)
@@ -727,16 +857,21 @@ WT_GLOBAL void WT_LAUNCH_BOUNDS_MIN(CU_STHREADS, 2) vlevel_inverse(const WT_GRID
     const int iz1 = i0[0] + Z.tile < Z.n ? i0[0] + Z.tile : Z.n;
     const int m0 = i0[0] + Z.org, planes = iz1 - i0[0] - 1 + span;
     const int qy = (i0[1] + Y.s) & 1, qx = (i0[2] + X.s) & 1;
+    szacc<S> Q[CU_SZSLOTS] = {}; /* ZREG (samples before the run's are summed, never written) */
     for (int j = 0; j < stages - 1 && j < planes; j++)
-        sload_coefs(L, c, m0 + j, W, rows, cols, win + j * wsize);
+        sload_coefs(L, c, m0 + j, W, win + j * wsize);
     for (int i = 0; i < planes; i++) {
         const int ahead = i + stages - 1;
         if (ahead < planes)
-            sload_coefs(L, c, m0 + ahead, W, rows, cols, win + (ahead % stages) * wsize);
+            sload_coefs(L, c, m0 + ahead, W, win + (ahead % stages) * wsize);
         sasync_wait(splanes_pending(i, planes, stages));
         WT_SYNC();
         sinverse_x<S>(X, win + (i % stages) * wsize, W, tx, qx, s1);
         WT_SYNC();
+        if constexpr (ZREG) { /* s1 is read until the next plane's barrier */
+            sinverse_yz<S>(L, c, s1, i, i0, qy, Q);
+            continue;
+        }
         sinverse_y<S>(Y, s1, ty, tx, qy, ring + (size_t)(i % span) * ty * tx);
         WT_SYNC();
         const int first = i - (span - 1);
@@ -814,10 +949,10 @@ static int saxis_inverse(const cu_vaxis &V, cu_saxis *A)
     return 1;
 }
 
-static size_t ssmem_bytes(int inverse, int span, int ty, int tx, int stages)
+static size_t ssmem_bytes(int inverse, int span, int ty, int tx, int stages, int ring)
 {
     int wy, ws;
-    return (inverse ? sinverse_smem(span, ty, tx, stages, &wy, &ws)
+    return (inverse ? sinverse_smem(span, ty, tx, stages, ring, &wy, &ws)
                     : sforward_smem(span, ty, tx, stages, &wy, &ws)) *
            sizeof(float);
 }
@@ -841,7 +976,7 @@ static int stiles_choose(const cu_policy *pol, cu_slevel *L, int inverse, size_t
     for (;;) {
         Y->tile = ty < ny ? ty : ny;
         X->tile = tx < nx ? tx : nx + (inverse && (nx & 1));
-        *smem = ssmem_bytes(inverse, L->ax[0].span, Y->tile, X->tile, L->stages);
+        *smem = ssmem_bytes(inverse, L->ax[0].span, Y->tile, X->tile, L->stages, 1);
         if (*smem <= budget)
             return 1;
         if (ty > 1)
@@ -890,6 +1025,16 @@ static void sruns_choose(cu_slevel *L, int inverse, double resident, int channel
     L->tiles[0] = (unsigned)((nz + best - 1) / best);
 }
 
+/* Whether an inverse level's z filter can run in registers: an instance
+ * unrolled for its span (vlevel_inverse_span), and every y run of the tile
+ * on a thread of its own (a warp-wide piece of a run's columns a warp). */
+static int szreg_fits(const cu_slevel *L)
+{
+    const int span = L->ax[0].span, ty = L->ax[1].tile, tx = L->ax[2].tile;
+    const int runs = (ty + CU_SRUN - 1) / CU_SRUN, pieces = (tx + CU_SLANES - 1) / CU_SLANES;
+    return (span == 3 || span == 7 || span == 9) && runs * pieces <= CU_SROWS;
+}
+
 /* The level kernel's plan of @p l into @p L (@p smem bytes of shared
  * memory a block); 0 when it does not apply (the passes run it). */
 static int splan(const cu_engine *ce, const wt_vlevel *l, cu_slevel *L, size_t *smem)
@@ -906,11 +1051,14 @@ static int splan(const cu_engine *ce, const wt_vlevel *l, cu_slevel *L, size_t *
             return 0;
     }
     if (!l->inverse && L->ax[0].span > ce->pol.vol_fwd_span)
-        return 0; /* the passes are faster (CU_VOL_FWD_SPAN) */
+        return 0; /* the passes (CU_VOL_FWD_SPAN) */
     L->stages = ce->pol.vol_stages;
     const size_t budget = ce->smem_limit < ce->pol.vol_smem ? ce->smem_limit : ce->pol.vol_smem;
     if (!stiles_choose(&ce->pol, L, l->inverse, budget, smem))
         return 0;
+    L->zreg = l->inverse && !ce->pol.vol_zring && szreg_fits(L);
+    if (L->zreg) /* no ring */
+        *smem = ssmem_bytes(1, L->ax[0].span, L->ax[1].tile, L->ax[2].tile, L->stages, 0);
     /* band (pz, py, px): key bit 2 - j for axes[j] */
     for (int i = 0; i < 8; i++) {
         int key = 0;
@@ -965,6 +1113,19 @@ static wt_status slaunch(cu_engine *ce, K kernel, cu_slevel &L, int inverse, int
     return WT_OK;
 }
 
+/* The inverse's instance for @p span (3, 7, 9: vlevel_inverse_span; else
+ * the span read at run time). */
+template <bool ZREG>
+static wt_status slaunch_inverse(cu_engine *ce, cu_slevel &L, int channels, size_t smem)
+{
+    switch (L.ax[0].span) {
+    case 3: return slaunch(ce, vlevel_inverse<3, ZREG>, L, 1, channels, smem);
+    case 7: return slaunch(ce, vlevel_inverse<7, ZREG>, L, 1, channels, smem);
+    case 9: return slaunch(ce, vlevel_inverse<9, ZREG>, L, 1, channels, smem);
+    default: return slaunch(ce, vlevel_inverse<0, false>, L, 1, channels, smem);
+    }
+}
+
 /* The instance for the level's span: taps unrolled for the common ones
  * (forward haar 2, db3 6, sym4 8, cdf97 9; inverse haar 3, db3 7, cdf97 and
  * sym4 9), else the span read at run time. */
@@ -972,12 +1133,8 @@ static wt_status slaunch_span(cu_engine *ce, cu_slevel &L, int inverse, int chan
 {
     const int span = L.ax[0].span;
     if (inverse)
-        switch (span) {
-        case 3: return slaunch(ce, vlevel_inverse<3>, L, inverse, channels, smem);
-        case 7: return slaunch(ce, vlevel_inverse<7>, L, inverse, channels, smem);
-        case 9: return slaunch(ce, vlevel_inverse<9>, L, inverse, channels, smem);
-        default: return slaunch(ce, vlevel_inverse<0>, L, inverse, channels, smem);
-        }
+        return L.zreg ? slaunch_inverse<true>(ce, L, channels, smem)
+                      : slaunch_inverse<false>(ce, L, channels, smem);
     switch (span) {
     case 2: return slaunch(ce, vlevel_forward<2>, L, inverse, channels, smem);
     case 6: return slaunch(ce, vlevel_forward<6>, L, inverse, channels, smem);
@@ -1113,10 +1270,12 @@ wt_status cu_vbench(cu_engine *ce, const wt_volume_spec *s, const size_t shape[3
 {
     wt_vcoeffs c;
     WT_TRY(wt_volume_plan(s, shape, 1, &c));
-    if (s->transform != WT_TRANSFORM_DWT || !wt_volume_engine_takes(s, c.levels))
-        return wt_error_set(WT_ERR_UNSUPPORTED, "device-resident timing of a volume's DWT "
-                                                "with at least one level only");
+    if (!wt_volume_engine_takes(s, c.levels))
+        return wt_error_set(WT_ERR_UNSUPPORTED, "device-resident timing of a volume's "
+                                                "transform with at least one level only");
     CU_CHECK(cudaSetDevice(ce->device));
+    if (s->transform != WT_TRANSFORM_DWT)
+        return cu_uvbench(ce, s, &c, inverse, repeat, copy_bytes, timing);
     vdevice d;
     WT_TRY(vdevice_alloc(ce, s, &c, &d));
     memset(timing, 0, sizeof *timing);

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "cu_engine.h"
+#include "cu_engine_impl.h"
 #include "transform.h"
 
 #define CU_UVTHREADS 256
@@ -171,16 +172,23 @@ static wt_status uvbands_copy(cu_engine *ce, const wt_vcoeffs *host, const wt_vc
     return WT_OK;
 }
 
-wt_status cu_vundecimated(cu_engine *ce, const wt_volume_spec *s, const wt_vcoeffs *c,
-                          float *planes, int inverse)
+/* A transform's device memory: the samples, every band (@p dev: @p c with
+ * its bands' data there) and the work area, one allocation. */
+typedef struct uvdevice {
+    float *mem, *work;
+    size_t bytes;
+    wt_vcoeffs dev;
+} uvdevice;
+
+static wt_status uvdevice_alloc(cu_engine *ce, const wt_volume_spec *s, const wt_vcoeffs *c,
+                                int inverse, uvdevice *d)
 {
     const size_t n = volume_elems(c->shape, c->channels);
     const size_t work = s->transform == WT_TRANSFORM_STARLET && inverse
                             ? 0
                             : wt_volume_undecimated_work(s, c);
-    const size_t bytes = (n + wt_vcoeffs_elems(c) + work) * sizeof(float);
-    float *mem = NULL;
-    wt_status st = cu_device_alloc(ce, (void **)&mem, bytes);
+    d->bytes = (n + wt_vcoeffs_elems(c) + work) * sizeof(float);
+    const wt_status st = cu_device_alloc(ce, (void **)&d->mem, d->bytes);
     if (st != WT_OK) { /* say which volume (--device auto moves it to the CPU engine) */
         char why[256];
         snprintf(why, sizeof why, "%s", wt_error_message());
@@ -189,26 +197,79 @@ wt_status cu_vundecimated(cu_engine *ce, const wt_volume_spec *s, const wt_vcoef
                             c->shape[2], c->shape[1], c->shape[0], c->channels,
                             c->channels == 1 ? "" : "s", why);
     }
-    wt_vcoeffs dev = *c;
-    float *at = mem + n;
+    d->dev = *c;
+    float *at = d->mem + n;
     for (int i = 0; i < c->nbands; i++) {
-        dev.band[i].data = at;
+        d->dev.band[i].data = at;
         at += volume_elems(c->band[i].shape, c->channels);
     }
-    st = inverse ? uvbands_copy(ce, c, &dev, 1)
-                 : cu_fail_check(cudaMemcpyAsync(mem, planes, n * sizeof(float),
-                                                 cudaMemcpyHostToDevice, ce->stream),
-                                 "cudaMemcpyAsync");
+    d->work = at;
+    return WT_OK;
+}
+
+/* Every level on the device, queued on ce->stream. */
+static wt_status uvlevels_device(cu_engine *ce, const wt_volume_spec *s, const uvdevice *d,
+                                 int inverse)
+{
     const wt_vfilter_runner r = {uvfilter, uvcombine, ce};
+    return wt_volume_undecimated_levels(s, &d->dev, d->mem, d->work, inverse, &r);
+}
+
+wt_status cu_vundecimated(cu_engine *ce, const wt_volume_spec *s, const wt_vcoeffs *c,
+                          float *planes, int inverse)
+{
+    const size_t n = volume_elems(c->shape, c->channels);
+    uvdevice d;
+    WT_TRY(uvdevice_alloc(ce, s, c, inverse, &d));
+    wt_status st = inverse ? uvbands_copy(ce, c, &d.dev, 1)
+                           : cu_fail_check(cudaMemcpyAsync(d.mem, planes, n * sizeof(float),
+                                                           cudaMemcpyHostToDevice, ce->stream),
+                                           "cudaMemcpyAsync");
     if (st == WT_OK)
-        st = wt_volume_undecimated_levels(s, &dev, mem, at, inverse, &r);
+        st = uvlevels_device(ce, s, &d, inverse);
     if (st == WT_OK)
-        st = inverse ? cu_fail_check(cudaMemcpyAsync(planes, mem, n * sizeof(float),
+        st = inverse ? cu_fail_check(cudaMemcpyAsync(planes, d.mem, n * sizeof(float),
                                                      cudaMemcpyDeviceToHost, ce->stream),
                                      "cudaMemcpyAsync")
-                     : uvbands_copy(ce, c, &dev, 0);
+                     : uvbands_copy(ce, c, &d.dev, 0);
     if (st == WT_OK)
         st = cu_fail_check(cudaStreamSynchronize(ce->stream), "cudaStreamSynchronize");
-    cu_device_free(ce, mem, bytes);
+    cu_device_free(ce, d.mem, d.bytes);
+    return st;
+}
+
+/* ---- bench --volume: device-resident timing -------------------------------------- */
+
+typedef struct uvbench_job {
+    cu_engine *ce;
+    const wt_volume_spec *s;
+    const uvdevice *d;
+    int inverse;
+} uvbench_job;
+
+static wt_status uvbench_run(const void *job)
+{
+    const uvbench_job *j = (const uvbench_job *)job;
+    return uvlevels_device(j->ce, j->s, j->d, j->inverse);
+}
+
+wt_status cu_uvbench(cu_engine *ce, const wt_volume_spec *s, const wt_vcoeffs *c, int inverse,
+                     int repeat, size_t copy_bytes, wt_cuda_timing *timing)
+{
+    uvdevice d;
+    WT_TRY(uvdevice_alloc(ce, s, c, 0, &d)); /* the forward's work area: the larger */
+    memset(timing, 0, sizeof *timing);
+    const uvbench_job job = {ce, s, &d, inverse};
+    wt_status st = fill_random(ce, d.mem, volume_elems(c->shape, c->channels), 12345u);
+    if (st == WT_OK) /* real bands for the inverse */
+        st = uvlevels_device(ce, s, &d, 0);
+    if (st == WT_OK)
+        st = cu_time_runs(ce, uvbench_run, &job, repeat, &timing->ms, &timing->ms_min);
+    if (st == WT_OK) /* the copy reads the samples and what follows them (bands, work) */
+        st = cu_time_device_copy(ce, d.mem, copy_bytes < d.bytes ? copy_bytes : d.bytes, repeat,
+                                 timing);
+    if (st == WT_OK)
+        st = cu_fail_check(cudaStreamSynchronize(ce->stream), "cudaStreamSynchronize");
+    cu_device_free(ce, d.mem, d.bytes);
     return st;
 }

@@ -1,9 +1,9 @@
 /* bench --volume: the CPU engine's axis core (wall clock of
  * wt_volume_forward / wt_volume_inverse, against a memcpy of the same bytes)
  * or the CUDA engine's volume DWT on device-resident data (cudaEvents,
- * against a device-to-device copy; wt_cuda_vbench); a DWT that does not
- * fit the GPU (streamed through it in slabs), an SWT or a starlet is timed
- * as the CPU engine's is, from host memory. See bench_volume.h. */
+ * against a device-to-device copy; wt_cuda_vbench), the DWT, SWT or
+ * starlet; a DWT that does not fit the GPU (streamed through it in slabs) is
+ * timed as the CPU engine's is, from host memory. See bench_volume.h. */
 #include "bench_volume.h"
 
 #include "bench_copy.h"
@@ -12,9 +12,23 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* 8 bytes per sample of each level's input (the approximation before it). */
-static double level_bytes(const wt_volume_spec *s, const size_t shape[3])
+/* The SWT's and the starlet's bytes: each level reads its input and writes
+ * its bands (SWT: 1 + 2^axes volumes a level, either direction; starlet: the
+ * 2-D counts, 3 a scale, its inverse L + 2). */
+static double undecimated_bytes(const wt_volume_spec *s, const size_t shape[3], int inverse)
 {
+    const double voxels = (double)shape[0] * (double)shape[1] * (double)shape[2];
+    if (s->transform == WT_TRANSFORM_SWT)
+        return 4.0 * voxels * (double)(1 + (1 << s->naxes)) * s->uparams.levels;
+    return wt_transform_class_of(s->transform)->bench_bytes(&s->uparams, voxels, inverse);
+}
+
+/* The DWT's: 8 bytes per sample of each level's input (the approximation
+ * before it). */
+static double level_bytes(const wt_volume_spec *s, const size_t shape[3], int inverse)
+{
+    if (s->transform != WT_TRANSFORM_DWT)
+        return undecimated_bytes(s, shape, inverse);
     double bytes = 0.0;
     size_t a[3] = {shape[0], shape[1], shape[2]};
     for (int l = 1; l <= s->params.levels; l++) {
@@ -109,7 +123,7 @@ wt_status bench_volume_time(wt_engine *e, const wt_volume_spec *s, const size_t 
                             int inverse, int repeat, bench_volume_times *r)
 {
     memset(r, 0, sizeof *r);
-    r->bytes = level_bytes(s, shape);
+    r->bytes = level_bytes(s, shape, inverse);
     if (wt_engine_is_cpu(e))
         return time_host(NULL, s, shape, inverse, repeat, r);
 #if WT_HAVE_CUDA

@@ -240,9 +240,10 @@ static void print_header(const cli_options *o, const wt_engine *e)
                wt_engine_name(e), SWEEP(o)->repeat);
     else if (layout == WT_LAYOUT_STACK)
         printf("# %s; median of %d runs; GB/s = bytes read and written / time (4 bytes x "
-               "samples x planes: swt 5 a level, starlet 3 a scale, its inverse L + 2);\n"
+               "samples x planes: swt %d a level, starlet 3 a scale, its inverse L + 2);\n"
                "# copy = %s of the same bytes (read + write) in the same run\n",
                wt_engine_name(e), SWEEP(o)->repeat,
+               1 + (1 << (o->volume ? (o->naxes ? o->naxes : 3) : 2)),
                wt_engine_is_cpu(e) ? "memcpy on the engine's threads" : "device copy");
     else
         printf("# %s; median of %d runs; GB/s = 8 bytes x samples x levels / time;\n"
@@ -688,6 +689,9 @@ static const wt_wavelet *sweep_wavelet(const sweep_options *w, int i)
     return w->all ? wt_wavelet_at((size_t)i) : w->wavelets[i];
 }
 
+static wt_status time_volume(wt_engine *e, const wt_params *p, const wt_uparams *up,
+                             const cli_options *o, int inverse, bench_row *r);
+
 /* ---------------------------------------------------------------------- */
 /* Undecimated transforms (--transform swt|starlet): bytes read and written,
  * as wt_cuda_ubench counts them */
@@ -739,9 +743,16 @@ static wt_status time_cpu_u(wt_engine *e, const wt_uparams *p, const cli_options
     return st;
 }
 
+/* The undecimated transform of @p p: a --volume's (bench_volume.c), or
+ * images'. */
 static wt_status time_one_u(wt_engine *e, const wt_uparams *p, const cli_options *o, int inverse,
-                            size_t width, size_t height, bench_row *r)
+                            bench_row *r)
 {
+    const size_t width = r->width, height = r->height;
+    if (o->volume) {
+        const wt_params dwt = {p->wavelet, WT_MODE_SYMMETRIC, WT_METHOD_AUTO, p->levels};
+        return time_volume(e, &dwt, p, o, inverse, r);
+    }
     wt_status st = wt_uparams_check(p, height, width);
     r->bytes = undecimated_bytes(p, (double)width * height * SWEEP(o)->batch, inverse);
     if (st != WT_OK || wt_engine_is_cpu(e))
@@ -780,21 +791,23 @@ static int run_undecimated(wt_engine *e, const cli_options *o)
                                wavelets ? p.wavelet->filter_len : c->kernel_taps,
                                SWEEP(o)->sizes[si][0],
                                SWEEP(o)->sizes[si][1], SWEEP(o)->batch, p.levels, 0, 0, 0, 0, 0,
-                               0, NULL};
-                failed |= print_row_or_error(o, e, &r,
-                                             time_one_u(e, &p, o, inv, r.width, r.height, &r));
+                               o->volume ? SWEEP(o)->sizes[si][2] : 0, NULL};
+                failed |= print_row_or_error(o, e, &r, time_one_u(e, &p, o, inv, &r));
             }
     return failed;
 }
 
 /* ---- volumes (bench_volume.c) ---------------------------------------------------- */
 
-static wt_status time_volume(wt_engine *e, const wt_params *p, const cli_options *o, int inverse,
-                             bench_row *r)
+/* The DWT of @p p, or the SWT or starlet of @p up (NULL for the DWT). */
+static wt_status time_volume(wt_engine *e, const wt_params *p, const wt_uparams *up,
+                             const cli_options *o, int inverse, bench_row *r)
 {
-    wt_volume_spec s = {.transform = o->transform, .params = *p, .naxes = o->naxes ? o->naxes : 3};
-    for (int k = 0; k < s.naxes; k++)
-        s.axes[k] = o->naxes ? o->axes[k] : k;
+    wt_volume_spec s;
+    cli_volume_spec(o, &s);
+    s.params = *p;
+    if (up)
+        s.uparams = *up;
     const size_t shape[3] = {r->depth, r->height, r->width};
     bench_volume_times t;
     wt_status st = bench_volume_time(e, &s, shape, inverse, SWEEP(o)->repeat, &t);
@@ -902,7 +915,7 @@ static wt_status time_configuration(wt_engine *e, const wt_params *p, const cli_
                                     int inverse, bench_row *r)
 {
     if (o->volume)
-        return time_volume(e, p, o, inverse, r);
+        return time_volume(e, p, NULL, o, inverse, r);
     if (wt_transform_class_of(o->transform)->layout == WT_LAYOUT_PACKET)
         return time_packet(e, p, o, inverse, r);
     return time_one(e, p, o, inverse, r->width, r->height, r);
@@ -999,9 +1012,9 @@ static int run_bench(const cli_options *given)
         return cli_usage_error("bench", "--host-path times the DWT's mosaic (no --transform %s)",
                                wt_transform_name(given->transform));
     if (given->volume && (sweep.host_path || sweep.batch > 1 ||
-                          wt_transform_class_of(given->transform)->layout != WT_LAYOUT_PYRAMID))
-        return cli_usage_error("bench", "--volume times the DWT of one volume (no --host-path, "
-                                        "--batch or --transform %s)",
+                          wt_transform_class_of(given->transform)->layout == WT_LAYOUT_PACKET))
+        return cli_usage_error("bench", "--volume times the DWT, SWT or starlet of one volume "
+                                        "(no --host-path, --batch or --transform %s)",
                                wt_transform_name(given->transform));
     sweep_defaults(&sweep, given->volume);
     wt_engine *e;
@@ -1033,8 +1046,9 @@ const cli_command cmd_bench = {
         "bytes in the same run. GB/s counts 8 bytes per sample per level (each level\n"
         "reads and writes each sample of its input once). --device defaults to auto\n"
         "(the first GPU, else the CPU engine, said on stderr). --volume times the\n"
-        "3-D DWT of a WxHxD volume (--axes: the axes transformed); on the GPU, data\n"
-        "on the device (one that does not fit, SWT, starlet: from host memory).\n"
+        "3-D DWT, SWT or starlet of a WxHxD volume (--axes: the axes transformed;\n"
+        "SWT bytes: 1 + 2^axes volumes a level); on the GPU, data on the device (a\n"
+        "DWT that does not fit: from host memory, streamed).\n"
         "--transform packet times the full tree to -l levels (bytes: those each level\n"
         "reads and writes, 4 a sample; the CPU engine: the tree on the host, one\n"
         "engine call per split node, against a memcpy; the CUDA engine: the tree on\n"

@@ -91,6 +91,16 @@ case_ "bench --volume --device cpu: the CPU engine's volume DWT" 0 "" \
     "$WT" bench --volume --device cpu --size 16x12x10 -w haar,db3 -l 2 --repeat 1
 expect "bench --volume: a row per wavelet and direction, WxHxD, % copy" \
     test "$(grep -c '16x12x10 .*%$' "$out")" = 4
+case_ "bench --volume --transform swt: the volume's SWT (9 volumes a level)" 0 "" \
+    "$WT" bench --volume --device cpu --transform swt --size 16x12x10 -w haar -l 2 --repeat 1
+expect "bench --volume swt: a row a direction, swt 9 a level" \
+    test "$(grep -c '^haar *swt .*16x12x10 .*%$' "$out")" = 2 -a "$(grep -c 'swt 9 a level' "$out")" = 1
+case_ "bench --volume --transform starlet --axes 1,2" 0 "" \
+    "$WT" bench --volume --device cpu --transform starlet --axes 1,2 --size 16x12x10 -l 2 --repeat 1
+expect "bench --volume starlet: a row a direction" \
+    test "$(grep -c '^b3spline *starlet .*16x12x10 .*%$' "$out")" = 2
+case_ "bench --volume --transform packet: refused" 2 "*--volume transforms with*" \
+    "$WT" bench --volume --device cpu --transform packet --size 16x12x10 -l 1 --repeat 1
 case_ "decompose to .npz" 0 "" "$WT" decompose -w db2 -m periodization -l 2 gray16.png c16.npz
 case_ "decompose 16-bit mosaic is 16-bit" 0 "" "$WT" decompose -l 1 gray16.png m16.png
 expect "16-bit input, 16-bit mosaic" test "$($TOOL info m16.png | cut -d' ' -f4)" = 16
