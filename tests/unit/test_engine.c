@@ -576,6 +576,18 @@ static void check_passes(const wt_params *p, size_t h, size_t w)
 /* An integer level that reads float samples (the engine's first level):
  * the same bands as the level of the samples converted (wt_convert_samples:
  * toward zero, saturated, NaN 0) near the integer samples @p ints. */
+/* The 4 bands of a 2-D level, @p C channels of type @p dt, one after another
+ * from @p at (band_rows[b] x band_cols[b] each). */
+static void band_views(void *at, wt_dtype dt, int C, const size_t *band_rows,
+                       const size_t *band_cols, wt_array_view bands[4])
+{
+    for (int b = 0; b < 4; b++) {
+        size_t bs[2] = {band_rows[b], band_cols[b]};
+        bands[b] = wt_view_dense(at, dt, C, 2, bs);
+        at = (char *)at + bs[0] * bs[1] * (size_t)C * 4;
+    }
+}
+
 static void check_level_reads_floats(const wt_line *lines, const void *ints, size_t n, int C,
                                      const size_t *shape, const size_t *band_rows,
                                      const size_t *band_cols, void *const tmps[2])
@@ -593,12 +605,7 @@ static void check_level_reads_floats(const wt_line *lines, const void *ints, siz
     int32_t *got[2] = {malloc(total * 4), malloc(total * 4)};
     for (int v = 0; v < 2; v++) { /* the converted samples, then the floats */
         wt_array_view bands[4];
-        int32_t *at = got[v];
-        for (int b = 0; b < 4; b++) {
-            size_t bs[2] = {band_rows[b], band_cols[b]};
-            bands[b] = wt_view_dense(at, WT_INT32, C, 2, bs);
-            at += bs[0] * bs[1] * (size_t)C;
-        }
+        band_views(got[v], WT_INT32, C, band_rows, band_cols, bands);
         wt_array_view src = v ? wt_view_dense(x, WT_FLOAT32, C, 2, shape)
                               : wt_view_dense(back, WT_INT32, C, 2, shape);
         assert_int_equal(wt_axis_level_forward(lines, &src, bands, tmps, 2), WT_OK);
@@ -644,12 +651,7 @@ static void check_level(const wt_params *p, size_t h, size_t w, int C)
     for (int v = 0; v < 2; v++) {
         env->cpu_scalar = v == 0 ? "1" : "0";
         wt_array_view bands[4];
-        float *at = out[v];
-        for (int b = 0; b < 4; b++) {
-            size_t bs[2] = {band_rows[b], band_cols[b]};
-            bands[b] = wt_view_dense(at, dt, C, 2, bs);
-            at += bs[0] * bs[1] * (size_t)C;
-        }
+        band_views(out[v], dt, C, band_rows, band_cols, bands);
         assert_int_equal(wt_axis_level_forward(lines, &src, bands, tmps, 2), WT_OK);
     }
     if (memcmp(out[0], out[1], total * 4) != 0)
@@ -664,12 +666,7 @@ static void check_level(const wt_params *p, size_t h, size_t w, int C)
     for (int v = 0; v < 2; v++) {
         env->cpu_scalar = v == 0 ? "1" : "0";
         wt_array_view bands[4];
-        float *at = out[0];
-        for (int b = 0; b < 4; b++) {
-            size_t bs[2] = {band_rows[b], band_cols[b]};
-            bands[b] = wt_view_dense(at, dt, C, 2, bs);
-            at += bs[0] * bs[1] * (size_t)C;
-        }
+        band_views(out[0], dt, C, band_rows, band_cols, bands);
         wt_array_view dst = wt_view_dense(back[v], dt, C, 2, shape);
         assert_int_equal(wt_axis_level_inverse(lines, bands, &dst, tmps, 2), WT_OK);
     }
@@ -682,12 +679,7 @@ static void check_level(const wt_params *p, size_t h, size_t w, int C)
     for (int v = 0; integer && v < 2; v++) {
         env->cpu_scalar = v == 0 ? "1" : "0";
         wt_array_view bands[4];
-        float *at = out[0];
-        for (int b = 0; b < 4; b++) {
-            size_t bs[2] = {band_rows[b], band_cols[b]};
-            bands[b] = wt_view_dense(at, dt, C, 2, bs);
-            at += bs[0] * bs[1] * (size_t)C;
-        }
+        band_views(out[0], dt, C, band_rows, band_cols, bands);
         wt_array_view dst = wt_view_dense(back[1], WT_FLOAT32, C, 2, shape);
         assert_int_equal(wt_axis_level_inverse(lines, bands, &dst, tmps, 2), WT_OK);
         for (size_t i = 0; i < n; i++)
