@@ -87,10 +87,9 @@ static void plan_free(tap_plan *p)
     free(p->at);
 }
 
-/* Where the rows of a plane come from: row y, in @p scratch (w doubles) or
- * elsewhere. */
+/* Where the rows of a plane come from: row y of @p ctx's plane. */
 typedef struct row_source {
-    const double *(*row)(const void *ctx, size_t y, double *scratch);
+    const double *(*row)(const void *ctx, size_t y);
     const void *ctx;
 } row_source;
 
@@ -98,13 +97,13 @@ typedef struct row_source {
  * f[tap] * x[at][c] (the same order for every column, as PyWavelets' column
  * by column); rows of x from @p row. */
 static void column_output(const tap_plan *p, const double *f, size_t o, const row_source *src,
-                          size_t w, double *out, double *scratch)
+                          size_t w, double *out)
 {
     for (size_t c = 0; c < w; c++)
         out[c] = 0.0;
     for (size_t k = o * p->f; k < (o + 1) * p->f; k++) {
         double g = f[p->tap[k]];
-        const double *row = src->row(src->ctx, p->at[k], scratch);
+        const double *row = src->row(src->ctx, p->at[k]);
         for (size_t c = 0; c < w; c++)
             out[c] += g * row[c];
     }
@@ -130,22 +129,26 @@ static size_t line_nonzero(const tap_plan *p, const double *f, const double *x, 
     return m;
 }
 
-/* A plane's row y (scratch: w doubles it may fill). */
-static const double *plane_row(const void *ctx, size_t y, double *scratch)
+/* An array of rows of w doubles, one after another. */
+typedef struct dense_plane {
+    const double *x;
+    size_t w;
+} dense_plane;
+
+static const double *plane_row(const void *ctx, size_t y)
 {
-    const double *const *plane = ctx;
-    (void)scratch;
-    return plane[0] + y * (size_t)(plane[1] - plane[0]);
+    const dense_plane *plane = ctx;
+    return plane->x + y * plane->w;
 }
 
 /* Axis 0 of a whole array of @p w columns into @p out (volumes). */
 static void filter_columns(const tap_plan *p, const double *f, const double *x, size_t w,
                            double *out)
 {
-    const double *plane[2] = {x, x + w};
-    row_source src = {plane_row, plane};
+    dense_plane plane = {x, w};
+    row_source src = {plane_row, &plane};
     for (size_t o = 0; o < p->nout; o++)
-        column_output(p, f, o, &src, w, out + o * w, NULL);
+        column_output(p, f, o, &src, w, out + o * w);
 }
 
 /* Axis 1 of @p h rows: the |c| of the outputs that are not exactly 0. */
@@ -253,14 +256,14 @@ static wt_status sigma_of_rows(const row_source *src, size_t h, size_t w,
     wt_status st = plan_make(&py, h, f);
     if (st == WT_OK)
         st = plan_make(&px, w, f);
-    double *line = st == WT_OK ? malloc(2 * (w + 1) * sizeof *line) : NULL;
+    double *line = st == WT_OK ? malloc((w + 1) * sizeof *line) : NULL;
     double *nonzero = st == WT_OK ? malloc((py.nout * px.nout + 1) * sizeof *nonzero) : NULL;
     if (st == WT_OK && (!line || !nonzero))
         st = wt_error_set(WT_ERR_NOMEM, "out of memory for the noise estimate");
     if (st == WT_OK) {
         size_t m = 0;
         for (size_t o = 0; o < py.nout; o++) {
-            column_output(&py, wavelet->dec_hi, o, src, w, line, line + w + 1);
+            column_output(&py, wavelet->dec_hi, o, src, w, line);
             m += line_nonzero(&px, wavelet->dec_hi, line, nonzero + m);
         }
         st = sigma_of_nonzero(nonzero, m, sigma);
@@ -275,8 +278,8 @@ static wt_status sigma_of_rows(const row_source *src, size_t h, size_t w,
 wt_status wt_noise_sigma_plane(const double *x, size_t h, size_t w, const wt_wavelet *wavelet,
                                double *sigma)
 {
-    const double *plane[2] = {x, x + w};
-    row_source src = {plane_row, plane};
+    dense_plane plane = {x, w};
+    row_source src = {plane_row, &plane};
     return sigma_of_rows(&src, h, w, wavelet, sigma);
 }
 
@@ -357,13 +360,12 @@ typedef struct rolled_rows {
 
 /* Row y of the rolled channel: the image's row y - dy (mod h) turned right by
  * dx, as float64 (np.roll(x, (dy, dx), (0, 1)) of img_as_float's samples). */
-static const double *rolled_row(const void *ctx, size_t y, double *scratch)
+static const double *rolled_row(const void *ctx, size_t y)
 {
     const rolled_rows *r = ctx;
     const image_job *j = r->job;
     size_t h = j->img->height, w = j->img->width, keep = w - j->dx, slot = y % r->slots;
     double *out = r->rows + slot * w, *row = r->rows + r->slots * w;
-    (void)scratch;
     if (r->made[slot] == y)
         return out;
     r->made[slot] = y;
