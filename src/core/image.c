@@ -5,6 +5,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 #include "dwt_line.h" /* WT_BATCH */
 #include "image_codec.h"
 
@@ -248,26 +252,69 @@ static void float_from_planes(wt_image *img, const float *planes)
         }
 }
 
+/* @p v clipped to [0, peak] (NaN: 0) and rounded half to even: lrintf's
+ * value in the default rounding mode, without a call, so that the loops
+ * below vectorise (adding 2^23 rounds a float of [0, 2^23) to an integer,
+ * ties to even; subtracting it again is exact). */
+static inline float clip_round(float v, float peak)
+{
+    v = v > 0.0f ? v : 0.0f; /* NaN too */
+    v = v < peak ? v : peak;
+    return (v + 0x1.0p23f) - 0x1.0p23f;
+}
+
+/* Pixels a block of the conversion below converts per channel at once. */
+#define FROM_PLANES_BLOCK 256
+
+/* clip_round of @p m values into @p q. GCC does not vectorise the clip
+ * against constant bounds (it keeps a branch), so x86 has it in SSE2:
+ * maxps gives its second operand for NaN, cvtps2dq rounds in the current
+ * mode (to nearest, ties to even), as lrintf. */
+static void round_block(const float *p, size_t m, float peak, int32_t *q)
+{
+    size_t i = 0;
+#if defined(__SSE2__)
+    const __m128 zero = _mm_setzero_ps(), top = _mm_set1_ps(peak);
+    for (; i + 4 <= m; i += 4) {
+        __m128 v = _mm_min_ps(_mm_max_ps(_mm_loadu_ps(p + i), zero), top);
+        _mm_storeu_si128((__m128i *)(void *)(q + i), _mm_cvtps_epi32(v));
+    }
+#endif
+    for (; i < m; i++)
+        q[i] = (int32_t)clip_round(p[i], peak);
+}
+
+/* Float planes into interleaved samples, a block of pixels at a time: each
+ * channel's values rounded into a small array (a loop the compiler
+ * vectorises), then stored at their interleaved places. */
+#define DEFINE_FROM_PLANES(NAME, T)                                                            \
+    static void NAME(const float *planes, size_t n, int c, float peak, T *s)                   \
+    {                                                                                          \
+        int32_t q[FROM_PLANES_BLOCK];                                                          \
+        for (size_t b = 0; b < n; b += FROM_PLANES_BLOCK) {                                    \
+            size_t m = n - b < FROM_PLANES_BLOCK ? n - b : FROM_PLANES_BLOCK;                  \
+            for (int ch = 0; ch < c; ch++) {                                                   \
+                const float *p = planes + (size_t)ch * n + b;                                  \
+                T *o = s + b * (size_t)c + (size_t)ch;                                         \
+                round_block(p, m, peak, q);                                                    \
+                for (size_t i = 0; i < m; i++)                                                 \
+                    o[i * (size_t)c] = (T)q[i];                                                \
+            }                                                                                  \
+        }                                                                                      \
+    }
+DEFINE_FROM_PLANES(u8_from_planes, uint8_t)
+DEFINE_FROM_PLANES(u16_from_planes, uint16_t)
+#undef DEFINE_FROM_PLANES
+
 void wt_image_from_planes(wt_image *img, const float *planes)
 {
-    if (img->bit_depth == WT_DEPTH_F32) {
-        float_from_planes(img, planes);
-        return;
-    }
     size_t n = (size_t)img->width * img->height;
-    int c = img->channels;
-    float peak = img->bit_depth > 8 ? 65535.0f : 255.0f;
-    for (int ch = 0; ch < c; ch++)
-        for (size_t i = 0; i < n; i++) {
-            float v = planes[(size_t)ch * n + i];
-            v = isnan(v) ? 0.0f : v;
-            v = v < 0.0f ? 0.0f : (v > peak ? peak : v);
-            long r = lrintf(v);
-            if (img->bit_depth > 8)
-                ((uint16_t *)img->pixels)[i * (size_t)c + (size_t)ch] = (uint16_t)r;
-            else
-                ((uint8_t *)img->pixels)[i * (size_t)c + (size_t)ch] = (uint8_t)r;
-        }
+    if (img->bit_depth == WT_DEPTH_F32)
+        float_from_planes(img, planes);
+    else if (img->bit_depth > 8)
+        u16_from_planes(planes, n, img->channels, 65535.0f, img->pixels);
+    else
+        u8_from_planes(planes, n, img->channels, 255.0f, img->pixels);
 }
 
 /* ---- samples as the codecs store them ------------------------------------- */

@@ -6,6 +6,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 #include "engine_impl.h"
 
 #define CHUNK ((size_t)1 << 16) /* coefficients per job */
@@ -175,8 +179,42 @@ static float kept_or_zero(float r, int keep)
 /* Thresholds of @p n floats: wt_band_op_apply's values bit for bit (zeros
  * +0, NaN kept), without a branch a sample (a denoise's shrinkage: the
  * comparison mispredicts on noise); other operations through it. */
+#if defined(__SSE2__)
+/* Soft (@p soft) or hard thresholds of @p n (a multiple of 4) floats in
+ * SSE2, two doubles a register: map_floats' operations on the same values
+ * (|v| and v - t in double, copysign as bits, the float conversion), so
+ * the same bits. */
+static void map_threshold_sse2(float *x, size_t n, double t, int soft)
+{
+    const __m128d sign = _mm_set1_pd(-0.0), tv = _mm_set1_pd(t);
+    for (size_t i = 0; i < n; i += 4) {
+        __m128 v4 = _mm_loadu_ps(x + i);
+        __m128d half[2] = {_mm_cvtps_pd(v4), _mm_cvtps_pd(_mm_movehl_ps(v4, v4))};
+        __m128 out[2];
+        for (int h = 0; h < 2; h++) {
+            __m128d v = half[h], m = _mm_andnot_pd(sign, v);
+            __m128d keep = _mm_cmpnlt_pd(m, tv); /* !(m < t) */
+            __m128d r = v;
+            if (soft) /* copysign(m - t, v) */
+                r = _mm_or_pd(_mm_andnot_pd(sign, _mm_sub_pd(m, tv)), _mm_and_pd(sign, v));
+            out[h] = _mm_cvtpd_ps(_mm_and_pd(r, keep));
+        }
+        _mm_storeu_ps(x + i, _mm_movelh_ps(out[0], out[1]));
+    }
+}
+#endif
+
 static void map_floats(float *x, size_t n, wt_band_op op, double t)
 {
+#if defined(__SSE2__)
+    const char *scalar = wt_env()->cpu_scalar;
+    if ((op == WT_OP_SOFT || op == WT_OP_HARD) && !(scalar && scalar[0] == '1')) {
+        size_t body = n - n % 4;
+        map_threshold_sse2(x, body, t, op == WT_OP_SOFT);
+        x += body;
+        n -= body;
+    }
+#endif
     switch (op) {
     case WT_OP_SOFT:
         for (size_t i = 0; i < n; i++) {
@@ -238,6 +276,148 @@ typedef struct reduce_job {
     wt_band_stats *part; /* per chunk */
 } reduce_job;
 
+/* stats_of_floats' partial results: sample i goes to lane i % STAT_LANES. */
+#define STAT_LANES 8
+typedef struct stat_lanes {
+    double sum[STAT_LANES], sq[STAT_LANES];
+    float lo[STAT_LANES], hi[STAT_LANES], top[STAT_LANES];
+    uint64_t zeros[STAT_LANES], small[STAT_LANES];
+} stat_lanes;
+
+static void lanes_init(stat_lanes *s)
+{
+    memset(s, 0, sizeof *s);
+    for (int l = 0; l < STAT_LANES; l++) {
+        s->lo[l] = INFINITY;
+        s->hi[l] = -INFINITY;
+    }
+}
+
+/* @p n (a multiple of STAT_LANES) floats into the lanes; @p t: at_most's
+ * bound. */
+static void lanes_add(stat_lanes *s, const float *x, size_t n, double t)
+{
+    for (size_t i = 0; i < n; i += STAT_LANES)
+        for (int l = 0; l < STAT_LANES; l++) {
+            float v = x[i + (size_t)l], m = fabsf(v);
+            double d = v;
+            s->sum[l] += d;
+            s->sq[l] += d * d;
+            s->lo[l] = v < s->lo[l] ? v : s->lo[l];
+            s->hi[l] = v > s->hi[l] ? v : s->hi[l];
+            s->top[l] = m > s->top[l] ? m : s->top[l];
+            s->zeros[l] += v == 0.0f;
+            s->small[l] += (double)m <= t;
+        }
+}
+
+#if defined(__SSE2__)
+/* The largest float f with f <= @p t (NaN stays NaN): (double)m <= t is
+ * m <= f for every float m. */
+static float float_at_most(double t)
+{
+    float f = (float)t;
+    return (double)f > t ? nextafterf(f, -INFINITY) : f;
+}
+
+/* lanes_add in SSE2 (GCC keeps the scalar loop's comparisons as branches):
+ * the same lanes and the same operations in the same order, so the same
+ * bits; minps/maxps keep their second operand for NaN, as the scalar
+ * comparisons do. @p n < 2^31 (the counts are int32 lanes here). */
+static void lanes_add_sse2(stat_lanes *s, const float *x, size_t n, double t)
+{
+    __m128d s0 = _mm_loadu_pd(s->sum), s1 = _mm_loadu_pd(s->sum + 2);
+    __m128d s2 = _mm_loadu_pd(s->sum + 4), s3 = _mm_loadu_pd(s->sum + 6);
+    __m128d q0 = _mm_loadu_pd(s->sq), q1 = _mm_loadu_pd(s->sq + 2);
+    __m128d q2 = _mm_loadu_pd(s->sq + 4), q3 = _mm_loadu_pd(s->sq + 6);
+    __m128 lo0 = _mm_loadu_ps(s->lo), lo1 = _mm_loadu_ps(s->lo + 4);
+    __m128 hi0 = _mm_loadu_ps(s->hi), hi1 = _mm_loadu_ps(s->hi + 4);
+    __m128 top0 = _mm_loadu_ps(s->top), top1 = _mm_loadu_ps(s->top + 4);
+    __m128i z0 = _mm_setzero_si128(), z1 = z0, k0 = z0, k1 = z0;
+    const __m128 zero = _mm_setzero_ps(), bound = _mm_set1_ps(float_at_most(t));
+    const __m128 abs_mask = _mm_castsi128_ps(_mm_set1_epi32(0x7fffffff));
+    for (size_t i = 0; i < n; i += STAT_LANES) {
+        __m128 a = _mm_loadu_ps(x + i), b = _mm_loadu_ps(x + i + 4);
+        __m128d a0 = _mm_cvtps_pd(a), a1 = _mm_cvtps_pd(_mm_movehl_ps(a, a));
+        __m128d b0 = _mm_cvtps_pd(b), b1 = _mm_cvtps_pd(_mm_movehl_ps(b, b));
+        s0 = _mm_add_pd(s0, a0);
+        s1 = _mm_add_pd(s1, a1);
+        s2 = _mm_add_pd(s2, b0);
+        s3 = _mm_add_pd(s3, b1);
+        q0 = _mm_add_pd(q0, _mm_mul_pd(a0, a0));
+        q1 = _mm_add_pd(q1, _mm_mul_pd(a1, a1));
+        q2 = _mm_add_pd(q2, _mm_mul_pd(b0, b0));
+        q3 = _mm_add_pd(q3, _mm_mul_pd(b1, b1));
+        lo0 = _mm_min_ps(a, lo0);
+        lo1 = _mm_min_ps(b, lo1);
+        hi0 = _mm_max_ps(a, hi0);
+        hi1 = _mm_max_ps(b, hi1);
+        __m128 ma = _mm_and_ps(a, abs_mask), mb = _mm_and_ps(b, abs_mask);
+        top0 = _mm_max_ps(ma, top0);
+        top1 = _mm_max_ps(mb, top1);
+        z0 = _mm_sub_epi32(z0, _mm_castps_si128(_mm_cmpeq_ps(a, zero)));
+        z1 = _mm_sub_epi32(z1, _mm_castps_si128(_mm_cmpeq_ps(b, zero)));
+        k0 = _mm_sub_epi32(k0, _mm_castps_si128(_mm_cmple_ps(ma, bound)));
+        k1 = _mm_sub_epi32(k1, _mm_castps_si128(_mm_cmple_ps(mb, bound)));
+    }
+    _mm_storeu_pd(s->sum, s0);
+    _mm_storeu_pd(s->sum + 2, s1);
+    _mm_storeu_pd(s->sum + 4, s2);
+    _mm_storeu_pd(s->sum + 6, s3);
+    _mm_storeu_pd(s->sq, q0);
+    _mm_storeu_pd(s->sq + 2, q1);
+    _mm_storeu_pd(s->sq + 4, q2);
+    _mm_storeu_pd(s->sq + 6, q3);
+    _mm_storeu_ps(s->lo, lo0);
+    _mm_storeu_ps(s->lo + 4, lo1);
+    _mm_storeu_ps(s->hi, hi0);
+    _mm_storeu_ps(s->hi + 4, hi1);
+    _mm_storeu_ps(s->top, top0);
+    _mm_storeu_ps(s->top + 4, top1);
+    int32_t z[STAT_LANES], k[STAT_LANES];
+    _mm_storeu_si128((__m128i *)(void *)z, z0);
+    _mm_storeu_si128((__m128i *)(void *)(z + 4), z1);
+    _mm_storeu_si128((__m128i *)(void *)k, k0);
+    _mm_storeu_si128((__m128i *)(void *)(k + 4), k1);
+    for (int l = 0; l < STAT_LANES; l++) {
+        s->zeros[l] += (uint64_t)z[l];
+        s->small[l] += (uint64_t)k[l];
+    }
+}
+#endif
+
+/* wt_band_stats_add of @p n floats: the same counts and extremes (NaN in
+ * the sums only), the sums in STAT_LANES partial sums added in a fixed
+ * order at the end, so a chunk's result does not depend on the threads or
+ * on the instruction set. */
+static void stats_of_floats(const float *x, size_t n, double t, wt_band_stats *r)
+{
+    const char *scalar = wt_env()->cpu_scalar;
+    stat_lanes s;
+    lanes_init(&s);
+    size_t body = n - n % STAT_LANES;
+    for (size_t done = 0; done < body;) {
+        size_t part = body - done < ((size_t)1 << 24) ? body - done : (size_t)1 << 24;
+#if defined(__SSE2__)
+        if (!(scalar && scalar[0] == '1'))
+            lanes_add_sse2(&s, x + done, part, t);
+        else
+#endif
+            lanes_add(&s, x + done, part, t);
+        done += part;
+    }
+    wt_band_stats_init(r);
+    for (int l = 0; l < STAT_LANES; l++) {
+        wt_band_stats part = {.count = 0, .zeros = s.zeros[l], .at_most = s.small[l],
+                              .sum = s.sum[l], .sum_sq = s.sq[l], .min = s.lo[l],
+                              .max = s.hi[l], .max_abs = s.top[l]};
+        wt_band_stats_merge(r, &part);
+    }
+    r->count = body;
+    for (size_t i = body; i < n; i++)
+        wt_band_stats_add(r, x[i], t);
+}
+
 static void reduce_range(void *ctx, size_t begin, size_t end)
 {
     const reduce_job *j = ctx;
@@ -248,8 +428,11 @@ static void reduce_range(void *ctx, size_t begin, size_t end)
         double t = j->t ? j->t[c->span] : 0.0;
         wt_band_stats r;
         wt_band_stats_init(&r);
-        for (size_t i = base + c->begin; i < base + c->end; i++)
-            wt_band_stats_add(&r, value_at(j->p->priv, integer, i), t);
+        if (!integer)
+            stats_of_floats((const float *)j->p->priv + base + c->begin, c->end - c->begin, t, &r);
+        else
+            for (size_t i = base + c->begin; i < base + c->end; i++)
+                wt_band_stats_add(&r, value_at(j->p->priv, integer, i), t);
         j->part[k] = r;
     }
 }

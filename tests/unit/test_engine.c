@@ -978,11 +978,48 @@ static void test_auto_device_files(void **state)
     assert_true(wt_auto_cpu_seconds(&one_file) > 3 * wt_auto_cpu_seconds(&many_small));
 }
 
+/* Float planes to 8- and 16-bit samples: clipped to [0, peak], NaN 0,
+ * rounded half to even (lrintf), every channel count, against a plain loop. */
+static void test_image_from_planes_rounding(void **state)
+{
+    (void)state;
+    const float special[] = {0.5f,  1.5f,  2.5f,     254.5f,    255.5f,      65534.5f, 65535.5f,
+                             -0.0f, -0.5f, -3.0f,    NAN,       -NAN,        INFINITY, -INFINITY,
+                             1e30f, 0.49999997f, 127.50001f, 3e-39f, 8388609.0f, 65535.0f};
+    size_t ns = sizeof special / sizeof *special;
+    for (int depth = 8; depth <= 16; depth += 8)
+        for (int c = 1; c <= 5; c++) {
+            uint32_t w = 61, h = 3;
+            size_t n = (size_t)w * h;
+            float *planes = malloc(n * (size_t)c * sizeof *planes);
+            assert_non_null(planes);
+            for (size_t i = 0; i < n * (size_t)c; i++)
+                planes[i] = i < ns ? special[i] : (float)(i % 1000) * 70.25f - 3000.0f;
+            wt_image img;
+            assert_int_equal(wt_image_alloc(&img, w, h, c, depth), WT_OK);
+            wt_image_from_planes(&img, planes);
+            float peak = depth > 8 ? 65535.0f : 255.0f;
+            for (int ch = 0; ch < c; ch++)
+                for (size_t i = 0; i < n; i++) {
+                    float v = planes[(size_t)ch * n + i];
+                    long want = isnan(v) ? 0 : lrintf(v < 0.0f ? 0.0f : (v > peak ? peak : v));
+                    size_t at = i * (size_t)c + (size_t)ch;
+                    long got = depth > 8 ? ((uint16_t *)img.pixels)[at] : ((uint8_t *)img.pixels)[at];
+                    if (got != want)
+                        fail_msg("depth %d, %d channels, plane value %.9g: %ld, want %ld", depth, c,
+                                 (double)v, got, want);
+                }
+            wt_image_free(&img);
+            free(planes);
+        }
+}
+
 int main(int argc, char **argv)
 {
     vectors_path = argc > 1 ? argv[1] : "tests/ref/vectors.txt";
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_reference_vectors),
+        cmocka_unit_test(test_image_from_planes_rounding),
         cmocka_unit_test(test_perfect_reconstruction),
         cmocka_unit_test(test_lifting_equals_conv),
         cmocka_unit_test(test_legall53_exact),

@@ -230,6 +230,39 @@ static void test_map(void **state)
     check_map("legall53", 2);
 }
 
+/* Soft and hard thresholds of awkward values (signed zeros, NaN,
+ * infinities, subnormals, |c| next to a bound between two floats) and
+ * awkward bounds (0, infinity, between two floats), bit for bit the reference's, on the
+ * vectorised path (the default) and on the reference C (WT_CPU_SCALAR=1). */
+static void test_map_special(void **state)
+{
+    (void)state;
+    const float odd[] = {0.0f, -0.0f, NAN, -NAN, INFINITY, -INFINITY, 1e-40f, -1e-40f,
+                         0.1f, -0.1f, 0x1.999998p-4f, 3.0f, -3.0f, 2.5f};
+    const double bounds[] = {0.1, 3.0, 0.0, INFINITY, (double)0.1f, 2.5}; /* NaN: refused */
+    wt_env_knobs *env = wt_env_override();
+    const char *was = env->cpu_scalar;
+    for (int scalar = 0; scalar <= 1; scalar++)
+        for (size_t b = 0; b < sizeof bounds / sizeof *bounds; b++)
+            for (int op = WT_OP_HARD; op <= WT_OP_SOFT; op++) {
+                fixture f;
+                fixture_open(&f, "db2", 23, 29, 1, 1, 0);
+                for (size_t i = 0; i < f.host.total; i++)
+                    set_coef(&f.host, i, odd[(i * 5 + b) % (sizeof odd / sizeof *odd)]);
+                assert_int_equal(wt_epyramid_upload(f.ep, &f.host), WT_OK);
+                wt_band_ref sel[4];
+                size_t n = wt_pyramid_bands(&f.host, sel);
+                double args[4] = {bounds[b], bounds[b], bounds[b], bounds[b]};
+                env->cpu_scalar = scalar ? "1" : was;
+                assert_int_equal(wt_epyramid_map(f.ep, (wt_band_op)op, sel, args, n), WT_OK);
+                env->cpu_scalar = was;
+                for (size_t i = 0; i < f.host.total; i++)
+                    set_coef(&f.host, i, apply_ref((wt_band_op)op, coef(&f.host, i), bounds[b]));
+                assert_pyramid_equal(&f, &f.host);
+                fixture_close(&f);
+            }
+}
+
 /* ---------------------------------------------------------------------- */
 
 static void check_reduce(const char *wavelet, int flat, int threads)
@@ -275,6 +308,54 @@ static void test_reduce(void **state)
     check_reduce("db2", 0, 0);
     check_reduce("db2", 1, 1);
     check_reduce("legall53", 1, 3);
+}
+
+/* Float bands' statistics on awkward values (signed zeros, NaN, infinities,
+ * subnormals, |c| next to a bound that lies between two floats): the counts
+ * and extremes exact, and the vectorised path's result bit for bit the
+ * reference C's (WT_CPU_SCALAR=1). */
+static void test_reduce_special(void **state)
+{
+    (void)state;
+    fixture f;
+    fixture_open(&f, "db2", 61, 67, 1, 2, 0);
+    const float odd[] = {0.0f, -0.0f, NAN, INFINITY, -INFINITY, 1e-40f, -1e-40f,
+                         0.1f, -0.1f, 0x1.99999ap-4f, 0x1.999998p-4f, 3.0f, -3.0f};
+    for (size_t i = 0; i < f.host.total; i++) {
+        double v = i % 3 ? odd[(i * 7) % (sizeof odd / sizeof *odd)] : uniform() * 8.0 - 4.0;
+        set_coef(&f.host, i, v);
+    }
+    assert_int_equal(wt_epyramid_upload(f.ep, &f.host), WT_OK);
+    wt_band_ref sel[3 * 2 + 1];
+    size_t n = wt_pyramid_bands(&f.host, sel);
+    double t[sizeof sel / sizeof *sel];
+    wt_band_stats fast[sizeof sel / sizeof *sel], ref[sizeof sel / sizeof *sel];
+    for (size_t i = 0; i < n; i++) /* 0.1 lies between two floats; 3; 0; inf; NaN */
+        t[i] = (const double[]){0.1, 3.0, 0.0, INFINITY, NAN, (double)0.1f}[i % 6];
+    assert_int_equal(wt_epyramid_reduce(f.ep, sel, t, n, fast), WT_OK);
+    wt_env_knobs *env = wt_env_override();
+    const char *was = env->cpu_scalar;
+    env->cpu_scalar = "1";
+    assert_int_equal(wt_epyramid_reduce(f.ep, sel, t, n, ref), WT_OK);
+    env->cpu_scalar = was;
+    assert_memory_equal(fast, ref, n * sizeof *fast);
+    for (size_t i = 0; i < n; i++) {
+        size_t at = band_at(&f.host, &sel[i]), len = band_len(&f.host, &sel[i]);
+        double mn = INFINITY, mx = -INFINITY, ma = 0;
+        uint64_t zeros = 0, at_most = 0;
+        for (size_t j = at; j < at + len; j++) {
+            double v = coef(&f.host, j);
+            mn = v < mn ? v : mn, mx = v > mx ? v : mx, ma = fabs(v) > ma ? fabs(v) : ma;
+            zeros += v == 0.0;
+            at_most += fabs(v) <= t[i];
+        }
+        assert_int_equal(ref[i].count, len);
+        assert_true(isnan(ref[i].sum) && isnan(ref[i].sum_sq));
+        assert_true(ref[i].min == mn && ref[i].max == mx && ref[i].max_abs == ma);
+        assert_int_equal(ref[i].zeros, zeros);
+        assert_int_equal(ref[i].at_most, at_most);
+    }
+    fixture_close(&f);
 }
 
 /* ---------------------------------------------------------------------- */
@@ -522,7 +603,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_transforms),      cmocka_unit_test(test_map),
-        cmocka_unit_test(test_reduce),          cmocka_unit_test(test_medians),
+        cmocka_unit_test(test_map_special),     cmocka_unit_test(test_reduce),          cmocka_unit_test(test_reduce_special),          cmocka_unit_test(test_medians),
         cmocka_unit_test(test_thresholds),      cmocka_unit_test(test_zero_below_ties),
         cmocka_unit_test(test_argument_errors), cmocka_unit_test(test_denoise_estimates),
     };
