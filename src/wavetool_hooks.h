@@ -49,6 +49,12 @@ typedef struct wt_env_knobs {
     const char *cpu_scalar;       /* WT_CPU_SCALAR */
 } wt_env_knobs;
 const wt_env_knobs *wt_env(void);
+/* wt_image_alloc without zeroing the pixels, for a writer that sets every
+ * sample (a calloc of a block kept in the heap costs a pass over it). */
+wt_status wt_image_alloc_unset(wt_image *img, uint32_t width, uint32_t height, int channels,
+                               int bit_depth);
+/* 1 under WT_CPU_SCALAR=1: the CPU engine's reference C, not its vector code. */
+int wt_cpu_reference(void);
 /* Tests: the same knobs, to change one for a call (tests/gpu/gpu_check*.c). */
 wt_env_knobs *wt_env_override(void);
 

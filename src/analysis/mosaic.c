@@ -6,6 +6,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 #include "mosaic_draw.h"
 #include "wavetool.h"
 #include "transform.h"
@@ -36,7 +40,32 @@ typedef struct band_map {
 static void range_f32(const float *v, size_t n, double *lo, double *hi, double *maxabs)
 {
     float mn = INFINITY, mx = -INFINITY, ma = 0.0f;
-    for (size_t i = 0; i < n; i++) {
+    size_t i = 0;
+#if defined(__SSE2__)
+    if (!wt_cpu_reference()) { /* four lanes, then the lanes' extremes */
+        const __m128 abs_mask = _mm_castsi128_ps(_mm_set1_epi32(0x7fffffff));
+        const __m128 big = _mm_set1_ps(FLT_MAX), inf = _mm_set1_ps(INFINITY);
+        const __m128 minus_inf = _mm_set1_ps(-INFINITY);
+        __m128 mn4 = inf, mx4 = minus_inf, ma4 = _mm_setzero_ps();
+        for (; i + 4 <= n; i += 4) {
+            __m128 x = _mm_loadu_ps(v + i), ax = _mm_and_ps(x, abs_mask);
+            __m128 finite = _mm_cmple_ps(ax, big); /* false for NaN and infinities */
+            mn4 = _mm_min_ps(_mm_or_ps(_mm_and_ps(finite, x), _mm_andnot_ps(finite, inf)), mn4);
+            mx4 = _mm_max_ps(_mm_or_ps(_mm_and_ps(finite, x), _mm_andnot_ps(finite, minus_inf)), mx4);
+            ma4 = _mm_max_ps(_mm_and_ps(finite, ax), ma4);
+        }
+        float l[4], h[4], a[4];
+        _mm_storeu_ps(l, mn4);
+        _mm_storeu_ps(h, mx4);
+        _mm_storeu_ps(a, ma4);
+        for (int k = 0; k < 4; k++) {
+            mn = l[k] < mn ? l[k] : mn;
+            mx = h[k] > mx ? h[k] : mx;
+            ma = a[k] > ma ? a[k] : ma;
+        }
+    }
+#endif
+    for (; i < n; i++) {
         float x = v[i];
         if (!(fabsf(x) <= FLT_MAX)) /* NaN or infinite */
             continue;
@@ -130,10 +159,69 @@ static inline long map_value(const band_map *m, double v, double peak)
             }                                                                                  \
         }                                                                                      \
     }
-DEFINE_PLACE_ROW(place_row_f32_u8, float, uint8_t)
-DEFINE_PLACE_ROW(place_row_f32_u16, float, uint16_t)
+DEFINE_PLACE_ROW(place_row_ref_f32_u8, float, uint8_t)
+DEFINE_PLACE_ROW(place_row_ref_f32_u16, float, uint16_t)
 DEFINE_PLACE_ROW(place_row_i32_u8, int32_t, uint8_t)
 DEFINE_PLACE_ROW(place_row_i32_u16, int32_t, uint16_t)
+
+#if defined(__SSE2__)
+/* Display samples a block of place_row_f32 maps at once. */
+#define PLACE_BLOCK 256
+
+/* The display values of @p n floats (n <= PLACE_BLOCK, a nonzero gain) into
+ * @p q: the reference loop's double arithmetic two values a register
+ * (maxpd gives 0 for NaN and for -0, which rounds to the same 0; cvtpd2dq
+ * rounds to nearest even, as lrint). */
+static void map_block_sse2(const band_map *m, const float *src, size_t n, double peak,
+                           int32_t *q)
+{
+    const __m128d base = _mm_set1_pd(m->base), gain = _mm_set1_pd(m->gain);
+    const __m128d center = _mm_set1_pd(m->center), top = _mm_set1_pd(peak);
+    const __m128d zero = _mm_setzero_pd(), sign = _mm_set1_pd(m->absolute ? -0.0 : 0.0);
+    size_t x = 0;
+    for (; x + 4 <= n; x += 4) {
+        __m128 v = _mm_loadu_ps(src + x);
+        __m128d half[2] = {_mm_cvtps_pd(v), _mm_cvtps_pd(_mm_movehl_ps(v, v))};
+        __m128i r[2];
+        for (int h = 0; h < 2; h++) {
+            __m128d d = _mm_andnot_pd(sign, half[h]); /* |v| where absolute */
+            d = _mm_add_pd(base, _mm_mul_pd(gain, _mm_sub_pd(d, center)));
+            r[h] = _mm_cvtpd_epi32(_mm_min_pd(_mm_max_pd(d, zero), top));
+        }
+        _mm_storeu_si128((__m128i *)(void *)(q + x), _mm_unpacklo_epi64(r[0], r[1]));
+    }
+    for (; x < n; x++) {
+        double d = m->absolute ? fabs((double)src[x]) : (double)src[x];
+        double s = m->base + m->gain * (d - m->center);
+        s = s >= 0.0 ? s : 0.0;
+        q[x] = (int32_t)lrint(s < peak ? s : peak);
+    }
+}
+
+/* place_row_ref of float rows, a block at a time through map_block_sse2. */
+#define DEFINE_PLACE_ROW_F32(NAME, REF, DST)                                                   \
+    static void NAME(const band_map *m, const float *src, size_t w, DST *dst, size_t c,        \
+                     double peak)                                                              \
+    {                                                                                          \
+        if (m->gain == 0.0 || wt_cpu_reference()) {                                            \
+            REF(m, src, w, dst, c, peak);                                                      \
+            return;                                                                            \
+        }                                                                                      \
+        int32_t q[PLACE_BLOCK];                                                                \
+        for (size_t b = 0; b < w; b += PLACE_BLOCK) {                                          \
+            size_t n = w - b < PLACE_BLOCK ? w - b : PLACE_BLOCK;                              \
+            map_block_sse2(m, src + b, n, peak, q);                                            \
+            for (size_t x = 0; x < n; x++)                                                     \
+                dst[(b + x) * c] = (DST)q[x];                                                  \
+        }                                                                                      \
+    }
+DEFINE_PLACE_ROW_F32(place_row_f32_u8, place_row_ref_f32_u8, uint8_t)
+DEFINE_PLACE_ROW_F32(place_row_f32_u16, place_row_ref_f32_u16, uint16_t)
+#undef DEFINE_PLACE_ROW_F32
+#else
+#define place_row_f32_u8 place_row_ref_f32_u8
+#define place_row_f32_u16 place_row_ref_f32_u16
+#endif
 #undef DEFINE_PLACE_ROW
 
 /* Copy one band into the mosaic with its top-left corner at (y0, x0). */
@@ -145,9 +233,11 @@ static void place_band(const wt_pyramid *pyr, int level, wt_band b, wt_scale sca
     band_map m = plan_band(pyr, level, b, scale, peak, display_max);
     size_t h, w, mw = out->width, c = (size_t)pyr->channels;
     wt_pyramid_band_shape(pyr, level, b, &h, &w);
-    for (size_t ch = 0; ch < c; ch++) {
-        size_t src = wt_pyramid_offset(pyr, level, b, (int)ch);
-        for (size_t y = 0; y < h; y++) {
+    /* row by row, every channel of a row in turn: the row's cache lines of
+     * the mosaic are written while they are in the cache */
+    for (size_t y = 0; y < h; y++) {
+        for (size_t ch = 0; ch < c; ch++) {
+            size_t src = wt_pyramid_offset(pyr, level, b, (int)ch);
             size_t s = src + y * w, d = ((y0 + y) * mw + x0) * c + ch;
             if (ints && deep)
                 place_row_i32_u16(&m, (const int32_t *)pyr->data + s, w,
@@ -165,6 +255,21 @@ static void place_band(const wt_pyramid *pyr, int level, wt_band b, wt_scale sca
     }
 }
 
+/* Whether the bands cover the mosaic (coeffs_to_array leaves zeros where
+ * a level's details are smaller than the approximation beside them): at
+ * each level the detail bands are as tall and wide as everything coarser. */
+static int bands_cover_mosaic(const wt_pyramid *pyr)
+{
+    size_t ah = pyr->lo_h[pyr->levels], aw = pyr->lo_w[pyr->levels];
+    for (int l = pyr->levels; l >= 1; l--) {
+        if (pyr->hi_h[l] != ah || pyr->hi_w[l] != aw)
+            return 0;
+        ah += pyr->hi_h[l];
+        aw += pyr->hi_w[l];
+    }
+    return 1;
+}
+
 wt_status wt_mosaic_render(const wt_pyramid *pyr, wt_scale scale, int bit_depth, wt_image *out)
 {
     memset(out, 0, sizeof *out);
@@ -177,7 +282,10 @@ wt_status wt_mosaic_render(const wt_pyramid *pyr, wt_scale scale, int bit_depth,
     wt_mosaic_size(pyr, &mh, &mw);
     if (mh > UINT32_MAX || mw > UINT32_MAX)
         return wt_error_set(WT_ERR_LIMIT, "mosaic of %zux%zu is too large", mh, mw);
-    wt_status st = wt_image_alloc(out, (uint32_t)mw, (uint32_t)mh, pyr->channels, bit_depth);
+    wt_status st = bands_cover_mosaic(pyr)
+                       ? wt_image_alloc_unset(out, (uint32_t)mw, (uint32_t)mh, pyr->channels,
+                                              bit_depth)
+                       : wt_image_alloc(out, (uint32_t)mw, (uint32_t)mh, pyr->channels, bit_depth);
     if (st != WT_OK)
         return st;
     /* the order of coeffs_to_array: cA, then per level from the coarsest cH, cV, cD;
@@ -256,8 +364,8 @@ wt_status wt_umosaic_render(const wt_uparams *p, const float *bands, size_t heig
         band_map m = plan_stack_band(band, c * plane, stack_is_approx(p, i), scale, peak);
         size_t row, col;
         wt_uclass(p)->mosaic_cell(p, i, &row, &col);
-        for (size_t ch = 0; ch < c; ch++)
-            for (size_t y = 0; y < height; y++) {
+        for (size_t y = 0; y < height; y++) /* as place_band: a row's channels in turn */
+            for (size_t ch = 0; ch < c; ch++) {
                 const float *src = band + ch * plane + y * width;
                 size_t d = ((row * height + y) * mw + col * width) * c + ch;
                 if (deep)
@@ -290,8 +398,8 @@ wt_status wt_mosaic_render_tiles(const wt_mosaic_tile *tiles, size_t n, size_t m
         const wt_mosaic_tile *t = &tiles[i];
         const size_t plane = t->h * t->w;
         band_map m = plan_stack_band(t->planes, c * plane, t->approx, scale, peak);
-        for (size_t ch = 0; ch < c; ch++)
-            for (size_t y = 0; y < t->h; y++) {
+        for (size_t y = 0; y < t->h; y++) /* as place_band: a row's channels in turn */
+            for (size_t ch = 0; ch < c; ch++) {
                 const float *src = t->planes + ch * plane + y * t->w;
                 size_t d = ((t->y0 + y) * mw + t->x0) * c + ch;
                 if (deep)

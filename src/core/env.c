@@ -63,6 +63,12 @@ static void read_knobs(void)
     };
 }
 
+int wt_cpu_reference(void)
+{
+    const char *scalar = wt_env()->cpu_scalar;
+    return scalar && scalar[0] == '1';
+}
+
 const wt_env_knobs *wt_env(void)
 {
     return wt_env_override();

@@ -11,6 +11,7 @@
 
 #include "dwt_line.h" /* WT_BATCH */
 #include "image_codec.h"
+#include "wavetool_hooks.h" /* wt_cpu_reference */
 
 /* Bytes of one held sample: 1, 2 or 4 (float32). */
 static size_t sample_bytes(int bit_depth)
@@ -30,8 +31,9 @@ size_t wt_image_bytes(const wt_image *img)
     return n * (size_t)img->channels * bps;
 }
 
-wt_status wt_image_alloc(wt_image *img, uint32_t width, uint32_t height, int channels,
-                         int bit_depth)
+/* wt_image_alloc, the pixels zeroed or not. */
+static wt_status image_alloc(wt_image *img, uint32_t width, uint32_t height, int channels,
+                             int bit_depth, int zeroed)
 {
     memset(img, 0, sizeof *img);
     if (channels < 1 || channels > WT_MAX_CHANNELS ||
@@ -46,10 +48,22 @@ wt_status wt_image_alloc(wt_image *img, uint32_t width, uint32_t height, int cha
     size_t bytes = wt_image_bytes(img);
     if (!bytes && width && height)
         return wt_error_set(WT_ERR_LIMIT, "image of %ux%u is too large", width, height);
-    img->pixels = calloc(bytes ? bytes : 1, 1);
+    img->pixels = zeroed ? calloc(bytes ? bytes : 1, 1) : malloc(bytes ? bytes : 1);
     if (!img->pixels)
         return wt_error_set(WT_ERR_NOMEM, "out of memory for a %ux%u image", width, height);
     return WT_OK;
+}
+
+wt_status wt_image_alloc(wt_image *img, uint32_t width, uint32_t height, int channels,
+                         int bit_depth)
+{
+    return image_alloc(img, width, height, channels, bit_depth, 1);
+}
+
+wt_status wt_image_alloc_unset(wt_image *img, uint32_t width, uint32_t height, int channels,
+                               int bit_depth)
+{
+    return image_alloc(img, width, height, channels, bit_depth, 0);
 }
 
 /* ---- sample types ------------------------------------------------------- */
@@ -275,7 +289,8 @@ static void round_block(const float *p, size_t m, float peak, int32_t *q)
     size_t i = 0;
 #if defined(__SSE2__)
     const __m128 zero = _mm_setzero_ps(), top = _mm_set1_ps(peak);
-    for (; i + 4 <= m; i += 4) {
+    size_t vector_end = wt_cpu_reference() ? 0 : m - m % 4;
+    for (; i < vector_end; i += 4) {
         __m128 v = _mm_min_ps(_mm_max_ps(_mm_loadu_ps(p + i), zero), top);
         _mm_storeu_si128((__m128i *)(void *)(q + i), _mm_cvtps_epi32(v));
     }

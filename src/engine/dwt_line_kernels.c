@@ -73,8 +73,7 @@ const wt_line_kernels *wt_line_kernels_of(wt_cpu_isa isa)
 
 const wt_line_kernels *wt_line_kernels_best(void)
 {
-    const char *scalar = wt_env()->cpu_scalar;
-    if (scalar && scalar[0] == '1')
+    if (wt_cpu_reference())
         return &reference;
     for (int isa = WT_ISA_COUNT - 1; isa > WT_ISA_REFERENCE; isa--) {
         const wt_line_kernels *k = wt_line_kernels_of((wt_cpu_isa)isa);

@@ -207,8 +207,7 @@ static void map_threshold_sse2(float *x, size_t n, double t, int soft)
 static void map_floats(float *x, size_t n, wt_band_op op, double t)
 {
 #if defined(__SSE2__)
-    const char *scalar = wt_env()->cpu_scalar;
-    if ((op == WT_OP_SOFT || op == WT_OP_HARD) && !(scalar && scalar[0] == '1')) {
+    if ((op == WT_OP_SOFT || op == WT_OP_HARD) && !wt_cpu_reference()) {
         size_t body = n - n % 4;
         map_threshold_sse2(x, body, t, op == WT_OP_SOFT);
         x += body;
@@ -392,14 +391,13 @@ static void lanes_add_sse2(stat_lanes *s, const float *x, size_t n, double t)
  * on the instruction set. */
 static void stats_of_floats(const float *x, size_t n, double t, wt_band_stats *r)
 {
-    const char *scalar = wt_env()->cpu_scalar;
     stat_lanes s;
     lanes_init(&s);
     size_t body = n - n % STAT_LANES;
     for (size_t done = 0; done < body;) {
         size_t part = body - done < ((size_t)1 << 24) ? body - done : (size_t)1 << 24;
 #if defined(__SSE2__)
-        if (!(scalar && scalar[0] == '1'))
+        if (!wt_cpu_reference())
             lanes_add_sse2(&s, x + done, part, t);
         else
 #endif

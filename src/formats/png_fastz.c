@@ -801,9 +801,8 @@ size_t wt_fastz_compress(const uint8_t *in, size_t n, unsigned sample, unsigned 
                          uint8_t *out)
 {
 #if WT_HAVE_X86_KERNELS
-    const char *scalar = wt_env()->cpu_scalar;
     __builtin_cpu_init();
-    if (!(scalar && scalar[0] == '1') && __builtin_cpu_supports("bmi2") &&
+    if (!wt_cpu_reference() && __builtin_cpu_supports("bmi2") &&
         __builtin_cpu_supports("avx2"))
         return wt_fastz_compress_bmi2(in, n, sample, pixel, out);
 #endif

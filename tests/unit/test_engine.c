@@ -979,7 +979,8 @@ static void test_auto_device_files(void **state)
 }
 
 /* Float planes to 8- and 16-bit samples: clipped to [0, peak], NaN 0,
- * rounded half to even (lrintf), every channel count, against a plain loop. */
+ * rounded half to even (lrintf), every channel count, against a plain loop;
+ * the vectorised conversion and the reference C (WT_CPU_SCALAR=1). */
 static void test_image_from_planes_rounding(void **state)
 {
     (void)state;
@@ -987,8 +988,12 @@ static void test_image_from_planes_rounding(void **state)
                              -0.0f, -0.5f, -3.0f,    NAN,       -NAN,        INFINITY, -INFINITY,
                              1e30f, 0.49999997f, 127.50001f, 3e-39f, 8388609.0f, 65535.0f};
     size_t ns = sizeof special / sizeof *special;
-    for (int depth = 8; depth <= 16; depth += 8)
+    wt_env_knobs *env = wt_env_override();
+    const char *was = env->cpu_scalar;
+    for (int depth = 8; depth <= 32; depth = depth == 8 ? 16 : depth + 16)
         for (int c = 1; c <= 5; c++) {
+            int depth_of_image = depth == 32 ? 8 : depth; /* 32: 8-bit, reference C */
+            env->cpu_scalar = depth == 32 ? "1" : was;
             uint32_t w = 61, h = 3;
             size_t n = (size_t)w * h;
             float *planes = malloc(n * (size_t)c * sizeof *planes);
@@ -996,15 +1001,17 @@ static void test_image_from_planes_rounding(void **state)
             for (size_t i = 0; i < n * (size_t)c; i++)
                 planes[i] = i < ns ? special[i] : (float)(i % 1000) * 70.25f - 3000.0f;
             wt_image img;
-            assert_int_equal(wt_image_alloc(&img, w, h, c, depth), WT_OK);
+            assert_int_equal(wt_image_alloc(&img, w, h, c, depth_of_image), WT_OK);
             wt_image_from_planes(&img, planes);
-            float peak = depth > 8 ? 65535.0f : 255.0f;
+            env->cpu_scalar = was;
+            float peak = depth_of_image > 8 ? 65535.0f : 255.0f;
             for (int ch = 0; ch < c; ch++)
                 for (size_t i = 0; i < n; i++) {
                     float v = planes[(size_t)ch * n + i];
                     long want = isnan(v) ? 0 : lrintf(v < 0.0f ? 0.0f : (v > peak ? peak : v));
                     size_t at = i * (size_t)c + (size_t)ch;
-                    long got = depth > 8 ? ((uint16_t *)img.pixels)[at] : ((uint8_t *)img.pixels)[at];
+                    long got = depth_of_image > 8 ? ((uint16_t *)img.pixels)[at]
+                                                  : ((uint8_t *)img.pixels)[at];
                     if (got != want)
                         fail_msg("depth %d, %d channels, plane value %.9g: %ld, want %ld", depth, c,
                                  (double)v, got, want);
@@ -1014,12 +1021,52 @@ static void test_image_from_planes_rounding(void **state)
         }
 }
 
+/* Mosaics of float pyramids holding awkward values (NaN, infinities, signed
+ * zeros, subnormals, a constant band) and of random ones: the vectorised
+ * row loops give the reference C's bytes (WT_CPU_SCALAR=1), every scale,
+ * 8 and 16 bits, 1 to 4 channels, odd sizes. */
+static void test_mosaic_vector_rows(void **state)
+{
+    (void)state;
+    const float odd[] = {NAN, INFINITY, -INFINITY, 0.0f, -0.0f, 1e-40f, -7.5f, 3e38f, 0.5f, 2.5f};
+    wt_env_knobs *env = wt_env_override();
+    const char *was = env->cpu_scalar;
+    uint64_t seed = 7;
+    for (int c = 1; c <= 4; c++)
+        for (int kind = 0; kind < 3; kind++) {
+            wt_params p = {wt_wavelet_find("db2"), WT_MODE_SYMMETRIC, WT_METHOD_CONV, 2};
+            assert_int_equal(wt_params_resolve(&p), WT_OK);
+            wt_pyramid pyr;
+            assert_int_equal(wt_pyramid_alloc(&pyr, &p, 37 + (size_t)c, 41, c), WT_OK);
+            float *d = pyr.data;
+            for (size_t i = 0; i < pyr.total; i++) {
+                seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+                float r = (float)((double)(seed >> 11) / 9007199254740992.0 * 400.0 - 200.0);
+                d[i] = kind == 0 ? r : kind == 1 ? (i % 4 ? r : odd[(i / 4) % 10]) : 1.25f;
+            }
+            for (int scale = WT_SCALE_AUTO; scale <= WT_SCALE_OFFSET; scale++)
+                for (int depth = 8; depth <= 16; depth += 8) {
+                    wt_image fast, ref;
+                    env->cpu_scalar = was;
+                    assert_int_equal(wt_mosaic_render(&pyr, (wt_scale)scale, depth, &fast), WT_OK);
+                    env->cpu_scalar = "1";
+                    assert_int_equal(wt_mosaic_render(&pyr, (wt_scale)scale, depth, &ref), WT_OK);
+                    env->cpu_scalar = was;
+                    assert_memory_equal(fast.pixels, ref.pixels, wt_image_bytes(&ref));
+                    wt_image_free(&fast);
+                    wt_image_free(&ref);
+                }
+            wt_pyramid_free(&pyr);
+        }
+}
+
 int main(int argc, char **argv)
 {
     vectors_path = argc > 1 ? argv[1] : "tests/ref/vectors.txt";
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_reference_vectors),
         cmocka_unit_test(test_image_from_planes_rounding),
+        cmocka_unit_test(test_mosaic_vector_rows),
         cmocka_unit_test(test_perfect_reconstruction),
         cmocka_unit_test(test_lifting_equals_conv),
         cmocka_unit_test(test_legall53_exact),
