@@ -1,8 +1,11 @@
 /* Times the CPU engine's forward (or inverse) transform (median of runs,
  * wall clock, or with "cpu" the process's processor time, which other
  * processes sharing the cores do not inflate):
- *   cpu_speed WAVELET MODE METHOD LEVELS HEIGHT WIDTH [RUNS] [wall|cpu] [forward|inverse]
- * Prints milliseconds. Used by bench/cpu_vs_pywt.py and bench/cpu_per_core.py. */
+ *   cpu_speed WAVELET MODE METHOD LEVELS HEIGHT WIDTH [RUNS] [wall|cpu] [forward|inverse] [TOP]
+ * on samples scattered over 0..TOP (255; legall53 lifts samples beyond 2^28
+ * in its saturated steps). Prints milliseconds. Used by bench/cpu_vs_pywt.py
+ * and bench/cpu_per_core.py. */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,9 +33,10 @@ int main(int argc, char **argv)
         fprintf(stderr, "cpu_speed: %s\n", wt_error_message());
         return 1;
     }
+    unsigned long long top = argc > 10 ? strtoull(argv[10], NULL, 10) : 255;
     float *x = malloc(h * w * sizeof *x);
     for (size_t i = 0; i < h * w; i++)
-        x[i] = (float)((i * 2654435761u) % 256);
+        x[i] = (float)((uint32_t)(i * 2654435761u) % (top + 1));
     double t[64];
     runs = runs > 64 ? 64 : runs;
     if (inverse)

@@ -1,8 +1,9 @@
-/* bench: the host copy (see bench_copy.h). */
+/* bench: the host copy and the host benchmarks' samples (see bench_copy.h). */
 #include "bench_copy.h"
 
 #include "wavetool_hooks.h"
 
+#include <stdint.h>
 #include <string.h>
 
 typedef struct copy_job {
@@ -26,4 +27,10 @@ double bench_copy_ms(char *dst, const char *src, size_t bytes, int repeat, doubl
             t[k] = (wt_seconds() - t0) * 1e3;
     }
     return wt_median(t, (size_t)repeat);
+}
+
+void bench_fill_samples(float *x, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        x[i] = (float)((uint32_t)(i * 2654435761u) >> 24);
 }

@@ -75,8 +75,8 @@ static wt_status time_host(wt_engine *e, const wt_volume_spec *s, const size_t s
     double *t = malloc((size_t)repeat * sizeof *t);
     wt_vcoeffs k = {0};
     wt_status st = x && t ? WT_OK : wt_error_set(WT_ERR_NOMEM, "out of memory");
-    for (size_t i = 0; st == WT_OK && i < n; i++)
-        x[i] = (float)((i * 2654435761u) >> 24);
+    if (st == WT_OK)
+        bench_fill_samples(x, n);
     if (st == WT_OK)
         st = wt_volume_forward_on(e, s, x, shape, 1, threads, &k);
     for (int j = -1; st == WT_OK && j < repeat; j++) {

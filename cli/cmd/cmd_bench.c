@@ -389,8 +389,8 @@ static wt_status time_cpu(wt_engine *e, const wt_params *p, const cli_options *o
     char *a = malloc(copy + 1), *b = malloc(copy + 1);
     double *t = malloc((size_t)SWEEP(o)->repeat * sizeof *t);
     wt_status st = x && a && b && t ? WT_OK : wt_error_set(WT_ERR_NOMEM, "out of memory");
-    for (size_t i = 0; st == WT_OK && i < n; i++)
-        x[i] = (float)((i * 2654435761u) >> 24);
+    if (st == WT_OK)
+        bench_fill_samples(x, n);
     if (st == WT_OK)
         st = wt_forward(e, p, x, pyr);
     const dwt_run k = {e, p, x, pyr};
@@ -728,8 +728,8 @@ static wt_status time_cpu_u(wt_engine *e, const wt_uparams *p, const cli_options
     char *a = malloc(copy + 1), *b = malloc(copy + 1);
     double *t = malloc((size_t)repeat * sizeof *t);
     wt_status st = x && stack && a && b && t ? WT_OK : wt_error_set(WT_ERR_NOMEM, "out of memory");
-    for (size_t i = 0; st == WT_OK && i < n; i++)
-        x[i] = (float)((i * 2654435761u) >> 24);
+    if (st == WT_OK)
+        bench_fill_samples(x, n);
     if (st == WT_OK)
         st = wt_uforward(e, p, x, height, width, images, stack);
     const udwt_run k = {e, p, x, stack, height, width, images};
@@ -850,8 +850,8 @@ static wt_status time_packet_runs(const packet_run *k, int inverse, int repeat, 
     size_t n = wt_packet_node_size(k->t, 0), copy = (size_t)(r->bytes / 2);
     char *a = malloc(copy + 1), *b = malloc(copy + 1);
     wt_status st = a && b ? WT_OK : wt_error_set(WT_ERR_NOMEM, "out of memory");
-    for (size_t i = 0; st == WT_OK && i < n; i++)
-        k->x[i] = (float)((i * 2654435761u) >> 24);
+    if (st == WT_OK)
+        bench_fill_samples(k->x, n);
     if (st == WT_OK)
         st = packet_once(k, 0);
     if (st == WT_OK)

@@ -163,9 +163,29 @@ static void lift_apply_f32(const lift_step *st, real *dst, const real *const *sr
 /* The integer 5/3 (wt_lift53_step; dwt_line.c's legall53_predict and
  * legall53_update): predict d -= floor((a + a') / 2), update a +=
  * floor((d' + d + 2) / 4), undone with the opposite sign; in 32-bit lanes
- * where @p narrow (every input they depend on within WT_LIFT53_NARROW_MAX). */
+ * where @p narrow (every input they depend on within WT_LIFT53_NARROW_MAX),
+ * else saturated (lift53_saturated). */
 typedef int32_t ilanes __attribute__((vector_size(VW * sizeof(int32_t))));
 typedef int32_t ilanes_at __attribute__((vector_size(VW * sizeof(int32_t)), aligned(4), may_alias));
+typedef uint32_t ulanes __attribute__((vector_size(VW * sizeof(uint32_t))));
+
+/* wt_lift53_step's value in 32-bit lanes, whatever the inputs: the floor
+ * of the 64-bit sum (s0 + s1 + bias) >> shift is the sum of the parts'
+ * floors, s >> shift and that of the low bits' sum (s = 2^shift (s >>
+ * shift) + (s & mask)), which fits in int32 (shift 1: within [-2^31,
+ * 2^31 - 1]); dst +- q wraps (unsigned), and where it overflowed (the
+ * sign bit of the result is not that of dst while q's allowed it) the
+ * result is dst's bound, INT32_MAX or INT32_MIN. */
+static inline ilanes lift53_saturated(ilanes d, ilanes s0, ilanes s1, int bias, int shift,
+                                      int sign)
+{
+    const int32_t mask = (1 << shift) - 1;
+    ilanes q = (s0 >> shift) + (s1 >> shift) + (((s0 & mask) + (s1 & mask) + bias) >> shift);
+    ilanes r = (ilanes)(sign > 0 ? (ulanes)d + (ulanes)q : (ulanes)d - (ulanes)q);
+    ilanes over = sign > 0 ? ((d ^ r) & (q ^ r)) < 0 : ((d ^ q) & (d ^ r)) < 0;
+    ilanes bound = (d >> 31) ^ INT32_MAX;
+    return (r & ~over) | (bound & over);
+}
 
 static void lift_apply_i32(const lift_step *st, int dir, int32_t *dst,
                            const int32_t *const *src, long c, long c1, int narrow)
@@ -184,6 +204,10 @@ static void lift_apply_i32(const lift_step *st, int dir, int32_t *dst,
             dst[c] = wt_lift53_step32(dst[c], s0[c], s1[c], bias, shift, sign);
         return;
     }
+    for (; c + VW <= c1; c += VW)
+        *(ilanes_at *)(dst + c) = lift53_saturated(
+            *(ilanes_at *)(dst + c), *(const ilanes_at *)(s0 + c), *(const ilanes_at *)(s1 + c),
+            bias, shift, sign);
     for (; c < c1; c++)
         dst[c] = wt_lift53_step(dst[c], s0[c], s1[c], bias, shift, sign);
 }

@@ -44,6 +44,21 @@ static double uniform(void) /* xorshift64*, [-1, 1) */
     return (double)(r >> 11) / 9007199254740992.0 * 2.0 - 1.0;
 }
 
+/* Samples of the variant tests: floats within +-100; integers within
+ * +-1000 but every fourth run of @p run samples, which spans int32
+ * (legall53's saturated steps, and its switches to and from the 32-bit
+ * ones). */
+static void random_samples(void *x, size_t n, int integer, size_t run)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!integer)
+            ((float *)x)[i] = (float)(uniform() * 100.0);
+        else if (i / run % 4 == 3)
+            ((int32_t *)x)[i] = (int32_t)floor(uniform() * 2147483648.0);
+        else
+            ((int32_t *)x)[i] = (int32_t)(uniform() * 1000.0);
+}
+
 static float *random_planes(size_t n, double scale, int integer)
 {
     float *x = malloc(n * sizeof *x + 1);
@@ -406,11 +421,7 @@ static void check_one_line(const wt_params *p, size_t n)
     float *back = calloc(n * WT_BATCH, sizeof *back);
     void *s = malloc(wt_line_scratch(&ln)), *s1 = malloc(wt_line_scratch_1(&ln));
     int integer = p->wavelet->integer;
-    for (size_t i = 0; i < n * WT_BATCH; i++)
-        if (integer)
-            ((int32_t *)in)[i] = (int32_t)(uniform() * 1000.0);
-        else
-            in[i] = (float)(uniform() * 100.0);
+    random_samples(in, n * WT_BATCH, integer, 5 * WT_BATCH);
     if (integer)
         wt_line_forward_i32(&ln, (int32_t *)in, (int32_t *)lo, (int32_t *)hi, s);
     else
@@ -474,11 +485,7 @@ static void check_kernels(const wt_line_kernels *k, const wt_params *p, size_t n
     float *in = malloc(bytes), *want = malloc(bytes), *got = malloc(bytes);
     void *scratch = malloc(wt_line_scratch(&ln));
     int integer = p->wavelet->integer;
-    for (size_t i = 0; i < len; i++)
-        if (integer)
-            ((int32_t *)in)[i] = (int32_t)(uniform() * 1000.0);
-        else
-            in[i] = (float)(uniform() * 100.0);
+    random_samples(in, len, integer, 5 * WT_BATCH);
     const float *coeffs = in + n * WT_BATCH; /* lo then hi: random coefficients */
     const wt_line_kernels *pair[2] = {ref, k};
     float *out[2] = {want, got};
@@ -539,11 +546,7 @@ static void check_passes(const wt_params *p, size_t h, size_t w)
         size_t total = n_sig + n_lo + n_hi;
         float *in = malloc(total * 4), *out[2] = {malloc(total * 4), malloc(total * 4)};
         int integer = p->wavelet->integer;
-        for (size_t i = 0; i < total; i++)
-            if (integer)
-                ((int32_t *)in)[i] = (int32_t)(uniform() * 1000.0);
-            else
-                in[i] = (float)(uniform() * 100.0);
+        random_samples(in, total, integer, w);
         size_t sig_shape[2] = {h, w}, lo_shape[2] = {h, w}, hi_shape[2] = {h, w};
         lo_shape[axis] = ln.nlo;
         hi_shape[axis] = ln.nhi;
@@ -637,11 +640,7 @@ static void check_level(const wt_params *p, size_t h, size_t w, int C)
     int integer = p->wavelet->integer;
     wt_dtype dt = integer ? WT_INT32 : WT_FLOAT32;
     float *in = malloc(n * 4), *out[2] = {malloc(total * 4), malloc(total * 4)};
-    for (size_t i = 0; i < n; i++)
-        if (integer)
-            ((int32_t *)in)[i] = (int32_t)(uniform() * 1000.0);
-        else
-            in[i] = (float)(uniform() * 100.0);
+    random_samples(in, n, integer, w * (size_t)C);
     size_t shape[2] = {h, w};
     wt_array_view src = wt_view_dense(in, dt, C, 2, shape);
     void *tmp = malloc(wt_axis_level_tmp(&src, lines, 0) * 4);
