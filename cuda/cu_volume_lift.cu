@@ -308,7 +308,9 @@ template <typename T> WT_DEV vlt_block<T> vlt_begin(const cu_vltile &L, void *sm
 /* Position @p j of line @p l's polyphase halves: a[j / 2] (even), d (odd). */
 template <typename T> WT_DEV void vlt_half(const vlt_block<T> &B, int pitch, int l, int j, T v)
 {
-    (j & 1 ? B.d : B.a)[l * pitch + (j >> 1)] = v;
+    T *half = j & 1 ? B.d : B.a; /* not (c ? d : a)[i]: g++ 12 -fsanitize=undefined -O2 drops
+                                  * i's j >> 1 there (the emulation's ASan build) */
+    half[l * pitch + (j >> 1)] = v;
 }
 
 /* Element @p i of line @p l of an array @p len long along the axis. */
