@@ -57,6 +57,8 @@ static void policy_defaults(cu_policy *q)
     q->vol_stages = CU_VOL_STAGES;
     q->vol_fwd_span = CU_VOL_FWD_SPAN;
     q->vol_zring = CU_VOL_ZRING;
+    q->vol_pair = CU_VOL_PAIR;
+    q->vol_lift_tile = CU_VOL_LIFT_TILE;
 }
 
 /* One entry: the GPUs it is for and its fields that differ from the
@@ -118,6 +120,8 @@ static const policy_field fields[] = {
     FIELD(vol_stages, FIELD_INT, 2, 3),
     FIELD(vol_fwd_span, FIELD_INT, 0, 64),
     FIELD(vol_zring, FIELD_INT, 0, 1),
+    FIELD(vol_pair, FIELD_INT, 0, 1),
+    FIELD(vol_lift_tile, FIELD_INT, 0, 1),
 };
 #undef FIELD
 

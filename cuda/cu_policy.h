@@ -47,6 +47,8 @@ typedef struct cu_policy {
     int vol_stages; /* window buffers: planes in flight + 1 */
     int vol_fwd_span; /* the longest forward filter the level kernel takes (longer: passes) */
     int vol_zring;    /* 1: the inverse level kernel's z filter through a ring in shared memory */
+    int vol_pair;     /* 1: 2-tap levels by the elementwise kernel (vpair_*) */
+    int vol_lift_tile; /* 1: lifting passes by the tiled kernels (vlt_*) where they fit */
 } cu_policy;
 
 /* The entry for a GPU of compute capability @p major.@p minor whose memory

@@ -208,6 +208,18 @@
 #ifndef CU_VOL_ZRING /* policy */
 #define CU_VOL_ZRING 0
 #endif
+/* Levels of 2-tap filter banks along the three axes (haar, db1, bior1.1,
+ * rbio1.1): 1 the elementwise kernel (vpair_*, a thread a 2x2x2 cube), 0
+ * the level kernel above. Not yet measured on the device. */
+#ifndef CU_VOL_PAIR /* policy */
+#define CU_VOL_PAIR 1
+#endif
+/* Lifting passes of volumes: 1 the tiled kernels (cu_volume_lift.cu's
+ * vlt_*, a block 32 lines in shared memory, where they fit), 0 one thread a
+ * line through global scratch. Not yet measured on the device. */
+#ifndef CU_VOL_LIFT_TILE /* policy */
+#define CU_VOL_LIFT_TILE 1
+#endif
 
 /* ---- Image paths (cu_image.cu) -----------------------------------------
  * Pinned host staging: each host worker of a transfer (at most CU_WORKERS)

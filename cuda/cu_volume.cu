@@ -880,6 +880,192 @@ WT_GLOBAL void WT_LAUNCH_BOUNDS_MIN(CU_STHREADS, ZREG ? 3 : 2)
     }
 }
 
+/* ---- 2-tap filters along the three axes: one thread a 2x2x2 cube ---------------------
+ *
+ * Filter banks of 2 taps (haar, db1, bior1.1, rbio1.1) read samples
+ * 2k and 2k + 1 along each axis for output k (forward start 1, inverse
+ * offset 0 in every mode), so a level is elementwise: a thread reads the
+ * cube (2kz.., 2ky.., 2kx..) and writes output k of each of the 8 bands,
+ * or (inverse) reads coefficient m of the 8 bands and writes the cube at
+ * 2m. No halo, no shared memory: the volume read once and written once,
+ * 8-byte loads (forward) or stores (inverse) along x where the rows are
+ * 8-byte aligned, the band side 4 bytes a thread, coalesced. Only the last
+ * cube of an odd axis reaches past the volume: its sample 2k + 1 = n is the
+ * mode's extension (ssignal_at, forward), its sample 2m + 1 = n is not
+ * written (inverse). */
+
+/* Weights of each axis (z, y, x): g[a][p][j] multiplies cube sample j for
+ * band parity p (forward: f_p[1 - j], out[k] = sum_j f[j] x[2k + 1 - j];
+ * inverse: f_p[j], x[2m + j] = sum_p f_p[j] band_p[m]). */
+typedef struct cu_vpair {
+    float g[3][2][2];
+} cu_vpair;
+
+/* Outputs (forward) or coefficients (inverse) of a 2-tap axis. */
+WT_HD static inline int spair_count(const cu_saxis *A)
+{
+    return A->nlo > A->nhi ? A->nlo : A->nhi;
+}
+
+#define CU_PAIR_TX 32 /* a block's outputs along x and y (32 x 8 threads) */
+#define CU_PAIR_TY 8
+
+/* The block's tile of cubes (x, y) and its channel and z, one cube a thread
+ * (the emulation runs a block on one thread: it walks the tile). */
+#define FOR_PAIR_TILE(ky, kx)                                                                      \
+    for (int ky = (int)(blockIdx.y * CU_PAIR_TY + threadIdx.y),                                    \
+             ky##_end = (int)((blockIdx.y + 1) * CU_PAIR_TY);                                      \
+         ky < ky##_end; ky += (int)blockDim.y)                                                     \
+        for (int kx = (int)(blockIdx.x * CU_PAIR_TX + threadIdx.x),                                \
+                 kx##_end = (int)((blockIdx.x + 1) * CU_PAIR_TX);                                  \
+             kx < kx##_end; kx += (int)blockDim.x)
+
+/* The 2-point butterflies of one axis on v[.][.][2] along x (then y, z by
+ * the caller's indexing): lo, hi from samples 0 and 1. */
+WT_DEV void spair_mix(const float g[2][2], float a, float b, float *lo, float *hi)
+{
+    *lo = g[0][0] * a + g[0][1] * b;
+    *hi = g[1][0] * a + g[1][1] * b;
+}
+
+/* Mixes the cube @p v (v[z][y][x]) along x, then y, then z with @p P's
+ * weights: v[pz][py][px] afterwards (forward: band parities from samples;
+ * inverse: samples from band parities, same shape). */
+WT_DEV void spair_cube(const cu_vpair &P, float v[2][2][2])
+{
+    for (int a = 0; a < 2; a++)
+        for (int b = 0; b < 2; b++)
+            spair_mix(P.g[2], v[a][b][0], v[a][b][1], &v[a][b][0], &v[a][b][1]);
+    for (int a = 0; a < 2; a++)
+        for (int e = 0; e < 2; e++)
+            spair_mix(P.g[1], v[a][0][e], v[a][1][e], &v[a][0][e], &v[a][1][e]);
+    for (int b = 0; b < 2; b++)
+        for (int e = 0; e < 2; e++)
+            spair_mix(P.g[0], v[0][b][e], v[1][b][e], &v[0][b][e], &v[1][b][e]);
+}
+
+/* 8-byte accesses (the emulation checks their alignment). */
+WT_DEV float2 spair_load(const float *p)
+{
+#ifdef WT_CUDA_EMULATE
+    wt_emu_check_aligned(p, sizeof(float2));
+#endif
+    return *(const float2 *)p;
+}
+WT_DEV void spair_store(float *p, float a, float b)
+{
+#ifdef WT_CUDA_EMULATE
+    wt_emu_check_aligned(p, sizeof(float2));
+#endif
+    float2 v;
+    v.x = a, v.y = b;
+    *(float2 *)p = v;
+}
+
+/* The channel and output z of a block of a pair kernel (grid z: c * nz + k). */
+WT_DEV void spair_cz(int nz, size_t *c, int *kz)
+{
+    *c = blockIdx.z / (unsigned)nz;
+    *kz = (int)(blockIdx.z % (unsigned)nz);
+}
+
+/* The cube at (@p z, @p y, @p x) where it reaches past an odd axis's end
+ * (the extension there): one ssignal_at at a time (not unrolled: the
+ * kernel's common path keeps few registers). */
+WT_DEV void spair_edge(const cu_slevel &L, size_t c, int z, int y, int x, float v[2][2][2])
+{
+    float w[8];
+#pragma unroll 1
+    for (int i = 0; i < 8; i++)
+        w[i] = ssignal_at(L, c, z + (i >> 2), y + (i >> 1 & 1), x + (i & 1));
+    for (int i = 0; i < 8; i++)
+        v[i >> 2][i >> 1 & 1][i & 1] = w[i];
+}
+
+/* @p VEC: rows of the signal start 8-byte aligned (x even, the array
+ * aligned): a cube row is one float2. */
+template <bool VEC>
+WT_GLOBAL void WT_LAUNCH_BOUNDS_MIN(CU_STHREADS, 4) vpair_forward(const WT_GRID_CONST cu_slevel L,
+                                                          const WT_GRID_CONST cu_vpair P)
+{
+    const cu_saxis &Z = L.ax[0], &Y = L.ax[1], &X = L.ax[2];
+    const int ny = spair_count(&Y), nx = spair_count(&X);
+    size_t c;
+    int kz;
+    spair_cz(spair_count(&Z), &c, &kz);
+    FOR_PAIR_TILE(ky, kx) {
+        if (ky >= ny || kx >= nx)
+            continue;
+        const int z = 2 * kz, y = 2 * ky, x = 2 * kx;
+        float v[2][2][2];
+        if (z + 1 < Z.n && y + 1 < Y.n && x + 1 < X.n) {
+            const float *s = L.src + ((c * Z.n + z) * (size_t)Y.n + y) * X.n + x;
+            for (int a = 0; a < 2; a++)
+                for (int b = 0; b < 2; b++) {
+                    const float *row = s + ((size_t)a * Y.n + b) * X.n;
+                    if (VEC) {
+                        const float2 r = spair_load(row);
+                        v[a][b][0] = r.x, v[a][b][1] = r.y;
+                    } else {
+                        v[a][b][0] = row[0], v[a][b][1] = row[1];
+                    }
+                }
+        } else {
+            spair_edge(L, c, z, y, x, v);
+        }
+        spair_cube(P, v);
+        for (int pz = 0; pz < 2; pz++)
+            for (int py = 0; py < 2; py++)
+                for (int px = 0; px < 2; px++) {
+                    const int bz = sband_len(Z, pz), by = sband_len(Y, py), bx = sband_len(X, px);
+                    if (kz < bz && ky < by && kx < bx)
+                        sband(L, pz, py, px)[((c * bz + kz) * (size_t)by + ky) * bx + kx] =
+                            v[pz][py][px];
+                }
+    }
+}
+
+/* @p VEC: rows of the signal start 8-byte aligned (x even, the array
+ * aligned): a cube row is one float2 where both samples exist. */
+template <bool VEC>
+WT_GLOBAL void WT_LAUNCH_BOUNDS_MIN(CU_STHREADS, 4) vpair_inverse(const WT_GRID_CONST cu_slevel L,
+                                                          const WT_GRID_CONST cu_vpair P)
+{
+    const cu_saxis &Z = L.ax[0], &Y = L.ax[1], &X = L.ax[2];
+    const int ny = spair_count(&Y), nx = spair_count(&X);
+    size_t c;
+    int mz;
+    spair_cz(spair_count(&Z), &c, &mz);
+    FOR_PAIR_TILE(my, mx) {
+        if (my >= ny || mx >= nx)
+            continue;
+        float v[2][2][2];
+        for (int pz = 0; pz < 2; pz++)
+            for (int py = 0; py < 2; py++)
+                for (int px = 0; px < 2; px++) {
+                    const int bz = sband_len(Z, pz), by = sband_len(Y, py), bx = sband_len(X, px);
+                    v[pz][py][px] =
+                        mz < bz && my < by && mx < bx
+                            ? sband(L, pz, py, px)[((c * bz + mz) * (size_t)by + my) * bx + mx]
+                            : 0.0f;
+                }
+        spair_cube(P, v);
+        const int z = 2 * mz, y = 2 * my, x = 2 * mx;
+        float *d = L.dst + ((c * Z.n + z) * (size_t)Y.n + y) * X.n + x;
+        for (int a = 0; a < 2 && z + a < Z.n; a++)
+            for (int b = 0; b < 2 && y + b < Y.n; b++) {
+                float *row = d + ((size_t)a * Y.n + b) * X.n;
+                if (VEC && x + 1 < X.n) {
+                    spair_store(row, v[a][b][0], v[a][b][1]);
+                } else {
+                    row[0] = v[a][b][0];
+                    if (x + 1 < X.n)
+                        row[1] = v[a][b][1];
+                }
+            }
+    }
+}
+
 /* ---- planning and launch ---- */
 
 /* Forward taps of one axis over its window (vaxis_of's filters); 0 when
@@ -1035,6 +1221,85 @@ static int szreg_fits(const cu_slevel *L)
     return (span == 3 || span == 7 || span == 9) && runs * pieces <= CU_SROWS;
 }
 
+/* The arrays of @p l in @p L: the signal, and the bands by (pz, py, px)
+ * (key bit 2 - j for axes[j]). */
+static void slevel_arrays(const wt_vlevel *l, cu_slevel *L)
+{
+    for (int i = 0; i < 8; i++) {
+        int key = 0;
+        for (int j = 0; j < 3; j++)
+            key |= (i >> (2 - l->axes[j]) & 1) << (2 - j);
+        L->band_of[i] = key;
+        L->bands[i] = (float *)l->bands[i];
+    }
+    L->src = (const float *)l->sig;
+    L->dst = (float *)l->sig;
+}
+
+/* The plan of the 2-tap kernels (vpair_*) for @p l: every axis a filter
+ * bank of 2 taps by convolution, the grid (CU_PAIR_TX x CU_PAIR_TY cubes a
+ * block across x and y, a block a channel and z) within CUDA's; 0 else. */
+static int vpair_plan(const cu_engine *ce, const wt_vlevel *l, cu_slevel *L, cu_vpair *P)
+{
+    if (!ce->pol.vol_pair)
+        return 0;
+    memset(L, 0, sizeof *L);
+    memset(P, 0, sizeof *P);
+    for (int a = 0; a < 3; a++) {
+        const wt_line *line = &l->lines[a];
+        if (line->method != WT_METHOD_CONV || line->wavelet->kind == WT_KIND_JPEG2000 ||
+            line->wavelet->filter_len != 2 || line->n < 1)
+            return 0;
+        const cu_vaxis V = vaxis_of(line, l->inverse);
+        cu_saxis *A = &L->ax[a];
+        A->n = V.n, A->nlo = V.nlo, A->nhi = V.nhi, A->mode = V.mode;
+        if (!l->inverse && !saxis_forward(V, A)) /* org 0, last: ssignal_at */
+            return 0;
+        for (int p = 0; p < 2; p++)
+            for (int j = 0; j < 2; j++)
+                P->g[a][p][j] = (p ? V.f1 : V.f0)[l->inverse ? j : 1 - j];
+    }
+    slevel_arrays(l, L);
+    const size_t gy = ((size_t)spair_count(&L->ax[1]) + CU_PAIR_TY - 1) / CU_PAIR_TY;
+    const size_t gz = (size_t)spair_count(&L->ax[0]) * (size_t)l->channels;
+    const size_t gx = ((size_t)spair_count(&L->ax[2]) + CU_PAIR_TX - 1) / CU_PAIR_TX;
+    return gz >= 1 && gz <= 65535 && gy <= 65535 && gx <= 0x7fffffffu;
+}
+
+/* Levels the 2-tap kernels ran (wt_cuda_volume_pair_levels: tests see
+ * that they take what they should). */
+static long vpair_levels;
+
+extern "C" long wt_cuda_volume_pair_levels(void)
+{
+    return vpair_levels;
+}
+
+/* The 2-tap kernel of @p L's direction, 8-byte rows where x is even and
+ * the signal 8-byte aligned. */
+static wt_status vpair_launch(cu_engine *ce, const cu_slevel &L, const cu_vpair &P, int inverse,
+                              int channels)
+{
+    const cu_saxis &Z = L.ax[0], &Y = L.ax[1], &X = L.ax[2];
+    const float *sig = inverse ? L.dst : L.src;
+    const bool vec = X.n % 2 == 0 && (uintptr_t)sig % sizeof(float2) == 0;
+    const dim3 grid((unsigned)((spair_count(&X) + CU_PAIR_TX - 1) / CU_PAIR_TX),
+                    (unsigned)((spair_count(&Y) + CU_PAIR_TY - 1) / CU_PAIR_TY),
+                    (unsigned)(spair_count(&Z) * channels)),
+        block(CU_PAIR_TX, CU_PAIR_TY);
+    if (inverse && vec)
+        WT_LAUNCH(vpair_inverse<true>, grid, block, 0, ce->stream, L, P);
+    else if (inverse)
+        WT_LAUNCH(vpair_inverse<false>, grid, block, 0, ce->stream, L, P);
+    else if (vec)
+        WT_LAUNCH(vpair_forward<true>, grid, block, 0, ce->stream, L, P);
+    else
+        WT_LAUNCH(vpair_forward<false>, grid, block, 0, ce->stream, L, P);
+    CU_CHECK_CE(ce, cudaGetLastError());
+    vpair_levels++;
+    return WT_OK;
+}
+
 /* The level kernel's plan of @p l into @p L (@p smem bytes of shared
  * memory a block); 0 when it does not apply (the passes run it). */
 static int splan(const cu_engine *ce, const wt_vlevel *l, cu_slevel *L, size_t *smem)
@@ -1059,16 +1324,7 @@ static int splan(const cu_engine *ce, const wt_vlevel *l, cu_slevel *L, size_t *
     L->zreg = l->inverse && !ce->pol.vol_zring && szreg_fits(L);
     if (L->zreg) /* no ring */
         *smem = ssmem_bytes(1, L->ax[0].span, L->ax[1].tile, L->ax[2].tile, L->stages, 0);
-    /* band (pz, py, px): key bit 2 - j for axes[j] */
-    for (int i = 0; i < 8; i++) {
-        int key = 0;
-        for (int j = 0; j < 3; j++)
-            key |= (i >> (2 - l->axes[j]) & 1) << (2 - j);
-        L->band_of[i] = key;
-        L->bands[i] = (float *)l->bands[i];
-    }
-    L->src = (const float *)l->sig;
-    L->dst = (float *)l->sig;
+    slevel_arrays(l, L);
     /* the most blocks: z runs of one output */
     const size_t blocks = (size_t)soutputs(&L->ax[0], l->inverse) *
                           soutputs(&L->ax[1], l->inverse) * soutputs(&L->ax[2], l->inverse) *
@@ -1076,22 +1332,32 @@ static int splan(const cu_engine *ce, const wt_vlevel *l, cu_slevel *L, size_t *
     return blocks > 0 && blocks <= 0x7fffffffu;
 }
 
-/* Whether the level kernels run @p l (WT_CUDA_VOLUME=passes: the
- * axis passes for every level, to compare). */
-static int vlevel_plan(const cu_engine *ce, const wt_vlevel *l, cu_slevel *L, size_t *smem)
+/* A level's kernel: the 2-tap one (pair) or the level kernel (@p smem
+ * bytes of shared memory). */
+typedef struct cu_vlevel_plan {
+    int pair;
+    cu_slevel L;
+    cu_vpair P;
+    size_t smem;
+} cu_vlevel_plan;
+
+/* Whether a level kernel runs @p l (WT_CUDA_VOLUME=passes: the axis
+ * passes for every level, to compare). */
+static int vlevel_plan(const cu_engine *ce, const wt_vlevel *l, cu_vlevel_plan *v)
 {
     const char *how = wt_env()->cuda_volume;
     if (how && !strcmp(how, "passes"))
         return 0;
-    return splan(ce, l, L, smem);
+    v->smem = 0;
+    v->pair = vpair_plan(ce, l, &v->L, &v->P);
+    return v->pair || splan(ce, l, &v->L, &v->smem);
 }
 
 /* The level ops of wt_volume_dwt_levels: one kernel a level where it fits. */
 static int vlevel_takes(void *ctx, const wt_vlevel *l)
 {
-    cu_slevel L;
-    size_t smem;
-    return vlevel_plan((const cu_engine *)ctx, l, &L, &smem);
+    cu_vlevel_plan v;
+    return vlevel_plan((const cu_engine *)ctx, l, &v);
 }
 
 /* One instance of a level kernel: its shared memory allowed, the
@@ -1147,11 +1413,12 @@ static wt_status slaunch_span(cu_engine *ce, cu_slevel &L, int inverse, int chan
 static wt_status vlevel_run(void *ctx, const wt_vlevel *l)
 {
     cu_engine *ce = (cu_engine *)ctx;
-    cu_slevel L;
-    size_t smem = 0;
-    if (!vlevel_plan(ce, l, &L, &smem))
+    cu_vlevel_plan v;
+    if (!vlevel_plan(ce, l, &v))
         return wt_error_set(WT_ERR_INVALID, "a volume level the level kernels do not take");
-    return slaunch_span(ce, L, l->inverse, l->channels, smem);
+    if (v.pair)
+        return vpair_launch(ce, v.L, v.P, l->inverse, l->channels);
+    return slaunch_span(ce, v.L, l->inverse, l->channels, v.smem);
 }
 
 /* The engine's runner of wt_volume_dwt_levels: level kernels, else passes. */

@@ -15,6 +15,7 @@
  * and half of the free device memory allow. legall53 runs the 64-bit
  * saturating step (wt_lift53_step), which the CPU engine's 32-bit step
  * equals wherever it takes that one. */
+#include <stdint.h>
 #include <string.h>
 
 #include "cu_engine.h"
@@ -242,6 +243,306 @@ WT_GLOBAL void WT_LAUNCH_BOUNDS(CU_VLIFT_THREADS)
     }
 }
 
+/* ---- tiled: a block lifts CU_VLT_LINES lines in shared memory -----------------------
+ *
+ * The per-line kernels above walk each line serially on one thread and keep
+ * the halves in global scratch: every step reads and writes the scratch,
+ * and the x pass's threads read and write lines n apart (no coalescing).
+ * Here a block (32 x 8 threads) takes 32 consecutive lines of the pass
+ * whole: their halves come into shared memory (the extension evaluated at
+ * the ends), each step runs over every (line, m) of the block at once (a
+ * barrier between steps), and the scaled halves go out. Loads and stores
+ * are coalesced on both kinds of pass: x lines (inner 1) a warp a line,
+ * the lanes along it; z and y lines (inner > 1) the lanes across the 32
+ * lines, which are neighbours in memory. The halves are laid out
+ * [line][pitch] with an odd pitch, so the lanes of a warp at one m (or
+ * along m) fall in distinct banks. One read and one write of the pass's
+ * samples; lines whose halves do not fit the block's shared memory take the
+ * per-line kernels. */
+
+#define CU_VLT_LINES 32
+#define CU_VLT_ROWS 8
+#define CU_VLT_THREADS (CU_VLT_LINES * CU_VLT_ROWS)
+
+/* The pass as the tiled kernels see it: its lines (outer x inner), and the
+ * halves' pitch in shared memory (A.count, made odd). */
+typedef struct cu_vltile {
+    size_t lines, inner;
+    int pitch;
+} cu_vltile;
+
+/* A block's shared memory: its lines' outer and inner indices, then the
+ * halves a[line][pitch] and d[line][pitch] (16 values apart from a's end:
+ * a[l][m] and d[l][m] in different banks). */
+template <typename T> struct vlt_block {
+    size_t *o, *q;
+    T *a, *d;
+    int nl; /* lines of this block (the last block: fewer) */
+};
+
+static size_t vlt_smem_bytes(int pitch)
+{
+    return 2 * CU_VLT_LINES * sizeof(size_t) + (2 * (size_t)CU_VLT_LINES * pitch + 16) * 4;
+}
+
+/* This block's lines and halves in @p smem; its (o, q) computed (a barrier
+ * after). */
+template <typename T> WT_DEV vlt_block<T> vlt_begin(const cu_vltile &L, void *smem)
+{
+    vlt_block<T> B;
+    B.o = (size_t *)smem;
+    B.q = B.o + CU_VLT_LINES;
+    B.a = (T *)(B.q + CU_VLT_LINES);
+    B.d = B.a + (size_t)CU_VLT_LINES * L.pitch + 16;
+    const size_t first = (size_t)blockIdx.x * CU_VLT_LINES;
+    B.nl = (int)(L.lines - first < CU_VLT_LINES ? L.lines - first : CU_VLT_LINES);
+    for (int l = (int)(threadIdx.y * blockDim.x + threadIdx.x); l < B.nl;
+         l += (int)(blockDim.x * blockDim.y)) {
+        B.o[l] = (first + l) / L.inner;
+        B.q[l] = (first + l) % L.inner;
+    }
+    WT_SYNC();
+    return B;
+}
+
+/* Position @p j of line @p l's polyphase halves: a[j / 2] (even), d (odd). */
+template <typename T> WT_DEV void vlt_half(const vlt_block<T> &B, int pitch, int l, int j, T v)
+{
+    T *half = j & 1 ? B.d : B.a; /* not (c ? d : a)[i]: g++ 12 -fsanitize=undefined -O2 drops
+                                  * i's j >> 1 there (the emulation's ASan build) */
+    half[l * pitch + (j >> 1)] = v;
+}
+
+/* Element @p i of line @p l of an array @p len long along the axis. */
+template <typename T>
+WT_DEV size_t vlt_at(const vlt_block<T> &B, const cu_vltile &L, int len, int l, int i)
+{
+    return (B.o[l] * (size_t)len + (size_t)i) * L.inner + B.q[l];
+}
+
+/* f(l, i) for every line l of the block and i < @p n, coalesced: @p ROWS
+ * (x lines, inner 1) a warp a line, the lanes along it; else the lanes
+ * across the lines. */
+template <bool ROWS, typename F> WT_DEV void vlt_for(int nl, int n, F f)
+{
+    if (ROWS) {
+        for (int l = (int)threadIdx.y; l < nl; l += (int)blockDim.y)
+            for (int i = (int)threadIdx.x; i < n; i += (int)blockDim.x)
+                f(l, i);
+    } else {
+        for (int i = (int)threadIdx.y; i < n; i += (int)blockDim.y)
+            for (int l = (int)threadIdx.x; l < nl; l += (int)blockDim.x)
+                f(l, i);
+    }
+}
+
+/* put(l, i, get(l, i)) over vlt_for's (l, i), CU_VLT_BATCH loads a thread
+ * issued before their values are stored (bytes in flight: a block's
+ * loads are otherwise one a thread at a time). */
+#define CU_VLT_BATCH 8
+template <bool ROWS, typename T, typename G, typename P>
+WT_DEV void vlt_load(int nl, int n, G get, P put)
+{
+    /* vlt_for's order: lines from l0 by dl, positions from i0 by di */
+    const int l0 = (int)(ROWS ? threadIdx.y : threadIdx.x), dl = (int)(ROWS ? blockDim.y : blockDim.x);
+    const int i0 = (int)(ROWS ? threadIdx.x : threadIdx.y), di = (int)(ROWS ? blockDim.x : blockDim.y);
+    for (int l = l0; l < nl; l += dl)
+        for (int i = i0; i < n; i += CU_VLT_BATCH * di) {
+            T v[CU_VLT_BATCH];
+#pragma unroll
+            for (int u = 0; u < CU_VLT_BATCH; u++)
+                if (i + u * di < n)
+                    v[u] = get(l, i + u * di);
+#pragma unroll
+            for (int u = 0; u < CU_VLT_BATCH; u++)
+                if (i + u * di < n)
+                    put(l, i + u * di, v[u]);
+        }
+}
+
+/* f(l, m) for every line l of the block and m in [@p m_lo, @p m_hi), the
+ * lanes across the lines (distinct banks: the pitch is odd). */
+template <typename F> WT_DEV void vlt_for_m(int nl, int m_lo, int m_hi, F f)
+{
+    const int n = CU_VLT_LINES * (m_hi - m_lo);
+    for (int e = (int)(threadIdx.y * blockDim.x + threadIdx.x); e < n;
+         e += (int)(blockDim.x * blockDim.y)) {
+        const int l = e % CU_VLT_LINES;
+        if (l < nl)
+            f(l, m_lo + e / CU_VLT_LINES);
+    }
+}
+
+/* One float step over the block's halves (lift_step's range), then a
+ * barrier. */
+WT_DEV void vlt_step(const cu_vstep &st, const vlt_block<float> &B, int count, int pitch)
+{
+    float *dst = st.update ? B.a : B.d;
+    const float *src = st.update ? B.d : B.a;
+    const int reach = st.offset + st.ntaps - 1;
+    vlt_for_m(B.nl, st.offset < 0 ? -st.offset : 0, count - (reach > 0 ? reach : 0),
+              [&](int l, int m) {
+                  const float *s = src + l * pitch + m + st.offset;
+                  float acc = 0.0f;
+                  for (int i = 0; i < st.ntaps; i++)
+                      acc += st.taps[i] * s[i];
+                  dst[l * pitch + m] += acc;
+              });
+    WT_SYNC();
+}
+
+/* legall53's predict and update (lift53_predict, lift53_update) over the
+ * block's halves, each followed by a barrier. */
+WT_DEV void vlt_predict53(const vlt_block<int32_t> &B, int count, int pitch, int sign)
+{
+    vlt_for_m(B.nl, 0, count - 1, [&](int l, int m) {
+        int32_t *d = B.d + l * pitch + m;
+        const int32_t *a = B.a + l * pitch + m;
+        *d = wt_lift53_step(*d, a[0], a[1], 0, 1, -sign);
+    });
+    WT_SYNC();
+}
+
+WT_DEV void vlt_update53(const vlt_block<int32_t> &B, int count, int pitch, int sign)
+{
+    vlt_for_m(B.nl, 1, count, [&](int l, int m) {
+        int32_t *a = B.a + l * pitch + m;
+        const int32_t *d = B.d + l * pitch + m;
+        *a = wt_lift53_step(*a, d[-1], d[0], 2, 2, sign);
+    });
+    WT_SYNC();
+}
+
+template <bool ROWS>
+WT_GLOBAL void WT_LAUNCH_BOUNDS(CU_VLT_THREADS)
+    vlt_forward(const WT_GRID_CONST cu_vlift A, const WT_GRID_CONST cu_vltile L,
+                const float *__restrict__ sig, float *__restrict__ lo, float *__restrict__ hi)
+{
+    WT_DYN_SMEM(float, smem);
+    const vlt_block<float> B = vlt_begin<float>(L, smem);
+    const int pitch = L.pitch;
+    vlt_load<ROWS, float>(
+        B.nl, 2 * A.count,
+        [&](int l, int j) { /* x(2m + e + j) */
+            const float *line = sig + vlt_at(B, L, A.n, l, 0);
+            const int x = 2 * A.m0 + A.e + j;
+            return x >= 0 && x < A.n ? line[(size_t)x * L.inner]
+                                     : signal_at(line, L.inner, A.n, A.sig_mode, x);
+        },
+        [&](int l, int j, float v) { vlt_half(B, pitch, l, j, v); });
+    WT_SYNC();
+    for (int s = 0; s < A.nsteps; s++)
+        vlt_step(A.steps[s], B, A.count, pitch);
+    vlt_for<ROWS>(B.nl, A.nlo, [&](int l, int k) {
+        lo[vlt_at(B, L, A.nlo, l, k)] = A.g_lo * B.a[l * pitch + k + A.t + A.shift_lo - A.m0];
+    });
+    vlt_for<ROWS>(B.nl, A.nhi, [&](int l, int k) {
+        hi[vlt_at(B, L, A.nhi, l, k)] = A.g_hi * B.d[l * pitch + k + A.t + A.shift_hi - A.m0];
+    });
+}
+
+/* Sample @p i of a line from the lifted halves (a[m] = x(2m + e)). */
+template <typename T>
+WT_DEV T vlt_sample(const vlt_block<T> &B, int pitch, int l, int i, int e, int m0)
+{
+    const int p = i - e;
+    return p & 1 ? B.d[l * pitch + (p - 1) / 2 - m0] : B.a[l * pitch + p / 2 - m0];
+}
+
+/* A one-sample line that is its own low-pass band (JPEG 2000 and
+ * legall53 but in periodization): copied. */
+template <bool ROWS, typename T>
+WT_DEV void vlt_copy_one(const vlt_block<T> &B, const cu_vltile &L, int nlo, const T *lo, T *sig)
+{
+    vlt_for<ROWS>(B.nl, 1, [&](int l, int i) { sig[vlt_at(B, L, 1, l, i)] = lo[vlt_at(B, L, nlo, l, i)]; });
+}
+
+template <bool ROWS>
+WT_GLOBAL void WT_LAUNCH_BOUNDS(CU_VLT_THREADS)
+    vlt_inverse(const WT_GRID_CONST cu_vlift A, const WT_GRID_CONST cu_vltile L,
+                const float *__restrict__ lo, const float *__restrict__ hi,
+                float *__restrict__ sig)
+{
+    WT_DYN_SMEM(float, smem);
+    const vlt_block<float> B = vlt_begin<float>(L, smem);
+    const int pitch = L.pitch;
+    if (A.j2k && A.n == 1 && A.mode != WT_MODE_PERIODIZATION) {
+        vlt_copy_one<ROWS>(B, L, A.nlo, lo, sig);
+        return;
+    }
+    const int per = A.mode == WT_MODE_PERIODIZATION, len = A.nlo + A.nhi;
+    vlt_load<ROWS, float>(
+        B.nl, 2 * A.count,
+        [&](int l, int j) { /* half j & 1 at m = j / 2 */
+            const float *in_lo = lo + vlt_at(B, L, A.nlo, l, 0),
+                        *in_hi = hi + vlt_at(B, L, A.nhi, l, 0);
+            const int mm = (j >> 1) + A.m0;
+            if (A.j2k)
+                return (j & 1 ? A.g_hi : A.g_lo) *
+                       interleaved(in_lo, in_hi, L.inner, len, A.mode, 2 * mm + (j & 1));
+            return j & 1 ? coef_at(in_hi, L.inner, A.nhi, mm - A.t - A.shift_hi, per, A.g_hi)
+                         : coef_at(in_lo, L.inner, A.nlo, mm - A.t - A.shift_lo, per, A.g_lo);
+        },
+        [&](int l, int j, float v) { vlt_half(B, pitch, l, j, v); });
+    WT_SYNC();
+    for (int s = 0; s < A.nsteps; s++)
+        vlt_step(A.steps[s], B, A.count, pitch);
+    vlt_for<ROWS>(B.nl, A.n, [&](int l, int i) {
+        sig[vlt_at(B, L, A.n, l, i)] = vlt_sample(B, pitch, l, i, A.e, A.m0);
+    });
+}
+
+template <bool ROWS>
+WT_GLOBAL void WT_LAUNCH_BOUNDS(CU_VLT_THREADS)
+    vlt53_forward(const WT_GRID_CONST cu_vlift A, const WT_GRID_CONST cu_vltile L,
+                  const int32_t *__restrict__ sig, int32_t *__restrict__ lo,
+                  int32_t *__restrict__ hi)
+{
+    WT_DYN_SMEM(float, smem);
+    const vlt_block<int32_t> B = vlt_begin<int32_t>(L, smem);
+    const int pitch = L.pitch;
+    vlt_load<ROWS, int32_t>(
+        B.nl, 2 * A.count,
+        [&](int l, int j) { return sample53(A, sig + vlt_at(B, L, A.n, l, 0), L.inner, 2 * A.m0 + j); },
+        [&](int l, int j, int32_t v) { vlt_half(B, pitch, l, j, v); });
+    WT_SYNC();
+    vlt_predict53(B, A.count, pitch, 1);
+    vlt_update53(B, A.count, pitch, 1);
+    vlt_for<ROWS>(B.nl, A.nlo,
+                  [&](int l, int k) { lo[vlt_at(B, L, A.nlo, l, k)] = B.a[l * pitch + k - A.m0]; });
+    vlt_for<ROWS>(B.nl, A.nhi,
+                  [&](int l, int k) { hi[vlt_at(B, L, A.nhi, l, k)] = B.d[l * pitch + k - A.m0]; });
+}
+
+template <bool ROWS>
+WT_GLOBAL void WT_LAUNCH_BOUNDS(CU_VLT_THREADS)
+    vlt53_inverse(const WT_GRID_CONST cu_vlift A, const WT_GRID_CONST cu_vltile L,
+                  const int32_t *__restrict__ lo, const int32_t *__restrict__ hi,
+                  int32_t *__restrict__ sig)
+{
+    WT_DYN_SMEM(float, smem);
+    const vlt_block<int32_t> B = vlt_begin<int32_t>(L, smem);
+    const int pitch = L.pitch;
+    if (A.n == 1 && A.mode != WT_MODE_PERIODIZATION) {
+        vlt_copy_one<ROWS>(B, L, A.nlo, lo, sig);
+        return;
+    }
+    const int len = A.nlo + A.nhi;
+    vlt_load<ROWS, int32_t>(
+        B.nl, 2 * A.count,
+        [&](int l, int j) {
+            return interleaved(lo + vlt_at(B, L, A.nlo, l, 0), hi + vlt_at(B, L, A.nhi, l, 0),
+                               L.inner, len, A.mode, 2 * A.m0 + j);
+        },
+        [&](int l, int j, int32_t v) { vlt_half(B, pitch, l, j, v); });
+    WT_SYNC();
+    vlt_update53(B, A.count, pitch, -1);
+    vlt_predict53(B, A.count, pitch, -1);
+    vlt_for<ROWS>(B.nl, A.n, [&](int l, int i) {
+        sig[vlt_at(B, L, A.n, l, i)] = vlt_sample(B, pitch, l, i, 0, A.m0);
+    });
+}
+
 /* ---- host side ---------------------------------------------------------------------- */
 
 /* The float scheme of @p line in one direction (dwt_line.c's spans). */
@@ -315,6 +616,59 @@ static wt_status vlift_launch(cu_engine *ce, const cu_vlift &A, const cu_vlines 
     return WT_OK;
 }
 
+/* One tiled kernel: its shared memory allowed, launched. */
+template <typename K, typename... Args>
+static wt_status vlt_go(cu_engine *ce, K kernel, size_t lines, size_t smem, Args... args)
+{
+    CU_CHECK_CE(ce, cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                         (int)smem));
+    const dim3 grid((unsigned)((lines + CU_VLT_LINES - 1) / CU_VLT_LINES)),
+        block(CU_VLT_LINES, CU_VLT_ROWS);
+    WT_LAUNCH(kernel, grid, block, smem, ce->stream, args...);
+    CU_CHECK_CE(ce, cudaGetLastError());
+    return WT_OK;
+}
+
+/* The tiled kernel of @p p's type and direction (@p ROWS: x lines). */
+template <bool ROWS>
+static wt_status vlt_launch(cu_engine *ce, const cu_vlift &A, const cu_vltile &L,
+                            const wt_vpass *p, size_t smem)
+{
+    if (p->dtype == WT_INT32 && p->inverse)
+        return vlt_go(ce, vlt53_inverse<ROWS>, L.lines, smem, A, L, (const int32_t *)p->lo,
+                      (const int32_t *)p->hi, (int32_t *)p->sig);
+    if (p->dtype == WT_INT32)
+        return vlt_go(ce, vlt53_forward<ROWS>, L.lines, smem, A, L, (const int32_t *)p->sig,
+                      (int32_t *)p->lo, (int32_t *)p->hi);
+    if (p->inverse)
+        return vlt_go(ce, vlt_inverse<ROWS>, L.lines, smem, A, L, (const float *)p->lo,
+                      (const float *)p->hi, (float *)p->sig);
+    return vlt_go(ce, vlt_forward<ROWS>, L.lines, smem, A, L, (const float *)p->sig,
+                  (float *)p->lo, (float *)p->hi);
+}
+
+/* The tiled kernels where a block's halves fit its shared memory (and the
+ * policy's vol_lift_tile allows; 0: the per-line kernels, to compare). */
+static int vlt_plan(const cu_engine *ce, const cu_vlift &A, size_t outer, size_t inner,
+                    cu_vltile *L, size_t *smem)
+{
+    L->lines = outer * inner;
+    L->inner = inner;
+    L->pitch = A.count | 1;
+    *smem = vlt_smem_bytes(L->pitch);
+    return ce->pol.vol_lift_tile && *smem <= ce->smem_limit &&
+           (L->lines + CU_VLT_LINES - 1) / CU_VLT_LINES <= 0x7fffffffu;
+}
+
+/* Tiled lifting passes launched so far on lines along x and across them
+ * (wt_cuda_volume_lift_tiles: tests see that both run). */
+static long vlt_launches[2];
+
+extern "C" long wt_cuda_volume_lift_tiles(int rows)
+{
+    return vlt_launches[rows != 0];
+}
+
 wt_status cu_vlift_pass(cu_engine *ce, const wt_vpass *p)
 {
     const cu_vlift A = vlift_of(p->line, p->inverse);
@@ -323,6 +677,13 @@ wt_status cu_vlift_pass(cu_engine *ce, const wt_vpass *p)
     const size_t lines = outer * inner, line_bytes = 2 * (size_t)A.count * 4;
     if (lines == 0 || (p->inverse ? A.n : A.nlo + A.nhi) == 0)
         return WT_OK; /* nothing to compute (an empty band's pass) */
+    cu_vltile T;
+    size_t smem;
+    if (vlt_plan(ce, A, outer, inner, &T, &smem)) {
+        vlt_launches[inner == 1]++;
+        return inner == 1 ? vlt_launch<true>(ce, A, T, p, smem)
+                          : vlt_launch<false>(ce, A, T, p, smem);
+    }
     const size_t half = cu_device_free_bytes(ce) / 2;
     const size_t budget = half < CU_VLIFT_SCRATCH ? half : CU_VLIFT_SCRATCH;
     size_t chunk = budget / line_bytes;

@@ -449,6 +449,12 @@ wt_status wt_cuda_packet_bench(wt_engine *engine, const wt_params *params, size_
  * the GPU does not run (wt_volume_engine_takes). */
 wt_status wt_cuda_vbench(wt_engine *engine, const wt_volume_spec *s, const size_t shape[3],
                          int inverse, int repeat, size_t copy_bytes, wt_cuda_timing *timing);
+/* Volume levels the CUDA engine has run by its 2-tap kernel so far (tests
+ * check it takes the levels it should). */
+long wt_cuda_volume_pair_levels(void);
+/* Lifting passes of volumes the CUDA engine has run by its tiled kernels so
+ * far, along x (@p rows 1) or along z and y (0). */
+long wt_cuda_volume_lift_tiles(int rows);
 /* Median seconds of @p repeat pinned host-to-device copies of @p up bytes and
  * device-to-host copies of @p down bytes on the engine's copy stream
  * (cudaEvents), for the floor of wavetool bench --host-path. */

@@ -198,10 +198,69 @@ static int run_vcase(const engines *en, const vcase *c, int inverse, stats *st)
     return fail;
 }
 
+/* What the GPU's volume kernels have run so far (wavetool_hooks.h). */
+typedef struct kernel_counts {
+    long pair_levels, lift_rows, lift_cols;
+} kernel_counts;
+
+static kernel_counts kernel_counts_now(void)
+{
+#if WT_HAVE_CUDA
+    const kernel_counts k = {wt_cuda_volume_pair_levels(), wt_cuda_volume_lift_tiles(1),
+                             wt_cuda_volume_lift_tiles(0)};
+#else /* a build without the CUDA engine (gpu_check reports no GPU) */
+    const kernel_counts k = {0, 0, 0};
+#endif
+    return k;
+}
+
+static int has_axis(const vcase *c, int axis)
+{
+    for (int k = 0; k < c->naxes; k++)
+        if (c->axes[k] == axis)
+            return 1;
+    return 0;
+}
+
+/* Whether the GPU's kernels for @p c ran since @p before: the 2-tap level
+ * kernel every level of a 2-tap filter bank by convolution along the
+ * three axes (none of others), the tiled lifting kernels the lifting
+ * passes along x and across (level 1's), none of them for convolutions
+ * (under the default policy; a policy or WT_CUDA_VOLUME in the
+ * environment may turn them off). 1 (and a FAIL line) if not. */
+static int kernels_missed(const vcase *c, int inverse, kernel_counts before)
+{
+    if (getenv("WT_CUDA_POLICY") || getenv("WT_CUDA_VOLUME"))
+        return 0;
+    const wt_wavelet *w = wt_wavelet_find(c->wavelet);
+    const int lifting = c->method == WT_METHOD_LIFTING;
+    const int pair = !lifting && w->kind != WT_KIND_JPEG2000 && w->filter_len == 2 &&
+                     c->naxes == 3;
+    const kernel_counts now = kernel_counts_now();
+    const long pairs = now.pair_levels - before.pair_levels, want = pair ? c->levels : 0;
+    const int rows = now.lift_rows > before.lift_rows, cols = now.lift_cols > before.lift_cols;
+    /* lines along x, or (a pass whose later axes are all 1 sample long)
+     * contiguous as x lines are; at level 1 at least */
+    const int across = (has_axis(c, 0) && c->shape[1] * c->shape[2] > 1) ||
+                       (has_axis(c, 1) && c->shape[2] > 1);
+    const int want_rows = lifting && has_axis(c, 2), want_cols = lifting && across;
+    if (pairs == want && rows >= want_rows && cols >= want_cols && (!lifting || rows || cols) &&
+        (lifting || !(rows || cols)))
+        return 0;
+    char name[200];
+    vcase_name(c, inverse, name, sizeof name);
+    printf("FAIL %s: the 2-tap level kernel ran %ld levels (not %ld), tiled lifting along x "
+           "%d (not %d), across %d (not %d)\n",
+           name, pairs, want, rows, want_rows, cols, want_cols);
+    return 1;
+}
+
 /* Every wavelet, mode and (rotating) axes, levels and channels of the
- * volumes of @p shapes on @p en, both directions; @p quick: a third. */
+ * volumes of @p shapes on @p en, both directions; @p quick: a third;
+ * @p resident: every level on the device (kernels_missed checks which
+ * kernels ran; streamed levels run passes). */
 static void sweep(const engines *en, const size_t (*shapes)[3], int nshapes, int quick,
-                  stats *st)
+                  int resident, stats *st)
 {
     static const struct {
         const char *name;
@@ -211,7 +270,7 @@ static void sweep(const engines *en, const size_t (*shapes)[3], int nshapes, int
                     {"coif1", WT_METHOD_CONV},       {"cdf97", WT_METHOD_CONV},
                     {"cdf97", WT_METHOD_LIFTING},    {"dd137", WT_METHOD_LIFTING},
                     {"legall53", WT_METHOD_LIFTING}, {"haar", WT_METHOD_LIFTING},
-                    {"db3", WT_METHOD_LIFTING}};
+                    {"db3", WT_METHOD_LIFTING},      {"bior1.1", WT_METHOD_CONV}};
     static const struct {
         int n, axes[3];
     } axes[] = {{3, {0, 1, 2}}, {1, {0}}, {2, {1, 2}}, {2, {2, 0}}, {3, {2, 0, 1}}};
@@ -228,7 +287,10 @@ static void sweep(const engines *en, const size_t (*shapes)[3], int nshapes, int
                            WT_TRANSFORM_DWT, 0, 0, 0, WT_BORDER_MIRROR};
                 memcpy(c.axes, axes[a].axes, sizeof c.axes);
                 for (int inv = 0; inv < 2; inv++) {
-                    const int r = run_vcase(en, &c, inv, st);
+                    const kernel_counts before = kernel_counts_now();
+                    int r = run_vcase(en, &c, inv, st);
+                    if (r == 0 && resident)
+                        r = kernels_missed(&c, inv, before);
                     st->v_cases += r >= 0;
                     st->v_failed += r > 0;
                 }
@@ -269,15 +331,19 @@ static void sweep_undecimated(const engines *en, int quick, stats *st)
 void check_volumes(const engines *en, int quick, stats *st)
 {
     /* 40x72x140: tiles of the level kernels inside the volume */
-    static const size_t shapes[][3] = {{17, 33, 40}, {1, 5, 7},     {3, 1, 9},    {9, 16, 2},
-                                       {64, 64, 64}, {13, 21, 75}, {40, 72, 140}};
-    sweep(en, shapes, (int)(sizeof shapes / sizeof *shapes), quick, st);
+    /* 5x7x9 and 2x3x1: odd, 1- and 2-sample axes (the 2-tap kernel's last cubes) */
+    static const size_t shapes[][3] = {{17, 33, 40}, {1, 5, 7},    {3, 1, 9},
+                                       {9, 16, 2},   {64, 64, 64}, {13, 21, 75},
+                                       {40, 72, 140}, {5, 7, 9},   {2, 3, 1}};
+    sweep(en, shapes, (int)(sizeof shapes / sizeof *shapes), quick, 1, st);
     sweep_undecimated(en, quick, st);
 }
 
 /* Volumes whose level kernels' tiles and z runs a launch policy changes
  * (check_policies): the hot spans forward and inverse (haar, db3, cdf97)
- * and one of the generic instances (sym4), two channels. */
+ * and one of the generic instances (sym4), two channels; lifting (cdf97,
+ * legall53: the tiled passes or, vol_lift_tile=0 or a small smem_cap, the
+ * per-line ones). */
 void check_volume_policy_cases(const engines *en, stats *st)
 {
     static const vcase cases[] = {
@@ -288,6 +354,10 @@ void check_volume_policy_cases(const engines *en, stats *st)
         {"cdf97", WT_MODE_PERIODIZATION, WT_METHOD_CONV, {37, 41, 130}, 1, 2, 3, {0, 1, 2},
          WT_TRANSFORM_DWT, 0, 0, 0, WT_BORDER_MIRROR},
         {"sym4", WT_MODE_REFLECT, WT_METHOD_CONV, {24, 50, 66}, 1, 1, 3, {0, 1, 2},
+         WT_TRANSFORM_DWT, 0, 0, 0, WT_BORDER_MIRROR},
+        {"cdf97", WT_MODE_SYMMETRIC, WT_METHOD_LIFTING, {21, 34, 45}, 1, 2, 3, {0, 1, 2},
+         WT_TRANSFORM_DWT, 0, 0, 0, WT_BORDER_MIRROR},
+        {"legall53", WT_MODE_PERIODIZATION, WT_METHOD_LIFTING, {19, 30, 41}, 2, 2, 3, {2, 0, 1},
          WT_TRANSFORM_DWT, 0, 0, 0, WT_BORDER_MIRROR},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
@@ -326,7 +396,7 @@ void check_volumes_streamed(const engines *en, int quick, stats *st)
         st->vs_cases = st->vs_failed = 1;
         return;
     }
-    sweep(&small, shapes, (int)(sizeof shapes / sizeof *shapes), quick, &sub);
+    sweep(&small, shapes, (int)(sizeof shapes / sizeof *shapes), quick, 0, &sub);
     wt_engine_close(small.gpu);
     st->vs_cases = sub.v_cases;
     st->vs_failed = sub.v_failed;
