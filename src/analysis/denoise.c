@@ -910,6 +910,25 @@ static wt_status denoise_on_host_planes(wt_engine *e, const wt_denoise_options *
     return st;
 }
 
+/* The sigma of @p in rolled by (dy, dx), whose forward @p ep just made, for
+ * the shrink that follows: the engine's noise estimate, kept on the engine,
+ * where *on_engine (@p given all NaN), else known_sigma's. The GPU out of
+ * memory for the estimate: the host's from then on. */
+static wt_status shift_sigma(wt_epyramid *ep, const wt_denoise_options *o, const wt_params *p,
+                             const wt_image *in, size_t dy, size_t dx, int *on_engine,
+                             double *given)
+{
+    if (*on_engine) {
+        double peak = peak_of(in);
+        unknown_sigma(given);
+        wt_status st = wt_epyramid_noise_estimate(ep, 1.0 / peak, peak);
+        if (st != WT_ERR_DEVICE_NOMEM)
+            return st;
+        *on_engine = 0;
+    }
+    return known_sigma(o, p, in, dy, dx, given);
+}
+
 /* The common case on the engine alone: samples in, forward, sigma, band
  * statistics, shrinkage, inverse, samples out. */
 static wt_status denoise_resident(wt_engine *e, const wt_denoise_options *o, const wt_params *p,
@@ -918,18 +937,12 @@ static wt_status denoise_resident(wt_engine *e, const wt_denoise_options *o, con
     double given[4], peak = peak_of(in);
     wt_epyramid *ep = NULL;
     int on_engine = engine_estimate(e, o, p);
-    wt_status st = WT_OK;
-    if (on_engine)
-        unknown_sigma(given);
-    else
-        st = known_sigma(o, p, in, 0, 0, given);
-    if (st == WT_OK)
-        st = wt_epyramid_create(e, p, in->height, in->width, in->channels, &ep);
+    wt_status st = wt_epyramid_create(e, p, in->height, in->width, in->channels, &ep);
     int fused = st == WT_OK && fused_shrink(ep);
     if (st == WT_OK)
         st = wt_epyramid_forward_image(ep, in);
-    if (st == WT_OK && on_engine)
-        st = wt_epyramid_noise_estimate(ep, 1.0 / peak, peak);
+    if (st == WT_OK)
+        st = shift_sigma(ep, o, p, in, 0, 0, &on_engine, given);
     if (st == WT_OK)
         st = fused ? shrink_fused(ep, o, peak, full_scale_of(in), given, on_engine)
                    : shrink_pyramid(ep, o, peak, full_scale_of(in), given, used);
@@ -976,14 +989,9 @@ static wt_status denoise_spin_resident(wt_engine *e, const wt_denoise_options *o
         for (size_t dx = 0; st == WT_OK && dx < shifts; dx++) {
             double u[4] = {NAN, NAN, NAN, NAN};
             int first = dy == 0 && dx == 0;
-            if (on_engine)
-                unknown_sigma(given);
-            else /* cycle_spin: each shift's own */
-                st = known_sigma(o, p, in, dy, dx, given);
-            if (st == WT_OK)
-                st = wt_epyramid_spin_forward(ep, dy, dx);
-            if (st == WT_OK && on_engine) /* of the rolled samples just transformed */
-                st = wt_epyramid_noise_estimate(ep, 1.0 / peak, peak);
+            st = wt_epyramid_spin_forward(ep, dy, dx);
+            if (st == WT_OK) /* cycle_spin: each shift's own */
+                st = shift_sigma(ep, o, p, in, dy, dx, &on_engine, given);
             if (st == WT_OK && fused) /* only the first shift's sigma is waited for */
                 st = shrink_fused(ep, o, peak, full_scale_of(in), given, on_engine);
             if (st == WT_OK && fused && first)

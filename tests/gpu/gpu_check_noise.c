@@ -145,6 +145,59 @@ static int run_noise_case(const engines *en, const noise_case *c, uint64_t seed)
     return failed;
 }
 
+/* A denoise on a CUDA engine capped at @p cap bytes (WT_CUDA_MEM_LIMIT),
+ * the estimate on the host when @p host (WT_DENOISE_HOST_ESTIMATE=1). */
+static wt_status denoise_capped(const char *cap, int host, const wt_denoise_options *o,
+                                const wt_image *img, wt_image *out, wt_denoise_info *info)
+{
+    wt_env_knobs *knobs = wt_env_override();
+    const char *was_cap = knobs->cuda_mem_limit, *was_host = knobs->denoise_host_estimate;
+    wt_engine *e = NULL;
+    knobs->cuda_mem_limit = cap;
+    wt_status st = wt_engine_open(&e, "cuda");
+    knobs->cuda_mem_limit = was_cap;
+    knobs->denoise_host_estimate = host ? "1" : NULL;
+    if (st == WT_OK)
+        st = wt_denoise_image(e, o, img, out, info);
+    knobs->denoise_host_estimate = was_host;
+    wt_engine_close(e);
+    return st;
+}
+
+/* A GPU with too little memory for the estimate's work space: whatever
+ * denoises with the host's estimate denoises with the engine's too (it falls
+ * back to the host's), with the same sigma. */
+static int check_noise_memory(void)
+{
+    static const char *caps[] = {"400K", "500K", "600K", "700K", "800K", "900K",
+                                 "1M",   "1200K", "1400K", "1700K", "2M"};
+    noise_case c = {"db2", 200, 160, 1, 8, FILL_RANDOM};
+    wt_image img, out;
+    wt_denoise_options o;
+    wt_denoise_defaults(&o);
+    o.params.wavelet = wt_wavelet_find(c.wavelet);
+    if (wt_image_alloc(&img, (uint32_t)c.w, (uint32_t)c.h, 1, 8) != WT_OK ||
+        wt_image_alloc(&out, (uint32_t)c.w, (uint32_t)c.h, 1, 8) != WT_OK)
+        return noise_fail("memory", "out of memory");
+    rng_seed(7);
+    noise_image(&c, &img);
+    int failed = 0;
+    for (size_t i = 0; !failed && i < sizeof caps / sizeof caps[0]; i++) {
+        wt_denoise_info a, b;
+        wt_status host = denoise_capped(caps[i], 1, &o, &img, &out, &a);
+        wt_status dev = denoise_capped(caps[i], 0, &o, &img, &out, &b);
+        char name[64];
+        snprintf(name, sizeof name, "WT_CUDA_MEM_LIMIT=%s", caps[i]);
+        if (host == WT_OK && dev != WT_OK)
+            failed = noise_fail(name, wt_error_message());
+        else if (host == WT_OK)
+            failed = compare_sigma(name, "denoise", a.sigma, b.sigma, 1);
+    }
+    wt_image_free(&img);
+    wt_image_free(&out);
+    return failed;
+}
+
 void check_noise(const engines *en, int quick, stats *st)
 {
     static const char *wavelets[] = {"db1", "db2", "db4", "sym5", "coif2", "bior2.2",
@@ -165,4 +218,6 @@ void check_noise(const engines *en, int quick, stats *st)
                     st->n_cases++;
                     st->n_failed += run_noise_case(en, &c, st->seed);
                 }
+    st->n_cases++;
+    st->n_failed += check_noise_memory();
 }
