@@ -117,13 +117,18 @@ static wt_status band_thresholds(wt_epyramid *ep, const wt_denoise_options *o, d
     return WT_OK;
 }
 
+/* An A/B switch of the environment set (=1). */
+static int switch_on(const char *env)
+{
+    return env && env[0] == '1';
+}
+
 /* The engine runs the whole shrinkage itself (the CUDA engine: no host
  * round trip) unless it has no shrink op or WT_DENOISE_COMPOSED=1 asks for
  * the composed steps below (an A/B switch: both give the same numbers). */
 static int fused_shrink(const wt_epyramid *ep)
 {
-    const char *env = wt_env()->denoise_composed;
-    return ep->engine->ops->pyr->shrink && !(env && env[0] == '1');
+    return ep->engine->ops->pyr->shrink && !switch_on(wt_env()->denoise_composed);
 }
 
 static int needs_estimate(const wt_denoise_options *o, int channels, const double *given)
@@ -302,11 +307,10 @@ static int host_estimate(const wt_denoise_options *o, const wt_params *p)
  * switch: the same numbers). */
 static int engine_estimate(const wt_engine *e, const wt_denoise_options *o, const wt_params *p)
 {
-    const char *env = wt_env()->denoise_host_estimate;
-    const char *composed = wt_env()->denoise_composed;
     return !o->estimates && isnan(o->sigma) && host_estimate(o, p) &&
-           wt_engine_estimates_noise(e, p->wavelet) && !(env && env[0] == '1') &&
-           !(composed && composed[0] == '1');
+           wt_engine_estimates_noise(e, p->wavelet) &&
+           !switch_on(wt_env()->denoise_host_estimate) &&
+           !switch_on(wt_env()->denoise_composed);
 }
 
 /* No sigma yet: the engine's estimate follows. */
