@@ -506,6 +506,15 @@ static wt_status run_on_pool(pipeline *p, pipeline_job job, void *arg)
     return st;
 }
 
+const wt_engine *pipeline_engine_kind(pipeline *p)
+{
+    wait_for_pool(p);
+    pthread_mutex_lock(&p->lock);
+    const wt_engine *e = p->nengines > 0 ? p->engines[0] : NULL;
+    pthread_mutex_unlock(&p->lock);
+    return e;
+}
+
 wt_status pipeline_engine_run(pipeline *p, pipeline_job job, void *arg, const char *file)
 {
     wt_status st = run_on_pool(p, job, arg);

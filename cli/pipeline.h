@@ -61,6 +61,10 @@ void pipeline_close(pipeline *p);
  * CPU engine of its own when a GPU fails under --device auto. */
 typedef wt_status (*pipeline_job)(wt_engine *e, void *arg);
 
+/* An engine of the pool, once it is open, as all of them are (the GPU's or
+ * the CPU's), for what a job would run on; NULL when none opened. */
+const wt_engine *pipeline_engine_kind(pipeline *p);
+
 /* Run @p job(engine, @p arg) on an engine of the pool (the CPU engine after a
  * GPU failure under --device auto; -v says so); messages name @p file. */
 wt_status pipeline_engine_run(pipeline *p, pipeline_job job, void *arg, const char *file);

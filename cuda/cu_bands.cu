@@ -11,6 +11,9 @@
 #include <string.h>
 
 #include "cu_engine.h"
+extern "C" {
+#include "noise_estimate.h" /* NORM_PPF_075 */
+}
 
 #ifdef WT_CUDA_EMULATE
 #define CU_SHARED_ADD(p, v) (*(p) += (v)) /* one thread per block */
@@ -125,9 +128,10 @@ WT_GLOBAL void band_stats_kernel(wt_band_stats *out, const wt_band_stats *parts,
     }
 }
 
-/* Radix selection: per group, the key bits found so far and the rank left. */
+/* Radix selection: per group, the key bits found so far and the rank left
+ * (keys of 32 bits, or 64 for the noise estimate's doubles). */
 typedef struct cu_select {
-    uint32_t prefix, mask;
+    uint64_t prefix, mask;
     uint64_t k;
     uint32_t item0, nitems; /* its items (span of the group) */
 } cu_select;
@@ -165,12 +169,12 @@ WT_GLOBAL void WT_LAUNCH_BOUNDS(BAND_BLOCK)
     WT_SYNC();
     const cu_item it = items[blockIdx.y];
     const cu_span s = spans[it.span];
-    const uint32_t prefix = sel[it.group].prefix, mask = sel[it.group].mask;
+    const uint64_t prefix = sel[it.group].prefix, mask = sel[it.group].mask;
     uint64_t stride = (uint64_t)blockDim.x * gridDim.x;
     for (uint64_t e = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; e < s.count;
          e += stride) {
-        uint32_t key = abs_key(pyr[span_at(&s, e)]);
-        hist_add(hist, (key & mask) == prefix ? (key >> shift) & 255u : 256u);
+        uint64_t key = abs_key(pyr[span_at(&s, e)]);
+        hist_add(hist, (key & mask) == prefix ? (uint32_t)(key >> shift) & 255u : 256u);
     }
     WT_SYNC();
     uint32_t *out = parts + ((size_t)blockIdx.y * gridDim.x + blockIdx.x) * 256;
@@ -202,8 +206,8 @@ WT_GLOBAL void band_pick_kernel(cu_select *sel, const uint32_t *parts, int npart
         b++;
     }
     g->k = k;
-    g->prefix |= b << shift;
-    g->mask |= 255u << shift;
+    g->prefix |= (uint64_t)b << shift;
+    g->mask |= (uint64_t)255 << shift;
 }
 
 /* Block (x, band) owns the contiguous elements [x * per, (x + 1) * per) of
@@ -295,6 +299,13 @@ static unsigned parts_of(size_t most)
 {
     size_t parts = ((most ? most : 1) + BAND_PER_BLOCK - 1) / BAND_PER_BLOCK;
     return (unsigned)(parts > BAND_PARTS_MAX ? BAND_PARTS_MAX : parts);
+}
+
+/* Blocks of BAND_BLOCK threads for a flat loop over @p n elements. */
+static dim3 flat_grid(size_t n)
+{
+    size_t blocks = (n + BAND_BLOCK - 1) / BAND_BLOCK;
+    return dim3((unsigned)(blocks < 1 ? 1 : (blocks > 4096 ? 4096 : blocks)));
 }
 
 /* Blocks per band: enough for the largest of @p n spans. */
@@ -406,23 +417,27 @@ static wt_status cu_map(wt_epyramid *p, wt_band_op op, const wt_band_span *s,
     return settle(engine_of(p), map_bands(p, op, s, args, n));
 }
 
-/* Statistics of @p n spans into d_out (device), @p parts blocks per span. */
-static wt_status launch_reduce(cu_engine *ce, const wt_epyramid *p, const cu_span *d_spans,
-                               size_t n, unsigned parts, wt_band_stats *d_parts,
-                               wt_band_stats *d_out)
+/* Statistics of @p n spans of @p data into d_out (device), @p parts blocks per span. */
+template <typename T>
+static wt_status reduce_spans(cu_engine *ce, const T *data, const cu_span *d_spans, size_t n,
+                              unsigned parts, wt_band_stats *d_parts, wt_band_stats *d_out)
 {
-    size_t stats = sizeof(wt_band_stats);
-    dim3 grid(parts, (unsigned)n);
-    if (p->shape.dtype == WT_INT32)
-        WT_LAUNCH(band_reduce_kernel<int32_t>, grid, dim3(BAND_BLOCK), BAND_BLOCK * stats,
-                  ce->stream, (const int32_t *)p->priv, d_spans, d_parts);
-    else
-        WT_LAUNCH(band_reduce_kernel<float>, grid, dim3(BAND_BLOCK), BAND_BLOCK * stats,
-                  ce->stream, (const float *)p->priv, d_spans, d_parts);
+    WT_LAUNCH(band_reduce_kernel<T>, dim3(parts, (unsigned)n), dim3(BAND_BLOCK),
+              BAND_BLOCK * sizeof(wt_band_stats), ce->stream, data, d_spans, d_parts);
     WT_TRY(launched(ce));
     WT_LAUNCH(band_stats_kernel, dim3((unsigned)((n + 127) / 128)), dim3(128), 0, ce->stream,
               d_out, d_parts, (int)parts, (int)n);
     return launched(ce);
+}
+
+/* The same of spans of the pyramid. */
+static wt_status launch_reduce(cu_engine *ce, const wt_epyramid *p, const cu_span *d_spans,
+                               size_t n, unsigned parts, wt_band_stats *d_parts,
+                               wt_band_stats *d_out)
+{
+    if (p->shape.dtype == WT_INT32)
+        return reduce_spans(ce, (const int32_t *)p->priv, d_spans, n, parts, d_parts, d_out);
+    return reduce_spans(ce, (const float *)p->priv, d_spans, n, parts, d_parts, d_out);
 }
 
 static wt_status reduce_bands(const wt_epyramid *p, const wt_band_span *s, const double *t,
@@ -471,20 +486,17 @@ static wt_status select_plan(const wt_select_group *g, size_t ng, cu_select *sta
     return WT_OK;
 }
 
-static wt_status radix_passes(cu_engine *ce, const wt_epyramid *p, unsigned parts,
-                              size_t nitems, size_t ng, const cu_span *d_spans,
-                              const cu_item *d_items, cu_select *d_sel, uint32_t *d_parts)
+/* The radix selection of the groups @p d_sel over spans of @p data: a
+ * histogram and a pick per byte of the keys (abs_key), the highest first. */
+template <typename T>
+static wt_status select_spans(cu_engine *ce, const T *data, unsigned parts, size_t nitems,
+                              size_t ng, const cu_span *d_spans, const cu_item *d_items,
+                              cu_select *d_sel, uint32_t *d_parts)
 {
     dim3 grid(parts, (unsigned)nitems);
-    for (int shift = 24; shift >= 0; shift -= 8) {
-        if (p->shape.dtype == WT_INT32)
-            WT_LAUNCH(band_hist_kernel<int32_t>, grid, dim3(BAND_BLOCK), 256 * sizeof(uint32_t),
-                      ce->stream, (const int32_t *)p->priv, d_spans, d_items, d_sel, shift,
-                      d_parts);
-        else
-            WT_LAUNCH(band_hist_kernel<float>, grid, dim3(BAND_BLOCK), 256 * sizeof(uint32_t),
-                      ce->stream, (const float *)p->priv, d_spans, d_items, d_sel, shift,
-                      d_parts);
+    for (int shift = 8 * (int)sizeof(abs_key(T())) - 8; shift >= 0; shift -= 8) {
+        WT_LAUNCH(band_hist_kernel<T>, grid, dim3(BAND_BLOCK), 256 * sizeof(uint32_t),
+                  ce->stream, data, d_spans, d_items, d_sel, shift, d_parts);
         WT_TRY(launched(ce));
         WT_LAUNCH(band_pick_kernel, dim3((unsigned)ng), dim3(256),
                   256 * sizeof(unsigned long long), ce->stream, d_sel, d_parts, (int)parts,
@@ -492,6 +504,18 @@ static wt_status radix_passes(cu_engine *ce, const wt_epyramid *p, unsigned part
         WT_TRY(launched(ce));
     }
     return WT_OK;
+}
+
+/* The same over spans of the pyramid. */
+static wt_status radix_passes(cu_engine *ce, const wt_epyramid *p, unsigned parts,
+                              size_t nitems, size_t ng, const cu_span *d_spans,
+                              const cu_item *d_items, cu_select *d_sel, uint32_t *d_parts)
+{
+    if (p->shape.dtype == WT_INT32)
+        return select_spans(ce, (const int32_t *)p->priv, parts, nitems, ng, d_spans, d_items,
+                            d_sel, d_parts);
+    return select_spans(ce, (const float *)p->priv, parts, nitems, ng, d_spans, d_items, d_sel,
+                        d_parts);
 }
 
 static wt_status select_bands(const wt_epyramid *p, const wt_band_span *s,
@@ -524,7 +548,7 @@ static wt_status select_bands(const wt_epyramid *p, const wt_band_span *s,
                              ce->stream));
     CU_CHECK(cudaStreamSynchronize(ce->stream));
     for (size_t i = 0; i < ng; i++)
-        out[i] = wt_abs_key_value(state[i].prefix, p->shape.dtype == WT_INT32);
+        out[i] = wt_abs_key_value((uint32_t)state[i].prefix, p->shape.dtype == WT_INT32);
     return WT_OK;
 }
 
@@ -598,10 +622,11 @@ static wt_status cu_zero_below(wt_epyramid *p, const wt_band_span *s, size_t n, 
 /* The denoise tables after the coefficients: n detail spans then the finest
  * diagonal band of each channel, each detail span's channel and level, the
  * radix selection's items and states (two per channel: the median's two
- * middle ranks), and the sigma used per channel. */
+ * middle ranks), then the sigma used and the sigma the noise estimate
+ * gave, per channel. */
 typedef struct shrink_layout {
     size_t n, channels;
-    size_t spans, band, items, sel, used, end; /* byte offsets */
+    size_t spans, band, items, sel, used, given, end; /* byte offsets */
 } shrink_layout;
 
 static size_t coef_bytes(const wt_pyramid *shape)
@@ -619,7 +644,8 @@ static shrink_layout shrink_layout_of(const wt_pyramid *shape)
     t.items = t.band + aligned(t.n * sizeof(uint32_t));
     t.sel = t.items + aligned(2 * t.channels * sizeof(cu_item));
     t.used = t.sel + aligned(2 * t.channels * sizeof(cu_select));
-    t.end = t.used + aligned(4 * sizeof(double));
+    t.given = t.used + aligned(4 * sizeof(double));
+    t.end = t.given + aligned(4 * sizeof(double));
     return t;
 }
 
@@ -686,6 +712,7 @@ static void cu_destroy(wt_epyramid *p)
     cu_engine *ce = engine_of(p);
     size_t bytes = storage_bytes(&p->shape);
     cudaSetDevice(ce->device);
+    ce->forward_planes = NULL; /* the next pyramid's forward sets them */
     spin_free(p);
     if (p->priv && ce->spare_bytes <= bytes) {
         cu_spare_release(ce);
@@ -711,6 +738,8 @@ static void cu_destroy(wt_epyramid *p)
 /* The plan as a kernel parameter. */
 typedef struct cu_shrink_args {
     int estimate, rule, channels, integer;
+    int given_on_engine; /* given: the noise estimate's, on the device */
+    uint64_t d1_count;   /* coefficients of a finest diagonal band */
     double zero, ppf75, bayes_floor, visu, fixed;
     double given[4];
     double factor[WT_MAX_LEVELS];
@@ -729,20 +758,42 @@ WT_GLOBAL void shrink_median_setup_kernel(const wt_band_stats *d1, cu_select *se
     }
 }
 
+/* The given sigma of channel @p c: the plan's or the noise estimate's. */
+WT_DEV double shrink_given(const cu_shrink_args *a, const double *given, int c)
+{
+    return a->given_on_engine ? given[c] : a->given[c];
+}
+
+/* The finest diagonal spans of the engine's own estimate: the channels
+ * without a given sigma (the others: no elements), and every channel's
+ * residue cut when any has none (shrink_pyramid's composition). One thread. */
+WT_GLOBAL void shrink_d1_kernel(cu_span *d1, const double *given, const cu_shrink_args a)
+{
+    if (blockIdx.x != 0 || threadIdx.x != 0)
+        return;
+    int any = 0;
+    for (int c = 0; c < a.channels; c++)
+        any |= isnan(shrink_given(&a, given, c));
+    for (int c = 0; c < a.channels; c++) {
+        d1[c].count = isnan(shrink_given(&a, given, c)) ? a.d1_count : 0;
+        d1[c].arg = any && a.zero > 0.0 ? a.zero : NAN;
+    }
+}
+
 /* used[c]: the given sigma, or median / Phi^-1(0.75) (NaN: no nonzero |c|). */
-WT_GLOBAL void shrink_sigma_kernel(const wt_band_stats *d1, const cu_select *sel, double *used,
-                                   const cu_shrink_args a)
+WT_GLOBAL void shrink_sigma_kernel(const wt_band_stats *d1, const cu_select *sel,
+                                   const double *given, double *used, const cu_shrink_args a)
 {
     for (int c = (int)(blockIdx.x * blockDim.x + threadIdx.x); c < a.channels;
          c += (int)(blockDim.x * gridDim.x)) {
-        double est = NAN;
+        double est = NAN, g = shrink_given(&a, given, c);
         uint64_t m = a.estimate ? d1[c].count - d1[c].zeros : 0;
         if (m) {
-            double v0 = wt_abs_key_value(sel[2 * c].prefix, a.integer);
-            double v1 = wt_abs_key_value(sel[2 * c + 1].prefix, a.integer);
+            double v0 = wt_abs_key_value((uint32_t)sel[2 * c].prefix, a.integer);
+            double v1 = wt_abs_key_value((uint32_t)sel[2 * c + 1].prefix, a.integer);
             est = (m % 2 ? v0 : (v0 + v1) / 2.0) / a.ppf75;
         }
-        used[c] = isnan(a.given[c]) ? est : a.given[c];
+        used[c] = isnan(g) ? est : g;
     }
 }
 
@@ -822,6 +873,10 @@ static cu_shrink_args shrink_args_of(const wt_epyramid *p, const wt_shrink_plan 
     cu_shrink_args a;
     memset(&a, 0, sizeof a);
     a.estimate = plan->estimate;
+    a.given_on_engine = plan->given_on_engine;
+    size_t rows, cols;
+    wt_pyramid_band_shape(&p->shape, 1, WT_BAND_D, &rows, &cols);
+    a.d1_count = (uint64_t)rows * cols;
     a.rule = (int)plan->rule;
     a.channels = p->shape.channels;
     a.integer = p->shape.dtype == WT_INT32;
@@ -875,10 +930,12 @@ static wt_status shrink_estimate(cu_engine *ce, const wt_epyramid *p, const shri
     char *base = (char *)p->priv;
     cu_span *d1 = (cu_span *)(base + t->spans) + t->n;
     cu_select *sel = (cu_select *)(base + t->sel);
+    const double *given = (const double *)(base + t->given);
     unsigned C = (unsigned)t->channels;
-    if (a->estimate && a->zero > 0.0)
-        WT_TRY(launch_op(ce, p, d1, dim3(w->parts_d1, C), WT_OP_HARD, a->zero));
     if (a->estimate) {
+        WT_LAUNCH(shrink_d1_kernel, dim3(1), dim3(1), 0, ce->stream, d1, given, *a);
+        WT_TRY(launched(ce));
+        WT_TRY(launch_op(ce, p, d1, dim3(w->parts_d1, C), WT_OP_HARD, NAN));
         WT_TRY(launch_reduce(ce, p, d1, C, w->parts_d1, w->d1_parts, w->d1));
         WT_LAUNCH(shrink_median_setup_kernel, dim3(1), dim3(32), 0, ce->stream, w->d1, sel,
                   (int)C);
@@ -886,7 +943,7 @@ static wt_status shrink_estimate(cu_engine *ce, const wt_epyramid *p, const shri
         WT_TRY(radix_passes(ce, p, w->parts_d1, 2 * C, 2 * C, d1,
                             (const cu_item *)(base + t->items), sel, w->hist));
     }
-    WT_LAUNCH(shrink_sigma_kernel, dim3(1), dim3(32), 0, ce->stream, w->d1, sel,
+    WT_LAUNCH(shrink_sigma_kernel, dim3(1), dim3(32), 0, ce->stream, w->d1, sel, given,
               (double *)(base + t->used), *a);
     return launched(ce);
 }
@@ -933,6 +990,201 @@ static wt_status cu_shrink_sigma(wt_epyramid *p, double *sigma)
     return WT_OK;
 }
 
+/* ---------------------------------------------------------------------- */
+/* scikit-image's noise estimate on the device (src/analysis/noise_estimate.c
+ * in the same float64 operations and order, so the same exact zeros and
+ * the same bits): pywt.dwtn's finest diagonal band of the planes the last
+ * forward read, times the sample scale (img_as_float), one channel at a
+ * time (the column filter into a row of doubles per output row, then the
+ * row filter into |c|), then the median of the nonzero |c| by the radix
+ * selection on the doubles' bits, / Phi^-1(0.75) x peak into the given
+ * sigma of the next shrink (shrink_layout.given). */
+
+/* The filter of the noise estimate: the wavelet's dec_hi and the samples'
+ * scale, as a kernel parameter. */
+typedef struct cu_noise_filter {
+    double taps[WT_ENGINE_NOISE_TAPS];
+    int f;
+    double scale;
+} cu_noise_filter;
+
+/* Half-sample symmetric extension: x[-1] = x[0], x[n] = x[n - 1], period 2n. */
+WT_DEV size_t mirror_index(long long e, size_t n)
+{
+    long long p = 2 * (long long)n, m = ((e % p) + p) % p;
+    return (size_t)(m < (long long)n ? m : p - 1 - m);
+}
+
+/* Tap @p k of output @p o's sum over @p n samples in PyWavelets' order:
+ * the taps past the right end (i - n + 1 of them, i = 2o + 1) descending,
+ * then the others ascending. */
+WT_DEV int noise_tap(size_t o, size_t n, int k)
+{
+    size_t i = 2 * o + 1;
+    int first = i >= n ? (int)(i - n + 1) : 0;
+    return k < first ? first - 1 - k : k;
+}
+
+/* The sample tap @p t of output @p o multiplies (inside the signal: i - t). */
+WT_DEV size_t noise_at(size_t o, size_t n, int f, int t)
+{
+    long long i = 2 * (long long)o + 1;
+    return i >= f - 1 && i < (long long)n ? (size_t)(i - t) : mirror_index(i - t, n);
+}
+
+/* out[o][x] = sum over the taps of taps[t] * (plane[at][x] * scale), from 0. */
+WT_GLOBAL void noise_columns_kernel(double *out, const float *plane, const cu_noise_filter g,
+                                    size_t h, size_t w, size_t ny)
+{
+    size_t stride = (size_t)blockDim.x * gridDim.x;
+    for (size_t e = (size_t)blockIdx.x * blockDim.x + threadIdx.x; e < ny * w; e += stride) {
+        size_t o = e / w, x = e % w;
+        double s = 0.0;
+        for (int k = 0; k < g.f; k++) {
+            int t = noise_tap(o, h, k);
+            double v = wt_dmul((double)plane[noise_at(o, h, g.f, t) * w + x], g.scale);
+            s = wt_dadd(s, wt_dmul(g.taps[t], v));
+        }
+        out[e] = s;
+    }
+}
+
+/* mags[o][ox]: |c| of the row filter of row o of @p rows (0 where c is 0). */
+WT_GLOBAL void noise_rows_kernel(double *mags, const double *rows, const cu_noise_filter g,
+                                 size_t w, size_t ny, size_t nx)
+{
+    size_t stride = (size_t)blockDim.x * gridDim.x;
+    for (size_t e = (size_t)blockIdx.x * blockDim.x + threadIdx.x; e < ny * nx; e += stride) {
+        size_t o = e / nx, ox = e % nx;
+        const double *row = rows + o * w;
+        double s = 0.0;
+        for (int k = 0; k < g.f; k++) {
+            int t = noise_tap(ox, w, k);
+            s = wt_dadd(s, wt_dmul(g.taps[t], row[noise_at(ox, w, g.f, t)]));
+        }
+        mags[e] = s != 0.0 ? fabs(s) : 0.0;
+    }
+}
+
+/* spans[c]: channel c's ny x nx |c|, after the channels before it. */
+WT_GLOBAL void noise_spans_kernel(cu_span *spans, int channels, size_t ny, size_t nx)
+{
+    for (int c = (int)(blockIdx.x * blockDim.x + threadIdx.x); c < channels;
+         c += (int)(blockDim.x * gridDim.x))
+        spans[c] = cu_span{(size_t)c * ny * nx, (uint64_t)ny * nx, (uint32_t)nx, (uint32_t)nx,
+                           0.0};
+}
+
+/* given[c]: numpy's median of channel c's nonzero |c| (the mean of the two
+ * middle ones for an even count) / Phi^-1(0.75) x peak; NaN without any. */
+WT_GLOBAL void noise_sigma_kernel(const wt_band_stats *stats, const cu_select *sel,
+                                  double *given, int channels, double ppf75, double peak)
+{
+    for (int c = (int)(blockIdx.x * blockDim.x + threadIdx.x); c < channels;
+         c += (int)(blockDim.x * gridDim.x)) {
+        uint64_t m = stats[c].count - stats[c].zeros;
+        double v0 = abs_key_double(sel[2 * c].prefix), v1 = abs_key_double(sel[2 * c + 1].prefix);
+        double median = m % 2 ? v0 : wt_ddiv(wt_dadd(v0, v1), 2.0);
+        given[c] = m ? wt_dmul(wt_ddiv(median, ppf75), peak) : NAN;
+    }
+}
+
+/* The noise estimate's output shape: pywt.dwtn's finest diagonal band,
+ * (n + f - 1) / 2 along each axis. */
+static void noise_shape(const wt_epyramid *p, size_t *ny, size_t *nx)
+{
+    size_t f = (size_t)p->params.wavelet->filter_len;
+    *ny = (p->shape.height + f - 1) / 2;
+    *nx = (p->shape.width + f - 1) / 2;
+}
+
+/* Device scratch of one noise estimate (BUF_BANDS). */
+typedef struct noise_scratch {
+    unsigned parts;        /* blocks per channel */
+    size_t ny, nx;         /* the band's shape */
+    cu_span *spans;        /* per channel: its |c| in mags */
+    double *rows;          /* ny x w: the column filter of one channel */
+    double *mags;          /* C x ny x nx: |c| */
+    wt_band_stats *stats_parts, *stats;
+    uint32_t *hist;        /* radix histograms */
+} noise_scratch;
+
+static wt_status noise_scratch_get(cu_engine *ce, const wt_epyramid *p, noise_scratch *w)
+{
+    size_t C = (size_t)p->shape.channels, wd = p->shape.width, st = sizeof(wt_band_stats);
+    noise_shape(p, &w->ny, &w->nx);
+    size_t n = w->ny * w->nx;
+    w->parts = parts_of(n);
+    size_t hist = 2 * C * w->parts * 256 * sizeof(uint32_t);
+    scratch sc = {NULL, 0};
+    WT_TRY(get_scratch(ce, aligned(C * sizeof(cu_span)) + aligned(w->ny * wd * 8) +
+                               aligned(C * n * 8) + aligned(C * w->parts * st) +
+                               aligned(C * st) + aligned(hist),
+                       &sc));
+    w->spans = (cu_span *)carve(&sc, C * sizeof(cu_span));
+    w->rows = (double *)carve(&sc, w->ny * wd * 8);
+    w->mags = (double *)carve(&sc, C * n * 8);
+    w->stats_parts = (wt_band_stats *)carve(&sc, C * w->parts * st);
+    w->stats = (wt_band_stats *)carve(&sc, C * st);
+    w->hist = (uint32_t *)carve(&sc, hist);
+    return WT_OK;
+}
+
+/* Each channel's |c| of the finest diagonal band into w->mags, and their spans. */
+static wt_status noise_bands(cu_engine *ce, const wt_epyramid *p, const noise_scratch *w,
+                             double scale)
+{
+    size_t h = p->shape.height, wd = p->shape.width, n = w->ny * w->nx;
+    cu_noise_filter g;
+    memset(&g, 0, sizeof g);
+    g.f = p->params.wavelet->filter_len;
+    g.scale = scale;
+    memcpy(g.taps, p->params.wavelet->dec_hi, (size_t)g.f * sizeof(double));
+    for (int c = 0; c < p->shape.channels; c++) {
+        WT_LAUNCH(noise_columns_kernel, flat_grid(w->ny * wd), dim3(BAND_BLOCK), 0, ce->stream,
+                  w->rows, ce->forward_planes + (size_t)c * h * wd, g, h, wd, w->ny);
+        WT_TRY(launched(ce));
+        WT_LAUNCH(noise_rows_kernel, flat_grid(n), dim3(BAND_BLOCK), 0, ce->stream,
+                  w->mags + (size_t)c * n, (const double *)w->rows, g, wd, w->ny, w->nx);
+        WT_TRY(launched(ce));
+    }
+    WT_LAUNCH(noise_spans_kernel, dim3(1), dim3(32), 0, ce->stream, w->spans, p->shape.channels,
+              w->ny, w->nx);
+    return launched(ce);
+}
+
+static wt_status noise_estimate(wt_epyramid *p, double scale, double peak)
+{
+    cu_engine *ce = engine_of(p);
+    shrink_layout t = shrink_layout_of(&p->shape);
+    char *base = (char *)p->priv;
+    cu_select *sel = (cu_select *)(base + t.sel);
+    unsigned C = (unsigned)t.channels;
+    noise_scratch w;
+    CU_CHECK(cudaSetDevice(ce->device));
+    if (!ce->forward_planes)
+        return wt_error_set(WT_ERR_INVALID, "noise estimate before a forward transform");
+    if (p->params.wavelet->filter_len > WT_ENGINE_NOISE_TAPS)
+        return wt_error_set(WT_ERR_UNSUPPORTED, "noise estimate: filters of %d taps at most",
+                            WT_ENGINE_NOISE_TAPS);
+    WT_TRY(shrink_tables(ce, p, &t)); /* the selection's items */
+    WT_TRY(noise_scratch_get(ce, p, &w));
+    WT_TRY(noise_bands(ce, p, &w, scale));
+    WT_TRY(reduce_spans(ce, (const double *)w.mags, w.spans, C, w.parts, w.stats_parts, w.stats));
+    WT_LAUNCH(shrink_median_setup_kernel, dim3(1), dim3(32), 0, ce->stream, w.stats, sel, (int)C);
+    WT_TRY(launched(ce));
+    WT_TRY(select_spans(ce, (const double *)w.mags, w.parts, 2 * C, 2 * C, w.spans,
+                        (const cu_item *)(base + t.items), sel, w.hist));
+    WT_LAUNCH(noise_sigma_kernel, dim3(1), dim3(32), 0, ce->stream, w.stats, sel,
+              (double *)(base + t.given), (int)C, NORM_PPF_075, peak);
+    return launched(ce); /* no wait: the shrink that reads it follows on the stream */
+}
+
+static wt_status cu_noise_estimate(wt_epyramid *p, double scale, double peak)
+{
+    return settle(engine_of(p), noise_estimate(p, scale, peak));
+}
+
 static size_t plane_elems(const wt_pyramid *s)
 {
     return s->height * s->width * (size_t)s->channels;
@@ -976,10 +1228,18 @@ static wt_status timed_transform(wt_epyramid *p, double t0, wt_status st)
     return settle(engine_of(p), st);
 }
 
+/* The planes a resident forward read, for the noise estimate. */
+static wt_status planes_read(wt_epyramid *p, const void *planes, wt_status st)
+{
+    engine_of(p)->forward_planes = st == WT_OK ? (const float *)planes : NULL;
+    return st;
+}
+
 static wt_status cu_forward(wt_epyramid *p, const float *planes)
 {
     double t0 = wt_seconds();
-    return timed_transform(p, t0, forward_planes(p, planes));
+    wt_status st = timed_transform(p, t0, forward_planes(p, planes));
+    return planes_read(p, engine_of(p)->buf[BUF_PLANES], st);
 }
 
 static wt_status cu_inverse(wt_epyramid *p, float *planes)
@@ -990,7 +1250,8 @@ static wt_status cu_inverse(wt_epyramid *p, float *planes)
 
 static wt_status cu_forward_img(wt_epyramid *p, const wt_image *img)
 {
-    return cu_forward_image_into(p->engine, &p->params, img, &p->shape, p->priv);
+    wt_status st = cu_forward_image_into(p->engine, &p->params, img, &p->shape, p->priv);
+    return planes_read(p, engine_of(p)->buf[BUF_PLANES], st);
 }
 
 static wt_status cu_inverse_img(wt_epyramid *p, wt_image *img)
@@ -1087,12 +1348,6 @@ WT_GLOBAL void spin_result_kernel(T *samples, const double *accum, size_t npix, 
         }
 }
 
-static dim3 spin_grid(size_t n)
-{
-    size_t blocks = (n + BAND_BLOCK - 1) / BAND_BLOCK;
-    return dim3((unsigned)(blocks < 1 ? 1 : (blocks > 4096 ? 4096 : blocks)));
-}
-
 static size_t spin_bytes(const wt_pyramid *s, size_t sample_bytes, size_t *accum_at,
                          size_t *samples_at)
 {
@@ -1145,10 +1400,10 @@ static wt_status spin_load(wt_epyramid *p, const wt_image *img)
                              ce->stream));
     CU_CHECK(cudaMemsetAsync(sp->accum, 0, all * 8, ce->stream));
     if (img->bit_depth > 8)
-        WT_LAUNCH(spin_load_kernel<uint16_t>, spin_grid(npix), dim3(BAND_BLOCK), 0, ce->stream,
+        WT_LAUNCH(spin_load_kernel<uint16_t>, flat_grid(npix), dim3(BAND_BLOCK), 0, ce->stream,
                   sp->source, (const uint16_t *)sp->samples, npix, img->channels);
     else
-        WT_LAUNCH(spin_load_kernel<uint8_t>, spin_grid(npix), dim3(BAND_BLOCK), 0, ce->stream,
+        WT_LAUNCH(spin_load_kernel<uint8_t>, flat_grid(npix), dim3(BAND_BLOCK), 0, ce->stream,
                   sp->source, (const uint8_t *)sp->samples, npix, img->channels);
     WT_TRY(launched(ce));
     CU_CHECK(cudaStreamSynchronize(ce->stream));
@@ -1164,13 +1419,14 @@ static wt_status spin_forward(wt_epyramid *p, size_t dy, size_t dx)
     CU_CHECK(cudaSetDevice(ce->device));
     if (dy || dx) {
         WT_TRY(cu_buf_get(ce, BUF_PLANES, all * 4, &work));
-        WT_LAUNCH(spin_roll_kernel, spin_grid(all), dim3(BAND_BLOCK), 0, ce->stream,
+        WT_LAUNCH(spin_roll_kernel, flat_grid(all), dim3(BAND_BLOCK), 0, ce->stream,
                   (float *)work, sp->source, all, p->shape.height, p->shape.width, dy, dx);
         WT_TRY(launched(ce));
     }
     /* no wait: the shrinkage and inverse that follow are ordered on the stream */
-    return cu_forward_device(ce, &p->params, &p->shape, (const float *)work, p->priv,
-                             CU_BOUND_MEASURE);
+    return planes_read(p, work, cu_forward_device(ce, &p->params, &p->shape,
+                                                  (const float *)work, p->priv,
+                                                  CU_BOUND_MEASURE));
 }
 
 static wt_status spin_inverse_add(wt_epyramid *p, size_t dy, size_t dx, double lo, double hi)
@@ -1183,7 +1439,7 @@ static wt_status spin_inverse_add(wt_epyramid *p, size_t dy, size_t dx, double l
     WT_TRY(cu_buf_get(ce, BUF_PLANES, all * 4, &work));
     WT_TRY(cu_inverse_device(ce, &p->params, &p->shape, p->priv, (float *)work,
                              CU_BOUND_MEASURE));
-    WT_LAUNCH(spin_add_kernel, spin_grid(all), dim3(BAND_BLOCK), 0, ce->stream, sp->accum,
+    WT_LAUNCH(spin_add_kernel, flat_grid(all), dim3(BAND_BLOCK), 0, ce->stream, sp->accum,
               (const float *)work, all, p->shape.height, p->shape.width, dy, dx, lo, hi);
     return launched(ce); /* spin_result waits */
 }
@@ -1196,10 +1452,10 @@ static wt_status spin_result(wt_epyramid *p, double count, wt_image *img)
     double peak = img->bit_depth > 8 ? 65535.0 : 255.0;
     CU_CHECK(cudaSetDevice(ce->device));
     if (img->bit_depth > 8)
-        WT_LAUNCH(spin_result_kernel<uint16_t>, spin_grid(npix), dim3(BAND_BLOCK), 0, ce->stream,
+        WT_LAUNCH(spin_result_kernel<uint16_t>, flat_grid(npix), dim3(BAND_BLOCK), 0, ce->stream,
                   (uint16_t *)sp->samples, sp->accum, npix, img->channels, count, peak);
     else
-        WT_LAUNCH(spin_result_kernel<uint8_t>, spin_grid(npix), dim3(BAND_BLOCK), 0, ce->stream,
+        WT_LAUNCH(spin_result_kernel<uint8_t>, flat_grid(npix), dim3(BAND_BLOCK), 0, ce->stream,
                   (uint8_t *)sp->samples, sp->accum, npix, img->channels, count, peak);
     WT_TRY(launched(ce));
     CU_CHECK(cudaMemcpyAsync(img->pixels, sp->samples, wt_image_bytes(img), cudaMemcpyDeviceToHost,
@@ -1234,5 +1490,5 @@ const wt_epyramid_ops cu_epyramid_ops = {
     cu_create,     cu_destroy,  cu_forward,   cu_forward_img, cu_inverse,    cu_inverse_img,
     cu_upload,     cu_download, cu_map,       cu_reduce,      cu_select_abs, cu_zero_below,
     cu_spin_load,  cu_spin_forward, cu_spin_inverse_add, cu_spin_result,
-    cu_shrink,     cu_shrink_sigma,
+    cu_shrink,     cu_shrink_sigma, cu_noise_estimate,
 };

@@ -65,10 +65,12 @@
 static inline double wt_dsub(double a, double b) { return a - b; }
 static inline double wt_dmul(double a, double b) { return a * b; }
 static inline double wt_dadd(double a, double b) { return a + b; }
+static inline double wt_ddiv(double a, double b) { return a / b; }
 #else
 #define wt_dsub(a, b) __dsub_rn(a, b)
 #define wt_dmul(a, b) __dmul_rn(a, b)
 #define wt_dadd(a, b) __dadd_rn(a, b)
+#define wt_ddiv(a, b) __ddiv_rn(a, b)
 #endif
 
 #endif

@@ -34,6 +34,31 @@ WT_DEV uint32_t abs_key(int32_t v)
     return wt_abs_key_i32(v);
 }
 
+/* double: the bits of |v| (the noise estimate's float64 values). */
+WT_DEV uint64_t abs_key(double v)
+{
+    uint64_t bits;
+    double m = fabs(v);
+#ifdef WT_CUDA_EMULATE
+    memcpy(&bits, &m, 8);
+#else
+    bits = (uint64_t)__double_as_longlong(m);
+#endif
+    return bits;
+}
+
+/* The non-negative double whose bits are @p key. */
+WT_DEV double abs_key_double(uint64_t key)
+{
+#ifdef WT_CUDA_EMULATE
+    double v;
+    memcpy(&v, &key, 8);
+    return v;
+#else
+    return __longlong_as_double((long long)key);
+#endif
+}
+
 /* Persistent device buffers, grown on demand and kept between calls. */
 enum {
     BUF_PLANES,   /* C x h x w float32 planes */
@@ -89,6 +114,9 @@ typedef struct cu_engine {
     wt_pyramid spare_layout;
     const void *tables_at;
     wt_pyramid tables_layout;
+    /* cu_bands.cu: the planes the last resident forward read (the samples,
+     * rolled for cycle spinning): the noise estimate's input. */
+    const float *forward_planes;
     /* cu_engine.cu: the planned levels of the last CU_PROGRAMS distinct
      * calls of cu_forward_device / cu_inverse_device (key: params, shape,
      * direction, 5/3 widths, every buffer), replayed as a CUDA graph from

@@ -1201,6 +1201,13 @@ size_t wt_denoise_estimate_count(const wt_denoise_options *o);
  *  their own; 0: the processors). */
 wt_status wt_denoise_estimate(const wt_denoise_options *o, const wt_image *in, int threads,
                               double *sigma);
+/** 1 when wt_denoise_image() on @p engine makes the noise estimate for @p in
+ *  under @p o on the engine itself (the CUDA engine: the same bits as the
+ *  host's, in the engine's own time), so wt_denoise_estimate() beforehand
+ *  would only add host work; 0 otherwise (the CPU engine, other transforms,
+ *  YCbCr, Poisson, --sigma, a fixed threshold, WT_DENOISE_HOST_ESTIMATE=1). */
+int wt_denoise_estimates_on_engine(const wt_engine *engine, const wt_denoise_options *o,
+                                   const wt_image *in);
 /** estimate_sigma per channel (one-level db2, symmetric, the diagonal band's
  *  median(|nonzero c|) / 0.6745) in sample units, into @p sigma (img->channels
  *  values; NaN when the band holds no nonzero coefficient). */

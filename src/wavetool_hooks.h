@@ -30,6 +30,7 @@ int wt_cpu_count(void);
  * the first call (NULL: unset); read once, the program reads them at start-up. */
 typedef struct wt_env_knobs {
     const char *denoise_composed; /* WT_DENOISE_COMPOSED */
+    const char *denoise_host_estimate; /* WT_DENOISE_HOST_ESTIMATE */
     const char *cuda_mem_limit;   /* WT_CUDA_MEM_LIMIT */
     const char *cuda_generic;     /* WT_CUDA_GENERIC */
     const char *cuda_fast_smem;   /* WT_CUDA_FAST_SMEM */
@@ -400,6 +401,15 @@ const char *wt_gpu_jpeg_note(void);
  * shrinkage only (CUDA). */
 wt_status wt_denoise_time_resident(wt_engine *engine, const wt_denoise_options *o,
                                    const wt_image *img, int runs, double *ms);
+
+/* The engine's noise estimate of @p img rolled by (dy, dx) (its cycle
+ * spinning: the samples loaded, the shift's forward, the estimate), per
+ * channel in sample units, NaN where no coefficient is nonzero: what
+ * wt_denoise_image on @p engine takes for that shift where
+ * wt_denoise_estimates_on_engine (else WT_ERR_UNSUPPORTED). gpu_check
+ * compares it with the host's wt_noise_sigma_image bit for bit. */
+wt_status wt_denoise_engine_sigma(wt_engine *engine, const wt_denoise_options *o,
+                                  const wt_image *img, size_t dy, size_t dx, double *sigma);
 
 /* .npz (src/npz.c): members and offsets of at least @p bytes get ZIP64
  * records (default 0xFFFFFFFF, where the zip format needs them). Tests lower

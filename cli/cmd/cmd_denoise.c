@@ -189,6 +189,13 @@ static wt_status estimate_noise(wt_denoise_options *d, const wt_image *img, cons
     return pipeline_name_error(st, file);
 }
 
+/* Whether the pool's engines make the noise estimate of @p img themselves. */
+static int pool_estimates(pipeline *p, const wt_denoise_options *d, const wt_image *img)
+{
+    const wt_engine *e = pipeline_engine_kind(p);
+    return e && wt_denoise_estimates_on_engine(e, d, img);
+}
+
 /* @p in denoised into @p out (same size, channels and depth); @p info: the
  * levels and the sigma of each channel. */
 static wt_status denoise_file(pipeline *p, page_binding *page, const char *in, const char *out,
@@ -204,8 +211,8 @@ static wt_status denoise_file(pipeline *p, page_binding *page, const char *in, c
         st = denoise_options_for(p->opt, &img, in, &d);
     if (st == WT_OK)
         st = result_alloc_for(&img, want, in, &back);
-    double *estimates = NULL; /* made here, not on the engine's time (a GPU is shared) */
-    if (st == WT_OK)
+    double *estimates = NULL; /* made here, not on the engine's time (a GPU is shared), */
+    if (st == WT_OK && !pool_estimates(p, &d, &img)) /* unless the engine makes it */
         st = estimate_noise(&d, &img, in, p->threads, &estimates);
     denoise_job job = {&d, &img, &back, info};
     if (st == WT_OK)

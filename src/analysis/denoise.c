@@ -117,13 +117,18 @@ static wt_status band_thresholds(wt_epyramid *ep, const wt_denoise_options *o, d
     return WT_OK;
 }
 
+/* An A/B switch of the environment set (=1). */
+static int switch_on(const char *env)
+{
+    return env && env[0] == '1';
+}
+
 /* The engine runs the whole shrinkage itself (the CUDA engine: no host
  * round trip) unless it has no shrink op or WT_DENOISE_COMPOSED=1 asks for
  * the composed steps below (an A/B switch: both give the same numbers). */
 static int fused_shrink(const wt_epyramid *ep)
 {
-    const char *env = wt_env()->denoise_composed;
-    return ep->engine->ops->pyr->shrink && !(env && env[0] == '1');
+    return ep->engine->ops->pyr->shrink && !switch_on(wt_env()->denoise_composed);
 }
 
 static int needs_estimate(const wt_denoise_options *o, int channels, const double *given)
@@ -135,14 +140,16 @@ static int needs_estimate(const wt_denoise_options *o, int channels, const doubl
 }
 
 /* shrink_pyramid's steps as one engine op; its sigma comes with
- * wt_epyramid_shrink_sigma. */
+ * wt_epyramid_shrink_sigma. @p on_engine: the given sigma is the engine's
+ * noise estimate (wt_epyramid_noise_estimate; @p given all NaN). */
 static wt_status shrink_fused(wt_epyramid *ep, const wt_denoise_options *o, double peak,
-                              double full_scale, const double *given)
+                              double full_scale, const double *given, int on_engine)
 {
     const wt_pyramid *shape = wt_epyramid_shape(ep);
     wt_shrink_plan plan;
     memset(&plan, 0, sizeof plan);
     plan.estimate = needs_estimate(o, shape->channels, given);
+    plan.given_on_engine = on_engine;
     plan.zero = full_scale > 0.0 ? full_scale * ZERO_FRACTION : 0.0;
     plan.ppf75 = NORM_PPF_075;
     for (int c = 0; c < 4; c++)
@@ -197,7 +204,7 @@ static wt_status shrink_pyramid(wt_epyramid *ep, const wt_denoise_options *o, do
 {
     if (!fused_shrink(ep))
         return shrink_composed(ep, o, peak, full_scale, given, used);
-    wt_status st = shrink_fused(ep, o, peak, full_scale, given);
+    wt_status st = shrink_fused(ep, o, peak, full_scale, given, 0);
     return st == WT_OK ? wt_epyramid_shrink_sigma(ep, used) : st;
 }
 
@@ -291,6 +298,26 @@ static size_t spin_shifts(const wt_denoise_options *o)
 static int host_estimate(const wt_denoise_options *o, const wt_params *p)
 {
     return o->rule != WT_RULE_FIXED && wt_noise_exact(p->wavelet, p->mode);
+}
+
+/* Whether the DWT's denoise of @p o on @p e makes known_sigma's estimate on
+ * the engine, after the forward (wt_epyramid_noise_estimate: the same bits,
+ * no host work): an engine that has it, fused into its shrinkage, unless
+ * the estimates were made before or WT_DENOISE_HOST_ESTIMATE=1 (an A/B
+ * switch: the same numbers). */
+static int engine_estimate(const wt_engine *e, const wt_denoise_options *o, const wt_params *p)
+{
+    return !o->estimates && isnan(o->sigma) && host_estimate(o, p) &&
+           wt_engine_estimates_noise(e, p->wavelet) &&
+           !switch_on(wt_env()->denoise_host_estimate) &&
+           !switch_on(wt_env()->denoise_composed);
+}
+
+/* No sigma yet: the engine's estimate follows. */
+static void unknown_sigma(double *given)
+{
+    for (int c = 0; c < 4; c++)
+        given[c] = NAN;
 }
 
 /* The sigma of each channel in sample units: --sigma, or where the rule
@@ -887,22 +914,42 @@ static wt_status denoise_on_host_planes(wt_engine *e, const wt_denoise_options *
     return st;
 }
 
+/* The sigma of @p in rolled by (dy, dx), whose forward @p ep just made, for
+ * the shrink that follows: the engine's noise estimate, kept on the engine,
+ * where *on_engine (@p given all NaN), else known_sigma's. The GPU out of
+ * memory for the estimate: the host's from then on. */
+static wt_status shift_sigma(wt_epyramid *ep, const wt_denoise_options *o, const wt_params *p,
+                             const wt_image *in, size_t dy, size_t dx, int *on_engine,
+                             double *given)
+{
+    if (*on_engine) {
+        double peak = peak_of(in);
+        unknown_sigma(given);
+        wt_status st = wt_epyramid_noise_estimate(ep, 1.0 / peak, peak);
+        if (st != WT_ERR_DEVICE_NOMEM)
+            return st;
+        *on_engine = 0;
+    }
+    return known_sigma(o, p, in, dy, dx, given);
+}
+
 /* The common case on the engine alone: samples in, forward, sigma, band
  * statistics, shrinkage, inverse, samples out. */
 static wt_status denoise_resident(wt_engine *e, const wt_denoise_options *o, const wt_params *p,
                                   const wt_image *in, wt_image *out, double *used)
 {
-    double given[4];
+    double given[4], peak = peak_of(in);
     wt_epyramid *ep = NULL;
-    wt_status st = known_sigma(o, p, in, 0, 0, given);
-    if (st == WT_OK)
-        st = wt_epyramid_create(e, p, in->height, in->width, in->channels, &ep);
+    int on_engine = engine_estimate(e, o, p);
+    wt_status st = wt_epyramid_create(e, p, in->height, in->width, in->channels, &ep);
     int fused = st == WT_OK && fused_shrink(ep);
     if (st == WT_OK)
         st = wt_epyramid_forward_image(ep, in);
     if (st == WT_OK)
-        st = fused ? shrink_fused(ep, o, peak_of(in), full_scale_of(in), given)
-                   : shrink_pyramid(ep, o, peak_of(in), full_scale_of(in), given, used);
+        st = shift_sigma(ep, o, p, in, 0, 0, &on_engine, given);
+    if (st == WT_OK)
+        st = fused ? shrink_fused(ep, o, peak, full_scale_of(in), given, on_engine)
+                   : shrink_pyramid(ep, o, peak, full_scale_of(in), given, used);
     if (st == WT_OK)
         st = wt_epyramid_inverse_image(ep, out);
     if (st == WT_OK && fused) /* after the inverse: no wait in between */
@@ -937,6 +984,7 @@ static wt_status denoise_spin_resident(wt_engine *e, const wt_denoise_options *o
     double given[4], peak = peak_of(in);
     size_t shifts = spin_shifts(o);
     wt_epyramid *ep = NULL;
+    int on_engine = engine_estimate(e, o, p);
     wt_status st = wt_epyramid_create(e, p, in->height, in->width, in->channels, &ep);
     int fused = st == WT_OK && fused_shrink(ep);
     if (st == WT_OK)
@@ -945,11 +993,11 @@ static wt_status denoise_spin_resident(wt_engine *e, const wt_denoise_options *o
         for (size_t dx = 0; st == WT_OK && dx < shifts; dx++) {
             double u[4] = {NAN, NAN, NAN, NAN};
             int first = dy == 0 && dx == 0;
-            st = known_sigma(o, p, in, dy, dx, given); /* cycle_spin: each shift's own */
-            if (st == WT_OK)
-                st = wt_epyramid_spin_forward(ep, dy, dx);
+            st = wt_epyramid_spin_forward(ep, dy, dx);
+            if (st == WT_OK) /* cycle_spin: each shift's own */
+                st = shift_sigma(ep, o, p, in, dy, dx, &on_engine, given);
             if (st == WT_OK && fused) /* only the first shift's sigma is waited for */
-                st = shrink_fused(ep, o, peak, full_scale_of(in), given);
+                st = shrink_fused(ep, o, peak, full_scale_of(in), given, on_engine);
             if (st == WT_OK && fused && first)
                 st = wt_epyramid_shrink_sigma(ep, u);
             if (st == WT_OK && !fused)
@@ -1054,6 +1102,16 @@ wt_status wt_denoise_estimate(const wt_denoise_options *o, const wt_image *in, i
     return st;
 }
 
+int wt_denoise_estimates_on_engine(const wt_engine *engine, const wt_denoise_options *o,
+                                   const wt_image *in)
+{
+    if (check_options(o, in) != WT_OK || wt_transform_of_denoise(o)->denoise != wt_denoise_dwt ||
+        o->ycbcr || o->noise == WT_NOISE_POISSON)
+        return 0;
+    wt_params p = params_for(o, in);
+    return engine_estimate(engine, o, &p);
+}
+
 wt_status wt_estimate_sigma(wt_engine *engine, const wt_image *img, double *sigma)
 {
     (void)engine; /* float64 on the host: the engines' float32 would move its exact zeros */
@@ -1065,16 +1123,58 @@ wt_status wt_estimate_sigma(wt_engine *engine, const wt_image *img, double *sigm
     return wt_noise_sigma_image(img, 0, 0, 1.0, wt_wavelet_find("db2"), sigma);
 }
 
+/* ---- test hooks (wavetool_hooks.h) ------------------------------------------ */
+
+/* shrink_fused with a fixed threshold: no estimate of the engine's own, so
+ * the sigma it reports is the given one. */
+static wt_status engine_sigma_of_shift(wt_epyramid *ep, const wt_denoise_options *o,
+                                       const wt_image *img, size_t dy, size_t dx, double *sigma)
+{
+    wt_denoise_options fixed = *o;
+    double given[4], peak = peak_of(img);
+    unknown_sigma(given);
+    fixed.rule = WT_RULE_FIXED;
+    fixed.threshold = 0.0;
+    wt_status st = wt_epyramid_spin_load(ep, img);
+    if (st == WT_OK)
+        st = wt_epyramid_spin_forward(ep, dy, dx);
+    if (st == WT_OK)
+        st = wt_epyramid_noise_estimate(ep, 1.0 / peak, peak);
+    if (st == WT_OK)
+        st = shrink_fused(ep, &fixed, peak, full_scale_of(img), given, 1);
+    return st == WT_OK ? wt_epyramid_shrink_sigma(ep, sigma) : st;
+}
+
+wt_status wt_denoise_engine_sigma(wt_engine *engine, const wt_denoise_options *o,
+                                  const wt_image *img, size_t dy, size_t dx, double *sigma)
+{
+    if (!wt_denoise_estimates_on_engine(engine, o, img))
+        return wt_error_set(WT_ERR_UNSUPPORTED, "engine %s makes no noise estimate for this "
+                                                "denoise",
+                            engine->name);
+    wt_params p = params_for(o, img);
+    wt_epyramid *ep = NULL;
+    wt_status st = wt_epyramid_create(engine, &p, img->height, img->width, img->channels, &ep);
+    if (st == WT_OK)
+        st = engine_sigma_of_shift(ep, o, img, dy, dx, sigma);
+    wt_epyramid_destroy(ep);
+    return st;
+}
+
 /* ---- device-resident timing (wavetool_hooks.h) ---------------------------- */
 
+/* One timed run; @p on_engine: with the engine's noise estimate (else the
+ * engine's own float32 estimate where o->sigma is NaN). */
 static wt_status resident_run(wt_epyramid *ep, const wt_denoise_options *o, double peak,
-                              double full_scale, double *ms)
+                              double full_scale, int on_engine, double *ms)
 {
     double given[4] = {o->sigma, o->sigma, o->sigma, o->sigma}, used[4];
     double t0 = wt_seconds();
     wt_status st = wt_epyramid_spin_forward(ep, 0, 0);
+    if (st == WT_OK && on_engine)
+        st = wt_epyramid_noise_estimate(ep, 1.0 / peak, peak);
     if (st == WT_OK)
-        st = shrink_fused(ep, o, peak, full_scale, given);
+        st = shrink_fused(ep, o, peak, full_scale, given, on_engine);
     if (st == WT_OK) /* planes NULL: the inverse stays on the engine */
         st = ep->engine->ops->pyr->inverse(ep, NULL);
     if (st == WT_OK)
@@ -1098,7 +1198,8 @@ wt_status wt_denoise_time_resident(wt_engine *e, const wt_denoise_options *o,
     if (st == WT_OK)
         st = wt_epyramid_spin_load(ep, img);
     for (int r = -1; st == WT_OK && r < runs; r++) /* r = -1: warm-up */
-        st = resident_run(ep, o, peak_of(img), full_scale_of(img), &t[r < 0 ? 0 : r]);
+        st = resident_run(ep, o, peak_of(img), full_scale_of(img), engine_estimate(e, o, &p),
+                          &t[r < 0 ? 0 : r]);
     if (st == WT_OK)
         *ms = wt_median(t, (size_t)runs);
     wt_epyramid_destroy(ep);

@@ -4,6 +4,8 @@
  *
  *   WT_DENOISE_COMPOSED=1   denoise composes its shrinkage from band operations
  *                           instead of the engine's fused op (same numbers)
+ *   WT_DENOISE_HOST_ESTIMATE=1  denoise's noise estimate on the host, not on
+ *                           an engine that makes it (same numbers)
  *   WT_CUDA_MEM_LIMIT=N[KMG] cap on the CUDA engine's device memory (tests)
  *   WT_CUDA_GENERIC=1       the CUDA engine's generic level kernels only
  *   WT_CUDA_FAST_SMEM=BYTES shared memory a fast kernel's block may take
@@ -43,6 +45,7 @@ static void read_knobs(void)
 {
     knobs = (wt_env_knobs){
         .denoise_composed = getenv("WT_DENOISE_COMPOSED"),
+        .denoise_host_estimate = getenv("WT_DENOISE_HOST_ESTIMATE"),
         .cuda_mem_limit = getenv("WT_CUDA_MEM_LIMIT"),
         .cuda_generic = getenv("WT_CUDA_GENERIC"),
         .cuda_fast_smem = getenv("WT_CUDA_FAST_SMEM"),

@@ -81,16 +81,27 @@ typedef struct wt_epyramid_ops {
      * shrink_sigma waits for it and gives the sigma of the last shrink. */
     wt_status (*shrink)(wt_epyramid *p, const struct wt_shrink_plan *plan);
     wt_status (*shrink_sigma)(wt_epyramid *p, double *sigma);
+    /* scikit-image's noise estimate on the engine (optional; NULL: the host
+     * makes it, src/analysis/noise_estimate.c): the same float64 operations
+     * in the same order, on the planes the last forward of @p p read (its
+     * samples, rolled for cycle spinning), each sample times @p scale, then
+     * median(|nonzero|) / Phi^-1(0.75) x @p peak per channel (NaN without
+     * a nonzero), kept on the engine as the given sigma of the next shrink
+     * whose plan has given_on_engine. Only for wt_noise_exact wavelets, and
+     * before any other work on the engine after that forward. */
+    wt_status (*noise_estimate)(wt_epyramid *p, double scale, double peak);
 } wt_epyramid_ops;
 
 /* One denoise shrinkage, as src/denoise.c's shrink_pyramid composes it:
- * when @p estimate, the finest diagonal band of each channel first has its
- * |c| < @p zero set to 0 (zero > 0), then sigma_c = median(|nonzero c|) /
- * Phi^-1(0.75) (NaN without nonzero values); given[c] (not NaN) replaces it.
+ * when @p estimate and a channel's given sigma is NaN, the finest diagonal
+ * band of each channel first has its |c| < @p zero set to 0 (zero > 0),
+ * then sigma_c = median(|nonzero c|) / Phi^-1(0.75) (NaN without nonzero
+ * values); the given sigma (not NaN) replaces it.
  * Each detail band (wt_epyramid_details order) gets t = rule(sigma of its
  * channel) x factor[level - 1]; bands whose t is NaN stay as they are. */
 typedef struct wt_shrink_plan {
     int estimate;
+    int given_on_engine;            /* given[] is the engine's noise_estimate's */
     double zero;
     double ppf75;                   /* Phi^-1(0.75): sigma = median / ppf75 */
     double given[4];
@@ -108,6 +119,15 @@ typedef struct wt_shrink_plan {
  * has no shrink op (the CPU engine: denoise.c composes the same steps). */
 wt_status wt_epyramid_shrink(wt_epyramid *p, const wt_shrink_plan *plan);
 wt_status wt_epyramid_shrink_sigma(wt_epyramid *p, double *sigma);
+
+/* The longest filter an engine's noise estimate takes. */
+#define WT_ENGINE_NOISE_TAPS 128
+
+/* 1 when @p e makes the exact noise estimate itself for @p wavelet (a
+ * wt_noise_exact one: noise_estimate and shrink ops, a filter of at most
+ * WT_ENGINE_NOISE_TAPS); wt_epyramid_noise_estimate runs it. */
+int wt_engine_estimates_noise(const wt_engine *e, const wt_wavelet *wavelet);
+wt_status wt_epyramid_noise_estimate(wt_epyramid *p, double scale, double peak);
 
 /* The host-memory implementation (the CPU engine's). */
 extern const wt_epyramid_ops wt_host_epyramid_ops;

@@ -431,6 +431,23 @@ wt_status wt_epyramid_shrink_sigma(wt_epyramid *p, double *sigma)
     return ops_of(p)->shrink_sigma(p, sigma);
 }
 
+int wt_engine_estimates_noise(const wt_engine *e, const wt_wavelet *wavelet)
+{
+    const wt_epyramid_ops *ops = e->ops->pyr;
+    return ops && ops->noise_estimate && ops->shrink && ops->shrink_sigma &&
+           wavelet->filter_len <= WT_ENGINE_NOISE_TAPS;
+}
+
+wt_status wt_epyramid_noise_estimate(wt_epyramid *p, double scale, double peak)
+{
+    if (!wt_engine_estimates_noise(p->engine, p->params.wavelet))
+        return wt_error_set(WT_ERR_UNSUPPORTED, "engine %s makes no noise estimate",
+                            p->engine->name);
+    double t0 = wt_seconds();
+    return timed(p->engine, &p->engine->times.transform, t0,
+                 ops_of(p)->noise_estimate(p, scale, peak));
+}
+
 /* ---------------------------------------------------------------------- */
 /* Thresholds of all detail bands, as wt_pyramid_threshold / wt_pyramid_keep */
 

@@ -322,7 +322,7 @@ static void usage(FILE *f)
 {
     fprintf(f, "usage: gpu_check [--seed N] [--quick] [--wavelet NAME] [--mode NAME] [--no-large] "
                "[--images-only] [--pyramids-only] [--undecimated-only] [--packets-only] "
-               "[--volumes-only] [-v]\n");
+               "[--volumes-only] [--noise-only] [-v]\n");
 }
 
 int main(int argc, char **argv)
@@ -336,13 +336,14 @@ int main(int argc, char **argv)
         {"undecimated-only", no_argument, NULL, 'u'},
         {"packets-only", no_argument, NULL, 'k'},
         {"volumes-only", no_argument, NULL, 'V'},
+        {"noise-only", no_argument, NULL, 'e'},
         {"verbose", no_argument, NULL, 'v'},     {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
     stats st = {0};
     st.seed = (uint64_t)time(NULL);
     int quick = 0, large = 1, only_mode = -1, images_only = 0, pyramids_only = 0, opt;
-    int undecimated_only = 0, packets_only = 0, volumes_only = 0;
+    int undecimated_only = 0, packets_only = 0, volumes_only = 0, noise_only = 0;
     wt_mode mode;
     const char *only = NULL;
     while ((opt = getopt_long(argc, argv, "v", opts, NULL)) != -1) {
@@ -363,6 +364,7 @@ int main(int argc, char **argv)
         case 'u': undecimated_only = images_only = pyramids_only = 1; break;
         case 'k': packets_only = images_only = pyramids_only = 1; break;
         case 'V': volumes_only = 1; break;
+        case 'e': noise_only = images_only = pyramids_only = 1; break;
         case 'm':
             if (wt_mode_parse(optarg, &mode) != WT_OK) {
                 fprintf(stderr, "gpu_check: %s\n", wt_error_message());
@@ -443,6 +445,11 @@ int main(int argc, char **argv)
         check_volume_oom(&st);
     }
     double t8 = wt_seconds();
+    if ((!only && only_mode < 0 && !images_only && !undecimated_only && !packets_only &&
+         !volumes_only) ||
+        noise_only)
+        check_noise(&en, quick, &st);
+    double t9 = wt_seconds();
     if (st.failed >= MAX_FAILURES)
         printf("gpu_check: stopped after %d failures\n", MAX_FAILURES);
     printf("gpu_check: worst rel err %.3g (%s); smooth/antireflect %.3g (%s)\n", st.worst[0],
@@ -471,10 +478,12 @@ int main(int argc, char **argv)
            "(%s)\n",
            st.vs_cases, st.vs_failed, t8 - t7, st.vs_worst,
            st.vs_worst_name[0] ? st.vs_worst_name : "-");
+    printf("gpu_check: denoise's noise estimate, bit for bit: %ld cases, %ld failed (%.1f s)\n",
+           st.n_cases, st.n_failed, t9 - t8);
     wt_engine_close(en.gpu);
     wt_engine_close(en.cpu);
     return st.failed || st.img_failed || st.pyr_failed || st.u_failed || st.p_failed ||
-                   st.v_failed || st.vs_failed
+                   st.v_failed || st.vs_failed || st.n_failed
                ? 1
                : 0;
 }

@@ -3,6 +3,7 @@
  * gpu_check_dwt.c: DWT pyramids; gpu_check_image.c: image paths;
  * gpu_check_epyr.c: engine-resident pyramids; gpu_check_swt.c: undecimated;
  * gpu_check_packet.c: wavelet packets; gpu_check_volume.c: volumes;
+ * gpu_check_noise.c: denoise's noise estimate;
  * gpu_check_policy.c: launch policies. */
 #ifndef GPU_CHECK_H
 #define GPU_CHECK_H
@@ -60,6 +61,7 @@ typedef struct stats {
     double v_worst;
     char v_worst_name[200];
     long vs_cases, vs_failed; /* volumes streamed through a small device */
+    long n_cases, n_failed;   /* denoise's noise estimate on the GPU */
     double vs_worst;
     char vs_worst_name[200];
     double worst[2]; /* float cases: [0] folding modes, [1] smooth/antireflect */
@@ -105,6 +107,9 @@ void check_oom(stats *st);
 
 /* gpu_check_epyr.c: engine-resident pyramids */
 void check_pyramids(const engines *en, int quick, int large, stats *st);
+
+/* gpu_check_noise.c: denoise's noise estimate on the GPU, bit for bit */
+void check_noise(const engines *en, int quick, stats *st);
 
 /* gpu_check_swt.c: undecimated transforms; one direction of one case (0
  * pass, 1 fail) */
