@@ -210,13 +210,16 @@
 #endif
 /* Levels of 2-tap filter banks along the three axes (haar, db1, bior1.1,
  * rbio1.1): 1 the elementwise kernel (vpair_*, a thread a 2x2x2 cube), 0
- * the level kernel above. Not yet measured on the device. */
+ * the level kernel above. H200, 512^3 L3 haar, % of the copy forward /
+ * inverse: 76.4 / 83.3 against 19.3 / 20.0. */
 #ifndef CU_VOL_PAIR /* policy */
 #define CU_VOL_PAIR 1
 #endif
 /* Lifting passes of volumes: 1 the tiled kernels (cu_volume_lift.cu's
  * vlt_*, a block 32 lines in shared memory, where they fit), 0 one thread a
- * line through global scratch. Not yet measured on the device. */
+ * line through global scratch. H200, 512^3 L3, % of the copy forward /
+ * inverse, tiled against per-line: cdf97 7.4 / 5.2 against 1.3 / 1.3,
+ * dd137 8.7 / 5.9 against 1.7 / 1.6, legall53 11.7 / 9.8 against 2.0 / 2.0. */
 #ifndef CU_VOL_LIFT_TILE /* policy */
 #define CU_VOL_LIFT_TILE 1
 #endif
