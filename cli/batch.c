@@ -599,6 +599,7 @@ typedef struct runner {
     size_t next_to_start, next_to_print, finished;
     char *finished_flags;
     int progress; /* a progress line on the terminal */
+    int header_due; /* opt->header not written yet */
     size_t done, failed, skipped;
     double started, last_drawn, pixels;
 } runner;
@@ -691,12 +692,39 @@ static void draw_progress(runner *r)
     fprintf(stderr, "\r\033[K%s", line);
 }
 
+static int batch_stopped(const runner *r)
+{
+    return r->opt->stopped && r->opt->stopped(r->opt->stop_arg);
+}
+
+/* Once the batch has stopped, an item that failed or did not run says nothing. */
+static void silence_if_stopped(const runner *r, batch_item *it)
+{
+    if ((it->state != ITEM_PENDING && it->state != ITEM_FAILED) || !batch_stopped(r))
+        return;
+    it->state = ITEM_STOPPED;
+    free(it->message);
+    free(it->notes);
+    free(it->report);
+    it->message = it->notes = it->report = NULL;
+}
+
+static void write_header(runner *r)
+{
+    if (!r->header_due)
+        return;
+    r->header_due = 0;
+    r->opt->header(r->ctx, r->opt->report);
+}
+
 /* Print what finished items have to say, in input order, and the progress
  * line after item @p just_done. Called locked. */
 static void flush_in_order(runner *r, size_t just_done)
 {
     while (r->next_to_print < r->b->count && r->finished_flags[r->next_to_print]) {
         batch_item *it = &r->b->items[r->next_to_print++];
+        if (it->state != ITEM_STOPPED)
+            write_header(r);
         r->done += it->state == ITEM_DONE;
         r->failed += it->state == ITEM_FAILED;
         r->skipped += it->state == ITEM_SKIPPED;
@@ -729,8 +757,9 @@ static void *worker(void *arg)
             break;
         batch_item *it = &r->b->items[i];
         preflight(r->opt, it);
-        if (it->state == ITEM_PENDING)
+        if (it->state == ITEM_PENDING && !batch_stopped(r))
             r->work(r->ctx, it);
+        silence_if_stopped(r, it);
         pthread_mutex_lock(&r->lock);
         r->finished_flags[i] = 1;
         r->finished++;
@@ -740,10 +769,10 @@ static void *worker(void *arg)
     return NULL;
 }
 
-static void print_summary(const runner *r)
+static void print_summary(const runner *r, int stopped)
 {
     clear_progress(r);
-    if (!r->b->is_batch || r->opt->quiet)
+    if (!r->b->is_batch || r->opt->quiet || stopped)
         return;
     fprintf(stderr, "wavetool: %zu file%s: %zu done, %zu failed", r->b->count,
             r->b->count == 1 ? "" : "s", r->done, r->failed);
@@ -765,6 +794,7 @@ int batch_run(batch *b, const batch_run_options *opt, batch_work work, void *ctx
         return 1;
     }
     r.progress = b->is_batch && !opt->quiet && isatty(STDERR_FILENO);
+    r.header_due = opt->header != NULL;
     r.started = wt_seconds();
     pthread_mutex_init(&r.lock, NULL);
     for (int t = 1; t < jobs; t++)
@@ -774,9 +804,12 @@ int batch_run(batch *b, const batch_run_options *opt, batch_work work, void *ctx
     for (int t = 0; t < started; t++)
         pthread_join(tids[t], NULL);
     pthread_mutex_destroy(&r.lock);
-    print_summary(&r);
+    int stopped = batch_stopped(&r);
+    if (!stopped)
+        write_header(&r); /* no item printed: the report still has its header */
+    print_summary(&r, stopped);
     free(r.finished_flags);
-    return r.failed ? 1 : 0;
+    return r.failed || stopped ? EXIT_SOME_FAILED : EXIT_ALL_DONE;
 }
 
 /* ---- from arguments --------------------------------------------------------- */

@@ -6,7 +6,15 @@
 #include <stddef.h>
 #include <stdio.h>
 
-typedef enum item_state { ITEM_PENDING = 0, ITEM_DONE, ITEM_FAILED, ITEM_SKIPPED } item_state;
+/* ITEM_STOPPED: not run, or failed silently, once the batch stopped
+ * (batch_run_options.stopped) */
+typedef enum item_state {
+    ITEM_PENDING = 0,
+    ITEM_DONE,
+    ITEM_FAILED,
+    ITEM_SKIPPED,
+    ITEM_STOPPED
+} item_state;
 
 typedef struct batch_item {
     char *input;
@@ -44,10 +52,18 @@ typedef struct batch_run_options {
     int quiet, verbose;
     int no_clobber; /* skip items whose output exists */
     FILE *report;   /* where reports go (stdout, or stderr when an output is stdout) */
+    /* written on report before the first item's output, unless the batch
+       stopped first (NULL: none) */
+    void (*header)(void *ctx, FILE *report);
+    /* NULL, or true once the batch must stop, its reason said elsewhere (a
+       pool that did not open): no item starts, and those that fail from then
+       on say nothing, nor does the summary */
+    int (*stopped)(void *arg);
+    void *stop_arg;
 } batch_run_options;
 
 /* Process every item; reports and messages come out in input order. Returns the
- * exit code: 0 when nothing failed, else 1. */
+ * exit code: 0 when nothing failed, else 1 (also when the batch stopped). */
 int batch_run(batch *b, const batch_run_options *opt, batch_work work, void *ctx);
 
 void batch_free(batch *b);

@@ -29,9 +29,8 @@ int pipeline_run_files(pipeline *p, const cli_options *o, const batch_plan *plan
     if (rc == CLI_CONTINUE)
         rc = pipeline_open(p, o, workers, strcmp(o->device, "auto") == 0 ? &job : NULL);
     if (rc == CLI_CONTINUE) {
-        batch_run_options run = {workers, o->quiet, o->verbose, o->no_clobber, report};
-        if (header)
-            header(ctx, report);
+        batch_run_options run = {workers, o->quiet, o->verbose, o->no_clobber, report,
+                                 header, pipeline_stopped, p};
         rc = batch_run(&b, &run, work, ctx);
     }
     pipeline_close(p);
@@ -54,15 +53,21 @@ wt_status pipeline_name_error(wt_status st, const char *file)
  * area). The pool has one CPU engine per worker, sharing the cores; or one
  * engine per GPU, which workers take in turn while they decode and encode. */
 
-static void pool_close(pipeline *p)
+/* The engines closed, the pool's arrays kept. */
+static void close_engines(pipeline *p)
 {
     for (int i = 0; i < p->nengines; i++)
         wt_engine_close(p->engines[i]);
+    p->nengines = 0;
+}
+
+static void pool_close(pipeline *p)
+{
+    close_engines(p);
     free(p->engines);
     free(p->busy);
     p->engines = NULL;
     p->busy = NULL;
-    p->nengines = 0;
 }
 
 static wt_status pool_add(pipeline *p, const char *device)
@@ -236,8 +241,7 @@ static void say_engines(const pipeline *p, int workers, int threads)
 
 /* ---- the GPU JPEG codec ------------------------------------------------------
  * --gpu-decode, --gpu-encode: nvJPEG on the pool's first GPU, started once
- * the pool is open (before any file under a named device; under --device
- * auto, decoding waits for the opening, pipeline_decode). Without a GPU
+ * the pool is open (decoding waits for the opening, pipeline_decode). Without a GPU
  * engine or nvJPEG, libjpeg-turbo does the JPEGs, and -v says why. */
 
 static void start_gpu_codec(pipeline *p)
@@ -262,8 +266,8 @@ static void start_gpu_codec(pipeline *p)
         fprintf(stderr, "wavetool: JPEG on the GPU: %s\n", p->gpu_codec_text);
 }
 
-/* Wait until the pool is open (nothing to wait for unless --device auto
- * opens it in the background). */
+/* Wait until the pool is open (nothing to wait for unless a GPU opens in
+ * the background). */
 static void wait_for_pool(pipeline *p)
 {
     pthread_mutex_lock(&p->lock);
@@ -273,24 +277,40 @@ static void wait_for_pool(pipeline *p)
 }
 
 /* ---- the GPU opened in the background --------------------------------------
- * Under --device auto, when the GPU is to be tried, it opens (about 0.35 s)
- * on a thread of its own while the workers decode their first inputs; they
- * wait for it at their first transform (engine_acquire). Should it not open,
- * the pool becomes CPU engines, as an open before the files would have. */
+ * When a GPU is to be tried (--device auto that chose it, or a named cuda
+ * device), it opens (about 0.35 s) on a thread of its own while the workers
+ * decode their first inputs; they wait for it at their first transform
+ * (engine_acquire). Should auto's GPU not open, the pool becomes CPU engines,
+ * as an open before the files would have. Should the pool not open at all (a
+ * named GPU that does not), the opener says why in one line and the files
+ * stop (pipeline_stopped): those waiting fail without a word, none is run. */
 
-/* Open the engines of --device auto (on the opener thread, or at once);
- * publishes them by clearing p->opening. */
-static void *open_auto_pool(void *arg)
+/* The pool's first engines: auto's choice, a list of GPUs, or the one named. */
+static wt_status open_first_engines(pipeline *p)
+{
+    const char *device = p->device;
+    const char *list = strncmp(device, "cuda:", 5) == 0 ? device + 5 : "";
+    if (strcmp(device, "auto") == 0)
+        return p->cpu_chosen ? pool_add(p, "cpu") : open_gpu_or_cpu(p);
+    if (strcmp(list, "all") == 0 || strchr(list, ','))
+        return open_gpu_list(p, list);
+    return pool_add(p, device);
+}
+
+/* Open the engines (on the opener thread, or at once); publishes them by
+ * clearing p->opening. A pool opened in part is closed: no pool. */
+static void *open_pool(void *arg)
 {
     pipeline *p = arg;
     /* the pool is the opener's alone while p->opening: no lock until done */
-    wt_status st = p->cpu_chosen ? pool_add(p, "cpu") : open_gpu_or_cpu(p);
+    wt_status st = open_first_engines(p);
     if (st == WT_OK && wt_engine_is_cpu(p->engines[0]))
         st = open_more_cpu_engines(p, p->workers, p->threads);
     if (st != WT_OK) {
         p->open_status = st;
         snprintf(p->open_error, sizeof p->open_error, "%s", wt_error_message());
         fprintf(stderr, "wavetool: %s\n", p->open_error);
+        close_engines(p);
     } else {
         p->is_gpu = !wt_engine_is_cpu(p->engines[0]);
         if (p->is_gpu)
@@ -313,44 +333,39 @@ void pipeline_wait_open(pipeline *p)
     p->has_opener = 0;
 }
 
-/* The pool of --device auto: CPU engines, or a GPU that exists opened in
- * the background (CLI_CONTINUE), or an exit code. */
-static int open_auto(pipeline *p, const wt_auto_job *job)
+int pipeline_stopped(void *pipe)
 {
-    p->cpu_chosen = auto_takes_cpu(p, job);
-    if (p->cpu_chosen || wt_gpu_count() == 0) {
-        open_auto_pool(p); /* at once: nothing to wait for */
-        return p->open_status == WT_OK ? CLI_CONTINUE : EXIT_SOME_FAILED;
-    }
-    p->opening = 1;
-    p->is_gpu = 1;
-    if (pthread_create(&p->opener, NULL, open_auto_pool, p) == 0) {
-        p->has_opener = 1;
-        return CLI_CONTINUE;
-    }
-    open_auto_pool(p);
-    return p->open_status == WT_OK ? CLI_CONTINUE : EXIT_SOME_FAILED;
+    pipeline *p = pipe;
+    pthread_mutex_lock(&p->lock);
+    int stopped = !p->opening && p->open_status != WT_OK;
+    pthread_mutex_unlock(&p->lock);
+    return stopped;
 }
 
-/* The pool of a named device (cuda, cuda:N, cuda:N,M, cuda:all, cpu). */
-static int open_named(pipeline *p, const char *device)
+/* Whether a GPU is to be tried, so that the pool opens in the background:
+ * a named one (cuda, cuda:N, lists), or one auto chose that exists. */
+static int opens_a_gpu(pipeline *p, const wt_auto_job *job)
 {
-    const char *list = strncmp(device, "cuda:", 5) == 0 ? device + 5 : "";
-    wt_status st;
-    if (strcmp(list, "all") == 0 || strchr(list, ','))
-        st = open_gpu_list(p, list);
-    else if ((st = pool_add(p, device)) == WT_OK && wt_engine_is_cpu(p->engines[0]))
-        st = open_more_cpu_engines(p, p->workers, p->threads);
-    if (st != WT_OK) {
-        fprintf(stderr, "wavetool: %s\n", wt_error_message());
-        return EXIT_SOME_FAILED;
+    if (strcmp(p->device, "auto") != 0)
+        return strcmp(p->device, "cpu") != 0;
+    p->cpu_chosen = auto_takes_cpu(p, job);
+    return !p->cpu_chosen && wt_gpu_count() > 0;
+}
+
+/* The pool: a GPU opened in the background (CLI_CONTINUE), else opened at
+ * once (CLI_CONTINUE, or an exit code after its one line). */
+static int open_engines(pipeline *p, const wt_auto_job *job)
+{
+    if (opens_a_gpu(p, job)) {
+        p->opening = 1;
+        p->is_gpu = 1;
+        if (pthread_create(&p->opener, NULL, open_pool, p) == 0) {
+            p->has_opener = 1;
+            return CLI_CONTINUE;
+        }
     }
-    p->is_gpu = !wt_engine_is_cpu(p->engines[0]);
-    if (p->is_gpu)
-        add_gpu_lanes(p);
-    say_engines(p, p->workers, p->threads);
-    start_gpu_codec(p);
-    return CLI_CONTINUE;
+    open_pool(p);
+    return p->open_status == WT_OK ? CLI_CONTINUE : EXIT_SOME_FAILED;
 }
 
 int pipeline_open(pipeline *p, const cli_options *opt, int workers, const wt_auto_job *job)
@@ -373,8 +388,8 @@ int pipeline_open(pipeline *p, const cli_options *opt, int workers, const wt_aut
     pthread_cond_init(&p->freed, NULL);
     /* volumes the GPU does not run stay on the CPU engine's axis core: auto
      * opens no GPU for them */
-    const char *device = opt->volume && !cli_volume_gpu_takes(opt) ? "cpu" : opt->device;
-    int rc = strcmp(device, "auto") == 0 ? open_auto(p, job) : open_named(p, device);
+    p->device = opt->volume && !cli_volume_gpu_takes(opt) ? "cpu" : opt->device;
+    int rc = open_engines(p, job);
     if (rc != CLI_CONTINUE) {
         pool_close(p);
         pthread_mutex_destroy(&p->lock);

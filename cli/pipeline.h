@@ -37,11 +37,12 @@ typedef struct pipeline {
     pthread_mutex_t lock;
     pthread_cond_t freed; /* an engine given back, or the pool opened */
     pipeline_stats stats;
-    /* --device auto opens the GPU on a thread of its own (pipeline.c) */
+    /* a GPU opens on a thread of its own while the first files decode (pipeline.c) */
+    const char *device;    /* --device, or "cpu" for volumes the GPU does not run */
     pthread_t opener;
     int has_opener, opening;
     int cpu_chosen;        /* the auto model chose the CPU engine */
-    wt_status open_status; /* the pool could not be opened: why */
+    wt_status open_status; /* the pool could not be opened: why (the batch stops) */
     char open_error[512];
     /* --gpu-decode, --gpu-encode: the GPU JPEG codec runs; what (for bench) */
     int gpu_codec;
@@ -52,9 +53,13 @@ typedef struct pipeline {
  * code, or CLI_CONTINUE. @p workers: files processed at a time; @p job:
  * what --device auto weighs (NULL: try the GPU first). */
 int pipeline_open(pipeline *p, const cli_options *opt, int workers, const wt_auto_job *job);
-/* Wait until the engines of --device auto are open (they open while the
- * first files decode); pipeline_close waits too. */
+/* Wait until the engines are open (a GPU's open while the first files
+ * decode); pipeline_close waits too. */
 void pipeline_wait_open(pipeline *p);
+/* Whether the pool of pipeline @p pipe failed to open in the background (its
+ * one line said why): the files stop, those waiting for it silently (the
+ * batch_run_options.stopped of the pipeline's files). */
+int pipeline_stopped(void *pipe);
 void pipeline_close(pipeline *p);
 
 /* Work for an engine: called with an engine of the pool, and again with a

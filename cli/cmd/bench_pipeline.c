@@ -62,14 +62,14 @@ static pass_result run_pass(pipeline *p, batch *b, size_t count, int workers, in
     reset_items(&part);
     memset(&p->stats, 0, sizeof p->stats);
     pass_work work = {p, transcode};
-    batch_run_options run = {workers, 1, 0, 0, stdout};
+    batch_run_options run = {workers, 1, 0, 0, stdout, NULL, pipeline_stopped, p};
     double t0 = wt_seconds();
     batch_run(&part, &run, pass_one, &work);
     r.wall = wt_seconds() - t0;
     r.stats = p->stats;
     for (size_t i = 0; i < count; i++) {
         r.done += b->items[i].state == ITEM_DONE;
-        r.failed += b->items[i].state == ITEM_FAILED;
+        r.failed += b->items[i].state == ITEM_FAILED || b->items[i].state == ITEM_STOPPED;
     }
     return r;
 }

@@ -212,6 +212,24 @@ for d in cuda cuda:0; do
 done
 case_ "roundtrip --device cuda, no visible GPU: exit 1" 1 "wavetool: *CUDA*" \
     env CUDA_VISIBLE_DEVICES= "$WT" roundtrip --device cuda small.png
+# a folder: a named GPU opens while the first files decode; when it does not,
+# the files waiting for it say nothing and the others do not start
+mkdir dev/twenty
+for i in $(seq -w 1 20); do cp small.png dev/twenty/s$i.png; done
+for j in 1 8; do
+    for cmd in decompose denoise; do
+        case_ "$cmd -j $j --device cuda, 20 files, no visible GPU: exit 1, one line" 1 \
+            "wavetool: *CUDA*" \
+            env CUDA_VISIBLE_DEVICES= "$WT" $cmd -j $j --device cuda -O dev/f$cmd$j dev/twenty
+        expect "$cmd -j $j --device cuda, 20 files: one line, nothing written" \
+            sh -c "[ $(lines) -eq 1 ] && [ -z \"\$(ls -A dev/f$cmd$j)\" ]"
+    done
+done
+case_ "stats --format csv -j 8 --device cuda, 20 files, no visible GPU: exit 1" 1 \
+    "wavetool: *CUDA*" \
+    env CUDA_VISIBLE_DEVICES= "$WT" stats --format csv -j 8 --device cuda dev/twenty
+expect "stats --device cuda, 20 files: one line, no table header on stdout" \
+    sh -c "[ $(lines) -eq 1 ] && [ ! -s '$out' ]"
 
 # --device auto weighs the job before opening anything: one small image stays
 # on the CPU engine (on any machine, GPU or not); --version opens no GPU
