@@ -163,28 +163,42 @@ static const double *cache_row(row_cache *c, size_t y)
     return row;
 }
 
+/* out[c] = s + g[0] r[0][c] + ... + g[n-1] r[n-1][c], s = out[c] (0 for
+ * the @p first taps), the products added one by one left to right (n <= 4
+ * taps: one pass over the row for them). */
+static void add_taps(double *restrict out, size_t w, const double *g,
+                     const double *const *r, size_t n, int first)
+{
+    if (n == 4)
+        for (size_t c = 0; c < w; c++)
+            out[c] = (first ? 0.0 : out[c]) + g[0] * r[0][c] + g[1] * r[1][c] +
+                     g[2] * r[2][c] + g[3] * r[3][c];
+    else if (n == 2)
+        for (size_t c = 0; c < w; c++)
+            out[c] = (first ? 0.0 : out[c]) + g[0] * r[0][c] + g[1] * r[1][c];
+    else
+        for (size_t c = 0; c < w; c++)
+            out[c] = (first ? 0.0 : out[c]) + g[0] * r[0][c];
+}
+
 /* Output row @p o of the axis-0 filter: out[c] = sum over the plan of
  * f[tap] * x[at][c] (the same order for every column, as PyWavelets' column
- * by column), two taps a pass over the row ((s + a) + b: the same sums). */
+ * by column), up to four taps a pass over the row ((s + a) + b ...: the
+ * same sums). */
 static void column_output(const tap_plan *p, const double *f, size_t o, row_cache *rows,
                           size_t w, double *out)
 {
-    size_t k = o * p->f, end = k + p->f;
-    const double *r0 = cache_row(rows, p->at[k]);
-    double g0 = f[p->tap[k]];
-    for (size_t c = 0; c < w; c++)
-        out[c] = 0.0 + g0 * r0[c];
-    for (k++; k + 1 < end; k += 2) {
-        const double *a = cache_row(rows, p->at[k]), *b = cache_row(rows, p->at[k + 1]);
-        double ga = f[p->tap[k]], gb = f[p->tap[k + 1]];
-        for (size_t c = 0; c < w; c++)
-            out[c] = out[c] + ga * a[c] + gb * b[c];
-    }
-    if (k < end) {
-        const double *a = cache_row(rows, p->at[k]);
-        double ga = f[p->tap[k]];
-        for (size_t c = 0; c < w; c++)
-            out[c] += ga * a[c];
+    size_t begin = o * p->f, end = begin + p->f;
+    for (size_t k = begin; k < end;) {
+        size_t n = end - k >= 4 ? 4 : end - k >= 2 ? 2 : 1;
+        double g[4];
+        const double *r[4];
+        for (size_t t = 0; t < n; t++) {
+            g[t] = f[p->tap[k + t]];
+            r[t] = cache_row(rows, p->at[k + t]);
+        }
+        add_taps(out, w, g, r, n, k == begin);
+        k += n;
     }
 }
 
@@ -276,30 +290,34 @@ static uint64_t digit_of(double x, radix_digit d)
     return (bits_of(x) >> d.shift) & d.mask;
 }
 
-/* Keeps (in place, in order) the @p n values of @p v whose digit is @p b:
- * their count returned, the bits in which they differ in @p differ; the
- * largest value of a smaller digit raises @p below. No branches: integer
- * images' coefficients have many ties. */
-static size_t keep_bucket(double *v, size_t n, radix_digit d, uint64_t b, double *below,
-                          uint64_t *differ)
+/* Keeps (in place, in order) the @p n values of @p v whose digit is @p b,
+ * their count returned; the largest value of a smaller digit raises
+ * @p below. No branches: integer images' coefficients have many ties. */
+static size_t keep_bucket(double *v, size_t n, radix_digit d, uint64_t b, double *below)
 {
     size_t m = 0;
     double low = *below;
-    uint64_t all = ~(uint64_t)0, any = 0;
     for (size_t i = 0; i < n; i++) {
         double x = v[i];
-        uint64_t bits = bits_of(x), digit = (bits >> d.shift) & d.mask;
-        uint64_t in = -(uint64_t)(digit == b);
+        uint64_t digit = digit_of(x, d);
         v[m] = x;
         m += digit == b;
-        all &= bits | ~in;
-        any |= bits & in;
         double y = digit < b ? x : 0.0;
         low = y > low ? y : low;
     }
     *below = low;
-    *differ = all ^ any;
     return m;
+}
+
+/* The bits in which the @p n values differ. */
+static uint64_t differing_bits(const double *v, size_t n)
+{
+    uint64_t all = ~(uint64_t)0, any = 0;
+    for (size_t i = 0; i < n; i++) {
+        all &= bits_of(v[i]);
+        any |= bits_of(v[i]);
+    }
+    return all ^ any;
 }
 
 /* The @p k-th smallest (rank 0 first) of the @p n positive values @p v,
@@ -312,8 +330,9 @@ static double kth_and_before(double *v, size_t n, size_t k, size_t *count, doubl
     radix_digit d = {TOP_SHIFT, TOP_RADIX - 1};
     double below = 0.0;
     for (;;) {
-        uint64_t differ, b = bucket_of_rank(count, &k);
-        n = keep_bucket(v, n, d, b, &below, &differ);
+        uint64_t b = bucket_of_rank(count, &k);
+        n = keep_bucket(v, n, d, b, &below);
+        uint64_t differ = differing_bits(v, n);
         if (!differ) { /* all candidates alike: ties of rank < k are the same value */
             *before = k > 0 ? v[0] : below;
             return v[0];
