@@ -221,20 +221,20 @@ static uint64_t bits_of(double x)
 }
 
 /* Interior outputs begin..end of a line: sum[o - begin] = f[0] x[2o + 1] +
- * f[1] x[2o] + ..., taps ascending from 0 as PyWavelets adds them, each tap
- * a pass over neighbouring outputs (vectorised across them: each output's
- * sum keeps its order). Tap 2u reads odd[o - u], tap 2u + 1 even[o - u]. */
+ * f[1] x[2o] + ..., taps ascending from 0 as PyWavelets adds them, up to
+ * four taps a pass over neighbouring outputs (vectorised across them: each
+ * output's sum keeps its order). Tap 2u reads odd[o - u], tap 2u + 1
+ * even[o - u]. */
 static void inner_sums(const double *f, size_t nf, const split_line *x, size_t begin, size_t end,
-                       double *restrict sum)
+                       double *sum)
 {
-    size_t n = end - begin;
-    for (size_t o = 0; o < n; o++)
-        sum[o] = 0.0;
-    for (size_t t = 0; t < nf; t++) {
-        const double *restrict src = (t & 1 ? x->even : x->odd) + begin - t / 2;
-        double g = f[t];
-        for (size_t o = 0; o < n; o++)
-            sum[o] += g * src[o];
+    for (size_t t = 0; t < nf;) {
+        size_t n = nf - t >= 4 ? 4 : nf - t >= 2 ? 2 : 1;
+        const double *r[4];
+        for (size_t u = 0; u < n; u++)
+            r[u] = ((t + u) & 1 ? x->even : x->odd) + begin - (t + u) / 2;
+        add_taps(sum, end - begin, f + t, r, n, t == 0);
+        t += n;
     }
 }
 
@@ -320,29 +320,51 @@ static uint64_t differing_bits(const double *v, size_t n)
     return all ^ any;
 }
 
+/* Keeps (in place, in order) the @p n values of @p v whose top digit is
+ * @p lo .. @p hi: their count. */
+static size_t keep_top_range(double *v, size_t n, uint64_t lo, uint64_t hi)
+{
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++) {
+        double x = v[i];
+        v[m] = x;
+        m += (bits_of(x) >> TOP_SHIFT) - lo <= hi - lo;
+    }
+    return m;
+}
+
 /* The @p k-th smallest (rank 0 first) of the @p n positive values @p v,
  * and in @p before the one of rank k - 1 (0 for k = 0): a most significant
  * digit first radix select, @p count holding the histogram of the top digit
- * (TOP_RADIX buckets, bits 62..47) on entry; each later digit the LOW_BITS
- * highest bits in which the candidates still differ. @p v is reordered. */
+ * (TOP_RADIX buckets, bits 62..47) on entry. The first pass keeps the
+ * buckets of ranks k - 1 and k; each later digit is the LOW_BITS highest
+ * bits in which the candidates still differ. @p v is reordered. */
 static double kth_and_before(double *v, size_t n, size_t k, size_t *count, double *before)
 {
-    radix_digit d = {TOP_SHIFT, TOP_RADIX - 1};
+    size_t r = k;
+    uint64_t hi = bucket_of_rank(count, &r), lo = hi;
+    if (r == 0 && k > 0) /* rank k - 1: the highest value of the buckets below */
+        while (!count[--lo])
+            ;
+    for (uint64_t b = lo; b < hi; b++)
+        r += count[b];
+    k = r;
+    n = keep_top_range(v, n, lo, hi);
     double below = 0.0;
     for (;;) {
-        uint64_t b = bucket_of_rank(count, &k);
-        n = keep_bucket(v, n, d, b, &below);
         uint64_t differ = differing_bits(v, n);
         if (!differ) { /* all candidates alike: ties of rank < k are the same value */
             *before = k > 0 ? v[0] : below;
             return v[0];
         }
         int top = 63 - __builtin_clzll(differ);
-        d.shift = top + 1 > LOW_BITS ? top + 1 - LOW_BITS : 0;
-        d.mask = ((uint64_t)1 << LOW_BITS) - 1;
+        radix_digit d = {top + 1 > LOW_BITS ? top + 1 - LOW_BITS : 0,
+                         ((uint64_t)1 << LOW_BITS) - 1};
         memset(count, 0, ((size_t)d.mask + 1) * sizeof *count);
         for (size_t i = 0; i < n; i++)
             count[digit_of(v[i], d)]++;
+        uint64_t b = bucket_of_rank(count, &k);
+        n = keep_bucket(v, n, d, b, &below);
     }
 }
 
