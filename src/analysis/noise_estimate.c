@@ -290,22 +290,16 @@ static uint64_t digit_of(double x, radix_digit d)
     return (bits_of(x) >> d.shift) & d.mask;
 }
 
-/* Keeps (in place, in order) the @p n values of @p v whose digit is @p b,
- * their count returned; the largest value of a smaller digit raises
- * @p below. No branches: integer images' coefficients have many ties. */
-static size_t keep_bucket(double *v, size_t n, radix_digit d, uint64_t b, double *below)
+/* Keeps (in place, in order) the @p n values of @p v whose digit is @p b:
+ * their count. No branches: integer images' coefficients have many ties. */
+static size_t keep_bucket(double *v, size_t n, radix_digit d, uint64_t b)
 {
     size_t m = 0;
-    double low = *below;
     for (size_t i = 0; i < n; i++) {
         double x = v[i];
-        uint64_t digit = digit_of(x, d);
         v[m] = x;
-        m += digit == b;
-        double y = digit < b ? x : 0.0;
-        low = y > low ? y : low;
+        m += digit_of(x, d) == b;
     }
-    *below = low;
     return m;
 }
 
@@ -320,51 +314,63 @@ static uint64_t differing_bits(const double *v, size_t n)
     return all ^ any;
 }
 
-/* Keeps (in place, in order) the @p n values of @p v whose top digit is
- * @p lo .. @p hi: their count. */
-static size_t keep_top_range(double *v, size_t n, uint64_t lo, uint64_t hi)
+static double double_of(uint64_t bits)
 {
-    size_t m = 0;
+    double x;
+    memcpy(&x, &bits, sizeof x);
+    return x;
+}
+
+/* The largest of the @p n values whose digit is @p lo into @p lo_max, the
+ * smallest whose digit is @p hi into @p hi_min (compared as bits: integer
+ * selects, no branches). */
+static void bucket_ends(const double *v, size_t n, radix_digit d, uint64_t lo, uint64_t hi,
+                        double *lo_max, double *hi_min)
+{
+    uint64_t high = 0, low = ~(uint64_t)0;
     for (size_t i = 0; i < n; i++) {
-        double x = v[i];
-        v[m] = x;
-        m += (bits_of(x) >> TOP_SHIFT) - lo <= hi - lo;
+        uint64_t bits = bits_of(v[i]), digit = (bits >> d.shift) & d.mask;
+        uint64_t a = digit == lo ? bits : 0, b = digit == hi ? bits : ~(uint64_t)0;
+        high = a > high ? a : high;
+        low = b < low ? b : low;
     }
-    return m;
+    *lo_max = double_of(high);
+    *hi_min = double_of(low);
 }
 
 /* The @p k-th smallest (rank 0 first) of the @p n positive values @p v,
- * and in @p before the one of rank k - 1 (0 for k = 0): a most significant
+ * and in @p before the one of rank k - 1 (when k > 0): a most significant
  * digit first radix select, @p count holding the histogram of the top digit
- * (TOP_RADIX buckets, bits 62..47) on entry. The first pass keeps the
- * buckets of ranks k - 1 and k; each later digit is the LOW_BITS highest
- * bits in which the candidates still differ. @p v is reordered. */
+ * (TOP_RADIX buckets, bits 62..47) on entry, each later digit the LOW_BITS
+ * highest bits in which the candidates still differ. Where the two ranks
+ * fall in different buckets, rank k - 1 is the largest of its bucket and
+ * rank k the smallest of its own: one pass ends it. @p v is reordered. */
 static double kth_and_before(double *v, size_t n, size_t k, size_t *count, double *before)
 {
-    size_t r = k;
-    uint64_t hi = bucket_of_rank(count, &r), lo = hi;
-    if (r == 0 && k > 0) /* rank k - 1: the highest value of the buckets below */
-        while (!count[--lo])
-            ;
-    for (uint64_t b = lo; b < hi; b++)
-        r += count[b];
-    k = r;
-    n = keep_top_range(v, n, lo, hi);
-    double below = 0.0;
+    radix_digit d = {TOP_SHIFT, TOP_RADIX - 1};
     for (;;) {
+        size_t r = k;
+        uint64_t hi = bucket_of_rank(count, &r), lo = hi;
+        if (r == 0 && k > 0) {
+            while (!count[--lo])
+                ;
+            double kth;
+            bucket_ends(v, n, d, lo, hi, before, &kth);
+            return kth;
+        }
+        n = keep_bucket(v, n, d, hi);
+        k = r;
         uint64_t differ = differing_bits(v, n);
-        if (!differ) { /* all candidates alike: ties of rank < k are the same value */
-            *before = k > 0 ? v[0] : below;
+        if (!differ) { /* all alike: ranks k - 1 and k are ties */
+            *before = v[0];
             return v[0];
         }
         int top = 63 - __builtin_clzll(differ);
-        radix_digit d = {top + 1 > LOW_BITS ? top + 1 - LOW_BITS : 0,
-                         ((uint64_t)1 << LOW_BITS) - 1};
+        d.shift = top + 1 > LOW_BITS ? top + 1 - LOW_BITS : 0;
+        d.mask = ((uint64_t)1 << LOW_BITS) - 1;
         memset(count, 0, ((size_t)d.mask + 1) * sizeof *count);
         for (size_t i = 0; i < n; i++)
             count[digit_of(v[i], d)]++;
-        uint64_t b = bucket_of_rank(count, &k);
-        n = keep_bucket(v, n, d, b, &below);
     }
 }
 
