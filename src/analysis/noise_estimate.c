@@ -551,6 +551,26 @@ typedef struct image_job {
     wt_status *status;
 } image_job;
 
+/* v[i] = table[bytes[i * stride]], i < n: four loads before their stores
+ * (one at a time, the stores held the next lookups back: 4 cycles a sample
+ * on the 2-core EPYC VM, half that grouped). */
+static void looked_up(const double *table, const uint8_t *bytes, size_t stride, size_t n,
+                      double *v)
+{
+    size_t i = 0;
+    for (; i + 4 <= n; i += 4) {
+        const uint8_t *b = bytes + i * stride;
+        double v0 = table[b[0]], v1 = table[b[stride]], v2 = table[b[2 * stride]],
+               v3 = table[b[3 * stride]];
+        v[i] = v0;
+        v[i + 1] = v1;
+        v[i + 2] = v2;
+        v[i + 3] = v3;
+    }
+    for (; i < n; i++)
+        v[i] = table[bytes[i * stride]];
+}
+
 /* @p n samples of channel @p c from column @p col of row @p y on, every
  * @p step columns, times scale, into @p v. */
 static void channel_samples(const image_job *j, size_t y, int c, size_t col, size_t step,
@@ -567,8 +587,7 @@ static void channel_samples(const image_job *j, size_t y, int c, size_t col, siz
         for (size_t i = 0; i < n; i++)
             v[i] = (double)((const uint16_t *)img->pixels)[at + i * stride] * scale;
     else /* the same products, looked up */
-        for (size_t i = 0; i < n; i++)
-            v[i] = j->byte_value[((const uint8_t *)img->pixels)[at + i * stride]];
+        looked_up(j->byte_value, (const uint8_t *)img->pixels + at, stride, n, v);
 }
 
 /* Channel c of the image rolled by (dy, dx), times scale. */
