@@ -20,7 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "wavetool_hooks.h" /* wt_parallel_for, wt_select_kth */
+#include "wavetool_hooks.h" /* wt_parallel_for */
 
 int wt_noise_exact(const wt_wavelet *wavelet, wt_mode mode)
 {
@@ -116,8 +116,9 @@ static void split_copy(const double *x, size_t n, double *out)
         out[n / 2] = x[n - 1];
 }
 
-/* Where the rows of a plane come from: row y written to @p out (w doubles),
- * in parity order. */
+/* Where the rows of a plane come from: row y written to @p out (w doubles;
+ * in parity order for the rows the filter along x reads, as they are for
+ * a volume's first two axes). */
 typedef struct row_source {
     void (*fill)(const void *ctx, size_t y, double *out);
     const void *ctx;
@@ -125,7 +126,9 @@ typedef struct row_source {
 } row_source;
 
 /* The last @p slots rows of a source (an output row of the column filter
- * reads f neighbouring rows, the next one f - 2 of them again). */
+ * reads f neighbouring rows, the next one f - 2 of them again). With f
+ * slots one output's rows never evict one another: its f positions, once
+ * reflected, span fewer than f rows, or the plane has at most f rows. */
 typedef struct row_cache {
     const row_source *src;
     size_t slots;
