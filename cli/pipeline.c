@@ -560,7 +560,8 @@ wt_status pipeline_decode(pipeline *p, batch_item *item, const char *file, wt_st
     double dt = wt_seconds() - t0;
     if (st == WT_OK && wt_warning_message()[0] && !p->opt->quiet)
         batch_note(item, "warning: %s", wt_warning_message());
-    if (p->gpu_codec && p->opt->verbose && wt_gpu_jpeg_note()[0])
+    /* (p->gpu_codec is the opener's until the wait above) */
+    if (p->opt->gpu_decode && p->gpu_codec && p->opt->verbose && wt_gpu_jpeg_note()[0])
         batch_note(item, "%s", wt_gpu_jpeg_note());
     pthread_mutex_lock(&p->lock);
     p->stats.decode += dt;
