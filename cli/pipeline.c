@@ -353,10 +353,12 @@ static int opens_a_gpu(pipeline *p, const wt_auto_job *job)
 }
 
 /* The pool: a GPU opened in the background (CLI_CONTINUE), else opened at
- * once (CLI_CONTINUE, or an exit code after its one line). */
+ * once (CLI_CONTINUE, or an exit code after its one line);
+ * WT_GPU_OPEN_FIRST=1 opens a GPU at once too (comparisons). */
 static int open_engines(pipeline *p, const wt_auto_job *job)
 {
-    if (opens_a_gpu(p, job)) {
+    const char *first = wt_env()->gpu_open_first;
+    if (opens_a_gpu(p, job) && !(first && strcmp(first, "1") == 0)) {
         p->opening = 1;
         p->is_gpu = 1;
         if (pthread_create(&p->opener, NULL, open_pool, p) == 0) {
@@ -560,7 +562,8 @@ wt_status pipeline_decode(pipeline *p, batch_item *item, const char *file, wt_st
     double dt = wt_seconds() - t0;
     if (st == WT_OK && wt_warning_message()[0] && !p->opt->quiet)
         batch_note(item, "warning: %s", wt_warning_message());
-    if (p->gpu_codec && p->opt->verbose && wt_gpu_jpeg_note()[0])
+    /* (p->gpu_codec is the opener's until the wait above) */
+    if (p->opt->gpu_decode && p->gpu_codec && p->opt->verbose && wt_gpu_jpeg_note()[0])
         batch_note(item, "%s", wt_gpu_jpeg_note());
     pthread_mutex_lock(&p->lock);
     p->stats.decode += dt;

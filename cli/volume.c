@@ -11,10 +11,11 @@
 /* ---- the transform of a volume ----------------------------------------------- */
 
 /* Threads of the volume's passes on the host: the CPU engine's share of
- * the cores (all of them beside a GPU engine). */
-static int volume_threads(const pipeline *p)
+ * the cores (all of them beside a GPU engine), once the pool is open. */
+static int volume_threads(pipeline *p)
 {
-    int workers = p->is_gpu || p->nengines < 1 ? 1 : p->nengines;
+    const wt_engine *e = pipeline_engine_kind(p);
+    int workers = !e || !wt_engine_is_cpu(e) ? 1 : p->nengines;
     int threads = wt_cpu_count() / workers;
     return threads < 1 ? 1 : threads;
 }

@@ -23,6 +23,8 @@
  *                           whatever the job's size (tests; default: weighed)
  *   WT_GPU_LANES=N          engines a folder's workers share on each GPU
  *                           (cli/pipeline.c; comparisons)
+ *   WT_GPU_OPEN_FIRST=1     a file command opens its GPU before any file, not
+ *                           while the first files decode (comparisons)
  *   WT_PNG_WHOLE_MAX=BYTES  largest filtered PNG image compressed in one
  *                           call; larger ones stream through zlib
  *   WT_PNG_DEFLATE=fastz|libdeflate  what compresses PNG level 1 (default:
@@ -59,6 +61,7 @@ static void read_knobs(void)
         .cuda_volume = getenv("WT_CUDA_VOLUME"),
         .auto_device = getenv("WT_AUTO_DEVICE"),
         .gpu_lanes = getenv("WT_GPU_LANES"),
+        .gpu_open_first = getenv("WT_GPU_OPEN_FIRST"),
         .png_whole_max = getenv("WT_PNG_WHOLE_MAX"),
         .png_deflate = getenv("WT_PNG_DEFLATE"),
         .tmpdir = getenv("TMPDIR"),
