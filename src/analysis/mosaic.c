@@ -190,12 +190,8 @@ static void map_block_sse2(const band_map *m, const float *src, size_t n, double
         }
         _mm_storeu_si128((__m128i *)(void *)(q + x), _mm_unpacklo_epi64(r[0], r[1]));
     }
-    for (; x < n; x++) {
-        double d = m->absolute ? fabs((double)src[x]) : (double)src[x];
-        double s = m->base + m->gain * (d - m->center);
-        s = s >= 0.0 ? s : 0.0;
-        q[x] = (int32_t)lrint(s < peak ? s : peak);
-    }
+    for (; x < n; x++)
+        q[x] = (int32_t)map_value(m, src[x], peak);
 }
 
 /* place_row_ref of float rows, a block at a time through map_block_sse2. */
