@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "packet.h"
+#include "result.h"
 
 /* ---- the tree of one image ------------------------------------------------------ */
 
@@ -164,23 +165,10 @@ wt_status packet_reconstruct(pipeline *p, page_binding *page, const char *in, co
     double t0 = wt_seconds();
     wt_status st = wt_npz_load_packets(in, &p->load, &t, &basis, &meta);
     pipeline_add_time(p, &p->stats.decode, t0);
-    wt_image like = {meta.width, meta.height, meta.channels, meta.bit_depth, meta.color, NULL,
-                     meta.stored, NULL};
-    wt_sample_type want = st == WT_OK ? cli_result_type(p->opt, wt_image_stored(&like))
-                                      : (wt_sample_type){0, 0};
     if (st == WT_OK)
-        st = wt_memory_check(&p->load, in, meta.width, meta.height, meta.channels);
+        st = result_alloc_reconstruction(p, in, out, &meta, &img);
     if (st == WT_OK)
-        st = wt_image_check_holds(cli_output_format(p->opt, out), out, want, meta.channels);
-    if (st == WT_OK) /* --depth or the original's type: 8/16-bit exact, else float32 */
-        st = pipeline_name_error(wt_image_alloc(&img, meta.width, meta.height, meta.channels,
-                                                wt_sample_type_depth(want)),
-                                 in);
-    if (st == WT_OK) {
-        img.color = meta.color;
-        img.stored = img.bit_depth == WT_DEPTH_F32 ? want : (wt_sample_type){0, 0};
         st = inverse(p, &t, basis, in, &img);
-    }
     if (st == WT_OK)
         st = pages_save(p, page, out, &img);
     wt_image_free(&img);

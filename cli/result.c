@@ -56,6 +56,26 @@ wt_status result_alloc_for(const wt_image *like, wt_sample_type want, const char
     return pipeline_name_error(st, file);
 }
 
+wt_status result_alloc_reconstruction(pipeline *p, const char *in, const char *out,
+                                      const wt_npz_meta *meta, wt_image *img)
+{
+    const wt_image like = {meta->width, meta->height, meta->channels, meta->bit_depth,
+                           meta->color, NULL, meta->stored, NULL};
+    const wt_sample_type want = cli_result_type(p->opt, wt_image_stored(&like));
+    wt_status st = wt_memory_check(&p->load, in, meta->width, meta->height, meta->channels);
+    if (st == WT_OK)
+        st = wt_image_check_holds(cli_output_format(p->opt, out), out, want, meta->channels);
+    if (st == WT_OK)
+        st = pipeline_name_error(wt_image_alloc(img, meta->width, meta->height, meta->channels,
+                                                wt_sample_type_depth(want)),
+                                 in);
+    if (st == WT_OK) {
+        img->color = meta->color;
+        img->stored = img->bit_depth == WT_DEPTH_F32 ? want : (wt_sample_type){0, 0};
+    }
+    return st;
+}
+
 wt_status result_save(pipeline *p, page_binding *page, const char *out, const wt_image *result,
                       wt_sample_type want)
 {

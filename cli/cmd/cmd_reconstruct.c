@@ -64,19 +64,8 @@ static wt_status reconstruct_file(pipeline *p, page_binding *page, const char *i
     if (st == WT_OK)
         st = params_from_meta(&meta, &pyr, in, &params);
     if (st == WT_OK)
-        st = wt_memory_check(&p->load, in, meta.width, meta.height, meta.channels);
-    wt_image like = {meta.width, meta.height, meta.channels, meta.bit_depth, meta.color, NULL,
-                     meta.stored, NULL};
-    wt_sample_type want = cli_result_type(p->opt, wt_image_stored(&like));
-    if (st == WT_OK)
-        st = wt_image_check_holds(cli_output_format(p->opt, out), out, want, meta.channels);
-    if (st == WT_OK) /* the result's type directly: 8/16-bit exact, else float32 */
-        st = pipeline_name_error(wt_image_alloc(&img, meta.width, meta.height, meta.channels,
-                                                wt_sample_type_depth(want)),
-                                 in);
+        st = result_alloc_reconstruction(p, in, out, &meta, &img);
     if (st == WT_OK) {
-        img.color = meta.color;
-        img.stored = img.bit_depth == WT_DEPTH_F32 ? want : (wt_sample_type){0, 0};
         wt_image_share_meta(&img, &(wt_image){.meta = meta.image}); /* stored by decompose */
         inverse_job job = {&params, &pyr, &img};
         st = pipeline_engine_run(p, inverse_on, &job, in);

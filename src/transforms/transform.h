@@ -67,6 +67,11 @@ wt_status wt_starlet_host_forward(int threads, const wt_uparams *p, const float 
 wt_status wt_starlet_host_inverse(int threads, const wt_uparams *p, const float *bands,
                                   size_t h, size_t w, int c, int channels, float *x,
                                   const wt_uwork *k);
+struct wt_filter_spec; /* axis_filter.h */
+/* The SWT's filters of level @p j (1-based, start level included):
+ * analysis, or (@p inverse) synthesis (src/undecimated.c; volumes too). */
+void wt_swt_filters(const wt_uparams *p, int j, int inverse, struct wt_filter_spec *lo,
+                    struct wt_filter_spec *hi);
 /* Denoise hooks (src/denoise.c). */
 wt_status wt_denoise_dwt(wt_engine *e, const wt_denoise_options *o, const wt_params *p,
                          const wt_image *in, wt_image *out, wt_denoise_info *info);

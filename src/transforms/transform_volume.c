@@ -568,18 +568,6 @@ static wt_status filter_pass(const wt_vcoeffs *c, const wt_vfilter_runner *r, in
     return r->filter(r->ctx, &p);
 }
 
-/* The SWT's filters of level @p j (1-based, start level included). */
-static void swt_filters(const wt_uparams *p, int j, int inverse, wt_filter_spec *lo,
-                        wt_filter_spec *hi)
-{
-    const wt_wavelet *wl = p->wavelet;
-    const size_t step = (size_t)wt_utap_step(j);
-    const long long shift = wt_swt_shift(wl->filter_len, (long long)step, inverse);
-    const double g = wt_swt_gain(p->norm, inverse);
-    *lo = (wt_filter_spec){inverse ? wl->rec_lo : wl->dec_lo, wl->filter_len, g, step, shift};
-    *hi = (wt_filter_spec){inverse ? wl->rec_hi : wl->dec_hi, wl->filter_len, g, step, shift};
-}
-
 /* Work arrays of the undecimated transforms, all of the volume's size, in
  * one area: those between the axis passes (pass k writes the 2^(k+1)
  * arrays from tmp[k & 1]) and the approximations between levels (level
@@ -612,7 +600,7 @@ static wt_status swt_level_forward(const wt_volume_spec *s, const wt_vcoeffs *c,
                                    const wt_vfilter_runner *r)
 {
     wt_filter_spec lo, hi;
-    swt_filters(&s->uparams, j, 0, &lo, &hi);
+    wt_swt_filters(&s->uparams, j, 0, &lo, &hi);
     const wt_filter_spec *const f[2] = {&lo, &hi};
     const size_t v = volume_elems(c->shape, c->channels);
     float *cur[MAX_SPLIT] = {(float *)in}, *next[MAX_SPLIT];
@@ -636,7 +624,7 @@ static wt_status swt_level_inverse(const wt_volume_spec *s, const wt_vcoeffs *c,
                                    const wt_vfilter_runner *r)
 {
     wt_filter_spec lo, hi;
-    swt_filters(&s->uparams, j, 1, &lo, &hi);
+    wt_swt_filters(&s->uparams, j, 1, &lo, &hi);
     const wt_filter_spec *const f[2] = {&lo, &hi};
     const size_t v = volume_elems(c->shape, c->channels);
     float *cur[MAX_SPLIT], *next[MAX_SPLIT];

@@ -90,10 +90,8 @@ static wt_array_view plane_view(const float *data, size_t h, size_t w)
 
 /* ---- SWT -------------------------------------------------------------------- */
 
-/* The low- and high-pass filters of SWT level @p j: analysis, or
- * (@p inverse) synthesis. */
-static void swt_filters(const wt_uparams *p, int j, int inverse, wt_filter_spec *lo,
-                        wt_filter_spec *hi)
+void wt_swt_filters(const wt_uparams *p, int j, int inverse, wt_filter_spec *lo,
+                    wt_filter_spec *hi)
 {
     const wt_wavelet *wl = p->wavelet;
     const size_t step = (size_t)wt_utap_step(j);
@@ -130,7 +128,7 @@ static wt_status swt_forward_level(int threads, const wt_uparams *p, int j, size
                                    const wt_uwork *k)
 {
     wt_filter_spec lo, hi;
-    swt_filters(p, j, 0, &lo, &hi);
+    wt_swt_filters(p, j, 0, &lo, &hi);
     wt_array_view src = plane_view(c, h, w), bands[4];
     level_views(h, w, a, bh, bv, bd, bands);
     float *const tmp[2] = {k->lo, NULL}; /* k->hi follows k->lo */
@@ -143,7 +141,7 @@ static wt_status swt_inverse_level(int threads, const wt_uparams *p, int j, size
                                    const float *bd, float *out, const wt_uwork *k)
 {
     wt_filter_spec lo, hi;
-    swt_filters(p, j, 1, &lo, &hi);
+    wt_swt_filters(p, j, 1, &lo, &hi);
     wt_array_view dst = plane_view(out, h, w), bands[4];
     level_views(h, w, a, bh, bv, bd, bands);
     float *const tmp[2] = {k->lo, NULL};
