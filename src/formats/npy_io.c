@@ -441,7 +441,7 @@ static wt_status writer_add(void *state, FILE *fp, const char *name, const wt_im
 
 /* ---- the registry's row ------------------------------------------------ */
 
-static const wt_page_reader npy_pages_in = {pages_open, pages_read, pages_close};
+static const wt_page_reader npy_pages_in = {pages_open, pages_read, pages_close, NULL};
 static const wt_page_writer npy_pages_out = {writer_start, writer_add, NULL, NULL, 0};
 
 static const char *const npy_extensions[] = {"npy", NULL};
