@@ -287,6 +287,19 @@ static double sample_at(const tiff_layout *t, const uint8_t *row, uint64_t i)
     return wt_sample_load(row + i * (t->bps / 8), t->type, 0);
 }
 
+/* The bytes of a sample when a block's pixels are stored as the image holds
+ * them (all channels interleaved, 8/16-bit unsigned, nothing to map), so
+ * rows are copied; else 0. (Float32 samples go through doubles, which quiet
+ * a signalling NaN: copied, they would differ in that bit.) */
+static size_t as_held(const tiff_layout *t, int plane)
+{
+    int uint = t->format == SAMPLEFORMAT_UINT && (t->bps == 8 || t->bps == 16);
+    if (plane >= 0 || t->spp != t->channels || !uint ||
+        t->photometric == PHOTOMETRIC_PALETTE || t->photometric == PHOTOMETRIC_MINISWHITE)
+        return 0;
+    return (size_t)t->bps / 8;
+}
+
 /* One decoded block (a strip or tile: @p rows x @p cols of samples, plane
  * @p plane or all planes) into @p img, whose row 0 is the page's row @p top
  * (the whole page, or a band of its rows), at the page's (@p x0, @p y0). */
@@ -298,9 +311,14 @@ static void place_block(const tiff_layout *t, const uint8_t *block, size_t row_b
     uint32_t h = y0 + rows > t->height ? t->height - y0 : rows;
     uint32_t w = x0 + cols > t->width ? t->width - x0 : cols;
     double invert = t->photometric == PHOTOMETRIC_MINISWHITE ? ldexp(1.0, t->bit_depth) - 1 : 0;
+    size_t item = as_held(t, plane);
     for (uint32_t y = 0; y < h; y++) {
         const uint8_t *src = block + (size_t)y * row_bytes;
         size_t out = ((size_t)(y0 - top + y) * t->width + x0) * (size_t)t->channels;
+        if (item) { /* the samples as the image holds them */
+            memcpy((uint8_t *)img->pixels + out * item, src, (size_t)w * t->channels * item);
+            continue;
+        }
         for (uint32_t x = 0; x < w; x++)
             for (int s = 0; s < per_pixel; s++) {
                 double v = sample_at(t, src, (uint64_t)x * per_pixel + s);
