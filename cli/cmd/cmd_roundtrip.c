@@ -126,11 +126,14 @@ static wt_status roundtrip_on(wt_engine *e, void *arg)
     return wt_roundtrip_image(e, j->params, j->img, j->out);
 }
 
-/* The roundtrip with the input given up: the comparison reads it again. */
+/* The roundtrip with the input given up on the CPU engine (the comparison
+ * reads it again); a GPU engine keeps it, so that a failure there can still
+ * run on the CPU (--device auto). */
 static wt_status roundtrip_consume_on(wt_engine *e, void *arg)
 {
     roundtrip_job *j = arg;
-    return wt_roundtrip_image_consume(e, j->params, j->img, j->out);
+    return wt_engine_is_cpu(e) ? wt_roundtrip_image_consume(e, j->params, j->img, j->out)
+                               : wt_roundtrip_image(e, j->params, j->img, j->out);
 }
 
 /* --qstep: the rate of every band at step Q (cA included, as a coder would
@@ -314,7 +317,7 @@ static wt_status roundtrip_file(pipeline *p, page_binding *page, const char *in,
                                  : reread ? roundtrip_consume_on
                                           : roundtrip_on,
                                  &job, in);
-    if (st == WT_OK && reread)
+    if (st == WT_OK && !img.pixels) /* given up */
         st = pipeline_name_error(compare_reread(p, page, &back, peak, &r->quality), in);
     else if (st == WT_OK)
         st = pipeline_name_error(quality_as_written(&img, &back, want, depth, peak, &r->quality),
