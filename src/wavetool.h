@@ -492,10 +492,11 @@ void wt_stack_close(wt_stack *s);
  *  rows, its pixels valid during the call) starts at the page's row @p y0. */
 typedef wt_status (*wt_rows_fn)(void *ctx, const wt_image *band, uint32_t y0);
 /** 1 when wt_stack_reread_rows() can read @p s's pages (TIFF files, strips
- *  or tiles). */
+ *  or tiles; a 3-D .npy read as pages). */
 int wt_stack_rereads_rows(const wt_stack *s);
 /** Page @p k read again, from the top down, a row of strips or tiles at a
- *  time (the memory of one, not of the page), each band handed to @p fn;
+ *  time (.npy: about a million samples; the memory of a band, not of the
+ *  page), each band handed to @p fn;
  *  @p fn's error stops the read and is returned. The file must be as
  *  wt_stack_open() found it: a file written to since (size, modification or
  *  change time) is WT_ERR_IO, "NAME: changed since it was read". */

@@ -8,7 +8,8 @@ held (the default for these small files) and read again
 messages and -o outputs must be identical, and equal to the reports the
 program gave before the reread existed (roundtrip_reread.expected). Inputs:
 the sample images and TIFFs of them (8/16-bit and float32 strips, gray and
-RGB), a tiled 16-bit TIFF, a float32 .npy and a 3-page TIFF stack. Then a
+RGB), a tiled 16-bit TIFF, a float32 .npy, a 3-page TIFF stack and a
+float32 (2, 30, 70) .npy read as a stack (--stack first). Then a
 TIFF written to while it is transformed must fail in one line naming it.
 Standard library only.
 
@@ -51,6 +52,15 @@ def run(args, reread, cwd):
     return p.returncode, p.stdout.decode(), p.stderr.decode()
 
 
+def write_npy(path, descr, shape, fmt, values):
+    """A .npy of version 1.0, C order, from the standard library."""
+    header = f"{{'descr': '{descr}', 'fortran_order': False, 'shape': {shape}, }}"
+    header += " " * (118 - len(header)) + "\n"
+    with open(path, "wb") as f:
+        f.write(b"\x93NUMPY\x01\x00" + struct.pack("<H", len(header)) + header.encode())
+        f.write(b"".join(struct.pack(fmt, v) for v in values))
+
+
 def make_inputs(work):
     """The inputs, as names relative to @p work (the reports show them)."""
     for name in ("camera.png", "astronaut.png", "coffee.jpg"):
@@ -68,18 +78,17 @@ def make_inputs(work):
     subprocess.run([MAKER, os.path.join(work, "tiled.tif"), "333", "250", "64"], check=True,
                    stdout=subprocess.DEVNULL)
     # a 3-page stack: a (3, 40, 50) uint16 .npy through roundtrip --stack first
-    header = "{'descr': '<u2', 'fortran_order': False, 'shape': (3, 40, 50), }"
-    header += " " * (118 - len(header)) + "\n"
-    samples = b"".join(struct.pack("<H", (k * 1000 + i * 37) % 65536)
-                       for k in range(3) for i in range(2000))
-    with open(os.path.join(work, "s.npy"), "wb") as f:
-        f.write(b"\x93NUMPY\x01\x00" + struct.pack("<H", len(header)) + header.encode() + samples)
+    write_npy(os.path.join(work, "s.npy"), "<u2", (3, 40, 50), "<H",
+              [(k * 1000 + i * 37) % 65536 for k in range(3) for i in range(2000)])
+    write_npy(os.path.join(work, "sf.npy"), "<f4", (2, 30, 70), "<f",
+              [((k + 1) * i * 7919 % 1000) / 7.0 for k in range(2) for i in range(2100)])
     rc, _, err = run(["roundtrip", "-q", "--stack", "first", "s.npy", "-o", "stack.tif"],
                      False, work)
     if rc != 0:
         raise SystemExit(f"FAIL - making stack.tif: {err}")
-    return ["camera.png", "astronaut.png", "coffee.jpg", "cam8.tif", "cam16.tif", "camf.tif",
-            "camf.npy", "astro8.tif", "astro16.tif", "astrof.tif", "tiled.tif", "stack.tif"]
+    plain = ["camera.png", "astronaut.png", "coffee.jpg", "cam8.tif", "cam16.tif", "camf.tif",
+             "camf.npy", "astro8.tif", "astro16.tif", "astrof.tif", "tiled.tif", "stack.tif"]
+    return [[name] for name in plain] + [["--stack", "first", "sf.npy"]]
 
 
 def case_text(args, result):
@@ -90,9 +99,9 @@ def case_text(args, result):
 def reports(work, inputs):
     """Every case's report held and read again, checked equal; the texts."""
     texts = []
-    for name in inputs:
+    for named in inputs:
         for opts in OPTIONS:
-            args = ["roundtrip", "--device", "cpu"] + opts + [name]
+            args = ["roundtrip", "--device", "cpu"] + opts + named
             held, reread = run(args, False, work), run(args, True, work)
             check(held == reread, f"{' '.join(args)}: read again = held", f"{held} vs {reread}")
             texts.append(case_text(args, held))
