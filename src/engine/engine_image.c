@@ -390,16 +390,15 @@ static wt_status roundtrip(wt_engine *engine, const wt_params *params, wt_image 
     wt_params p = *params;
     wt_pyramid pyr = {0};
     wt_status st = check_roundtrip(&p, img, back);
-    if (st == WT_OK) {
-        engine->times.calls++;
-        st = wt_pyramid_plan(&pyr, &p, img->height, img->width, img->channels);
-    }
-    int own_path = engine->ops->roundtrip_image && engine_takes(img);
-    if (st == WT_OK && !own_path && in_place_for(engine, &pyr))
-        st = roundtrip_in_place(engine, &p, img, &pyr, back, consume);
-    else if (st == WT_OK)
-        st = roundtrip_held(engine, &p, img, back);
-    return st;
+    if (st != WT_OK)
+        return st;
+    engine->times.calls++;
+    if (engine->ops->roundtrip_image && engine_takes(img)) /* the engine's own path */
+        return roundtrip_held(engine, &p, img, back);
+    st = wt_pyramid_plan(&pyr, &p, img->height, img->width, img->channels);
+    if (st == WT_OK && in_place_for(engine, &pyr))
+        return roundtrip_in_place(engine, &p, img, &pyr, back, consume);
+    return st == WT_OK ? roundtrip_held(engine, &p, img, back) : st;
 }
 
 wt_status wt_roundtrip_image(wt_engine *engine, const wt_params *params, const wt_image *img,
