@@ -488,6 +488,20 @@ size_t wt_stack_pages(const wt_stack *s);
 wt_status wt_stack_read(wt_stack *s, size_t k, wt_image *img);
 void wt_stack_close(wt_stack *s);
 
+/** A band of consecutive rows of a page: @p band (its height the band's
+ *  rows, its pixels valid during the call) starts at the page's row @p y0. */
+typedef wt_status (*wt_rows_fn)(void *ctx, const wt_image *band, uint32_t y0);
+/** 1 when wt_stack_reread_rows() can read @p s's pages (TIFF files, strips
+ *  or tiles; a 3-D .npy read as pages). */
+int wt_stack_rereads_rows(const wt_stack *s);
+/** Page @p k read again, from the top down, a row of strips or tiles at a
+ *  time (.npy: about a million samples; the memory of a band, not of the
+ *  page), each band handed to @p fn;
+ *  @p fn's error stops the read and is returned. The file must be as
+ *  wt_stack_open() found it: a file written to since (size, modification or
+ *  change time) is WT_ERR_IO, "NAME: changed since it was read". */
+wt_status wt_stack_reread_rows(wt_stack *s, size_t k, wt_rows_fn fn, void *ctx);
+
 /** A stack of images written one page at a time into @p path (atomically, as
  *  wt_image_save): a multi-page TIFF or an (N, H, W[, C]) .npy (by extension,
  *  or @p fallback for "-"); other formats hold one image (WT_ERR_UNSUPPORTED).
@@ -731,6 +745,24 @@ wt_status wt_quality_compare(const wt_image *a, const wt_image *b, wt_quality *q
 wt_status wt_quality_compare_peak(const wt_image *a, const wt_image *b, double peak,
                                   wt_quality *q);
 
+/** A comparison fed rows at a time, from the top down (the reference read
+ *  again in bands): the numbers of wt_quality_compare_peak of the whole
+ *  images, bit for bit. Its fields are the comparison's own. */
+typedef struct wt_quality_rows {
+    wt_image layout;                  /* the images' size and samples (no pixels) */
+    size_t done;                      /* pixels compared */
+    uint64_t chunk[WT_MAX_CHANNELS];  /* 8/16-bit: the sums of the chunk being filled */
+    long double sse[WT_MAX_CHANNELS]; /* the sums of squared differences */
+    double lo, hi;                    /* float32: the reference's range so far */
+} wt_quality_rows;
+/** Start comparing two images laid out as @p layout. */
+wt_status wt_quality_rows_start(wt_quality_rows *s, const wt_image *layout);
+/** The next @p a->height rows: @p a of the reference, @p b of the other. */
+wt_status wt_quality_rows_add(wt_quality_rows *s, const wt_image *a, const wt_image *b);
+/** Every row fed: PSNR (@p peak > 0, else wt_quality_compare_peak's rule)
+ *  and MSE into @p q. */
+wt_status wt_quality_rows_finish(wt_quality_rows *s, double peak, wt_quality *q);
+
 /** Threshold the detail coefficients of @p pyr in place (cA untouched), as
  *  pywt.threshold: hard zeroes |v| < @p value; soft also moves the others
  *  @p value towards zero (int32 pyramids: rounded to the nearest integer).
@@ -805,6 +837,13 @@ wt_status wt_forward_image_consume(wt_engine *engine, const wt_params *params, w
  *  gives back that buffer, converted, as new ones (gone on failure). */
 wt_status wt_roundtrip_image(wt_engine *engine, const wt_params *params, const wt_image *img,
                              wt_image *back);
+/** wt_roundtrip_image of an image the caller gives up: img's pixels freed
+ *  (NULL) on return, success or not. The CPU engine transforms in the image's
+ *  own storage grown to the pyramid's size, back's pixels freed first and
+ *  allocated again (one channel: that storage, converted and shrunk) after
+ *  the inverse: the image and the reconstruction are never held together. */
+wt_status wt_roundtrip_image_consume(wt_engine *engine, const wt_params *params, wt_image *img,
+                                     wt_image *back);
 
 /** Where an engine's time went since it was opened (seconds, wall clock of the
  *  calling thread; summed over calls). upload: samples or coefficients into the

@@ -49,6 +49,7 @@ typedef struct wt_env_knobs {
     const char *png_deflate;      /* WT_PNG_DEFLATE */
     const char *tmpdir;           /* TMPDIR */
     const char *cpu_scalar;       /* WT_CPU_SCALAR */
+    const char *roundtrip_reread_bytes; /* WT_ROUNDTRIP_REREAD_BYTES */
 } wt_env_knobs;
 const wt_env_knobs *wt_env(void);
 /* wt_image_alloc without zeroing the pixels, for a writer that sets every

@@ -31,19 +31,18 @@ static wt_status check_comparable(const wt_image *a, const wt_image *b)
     return WT_OK;
 }
 
-/* Squared differences of pixels [begin, end) per channel. A chunk is small
- * enough (CHUNK pixels) that its uint64 sums cannot overflow. */
+/* The sums of squared differences go by chunks of CHUNK pixels of the whole
+ * image, small enough that a chunk's uint64 sums cannot overflow; the chunks'
+ * sums are added in order in long double. Rows fed a band at a time
+ * (wt_quality_rows_add) keep the whole image's chunks: the same sums, the
+ * same numbers. */
 #define CHUNK ((size_t)1 << 20)
 
-typedef struct sse_job {
-    const wt_image *a, *b;
-    size_t pixels;
-    uint64_t (*sums)[WT_MAX_CHANNELS]; /* per chunk */
-} sse_job;
-
+/* Squared differences of @p count samples of @p a and @p b (interleaved,
+ * @p c channels) added to @p sum per channel. */
 #define SSE_LOOP(T)                                                                              \
     do {                                                                                         \
-        const T *pa = (const T *)j->a->pixels + first, *pb = (const T *)j->b->pixels + first;    \
+        const T *pa = (const T *)a + first, *pb = (const T *)b + first;                          \
         for (size_t i = 0; i < count; i += c)                                                    \
             for (size_t ch = 0; ch < c; ch++) {                                                  \
                 int64_t d = (int64_t)pa[i + ch] - (int64_t)pb[i + ch];                           \
@@ -51,43 +50,106 @@ typedef struct sse_job {
             }                                                                                    \
     } while (0)
 
+static void sse_run(const void *a, const void *b, int bit_depth, size_t c, size_t first,
+                    size_t count, uint64_t *sum)
+{
+    if (bit_depth > 8)
+        SSE_LOOP(uint16_t);
+    else
+        SSE_LOOP(uint8_t);
+}
+
+/* Whole chunks of a band, one sum each, on the thread pool. */
+typedef struct sse_job {
+    const wt_image *a, *b;
+    size_t first; /* the band's pixel where its first whole chunk starts */
+    uint64_t (*sums)[WT_MAX_CHANNELS]; /* per chunk */
+} sse_job;
+
 static void sse_chunks(void *ctx, size_t begin, size_t end)
 {
     const sse_job *j = ctx;
     size_t c = (size_t)j->a->channels;
-    for (size_t k = begin; k < end; k++) {
-        size_t p0 = k * CHUNK, p1 = p0 + CHUNK < j->pixels ? p0 + CHUNK : j->pixels;
-        size_t first = p0 * c, count = (p1 - p0) * c;
-        uint64_t *sum = j->sums[k];
-        if (j->a->bit_depth > 8)
-            SSE_LOOP(uint16_t);
-        else
-            SSE_LOOP(uint8_t);
+    for (size_t k = begin; k < end; k++)
+        sse_run(j->a->pixels, j->b->pixels, j->a->bit_depth, c, (j->first + k * CHUNK) * c,
+                CHUNK * c, j->sums[k]);
+}
+
+/* The chunk being filled added to the sums, and cleared. */
+static void close_chunk(wt_quality_rows *s)
+{
+    for (int ch = 0; ch < s->layout.channels; ch++) {
+        s->sse[ch] += (long double)s->chunk[ch];
+        s->chunk[ch] = 0;
     }
 }
 
-/* Float32 images: squared differences summed in long double, one thread. */
-static void float_sse(const wt_image *a, const wt_image *b, long double *sse)
+/* Pixels [from, from + n) of the band into the chunk being filled, closed
+ * when it is full. */
+static void add_to_chunk(wt_quality_rows *s, const wt_image *a, const wt_image *b, size_t from,
+                         size_t n)
 {
-    size_t n = (size_t)a->width * a->height, c = (size_t)a->channels;
+    size_t c = (size_t)a->channels;
+    if (n == 0)
+        return;
+    sse_run(a->pixels, b->pixels, a->bit_depth, c, from * c, n * c, s->chunk);
+    s->done += n;
+    if (s->done % CHUNK == 0)
+        close_chunk(s);
+}
+
+/* Integer samples: the band's pixels completing the chunk being filled,
+ * its whole chunks in parallel, the rest into the next chunk. */
+static wt_status add_integer_rows(wt_quality_rows *s, const wt_image *a, const wt_image *b)
+{
+    size_t n = (size_t)a->width * a->height;
+    size_t head = (CHUNK - s->done % CHUNK) % CHUNK;
+    head = head < n ? head : n;
+    add_to_chunk(s, a, b, 0, head);
+    size_t whole = (n - head) / CHUNK;
+    if (whole) {
+        sse_job job = {a, b, head, calloc(whole, sizeof *job.sums)};
+        if (!job.sums)
+            return wt_error_set(WT_ERR_NOMEM, "out of memory");
+        wt_parallel_for(0, whole, sse_chunks, &job);
+        for (size_t k = 0; k < whole; k++) {
+            memcpy(s->chunk, job.sums[k], sizeof s->chunk);
+            close_chunk(s);
+        }
+        s->done += whole * CHUNK;
+        free(job.sums);
+    }
+    add_to_chunk(s, a, b, head + whole * CHUNK, n - head - whole * CHUNK);
+    return WT_OK;
+}
+
+/* Float32 samples: squared differences summed in long double, one thread,
+ * in storage order; the range of @p a followed. */
+static void add_float_rows(wt_quality_rows *s, const wt_image *a, const wt_image *b)
+{
+    size_t all = (size_t)a->width * a->height * (size_t)a->channels, c = (size_t)a->channels;
     const float *pa = a->pixels, *pb = b->pixels;
-    for (size_t i = 0; i < n * c; i++) {
+    for (size_t i = 0; i < all; i++) {
         double d = (double)pa[i] - (double)pb[i];
-        sse[i % c] += (long double)(d * d);
+        s->sse[i % c] += (long double)(d * d);
     }
+    size_t i = 0;
+    if (s->done == 0 && all) {
+        s->lo = s->hi = pa[0];
+        i = 1;
+    }
+    for (; i < all; i++) {
+        s->lo = pa[i] < s->lo ? pa[i] : s->lo;
+        s->hi = pa[i] > s->hi ? pa[i] : s->hi;
+    }
+    s->done += (size_t)a->width * a->height;
 }
 
-/* The peak of float32 images: the range (max - min) of @p a, 1 when flat. */
-static double float_peak(const wt_image *a)
+/* The peak of float32 images: the range (max - min) of the reference, 1 when
+ * flat. */
+static double float_peak(const wt_quality_rows *s)
 {
-    size_t all = (size_t)a->width * a->height * (size_t)a->channels;
-    const float *p = a->pixels;
-    double lo = all ? p[0] : 0.0, hi = lo;
-    for (size_t i = 1; i < all; i++) {
-        lo = p[i] < lo ? p[i] : lo;
-        hi = p[i] > hi ? p[i] : hi;
-    }
-    return hi > lo && isfinite(hi - lo) ? hi - lo : 1.0;
+    return s->hi > s->lo && isfinite(s->hi - s->lo) ? s->hi - s->lo : 1.0;
 }
 
 /* PSNR and MSE from the per-channel sums of squared differences. */
@@ -105,6 +167,47 @@ static void quality_from_sse(const long double *sse, size_t n, size_t c, double 
     q->psnr_mean = psnr_of(q->mse_mean, peak);
 }
 
+wt_status wt_quality_rows_start(wt_quality_rows *s, const wt_image *layout)
+{
+    memset(s, 0, sizeof *s);
+    s->layout = *layout;
+    s->layout.pixels = NULL;
+    s->layout.meta = NULL;
+    return check_comparable(&s->layout, &s->layout);
+}
+
+wt_status wt_quality_rows_add(wt_quality_rows *s, const wt_image *a, const wt_image *b)
+{
+    const wt_image *l = &s->layout;
+    if (a->width != l->width || a->channels != l->channels || a->bit_depth != l->bit_depth ||
+        !a->pixels || !b->pixels || a->height > l->height - s->done / l->width)
+        return wt_error_set(WT_ERR_INVALID, "rows that are not the next of the image compared");
+    wt_status st = check_comparable(a, b);
+    if (st != WT_OK)
+        return st;
+    if (l->bit_depth == WT_DEPTH_F32) {
+        add_float_rows(s, a, b);
+        return WT_OK;
+    }
+    return add_integer_rows(s, a, b);
+}
+
+wt_status wt_quality_rows_finish(wt_quality_rows *s, double peak, wt_quality *q)
+{
+    const wt_image *l = &s->layout;
+    size_t n = (size_t)l->width * l->height, c = (size_t)l->channels;
+    memset(q, 0, sizeof *q);
+    if (s->done != n)
+        return wt_error_set(WT_ERR_INVALID, "%zu of the %zu pixels compared", s->done, n);
+    if (l->bit_depth != WT_DEPTH_F32 && n % CHUNK)
+        close_chunk(s); /* the last, short chunk */
+    double fallback = l->bit_depth == WT_DEPTH_F32 ? float_peak(s)
+                      : l->bit_depth > 8           ? 65535.0
+                                                   : 255.0;
+    quality_from_sse(s->sse, n, c, peak > 0.0 ? peak : fallback, q);
+    return WT_OK;
+}
+
 wt_status wt_quality_compare(const wt_image *a, const wt_image *b, wt_quality *q)
 {
     return wt_quality_compare_peak(a, b, 0.0, q);
@@ -113,29 +216,14 @@ wt_status wt_quality_compare(const wt_image *a, const wt_image *b, wt_quality *q
 wt_status wt_quality_compare_peak(const wt_image *a, const wt_image *b, double peak,
                                   wt_quality *q)
 {
+    wt_quality_rows s;
     memset(q, 0, sizeof *q);
     wt_status st = check_comparable(a, b);
-    if (st != WT_OK)
-        return st;
-    size_t n = (size_t)a->width * a->height, c = (size_t)a->channels;
-    if (a->bit_depth == WT_DEPTH_F32) {
-        long double fsse[WT_MAX_CHANNELS] = {0};
-        float_sse(a, b, fsse);
-        quality_from_sse(fsse, n, c, peak > 0.0 ? peak : float_peak(a), q);
-        return WT_OK;
-    }
-    size_t chunks = (n + CHUNK - 1) / CHUNK;
-    sse_job job = {a, b, n, calloc(chunks ? chunks : 1, sizeof *job.sums)};
-    if (!job.sums)
-        return wt_error_set(WT_ERR_NOMEM, "out of memory");
-    wt_parallel_for(0, chunks, sse_chunks, &job);
-    long double sse[WT_MAX_CHANNELS] = {0};
-    for (size_t k = 0; k < chunks; k++)
-        for (size_t ch = 0; ch < c; ch++)
-            sse[ch] += (long double)job.sums[k][ch];
-    free(job.sums);
-    quality_from_sse(sse, n, c, peak > 0.0 ? peak : a->bit_depth > 8 ? 65535.0 : 255.0, q);
-    return WT_OK;
+    if (st == WT_OK)
+        st = wt_quality_rows_start(&s, a);
+    if (st == WT_OK)
+        st = wt_quality_rows_add(&s, a, b);
+    return st == WT_OK ? wt_quality_rows_finish(&s, peak, q) : st;
 }
 
 /* ---- thresholding of detail coefficients -------------------------------- */

@@ -32,6 +32,9 @@
  *   TMPDIR                  bench --pipeline's temporary folder (default /tmp)
  *   WT_CPU_SCALAR=1         the CPU engine's reference C kernels, not the
  *                           AVX2/AVX-512 ones the CPU would run (tests)
+ *   WT_ROUNDTRIP_REREAD_BYTES=N  roundtrip compares against the input read
+ *                           again by rows (not held) from N decoded bytes up
+ *                           (cmd_roundtrip.c; tests: 0)
  *
  * (WT_EMU_NO_DEVICE belongs to cuda/emu/, the CPU emulator of the CUDA
  * runtime used to check kernels without a GPU, not to wavetool.) */
@@ -66,6 +69,7 @@ static void read_knobs(void)
         .png_deflate = getenv("WT_PNG_DEFLATE"),
         .tmpdir = getenv("TMPDIR"),
         .cpu_scalar = getenv("WT_CPU_SCALAR"),
+        .roundtrip_reread_bytes = getenv("WT_ROUNDTRIP_REREAD_BYTES"),
     };
 }
 

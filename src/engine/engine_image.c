@@ -226,22 +226,53 @@ static void *samples_replacing_planes(const wt_image *back, unsigned char *buf)
     return shrunk ? shrunk : buf;
 }
 
-/* The CPU engine's roundtrip in one buffer of the pyramid's size: the
- * planes, their pyramid, the planes again; one channel: the reconstruction's
- * pixels freed first and the buffer, converted, in their place, so the image,
- * the pyramid and the reconstruction are never held together. */
-static wt_status roundtrip_in_place(wt_engine *e, const wt_params *p, const wt_image *img,
-                                    wt_pyramid *pyr, wt_image *back)
+/* The float planes of @p img in planned @p pyr's own buffer: copied
+ * (@p consume 0), or in img's storage, its pixels gone. */
+static wt_status planes_into_pyramid(const wt_params *p, wt_image *img, wt_pyramid *pyr,
+                                     int consume)
 {
-    int replace = back->channels == 1;
-    if (replace) {
+    if (consume) {
+        pyr->data = planes_replacing_pixels(img, pyr->total);
+        pyr->owned = pyr->data != NULL;
+        return pyr->data ? WT_OK : WT_ERR_NOMEM;
+    }
+    wt_status st = wt_pyramid_alloc(pyr, p, img->height, img->width, img->channels);
+    return st == WT_OK ? wt_image_to_planes(img, pyr->data) : st;
+}
+
+/* The planes in @p pyr's buffer as @p back's samples: one channel in that
+ * buffer (shrunk, the pyramid's no more), more into back's pixels
+ * (allocated here when freed before). */
+static wt_status samples_from_planes(wt_pyramid *pyr, wt_image *back)
+{
+    if (back->channels == 1) {
+        back->pixels = samples_replacing_planes(back, pyr->data);
+        pyr->owned = 0;
+        return WT_OK;
+    }
+    if (!back->pixels)
+        back->pixels = malloc(wt_image_bytes(back));
+    if (!back->pixels)
+        return wt_error_set(WT_ERR_NOMEM, "out of memory for a %ux%u image", back->width,
+                            back->height);
+    wt_image_from_planes(back, pyr->data);
+    return WT_OK;
+}
+
+/* The CPU engine's roundtrip in one buffer of the pyramid's size: the
+ * planes, their pyramid, the planes again. The reconstruction's pixels are
+ * freed first (one channel, or @p consume: img's storage becomes the buffer)
+ * and come back after the inverse, so the image, the pyramid and the
+ * reconstruction are never held together. */
+static wt_status roundtrip_in_place(wt_engine *e, const wt_params *p, wt_image *img,
+                                    wt_pyramid *pyr, wt_image *back, int consume)
+{
+    if (back->channels == 1 || consume) {
         free(back->pixels);
         back->pixels = NULL;
     }
     double t0 = wt_seconds();
-    wt_status st = wt_pyramid_alloc(pyr, p, img->height, img->width, img->channels);
-    if (st == WT_OK)
-        st = wt_image_to_planes(img, pyr->data);
+    wt_status st = planes_into_pyramid(p, img, pyr, consume);
     double t1 = wt_seconds();
     e->times.upload += t1 - t0;
     if (st == WT_OK)
@@ -250,12 +281,8 @@ static wt_status roundtrip_in_place(wt_engine *e, const wt_params *p, const wt_i
         st = wt_cpu_transform_in_place(e, p, pyr, 1);
     double t2 = wt_seconds();
     e->times.transform += t2 - t1;
-    if (st == WT_OK && replace) {
-        back->pixels = samples_replacing_planes(back, pyr->data);
-        pyr->owned = 0;
-    } else if (st == WT_OK) {
-        wt_image_from_planes(back, pyr->data);
-    }
+    if (st == WT_OK)
+        st = samples_from_planes(pyr, back);
     e->times.download += wt_seconds() - t2;
     wt_pyramid_free(pyr);
     return st;
@@ -324,34 +351,67 @@ wt_status wt_mosaic_image(wt_engine *engine, const wt_params *params, const wt_i
     return st;
 }
 
-wt_status wt_roundtrip_image(wt_engine *engine, const wt_params *params, const wt_image *img,
-                             wt_image *back)
+/* Resolved @p p and the roundtrip's images checked: @p back laid out as @p img. */
+static wt_status check_roundtrip(wt_params *p, const wt_image *img, const wt_image *back)
+{
+    wt_status st = wt_params_resolve(p);
+    if (st == WT_OK)
+        st = check_input(p, img);
+    if (st == WT_OK && (!back || back->width != img->width || back->height != img->height ||
+                        back->channels != img->channels || back->bit_depth != img->bit_depth ||
+                        check_image(back) != WT_OK))
+        st = wt_error_set(WT_ERR_INVALID, "reconstruction buffer differs from the image");
+    return st;
+}
+
+/* The roundtrip on the engine's own image path, or through host planes. */
+static wt_status roundtrip_held(wt_engine *engine, const wt_params *p, const wt_image *img,
+                                wt_image *back)
+{
+    if (engine->ops->roundtrip_image && engine_takes(img))
+        return engine->ops->roundtrip_image(engine, p, img, back);
+    wt_pyramid pyr = {0};
+    /* one planes buffer serves both directions */
+    float *planes = alloc_planes(img);
+    wt_status st = planes ? plan_for(p, img, &pyr) : WT_ERR_NOMEM;
+    if (st == WT_OK)
+        st = forward_via_planes(engine, p, img, planes, &pyr);
+    if (st == WT_OK)
+        st = inverse_via_planes(engine, p, &pyr, planes, back);
+    free(planes);
+    wt_pyramid_free(&pyr);
+    return st;
+}
+
+/* wt_roundtrip_image (@p consume 0) and wt_roundtrip_image_consume. */
+static wt_status roundtrip(wt_engine *engine, const wt_params *params, wt_image *img,
+                           wt_image *back, int consume)
 {
     wt_params p = *params;
-    wt_status st = wt_params_resolve(&p);
-    if (st == WT_OK)
-        st = check_input(&p, img);
-    if (st == WT_OK && (check_image(back) != WT_OK || back->width != img->width ||
-                        back->height != img->height || back->channels != img->channels ||
-                        back->bit_depth != img->bit_depth))
-        st = wt_error_set(WT_ERR_INVALID, "reconstruction buffer differs from the image");
+    wt_pyramid pyr = {0};
+    wt_status st = check_roundtrip(&p, img, back);
     if (st != WT_OK)
         return st;
     engine->times.calls++;
-    if (engine->ops->roundtrip_image && engine_takes(img))
-        return engine->ops->roundtrip_image(engine, &p, img, back);
-    wt_pyramid pyr = {0};
+    if (engine->ops->roundtrip_image && engine_takes(img)) /* the engine's own path */
+        return roundtrip_held(engine, &p, img, back);
     st = wt_pyramid_plan(&pyr, &p, img->height, img->width, img->channels);
-    if (st != WT_OK || in_place_for(engine, &pyr))
-        return st == WT_OK ? roundtrip_in_place(engine, &p, img, &pyr, back) : st;
-    /* one planes buffer serves both directions */
-    float *planes = alloc_planes(img);
-    st = planes ? plan_for(&p, img, &pyr) : WT_ERR_NOMEM;
-    if (st == WT_OK)
-        st = forward_via_planes(engine, &p, img, planes, &pyr);
-    if (st == WT_OK)
-        st = inverse_via_planes(engine, &p, &pyr, planes, back);
-    free(planes);
-    wt_pyramid_free(&pyr);
+    if (st == WT_OK && in_place_for(engine, &pyr))
+        return roundtrip_in_place(engine, &p, img, &pyr, back, consume);
+    return st == WT_OK ? roundtrip_held(engine, &p, img, back) : st;
+}
+
+wt_status wt_roundtrip_image(wt_engine *engine, const wt_params *params, const wt_image *img,
+                             wt_image *back)
+{
+    return roundtrip(engine, params, (wt_image *)img /* read only */, back, 0);
+}
+
+wt_status wt_roundtrip_image_consume(wt_engine *engine, const wt_params *params, wt_image *img,
+                                     wt_image *back)
+{
+    wt_status st = roundtrip(engine, params, img, back, 1);
+    free(img->pixels);
+    img->pixels = NULL;
     return st;
 }

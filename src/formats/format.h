@@ -28,6 +28,9 @@ typedef struct wt_page_reader {
     /** Page @p k into @p img (allocated here). */
     wt_status (*read)(void *state, size_t k, const wt_load_options *opt, wt_image *img);
     void (*close)(void *state); /**< NULL-safe */
+    /** Page @p k's rows in bands handed to @p fn (wt_stack_reread_rows);
+     *  NULL: not read by rows. */
+    wt_status (*read_rows)(void *state, size_t k, wt_rows_fn fn, void *ctx);
 } wt_page_reader;
 
 /** A file of many pages written one page at a time into @p fp. */

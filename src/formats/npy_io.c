@@ -375,6 +375,23 @@ static void release_map(const wt_npy_pages *n)
     madvise((void *)(uintptr_t)n->map, n->map_size, MADV_DONTNEED);
 }
 
+/* Rows [@p y0, @p y0 + img's height) of page @p k into @p img (the page's
+ * width and channels). */
+static void copy_rows(const wt_npy_pages *n, size_t k, uint32_t y0, wt_image *img)
+{
+    const uint8_t *base = n->map + n->a.h.header_len;
+    uint64_t item = (uint64_t)n->a.type.bits / 8;
+    size_t at = 0;
+    for (uint32_t y = y0; y < y0 + img->height; y++)
+        for (uint32_t x = 0; x < n->width; x++)
+            for (int c = 0; c < n->channels; c++, at++) {
+                uint64_t i = k * n->stride_page + y * n->stride_y + x * n->stride_x +
+                             (uint64_t)c * n->stride_c;
+                wt_image_set_sample(img, at,
+                                    wt_sample_load(base + i * item, n->a.type, n->a.swap));
+            }
+}
+
 static wt_status pages_read(void *state, size_t k, const wt_load_options *opt, wt_image *img)
 {
     const wt_npy_pages *n = state;
@@ -392,19 +409,32 @@ static wt_status pages_read(void *state, size_t k, const wt_load_options *opt, w
     img->color = (wt_color)n->channels;
     if (img->bit_depth == WT_DEPTH_F32)
         img->stored = n->a.type;
-    const uint8_t *base = n->map + n->a.h.header_len;
-    uint64_t item = (uint64_t)n->a.type.bits / 8;
-    size_t at = 0;
-    for (uint32_t y = 0; y < n->height; y++)
-        for (uint32_t x = 0; x < n->width; x++)
-            for (int c = 0; c < n->channels; c++, at++) {
-                uint64_t i = k * n->stride_page + y * n->stride_y + x * n->stride_x +
-                             (uint64_t)c * n->stride_c;
-                wt_image_set_sample(img, at,
-                                    wt_sample_load(base + i * item, n->a.type, n->a.swap));
-            }
+    copy_rows(n, k, 0, img);
     release_map(n);
     return WT_OK;
+}
+
+/* Rows of a page read again: bands of about a million samples. */
+#define BAND_SAMPLES ((size_t)1 << 20)
+
+static wt_status pages_read_rows(void *state, size_t k, wt_rows_fn fn, void *ctx)
+{
+    const wt_npy_pages *n = state;
+    size_t per_row = (size_t)n->width * (size_t)n->channels;
+    uint32_t rows = per_row < BAND_SAMPLES ? (uint32_t)(BAND_SAMPLES / per_row) : 1;
+    rows = rows < n->height ? rows : n->height;
+    wt_image band = {0};
+    wt_status st = k < n->count ? wt_image_alloc(&band, n->width, rows, n->channels,
+                                                 wt_sample_type_depth(n->a.type))
+                                : wt_error_set(WT_ERR_INVALID, "%s: no page %zu", n->name, k);
+    for (uint32_t y0 = 0; st == WT_OK && y0 < n->height; y0 += rows) {
+        band.height = n->height - y0 < rows ? n->height - y0 : rows;
+        copy_rows(n, k, y0, &band);
+        release_map(n);
+        st = fn(ctx, &band, y0);
+    }
+    wt_image_free(&band);
+    return st;
 }
 
 static void pages_close(void *state)
@@ -441,7 +471,8 @@ static wt_status writer_add(void *state, FILE *fp, const char *name, const wt_im
 
 /* ---- the registry's row ------------------------------------------------ */
 
-static const wt_page_reader npy_pages_in = {pages_open, pages_read, pages_close};
+static const wt_page_reader npy_pages_in = {pages_open, pages_read, pages_close,
+                                           pages_read_rows};
 static const wt_page_writer npy_pages_out = {writer_start, writer_add, NULL, NULL, 0};
 
 static const char *const npy_extensions[] = {"npy", NULL};

@@ -22,6 +22,7 @@ struct wt_stack {
     size_t pages;
     const wt_page_reader *reader; /* NULL: one image, read by wt_image_load */
     void *state;                  /* the reader's */
+    struct stat opened;           /* the file as opened: a reread finds it unchanged */
 };
 
 /* The codec of a regular file's first bytes (NULL: none, or unreadable). */
@@ -66,6 +67,7 @@ wt_status wt_stack_open(const char *path, const wt_load_options *opt, wt_stack *
     /* only a regular file is opened here: a FIFO is opened once, by wt_image_load */
     if (strcmp(path, "-") != 0 && stat(path, &sb) == 0 && S_ISREG(sb.st_mode) &&
         wt_input_open(path, &s->fd, &sb) == WT_OK) {
+        s->opened = sb;
         if (S_ISREG(sb.st_mode))
             st = open_pages(s, &sb);
         if (!s->reader) {
@@ -97,6 +99,43 @@ wt_status wt_stack_read(wt_stack *s, size_t k, wt_image *img)
     if (s->reader)
         return s->reader->read(s->state, k, &s->opt, img);
     return wt_image_load(s->path, &s->opt, img);
+}
+
+int wt_stack_rereads_rows(const wt_stack *s)
+{
+    return s && s->reader && s->reader->read_rows;
+}
+
+static int same_time(struct timespec a, struct timespec b)
+{
+    return a.tv_sec == b.tv_sec && a.tv_nsec == b.tv_nsec;
+}
+
+/* WT_OK when the open file is as it was opened: same size, modification and
+ * change time (a file replaced under its name is still the one open). */
+static wt_status check_unchanged(const wt_stack *s)
+{
+    struct stat now;
+    if (fstat(s->fd, &now) != 0)
+        return wt_error_set(WT_ERR_IO, "%s: %s", s->name, strerror(errno));
+    if (now.st_size != s->opened.st_size || !same_time(now.st_mtim, s->opened.st_mtim) ||
+        !same_time(now.st_ctim, s->opened.st_ctim))
+        return wt_error_set(WT_ERR_IO, "%s: changed since it was read", s->name);
+    return WT_OK;
+}
+
+wt_status wt_stack_reread_rows(wt_stack *s, size_t k, wt_rows_fn fn, void *ctx)
+{
+    if (!wt_stack_rereads_rows(s))
+        return wt_error_set(WT_ERR_UNSUPPORTED, "%s: not read again by rows", s->name);
+    if (k >= s->pages)
+        return wt_error_set(WT_ERR_INVALID, "%s: no page %zu (%zu pages)", s->name, k, s->pages);
+    wt_status st = check_unchanged(s);
+    if (st == WT_OK)
+        st = s->reader->read_rows(s->state, k, fn, ctx);
+    if (st == WT_OK) /* written to while read */
+        st = check_unchanged(s);
+    return st;
 }
 
 void wt_stack_close(wt_stack *s)

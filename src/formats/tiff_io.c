@@ -287,19 +287,38 @@ static double sample_at(const tiff_layout *t, const uint8_t *row, uint64_t i)
     return wt_sample_load(row + i * (t->bps / 8), t->type, 0);
 }
 
+/* The bytes of a sample when a block's pixels are stored as the image holds
+ * them (all channels interleaved, 8/16-bit unsigned, nothing to map), so
+ * rows are copied; else 0. (Float32 samples go through doubles, which quiet
+ * a signalling NaN: copied, they would differ in that bit.) */
+static size_t as_held(const tiff_layout *t, int plane)
+{
+    int uint = t->format == SAMPLEFORMAT_UINT && (t->bps == 8 || t->bps == 16);
+    if (plane >= 0 || t->spp != t->channels || !uint ||
+        t->photometric == PHOTOMETRIC_PALETTE || t->photometric == PHOTOMETRIC_MINISWHITE)
+        return 0;
+    return (size_t)t->bps / 8;
+}
+
 /* One decoded block (a strip or tile: @p rows x @p cols of samples, plane
- * @p plane or all planes) into the image at (@p x0, @p y0). */
+ * @p plane or all planes) into @p img, whose row 0 is the page's row @p top
+ * (the whole page, or a band of its rows), at the page's (@p x0, @p y0). */
 static void place_block(const tiff_layout *t, const uint8_t *block, size_t row_bytes,
                         uint32_t x0, uint32_t y0, uint32_t rows, uint32_t cols, int plane,
-                        wt_image *img)
+                        uint32_t top, wt_image *img)
 {
     int per_pixel = plane < 0 ? t->spp : 1;
     uint32_t h = y0 + rows > t->height ? t->height - y0 : rows;
     uint32_t w = x0 + cols > t->width ? t->width - x0 : cols;
     double invert = t->photometric == PHOTOMETRIC_MINISWHITE ? ldexp(1.0, t->bit_depth) - 1 : 0;
+    size_t item = as_held(t, plane);
     for (uint32_t y = 0; y < h; y++) {
         const uint8_t *src = block + (size_t)y * row_bytes;
-        size_t out = ((size_t)(y0 + y) * t->width + x0) * (size_t)t->channels;
+        size_t out = ((size_t)(y0 - top + y) * t->width + x0) * (size_t)t->channels;
+        if (item) { /* the samples as the image holds them */
+            memcpy((uint8_t *)img->pixels + out * item, src, (size_t)w * t->channels * item);
+            continue;
+        }
         for (uint32_t x = 0; x < w; x++)
             for (int s = 0; s < per_pixel; s++) {
                 double v = sample_at(t, src, (uint64_t)x * per_pixel + s);
@@ -350,49 +369,107 @@ static wt_status read_block(TIFF *tif, tiff_memory *m, int tiled, uint32_t index
     return WT_OK;
 }
 
-/* Every strip or tile of the page, decoded by libtiff into one buffer. */
-static wt_status read_blocks(TIFF *tif, tiff_memory *m, const tiff_layout *t, wt_image *img)
+/* The strips or tiles of a page: a row of blocks (a strip, or a row of tiles
+ * of every plane) at a time through one block buffer. */
+typedef struct tiff_blocks {
+    int tiled, planes;
+    uint32_t bw, bh, across, down, count;
+    size_t row_bytes;
+    tmsize_t block_size;
+    uint8_t *block;
+} tiff_blocks;
+
+/* The page's block layout checked and its block buffer allocated. */
+static wt_status blocks_open(TIFF *tif, tiff_memory *m, const tiff_layout *t, tiff_blocks *b)
 {
-    int tiled = TIFFIsTiled(tif);
-    uint32_t bw = t->width, bh = 0;
-    if (tiled) {
-        TIFFGetField(tif, TIFFTAG_TILEWIDTH, &bw);
-        TIFFGetField(tif, TIFFTAG_TILELENGTH, &bh);
+    memset(b, 0, sizeof *b);
+    b->tiled = TIFFIsTiled(tif);
+    b->bw = t->width;
+    if (b->tiled) {
+        TIFFGetField(tif, TIFFTAG_TILEWIDTH, &b->bw);
+        TIFFGetField(tif, TIFFTAG_TILELENGTH, &b->bh);
     } else {
-        TIFFGetFieldDefaulted(tif, TIFFTAG_ROWSPERSTRIP, &bh);
-        bh = bh > t->height ? t->height : bh;
+        TIFFGetFieldDefaulted(tif, TIFFTAG_ROWSPERSTRIP, &b->bh);
+        b->bh = b->bh > t->height ? t->height : b->bh;
     }
-    tmsize_t block_size = tiled ? TIFFTileSize(tif) : TIFFStripSize(tif);
-    uint32_t blocks = tiled ? TIFFNumberOfTiles(tif) : TIFFNumberOfStrips(tif);
-    if (!bw || !bh || block_size <= 0 || !blocks)
+    b->block_size = b->tiled ? TIFFTileSize(tif) : TIFFStripSize(tif);
+    b->count = b->tiled ? TIFFNumberOfTiles(tif) : TIFFNumberOfStrips(tif);
+    if (!b->bw || !b->bh || b->block_size <= 0 || !b->count)
         return corrupt_tiff(m);
-    int planes = t->planar == PLANARCONFIG_SEPARATE ? t->spp : 1;
-    size_t per_row = (size_t)bw * (planes > 1 ? 1 : t->spp);
-    size_t row_bytes = t->bps == 1 ? (per_row + 7) / 8 : per_row * (t->bps / 8);
-    if ((uint64_t)row_bytes * bh > (uint64_t)block_size)
+    b->planes = t->planar == PLANARCONFIG_SEPARATE ? t->spp : 1;
+    size_t per_row = (size_t)b->bw * (b->planes > 1 ? 1 : t->spp);
+    b->row_bytes = t->bps == 1 ? (per_row + 7) / 8 : per_row * (t->bps / 8);
+    if ((uint64_t)b->row_bytes * b->bh > (uint64_t)b->block_size)
         return corrupt_tiff(m);
     /* a tile may overhang the image, not dwarf it: hostile tile sizes are not allocated */
     uint64_t stored = (uint64_t)t->width * t->height * t->spp * (t->bps > 8 ? t->bps / 8 : 1);
-    if ((uint64_t)block_size > stored + BLOCK_SLACK)
+    if ((uint64_t)b->block_size > stored + BLOCK_SLACK)
         return wt_error_set(WT_ERR_LIMIT, "%s: TIFF %s of %ux%u is too large for a %ux%u image",
-                            m->name, tiled ? "tile" : "strip", bw, bh, t->width, t->height);
-    uint8_t *block = _TIFFmalloc(block_size);
-    if (!block)
+                            m->name, b->tiled ? "tile" : "strip", b->bw, b->bh, t->width,
+                            t->height);
+    b->block = _TIFFmalloc(b->block_size);
+    if (!b->block)
         return wt_error_set(WT_ERR_NOMEM, "%s: out of memory decoding TIFF", m->name);
-    uint32_t across = (t->width + bw - 1) / bw, down = (t->height + bh - 1) / bh;
+    b->across = (t->width + b->bw - 1) / b->bw;
+    b->down = (t->height + b->bh - 1) / b->bh;
+    return WT_OK;
+}
+
+/* Rows in row of blocks @p by (the last may be short). */
+static uint32_t block_rows(const tiff_layout *t, const tiff_blocks *b, uint32_t by)
+{
+    return by * b->bh + b->bh > t->height ? t->height - by * b->bh : b->bh;
+}
+
+/* Row of blocks @p by (every plane) decoded into @p img, whose row 0 is the
+ * page's row @p top. */
+static wt_status read_block_row(TIFF *tif, tiff_memory *m, const tiff_layout *t,
+                                tiff_blocks *b, uint32_t by, uint32_t top, wt_image *img)
+{
     wt_status st = WT_OK;
-    for (int p = 0; p < planes && st == WT_OK; p++)
-        for (uint32_t by = 0; by < down && st == WT_OK; by++)
-            for (uint32_t bx = 0; bx < across && st == WT_OK; bx++) {
-                uint32_t index = (uint32_t)p * across * down + by * across + bx;
-                uint32_t rows = by * bh + bh > t->height ? t->height - by * bh : bh;
-                st = index >= blocks ? corrupt_tiff(m)
-                                     : read_block(tif, m, tiled, index, rows, block, block_size);
-                if (st == WT_OK)
-                    place_block(t, block, row_bytes, bx * bw, by * bh, bh, bw,
-                                planes > 1 ? p : -1, img);
-            }
-    _TIFFfree(block);
+    for (int p = 0; p < b->planes && st == WT_OK; p++)
+        for (uint32_t bx = 0; bx < b->across && st == WT_OK; bx++) {
+            uint32_t index = (uint32_t)p * b->across * b->down + by * b->across + bx;
+            st = index >= b->count ? corrupt_tiff(m)
+                                   : read_block(tif, m, b->tiled, index, block_rows(t, b, by),
+                                                b->block, b->block_size);
+            if (st == WT_OK)
+                place_block(t, b->block, b->row_bytes, bx * b->bw, by * b->bh, b->bh, b->bw,
+                            b->planes > 1 ? p : -1, top, img);
+        }
+    return st;
+}
+
+/* Every strip or tile of the page, decoded by libtiff into one buffer. */
+static wt_status read_blocks(TIFF *tif, tiff_memory *m, const tiff_layout *t, wt_image *img)
+{
+    tiff_blocks b;
+    wt_status st = blocks_open(tif, m, t, &b);
+    for (uint32_t by = 0; st == WT_OK && by < b.down; by++)
+        st = read_block_row(tif, m, t, &b, by, 0, img);
+    _TIFFfree(b.block);
+    return st;
+}
+
+/* The page's rows a row of blocks at a time into a band image of that many
+ * rows, each band handed to @p fn: the memory of one row of blocks, not of
+ * the page. */
+static wt_status read_bands(TIFF *tif, tiff_memory *m, const tiff_layout *t, wt_rows_fn fn,
+                            void *ctx)
+{
+    tiff_blocks b;
+    wt_image band = {0};
+    wt_status st = blocks_open(tif, m, t, &b);
+    if (st == WT_OK)
+        st = wt_image_alloc(&band, t->width, b.bh, t->channels, t->bit_depth);
+    for (uint32_t by = 0; st == WT_OK && by < b.down; by++) {
+        band.height = block_rows(t, &b, by);
+        st = read_block_row(tif, m, t, &b, by, by * b.bh, &band);
+        if (st == WT_OK)
+            st = fn(ctx, &band, by * b.bh);
+    }
+    wt_image_free(&band);
+    _TIFFfree(b.block);
     return st;
 }
 
@@ -778,17 +855,24 @@ static int go_to_page(wt_tiff_pages *t, size_t k)
     return TIFFSetDirectory(t->tif, (tdir_t)k);
 }
 
+/* Page @p k made current and its layout checked against page 0's. */
+static wt_status page_layout(wt_tiff_pages *t, size_t k, tiff_layout *l)
+{
+    t->m.error[0] = '\0';
+    if (k >= t->count || !go_to_page(t, k))
+        return page_error(t, k, corrupt_tiff(&t->m));
+    wt_status st = read_layout(t->tif, &t->m, t->max_pixels, l);
+    if (st == WT_OK && !same_layout(l, &t->first))
+        st = wt_error_set(WT_ERR_FORMAT, "%s: changed while read", t->m.name);
+    return st;
+}
+
 static wt_status wt_tiff_pages_read(wt_tiff_pages *t, size_t k, const wt_load_options *opt,
                              wt_image *img)
 {
     memset(img, 0, sizeof *img);
-    t->m.error[0] = '\0';
-    if (k >= t->count || !go_to_page(t, k))
-        return page_error(t, k, corrupt_tiff(&t->m));
     tiff_layout l;
-    wt_status st = read_layout(t->tif, &t->m, t->max_pixels, &l);
-    if (st == WT_OK && !same_layout(&l, &t->first))
-        st = wt_error_set(WT_ERR_FORMAT, "%s: changed while read", t->m.name);
+    wt_status st = page_layout(t, k, &l);
     if (st == WT_OK)
         st = wt_memory_check_samples(opt, t->m.name, l.width, l.height, l.channels,
                                      l.bit_depth == WT_DEPTH_F32 ? WT_MEMORY_PER_FLOAT_SAMPLE
@@ -808,6 +892,15 @@ static wt_status wt_tiff_pages_read(wt_tiff_pages *t, size_t k, const wt_load_op
         return t->count > 1 ? page_error(t, k, st) : st;
     }
     return WT_OK;
+}
+
+static wt_status wt_tiff_pages_read_rows(wt_tiff_pages *t, size_t k, wt_rows_fn fn, void *ctx)
+{
+    tiff_layout l;
+    wt_status st = page_layout(t, k, &l);
+    if (st == WT_OK)
+        st = read_bands(t->tif, &t->m, &l, fn, ctx);
+    return st != WT_OK && t->count > 1 ? page_error(t, k, st) : st;
 }
 
 static void wt_tiff_pages_close(wt_tiff_pages *t)
@@ -971,6 +1064,11 @@ static void pages_close(void *state)
     wt_tiff_pages_close(state);
 }
 
+static wt_status pages_read_rows(void *state, size_t k, wt_rows_fn fn, void *ctx)
+{
+    return wt_tiff_pages_read_rows(state, k, fn, ctx);
+}
+
 /* The pages go through the file's descriptor: what @p fp holds is flushed first. */
 static wt_status writer_start(FILE *fp, const char *name, const wt_image *first, size_t pages,
                               void **state)
@@ -997,7 +1095,8 @@ static void writer_discard(void *state)
     wt_tiff_page_writer_discard(state);
 }
 
-static const wt_page_reader tiff_pages_in = {pages_open, pages_read, pages_close};
+static const wt_page_reader tiff_pages_in = {pages_open, pages_read, pages_close,
+                                            pages_read_rows};
 static const wt_page_writer tiff_pages_out = {writer_start, writer_add, writer_finish,
                                               writer_discard, 1};
 

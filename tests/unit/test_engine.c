@@ -980,6 +980,67 @@ static void test_auto_device_files(void **state)
 /* Float planes to 8- and 16-bit samples: clipped to [0, peak], NaN 0,
  * rounded half to even (lrintf), every channel count, against a plain loop;
  * the vectorised conversion and the reference C (WT_CPU_SCALAR=1). */
+/* wt_quality_rows fed bands of rows (1 row, odd heights, across the sums'
+ * chunks of 2^20 pixels) gives wt_quality_compare_peak's numbers bit for bit:
+ * 16-bit gray, 8-bit RGB, float32 with two channels, with and without a peak. */
+static void quality_rows_case(uint32_t w, uint32_t h, int channels, int depth, double peak)
+{
+    static const uint32_t heights[] = {1, 7, 333, 2, 150};
+    wt_image a, b;
+    assert_int_equal(wt_image_alloc(&a, w, h, channels, depth), WT_OK);
+    assert_int_equal(wt_image_alloc(&b, w, h, channels, depth), WT_OK);
+    size_t n = (size_t)w * h * (size_t)channels;
+    for (size_t i = 0; i < n; i++) {
+        double u = uniform(), v = uniform();
+        if (depth == WT_DEPTH_F32) {
+            ((float *)a.pixels)[i] = (float)(1000.0 * u);
+            ((float *)b.pixels)[i] = (float)(1000.0 * u + 0.01 * v);
+        } else if (depth == 16) {
+            ((uint16_t *)a.pixels)[i] = (uint16_t)(32768.0 + 32767.0 * u);
+            ((uint16_t *)b.pixels)[i] = (uint16_t)(32768.0 + 32767.0 * v);
+        } else {
+            ((uint8_t *)a.pixels)[i] = (uint8_t)(128.0 + 127.0 * u);
+            ((uint8_t *)b.pixels)[i] = (uint8_t)(128.0 + 127.0 * v);
+        }
+    }
+    wt_quality whole, rows;
+    assert_int_equal(wt_quality_compare_peak(&a, &b, peak, &whole), WT_OK);
+    wt_quality_rows s;
+    assert_int_equal(wt_quality_rows_start(&s, &a), WT_OK);
+    size_t row_bytes = wt_image_bytes(&a) / h;
+    for (uint32_t y = 0, k = 0; y < h; k++) {
+        uint32_t take = heights[k % 5] < h - y ? heights[k % 5] : h - y;
+        wt_image ra = a, rb = b;
+        ra.height = rb.height = take;
+        ra.pixels = (unsigned char *)a.pixels + y * row_bytes;
+        rb.pixels = (unsigned char *)b.pixels + y * row_bytes;
+        assert_int_equal(wt_quality_rows_add(&s, &ra, &rb), WT_OK);
+        y += take;
+    }
+    /* one row more than the image has is refused */
+    wt_image extra = a;
+    extra.height = 1;
+    assert_int_equal(wt_quality_rows_add(&s, &extra, &extra), WT_ERR_INVALID);
+    assert_int_equal(wt_quality_rows_finish(&s, peak, &rows), WT_OK);
+    assert_true(whole.mse_mean > 0.0);
+    assert_memory_equal(&whole, &rows, sizeof whole);
+    /* rows missing: an error, not numbers */
+    assert_int_equal(wt_quality_rows_start(&s, &a), WT_OK);
+    assert_int_equal(wt_quality_rows_finish(&s, peak, &rows), WT_ERR_INVALID);
+    wt_image_free(&a);
+    wt_image_free(&b);
+}
+
+static void test_quality_rows(void **state)
+{
+    (void)state;
+    quality_rows_case(1537, 1001, 1, 16, 0.0);
+    quality_rows_case(613, 1201, 3, 8, 0.0);
+    quality_rows_case(613, 1201, 3, 8, 1000.0);
+    quality_rows_case(301, 257, 2, WT_DEPTH_F32, 0.0);
+    quality_rows_case(301, 257, 2, WT_DEPTH_F32, 3.0);
+}
+
 static void test_image_from_planes_rounding(void **state)
 {
     (void)state;
@@ -1065,6 +1126,7 @@ int main(int argc, char **argv)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_reference_vectors),
         cmocka_unit_test(test_image_from_planes_rounding),
+        cmocka_unit_test(test_quality_rows),
         cmocka_unit_test(test_mosaic_vector_rows),
         cmocka_unit_test(test_perfect_reconstruction),
         cmocka_unit_test(test_lifting_equals_conv),

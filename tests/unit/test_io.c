@@ -199,6 +199,7 @@ int main(int argc, char **argv)
         T(test_side_limit),
         T(test_stream_inputs),
         T(test_stack_files),
+        T(test_stack_reread_rows),
         T(test_npz_stack),
     };
     int failed = cmocka_run_group_tests(tests, NULL, NULL);

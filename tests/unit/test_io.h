@@ -7,6 +7,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <setjmp.h>
 #include <signal.h>
@@ -104,6 +105,7 @@ void test_npz_not_zip(void **state);
 
 /* test_io_stack.c */
 void test_stack_files(void **state);
+void test_stack_reread_rows(void **state);
 void test_npz_stack(void **state);
 
 #endif
