@@ -415,30 +415,49 @@ WT_DEV void sload_value(const cu_slevel &L, size_t c, int z, int zc, const swind
         *to = ssignal_at(L, c, z, W.oy + r, W.ox + x);
 }
 
+/* Every (row < @p rows, column < @p cols) of a tile, a warp a row (the
+ * lanes along it): no divisions, for stages whose rows are about as many
+ * as the warps or more. */
+#define FOR_ROWS(row_, col_, rows, cols)                                                           \
+    for (int row_ = (int)threadIdx.y; row_ < (rows); row_ += (int)blockDim.y)                     \
+        for (int col_ = (int)threadIdx.x; col_ < (cols); col_ += (int)blockDim.x)
+
 /* Plane @p z of the extended signal's window into @p win (copies issued
- * and committed; sasync_wait and a barrier before it is read). */
+ * and committed; sasync_wait and a barrier before it is read). @p ROWS:
+ * FOR_ROWS (the sweep), else FOR_TILE. */
+template <bool ROWS = false>
 WT_DEV void sload_signal(const cu_slevel &L, size_t c, int z, const swindow &W, float *win)
 {
     const cu_saxis &Z = L.ax[0], &Y = L.ax[1], &X = L.ax[2];
     const int zc = scopy_of(Z, z);
     if (W.inner && zc >= 0) {
         const float *plane = L.src + ((c * Z.n + zc) * (size_t)Y.n + W.oy) * X.n + W.ox;
-        FOR_TILE(r, x, W.wy, W.wx)
+        auto copy = [&](int r, int x) {
             sasync_copy(win + r * W.ws + x, plane + (size_t)r * X.n + x);
+        };
+        if constexpr (ROWS) {
+            FOR_ROWS(r, x, W.wy, W.wx) copy(r, x);
+        } else {
+            FOR_TILE(r, x, W.wy, W.wx) copy(r, x);
+        }
     } else {
-        FOR_TILE(r, x, W.wy, W.wx)
-            sload_value(L, c, z, zc, W, r, x, win + r * W.ws + x);
+        auto value = [&](int r, int x) { sload_value(L, c, z, zc, W, r, x, win + r * W.ws + x); };
+        if constexpr (ROWS) {
+            FOR_ROWS(r, x, W.wy, W.wx) value(r, x);
+        } else {
+            FOR_TILE(r, x, W.wy, W.wx) value(r, x);
+        }
     }
     sasync_commit();
 }
 
 /* x: every window row's @p tx pairs (lo, then hi: s1[2][wy][tx]); a pair's
- * window read two values at a time. */
-template <int S>
+ * window read two values at a time. @p ROWS: FOR_ROWS, else FOR_TILE. */
+template <int S, bool ROWS = false>
 WT_DEV void sforward_x(const cu_saxis &X, const float *win, const swindow &W, int tx, float *s1)
 {
     const int span = sspan<S>(X);
-    FOR_TILE(r, k, W.wy, tx) {
+    auto pair = [&](int r, int k) {
         const float *p = win + r * W.ws + 2 * k;
         float lo = 0.0f, hi = 0.0f;
         if (S) {
@@ -460,6 +479,11 @@ WT_DEV void sforward_x(const cu_saxis &X, const float *win, const swindow &W, in
         }
         s1[r * tx + k] = lo;
         s1[(W.wy + r) * tx + k] = hi;
+    };
+    if constexpr (ROWS) {
+        FOR_ROWS(r, k, W.wy, tx) pair(r, k);
+    } else {
+        FOR_TILE(r, k, W.wy, tx) pair(r, k);
     }
 }
 
@@ -707,17 +731,17 @@ WT_HD static inline size_t ssweep_smem(int span, int stages, int *wy, int *ws)
 /* The pair slot @p k of this thread: its row and column in the tile. */
 WT_DEV int ssweep_slot(int k, int *u, int *v)
 {
-    const int t = (int)(threadIdx.y * blockDim.x + threadIdx.x) + k * (int)(blockDim.x * blockDim.y);
+    const int t =
+        (int)(threadIdx.y * blockDim.x + threadIdx.x) + k * (int)(blockDim.x * blockDim.y);
     *u = t / CU_SWEEP_TX;
     *v = t % CU_SWEEP_TX;
     return t < CU_SWEEP_TY * CU_SWEEP_TX;
 }
 
-/* db3's span (6, 24 sums a thread) takes three blocks an SM in 77
- * registers; the others two (at 80 registers spans 4 and 8 spill a few
- * bytes; 9 to 12: 120-128 registers, 40-48 sums). */
+/* Two blocks an SM (sm_90: 103-126 registers; at three blocks' 80 even
+ * db3's span, 6, spills). */
 template <int S>
-WT_GLOBAL void WT_LAUNCH_BOUNDS_MIN(CU_STHREADS, S == 6 ? 3 : 2)
+WT_GLOBAL void WT_LAUNCH_BOUNDS_MIN(CU_STHREADS, 2)
     vsweep_forward(const WT_GRID_CONST cu_slevel L)
 {
     WT_DYN_SMEM(float, smem);
@@ -747,8 +771,9 @@ WT_GLOBAL void WT_LAUNCH_BOUNDS_MIN(CU_STHREADS, S == 6 ? 3 : 2)
     const int kz1 = k0[0] + Z.tile < nz ? k0[0] + Z.tile : nz, run = kz1 - k0[0];
     const int z0 = 2 * k0[0] + Z.org, planes = 2 * (run - 1) + S;
     for (int j = 0; j < stages - 1 && j < planes; j++)
-        sload_signal(L, c, z0 + j, W, win + j * wsize);
+        sload_signal<true>(L, c, z0 + j, W, win + j * wsize);
     ssweep_acc<S> A[CU_SWEEP_SLOTS] = {};
+    int slot = 0; /* plane i's window buffer, i % stages (plane i + stages - 1: the one before) */
     /* pair t completes output t - (P - 1) of the run */
     for (int t = 0; t < run + P - 1; t++) {
 #pragma unroll
@@ -756,12 +781,13 @@ WT_GLOBAL void WT_LAUNCH_BOUNDS_MIN(CU_STHREADS, S == 6 ? 3 : 2)
             const int i = 2 * t + e;
             if (i >= planes) /* past the run's window: adds nothing */
                 break;
-            const int ahead = i + stages - 1;
+            const int ahead = i + stages - 1, before = slot ? slot - 1 : stages - 1;
             if (ahead < planes)
-                sload_signal(L, c, z0 + ahead, W, win + (ahead % stages) * wsize);
+                sload_signal<true>(L, c, z0 + ahead, W, win + before * wsize);
             sasync_wait(splanes_pending(i, planes, stages));
             WT_SYNC();
-            sforward_x<S>(X, win + (i % stages) * wsize, W, tx, s1);
+            sforward_x<S, true>(X, win + slot * wsize, W, tx, s1);
+            slot = slot + 1 < stages ? slot + 1 : 0;
             WT_SYNC();
 #pragma unroll
             for (int k = 0; k < CU_SWEEP_SLOTS; k++) {
