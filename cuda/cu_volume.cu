@@ -1497,6 +1497,17 @@ extern "C" long wt_cuda_volume_pair_levels(void)
     return vpair_levels;
 }
 
+/* The 2-tap kernel of one direction (@p VEC: 8-byte rows) on @p grid. */
+template <bool VEC>
+static void vpair_go(cu_engine *ce, const cu_slevel &L, const cu_vpair &P, int inverse,
+                     dim3 grid, dim3 block)
+{
+    if (inverse)
+        WT_LAUNCH(vpair_inverse<VEC>, grid, block, 0, ce->stream, L, P);
+    else
+        WT_LAUNCH(vpair_forward<VEC>, grid, block, 0, ce->stream, L, P);
+}
+
 /* The 2-tap kernel of @p L's direction, 8-byte rows where x is even and
  * the signal 8-byte aligned. */
 static wt_status vpair_launch(cu_engine *ce, const cu_slevel &L, const cu_vpair &P, int inverse,
@@ -1509,14 +1520,10 @@ static wt_status vpair_launch(cu_engine *ce, const cu_slevel &L, const cu_vpair 
                     (unsigned)((spair_count(&Y) + CU_PAIR_TY - 1) / CU_PAIR_TY),
                     (unsigned)(spair_count(&Z) * channels)),
         block(CU_PAIR_TX, CU_PAIR_TY);
-    if (inverse && vec)
-        WT_LAUNCH(vpair_inverse<true>, grid, block, 0, ce->stream, L, P);
-    else if (inverse)
-        WT_LAUNCH(vpair_inverse<false>, grid, block, 0, ce->stream, L, P);
-    else if (vec)
-        WT_LAUNCH(vpair_forward<true>, grid, block, 0, ce->stream, L, P);
+    if (vec)
+        vpair_go<true>(ce, L, P, inverse, grid, block);
     else
-        WT_LAUNCH(vpair_forward<false>, grid, block, 0, ce->stream, L, P);
+        vpair_go<false>(ce, L, P, inverse, grid, block);
     CU_CHECK_CE(ce, cudaGetLastError());
     vpair_levels++;
     return WT_OK;
