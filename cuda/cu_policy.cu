@@ -58,6 +58,8 @@ static void policy_defaults(cu_policy *q)
     q->vol_fwd_span = CU_VOL_FWD_SPAN;
     q->vol_zring = CU_VOL_ZRING;
     q->vol_pair = CU_VOL_PAIR;
+    q->vol_sweep = CU_VOL_SWEEP;
+    q->vol_sweep_stages = CU_VOL_SWEEP_STAGES;
     q->vol_lift_tile = CU_VOL_LIFT_TILE;
 }
 
@@ -121,6 +123,8 @@ static const policy_field fields[] = {
     FIELD(vol_fwd_span, FIELD_INT, 0, 64),
     FIELD(vol_zring, FIELD_INT, 0, 1),
     FIELD(vol_pair, FIELD_INT, 0, 1),
+    FIELD(vol_sweep, FIELD_INT, 0, 1),
+    FIELD(vol_sweep_stages, FIELD_INT, 2, 4),
     FIELD(vol_lift_tile, FIELD_INT, 0, 1),
 };
 #undef FIELD

@@ -220,6 +220,22 @@
  * line through global scratch. H200, 512^3 L3, % of the copy forward /
  * inverse, tiled against per-line: cdf97 7.4 / 5.2 against 1.3 / 1.3,
  * dd137 8.7 / 5.9 against 1.7 / 1.6, legall53 11.7 / 9.8 against 2.0 / 2.0. */
+/* Levels of filter banks of 3 to 12 taps (a span of at most CU_SWEEP_SPAN)
+ * along the three axes, forward: 1 the sweep kernel (vsweep_forward: a
+ * block 8 x 32 output pairs across y and x walks z, each thread summing
+ * its pair's 8 bands along z in registers, no ring of planes), 0 the
+ * level kernel above. H200, 512^3 L3 forward, % of the copy, sweep against
+ * level kernel: db3 18.1 / 10.0, cdf97 14.9 / 10.9, sym4 15.9 / 9.1, coif2
+ * 11.4 / 5.0. */
+#ifndef CU_VOL_SWEEP /* policy */
+#define CU_VOL_SWEEP 1
+#endif
+/* The sweep's window buffers: CU_VOL_SWEEP_STAGES - 1 planes in flight a
+ * block while one is filtered (2 to 4). H200, 512^3 L3 forward, % of the
+ * copy, 4 against 2: db3 18.1 / 17.7, cdf97 14.9 / 14.7. */
+#ifndef CU_VOL_SWEEP_STAGES /* policy */
+#define CU_VOL_SWEEP_STAGES 4
+#endif
 #ifndef CU_VOL_LIFT_TILE /* policy */
 #define CU_VOL_LIFT_TILE 1
 #endif

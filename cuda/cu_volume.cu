@@ -246,7 +246,7 @@ typedef struct cu_slevel {
     cu_saxis ax[3];    /* z, y, x */
     int band_of[8];    /* (pz << 2 | py << 1 | px) -> key index */
     unsigned tiles[3]; /* blocks along each axis */
-    int stages;        /* window buffers (2 or 3): planes in flight + 1 */
+    int stages;        /* window buffers (2 to 4): planes in flight + 1 */
     int zreg;          /* inverse: the z filter in registers (szreg_fits) */
     const float *src;  /* forward: the signal */
     float *dst;        /* inverse: the signal */
@@ -275,10 +275,12 @@ WT_DEV void sasync_commit(void)
 {
     asm volatile("cp.async.commit_group;\n" ::: "memory");
 }
-/* All groups done but the @p pending (0 to 2) committed last. */
+/* All groups done but the @p pending (0 to 3) committed last. */
 WT_DEV void sasync_wait(int pending)
 {
-    if (pending >= 2)
+    if (pending >= 3)
+        asm volatile("cp.async.wait_group 3;\n" ::: "memory");
+    else if (pending == 2)
         asm volatile("cp.async.wait_group 2;\n" ::: "memory");
     else if (pending == 1)
         asm volatile("cp.async.wait_group 1;\n" ::: "memory");
@@ -413,30 +415,49 @@ WT_DEV void sload_value(const cu_slevel &L, size_t c, int z, int zc, const swind
         *to = ssignal_at(L, c, z, W.oy + r, W.ox + x);
 }
 
+/* Every (row < @p rows, column < @p cols) of a tile, a warp a row (the
+ * lanes along it): no divisions, for stages whose rows are about as many
+ * as the warps or more. */
+#define FOR_ROWS(row_, col_, rows, cols)                                                           \
+    for (int row_ = (int)threadIdx.y; row_ < (rows); row_ += (int)blockDim.y)                     \
+        for (int col_ = (int)threadIdx.x; col_ < (cols); col_ += (int)blockDim.x)
+
 /* Plane @p z of the extended signal's window into @p win (copies issued
- * and committed; sasync_wait and a barrier before it is read). */
+ * and committed; sasync_wait and a barrier before it is read). @p ROWS:
+ * FOR_ROWS (the sweep), else FOR_TILE. */
+template <bool ROWS = false>
 WT_DEV void sload_signal(const cu_slevel &L, size_t c, int z, const swindow &W, float *win)
 {
     const cu_saxis &Z = L.ax[0], &Y = L.ax[1], &X = L.ax[2];
     const int zc = scopy_of(Z, z);
     if (W.inner && zc >= 0) {
         const float *plane = L.src + ((c * Z.n + zc) * (size_t)Y.n + W.oy) * X.n + W.ox;
-        FOR_TILE(r, x, W.wy, W.wx)
+        auto copy = [&](int r, int x) {
             sasync_copy(win + r * W.ws + x, plane + (size_t)r * X.n + x);
+        };
+        if constexpr (ROWS) {
+            FOR_ROWS(r, x, W.wy, W.wx) copy(r, x);
+        } else {
+            FOR_TILE(r, x, W.wy, W.wx) copy(r, x);
+        }
     } else {
-        FOR_TILE(r, x, W.wy, W.wx)
-            sload_value(L, c, z, zc, W, r, x, win + r * W.ws + x);
+        auto value = [&](int r, int x) { sload_value(L, c, z, zc, W, r, x, win + r * W.ws + x); };
+        if constexpr (ROWS) {
+            FOR_ROWS(r, x, W.wy, W.wx) value(r, x);
+        } else {
+            FOR_TILE(r, x, W.wy, W.wx) value(r, x);
+        }
     }
     sasync_commit();
 }
 
 /* x: every window row's @p tx pairs (lo, then hi: s1[2][wy][tx]); a pair's
- * window read two values at a time. */
-template <int S>
+ * window read two values at a time. @p ROWS: FOR_ROWS, else FOR_TILE. */
+template <int S, bool ROWS = false>
 WT_DEV void sforward_x(const cu_saxis &X, const float *win, const swindow &W, int tx, float *s1)
 {
     const int span = sspan<S>(X);
-    FOR_TILE(r, k, W.wy, tx) {
+    auto pair = [&](int r, int k) {
         const float *p = win + r * W.ws + 2 * k;
         float lo = 0.0f, hi = 0.0f;
         if (S) {
@@ -458,6 +479,11 @@ WT_DEV void sforward_x(const cu_saxis &X, const float *win, const swindow &W, in
         }
         s1[r * tx + k] = lo;
         s1[(W.wy + r) * tx + k] = hi;
+    };
+    if constexpr (ROWS) {
+        FOR_ROWS(r, k, W.wy, tx) pair(r, k);
+    } else {
+        FOR_TILE(r, k, W.wy, tx) pair(r, k);
     }
 }
 
@@ -585,6 +611,202 @@ WT_GLOBAL void WT_LAUNCH_BOUNDS_MIN(CU_STHREADS, S == 2 ? 3 : 2)
         const int first = i - (span - 1); /* the oldest plane of a pair's window */
         if (first >= 0 && (first & 1) == 0)
             sforward_z<S>(L, c, ring, first % span, k0[0] + first / 2, k0[1], k0[2], ty, tx);
+    }
+}
+
+/* ---- forward sweep: the z filter in registers ----------------------------------------
+ *
+ * Filter banks of a span of 3 to CU_SWEEP_SPAN along the three axes: a
+ * block (CU_SLANES x CU_SROWS threads) owns CU_SWEEP_TY x CU_SWEEP_TX
+ * output pairs across y and x, one a thread, and a run along z. For each
+ * input plane of the run's window it loads the plane's window (tile + y/x
+ * halo, the border extended as vlevel_forward: sload_signal), filters x
+ * (sforward_x) and then y for the thread's pair (4 values: the (py, px)
+ * bands of the plane), and adds those into the z sums in registers of the
+ * ceil(S / 2) outputs along z the plane feeds (lo and hi each): output kz
+ * takes plane 2 kz + org + j as tap j, the ring's order. Each pair of
+ * planes completes one output along z: its 8 bands are written, coalesced
+ * along x. No ring of planes, two barriers a plane; the window planes
+ * come L.stages - 1 ahead by cp.async (vol_sweep_stages). The span is
+ * rounded up to an instance (4, 6, 8, 9, 10, 12: vsweep_instance), the
+ * taps past the filter's zero. */
+
+#define CU_SWEEP_TY CU_SROWS /* output pairs a block across y and x: one a thread */
+#define CU_SWEEP_TX CU_SLANES
+#define CU_SWEEP_SPAN 12   /* the longest span the sweep takes */
+
+/* The pairs a thread owns: one on the GPU, every one of the block's in the
+ * emulation (one thread plays them all). */
+#ifdef WT_CUDA_EMULATE
+#define CU_SWEEP_SLOTS CU_STHREADS
+#else
+#define CU_SWEEP_SLOTS 1
+#endif
+
+/* A thread's z sums: out[s][b][pz], the output along z that is s + 1 - P
+ * pairs of planes older than the pair coming (slot 0 completes next), band
+ * b = 2 py + px of the plane, low (pz 0) or high along z. */
+template <int S> struct ssweep_acc {
+    float out[(S + 1) / 2][4][2];
+};
+
+/* y: the 4 (py, px) values of output pair row @p u, column @p k of the x
+ * pass's s1 (lo rows, then hi rows, @p wy each). */
+template <int S>
+WT_DEV void ssweep_y(const cu_saxis &Y, const float *s1, int wy, int tx, int u, int k,
+                     float v[4])
+{
+    const float *lo = s1 + 2 * u * tx + k, *hi = lo + wy * tx;
+    v[0] = v[1] = v[2] = v[3] = 0.0f;
+#pragma unroll
+    for (int j = 0; j < S; j++) {
+        const float a = lo[j * tx], b = hi[j * tx];
+        v[0] += Y.w[0][j] * a; /* (lo y, lo x) */
+        v[1] += Y.w[0][j] * b; /* (lo y, hi x) */
+        v[2] += Y.w[1][j] * a;
+        v[3] += Y.w[1][j] * b;
+    }
+}
+
+/* Plane @p e (0 even, 1 odd) of a pair of planes: its values @p v into the
+ * sums; output slot s takes it as tap 2 (P - 1 - s) + e. */
+template <int S>
+WT_DEV void ssweep_add(const cu_saxis &Z, ssweep_acc<S> &A, const float v[4], int e)
+{
+    constexpr int P = (S + 1) / 2;
+#pragma unroll
+    for (int s = 0; s < P; s++) {
+        const int j = 2 * (P - 1 - s) + e;
+        if (j >= S)
+            continue;
+#pragma unroll
+        for (int b = 0; b < 4; b++) {
+            A.out[s][b][0] += Z.w[0][j] * v[b];
+            A.out[s][b][1] += Z.w[1][j] * v[b];
+        }
+    }
+}
+
+/* The completed output (slot 0) written at z output @p kz (where a band has
+ * it), the sums moved a slot on. */
+template <int S>
+WT_DEV void ssweep_emit(const cu_slevel &L, size_t c, ssweep_acc<S> &A, int kz, int write, int ky,
+                        int kx)
+{
+    constexpr int P = (S + 1) / 2;
+    const cu_saxis &Z = L.ax[0], &Y = L.ax[1], &X = L.ax[2];
+    if (write)
+#pragma unroll
+        for (int b = 0; b < 4; b++) {
+            const int py = b >> 1, px = b & 1, ny = sband_len(Y, py), nx = sband_len(X, px);
+            if (ky >= ny || kx >= nx)
+                continue;
+            const size_t at = (size_t)ky * nx + kx;
+#pragma unroll
+            for (int pz = 0; pz < 2; pz++)
+                if (kz < sband_len(Z, pz))
+                    sband(L, pz, py, px)[(c * sband_len(Z, pz) + kz) * (size_t)ny * nx + at] =
+                        A.out[0][b][pz];
+        }
+#pragma unroll
+    for (int s = 0; s + 1 < P; s++)
+#pragma unroll
+        for (int b = 0; b < 4; b++)
+            A.out[s][b][0] = A.out[s + 1][b][0], A.out[s][b][1] = A.out[s + 1][b][1];
+#pragma unroll
+    for (int b = 0; b < 4; b++)
+        A.out[P - 1][b][0] = A.out[P - 1][b][1] = 0.0f;
+}
+
+/* Shared memory (floats) of a sweep block: the window's tables, @p stages
+ * window buffers, the x pass. */
+WT_HD static inline size_t ssweep_smem(int span, int stages, int *wy, int *ws)
+{
+    *wy = 2 * (CU_SWEEP_TY - 1) + span;
+    *ws = (2 * (CU_SWEEP_TX - 1) + span + 1) & ~1; /* even: two values at a time */
+    return stables(*wy, *ws) + (size_t)stages * *wy * *ws +
+           (size_t)2 * *wy * CU_SWEEP_TX;
+}
+
+/* The pair slot @p k of this thread: its row and column in the tile. */
+WT_DEV int ssweep_slot(int k, int *u, int *v)
+{
+    const int t =
+        (int)(threadIdx.y * blockDim.x + threadIdx.x) + k * (int)(blockDim.x * blockDim.y);
+    *u = t / CU_SWEEP_TX;
+    *v = t % CU_SWEEP_TX;
+    return t < CU_SWEEP_TY * CU_SWEEP_TX;
+}
+
+/* Two blocks an SM (sm_90: 103-126 registers; at three blocks' 80 even
+ * db3's span, 6, spills). */
+template <int S>
+WT_GLOBAL void WT_LAUNCH_BOUNDS_MIN(CU_STHREADS, 2)
+    vsweep_forward(const WT_GRID_CONST cu_slevel L)
+{
+    WT_DYN_SMEM(float, smem);
+    const cu_saxis &Z = L.ax[0], &Y = L.ax[1], &X = L.ax[2];
+    constexpr int P = (S + 1) / 2;
+    size_t c;
+    int k0[3];
+    stile_of(L, &c, k0);
+    const int tx = CU_SWEEP_TX;
+    swindow W;
+    const int stages = L.stages;
+    ssweep_smem(S, stages, &W.wy, &W.ws);
+    W.wx = 2 * (tx - 1) + S;
+    W.oy = 2 * k0[1] + Y.org;
+    W.ox = 2 * k0[2] + X.org;
+    W.inner = W.oy >= 0 && W.oy + W.wy <= Y.n && W.ox >= 0 && W.ox + W.wx <= X.n;
+    int *rows = (int *)smem, *cols = rows + W.wy;
+    W.rows = rows, W.cols = cols;
+    const int wsize = W.wy * W.ws;
+    float *win = smem + stables(W.wy, W.ws), *s1 = win + stages * wsize;
+    FOR_BLOCK(k, W.wy)
+        rows[k] = scopy_of(Y, W.oy + k);
+    FOR_BLOCK(k, W.wx)
+        cols[k] = scopy_of(X, W.ox + k);
+    WT_SYNC();
+    const int nz = Z.nlo > Z.nhi ? Z.nlo : Z.nhi;
+    const int kz1 = k0[0] + Z.tile < nz ? k0[0] + Z.tile : nz, run = kz1 - k0[0];
+    const int z0 = 2 * k0[0] + Z.org, planes = 2 * (run - 1) + S;
+    for (int j = 0; j < stages - 1 && j < planes; j++)
+        sload_signal<true>(L, c, z0 + j, W, win + j * wsize);
+    ssweep_acc<S> A[CU_SWEEP_SLOTS] = {};
+    int slot = 0; /* plane i's window buffer, i % stages (plane i + stages - 1: the one before) */
+    /* pair t completes output t - (P - 1) of the run */
+    for (int t = 0; t < run + P - 1; t++) {
+#pragma unroll
+        for (int e = 0; e < 2; e++) {
+            const int i = 2 * t + e;
+            if (i >= planes) /* past the run's window: adds nothing */
+                break;
+            const int ahead = i + stages - 1, before = slot ? slot - 1 : stages - 1;
+            if (ahead < planes)
+                sload_signal<true>(L, c, z0 + ahead, W, win + before * wsize);
+            sasync_wait(splanes_pending(i, planes, stages));
+            WT_SYNC();
+            sforward_x<S, true>(X, win + slot * wsize, W, tx, s1);
+            slot = slot + 1 < stages ? slot + 1 : 0;
+            WT_SYNC();
+#pragma unroll
+            for (int k = 0; k < CU_SWEEP_SLOTS; k++) {
+                int u, v;
+                if (!ssweep_slot(k, &u, &v))
+                    break;
+                float b[4];
+                ssweep_y<S>(Y, s1, W.wy, tx, u, v, b);
+                ssweep_add<S>(Z, A[k], b, e);
+            }
+        }
+        const int o = t - (P - 1);
+#pragma unroll
+        for (int k = 0; k < CU_SWEEP_SLOTS; k++) {
+            int u, v;
+            if (!ssweep_slot(k, &u, &v))
+                break;
+            ssweep_emit<S>(L, c, A[k], k0[0] + o, o >= 0, k0[1] + u, k0[2] + v);
+        }
     }
 }
 
@@ -830,7 +1052,7 @@ WT_HD static inline size_t sinverse_smem(int span, int ty, int tx, int stages, i
 /* @p ZREG: the z filter in registers (sinverse_zreg; S > 1, and at most one
  * y run a thread: szreg_fits), else through the ring of S planes. */
 template <int S, bool ZREG>
-WT_GLOBAL void WT_LAUNCH_BOUNDS_MIN(CU_STHREADS, ZREG ? 3 : 2)
+WT_GLOBAL void WT_LAUNCH_BOUNDS_MIN(CU_STHREADS, ZREG && S <= 9 ? 3 : 2)
     vlevel_inverse(const WT_GRID_CONST cu_slevel L)
 {
     WT_DYN_SMEM(float, smem);
@@ -1218,7 +1440,7 @@ static int szreg_fits(const cu_slevel *L)
 {
     const int span = L->ax[0].span, ty = L->ax[1].tile, tx = L->ax[2].tile;
     const int runs = (ty + CU_SRUN - 1) / CU_SRUN, pieces = (tx + CU_SLANES - 1) / CU_SLANES;
-    return (span == 3 || span == 7 || span == 9) && runs * pieces <= CU_SROWS;
+    return span >= 3 && span <= 13 && (span & 1) && runs * pieces <= CU_SROWS;
 }
 
 /* The arrays of @p l in @p L: the signal, and the bands by (pz, py, px)
@@ -1275,6 +1497,17 @@ extern "C" long wt_cuda_volume_pair_levels(void)
     return vpair_levels;
 }
 
+/* The 2-tap kernel of one direction (@p VEC: 8-byte rows) on @p grid. */
+template <bool VEC>
+static void vpair_go(cu_engine *ce, const cu_slevel &L, const cu_vpair &P, int inverse,
+                     dim3 grid, dim3 block)
+{
+    if (inverse)
+        WT_LAUNCH(vpair_inverse<VEC>, grid, block, 0, ce->stream, L, P);
+    else
+        WT_LAUNCH(vpair_forward<VEC>, grid, block, 0, ce->stream, L, P);
+}
+
 /* The 2-tap kernel of @p L's direction, 8-byte rows where x is even and
  * the signal 8-byte aligned. */
 static wt_status vpair_launch(cu_engine *ce, const cu_slevel &L, const cu_vpair &P, int inverse,
@@ -1287,14 +1520,10 @@ static wt_status vpair_launch(cu_engine *ce, const cu_slevel &L, const cu_vpair 
                     (unsigned)((spair_count(&Y) + CU_PAIR_TY - 1) / CU_PAIR_TY),
                     (unsigned)(spair_count(&Z) * channels)),
         block(CU_PAIR_TX, CU_PAIR_TY);
-    if (inverse && vec)
-        WT_LAUNCH(vpair_inverse<true>, grid, block, 0, ce->stream, L, P);
-    else if (inverse)
-        WT_LAUNCH(vpair_inverse<false>, grid, block, 0, ce->stream, L, P);
-    else if (vec)
-        WT_LAUNCH(vpair_forward<true>, grid, block, 0, ce->stream, L, P);
+    if (vec)
+        vpair_go<true>(ce, L, P, inverse, grid, block);
     else
-        WT_LAUNCH(vpair_forward<false>, grid, block, 0, ce->stream, L, P);
+        vpair_go<false>(ce, L, P, inverse, grid, block);
     CU_CHECK_CE(ce, cudaGetLastError());
     vpair_levels++;
     return WT_OK;
@@ -1332,10 +1561,61 @@ static int splan(const cu_engine *ce, const wt_vlevel *l, cu_slevel *L, size_t *
     return blocks > 0 && blocks <= 0x7fffffffu;
 }
 
-/* A level's kernel: the 2-tap one (pair) or the level kernel (@p smem
- * bytes of shared memory). */
+/* The sweep's instance for a span of 3 to CU_SWEEP_SPAN: the span rounded
+ * up to one of 4, 6, 8, 9, 10, 12 (the taps past it zero). */
+static int vsweep_instance(int span)
+{
+    return span == 9 ? 9 : (span + 1) & ~1;
+}
+
+/* The forward sweep's plan of @p l into @p L (vsweep_forward, @p smem
+ * bytes of shared memory): filter banks of a span of 3 to CU_SWEEP_SPAN
+ * by convolution along the three axes; 0 else (the level kernel). */
+static int vsweep_plan(const cu_engine *ce, const wt_vlevel *l, cu_slevel *L, size_t *smem)
+{
+    if (!ce->pol.vol_sweep || l->inverse)
+        return 0;
+    memset(L, 0, sizeof *L);
+    for (int a = 0; a < 3; a++) {
+        if (l->lines[a].n < 1 || l->lines[a].method != WT_METHOD_CONV)
+            return 0;
+        const cu_vaxis V = vaxis_of(&l->lines[a], 0);
+        cu_saxis *A = &L->ax[a];
+        A->n = V.n, A->nlo = V.nlo, A->nhi = V.nhi, A->mode = V.mode, A->j2k = V.j2k;
+        if (!saxis_forward(V, A) || A->span != L->ax[0].span)
+            return 0;
+    }
+    const int span = L->ax[0].span;
+    if (span < 3 || span > CU_SWEEP_SPAN)
+        return 0;
+    int wy, ws;
+    L->stages = ce->pol.vol_sweep_stages;
+    *smem = ssweep_smem(vsweep_instance(span), L->stages, &wy, &ws) * sizeof(float);
+    if (*smem > ce->smem_limit)
+        return 0;
+    L->ax[1].tile = CU_SWEEP_TY;
+    L->ax[2].tile = CU_SWEEP_TX;
+    slevel_arrays(l, L);
+    const size_t blocks = (size_t)soutputs(&L->ax[0], 0) *
+                          ((soutputs(&L->ax[1], 0) + CU_SWEEP_TY - 1) / CU_SWEEP_TY) *
+                          ((soutputs(&L->ax[2], 0) + CU_SWEEP_TX - 1) / CU_SWEEP_TX) *
+                          (size_t)l->channels;
+    return blocks > 0 && blocks <= 0x7fffffffu;
+}
+
+/* Levels the forward sweep ran (wt_cuda_volume_sweep_levels: tests see
+ * that it takes what it should). */
+static long vsweep_levels;
+
+extern "C" long wt_cuda_volume_sweep_levels(void)
+{
+    return vsweep_levels;
+}
+
+/* A level's kernel: the 2-tap one (pair), the forward sweep (sweep) or the
+ * level kernel (@p smem bytes of shared memory). */
 typedef struct cu_vlevel_plan {
-    int pair;
+    int pair, sweep;
     cu_slevel L;
     cu_vpair P;
     size_t smem;
@@ -1350,7 +1630,8 @@ static int vlevel_plan(const cu_engine *ce, const wt_vlevel *l, cu_vlevel_plan *
         return 0;
     v->smem = 0;
     v->pair = vpair_plan(ce, l, &v->L, &v->P);
-    return v->pair || splan(ce, l, &v->L, &v->smem);
+    v->sweep = !v->pair && vsweep_plan(ce, l, &v->L, &v->smem);
+    return v->pair || v->sweep || splan(ce, l, &v->L, &v->smem);
 }
 
 /* The level ops of wt_volume_dwt_levels: one kernel a level where it fits. */
@@ -1379,8 +1660,9 @@ static wt_status slaunch(cu_engine *ce, K kernel, cu_slevel &L, int inverse, int
     return WT_OK;
 }
 
-/* The inverse's instance for @p span (3, 7, 9: vlevel_inverse_span; else
- * the span read at run time). */
+/* The inverse's instance for @p span (3, 7, 9; with the z filter in
+ * registers also 5, 11, 13: every filter bank of 2 to 12 taps; else the
+ * span read at run time). */
 template <bool ZREG>
 static wt_status slaunch_inverse(cu_engine *ce, cu_slevel &L, int channels, size_t smem)
 {
@@ -1388,7 +1670,14 @@ static wt_status slaunch_inverse(cu_engine *ce, cu_slevel &L, int channels, size
     case 3: return slaunch(ce, vlevel_inverse<3, ZREG>, L, 1, channels, smem);
     case 7: return slaunch(ce, vlevel_inverse<7, ZREG>, L, 1, channels, smem);
     case 9: return slaunch(ce, vlevel_inverse<9, ZREG>, L, 1, channels, smem);
-    default: return slaunch(ce, vlevel_inverse<0, false>, L, 1, channels, smem);
+    default: break;
+    }
+    if (!ZREG) /* the ring: the span read at run time */
+        return slaunch(ce, vlevel_inverse<0, false>, L, 1, channels, smem);
+    switch (L.ax[0].span) { /* filter banks of 4, 10 and 12 taps: z in registers */
+    case 5: return slaunch(ce, vlevel_inverse<5, true>, L, 1, channels, smem);
+    case 11: return slaunch(ce, vlevel_inverse<11, true>, L, 1, channels, smem);
+    default: return slaunch(ce, vlevel_inverse<13, true>, L, 1, channels, smem);
     }
 }
 
@@ -1410,6 +1699,22 @@ static wt_status slaunch_span(cu_engine *ce, cu_slevel &L, int inverse, int chan
     }
 }
 
+/* The forward sweep's instance for the level's span (vsweep_instance). */
+static wt_status vsweep_launch(cu_engine *ce, cu_slevel &L, int channels, size_t smem)
+{
+    wt_status st;
+    switch (vsweep_instance(L.ax[0].span)) {
+    case 4: st = slaunch(ce, vsweep_forward<4>, L, 0, channels, smem); break;
+    case 6: st = slaunch(ce, vsweep_forward<6>, L, 0, channels, smem); break;
+    case 8: st = slaunch(ce, vsweep_forward<8>, L, 0, channels, smem); break;
+    case 9: st = slaunch(ce, vsweep_forward<9>, L, 0, channels, smem); break;
+    case 10: st = slaunch(ce, vsweep_forward<10>, L, 0, channels, smem); break;
+    default: st = slaunch(ce, vsweep_forward<12>, L, 0, channels, smem); break;
+    }
+    vsweep_levels += st == WT_OK;
+    return st;
+}
+
 static wt_status vlevel_run(void *ctx, const wt_vlevel *l)
 {
     cu_engine *ce = (cu_engine *)ctx;
@@ -1418,6 +1723,8 @@ static wt_status vlevel_run(void *ctx, const wt_vlevel *l)
         return wt_error_set(WT_ERR_INVALID, "a volume level the level kernels do not take");
     if (v.pair)
         return vpair_launch(ce, v.L, v.P, l->inverse, l->channels);
+    if (v.sweep)
+        return vsweep_launch(ce, v.L, l->channels, v.smem);
     return slaunch_span(ce, v.L, l->inverse, l->channels, v.smem);
 }
 

@@ -413,34 +413,6 @@ WT_DEV void vlt_update53(const vlt_block<int32_t> &B, int count, int pitch, int 
     WT_SYNC();
 }
 
-template <bool ROWS>
-WT_GLOBAL void WT_LAUNCH_BOUNDS(CU_VLT_THREADS)
-    vlt_forward(const WT_GRID_CONST cu_vlift A, const WT_GRID_CONST cu_vltile L,
-                const float *__restrict__ sig, float *__restrict__ lo, float *__restrict__ hi)
-{
-    WT_DYN_SMEM(float, smem);
-    const vlt_block<float> B = vlt_begin<float>(L, smem);
-    const int pitch = L.pitch;
-    vlt_load<ROWS, float>(
-        B.nl, 2 * A.count,
-        [&](int l, int j) { /* x(2m + e + j) */
-            const float *line = sig + vlt_at(B, L, A.n, l, 0);
-            const int x = 2 * A.m0 + A.e + j;
-            return x >= 0 && x < A.n ? line[(size_t)x * L.inner]
-                                     : signal_at(line, L.inner, A.n, A.sig_mode, x);
-        },
-        [&](int l, int j, float v) { vlt_half(B, pitch, l, j, v); });
-    WT_SYNC();
-    for (int s = 0; s < A.nsteps; s++)
-        vlt_step(A.steps[s], B, A.count, pitch);
-    vlt_for<ROWS>(B.nl, A.nlo, [&](int l, int k) {
-        lo[vlt_at(B, L, A.nlo, l, k)] = A.g_lo * B.a[l * pitch + k + A.t + A.shift_lo - A.m0];
-    });
-    vlt_for<ROWS>(B.nl, A.nhi, [&](int l, int k) {
-        hi[vlt_at(B, L, A.nhi, l, k)] = A.g_hi * B.d[l * pitch + k + A.t + A.shift_hi - A.m0];
-    });
-}
-
 /* Sample @p i of a line from the lifted halves (a[m] = x(2m + e)). */
 template <typename T>
 WT_DEV T vlt_sample(const vlt_block<T> &B, int pitch, int l, int i, int e, int m0)
@@ -457,89 +429,136 @@ WT_DEV void vlt_copy_one(const vlt_block<T> &B, const cu_vltile &L, int nlo, con
     vlt_for<ROWS>(B.nl, 1, [&](int l, int i) { sig[vlt_at(B, L, 1, l, i)] = lo[vlt_at(B, L, nlo, l, i)]; });
 }
 
-template <bool ROWS>
-WT_GLOBAL void WT_LAUNCH_BOUNDS(CU_VLT_THREADS)
-    vlt_inverse(const WT_GRID_CONST cu_vlift A, const WT_GRID_CONST cu_vltile L,
-                const float *__restrict__ lo, const float *__restrict__ hi,
-                float *__restrict__ sig)
+/* What the float schemes and legall53 (int32) do differently in the
+ * tiled kernels' common shape (vlt_forward, vlt_inverse): each overload
+ * one type's part, the arithmetic of the per-line kernels above. */
+
+/* Forward: sample j of a block line's halves (x(2 m0 + e + j)), extended. */
+WT_DEV float vlt_signal(const cu_vlift &A, const cu_vltile &L, const float *line, int j)
 {
-    WT_DYN_SMEM(float, smem);
-    const vlt_block<float> B = vlt_begin<float>(L, smem);
-    const int pitch = L.pitch;
-    if (A.j2k && A.n == 1 && A.mode != WT_MODE_PERIODIZATION) {
-        vlt_copy_one<ROWS>(B, L, A.nlo, lo, sig);
-        return;
-    }
-    const int per = A.mode == WT_MODE_PERIODIZATION, len = A.nlo + A.nhi;
-    vlt_load<ROWS, float>(
-        B.nl, 2 * A.count,
-        [&](int l, int j) { /* half j & 1 at m = j / 2 */
-            const float *in_lo = lo + vlt_at(B, L, A.nlo, l, 0),
-                        *in_hi = hi + vlt_at(B, L, A.nhi, l, 0);
-            const int mm = (j >> 1) + A.m0;
-            if (A.j2k)
-                return (j & 1 ? A.g_hi : A.g_lo) *
-                       interleaved(in_lo, in_hi, L.inner, len, A.mode, 2 * mm + (j & 1));
-            return j & 1 ? coef_at(in_hi, L.inner, A.nhi, mm - A.t - A.shift_hi, per, A.g_hi)
-                         : coef_at(in_lo, L.inner, A.nlo, mm - A.t - A.shift_lo, per, A.g_lo);
-        },
-        [&](int l, int j, float v) { vlt_half(B, pitch, l, j, v); });
-    WT_SYNC();
+    const int x = 2 * A.m0 + A.e + j;
+    return x >= 0 && x < A.n ? line[(size_t)x * L.inner]
+                             : signal_at(line, L.inner, A.n, A.sig_mode, x);
+}
+WT_DEV int32_t vlt_signal(const cu_vlift &A, const cu_vltile &L, const int32_t *line, int j)
+{
+    return sample53(A, line, L.inner, 2 * A.m0 + j);
+}
+
+/* Inverse: half j & 1 at m = j / 2 + m0 of a block line, from its bands. */
+WT_DEV float vlt_coef(const cu_vlift &A, const cu_vltile &L, const float *lo, const float *hi,
+                      int j)
+{
+    const int mm = (j >> 1) + A.m0, per = A.mode == WT_MODE_PERIODIZATION;
+    if (A.j2k)
+        return (j & 1 ? A.g_hi : A.g_lo) *
+               interleaved(lo, hi, L.inner, A.nlo + A.nhi, A.mode, 2 * mm + (j & 1));
+    return j & 1 ? coef_at(hi, L.inner, A.nhi, mm - A.t - A.shift_hi, per, A.g_hi)
+                 : coef_at(lo, L.inner, A.nlo, mm - A.t - A.shift_lo, per, A.g_lo);
+}
+WT_DEV int32_t vlt_coef(const cu_vlift &A, const cu_vltile &L, const int32_t *lo,
+                        const int32_t *hi, int j)
+{
+    return interleaved(lo, hi, L.inner, A.nlo + A.nhi, A.mode, 2 * A.m0 + j);
+}
+
+/* The lifting steps over the block's halves, forward or (@p inverse)
+ * backward. */
+WT_DEV void vlt_lift(const cu_vlift &A, const vlt_block<float> &B, int pitch, int inverse)
+{
+    (void)inverse; /* vlift_of gives each direction its steps */
     for (int s = 0; s < A.nsteps; s++)
         vlt_step(A.steps[s], B, A.count, pitch);
-    vlt_for<ROWS>(B.nl, A.n, [&](int l, int i) {
-        sig[vlt_at(B, L, A.n, l, i)] = vlt_sample(B, pitch, l, i, A.e, A.m0);
+}
+WT_DEV void vlt_lift(const cu_vlift &A, const vlt_block<int32_t> &B, int pitch, int inverse)
+{
+    if (inverse) {
+        vlt_update53(B, A.count, pitch, -1);
+        vlt_predict53(B, A.count, pitch, -1);
+    } else {
+        vlt_predict53(B, A.count, pitch, 1);
+        vlt_update53(B, A.count, pitch, 1);
+    }
+}
+
+/* Forward: coefficient k of band @p p (0 lo, 1 hi) from a block line's
+ * half (@p half: its row), scaled. */
+WT_DEV float vlt_band(const cu_vlift &A, const float *half, int k, int p)
+{
+    return p ? A.g_hi * half[k + A.t + A.shift_hi - A.m0]
+             : A.g_lo * half[k + A.t + A.shift_lo - A.m0];
+}
+WT_DEV int32_t vlt_band(const cu_vlift &A, const int32_t *half, int k, int p)
+{
+    (void)p;
+    return half[k - A.m0];
+}
+
+/* Inverse: a one-sample line is its own low-pass band (JPEG 2000 kinds;
+ * legall53 always), and where the halves start (x(2m + e) in a). */
+WT_DEV int vlt_own_band(const cu_vlift &A, const float *)
+{
+    return A.j2k && A.n == 1 && A.mode != WT_MODE_PERIODIZATION;
+}
+WT_DEV int vlt_own_band(const cu_vlift &A, const int32_t *)
+{
+    return A.n == 1 && A.mode != WT_MODE_PERIODIZATION;
+}
+WT_DEV int vlt_even(const cu_vlift &A, const float *)
+{
+    return A.e;
+}
+WT_DEV int vlt_even(const cu_vlift &, const int32_t *)
+{
+    return 0;
+}
+
+template <bool ROWS, typename T>
+WT_GLOBAL void WT_LAUNCH_BOUNDS(CU_VLT_THREADS)
+    vlt_forward(const WT_GRID_CONST cu_vlift A, const WT_GRID_CONST cu_vltile L,
+                const T *__restrict__ sig, T *__restrict__ lo, T *__restrict__ hi)
+{
+    WT_DYN_SMEM(float, smem);
+    const vlt_block<T> B = vlt_begin<T>(L, smem);
+    const int pitch = L.pitch;
+    vlt_load<ROWS, T>(
+        B.nl, 2 * A.count,
+        [&](int l, int j) { return vlt_signal(A, L, sig + vlt_at(B, L, A.n, l, 0), j); },
+        [&](int l, int j, T v) { vlt_half(B, pitch, l, j, v); });
+    WT_SYNC();
+    vlt_lift(A, B, pitch, 0);
+    vlt_for<ROWS>(B.nl, A.nlo, [&](int l, int k) {
+        lo[vlt_at(B, L, A.nlo, l, k)] = vlt_band(A, B.a + l * pitch, k, 0);
+    });
+    vlt_for<ROWS>(B.nl, A.nhi, [&](int l, int k) {
+        hi[vlt_at(B, L, A.nhi, l, k)] = vlt_band(A, B.d + l * pitch, k, 1);
     });
 }
 
-template <bool ROWS>
+template <bool ROWS, typename T>
 WT_GLOBAL void WT_LAUNCH_BOUNDS(CU_VLT_THREADS)
-    vlt53_forward(const WT_GRID_CONST cu_vlift A, const WT_GRID_CONST cu_vltile L,
-                  const int32_t *__restrict__ sig, int32_t *__restrict__ lo,
-                  int32_t *__restrict__ hi)
+    vlt_inverse(const WT_GRID_CONST cu_vlift A, const WT_GRID_CONST cu_vltile L,
+                const T *__restrict__ lo, const T *__restrict__ hi, T *__restrict__ sig)
 {
     WT_DYN_SMEM(float, smem);
-    const vlt_block<int32_t> B = vlt_begin<int32_t>(L, smem);
+    const vlt_block<T> B = vlt_begin<T>(L, smem);
     const int pitch = L.pitch;
-    vlt_load<ROWS, int32_t>(
-        B.nl, 2 * A.count,
-        [&](int l, int j) { return sample53(A, sig + vlt_at(B, L, A.n, l, 0), L.inner, 2 * A.m0 + j); },
-        [&](int l, int j, int32_t v) { vlt_half(B, pitch, l, j, v); });
-    WT_SYNC();
-    vlt_predict53(B, A.count, pitch, 1);
-    vlt_update53(B, A.count, pitch, 1);
-    vlt_for<ROWS>(B.nl, A.nlo,
-                  [&](int l, int k) { lo[vlt_at(B, L, A.nlo, l, k)] = B.a[l * pitch + k - A.m0]; });
-    vlt_for<ROWS>(B.nl, A.nhi,
-                  [&](int l, int k) { hi[vlt_at(B, L, A.nhi, l, k)] = B.d[l * pitch + k - A.m0]; });
-}
-
-template <bool ROWS>
-WT_GLOBAL void WT_LAUNCH_BOUNDS(CU_VLT_THREADS)
-    vlt53_inverse(const WT_GRID_CONST cu_vlift A, const WT_GRID_CONST cu_vltile L,
-                  const int32_t *__restrict__ lo, const int32_t *__restrict__ hi,
-                  int32_t *__restrict__ sig)
-{
-    WT_DYN_SMEM(float, smem);
-    const vlt_block<int32_t> B = vlt_begin<int32_t>(L, smem);
-    const int pitch = L.pitch;
-    if (A.n == 1 && A.mode != WT_MODE_PERIODIZATION) {
+    if (vlt_own_band(A, sig)) {
         vlt_copy_one<ROWS>(B, L, A.nlo, lo, sig);
         return;
     }
-    const int len = A.nlo + A.nhi;
-    vlt_load<ROWS, int32_t>(
+    vlt_load<ROWS, T>(
         B.nl, 2 * A.count,
         [&](int l, int j) {
-            return interleaved(lo + vlt_at(B, L, A.nlo, l, 0), hi + vlt_at(B, L, A.nhi, l, 0),
-                               L.inner, len, A.mode, 2 * A.m0 + j);
+            return vlt_coef(A, L, lo + vlt_at(B, L, A.nlo, l, 0), hi + vlt_at(B, L, A.nhi, l, 0),
+                            j);
         },
-        [&](int l, int j, int32_t v) { vlt_half(B, pitch, l, j, v); });
+        [&](int l, int j, T v) { vlt_half(B, pitch, l, j, v); });
     WT_SYNC();
-    vlt_update53(B, A.count, pitch, -1);
-    vlt_predict53(B, A.count, pitch, -1);
+    vlt_lift(A, B, pitch, 1);
+    const int e = vlt_even(A, sig);
     vlt_for<ROWS>(B.nl, A.n, [&](int l, int i) {
-        sig[vlt_at(B, L, A.n, l, i)] = vlt_sample(B, pitch, l, i, 0, A.m0);
+        sig[vlt_at(B, L, A.n, l, i)] = vlt_sample(B, pitch, l, i, e, A.m0);
     });
 }
 
@@ -630,21 +649,23 @@ static wt_status vlt_go(cu_engine *ce, K kernel, size_t lines, size_t smem, Args
 }
 
 /* The tiled kernel of @p p's type and direction (@p ROWS: x lines). */
+template <bool ROWS, typename T>
+static wt_status vlt_launch_as(cu_engine *ce, const cu_vlift &A, const cu_vltile &L,
+                               const wt_vpass *p, size_t smem)
+{
+    if (p->inverse)
+        return vlt_go(ce, vlt_inverse<ROWS, T>, L.lines, smem, A, L, (const T *)p->lo,
+                      (const T *)p->hi, (T *)p->sig);
+    return vlt_go(ce, vlt_forward<ROWS, T>, L.lines, smem, A, L, (const T *)p->sig, (T *)p->lo,
+                  (T *)p->hi);
+}
+
 template <bool ROWS>
 static wt_status vlt_launch(cu_engine *ce, const cu_vlift &A, const cu_vltile &L,
                             const wt_vpass *p, size_t smem)
 {
-    if (p->dtype == WT_INT32 && p->inverse)
-        return vlt_go(ce, vlt53_inverse<ROWS>, L.lines, smem, A, L, (const int32_t *)p->lo,
-                      (const int32_t *)p->hi, (int32_t *)p->sig);
-    if (p->dtype == WT_INT32)
-        return vlt_go(ce, vlt53_forward<ROWS>, L.lines, smem, A, L, (const int32_t *)p->sig,
-                      (int32_t *)p->lo, (int32_t *)p->hi);
-    if (p->inverse)
-        return vlt_go(ce, vlt_inverse<ROWS>, L.lines, smem, A, L, (const float *)p->lo,
-                      (const float *)p->hi, (float *)p->sig);
-    return vlt_go(ce, vlt_forward<ROWS>, L.lines, smem, A, L, (const float *)p->sig,
-                  (float *)p->lo, (float *)p->hi);
+    return p->dtype == WT_INT32 ? vlt_launch_as<ROWS, int32_t>(ce, A, L, p, smem)
+                                : vlt_launch_as<ROWS, float>(ce, A, L, p, smem);
 }
 
 /* The tiled kernels where a block's halves fit its shared memory (and the
