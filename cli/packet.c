@@ -165,7 +165,7 @@ wt_status packet_reconstruct(pipeline *p, page_binding *page, const char *in, co
     wt_status st = wt_npz_load_packets(in, &p->load, &t, &basis, &meta);
     pipeline_add_time(p, &p->stats.decode, t0);
     wt_image like = {meta.width, meta.height, meta.channels, meta.bit_depth, meta.color, NULL,
-                     meta.stored, NULL};
+                     meta.stored, NULL, NULL};
     wt_sample_type want = st == WT_OK ? cli_result_type(p->opt, wt_image_stored(&like))
                                       : (wt_sample_type){0, 0};
     if (st == WT_OK)

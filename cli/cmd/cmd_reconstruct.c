@@ -66,7 +66,7 @@ static wt_status reconstruct_file(pipeline *p, page_binding *page, const char *i
     if (st == WT_OK)
         st = wt_memory_check(&p->load, in, meta.width, meta.height, meta.channels);
     wt_image like = {meta.width, meta.height, meta.channels, meta.bit_depth, meta.color, NULL,
-                     meta.stored, NULL};
+                     meta.stored, NULL, NULL};
     wt_sample_type want = cli_result_type(p->opt, wt_image_stored(&like));
     if (st == WT_OK)
         st = wt_image_check_holds(cli_output_format(p->opt, out), out, want, meta.channels);
