@@ -597,6 +597,7 @@ typedef struct runner {
     void *ctx;
     pthread_mutex_t lock;
     size_t next_to_start, next_to_print, finished;
+    int workers_started;
     char *finished_flags;
     int progress; /* a progress line on the terminal */
     int header_due; /* opt->header not written yet */
@@ -746,9 +747,20 @@ static void flush_in_order(runner *r, size_t just_done)
         draw_progress(r);
 }
 
+static _Thread_local int worker_index = -1;
+
+int batch_worker_index(void)
+{
+    return worker_index;
+}
+
 static void *worker(void *arg)
 {
     runner *r = arg;
+    int outer = worker_index; /* the caller's (a batch within an item's work) */
+    pthread_mutex_lock(&r->lock);
+    worker_index = r->workers_started++;
+    pthread_mutex_unlock(&r->lock);
     for (;;) {
         pthread_mutex_lock(&r->lock);
         size_t i = r->next_to_start++;
@@ -766,6 +778,7 @@ static void *worker(void *arg)
         flush_in_order(r, i);
         pthread_mutex_unlock(&r->lock);
     }
+    worker_index = outer;
     return NULL;
 }
 

@@ -65,6 +65,9 @@ typedef struct batch_run_options {
 /* Process every item; reports and messages come out in input order. Returns the
  * exit code: 0 when nothing failed, else 1 (also when the batch stopped). */
 int batch_run(batch *b, const batch_run_options *opt, batch_work work, void *ctx);
+/* The worker of batch_run that calls: 0 .. jobs - 1, for state a worker keeps
+ * from item to item; -1 outside batch_run's workers. */
+int batch_worker_index(void);
 
 void batch_free(batch *b);
 

@@ -85,6 +85,14 @@ wt_status pages_load(pipeline *p, page_binding *page, const char *file, wt_image
                            paged ? page->page : 0, img);
 }
 
+wt_status pages_load_borrowing(pipeline *p, page_binding *page, const char *file,
+                               wt_image *img)
+{
+    if (page && page->images && strcmp(file, page->input) == 0)
+        return pages_load(p, page, file, img);
+    return pipeline_decode_borrowing(p, pages_item(page), file, img);
+}
+
 batch_item *pages_item(const page_binding *page)
 {
     return page ? page->item : NULL;

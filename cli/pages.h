@@ -63,6 +63,11 @@ int pages_run_conversions(const cli_options *o, const char *cmd, int kind, page_
  * output of a stack; another file while a stack of more than one page is
  * processed (decompose --layers) is refused, a stack writes one output. */
 wt_status pages_load(pipeline *p, page_binding *page, const char *file, wt_image *img);
+/* pages_load, a file (not a stack's page) decoded into the worker's input
+ * room when the pool has rooms (pipeline_decode_borrowing): @p img must be
+ * gone before the worker's next file. */
+wt_status pages_load_borrowing(pipeline *p, page_binding *page, const char *file,
+                               wt_image *img);
 wt_status pages_save(pipeline *p, page_binding *page, const char *out, const wt_image *img);
 wt_status pages_save_pyramid(pipeline *p, page_binding *page, const char *out,
                              const wt_pyramid *pyr, const wt_npz_meta *meta);

@@ -276,6 +276,86 @@ static void wait_for_pool(pipeline *p)
     pthread_mutex_unlock(&p->lock);
 }
 
+/* ---- pixel rooms ---------------------------------------------------------------
+ * A GPU engine copies page-locked memory directly (one DMA each way) but
+ * pageable memory through its staging slots, a host copy of every byte made
+ * while the file holds the engine. So in a GPU pool each worker keeps two
+ * page-locked buffers (wt_engine_host_alloc, grown when a file needs more,
+ * freed at the end): JPEG decodes into the first, the engine draws the mosaic
+ * into the second, and the images only borrow them (wt_image.room). Images
+ * larger than ROOM_MOST keep malloc'd pixels. WT_PIXEL_ROOMS=0: never (the
+ * staged copies, for comparisons); 1: CPU pools too (malloc'd rooms, which
+ * test the borrowing path). */
+
+enum { ROOM_GRAIN = 1 << 20 };
+#define ROOM_MOST ((size_t)64 << 20)
+
+static int rooms_wanted(const pipeline *p)
+{
+    const char *env = wt_env()->pixel_rooms;
+    if (env && *env)
+        return strcmp(env, "0") != 0;
+    return p->is_gpu;
+}
+
+/* wt_pixel_room.reserve of a worker's room: its old memory freed, then
+ * @p bytes (rounded up) from the pool's engine; above ROOM_MOST, 0: the
+ * image keeps pageable pixels. */
+static int room_reserve(wt_pixel_room *room, size_t bytes)
+{
+    const pipeline *p = room->owner;
+    if (bytes <= room->size)
+        return 1;
+    if (bytes > ROOM_MOST)
+        return 0;
+    wt_engine_host_free(p->engines[0], room->data);
+    room->size = (bytes + ROOM_GRAIN - 1) / ROOM_GRAIN * ROOM_GRAIN;
+    room->data = wt_engine_host_alloc(p->engines[0], room->size);
+    if (!room->data)
+        room->size = 0;
+    return room->data != NULL;
+}
+
+static wt_status rooms_init(pipeline *p, int workers)
+{
+    p->rooms = calloc((size_t)workers, sizeof *p->rooms);
+    if (!p->rooms)
+        return WT_ERR_NOMEM;
+    for (int i = 0; i < workers; i++) {
+        p->rooms[i].input = (wt_pixel_room){NULL, 0, room_reserve, p};
+        p->rooms[i].output = p->rooms[i].input;
+    }
+    return WT_OK;
+}
+
+/* The rooms' memory freed (the pool still open: its engine frees it). */
+static void rooms_free(pipeline *p)
+{
+    for (int i = 0; p->rooms && p->nengines > 0 && i < p->workers; i++) {
+        wt_engine_host_free(p->engines[0], p->rooms[i].input.data);
+        wt_engine_host_free(p->engines[0], p->rooms[i].output.data);
+    }
+    free(p->rooms);
+    p->rooms = NULL;
+}
+
+/* The calling worker's rooms, or NULL: none in this pool, the pool not open
+ * yet (the first files decode while a GPU opens), or not a worker's call. */
+static pipeline_rooms *worker_rooms(pipeline *p)
+{
+    int i = batch_worker_index();
+    pthread_mutex_lock(&p->lock);
+    int on = !p->opening && p->rooms_on;
+    pthread_mutex_unlock(&p->lock);
+    return on && i >= 0 && i < p->workers ? &p->rooms[i] : NULL;
+}
+
+wt_pixel_room *pipeline_output_room(pipeline *p)
+{
+    pipeline_rooms *r = worker_rooms(p);
+    return r ? &r->output : NULL;
+}
+
 /* ---- the GPU opened in the background --------------------------------------
  * When a GPU is to be tried (--device auto that chose it, or a named cuda
  * device), it opens (about 0.35 s) on a thread of its own while the workers
@@ -317,6 +397,7 @@ static void *open_pool(void *arg)
             add_gpu_lanes(p);
         say_engines(p, p->workers, p->threads);
         start_gpu_codec(p);
+        p->rooms_on = rooms_wanted(p);
     }
     pthread_mutex_lock(&p->lock);
     p->opening = 0;
@@ -381,7 +462,8 @@ int pipeline_open(pipeline *p, const cli_options *opt, int workers, const wt_aut
     p->threads = p->threads < 1 ? 1 : p->threads;
     p->engines = calloc((size_t)workers, sizeof *p->engines);
     p->busy = calloc((size_t)workers, 1);
-    if (!p->engines || !p->busy) {
+    if (!p->engines || !p->busy || rooms_init(p, workers) != WT_OK) {
+        free(p->rooms);
         pool_close(p);
         fputs("wavetool: out of memory\n", stderr);
         return EXIT_SOME_FAILED;
@@ -393,6 +475,7 @@ int pipeline_open(pipeline *p, const cli_options *opt, int workers, const wt_aut
     p->device = opt->volume && !cli_volume_gpu_takes(opt) ? "cpu" : opt->device;
     int rc = open_engines(p, job);
     if (rc != CLI_CONTINUE) {
+        rooms_free(p);
         pool_close(p);
         pthread_mutex_destroy(&p->lock);
         pthread_cond_destroy(&p->freed);
@@ -407,6 +490,7 @@ void pipeline_close(pipeline *p)
     pipeline_wait_open(p);
     if (p->gpu_codec)
         wt_gpu_jpeg_stop();
+    rooms_free(p);
     pool_close(p);
     pthread_mutex_destroy(&p->lock);
     pthread_cond_destroy(&p->freed);
@@ -450,11 +534,13 @@ static void close_dropped_lane(pipeline *p, int i)
 }
 
 /* Give engine @p i back and add what its call took to the pipeline's split. */
-static void engine_release(pipeline *p, int i, const wt_engine_times *before)
+static void engine_release(pipeline *p, int i, const wt_engine_times *before, double taken)
 {
     wt_engine_times after;
     wt_engine_get_times(p->engines[i], &after);
+    double held = wt_seconds() - taken;
     pthread_mutex_lock(&p->lock);
+    p->stats.held += held;
     p->stats.upload += after.upload - before->upload;
     p->stats.transform += after.transform - before->transform;
     p->stats.download += after.download - before->download;
@@ -513,13 +599,18 @@ static wt_status job_on_cpu(pipeline_job job, void *arg)
 /* @p job on an engine of the pool. */
 static wt_status run_on_pool(pipeline *p, pipeline_job job, void *arg)
 {
+    double asked = wt_seconds();
     int i = engine_acquire(p);
     if (i < 0)
         return wt_error_set(p->open_status, "%s", p->open_error);
+    double taken = wt_seconds();
     wt_engine_times before;
     wt_engine_get_times(p->engines[i], &before);
     wt_status st = job(p->engines[i], arg);
-    engine_release(p, i, &before);
+    pthread_mutex_lock(&p->lock);
+    p->stats.waited += taken - asked;
+    pthread_mutex_unlock(&p->lock);
+    engine_release(p, i, &before, taken);
     return st;
 }
 
@@ -552,13 +643,14 @@ void pipeline_add_time(pipeline *p, double *slot, double since)
     pthread_mutex_unlock(&p->lock);
 }
 
-wt_status pipeline_decode(pipeline *p, batch_item *item, const char *file, wt_stack *stack,
-                          size_t page, wt_image *img)
+/* pipeline_decode, a file decoded into @p room when it is not NULL. */
+static wt_status decode_timed(pipeline *p, batch_item *item, const char *file, wt_stack *stack,
+                              size_t page, wt_pixel_room *room, wt_image *img)
 {
-    if (p->opt->gpu_decode)
-        wait_for_pool(p); /* the GPU codec, if any, starts with it */
+    wt_load_options load = p->load;
+    load.room = room;
     double t0 = wt_seconds();
-    wt_status st = stack ? wt_stack_read(stack, page, img) : wt_image_load(file, &p->load, img);
+    wt_status st = stack ? wt_stack_read(stack, page, img) : wt_image_load(file, &load, img);
     double dt = wt_seconds() - t0;
     if (st == WT_OK && wt_warning_message()[0] && !p->opt->quiet)
         batch_note(item, "warning: %s", wt_warning_message());
@@ -575,6 +667,23 @@ wt_status pipeline_decode(pipeline *p, batch_item *item, const char *file, wt_st
     if (st == WT_OK)
         batch_count_pixels(item, (double)img->width * img->height);
     return st;
+}
+
+wt_status pipeline_decode(pipeline *p, batch_item *item, const char *file, wt_stack *stack,
+                          size_t page, wt_image *img)
+{
+    if (p->opt->gpu_decode)
+        wait_for_pool(p); /* the GPU codec, if any, starts with it */
+    return decode_timed(p, item, file, stack, page, NULL, img);
+}
+
+wt_status pipeline_decode_borrowing(pipeline *p, batch_item *item, const char *file,
+                                    wt_image *img)
+{
+    if (p->opt->gpu_decode)
+        wait_for_pool(p);
+    pipeline_rooms *r = worker_rooms(p);
+    return decode_timed(p, item, file, NULL, 0, r ? &r->input : NULL, img);
 }
 
 void pipeline_say_meta_left_out(const pipeline *p, const char *out, const wt_image *img)

@@ -16,9 +16,16 @@
 /* Where the time of a pipeline's files went: seconds summed over workers. */
 typedef struct pipeline_stats {
     double decode, upload, transform, download, encode;
+    double held, waited; /* an engine held by a file, a file waiting for one */
     unsigned long images;
     double pixels;
 } pipeline_stats;
+
+/* A worker's page-locked pixel buffers (pipeline.c, "rooms"): the decoded
+ * input and the drawn output, kept from file to file. */
+typedef struct pipeline_rooms {
+    wt_pixel_room input, output;
+} pipeline_rooms;
 
 /* What a command's files share: options, a pool of engines (one CPU engine
  * per worker; or the GPU engines, one per device, that workers take in turn
@@ -37,6 +44,9 @@ typedef struct pipeline {
     pthread_mutex_t lock;
     pthread_cond_t freed; /* an engine given back, or the pool opened */
     pipeline_stats stats;
+    /* GPU pools (WT_PIXEL_ROOMS): one per worker (batch_worker_index) */
+    pipeline_rooms *rooms;
+    int rooms_on;
     /* a GPU opens on a thread of its own while the first files decode (pipeline.c) */
     const char *device;    /* --device, or "cpu" for volumes the GPU does not run */
     pthread_t opener;
@@ -87,6 +97,14 @@ wt_status pipeline_on_epyramid(wt_engine *e, const wt_params *params, const wt_i
  * counted, a warning noted for @p item (batch_note; NULL: none). Commands read their inputs through pages_load (pages.h). */
 wt_status pipeline_decode(pipeline *p, batch_item *item, const char *file, wt_stack *stack,
                           size_t page, wt_image *img);
+/* pipeline_decode of a file, its pixels borrowed from the calling worker's
+ * input room when the pool has rooms (else owned): the image must be gone
+ * before the worker's next file. */
+wt_status pipeline_decode_borrowing(pipeline *p, batch_item *item, const char *file,
+                                    wt_image *img);
+/* The calling worker's room for an image drawn for its file (a mosaic), or
+ * NULL when the pool has none: at most one such image at a time. */
+wt_pixel_room *pipeline_output_room(pipeline *p);
 
 /* Encode @p img into @p out (type from the name or --ext), the time counted. */
 wt_status pipeline_save(pipeline *p, const char *out, const wt_image *img);

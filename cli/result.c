@@ -59,8 +59,9 @@ wt_status result_alloc_for(const wt_image *like, wt_sample_type want, const char
 wt_status result_alloc_reconstruction(pipeline *p, const char *in, const char *out,
                                       const wt_npz_meta *meta, wt_image *img)
 {
-    const wt_image like = {meta->width, meta->height, meta->channels, meta->bit_depth,
-                           meta->color, NULL, meta->stored, NULL};
+    const wt_image like = {.width = meta->width, .height = meta->height,
+                           .channels = meta->channels, .bit_depth = meta->bit_depth,
+                           .color = meta->color, .stored = meta->stored};
     const wt_sample_type want = cli_result_type(p->opt, wt_image_stored(&like));
     wt_status st = wt_memory_check(&p->load, in, meta->width, meta->height, meta->channels);
     if (st == WT_OK)

@@ -480,7 +480,7 @@ static wt_status read_sidecar_header(FILE *f, const char *path, uint64_t max_pix
         return wt_error_set(WT_ERR_LIMIT, "%s: a %ldx%ld image is more than %llu pixels "
                             "(--max-pixels)", path, w, h, (unsigned long long)most);
     s->shape = (wt_image){(uint32_t)w, (uint32_t)h, (int)ch, (int)depth, (wt_color)ch, NULL,
-                          {0, 0}, NULL};
+                          {0, 0}, NULL, NULL};
     if (depth == WT_DEPTH_F32 && !read_sidecar_samples(f, &s->shape.stored))
         return bad_sidecar(path, "samples");
     return WT_OK;
@@ -610,7 +610,7 @@ wt_status undecimated_reconstruct(pipeline *p, page_binding *page, const wt_upar
                                   const char *out)
 {
     wt_image img = {0}, like = {meta->width, meta->height, meta->channels, meta->bit_depth,
-                                meta->color, NULL, meta->stored, NULL};
+                                meta->color, NULL, meta->stored, NULL, NULL};
     wt_sample_type want = cli_result_type(p->opt, wt_image_stored(&like));
     wt_status st = wt_image_check_holds(cli_output_format(p->opt, out), out, want,
                                         meta->channels);

@@ -77,7 +77,7 @@ static unsigned volume_need(void *ctx, const size_t shape[3])
 static wt_image image_layout_of(const wt_volume *v)
 {
     return (wt_image){(uint32_t)v->shape[2], (uint32_t)v->shape[1], v->channels, v->bit_depth,
-                      v->color, NULL, v->stored, NULL};
+                      v->color, NULL, v->stored, NULL, NULL};
 }
 
 static wt_status load_volume(pipeline *p, const char *in, wt_volume *v)

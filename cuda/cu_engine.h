@@ -219,6 +219,10 @@ wt_status cu_forward_image(wt_engine *e, const wt_params *p, const wt_image *img
                            wt_pyramid *out);
 wt_status cu_inverse_image(wt_engine *e, const wt_params *p, const wt_pyramid *in,
                            wt_image *img);
+/* Page-locked host memory for wt_pixel_room (wt_engine_host_alloc): portable,
+ * so every GPU of the process copies it directly. */
+void *cu_host_alloc(const wt_engine *e, size_t bytes);
+void cu_host_free(const wt_engine *e, void *ptr);
 wt_status cu_mosaic_image(wt_engine *e, const wt_params *p, const wt_image *img, wt_scale scale,
                           int bit_depth, wt_image *mosaic);
 wt_status cu_roundtrip_image(wt_engine *e, const wt_params *p, const wt_image *img,

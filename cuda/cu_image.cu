@@ -728,6 +728,27 @@ wt_status cu_mosaic_image(wt_engine *e, const wt_params *p, const wt_image *img,
 }
 
 /* ---------------------------------------------------------------------- */
+/* Page-locked memory of the callers (file workers' pixel rooms) */
+
+void *cu_host_alloc(const wt_engine *e, size_t bytes)
+{
+    void *p = NULL;
+    wt_status st = cu_fail_check(cudaSetDevice(((const cu_engine *)e->priv)->device),
+                                 "cudaSetDevice");
+    cudaError_t err = st == WT_OK ? cudaHostAlloc(&p, bytes ? bytes : 1, cudaHostAllocPortable)
+                                  : cudaSuccess;
+    if (st == WT_OK && err != cudaSuccess)
+        cu_fail_host(err, "cudaHostAlloc", bytes);
+    return st == WT_OK && err == cudaSuccess ? p : NULL;
+}
+
+void cu_host_free(const wt_engine *e, void *ptr)
+{
+    (void)e;
+    cudaFreeHost(ptr); /* releasing: nothing to report */
+}
+
+/* ---------------------------------------------------------------------- */
 /* Hooks for wavetool bench --host-path */
 
 extern "C" wt_status wt_cuda_host_register(wt_engine *e, void *ptr, size_t bytes, int on)

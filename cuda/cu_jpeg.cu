@@ -6,7 +6,9 @@
  * caller, the callers' batches running side by side) when it takes the file
  * (nvjpegDecodeBatchedSupported), else and on GPUs without the engine through
  * the GPU hybrid backend (nvjpegDecode); the
- * pixels come back into the caller's host image. Encoding: nvjpegEncodeImage
+ * pixels come back into the caller's host image (directly when it is
+ * page-locked, a worker's pixel room; else through the slot's page-locked
+ * buffer), and an encoder's input goes up the same way. Encoding: nvjpegEncodeImage
  * (RGB, 4:2:0) or nvjpegEncodeYUV (gray) on a handle of the default backend,
  * at libjpeg's quality, baseline
  * Huffman with the standard tables, as libjpeg's defaults.
@@ -186,6 +188,18 @@ static wt_status slot_host(jpeg_slot *s, size_t bytes)
     return WT_OK;
 }
 
+/* Whether @p p is page-locked (a file worker's pixel room, cli/pipeline.c):
+ * copied directly, without the slot's staging copy. */
+static int page_locked(const void *p)
+{
+    cudaPointerAttributes a;
+    if (cudaPointerGetAttributes(&a, p) != cudaSuccess) {
+        (void)cudaGetLastError(); /* not known to CUDA: pageable */
+        return 0;
+    }
+    return a.type == cudaMemoryTypeHost;
+}
+
 /* ---- start and stop ------------------------------------------------------ */
 
 extern "C" void wt_gpu_jpeg_stop(void)
@@ -353,10 +367,14 @@ static wt_status decode_on(jpeg_slot *s, const unsigned char *data, size_t size,
         WT_TRY(decode_into(s, data, size,
                            img->channels == 1 ? NVJPEG_OUTPUT_Y : NVJPEG_OUTPUT_RGBI, &dest, name));
     }
-    WT_TRY(slot_host(s, bytes));
-    CU_CHECK(cudaMemcpyAsync(s->h_pixels, s->d_pixels, bytes, cudaMemcpyDeviceToHost, s->stream));
+    int direct = page_locked(img->pixels);
+    if (!direct)
+        WT_TRY(slot_host(s, bytes));
+    CU_CHECK(cudaMemcpyAsync(direct ? img->pixels : s->h_pixels, s->d_pixels, bytes,
+                             cudaMemcpyDeviceToHost, s->stream));
     CU_CHECK(cudaStreamSynchronize(s->stream));
-    memcpy(img->pixels, s->h_pixels, bytes);
+    if (!direct)
+        memcpy(img->pixels, s->h_pixels, bytes);
     return WT_OK;
 }
 
@@ -383,10 +401,14 @@ static wt_status encode_on(jpeg_slot *s, const char *name, const uint8_t *pixels
                            uint8_t **out, size_t *size)
 {
     const size_t pitch = (size_t)width * (size_t)channels;
+    const uint8_t *from = pixels; /* page-locked: read by the copy itself */
     WT_TRY(slot_pixels(s, pitch * height));
-    WT_TRY(slot_host(s, pitch * height));
-    memcpy(s->h_pixels, pixels, pitch * height);
-    CU_CHECK(cudaMemcpyAsync(s->d_pixels, s->h_pixels, pitch * height, cudaMemcpyHostToDevice,
+    if (!page_locked(pixels)) {
+        WT_TRY(slot_host(s, pitch * height));
+        memcpy(s->h_pixels, pixels, pitch * height);
+        from = s->h_pixels;
+    }
+    CU_CHECK(cudaMemcpyAsync(s->d_pixels, from, pitch * height, cudaMemcpyHostToDevice,
                              s->stream));
     nvjpegChromaSubsampling_t css = channels == 1 ? NVJPEG_CSS_GRAY : NVJPEG_CSS_420;
     NV_TRY(name, "nvjpegEncoderParamsSetQuality",

@@ -282,6 +282,19 @@ typedef struct wt_image_meta {
     char *description; /**< TIFF ImageDescription, PNG tEXt "Description", JPEG COM; or NULL */
 } wt_image_meta;
 
+/** Memory that images borrow for their pixels instead of owning them: a
+ *  buffer its owner keeps from image to image (a file worker's page-locked
+ *  buffer, which a GPU engine copies from and into directly) and frees
+ *  itself. wt_pixel_room_reserve grows it through @p reserve. */
+typedef struct wt_pixel_room {
+    void *data;  /**< @p size bytes, or NULL */
+    size_t size;
+    /** Make @p data at least @p bytes (its contents may go): 1, or 0 when it
+     *  cannot (the caller then allocates as usual). */
+    int (*reserve)(struct wt_pixel_room *room, size_t bytes);
+    void *owner; /**< for @p reserve */
+} wt_pixel_room;
+
 typedef struct wt_image {
     uint32_t width, height;
     int channels;  /**< 1 .. WT_MAX_CHANNELS */
@@ -290,6 +303,11 @@ typedef struct wt_image {
     void *pixels;
     wt_sample_type stored; /**< the type to write; {0, 0}: that of bit_depth */
     wt_image_meta *meta;   /**< a reference (wt_image_free drops it); NULL: none */
+    /** NULL: the image owns @p pixels (malloc'd). Else they are this room's
+     *  memory, borrowed: never free()d or realloc'd through the image
+     *  (wt_image_free and wt_image_drop_pixels only forget them), and valid
+     *  until the room's owner reuses it. */
+    const wt_pixel_room *room;
 } wt_image;
 
 /** Drop a reference to @p m (NULL: nothing); the last frees it. */
@@ -304,6 +322,14 @@ void wt_image_share_meta(wt_image *to, const wt_image *from);
 wt_status wt_image_alloc(wt_image *img, uint32_t width, uint32_t height, int channels,
                          int bit_depth);
 void wt_image_free(wt_image *img);
+/** wt_image_alloc without zeroing, the pixels in @p room when it is not NULL
+ *  and can hold them (img->room set), else malloc'd: for a decoder that
+ *  writes every sample. */
+wt_status wt_image_alloc_in(wt_image *img, wt_pixel_room *room, uint32_t width, uint32_t height,
+                            int channels, int bit_depth);
+/** The pixels let go (freed when the image owns them, else only forgotten):
+ *  pixels NULL, room NULL, the rest kept. */
+void wt_image_drop_pixels(wt_image *img);
 /** Bytes of the pixel buffer (overflow-checked; 0 on overflow). */
 size_t wt_image_bytes(const wt_image *img);
 
@@ -345,6 +371,8 @@ typedef struct wt_load_options {
     int stack;           /**< wt_stack_layout: how wt_stack_open() reads a 3-D .npy */
     int coeff_image_meta; /**< 1: wt_npz_load_any reads the input's metadata a coefficient
                                file of one image stores into wt_npz_meta.image */
+    wt_pixel_room *room; /**< non-NULL: decoders that write every sample (JPEG) decode
+                              into it (wt_image_alloc_in); the image borrows it */
 } wt_load_options;
 
 #define WT_DEFAULT_MAX_PIXELS ((uint64_t)1 << 30)
@@ -790,6 +818,13 @@ const char *wt_engine_name(const wt_engine *engine);
 int wt_engine_is_cpu(const wt_engine *engine);
 /** Set worker threads of the CPU engine (0 = number of cores). */
 void wt_engine_set_threads(wt_engine *engine, int threads);
+/** Host memory that @p engine copies from and into fastest, for pixels kept
+ *  from image to image (wt_pixel_room): page-locked on a GPU engine (usable
+ *  by every GPU of the process), malloc'd on the CPU engine; NULL (with a
+ *  message) when it cannot. Free it with wt_engine_host_free of the same kind
+ *  of engine, which may be called from any thread. */
+void *wt_engine_host_alloc(const wt_engine *engine, size_t bytes);
+void wt_engine_host_free(const wt_engine *engine, void *ptr);
 
 /** Forward transform of C planes (C × h × w floats) into @p out, which must have
  *  been planned with the same params/size and have data allocated. For integer

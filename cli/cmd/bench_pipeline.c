@@ -122,7 +122,21 @@ static void print_json(const pass_result *r, const char *engine, const char *jpe
     wt_json_key_number(&j, "transform_s", "%.4f", s->transform);
     wt_json_key_number(&j, "download_s", "%.4f", s->download);
     wt_json_key_number(&j, "encode_s", "%.4f", s->encode);
+    wt_json_key_number(&j, "engine_held_s", "%.4f", s->held);
+    wt_json_key_number(&j, "engine_waited_s", "%.4f", s->waited);
     report_json_print(&j, stdout);
+}
+
+/* -v: how long files held an engine (a GPU pool's serial part) and waited
+ * for one, in all and a file; and whether pixel rooms were used. */
+static void say_engine_section(const pipeline *p, const pass_result *full)
+{
+    const pipeline_stats *s = &full->stats;
+    double files = s->images ? (double)s->images : 1.0;
+    printf("engine section (full pass): held %.3f s (%.3f ms a file, %d engine%s), "
+           "waited %.3f s (%.3f ms a file); pixel rooms %s\n",
+           s->held, 1e3 * s->held / files, p->nengines, p->nengines == 1 ? "" : "s", s->waited,
+           1e3 * s->waited / files, p->rooms_on ? "on" : "off");
 }
 
 static void report(const cli_options *o, pipeline *p, int workers, double in_bytes,
@@ -157,6 +171,8 @@ static void report(const cli_options *o, pipeline *p, int workers, double in_byt
     printf("split: CPU seconds summed over workers; full path / codecs only throughput: "
            "%.3f\n",
            ratio);
+    if (o->verbose)
+        say_engine_section(p, full);
 }
 
 /* Remove what the passes wrote into a temporary directory, the folders -O

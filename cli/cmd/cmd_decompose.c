@@ -44,8 +44,7 @@ typedef struct coeffs_job {
 static wt_status release_and_download(wt_epyramid *ep, void *arg)
 {
     coeffs_job *j = arg;
-    free(j->img->pixels);
-    j->img->pixels = NULL;
+    wt_image_drop_pixels(j->img);
     wt_status st = wt_pyramid_alloc(j->pyr, j->params, j->img->height, j->img->width,
                                     j->img->channels);
     return st == WT_OK ? wt_epyramid_download(ep, j->pyr) : st;
@@ -147,6 +146,25 @@ static wt_status styled_mosaic(pipeline *p, const wt_image *img, const wt_params
     return st;
 }
 
+/* @p mosaic sized for @p img's transform, its pixels in the worker's output
+ * room, when the pool has rooms: the engine draws into them (a GPU engine by
+ * one copy from the device). Else left empty for the engine to allocate. */
+static void mosaic_in_room(pipeline *p, const wt_image *img, const wt_params *params, int depth,
+                           wt_image *mosaic)
+{
+    wt_pixel_room *room = pipeline_output_room(p);
+    wt_pyramid plan;
+    size_t mh, mw;
+    if (!room || wt_pyramid_plan(&plan, params, img->height, img->width, img->channels) != WT_OK)
+        return;
+    wt_mosaic_size(&plan, &mh, &mw);
+    if (mh > UINT32_MAX || mw > UINT32_MAX ||
+        wt_image_alloc_in(mosaic, room, (uint32_t)mw, (uint32_t)mh, img->channels, depth) !=
+            WT_OK ||
+        !mosaic->room)
+        wt_image_free(mosaic); /* (the engine's own pixels, as without a room) */
+}
+
 /* The mosaic of @p img into @p out: drawn by the engine in the plain style,
  * else on the host (wt_mosaic_render_style). */
 static wt_status write_mosaic(pipeline *p, page_binding *page, const wt_image *img,
@@ -162,8 +180,10 @@ static wt_status write_mosaic(pipeline *p, page_binding *page, const wt_image *i
                             in, img->channels);
     wt_status st = mosaic_view(o, img, in, &view, &shown);
     mosaic_job job = {params, shown, o->scale, depth, &mosaic};
-    if (st == WT_OK && wt_mosaic_style_is_plain(&o->style))
+    if (st == WT_OK && wt_mosaic_style_is_plain(&o->style)) {
+        mosaic_in_room(p, shown, params, depth, &mosaic);
         st = pipeline_engine_run(p, mosaic_on, &job, in);
+    }
     else if (st == WT_OK)
         st = styled_mosaic(p, shown, params, in, depth, &mosaic);
     if (st == WT_OK)
@@ -204,7 +224,7 @@ static wt_status decompose_or_transcode(pipeline *p, page_binding *page, const c
 {
     wt_image img = {0};
     wt_params params;
-    wt_status st = pages_load(p, page, in, &img);
+    wt_status st = pages_load_borrowing(p, page, in, &img); /* gone by the end */
     wt_tlayout layout = wt_transform_class_of(p->opt->transform)->layout;
     int undecimated = layout == WT_LAYOUT_STACK && !transcode_only;
     int packets = layout == WT_LAYOUT_PACKET && !transcode_only;

@@ -66,6 +66,7 @@ enum {
     cudaStreamNonBlocking = 1,
     cudaEventDisableTiming = 2,
     cudaHostAllocDefault = 0,
+    cudaHostAllocPortable = 1,
     cudaHostRegisterDefault = 0,
 };
 enum cudaMemoryType {
@@ -157,25 +158,27 @@ static inline cudaError_t cudaMemGetInfo(size_t *free_b, size_t *total)
     *free_b = *total = (size_t)80 << 30;
     return 0;
 }
-static inline cudaError_t cudaHostAlloc(void **p, size_t n, int)
-{
-    *p = malloc(n ? n : 1);
-    return *p ? cudaSuccess : cudaErrorMemoryAllocation;
-}
-static inline cudaError_t cudaFreeHost(void *p) { free(p); return 0; }
-/* Registered host ranges, so that pointer attributes tell pinned from pageable. */
+/* Registered host ranges (cudaHostRegister, cudaHostAlloc), so that pointer
+ * attributes tell pinned from pageable; guarded, file workers allocate. */
 static inline std::vector<std::pair<const char *, size_t>> &wt_emu_registered()
 {
     static std::vector<std::pair<const char *, size_t>> r;
     return r;
 }
+static inline std::mutex &wt_emu_registered_lock()
+{
+    static std::mutex m;
+    return m;
+}
 static inline cudaError_t cudaHostRegister(void *p, size_t n, int)
 {
+    std::lock_guard<std::mutex> hold(wt_emu_registered_lock());
     wt_emu_registered().push_back({(const char *)p, n});
     return 0;
 }
 static inline cudaError_t cudaHostUnregister(void *p)
 {
+    std::lock_guard<std::mutex> hold(wt_emu_registered_lock());
     auto &r = wt_emu_registered();
     for (size_t i = 0; i < r.size(); i++)
         if (r[i].first == p) {
@@ -184,8 +187,22 @@ static inline cudaError_t cudaHostUnregister(void *p)
         }
     return 1;
 }
+static inline cudaError_t cudaHostAlloc(void **p, size_t n, int)
+{
+    *p = malloc(n ? n : 1);
+    if (*p)
+        cudaHostRegister(*p, n ? n : 1, 0);
+    return *p ? cudaSuccess : cudaErrorMemoryAllocation;
+}
+static inline cudaError_t cudaFreeHost(void *p)
+{
+    cudaHostUnregister(p);
+    free(p);
+    return 0;
+}
 static inline cudaError_t cudaPointerGetAttributes(cudaPointerAttributes *a, const void *p)
 {
+    std::lock_guard<std::mutex> hold(wt_emu_registered_lock());
     a->type = cudaMemoryTypeUnregistered;
     a->device = 0;
     for (auto &r : wt_emu_registered())

@@ -65,6 +65,7 @@ static void read_knobs(void)
         .auto_device = getenv("WT_AUTO_DEVICE"),
         .gpu_lanes = getenv("WT_GPU_LANES"),
         .gpu_open_first = getenv("WT_GPU_OPEN_FIRST"),
+        .pixel_rooms = getenv("WT_PIXEL_ROOMS"),
         .png_whole_max = getenv("WT_PNG_WHOLE_MAX"),
         .png_deflate = getenv("WT_PNG_DEFLATE"),
         .tmpdir = getenv("TMPDIR"),

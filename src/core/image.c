@@ -31,9 +31,11 @@ size_t wt_image_bytes(const wt_image *img)
     return n * (size_t)img->channels * bps;
 }
 
-/* wt_image_alloc, the pixels zeroed or not. */
+/* wt_image_alloc, the pixels zeroed or not; in @p room (not zeroed) when
+ * it is given and can hold them, else malloc'd (a room that cannot grow is
+ * no error). */
 static wt_status image_alloc(wt_image *img, uint32_t width, uint32_t height, int channels,
-                             int bit_depth, int zeroed)
+                             int bit_depth, int zeroed, wt_pixel_room *room)
 {
     memset(img, 0, sizeof *img);
     if (channels < 1 || channels > WT_MAX_CHANNELS ||
@@ -48,6 +50,11 @@ static wt_status image_alloc(wt_image *img, uint32_t width, uint32_t height, int
     size_t bytes = wt_image_bytes(img);
     if (!bytes && width && height)
         return wt_error_set(WT_ERR_LIMIT, "image of %ux%u is too large", width, height);
+    if (room && room->reserve && room->reserve(room, bytes ? bytes : 1)) {
+        img->pixels = room->data;
+        img->room = room;
+        return WT_OK;
+    }
     img->pixels = zeroed ? calloc(bytes ? bytes : 1, 1) : malloc(bytes ? bytes : 1);
     if (!img->pixels)
         return wt_error_set(WT_ERR_NOMEM, "out of memory for a %ux%u image", width, height);
@@ -57,13 +64,13 @@ static wt_status image_alloc(wt_image *img, uint32_t width, uint32_t height, int
 wt_status wt_image_alloc(wt_image *img, uint32_t width, uint32_t height, int channels,
                          int bit_depth)
 {
-    return image_alloc(img, width, height, channels, bit_depth, 1);
+    return image_alloc(img, width, height, channels, bit_depth, 1, NULL);
 }
 
 wt_status wt_image_alloc_unset(wt_image *img, uint32_t width, uint32_t height, int channels,
                                int bit_depth)
 {
-    return image_alloc(img, width, height, channels, bit_depth, 0);
+    return image_alloc(img, width, height, channels, bit_depth, 0, NULL);
 }
 
 /* ---- sample types ------------------------------------------------------- */
@@ -186,10 +193,23 @@ void wt_image_share_meta(wt_image *to, const wt_image *from)
         to->meta->refs++;
 }
 
+wt_status wt_image_alloc_in(wt_image *img, wt_pixel_room *room, uint32_t width, uint32_t height,
+                            int channels, int bit_depth)
+{
+    return image_alloc(img, width, height, channels, bit_depth, 0, room);
+}
+
+void wt_image_drop_pixels(wt_image *img)
+{
+    if (!img->room)
+        free(img->pixels);
+    img->pixels = NULL;
+    img->room = NULL;
+}
+
 void wt_image_free(wt_image *img)
 {
-    free(img->pixels);
-    img->pixels = NULL;
+    wt_image_drop_pixels(img);
     wt_image_meta_release(img->meta);
     img->meta = NULL;
 }

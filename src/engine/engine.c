@@ -87,6 +87,23 @@ void wt_engine_set_threads(wt_engine *engine, int threads)
     engine->threads = threads < 0 ? 0 : threads;
 }
 
+void *wt_engine_host_alloc(const wt_engine *engine, size_t bytes)
+{
+    void *p = engine->ops->host_alloc ? engine->ops->host_alloc(engine, bytes)
+                                      : malloc(bytes ? bytes : 1);
+    if (!p && !engine->ops->host_alloc)
+        wt_error_set(WT_ERR_NOMEM, "out of memory for %zu bytes", bytes);
+    return p;
+}
+
+void wt_engine_host_free(const wt_engine *engine, void *ptr)
+{
+    if (ptr && engine->ops->host_free)
+        engine->ops->host_free(engine, ptr);
+    else
+        free(ptr);
+}
+
 double wt_seconds(void)
 {
     struct timespec ts;

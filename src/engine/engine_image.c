@@ -129,7 +129,8 @@ static float sample_at(const unsigned char *px, size_t i, size_t bytes)
  * the pixels (realloc remaps a large block, copying nothing) and converts
  * from the last sample down, each float landing where only samples already
  * read were, so samples and planes are never held side by side; more channels
- * convert into a new buffer before the pixels go. */
+ * (or borrowed pixels, wt_image.room) convert into a new buffer before the
+ * pixels go. */
 static float *planes_replacing_pixels(wt_image *img, size_t elems)
 {
     size_t n = (size_t)img->width * img->height;
@@ -138,23 +139,24 @@ static float *planes_replacing_pixels(wt_image *img, size_t elems)
                      img->height);
         return NULL;
     }
-    unsigned char *buf = img->channels == 1 ? realloc(img->pixels, elems * sizeof(float))
-                                            : malloc(elems * sizeof(float));
+    int grow = img->channels == 1 && !img->room; /* borrowed pixels are never realloc'd */
+    unsigned char *buf = grow ? realloc(img->pixels, elems * sizeof(float))
+                              : malloc(elems * sizeof(float));
     if (!buf) {
         wt_error_set(WT_ERR_NOMEM, "out of memory for %zu coefficients", elems);
         return NULL;
     }
-    if (img->channels == 1 && img->bit_depth != WT_DEPTH_F32) { /* float32: already planes */
+    if (grow) {
+        img->pixels = NULL; /* now buf */
         size_t bytes = (size_t)img->bit_depth / 8;
-        for (size_t i = n; i-- > 0;) {
+        for (size_t i = n; img->bit_depth != WT_DEPTH_F32 && i-- > 0;) { /* float32: planes */
             float v = sample_at(buf, i, bytes);
             memcpy(buf + i * sizeof(float), &v, sizeof v);
         }
-    } else if (img->channels > 1) {
+    } else {
         wt_image_to_planes(img, (float *)buf);
-        free(img->pixels);
     }
-    img->pixels = NULL;
+    wt_image_drop_pixels(img);
     return (float *)buf;
 }
 
@@ -199,8 +201,7 @@ wt_status wt_forward_image_consume(wt_engine *engine, const wt_params *params, w
     }
     if (st != WT_OK)
         wt_pyramid_free(out);
-    free(img->pixels);
-    img->pixels = NULL;
+    wt_image_drop_pixels(img);
     return st;
 }
 
@@ -267,10 +268,9 @@ static wt_status samples_from_planes(wt_pyramid *pyr, wt_image *back)
 static wt_status roundtrip_in_place(wt_engine *e, const wt_params *p, wt_image *img,
                                     wt_pyramid *pyr, wt_image *back, int consume)
 {
-    if (back->channels == 1 || consume) {
-        free(back->pixels);
-        back->pixels = NULL;
-    }
+    if (back->channels == 1 || consume)
+        wt_image_drop_pixels(back); /* (borrowed ones only forgotten) */
+
     double t0 = wt_seconds();
     wt_status st = planes_into_pyramid(p, img, pyr, consume);
     double t1 = wt_seconds();
@@ -411,7 +411,6 @@ wt_status wt_roundtrip_image_consume(wt_engine *engine, const wt_params *params,
                                      wt_image *back)
 {
     wt_status st = roundtrip(engine, params, img, back, 1);
-    free(img->pixels);
-    img->pixels = NULL;
+    wt_image_drop_pixels(img);
     return st;
 }

@@ -241,6 +241,10 @@ typedef struct wt_engine_ops {
     wt_status (*roundtrip_image)(wt_engine *e, const wt_params *p, const wt_image *img,
                                  wt_image *back);
     const wt_epyramid_ops *pyr; /* engine-resident pyramids */
+    /* Host memory the engine copies fastest (optional, both or none; NULL:
+     * malloc and free): wt_engine_host_alloc, wt_engine_host_free. */
+    void *(*host_alloc)(const wt_engine *e, size_t bytes);
+    void (*host_free)(const wt_engine *e, void *ptr);
     /* Undecimated transforms (SWT, starlet) of host planes into host band
      * stacks; called with checked params. NULL: the host implementation
      * below runs them. */

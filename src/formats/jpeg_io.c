@@ -259,8 +259,8 @@ static wt_status decode_guarded(j_decompress_ptr cinfo, jpeg_context *ctx, const
         st = wt_memory_check(opt, ctx->name, cinfo->output_width, cinfo->output_height,
                              cinfo->output_components);
     if (st == WT_OK)
-        st = wt_image_alloc(img, cinfo->output_width, cinfo->output_height,
-                            cinfo->output_components, 8);
+        st = wt_image_alloc_in(img, opt->room, cinfo->output_width, cinfo->output_height,
+                               cinfo->output_components, 8); /* every row is written */
     if (st != WT_OK || gpu_decoded(cinfo, ctx, data, size, img))
         return st;
     jpeg_start_decompress(cinfo);

@@ -698,6 +698,22 @@ else
 fi
 expect "bench --pipeline removes its temporary outputs" \
     sh -c '! ls -d "${TMPDIR:-/tmp}"/wavetool-bench-* 2>/dev/null | grep -q .'
+# pixel rooms (a GPU pool's page-locked buffers kept by each worker; plain
+# memory with WT_PIXEL_ROOMS=1 on the CPU engine): the same bytes as without,
+# a truncated JPEG (--lenient) decoded into the room after a whole one
+mkdir -p rooms
+for r in 0 1; do
+    WT_PIXEL_ROOMS=$r "$WT" decompose -q -j 1 --lenient --device cpu -O rooms/png$r photo.jpg \
+        trunc.jpg rgb8.png
+    WT_PIXEL_ROOMS=$r "$WT" decompose -q -j 2 --device cpu --ext jpg -O rooms/jpg$r photo.jpg \
+        rgb8.png gray16.png
+    WT_PIXEL_ROOMS=$r "$WT" decompose -q -j 1 --lenient --device cpu -w db2 --ext npz \
+        -O rooms/npz$r photo.jpg trunc.jpg
+done
+expect "pixel rooms: the same mosaics and coefficients (rooms on and off)" \
+    sh -c 'ls rooms/png1/trunc.png rooms/npz1/trunc.npz rooms/jpg1/gray16.jpg >/dev/null &&
+           diff -r rooms/png0 rooms/png1 && diff -r rooms/jpg0 rooms/jpg1 &&
+           diff -r rooms/npz0 rooms/npz1'
 run "$WT" bench --pipeline --device cpu --format json -O pbout pb
 if [ "$rc" -eq 0 ] && [ "$(grep -c '"pass": "full".*"images": 10,' "$out")" -eq 1 ] &&
     [ "$(ls pbout | wc -l)" -eq 10 ]; then

@@ -312,6 +312,45 @@ static int check_kept_mosaic(const engines *en, const image_case *c, const wt_pa
     return fail;
 }
 
+/* wt_pixel_room.reserve of a room of fixed size. */
+static int fixed_room(wt_pixel_room *room, size_t bytes)
+{
+    return bytes <= room->size;
+}
+
+/* wt_mosaic_image of the image copied into wt_engine_host_alloc memory, into
+ * a mosaic borrowing such memory (a file worker's pixel rooms, cli/pipeline.c;
+ * canary-filled): drawn into the room (direct copies), equal to @p drawn, the
+ * room's memory not freed by wt_image_free. */
+static int check_room_mosaic(const engines *en, const image_case *c, const wt_params *p,
+                             const image_bufs *b, const wt_image *drawn, const char *name)
+{
+    size_t in_bytes = wt_image_bytes(&b->img), out_bytes = wt_image_bytes(drawn);
+    wt_pixel_room in = {wt_engine_host_alloc(en->gpu, in_bytes), in_bytes, fixed_room, NULL};
+    wt_pixel_room out = {wt_engine_host_alloc(en->gpu, out_bytes), out_bytes, fixed_room, NULL};
+    wt_image img = {0}, mosaic = {0};
+    int fail = !in.data || !out.data ||
+               wt_image_alloc_in(&img, &in, b->img.width, b->img.height, b->img.channels,
+                                 b->img.bit_depth) != WT_OK ||
+               wt_image_alloc_in(&mosaic, &out, drawn->width, drawn->height, drawn->channels,
+                                 drawn->bit_depth) != WT_OK ||
+               img.pixels != in.data || mosaic.pixels != out.data;
+    if (!fail) {
+        memcpy(img.pixels, b->img.pixels, in_bytes);
+        memset(mosaic.pixels, 0xA5, out_bytes);
+        fail = wt_mosaic_image(en->gpu, p, &img, c->scale, c->depth, &mosaic) != WT_OK ||
+               mosaic.pixels != out.data || memcmp(mosaic.pixels, drawn->pixels, out_bytes) != 0;
+    }
+    if (fail)
+        fprintf(stderr, "FAIL %s mosaic_image in pixel rooms: %s\n", name,
+                mosaic.pixels != out.data ? "room not used, or the call failed" : "pixels differ");
+    wt_image_free(&img); /* (borrowed: only forgotten) */
+    wt_image_free(&mosaic);
+    wt_engine_host_free(en->gpu, in.data);
+    wt_engine_host_free(en->gpu, out.data);
+    return fail;
+}
+
 /* mosaic_image: against the render of the GPU's pyramid (b->got, from
  * check_forward_image), and against the CPU engine's mosaic within the
  * allowance of the pyramids' tolerance. */
@@ -347,6 +386,8 @@ static int check_mosaic_image(const engines *en, const image_case *c, const wt_p
     }
     if (!fail) /* drawn again into the kept mosaic (canary-filled): the same pixels */
         fail = check_kept_mosaic(en, c, p, b, &gpu, name);
+    if (!fail) /* drawn from and into page-locked rooms: the same pixels */
+        fail = check_room_mosaic(en, c, p, b, &gpu, name);
     wt_image_free(&cpu);
     wt_image_free(&gpu);
     wt_image_free(&own);

@@ -1,8 +1,10 @@
 /* The CPU engine's transform in one buffer (src/engine/dwt_inplace.c, through
  * wt_forward_image_consume, wt_roundtrip_image and wt_roundtrip_image_consume):
  * the same bytes as the regular path (wt_forward_image, wt_inverse_image) over
- * wavelets, modes, levels, odd and thin shapes, channels and sample types; and
- * its peak memory, read from /proc/self/status, within 3x a 16-bit image. */
+ * wavelets, modes, levels, odd and thin shapes, channels and sample types, also
+ * on pixels borrowed from a room (wt_image.room: never freed nor realloc'd);
+ * and its peak memory, read from /proc/self/status, within 3x a 16-bit image. */
+
 #include <malloc.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -147,6 +149,114 @@ static void test_roundtrip_equals_regular(void **state)
     wt_engine_close(e);
 }
 
+/* ---- borrowed pixels (wt_image.room) ---------------------------------------- */
+
+/* A room as a file worker keeps one, counting its growths; refuses above
+ * @p most bytes. */
+typedef struct test_room {
+    wt_pixel_room room;
+    size_t most;
+    int grown;
+} test_room;
+
+static int test_reserve(wt_pixel_room *room, size_t bytes)
+{
+    test_room *t = room->owner;
+    if (bytes <= room->size)
+        return 1;
+    if (bytes > t->most)
+        return 0;
+    free(room->data);
+    room->data = malloc(bytes);
+    room->size = room->data ? bytes : 0;
+    t->grown++;
+    return room->data != NULL;
+}
+
+static void room_init(test_room *t, size_t most)
+{
+    memset(t, 0, sizeof *t);
+    t->room = (wt_pixel_room){NULL, 0, test_reserve, t};
+    t->most = most;
+}
+
+/* @p from's copy in @p room (it must take it). */
+static void copy_into_room(const wt_image *from, test_room *room, wt_image *to)
+{
+    assert_int_equal(wt_image_alloc_in(to, &room->room, from->width, from->height,
+                                       from->channels, from->bit_depth),
+                     WT_OK);
+    assert_ptr_equal(to->pixels, room->room.data);
+    assert_ptr_equal(to->room, &room->room);
+    memcpy(to->pixels, from->pixels, wt_image_bytes(from));
+}
+
+/* The in-place paths on borrowed pixels (a worker's room): the same bytes,
+ * and the room's memory neither freed nor realloc'd (freed here at the end:
+ * a free or realloc through the image would be a double free). */
+static void test_borrowed_pixels(void **state)
+{
+    (void)state;
+    wt_engine *e;
+    assert_int_equal(wt_engine_open(&e, "cpu"), WT_OK);
+    test_room in, out;
+    room_init(&in, SIZE_MAX);
+    room_init(&out, SIZE_MAX);
+    for (size_t i = 0; i < sizeof configs / sizeof *configs; i++) {
+        const config *c = &configs[i];
+        wt_params p = params_of(c);
+        wt_image img, given, ref, back;
+        wt_pyramid pyr, got;
+        random_image(&img, c->w, c->h, c->channels, c->depth);
+        copy_into_room(&img, &in, &given);
+        assert_int_equal(wt_pyramid_alloc(&pyr, &p, c->h, c->w, c->channels), WT_OK);
+        assert_int_equal(wt_forward_image(e, &p, &img, &pyr), WT_OK);
+        assert_int_equal(wt_forward_image_consume(e, &p, &given, &got), WT_OK);
+        assert_null(given.pixels);
+        assert_null(given.room);
+        if (memcmp(got.data, pyr.data, pyr.total * 4) != 0)
+            fail_msg("config %zu (%s): coefficients of borrowed pixels differ", i, c->wavelet);
+        copy_image(&img, &ref);
+        assert_int_equal(wt_inverse_image(e, &p, &pyr, &ref), WT_OK);
+        copy_into_room(&img, &out, &back);
+        assert_int_equal(wt_roundtrip_image(e, &p, &img, &back), WT_OK);
+        if (memcmp(back.pixels, ref.pixels, wt_image_bytes(&ref)) != 0)
+            fail_msg("config %zu (%s): reconstructions into borrowed pixels differ", i,
+                     c->wavelet);
+        wt_image_free(&back); /* forgets borrowed pixels, frees its own */
+        wt_pyramid_free(&pyr);
+        wt_pyramid_free(&got);
+        wt_image_free(&img);
+        wt_image_free(&ref);
+    }
+    assert_true(in.grown >= 1 && in.grown < (int)(sizeof configs / sizeof *configs));
+    free(in.room.data);
+    free(out.room.data);
+    wt_engine_close(e);
+}
+
+/* A room that cannot hold the image: the pixels are the image's own. */
+static void test_room_refusing(void **state)
+{
+    (void)state;
+    test_room small;
+    room_init(&small, 100);
+    wt_image img;
+    assert_int_equal(wt_image_alloc_in(&img, &small.room, 10, 10, 1, 8), WT_OK);
+    assert_ptr_equal(img.room, &small.room);
+    wt_image_free(&img);
+    assert_non_null(small.room.data); /* only forgotten */
+    assert_int_equal(wt_image_alloc_in(&img, &small.room, 11, 10, 1, 8), WT_OK);
+    assert_null(img.room);
+    assert_true(img.pixels != small.room.data);
+    wt_image_drop_pixels(&img);
+    assert_null(img.pixels);
+    assert_int_equal(wt_image_alloc_in(&img, NULL, 3, 2, 4, 16), WT_OK);
+    assert_null(img.room);
+    wt_image_free(&img);
+    free(small.room.data);
+}
+
 /* kB of a /proc/self/status line ("VmHWM:", "VmRSS:") */
 static long status_kb(const char *key)
 {
@@ -231,6 +341,8 @@ int main(void)
         cmocka_unit_test(test_forward_equals_regular),
         cmocka_unit_test(test_roundtrip_equals_regular),
         cmocka_unit_test(test_peak_memory),
+        cmocka_unit_test(test_borrowed_pixels),
+        cmocka_unit_test(test_room_refusing),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
