@@ -338,12 +338,13 @@ static level_launcher try_fast(const wt_params *p, cu_level *f, int inverse, int
     typedef typename E::T T;
     kern->threads = inverse ? fast_inverse_threads<typename E::template op<true>>()
                             : fast_forward_threads<typename E::template op<false>>();
-    kern->kern = inverse ? (first_level ? fast_kernel<E, true, float>() : fast_kernel<E, true, T>())
-                         : (first_level ? fast_kernel<E, false, float>() : fast_kernel<E, false, T>());
+    if (inverse)
+        kern->kern = first_level ? fast_kernel<E, true, float>() : fast_kernel<E, true, T>();
+    else
+        kern->kern = first_level ? fast_kernel<E, false, float>() : fast_kernel<E, false, T>();
     if constexpr (E::TAIL) {
         tail->kern = inverse ? tail_kernel_of<E, true>() : tail_kernel_of<E, false>();
-        tail->threads = inverse ? fast_inverse_threads<typename E::template op<true>>()
-                                : fast_forward_threads<typename E::template op<false>>();
+        tail->threads = kern->threads;
     }
     if (inverse)
         return first_level ? launch_fast<E, true, float> : launch_fast<E, true, T>;
@@ -440,7 +441,22 @@ static void policy_tiles(const cu_engine *ce, cu_level *f, int inverse, bool is_
     f->tx = tx;
 }
 
-static double resident_blocks(const cu_engine *ce, const void *kern, int threads, size_t smem);
+/* Blocks of kernel @p kern (@p threads a block) resident at once with @p
+ * smem bytes each (0: none, or the device does not say). */
+static double resident_blocks(const cu_engine *ce, const void *kern, int threads, size_t smem)
+{
+#ifdef WT_CUDA_EMULATE
+    (void)ce, (void)kern, (void)threads, (void)smem;
+    return WT_EMU_COOP_BLOCKS;
+#endif
+    int per_sm = 0;
+    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kern, threads, smem) !=
+        cudaSuccess) {
+        cudaGetLastError();
+        return 0;
+    }
+    return (double)per_sm * ce->sms;
+}
 
 /* L.prefetch of a fast short-filter level (cu_fast.cuh): the policy's
  * fast_prefetch in resident grids of this kernel, as blocks; 0 when that is
@@ -562,23 +578,6 @@ level_launcher pick_launcher(const cu_engine *ce, const wt_params *p, cu_level *
 
 /* ---------------------------------------------------------------------- */
 /* Fused levels (cu_program.cu) */
-
-/* Blocks of kernel @p kern (@p threads a block) resident at once with @p
- * smem bytes each (0: none, or the device does not say). */
-static double resident_blocks(const cu_engine *ce, const void *kern, int threads, size_t smem)
-{
-#ifdef WT_CUDA_EMULATE
-    (void)ce, (void)kern, (void)threads, (void)smem;
-    return WT_EMU_COOP_BLOCKS;
-#endif
-    int per_sm = 0;
-    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kern, threads, smem) !=
-        cudaSuccess) {
-        cudaGetLastError();
-        return 0;
-    }
-    return (double)per_sm * ce->sms;
-}
 
 int tail_covers(const cu_engine *ce, const level_tail *k, const cu_level *lv, int inverse,
                 int channels)
