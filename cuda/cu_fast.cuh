@@ -299,18 +299,6 @@ template <typename V> WT_DEV void st_vec(void *p, V v)
  * whose extension is one term per position (use_double() takes the
  * extrapolating ones to the generic kernels). */
 
-/* Columns [x0, x1) of a window of wx columns at px0 that lie inside a
- * signal of w samples. */
-struct col_range {
-    int x0, x1;
-};
-
-WT_DEV col_range inside_columns(int px0, int wx, int w)
-{
-    const int x0 = px0 < 0 ? (-px0 < wx ? -px0 : wx) : 0;
-    return col_range{x0, px0 + wx > w ? (w - px0 > x0 ? w - px0 : x0) : wx};
-}
-
 /* The (folded) source row of window row iy, its weight (0: zero row). */
 template <typename TIn>
 WT_DEV const TIn *forward_row(const cu_axis &ay, const TIn *src, int stride, int pos,
@@ -341,33 +329,6 @@ WT_DEV void cp_async_wait()
 {
 #if !defined(WT_CUDA_EMULATE) && __CUDA_ARCH__ >= 800
     asm volatile("cp.async.wait_all;\n" ::);
-#endif
-}
-
-/* A hint that bytes [p, p + bytes) will be read soon: fetched into L2 (no
- * registers, no shared memory, nothing to wait for), the whole 16-byte
- * blocks inside the range only, so that no address past it is touched.
- * sm_90: one bulk request (cp.async.bulk.prefetch); older GPUs: one
- * prefetch a 128-byte line. The emulation reads the range (an address
- * outside the buffers shows). */
-WT_DEV void prefetch_l2(const void *p, int bytes)
-{
-    const uintptr_t a = ((uintptr_t)p + 15) & ~(uintptr_t)15;
-    const uintptr_t e = ((uintptr_t)p + (uintptr_t)bytes) & ~(uintptr_t)15;
-    if (e <= a)
-        return;
-#ifdef WT_CUDA_EMULATE
-    for (uintptr_t x = a; x < e; x++)
-        (void)*(const volatile unsigned char *)x;
-    wt_emu_prefetch_bytes += (long)(e - a);
-#elif __CUDA_ARCH__ >= 900
-    asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;\n" ::"l"(
-                     __cvta_generic_to_global((const void *)a)),
-                 "r"((unsigned)(e - a))
-                 : "memory");
-#else
-    for (uintptr_t x = a; x < e; x += 128)
-        asm volatile("prefetch.global.L2 [%0];\n" ::"l"(__cvta_generic_to_global((const void *)x)));
 #endif
 }
 
@@ -453,8 +414,8 @@ WT_DEV int gather_forward_fast(const cu_level &L, T *win, int pitch, int py0, in
     const int w = ax.n, stride = L.src_w[0];
     /* window columns [x0, x1) lie inside the signal; the nb others are
      * folded through a table */
-    const col_range in = inside_columns(px0, wx, w);
-    const int x0 = in.x0, x1 = in.x1;
+    const int x0 = px0 < 0 ? (-px0 < wx ? -px0 : wx) : 0;
+    const int x1 = px0 + wx > w ? (w - px0 > x0 ? w - px0 : x0) : wx;
     const int nb = x0 + (wx - x1);
     fwd_row<TIn> *rows = (fwd_row<TIn> *)scratch;
     fwd_col *cols = (fwd_col *)(rows + wy);
@@ -988,29 +949,6 @@ WT_DEV int imin(int a, int b)
     return a < b ? a : b;
 }
 
-/* Tile (by, bx) of a forward level: its first output pair along y and x,
- * the pairs it holds (tiles at the far edges: only the pairs there are, in
- * whole segments; 4098-wide bands leave 2 of 32), and the window they need,
- * wy x wx at (py0, px0). */
-struct fwd_tile {
-    int uy0, ux0, tye, txe, py0, px0, wy, wx;
-};
-
-WT_DEV fwd_tile forward_tile_at(const cu_level &L, int by, int bx)
-{
-    const cu_axis &ay = L.ax[0], &ax = L.ax[1];
-    fwd_tile t;
-    t.uy0 = by * L.ty;
-    t.ux0 = bx * L.tx;
-    t.tye = imin(L.ty, round_seg(ay.pairs - t.uy0));
-    t.txe = imin(L.tx, round_seg(ax.pairs - t.ux0));
-    t.py0 = 2 * t.uy0 + ay.win_a;
-    t.px0 = 2 * t.ux0 + ax.win_a;
-    t.wy = 2 * t.tye + ay.halo;
-    t.wx = 2 * t.txe + ax.halo;
-    return t;
-}
-
 /* Tile (@p by, @p bx) of plane @p c of a forward level, through the block's
  * shared memory @p smem: the body of dwt_forward_fast and of the fused
  * levels' dwt_tail_fast (the same arithmetic for every sample). */
@@ -1020,13 +958,17 @@ WT_DEV void forward_fast_tile(const cu_level &L, unsigned char *smem, int c, int
     const cu_axis &ay = L.ax[0], &ax = L.ax[1];
     const int ty = L.ty, tx = L.tx, pitch = L.pitch;
     T *win = (T *)smem, *mid = win + L.wy * pitch; /* mid: 2 ty rows x pitch */
+    const int uy0 = by * ty, ux0 = bx * tx;
     const TIn *src = (const TIn *)L.src[0] + (size_t)c * L.src_plane[0];
-    const fwd_tile t = forward_tile_at(L, by, bx);
-    const int uy0 = t.uy0, ux0 = t.ux0, tye = t.tye, txe = t.txe, wy = t.wy, wx = t.wx;
+    /* tiles at the far edges: only the pairs there are, in whole segments
+     * (4098-wide bands leave 2 of 32), and the window they need */
+    const int tye = imin(ty, round_seg(ay.pairs - uy0)), txe = imin(tx, round_seg(ax.pairs - ux0));
+    const int wy = 2 * tye + ay.halo, wx = 2 * txe + ax.halo;
     /* x-stage rows: low-pass [0, tye) then high-pass [ty, ty + tye) of mid */
     auto mid_row = [&](int r) { return r < tye ? r : ty + (r - tye); };
 
-    const int lead = gather_forward_fast<T, TIn>(L, win, pitch, t.py0, t.px0, wy, wx, src, mid);
+    const int lead = gather_forward_fast<T, TIn>(L, win, pitch, 2 * uy0 + ay.win_a,
+                                                 2 * ux0 + ax.win_a, wy, wx, src, mid);
     WT_SYNC();
     const T *wv = win + lead;
     for_flat(wx, tye / CU_SEG, [&](int ix, int seg) {
@@ -1143,93 +1085,12 @@ WT_DEV void inverse_fast_tile(const cu_level &L, unsigned char *smem, int c, int
     });
 }
 
-/* ---------------------------------------------------------------------- */
-/* Loads ahead (L.prefetch, cu_policy's fast_prefetch): a block has the
- * window of the tile L.prefetch blocks after its own (launch order: x, then
- * y, then the channel) fetched into L2 before its gather, so that the
- * block which later takes that tile gathers from L2. A block's loads are in
- * flight only while it gathers (the tile's stages and stores follow), so
- * the DRAM requests in flight per SM were its gathering blocks' windows;
- * a prefetch puts a window more in flight at each block's start, and no
- * thread waits for it. The
- * rows are the gather's (the same folding), only the columns inside the
- * signal (no address outside a row); one warp, the last (the gather's row
- * tables take the first ones), a row (inverse: a half row) per lane. */
-
-/* The tile L.prefetch blocks after this one, if the grid has it (the host
- * keeps the grid's block count below 2^31: 32-bit divisions). */
-WT_DEV bool prefetch_target(const cu_level &L, int *c, int *by, int *bx)
-{
-    const unsigned gx = gridDim.x, gy = gridDim.y;
-    const unsigned t = blockIdx.x + gx * (blockIdx.y + gy * blockIdx.z) + (unsigned)L.prefetch;
-    if (L.prefetch <= 0 || t >= gx * gy * gridDim.z)
-        return false;
-    const unsigned row = t / gx;
-    *bx = (int)(t - row * gx);
-    *by = (int)(row % gy);
-    *c = (int)(row / gy);
-    return true;
-}
-
-/* The lanes of the block's last warp (of the one thread in the emulation):
- * *lane its index, *lanes their count; false for the other threads. */
-WT_DEV bool prefetch_lane(int *lane, int *lanes)
-{
-    const int nt = block_threads(), first = nt > 32 ? nt - 32 : 0;
-    *lane = thread_rank() - first;
-    *lanes = nt - first;
-    return *lane >= 0;
-}
-
-/* The inside columns of the window rows of forward tile (by, bx), plane c. */
-template <typename TIn> WT_DEV void prefetch_forward(const cu_level &L)
-{
-    int c, by, bx, lane, lanes;
-    if (!prefetch_lane(&lane, &lanes) || !prefetch_target(L, &c, &by, &bx))
-        return;
-    const fwd_tile t = forward_tile_at(L, by, bx);
-    const col_range in = inside_columns(t.px0, t.wx, L.ax[1].n);
-    const TIn *src = (const TIn *)L.src[0] + (size_t)c * L.src_plane[0] + t.px0 + in.x0;
-    for (int iy = lane; iy < t.wy; iy += lanes) {
-        float weight;
-        const TIn *row = forward_row(L.ax[0], src, L.src_w[0], t.py0 + iy, &weight);
-        if (weight != 0.0f)
-            prefetch_l2(row, (in.x1 - in.x0) * (int)sizeof(TIn));
-    }
-}
-
-/* The coefficients inside the band rows of the window rows of inverse tile
- * (by, bx), plane c: each row's low- and high-pass half. */
-template <typename T> WT_DEV void prefetch_inverse(const cu_level &L)
-{
-    int c, by, bx, lane, lanes;
-    if (!prefetch_lane(&lane, &lanes) || !prefetch_target(L, &c, &by, &bx))
-        return;
-    const cu_axis &ay = L.ax[0], &ax = L.ax[1];
-    const int py0 = 2 * by * L.ty + ay.win_a, m0 = (2 * bx * L.tx + ax.win_a) >> 1, q = L.wx >> 1;
-    inv_inside in;
-    inside_range(m0 + ax.da, ax.n, q, &in.k0_lo, &in.k1_lo);
-    inside_range(m0 + ax.dd, ax.n1, q, &in.k0_hi, &in.k1_hi);
-    for (int i = lane; i < 2 * L.wy; i += lanes) {
-        const int px = i & 1, k0 = px ? in.k0_hi : in.k0_lo, k1 = px ? in.k1_hi : in.k1_lo;
-        const coef_term cy = coef_at(ay, py0 + (i >> 1));
-        if (cy.idx < 0 || k1 <= k0)
-            continue;
-        const int band = 2 * cy.phase + px;
-        const T *row = (const T *)L.src[band] + (size_t)c * L.src_plane[band] +
-                       (size_t)cy.idx * L.src_w[band] + (m0 + (px ? ax.dd : ax.da) + k0);
-        prefetch_l2(row, (k1 - k0) * (int)sizeof(T));
-    }
-}
-
 template <class Op, typename T, typename TIn>
 WT_GLOBAL void WT_LAUNCH_BOUNDS_MIN(fast_forward_threads<Op>(), fast_forward_blocks<Op>())
     dwt_forward_fast(const WT_GRID_CONST cu_level L)
 {
     WT_PDL_BEGIN();
     WT_DYN_SMEM(unsigned char, smem);
-    if (L.prefetch)
-        prefetch_forward<TIn>(L);
     forward_fast_tile<Op, T, TIn>(L, smem, (int)blockIdx.z, (int)blockIdx.y, (int)blockIdx.x);
 }
 
@@ -1239,8 +1100,6 @@ WT_GLOBAL void WT_LAUNCH_BOUNDS_MIN(fast_inverse_threads<Op>(), CU_FWD_BLOCKS)
 {
     WT_PDL_BEGIN();
     WT_DYN_SMEM(unsigned char, smem);
-    if (L.prefetch)
-        prefetch_inverse<T>(L);
     inverse_fast_tile<Op, T, TOut>(L, smem, (int)blockIdx.z, (int)blockIdx.y, (int)blockIdx.x);
 }
 

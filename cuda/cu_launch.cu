@@ -19,12 +19,6 @@ dim3 level_grid(const cu_level *lv, int channels)
     return dim3(gx, gy, (unsigned)channels);
 }
 
-static double level_tiles(const cu_level *lv, int channels)
-{
-    const dim3 g = level_grid(lv, channels);
-    return (double)g.x * g.y * g.z;
-}
-
 static wt_status check_grid(dim3 g)
 {
     if (g.y > 65535 || g.z > 65535)
@@ -317,35 +311,23 @@ wt_status allow_smem_all(size_t bytes, size_t fast_bytes)
     return allow_smem_generic<true>(bytes);
 }
 
-/* A fast level kernel and its threads per block. */
-struct fast_kernel_ref {
-    level_kernel kern;
-    int threads;
-};
-
 /* Entry E's launcher when it fits the level (then *f adjusted), else NULL;
- * *is_long, *kern (the kernel it launches) and *tail (its kernel of fused
- * levels, if any) set. */
+ * *is_long and *tail (its kernel of fused levels, if any) set. */
 template <class E>
 static level_launcher try_fast(const wt_params *p, cu_level *f, int inverse, int first_level,
-                               bool *is_long, fast_kernel_ref *kern, level_tail *tail)
+                               bool *is_long, level_tail *tail)
 {
     cu_level g = *f;
     if (!E::fits(p, &g, inverse))
         return NULL;
     *f = g;
     *is_long = E::template op<false>::LONG;
-    typedef typename E::T T;
-    kern->threads = inverse ? fast_inverse_threads<typename E::template op<true>>()
-                            : fast_forward_threads<typename E::template op<false>>();
-    if (inverse)
-        kern->kern = first_level ? fast_kernel<E, true, float>() : fast_kernel<E, true, T>();
-    else
-        kern->kern = first_level ? fast_kernel<E, false, float>() : fast_kernel<E, false, T>();
     if constexpr (E::TAIL) {
         tail->kern = inverse ? tail_kernel_of<E, true>() : tail_kernel_of<E, false>();
-        tail->threads = kern->threads;
+        tail->threads = inverse ? fast_inverse_threads<typename E::template op<true>>()
+                                : fast_forward_threads<typename E::template op<false>>();
     }
+    typedef typename E::T T;
     if (inverse)
         return first_level ? launch_fast<E, true, float> : launch_fast<E, true, T>;
     return first_level ? launch_fast<E, false, float> : launch_fast<E, false, T>;
@@ -353,12 +335,10 @@ static level_launcher try_fast(const wt_params *p, cu_level *f, int inverse, int
 
 template <class... E>
 static level_launcher first_fit(fast_list<E...>, const wt_params *p, cu_level *f, int inverse,
-                                int first_level, bool *is_long, fast_kernel_ref *kern,
-                                level_tail *tail)
+                                int first_level, bool *is_long, level_tail *tail)
 {
     level_launcher launch = NULL;
-    ((launch = launch ? launch : try_fast<E>(p, f, inverse, first_level, is_long, kern, tail)),
-     ...);
+    ((launch = launch ? launch : try_fast<E>(p, f, inverse, first_level, is_long, tail)), ...);
     return launch;
 }
 
@@ -441,38 +421,6 @@ static void policy_tiles(const cu_engine *ce, cu_level *f, int inverse, bool is_
     f->tx = tx;
 }
 
-/* Blocks of kernel @p kern (@p threads a block) resident at once with @p
- * smem bytes each (0: none, or the device does not say). */
-static double resident_blocks(const cu_engine *ce, const void *kern, int threads, size_t smem)
-{
-#ifdef WT_CUDA_EMULATE
-    (void)ce, (void)kern, (void)threads, (void)smem;
-    return WT_EMU_COOP_BLOCKS;
-#endif
-    int per_sm = 0;
-    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kern, threads, smem) !=
-        cudaSuccess) {
-        cudaGetLastError();
-        return 0;
-    }
-    return (double)per_sm * ce->sms;
-}
-
-/* L.prefetch of a fast short-filter level (cu_fast.cuh): the policy's
- * fast_prefetch in resident grids of this kernel, as blocks; 0 when that is
- * not a block, or the grid is past 32-bit block indices. */
-static int prefetch_distance(const cu_engine *ce, const fast_kernel_ref *k, const cu_level *f,
-                             int inverse, int channels)
-{
-    const double tiles = level_tiles(f, channels);
-    if (ce->pol.fast_prefetch <= 0 || tiles >= 2147483647.0)
-        return 0;
-    const double d =
-        ce->pol.fast_prefetch * resident_blocks(ce, (const void *)k->kern, k->threads,
-                                                fast_smem(f, inverse));
-    return d >= 1 && d < tiles ? (int)d : 0;
-}
-
 /* The fast kernel for this level (adjusting *lv), or NULL: generic kernel;
  * *tail its kernel of fused levels (kern NULL: none). */
 static level_launcher pick_fast(const cu_engine *ce, const wt_params *p, cu_level *lv,
@@ -484,10 +432,8 @@ static level_launcher pick_fast(const cu_engine *ce, const wt_params *p, cu_leve
         return NULL;
     cu_level f = *lv;
     bool is_long = false;
-    fast_kernel_ref kern = {NULL, 0};
     level_tail t = {NULL, 0};
-    level_launcher launch =
-        first_fit(fast_kernels(), p, &f, inverse, first_level, &is_long, &kern, &t);
+    level_launcher launch = first_fit(fast_kernels(), p, &f, inverse, first_level, &is_long, &t);
     if (!launch)
         return NULL;
     policy_tiles(ce, &f, inverse, is_long, channels);
@@ -500,7 +446,6 @@ static level_launcher pick_fast(const cu_engine *ce, const wt_params *p, cu_leve
     for (int b = 0; b < 4 && !inverse; b++)
         if (((uintptr_t)f.dst[b] & 15) || (f.dst_w[b] & 3) || (f.dst_plane[b] & 3))
             f.dst_aligned = 0;
-    f.prefetch = is_long ? 0 : prefetch_distance(ce, &kern, &f, inverse, channels);
     *lv = f;
     *tail = t;
     return launch;
@@ -579,11 +524,33 @@ level_launcher pick_launcher(const cu_engine *ce, const wt_params *p, cu_level *
 /* ---------------------------------------------------------------------- */
 /* Fused levels (cu_program.cu) */
 
+/* Blocks of kernel @p k resident at once with @p smem bytes each (0: none,
+ * or the device does not say). */
+static double resident_blocks(const cu_engine *ce, const level_tail *k, size_t smem)
+{
+#ifdef WT_CUDA_EMULATE
+    (void)ce, (void)k, (void)smem;
+    return WT_EMU_COOP_BLOCKS;
+#endif
+    int per_sm = 0;
+    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k->kern, k->threads, smem) !=
+        cudaSuccess) {
+        cudaGetLastError();
+        return 0;
+    }
+    return (double)per_sm * ce->sms;
+}
+
+static double level_tiles(const cu_level *lv, int channels)
+{
+    const dim3 g = level_grid(lv, channels);
+    return (double)g.x * g.y * g.z;
+}
+
 int tail_covers(const cu_engine *ce, const level_tail *k, const cu_level *lv, int inverse,
                 int channels)
 {
-    return level_tiles(lv, channels) <=
-           resident_blocks(ce, (const void *)k->kern, k->threads, fast_smem(lv, inverse));
+    return level_tiles(lv, channels) <= resident_blocks(ce, k, fast_smem(lv, inverse));
 }
 
 void fused_size(const cu_engine *ce, cu_fused *f)
@@ -597,9 +564,7 @@ void fused_size(const cu_engine *ce, cu_fused *f)
         tiles = n > tiles ? n : tiles;
     }
     f->smem = smem;
-    f->grid = tiles <= resident_blocks(ce, (const void *)f->kern.kern, f->kern.threads, smem)
-                  ? (unsigned)tiles
-                  : 0;
+    f->grid = tiles <= resident_blocks(ce, &f->kern, smem) ? (unsigned)tiles : 0;
 }
 
 wt_status fused_launch(cu_engine *ce, const cu_fused *f)

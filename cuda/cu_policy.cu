@@ -19,9 +19,6 @@ static void policy_defaults(cu_policy *q)
      * mapping"), haar 93-95%, db3 84-88%; not swept against 64 since the
      * fast kernels took over (v2) */
     q->tile_y = q->tile_x = q->tile_y_inv = q->tile_x_inv = 32;
-    /* v16: L2 prefetch of a later tile's window, off (not measured on the
-     * H100, whose short filters already reach 84-95% of copy) */
-    q->fast_prefetch = CU_FAST_PREFETCH;
     /* long filters (v12-longfilt): forward 32x64, db20 0.640 -> 0.576 ms,
      * coif17 2.350 -> 1.673 ms against 32x32; inverse 64 wide slower (db20
      * 0.634 -> 0.848 ms: windows twice as big, 1 block per SM) */
@@ -78,10 +75,8 @@ static const policy_entry entries[] = {
     /* H200 (HBM3e, 4.8 TB/s peak; device copy 4.1 TB/s): same binary, same
      * defaults so far (H200 8192² L3: haar 79/87%, db3 70/74%, sym8 53/53%
      * of copy, bench/results/gpu-bench-all-h200.md); to be set from
-     * dev/gpu/policy_sweep.sh on an H200. fast_prefetch=0.5: predicted
-     * (kernel-log v16: the gathers' DRAM latency off the blocks' critical
-     * path, ~2.5 us of lead and ~5 MB of L2), not measured yet. */
-    {"sm90-hbm3e", 9, 0, 4000.0, "fast_prefetch=0.5"},
+     * dev/gpu/policy_sweep.sh on an H200. */
+    {"sm90-hbm3e", 9, 0, 4000.0, ""},
     /* H100 SXM (HBM3, 3.35 TB/s), H100 PCIe/NVL: every default was measured
      * on the SXM (see policy_defaults). */
     {"sm90", 9, 0, 0.0, ""},
@@ -105,7 +100,6 @@ static const policy_field fields[] = {
     FIELD(tile_x, FIELD_POW2, CU_SEG, 128),
     FIELD(tile_y_inv, FIELD_POW2, CU_SEG, 128),
     FIELD(tile_x_inv, FIELD_POW2, CU_SEG, 128),
-    FIELD(fast_prefetch, FIELD_DOUBLE, 0, 8),
     FIELD(long_ty, FIELD_POW2, CU_SEG, 128),
     FIELD(long_tx, FIELD_POW2, CU_SEG, 128),
     FIELD(long_tx_inv, FIELD_POW2, CU_SEG, 128),
@@ -199,7 +193,7 @@ static wt_status apply_fields(const char *what, cu_policy *q, const char *text)
         if (!((size_t)(eq - s) == 5 && !strncmp(s, "entry", 5))) {
             const policy_field *f = field_named(s, (size_t)(eq - s));
             if (!f) {
-                char keys[512];
+                char keys[256];
                 size_t n = 0;
                 for (size_t i = 0; i < sizeof fields / sizeof fields[0] && n < sizeof keys; i++)
                     n += (size_t)snprintf(keys + n, sizeof keys - n, ", %s", fields[i].key);

@@ -22,10 +22,6 @@ typedef struct cu_policy {
     /* fast level kernels, short filters (<= CU_CONV_STREAM taps, lifting):
      * the largest tile, pairs (powers of two, >= CU_SEG), forward and inverse */
     int tile_y, tile_x, tile_y_inv, tile_x_inv;
-    /* fast level kernels, short filters and lifting: each block has the
-     * window of a later tile fetched into L2, this many resident grids
-     * (the blocks the GPU holds at once) ahead (0: none) */
-    double fast_prefetch;
     /* fast level kernels, long filters: the largest tile */
     int long_ty, long_tx, long_tx_inv;
     /* small levels: tiles halve until the grid has this many blocks per SM */

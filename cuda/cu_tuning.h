@@ -81,15 +81,6 @@
 #define CU_BATCH_INV 4
 #endif
 
-/* L2 prefetch distance of the fast short-filter kernels, in resident grids
- * (cu_policy's fast_prefetch; 0: none): each block has the window of the
- * tile that many grids of resident blocks after its own fetched into L2
- * (one bulk request a row), so that its DRAM latency is off the critical
- * path of the block that gathers it (dev/notes/kernel-log.md v16). */
-#ifndef CU_FAST_PREFETCH /* policy */
-#define CU_FAST_PREFETCH 0
-#endif
-
 /* Blocks per SM the fast kernels are built for (<= 64 registers); 5 (48
  * registers, small spills) made the inverses 3-11% slower, haar's 2% faster.
  * Capped by WT_SM_THREADS on GPUs with fewer resident threads. */

@@ -5,7 +5,6 @@
 #ifndef WT_CUDA_EMU_H
 #define WT_CUDA_EMU_H
 
-#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <condition_variable>
@@ -24,7 +23,6 @@ struct dim3 {
 static thread_local dim3 threadIdx(0, 0, 0), blockIdx(0, 0, 0), blockDim(1, 1, 1);
 static dim3 gridDim;
 inline long wt_emu_fast_launches; /* fast-kernel launches, for tests of the dispatch */
-inline std::atomic<long> wt_emu_prefetch_bytes; /* bytes prefetch_l2 was asked for (cu_fast.cuh) */
 
 struct float4 {
     float x, y, z, w;

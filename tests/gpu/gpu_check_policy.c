@@ -3,32 +3,29 @@
  * (tiles from 8 to 128 pairs, tiny and large grids, small shared memory
  * budgets, undecimated tiles from 8 to 512 rows, volume tiles from 1x16 to
  * 64x256 and z runs from 0.1 to 8 blocks a slot, levels fused up to 64 KB,
- * 16 MB and 1 GB: off by default, L2 prefetches of later tiles none, about
- * one block ahead, or past the grid) give the CPU engine's results; a bad
- * policy is refused at open with one WT_CUDA_POLICY message.
+ * 16 MB and 1 GB: off by default) give the CPU engine's
+ * results; a bad policy is refused at open with one WT_CUDA_POLICY message.
  * (Harness and shared declarations: gpu_check.c, gpu_check.h.) */
 #include "gpu_check.h"
 
 static const char *const policies[] = {
     "tile_y=64,tile_x=64,tile_y_inv=64,tile_x_inv=64,long_ty=64,long_tx=128,long_tx_inv=64,"
     "small_grid=0,vol_ty=64,vol_tx=128,vol_ty_inv=64,vol_tx_inv=256,vol_smem=1024K,"
-    "vol_fwd_span=64,tail_bytes=1024M,fast_prefetch=8",
+    "vol_fwd_span=64,tail_bytes=1024M",
     "tile_y=8,tile_x=16,tile_y_inv=16,tile_x_inv=8,long_ty=8,long_tx=8,long_tx_inv=16,"
     "pdl_grid=1e9,vol_ty=1,vol_tx=16,vol_ty_inv=2,vol_tx_inv=16,vol_waves=8,vol_stages=3,"
-    "vol_fwd_span=64,tail_bytes=64K,fast_prefetch=0.02",
+    "vol_fwd_span=64,tail_bytes=64K",
     "vol_smem=16K,vol_waves=0.1,vol_stages=3,vol_fwd_span=64,tail_bytes=16M",
     "vol_zring=1,vol_fwd_span=2",
     "vol_pair=0,vol_lift_tile=0",
-    "smem_cap=16K,small_grid=4,pdl_grid=0,uty=8,uty_starlet=16,utxc=48,usmem=8K,"
-    "fast_prefetch=0.02",
-    "fast_prefetch=0",
+    "smem_cap=16K,small_grid=4,pdl_grid=0,uty=8,uty_starlet=16,utxc=48,usmem=8K",
     "entry=sm90-hbm3e,uty=256,uty_starlet=512,utxc=512,usmem=48K",
 };
 
 static const char *const bad_policies[] = {
     "tile_x=48", "nosuch=1", "usmem=64K", "entry=h300", "tile_y", "small_grid=-1",
     "small_grid=nan", "tile_x=0x40", "vol_fwd_span=65", "tail_bytes=2048M", "vol_zring=2",
-    "vol_pair=2", "vol_lift_tile=-1", "fast_prefetch=9", "fast_prefetch=-0.5",
+    "vol_pair=2", "vol_lift_tile=-1",
 };
 
 /* A CUDA engine opened with WT_CUDA_POLICY=@p policy. */
