@@ -197,7 +197,7 @@ static wt_status apply_fields(const char *what, cu_policy *q, const char *text)
         if (!((size_t)(eq - s) == 5 && !strncmp(s, "entry", 5))) {
             const policy_field *f = field_named(s, (size_t)(eq - s));
             if (!f) {
-                char keys[256];
+                char keys[512];
                 size_t n = 0;
                 for (size_t i = 0; i < sizeof fields / sizeof fields[0] && n < sizeof keys; i++)
                     n += (size_t)snprintf(keys + n, sizeof keys - n, ", %s", fields[i].key);
