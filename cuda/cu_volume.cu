@@ -400,6 +400,24 @@ typedef struct swindow {
     const int *rows, *cols;
 } swindow;
 
+/* Places @p W (its wy, wx and ws set) at output tile @p k0: its origin,
+ * whether it lies inside the volume across y and x, and its tables of
+ * source rows and columns at @p tables (shared; the block synced after). */
+WT_DEV void swindow_place(const cu_slevel &L, const int k0[3], int *tables, swindow &W)
+{
+    const cu_saxis &Y = L.ax[1], &X = L.ax[2];
+    W.oy = 2 * k0[1] + Y.org;
+    W.ox = 2 * k0[2] + X.org;
+    W.inner = W.oy >= 0 && W.oy + W.wy <= Y.n && W.ox >= 0 && W.ox + W.wx <= X.n;
+    int *rows = tables, *cols = rows + W.wy;
+    W.rows = rows, W.cols = cols;
+    FOR_BLOCK(k, W.wy)
+        rows[k] = scopy_of(Y, W.oy + k);
+    FOR_BLOCK(k, W.wx)
+        cols[k] = scopy_of(X, W.ox + k);
+    WT_SYNC();
+}
+
 /* One value of a window at the border: copied where every axis copies a
  * sample, 0 where one is zero, else evaluated. */
 WT_DEV void sload_value(const cu_slevel &L, size_t c, int z, int zc, const swindow &W, int r,
@@ -580,19 +598,10 @@ WT_GLOBAL void WT_LAUNCH_BOUNDS_MIN(CU_STHREADS, S == 2 ? 3 : 2)
     swindow W;
     sforward_smem(span, ty, tx, L.stages, &W.wy, &W.ws);
     W.wx = 2 * (tx - 1) + span;
-    W.oy = 2 * k0[1] + Y.org;
-    W.ox = 2 * k0[2] + X.org;
-    W.inner = W.oy >= 0 && W.oy + W.wy <= Y.n && W.ox >= 0 && W.ox + W.wx <= X.n;
-    int *rows = (int *)smem, *cols = rows + W.wy;
-    W.rows = rows, W.cols = cols;
+    swindow_place(L, k0, (int *)smem, W);
     const int wsize = W.wy * W.ws, stages = L.stages;
     float *win = smem + stables(W.wy, W.ws), *s1 = win + stages * wsize,
           *ring = s1 + 2 * W.wy * tx;
-    FOR_BLOCK(k, W.wy)
-        rows[k] = scopy_of(Y, W.oy + k);
-    FOR_BLOCK(k, W.wx)
-        cols[k] = scopy_of(X, W.ox + k);
-    WT_SYNC();
     const int nz = Z.nlo > Z.nhi ? Z.nlo : Z.nhi;
     const int kz1 = k0[0] + Z.tile < nz ? k0[0] + Z.tile : nz;
     const int z0 = 2 * k0[0] + Z.org, planes = 2 * (kz1 - 1 - k0[0]) + span;
@@ -755,18 +764,9 @@ WT_GLOBAL void WT_LAUNCH_BOUNDS_MIN(CU_STHREADS, 2)
     const int stages = L.stages;
     ssweep_smem(S, stages, &W.wy, &W.ws);
     W.wx = 2 * (tx - 1) + S;
-    W.oy = 2 * k0[1] + Y.org;
-    W.ox = 2 * k0[2] + X.org;
-    W.inner = W.oy >= 0 && W.oy + W.wy <= Y.n && W.ox >= 0 && W.ox + W.wx <= X.n;
-    int *rows = (int *)smem, *cols = rows + W.wy;
-    W.rows = rows, W.cols = cols;
+    swindow_place(L, k0, (int *)smem, W);
     const int wsize = W.wy * W.ws;
     float *win = smem + stables(W.wy, W.ws), *s1 = win + stages * wsize;
-    FOR_BLOCK(k, W.wy)
-        rows[k] = scopy_of(Y, W.oy + k);
-    FOR_BLOCK(k, W.wx)
-        cols[k] = scopy_of(X, W.ox + k);
-    WT_SYNC();
     const int nz = Z.nlo > Z.nhi ? Z.nlo : Z.nhi;
     const int kz1 = k0[0] + Z.tile < nz ? k0[0] + Z.tile : nz, run = kz1 - k0[0];
     const int z0 = 2 * k0[0] + Z.org, planes = 2 * (run - 1) + S;
