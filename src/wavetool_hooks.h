@@ -59,6 +59,9 @@ wt_status wt_image_alloc_unset(wt_image *img, uint32_t width, uint32_t height, i
                                int bit_depth);
 /* 1 under WT_CPU_SCALAR=1: the CPU engine's reference C, not its vector code. */
 int wt_cpu_reference(void);
+/* A knob's whole decimal count (@p v from wt_env()), else @p fallback (unset,
+ * empty or not a number). */
+size_t wt_env_count(const char *v, size_t fallback);
 /* Tests: the same knobs, to change one for a call (tests/gpu/gpu_check*.c). */
 wt_env_knobs *wt_env_override(void);
 

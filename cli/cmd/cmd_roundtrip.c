@@ -226,10 +226,7 @@ static wt_status quality_as_written(const wt_image *img, const wt_image *back,
 
 static size_t reread_bytes(void)
 {
-    const char *env = wt_env()->roundtrip_reread_bytes;
-    char *end;
-    unsigned long long v = env && *env ? strtoull(env, &end, 10) : 0;
-    return env && *env && !*end ? (size_t)v : REREAD_BYTES;
+    return wt_env_count(wt_env()->roundtrip_reread_bytes, REREAD_BYTES);
 }
 
 /* 1 when the CPU engine may give the input up and the report read it again:

@@ -80,6 +80,13 @@ int wt_cpu_reference(void)
     return scalar && scalar[0] == '1';
 }
 
+size_t wt_env_count(const char *v, size_t fallback)
+{
+    char *end;
+    unsigned long long n = v && *v ? strtoull(v, &end, 10) : 0;
+    return v && *v && !*end ? (size_t)n : fallback;
+}
+
 const wt_env_knobs *wt_env(void)
 {
     return wt_env_override();

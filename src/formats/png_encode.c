@@ -341,10 +341,7 @@ static void write_metadata_chunks(png_writer *w, const wt_image_meta *m)
 
 static size_t whole_max(void)
 {
-    const char *v = wt_env()->png_whole_max;
-    char *end;
-    unsigned long long n = v ? strtoull(v, &end, 10) : 0;
-    return v && *v && !*end ? (size_t)n : WHOLE_MAX;
+    return wt_env_count(wt_env()->png_whole_max, WHOLE_MAX);
 }
 
 /* Level 1's compressor: the fast run-length deflate for 8-bit images (on
