@@ -124,21 +124,16 @@ static wt_status add_integer_rows(wt_quality_rows *s, const wt_image *a, const w
 }
 
 /* Float32 samples: squared differences summed in long double, one thread,
- * in storage order; the range of @p a followed. */
+ * in storage order; the range of @p a followed in the same pass. */
 static void add_float_rows(wt_quality_rows *s, const wt_image *a, const wt_image *b)
 {
     size_t all = (size_t)a->width * a->height * (size_t)a->channels, c = (size_t)a->channels;
     const float *pa = a->pixels, *pb = b->pixels;
+    if (s->done == 0 && all)
+        s->lo = s->hi = pa[0];
     for (size_t i = 0; i < all; i++) {
         double d = (double)pa[i] - (double)pb[i];
         s->sse[i % c] += (long double)(d * d);
-    }
-    size_t i = 0;
-    if (s->done == 0 && all) {
-        s->lo = s->hi = pa[0];
-        i = 1;
-    }
-    for (; i < all; i++) {
         s->lo = pa[i] < s->lo ? pa[i] : s->lo;
         s->hi = pa[i] > s->hi ? pa[i] : s->hi;
     }
