@@ -533,13 +533,16 @@ static void close_dropped_lane(pipeline *p, int i)
     p->lanes_left--;
 }
 
-/* Give engine @p i back and add what its call took to the pipeline's split. */
-static void engine_release(pipeline *p, int i, const wt_engine_times *before, double taken)
+/* Give engine @p i back and add what its call took to the pipeline's split:
+ * asked for at @p asked, taken at @p taken. */
+static void engine_release(pipeline *p, int i, const wt_engine_times *before, double asked,
+                           double taken)
 {
     wt_engine_times after;
     wt_engine_get_times(p->engines[i], &after);
     double held = wt_seconds() - taken;
     pthread_mutex_lock(&p->lock);
+    p->stats.waited += taken - asked;
     p->stats.held += held;
     p->stats.upload += after.upload - before->upload;
     p->stats.transform += after.transform - before->transform;
@@ -607,10 +610,7 @@ static wt_status run_on_pool(pipeline *p, pipeline_job job, void *arg)
     wt_engine_times before;
     wt_engine_get_times(p->engines[i], &before);
     wt_status st = job(p->engines[i], arg);
-    pthread_mutex_lock(&p->lock);
-    p->stats.waited += taken - asked;
-    pthread_mutex_unlock(&p->lock);
-    engine_release(p, i, &before, taken);
+    engine_release(p, i, &before, asked, taken);
     return st;
 }
 
