@@ -20,7 +20,7 @@ for w in ${@:-haar db3 sym8 cdf97}; do
             # makes the bands (forward only) and 3 warm-ups, 3 levels each
             [ $dir = --forward ] && skip=12 || skip=9
             timeout 300 "$NCU" --clock-control none --metrics "$metrics" \
-                --kernel-name "regex:vlevel_${dir#--}" --launch-skip $skip --launch-count 3 \
+                --kernel-name "regex:v(level|sweep)_${dir#--}" --launch-skip $skip --launch-count 3 \
                 --csv --page raw $W bench --volume --device cuda \
                 --size 512x512x512 -l 3 -w "$w" --method conv --repeat 1 $dir >"$f" 2>&1
         else
