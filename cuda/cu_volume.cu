@@ -433,12 +433,24 @@ WT_DEV void sload_value(const cu_slevel &L, size_t c, int z, int zc, const swind
         *to = ssignal_at(L, c, z, W.oy + r, W.ox + x);
 }
 
+/* The block of every level kernel (slaunch: CU_SLANES x CU_SROWS threads)
+ * as constants on the GPU, so that loops over a tile of a size known at
+ * compile time unroll and their addresses are a base and fixed offsets;
+ * the emulation's block is one thread. */
+#ifdef WT_CUDA_EMULATE
+#define CU_SSTEP_X ((int)blockDim.x)
+#define CU_SSTEP_Y ((int)blockDim.y)
+#else
+#define CU_SSTEP_X CU_SLANES
+#define CU_SSTEP_Y CU_SROWS
+#endif
+
 /* Every (row < @p rows, column < @p cols) of a tile, a warp a row (the
  * lanes along it): no divisions, for stages whose rows are about as many
- * as the warps or more. */
+ * as the warps or more (the sweeps: CU_SSTEP_X, CU_SSTEP_Y steps). */
 #define FOR_ROWS(row_, col_, rows, cols)                                                           \
-    for (int row_ = (int)threadIdx.y; row_ < (rows); row_ += (int)blockDim.y)                     \
-        for (int col_ = (int)threadIdx.x; col_ < (cols); col_ += (int)blockDim.x)
+    for (int row_ = (int)threadIdx.y; row_ < (rows); row_ += CU_SSTEP_Y)                          \
+        for (int col_ = (int)threadIdx.x; col_ < (cols); col_ += CU_SSTEP_X)
 
 /* Plane @p z of the extended signal's window into @p win (copies issued
  * and committed; sasync_wait and a barrier before it is read). @p ROWS:
@@ -880,19 +892,23 @@ WT_DEV int scoef_at(const cu_saxis &A, int m)
 }
 
 /* Plane @p m of the interleaved coefficients' window into @p win (its
- * tables: scoef_at along y and x). */
+ * tables: scoef_at along y and x). @p ROWS: FOR_ROWS's steps (the sweep),
+ * else the block's at run time. */
+template <bool ROWS = false>
 WT_DEV void sload_coefs(const cu_slevel &L, size_t c, int m, const swindow &W, float *win)
 {
+    const int step_y = ROWS ? CU_SSTEP_Y : (int)blockDim.y,
+              step_x = ROWS ? CU_SSTEP_X : (int)blockDim.x;
     const int *rows = W.rows, *cols = W.cols;
     const cu_saxis &Z = L.ax[0], &Y = L.ax[1], &X = L.ax[2];
     const int zc = scoef_at(Z, m), pz = zc & 1, nz = sband_len(Z, pz);
-    for (int r = (int)threadIdx.y; r < W.wy; r += (int)blockDim.y) {
+    for (int r = (int)threadIdx.y; r < W.wy; r += step_y) {
         const int yc = rows[r], py = yc & 1, ny = sband_len(Y, py);
         const int live = zc >= 0 && yc >= 0;
         const size_t line = ((c * nz + (zc >> 1)) * (size_t)ny + (yc >> 1));
         const float *lo = live ? sband(L, pz, py, 0) + line * X.nlo : NULL,
                     *hi = live ? sband(L, pz, py, 1) + line * X.nhi : NULL;
-        for (int x = (int)threadIdx.x; x < W.wx; x += (int)blockDim.x) {
+        for (int x = (int)threadIdx.x; x < W.wx; x += step_x) {
             const int xc = cols[x];
             if (live && xc >= 0)
                 sasync_copy(win + r * W.ws + x, (xc & 1 ? hi : lo) + (xc >> 1));
@@ -1229,7 +1245,7 @@ WT_GLOBAL void WT_LAUNCH_BOUNDS_MIN(CU_STHREADS, S <= 9 ? 3 : 2)
     const int m0 = i0[0] + Z.org, planes = iz1 - i0[0] - 1 + S;
     const int qy = (i0[1] + Y.s) & 1, qx = (i0[2] + X.s) & 1;
     szacc<S> Q[CU_SZSLOTS] = {}; /* samples before the run's are summed, never written */
-    auto load = [&](int j, int buf) { sload_coefs(L, c, m0 + j, W, win + buf * wsize); };
+    auto load = [&](int j, int buf) { sload_coefs<true>(L, c, m0 + j, W, win + buf * wsize); };
     auto filter_x = [&](int j, int buf, int h) {
         (void)j;
         swith_parity(qx, [&](auto q) {
