@@ -59,7 +59,9 @@ static void policy_defaults(cu_policy *q)
     q->vol_zring = CU_VOL_ZRING;
     q->vol_pair = CU_VOL_PAIR;
     q->vol_sweep = CU_VOL_SWEEP;
+    q->vol_sweep_inverse = CU_VOL_SWEEP_INVERSE;
     q->vol_sweep_stages = CU_VOL_SWEEP_STAGES;
+    q->vol_sweep_barriers = CU_VOL_SWEEP_BARRIERS;
     q->vol_lift_tile = CU_VOL_LIFT_TILE;
 }
 
@@ -124,7 +126,9 @@ static const policy_field fields[] = {
     FIELD(vol_zring, FIELD_INT, 0, 1),
     FIELD(vol_pair, FIELD_INT, 0, 1),
     FIELD(vol_sweep, FIELD_INT, 0, 1),
+    FIELD(vol_sweep_inverse, FIELD_INT, 0, 1),
     FIELD(vol_sweep_stages, FIELD_INT, 2, 4),
+    FIELD(vol_sweep_barriers, FIELD_INT, 1, 2),
     FIELD(vol_lift_tile, FIELD_INT, 0, 1),
 };
 #undef FIELD

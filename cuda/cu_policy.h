@@ -49,7 +49,9 @@ typedef struct cu_policy {
     int vol_zring;    /* 1: the inverse level kernel's z filter through a ring in shared memory */
     int vol_pair;     /* 1: 2-tap levels by the elementwise kernel (vpair_*) */
     int vol_sweep;    /* 1: 3..12-tap forward levels by the sweep kernel (vsweep_forward) */
-    int vol_sweep_stages; /* the sweep's window buffers: planes in flight + 1 */
+    int vol_sweep_inverse; /* 1: inverse levels of 3..12 taps by vsweep_inverse */
+    int vol_sweep_stages;  /* the sweeps' window buffers: planes in flight + 1 */
+    int vol_sweep_barriers; /* the sweeps' barriers a plane (1 or 2) */
     int vol_lift_tile; /* 1: lifting passes by the tiled kernels (vlt_*) where they fit */
 } cu_policy;
 

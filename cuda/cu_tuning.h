@@ -230,7 +230,24 @@
 #ifndef CU_VOL_SWEEP /* policy */
 #define CU_VOL_SWEEP 1
 #endif
-/* The sweep's window buffers: CU_VOL_SWEEP_STAGES - 1 planes in flight a
+/* Inverse levels of filter banks of 2 to 12 taps (an odd span of at most
+ * CU_ISWEEP_SPAN) and JPEG 2000 kinds along the three axes: 1 the inverse
+ * sweep (vsweep_inverse: the level kernel's z filter in registers on a
+ * 16 x 64 tile fixed at compile time, the forward sweep's loops and
+ * schedule), 0 the level kernel above. H200, 512^3 L3 inverse, % of the
+ * copy, sweep against level kernel (both at vol_sweep_barriers=2): db3
+ * 21.3 / 14.2, cdf97 21.0 / 13.6, sym4 19.6 / 13.1, coif2 14.0 / 9.6. */
+#ifndef CU_VOL_SWEEP_INVERSE /* policy */
+#define CU_VOL_SWEEP_INVERSE 1
+#endif
+/* The sweeps' barriers a plane: 1 (the x pass in two halves: plane i's y
+ * and z and plane i + 1's x between the same barriers) or 2 (wait, x,
+ * barrier, y and z: the forward sweep's first schedule). Not yet measured
+ * against 2 on the device (dev/notes/gpu-volumes.md, branch vol27). */
+#ifndef CU_VOL_SWEEP_BARRIERS /* policy */
+#define CU_VOL_SWEEP_BARRIERS 1
+#endif
+/* The sweeps' window buffers: CU_VOL_SWEEP_STAGES - 1 planes in flight a
  * block while one is filtered (2 to 4). H200, 512^3 L3 forward, % of the
  * copy, 4 against 2: db3 18.1 / 17.7, cdf97 14.9 / 14.7. */
 #ifndef CU_VOL_SWEEP_STAGES /* policy */

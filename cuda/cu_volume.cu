@@ -433,12 +433,24 @@ WT_DEV void sload_value(const cu_slevel &L, size_t c, int z, int zc, const swind
         *to = ssignal_at(L, c, z, W.oy + r, W.ox + x);
 }
 
+/* The block of every level kernel (slaunch: CU_SLANES x CU_SROWS threads)
+ * as constants on the GPU, so that loops over a tile of a size known at
+ * compile time unroll and their addresses are a base and fixed offsets;
+ * the emulation's block is one thread. */
+#ifdef WT_CUDA_EMULATE
+#define CU_SSTEP_X ((int)blockDim.x)
+#define CU_SSTEP_Y ((int)blockDim.y)
+#else
+#define CU_SSTEP_X CU_SLANES
+#define CU_SSTEP_Y CU_SROWS
+#endif
+
 /* Every (row < @p rows, column < @p cols) of a tile, a warp a row (the
  * lanes along it): no divisions, for stages whose rows are about as many
- * as the warps or more. */
+ * as the warps or more (the sweeps: CU_SSTEP_X, CU_SSTEP_Y steps). */
 #define FOR_ROWS(row_, col_, rows, cols)                                                           \
-    for (int row_ = (int)threadIdx.y; row_ < (rows); row_ += (int)blockDim.y)                     \
-        for (int col_ = (int)threadIdx.x; col_ < (cols); col_ += (int)blockDim.x)
+    for (int row_ = (int)threadIdx.y; row_ < (rows); row_ += CU_SSTEP_Y)                          \
+        for (int col_ = (int)threadIdx.x; col_ < (cols); col_ += CU_SSTEP_X)
 
 /* Plane @p z of the extended signal's window into @p win (copies issued
  * and committed; sasync_wait and a barrier before it is read). @p ROWS:
@@ -728,13 +740,60 @@ WT_DEV void ssweep_emit(const cu_slevel &L, size_t c, ssweep_acc<S> &A, int kz, 
 }
 
 /* Shared memory (floats) of a sweep block: the window's tables, @p stages
- * window buffers, the x pass. */
-WT_HD static inline size_t ssweep_smem(int span, int stages, int *wy, int *ws)
+ * window buffers, the x pass (@p halves of it: ssweep_run). */
+WT_HD static inline size_t ssweep_smem(int span, int stages, int halves, int *wy, int *ws)
 {
     *wy = 2 * (CU_SWEEP_TY - 1) + span;
     *ws = (2 * (CU_SWEEP_TX - 1) + span + 1) & ~1; /* even: two values at a time */
     return stables(*wy, *ws) + (size_t)stages * *wy * *ws +
-           (size_t)2 * *wy * CU_SWEEP_TX;
+           (size_t)halves * 2 * *wy * CU_SWEEP_TX;
+}
+
+/* The sweeps' schedule of @p planes window planes through @p stages (2 to
+ * 4) window buffers, the next stages - 1 planes' copies in flight:
+ * load(j, buf) issues and commits plane j's copies into buffer buf,
+ * filter_x(j, buf, half) filters plane j's window along x into half
+ * @p half of the x pass's array (s1), rest(i, half) runs plane i's later
+ * stages from it (registers and global memory only).
+ * @p ONE: one barrier a plane, s1 in two halves: plane i's rest and plane
+ * i + 1's x run between the same two barriers (plane i + 1's x writes the
+ * half plane i - 1's rest read, and its window buffer was waited for,
+ * before that barrier; plane i + stages - 1 loads into plane i - 1's
+ * buffer, whose x ran before the barrier before). Else two barriers a
+ * plane (wait, x, barrier, rest), one s1. */
+template <bool ONE, typename Load, typename FilterX, typename Rest>
+WT_DEV void ssweep_run(int planes, int stages, Load load, FilterX filter_x, Rest rest)
+{
+    for (int j = 0; j < stages - 1 && j < planes; j++)
+        load(j, j);
+    if (ONE && planes > 0) {
+        sasync_wait((stages - 2 < planes - 1 ? stages - 2 : planes - 1));
+        WT_SYNC();
+        filter_x(0, 0, 0);
+    }
+    int slot = 0; /* plane i's window buffer, i % stages (plane i + stages - 1: the one before) */
+    for (int i = 0; i < planes; i++) {
+        const int ahead = i + stages - 1, before = slot ? slot - 1 : stages - 1;
+        const int next = slot + 1 < stages ? slot + 1 : 0;
+        if (ahead < planes)
+            load(ahead, before);
+        if (ONE) {
+            const int issued = ahead < planes ? ahead : planes - 1; /* the last plane committed */
+            if (i + 1 < planes)
+                sasync_wait(issued - (i + 1));
+            WT_SYNC();
+            rest(i, i & 1);
+            if (i + 1 < planes)
+                filter_x(i + 1, next, (i + 1) & 1);
+        } else {
+            sasync_wait(splanes_pending(i, planes, stages));
+            WT_SYNC();
+            filter_x(i, slot, 0);
+            WT_SYNC();
+            rest(i, 0);
+        }
+        slot = next;
+    }
 }
 
 /* The pair slot @p k of this thread: its row and column in the tile. */
@@ -748,8 +807,8 @@ WT_DEV int ssweep_slot(int k, int *u, int *v)
 }
 
 /* Two blocks an SM (sm_90: 103-126 registers; at three blocks' 80 even
- * db3's span, 6, spills). */
-template <int S>
+ * db3's span, 6, spills). @p ONE: one barrier a plane (ssweep_run). */
+template <int S, bool ONE>
 WT_GLOBAL void WT_LAUNCH_BOUNDS_MIN(CU_STHREADS, 2)
     vsweep_forward(const WT_GRID_CONST cu_slevel L)
 {
@@ -762,44 +821,39 @@ WT_GLOBAL void WT_LAUNCH_BOUNDS_MIN(CU_STHREADS, 2)
     const int tx = CU_SWEEP_TX;
     swindow W;
     const int stages = L.stages;
-    ssweep_smem(S, stages, &W.wy, &W.ws);
+    ssweep_smem(S, stages, ONE ? 2 : 1, &W.wy, &W.ws);
     W.wx = 2 * (tx - 1) + S;
     swindow_place(L, k0, (int *)smem, W);
-    const int wsize = W.wy * W.ws;
+    const int wsize = W.wy * W.ws, half = 2 * W.wy * tx;
     float *win = smem + stables(W.wy, W.ws), *s1 = win + stages * wsize;
     const int nz = Z.nlo > Z.nhi ? Z.nlo : Z.nhi;
     const int kz1 = k0[0] + Z.tile < nz ? k0[0] + Z.tile : nz, run = kz1 - k0[0];
     const int z0 = 2 * k0[0] + Z.org, planes = 2 * (run - 1) + S;
-    for (int j = 0; j < stages - 1 && j < planes; j++)
-        sload_signal<true>(L, c, z0 + j, W, win + j * wsize);
     ssweep_acc<S> A[CU_SWEEP_SLOTS] = {};
-    int slot = 0; /* plane i's window buffer, i % stages (plane i + stages - 1: the one before) */
-    /* pair t completes output t - (P - 1) of the run */
-    for (int t = 0; t < run + P - 1; t++) {
+    auto load = [&](int j, int buf) { sload_signal<true>(L, c, z0 + j, W, win + buf * wsize); };
+    auto filter_x = [&](int j, int buf, int h) {
+        (void)j;
+        sforward_x<S, true>(X, win + buf * wsize, W, tx, s1 + h * half);
+    };
+    /* plane i is plane e of pair i / 2; a pair (or the last plane) completes
+     * output i / 2 - (P - 1) of the run */
+    auto rest = [&](int i, int h) {
+        const int e = i & 1;
 #pragma unroll
-        for (int e = 0; e < 2; e++) {
-            const int i = 2 * t + e;
-            if (i >= planes) /* past the run's window: adds nothing */
+        for (int k = 0; k < CU_SWEEP_SLOTS; k++) {
+            int u, v;
+            if (!ssweep_slot(k, &u, &v))
                 break;
-            const int ahead = i + stages - 1, before = slot ? slot - 1 : stages - 1;
-            if (ahead < planes)
-                sload_signal<true>(L, c, z0 + ahead, W, win + before * wsize);
-            sasync_wait(splanes_pending(i, planes, stages));
-            WT_SYNC();
-            sforward_x<S, true>(X, win + slot * wsize, W, tx, s1);
-            slot = slot + 1 < stages ? slot + 1 : 0;
-            WT_SYNC();
-#pragma unroll
-            for (int k = 0; k < CU_SWEEP_SLOTS; k++) {
-                int u, v;
-                if (!ssweep_slot(k, &u, &v))
-                    break;
-                float b[4];
-                ssweep_y<S>(Y, s1, W.wy, tx, u, v, b);
-                ssweep_add<S>(Z, A[k], b, e);
-            }
+            float b[4];
+            ssweep_y<S>(Y, s1 + h * half, W.wy, tx, u, v, b);
+            if (e) /* the taps' index a constant */
+                ssweep_add<S>(Z, A[k], b, 1);
+            else
+                ssweep_add<S>(Z, A[k], b, 0);
         }
-        const int o = t - (P - 1);
+        if (!e && i + 1 < planes)
+            return;
+        const int o = i / 2 - (P - 1);
 #pragma unroll
         for (int k = 0; k < CU_SWEEP_SLOTS; k++) {
             int u, v;
@@ -807,7 +861,8 @@ WT_GLOBAL void WT_LAUNCH_BOUNDS_MIN(CU_STHREADS, 2)
                 break;
             ssweep_emit<S>(L, c, A[k], k0[0] + o, o >= 0, k0[1] + u, k0[2] + v);
         }
-    }
+    };
+    ssweep_run<ONE>(planes, stages, load, filter_x, rest);
 }
 
 /* ---- inverse ---- */
@@ -837,19 +892,23 @@ WT_DEV int scoef_at(const cu_saxis &A, int m)
 }
 
 /* Plane @p m of the interleaved coefficients' window into @p win (its
- * tables: scoef_at along y and x). */
+ * tables: scoef_at along y and x). @p ROWS: FOR_ROWS's steps (the sweep),
+ * else the block's at run time. */
+template <bool ROWS = false>
 WT_DEV void sload_coefs(const cu_slevel &L, size_t c, int m, const swindow &W, float *win)
 {
+    const int step_y = ROWS ? CU_SSTEP_Y : (int)blockDim.y,
+              step_x = ROWS ? CU_SSTEP_X : (int)blockDim.x;
     const int *rows = W.rows, *cols = W.cols;
     const cu_saxis &Z = L.ax[0], &Y = L.ax[1], &X = L.ax[2];
     const int zc = scoef_at(Z, m), pz = zc & 1, nz = sband_len(Z, pz);
-    for (int r = (int)threadIdx.y; r < W.wy; r += (int)blockDim.y) {
+    for (int r = (int)threadIdx.y; r < W.wy; r += step_y) {
         const int yc = rows[r], py = yc & 1, ny = sband_len(Y, py);
         const int live = zc >= 0 && yc >= 0;
         const size_t line = ((c * nz + (zc >> 1)) * (size_t)ny + (yc >> 1));
         const float *lo = live ? sband(L, pz, py, 0) + line * X.nlo : NULL,
                     *hi = live ? sband(L, pz, py, 1) + line * X.nhi : NULL;
-        for (int x = (int)threadIdx.x; x < W.wx; x += (int)blockDim.x) {
+        for (int x = (int)threadIdx.x; x < W.wx; x += step_x) {
             const int xc = cols[x];
             if (live && xc >= 0)
                 sasync_copy(win + r * W.ws + x, (xc & 1 ? hi : lo) + (xc >> 1));
@@ -862,14 +921,14 @@ WT_DEV void sload_coefs(const cu_slevel &L, size_t c, int m, const swindow &W, f
 
 /* x: @p tx samples of every window row (s1[wy][tx]), two neighbours a
  * thread: their windows overlap, read two values at a time. @p q0: the
- * weights of the tile's even samples. */
-template <int S>
+ * weights of the tile's even samples. @p ROWS: FOR_ROWS, else FOR_TILE. */
+template <int S, bool ROWS = false>
 WT_DEV void sinverse_x(const cu_saxis &X, const float *win, const swindow &W, int tx, int q0,
                        float *s1)
 {
     const int span = sspan<S>(X);
     const float *wa = X.w[q0], *wb = X.w[q0 ^ 1];
-    FOR_TILE(r, t, W.wy, tx / 2) {
+    auto pair = [&](int r, int t) {
         const float *p = win + r * W.ws + 2 * t;
         float a = 0.0f, b = 0.0f;
         if (S) {
@@ -891,10 +950,15 @@ WT_DEV void sinverse_x(const cu_saxis &X, const float *win, const swindow &W, in
                 b += wb[j] * p[j + 1];
             }
         }
-        float2 pair; /* one 64-bit store: no 2-way bank conflict */
-        pair.x = a;
-        pair.y = b;
-        *(float2 *)(s1 + r * tx + 2 * t) = pair;
+        float2 ab; /* one 64-bit store: no 2-way bank conflict */
+        ab.x = a;
+        ab.y = b;
+        *(float2 *)(s1 + r * tx + 2 * t) = ab;
+    };
+    if constexpr (ROWS) {
+        FOR_ROWS(r, t, W.wy, tx / 2) pair(r, t);
+    } else {
+        FOR_TILE(r, t, W.wy, tx / 2) pair(r, t);
     }
 }
 
@@ -992,12 +1056,18 @@ template <int S> struct szacc {
 #define CU_SZSLOTS 1
 #endif
 
+/* The weights' parity of plane @p i along z: sample i - k takes
+ * w[qi ^ (k & 1)][k]. */
+WT_DEV int sinverse_zparity(const cu_saxis &Z, int iz0, int i)
+{
+    return (iz0 + i + Z.s) & 1;
+}
+
 template <int S>
 WT_DEV void sinverse_zreg(const cu_slevel &L, size_t c, szacc<S> &Q, const float o[CU_SRUN],
-                          int i, int iz0, int iy0, int ix, int nt)
+                          int i, int qi, int iz0, int iy0, int ix, int nt)
 {
     const cu_saxis &Z = L.ax[0], &Y = L.ax[1], &X = L.ax[2];
-    const int qi = (iz0 + i + Z.s) & 1; /* sample i - k takes w[qi ^ (k & 1)][k] */
     const float *w0 = Z.w[qi], *w1 = Z.w[qi ^ 1];
     const int done = i - (S - 1), iz = iz0 + done;
 #pragma unroll
@@ -1033,8 +1103,27 @@ WT_DEV void sinverse_yz(const cu_slevel &L, size_t c, const float *s1, int i, co
         const int nt = sinverse_run_rows(piece / pieces, ty, &u0);
         float o[CU_SRUN];
         sinverse_y_run<S>(L.ax[1], s1, tx, qy, u0, nt, v, o);
-        sinverse_zreg<S>(L, c, Q[k], o, i, i0[0], i0[1] + u0, i0[2] + v, nt);
+        sinverse_zreg<S>(L, c, Q[k], o, i, sinverse_zparity(L.ax[0], i0[0], i), i0[0],
+                         i0[1] + u0, i0[2] + v, nt);
     }
+}
+
+/* Places the inverse window @p W (its wy, wx and ws set) at output tile
+ * @p i0: its origin and its tables of scoef_at along y and x at @p tables
+ * (shared; the block synced after). */
+WT_DEV void sinverse_place(const cu_slevel &L, const int i0[3], int *tables, swindow &W)
+{
+    const cu_saxis &Y = L.ax[1], &X = L.ax[2];
+    W.oy = i0[1] + Y.org;
+    W.ox = i0[2] + X.org;
+    W.inner = 0;
+    int *rows = tables, *cols = rows + W.wy;
+    W.rows = rows, W.cols = cols;
+    FOR_BLOCK(k, W.wy)
+        rows[k] = scoef_at(Y, W.oy + k);
+    FOR_BLOCK(k, W.wx)
+        cols[k] = scoef_at(X, W.ox + k);
+    WT_SYNC();
 }
 
 /* Shared memory (floats) of an inverse block: the window's coefficient
@@ -1064,18 +1153,9 @@ WT_GLOBAL void WT_LAUNCH_BOUNDS_MIN(CU_STHREADS, ZREG && S <= 9 ? 3 : 2)
     swindow W;
     sinverse_smem(span, ty, tx, L.stages, !ZREG, &W.wy, &W.ws);
     W.wx = tx - 1 + span;
-    W.oy = i0[1] + Y.org;
-    W.ox = i0[2] + X.org;
-    W.inner = 0;
-    int *rows = (int *)smem, *cols = rows + W.wy;
-    W.rows = rows, W.cols = cols;
+    sinverse_place(L, i0, (int *)smem, W);
     const int wsize = W.wy * W.ws, stages = L.stages;
     float *win = smem + stables(W.wy, W.ws), *s1 = win + stages * wsize, *ring = s1 + W.wy * tx;
-    FOR_BLOCK(k, W.wy)
-        rows[k] = scoef_at(Y, W.oy + k);
-    FOR_BLOCK(k, W.wx)
-        cols[k] = scoef_at(X, W.ox + k);
-    WT_SYNC();
     const int iz1 = i0[0] + Z.tile < Z.n ? i0[0] + Z.tile : Z.n;
     const int m0 = i0[0] + Z.org, planes = iz1 - i0[0] - 1 + span;
     const int qy = (i0[1] + Y.s) & 1, qx = (i0[2] + X.s) & 1;
@@ -1100,6 +1180,99 @@ WT_GLOBAL void WT_LAUNCH_BOUNDS_MIN(CU_STHREADS, ZREG && S <= 9 ? 3 : 2)
         if (first >= 0)
             sinverse_z<S>(L, c, ring, first % span, i0[0] + first, i0[1], i0[2], ty, tx);
     }
+}
+
+/* ---- inverse sweep ----------------------------------------------------------------
+ *
+ * vlevel_inverse's z filter in registers on a tile fixed at compile time
+ * (CU_ISWEEP_TY x CU_ISWEEP_TX samples: a thread one CU_SRUN-row run of
+ * one column, every stride a constant), its loops a warp a row
+ * (FOR_ROWS, no divisions), and ssweep_run's schedule (one barrier a
+ * plane, CU_VOL_SWEEP_STAGES window buffers). Filter banks of 2 to 12 taps
+ * and JPEG 2000 kinds by convolution along the three axes, any size: the
+ * order x, y, z of vlevel_inverse (z last holds (S - 1) x CU_SRUN sums a
+ * thread; z first would hold S band pages x 8 bands of every position of
+ * the tile's y/x halo, and filter that halo along z too). */
+
+#define CU_ISWEEP_TY (CU_SRUN * CU_STHREADS / 64) /* 16 rows: a run a thread */
+#define CU_ISWEEP_TX 64
+#define CU_ISWEEP_SPAN 13 /* the longest span the inverse sweep takes (12 taps) */
+
+/* @p f(q) with the parity @p q (0 or 1) a compile-time constant: the
+ * weights w[q][j] it reads are then operands of the FMAs (constant bank,
+ * fixed offsets), not loads at a computed offset. */
+template <int Q> struct sparity {
+    static constexpr int value = Q;
+};
+template <typename F> WT_DEV void swith_parity(int q, F f)
+{
+    if (q)
+        f(sparity<1>());
+    else
+        f(sparity<0>());
+}
+
+/* Shared memory (floats) of an inverse sweep block: the window's tables,
+ * @p stages windows, @p halves of the x pass. */
+WT_HD static inline size_t sisweep_smem(int span, int stages, int halves, int *wy, int *ws)
+{
+    *wy = CU_ISWEEP_TY - 1 + span;
+    *ws = (CU_ISWEEP_TX - 1 + span + 2) & ~1; /* even, one past: two values at a time */
+    return stables(*wy, *ws) + (size_t)stages * *wy * *ws + (size_t)halves * *wy * CU_ISWEEP_TX;
+}
+
+/* @p S: the level's span (odd, 3 to 13); three blocks an SM to 9, two
+ * past. @p ONE: one barrier a plane (ssweep_run). */
+template <int S, bool ONE>
+WT_GLOBAL void WT_LAUNCH_BOUNDS_MIN(CU_STHREADS, S <= 9 ? 3 : 2)
+    vsweep_inverse(const WT_GRID_CONST cu_slevel L)
+{
+    static_assert(CU_ISWEEP_TY * CU_ISWEEP_TX == CU_SRUN * CU_STHREADS, "a run a thread");
+    WT_DYN_SMEM(float, smem);
+    const cu_saxis &Z = L.ax[0], &Y = L.ax[1], &X = L.ax[2];
+    constexpr int ty = CU_ISWEEP_TY, tx = CU_ISWEEP_TX;
+    size_t c;
+    int i0[3];
+    stile_of(L, &c, i0);
+    swindow W;
+    const int stages = L.stages;
+    sisweep_smem(S, stages, ONE ? 2 : 1, &W.wy, &W.ws);
+    W.wx = tx - 1 + S;
+    sinverse_place(L, i0, (int *)smem, W);
+    const int wsize = W.wy * W.ws, half = W.wy * tx;
+    float *win = smem + stables(W.wy, W.ws), *s1 = win + stages * wsize;
+    const int iz1 = i0[0] + Z.tile < Z.n ? i0[0] + Z.tile : Z.n;
+    const int m0 = i0[0] + Z.org, planes = iz1 - i0[0] - 1 + S;
+    const int qy = (i0[1] + Y.s) & 1, qx = (i0[2] + X.s) & 1;
+    szacc<S> Q[CU_SZSLOTS] = {}; /* samples before the run's are summed, never written */
+    auto load = [&](int j, int buf) { sload_coefs<true>(L, c, m0 + j, W, win + buf * wsize); };
+    auto filter_x = [&](int j, int buf, int h) {
+        (void)j;
+        swith_parity(qx, [&](auto q) {
+            sinverse_x<S, true>(X, win + buf * wsize, W, tx, decltype(q)::value, s1 + h * half);
+        });
+    };
+    /* the parities of y (the tile's, u0 even) and z (the plane's) constants */
+    auto rest = [&](int i, int h) {
+        swith_parity(qy, [&](auto q) {
+            swith_parity(sinverse_zparity(Z, i0[0], i), [&](auto qz) {
+#pragma unroll
+                for (int k = 0; k < CU_SZSLOTS; k++) {
+                    const int t = (int)(threadIdx.y * blockDim.x + threadIdx.x) +
+                                  k * (int)(blockDim.x * blockDim.y);
+                    const int v = t % tx, u0 = t / tx * CU_SRUN;
+                    if (u0 >= ty)
+                        break;
+                    float o[CU_SRUN];
+                    sinverse_y_run<S>(Y, s1 + h * half, tx, decltype(q)::value, u0, CU_SRUN, v,
+                                      o);
+                    sinverse_zreg<S>(L, c, Q[k], o, i, decltype(qz)::value, i0[0], i0[1] + u0,
+                                     i0[2] + v, CU_SRUN);
+                }
+            });
+        });
+    };
+    ssweep_run<ONE>(planes, stages, load, filter_x, rest);
 }
 
 /* ---- 2-tap filters along the three axes: one thread a 2x2x2 cube ---------------------
@@ -1353,6 +1526,12 @@ static int saxis_inverse(const cu_vaxis &V, cu_saxis *A)
             }
             A->w[q][j] = w;
         }
+    if (V.j2k && V.n == 1 && V.mode != WT_MODE_PERIODIZATION) {
+        /* a one-sample signal is its own low-pass band (the passes' case):
+         * sample 0 is J(0) alone, d = 0 */
+        memset(A->w, 0, sizeof A->w);
+        A->w[0][R] = 1.0f;
+    }
     A->last = V.n - 1 + A->org + dlen - 1;
     return 1;
 }
@@ -1568,51 +1747,57 @@ static int vsweep_instance(int span)
     return span == 9 ? 9 : (span + 1) & ~1;
 }
 
-/* The forward sweep's plan of @p l into @p L (vsweep_forward, @p smem
- * bytes of shared memory): filter banks of a span of 3 to CU_SWEEP_SPAN
- * by convolution along the three axes; 0 else (the level kernel). */
+/* The sweeps' plan of @p l into @p L (vsweep_forward or vsweep_inverse,
+ * @p smem bytes of shared memory): filter banks and JPEG 2000 kinds by
+ * convolution along the three axes whose span is 3 to CU_SWEEP_SPAN
+ * (forward) or 3 to CU_ISWEEP_SPAN (inverse: odd), any size; 0 else (the
+ * level kernel). */
 static int vsweep_plan(const cu_engine *ce, const wt_vlevel *l, cu_slevel *L, size_t *smem)
 {
-    if (!ce->pol.vol_sweep || l->inverse)
+    const int inverse = l->inverse;
+    if (!(inverse ? ce->pol.vol_sweep_inverse : ce->pol.vol_sweep))
         return 0;
     memset(L, 0, sizeof *L);
     for (int a = 0; a < 3; a++) {
         if (l->lines[a].n < 1 || l->lines[a].method != WT_METHOD_CONV)
             return 0;
-        const cu_vaxis V = vaxis_of(&l->lines[a], 0);
+        const cu_vaxis V = vaxis_of(&l->lines[a], inverse);
         cu_saxis *A = &L->ax[a];
         A->n = V.n, A->nlo = V.nlo, A->nhi = V.nhi, A->mode = V.mode, A->j2k = V.j2k;
-        if (!saxis_forward(V, A) || A->span != L->ax[0].span)
+        if (!(inverse ? saxis_inverse(V, A) : saxis_forward(V, A)) ||
+            A->span != L->ax[0].span)
             return 0;
     }
-    const int span = L->ax[0].span;
-    if (span < 3 || span > CU_SWEEP_SPAN)
+    const int span = L->ax[0].span, halves = ce->pol.vol_sweep_barriers == 1 ? 2 : 1;
+    if (span < 3 || span > (inverse ? CU_ISWEEP_SPAN : CU_SWEEP_SPAN) || (inverse && !(span & 1)))
         return 0;
     int wy, ws;
     L->stages = ce->pol.vol_sweep_stages;
-    *smem = ssweep_smem(vsweep_instance(span), L->stages, &wy, &ws) * sizeof(float);
+    *smem = (inverse ? sisweep_smem(span, L->stages, halves, &wy, &ws)
+                     : ssweep_smem(vsweep_instance(span), L->stages, halves, &wy, &ws)) *
+            sizeof(float);
     if (*smem > ce->smem_limit)
         return 0;
-    L->ax[1].tile = CU_SWEEP_TY;
-    L->ax[2].tile = CU_SWEEP_TX;
+    L->ax[1].tile = inverse ? CU_ISWEEP_TY : CU_SWEEP_TY;
+    L->ax[2].tile = inverse ? CU_ISWEEP_TX : CU_SWEEP_TX;
     slevel_arrays(l, L);
-    const size_t blocks = (size_t)soutputs(&L->ax[0], 0) *
-                          ((soutputs(&L->ax[1], 0) + CU_SWEEP_TY - 1) / CU_SWEEP_TY) *
-                          ((soutputs(&L->ax[2], 0) + CU_SWEEP_TX - 1) / CU_SWEEP_TX) *
+    const size_t blocks = (size_t)soutputs(&L->ax[0], inverse) *
+                          ((soutputs(&L->ax[1], inverse) + L->ax[1].tile - 1) / L->ax[1].tile) *
+                          ((soutputs(&L->ax[2], inverse) + L->ax[2].tile - 1) / L->ax[2].tile) *
                           (size_t)l->channels;
     return blocks > 0 && blocks <= 0x7fffffffu;
 }
 
-/* Levels the forward sweep ran (wt_cuda_volume_sweep_levels: tests see
- * that it takes what it should). */
-static long vsweep_levels;
+/* Levels the sweeps ran, forward and inverse (wt_cuda_volume_sweep_levels:
+ * tests see that they take what they should). */
+static long vsweep_levels[2];
 
-extern "C" long wt_cuda_volume_sweep_levels(void)
+extern "C" long wt_cuda_volume_sweep_levels(int inverse)
 {
-    return vsweep_levels;
+    return vsweep_levels[inverse != 0];
 }
 
-/* A level's kernel: the 2-tap one (pair), the forward sweep (sweep) or the
+/* A level's kernel: the 2-tap one (pair), a sweep (sweep) or the
  * level kernel (@p smem bytes of shared memory). */
 typedef struct cu_vlevel_plan {
     int pair, sweep;
@@ -1699,19 +1884,38 @@ static wt_status slaunch_span(cu_engine *ce, cu_slevel &L, int inverse, int chan
     }
 }
 
-/* The forward sweep's instance for the level's span (vsweep_instance). */
-static wt_status vsweep_launch(cu_engine *ce, cu_slevel &L, int channels, size_t smem)
+/* The sweep's instance for the level's span (forward: vsweep_instance;
+ * inverse: the span, odd). */
+template <bool ONE>
+static wt_status vsweep_go(cu_engine *ce, cu_slevel &L, int inverse, int channels, size_t smem)
 {
-    wt_status st;
+    if (inverse)
+        switch (L.ax[0].span) {
+        case 3: return slaunch(ce, vsweep_inverse<3, ONE>, L, 1, channels, smem);
+        case 5: return slaunch(ce, vsweep_inverse<5, ONE>, L, 1, channels, smem);
+        case 7: return slaunch(ce, vsweep_inverse<7, ONE>, L, 1, channels, smem);
+        case 9: return slaunch(ce, vsweep_inverse<9, ONE>, L, 1, channels, smem);
+        case 11: return slaunch(ce, vsweep_inverse<11, ONE>, L, 1, channels, smem);
+        default: return slaunch(ce, vsweep_inverse<13, ONE>, L, 1, channels, smem);
+        }
     switch (vsweep_instance(L.ax[0].span)) {
-    case 4: st = slaunch(ce, vsweep_forward<4>, L, 0, channels, smem); break;
-    case 6: st = slaunch(ce, vsweep_forward<6>, L, 0, channels, smem); break;
-    case 8: st = slaunch(ce, vsweep_forward<8>, L, 0, channels, smem); break;
-    case 9: st = slaunch(ce, vsweep_forward<9>, L, 0, channels, smem); break;
-    case 10: st = slaunch(ce, vsweep_forward<10>, L, 0, channels, smem); break;
-    default: st = slaunch(ce, vsweep_forward<12>, L, 0, channels, smem); break;
+    case 4: return slaunch(ce, vsweep_forward<4, ONE>, L, 0, channels, smem);
+    case 6: return slaunch(ce, vsweep_forward<6, ONE>, L, 0, channels, smem);
+    case 8: return slaunch(ce, vsweep_forward<8, ONE>, L, 0, channels, smem);
+    case 9: return slaunch(ce, vsweep_forward<9, ONE>, L, 0, channels, smem);
+    case 10: return slaunch(ce, vsweep_forward<10, ONE>, L, 0, channels, smem);
+    default: return slaunch(ce, vsweep_forward<12, ONE>, L, 0, channels, smem);
     }
-    vsweep_levels += st == WT_OK;
+}
+
+/* A sweep level (vol_sweep_barriers: one or two barriers a plane). */
+static wt_status vsweep_launch(cu_engine *ce, cu_slevel &L, int inverse, int channels,
+                               size_t smem)
+{
+    const wt_status st = ce->pol.vol_sweep_barriers == 1
+                             ? vsweep_go<true>(ce, L, inverse, channels, smem)
+                             : vsweep_go<false>(ce, L, inverse, channels, smem);
+    vsweep_levels[inverse != 0] += st == WT_OK;
     return st;
 }
 
@@ -1724,7 +1928,7 @@ static wt_status vlevel_run(void *ctx, const wt_vlevel *l)
     if (v.pair)
         return vpair_launch(ce, v.L, v.P, l->inverse, l->channels);
     if (v.sweep)
-        return vsweep_launch(ce, v.L, l->channels, v.smem);
+        return vsweep_launch(ce, v.L, l->inverse, l->channels, v.smem);
     return slaunch_span(ce, v.L, l->inverse, l->channels, v.smem);
 }
 

@@ -468,9 +468,9 @@ wt_status wt_cuda_vbench(wt_engine *engine, const wt_volume_spec *s, const size_
 /* Volume levels the CUDA engine has run by its 2-tap kernel so far (tests
  * check it takes the levels it should). */
 long wt_cuda_volume_pair_levels(void);
-/* Forward volume levels the CUDA engine has run by its sweep kernel (filter
- * banks of 3 to 12 taps) so far. */
-long wt_cuda_volume_sweep_levels(void);
+/* Volume levels the CUDA engine has run by its sweep kernels (filter banks
+ * of 3 to 12 taps), forward (@p inverse 0) or inverse, so far. */
+long wt_cuda_volume_sweep_levels(int inverse);
 /* Lifting passes of volumes the CUDA engine has run by its tiled kernels so
  * far, along x (@p rows 1) or along z and y (0). */
 long wt_cuda_volume_lift_tiles(int rows);

@@ -18,7 +18,8 @@ static const char *const policies[] = {
     "vol_smem=16K,vol_waves=0.1,vol_stages=3,vol_fwd_span=64,tail_bytes=16M",
     "vol_zring=1,vol_fwd_span=2",
     "vol_pair=0,vol_lift_tile=0",
-    "vol_sweep=0", "vol_sweep_stages=2,vol_waves=8",
+    "vol_sweep=0", "vol_sweep_stages=2,vol_waves=8", "vol_sweep_inverse=0",
+    "vol_sweep_barriers=2", "vol_sweep_barriers=2,vol_sweep_stages=3",
     "smem_cap=16K,small_grid=4,pdl_grid=0,uty=8,uty_starlet=16,utxc=48,usmem=8K",
     "entry=sm90-hbm3e,uty=256,uty_starlet=512,utxc=512,usmem=48K",
 };
@@ -27,6 +28,7 @@ static const char *const bad_policies[] = {
     "tile_x=48", "nosuch=1", "usmem=64K", "entry=h300", "tile_y", "small_grid=-1",
     "small_grid=nan", "tile_x=0x40", "vol_fwd_span=65", "tail_bytes=2048M", "vol_zring=2",
     "vol_pair=2", "vol_lift_tile=-1", "vol_sweep=2", "vol_sweep_stages=5",
+    "vol_sweep_inverse=2", "vol_sweep_barriers=0", "vol_sweep_barriers=3",
 };
 
 /* A CUDA engine opened with WT_CUDA_POLICY=@p policy. */

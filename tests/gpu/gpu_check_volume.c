@@ -200,16 +200,17 @@ static int run_vcase(const engines *en, const vcase *c, int inverse, stats *st)
 
 /* What the GPU's volume kernels have run so far (wavetool_hooks.h). */
 typedef struct kernel_counts {
-    long pair_levels, sweep_levels, lift_rows, lift_cols;
+    long pair_levels, sweep_levels[2], lift_rows, lift_cols; /* sweeps: forward, inverse */
 } kernel_counts;
 
 static kernel_counts kernel_counts_now(void)
 {
 #if WT_HAVE_CUDA
-    const kernel_counts k = {wt_cuda_volume_pair_levels(), wt_cuda_volume_sweep_levels(),
+    const kernel_counts k = {wt_cuda_volume_pair_levels(),
+                             {wt_cuda_volume_sweep_levels(0), wt_cuda_volume_sweep_levels(1)},
                              wt_cuda_volume_lift_tiles(1), wt_cuda_volume_lift_tiles(0)};
 #else /* a build without the CUDA engine (gpu_check reports no GPU) */
-    const kernel_counts k = {0, 0, 0, 0};
+    const kernel_counts k = {0, {0, 0}, 0, 0};
 #endif
     return k;
 }
@@ -235,8 +236,9 @@ static int has_axis(const vcase *c, int axis)
 
 /* Whether the GPU's kernels for @p c ran since @p before: the 2-tap level
  * kernel every level of a 2-tap filter bank by convolution along the
- * three axes (none of others), the forward sweep every forward level of a
- * span of 3 to 12 by convolution along the three axes (none of others), the tiled lifting kernels the lifting
+ * three axes (none of others), the sweep of the direction every level of a
+ * forward span of 3 to 12 by convolution along the three axes (none of
+ * others, and none of the other direction's), the tiled lifting kernels the lifting
  * passes along x and across (level 1's), none of them for convolutions
  * (under the default policy; a policy or WT_CUDA_VOLUME in the
  * environment may turn them off). 1 (and a FAIL line) if not. */
@@ -251,24 +253,23 @@ static int kernels_missed(const vcase *c, int inverse, kernel_counts before)
     const kernel_counts now = kernel_counts_now();
     const long pairs = now.pair_levels - before.pair_levels, want = pair ? c->levels : 0;
     const int span = forward_span(w);
-    const long sweeps = now.sweep_levels - before.sweep_levels,
-               want_sweeps = !lifting && !inverse && c->naxes == 3 && span >= 3 && span <= 12
-                                 ? c->levels
-                                 : 0;
+    const long sweeps = now.sweep_levels[inverse] - before.sweep_levels[inverse],
+               others = now.sweep_levels[!inverse] - before.sweep_levels[!inverse],
+               want_sweeps = !lifting && c->naxes == 3 && span >= 3 && span <= 12 ? c->levels : 0;
     const int rows = now.lift_rows > before.lift_rows, cols = now.lift_cols > before.lift_cols;
     /* lines along x, or (a pass whose later axes are all 1 sample long)
      * contiguous as x lines are; at level 1 at least */
     const int across = (has_axis(c, 0) && c->shape[1] * c->shape[2] > 1) ||
                        (has_axis(c, 1) && c->shape[2] > 1);
     const int want_rows = lifting && has_axis(c, 2), want_cols = lifting && across;
-    if (pairs == want && sweeps == want_sweeps && rows >= want_rows && cols >= want_cols && (!lifting || rows || cols) &&
+    if (pairs == want && sweeps == want_sweeps && others == 0 && rows >= want_rows && cols >= want_cols && (!lifting || rows || cols) &&
         (lifting || !(rows || cols)))
         return 0;
     char name[200];
     vcase_name(c, inverse, name, sizeof name);
-    printf("FAIL %s: the 2-tap level kernel ran %ld levels (not %ld), the sweep %ld (not %ld), "
-           "tiled lifting along x %d (not %d), across %d (not %d)\n",
-           name, pairs, want, sweeps, want_sweeps, rows, want_rows, cols, want_cols);
+    printf("FAIL %s: the 2-tap level kernel ran %ld levels (not %ld), the sweep %ld (not %ld; "
+           "the other direction's %ld), tiled lifting along x %d (not %d), across %d (not %d)\n",
+           name, pairs, want, sweeps, want_sweeps, others, rows, want_rows, cols, want_cols);
     return 1;
 }
 
