@@ -151,50 +151,77 @@ static void cols_forward(const wt_line *line, const wt_cols *strip, void *scratc
 
 /* ---- inverse: x[o] = sum rec_lo[j] lo[c] + rec_hi[j] hi[c], c = (o + off - j) / 2 */
 
-/* out[c] for c in [c, c + VECS * VW) from terms [t0, t1), going on from
- * out where @p resume. */
-#define INVERSE_STEP(VECS)                                                                   \
+/* An output row's terms: term t is tap u[t] of coefficient row cl[t] plus
+ * tap v[t] of ch[t]. Outputs o and o + 1 with o + off even read the same
+ * rows (term t of each: coefficient (o + off) / 2 - t), so they are summed
+ * together from one load of each row (one of them has one term fewer for an
+ * odd filter length). */
+typedef struct out_terms {
+    float *out;
+    int terms;
+    real ul[64], uh[64];
+} out_terms;
+
+/* out[c] for c in [c, c + VECS * VW) of the outputs o[0 .. PAIR] from terms
+ * [t0, t1), going on from out where @p resume; pair[1]'s terms end at t2. */
+#define INVERSE_STEP(VECS, PAIR)                                                             \
     do {                                                                                     \
-        lanes acc[VECS];                                                                     \
-        for (int v = 0; v < (VECS); v++)                                                     \
-            acc[v] = resume ? LOAD(out + c + v * VW) : (lanes){0};                           \
-        for (int t = t0; t < t1; t++)                                                        \
+        lanes acc[2][VECS];                                                                  \
+        for (int p = 0; p <= (PAIR); p++)                                                    \
             for (int v = 0; v < (VECS); v++)                                                 \
-                acc[v] += tl[t] * LOAD(cl[t] + c + v * VW) + th[t] * LOAD(ch[t] + c + v * VW); \
-        for (int v = 0; v < (VECS); v++)                                                     \
-            AT(out + c + v * VW) = acc[v];                                                   \
+                acc[p][v] = resume ? LOAD(o[p].out + c + v * VW) : (lanes){0};              \
+        for (int t = t0; t < t1; t++)                                                        \
+            for (int v = 0; v < (VECS); v++) {                                               \
+                lanes l = LOAD(cl[t] + c + v * VW), h = LOAD(ch[t] + c + v * VW);            \
+                acc[0][v] += o[0].ul[t] * l + o[0].uh[t] * h;                                \
+                if ((PAIR) && t < t2)                                                        \
+                    acc[PAIR][v] += o[PAIR].ul[t] * l + o[PAIR].uh[t] * h;                   \
+            }                                                                                \
+        for (int p = 0; p <= (PAIR); p++)                                                    \
+            for (int v = 0; v < (VECS); v++)                                                 \
+                AT(o[p].out + c + v * VW) = acc[p][v];                                       \
     } while (0)
 
-static void inverse_terms(const real *const *cl, const real *const *ch, const real *tl,
-                          const real *th, int t0, int t1, int resume, float *out, long c,
-                          long c1)
+/* Columns [c, c1) of the outputs o[0 .. pair] from terms [t0, t1). */
+static void inverse_terms(const real *const *cl, const real *const *ch, const out_terms *o,
+                          int pair, int t0, int t1, int resume, long c, long c1)
 {
-    for (; c + COLS_UNROLL * VW <= c1; c += COLS_UNROLL * VW)
-        INVERSE_STEP(COLS_UNROLL);
-    for (; c + VW <= c1; c += VW)
-        INVERSE_STEP(1);
-    for (; c < c1; c++) {
-        real acc = resume ? out[c] : 0;
-        for (int t = t0; t < t1; t++)
-            acc += tl[t] * cl[t][c] + th[t] * ch[t][c];
-        out[c] = acc;
+    int t2 = pair && o[1].terms < t1 ? o[1].terms : t1;
+    if (pair) {
+        for (; c + COLS_UNROLL * VW <= c1; c += COLS_UNROLL * VW)
+            INVERSE_STEP(COLS_UNROLL, 1);
+        for (; c + VW <= c1; c += VW)
+            INVERSE_STEP(1, 1);
+    } else {
+        for (; c + COLS_UNROLL * VW <= c1; c += COLS_UNROLL * VW)
+            INVERSE_STEP(COLS_UNROLL, 0);
+        for (; c + VW <= c1; c += VW)
+            INVERSE_STEP(1, 0);
     }
+    for (; c < c1; c++)
+        for (int p = 0; p <= pair; p++) {
+            real acc = resume ? o[p].out[c] : 0;
+            for (int t = t0; t < (p ? t2 : t1); t++)
+                acc += o[p].ul[t] * cl[t][c] + o[p].uh[t] * ch[t][c];
+            o[p].out[c] = acc;
+        }
 }
 
-/* out[c] = sum_t tl[t] cl[t][c] + th[t] ch[t][c], c in [0, width), in
- * sweeps of @p sweep terms. */
-static void inverse_row(const real *const *cl, const real *const *ch, const real *tl,
-                        const real *th, int terms, int sweep, float *out, long width)
+/* The outputs o[0 .. pair] for c in [0, width), in sweeps of @p sweep
+ * terms. */
+static void inverse_rows(const real *const *cl, const real *const *ch, const out_terms *o,
+                         int pair, int sweep, long width)
 {
+    int terms = o[0].terms;
     if (terms <= sweep) {
-        inverse_terms(cl, ch, tl, th, 0, terms, 0, out, 0, width);
+        inverse_terms(cl, ch, o, pair, 0, terms, 0, 0, width);
         return;
     }
     for (long c0 = 0; c0 < width; c0 += COLS_CHUNK) {
         long c1 = width - c0 < COLS_CHUNK ? width : c0 + COLS_CHUNK;
         for (int t0 = 0; t0 < terms; t0 += sweep)
-            inverse_terms(cl, ch, tl, th, t0, t0 + sweep < terms ? t0 + sweep : terms, t0 > 0,
-                          out, c0, c1);
+            inverse_terms(cl, ch, o, pair, t0, t0 + sweep < terms ? t0 + sweep : terms, t0 > 0,
+                          c0, c1);
     }
 }
 
@@ -225,24 +252,33 @@ static void cols_inverse(const wt_line *line, const wt_cols *strip, void *scratc
     load_taps(&tl, w->rec_lo, (int)F);
     load_taps(&th, w->rec_hi, (int)F);
     const real *cl[64], *ch[64];
-    real ul[64], uh[64];
     /* the plane's rows in sweeps of SWEEP_ROWS (a plane a power of two wide
      * shares the first-level cache's sets); a ring's made rows lie apart in
      * the sets (wt_lift_row_step): one sweep (sym8 inverse 8% faster) */
     int sweep = strip->coeff_row ? (int)F : SWEEP_ROWS / 2;
-    for (long o = (long)strip->first; o < (long)(strip->first + strip->count); o++) {
-        long j0 = (o + off) & 1;
-        int terms = (int)((F - j0 + 1) / 2);
-        /* term t: tap j0 + 2t of coefficient (o + off - j0) / 2 - t, asked for
-         * from the lowest row up (wt_cols.coeff_row) */
-        for (int t = terms - 1; t >= 0; t--) {
-            long j = j0 + 2 * t, c = (o + off - j) / 2;
+    long end = (long)(strip->first + strip->count);
+    out_terms o[2];
+    for (long o0 = (long)strip->first; o0 < end;) {
+        long j0 = (o0 + off) & 1;
+        int pair = j0 == 0 && o0 + 1 < end;
+        /* term t: tap j0 + 2t (output o0 + 1: tap 1 + 2t) of coefficient
+         * (o0 + off - j0) / 2 - t, asked for from the lowest row up
+         * (wt_cols.coeff_row) */
+        for (int p = 0; p <= pair; p++) {
+            long j = j0 + p;
+            o[p].out = strip->sig + (o0 + p) * strip->sig_step;
+            o[p].terms = (int)((F - j + 1) / 2);
+            for (int t = 0; t < o[p].terms; t++) {
+                o[p].ul[t] = tl.v[j + 2 * t];
+                o[p].uh[t] = th.v[j + 2 * t];
+            }
+        }
+        for (int t = o[0].terms - 1; t >= 0; t--) {
+            long c = (o0 + off - j0) / 2 - t;
             cl[t] = coeff_row(strip, 0, nc, per, c, zeros);
             ch[t] = coeff_row(strip, 1, nc, per, c, zeros);
-            ul[t] = tl.v[j];
-            uh[t] = th.v[j];
         }
-        inverse_row(cl, ch, ul, uh, terms, sweep, strip->sig + o * strip->sig_step,
-                    (long)strip->width);
+        inverse_rows(cl, ch, o, pair, sweep, (long)strip->width);
+        o0 += 1 + pair;
     }
 }

@@ -122,17 +122,17 @@ static void rows_forward(const wt_line *line, const wt_rows *rows, void *scratch
 /* ---- inverse ------------------------------------------------------------- */
 
 /* Coefficients c in [c0, c1) of a band into dst: periodic for
- * periodization, else zeros outside [0, nc). */
+ * periodization, else zeros outside [0, nc); the inside copied at once
+ * (one sample at a time, periodization's rows took 4 times the forward). */
 static void pad_coeffs(const float *band, long nc, int periodic, long c0, long c1, real *dst)
 {
     for (long c = c0; c < c1; c++) {
-        long src = periodic ? ((c % nc) + nc) % nc : c;
-        if (periodic || (c >= 0 && c < nc)) {
-            long run = periodic ? 1 : (c1 < nc ? c1 : nc) - c; /* copy the inside at once */
-            memcpy(dst + (c - c0), band + src, (size_t)run * sizeof *dst);
+        if (c >= 0 && c < nc) {
+            long run = (c1 < nc ? c1 : nc) - c;
+            memcpy(dst + (c - c0), band + c, (size_t)run * sizeof *dst);
             c += run - 1;
         } else {
-            dst[c - c0] = 0;
+            dst[c - c0] = periodic ? band[((c % nc) + nc) % nc] : 0;
         }
     }
 }
@@ -144,15 +144,29 @@ static void pad_coeffs(const float *band, long nc, int periodic, long c0, long c
             acc[v] += ul[parity][t] * LOAD(cl[parity][t] + m + v * VW) +                      \
                       uh[parity][t] * LOAD(ch[parity][t] + m + v * VW)
 
+/* The same, both parities from one load of each coefficient (their terms
+ * read the same coefficients: shared). */
+#define SHARED_SUMS(even, odd, VECS)                                                          \
+    for (int t = 0; t < terms[0]; t++)                                                        \
+        for (int v = 0; v < (VECS); v++) {                                                    \
+            lanes l = LOAD(cl[0][t] + m + v * VW), h = LOAD(ch[0][t] + m + v * VW);           \
+            even[v] += ul[0][t] * l + uh[0][t] * h;                                           \
+            odd[v] += ul[1][t] * l + uh[1][t] * h;                                            \
+        }
+
 /* Vectors of outputs of one parity an inverse step (the sums in flight). */
 #define ROWS_UNROLL 2
 
 /* out[2m, 2 (m + VECS * VW)): both parities, interleaved. */
-#define INTERLEAVED_STEP(VECS)                                                                \
+#define INTERLEAVED_STEP(VECS, SHARED)                                                        \
     do {                                                                                      \
         lanes even[VECS] = {0}, odd[VECS] = {0};                                              \
-        PARITY_SUMS(even, VECS, 0);                                                           \
-        PARITY_SUMS(odd, VECS, 1);                                                            \
+        if (SHARED) {                                                                         \
+            SHARED_SUMS(even, odd, VECS);                                                     \
+        } else {                                                                              \
+            PARITY_SUMS(even, VECS, 0);                                                       \
+            PARITY_SUMS(odd, VECS, 1);                                                        \
+        }                                                                                     \
         for (int v = 0; v < (VECS); v++) {                                                    \
             AT(out + 2 * (m + v * VW)) = SHUFFLE2(even[v], odd[v], LOW_INTERLEAVE);           \
             AT(out + 2 * (m + v * VW) + VW) = SHUFFLE2(even[v], odd[v], HIGH_INTERLEAVE);     \
@@ -165,27 +179,53 @@ static void rows_inverse_one(const wt_line *line, const taps *tl, const taps *th
     long F = tl->len, n = (long)line->n, nc = (long)line->nlo;
     long off = wt_inverse_offset(line->wavelet, line->mode);
     int per = is_periodization(line);
-    long c0 = (0 + off - (F - 1) - 1) / 2 - 1, c1 = (n - 1 + off) / 2 + 1;
-    real *pl = scratch, *ph = scratch + (c1 - c0);
-    pad_coeffs(lo, nc, per, c0, c1, pl);
-    pad_coeffs(hi, nc, per, c0, c1, ph);
     /* output 2m + parity, tap j of that parity: coefficient m + (parity + off - j) / 2 */
-    const real *cl[2][64], *ch[2][64];
+    long d[2][64], first = 0, last = 0; /* the coefficients the outputs read */
     real ul[2][64], uh[2][64];
     int terms[2] = {0, 0};
     for (int parity = 0; parity < 2; parity++)
         for (long j = (parity + off) & 1; j < F; j += 2, terms[parity]++) {
-            long c = (parity + off - j) / 2 - c0;
-            cl[parity][terms[parity]] = pl + c;
-            ch[parity][terms[parity]] = ph + c;
-            ul[parity][terms[parity]] = tl->v[j];
-            uh[parity][terms[parity]] = th->v[j];
+            long t = terms[parity], m_last = (n - 1 - parity) / 2;
+            d[parity][t] = (parity + off - j) / 2;
+            ul[parity][t] = tl->v[j];
+            uh[parity][t] = th->v[j];
+            first = d[parity][t] < first ? d[parity][t] : first;
+            if (n - 1 - parity >= 0 && m_last + d[parity][t] > last)
+                last = m_last + d[parity][t];
         }
+    /* the bands' rows where they lie where the outputs read within them
+     * (every mode but periodization); else the coefficients padded */
+    const real *pl = lo, *ph = hi;
+    long c0 = 0;
+    if (first < 0 || last >= nc) {
+        c0 = (0 + off - (F - 1) - 1) / 2 - 1;
+        long c1 = (n - 1 + off) / 2 + 1;
+        pad_coeffs(lo, nc, per, c0, c1, scratch);
+        pad_coeffs(hi, nc, per, c0, c1, scratch + (c1 - c0));
+        pl = scratch;
+        ph = scratch + (c1 - c0);
+    }
+    const real *cl[2][64], *ch[2][64];
+    for (int parity = 0; parity < 2; parity++)
+        for (int t = 0; t < terms[parity]; t++) {
+            cl[parity][t] = pl + (d[parity][t] - c0);
+            ch[parity][t] = ph + (d[parity][t] - c0);
+        }
+    /* off even (every mode but periodization): term t of both parities
+     * reads coefficient m - t + off / 2 */
+    int shared = terms[0] == terms[1];
+    for (int t = 0; t < terms[0] && shared; t++)
+        shared = cl[0][t] == cl[1][t];
     long m = 0;
-    for (; 2 * (m + ROWS_UNROLL * VW) <= n; m += ROWS_UNROLL * VW)
-        INTERLEAVED_STEP(ROWS_UNROLL);
+    if (shared) {
+        for (; 2 * (m + ROWS_UNROLL * VW) <= n; m += ROWS_UNROLL * VW)
+            INTERLEAVED_STEP(ROWS_UNROLL, 1);
+    } else {
+        for (; 2 * (m + ROWS_UNROLL * VW) <= n; m += ROWS_UNROLL * VW)
+            INTERLEAVED_STEP(ROWS_UNROLL, 0);
+    }
     for (; 2 * (m + VW) <= n; m += VW)
-        INTERLEAVED_STEP(1);
+        INTERLEAVED_STEP(1, 0);
     for (long o = 2 * m; o < n; o++) {
         int parity = (int)(o & 1);
         long mm = o / 2;
