@@ -106,6 +106,13 @@ wt_status pipeline_decode_borrowing(pipeline *p, batch_item *item, const char *f
  * NULL when the pool has none: at most one such image at a time. */
 wt_pixel_room *pipeline_output_room(pipeline *p);
 
+/* The engine section of @p s into @p buf: how long files held an engine (a
+ * GPU pool's serial part) and its parts (upload, transform, download; a GPU
+ * engine's on the device's clock), how long they waited for one, in all and
+ * a file; and whether pixel rooms were used. */
+void pipeline_engine_section(const pipeline *p, const pipeline_stats *s, char *buf,
+                             size_t size);
+
 /* Encode @p img into @p out (type from the name or --ext), the time counted. */
 wt_status pipeline_save(pipeline *p, const char *out, const wt_image *img);
 
