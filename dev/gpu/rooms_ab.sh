@@ -7,7 +7,8 @@
 # file held and waited); then the outputs of new (rooms on and off) and base
 # compared byte for byte (cmp -r). Then denoise -O of the folder to PNG,
 # rooms on and off (and --sigma 3: no estimate), wall ms and its engine
-# section (-v), and its outputs rooms on vs off.
+# section (-v), the first 16 files alone (opening the GPU and the first
+# files: the rest runs at the steady rate), and its outputs rooms on vs off.
 #   dev/gpu/rooms_ab.sh NEW_BUILD [BASE_BUILD] OUT_DIR
 # (RUNS rounds, default 2; LANES, default "1 2 4"; PHOTOS and SIZE for a
 # smaller folder; ONLY=denoise: the denoise rows alone)
@@ -21,9 +22,12 @@ cores=$(nproc)
 "$(dirname "$N")/../bench/make-photos" -q -n "${PHOTOS:-200}" -s "${SIZE:-1920x1080}" "$D/photos"
 echo "# $cores cores; $(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)"
 denoise_rows() { # the denoise rows and outputs (after the mosaics' table)
+    mkdir -p "$D/first16"
+    for f in $(ls "$D/photos" | head -16); do ln -s "$D/photos/$f" "$D/first16/$f"; done
     echo
-    echo "| denoise -O, -j $cores | rooms | wall ms | img/s | engine section (-v) |"
-    echo "| --- | --- | --- | --- | --- |"
+    echo "| denoise -O, -j $cores | rooms | wall ms | img/s | wall ms, first 16 files |" \
+        "steady img/s (the rest) | engine section (-v) |"
+    echo "| --- | --- | --- | --- | --- | --- | --- |"
     for round in $(seq "${RUNS:-2}"); do
         for rooms in 1 0; do
             denoise_row "$rooms" default
@@ -41,19 +45,29 @@ denoise_rows() { # the denoise rows and outputs (after the mosaics' table)
         rm -rf "$D/dn1" "$D/dn0"
     done
 }
-denoise_row() { # rooms label options...
-    local rooms=$1 label=$2 t0 t1 section
+denoise_ns() { # rooms folder options...: wall ns of denoise -O of the folder
+    local rooms=$1 dir=$2 t0 t1
     shift 2
     rm -rf "$D/dn"
     t0=$(date +%s%N)
-    WT_PIXEL_ROOMS=$rooms "$N" denoise -q -j "$cores" --device cuda -O "$D/dn" "$@" "$D/photos" ||
-        echo "denoise failed"
+    WT_PIXEL_ROOMS=$rooms "$N" denoise -q -j "$cores" --device cuda -O "$D/dn" "$@" "$dir" ||
+        echo "denoise failed" >&2
     t1=$(date +%s%N)
     rm -rf "$D/dn"
+    echo $((t1 - t0))
+}
+denoise_row() { # rooms label options...: the folder, its first 16 files (the GPU's opening
+    local rooms=$1 label=$2 all few section # and the start: the rest runs at the steady rate)
+    shift 2
+    few=$(denoise_ns "$rooms" "$D/first16" "$@")
+    all=$(denoise_ns "$rooms" "$D/photos" "$@")
     section=$(WT_PIXEL_ROOMS=$rooms "$N" denoise -v -j "$cores" --device cuda -O "$D/dn" "$@" \
         "$D/photos" 2>&1 >/dev/null | grep 'engine section' | sed 's/.*engine section: //')
     rm -rf "$D/dn"
-    echo "| $label | $rooms | $(((t1 - t0) / 1000000)) | $((${PHOTOS:-200} * 1000000000 / (t1 - t0))) | $section |"
+    local n=${PHOTOS:-200} steady=-
+    [ "$all" -gt "$few" ] && steady=$(((n - 16) * 1000000000 / (all - few)))
+    echo "| $label | $rooms | $((all / 1000000)) | $((n * 1000000000 / all)) |" \
+        "$((few / 1000000)) | $steady | $section |"
 }
 if [ "${ONLY:-}" = denoise ]; then
     denoise_rows | tee "$OUT/rooms_ab.md"
