@@ -68,7 +68,8 @@ wt_status result_alloc_for(const wt_image *like, wt_sample_type want, const char
 }
 
 wt_status result_alloc_reconstruction(pipeline *p, const char *in, const char *out,
-                                      const wt_npz_meta *meta, wt_image *img)
+                                      const wt_npz_meta *meta, wt_pixel_room *room,
+                                      wt_image *img)
 {
     const wt_image like = {.width = meta->width, .height = meta->height,
                            .channels = meta->channels, .bit_depth = meta->bit_depth,
@@ -78,13 +79,9 @@ wt_status result_alloc_reconstruction(pipeline *p, const char *in, const char *o
     if (st == WT_OK)
         st = wt_image_check_holds(cli_output_format(p->opt, out), out, want, meta->channels);
     if (st == WT_OK)
-        st = pipeline_name_error(wt_image_alloc(img, meta->width, meta->height, meta->channels,
-                                                wt_sample_type_depth(want)),
-                                 in);
-    if (st == WT_OK) {
-        img->color = meta->color;
+        st = alloc_result(&like, wt_sample_type_depth(want), room, in, img);
+    if (st == WT_OK)
         img->stored = img->bit_depth == WT_DEPTH_F32 ? want : (wt_sample_type){0, 0};
-    }
     return st;
 }
 

@@ -30,9 +30,11 @@ wt_status result_alloc_like(const wt_image *like, const char *file, wt_image *im
 /* The image a reconstruction from the coefficient file @p in of @p meta
  * writes to @p out: memory checked, of the type --depth asks for, else the
  * original's (8/16-bit exact, else float32), refused (one line naming @p
- * out) when @p out's format cannot hold it. */
+ * out) when @p out's format cannot hold it; its pixels in @p room as for
+ * result_alloc_for. */
 wt_status result_alloc_reconstruction(pipeline *p, const char *in, const char *out,
-                                      const wt_npz_meta *meta, wt_image *img);
+                                      const wt_npz_meta *meta, wt_pixel_room *room,
+                                      wt_image *img);
 /* @p result written to @p out as @p want (converted when it is held otherwise). */
 wt_status result_save(pipeline *p, page_binding *page, const char *out, const wt_image *result,
                       wt_sample_type want);
