@@ -678,7 +678,7 @@ static wt_status decode_timed(pipeline *p, batch_item *item, const char *file, w
     wt_load_options load = p->load;
     load.room = room;
     double t0 = wt_seconds();
-    wt_status st = stack ? wt_stack_read(stack, page, img) : wt_image_load(file, &load, img);
+    wt_status st = stack ? wt_stack_read_in(stack, page, room, img) : wt_image_load(file, &load, img);
     double dt = wt_seconds() - t0;
     if (st == WT_OK && wt_warning_message()[0] && !p->opt->quiet)
         batch_note(item, "warning: %s", wt_warning_message());
@@ -706,12 +706,12 @@ wt_status pipeline_decode(pipeline *p, batch_item *item, const char *file, wt_st
 }
 
 wt_status pipeline_decode_borrowing(pipeline *p, batch_item *item, const char *file,
-                                    wt_image *img)
+                                    wt_stack *stack, wt_image *img)
 {
     if (p->opt->gpu_decode)
         wait_for_pool(p);
     pipeline_rooms *r = worker_rooms(p);
-    return decode_timed(p, item, file, NULL, 0, r ? &r->input : NULL, img);
+    return decode_timed(p, item, file, stack, 0, r ? &r->input : NULL, img);
 }
 
 void pipeline_say_meta_left_out(const pipeline *p, const char *out, const wt_image *img)

@@ -514,6 +514,9 @@ wt_status wt_stack_open(const char *path, const wt_load_options *opt, wt_stack *
 size_t wt_stack_pages(const wt_stack *s);
 /** Page @p k (0 <= k < pages) into @p img (allocated here). */
 wt_status wt_stack_read(wt_stack *s, size_t k, wt_image *img);
+/** wt_stack_read with @p room as wt_load_options.room: the decoders that
+ *  write every sample (JPEG) put the page's pixels there (img->room). */
+wt_status wt_stack_read_in(wt_stack *s, size_t k, wt_pixel_room *room, wt_image *img);
 void wt_stack_close(wt_stack *s);
 
 /** A band of consecutive rows of a page: @p band (its height the band's
