@@ -166,7 +166,7 @@ wt_status packet_reconstruct(pipeline *p, page_binding *page, const char *in, co
     wt_status st = wt_npz_load_packets(in, &p->load, &t, &basis, &meta);
     pipeline_add_time(p, &p->stats.decode, t0);
     if (st == WT_OK)
-        st = result_alloc_reconstruction(p, in, out, &meta, &img);
+        st = result_alloc_reconstruction(p, in, out, &meta, NULL, &img);
     if (st == WT_OK)
         st = inverse(p, &t, basis, in, &img);
     if (st == WT_OK)

@@ -88,9 +88,13 @@ wt_status pages_load(pipeline *p, page_binding *page, const char *file, wt_image
 wt_status pages_load_borrowing(pipeline *p, page_binding *page, const char *file,
                                wt_image *img)
 {
-    if (page && page->images && strcmp(file, page->input) == 0)
+    /* the item's input is read through its stack (pages_load): an input of
+     * one page (a JPEG, say) borrows all the same, a stack's pages do not */
+    int paged = page && page->images && strcmp(file, page->input) == 0;
+    if (paged && page->pages > 1)
         return pages_load(p, page, file, img);
-    return pipeline_decode_borrowing(p, pages_item(page), file, img);
+    return pipeline_decode_borrowing(p, pages_item(page), file, paged ? page->images : NULL,
+                                     img);
 }
 
 batch_item *pages_item(const page_binding *page)

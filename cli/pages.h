@@ -63,9 +63,10 @@ int pages_run_conversions(const cli_options *o, const char *cmd, int kind, page_
  * output of a stack; another file while a stack of more than one page is
  * processed (decompose --layers) is refused, a stack writes one output. */
 wt_status pages_load(pipeline *p, page_binding *page, const char *file, wt_image *img);
-/* pages_load, a file (not a stack's page) decoded into the worker's input
- * room when the pool has rooms (pipeline_decode_borrowing): @p img must be
- * gone before the worker's next file. */
+/* pages_load, a file (an input of one page, not a page of a stack) decoded
+ * into the worker's input room when the pool has rooms
+ * (pipeline_decode_borrowing): @p img must be gone before the worker's next
+ * file. */
 wt_status pages_load_borrowing(pipeline *p, page_binding *page, const char *file,
                                wt_image *img);
 wt_status pages_save(pipeline *p, page_binding *page, const char *out, const wt_image *img);

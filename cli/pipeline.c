@@ -13,6 +13,32 @@ int pipeline_workers(int jobs, size_t files)
     return n < 1 ? 1 : (int)n;
 }
 
+void pipeline_engine_section(const pipeline *p, const pipeline_stats *s, char *buf,
+                             size_t size)
+{
+    double files = s->images ? (double)s->images : 1.0;
+    snprintf(buf, size,
+             "held %.3f s (%.3f ms a file: upload %.3f, transform %.3f, download %.3f; %d "
+             "engine%s), waited %.3f s (%.3f ms a file); pixel rooms %s",
+             s->held, 1e3 * s->held / files, 1e3 * s->upload / files,
+             1e3 * s->transform / files, 1e3 * s->download / files, p->nengines,
+             p->nengines == 1 ? "" : "s", s->waited, 1e3 * s->waited / files,
+             p->rooms_on ? "on" : "off");
+}
+
+/* -v after a folder on a GPU pool: its engine section, on stderr. */
+static void say_engine_section(pipeline *p)
+{
+    char text[256];
+    if (!p->engines)
+        return;
+    pipeline_wait_open(p); /* (is_gpu is the opener's until then) */
+    if (!p->is_gpu || !p->stats.images)
+        return;
+    pipeline_engine_section(p, &p->stats, text, sizeof text);
+    fprintf(stderr, "wavetool: engine section: %s\n", text);
+}
+
 int pipeline_run_files(pipeline *p, const cli_options *o, const batch_plan *plan,
                        batch_work work, void *ctx, FILE *report,
                        void (*header)(void *ctx, FILE *report))
@@ -33,6 +59,8 @@ int pipeline_run_files(pipeline *p, const cli_options *o, const batch_plan *plan
                                  header, pipeline_stopped, p};
         rc = batch_run(&b, &run, work, ctx);
     }
+    if (o->verbose && b.count > 1)
+        say_engine_section(p);
     pipeline_close(p);
     batch_free(&b);
     return rc;
@@ -650,7 +678,7 @@ static wt_status decode_timed(pipeline *p, batch_item *item, const char *file, w
     wt_load_options load = p->load;
     load.room = room;
     double t0 = wt_seconds();
-    wt_status st = stack ? wt_stack_read(stack, page, img) : wt_image_load(file, &load, img);
+    wt_status st = stack ? wt_stack_read_in(stack, page, room, img) : wt_image_load(file, &load, img);
     double dt = wt_seconds() - t0;
     if (st == WT_OK && wt_warning_message()[0] && !p->opt->quiet)
         batch_note(item, "warning: %s", wt_warning_message());
@@ -678,12 +706,12 @@ wt_status pipeline_decode(pipeline *p, batch_item *item, const char *file, wt_st
 }
 
 wt_status pipeline_decode_borrowing(pipeline *p, batch_item *item, const char *file,
-                                    wt_image *img)
+                                    wt_stack *stack, wt_image *img)
 {
     if (p->opt->gpu_decode)
         wait_for_pool(p);
     pipeline_rooms *r = worker_rooms(p);
-    return decode_timed(p, item, file, NULL, 0, r ? &r->input : NULL, img);
+    return decode_timed(p, item, file, stack, 0, r ? &r->input : NULL, img);
 }
 
 void pipeline_say_meta_left_out(const pipeline *p, const char *out, const wt_image *img)

@@ -97,14 +97,22 @@ wt_status pipeline_on_epyramid(wt_engine *e, const wt_params *params, const wt_i
  * counted, a warning noted for @p item (batch_note; NULL: none). Commands read their inputs through pages_load (pages.h). */
 wt_status pipeline_decode(pipeline *p, batch_item *item, const char *file, wt_stack *stack,
                           size_t page, wt_image *img);
-/* pipeline_decode of a file, its pixels borrowed from the calling worker's
- * input room when the pool has rooms (else owned): the image must be gone
- * before the worker's next file. */
+/* pipeline_decode of a file (read through @p stack, its one page, when it
+ * is not NULL), its pixels borrowed from the calling worker's input room
+ * when the pool has rooms (else owned): the image must be gone before the
+ * worker's next file. */
 wt_status pipeline_decode_borrowing(pipeline *p, batch_item *item, const char *file,
-                                    wt_image *img);
+                                    wt_stack *stack, wt_image *img);
 /* The calling worker's room for an image drawn for its file (a mosaic), or
  * NULL when the pool has none: at most one such image at a time. */
 wt_pixel_room *pipeline_output_room(pipeline *p);
+
+/* The engine section of @p s into @p buf: how long files held an engine (a
+ * GPU pool's serial part) and its parts (upload, transform, download; a GPU
+ * engine's on the device's clock), how long they waited for one, in all and
+ * a file; and whether pixel rooms were used. */
+void pipeline_engine_section(const pipeline *p, const pipeline_stats *s, char *buf,
+                             size_t size);
 
 /* Encode @p img into @p out (type from the name or --ext), the time counted. */
 wt_status pipeline_save(pipeline *p, const char *out, const wt_image *img);

@@ -35,29 +35,41 @@ wt_status result_prepare(pipeline *p, const char *in, const char *out, wt_image 
     return WT_OK;
 }
 
-wt_status result_alloc_like(const wt_image *like, const char *file, wt_image *img)
+/* @p like's size and channels at @p bit_depth, its color and metadata; the
+ * pixels in @p room when it holds them; with a room not zeroed (the work
+ * writes every sample), without one zeroed. */
+static wt_status alloc_result(const wt_image *like, int bit_depth, wt_pixel_room *room,
+                              const char *file, wt_image *img)
 {
-    wt_status st = wt_image_alloc(img, like->width, like->height, like->channels,
-                                  like->bit_depth);
+    wt_status st = room ? wt_image_alloc_in(img, room, like->width, like->height, like->channels,
+                                            bit_depth)
+                        : wt_image_alloc(img, like->width, like->height, like->channels,
+                                         bit_depth);
     img->color = like->color;
-    img->stored = like->stored;
     wt_image_share_meta(img, like); /* an image of the input: its metadata */
     return pipeline_name_error(st, file);
 }
 
-wt_status result_alloc_for(const wt_image *like, wt_sample_type want, const char *file,
-                           wt_image *img)
+wt_status result_alloc_like(const wt_image *like, const char *file, wt_image *img)
 {
-    if (result_same_type(want, wt_image_stored(like)))
-        return result_alloc_like(like, file, img);
-    wt_status st = wt_image_alloc(img, like->width, like->height, like->channels, WT_DEPTH_F32);
-    img->color = like->color;
-    wt_image_share_meta(img, like);
-    return pipeline_name_error(st, file);
+    wt_status st = alloc_result(like, like->bit_depth, NULL, file, img);
+    img->stored = like->stored;
+    return st;
+}
+
+wt_status result_alloc_for(const wt_image *like, wt_sample_type want, const char *file,
+                           wt_pixel_room *room, wt_image *img)
+{
+    int same = result_same_type(want, wt_image_stored(like));
+    wt_status st = alloc_result(like, same ? like->bit_depth : WT_DEPTH_F32, room, file, img);
+    if (same)
+        img->stored = like->stored;
+    return st;
 }
 
 wt_status result_alloc_reconstruction(pipeline *p, const char *in, const char *out,
-                                      const wt_npz_meta *meta, wt_image *img)
+                                      const wt_npz_meta *meta, wt_pixel_room *room,
+                                      wt_image *img)
 {
     const wt_image like = {.width = meta->width, .height = meta->height,
                            .channels = meta->channels, .bit_depth = meta->bit_depth,
@@ -67,13 +79,9 @@ wt_status result_alloc_reconstruction(pipeline *p, const char *in, const char *o
     if (st == WT_OK)
         st = wt_image_check_holds(cli_output_format(p->opt, out), out, want, meta->channels);
     if (st == WT_OK)
-        st = pipeline_name_error(wt_image_alloc(img, meta->width, meta->height, meta->channels,
-                                                wt_sample_type_depth(want)),
-                                 in);
-    if (st == WT_OK) {
-        img->color = meta->color;
+        st = alloc_result(&like, wt_sample_type_depth(want), room, in, img);
+    if (st == WT_OK)
         img->stored = img->bit_depth == WT_DEPTH_F32 ? want : (wt_sample_type){0, 0};
-    }
     return st;
 }
 

@@ -19,17 +19,22 @@ wt_status result_prepare(pipeline *p, const char *in, const char *out, wt_image 
  * samples' own type, which decides its noise estimate and clipping). */
 wt_status result_check(pipeline *p, const char *out, const wt_image *img, wt_sample_type *want);
 /* An image for the unrounded result of @p like: @p like's type when that is
- * @p want, else float32 (result_save converts once). */
+ * @p want, else float32 (result_save converts once). Its pixels in @p room
+ * (a worker's pixel room, pipeline_output_room) when it holds them, the
+ * image then gone before the worker's next file; given a room, not zeroed
+ * (for work that writes every sample); NULL: malloc'd and zeroed. */
 wt_status result_alloc_for(const wt_image *like, wt_sample_type want, const char *file,
-                           wt_image *img);
+                           wt_pixel_room *room, wt_image *img);
 /* An image of @p like's size, channels and type (its stored type kept). */
 wt_status result_alloc_like(const wt_image *like, const char *file, wt_image *img);
 /* The image a reconstruction from the coefficient file @p in of @p meta
  * writes to @p out: memory checked, of the type --depth asks for, else the
  * original's (8/16-bit exact, else float32), refused (one line naming @p
- * out) when @p out's format cannot hold it. */
+ * out) when @p out's format cannot hold it; its pixels in @p room as for
+ * result_alloc_for. */
 wt_status result_alloc_reconstruction(pipeline *p, const char *in, const char *out,
-                                      const wt_npz_meta *meta, wt_image *img);
+                                      const wt_npz_meta *meta, wt_pixel_room *room,
+                                      wt_image *img);
 /* @p result written to @p out as @p want (converted when it is held otherwise). */
 wt_status result_save(pipeline *p, page_binding *page, const char *out, const wt_image *result,
                       wt_sample_type want);

@@ -83,11 +83,17 @@ enum {
 /* Pinned host staging (cu_image.cu): CU_WORKERS, CU_SLOTS, CU_CHUNK in
  * cu_tuning.h. */
 
+/* Marks of an image call's phases on the compute stream: its start and the
+ * ends of upload, transform and download (cu_image.cu's phase_clock). */
+#define CU_MARKS 4
+
 typedef struct cu_staging {
     int nslots;                               /* copy_threads x CU_SLOTS */
     void *slot[CU_WORKERS * CU_SLOTS];
     cudaEvent_t done[CU_WORKERS * CU_SLOTS];  /* copy stream: the slot's transfer finished */
     cudaEvent_t ready[CU_WORKERS * CU_SLOTS]; /* compute stream: the slot's chunk produced */
+    cudaEvent_t copied;                       /* copy stream: a download's last chunk */
+    cudaEvent_t mark[CU_MARKS];               /* compute stream, timed: the phases */
     int ready_ok;                             /* events created, slots allocated */
 } cu_staging;
 

@@ -12,7 +12,10 @@
  * stream, the copy stream waits for it, and the host copies the chunk out
  * of its slot while later chunks are rendered and copied. A host buffer that
  * is already page-locked (cudaHostRegister, cudaHostAlloc) is copied
- * directly, without staging. */
+ * directly, without staging, and without waiting on the host for any chunk.
+ *
+ * An image call waits once, at its end: the compute stream waits for a
+ * download's copies, and events on it time the phases (phase_clock). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,6 +51,11 @@ wt_status cu_staging_init(cu_engine *ce)
         if (!s->ready[k])
             CU_CHECK(cudaEventCreateWithFlags(&s->ready[k], cudaEventDisableTiming));
     }
+    if (!s->copied)
+        CU_CHECK(cudaEventCreateWithFlags(&s->copied, cudaEventDisableTiming));
+    for (int k = 0; k < CU_MARKS; k++)
+        if (!s->mark[k])
+            CU_CHECK(cudaEventCreate(&s->mark[k]));
     s->ready_ok = 1;
     return WT_OK;
 }
@@ -63,6 +71,11 @@ void cu_staging_free(cu_engine *ce)
         if (s->ready[k])
             cudaEventDestroy(s->ready[k]);
     }
+    if (s->copied)
+        cudaEventDestroy(s->copied);
+    for (int k = 0; k < CU_MARKS; k++)
+        if (s->mark[k])
+            cudaEventDestroy(s->mark[k]);
     memset(s, 0, sizeof *s);
 }
 
@@ -142,21 +155,23 @@ static wt_status down_issue(const xfer *x, int t, size_t a, size_t b, size_t k)
     return WT_OK;
 }
 
-/* Worker @p t's bytes [a, b), down: CU_SLOTS chunks in flight; each is
- * copied out of its slot when it arrives, and the slot takes the next. */
+/* Worker @p t's bytes [a, b), down. Page-locked memory: every chunk
+ * issued, none waited for here (the call's end waits). Else CU_SLOTS chunks
+ * in flight; each is copied out of its slot when it arrives, and the slot
+ * takes the next. */
 static wt_status down_worker(const xfer *x, int t, size_t a, size_t b)
 {
     cu_staging *s = &x->ce->stage;
     size_t nk = (b - a + chunk_bytes(x) - 1) / chunk_bytes(x);
-    for (size_t k = 0; k < nk && k < CU_SLOTS; k++)
+    size_t in_flight = x->pinned ? nk : CU_SLOTS;
+    for (size_t k = 0; k < nk && k < in_flight; k++)
         WT_TRY(down_issue(x, t, a, b, k));
-    for (size_t k = 0; k < nk; k++) {
+    for (size_t k = 0; k < nk && !x->pinned; k++) {
         int i = t * CU_SLOTS + (int)(k % CU_SLOTS);
         CU_CHECK(cudaEventSynchronize(s->done[i]));
         size_t off = a + k * chunk_bytes(x);
         size_t len = b - off < chunk_bytes(x) ? b - off : chunk_bytes(x);
-        if (!x->pinned)
-            memcpy(x->host + off, s->slot[i], len);
+        memcpy(x->host + off, s->slot[i], len);
         if (k + CU_SLOTS < nk)
             WT_TRY(down_issue(x, t, a, b, k + CU_SLOTS));
     }
@@ -197,6 +212,11 @@ static wt_status xfer_run(xfer *x)
     for (int t = 0; t < x->workers; t++)
         if (x->st[t] != WT_OK)
             return wt_error_set(x->st[t], "%s", x->msg[t]);
+    if (x->up) /* (the compute stream waits for each chunk already) */
+        return WT_OK;
+    cu_staging *s = &x->ce->stage; /* the compute stream waits for every copy */
+    CU_CHECK(cudaEventRecord(s->copied, x->ce->copy_stream));
+    CU_CHECK(cudaStreamWaitEvent(x->ce->stream, s->copied, 0));
     return WT_OK;
 }
 
@@ -428,14 +448,49 @@ static wt_status band_maps(cu_engine *ce, const cu_mosaic *g, const void *pyr, i
 /* ---------------------------------------------------------------------- */
 /* The operations */
 
-/* Waits for the kernels and adds the wall time since *t to *part: a phase's
- * host copies, DMA and kernels together, overlapped inside it. */
-static wt_status phase_done(cu_engine *ce, double *part, double *t)
+/* An image call's phases timed by events on the compute stream, which
+ * waits for each phase's copies: each phase gets the device's time from the
+ * end of the one before to its own end (the host's staging copies, which the
+ * device waits for, included). The call waits on the host once, at
+ * clock_stop. */
+typedef struct phase_clock {
+    cu_engine *ce;
+    int marks;                  /* events recorded */
+    double *part[CU_MARKS - 1]; /* phase k's seconds are added to *part[k] */
+} phase_clock;
+
+static wt_status clock_start(cu_engine *ce, phase_clock *c)
 {
-    CU_CHECK(cudaStreamSynchronize(ce->stream));
-    double now = wt_seconds();
-    *part += now - *t;
-    *t = now;
+    c->ce = ce;
+    c->marks = 0;
+    WT_TRY(cu_staging_init(ce));
+    CU_CHECK(cudaEventRecord(ce->stage.mark[0], ce->stream));
+    c->marks = 1;
+    return WT_OK;
+}
+
+/* The phase since the last mark ends here; its time goes to *@p part. */
+static wt_status clock_mark(phase_clock *c, double *part)
+{
+    if (c->marks >= CU_MARKS)
+        return wt_error_set(WT_ERR_INVALID, "more than %d phases in an image call",
+                            CU_MARKS - 1);
+    c->part[c->marks - 1] = part;
+    CU_CHECK(cudaEventRecord(c->ce->stage.mark[c->marks], c->ce->stream));
+    c->marks++;
+    return WT_OK;
+}
+
+/* The call's one wait: everything it enqueued done; the phases' times added. */
+static wt_status clock_stop(phase_clock *c)
+{
+    const cu_staging *s = &c->ce->stage;
+    CU_CHECK(cudaEventSynchronize(s->mark[c->marks - 1]));
+    for (int k = 1; k < c->marks; k++) {
+        float ms = 0.0f;
+        CU_CHECK(cudaEventElapsedTime(&ms, s->mark[k - 1], s->mark[k]));
+        *c->part[k - 1] += ms / 1e3;
+    }
     return WT_OK;
 }
 
@@ -508,33 +563,37 @@ static wt_status forward_image(cu_engine *ce, wt_engine_times *tm, const wt_para
                                const wt_image *img, wt_pyramid *out)
 {
     dev_bufs d;
-    double t = wt_seconds();
+    phase_clock c;
     WT_TRY(get_bufs(ce, out, wt_image_bytes(img), &d));
+    WT_TRY(clock_start(ce, &c));
     WT_TRY(upload_samples(ce, img, d.planes, d.samples));
-    WT_TRY(phase_done(ce, &tm->upload, &t));
+    WT_TRY(clock_mark(&c, &tm->upload));
     WT_TRY(cu_forward_device(ce, p, out, d.planes, d.pyr, sample_bound(img)));
-    WT_TRY(phase_done(ce, &tm->transform, &t));
+    WT_TRY(clock_mark(&c, &tm->transform));
     void *packed;
     WT_TRY(packed_pyramid(ce, out, d.pyr, &packed));
     WT_TRY(download(ce, out->data, packed, out->total * 4, 4, NULL, NULL));
-    return phase_done(ce, &tm->download, &t);
+    WT_TRY(clock_mark(&c, &tm->download));
+    return clock_stop(&c);
 }
 
 static wt_status inverse_image(cu_engine *ce, wt_engine_times *tm, const wt_params *p,
                                const wt_pyramid *in, wt_image *img)
 {
     dev_bufs d;
-    double t = wt_seconds();
+    phase_clock c;
     WT_TRY(get_bufs(ce, in, wt_image_bytes(img), &d));
+    WT_TRY(clock_start(ce, &c));
     void *room;
     WT_TRY(upload_room(ce, in, d.pyr, &room));
     WT_TRY(upload(ce, room, in->data, in->total * 4, 4, NULL, NULL));
     WT_TRY(unpack_pyramid(ce, in, room, d.pyr));
-    WT_TRY(phase_done(ce, &tm->upload, &t));
+    WT_TRY(clock_mark(&c, &tm->upload));
     WT_TRY(cu_inverse_device(ce, p, in, d.pyr, d.planes, CU_BOUND_MEASURE));
-    WT_TRY(phase_done(ce, &tm->transform, &t));
+    WT_TRY(clock_mark(&c, &tm->transform));
     WT_TRY(download_samples(ce, d.planes, d.samples, img));
-    return phase_done(ce, &tm->download, &t);
+    WT_TRY(clock_mark(&c, &tm->download));
+    return clock_stop(&c);
 }
 
 static wt_status roundtrip_image(cu_engine *ce, wt_engine_times *tm, const wt_params *p,
@@ -542,19 +601,21 @@ static wt_status roundtrip_image(cu_engine *ce, wt_engine_times *tm, const wt_pa
 {
     wt_pyramid plan;
     dev_bufs d;
-    double t = wt_seconds();
+    phase_clock c;
     WT_TRY(wt_pyramid_plan(&plan, p, img->height, img->width, img->channels));
     WT_TRY(get_bufs(ce, &plan, wt_image_bytes(img), &d));
+    WT_TRY(clock_start(ce, &c));
     WT_TRY(upload_samples(ce, img, d.planes, d.samples));
-    WT_TRY(phase_done(ce, &tm->upload, &t));
+    WT_TRY(clock_mark(&c, &tm->upload));
     uint64_t bound = sample_bound(img);
     if (plan.dtype == WT_INT32 && bound == CU_BOUND_MEASURE)
         WT_TRY(cu_planes_bound(ce, &plan, d.planes, &bound));
     WT_TRY(cu_forward_device(ce, p, &plan, d.planes, d.pyr, bound));
     WT_TRY(cu_inverse_device(ce, p, &plan, d.pyr, d.planes, cu_forward_coef_bound(&plan, bound)));
-    WT_TRY(phase_done(ce, &tm->transform, &t));
+    WT_TRY(clock_mark(&c, &tm->transform));
     WT_TRY(download_samples(ce, d.planes, d.samples, back));
-    return phase_done(ce, &tm->download, &t);
+    WT_TRY(clock_mark(&c, &tm->download));
+    return clock_stop(&c);
 }
 
 /* Samples up and forward into an engine-resident pyramid. */
@@ -562,12 +623,14 @@ static wt_status forward_image_into(cu_engine *ce, wt_engine_times *tm, const wt
                                     const wt_image *img, const wt_pyramid *plan, void *d_pyr)
 {
     dev_bufs d;
-    double t = wt_seconds();
+    phase_clock c;
     WT_TRY(get_plane_bufs(ce, plan, wt_image_bytes(img), &d));
+    WT_TRY(clock_start(ce, &c));
     WT_TRY(upload_samples(ce, img, d.planes, d.samples));
-    WT_TRY(phase_done(ce, &tm->upload, &t));
+    WT_TRY(clock_mark(&c, &tm->upload));
     WT_TRY(cu_forward_device(ce, p, plan, d.planes, d_pyr, sample_bound(img)));
-    return phase_done(ce, &tm->transform, &t);
+    WT_TRY(clock_mark(&c, &tm->transform));
+    return clock_stop(&c);
 }
 
 /* Inverse of an engine-resident pyramid and samples down. */
@@ -575,12 +638,14 @@ static wt_status inverse_image_from(cu_engine *ce, wt_engine_times *tm, const wt
                                     const wt_pyramid *plan, void *d_pyr, wt_image *img)
 {
     dev_bufs d;
-    double t = wt_seconds();
+    phase_clock c;
     WT_TRY(get_plane_bufs(ce, plan, wt_image_bytes(img), &d));
+    WT_TRY(clock_start(ce, &c));
     WT_TRY(cu_inverse_device(ce, p, plan, d_pyr, d.planes, CU_BOUND_MEASURE));
-    WT_TRY(phase_done(ce, &tm->transform, &t));
+    WT_TRY(clock_mark(&c, &tm->transform));
     WT_TRY(download_samples(ce, d.planes, d.samples, img));
-    return phase_done(ce, &tm->download, &t);
+    WT_TRY(clock_mark(&c, &tm->download));
+    return clock_stop(&c);
 }
 
 /* Download phase of a mosaic: ranges, maps, then chunks rendered and copied. */
@@ -611,16 +676,18 @@ static wt_status mosaic_image(cu_engine *ce, wt_engine_times *tm, const wt_param
 {
     wt_pyramid plan;
     dev_bufs d;
-    double t = wt_seconds();
+    phase_clock c;
     WT_TRY(wt_pyramid_plan(&plan, p, img->height, img->width, img->channels));
     size_t in = wt_image_bytes(img), out = wt_image_bytes(mosaic);
     WT_TRY(get_bufs(ce, &plan, in > out ? in : out, &d));
+    WT_TRY(clock_start(ce, &c));
     WT_TRY(upload_samples(ce, img, d.planes, d.samples));
-    WT_TRY(phase_done(ce, &tm->upload, &t));
+    WT_TRY(clock_mark(&c, &tm->upload));
     WT_TRY(cu_forward_device(ce, p, &plan, d.planes, d.pyr, sample_bound(img)));
-    WT_TRY(phase_done(ce, &tm->transform, &t));
+    WT_TRY(clock_mark(&c, &tm->transform));
     WT_TRY(render_mosaic(ce, &plan, &d, scale, mosaic));
-    return phase_done(ce, &tm->download, &t);
+    WT_TRY(clock_mark(&c, &tm->download));
+    return clock_stop(&c);
 }
 
 /* Pixels for an image the download fills completely (freed by

@@ -514,6 +514,9 @@ wt_status wt_stack_open(const char *path, const wt_load_options *opt, wt_stack *
 size_t wt_stack_pages(const wt_stack *s);
 /** Page @p k (0 <= k < pages) into @p img (allocated here). */
 wt_status wt_stack_read(wt_stack *s, size_t k, wt_image *img);
+/** wt_stack_read with @p room as wt_load_options.room: the decoders that
+ *  write every sample (JPEG) put the page's pixels there (img->room). */
+wt_status wt_stack_read_in(wt_stack *s, size_t k, wt_pixel_room *room, wt_image *img);
 void wt_stack_close(wt_stack *s);
 
 /** A band of consecutive rows of a page: @p band (its height the band's
@@ -880,12 +883,14 @@ wt_status wt_roundtrip_image(wt_engine *engine, const wt_params *params, const w
 wt_status wt_roundtrip_image_consume(wt_engine *engine, const wt_params *params, wt_image *img,
                                      wt_image *back);
 
-/** Where an engine's time went since it was opened (seconds, wall clock of the
- *  calling thread; summed over calls). upload: samples or coefficients into the
- *  engine's working form (host to device, conversions); transform: the levels;
- *  download: results out (device to host, rounding, mosaic). With overlapped
- *  transfers the parts are measured on their own and may add up to more than
- *  the call. */
+/** Where an engine's time went since it was opened (seconds, summed over
+ *  calls). upload: samples or coefficients into the engine's working form
+ *  (host to device, conversions); transform: the levels (and band work);
+ *  download: results out (device to host, rounding, mosaic). The CPU engine
+ *  and the band work: wall clock of the calling thread. The CUDA engine's
+ *  image calls: the device's clock (events between the phases, the host's
+ *  staging copies the device waits for included), read at the call's one
+ *  wait. */
 typedef struct wt_engine_times {
     double upload, transform, download;
     unsigned long calls;

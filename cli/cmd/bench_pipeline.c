@@ -127,16 +127,12 @@ static void print_json(const pass_result *r, const char *engine, const char *jpe
     report_json_print(&j, stdout);
 }
 
-/* -v: how long files held an engine (a GPU pool's serial part) and waited
- * for one, in all and a file; and whether pixel rooms were used. */
+/* -v: the engine section of the full pass (pipeline_engine_section). */
 static void say_engine_section(const pipeline *p, const pass_result *full)
 {
-    const pipeline_stats *s = &full->stats;
-    double files = s->images ? (double)s->images : 1.0;
-    printf("engine section (full pass): held %.3f s (%.3f ms a file, %d engine%s), "
-           "waited %.3f s (%.3f ms a file); pixel rooms %s\n",
-           s->held, 1e3 * s->held / files, p->nengines, p->nengines == 1 ? "" : "s", s->waited,
-           1e3 * s->waited / files, p->rooms_on ? "on" : "off");
+    char text[256];
+    pipeline_engine_section(p, &full->stats, text, sizeof text);
+    printf("engine section (full pass): %s\n", text);
 }
 
 static void report(const cli_options *o, pipeline *p, int workers, double in_bytes,

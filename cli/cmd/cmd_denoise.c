@@ -197,20 +197,22 @@ static int pool_estimates(pipeline *p, const wt_denoise_options *d, const wt_ima
 }
 
 /* @p in denoised into @p out (same size, channels and depth); @p info: the
- * levels and the sigma of each channel. */
+ * levels and the sigma of each channel. With pixel rooms (a GPU pool) the
+ * input decodes into the worker's input room and the engine writes the
+ * result into its output room: a GPU copies both directly. */
 static wt_status denoise_file(pipeline *p, page_binding *page, const char *in, const char *out,
                               wt_denoise_info *info)
 {
     wt_image img = {0}, back = {0};
     wt_denoise_options d;
     wt_sample_type want;
-    wt_status st = pages_load(p, page, in, &img);
+    wt_status st = pages_load_borrowing(p, page, in, &img); /* gone by the end */
     if (st == WT_OK) /* --depth: an unrounded float32 result unless it is the input's type */
         st = result_check(p, out, &img, &want);
     if (st == WT_OK)
         st = denoise_options_for(p->opt, &img, in, &d);
-    if (st == WT_OK)
-        st = result_alloc_for(&img, want, in, &back);
+    if (st == WT_OK) /* every denoise writes every sample of its result */
+        st = result_alloc_for(&img, want, in, pipeline_output_room(p), &back);
     double *estimates = NULL; /* made here, not on the engine's time (a GPU is shared), */
     if (st == WT_OK && !pool_estimates(p, &d, &img)) /* unless the engine makes it */
         st = estimate_noise(&d, &img, in, p->threads, &estimates);

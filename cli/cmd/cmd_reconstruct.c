@@ -63,8 +63,8 @@ static wt_status reconstruct_file(pipeline *p, page_binding *page, const char *i
     }
     if (st == WT_OK)
         st = params_from_meta(&meta, &pyr, in, &params);
-    if (st == WT_OK)
-        st = result_alloc_reconstruction(p, in, out, &meta, &img);
+    if (st == WT_OK) /* in the worker's output room (a GPU pool): one DMA into it */
+        st = result_alloc_reconstruction(p, in, out, &meta, pipeline_output_room(p), &img);
     if (st == WT_OK) {
         wt_image_share_meta(&img, &(wt_image){.meta = meta.image}); /* stored by decompose */
         inverse_job job = {&params, &pyr, &img};

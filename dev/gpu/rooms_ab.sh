@@ -5,9 +5,13 @@
 # and against a base build: bench --pipeline of PNG and JPEG mosaics (libjpeg
 # and both nvJPEG codecs), lanes 1 / 2 / 4, with the engine section (ms a
 # file held and waited); then the outputs of new (rooms on and off) and base
-# compared byte for byte (cmp -r).
+# compared byte for byte (cmp -r). Then denoise -O of the folder to PNG,
+# rooms on and off (and --sigma 3: no estimate), wall ms and its engine
+# section (-v), the first 16 files alone (opening the GPU and the first
+# files: the rest runs at the steady rate), and its outputs rooms on vs off.
 #   dev/gpu/rooms_ab.sh NEW_BUILD [BASE_BUILD] OUT_DIR
-# (RUNS rounds, default 2; PHOTOS and SIZE for a smaller folder)
+# (RUNS rounds, default 2; LANES, default "1 2 4"; PHOTOS and SIZE for a
+# smaller folder; ONLY=denoise: the denoise rows alone)
 set -u
 N=$(cd "$1" && pwd)/cli/wavetool
 if [ $# -ge 3 ]; then B=$(cd "$2" && pwd)/cli/wavetool OUT=$3; else B= OUT=$2; fi
@@ -17,8 +21,60 @@ trap 'rm -rf "$D"' EXIT
 cores=$(nproc)
 "$(dirname "$N")/../bench/make-photos" -q -n "${PHOTOS:-200}" -s "${SIZE:-1920x1080}" "$D/photos"
 echo "# $cores cores; $(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)"
-echo "| build | rooms | lanes | path | img/s | decode+encode img/s | ratio | held ms/file | waited ms/file |"
-echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"
+denoise_rows() { # the denoise rows and outputs (after the mosaics' table)
+    mkdir -p "$D/first16"
+    for f in $(ls "$D/photos" | head -16); do ln -s "$D/photos/$f" "$D/first16/$f"; done
+    echo
+    echo "| denoise -O, -j $cores | rooms | wall ms | img/s | wall ms, first 16 files |" \
+        "steady img/s (the rest) | engine section (-v) |"
+    echo "| --- | --- | --- | --- | --- | --- | --- |"
+    for round in $(seq "${RUNS:-2}"); do
+        for rooms in 1 0; do
+            denoise_row "$rooms" default
+            denoise_row "$rooms" "--sigma 3" --sigma 3
+        done
+    done
+    for v in "default:" "db2-sigma:-w db2 --sigma 3" "depth16:--depth 16"; do
+        name=${v%%:*} opts=${v#*:}
+        for rooms in 1 0; do
+            WT_PIXEL_ROOMS=$rooms "$N" denoise -q -j "$cores" --device cuda -O "$D/dn$rooms" \
+                $opts "$D/photos" || echo "denoise failed: $name rooms $rooms"
+        done
+        echo "denoise outputs $name ($(ls "$D/dn1" | wc -l) files): rooms on vs off:" \
+            "$(diff -rq "$D/dn1" "$D/dn0" | wc -l) differ"
+        rm -rf "$D/dn1" "$D/dn0"
+    done
+}
+denoise_ns() { # rooms folder options...: wall ns of denoise -O of the folder
+    local rooms=$1 dir=$2 t0 t1
+    shift 2
+    rm -rf "$D/dn"
+    t0=$(date +%s%N)
+    WT_PIXEL_ROOMS=$rooms "$N" denoise -q -j "$cores" --device cuda -O "$D/dn" "$@" "$dir" ||
+        echo "denoise failed" >&2
+    t1=$(date +%s%N)
+    rm -rf "$D/dn"
+    echo $((t1 - t0))
+}
+denoise_row() { # rooms label options...: the folder, its first 16 files (the GPU's opening
+    local rooms=$1 label=$2 all few section # and the start: the rest runs at the steady rate)
+    shift 2
+    few=$(denoise_ns "$rooms" "$D/first16" "$@")
+    all=$(denoise_ns "$rooms" "$D/photos" "$@")
+    section=$(WT_PIXEL_ROOMS=$rooms "$N" denoise -v -j "$cores" --device cuda -O "$D/dn" "$@" \
+        "$D/photos" 2>&1 >/dev/null | grep 'engine section' | sed 's/.*engine section: //')
+    rm -rf "$D/dn"
+    local n=${PHOTOS:-200} steady=-
+    [ "$all" -gt "$few" ] && steady=$(((n - 16) * 1000000000 / (all - few)))
+    echo "| $label | $rooms | $((all / 1000000)) | $((n * 1000000000 / all)) |" \
+        "$((few / 1000000)) | $steady | $section |"
+}
+if [ "${ONLY:-}" = denoise ]; then
+    denoise_rows | tee "$OUT/rooms_ab.md"
+    exit 0
+fi
+echo "| build | rooms | lanes | path | img/s | decode+encode img/s | ratio | held ms/file | waited ms/file | upload, transform, download ms/file |"
+echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
 row() { # binary label rooms lanes path options...
     local bin=$1 label=$2 rooms=$3 lanes=$4 path=$5
     shift 5
@@ -32,14 +88,15 @@ ratio = [r for r in rows if "full_over_codecs" in r]
 f = full[0] if full else {}
 n = max(f.get("images", 1), 1)
 cell = lambda k: "%.3f" % (1e3 * f[k] / n) if k in f else "-"
-print("| %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (tuple(sys.argv[1:5]) + (
+print("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (tuple(sys.argv[1:5]) + (
       "%.0f" % f["images_per_s"] if f else "failed",
       "%.0f" % codecs[0]["images_per_s"] if codecs else "-",
       "%.2f" % ratio[0]["full_over_codecs"] if ratio else "-",
-      cell("engine_held_s"), cell("engine_waited_s"))))' "$label" "$rooms" "$lanes" "$path"
+      cell("engine_held_s"), cell("engine_waited_s"),
+      ", ".join(cell(k) for k in ("upload_s", "transform_s", "download_s")))))' "$label" "$rooms" "$lanes" "$path"
 }
 for round in $(seq "${RUNS:-2}"); do
-    for lanes in 1 2 4; do
+    for lanes in ${LANES:-1 2 4}; do
         for rooms in 1 0; do
             row "$N" new $rooms $lanes png
             row "$N" new $rooms $lanes jpg --ext jpg
@@ -73,5 +130,8 @@ for v in "png:" "jpg:--ext jpg" "npz:--ext npz" "nvjpeg:--ext jpg --gpu-decode -
     echo "$line"
     rm -rf "$D/on-$name" "$D/off-$name" "$D/base-$name"
 done | tee -a "$OUT/rooms_ab.md"
-WT_PIXEL_ROOMS=1 "$N" bench --pipeline -v -j "$cores" --device cuda --ext jpg "$D/photos" 2>&1 |
-    tail -4 | tee -a "$OUT/rooms_ab.md"
+for ext in png jpg; do
+    WT_PIXEL_ROOMS=1 "$N" bench --pipeline -v -j "$cores" --device cuda --ext $ext "$D/photos" 2>&1 |
+        tail -4
+done | tee -a "$OUT/rooms_ab.md"
+denoise_rows | tee -a "$OUT/rooms_ab.md"

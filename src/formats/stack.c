@@ -101,6 +101,15 @@ wt_status wt_stack_read(wt_stack *s, size_t k, wt_image *img)
     return wt_image_load(s->path, &s->opt, img);
 }
 
+wt_status wt_stack_read_in(wt_stack *s, size_t k, wt_pixel_room *room, wt_image *img)
+{
+    wt_pixel_room *kept = s->opt.room;
+    s->opt.room = room;
+    wt_status st = wt_stack_read(s, k, img);
+    s->opt.room = kept;
+    return st;
+}
+
 int wt_stack_rereads_rows(const wt_stack *s)
 {
     return s && s->reader && s->reader->read_rows;

@@ -709,11 +709,32 @@ for r in 0 1; do
         rgb8.png gray16.png
     WT_PIXEL_ROOMS=$r "$WT" decompose -q -j 1 --lenient --device cpu -w db2 --ext npz \
         -O rooms/npz$r photo.jpg trunc.jpg
+    # denoise: the result drawn into the output room, smaller after larger
+    WT_PIXEL_ROOMS=$r "$WT" denoise -q -j 1 --lenient --device cpu -O rooms/dn$r photo.jpg \
+        trunc.jpg rgb8.png gray16.png
+    WT_PIXEL_ROOMS=$r "$WT" denoise -q -j 2 --lenient --device cpu -w db2 --sigma 3 \
+        -O rooms/dns$r photo.jpg trunc.jpg gray16.png
+    WT_PIXEL_ROOMS=$r "$WT" denoise -q -j 1 --lenient --device cpu --depth f32 --ext tif \
+        -O rooms/dnf$r photo.jpg trunc.jpg
+    # reconstruct: the image drawn into the output room, 8-bit RGB after 16-bit gray
+    WT_PIXEL_ROOMS=$r "$WT" reconstruct -q -j 1 --device cpu -O rooms/rc$r c16.npz \
+        rooms/npz0/photo.npz rooms/npz0/trunc.npz
+    WT_PIXEL_ROOMS=$r "$WT" reconstruct -q -j 1 --device cpu --depth f32 --ext tif \
+        -O rooms/rcf$r rooms/npz0/photo.npz c16.npz
 done
 expect "pixel rooms: the same mosaics and coefficients (rooms on and off)" \
     sh -c 'ls rooms/png1/trunc.png rooms/npz1/trunc.npz rooms/jpg1/gray16.jpg >/dev/null &&
            diff -r rooms/png0 rooms/png1 && diff -r rooms/jpg0 rooms/jpg1 &&
            diff -r rooms/npz0 rooms/npz1'
+expect "pixel rooms: the same denoised images (rooms on and off)" \
+    sh -c 'ls rooms/dn1/trunc.png rooms/dn1/gray16.png rooms/dns1/trunc.png \
+              rooms/dnf1/trunc.tif >/dev/null &&
+           diff -r rooms/dn0 rooms/dn1 && diff -r rooms/dns0 rooms/dns1 &&
+           diff -r rooms/dnf0 rooms/dnf1'
+expect "pixel rooms: the same reconstructions (rooms on and off)" \
+    sh -c 'ls rooms/rc1/c16.png rooms/rc1/rooms/npz0/trunc.png \
+              rooms/rcf1/rooms/npz0/photo.tif >/dev/null &&
+           diff -r rooms/rc0 rooms/rc1 && diff -r rooms/rcf0 rooms/rcf1'
 run "$WT" bench --pipeline --device cpu --format json -O pbout pb
 if [ "$rc" -eq 0 ] && [ "$(grep -c '"pass": "full".*"images": 10,' "$out")" -eq 1 ] &&
     [ "$(ls pbout | wc -l)" -eq 10 ]; then
