@@ -25,6 +25,13 @@ static void policy_defaults(cu_policy *q)
     q->long_ty = 32;
     q->long_tx = CU_LONG_TX;
     q->long_tx_inv = CU_LONG_TX_INV;
+    /* v14: 4 blocks of 256-288 threads an SM (54-63 registers); the
+     * CU_MORE_BLOCKS kernels (v17) not measured yet */
+    q->fast_blocks = CU_FWD_BLOCKS;
+    /* v16: bulk prefetches (cp.async.bulk, a warp's requests before the
+     * gather) lost 11-35 points on the H200; v17's plain per-thread lines
+     * after the gather's copies: not measured yet */
+    q->fast_prefetch = 0;
     /* v12-small: 512² L3 db3 forward 16.4 (off) -> 13.0 us at 1 block per
      * SM; 2: 15.7, 4: 16.9 */
     q->small_grid = CU_SMALL_GRID;
@@ -105,6 +112,8 @@ static const policy_field fields[] = {
     FIELD(long_ty, FIELD_POW2, CU_SEG, 128),
     FIELD(long_tx, FIELD_POW2, CU_SEG, 128),
     FIELD(long_tx_inv, FIELD_POW2, CU_SEG, 128),
+    FIELD(fast_blocks, FIELD_INT, CU_FWD_BLOCKS, CU_MORE_BLOCKS),
+    FIELD(fast_prefetch, FIELD_DOUBLE, 0, 8),
     FIELD(small_grid, FIELD_DOUBLE, 0, 64),
     FIELD(pdl_grid, FIELD_DOUBLE, 0, 1e9),
     FIELD(smem_cap, FIELD_BYTES, 16 << 10, 1 << 20),
