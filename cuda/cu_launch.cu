@@ -200,7 +200,9 @@ template <int L, int LPREV = L - 2> struct fast_conv {
     template <bool INV> using op = conv_op<L, INV>;
     typedef float T;
     static constexpr bool TAIL = L <= CU_TAIL_TAPS;
-    static constexpr bool MORE = L <= CU_MORE_TAPS;
+    /* forwards of 8 and 10 taps spill at 48 registers (cu_tuning.h) */
+    template <bool INV>
+    static constexpr bool MORE = L <= CU_MORE_TAPS && (INV || L < 8 || L > 10);
     static bool fits(const wt_params *p, cu_level *f, int)
     {
         return !p->wavelet->integer && p->method != WT_METHOD_LIFTING &&
@@ -212,7 +214,7 @@ template <class S> struct fast_lift {
     template <bool INV> using op = lift_op<S, INV>;
     typedef float T;
     static constexpr bool TAIL = true;
-    static constexpr bool MORE = true;
+    template <bool INV> static constexpr bool MORE = true;
     static bool fits(const wt_params *p, cu_level *f, int inverse)
     {
         return !p->wavelet->integer && p->method == WT_METHOD_LIFTING &&
@@ -228,7 +230,8 @@ template <bool NARROW> struct fast_legall53 {
     template <bool INV> using op = lift_op<scheme_legall53, INV, NARROW>;
     typedef int32_t T;
     static constexpr bool TAIL = false; /* int32 levels after a float first one */
-    static constexpr bool MORE = true;
+    /* the 64-bit steps' forward spills at 48 registers (cu_tuning.h) */
+    template <bool INV> static constexpr bool MORE = INV || NARROW;
     static bool fits(const wt_params *p, cu_level *f, int inverse)
     {
         return p->wavelet->integer && (f->narrow || !NARROW) &&
@@ -239,8 +242,8 @@ template <bool NARROW> struct fast_legall53 {
 /* THE list of fast kernels: allow_smem_all raises the shared memory limit
  * of each, pick_fast takes the first that fits a level. A new fast kernel is
  * one entry here (and its operator in cu_fast.cuh). Each entry's kernels
- * are built for CU_FWD_BLOCKS blocks per SM and, where MORE, also for
- * CU_MORE_BLOCKS (the policy's fast_blocks chooses). */
+ * are built for CU_FWD_BLOCKS blocks per SM and, in the directions where
+ * MORE<INV>, also for CU_MORE_BLOCKS (the policy's fast_blocks chooses). */
 template <class... E> struct fast_list {
 };
 typedef fast_list<fast_conv<2>, fast_conv<4>, fast_conv<6>, fast_conv<8>, fast_conv<10>,
@@ -283,27 +286,27 @@ static wt_status launch_fast(cu_engine *ce, const cu_level *lv, int channels, in
                         fast_smem(lv, INV), pdl);
 }
 
-/* Entry E's kernels built for B blocks per SM: both directions, first
+/* Entry E's kernels of one direction built for B blocks per SM: first
  * level (float) and later levels (E::T, the same kernel when that is float). */
-template <class E, int B> static wt_status allow_smem_blocks(size_t bytes)
+template <class E, bool INV, int B> static wt_status allow_smem_dir(size_t bytes)
 {
     typedef typename E::T T;
-    WT_TRY(allow_smem(fast_kernel<E, false, float, B>(), bytes));
-    WT_TRY(allow_smem(fast_kernel<E, true, float, B>(), bytes));
-    if constexpr (!std::is_same<T, float>::value) {
-        WT_TRY(allow_smem(fast_kernel<E, false, T, B>(), bytes));
-        WT_TRY(allow_smem(fast_kernel<E, true, T, B>(), bytes));
-    }
+    WT_TRY(allow_smem(fast_kernel<E, INV, float, B>(), bytes));
+    if constexpr (!std::is_same<T, float>::value)
+        WT_TRY(allow_smem(fast_kernel<E, INV, T, B>(), bytes));
     return WT_OK;
 }
 
-/* Each kernel of entry E: those of allow_smem_blocks for CU_FWD_BLOCKS (and
+/* Each kernel of entry E: both directions for CU_FWD_BLOCKS (and for
  * CU_MORE_BLOCKS where E::MORE), its fused levels' kernels. */
 template <class E> static wt_status allow_smem_entry(size_t bytes)
 {
-    WT_TRY((allow_smem_blocks<E, CU_FWD_BLOCKS>(bytes)));
-    if constexpr (E::MORE)
-        WT_TRY((allow_smem_blocks<E, CU_MORE_BLOCKS>(bytes)));
+    WT_TRY((allow_smem_dir<E, false, CU_FWD_BLOCKS>(bytes)));
+    WT_TRY((allow_smem_dir<E, true, CU_FWD_BLOCKS>(bytes)));
+    if constexpr (E::template MORE<false>)
+        WT_TRY((allow_smem_dir<E, false, CU_MORE_BLOCKS>(bytes)));
+    if constexpr (E::template MORE<true>)
+        WT_TRY((allow_smem_dir<E, true, CU_MORE_BLOCKS>(bytes)));
     if constexpr (E::TAIL) {
         CU_CHECK(cudaFuncSetAttribute(tail_kernel_of<E, false>(),
                                       cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes));
@@ -328,19 +331,28 @@ wt_status allow_smem_all(size_t bytes, size_t fast_bytes)
     return allow_smem_generic<true>(bytes);
 }
 
-/* Entry E's launcher of its kernels built for B blocks per SM, one
- * direction, first level or later. */
-template <class E, int B> static level_launcher fast_launcher(int inverse, int first_level)
+/* Entry E's launcher of direction INV, first level or later: of its
+ * kernels built for CU_MORE_BLOCKS when @p more_blocks and E::MORE<INV>
+ * (then *more set), else CU_FWD_BLOCKS. */
+template <class E, bool INV>
+static level_launcher dir_launcher(int first_level, bool more_blocks, bool *more)
 {
     typedef typename E::T T;
-    if (inverse)
-        return first_level ? launch_fast<E, true, float, B> : launch_fast<E, true, T, B>;
-    return first_level ? launch_fast<E, false, float, B> : launch_fast<E, false, T, B>;
+    *more = false;
+    if constexpr (E::template MORE<INV>) {
+        if (more_blocks) {
+            *more = true;
+            return first_level ? launch_fast<E, INV, float, CU_MORE_BLOCKS>
+                               : launch_fast<E, INV, T, CU_MORE_BLOCKS>;
+        }
+    }
+    return first_level ? launch_fast<E, INV, float, CU_FWD_BLOCKS>
+                       : launch_fast<E, INV, T, CU_FWD_BLOCKS>;
 }
 
 /* Entry E's launcher when it fits the level (then *f adjusted), else NULL;
- * *is_long, *more (its CU_MORE_BLOCKS kernels taken: @p more_blocks and
- * E::MORE) and *tail (its kernel of fused levels, if any) set. */
+ * *is_long, *more (its CU_MORE_BLOCKS kernel taken, see dir_launcher) and
+ * *tail (its kernel of fused levels, if any) set. */
 template <class E>
 static level_launcher try_fast(const wt_params *p, cu_level *f, int inverse, int first_level,
                                bool more_blocks, bool *is_long, bool *more, level_tail *tail)
@@ -355,11 +367,8 @@ static level_launcher try_fast(const wt_params *p, cu_level *f, int inverse, int
         tail->threads = inverse ? fast_inverse_threads<typename E::template op<true>>()
                                 : fast_forward_threads<typename E::template op<false>>();
     }
-    *more = more_blocks && E::MORE;
-    if constexpr (E::MORE)
-        if (more_blocks)
-            return fast_launcher<E, CU_MORE_BLOCKS>(inverse, first_level);
-    return fast_launcher<E, CU_FWD_BLOCKS>(inverse, first_level);
+    return inverse ? dir_launcher<E, true>(first_level, more_blocks, more)
+                   : dir_launcher<E, false>(first_level, more_blocks, more);
 }
 
 template <class... E>

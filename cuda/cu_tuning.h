@@ -92,11 +92,12 @@
  * threads (48 registers; 288 threads would leave 40, where 6-10-tap and
  * cdf97 kernels spilled 4-28 bytes), chosen at run time by the policy's
  * fast_blocks (cu_policy.cu; default CU_FWD_BLOCKS): convolutions of at
- * most CU_MORE_TAPS taps and every lifting scheme. ptxas -v (sm_90, nvcc
- * 13): no spill but 8-tap forward (4 bytes), dd137 inverse (8) and
- * legall53's wide forward (12). Their tiles shrink to fit the SM's shared
- * memory CU_MORE_BLOCKS times (sym8: 16 rows). Why: v14 (bytes in flight
- * on the H200), v17 in dev/notes/kernel-log.md. */
+ * most CU_MORE_TAPS taps and every lifting scheme, both directions, but
+ * the forwards that spill at 48 registers (ptxas -v, sm_90, nvcc 13: 8
+ * taps 4 bytes, 10 taps 12, legall53's 64-bit steps 24; fast_conv::MORE,
+ * fast_legall53::MORE), which keep CU_FWD_BLOCKS. Their tiles shrink to
+ * fit the SM's shared memory CU_MORE_BLOCKS times (sym8: 16 rows). Why: v14
+ * (bytes in flight on the H200), v17 in dev/notes/kernel-log.md. */
 #ifndef CU_MORE_BLOCKS
 #define CU_MORE_BLOCKS 5
 #endif
