@@ -203,6 +203,7 @@ template <int L, int LPREV = L - 2> struct fast_conv {
     /* forwards of 8 and 10 taps spill at 48 registers (cu_tuning.h) */
     template <bool INV>
     static constexpr bool MORE = L <= CU_MORE_TAPS && (INV || L < 8 || L > 10);
+    static bool wants_more(const cu_policy &q) { return L <= q.fast_blocks_taps; }
     static bool fits(const wt_params *p, cu_level *f, int)
     {
         return !p->wavelet->integer && p->method != WT_METHOD_LIFTING &&
@@ -215,6 +216,7 @@ template <class S> struct fast_lift {
     typedef float T;
     static constexpr bool TAIL = true;
     template <bool INV> static constexpr bool MORE = true;
+    static bool wants_more(const cu_policy &q) { return q.fast_blocks_lift; }
     static bool fits(const wt_params *p, cu_level *f, int inverse)
     {
         return !p->wavelet->integer && p->method == WT_METHOD_LIFTING &&
@@ -232,6 +234,7 @@ template <bool NARROW> struct fast_legall53 {
     static constexpr bool TAIL = false; /* int32 levels after a float first one */
     /* the 64-bit steps' forward spills at 48 registers (cu_tuning.h) */
     template <bool INV> static constexpr bool MORE = INV || NARROW;
+    static bool wants_more(const cu_policy &q) { return q.fast_blocks_lift; }
     static bool fits(const wt_params *p, cu_level *f, int inverse)
     {
         return p->wavelet->integer && (f->narrow || !NARROW) &&
@@ -243,7 +246,9 @@ template <bool NARROW> struct fast_legall53 {
  * of each, pick_fast takes the first that fits a level. A new fast kernel is
  * one entry here (and its operator in cu_fast.cuh). Each entry's kernels
  * are built for CU_FWD_BLOCKS blocks per SM and, in the directions where
- * MORE<INV>, also for CU_MORE_BLOCKS (the policy's fast_blocks chooses). */
+ * MORE<INV>, also for CU_MORE_BLOCKS (taken where the policy's fast_blocks
+ * asks for them and the entry's wants_more agrees: fast_blocks_taps,
+ * fast_blocks_lift). */
 template <class... E> struct fast_list {
 };
 typedef fast_list<fast_conv<2>, fast_conv<4>, fast_conv<6>, fast_conv<8>, fast_conv<10>,
@@ -332,15 +337,15 @@ wt_status allow_smem_all(size_t bytes, size_t fast_bytes)
 }
 
 /* Entry E's launcher of direction INV, first level or later: of its
- * kernels built for CU_MORE_BLOCKS when @p more_blocks and E::MORE<INV>
- * (then *more set), else CU_FWD_BLOCKS. */
+ * kernels built for CU_MORE_BLOCKS when @p q (NULL: never) asks for them,
+ * E::MORE<INV> and E::wants_more (then *more set), else CU_FWD_BLOCKS. */
 template <class E, bool INV>
-static level_launcher dir_launcher(int first_level, bool more_blocks, bool *more)
+static level_launcher dir_launcher(int first_level, const cu_policy *q, bool *more)
 {
     typedef typename E::T T;
     *more = false;
     if constexpr (E::template MORE<INV>) {
-        if (more_blocks) {
+        if (q && E::wants_more(*q)) {
             *more = true;
             return first_level ? launch_fast<E, INV, float, CU_MORE_BLOCKS>
                                : launch_fast<E, INV, T, CU_MORE_BLOCKS>;
@@ -355,7 +360,8 @@ static level_launcher dir_launcher(int first_level, bool more_blocks, bool *more
  * *tail (its kernel of fused levels, if any) set. */
 template <class E>
 static level_launcher try_fast(const wt_params *p, cu_level *f, int inverse, int first_level,
-                               bool more_blocks, bool *is_long, bool *more, level_tail *tail)
+                               const cu_policy *more_q, bool *is_long, bool *more,
+                               level_tail *tail)
 {
     cu_level g = *f;
     if (!E::fits(p, &g, inverse))
@@ -367,18 +373,18 @@ static level_launcher try_fast(const wt_params *p, cu_level *f, int inverse, int
         tail->threads = inverse ? fast_inverse_threads<typename E::template op<true>>()
                                 : fast_forward_threads<typename E::template op<false>>();
     }
-    return inverse ? dir_launcher<E, true>(first_level, more_blocks, more)
-                   : dir_launcher<E, false>(first_level, more_blocks, more);
+    return inverse ? dir_launcher<E, true>(first_level, more_q, more)
+                   : dir_launcher<E, false>(first_level, more_q, more);
 }
 
 template <class... E>
 static level_launcher first_fit(fast_list<E...>, const wt_params *p, cu_level *f, int inverse,
-                                int first_level, bool more_blocks, bool *is_long, bool *more,
-                                level_tail *tail)
+                                int first_level, const cu_policy *more_q, bool *is_long,
+                                bool *more, level_tail *tail)
 {
     level_launcher launch = NULL;
     ((launch = launch ? launch
-                      : try_fast<E>(p, f, inverse, first_level, more_blocks, is_long, more, tail)),
+                      : try_fast<E>(p, f, inverse, first_level, more_q, is_long, more, tail)),
      ...);
     return launch;
 }
@@ -462,6 +468,19 @@ static void policy_tiles(const cu_engine *ce, cu_level *f, int inverse, bool is_
     f->tx = tx;
 }
 
+static double level_tiles(const cu_level *lv, int channels);
+
+/* Whether a level may take the fast kernels built for CU_MORE_BLOCKS: the
+ * policy's fast_blocks asks for them and the level (its plan's tiles) has
+ * more blocks than the SMs hold at CU_FWD_BLOCKS each; a grid under one
+ * wave gains no residency from them (H200, 512² L3 db3 inverse 12.9 ->
+ * 13.9 us with them, v17). */
+static bool wants_more_blocks(const cu_engine *ce, const cu_level *lv, int channels)
+{
+    return ce->pol.fast_blocks > CU_FWD_BLOCKS &&
+           level_tiles(lv, channels) > (double)ce->sms * CU_FWD_BLOCKS;
+}
+
 /* Blocks ahead of a fast block whose window it prefetches: the policy's
  * fast_prefetch resident grids (the blocks per SM the kernel is built for
  * x SMs), at least 1 when on. */
@@ -485,7 +504,8 @@ static level_launcher pick_fast(const cu_engine *ce, const wt_params *p, cu_leve
     bool is_long = false, more = false;
     level_tail t = {NULL, 0};
     level_launcher launch = first_fit(fast_kernels(), p, &f, inverse, first_level,
-                                      ce->pol.fast_blocks > CU_FWD_BLOCKS, &is_long, &more, &t);
+                                      wants_more_blocks(ce, lv, channels) ? &ce->pol : NULL,
+                                      &is_long, &more, &t);
     if (!launch)
         return NULL;
     policy_tiles(ce, &f, inverse, is_long, channels);

@@ -28,6 +28,9 @@ typedef struct cu_policy {
      * registers are budgeted for (CU_FWD_BLOCKS, or CU_MORE_BLOCKS: the
      * kernels built for more, tiles shrunk to fit their shared memory) */
     int fast_blocks;
+    /* ... for the convolutions of at most fast_blocks_taps taps and, if
+     * fast_blocks_lift, the lifting schemes (the others keep CU_FWD_BLOCKS) */
+    int fast_blocks_taps, fast_blocks_lift;
     /* fast level kernels, short filters and lifting: each block prefetches
      * into L2 the window of the tile this many resident grids later (blocks
      * per SM x SMs; 0: none) while its own gather is in flight */

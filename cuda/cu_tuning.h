@@ -91,7 +91,8 @@
 /* The fast kernels also built for CU_MORE_BLOCKS blocks per SM, at 256
  * threads (48 registers; 288 threads would leave 40, where 6-10-tap and
  * cdf97 kernels spilled 4-28 bytes), chosen at run time by the policy's
- * fast_blocks (cu_policy.cu; default CU_FWD_BLOCKS): convolutions of at
+ * fast_blocks, fast_blocks_taps and fast_blocks_lift (cu_policy.cu; the
+ * H200's entry: convolutions of up to 6 taps): convolutions of at
  * most CU_MORE_TAPS taps and every lifting scheme, both directions, but
  * the forwards that spill at 48 registers (ptxas -v, sm_90, nvcc 13: 8
  * taps 4 bytes, 10 taps 12, legall53's 64-bit steps 24; fast_conv::MORE,

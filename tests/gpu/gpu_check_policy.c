@@ -26,7 +26,8 @@ static const char *const policies[] = {
     "entry=sm90-hbm3e,uty=256,uty_starlet=512,utxc=512,usmem=48K",
     "fast_blocks=5,fast_prefetch=0.02",
     "fast_blocks=5,tile_y=64,tile_x=64,tile_y_inv=64,tile_x_inv=64,small_grid=0",
-    "fast_prefetch=8",
+    "fast_prefetch=8,fast_blocks=5,fast_blocks_taps=6,fast_blocks_lift=0",
+    "fast_blocks=5,fast_blocks_taps=0,fast_blocks_lift=1",
 };
 
 static const char *const bad_policies[] = {
@@ -34,6 +35,7 @@ static const char *const bad_policies[] = {
     "small_grid=nan", "tile_x=0x40", "vol_fwd_span=65", "tail_bytes=2048M", "vol_zring=2",
     "vol_pair=2", "vol_lift_tile=-1", "vol_sweep=2", "vol_sweep_stages=5", "fast_blocks=3",
     "fast_blocks=6", "fast_prefetch=9", "fast_prefetch=-0.5",
+    "fast_blocks_taps=17", "fast_blocks_lift=2",
 };
 
 /* A CUDA engine opened with WT_CUDA_POLICY=@p policy. */
