@@ -321,6 +321,8 @@ static wt_status open_device(cu_engine *ce, int device, char *name, size_t name_
     ce->wide53_only = wide53 && *wide53 && *wide53 != '0';
     ce->smem_fast = ce->smem_limit;
     ce->smem_fast_cap = fast_smem_cap(ce->smem_fast);
+    ce->smem_fast_more = prop.sharedMemPerMultiprocessor / CU_MORE_BLOCKS -
+                         prop.reservedSharedMemPerBlock;
     const char *cache = wt_env()->cuda_cache, *graphs = wt_env()->cuda_graphs;
     const char *grid = wt_env()->cuda_small_grid, *pdl = wt_env()->cuda_pdl;
     ce->cache_off = cache && !strcmp(cache, "0");

@@ -104,6 +104,9 @@ typedef struct cu_engine {
     size_t smem_limit;
     size_t smem_fast; /* fast kernels: the device's opt-in limit (long filters' windows) */
     size_t smem_fast_cap; /* WT_CUDA_FAST_SMEM: their tiles shrink past it (comparisons) */
+    /* the fast kernels built for CU_MORE_BLOCKS (pol.fast_blocks): a block's
+     * share of an SM's shared memory at that many blocks; tiles shrink past it */
+    size_t smem_fast_more;
     int generic_only; /* WT_CUDA_GENERIC=1: no fast kernels (comparisons) */
     int wide53_only;  /* WT_CUDA_WIDE53=1: 64-bit 5/3 steps on every level (comparisons) */
     size_t mem_limit; /* WT_CUDA_MEM_LIMIT: device bytes buf[] may hold (0: no cap) */

@@ -332,6 +332,71 @@ WT_DEV void cp_async_wait()
 #endif
 }
 
+/* ---------------------------------------------------------------------- */
+/* Loads ahead (policy fast_prefetch, cu_level.prefetch): while its own
+ * gather's copies are in flight, each block asks for the window of the tile
+ * L.prefetch blocks later in launch order to be fetched into L2, every
+ * thread one plain prefetch of one 128-byte line (no wait, no register or
+ * shared memory kept). Only lines of rows and columns inside the signal;
+ * border tiles' folded rows are left to their gather. The emulation reads
+ * one byte of each line (ASan sees an address outside the buffers). */
+
+WT_DEV void prefetch_l2(const char *p)
+{
+#ifdef WT_CUDA_EMULATE
+    (void)*(volatile const char *)p;
+#else
+    asm volatile("prefetch.global.L2 [%0];\n" ::"l"(p));
+#endif
+}
+
+/* A row's bytes to prefetch (p NULL: none). */
+struct pf_span {
+    const char *p;
+    int bytes;
+};
+
+/* Lines of up to @p lines per row of rows span(0..n-1), one a thread. */
+template <typename SpanFn> WT_DEV void prefetch_rows(int n, int lines, SpanFn span)
+{
+    for (int t = thread_rank(); t < n * lines; t += block_threads()) {
+        const int i = t / lines, k = t - i * lines;
+        const pf_span r = span(i);
+        const char *a = k ? (const char *)(((uintptr_t)r.p & ~(uintptr_t)127) + 128 * (uintptr_t)k)
+                          : r.p;
+        if (r.p && a < r.p + r.bytes)
+            prefetch_l2(a);
+    }
+}
+
+/* The tile L.prefetch blocks after this one in launch order (x fastest),
+ * false past the grid's last or when off. */
+struct pf_tile {
+    int c, by, bx;
+};
+WT_DEV bool prefetch_target(const cu_level &L, pf_tile *t)
+{
+    if (L.prefetch <= 0)
+        return false;
+    const unsigned gx = gridDim.x, gy = gridDim.y;
+    const unsigned long id =
+        blockIdx.x + gx * (blockIdx.y + (unsigned long)gy * blockIdx.z) + (unsigned)L.prefetch;
+    if (id >= (unsigned long)gx * gy * gridDim.z)
+        return false;
+    t->bx = (int)(id % gx);
+    t->by = (int)(id / gx % gy);
+    t->c = (int)(id / gx / gy);
+    return true;
+}
+
+/* [lo, hi) of [pos, pos + len) inside [0, n); false when empty. */
+WT_DEV bool clamp_range(int pos, int len, int n, int *lo, int *hi)
+{
+    *lo = pos > 0 ? pos : 0;
+    *hi = pos + len < n ? pos + len : n;
+    return *hi > *lo;
+}
+
 /* Per window row (in @p scratch, the not yet used mid area): the folded
  * source row and its weight (0: a zero row). */
 template <typename TIn> struct fwd_row {
@@ -397,6 +462,27 @@ WT_DEV void gather_forward_copy(T *wl, int pitch, int px0, int x0, int count, in
         }
         st_vec<V>(dst, v);
     }
+}
+
+/* The forward window of the tile L.prefetch blocks ahead (full-size
+ * tiles' rows and columns, those inside the signal). */
+template <typename TIn> WT_DEV void prefetch_forward(const cu_level &L)
+{
+    pf_tile t;
+    if (!prefetch_target(L, &t))
+        return;
+    const cu_axis &ay = L.ax[0], &ax = L.ax[1];
+    const int py0 = 2 * t.by * L.ty + ay.win_a, wy = 2 * L.ty + ay.halo;
+    int x0, x1;
+    if (!clamp_range(2 * t.bx * L.tx + ax.win_a, 2 * L.tx + ax.halo, ax.n, &x0, &x1))
+        return;
+    const char *plane = (const char *)((const TIn *)L.src[0] + (size_t)t.c * L.src_plane[0] + x0);
+    const size_t stride = (size_t)L.src_w[0] * sizeof(TIn);
+    const int bytes = (x1 - x0) * (int)sizeof(TIn);
+    prefetch_rows(wy, (2 * L.tx + ax.halo) * (int)sizeof(TIn) / 128 + 2, [&](int i) {
+        const int y = py0 + i;
+        return y < 0 || y >= ay.n ? pf_span{NULL, 0} : pf_span{plane + (size_t)y * stride, bytes};
+    });
 }
 
 /* The wy x wx window at (py0, px0). Items are (row, 16-byte block of the
@@ -486,6 +572,7 @@ WT_DEV int gather_forward_fast(const cu_level &L, T *win, int pitch, int py0, in
             }
         }
     }
+    prefetch_forward<TIn>(L);
     cp_async_wait();
     if (nb > 0) { /* after the inside: its 16-byte blocks overhang */
         WT_SYNC();
@@ -653,6 +740,29 @@ WT_DEV void gather_inverse_outside(const cu_axis &ax, T *win, int pitch, int hal
     });
 }
 
+/* The inverse window of the tile L.prefetch blocks ahead: each window
+ * row's two band half rows (full-size tiles' coefficients, those inside
+ * the band rows). */
+template <typename T> WT_DEV void prefetch_inverse(const cu_level &L)
+{
+    pf_tile t;
+    if (!prefetch_target(L, &t))
+        return;
+    const cu_axis &ay = L.ax[0], &ax = L.ax[1];
+    const int py0 = 2 * t.by * L.ty + ay.win_a, m0 = (2 * t.bx * L.tx + ax.win_a) >> 1;
+    const int q = L.wx >> 1;
+    prefetch_rows(2 * L.wy, q * (int)sizeof(T) / 128 + 2, [&](int i) {
+        const coef_term cy = coef_at(ay, py0 + (i >> 1));
+        const int px = i & 1, band = 2 * cy.phase + px;
+        int k0, k1;
+        if (cy.idx < 0 || !clamp_range(m0 + (px ? ax.dd : ax.da), q, px ? ax.n1 : ax.n, &k0, &k1))
+            return pf_span{NULL, 0};
+        const T *row = (const T *)L.src[band] + (size_t)t.c * L.src_plane[band] +
+                       (size_t)cy.idx * L.src_w[band];
+        return pf_span{(const char *)(row + k0), (k1 - k0) * (int)sizeof(T)};
+    });
+}
+
 /* Interior tiles: items (row, half, 16-byte block of that band row),
  * consecutive threads on consecutive blocks. When every band row is aligned
  * alike gather_inverse_copy; otherwise CU_BATCH_INV loads in flight per
@@ -730,6 +840,7 @@ WT_DEV inv_lead gather_inverse_fast(const cu_level &L, T *win, float *rscale, in
             }
         }
     }
+    prefetch_inverse<T>(L);
     cp_async_wait();
     return lead;
 }
@@ -914,27 +1025,30 @@ WT_DEV void store_staged(const cu_level &L, const T *stage, int sp, int c, int u
  * window rows, 4 segments each): once their gather went a warp per row,
  * cdf97 inverse 77.4% -> 78.8%, bior4.4 per. 73.5% -> 74.8% (CU_INV_WIDE=0
  * keeps 256 threads, for A/B runs). */
-template <class Op> constexpr int fast_forward_threads()
+template <class Op, int BLOCKS = CU_FWD_BLOCKS> constexpr int fast_forward_threads()
 {
-    return Op::HALO == 0 || Op::SPAN > 24 ? CU_BLOCK_X * CU_BLOCK_Y
-                                          : ((64 + Op::HALO) * (32 / CU_SEG) + 31) / 32 * 32;
+    return Op::HALO == 0 || Op::SPAN > 24 || BLOCKS > 4
+               ? CU_BLOCK_X * CU_BLOCK_Y
+               : ((64 + Op::HALO) * (32 / CU_SEG) + 31) / 32 * 32;
 }
-template <class Op> constexpr int fast_inverse_threads()
+template <class Op, int BLOCKS = CU_FWD_BLOCKS> constexpr int fast_inverse_threads()
 {
-    return CU_INV_WIDE ? fast_forward_threads<Op>() : CU_BLOCK_X * CU_BLOCK_Y;
+    return CU_INV_WIDE ? fast_forward_threads<Op, BLOCKS>() : CU_BLOCK_X * CU_BLOCK_Y;
 }
 
-/* Blocks per SM the forward kernel of Op is built for. Blackwell (sm_100 and
- * later): long filters 2 (128 registers), as their windows leave 1-2 blocks
- * per SM anyway; with CU_FWD_BLOCKS ptxas spilled 32-376 bytes there (about
- * 3.4 per tap, 28-112 taps), nothing on sm_90. Not measured on such a GPU;
+/* Blocks per SM the forward kernel of Op is built for, given the level
+ * kernel's BLOCKS (CU_FWD_BLOCKS, or CU_FAST_BLOCKS_MORE for the instances
+ * the policy's fast_blocks chooses). Blackwell (sm_100 and later): long
+ * filters 2 (128 registers), as their windows leave 1-2 blocks per SM
+ * anyway; with CU_FWD_BLOCKS ptxas spilled 32-376 bytes there (about 3.4
+ * per tap, 28-112 taps), nothing on sm_90. Not measured on such a GPU;
  * every other architecture's code is unchanged. */
-template <class Op> constexpr int fast_forward_blocks()
+template <class Op, int BLOCKS> constexpr int fast_forward_blocks()
 {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 1000
-    return Op::LONG ? 2 : CU_FWD_BLOCKS;
+    return Op::LONG ? 2 : BLOCKS;
 #else
-    return CU_FWD_BLOCKS;
+    return BLOCKS;
 #endif
 }
 
@@ -1085,8 +1199,11 @@ WT_DEV void inverse_fast_tile(const cu_level &L, unsigned char *smem, int c, int
     });
 }
 
-template <class Op, typename T, typename TIn>
-WT_GLOBAL void WT_LAUNCH_BOUNDS_MIN(fast_forward_threads<Op>(), fast_forward_blocks<Op>())
+/* The level kernels, one tile a block. BLOCKS: the blocks per SM the
+ * registers are budgeted for (the same body at 4 and, for the operators
+ * that do not spill there, 5: cu_launch.cu's fast_kernel). */
+template <class Op, typename T, typename TIn, int BLOCKS = CU_FWD_BLOCKS>
+WT_GLOBAL void WT_LAUNCH_BOUNDS_MIN((fast_forward_threads<Op, BLOCKS>()), (fast_forward_blocks<Op, BLOCKS>()))
     dwt_forward_fast(const WT_GRID_CONST cu_level L)
 {
     WT_PDL_BEGIN();
@@ -1094,8 +1211,8 @@ WT_GLOBAL void WT_LAUNCH_BOUNDS_MIN(fast_forward_threads<Op>(), fast_forward_blo
     forward_fast_tile<Op, T, TIn>(L, smem, (int)blockIdx.z, (int)blockIdx.y, (int)blockIdx.x);
 }
 
-template <class Op, typename T, typename TOut>
-WT_GLOBAL void WT_LAUNCH_BOUNDS_MIN(fast_inverse_threads<Op>(), CU_FWD_BLOCKS)
+template <class Op, typename T, typename TOut, int BLOCKS = CU_FWD_BLOCKS>
+WT_GLOBAL void WT_LAUNCH_BOUNDS_MIN((fast_inverse_threads<Op, BLOCKS>()), BLOCKS)
     dwt_inverse_fast(const WT_GRID_CONST cu_level L)
 {
     WT_PDL_BEGIN();

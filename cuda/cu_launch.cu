@@ -200,6 +200,10 @@ template <int L, int LPREV = L - 2> struct fast_conv {
     template <bool INV> using op = conv_op<L, INV>;
     typedef float T;
     static constexpr bool TAIL = L <= CU_TAIL_TAPS;
+    /* forwards of 8 and 10 taps spill at 48 registers (cu_tuning.h) */
+    template <bool INV>
+    static constexpr bool MORE = L <= CU_MORE_TAPS && (INV || L < 8 || L > 10);
+    static bool wants_more(const cu_policy &q) { return L <= q.fast_blocks_taps; }
     static bool fits(const wt_params *p, cu_level *f, int)
     {
         return !p->wavelet->integer && p->method != WT_METHOD_LIFTING &&
@@ -211,6 +215,8 @@ template <class S> struct fast_lift {
     template <bool INV> using op = lift_op<S, INV>;
     typedef float T;
     static constexpr bool TAIL = true;
+    template <bool INV> static constexpr bool MORE = true;
+    static bool wants_more(const cu_policy &q) { return q.fast_blocks_lift; }
     static bool fits(const wt_params *p, cu_level *f, int inverse)
     {
         return !p->wavelet->integer && p->method == WT_METHOD_LIFTING &&
@@ -226,6 +232,9 @@ template <bool NARROW> struct fast_legall53 {
     template <bool INV> using op = lift_op<scheme_legall53, INV, NARROW>;
     typedef int32_t T;
     static constexpr bool TAIL = false; /* int32 levels after a float first one */
+    /* the 64-bit steps' forward spills at 48 registers (cu_tuning.h) */
+    template <bool INV> static constexpr bool MORE = INV || NARROW;
+    static bool wants_more(const cu_policy &q) { return q.fast_blocks_lift; }
     static bool fits(const wt_params *p, cu_level *f, int inverse)
     {
         return p->wavelet->integer && (f->narrow || !NARROW) &&
@@ -235,7 +244,11 @@ template <bool NARROW> struct fast_legall53 {
 
 /* THE list of fast kernels: allow_smem_all raises the shared memory limit
  * of each, pick_fast takes the first that fits a level. A new fast kernel is
- * one entry here (and its operator in cu_fast.cuh). */
+ * one entry here (and its operator in cu_fast.cuh). Each entry's kernels
+ * are built for CU_FWD_BLOCKS blocks per SM and, in the directions where
+ * MORE<INV>, also for CU_MORE_BLOCKS (taken where the policy's fast_blocks
+ * asks for them and the entry's wants_more agrees: fast_blocks_taps,
+ * fast_blocks_lift). */
 template <class... E> struct fast_list {
 };
 typedef fast_list<fast_conv<2>, fast_conv<4>, fast_conv<6>, fast_conv<8>, fast_conv<10>,
@@ -250,12 +263,14 @@ typedef fast_list<fast_conv<2>, fast_conv<4>, fast_conv<6>, fast_conv<8>, fast_c
                   fast_legall53<true>, fast_legall53<false>>
     fast_kernels;
 
-template <class E, bool INV, typename TIO> static level_kernel fast_kernel()
+/* Entry E's kernel of one direction, samples TIO in or out, built for B
+ * blocks per SM. */
+template <class E, bool INV, typename TIO, int B = CU_FWD_BLOCKS> static level_kernel fast_kernel()
 {
     if constexpr (INV)
-        return dwt_inverse_fast<typename E::template op<true>, typename E::T, TIO>;
+        return dwt_inverse_fast<typename E::template op<true>, typename E::T, TIO, B>;
     else
-        return dwt_forward_fast<typename E::template op<false>, typename E::T, TIO>;
+        return dwt_forward_fast<typename E::template op<false>, typename E::T, TIO, B>;
 }
 
 /* Entry E's kernel of fused levels, one direction. */
@@ -264,34 +279,44 @@ template <class E, bool INV> static tail_kernel tail_kernel_of()
     return dwt_tail_fast<typename E::template op<INV>, INV>;
 }
 
-template <class E, bool INV, typename TIO>
+template <class E, bool INV, typename TIO, int B>
 static wt_status launch_fast(cu_engine *ce, const cu_level *lv, int channels, int pdl)
 {
 #ifdef WT_CUDA_EMULATE
     wt_emu_fast_launches++;
 #endif
     typedef typename E::template op<INV> Op;
-    int threads = INV ? fast_inverse_threads<Op>() : fast_forward_threads<Op>();
-    return launch_level(ce, fast_kernel<E, INV, TIO>(), lv, channels, dim3(32, threads / 32),
+    int threads = INV ? fast_inverse_threads<Op, B>() : fast_forward_threads<Op, B>();
+    return launch_level(ce, fast_kernel<E, INV, TIO, B>(), lv, channels, dim3(32, threads / 32),
                         fast_smem(lv, INV), pdl);
 }
 
-/* Each kernel of entry E: both directions, first level (float) and later
- * levels (E::T, the same kernel when that is float). */
-template <class E> static wt_status allow_smem_entry(size_t bytes)
+/* Entry E's kernels of one direction built for B blocks per SM: first
+ * level (float) and later levels (E::T, the same kernel when that is float). */
+template <class E, bool INV, int B> static wt_status allow_smem_dir(size_t bytes)
 {
     typedef typename E::T T;
-    WT_TRY(allow_smem(fast_kernel<E, false, float>(), bytes));
-    WT_TRY(allow_smem(fast_kernel<E, true, float>(), bytes));
+    WT_TRY(allow_smem(fast_kernel<E, INV, float, B>(), bytes));
+    if constexpr (!std::is_same<T, float>::value)
+        WT_TRY(allow_smem(fast_kernel<E, INV, T, B>(), bytes));
+    return WT_OK;
+}
+
+/* Each kernel of entry E: both directions for CU_FWD_BLOCKS (and for
+ * CU_MORE_BLOCKS where E::MORE), its fused levels' kernels. */
+template <class E> static wt_status allow_smem_entry(size_t bytes)
+{
+    WT_TRY((allow_smem_dir<E, false, CU_FWD_BLOCKS>(bytes)));
+    WT_TRY((allow_smem_dir<E, true, CU_FWD_BLOCKS>(bytes)));
+    if constexpr (E::template MORE<false>)
+        WT_TRY((allow_smem_dir<E, false, CU_MORE_BLOCKS>(bytes)));
+    if constexpr (E::template MORE<true>)
+        WT_TRY((allow_smem_dir<E, true, CU_MORE_BLOCKS>(bytes)));
     if constexpr (E::TAIL) {
         CU_CHECK(cudaFuncSetAttribute(tail_kernel_of<E, false>(),
                                       cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes));
         CU_CHECK(cudaFuncSetAttribute(tail_kernel_of<E, true>(),
                                       cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes));
-    }
-    if constexpr (!std::is_same<T, float>::value) {
-        WT_TRY(allow_smem(fast_kernel<E, false, T>(), bytes));
-        WT_TRY(allow_smem(fast_kernel<E, true, T>(), bytes));
     }
     return WT_OK;
 }
@@ -311,11 +336,32 @@ wt_status allow_smem_all(size_t bytes, size_t fast_bytes)
     return allow_smem_generic<true>(bytes);
 }
 
+/* Entry E's launcher of direction INV, first level or later: of its
+ * kernels built for CU_MORE_BLOCKS when @p q (NULL: never) asks for them,
+ * E::MORE<INV> and E::wants_more (then *more set), else CU_FWD_BLOCKS. */
+template <class E, bool INV>
+static level_launcher dir_launcher(int first_level, const cu_policy *q, bool *more)
+{
+    typedef typename E::T T;
+    *more = false;
+    if constexpr (E::template MORE<INV>) {
+        if (q && E::wants_more(*q)) {
+            *more = true;
+            return first_level ? launch_fast<E, INV, float, CU_MORE_BLOCKS>
+                               : launch_fast<E, INV, T, CU_MORE_BLOCKS>;
+        }
+    }
+    return first_level ? launch_fast<E, INV, float, CU_FWD_BLOCKS>
+                       : launch_fast<E, INV, T, CU_FWD_BLOCKS>;
+}
+
 /* Entry E's launcher when it fits the level (then *f adjusted), else NULL;
- * *is_long and *tail (its kernel of fused levels, if any) set. */
+ * *is_long, *more (its CU_MORE_BLOCKS kernel taken, see dir_launcher) and
+ * *tail (its kernel of fused levels, if any) set. */
 template <class E>
 static level_launcher try_fast(const wt_params *p, cu_level *f, int inverse, int first_level,
-                               bool *is_long, level_tail *tail)
+                               const cu_policy *more_q, bool *is_long, bool *more,
+                               level_tail *tail)
 {
     cu_level g = *f;
     if (!E::fits(p, &g, inverse))
@@ -327,18 +373,19 @@ static level_launcher try_fast(const wt_params *p, cu_level *f, int inverse, int
         tail->threads = inverse ? fast_inverse_threads<typename E::template op<true>>()
                                 : fast_forward_threads<typename E::template op<false>>();
     }
-    typedef typename E::T T;
-    if (inverse)
-        return first_level ? launch_fast<E, true, float> : launch_fast<E, true, T>;
-    return first_level ? launch_fast<E, false, float> : launch_fast<E, false, T>;
+    return inverse ? dir_launcher<E, true>(first_level, more_q, more)
+                   : dir_launcher<E, false>(first_level, more_q, more);
 }
 
 template <class... E>
 static level_launcher first_fit(fast_list<E...>, const wt_params *p, cu_level *f, int inverse,
-                                int first_level, bool *is_long, level_tail *tail)
+                                int first_level, const cu_policy *more_q, bool *is_long,
+                                bool *more, level_tail *tail)
 {
     level_launcher launch = NULL;
-    ((launch = launch ? launch : try_fast<E>(p, f, inverse, first_level, is_long, tail)), ...);
+    ((launch = launch ? launch
+                      : try_fast<E>(p, f, inverse, first_level, more_q, is_long, more, tail)),
+     ...);
     return launch;
 }
 
@@ -421,6 +468,29 @@ static void policy_tiles(const cu_engine *ce, cu_level *f, int inverse, bool is_
     f->tx = tx;
 }
 
+static double level_tiles(const cu_level *lv, int channels);
+
+/* Whether a level may take the fast kernels built for CU_MORE_BLOCKS: the
+ * policy's fast_blocks asks for them and the level (its plan's tiles) has
+ * more blocks than the SMs hold at CU_FWD_BLOCKS each; a grid under one
+ * wave gains no residency from them (H200, 512² L3 db3 inverse 12.9 ->
+ * 13.9 us with them, v17). */
+static bool wants_more_blocks(const cu_engine *ce, const cu_level *lv, int channels)
+{
+    return ce->pol.fast_blocks > CU_FWD_BLOCKS &&
+           level_tiles(lv, channels) > (double)ce->sms * CU_FWD_BLOCKS;
+}
+
+/* Blocks ahead of a fast block whose window it prefetches: the policy's
+ * fast_prefetch resident grids (the blocks per SM the kernel is built for
+ * x SMs), at least 1 when on. */
+static int prefetch_blocks(const cu_engine *ce, bool more)
+{
+    const double resident = (double)ce->sms * (more ? CU_MORE_BLOCKS : CU_FWD_BLOCKS);
+    const double d = ce->pol.fast_prefetch * resident + 0.5;
+    return d < 1 ? ce->pol.fast_prefetch > 0 : (int)d; /* fast_prefetch <= 8: no overflow */
+}
+
 /* The fast kernel for this level (adjusting *lv), or NULL: generic kernel;
  * *tail its kernel of fused levels (kern NULL: none). */
 static level_launcher pick_fast(const cu_engine *ce, const wt_params *p, cu_level *lv,
@@ -431,17 +501,23 @@ static level_launcher pick_fast(const cu_engine *ce, const wt_params *p, cu_leve
     if ((lv->tx & (lv->tx - 1)) || (lv->ty & (lv->ty - 1))) /* the inverse's item walks */
         return NULL;
     cu_level f = *lv;
-    bool is_long = false;
+    bool is_long = false, more = false;
     level_tail t = {NULL, 0};
-    level_launcher launch = first_fit(fast_kernels(), p, &f, inverse, first_level, &is_long, &t);
+    level_launcher launch = first_fit(fast_kernels(), p, &f, inverse, first_level,
+                                      wants_more_blocks(ce, lv, channels) ? &ce->pol : NULL,
+                                      &is_long, &more, &t);
     if (!launch)
         return NULL;
     policy_tiles(ce, &f, inverse, is_long, channels);
     fast_geometry(&f, inverse);
-    while (fast_smem(&f, inverse) > ce->smem_fast_cap && halve_tile(&f))
+    /* the CU_MORE_BLOCKS kernels: tiles whose blocks fit that many an SM */
+    const size_t cap = more && ce->smem_fast_more < ce->smem_fast_cap ? ce->smem_fast_more
+                                                                       : ce->smem_fast_cap;
+    while (fast_smem(&f, inverse) > cap && halve_tile(&f))
         fast_geometry(&f, inverse);
     if (fast_smem(&f, inverse) > ce->smem_fast)
         return NULL;
+    f.prefetch = is_long ? 0 : prefetch_blocks(ce, more);
     f.dst_aligned = 1;
     for (int b = 0; b < 4 && !inverse; b++)
         if (((uintptr_t)f.dst[b] & 15) || (f.dst_w[b] & 3) || (f.dst_plane[b] & 3))

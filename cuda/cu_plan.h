@@ -65,6 +65,7 @@ typedef struct cu_level {
     int half;  /* fast inverse: from a window row's low-pass half to its high-pass half */
     int dst_aligned; /* fast forward: every band row starts 16-byte aligned */
     int narrow;      /* integer levels: inputs within WT_LIFT53_NARROW_MAX (32-bit steps) */
+    int prefetch;    /* fast kernels: blocks ahead whose window a block prefetches (0: none) */
     const void *src[4];
     void *dst[4];
     size_t src_plane[4], dst_plane[4]; /* elements between channels */

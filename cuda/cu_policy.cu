@@ -25,6 +25,18 @@ static void policy_defaults(cu_policy *q)
     q->long_ty = 32;
     q->long_tx = CU_LONG_TX;
     q->long_tx_inv = CU_LONG_TX_INV;
+    /* v14: 4 blocks of 256-288 threads an SM (54-63 registers); 5 (v17)
+     * measured on the H200 only (its entry below); with fast_blocks=5 every
+     * kernel built for 5 takes them unless these two say otherwise */
+    q->fast_blocks = CU_FWD_BLOCKS;
+    q->fast_blocks_taps = CU_MORE_TAPS;
+    q->fast_blocks_lift = 1;
+    /* off: L2 prefetches of a later tile's window lost on the H200 both as
+     * a warp's bulk requests before the gather (v16: 11-35 points) and as
+     * one plain line a thread after the gather's copies (v17, 0.5 and 1
+     * resident grids: 8192² L3 inverses -9 to -13 points, forwards haar +2,
+     * db3/sym8/cdf97 -3 to -6, 1024 x 256² db3 -3) */
+    q->fast_prefetch = 0;
     /* v12-small: 512² L3 db3 forward 16.4 (off) -> 13.0 us at 1 block per
      * SM; 2: 15.7, 4: 16.9 */
     q->small_grid = CU_SMALL_GRID;
@@ -76,11 +88,19 @@ typedef struct policy_entry {
 } policy_entry;
 
 static const policy_entry entries[] = {
-    /* H200 (HBM3e, 4.8 TB/s peak; device copy 4.1 TB/s): same binary, same
-     * defaults so far (H200 8192² L3: haar 79/87%, db3 70/74%, sym8 53/53%
-     * of copy, bench/results/gpu-bench-all-h200.md); to be set from
-     * dev/gpu/policy_sweep.sh on an H200. */
-    {"sm90-hbm3e", 9, 0, 4000.0, ""},
+    /* H200 (HBM3e, 4.8 TB/s peak; device copy 4.1 TB/s): the H100's
+     * defaults (H200 8192² L3: haar 79/87%, db3 70/74%, sym8 53/53% of
+     * copy, bench/results/gpu-bench-all-h200.md) but 5 blocks an SM for
+     * the convolutions of up to 6 taps (v17, GRIDS=fast policy_sweep.sh,
+     * 8192² L3 % of copy, symmetric / periodization, forward-inverse, 4 ->
+     * 5 blocks: haar 78.3-79.5/84.4-84.9 -> 82.6-82.8/89.5-89.7 and
+     * 78.6-79.7/83.6-84.0 -> 82.2/88.7-88.8; db3 69.8-70.4/72.4-72.5 ->
+     * 71.6-71.9/76.5-76.8 and 71.8-72.2/70.6-70.7 -> 72.6-73.0/72.9-73.0;
+     * 1024 x 256² L3 db3 forward 44.8-45.1 -> 46.8-47.0). Not sym8 (its
+     * tiles halve to fit 5 blocks: 55/54 -> 51/45), not the lifting
+     * schemes (cdf97 forward 68 -> 60, inverse 66 -> 67.5; 1024 x 256² cdf97
+     * 60 -> 53.6). */
+    {"sm90-hbm3e", 9, 0, 4000.0, "fast_blocks=5,fast_blocks_taps=6,fast_blocks_lift=0"},
     /* H100 SXM (HBM3, 3.35 TB/s), H100 PCIe/NVL: every default was measured
      * on the SXM (see policy_defaults). */
     {"sm90", 9, 0, 0.0, ""},
@@ -107,6 +127,10 @@ static const policy_field fields[] = {
     FIELD(long_ty, FIELD_POW2, CU_SEG, 128),
     FIELD(long_tx, FIELD_POW2, CU_SEG, 128),
     FIELD(long_tx_inv, FIELD_POW2, CU_SEG, 128),
+    FIELD(fast_blocks, FIELD_INT, CU_FWD_BLOCKS, CU_MORE_BLOCKS),
+    FIELD(fast_blocks_taps, FIELD_INT, 0, CU_MORE_TAPS),
+    FIELD(fast_blocks_lift, FIELD_INT, 0, 1),
+    FIELD(fast_prefetch, FIELD_DOUBLE, 0, 8),
     FIELD(small_grid, FIELD_DOUBLE, 0, 64),
     FIELD(pdl_grid, FIELD_DOUBLE, 0, 1e9),
     FIELD(smem_cap, FIELD_BYTES, 16 << 10, 1 << 20),

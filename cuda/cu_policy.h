@@ -24,6 +24,17 @@ typedef struct cu_policy {
     int tile_y, tile_x, tile_y_inv, tile_x_inv;
     /* fast level kernels, long filters: the largest tile */
     int long_ty, long_tx, long_tx_inv;
+    /* fast level kernels, short filters and lifting: blocks per SM their
+     * registers are budgeted for (CU_FWD_BLOCKS, or CU_MORE_BLOCKS: the
+     * kernels built for more, tiles shrunk to fit their shared memory) */
+    int fast_blocks;
+    /* ... for the convolutions of at most fast_blocks_taps taps and, if
+     * fast_blocks_lift, the lifting schemes (the others keep CU_FWD_BLOCKS) */
+    int fast_blocks_taps, fast_blocks_lift;
+    /* fast level kernels, short filters and lifting: each block prefetches
+     * into L2 the window of the tile this many resident grids later (blocks
+     * per SM x SMs; 0: none) while its own gather is in flight */
+    double fast_prefetch;
     /* small levels: tiles halve until the grid has this many blocks per SM */
     double small_grid;
     /* programmatic dependent launch after a fast level whose grid has at

@@ -144,6 +144,8 @@ static wt_status fuse(const cu_engine *ce, cu_program *pr, const level_tail *tai
     if (!f)
         return wt_error_set(WT_ERR_NOMEM, "out of memory");
     memcpy(f->t.lv, &pr->lv[i], (size_t)n * sizeof *pr->lv);
+    for (int j = 0; j < n; j++)
+        f->t.lv[j].prefetch = 0; /* one tile a block of a grid resident at once */
     f->t.nlevels = n;
     f->t.channels = pr->key.channels;
     f->kern = *tail;

@@ -88,6 +88,24 @@
 #define CU_FWD_BLOCKS 4
 #endif
 
+/* The fast kernels also built for CU_MORE_BLOCKS blocks per SM, at 256
+ * threads (48 registers; 288 threads would leave 40, where 6-10-tap and
+ * cdf97 kernels spilled 4-28 bytes), chosen at run time by the policy's
+ * fast_blocks, fast_blocks_taps and fast_blocks_lift (cu_policy.cu; the
+ * H200's entry: convolutions of up to 6 taps): convolutions of at
+ * most CU_MORE_TAPS taps and every lifting scheme, both directions, but
+ * the forwards that spill at 48 registers (ptxas -v, sm_90, nvcc 13: 8
+ * taps 4 bytes, 10 taps 12, legall53's 64-bit steps 24; fast_conv::MORE,
+ * fast_legall53::MORE), which keep CU_FWD_BLOCKS. Their tiles shrink to
+ * fit the SM's shared memory CU_MORE_BLOCKS times (sym8: 16 rows). Why: v14
+ * (bytes in flight on the H200), v17 in dev/notes/kernel-log.md. */
+#ifndef CU_MORE_BLOCKS
+#define CU_MORE_BLOCKS 5
+#endif
+#ifndef CU_MORE_TAPS
+#define CU_MORE_TAPS 16
+#endif
+
 /* Inverse blocks as wide as the forward's (288 threads for segments of up to
  * 24 values, see fast_forward_threads): cdf97 inverse 77.4% -> 78.8%,
  * bior4.4 periodization 73.5% -> 74.8%; 0 keeps 256 threads. */

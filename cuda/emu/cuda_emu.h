@@ -81,6 +81,8 @@ struct cudaPointerAttributes {
 struct cudaDeviceProp {
     char name[256];
     size_t sharedMemPerBlockOptin;
+    size_t sharedMemPerMultiprocessor;
+    size_t reservedSharedMemPerBlock;
     int multiProcessorCount;
     int major, minor;
 };
@@ -109,6 +111,8 @@ static inline cudaError_t cudaGetDeviceProperties(cudaDeviceProp *p, int)
 {
     strcpy(p->name, "host emulation");
     p->sharedMemPerBlockOptin = 227 * 1024;
+    p->sharedMemPerMultiprocessor = 228 * 1024; /* the H100's */
+    p->reservedSharedMemPerBlock = 1024;
     p->multiProcessorCount = 1;
     p->major = 9;
     p->minor = 0;

@@ -6,6 +6,7 @@
 # project's root with .gpu-deps and .gpu-libs carried (dev/gpu/gpu_env.sh).
 #   bash dev/gpu/policy_sweep.sh            # the grids dwt, swt and small
 #   GRIDS=tail bash dev/gpu/policy_sweep.sh # fused levels (tail_bytes) on and off
+#   GRIDS=fast bash dev/gpu/policy_sweep.sh # fast_blocks=5 and fast_prefetch (v17)
 #   GRIDS="dwt small" REPEAT=20 bash dev/gpu/policy_sweep.sh
 #   DWT_GRID="- tile_x=64,tile_x_inv=64" ...  # settings, space-separated
 #                                           # ("-": the GPU's entry as is)
@@ -36,6 +37,11 @@ pdl_grid=1e9 tile_y=16,tile_x=16,tile_y_inv=16,tile_x_inv=16 -"}
 # each; 512² L3, cdf97 1024² L5 (us), 1024 x 256² L3 and 8192² L3 (% of
 # copy; their levels have more tiles than a resident grid: unchanged)
 TAIL_GRID=${TAIL_GRID:-"- tail_bytes=16M - tail_bytes=16M"}
+# the fast kernels built for 5 blocks an SM and the loads ahead (v17):
+# 8192² L3 both modes, 512² L3 (us), 1024 x 256² L3, each alternated with
+# the entry's own setting
+FAST_GRID=${FAST_GRID:-"- fast_blocks=5 - fast_blocks=5 fast_prefetch=0.5 fast_prefetch=1 \
+fast_blocks=5,fast_prefetch=0.5 -"}
 mkdir -p "$OUT/sweep"
 rm -f "$OUT"/sweep/*.json
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,clocks.max.mem,memory.total --format=csv,noheader
@@ -82,7 +88,12 @@ for grid in $GRIDS; do
             bench tail "$q" -w db3,cdf97 -m symmetric -l 3 --size 256x256 --batch 1024 --forward
             bench tail "$q" -w haar,db3,cdf97 -m symmetric -l 3 --size 8192x8192
         done ;;
-    *) echo "unknown grid '$grid' (dwt, swt, small, tail)"; exit 2 ;;
+    fast) for q in $FAST_GRID; do
+            bench fast "$q" -w haar,db3,sym8,cdf97 -m symmetric,periodization -l 3
+            bench fast "$q" -w haar,db3,cdf97 -m symmetric -l 3 --size 512x512
+            bench fast "$q" -w db3,cdf97 -m symmetric -l 3 --size 256x256 --batch 1024 --forward
+        done ;;
+    *) echo "unknown grid '$grid' (dwt, swt, small, tail, fast)"; exit 2 ;;
     esac
     lap "$grid grid done"
 done

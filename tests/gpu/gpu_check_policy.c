@@ -3,8 +3,11 @@
  * (tiles from 8 to 128 pairs, tiny and large grids, small shared memory
  * budgets, undecimated tiles from 8 to 512 rows, volume tiles from 1x16 to
  * 64x256 and z runs from 0.1 to 8 blocks a slot, levels fused up to 64 KB,
- * 16 MB and 1 GB: off by default) give the CPU engine's
- * results; a bad policy is refused at open with one WT_CUDA_POLICY message.
+ * 16 MB and 1 GB: off by default; the short filters' kernels built for 5
+ * blocks an SM, with the default tiles and with 64x64 ones shrunk to fit;
+ * blocks prefetching the window of the block 1 or 8 x 4 x SMs ahead) give
+ * the CPU engine's results; a bad policy is refused at open with one
+ * WT_CUDA_POLICY message.
  * (Harness and shared declarations: gpu_check.c, gpu_check.h.) */
 #include "gpu_check.h"
 
@@ -22,13 +25,19 @@ static const char *const policies[] = {
     "vol_sweep_barriers=2", "vol_sweep_barriers=2,vol_sweep_stages=3",
     "smem_cap=16K,small_grid=4,pdl_grid=0,uty=8,uty_starlet=16,utxc=48,usmem=8K",
     "entry=sm90-hbm3e,uty=256,uty_starlet=512,utxc=512,usmem=48K",
+    "fast_blocks=5,fast_prefetch=0.02",
+    "fast_blocks=5,tile_y=64,tile_x=64,tile_y_inv=64,tile_x_inv=64,small_grid=0",
+    "fast_prefetch=8,fast_blocks=5,fast_blocks_taps=6,fast_blocks_lift=0",
+    "fast_blocks=5,fast_blocks_taps=0,fast_blocks_lift=1",
 };
 
 static const char *const bad_policies[] = {
     "tile_x=48", "nosuch=1", "usmem=64K", "entry=h300", "tile_y", "small_grid=-1",
     "small_grid=nan", "tile_x=0x40", "vol_fwd_span=65", "tail_bytes=2048M", "vol_zring=2",
     "vol_pair=2", "vol_lift_tile=-1", "vol_sweep=2", "vol_sweep_stages=5",
-    "vol_sweep_inverse=2", "vol_sweep_barriers=0", "vol_sweep_barriers=3",
+    "vol_sweep_inverse=2", "vol_sweep_barriers=0", "vol_sweep_barriers=3", "fast_blocks=3",
+    "fast_blocks=6", "fast_prefetch=9", "fast_prefetch=-0.5",
+    "fast_blocks_taps=17", "fast_blocks_lift=2",
 };
 
 /* A CUDA engine opened with WT_CUDA_POLICY=@p policy. */
