@@ -2,7 +2,7 @@
 # One device call: build the working tree for sm_90 (GPU_ARCHS=... for others),
 # meson test (GPU suites included), the CUDA engine against the CPU engine,
 # then benches. From the project's root with .gpu-deps and .gpu-libs carried
-# (.gpu-libs/tiff: libtiff's headers and a .pc for the GPU machine, which has
+# (.gpu-libs, filled once by dev/gpu/prepare_libs.sh: libtiff's headers and a .pc for the GPU machine, which has
 # the library but not its headers). Logs under $OUT.
 #   BASE=tarball  also build that tree (git archive) and bench both, alternating
 #   BENCH_ALL=1   also `bench --all --format json` of the working tree
