@@ -2,7 +2,7 @@
 # Fills .gpu-libs/ (git-ignored) on the development machine, once per
 # checkout, after ../shared/gpu/prepare: libtiff's headers and libdeflate
 # (headers and library) with relocatable .pc files, which the GPU machine
-# lacks. dev/gpu/gpu_env.sh puts them on PKG_CONFIG_PATH there (and links the
+# lacks, and libtiff itself with its codecs' libraries where it lacks those. dev/gpu/gpu_env.sh puts them on PKG_CONFIG_PATH there (and links the
 # GPU machine's own libtiff.so.6 in place of the copy made here).
 set -eu
 L=$(pkg-config --variable=libdir libtiff-4)
@@ -13,6 +13,14 @@ DL=$(pkg-config --variable=libdir libdeflate)
 for d in tiff deflate; do mkdir -p .gpu-libs/$d/include .gpu-libs/$d/lib/pkgconfig; done
 cp "$TI"/tiff*.h .gpu-libs/tiff/include/
 cp -L "$L/libtiff.so.6" .gpu-libs/tiff/lib/ && ln -sf libtiff.so.6 .gpu-libs/tiff/lib/libtiff.so
+# libtiff's codecs' libraries, which a GPU machine may lack too (the system's
+# own libtiff, where there is one, replaces all of these: gpu_env.sh)
+for dep in $(ldd "$L/libtiff.so.6" | awk '/=> \//{print $3}'); do
+    case $(basename "$dep") in
+    libc.so* | libm.so* | libz.so* | libstdc++* | libgcc_s* | libzstd* | liblzma*) ;;
+    *) cp -L "$dep" .gpu-libs/tiff/lib/ ;;
+    esac
+done
 cp "$DI/libdeflate.h" .gpu-libs/deflate/include/
 cp -L "$DL/libdeflate.so.0" .gpu-libs/deflate/lib/ && ln -sf libdeflate.so.0 .gpu-libs/deflate/lib/libdeflate.so
 pc() { # dir name module version
