@@ -563,24 +563,108 @@ static void lift_cols_inverse(const wt_line *line, const wt_cols *strip, void *s
 
 /* ---- rows ----------------------------------------------------------------- */
 
-/* The steps over a[] and d[] of positions [m0, m1) (index m - m0). */
+/* Step @p st over indices [i0, i1) of a[] and d[] (index m - m0). */
+static void lift_span(const lift_plan *p, const lift_step *st, real *a, real *d, long i0, long i1,
+                      int narrow)
+{
+    real *dst = st->update ? a : d;
+    const real *from = (st->update ? d : a) + i0 + st->offset, *src[8];
+    for (int i = 0; i < st->ntaps; i++)
+        src[i] = from + i;
+    if (p->integer)
+        lift_apply_i32(st, p->dir, (int32_t *)dst + i0, (const int32_t *const *)src, 0, i1 - i0,
+                       narrow);
+    else
+        lift_apply_f32(st, dst + i0, src, 0, i1 - i0);
+}
+
+/* The steps over a[] and d[] of positions [m0, m1) (index m - m0), one
+ * step after the other along the whole line. */
 static void lift_line(lift_plan *p, real *a, real *d, long m0, long m1, int narrow)
 {
     lift_intervals(p, m0, m1);
     for (int s = 0; s < p->nsteps; s++) {
         const lift_step *st = &p->step[s];
-        if (st->hi <= st->lo)
-            continue;
-        real *dst = st->update ? a : d;
-        const real *from = (st->update ? d : a) + (st->lo - m0) + st->offset, *src[8];
-        for (int i = 0; i < st->ntaps; i++)
-            src[i] = from + i;
-        if (p->integer)
-            lift_apply_i32(st, p->dir, (int32_t *)dst + (st->lo - m0), (const int32_t *const *)src, 0,
-                           st->hi - st->lo, narrow);
-        else
-            lift_apply_f32(st, dst + (st->lo - m0), src, 0, st->hi - st->lo);
+        if (st->hi > st->lo)
+            lift_span(p, st, a, d, st->lo - m0, st->hi - m0, narrow);
     }
+}
+
+/* Positions a block of the forward row's sweep: the outputs of a block
+ * are stored while the steps of the next ones run. */
+#define SWEEP_BLOCK 128
+
+static long floor_div(long x, long y)
+{
+    return x >= 0 ? x / y : -((-x + y - 1) / y);
+}
+
+/* The lags of the steps in blocks of SWEEP_BLOCK positions (lift_lags on
+ * the blocks a step reads and writes): step s runs on block tau - lag[s]
+ * at time tau and reads only blocks the steps before it have finished
+ * and the steps after it have not yet changed. */
+static long sweep_lags(const lift_plan *p, long *lag)
+{
+    lift_plan b = *p;
+    for (int s = 0; s < p->nsteps; s++) {
+        lift_step *st = &b.step[s];
+        long first = floor_div(st->offset, SWEEP_BLOCK);
+        long last = floor_div(SWEEP_BLOCK - 1 + st->offset + st->ntaps - 1, SWEEP_BLOCK);
+        st->offset = (int)first;
+        st->ntaps = (int)(last - first + 1);
+    }
+    lift_lags(&b, 0);
+    for (int s = 0; s < p->nsteps; s++)
+        lag[s] = b.step[s].lag;
+    return b.lag_out;
+}
+
+/* An output band of the forward row: dst[k] = scale * src[k] (integer: a
+ * copy) for k < count, written up to done. */
+typedef struct row_band {
+    float *dst;
+    const real *src;
+    long count, done;
+    real scale;
+} row_band;
+
+static void band_up_to(row_band *o, long k1, int integer)
+{
+    k1 = min_l(k1, o->count);
+    if (k1 <= o->done)
+        return;
+    if (integer)
+        memcpy(o->dst + o->done, o->src + o->done, (size_t)(k1 - o->done) * sizeof *o->dst);
+    else
+        scale_span(o->dst + o->done, o->src + o->done, o->scale, k1 - o->done);
+    o->done = k1;
+}
+
+/* lift_line's values in one sweep of blocks (sweep_lags), each output
+ * stored as soon as its position is final (index < @p final_at + out[h]
+ * offset): the stores of a row go to memory while its steps run. @p
+ * first[h]: index of band h's output 0. */
+static void lift_sweep(lift_plan *p, real *a, real *d, long m0, long m1, int narrow,
+                       row_band *out, const long *first)
+{
+    long lag[8], lag_out = sweep_lags(p, lag), n = m1 - m0;
+    long blocks = (n + SWEEP_BLOCK - 1) / SWEEP_BLOCK;
+    lift_intervals(p, m0, m1);
+    for (long tau = 0; tau < blocks + lag_out; tau++) {
+        for (int s = 0; s < p->nsteps; s++) {
+            const lift_step *st = &p->step[s];
+            long b = tau - lag[s];
+            long i0 = max_l(b * SWEEP_BLOCK, st->lo - m0);
+            long i1 = min_l((b + 1) * SWEEP_BLOCK, st->hi - m0);
+            if (b >= 0 && b < blocks && i1 > i0)
+                lift_span(p, st, a, d, i0, i1, narrow);
+        }
+        long final = min_l(n, (tau - lag_out + 1) * SWEEP_BLOCK);
+        for (int h = 0; h < 2; h++)
+            band_up_to(&out[h], final - first[h], p->integer);
+    }
+    for (int h = 0; h < 2; h++)
+        band_up_to(&out[h], out[h].count, p->integer);
 }
 
 static void lift_row_forward(const wt_line *line, lift_plan *p, const lift_geometry *g,
@@ -595,15 +679,10 @@ static void lift_row_forward(const wt_line *line, lift_plan *p, const lift_geome
     split_row r = {scratch, scratch + half, 2 * m0 + g->e};
     split_extend(x, n, padded, signal_mode(line), r.e0, 2 * m1 + g->e, &r);
     int narrow = !p->integer || span_narrow((const int32_t *)x, n);
-    lift_line(p, r.even, r.odd, m0, m1, narrow);
-    const real *a = r.even + g->t + g->shift[0] - m0, *d = r.odd + g->t + g->shift[1] - m0;
-    if (p->integer) {
-        memcpy(lo, a, line->nlo * sizeof *lo);
-        memcpy(hi, d, line->nhi * sizeof *hi);
-        return;
-    }
-    scale_span(lo, a, g->scale[0], (long)line->nlo);
-    scale_span(hi, d, g->scale[1], (long)line->nhi);
+    long first[2] = {g->t + g->shift[0] - m0, g->t + g->shift[1] - m0};
+    row_band out[2] = {{lo, r.even + first[0], (long)line->nlo, 0, g->scale[0]},
+                       {hi, r.odd + first[1], (long)line->nhi, 0, g->scale[1]}};
+    lift_sweep(p, r.even, r.odd, m0, m1, narrow, out, first);
 }
 
 /* a[m], d[m] for m in [m0, m1) from the bands (coeff_source; the inside
