@@ -149,8 +149,8 @@ lift_apply_taps(const real *t, int ntaps, real *dst, const real *const *src, lon
     }
 }
 
-static void lift_apply_f32(const lift_step *st, real *dst, const real *const *src, long c,
-                           long c1)
+static inline __attribute__((always_inline)) void
+lift_apply_f32(const lift_step *st, real *dst, const real *const *src, long c, long c1)
 {
     if (st->ntaps == 2) /* cdf97, legall53 and most factorisations */
         lift_apply_taps(st->t, 2, dst, src, c, c1);
@@ -564,8 +564,8 @@ static void lift_cols_inverse(const wt_line *line, const wt_cols *strip, void *s
 /* ---- rows ----------------------------------------------------------------- */
 
 /* Step @p st over indices [i0, i1) of a[] and d[] (index m - m0). */
-static void lift_span(const lift_plan *p, const lift_step *st, real *a, real *d, long i0, long i1,
-                      int narrow)
+static inline __attribute__((always_inline)) void
+lift_span(const lift_plan *p, const lift_step *st, real *a, real *d, long i0, long i1, int narrow)
 {
     real *dst = st->update ? a : d;
     const real *from = (st->update ? d : a) + i0 + st->offset, *src[8];
