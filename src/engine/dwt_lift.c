@@ -578,20 +578,8 @@ lift_span(const lift_plan *p, const lift_step *st, real *a, real *d, long i0, lo
         lift_apply_f32(st, dst + i0, src, 0, i1 - i0);
 }
 
-/* The steps over a[] and d[] of positions [m0, m1) (index m - m0), one
- * step after the other along the whole line. */
-static void lift_line(lift_plan *p, real *a, real *d, long m0, long m1, int narrow)
-{
-    lift_intervals(p, m0, m1);
-    for (int s = 0; s < p->nsteps; s++) {
-        const lift_step *st = &p->step[s];
-        if (st->hi > st->lo)
-            lift_span(p, st, a, d, st->lo - m0, st->hi - m0, narrow);
-    }
-}
-
-/* Positions a block of the forward row's sweep: the outputs of a block
- * are stored while the steps of the next ones run. */
+/* Positions a block of a row's sweep (lift_sweep): a block's loads and
+ * stores go to memory while the steps of its neighbours run. */
 #define SWEEP_BLOCK 128
 
 static long floor_div(long x, long y)
@@ -619,38 +607,32 @@ static long sweep_lags(const lift_plan *p, long *lag)
     return b.lag_out;
 }
 
-/* An output band of the forward row: dst[k] = scale * src[k] (integer: a
- * copy) for k < count, written up to done. */
-typedef struct row_band {
-    float *dst;
-    const real *src;
-    long count, done;
-    real scale;
-} row_band;
+/* What a row's sweep does around its steps: before the steps of time tau
+ * fill indices [i0, i1) of a[] and d[] (block tau; NULL: all filled
+ * before), after them write the outputs whose positions are final (index
+ * < @p final; n: all of them). */
+typedef struct sweep_io {
+    void (*fill)(void *ctx, long i0, long i1);
+    void (*emit)(void *ctx, long final);
+    void *ctx;
+} sweep_io;
 
-static void band_up_to(row_band *o, long k1, int integer)
-{
-    k1 = min_l(k1, o->count);
-    if (k1 <= o->done)
-        return;
-    if (integer)
-        memcpy(o->dst + o->done, o->src + o->done, (size_t)(k1 - o->done) * sizeof *o->dst);
-    else
-        scale_span(o->dst + o->done, o->src + o->done, o->scale, k1 - o->done);
-    o->done = k1;
-}
-
-/* lift_line's values in one sweep of blocks (sweep_lags), each output
- * stored as soon as its position is final (index < @p final_at + out[h]
- * offset): the stores of a row go to memory while its steps run. @p
- * first[h]: index of band h's output 0. */
+/* The steps over a[] and d[] of positions [m0, m1) (index m - m0), each
+ * where its inputs are valid (lift_intervals), in one sweep of blocks
+ * (sweep_lags): the values of the steps one after the other along the
+ * whole line, bit for bit. Each block
+ * filled just before the steps reach it and each output written as soon
+ * as its position is final, so that the row's loads and stores go to
+ * memory while its steps run. */
 static void lift_sweep(lift_plan *p, real *a, real *d, long m0, long m1, int narrow,
-                       row_band *out, const long *first)
+                       const sweep_io *io)
 {
     long lag[8], lag_out = sweep_lags(p, lag), n = m1 - m0;
     long blocks = (n + SWEEP_BLOCK - 1) / SWEEP_BLOCK;
     lift_intervals(p, m0, m1);
     for (long tau = 0; tau < blocks + lag_out; tau++) {
+        if (io->fill && tau < blocks)
+            io->fill(io->ctx, tau * SWEEP_BLOCK, min_l(n, (tau + 1) * SWEEP_BLOCK));
         for (int s = 0; s < p->nsteps; s++) {
             const lift_step *st = &p->step[s];
             long b = tau - lag[s];
@@ -659,12 +641,33 @@ static void lift_sweep(lift_plan *p, real *a, real *d, long m0, long m1, int nar
             if (b >= 0 && b < blocks && i1 > i0)
                 lift_span(p, st, a, d, i0, i1, narrow);
         }
-        long final = min_l(n, (tau - lag_out + 1) * SWEEP_BLOCK);
-        for (int h = 0; h < 2; h++)
-            band_up_to(&out[h], final - first[h], p->integer);
+        io->emit(io->ctx, min_l(n, (tau - lag_out + 1) * SWEEP_BLOCK));
     }
-    for (int h = 0; h < 2; h++)
-        band_up_to(&out[h], out[h].count, p->integer);
+}
+
+/* The forward row's outputs: band h's output k is scale[h] * src[h][k]
+ * (integer: a copy), at index first[h] + k; written up to done[h]. */
+typedef struct forward_out {
+    float *dst[2];
+    const real *src[2];
+    long first[2], count[2], done[2];
+    real scale[2];
+    int integer;
+} forward_out;
+
+static void forward_emit(void *ctx, long final)
+{
+    forward_out *o = ctx;
+    for (int h = 0; h < 2; h++) {
+        long k0 = o->done[h], k1 = min_l(final - o->first[h], o->count[h]);
+        if (k1 <= k0)
+            continue;
+        if (o->integer)
+            memcpy(o->dst[h] + k0, o->src[h] + k0, (size_t)(k1 - k0) * sizeof *o->dst[h]);
+        else
+            scale_span(o->dst[h] + k0, o->src[h] + k0, o->scale[h], k1 - k0);
+        o->done[h] = k1;
+    }
 }
 
 static void lift_row_forward(const wt_line *line, lift_plan *p, const lift_geometry *g,
@@ -680,9 +683,15 @@ static void lift_row_forward(const wt_line *line, lift_plan *p, const lift_geome
     split_extend(x, n, padded, signal_mode(line), r.e0, 2 * m1 + g->e, &r);
     int narrow = !p->integer || span_narrow((const int32_t *)x, n);
     long first[2] = {g->t + g->shift[0] - m0, g->t + g->shift[1] - m0};
-    row_band out[2] = {{lo, r.even + first[0], (long)line->nlo, 0, g->scale[0]},
-                       {hi, r.odd + first[1], (long)line->nhi, 0, g->scale[1]}};
-    lift_sweep(p, r.even, r.odd, m0, m1, narrow, out, first);
+    forward_out out = {{lo, hi},
+                       {r.even + first[0], r.odd + first[1]},
+                       {first[0], first[1]},
+                       {(long)line->nlo, (long)line->nhi},
+                       {0, 0},
+                       {g->scale[0], g->scale[1]},
+                       p->integer};
+    sweep_io io = {NULL, forward_emit, &out};
+    lift_sweep(p, r.even, r.odd, m0, m1, narrow, &io);
 }
 
 /* a[m], d[m] for m in [m0, m1) from the bands (coeff_source; the inside
@@ -731,21 +740,55 @@ static void interleave_out(const real *even, const real *odd, float *out, long n
         out[i] = (i & 1) ? odd[i / 2] : even[i / 2];
 }
 
+/* The inverse row's pairs and outputs as its sweep goes: a[], d[] of
+ * positions from m0 filled block by block from the bands, the outputs
+ * interleaved (x[2m + e] = a[m], x[2m + e + 1] = d[m]) up to those whose
+ * positions are final. */
+typedef struct inverse_row {
+    const wt_line *line;
+    const lift_geometry *g;
+    int integer;
+    const float *lo, *hi;
+    real *a, *d;
+    long m0, i_end; /* a[] and d[] hold indices [0, i_end) */
+    float *out;
+    long done; /* outputs written: x[0, 2 done) */
+} inverse_row;
+
+static void inverse_fill(void *ctx, long i0, long i1)
+{
+    inverse_row *r = ctx;
+    fill_pairs(r->line, r->g, r->integer, r->lo, r->hi, r->m0 + i0, r->m0 + i1, r->a + i0,
+               r->d + i0);
+}
+
+static void inverse_emit(void *ctx, long final)
+{
+    inverse_row *r = ctx;
+    long n = (long)r->line->n, e = r->g->e;
+    /* pair j: x[2j] and x[2j + 1], from a[j - m0] and d[j - m0] (e = 0) or
+     * d[j - m0] and a[j + 1 - m0] (e = -1); the last emit writes them all */
+    long j1 = final == r->i_end ? (n + 1) / 2 : r->m0 + final - (e != 0);
+    j1 = final == r->i_end ? j1 : r->done + (min_l(j1, n / 2) - r->done) / VW * VW;
+    if (j1 <= r->done)
+        return;
+    const real *even = e ? r->d - r->m0 : r->a - r->m0, *odd = e ? r->a + 1 - r->m0 : r->d - r->m0;
+    long j0 = r->done;
+    interleave_out(even + j0, odd + j0, r->out + 2 * j0, min_l(n, 2 * j1) - 2 * j0);
+    r->done = j1;
+}
+
 static void lift_row_inverse(const wt_line *line, lift_plan *p, const lift_geometry *g,
                              const float *lo, const float *hi, float *out, real *scratch)
 {
     long n = (long)line->n;
     long m0 = (0 - g->e) / 2 - p->left, m1 = (n - 1 - g->e) / 2 + 1 + p->right;
-    real *a = scratch, *d = scratch + (m1 - m0);
-    fill_pairs(line, g, p->integer, lo, hi, m0, m1, a, d);
     int narrow = !p->integer || (span_narrow((const int32_t *)lo, (long)line->nlo) &&
                                  span_narrow((const int32_t *)hi, (long)line->nhi));
-    lift_line(p, a, d, m0, m1, narrow);
-    /* x[i] = a[m] at i = 2m + e, d[m] at 2m + e + 1 */
-    if (g->e == 0)
-        interleave_out(a - m0, d - m0, out, n);
-    else
-        interleave_out(d - m0, a + 1 - m0, out, n);
+    inverse_row r = {line, g, p->integer, lo, hi, scratch, scratch + (m1 - m0), m0, m1 - m0,
+                     out, 0};
+    sweep_io io = {inverse_fill, inverse_emit, &r};
+    lift_sweep(p, r.a, r.d, m0, m1, narrow, &io);
 }
 
 static void lift_rows_run(const wt_line *line, const wt_rows *rows, void *scratch, int inverse)
