@@ -755,11 +755,25 @@ typedef struct inverse_row {
     long done; /* outputs written: x[0, 2 done) */
 } inverse_row;
 
+/* Blocks ahead of the sweep's fill whose band samples are fetched from
+ * memory while the steps run. */
+#ifndef FILL_AHEAD
+#define FILL_AHEAD 2
+#endif
+
 static void inverse_fill(void *ctx, long i0, long i1)
 {
     inverse_row *r = ctx;
     fill_pairs(r->line, r->g, r->integer, r->lo, r->hi, r->m0 + i0, r->m0 + i1, r->a + i0,
                r->d + i0);
+    /* the band samples near position m: lo[m - s], hi[m - s] for a shift s
+     * of at most a few samples (the interleaved kinds: s = 0) */
+    long k0 = r->m0 + i1 + (FILL_AHEAD - 1) * SWEEP_BLOCK, k1 = FILL_AHEAD ? k0 + SWEEP_BLOCK : k0;
+    const float *bands[2] = {r->lo, r->hi};
+    long count[2] = {(long)r->line->nlo, (long)r->line->nhi};
+    for (int h = 0; h < 2; h++)
+        for (long k = max_l(k0, 0); k < min_l(k1, count[h]); k += 64 / sizeof(float))
+            __builtin_prefetch(bands[h] + k);
 }
 
 static void inverse_emit(void *ctx, long final)
