@@ -578,8 +578,8 @@ lift_span(const lift_plan *p, const lift_step *st, real *a, real *d, long i0, lo
         lift_apply_f32(st, dst + i0, src, 0, i1 - i0);
 }
 
-/* Positions a block of a row's sweep (lift_sweep): a block's loads and
- * stores go to memory while the steps of its neighbours run. */
+/* Positions a block of the forward row's sweep (lift_sweep): the outputs
+ * of a block are stored while the steps of the next ones run. */
 #define SWEEP_BLOCK 128
 
 static long floor_div(long x, long y)
@@ -587,17 +587,17 @@ static long floor_div(long x, long y)
     return x >= 0 ? x / y : -((-x + y - 1) / y);
 }
 
-/* The lags of the steps in blocks of SWEEP_BLOCK positions (lift_lags on
- * the blocks a step reads and writes): step s runs on block tau - lag[s]
- * at time tau and reads only blocks the steps before it have finished
- * and the steps after it have not yet changed. */
-static long sweep_lags(const lift_plan *p, long *lag)
+/* The lags of the steps in blocks of @p block positions (lift_lags on the
+ * blocks a step reads and writes): step s runs on block tau - lag[s] at
+ * time tau and reads only blocks the steps before it have finished and
+ * the steps after it have not yet changed. */
+static long sweep_lags(const lift_plan *p, long block, long *lag)
 {
     lift_plan b = *p;
     for (int s = 0; s < p->nsteps; s++) {
         lift_step *st = &b.step[s];
-        long first = floor_div(st->offset, SWEEP_BLOCK);
-        long last = floor_div(SWEEP_BLOCK - 1 + st->offset + st->ntaps - 1, SWEEP_BLOCK);
+        long first = floor_div(st->offset, block);
+        long last = floor_div(block - 1 + st->offset + st->ntaps - 1, block);
         st->offset = (int)first;
         st->ntaps = (int)(last - first + 1);
     }
@@ -605,44 +605,6 @@ static long sweep_lags(const lift_plan *p, long *lag)
     for (int s = 0; s < p->nsteps; s++)
         lag[s] = b.step[s].lag;
     return b.lag_out;
-}
-
-/* What a row's sweep does around its steps: before the steps of time tau
- * fill indices [i0, i1) of a[] and d[] (block tau; NULL: all filled
- * before), after them write the outputs whose positions are final (index
- * < @p final; n: all of them). */
-typedef struct sweep_io {
-    void (*fill)(void *ctx, long i0, long i1);
-    void (*emit)(void *ctx, long final);
-    void *ctx;
-} sweep_io;
-
-/* The steps over a[] and d[] of positions [m0, m1) (index m - m0), each
- * where its inputs are valid (lift_intervals), in one sweep of blocks
- * (sweep_lags): the values of the steps one after the other along the
- * whole line, bit for bit. Each block
- * filled just before the steps reach it and each output written as soon
- * as its position is final, so that the row's loads and stores go to
- * memory while its steps run. */
-static void lift_sweep(lift_plan *p, real *a, real *d, long m0, long m1, int narrow,
-                       const sweep_io *io)
-{
-    long lag[8], lag_out = sweep_lags(p, lag), n = m1 - m0;
-    long blocks = (n + SWEEP_BLOCK - 1) / SWEEP_BLOCK;
-    lift_intervals(p, m0, m1);
-    for (long tau = 0; tau < blocks + lag_out; tau++) {
-        if (io->fill && tau < blocks)
-            io->fill(io->ctx, tau * SWEEP_BLOCK, min_l(n, (tau + 1) * SWEEP_BLOCK));
-        for (int s = 0; s < p->nsteps; s++) {
-            const lift_step *st = &p->step[s];
-            long b = tau - lag[s];
-            long i0 = max_l(b * SWEEP_BLOCK, st->lo - m0);
-            long i1 = min_l((b + 1) * SWEEP_BLOCK, st->hi - m0);
-            if (b >= 0 && b < blocks && i1 > i0)
-                lift_span(p, st, a, d, i0, i1, narrow);
-        }
-        io->emit(io->ctx, min_l(n, (tau - lag_out + 1) * SWEEP_BLOCK));
-    }
 }
 
 /* The forward row's outputs: band h's output k is scale[h] * src[h][k]
@@ -655,9 +617,9 @@ typedef struct forward_out {
     int integer;
 } forward_out;
 
-static void forward_emit(void *ctx, long final)
+/* The outputs whose positions are final (index < @p final). */
+static void forward_emit(forward_out *o, long final)
 {
-    forward_out *o = ctx;
     for (int h = 0; h < 2; h++) {
         long k0 = o->done[h], k1 = min_l(final - o->first[h], o->count[h]);
         if (k1 <= k0)
@@ -667,6 +629,31 @@ static void forward_emit(void *ctx, long final)
         else
             scale_span(o->dst[h] + k0, o->src[h] + k0, o->scale[h], k1 - k0);
         o->done[h] = k1;
+    }
+}
+
+/* The steps over a[] and d[] of positions [m0, m1) (index m - m0), each
+ * where its inputs are valid (lift_intervals), in one sweep of blocks of
+ * @p block positions (sweep_lags): the values of the steps one after the
+ * other along the whole line, bit for bit. Where @p out is set, each of
+ * its outputs is written as soon as its position is final, so that the
+ * row's stores go to memory while its steps run. */
+static void lift_sweep(lift_plan *p, real *a, real *d, long m0, long m1, int narrow, long block,
+                       forward_out *out)
+{
+    long lag[8], lag_out = sweep_lags(p, block, lag), n = m1 - m0;
+    long blocks = (n + block - 1) / block;
+    lift_intervals(p, m0, m1);
+    for (long tau = 0; tau < blocks + lag_out; tau++) {
+        for (int s = 0; s < p->nsteps; s++) {
+            const lift_step *st = &p->step[s];
+            long b = tau - lag[s];
+            long i0 = max_l(b * block, st->lo - m0), i1 = min_l((b + 1) * block, st->hi - m0);
+            if (b >= 0 && b < blocks && i1 > i0)
+                lift_span(p, st, a, d, i0, i1, narrow);
+        }
+        if (out)
+            forward_emit(out, min_l(n, (tau - lag_out + 1) * block));
     }
 }
 
@@ -690,8 +677,7 @@ static void lift_row_forward(const wt_line *line, lift_plan *p, const lift_geome
                        {0, 0},
                        {g->scale[0], g->scale[1]},
                        p->integer};
-    sweep_io io = {NULL, forward_emit, &out};
-    lift_sweep(p, r.even, r.odd, m0, m1, narrow, &io);
+    lift_sweep(p, r.even, r.odd, m0, m1, narrow, SWEEP_BLOCK, &out);
 }
 
 /* a[m], d[m] for m in [m0, m1) from the bands (coeff_source; the inside
@@ -740,69 +726,24 @@ static void interleave_out(const real *even, const real *odd, float *out, long n
         out[i] = (i & 1) ? odd[i / 2] : even[i / 2];
 }
 
-/* The inverse row's pairs and outputs as its sweep goes: a[], d[] of
- * positions from m0 filled block by block from the bands, the outputs
- * interleaved (x[2m + e] = a[m], x[2m + e + 1] = d[m]) up to those whose
- * positions are final. */
-typedef struct inverse_row {
-    const wt_line *line;
-    const lift_geometry *g;
-    int integer;
-    const float *lo, *hi;
-    real *a, *d;
-    long m0, i_end; /* a[] and d[] hold indices [0, i_end) */
-    float *out;
-    long done; /* outputs written: x[0, 2 done) */
-} inverse_row;
-
-/* Blocks ahead of the sweep's fill whose band samples are fetched from
- * memory while the steps run. */
-#ifndef FILL_AHEAD
-#define FILL_AHEAD 2
-#endif
-
-static void inverse_fill(void *ctx, long i0, long i1)
-{
-    inverse_row *r = ctx;
-    fill_pairs(r->line, r->g, r->integer, r->lo, r->hi, r->m0 + i0, r->m0 + i1, r->a + i0,
-               r->d + i0);
-    /* the band samples near position m: lo[m - s], hi[m - s] for a shift s
-     * of at most a few samples (the interleaved kinds: s = 0) */
-    long k0 = r->m0 + i1 + (FILL_AHEAD - 1) * SWEEP_BLOCK, k1 = FILL_AHEAD ? k0 + SWEEP_BLOCK : k0;
-    const float *bands[2] = {r->lo, r->hi};
-    long count[2] = {(long)r->line->nlo, (long)r->line->nhi};
-    for (int h = 0; h < 2; h++)
-        for (long k = max_l(k0, 0); k < min_l(k1, count[h]); k += 64 / sizeof(float))
-            __builtin_prefetch(bands[h] + k);
-}
-
-static void inverse_emit(void *ctx, long final)
-{
-    inverse_row *r = ctx;
-    long n = (long)r->line->n, e = r->g->e;
-    /* pair j: x[2j] and x[2j + 1], from a[j - m0] and d[j - m0] (e = 0) or
-     * d[j - m0] and a[j + 1 - m0] (e = -1); the last emit writes them all */
-    long j1 = final == r->i_end ? (n + 1) / 2 : r->m0 + final - (e != 0);
-    j1 = final == r->i_end ? j1 : r->done + (min_l(j1, n / 2) - r->done) / VW * VW;
-    if (j1 <= r->done)
-        return;
-    const real *even = e ? r->d - r->m0 : r->a - r->m0, *odd = e ? r->a + 1 - r->m0 : r->d - r->m0;
-    long j0 = r->done;
-    interleave_out(even + j0, odd + j0, r->out + 2 * j0, min_l(n, 2 * j1) - 2 * j0);
-    r->done = j1;
-}
-
+/* The inverse row: a[], d[] from the bands, the steps undone along the
+ * whole row (one block: its sweep was no faster, the row's outputs go to
+ * the column pass's ring, not to memory), interleaved on the way out. */
 static void lift_row_inverse(const wt_line *line, lift_plan *p, const lift_geometry *g,
                              const float *lo, const float *hi, float *out, real *scratch)
 {
     long n = (long)line->n;
     long m0 = (0 - g->e) / 2 - p->left, m1 = (n - 1 - g->e) / 2 + 1 + p->right;
+    real *a = scratch, *d = scratch + (m1 - m0);
+    fill_pairs(line, g, p->integer, lo, hi, m0, m1, a, d);
     int narrow = !p->integer || (span_narrow((const int32_t *)lo, (long)line->nlo) &&
                                  span_narrow((const int32_t *)hi, (long)line->nhi));
-    inverse_row r = {line, g, p->integer, lo, hi, scratch, scratch + (m1 - m0), m0, m1 - m0,
-                     out, 0};
-    sweep_io io = {inverse_fill, inverse_emit, &r};
-    lift_sweep(p, r.a, r.d, m0, m1, narrow, &io);
+    lift_sweep(p, a, d, m0, m1, narrow, m1 - m0, NULL);
+    /* x[i] = a[m] at i = 2m + e, d[m] at 2m + e + 1 */
+    if (g->e == 0)
+        interleave_out(a - m0, d - m0, out, n);
+    else
+        interleave_out(d - m0, a + 1 - m0, out, n);
 }
 
 static void lift_rows_run(const wt_line *line, const wt_rows *rows, void *scratch, int inverse)
