@@ -39,6 +39,7 @@ typedef struct lift_plan {
     lift_step step[8];
     long left, right;   /* how far the steps reach before and after a position, in all */
     long lag_out, ring; /* columns: outputs leave at tau - lag_out; positions the ring holds */
+    long sweep_lag[8], sweep_lag_out; /* the forward row's sweep (sweep_lags) */
 } lift_plan;
 
 static long max_l(long a, long b)
@@ -587,24 +588,24 @@ static long floor_div(long x, long y)
     return x >= 0 ? x / y : -((-x + y - 1) / y);
 }
 
-/* The lags of the steps in blocks of @p block positions (lift_lags on the
- * blocks a step reads and writes): step s runs on block tau - lag[s] at
- * time tau and reads only blocks the steps before it have finished and
- * the steps after it have not yet changed. */
-static long sweep_lags(const lift_plan *p, long block, long *lag)
+/* The lags of the steps in blocks of SWEEP_BLOCK positions (lift_lags on
+ * the blocks a step reads and writes): step s runs on block tau -
+ * sweep_lag[s] at time tau and reads only blocks the steps before it have
+ * finished and the steps after it have not yet changed. */
+static void sweep_lags(lift_plan *p)
 {
     lift_plan b = *p;
     for (int s = 0; s < p->nsteps; s++) {
         lift_step *st = &b.step[s];
-        long first = floor_div(st->offset, block);
-        long last = floor_div(block - 1 + st->offset + st->ntaps - 1, block);
+        long first = floor_div(st->offset, SWEEP_BLOCK);
+        long last = floor_div(SWEEP_BLOCK - 1 + st->offset + st->ntaps - 1, SWEEP_BLOCK);
         st->offset = (int)first;
         st->ntaps = (int)(last - first + 1);
     }
     lift_lags(&b, 0);
     for (int s = 0; s < p->nsteps; s++)
-        lag[s] = b.step[s].lag;
-    return b.lag_out;
+        p->sweep_lag[s] = b.step[s].lag;
+    p->sweep_lag_out = b.lag_out;
 }
 
 /* The forward row's outputs: band h's output k is scale[h] * src[h][k]
@@ -633,16 +634,19 @@ static void forward_emit(forward_out *o, long final)
 }
 
 /* The steps over a[] and d[] of positions [m0, m1) (index m - m0), each
- * where its inputs are valid (lift_intervals), in one sweep of blocks of
- * @p block positions (sweep_lags): the values of the steps one after the
- * other along the whole line, bit for bit. Where @p out is set, each of
- * its outputs is written as soon as its position is final, so that the
- * row's stores go to memory while its steps run. */
-static void lift_sweep(lift_plan *p, real *a, real *d, long m0, long m1, int narrow, long block,
+ * where its inputs are valid (lift_intervals). Where @p out is set (the
+ * forward), in one sweep of blocks of SWEEP_BLOCK positions (the plan's
+ * sweep_lag), the values of the steps one after the other along the
+ * whole line, bit for bit, and each output written as soon as its
+ * position is final, so that the row's stores go to memory while its
+ * steps run; else one step after the other along the whole line. */
+static void lift_sweep(lift_plan *p, real *a, real *d, long m0, long m1, int narrow,
                        forward_out *out)
 {
-    long lag[8], lag_out = sweep_lags(p, block, lag), n = m1 - m0;
-    long blocks = (n + block - 1) / block;
+    static const long in_order[8] = {0};
+    long n = m1 - m0, block = out ? SWEEP_BLOCK : n, blocks = (n + block - 1) / block;
+    const long *lag = blocks > 1 ? p->sweep_lag : in_order;
+    long lag_out = blocks > 1 ? p->sweep_lag_out : 0;
     lift_intervals(p, m0, m1);
     for (long tau = 0; tau < blocks + lag_out; tau++) {
         for (int s = 0; s < p->nsteps; s++) {
@@ -677,7 +681,7 @@ static void lift_row_forward(const wt_line *line, lift_plan *p, const lift_geome
                        {0, 0},
                        {g->scale[0], g->scale[1]},
                        p->integer};
-    lift_sweep(p, r.even, r.odd, m0, m1, narrow, SWEEP_BLOCK, &out);
+    lift_sweep(p, r.even, r.odd, m0, m1, narrow, &out);
 }
 
 /* a[m], d[m] for m in [m0, m1) from the bands (coeff_source; the inside
@@ -727,7 +731,7 @@ static void interleave_out(const real *even, const real *odd, float *out, long n
 }
 
 /* The inverse row: a[], d[] from the bands, the steps undone along the
- * whole row (one block: its sweep was no faster, the row's outputs go to
+ * whole row (in blocks it was no faster here: the row's outputs go to
  * the column pass's ring, not to memory), interleaved on the way out. */
 static void lift_row_inverse(const wt_line *line, lift_plan *p, const lift_geometry *g,
                              const float *lo, const float *hi, float *out, real *scratch)
@@ -738,7 +742,7 @@ static void lift_row_inverse(const wt_line *line, lift_plan *p, const lift_geome
     fill_pairs(line, g, p->integer, lo, hi, m0, m1, a, d);
     int narrow = !p->integer || (span_narrow((const int32_t *)lo, (long)line->nlo) &&
                                  span_narrow((const int32_t *)hi, (long)line->nhi));
-    lift_sweep(p, a, d, m0, m1, narrow, m1 - m0, NULL);
+    lift_sweep(p, a, d, m0, m1, narrow, NULL);
     /* x[i] = a[m] at i = 2m + e, d[m] at 2m + e + 1 */
     if (g->e == 0)
         interleave_out(a - m0, d - m0, out, n);
@@ -750,6 +754,8 @@ static void lift_rows_run(const wt_line *line, const wt_rows *rows, void *scratc
 {
     lift_plan p;
     lift_plan_init(&p, line, inverse, rows->integer);
+    if (!inverse)
+        sweep_lags(&p);
     lift_geometry g = lift_geometry_of(line, inverse);
     for (size_t b = rows->first; b < rows->first + rows->count; b++) {
         float *sig = rows->sig + (ptrdiff_t)b * rows->sig_step;
