@@ -12,7 +12,8 @@
  * pipeline's state in the head of its scratch), so the window's margins
  * cost once a worker and bands of a few rows are as cheap as long runs.
  * Rows: a row's extension split into a[] and d[] (split_extend, dwt_rows.c),
- * the steps along them, the outputs scaled (inverse: interleaved).
+ * the steps along them (forward: in one sweep of blocks, each output scaled
+ * and stored as soon as it is final, lift_sweep; inverse: interleaved).
  *
  * Included by dwt_line_avx2.c and dwt_line_avx512.c after dwt_rows.c. Each
  * value is the same operations in the same order as dwt_line.c's
