@@ -12,7 +12,8 @@
  * pipeline's state in the head of its scratch), so the window's margins
  * cost once a worker and bands of a few rows are as cheap as long runs.
  * Rows: a row's extension split into a[] and d[] (split_extend, dwt_rows.c),
- * the steps along them, the outputs scaled (inverse: interleaved).
+ * the steps along them (forward: in one sweep of blocks, each output scaled
+ * and stored as soon as it is final, lift_sweep; inverse: interleaved).
  *
  * Included by dwt_line_avx2.c and dwt_line_avx512.c after dwt_rows.c. Each
  * value is the same operations in the same order as dwt_line.c's
@@ -39,6 +40,7 @@ typedef struct lift_plan {
     lift_step step[8];
     long left, right;   /* how far the steps reach before and after a position, in all */
     long lag_out, ring; /* columns: outputs leave at tau - lag_out; positions the ring holds */
+    long sweep_lag[8], sweep_lag_out; /* the forward row's sweep (sweep_lags) */
 } lift_plan;
 
 static long max_l(long a, long b)
@@ -149,8 +151,8 @@ lift_apply_taps(const real *t, int ntaps, real *dst, const real *const *src, lon
     }
 }
 
-static void lift_apply_f32(const lift_step *st, real *dst, const real *const *src, long c,
-                           long c1)
+static inline __attribute__((always_inline)) void
+lift_apply_f32(const lift_step *st, real *dst, const real *const *src, long c, long c1)
 {
     if (st->ntaps == 2) /* cdf97, legall53 and most factorisations */
         lift_apply_taps(st->t, 2, dst, src, c, c1);
@@ -563,23 +565,100 @@ static void lift_cols_inverse(const wt_line *line, const wt_cols *strip, void *s
 
 /* ---- rows ----------------------------------------------------------------- */
 
-/* The steps over a[] and d[] of positions [m0, m1) (index m - m0). */
-static void lift_line(lift_plan *p, real *a, real *d, long m0, long m1, int narrow)
+/* Step @p st over indices [i0, i1) of a[] and d[] (index m - m0). */
+static inline __attribute__((always_inline)) void
+lift_span(const lift_plan *p, const lift_step *st, real *a, real *d, long i0, long i1, int narrow)
 {
-    lift_intervals(p, m0, m1);
+    real *dst = st->update ? a : d;
+    const real *from = (st->update ? d : a) + i0 + st->offset, *src[8];
+    for (int i = 0; i < st->ntaps; i++)
+        src[i] = from + i;
+    if (p->integer)
+        lift_apply_i32(st, p->dir, (int32_t *)dst + i0, (const int32_t *const *)src, 0, i1 - i0,
+                       narrow);
+    else
+        lift_apply_f32(st, dst + i0, src, 0, i1 - i0);
+}
+
+/* Positions a block of the forward row's sweep (lift_sweep): the outputs
+ * of a block are stored while the steps of the next ones run. */
+#define SWEEP_BLOCK 128
+
+static long floor_div(long x, long y)
+{
+    return x >= 0 ? x / y : -((-x + y - 1) / y);
+}
+
+/* The lags of the steps in blocks of SWEEP_BLOCK positions (lift_lags on
+ * the blocks a step reads and writes): step s runs on block tau -
+ * sweep_lag[s] at time tau and reads only blocks the steps before it have
+ * finished and the steps after it have not yet changed. */
+static void sweep_lags(lift_plan *p)
+{
+    lift_plan b = *p;
     for (int s = 0; s < p->nsteps; s++) {
-        const lift_step *st = &p->step[s];
-        if (st->hi <= st->lo)
+        lift_step *st = &b.step[s];
+        long first = floor_div(st->offset, SWEEP_BLOCK);
+        long last = floor_div(SWEEP_BLOCK - 1 + st->offset + st->ntaps - 1, SWEEP_BLOCK);
+        st->offset = (int)first;
+        st->ntaps = (int)(last - first + 1);
+    }
+    lift_lags(&b, 0);
+    for (int s = 0; s < p->nsteps; s++)
+        p->sweep_lag[s] = b.step[s].lag;
+    p->sweep_lag_out = b.lag_out;
+}
+
+/* The forward row's outputs: band h's output k is scale[h] * src[h][k]
+ * (integer: a copy), at index first[h] + k; written up to done[h]. */
+typedef struct forward_out {
+    float *dst[2];
+    const real *src[2];
+    long first[2], count[2], done[2];
+    real scale[2];
+    int integer;
+} forward_out;
+
+/* The outputs whose positions are final (index < @p final). */
+static void forward_emit(forward_out *o, long final)
+{
+    for (int h = 0; h < 2; h++) {
+        long k0 = o->done[h], k1 = min_l(final - o->first[h], o->count[h]);
+        if (k1 <= k0)
             continue;
-        real *dst = st->update ? a : d;
-        const real *from = (st->update ? d : a) + (st->lo - m0) + st->offset, *src[8];
-        for (int i = 0; i < st->ntaps; i++)
-            src[i] = from + i;
-        if (p->integer)
-            lift_apply_i32(st, p->dir, (int32_t *)dst + (st->lo - m0), (const int32_t *const *)src, 0,
-                           st->hi - st->lo, narrow);
+        if (o->integer)
+            memcpy(o->dst[h] + k0, o->src[h] + k0, (size_t)(k1 - k0) * sizeof *o->dst[h]);
         else
-            lift_apply_f32(st, dst + (st->lo - m0), src, 0, st->hi - st->lo);
+            scale_span(o->dst[h] + k0, o->src[h] + k0, o->scale[h], k1 - k0);
+        o->done[h] = k1;
+    }
+}
+
+/* The steps over a[] and d[] of positions [m0, m1) (index m - m0), each
+ * where its inputs are valid (lift_intervals). Where @p out is set (the
+ * forward), in one sweep of blocks of SWEEP_BLOCK positions (the plan's
+ * sweep_lag), the values of the steps one after the other along the
+ * whole line, bit for bit, and each output written as soon as its
+ * position is final, so that the row's stores go to memory while its
+ * steps run; else one step after the other along the whole line. */
+static void lift_sweep(lift_plan *p, real *a, real *d, long m0, long m1, int narrow,
+                       forward_out *out)
+{
+    static const long in_order[8] = {0};
+    long n = m1 - m0, block = out ? SWEEP_BLOCK : n, blocks = (n + block - 1) / block;
+    const long *lag = blocks > 1 ? p->sweep_lag : in_order;
+    long lag_out = blocks > 1 ? p->sweep_lag_out : 0;
+    lift_intervals(p, m0, m1);
+    for (long tau = 0; tau < blocks + lag_out; tau++) {
+        for (int s = 0; s < p->nsteps; s++) {
+            const lift_step *st = &p->step[s];
+            long b = tau - lag[s];
+            long i0 = max_l(b * block, st->lo - m0), i1 = min_l((b + 1) * block, st->hi - m0);
+            if (b >= 0 && b < blocks && i1 > i0)
+                lift_span(p, st, a, d, i0, i1, narrow);
+        }
+        if (out)
+            forward_emit(out, min_l(n, (tau - lag_out + 1) * block));
     }
 }
 
@@ -595,15 +674,15 @@ static void lift_row_forward(const wt_line *line, lift_plan *p, const lift_geome
     split_row r = {scratch, scratch + half, 2 * m0 + g->e};
     split_extend(x, n, padded, signal_mode(line), r.e0, 2 * m1 + g->e, &r);
     int narrow = !p->integer || span_narrow((const int32_t *)x, n);
-    lift_line(p, r.even, r.odd, m0, m1, narrow);
-    const real *a = r.even + g->t + g->shift[0] - m0, *d = r.odd + g->t + g->shift[1] - m0;
-    if (p->integer) {
-        memcpy(lo, a, line->nlo * sizeof *lo);
-        memcpy(hi, d, line->nhi * sizeof *hi);
-        return;
-    }
-    scale_span(lo, a, g->scale[0], (long)line->nlo);
-    scale_span(hi, d, g->scale[1], (long)line->nhi);
+    long first[2] = {g->t + g->shift[0] - m0, g->t + g->shift[1] - m0};
+    forward_out out = {{lo, hi},
+                       {r.even + first[0], r.odd + first[1]},
+                       {first[0], first[1]},
+                       {(long)line->nlo, (long)line->nhi},
+                       {0, 0},
+                       {g->scale[0], g->scale[1]},
+                       p->integer};
+    lift_sweep(p, r.even, r.odd, m0, m1, narrow, &out);
 }
 
 /* a[m], d[m] for m in [m0, m1) from the bands (coeff_source; the inside
@@ -652,6 +731,9 @@ static void interleave_out(const real *even, const real *odd, float *out, long n
         out[i] = (i & 1) ? odd[i / 2] : even[i / 2];
 }
 
+/* The inverse row: a[], d[] from the bands, the steps undone along the
+ * whole row (in blocks it was no faster here: the row's outputs go to
+ * the column pass's ring, not to memory), interleaved on the way out. */
 static void lift_row_inverse(const wt_line *line, lift_plan *p, const lift_geometry *g,
                              const float *lo, const float *hi, float *out, real *scratch)
 {
@@ -661,7 +743,7 @@ static void lift_row_inverse(const wt_line *line, lift_plan *p, const lift_geome
     fill_pairs(line, g, p->integer, lo, hi, m0, m1, a, d);
     int narrow = !p->integer || (span_narrow((const int32_t *)lo, (long)line->nlo) &&
                                  span_narrow((const int32_t *)hi, (long)line->nhi));
-    lift_line(p, a, d, m0, m1, narrow);
+    lift_sweep(p, a, d, m0, m1, narrow, NULL);
     /* x[i] = a[m] at i = 2m + e, d[m] at 2m + e + 1 */
     if (g->e == 0)
         interleave_out(a - m0, d - m0, out, n);
@@ -673,6 +755,8 @@ static void lift_rows_run(const wt_line *line, const wt_rows *rows, void *scratc
 {
     lift_plan p;
     lift_plan_init(&p, line, inverse, rows->integer);
+    if (!inverse)
+        sweep_lags(&p);
     lift_geometry g = lift_geometry_of(line, inverse);
     for (size_t b = rows->first; b < rows->first + rows->count; b++) {
         float *sig = rows->sig + (ptrdiff_t)b * rows->sig_step;

@@ -723,6 +723,10 @@ static void test_kernels_equal_reference(void **state)
                         M = wt_lift_margin(&ln) + 2;
                         check_passes(&p, M + 1, 45);
                         check_passes(&p, M + 70, 37);
+                        /* rows of several blocks of the row sweep (dwt_lift.c's
+                         * SWEEP_BLOCK positions), odd and even */
+                        check_passes(&p, M + 1, 777);
+                        check_level(&p, M + 3, 518, 1);
                     }
                     check_passes(&p, M, 45);
                     check_passes(&p, M + 3, 13);
