@@ -27,12 +27,13 @@ static void policy_defaults(cu_policy *q)
     q->long_tx = CU_LONG_TX;
     q->long_tx_inv = CU_LONG_TX_INV;
     /* long filters as two passes: off until measured (predictions in
-     * dev/notes/kernel-log.md v18); tiles from their windows: x passes 16
-     * rows x 64 pairs (coif17: 16 x 230 window, 1.8 reads a sample), y
+     * dev/notes/kernel-log.md v18); tiles of 256 items (16 rows x 16
+     * segments, 64 columns x 4 segments) for the 256 threads: x passes 16
+     * rows x 128 pairs (coif17: 16 x 358 window, 1.4 reads a sample), y
      * passes 32 pairs x 64 columns (166 x 64, 42 KB: 4 blocks an SM) */
     q->long_split = 0;
     q->split_rows = 16;
-    q->split_tx = 64;
+    q->split_tx = 128;
     q->split_ty = 32;
     q->split_cols = 64;
     /* v14: 4 blocks of 256-288 threads an SM (54-63 registers); 5 (v17)

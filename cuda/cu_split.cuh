@@ -146,6 +146,34 @@ WT_GLOBAL void WT_LAUNCH_BOUNDS_MIN(CU_SPLIT_THREADS, CU_SPLIT_BLOCKS)
 /* ---------------------------------------------------------------------- */
 /* Inverse */
 
+/* The inverse y pass's window, rows @p rows (band rows of either half,
+ * NULL: zero) scaled by @p rscale: items (row, 4 buffer columns: x0,
+ * split_hi and split_w are multiples of 4, so none straddles the halves),
+ * consecutive threads on consecutive items, 16-byte loads where @p vec
+ * (every band row aligned alike) and the 4 are inside the band row. */
+WT_DEV void gather_split_inverse_y(const cu_level &L, float *win, int wy, int x0, int cols,
+                                   const inv_row *rows, const float *rscale, bool vec)
+{
+    const cu_axis &ax = L.ax[1];
+    for (flat_walk it(cols >> 2); it.slow < wy; it.next()) {
+        const int iy = it.slow, ix = 4 * it.fast, x = x0 + ix, px = x >= L.split_hi;
+        const int u = x - (px ? L.split_hi : 0), n = (px ? ax.n1 : ax.n) - u;
+        const float *p = (const float *)rows[iy].ptr[px];
+        const float s = rscale[iy];
+        float4 v = float4{0.0f, 0.0f, 0.0f, 0.0f};
+        if (p && vec && n >= 4) {
+            v = ld_vec<float4>(p + u);
+            v = float4{s * v.x, s * v.y, s * v.z, s * v.w};
+        } else if (p) {
+            v.x = n > 0 ? s * p[u] : 0.0f;
+            v.y = n > 1 ? s * p[u + 1] : 0.0f;
+            v.z = n > 2 ? s * p[u + 2] : 0.0f;
+            v.w = n > 3 ? s * p[u + 3] : 0.0f;
+        }
+        st_vec<float4>(win + iy * L.pitch + ix, v);
+    }
+}
+
 /* Along y: L.ty pairs by L.tx buffer columns a block. Window row iy holds
  * the coefficients of position 2 uy0 + win_a + iy along y (coef_at: band
  * row and phase), column ix those of buffer column x0 + ix (the low- or
@@ -156,7 +184,7 @@ WT_GLOBAL void WT_LAUNCH_BOUNDS_MIN(CU_SPLIT_THREADS, CU_SPLIT_BLOCKS)
 {
     WT_PDL_BEGIN();
     WT_DYN_SMEM(unsigned char, smem);
-    const cu_axis &ay = L.ax[0], &ax = L.ax[1];
+    const cu_axis &ay = L.ax[0];
     const int c = (int)blockIdx.z, uy0 = (int)blockIdx.y * L.ty, x0 = (int)blockIdx.x * L.tx;
     const int tye = imin(L.ty, round_seg(ay.pairs - uy0)), cols = imin(L.tx, L.split_w - x0);
     const int wy = 2 * tye + ay.halo, pitch = L.pitch, py0 = 2 * uy0 + ay.win_a;
@@ -174,11 +202,7 @@ WT_GLOBAL void WT_LAUNCH_BOUNDS_MIN(CU_SPLIT_THREADS, CU_SPLIT_BLOCKS)
         rscale[iy] = cy.scale;
     }
     WT_SYNC();
-    for_flat(cols, wy, [&](int ix, int iy) {
-        const int x = x0 + ix, px = x >= L.split_hi, u = x - (px ? L.split_hi : 0);
-        const float *p = (const float *)rows[iy].ptr[px];
-        win[iy * pitch + ix] = p && u < (px ? ax.n1 : ax.n) ? rscale[iy] * p[u] : 0.0f;
-    });
+    gather_split_inverse_y(L, win, wy, x0, cols, rows, rscale, bands_uniform<float>(L, c));
     WT_SYNC();
     const int ny = ay.count0 + ay.count1;
     float *out = split_rows_at(L, c, 0) + x0;
@@ -221,10 +245,11 @@ WT_GLOBAL void WT_LAUNCH_BOUNDS_MIN(CU_SPLIT_THREADS, CU_SPLIT_BLOCKS)
     }
     WT_SYNC();
     const float *in = split_rows_at(L, c, r0);
-    for_flat(wx, rows, [&](int ix, int r) {
-        const int k = col[ix];
-        win[r * pitch + ix] = k < 0 ? 0.0f : cscale[ix] * in[(size_t)r * L.split_w + k];
-    });
+    for (flat_walk it(wx); it.slow < rows; it.next()) {
+        const int k = col[it.fast];
+        win[it.slow * pitch + it.fast] =
+            k < 0 ? 0.0f : cscale[it.fast] * in[(size_t)it.slow * L.split_w + k];
+    }
     WT_SYNC();
     const int nx = ax.count0 + ax.count1;
     float *out = (float *)L.dst[0] + (size_t)c * L.dst_plane[0] + (size_t)r0 * L.dst_w[0];
