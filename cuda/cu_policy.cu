@@ -26,12 +26,13 @@ static void policy_defaults(cu_policy *q)
     q->long_ty = 32;
     q->long_tx = CU_LONG_TX;
     q->long_tx_inv = CU_LONG_TX_INV;
-    /* long filters as two passes: off until measured (predictions in
-     * dev/notes/kernel-log.md v18); tiles of 256 items (16 rows x 16
+    /* long filters of 48 taps and more as two passes (predicted 1.5-2x
+     * faster from 48 taps, a loss at 28-36 on the H100: kernel-log v18);
+     * tiles of 256 items (16 rows x 16
      * segments, 64 columns x 4 segments) for the 256 threads: x passes 16
      * rows x 128 pairs (coif17: 16 x 358 window, 1.4 reads a sample), y
      * passes 32 pairs x 64 columns (166 x 64, 42 KB: 4 blocks an SM) */
-    q->long_split = 0;
+    q->long_split = 48;
     q->split_rows = 16;
     q->split_tx = 128;
     q->split_ty = 32;

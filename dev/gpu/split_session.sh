@@ -1,0 +1,37 @@
+#!/bin/bash
+# One device call for the long filters' split passes (kernel-log v18): build
+# (sm_90), gpu_check of the long wavelets under the default policy (split
+# from 48 taps), long_split=0 (fused) and long_split=28 (every long filter),
+# then bench 8192² L3 in alternation. STEPS=build|check|bench (default all).
+set -u
+. dev/gpu/gpu_env.sh
+nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,clocks.max.mem --format=csv,noheader
+t0=$(date +%s)
+lap() { echo "[$(($(date +%s) - t0)) s] $*"; }
+steps=${STEPS:-build,check,bench}
+if [[ $steps == *build* ]]; then
+    [ -x build-gpu/cli/wavetool ] && ninja -C build-gpu >"$OUT/build-build-gpu.log" 2>&1 || build build-gpu . || exit 1
+    lap "build done"
+fi
+G=build-gpu/tests/gpu_check
+W=build-gpu/cli/wavetool
+LONG=${LONG:-db13 db20 db38 sym11 sym20 coif4 coif17 dmey}
+if [[ $steps == *check* ]]; then
+    for pol in "" long_split=0 long_split=28; do
+        for w in $LONG; do
+            WT_CUDA_POLICY=$pol $G --wavelet $w --no-large >"$OUT/check-$w-${pol:-default}.log" 2>&1
+            echo "check $w '${pol:-default}': $(grep -E 'cases, [0-9]+ failed' "$OUT/check-$w-${pol:-default}.log" | head -1)"
+        done
+    done
+    lap "checks done"
+fi
+if [[ $steps == *bench* ]]; then
+    for round in 1 2; do
+        for pol in long_split=0 "" long_split=28; do
+            echo "== round $round policy '${pol:-default}'"
+            WT_CUDA_POLICY=$pol $W bench --device cuda --size 8192x8192 -l 3 \
+                -w ${BENCH_W:-db13,db20,dmey,coif17,db38} -m symmetric,periodization --repeat 10 2>&1 | tail -n +1
+        done
+    done
+    lap "bench done"
+fi
