@@ -57,6 +57,19 @@ WT_DEV void store_pairs(float *dst, const float *o0, const float *o1, int count)
     }
 }
 
+/* A pass's block: channel c and its tile's first row (x passes) or pair
+ * (y passes) y0 and first pair (x passes) or buffer column (y passes) x0;
+ * split_begin() at a pass's start also waits for the previous kernel's
+ * writes (launched as a programmatic dependent launch, launch_level). */
+struct split_block {
+    int c, y0, x0;
+};
+WT_DEV split_block split_begin(const cu_level &L)
+{
+    WT_PDL_BEGIN();
+    return split_block{(int)blockIdx.z, (int)blockIdx.y * L.ty, (int)blockIdx.x * L.tx};
+}
+
 /* Rows [r0, r0 + rows) of the buffer of channel c. */
 WT_DEV float *split_rows_at(const cu_level &L, int c, int r0)
 {
@@ -81,16 +94,15 @@ template <class Op>
 WT_GLOBAL void WT_LAUNCH_BOUNDS_MIN(CU_SPLIT_THREADS, CU_SPLIT_BLOCKS)
     split_forward_x(const WT_GRID_CONST cu_level L)
 {
-    WT_PDL_BEGIN();
     WT_DYN_SMEM(unsigned char, smem);
     const cu_axis &ax = L.ax[1];
-    const int c = (int)blockIdx.z, r0 = (int)blockIdx.y * L.ty, ux0 = (int)blockIdx.x * L.tx;
-    const int rows = imin(L.ty, L.ax[0].n - r0), txe = imin(L.tx, round_seg(ax.pairs - ux0));
+    const split_block b = split_begin(L);
+    const int c = b.c, r0 = b.y0, ux0 = b.x0, rows = imin(L.ty, L.ax[0].n - r0);
+    const int txe = imin(L.tx, round_seg(ax.pairs - ux0));
     float *win = (float *)smem;
     const float *src = (const float *)L.src[0] + (size_t)c * L.src_plane[0];
-    const int lead = gather_forward_fast<float, float>(L, win, L.pitch, r0, 2 * ux0 + ax.win_a, rows,
-                                                      2 * txe + ax.halo, src,
-                                                      split_tables(L, win));
+    const int lead = gather_forward_fast<float, float>(
+        L, win, L.pitch, r0, 2 * ux0 + ax.win_a, rows, 2 * txe + ax.halo, src, split_tables(L, win));
     WT_SYNC();
     float *out = split_rows_at(L, c, r0);
     with_lead(lead, [&](auto at) {
@@ -113,11 +125,11 @@ template <class Op>
 WT_GLOBAL void WT_LAUNCH_BOUNDS_MIN(CU_SPLIT_THREADS, CU_SPLIT_BLOCKS)
     split_forward_y(const WT_GRID_CONST cu_level L)
 {
-    WT_PDL_BEGIN();
     WT_DYN_SMEM(unsigned char, smem);
     const cu_axis &ay = L.ax[0], &ax = L.ax[1];
-    const int c = (int)blockIdx.z, uy0 = (int)blockIdx.y * L.ty, x0 = (int)blockIdx.x * L.tx;
-    const int tye = imin(L.ty, round_seg(ay.pairs - uy0)), cols = imin(L.tx, ax.n - x0);
+    const split_block b = split_begin(L);
+    const int c = b.c, uy0 = b.y0, x0 = b.x0, tye = imin(L.ty, round_seg(ay.pairs - uy0));
+    const int cols = imin(L.tx, ax.n - x0);
     const int wy = 2 * tye + ay.halo, pitch = L.pitch;
     float *win = (float *)smem;
     const float *src = (const float *)L.split + (size_t)c * L.split_plane;
@@ -182,11 +194,11 @@ template <class Op>
 WT_GLOBAL void WT_LAUNCH_BOUNDS_MIN(CU_SPLIT_THREADS, CU_SPLIT_BLOCKS)
     split_inverse_y(const WT_GRID_CONST cu_level L)
 {
-    WT_PDL_BEGIN();
     WT_DYN_SMEM(unsigned char, smem);
     const cu_axis &ay = L.ax[0];
-    const int c = (int)blockIdx.z, uy0 = (int)blockIdx.y * L.ty, x0 = (int)blockIdx.x * L.tx;
-    const int tye = imin(L.ty, round_seg(ay.pairs - uy0)), cols = imin(L.tx, L.split_w - x0);
+    const split_block b = split_begin(L);
+    const int c = b.c, uy0 = b.y0, x0 = b.x0, tye = imin(L.ty, round_seg(ay.pairs - uy0));
+    const int cols = imin(L.tx, L.split_w - x0);
     const int wy = 2 * tye + ay.halo, pitch = L.pitch, py0 = 2 * uy0 + ay.win_a;
     float *win = (float *)smem;
     inv_row *rows = (inv_row *)(win + L.wy * pitch);
@@ -228,11 +240,10 @@ template <class Op>
 WT_GLOBAL void WT_LAUNCH_BOUNDS_MIN(CU_SPLIT_THREADS, CU_SPLIT_BLOCKS)
     split_inverse_x(const WT_GRID_CONST cu_level L)
 {
-    WT_PDL_BEGIN();
     WT_DYN_SMEM(unsigned char, smem);
     const cu_axis &ay = L.ax[0], &ax = L.ax[1];
-    const int c = (int)blockIdx.z, r0 = (int)blockIdx.y * L.ty, ux0 = (int)blockIdx.x * L.tx;
-    const int rows = imin(L.ty, ay.count0 + ay.count1 - r0);
+    const split_block b = split_begin(L);
+    const int c = b.c, r0 = b.y0, ux0 = b.x0, rows = imin(L.ty, ay.count0 + ay.count1 - r0);
     const int txe = imin(L.tx, round_seg(ax.pairs - ux0)), wx = 2 * txe + ax.halo;
     const int pitch = L.pitch, px0 = 2 * ux0 + ax.win_a;
     float *win = (float *)smem;
