@@ -3,7 +3,7 @@
 # (sm_90), gpu_check of long wavelets under long_split=28 (every long filter
 # split) and long_split=0 (fused; the default, split from 48 taps, is the
 # gate's), then bench 8192² L3 in alternation: fused, default, every long
-# filter split. STEPS=build|check|bench (default all).
+# filter split. STEPS=build|check|bench (default all); POLICIES, BENCH_W, LONG.
 set -u
 . dev/gpu/gpu_env.sh
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,clocks.max.mem --format=csv,noheader
@@ -26,12 +26,14 @@ if [[ $steps == *check* ]]; then # the gate (check.sh) ran the default policy
     done
     lap "checks done"
 fi
+# POLICIES: the bench's settings in the order run ('-': the default)
 if [[ $steps == *bench* ]]; then
     for round in 1 2; do
-        for pol in long_split=0 "" long_split=28; do
+        for pol in ${POLICIES:-long_split=0 - long_split=28}; do
+            [ "$pol" = - ] && pol=
             echo "== round $round policy '${pol:-default}'"
             WT_CUDA_POLICY=$pol $W bench --device cuda --size 8192x8192 -l 3 \
-                -w ${BENCH_W:-db13,db20,dmey,coif17,db38} -m symmetric,periodization --repeat 10 2>&1 | tail -n +1
+                -w ${BENCH_W:-db13,db20,dmey,coif17,db38} -m symmetric,periodization --repeat 10 2>&1
         done
     done
     lap "bench done"
