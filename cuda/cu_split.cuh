@@ -232,6 +232,52 @@ WT_GLOBAL void WT_LAUNCH_BOUNDS_MIN(CU_SPLIT_THREADS, CU_SPLIT_BLOCKS)
     });
 }
 
+/* The inverse x pass's window of a tile whose pairs' coefficients all lie
+ * inside the buffer row (@p m0 the first pair, @p q pairs; the window
+ * starts at an even position): items (row, 4 pairs), consecutive threads
+ * on consecutive items, each 4 low- and 4 high-pass coefficients
+ * interleaved into two 16-byte shared stores. */
+WT_DEV void gather_split_inverse_x_inside(const cu_level &L, float *win, const float *in,
+                                          int rows, int m0, int q)
+{
+    const cu_axis &ax = L.ax[1];
+    const int lo = m0 + ax.da, hi = L.split_hi + m0 + ax.dd;
+    for (flat_walk it((q + 3) >> 2); it.slow < rows; it.next()) {
+        const float *row = in + (size_t)it.slow * L.split_w;
+        const int k = 4 * it.fast;
+        float v[8];
+#pragma unroll
+        for (int e = 0; e < 4; e++) {
+            v[2 * e] = k + e < q ? ax.sa * row[lo + k + e] : 0.0f;
+            v[2 * e + 1] = k + e < q ? ax.sd * row[hi + k + e] : 0.0f;
+        }
+        float *w = win + it.slow * L.pitch + 2 * k;
+        st_vec<float4>(w, float4{v[0], v[1], v[2], v[3]});
+        st_vec<float4>(w + 4, float4{v[4], v[5], v[6], v[7]});
+    }
+}
+
+/* The same for any tile (border tiles, an odd first position): each window
+ * column's buffer column and scale from coef_at, in a table first, then
+ * one load a sample. */
+WT_DEV void gather_split_inverse_x_table(const cu_level &L, float *win, const float *in,
+                                         int rows, int px0, int wx)
+{
+    int *col = (int *)split_tables(L, win);
+    float *cscale = (float *)(col + L.wx);
+    for (int ix = thread_rank(); ix < wx; ix += block_threads()) {
+        const coef_term t = coef_at(L.ax[1], px0 + ix);
+        col[ix] = t.idx < 0 ? -1 : t.idx + (t.phase ? L.split_hi : 0);
+        cscale[ix] = t.scale;
+    }
+    WT_SYNC();
+    for (flat_walk it(wx); it.slow < rows; it.next()) {
+        const int k = col[it.fast];
+        win[it.slow * L.pitch + it.fast] =
+            k < 0 ? 0.0f : cscale[it.fast] * in[(size_t)it.slow * L.split_w + k];
+    }
+}
+
 /* Along x: L.ty buffer rows by L.tx pairs a block. Window column ix holds
  * the coefficient of position 2 ux0 + win_a + ix along x (coef_at: its
  * buffer column), in position order (16-byte aligned rows); outputs: the
@@ -247,20 +293,11 @@ WT_GLOBAL void WT_LAUNCH_BOUNDS_MIN(CU_SPLIT_THREADS, CU_SPLIT_BLOCKS)
     const int txe = imin(L.tx, round_seg(ax.pairs - ux0)), wx = 2 * txe + ax.halo;
     const int pitch = L.pitch, px0 = 2 * ux0 + ax.win_a;
     float *win = (float *)smem;
-    int *col = (int *)split_tables(L, win);
-    float *cscale = (float *)(col + L.wx);
-    for (int ix = thread_rank(); ix < wx; ix += block_threads()) {
-        const coef_term t = coef_at(ax, px0 + ix);
-        col[ix] = t.idx < 0 ? -1 : t.idx + (t.phase ? L.split_hi : 0);
-        cscale[ix] = t.scale;
-    }
-    WT_SYNC();
     const float *in = split_rows_at(L, c, r0);
-    for (flat_walk it(wx); it.slow < rows; it.next()) {
-        const int k = col[it.fast];
-        win[it.slow * pitch + it.fast] =
-            k < 0 ? 0.0f : cscale[it.fast] * in[(size_t)it.slow * L.split_w + k];
-    }
+    if (!(px0 & 1) && coef_range_inside(ax, px0 >> 1, wx >> 1))
+        gather_split_inverse_x_inside(L, win, in, rows, px0 >> 1, wx >> 1);
+    else
+        gather_split_inverse_x_table(L, win, in, rows, px0, wx);
     WT_SYNC();
     const int nx = ax.count0 + ax.count1;
     float *out = (float *)L.dst[0] + (size_t)c * L.dst_plane[0] + (size_t)r0 * L.dst_w[0];
