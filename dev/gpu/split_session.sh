@@ -14,10 +14,11 @@ if [[ $steps == *build* ]]; then
     [ -x build-gpu/cli/wavetool ] && ninja -C build-gpu >"$OUT/build-build-gpu.log" 2>&1 || build build-gpu . || exit 1
     lap "build done"
 fi
-G=build-gpu/tests/gpu_check
+G=build-gpu/tests/gpu/gpu_check
 W=build-gpu/cli/wavetool
 LONG=${LONG:-db13 db20 db38 sym20 coif17 dmey}
 if [[ $steps == *check* ]]; then # the gate (check.sh) ran the default policy
+    [ -x $G ] || { echo "no $G (build first)"; exit 1; }
     for pol in long_split=28 long_split=0; do
         for w in $LONG; do
             WT_CUDA_POLICY=$pol $G --wavelet $w --no-large >"$OUT/check-$w-${pol:-default}.log" 2>&1
