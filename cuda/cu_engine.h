@@ -73,6 +73,7 @@ enum {
     BUF_BOUND,    /* integer levels: per-block partial maxima of |value| */
     BUF_PACKET,   /* wavelet packets: the whole tree (cu_packet.cu) */
     BUF_PACKET_COST, /* its node costs and their per-block parts */
+    BUF_SPLIT,    /* long filters' levels as two passes: the buffer between them */
     BUF_COUNT
 };
 

@@ -82,6 +82,11 @@ void set_bands(const wt_pyramid *plan, int l, void *pyr, void *a_ptr, const void
 void set_approx(const wt_pyramid *plan, int l, size_t *plane, int *width);
 /* The two scratch buffers of the approximations between levels. */
 wt_status tmp_buffers(cu_engine *ce, const wt_pyramid *plan, void *tmp[2]);
+/* The buffer between the two passes of long filters' levels (NULL: the
+ * policy runs none split here). */
+wt_status split_buffer(cu_engine *ce, const wt_params *p, const wt_pyramid *plan, void **split);
+/* Level l's view of that buffer in *lv (split NULL: the level is fused). */
+void set_split(const wt_pyramid *plan, int l, void *split, cu_level *lv);
 
 /* cu_program.cu */
 /* Every kept level program freed (closing). */

@@ -949,18 +949,28 @@ WT_DEV void run_column(const cu_axis &a, const T *line, int stride, T *o0, T *o1
 
 /* Op on the segment of a mid row at @p line (16-byte aligned, room for SPAN
  * rounded up to 4): 16-byte loads, all first (run) or streamed (stream). */
-template <class Op, typename T> WT_DEV void run_row(const cu_axis &a, const T *line, T *o0, T *o1)
+/* Op::stream over the values line[LEAD + j] of a row (@p line 16-byte
+ * aligned, room for LEAD + SPAN rounded up to 4): 16-byte loads as the
+ * values are asked for. */
+template <class Op, int LEAD, typename T>
+WT_DEV void run_row_at(const cu_axis &a, const T *line, T *o0, T *o1)
 {
     typedef typename vec4<T>::type V;
+    V q = V{0, 0, 0, 0};
+    Op::stream(a,
+               [&](int j) {
+                   const int e = LEAD + j;
+                   if (j == 0 || e % 4 == 0)
+                       q = ld_vec<V>(line + (e & ~3));
+                   return (float)lane<T>(q, e % 4);
+               },
+               o0, o1);
+}
+
+template <class Op, typename T> WT_DEV void run_row(const cu_axis &a, const T *line, T *o0, T *o1)
+{
     if constexpr (Op::STREAM) {
-        V q = V{0, 0, 0, 0};
-        Op::stream(a,
-                   [&](int j) {
-                       if (j % 4 == 0)
-                           q = ld_vec<V>(line + j);
-                       return (float)lane<T>(q, j % 4);
-                   },
-                   o0, o1);
+        run_row_at<Op, 0>(a, line, o0, o1);
     } else {
         T v[(Op::SPAN + 3) & ~3];
         load_span<(Op::SPAN + 3) & ~3>(v, line, 1);

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cu_fast.cuh"
+#include "cu_split.cuh"
 #include "cu_engine.h"
 #include "cu_engine_impl.h"
 
@@ -32,10 +33,9 @@ static wt_status check_grid(dim3 g)
  * their inputs with WT_PDL_BEGIN): a programmatic dependent launch, whose
  * blocks may be scheduled while the previous kernel on the stream finishes
  * (Hopper and later; a plain launch on older GPUs). */
-static wt_status launch_level(cu_engine *ce, level_kernel kern, const cu_level *lv, int channels,
-                              dim3 block, size_t smem, int pdl)
+static wt_status launch_grid(cu_engine *ce, level_kernel kern, const cu_level *lv, dim3 grid,
+                             dim3 block, size_t smem, int pdl)
 {
-    dim3 grid = level_grid(lv, channels);
     WT_TRY(check_grid(grid));
 #ifdef WT_CUDA_EMULATE
     (void)pdl; /* one kernel after the other */
@@ -58,6 +58,12 @@ static wt_status launch_level(cu_engine *ce, level_kernel kern, const cu_level *
     WT_LAUNCH(kern, grid, block, smem, ce->stream, *lv);
     CU_CHECK(cudaGetLastError());
     return WT_OK;
+}
+
+static wt_status launch_level(cu_engine *ce, level_kernel kern, const cu_level *lv, int channels,
+                              dim3 block, size_t smem, int pdl)
+{
+    return launch_grid(ce, kern, lv, level_grid(lv, channels), block, smem, pdl);
 }
 
 /* Generic level kernels (cu_kernels.cuh): T in shared memory, TIO the
@@ -200,6 +206,9 @@ template <int L, int LPREV = L - 2> struct fast_conv {
     template <bool INV> using op = conv_op<L, INV>;
     typedef float T;
     static constexpr bool TAIL = L <= CU_TAIL_TAPS;
+    /* long filters may run as two passes (policy long_split) */
+    static constexpr bool SPLIT = conv_op<L>::LONG;
+    static bool wants_split(int split_taps) { return split_taps > 0 && L >= split_taps; }
     /* forwards of 8 and 10 taps spill at 48 registers (cu_tuning.h) */
     template <bool INV>
     static constexpr bool MORE = L <= CU_MORE_TAPS && (INV || L < 8 || L > 10);
@@ -214,7 +223,7 @@ template <int L, int LPREV = L - 2> struct fast_conv {
 template <class S> struct fast_lift {
     template <bool INV> using op = lift_op<S, INV>;
     typedef float T;
-    static constexpr bool TAIL = true;
+    static constexpr bool TAIL = true, SPLIT = false;
     template <bool INV> static constexpr bool MORE = true;
     static bool wants_more(const cu_policy &q) { return q.fast_blocks_lift; }
     static bool fits(const wt_params *p, cu_level *f, int inverse)
@@ -232,6 +241,7 @@ template <bool NARROW> struct fast_legall53 {
     template <bool INV> using op = lift_op<scheme_legall53, INV, NARROW>;
     typedef int32_t T;
     static constexpr bool TAIL = false; /* int32 levels after a float first one */
+    static constexpr bool SPLIT = false;
     /* the 64-bit steps' forward spills at 48 registers (cu_tuning.h) */
     template <bool INV> static constexpr bool MORE = INV || NARROW;
     static bool wants_more(const cu_policy &q) { return q.fast_blocks_lift; }
@@ -291,6 +301,112 @@ static wt_status launch_fast(cu_engine *ce, const cu_level *lv, int channels, in
                         fast_smem(lv, INV), pdl);
 }
 
+/* ---------------------------------------------------------------------- */
+/* Long filters as two single-axis passes (cu_split.cuh, policy long_split) */
+
+static int pow2_tile(int pairs, int cap);
+
+/* Shared memory of a pass: the window (wy rows of pitch) and the tables
+ * behind it (the gathers' rows, 16 bytes, and columns, 8, at most; the
+ * inverse y pass's row scales). */
+static size_t split_smem(const cu_level *p)
+{
+    return (size_t)p->wy * (size_t)p->pitch * 4 + 20 * (size_t)p->wy + 8 * (size_t)p->wx;
+}
+
+/* Rows of pitch elements, a multiple of 4 with room for the gather's lead
+ * (up to 3) and 16-byte chunks; odd in 16-byte units, so that the x
+ * passes' row loads of a quarter warp (8 rows) hit distinct banks. */
+static int split_pitch(int wx)
+{
+    const int pitch = (wx + 6 + 3) & ~3;
+    return pitch & 4 ? pitch : pitch + 4;
+}
+
+/* Level *p made the pass along x (@p along_x: rows of the level's input or
+ * output, policy split_rows x split_tx pairs) or along y (split_ty pairs x
+ * split_cols buffer columns), tiles halved while its window does not fit
+ * @p cap bytes; its grid. The forward y pass reads the buffer as its
+ * signal: ax.n its width, every column inside. */
+static dim3 split_pass(const cu_engine *ce, cu_level *p, int along_x, int inverse, int channels,
+                       size_t cap)
+{
+    const cu_policy *q = &ce->pol;
+    const cu_axis &ay = p->ax[0], &ax = p->ax[1];
+    if (along_x) {
+        const int nrows = inverse ? ay.count0 + ay.count1 : ay.n;
+        p->ty = q->split_rows;
+        p->tx = pow2_tile(ax.pairs, q->split_tx);
+        for (;;) {
+            p->wy = p->ty;
+            p->wx = 2 * p->tx + ax.halo;
+            p->pitch = split_pitch(p->wx);
+            if (split_smem(p) <= cap || p->ty == 1)
+                break;
+            p->ty /= 2;
+        }
+        return dim3((unsigned)((ax.pairs + p->tx - 1) / p->tx),
+                    (unsigned)((nrows + p->ty - 1) / p->ty), (unsigned)channels);
+    }
+    if (!inverse) {
+        p->ax[1].n = p->split_w;
+        p->src_w[0] = p->split_w;
+    }
+    p->ty = pow2_tile(ay.pairs, q->split_ty);
+    p->tx = q->split_cols;
+    for (;;) {
+        p->wy = 2 * p->ty + ay.halo;
+        p->wx = p->tx;
+        p->pitch = split_pitch(p->wx);
+        if (split_smem(p) <= cap || p->ty == CU_SEG)
+            break;
+        p->ty /= 2;
+    }
+    return dim3((unsigned)((p->split_w + p->tx - 1) / p->tx),
+                (unsigned)((ay.pairs + p->ty - 1) / p->ty), (unsigned)channels);
+}
+
+/* One pass of a split level, on a copy of it. */
+static wt_status launch_pass(cu_engine *ce, level_kernel kern, const cu_level *lv, int along_x,
+                             int inverse, int channels, int pdl)
+{
+    cu_level p = *lv;
+    const dim3 grid = split_pass(ce, &p, along_x, inverse, channels, ce->smem_fast_cap);
+    if (split_smem(&p) > ce->smem_fast)
+        return wt_error_set(WT_ERR_UNSUPPORTED, "CUDA engine: a long filter's pass needs %zu bytes "
+                            "of shared memory", split_smem(&p));
+    return launch_grid(ce, kern, &p, grid, dim3(32, CU_SPLIT_THREADS / 32), split_smem(&p), pdl);
+}
+
+/* A split level of entry E, direction INV: the pass along x then y
+ * (forward) or y then x (inverse), the second launched plainly. */
+template <class E, bool INV>
+static wt_status launch_split(cu_engine *ce, const cu_level *lv, int channels, int pdl)
+{
+    typedef typename E::template op<INV> Op;
+#ifdef WT_CUDA_EMULATE
+    wt_emu_fast_launches += 2;
+#endif
+    if constexpr (INV) {
+        WT_TRY(launch_pass(ce, split_inverse_y<Op>, lv, 0, 1, channels, pdl));
+        return launch_pass(ce, split_inverse_x<Op>, lv, 1, 1, channels, 0);
+    } else {
+        WT_TRY(launch_pass(ce, split_forward_x<Op>, lv, 1, 0, channels, pdl));
+        return launch_pass(ce, split_forward_y<Op>, lv, 0, 0, channels, 0);
+    }
+}
+
+/* The shared memory limit of entry E's split kernels. */
+template <class E> static wt_status allow_smem_split(size_t bytes)
+{
+    typedef typename E::template op<false> F;
+    typedef typename E::template op<true> I;
+    WT_TRY(allow_smem(split_forward_x<F>, bytes));
+    WT_TRY(allow_smem(split_forward_y<F>, bytes));
+    WT_TRY(allow_smem(split_inverse_y<I>, bytes));
+    return allow_smem(split_inverse_x<I>, bytes);
+}
+
 /* Entry E's kernels of one direction built for B blocks per SM: first
  * level (float) and later levels (E::T, the same kernel when that is float). */
 template <class E, bool INV, int B> static wt_status allow_smem_dir(size_t bytes)
@@ -312,6 +428,8 @@ template <class E> static wt_status allow_smem_entry(size_t bytes)
         WT_TRY((allow_smem_dir<E, false, CU_MORE_BLOCKS>(bytes)));
     if constexpr (E::template MORE<true>)
         WT_TRY((allow_smem_dir<E, true, CU_MORE_BLOCKS>(bytes)));
+    if constexpr (E::SPLIT)
+        WT_TRY(allow_smem_split<E>(bytes));
     if constexpr (E::TAIL) {
         CU_CHECK(cudaFuncSetAttribute(tail_kernel_of<E, false>(),
                                       cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes));
@@ -360,14 +478,18 @@ static level_launcher dir_launcher(int first_level, const cu_policy *q, bool *mo
  * *tail (its kernel of fused levels, if any) set. */
 template <class E>
 static level_launcher try_fast(const wt_params *p, cu_level *f, int inverse, int first_level,
-                               const cu_policy *more_q, bool *is_long, bool *more,
-                               level_tail *tail)
+                               const cu_policy *more_q, int split_taps, bool *is_long,
+                               bool *more, level_tail *tail)
 {
     cu_level g = *f;
     if (!E::fits(p, &g, inverse))
         return NULL;
     *f = g;
     *is_long = E::template op<false>::LONG;
+    if constexpr (E::SPLIT) {
+        if (E::wants_split(split_taps))
+            return inverse ? launch_split<E, true> : launch_split<E, false>;
+    }
     if constexpr (E::TAIL) {
         tail->kern = inverse ? tail_kernel_of<E, true>() : tail_kernel_of<E, false>();
         tail->threads = inverse ? fast_inverse_threads<typename E::template op<true>>()
@@ -379,12 +501,13 @@ static level_launcher try_fast(const wt_params *p, cu_level *f, int inverse, int
 
 template <class... E>
 static level_launcher first_fit(fast_list<E...>, const wt_params *p, cu_level *f, int inverse,
-                                int first_level, const cu_policy *more_q, bool *is_long,
-                                bool *more, level_tail *tail)
+                                int first_level, const cu_policy *more_q, int split_taps,
+                                bool *is_long, bool *more, level_tail *tail)
 {
     level_launcher launch = NULL;
     ((launch = launch ? launch
-                      : try_fast<E>(p, f, inverse, first_level, more_q, is_long, more, tail)),
+                      : try_fast<E>(p, f, inverse, first_level, more_q, split_taps, is_long,
+                                    more, tail)),
      ...);
     return launch;
 }
@@ -505,7 +628,7 @@ static level_launcher pick_fast(const cu_engine *ce, const wt_params *p, cu_leve
     level_tail t = {NULL, 0};
     level_launcher launch = first_fit(fast_kernels(), p, &f, inverse, first_level,
                                       wants_more_blocks(ce, lv, channels) ? &ce->pol : NULL,
-                                      &is_long, &more, &t);
+                                      lv->split ? ce->pol.long_split : 0, &is_long, &more, &t);
     if (!launch)
         return NULL;
     policy_tiles(ce, &f, inverse, is_long, channels);

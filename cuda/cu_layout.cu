@@ -160,6 +160,51 @@ wt_status tmp_buffers(cu_engine *ce, const wt_pyramid *plan, void *tmp[2])
     return cu_buf_get(ce, BUF_TMP1, most, &tmp[1]);
 }
 
+/* The buffer between the two passes of a split level (cu_split.cuh): per
+ * channel, the rows of the level's input (forward) or output (inverse),
+ * each the low-pass half along x, then the high-pass half from the next
+ * multiple of 4. */
+static size_t split_hi_of(const wt_pyramid *plan, int l)
+{
+    return (plan->lo_w[l] + 3) & ~(size_t)3;
+}
+
+static size_t split_w_of(const wt_pyramid *plan, int l)
+{
+    return split_hi_of(plan, l) + ((plan->hi_w[l] + 3) & ~(size_t)3);
+}
+
+void set_split(const wt_pyramid *plan, int l, void *split, cu_level *lv)
+{
+    lv->split = split;
+    lv->split_hi = (int)split_hi_of(plan, l);
+    lv->split_w = (int)split_w_of(plan, l);
+    lv->split_plane = plan->lo_h[l - 1] * (size_t)lv->split_w;
+}
+
+/* Whether a level of @p p may run split: the policy's long_split, a float
+ * filter bank that long (the fast entries pad the span of both phases,
+ * the inverse's up to the filter + 2 taps). */
+static int split_wanted(const cu_engine *ce, const wt_params *p, const wt_pyramid *plan)
+{
+    return ce->pol.long_split > 0 && !ce->generic_only && plan->dtype != WT_INT32 &&
+           p->method != WT_METHOD_LIFTING && !p->wavelet->integer &&
+           p->wavelet->filter_len + 2 >= ce->pol.long_split;
+}
+
+wt_status split_buffer(cu_engine *ce, const wt_params *p, const wt_pyramid *plan, void **split)
+{
+    *split = NULL;
+    if (!split_wanted(ce, p, plan))
+        return WT_OK;
+    size_t most = 4;
+    for (int l = 1; l <= plan->levels; l++) {
+        size_t a = plan->lo_h[l - 1] * split_w_of(plan, l) * (size_t)plan->channels * 4;
+        most = a > most ? a : most;
+    }
+    return cu_buf_get(ce, BUF_SPLIT, most, split);
+}
+
 /* ---------------------------------------------------------------------- */
 /* The range of integer levels' inputs: legall53 levels run 32-bit steps
  * where it is known to be small (dwt_geometry.h, WT_LIFT53_NARROW_MAX). */

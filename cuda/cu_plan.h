@@ -66,6 +66,12 @@ typedef struct cu_level {
     int dst_aligned; /* fast forward: every band row starts 16-byte aligned */
     int narrow;      /* integer levels: inputs within WT_LIFT53_NARROW_MAX (32-bit steps) */
     int prefetch;    /* fast kernels: blocks ahead whose window a block prefetches (0: none) */
+    /* long filters as two single-axis passes (cu_split.cuh; NULL: fused):
+     * the buffer between them, per channel split_plane elements, rows of
+     * split_w, the high-pass half along x from column split_hi */
+    void *split;
+    size_t split_plane;
+    int split_w, split_hi;
     const void *src[4];
     void *dst[4];
     size_t src_plane[4], dst_plane[4]; /* elements between channels */

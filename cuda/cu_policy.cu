@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cu_compat.h" /* cudaDeviceGetAttribute */
+#include "cu_plan.h"   /* CU_MAXF */
 #include "cu_policy.h"
 #include "cu_tuning.h"
 
@@ -25,6 +26,17 @@ static void policy_defaults(cu_policy *q)
     q->long_ty = 32;
     q->long_tx = CU_LONG_TX;
     q->long_tx_inv = CU_LONG_TX_INV;
+    /* long filters of 48 taps and more as two passes (predicted 1.5-2x
+     * faster from 48 taps, a loss at 28-36 on the H100: kernel-log v18);
+     * tiles of 256 items (16 rows x 16
+     * segments, 64 columns x 4 segments) for the 256 threads: x passes 16
+     * rows x 128 pairs (coif17: 16 x 358 window, 1.4 reads a sample), y
+     * passes 32 pairs x 64 columns (166 x 64, 42 KB: 4 blocks an SM) */
+    q->long_split = 48;
+    q->split_rows = 16;
+    q->split_tx = 128;
+    q->split_ty = 32;
+    q->split_cols = 64;
     /* v14: 4 blocks of 256-288 threads an SM (54-63 registers); 5 (v17)
      * measured on the H200 only (its entry below); with fast_blocks=5 every
      * kernel built for 5 takes them unless these two say otherwise */
@@ -127,6 +139,11 @@ static const policy_field fields[] = {
     FIELD(long_ty, FIELD_POW2, CU_SEG, 128),
     FIELD(long_tx, FIELD_POW2, CU_SEG, 128),
     FIELD(long_tx_inv, FIELD_POW2, CU_SEG, 128),
+    FIELD(long_split, FIELD_INT, 0, CU_MAXF),
+    FIELD(split_rows, FIELD_POW2, 1, 256),
+    FIELD(split_tx, FIELD_POW2, CU_SEG, 256),
+    FIELD(split_ty, FIELD_POW2, CU_SEG, 128),
+    FIELD(split_cols, FIELD_POW2, 4, 256),
     FIELD(fast_blocks, FIELD_INT, CU_FWD_BLOCKS, CU_MORE_BLOCKS),
     FIELD(fast_blocks_taps, FIELD_INT, 0, CU_MORE_TAPS),
     FIELD(fast_blocks_lift, FIELD_INT, 0, 1),

@@ -24,6 +24,11 @@ typedef struct cu_policy {
     int tile_y, tile_x, tile_y_inv, tile_x_inv;
     /* fast level kernels, long filters: the largest tile */
     int long_ty, long_tx, long_tx_inv;
+    /* long filters of at least long_split taps (the fast entry's, > 24;
+     * 0: none) as two single-axis passes through a buffer (cu_split.cuh):
+     * the x passes' tiles of split_rows rows by split_tx pairs, the y
+     * passes' of split_ty pairs by split_cols columns */
+    int long_split, split_rows, split_tx, split_ty, split_cols;
     /* fast level kernels, short filters and lifting: blocks per SM their
      * registers are budgeted for (CU_FWD_BLOCKS, or CU_MORE_BLOCKS: the
      * kernels built for more, tiles shrunk to fit their shared memory) */

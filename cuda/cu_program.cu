@@ -27,6 +27,7 @@ typedef struct program_key {
     size_t hi_h[WT_MAX_LEVELS + 1], hi_w[WT_MAX_LEVELS + 1];
     uint64_t narrow; /* bit l - 1: level l runs the 32-bit 5/3 steps */
     const void *src, *dst, *tmp[2];
+    void *split; /* split_buffer's (NULL: none) */
 } program_key;
 
 struct cu_program {
@@ -45,7 +46,8 @@ struct cu_program {
 
 /* Zeroed first: keys are compared with memcmp. */
 static void make_key(program_key *k, const wt_params *p, const wt_pyramid *plan, int inverse,
-                     uint64_t narrow, const void *src, const void *dst, void *const tmp[2])
+                     uint64_t narrow, const void *src, const void *dst, void *const tmp[2],
+                     void *split)
 {
     memset(k, 0, sizeof *k);
     k->wavelet = p->wavelet;
@@ -66,6 +68,7 @@ static void make_key(program_key *k, const wt_params *p, const wt_pyramid *plan,
     k->dst = dst;
     k->tmp[0] = tmp[0];
     k->tmp[1] = tmp[1];
+    k->split = split;
 }
 
 static void program_free(cu_program *pr)
@@ -91,6 +94,7 @@ static void forward_level_io(cu_level *lv, const wt_pyramid *plan, const program
     void *pyr = (void *)k->dst, *a = l == L ? band_at(pyr, plan, L, WT_BAND_A) : (void *)k->tmp[l & 1];
     set_bands(plan, l, pyr, a, NULL, lv->dst, lv->dst_plane, lv->dst_w);
     set_approx(plan, l, &lv->dst_plane[0], &lv->dst_w[0]);
+    set_split(plan, l, k->split, lv);
 }
 
 /* Level l of an inverse: the four bands of l, output band A of level l - 1. */
@@ -102,6 +106,7 @@ static void inverse_level_io(cu_level *lv, const wt_pyramid *plan, const program
     set_approx(plan, l, &lv->src_plane[0], &lv->src_w[0]);
     lv->dst[0] = l == 1 ? (void *)k->dst : (void *)k->tmp[(l - 1) & 1];
     set_approx(plan, l - 1, &lv->dst_plane[0], &lv->dst_w[0]);
+    set_split(plan, l, k->split, lv);
 }
 
 /* Whether every block of a level can be resident at once (assumed: the
@@ -393,10 +398,11 @@ wt_status cu_forward_device(cu_engine *ce, const wt_params *p, const wt_pyramid 
         bound = UINT64_MAX; /* unknown: no level narrow */
     else if (integer && bound == CU_BOUND_MEASURE)
         WT_TRY(cu_planes_bound(ce, plan, d_planes, &bound));
-    void *tmp[2];
+    void *tmp[2], *split;
     WT_TRY(tmp_buffers(ce, plan, tmp));
+    WT_TRY(split_buffer(ce, p, plan, &split));
     program_key k;
-    make_key(&k, p, plan, 0, narrow_levels(plan, bound, 0), d_planes, d_pyr, tmp);
+    make_key(&k, p, plan, 0, narrow_levels(plan, bound, 0), d_planes, d_pyr, tmp, split);
     return run_program(ce, p, plan, &k);
 }
 
@@ -413,9 +419,10 @@ wt_status cu_inverse_device(cu_engine *ce, const wt_params *p, const wt_pyramid 
         bound = UINT64_MAX; /* unknown: no level narrow */
     else if (integer && bound == CU_BOUND_MEASURE)
         WT_TRY(cu_pyramid_bound(ce, plan, d_pyr, &bound));
-    void *tmp[2];
+    void *tmp[2], *split;
     WT_TRY(tmp_buffers(ce, plan, tmp));
+    WT_TRY(split_buffer(ce, p, plan, &split));
     program_key k;
-    make_key(&k, p, plan, 1, narrow_levels(plan, bound, 1), d_pyr, d_planes, tmp);
+    make_key(&k, p, plan, 1, narrow_levels(plan, bound, 1), d_pyr, d_planes, tmp, split);
     return run_program(ce, p, plan, &k);
 }

@@ -71,6 +71,17 @@
 #define CU_LONG_TX_INV 32
 #endif
 
+/* Long filters as two single-axis passes (cu_split.cuh, policy long_split
+ * and split_*): threads of a pass's block and the blocks per SM their
+ * registers are budgeted for (64 at 4; stream() with 2 CU_SEG accumulators
+ * needs 56-64 past 24 taps, as the fused long kernels). */
+#ifndef CU_SPLIT_THREADS
+#define CU_SPLIT_THREADS 256
+#endif
+#ifndef CU_SPLIT_BLOCKS
+#define CU_SPLIT_BLOCKS 4
+#endif
+
 /* Rows (16-byte blocks) in flight per thread in the forward and inverse
  * gathers: v4 went from 1 to 2 rows in flight in the inverse, v6 to 4, each
  * within the 64-register budget of CU_FWD_BLOCKS; not swept since v9. */

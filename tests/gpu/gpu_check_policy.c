@@ -5,7 +5,8 @@
  * 64x256 and z runs from 0.1 to 8 blocks a slot, levels fused up to 64 KB,
  * 16 MB and 1 GB: off by default; the short filters' kernels built for 5
  * blocks an SM, with the default tiles and with 64x64 ones shrunk to fit;
- * blocks prefetching the window of the block 1 or 8 x 4 x SMs ahead) give
+ * blocks prefetching the window of the block 1 or 8 x 4 x SMs ahead; long
+ * filters (db20) as two single-axis passes, tiles of 2 to 256 rows) give
  * the CPU engine's results; a bad policy is refused at open with one
  * WT_CUDA_POLICY message.
  * (Harness and shared declarations: gpu_check.c, gpu_check.h.) */
@@ -29,6 +30,9 @@ static const char *const policies[] = {
     "fast_blocks=5,tile_y=64,tile_x=64,tile_y_inv=64,tile_x_inv=64,small_grid=0",
     "fast_prefetch=8,fast_blocks=5,fast_blocks_taps=6,fast_blocks_lift=0",
     "fast_blocks=5,fast_blocks_taps=0,fast_blocks_lift=1",
+    "long_split=28",
+    "long_split=40,split_rows=2,split_tx=8,split_ty=8,split_cols=4,smem_cap=16K",
+    "long_split=28,split_rows=256,split_tx=256,split_ty=128,split_cols=256",
 };
 
 static const char *const bad_policies[] = {
@@ -37,7 +41,8 @@ static const char *const bad_policies[] = {
     "vol_pair=2", "vol_lift_tile=-1", "vol_sweep=2", "vol_sweep_stages=5",
     "vol_sweep_inverse=2", "vol_sweep_barriers=0", "vol_sweep_barriers=3", "fast_blocks=3",
     "fast_blocks=6", "fast_prefetch=9", "fast_prefetch=-0.5",
-    "fast_blocks_taps=17", "fast_blocks_lift=2",
+    "fast_blocks_taps=17", "fast_blocks_lift=2", "long_split=113", "long_split=-1",
+    "split_rows=3", "split_cols=2", "split_ty=4", "split_tx=512",
 };
 
 /* A CUDA engine opened with WT_CUDA_POLICY=@p policy. */
