@@ -27,6 +27,9 @@ typedef struct pipeline_rooms {
     wt_pixel_room input, output;
 } pipeline_rooms;
 
+/* A file decoded ahead while a GPU opened (pipeline.c, "decoding ahead"). */
+typedef struct pipeline_ahead pipeline_ahead;
+
 /* What a command's files share: options, a pool of engines (one CPU engine
  * per worker; or the GPU engines, one per device, that workers take in turn
  * while they decode and encode) and the time split. */
@@ -50,10 +53,17 @@ typedef struct pipeline {
     /* a GPU opens on a thread of its own while the first files decode (pipeline.c) */
     const char *device;    /* --device, or "cpu" for volumes the GPU does not run */
     pthread_t opener;
-    int has_opener, opening;
+    int has_opener, opening, opened_behind; /* opened_behind: on that thread */
     int cpu_chosen;        /* the auto model chose the CPU engine */
     wt_status open_status; /* the pool could not be opened: why (the batch stops) */
     char open_error[512];
+    double opened_in;      /* seconds the background opening took (-v) */
+    /* while a GPU opens, the waiting workers decode the next files (pipeline.c) */
+    const batch *files;
+    pipeline_ahead *ahead; /* one per file; NULL: no decoding ahead */
+    size_t ahead_next;     /* the first file not looked at yet */
+    int ahead_held, ahead_most, ahead_done; /* being decoded or waiting; at most; in all */
+    uint64_t ahead_bytes, ahead_budget;     /* pixels waiting; at most */
     /* --gpu-decode, --gpu-encode: the GPU JPEG codec runs; what (for bench) */
     int gpu_codec;
     char gpu_codec_text[96];
