@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 
 
 int pipeline_workers(int jobs, size_t files)
@@ -27,20 +28,23 @@ void pipeline_engine_section(const pipeline *p, const pipeline_stats *s, char *b
              p->rooms_on ? "on" : "off");
 }
 
-/* -v after a folder on a GPU pool: its engine section, on stderr. */
+/* -v after a folder: a GPU pool's engine section, and how long a pool opened
+ * in the background took, on stderr. */
 static void say_engine_section(pipeline *p)
 {
     char text[256];
     if (!p->engines)
         return;
     pipeline_wait_open(p); /* (is_gpu is the opener's until then) */
-    if (!p->is_gpu || !p->stats.images)
-        return;
-    pipeline_engine_section(p, &p->stats, text, sizeof text);
-    fprintf(stderr, "wavetool: engine section: %s\n", text);
-    fprintf(stderr, "wavetool: GPU opened in %.3f s, %s; %d file%s decoded ahead meanwhile\n",
-            p->opened_in, p->opened_behind ? "while the first files decoded" : "before any file",
-            p->ahead_done, p->ahead_done == 1 ? "" : "s");
+    if (p->is_gpu && p->stats.images) {
+        pipeline_engine_section(p, &p->stats, text, sizeof text);
+        fprintf(stderr, "wavetool: engine section: %s\n", text);
+    }
+    if (p->opened_behind)
+        fprintf(stderr, "wavetool: %s opened in %.3f s while the first files decoded; %d file%s "
+                        "decoded ahead meanwhile\n",
+                p->is_gpu ? "GPU" : "engines", p->opened_in, p->ahead_done,
+                p->ahead_done == 1 ? "" : "s");
 }
 
 static void ahead_start(pipeline *p, const batch *b, const batch_plan *plan);
@@ -601,6 +605,10 @@ static void *open_pool(void *arg)
 {
     pipeline *p = arg;
     double t0 = wt_seconds();
+    size_t delay_ms = wt_env_count(wt_env()->open_delay_ms, 0);
+    if (delay_ms && p->opened_behind)
+        nanosleep(&(struct timespec){(time_t)(delay_ms / 1000), (long)(delay_ms % 1000) * 1000000},
+                  NULL);
     /* the pool is the opener's alone while p->opening: no lock until done */
     wt_status st = open_first_engines(p);
     if (st == WT_OK && wt_engine_is_cpu(p->engines[0]))
@@ -658,17 +666,21 @@ static int opens_a_gpu(pipeline *p, const wt_auto_job *job)
 
 /* The pool: a GPU opened in the background (CLI_CONTINUE), else opened at
  * once (CLI_CONTINUE, or an exit code after its one line);
- * WT_GPU_OPEN_FIRST=1 opens a GPU at once too (comparisons). */
+ * WT_GPU_OPEN_FIRST=1 opens a GPU at once too (comparisons),
+ * WT_OPEN_DELAY_MS any pool in the background, late (tests). */
 static int open_engines(pipeline *p, const wt_auto_job *job)
 {
     const char *first = wt_env()->gpu_open_first;
-    if (opens_a_gpu(p, job) && !(first && strcmp(first, "1") == 0)) {
+    int behind = opens_a_gpu(p, job) && !(first && strcmp(first, "1") == 0);
+    if (behind || wt_env_count(wt_env()->open_delay_ms, 0) > 0) {
         p->opening = 1;
         p->is_gpu = 1;
+        p->opened_behind = 1; /* (before the opener reads it) */
         if (pthread_create(&p->opener, NULL, open_pool, p) == 0) {
-            p->has_opener = p->opened_behind = 1;
+            p->has_opener = 1;
             return CLI_CONTINUE;
         }
+        p->opened_behind = 0;
     }
     open_pool(p);
     return p->open_status == WT_OK ? CLI_CONTINUE : EXIT_SOME_FAILED;
