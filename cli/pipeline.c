@@ -578,6 +578,13 @@ wt_pixel_room *pipeline_output_room(pipeline *p)
     return r ? &r->output : NULL;
 }
 
+void pipeline_input_to_room(pipeline *p, wt_image *img)
+{
+    pipeline_rooms *r = worker_rooms(p);
+    if (r)
+        move_into_room(img, &r->input);
+}
+
 /* ---- the GPU opened in the background --------------------------------------
  * When a GPU is to be tried (--device auto that chose it, or a named cuda
  * device), it opens (about 0.35 s) on a thread of its own while the workers

@@ -116,6 +116,11 @@ wt_status pipeline_decode_borrowing(pipeline *p, batch_item *item, const char *f
 /* The calling worker's room for an image drawn for its file (a mosaic), or
  * NULL when the pool has none: at most one such image at a time. */
 wt_pixel_room *pipeline_output_room(pipeline *p);
+/* @p img's pixels, when it owns them, copied into the calling worker's input
+ * room when the pool has rooms (an input decoded while a GPU opened, before
+ * the rooms were there): the image must be the worker's only one that
+ * borrows that room, and gone before its next file. */
+void pipeline_input_to_room(pipeline *p, wt_image *img);
 
 /* The engine section of @p s into @p buf: how long files held an engine (a
  * GPU pool's serial part) and its parts (upload, transform, download; a GPU
