@@ -384,17 +384,14 @@ static int ahead_leaves(const pipeline *p, const batch_item *it)
     return p->opt->no_clobber && it->output && stat(it->output, &sb) == 0;
 }
 
-/* File @p i decoded as its worker would (unlocked), into a->img; the thread's
- * messages as they were. Returns 0 when the file is left to its worker. */
+/* File @p i decoded as its worker would (unlocked), into a->img. Returns 0
+ * when the file is left to its worker. */
 static int ahead_decode_file(pipeline *p, size_t i, pipeline_ahead *a)
 {
     const batch_item *it = &p->files->items[i];
-    char error[1024], warning[1024];
     wt_stack *stack = NULL;
     if (ahead_leaves(p, it) || wt_stack_open(it->input, &p->load, &stack) != WT_OK)
         return 0;
-    snprintf(error, sizeof error, "%s", wt_error_message());
-    snprintf(warning, sizeof warning, "%s", wt_warning_message());
     int one_page = wt_stack_pages(stack) == 1;
     if (one_page) {
         a->status = wt_stack_read(stack, 0, &a->img);
@@ -405,11 +402,21 @@ static int ahead_decode_file(pipeline *p, size_t i, pipeline_ahead *a)
         a->bytes = a->status == WT_OK ? wt_image_bytes(&a->img) : 0;
     }
     wt_stack_close(stack);
+    return one_page;
+}
+
+/* ahead_decode_file, the calling thread's messages (its own file's) kept. */
+static int ahead_decode_keeping_messages(pipeline *p, size_t i, pipeline_ahead *a)
+{
+    char error[1024], warning[1024];
+    snprintf(error, sizeof error, "%s", wt_error_message());
+    snprintf(warning, sizeof warning, "%s", wt_warning_message());
+    int kept = ahead_decode_file(p, i, a);
     wt_error_set(WT_OK, "%s", error);
     wt_warning_clear();
     if (warning[0])
         wt_warning_set("%s", warning);
-    return one_page;
+    return kept;
 }
 
 /* Decode claimed file @p i ahead (called locked; unlocks while decoding). */
@@ -418,7 +425,7 @@ static void ahead_decode(pipeline *p, size_t i)
     pipeline_ahead *a = &p->ahead[i];
     pthread_mutex_unlock(&p->lock);
     double t0 = wt_seconds();
-    int kept = ahead_decode_file(p, i, a);
+    int kept = ahead_decode_keeping_messages(p, i, a);
     double dt = wt_seconds() - t0;
     pthread_mutex_lock(&p->lock);
     a->state = kept ? AHEAD_READY : AHEAD_GONE;
