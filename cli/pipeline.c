@@ -28,23 +28,28 @@ void pipeline_engine_section(const pipeline *p, const pipeline_stats *s, char *b
              p->rooms_on ? "on" : "off");
 }
 
-/* -v after a folder: a GPU pool's engine section, and how long a pool opened
- * in the background took, on stderr. */
+/* -v after a folder on a GPU pool: its engine section, on stderr. */
 static void say_engine_section(pipeline *p)
 {
     char text[256];
     if (!p->engines)
         return;
     pipeline_wait_open(p); /* (is_gpu is the opener's until then) */
-    if (p->is_gpu && p->stats.images) {
-        pipeline_engine_section(p, &p->stats, text, sizeof text);
-        fprintf(stderr, "wavetool: engine section: %s\n", text);
-    }
+    if (!p->is_gpu || !p->stats.images)
+        return;
+    pipeline_engine_section(p, &p->stats, text, sizeof text);
+    fprintf(stderr, "wavetool: engine section: %s\n", text);
+}
+
+/* -v after a folder whose pool opened in the background: how long it took to
+ * open, the files decoded meanwhile, and @p closing seconds to close it. */
+static void say_opening(const pipeline *p, double closing)
+{
     if (p->opened_behind)
         fprintf(stderr, "wavetool: %s opened in %.3f s while the first files decoded; %d file%s "
-                        "decoded ahead meanwhile\n",
+                        "decoded ahead meanwhile; closed in %.3f s\n",
                 p->is_gpu ? "GPU" : "engines", p->opened_in, p->ahead_done,
-                p->ahead_done == 1 ? "" : "s");
+                p->ahead_done == 1 ? "" : "s", closing);
 }
 
 static void ahead_start(pipeline *p, const batch *b, const batch_plan *plan);
@@ -73,7 +78,10 @@ int pipeline_run_files(pipeline *p, const cli_options *o, const batch_plan *plan
     }
     if (o->verbose && b.count > 1)
         say_engine_section(p);
+    double closing = wt_seconds();
     pipeline_close(p);
+    if (o->verbose && b.count > 1)
+        say_opening(p, wt_seconds() - closing);
     batch_free(&b);
     return rc;
 }

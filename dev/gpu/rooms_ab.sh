@@ -69,9 +69,10 @@ denoise_row() { # setting label options...: the folder, its first 16 files (the 
     shift 2
     few=$(denoise_ns "$setting" "$D/first16" "$@")
     all=$(denoise_ns "$setting" "$D/photos" "$@")
+    local opened='s/^wavetool: GPU opened in \([0-9.]* s\)[^;]*; \([0-9]*\) files* decoded ahead'
+    opened="$opened meanwhile; closed in \\([0-9.]* s\\)/opened in \\1, \\2 ahead, closed in \\3/p"
     section=$(env "$setting" "$N" denoise -v -j "$cores" --device "$DEVICE" -O "$D/dn" "$@" \
-        "$D/photos" 2>&1 >/dev/null | sed -n 's/.*engine section: //p; s/^wavetool: GPU opened in \([0-9.]* s\).*; \([0-9]*\) files*.*/opened in \1, \2 ahead/p' |
-        tr '\n' ' ')
+        "$D/photos" 2>&1 >/dev/null | sed -n "s/.*engine section: //p; $opened" | tr '\n' ' ')
     rm -rf "$D/dn"
     local n=${PHOTOS:-200} steady=-
     [ "$all" -gt "$few" ] && steady=$(((n - 16) * 1000000000 / (all - few)))
