@@ -68,7 +68,8 @@ int pipeline_run_files(pipeline *p, const cli_options *o, const batch_plan *plan
     for (size_t i = 0; rc == CLI_CONTINUE && weigh && i < b.count; i++)
         job.samples += wt_probe_samples(b.items[i].input);
     if (rc == CLI_CONTINUE)
-        rc = pipeline_open(p, o, workers, strcmp(o->device, "auto") == 0 ? &job : NULL);
+        rc = pipeline_open(p, o, workers, strcmp(o->device, "auto") == 0 ? &job : NULL,
+                           b.count ? wt_probe_samples(b.items[0].input) : 0);
     if (rc == CLI_CONTINUE)
         ahead_start(p, &b, plan);
     if (rc == CLI_CONTINUE) {
@@ -565,6 +566,17 @@ static wt_status rooms_init(pipeline *p, int workers)
     return WT_OK;
 }
 
+/* Every worker's rooms made p->room_hint bytes as the pool opens (in the
+ * background: page-locking memory takes time the first files would wait for
+ * while the next ones decode); a file that needs more grows them. */
+static void reserve_rooms(pipeline *p)
+{
+    for (int i = 0; p->rooms_on && p->room_hint && i < p->workers; i++) {
+        room_reserve(&p->rooms[i].input, p->room_hint);
+        room_reserve(&p->rooms[i].output, p->room_hint);
+    }
+}
+
 /* The rooms' memory freed (the pool still open: its engine frees it). */
 static void rooms_free(pipeline *p)
 {
@@ -647,6 +659,7 @@ static void *open_pool(void *arg)
         say_engines(p, p->workers, p->threads);
         start_gpu_codec(p);
         p->rooms_on = rooms_wanted(p);
+        reserve_rooms(p);
     }
     pthread_mutex_lock(&p->lock);
     p->opened_in = wt_seconds() - t0;
@@ -708,10 +721,12 @@ static int open_engines(pipeline *p, const wt_auto_job *job)
     return p->open_status == WT_OK ? CLI_CONTINUE : EXIT_SOME_FAILED;
 }
 
-int pipeline_open(pipeline *p, const cli_options *opt, int workers, const wt_auto_job *job)
+int pipeline_open(pipeline *p, const cli_options *opt, int workers, const wt_auto_job *job,
+                  size_t room_hint)
 {
     memset(p, 0, sizeof *p);
     p->opt = opt;
+    p->room_hint = room_hint;
     p->load = opt->load;
     p->load.max_memory /= (uint64_t)(workers > 0 ? workers : 1);
     p->workers = workers;

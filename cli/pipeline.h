@@ -50,6 +50,7 @@ typedef struct pipeline {
     /* GPU pools (WT_PIXEL_ROOMS): one per worker (batch_worker_index) */
     pipeline_rooms *rooms;
     int rooms_on;
+    size_t room_hint; /* bytes each room is made as the pool opens (0: none) */
     /* a GPU opens on a thread of its own while the first files decode (pipeline.c) */
     const char *device;    /* --device, or "cpu" for volumes the GPU does not run */
     pthread_t opener;
@@ -71,8 +72,11 @@ typedef struct pipeline {
 
 /* Open the engines named by --device; -v says which run. Returns an exit
  * code, or CLI_CONTINUE. @p workers: files processed at a time; @p job:
- * what --device auto weighs (NULL: try the GPU first). */
-int pipeline_open(pipeline *p, const cli_options *opt, int workers, const wt_auto_job *job);
+ * what --device auto weighs (NULL: try the GPU first); @p room_hint: bytes
+ * of pixels a file is likely to have (its first's samples; 0: unknown), for
+ * the pixel rooms the pool's opening makes. */
+int pipeline_open(pipeline *p, const cli_options *opt, int workers, const wt_auto_job *job,
+                  size_t room_hint);
 /* Wait until the engines are open (a GPU's open while the first files
  * decode); pipeline_close waits too. */
 void pipeline_wait_open(pipeline *p);
