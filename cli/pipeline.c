@@ -21,10 +21,10 @@ void pipeline_engine_section(const pipeline *p, const pipeline_stats *s, char *b
     double files = s->images ? (double)s->images : 1.0;
     snprintf(buf, size,
              "held %.3f s (%.3f ms a file: upload %.3f, transform %.3f, download %.3f; %d "
-             "engine%s), waited %.3f s (%.3f ms a file); pixel rooms %s",
+             "engine%s; longest %.3f ms), waited %.3f s (%.3f ms a file); pixel rooms %s",
              s->held, 1e3 * s->held / files, 1e3 * s->upload / files,
              1e3 * s->transform / files, 1e3 * s->download / files, p->nengines,
-             p->nengines == 1 ? "" : "s", s->waited, 1e3 * s->waited / files,
+             p->nengines == 1 ? "" : "s", 1e3 * s->longest, s->waited, 1e3 * s->waited / files,
              p->rooms_on ? "on" : "off");
 }
 
@@ -69,7 +69,7 @@ int pipeline_run_files(pipeline *p, const cli_options *o, const batch_plan *plan
         job.samples += wt_probe_samples(b.items[i].input);
     if (rc == CLI_CONTINUE)
         rc = pipeline_open(p, o, workers, strcmp(o->device, "auto") == 0 ? &job : NULL,
-                           b.count ? wt_probe_samples(b.items[0].input) : 0);
+                           b.count ? wt_probe_samples(b.items[0].input) : 0, b.count);
     if (rc == CLI_CONTINUE)
         ahead_start(p, &b, plan);
     if (rc == CLI_CONTINUE) {
@@ -521,7 +521,10 @@ static void wait_for_pool(pipeline *p)
  * page-locked buffers (wt_engine_host_alloc, grown when a file needs more,
  * freed at the end): JPEG decodes into the first, the engine draws the mosaic
  * into the second, and the images only borrow them (wt_image.room). Images
- * larger than ROOM_MOST keep malloc'd pixels. WT_PIXEL_ROOMS=0: never (the
+ * larger than ROOM_MOST keep malloc'd pixels. Not for folders of no more
+ * files than workers: page-locking a room costs more than the staged copies
+ * of the one file it would serve (decompose -O of 10 4096^2 JPEGs, H200:
+ * 883 ms before rooms, 1,453 with 1 GB of them). WT_PIXEL_ROOMS=0: never (the
  * staged copies, for comparisons); 1: CPU pools too (malloc'd rooms, which
  * test the borrowing path). */
 
@@ -533,7 +536,7 @@ static int rooms_wanted(const pipeline *p)
     const char *env = wt_env()->pixel_rooms;
     if (env && *env)
         return strcmp(env, "0") != 0;
-    return p->is_gpu;
+    return p->is_gpu && !p->rooms_once;
 }
 
 /* wt_pixel_room.reserve of a worker's room: its old memory freed, then
@@ -722,11 +725,12 @@ static int open_engines(pipeline *p, const wt_auto_job *job)
 }
 
 int pipeline_open(pipeline *p, const cli_options *opt, int workers, const wt_auto_job *job,
-                  size_t room_hint)
+                  size_t room_hint, size_t files)
 {
     memset(p, 0, sizeof *p);
     p->opt = opt;
     p->room_hint = room_hint;
+    p->rooms_once = files > 0 && files <= (size_t)workers;
     p->load = opt->load;
     p->load.max_memory /= (uint64_t)(workers > 0 ? workers : 1);
     p->workers = workers;
@@ -814,6 +818,7 @@ static void engine_release(pipeline *p, int i, const wt_engine_times *before, do
     pthread_mutex_lock(&p->lock);
     p->stats.waited += taken - asked;
     p->stats.held += held;
+    p->stats.longest = held > p->stats.longest ? held : p->stats.longest;
     p->stats.upload += after.upload - before->upload;
     p->stats.transform += after.transform - before->transform;
     p->stats.download += after.download - before->download;

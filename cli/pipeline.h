@@ -17,6 +17,7 @@
 typedef struct pipeline_stats {
     double decode, upload, transform, download, encode;
     double held, waited; /* an engine held by a file, a file waiting for one */
+    double longest;      /* the longest that one file held an engine */
     unsigned long images;
     double pixels;
 } pipeline_stats;
@@ -51,6 +52,7 @@ typedef struct pipeline {
     pipeline_rooms *rooms;
     int rooms_on;
     size_t room_hint; /* bytes each room is made as the pool opens (0: none) */
+    int rooms_once;   /* no more files than workers: a room would serve one file */
     /* a GPU opens on a thread of its own while the first files decode (pipeline.c) */
     const char *device;    /* --device, or "cpu" for volumes the GPU does not run */
     pthread_t opener;
@@ -74,9 +76,10 @@ typedef struct pipeline {
  * code, or CLI_CONTINUE. @p workers: files processed at a time; @p job:
  * what --device auto weighs (NULL: try the GPU first); @p room_hint: bytes
  * of pixels a file is likely to have (its first's samples; 0: unknown), for
- * the pixel rooms the pool's opening makes. */
+ * the pixel rooms the pool's opening makes; @p files: the folder's (0:
+ * unknown), no more than @p workers: no rooms (each would serve one file). */
 int pipeline_open(pipeline *p, const cli_options *opt, int workers, const wt_auto_job *job,
-                  size_t room_hint);
+                  size_t room_hint, size_t files);
 /* Wait until the engines are open (a GPU's open while the first files
  * decode); pipeline_close waits too. */
 void pipeline_wait_open(pipeline *p);
