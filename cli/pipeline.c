@@ -4,6 +4,8 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
 
 
 int pipeline_workers(int jobs, size_t files)
@@ -19,10 +21,10 @@ void pipeline_engine_section(const pipeline *p, const pipeline_stats *s, char *b
     double files = s->images ? (double)s->images : 1.0;
     snprintf(buf, size,
              "held %.3f s (%.3f ms a file: upload %.3f, transform %.3f, download %.3f; %d "
-             "engine%s), waited %.3f s (%.3f ms a file); pixel rooms %s",
+             "engine%s; longest %.3f ms), waited %.3f s (%.3f ms a file); pixel rooms %s",
              s->held, 1e3 * s->held / files, 1e3 * s->upload / files,
              1e3 * s->transform / files, 1e3 * s->download / files, p->nengines,
-             p->nengines == 1 ? "" : "s", s->waited, 1e3 * s->waited / files,
+             p->nengines == 1 ? "" : "s", 1e3 * s->longest, s->waited, 1e3 * s->waited / files,
              p->rooms_on ? "on" : "off");
 }
 
@@ -39,6 +41,19 @@ static void say_engine_section(pipeline *p)
     fprintf(stderr, "wavetool: engine section: %s\n", text);
 }
 
+/* -v after a folder whose pool opened in the background: how long it took to
+ * open, the files decoded meanwhile, and @p closing seconds to close it. */
+static void say_opening(const pipeline *p, double closing)
+{
+    if (p->opened_behind)
+        fprintf(stderr, "wavetool: %s opened in %.3f s while the first files decoded; %d file%s "
+                        "decoded ahead meanwhile; closed in %.3f s\n",
+                p->is_gpu ? "GPU" : "engines", p->opened_in, p->ahead_done,
+                p->ahead_done == 1 ? "" : "s", closing);
+}
+
+static void ahead_start(pipeline *p, const batch *b, const batch_plan *plan);
+
 int pipeline_run_files(pipeline *p, const cli_options *o, const batch_plan *plan,
                        batch_work work, void *ctx, FILE *report,
                        void (*header)(void *ctx, FILE *report))
@@ -53,7 +68,10 @@ int pipeline_run_files(pipeline *p, const cli_options *o, const batch_plan *plan
     for (size_t i = 0; rc == CLI_CONTINUE && weigh && i < b.count; i++)
         job.samples += wt_probe_samples(b.items[i].input);
     if (rc == CLI_CONTINUE)
-        rc = pipeline_open(p, o, workers, strcmp(o->device, "auto") == 0 ? &job : NULL);
+        rc = pipeline_open(p, o, workers, strcmp(o->device, "auto") == 0 ? &job : NULL,
+                           b.count ? wt_probe_samples(b.items[0].input) : 0, b.count);
+    if (rc == CLI_CONTINUE)
+        ahead_start(p, &b, plan);
     if (rc == CLI_CONTINUE) {
         batch_run_options run = {workers, o->quiet, o->verbose, o->no_clobber, report,
                                  header, pipeline_stopped, p};
@@ -61,7 +79,10 @@ int pipeline_run_files(pipeline *p, const cli_options *o, const batch_plan *plan
     }
     if (o->verbose && b.count > 1)
         say_engine_section(p);
+    double closing = wt_seconds();
     pipeline_close(p);
+    if (o->verbose && b.count > 1)
+        say_opening(p, wt_seconds() - closing);
     batch_free(&b);
     return rc;
 }
@@ -294,13 +315,202 @@ static void start_gpu_codec(pipeline *p)
         fprintf(stderr, "wavetool: JPEG on the GPU: %s\n", p->gpu_codec_text);
 }
 
+/* ---- decoding ahead ------------------------------------------------------------
+ * While a GPU opens in the background (about 0.35 s), a worker that has
+ * decoded its file and waits for the pool decodes the next files meanwhile,
+ * in input order and each once, into memory of their own, by the calls the
+ * file's own worker makes (wt_stack_open, an input of one page, wt_stack_read
+ * with p->load). That worker takes the image at its decode (ahead_take; it
+ * waits for one still being decoded), its outcome replayed in its thread (the
+ * error, or the warning), and with pixel rooms the pixels are copied into its
+ * input room there, outside the engine section. At most AHEAD_PER_WORKER
+ * files a worker and a quarter of --max-memory in pixels wait (plus those
+ * being decoded). Not for --gpu-decode (nvJPEG starts with the pool), volumes
+ * or inputs that are not images; a stdin, a FIFO, a stack of pages and an
+ * output -n skips are left to their worker. What nobody takes (a batch that
+ * stopped) is freed with the pipeline. */
+
+enum { AHEAD_PER_WORKER = 16 };
+
+typedef enum ahead_state { AHEAD_FREE = 0, AHEAD_DECODING, AHEAD_READY, AHEAD_GONE } ahead_state;
+
+struct pipeline_ahead {
+    ahead_state state;
+    wt_status status;
+    wt_image img;
+    uint64_t bytes;
+    char *message; /* the error (status not WT_OK) or the warning; NULL: none */
+};
+
+/* Decoding ahead for the files of @p b: a GPU opens in the background and the
+ * files are images. */
+static void ahead_start(pipeline *p, const batch *b, const batch_plan *plan)
+{
+    const cli_options *o = p->opt;
+    if (!p->has_opener || o->gpu_decode || o->volume || plan->walk_holds != WT_HOLDS_IMAGE ||
+        b->count <= (size_t)p->workers)
+        return;
+    p->ahead = calloc(b->count, sizeof *p->ahead);
+    p->files = b;
+    p->ahead_most = AHEAD_PER_WORKER * p->workers;
+    p->ahead_budget = o->load.max_memory ? o->load.max_memory / 4 : UINT64_MAX;
+}
+
+static void ahead_free(pipeline *p)
+{
+    for (size_t i = 0; p->ahead && i < p->files->count; i++) {
+        wt_image_free(&p->ahead[i].img);
+        free(p->ahead[i].message);
+    }
+    free(p->ahead);
+    p->ahead = NULL;
+}
+
+/* The next file to decode ahead, claimed (locked): its index, or -1 when none
+ * is left or the bounds are reached. */
+static long ahead_claim(pipeline *p)
+{
+    if (!p->ahead || p->ahead_held >= p->ahead_most || p->ahead_bytes >= p->ahead_budget)
+        return -1;
+    while (p->ahead_next < p->files->count) {
+        size_t i = p->ahead_next++;
+        if (p->ahead[i].state == AHEAD_FREE) {
+            p->ahead[i].state = AHEAD_DECODING;
+            p->ahead_held++;
+            return (long)i;
+        }
+    }
+    return -1;
+}
+
+/* Whether @p it's input is left to its worker: not a regular file (stdin, a
+ * FIFO is read once), or an output that -n skips. */
+static int ahead_leaves(const pipeline *p, const batch_item *it)
+{
+    struct stat sb;
+    if (strcmp(it->input, "-") == 0 || stat(it->input, &sb) != 0 || !S_ISREG(sb.st_mode))
+        return 1;
+    return p->opt->no_clobber && it->output && stat(it->output, &sb) == 0;
+}
+
+/* File @p i decoded as its worker would (unlocked), into a->img. Returns 0
+ * when the file is left to its worker. */
+static int ahead_decode_file(pipeline *p, size_t i, pipeline_ahead *a)
+{
+    const batch_item *it = &p->files->items[i];
+    wt_stack *stack = NULL;
+    if (ahead_leaves(p, it) || wt_stack_open(it->input, &p->load, &stack) != WT_OK)
+        return 0;
+    int one_page = wt_stack_pages(stack) == 1;
+    if (one_page) {
+        a->status = wt_stack_read(stack, 0, &a->img);
+        const char *said = a->status != WT_OK ? wt_error_message() : wt_warning_message();
+        a->message = said[0] ? strdup(said) : NULL;
+        if (a->status != WT_OK)
+            wt_image_free(&a->img);
+        a->bytes = a->status == WT_OK ? wt_image_bytes(&a->img) : 0;
+    }
+    wt_stack_close(stack);
+    return one_page;
+}
+
+/* ahead_decode_file, the calling thread's messages (its own file's) kept. */
+static int ahead_decode_keeping_messages(pipeline *p, size_t i, pipeline_ahead *a)
+{
+    char error[1024], warning[1024];
+    snprintf(error, sizeof error, "%s", wt_error_message());
+    snprintf(warning, sizeof warning, "%s", wt_warning_message());
+    int kept = ahead_decode_file(p, i, a);
+    wt_error_set(WT_OK, "%s", error);
+    wt_warning_clear();
+    if (warning[0])
+        wt_warning_set("%s", warning);
+    return kept;
+}
+
+/* Decode claimed file @p i ahead (called locked; unlocks while decoding). */
+static void ahead_decode(pipeline *p, size_t i)
+{
+    pipeline_ahead *a = &p->ahead[i];
+    pthread_mutex_unlock(&p->lock);
+    double t0 = wt_seconds();
+    int kept = ahead_decode_keeping_messages(p, i, a);
+    double dt = wt_seconds() - t0;
+    pthread_mutex_lock(&p->lock);
+    a->state = kept ? AHEAD_READY : AHEAD_GONE;
+    p->ahead_held -= !kept;
+    p->ahead_done += kept;
+    p->ahead_bytes += a->bytes;
+    p->stats.decode += dt;
+    pthread_cond_broadcast(&p->freed);
+}
+
+/* Wait (locked) while the pool opens, decoding files ahead meanwhile. */
+static void wait_opening(pipeline *p)
+{
+    while (p->opening) {
+        long i = ahead_claim(p);
+        if (i >= 0)
+            ahead_decode(p, (size_t)i);
+        else
+            pthread_cond_wait(&p->freed, &p->lock);
+    }
+}
+
+/* An owned image's pixels copied into @p room when it can hold them. */
+static void move_into_room(wt_image *img, wt_pixel_room *room)
+{
+    size_t bytes = wt_image_bytes(img);
+    if (!room || img->room || !bytes || !room->reserve(room, bytes))
+        return;
+    memcpy(room->data, img->pixels, bytes);
+    free(img->pixels);
+    img->pixels = room->data;
+    img->room = room;
+}
+
+/* The image decoded ahead for @p item's input (page 0 of @p stack, an input
+ * of one page), once it is decoded: 1 with *@p st its outcome (the message or
+ * warning this thread's), its pixels moved into @p room when not NULL; 0:
+ * none, decode it here (the file is then left to this thread). */
+static int ahead_take(pipeline *p, batch_item *item, const char *file, wt_stack *stack,
+                      size_t page, wt_pixel_room *room, wt_image *img, wt_status *st)
+{
+    if (!p->ahead || !item || !stack || page != 0 || wt_stack_pages(stack) != 1 ||
+        strcmp(file, item->input) != 0)
+        return 0;
+    pipeline_ahead *a = &p->ahead[item - p->files->items], got;
+    pthread_mutex_lock(&p->lock);
+    while (a->state == AHEAD_DECODING)
+        pthread_cond_wait(&p->freed, &p->lock);
+    got = *a;
+    if (a->state == AHEAD_READY) {
+        p->ahead_held--;
+        p->ahead_bytes -= a->bytes;
+    }
+    *a = (pipeline_ahead){.state = AHEAD_GONE};
+    pthread_mutex_unlock(&p->lock);
+    if (got.state != AHEAD_READY)
+        return 0;
+    *st = got.status;
+    *img = got.img;
+    wt_warning_clear();
+    if (got.status != WT_OK)
+        wt_error_set(got.status, "%s", got.message ? got.message : "");
+    else if (got.message)
+        wt_warning_set("%s", got.message);
+    if (got.status == WT_OK)
+        move_into_room(img, room);
+    free(got.message);
+    return 1;
+}
+
 /* Wait until the pool is open (nothing to wait for unless a GPU opens in
- * the background). */
+ * the background), decoding files ahead meanwhile. */
 static void wait_for_pool(pipeline *p)
 {
     pthread_mutex_lock(&p->lock);
-    while (p->opening)
-        pthread_cond_wait(&p->freed, &p->lock);
+    wait_opening(p);
     pthread_mutex_unlock(&p->lock);
 }
 
@@ -311,7 +521,10 @@ static void wait_for_pool(pipeline *p)
  * page-locked buffers (wt_engine_host_alloc, grown when a file needs more,
  * freed at the end): JPEG decodes into the first, the engine draws the mosaic
  * into the second, and the images only borrow them (wt_image.room). Images
- * larger than ROOM_MOST keep malloc'd pixels. WT_PIXEL_ROOMS=0: never (the
+ * larger than ROOM_MOST keep malloc'd pixels. Not for folders of no more
+ * files than workers: page-locking a room costs more than the staged copies
+ * of the one file it would serve (decompose -O of 10 4096^2 JPEGs, H200:
+ * 883 ms before rooms, 1,453 with 1 GB of them). WT_PIXEL_ROOMS=0: never (the
  * staged copies, for comparisons); 1: CPU pools too (malloc'd rooms, which
  * test the borrowing path). */
 
@@ -323,7 +536,7 @@ static int rooms_wanted(const pipeline *p)
     const char *env = wt_env()->pixel_rooms;
     if (env && *env)
         return strcmp(env, "0") != 0;
-    return p->is_gpu;
+    return p->is_gpu && !p->rooms_once;
 }
 
 /* wt_pixel_room.reserve of a worker's room: its old memory freed, then
@@ -356,6 +569,17 @@ static wt_status rooms_init(pipeline *p, int workers)
     return WT_OK;
 }
 
+/* Every worker's rooms made p->room_hint bytes as the pool opens (in the
+ * background: page-locking memory takes time the first files would wait for
+ * while the next ones decode); a file that needs more grows them. */
+static void reserve_rooms(pipeline *p)
+{
+    for (int i = 0; p->rooms_on && p->room_hint && i < p->workers; i++) {
+        room_reserve(&p->rooms[i].input, p->room_hint);
+        room_reserve(&p->rooms[i].output, p->room_hint);
+    }
+}
+
 /* The rooms' memory freed (the pool still open: its engine frees it). */
 static void rooms_free(pipeline *p)
 {
@@ -384,6 +608,13 @@ wt_pixel_room *pipeline_output_room(pipeline *p)
     return r ? &r->output : NULL;
 }
 
+void pipeline_input_to_room(pipeline *p, wt_image *img)
+{
+    pipeline_rooms *r = worker_rooms(p);
+    if (r)
+        move_into_room(img, &r->input);
+}
+
 /* ---- the GPU opened in the background --------------------------------------
  * When a GPU is to be tried (--device auto that chose it, or a named cuda
  * device), it opens (about 0.35 s) on a thread of its own while the workers
@@ -410,6 +641,11 @@ static wt_status open_first_engines(pipeline *p)
 static void *open_pool(void *arg)
 {
     pipeline *p = arg;
+    double t0 = wt_seconds();
+    size_t delay_ms = wt_env_count(wt_env()->open_delay_ms, 0);
+    if (delay_ms && p->opened_behind)
+        nanosleep(&(struct timespec){(time_t)(delay_ms / 1000), (long)(delay_ms % 1000) * 1000000},
+                  NULL);
     /* the pool is the opener's alone while p->opening: no lock until done */
     wt_status st = open_first_engines(p);
     if (st == WT_OK && wt_engine_is_cpu(p->engines[0]))
@@ -426,8 +662,10 @@ static void *open_pool(void *arg)
         say_engines(p, p->workers, p->threads);
         start_gpu_codec(p);
         p->rooms_on = rooms_wanted(p);
+        reserve_rooms(p);
     }
     pthread_mutex_lock(&p->lock);
+    p->opened_in = wt_seconds() - t0;
     p->opening = 0;
     pthread_cond_broadcast(&p->freed);
     pthread_mutex_unlock(&p->lock);
@@ -452,37 +690,47 @@ int pipeline_stopped(void *pipe)
 }
 
 /* Whether a GPU is to be tried, so that the pool opens in the background:
- * a named one (cuda, cuda:N, lists), or one auto chose that exists. */
+ * a named one (cuda, cuda:N, lists), or one auto chose (whether one exists
+ * is for the opener to find). */
 static int opens_a_gpu(pipeline *p, const wt_auto_job *job)
 {
     if (strcmp(p->device, "auto") != 0)
         return strcmp(p->device, "cpu") != 0;
     p->cpu_chosen = auto_takes_cpu(p, job);
-    return !p->cpu_chosen && wt_gpu_count() > 0;
+    /* whether a device exists is the opener's question: counting them
+     * initialises CUDA (cuInit, a good part of the opening) */
+    return !p->cpu_chosen && strstr(wt_backends(), "cuda") != NULL;
 }
 
 /* The pool: a GPU opened in the background (CLI_CONTINUE), else opened at
  * once (CLI_CONTINUE, or an exit code after its one line);
- * WT_GPU_OPEN_FIRST=1 opens a GPU at once too (comparisons). */
+ * WT_GPU_OPEN_FIRST=1 opens a GPU at once too (comparisons),
+ * WT_OPEN_DELAY_MS any pool in the background, late (tests). */
 static int open_engines(pipeline *p, const wt_auto_job *job)
 {
     const char *first = wt_env()->gpu_open_first;
-    if (opens_a_gpu(p, job) && !(first && strcmp(first, "1") == 0)) {
+    int behind = opens_a_gpu(p, job) && !(first && strcmp(first, "1") == 0);
+    if (behind || wt_env_count(wt_env()->open_delay_ms, 0) > 0) {
         p->opening = 1;
         p->is_gpu = 1;
+        p->opened_behind = 1; /* (before the opener reads it) */
         if (pthread_create(&p->opener, NULL, open_pool, p) == 0) {
             p->has_opener = 1;
             return CLI_CONTINUE;
         }
+        p->opened_behind = 0;
     }
     open_pool(p);
     return p->open_status == WT_OK ? CLI_CONTINUE : EXIT_SOME_FAILED;
 }
 
-int pipeline_open(pipeline *p, const cli_options *opt, int workers, const wt_auto_job *job)
+int pipeline_open(pipeline *p, const cli_options *opt, int workers, const wt_auto_job *job,
+                  size_t room_hint, size_t files)
 {
     memset(p, 0, sizeof *p);
     p->opt = opt;
+    p->room_hint = room_hint;
+    p->rooms_once = files > 0 && files <= (size_t)workers;
     p->load = opt->load;
     p->load.max_memory /= (uint64_t)(workers > 0 ? workers : 1);
     p->workers = workers;
@@ -516,6 +764,7 @@ void pipeline_close(pipeline *p)
     if (!p->engines)
         return;
     pipeline_wait_open(p);
+    ahead_free(p);
     if (p->gpu_codec)
         wt_gpu_jpeg_stop();
     rooms_free(p);
@@ -531,10 +780,7 @@ static int engine_acquire(pipeline *p)
     int got = -1;
     pthread_mutex_lock(&p->lock);
     while (got < 0) {
-        if (p->opening) { /* the pool is not ours to read yet */
-            pthread_cond_wait(&p->freed, &p->lock);
-            continue;
-        }
+        wait_opening(p); /* the pool is not ours to read until it is open */
         if (p->nengines == 0)
             break;
         if (!p->usable)
@@ -572,6 +818,7 @@ static void engine_release(pipeline *p, int i, const wt_engine_times *before, do
     pthread_mutex_lock(&p->lock);
     p->stats.waited += taken - asked;
     p->stats.held += held;
+    p->stats.longest = held > p->stats.longest ? held : p->stats.longest;
     p->stats.upload += after.upload - before->upload;
     p->stats.transform += after.transform - before->transform;
     p->stats.download += after.download - before->download;
@@ -678,7 +925,9 @@ static wt_status decode_timed(pipeline *p, batch_item *item, const char *file, w
     wt_load_options load = p->load;
     load.room = room;
     double t0 = wt_seconds();
-    wt_status st = stack ? wt_stack_read_in(stack, page, room, img) : wt_image_load(file, &load, img);
+    wt_status st;
+    if (!ahead_take(p, item, file, stack, page, room, img, &st))
+        st = stack ? wt_stack_read_in(stack, page, room, img) : wt_image_load(file, &load, img);
     double dt = wt_seconds() - t0;
     if (st == WT_OK && wt_warning_message()[0] && !p->opt->quiet)
         batch_note(item, "warning: %s", wt_warning_message());

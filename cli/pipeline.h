@@ -17,6 +17,7 @@
 typedef struct pipeline_stats {
     double decode, upload, transform, download, encode;
     double held, waited; /* an engine held by a file, a file waiting for one */
+    double longest;      /* the longest that one file held an engine */
     unsigned long images;
     double pixels;
 } pipeline_stats;
@@ -26,6 +27,9 @@ typedef struct pipeline_stats {
 typedef struct pipeline_rooms {
     wt_pixel_room input, output;
 } pipeline_rooms;
+
+/* A file decoded ahead while a GPU opened (pipeline.c, "decoding ahead"). */
+typedef struct pipeline_ahead pipeline_ahead;
 
 /* What a command's files share: options, a pool of engines (one CPU engine
  * per worker; or the GPU engines, one per device, that workers take in turn
@@ -47,13 +51,22 @@ typedef struct pipeline {
     /* GPU pools (WT_PIXEL_ROOMS): one per worker (batch_worker_index) */
     pipeline_rooms *rooms;
     int rooms_on;
+    size_t room_hint; /* bytes each room is made as the pool opens (0: none) */
+    int rooms_once;   /* no more files than workers: a room would serve one file */
     /* a GPU opens on a thread of its own while the first files decode (pipeline.c) */
     const char *device;    /* --device, or "cpu" for volumes the GPU does not run */
     pthread_t opener;
-    int has_opener, opening;
+    int has_opener, opening, opened_behind; /* opened_behind: on that thread */
     int cpu_chosen;        /* the auto model chose the CPU engine */
     wt_status open_status; /* the pool could not be opened: why (the batch stops) */
     char open_error[512];
+    double opened_in;      /* seconds the background opening took (-v) */
+    /* while a GPU opens, the waiting workers decode the next files (pipeline.c) */
+    const batch *files;
+    pipeline_ahead *ahead; /* one per file; NULL: no decoding ahead */
+    size_t ahead_next;     /* the first file not looked at yet */
+    int ahead_held, ahead_most, ahead_done; /* being decoded or waiting; at most; in all */
+    uint64_t ahead_bytes, ahead_budget;     /* pixels waiting; at most */
     /* --gpu-decode, --gpu-encode: the GPU JPEG codec runs; what (for bench) */
     int gpu_codec;
     char gpu_codec_text[96];
@@ -61,8 +74,12 @@ typedef struct pipeline {
 
 /* Open the engines named by --device; -v says which run. Returns an exit
  * code, or CLI_CONTINUE. @p workers: files processed at a time; @p job:
- * what --device auto weighs (NULL: try the GPU first). */
-int pipeline_open(pipeline *p, const cli_options *opt, int workers, const wt_auto_job *job);
+ * what --device auto weighs (NULL: try the GPU first); @p room_hint: bytes
+ * of pixels a file is likely to have (its first's samples; 0: unknown), for
+ * the pixel rooms the pool's opening makes; @p files: the folder's (0:
+ * unknown), no more than @p workers: no rooms (each would serve one file). */
+int pipeline_open(pipeline *p, const cli_options *opt, int workers, const wt_auto_job *job,
+                  size_t room_hint, size_t files);
 /* Wait until the engines are open (a GPU's open while the first files
  * decode); pipeline_close waits too. */
 void pipeline_wait_open(pipeline *p);
@@ -106,6 +123,11 @@ wt_status pipeline_decode_borrowing(pipeline *p, batch_item *item, const char *f
 /* The calling worker's room for an image drawn for its file (a mosaic), or
  * NULL when the pool has none: at most one such image at a time. */
 wt_pixel_room *pipeline_output_room(pipeline *p);
+/* @p img's pixels, when it owns them, copied into the calling worker's input
+ * room when the pool has rooms (an input decoded while a GPU opened, before
+ * the rooms were there): the image must be the worker's only one that
+ * borrows that room, and gone before its next file. */
+void pipeline_input_to_room(pipeline *p, wt_image *img);
 
 /* The engine section of @p s into @p buf: how long files held an engine (a
  * GPU pool's serial part) and its parts (upload, transform, download; a GPU

@@ -45,6 +45,7 @@ typedef struct wt_env_knobs {
     const char *auto_device;      /* WT_AUTO_DEVICE */
     const char *gpu_lanes;        /* WT_GPU_LANES */
     const char *gpu_open_first;   /* WT_GPU_OPEN_FIRST */
+    const char *open_delay_ms;    /* WT_OPEN_DELAY_MS */
     const char *pixel_rooms;      /* WT_PIXEL_ROOMS */
     const char *png_whole_max;    /* WT_PNG_WHOLE_MAX */
     const char *png_deflate;      /* WT_PNG_DEFLATE */

@@ -192,7 +192,7 @@ static int bench_files(const cli_options *o, batch *b)
 {
     pipeline p;
     int workers = pipeline_workers(o->jobs, b->count);
-    int rc = pipeline_open(&p, o, workers, NULL);
+    int rc = pipeline_open(&p, o, workers, NULL, 0, 0);
     if (rc != CLI_CONTINUE)
         return rc;
     double in_bytes = warm_page_cache(b);

@@ -211,10 +211,14 @@ static wt_status denoise_file(pipeline *p, page_binding *page, const char *in, c
         st = result_check(p, out, &img, &want);
     if (st == WT_OK)
         st = denoise_options_for(p->opt, &img, in, &d);
-    if (st == WT_OK) /* every denoise writes every sample of its result */
+    /* (waits for a pool that opens in the background: the rooms come with it) */
+    int on_engine = st == WT_OK && pool_estimates(p, &d, &img);
+    if (st == WT_OK) { /* every denoise writes every sample of its result */
+        pipeline_input_to_room(p, &img);
         st = result_alloc_for(&img, want, in, pipeline_output_room(p), &back);
+    }
     double *estimates = NULL; /* made here, not on the engine's time (a GPU is shared), */
-    if (st == WT_OK && !pool_estimates(p, &d, &img)) /* unless the engine makes it */
+    if (st == WT_OK && !on_engine) /* unless the engine makes it */
         st = estimate_noise(&d, &img, in, p->threads, &estimates);
     denoise_job job = {&d, &img, &back, info};
     if (st == WT_OK)

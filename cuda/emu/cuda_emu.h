@@ -91,8 +91,19 @@ static inline const char *cudaGetErrorString(cudaError_t e)
 {
     return e == 0 ? "no error" : "emulated error";
 }
+/* WT_EMU_OPEN_MS=N: a process's first device query takes N ms, as CUDA's
+ * initialisation does on a GPU host (to see what overlaps the opening). */
+static inline void emu_initialise_once(void)
+{
+    static int done;
+    const char *ms = getenv("WT_EMU_OPEN_MS");
+    if (!done && ms)
+        std::this_thread::sleep_for(std::chrono::milliseconds(atoi(ms)));
+    done = 1;
+}
 static inline cudaError_t cudaGetDeviceCount(int *n)
 {
+    emu_initialise_once();
     *n = getenv("WT_EMU_NO_DEVICE") ? 0 : 1;
     return *n ? cudaSuccess : cudaErrorNoDevice;
 }

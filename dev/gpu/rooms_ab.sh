@@ -11,7 +11,11 @@
 # files: the rest runs at the steady rate), and its outputs rooms on vs off.
 #   dev/gpu/rooms_ab.sh NEW_BUILD [BASE_BUILD] OUT_DIR
 # (RUNS rounds, default 2; LANES, default "1 2 4"; PHOTOS and SIZE for a
-# smaller folder; ONLY=denoise: the denoise rows alone)
+# smaller folder; ONLY=denoise: the denoise rows alone. The denoise rows
+# alternate the environment settings of SETTINGS, default
+# "WT_PIXEL_ROOMS=1 WT_PIXEL_ROOMS=0"; "WT_GPU_OPEN_FIRST=0
+# WT_GPU_OPEN_FIRST=1" is the A/B of decoding ahead while the GPU opens;
+# DEVICE, default cuda: denoise's --device)
 set -u
 N=$(cd "$1" && pwd)/cli/wavetool
 if [ $# -ge 3 ]; then B=$(cd "$2" && pwd)/cli/wavetool OUT=$3; else B= OUT=$2; fi
@@ -21,52 +25,58 @@ trap 'rm -rf "$D"' EXIT
 cores=$(nproc)
 "$(dirname "$N")/../bench/make-photos" -q -n "${PHOTOS:-200}" -s "${SIZE:-1920x1080}" "$D/photos"
 echo "# $cores cores; $(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)"
+SETTINGS=${SETTINGS:-WT_PIXEL_ROOMS=1 WT_PIXEL_ROOMS=0}
+DEVICE=${DEVICE:-cuda}
 denoise_rows() { # the denoise rows and outputs (after the mosaics' table)
+    local first=${SETTINGS%% *} second=${SETTINGS#* }
+    second=${second%% *}
     mkdir -p "$D/first16"
     for f in $(ls "$D/photos" | head -16); do ln -s "$D/photos/$f" "$D/first16/$f"; done
     echo
-    echo "| denoise -O, -j $cores | rooms | wall ms | img/s | wall ms, first 16 files |" \
-        "steady img/s (the rest) | engine section (-v) |"
+    echo "| denoise -O, -j $cores, --device $DEVICE | setting | wall ms | img/s |" \
+        "wall ms, first 16 files | steady img/s (the rest) | engine section, opening (-v) |"
     echo "| --- | --- | --- | --- | --- | --- | --- |"
     for round in $(seq "${RUNS:-2}"); do
-        for rooms in 1 0; do
-            denoise_row "$rooms" default
-            denoise_row "$rooms" "--sigma 3" --sigma 3
+        for setting in $SETTINGS; do
+            denoise_row "$setting" default
+            denoise_row "$setting" "--sigma 3" --sigma 3
         done
     done
     for v in "default:" "db2-sigma:-w db2 --sigma 3" "depth16:--depth 16"; do
         name=${v%%:*} opts=${v#*:}
-        for rooms in 1 0; do
-            WT_PIXEL_ROOMS=$rooms "$N" denoise -q -j "$cores" --device cuda -O "$D/dn$rooms" \
-                $opts "$D/photos" || echo "denoise failed: $name rooms $rooms"
+        for setting in "$first" "$second"; do
+            env "$setting" "$N" denoise -q -j "$cores" --device "$DEVICE" -O "$D/dn-$setting" \
+                $opts "$D/photos" || echo "denoise failed: $name $setting"
         done
-        echo "denoise outputs $name ($(ls "$D/dn1" | wc -l) files): rooms on vs off:" \
-            "$(diff -rq "$D/dn1" "$D/dn0" | wc -l) differ"
-        rm -rf "$D/dn1" "$D/dn0"
+        echo "denoise outputs $name ($(ls "$D/dn-$first" | wc -l) files): $first vs $second:" \
+            "$(diff -rq "$D/dn-$first" "$D/dn-$second" | wc -l) differ"
+        rm -rf "$D/dn-$first" "$D/dn-$second"
     done
 }
-denoise_ns() { # rooms folder options...: wall ns of denoise -O of the folder
-    local rooms=$1 dir=$2 t0 t1
+denoise_ns() { # setting folder options...: wall ns of denoise -O of the folder
+    local setting=$1 dir=$2 t0 t1
     shift 2
     rm -rf "$D/dn"
     t0=$(date +%s%N)
-    WT_PIXEL_ROOMS=$rooms "$N" denoise -q -j "$cores" --device cuda -O "$D/dn" "$@" "$dir" ||
+    env "$setting" "$N" denoise -q -j "$cores" --device "$DEVICE" -O "$D/dn" "$@" "$dir" ||
         echo "denoise failed" >&2
     t1=$(date +%s%N)
     rm -rf "$D/dn"
     echo $((t1 - t0))
 }
-denoise_row() { # rooms label options...: the folder, its first 16 files (the GPU's opening
-    local rooms=$1 label=$2 all few section # and the start: the rest runs at the steady rate)
+denoise_row() { # setting label options...: the folder, its first 16 files (the GPU's opening
+    local setting=$1 label=$2 all few section # and the start: the rest runs at the steady rate)
     shift 2
-    few=$(denoise_ns "$rooms" "$D/first16" "$@")
-    all=$(denoise_ns "$rooms" "$D/photos" "$@")
-    section=$(WT_PIXEL_ROOMS=$rooms "$N" denoise -v -j "$cores" --device cuda -O "$D/dn" "$@" \
-        "$D/photos" 2>&1 >/dev/null | grep 'engine section' | sed 's/.*engine section: //')
+    few=$(denoise_ns "$setting" "$D/first16" "$@")
+    all=$(denoise_ns "$setting" "$D/photos" "$@")
+    local opened='s/^wavetool: GPU opened in \([0-9.]* s\)[^;]*; \([0-9]*\) files* decoded ahead'
+    opened="$opened meanwhile; closed in \\([0-9.]* s\\)/opened in \\1, \\2 ahead, closed in \\3/p"
+    section=$(env "$setting" "$N" denoise -v -j "$cores" --device "$DEVICE" -O "$D/dn" "$@" \
+        "$D/photos" 2>&1 >/dev/null | sed -n "s/.*engine section: //p; $opened" | tr '\n' ' ')
     rm -rf "$D/dn"
     local n=${PHOTOS:-200} steady=-
     [ "$all" -gt "$few" ] && steady=$(((n - 16) * 1000000000 / (all - few)))
-    echo "| $label | $rooms | $((all / 1000000)) | $((n * 1000000000 / all)) |" \
+    echo "| $label | $setting | $((all / 1000000)) | $((n * 1000000000 / all)) |" \
         "$((few / 1000000)) | $steady | $section |"
 }
 if [ "${ONLY:-}" = denoise ]; then

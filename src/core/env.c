@@ -25,6 +25,9 @@
  *                           (cli/pipeline.c; comparisons)
  *   WT_GPU_OPEN_FIRST=1     a file command opens its GPU before any file, not
  *                           while the first files decode (comparisons)
+ *   WT_OPEN_DELAY_MS=N      a file command's engines, CPU ones too, open on a
+ *                           thread of their own N ms late (tests: the files
+ *                           decoded ahead meanwhile, on any machine)
  *   WT_PNG_WHOLE_MAX=BYTES  largest filtered PNG image compressed in one
  *                           call; larger ones stream through zlib
  *   WT_PNG_DEFLATE=fastz|libdeflate  what compresses PNG level 1 (default:
@@ -65,6 +68,7 @@ static void read_knobs(void)
         .auto_device = getenv("WT_AUTO_DEVICE"),
         .gpu_lanes = getenv("WT_GPU_LANES"),
         .gpu_open_first = getenv("WT_GPU_OPEN_FIRST"),
+        .open_delay_ms = getenv("WT_OPEN_DELAY_MS"),
         .pixel_rooms = getenv("WT_PIXEL_ROOMS"),
         .png_whole_max = getenv("WT_PNG_WHOLE_MAX"),
         .png_deflate = getenv("WT_PNG_DEFLATE"),

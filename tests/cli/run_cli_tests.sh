@@ -735,6 +735,50 @@ expect "pixel rooms: the same reconstructions (rooms on and off)" \
     sh -c 'ls rooms/rc1/c16.png rooms/rc1/rooms/npz0/trunc.png \
               rooms/rcf1/rooms/npz0/photo.tif >/dev/null &&
            diff -r rooms/rc0 rooms/rc1 && diff -r rooms/rcf0 rooms/rcf1'
+# decoding ahead: while a pool opens in the background (WT_OPEN_DELAY_MS: a CPU
+# pool too, late), the workers waiting for it decode the next files; the same
+# outputs, messages and exit status as with the pool open before any file
+mkdir -p ahead/in
+cp rgb8.png ahead/in/a.png && cp photo.jpg ahead/in/b.jpg && cp gray16.png ahead/in/c.png
+cp trunc.jpg ahead/in/d.jpg && cp pal.png ahead/in/e.png && head -c 60 rgb8.png >ahead/in/f.png
+cp big8.png ahead/in/g.png && cp odd.png ahead/in/h.png && cp graya16.png ahead/in/i.png
+$PY -c 'h = "{\"descr\": \"|u1\", \"fortran_order\": False, \"shape\": (3, 20, 30), }".replace("\"", chr(39))
+h = h.ljust(117) + "\n" # a 3-page uint8 .npy (--stack first), without numpy
+open("ahead/in/k.npy", "wb").write(b"\x93NUMPY\x01\x00" + bytes([len(h), 0]) + h.encode() + bytes(i % 251 for i in range(1800)))'
+ahead_run() { # DELAY_MS ROOMS NAME COMMAND OPTIONS...: report in ahead/NAME.out, messages .err
+    local delay=$1 rooms=$2 name=$3
+    shift 3
+    WT_OPEN_DELAY_MS=$delay WT_PIXEL_ROOMS=$rooms "$WT" "$@" -v -j 2 --lenient --stack first \
+        --device cpu ahead/in >"ahead/$name.out" 2>"ahead/$name.err"
+    echo "exit $?" >>"ahead/$name.err"
+}
+# same_run NAME OTHER: the same outputs (-O ahead/NAME), report and messages (sorted;
+# but the opening's line)
+same_run() {
+    { [ ! -e "ahead/$1" ] || diff -r "ahead/$1" "ahead/$2"; } &&
+        cmp "ahead/$1.out" "ahead/$2.out" &&
+        diff <(grep -v 'decoded ahead' "ahead/$1.err" | sort) \
+            <(grep -v 'decoded ahead' "ahead/$2.err" | sort)
+}
+for rooms in 0 1; do
+    ahead_run 0 $rooms dn0$rooms denoise --ext tif -O ahead/dn0$rooms
+    ahead_run 700 $rooms dn7$rooms denoise --ext tif -O ahead/dn7$rooms
+    ahead_run 0 $rooms npz0$rooms decompose -w db2 --ext npz -O ahead/npz0$rooms
+    ahead_run 700 $rooms npz7$rooms decompose -w db2 --ext npz -O ahead/npz7$rooms
+done
+expect "decoding ahead: files decoded while the pool opened" \
+    grep -q 'engines opened in .* [1-9][0-9]* files* decoded ahead' ahead/dn71.err
+same_denoise() {
+    grep -q "exit 1" ahead/dn70.err && ls ahead/dn70/k.tif ahead/dn71/d.tif &&
+        same_run dn70 dn00 && same_run dn71 dn01 && same_run dn71 dn00
+}
+expect "decoding ahead: denoise, the same outputs and messages (rooms off and on)" same_denoise
+same_npz() { same_run npz70 npz00 && same_run npz71 npz01; }
+expect "decoding ahead: decompose to .npz, the same outputs and messages" same_npz
+ahead_run 700 0 st7 stats --format tsv
+ahead_run 0 0 st0 stats --format tsv
+same_stats() { grep -q "decoded ahead" ahead/st7.err && grep -q "exit 1" ahead/st7.err && same_run st7 st0; }
+expect "decoding ahead: stats, the same report" same_stats
 run "$WT" bench --pipeline --device cpu --format json -O pbout pb
 if [ "$rc" -eq 0 ] && [ "$(grep -c '"pass": "full".*"images": 10,' "$out")" -eq 1 ] &&
     [ "$(ls pbout | wc -l)" -eq 10 ]; then
