@@ -13,6 +13,7 @@
 #define WT_LAUNCH_BOUNDS(n)
 #define WT_LAUNCH_BOUNDS_MIN(n, blocks)
 #define WT_SYNC() ((void)0)
+#define WT_SYNC_AND(pred) (pred)
 #define WT_PDL_BEGIN() ((void)0)
 #define WT_GRID_SYNC() wt_emu_grid_sync()
 #define WT_CHECK_ALIGNED(p, n) wt_emu_check_aligned(p, n)
@@ -39,6 +40,8 @@
 #define WT_LAUNCH_BOUNDS_MIN(n, blocks)                                                          \
     __launch_bounds__(n, (blocks) * (n) <= WT_SM_THREADS ? (blocks) : WT_SM_THREADS / (n))
 #define WT_SYNC() __syncthreads()
+/* A barrier that also answers whether @p pred held on every thread. */
+#define WT_SYNC_AND(pred) __syncthreads_and(pred)
 /* Programmatic dependent launch (sm_90 and later): let the next kernel on the
  * stream be scheduled, then wait until the previous one has finished and
  * its writes are visible; immediate when the kernel was launched plainly.

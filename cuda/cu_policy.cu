@@ -74,6 +74,9 @@ static void policy_defaults(cu_policy *q)
     q->vol_sweep_inverse = CU_VOL_SWEEP_INVERSE;
     q->vol_sweep_stages = CU_VOL_SWEEP_STAGES;
     q->vol_sweep_barriers = CU_VOL_SWEEP_BARRIERS;
+    q->vol_sweep_ring = CU_VOL_SWEEP_RING;
+    q->vol_sweep_rows = CU_VOL_SWEEP_ROWS;
+    q->vol_sweep_plain = CU_VOL_SWEEP_PLAIN;
     q->vol_lift_tile = CU_VOL_LIFT_TILE;
 }
 
@@ -153,6 +156,9 @@ static const policy_field fields[] = {
     FIELD(vol_sweep_inverse, FIELD_INT, 0, 1),
     FIELD(vol_sweep_stages, FIELD_INT, 2, 4),
     FIELD(vol_sweep_barriers, FIELD_INT, 1, 2),
+    FIELD(vol_sweep_ring, FIELD_INT, 0, 1),
+    FIELD(vol_sweep_rows, FIELD_INT, 0, 1),
+    FIELD(vol_sweep_plain, FIELD_INT, 0, 1),
     FIELD(vol_lift_tile, FIELD_INT, 0, 1),
 };
 #undef FIELD

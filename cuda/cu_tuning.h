@@ -271,6 +271,28 @@
 #ifndef CU_VOL_SWEEP_STAGES /* policy */
 #define CU_VOL_SWEEP_STAGES 4
 #endif
+/* The forward sweep's z sums: 1 a ring of registers (the ring's turn a
+ * compile-time constant in each of 2 P instances of a plane's sums, P =
+ * ceil(S / 2) outputs pending: no sums moved a slot a pair), 0 moved a slot
+ * every pair (8 (P - 1) moves). Not yet measured on the device
+ * (dev/notes/gpu-volumes.md, branch vol27b). */
+#ifndef CU_VOL_SWEEP_RING /* policy */
+#define CU_VOL_SWEEP_RING 1
+#endif
+/* The forward sweep's windows at a y or x border: 1 a row pointer a row
+ * (and the window's own columns where it lies inside along x), 0 a 3-D
+ * address and the column and row tables a value (sload_value). Not yet
+ * measured on the device. */
+#ifndef CU_VOL_SWEEP_ROWS /* policy */
+#define CU_VOL_SWEEP_ROWS 1
+#endif
+/* The inverse sweep's windows that lie inside the bands along x (every
+ * column a coefficient of its own, lo and hi alternating): 1 copied from
+ * the row's two band lines at fixed offsets, 0 through the column table, a
+ * band select and a zero test a value. Not yet measured on the device. */
+#ifndef CU_VOL_SWEEP_PLAIN /* policy */
+#define CU_VOL_SWEEP_PLAIN 1
+#endif
 #ifndef CU_VOL_LIFT_TILE /* policy */
 #define CU_VOL_LIFT_TILE 1
 #endif
