@@ -8,6 +8,7 @@
 #ifdef WT_CUDA_EMULATE
 #include "emu/cuda_emu.h"
 #define WT_DEV inline
+#define WT_DEV_NOINLINE __attribute__((noinline))
 #define WT_GLOBAL static
 #define WT_GRID_CONST
 #define WT_LAUNCH_BOUNDS(n)
@@ -24,6 +25,7 @@
 #include <cuda_runtime.h>
 #include <cooperative_groups.h>
 #define WT_DEV __device__ __forceinline__
+#define WT_DEV_NOINLINE __device__ __noinline__ /* rare paths: a call, not a copy a call site */
 #define WT_GLOBAL __global__
 #define WT_GRID_CONST __grid_constant__
 #define WT_LAUNCH_BOUNDS(n) __launch_bounds__(n)

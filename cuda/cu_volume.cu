@@ -456,21 +456,30 @@ WT_DEV void sload_value(const cu_slevel &L, size_t c, int z, int zc, const swind
     for (int row_ = (int)threadIdx.y; row_ < (rows); row_ += CU_SSTEP_Y)                          \
         for (int col_ = (int)threadIdx.x; col_ < (cols); col_ += CU_SSTEP_X)
 
+/* The extended signal at window value (@p r, @p x) of plane @p z: a call,
+ * for the rare values that are combinations (sload_border). */
+WT_DEV_NOINLINE float ssignal_called(const cu_slevel &L, size_t c, int z, const swindow &W, int r,
+                                     int x)
+{
+    return ssignal_at(L, c, z, W.oy + r, W.ox + x);
+}
+
 /* Plane @p z (its source plane @p zc: scopy_of) of the window of a block
  * at a y or x border (the sweep's, vol_sweep_rows): a row pointer a row
  * whose row and plane copy a sample, the window's own columns where it lies
- * inside along x (W.in_x), else the column table; rows that are zero or
- * evaluated (rare: extensions by combinations, past what outputs need) a
- * value at a time (sload_value). */
+ * inside along x (W.in_x), else the column table; values that are
+ * combinations (rare: extensions other than copies) by a call. */
 WT_DEV void sload_border(const cu_slevel &L, size_t c, int z, int zc, const swindow &W, float *win)
 {
     const cu_saxis &Z = L.ax[0], &Y = L.ax[1], &X = L.ax[2];
+#pragma unroll 1 /* a row's three kinds of columns, not each row's */
     for (int r = (int)threadIdx.y; r < W.wy; r += CU_SSTEP_Y) {
         const int yc = W.rows[r];
         float *to = win + r * W.ws;
-        if (zc < 0 || yc < 0) {
+        if (zc < 0 || yc < 0) { /* a row of zeros or of combinations */
+            const int zero = zc == SCOPY_ZERO || yc == SCOPY_ZERO;
             for (int x = (int)threadIdx.x; x < W.wx; x += CU_SSTEP_X)
-                sload_value(L, c, z, zc, W, r, x, to + x);
+                to[x] = zero || W.cols[x] == SCOPY_ZERO ? 0.0f : ssignal_called(L, c, z, W, r, x);
             continue;
         }
         const float *row = L.src + ((c * Z.n + zc) * (size_t)Y.n + yc) * X.n;
@@ -483,10 +492,8 @@ WT_DEV void sload_border(const cu_slevel &L, size_t c, int z, int zc, const swin
             const int xc = W.cols[x];
             if (xc >= 0)
                 sasync_copy(to + x, row + xc);
-            else if (xc == SCOPY_ZERO)
-                to[x] = 0.0f;
             else
-                to[x] = ssignal_at(L, c, z, W.oy + r, W.ox + x);
+                to[x] = xc == SCOPY_ZERO ? 0.0f : ssignal_called(L, c, z, W, r, x);
         }
     }
 }
@@ -992,6 +999,29 @@ WT_DEV int scoef_at(const cu_saxis &A, int m)
     return 2 * i + p;
 }
 
+/* The inverse sweep's tile (vsweep_inverse) and its longest span. */
+#define CU_ISWEEP_TY (CU_SRUN * CU_STHREADS / 64) /* 16 rows: a run a thread */
+#define CU_ISWEEP_TX 64
+#define CU_ISWEEP_SPAN 13 /* the longest span the inverse sweep takes (12 taps) */
+
+/* A window row of @p wx columns from @p ox that lie inside the bands along
+ * x (vol_sweep_plain: column x is coefficient (ox + x) / 2 of band (ox + x)
+ * & 1, lo or hi) into @p to. Lane l copies columns l + CU_SLANES j, all of
+ * one band, CU_SLANES / 2 coefficients apart: one band pointer a row and
+ * fixed offsets (the GPU's block has CU_SLANES lanes; the emulation's one
+ * thread plays them all). */
+WT_DEV void sload_plain_row(const float *lo, const float *hi, int ox, int wx, float *to)
+{
+    for (int l = (int)threadIdx.x; l < CU_SLANES; l += CU_SSTEP_X) {
+        const int m = ox + l;
+        const float *from = (m & 1 ? hi : lo) + (m >> 1);
+#pragma unroll
+        for (int j = 0; j < (CU_ISWEEP_TX + CU_ISWEEP_SPAN + CU_SLANES - 1) / CU_SLANES; j++)
+            if (l + j * CU_SLANES < wx)
+                sasync_copy(to + l + j * CU_SLANES, from + j * (CU_SLANES / 2));
+    }
+}
+
 /* Plane @p m of the interleaved coefficients' window into @p win (its
  * tables: scoef_at along y and x). @p ROWS: FOR_ROWS's steps (the sweep),
  * else the block's at run time. */
@@ -1009,11 +1039,8 @@ WT_DEV void sload_coefs(const cu_slevel &L, size_t c, int m, const swindow &W, f
         const size_t line = ((c * nz + (zc >> 1)) * (size_t)ny + (yc >> 1));
         const float *lo = live ? sband(L, pz, py, 0) + line * X.nlo : NULL,
                     *hi = live ? sband(L, pz, py, 1) + line * X.nhi : NULL;
-        if (ROWS && live && L.plain_x && W.in_x) { /* column x: band (ox + x) & 1, (ox + x) / 2 */
-            for (int x = (int)threadIdx.x; x < W.wx; x += step_x) {
-                const int m = W.ox + x; /* its parity the lane's: the step is even */
-                sasync_copy(win + r * W.ws + x, (m & 1 ? hi : lo) + (m >> 1));
-            }
+        if (ROWS && live && L.plain_x && W.in_x) {
+            sload_plain_row(lo, hi, W.ox, W.wx, win + r * W.ws);
             continue;
         }
         for (int x = (int)threadIdx.x; x < W.wx; x += step_x) {
@@ -1304,10 +1331,6 @@ WT_GLOBAL void WT_LAUNCH_BOUNDS_MIN(CU_STHREADS, ZREG && S <= 9 ? 3 : 2)
  * order x, y, z of vlevel_inverse (z last holds (S - 1) x CU_SRUN sums a
  * thread; z first would hold S band pages x 8 bands of every position of
  * the tile's y/x halo, and filter that halo along z too). */
-
-#define CU_ISWEEP_TY (CU_SRUN * CU_STHREADS / 64) /* 16 rows: a run a thread */
-#define CU_ISWEEP_TX 64
-#define CU_ISWEEP_SPAN 13 /* the longest span the inverse sweep takes (12 taps) */
 
 /* @p f(q) with the parity @p q (0 or 1) a compile-time constant: the
  * weights w[q][j] it reads are then operands of the FMAs (constant bank,
