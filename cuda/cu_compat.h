@@ -15,6 +15,7 @@
 #define WT_LAUNCH_BOUNDS_MIN(n, blocks)
 #define WT_SYNC() ((void)0)
 #define WT_SYNC_AND(pred) (pred)
+#define WT_ASSUME(cond) ((void)0)
 #define WT_PDL_BEGIN() ((void)0)
 #define WT_GRID_SYNC() wt_emu_grid_sync()
 #define WT_CHECK_ALIGNED(p, n) wt_emu_check_aligned(p, n)
@@ -44,6 +45,9 @@
 #define WT_SYNC() __syncthreads()
 /* A barrier that also answers whether @p pred held on every thread. */
 #define WT_SYNC_AND(pred) __syncthreads_and(pred)
+/* What the compiler may take as true (a kernel's block shape: loops over
+ * its lanes then run once, unrolled, without bounds tests). */
+#define WT_ASSUME(cond) __builtin_assume(cond)
 /* Programmatic dependent launch (sm_90 and later): let the next kernel on the
  * stream be scheduled, then wait until the previous one has finished and
  * its writes are visible; immediate when the kernel was launched plainly.

@@ -449,6 +449,14 @@ WT_DEV void sload_value(const cu_slevel &L, size_t c, int z, int zc, const swind
 #define CU_SSTEP_Y CU_SROWS
 #endif
 
+/* The sweeps' block is CU_SLANES x CU_SROWS threads (slaunch): told to the
+ * compiler, a loop from threadIdx.x over a row of n values in CU_SLANES
+ * steps is ceil(n / CU_SLANES) unrolled copies, no loop test left. */
+WT_DEV void sassume_block(void)
+{
+    WT_ASSUME(threadIdx.x < CU_SLANES && threadIdx.y < CU_SROWS);
+}
+
 /* Every (row < @p rows, column < @p cols) of a tile, a warp a row (the
  * lanes along it): no divisions, for stages whose rows are about as many
  * as the warps or more (the sweeps: CU_SSTEP_X, CU_SSTEP_Y steps). */
@@ -909,6 +917,7 @@ WT_GLOBAL void WT_LAUNCH_BOUNDS_MIN(CU_STHREADS, 2)
     vsweep_forward(const WT_GRID_CONST cu_slevel L)
 {
     WT_DYN_SMEM(float, smem);
+    sassume_block();
     const cu_saxis &Z = L.ax[0], &Y = L.ax[1], &X = L.ax[2];
     constexpr int P = (S + 1) / 2;
     size_t c;
@@ -1357,6 +1366,7 @@ WT_GLOBAL void WT_LAUNCH_BOUNDS_MIN(CU_STHREADS, S <= 9 ? 3 : 2)
 {
     static_assert(CU_ISWEEP_TY * CU_ISWEEP_TX == CU_SRUN * CU_STHREADS, "a run a thread");
     WT_DYN_SMEM(float, smem);
+    sassume_block();
     const cu_saxis &Z = L.ax[0], &Y = L.ax[1], &X = L.ax[2];
     constexpr int ty = CU_ISWEEP_TY, tx = CU_ISWEEP_TX;
     size_t c;
