@@ -293,6 +293,13 @@
 #ifndef CU_VOL_SWEEP_PLAIN /* policy */
 #define CU_VOL_SWEEP_PLAIN 1
 #endif
+/* The forward sweep's blocks an SM for spans to 6 (db2, db3, sym3, coif1,
+ * bior2.2, ...): 2 (102-121 registers) or 3 (built for 80 registers:
+ * span 4 fits, span 6 spills 68-120 bytes). Not yet measured on the
+ * device. */
+#ifndef CU_VOL_SWEEP_BLOCKS /* policy */
+#define CU_VOL_SWEEP_BLOCKS 2
+#endif
 #ifndef CU_VOL_LIFT_TILE /* policy */
 #define CU_VOL_LIFT_TILE 1
 #endif

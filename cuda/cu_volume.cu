@@ -727,6 +727,7 @@ template <int N, int Q = 0, typename F> WT_DEV void swith_index(int q, F f)
 #define CU_SWEEP_TY CU_SROWS /* output pairs a block across y and x: one a thread */
 #define CU_SWEEP_TX CU_SLANES
 #define CU_SWEEP_SPAN 12   /* the longest span the sweep takes */
+#define CU_SWEEP_SPAN3 6   /* the longest built for 3 blocks an SM too */
 
 /* The pairs a thread owns: one on the GPU, every one of the block's in the
  * emulation (one thread plays them all). */
@@ -909,11 +910,12 @@ WT_DEV int ssweep_slot(int k, int *u, int *v)
     return t < CU_SWEEP_TY * CU_SWEEP_TX;
 }
 
-/* Two blocks an SM (sm_90: 103-126 registers; at three blocks' 80 even
- * db3's span, 6, spills). @p ONE: one barrier a plane (ssweep_run);
- * @p RING: the z sums in a ring (ssweep_add_ring), else moved a slot a pair. */
-template <int S, bool ONE, bool RING>
-WT_GLOBAL void WT_LAUNCH_BOUNDS_MIN(CU_STHREADS, 2)
+/* @p BLOCKS an SM: 2 (sm_90: 102-128 registers) or, for spans to
+ * CU_SWEEP_SPAN3, 3 (vol_sweep_blocks; 80 registers: S 4 fits, S 6 spills
+ * 68-120 bytes). @p ONE: one barrier a plane (ssweep_run); @p RING: the z
+ * sums in a ring (ssweep_add_ring), else moved a slot a pair. */
+template <int S, bool ONE, bool RING, int BLOCKS>
+WT_GLOBAL void WT_LAUNCH_BOUNDS_MIN(CU_STHREADS, BLOCKS)
     vsweep_forward(const WT_GRID_CONST cu_slevel L)
 {
     WT_DYN_SMEM(float, smem);
@@ -2026,6 +2028,17 @@ static wt_status slaunch_span(cu_engine *ce, cu_slevel &L, int inverse, int chan
 
 /* The sweep's instance for the level's span (forward: vsweep_instance;
  * inverse: the span, odd). */
+/* The forward sweep of span @p S at the blocks an SM of the policy
+ * (vol_sweep_blocks: 3 where built for, else 2). */
+template <int S, bool ONE, bool RING>
+static wt_status vsweep_forward_go(cu_engine *ce, cu_slevel &L, int channels, size_t smem)
+{
+    if constexpr (S <= CU_SWEEP_SPAN3)
+        if (ce->pol.vol_sweep_blocks == 3)
+            return slaunch(ce, vsweep_forward<S, ONE, RING, 3>, L, 0, channels, smem);
+    return slaunch(ce, vsweep_forward<S, ONE, RING, 2>, L, 0, channels, smem);
+}
+
 template <bool ONE, bool RING>
 static wt_status vsweep_go(cu_engine *ce, cu_slevel &L, int inverse, int channels, size_t smem)
 {
@@ -2039,12 +2052,12 @@ static wt_status vsweep_go(cu_engine *ce, cu_slevel &L, int inverse, int channel
         default: return slaunch(ce, vsweep_inverse<13, ONE>, L, 1, channels, smem);
         }
     switch (vsweep_instance(L.ax[0].span)) {
-    case 4: return slaunch(ce, vsweep_forward<4, ONE, RING>, L, 0, channels, smem);
-    case 6: return slaunch(ce, vsweep_forward<6, ONE, RING>, L, 0, channels, smem);
-    case 8: return slaunch(ce, vsweep_forward<8, ONE, RING>, L, 0, channels, smem);
-    case 9: return slaunch(ce, vsweep_forward<9, ONE, RING>, L, 0, channels, smem);
-    case 10: return slaunch(ce, vsweep_forward<10, ONE, RING>, L, 0, channels, smem);
-    default: return slaunch(ce, vsweep_forward<12, ONE, RING>, L, 0, channels, smem);
+    case 4: return vsweep_forward_go<4, ONE, RING>(ce, L, channels, smem);
+    case 6: return vsweep_forward_go<6, ONE, RING>(ce, L, channels, smem);
+    case 8: return vsweep_forward_go<8, ONE, RING>(ce, L, channels, smem);
+    case 9: return vsweep_forward_go<9, ONE, RING>(ce, L, channels, smem);
+    case 10: return vsweep_forward_go<10, ONE, RING>(ce, L, channels, smem);
+    default: return vsweep_forward_go<12, ONE, RING>(ce, L, channels, smem);
     }
 }
 

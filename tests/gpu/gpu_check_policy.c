@@ -24,6 +24,7 @@ static const char *const policies[] = {
     "vol_sweep=0", "vol_sweep_stages=2,vol_waves=8", "vol_sweep_inverse=0",
     "vol_sweep_barriers=2", "vol_sweep_barriers=2,vol_sweep_stages=3",
     "vol_sweep_ring=0,vol_sweep_rows=0,vol_sweep_plain=0", "vol_sweep_ring=0,vol_sweep_barriers=2",
+    "vol_sweep_blocks=3", "vol_sweep_blocks=3,vol_sweep_ring=0,vol_sweep_barriers=2",
     "smem_cap=16K,small_grid=4,pdl_grid=0,uty=8,uty_starlet=16,utxc=48,usmem=8K",
     "entry=sm90-hbm3e,uty=256,uty_starlet=512,utxc=512,usmem=48K",
     "fast_blocks=5,fast_prefetch=0.02",
@@ -37,7 +38,8 @@ static const char *const bad_policies[] = {
     "small_grid=nan", "tile_x=0x40", "vol_fwd_span=65", "tail_bytes=2048M", "vol_zring=2",
     "vol_pair=2", "vol_lift_tile=-1", "vol_sweep=2", "vol_sweep_stages=5",
     "vol_sweep_inverse=2", "vol_sweep_barriers=0", "vol_sweep_barriers=3", "vol_sweep_ring=2",
-    "vol_sweep_rows=-1", "vol_sweep_plain=2", "fast_blocks=3",
+    "vol_sweep_rows=-1", "vol_sweep_plain=2", "vol_sweep_blocks=4",
+    "fast_blocks=3",
     "fast_blocks=6", "fast_prefetch=9", "fast_prefetch=-0.5",
     "fast_blocks_taps=17", "fast_blocks_lift=2",
 };
