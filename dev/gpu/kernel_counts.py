@@ -51,13 +51,13 @@ def ptx_mix():
 def registers():
     regs, name = {}, None
     for line in open(log):
-        m = re.search(r"Compiling entry function '(\S+)'", line)
+        m = re.search(r"Compiling entry function '(\S+)'|Function properties for (\S+)", line)
         if m:
-            name = m.group(1)
+            name = m.group(1) or m.group(2)
         m = re.search(r"(\d+) bytes spill stores", line)
         if m and name:
             regs.setdefault(name, {})["spill"] = int(m.group(1))
-        m = re.search(r"Used (\d+) registers", line)
+        m = re.search(r"Used (\d+) registers", line)  # after the entry's own properties
         if m and name:
             regs.setdefault(name, {})["regs"] = int(m.group(1))
     return regs
