@@ -2,7 +2,8 @@
 """Static SASS of the kernels whose name matches PATTERN in a
 `cuobjdump -sass` listing: instructions in all, by opcode, and each loop
 (a branch back to a lower address: the span from its target to it) with
-its instruction count and its FFMA / MOV / IMAD / LDS / LDGSTS share.
+its instruction count and its FFMA / MOV / IMAD / LDS / LDGSTS share, and
+its IMADs by kind (IMAD.MOV moves, IMAD.WIDE 64-bit addresses, ...).
 The sweeps' plane loop is the largest loop of each kernel.
 
     cuobjdump -sass FILE.o > F.sass; dev/gpu/sass_loops.py F.sass 'vsweep_'
@@ -36,6 +37,15 @@ def report(name, code):
         print(f"  loop {lo:#06x}-{hi:#06x}: {n} instructions; " +
               ", ".join(f"{k} {c[k]}" for k in ("FFMA", "MOV", "IMAD", "IADD3", "LEA", "ISETP",
                                                 "LDS", "LDGSTS", "STG", "BRA", "BAR", "LDC")))
+        print("    IMAD by kind: " + imad_kinds(body))
+
+
+def imad_kinds(body):
+    """The loop's IMADs by modifier: IMAD.MOV (a move on the FMA pipe),
+    IMAD.WIDE (64-bit addresses), IMAD.IADD / IMAD.SHL (adds and shifts),
+    plain IMAD (a multiply-add of indices)."""
+    kinds = Counter(".".join(op.split(".")[:2]) for _, op, _ in body if op.startswith("IMAD"))
+    return ", ".join(f"{k} {v}" for k, v in kinds.most_common())
 
 
 name, code = None, []
