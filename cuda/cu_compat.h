@@ -8,11 +8,14 @@
 #ifdef WT_CUDA_EMULATE
 #include "emu/cuda_emu.h"
 #define WT_DEV inline
+#define WT_DEV_NOINLINE __attribute__((noinline))
 #define WT_GLOBAL static
 #define WT_GRID_CONST
 #define WT_LAUNCH_BOUNDS(n)
 #define WT_LAUNCH_BOUNDS_MIN(n, blocks)
 #define WT_SYNC() ((void)0)
+#define WT_SYNC_AND(pred) (pred)
+#define WT_ASSUME(cond) ((void)0)
 #define WT_PDL_BEGIN() ((void)0)
 #define WT_GRID_SYNC() wt_emu_grid_sync()
 #define WT_CHECK_ALIGNED(p, n) wt_emu_check_aligned(p, n)
@@ -23,6 +26,7 @@
 #include <cuda_runtime.h>
 #include <cooperative_groups.h>
 #define WT_DEV __device__ __forceinline__
+#define WT_DEV_NOINLINE __device__ __noinline__ /* rare paths: a call, not a copy a call site */
 #define WT_GLOBAL __global__
 #define WT_GRID_CONST __grid_constant__
 #define WT_LAUNCH_BOUNDS(n) __launch_bounds__(n)
@@ -39,6 +43,11 @@
 #define WT_LAUNCH_BOUNDS_MIN(n, blocks)                                                          \
     __launch_bounds__(n, (blocks) * (n) <= WT_SM_THREADS ? (blocks) : WT_SM_THREADS / (n))
 #define WT_SYNC() __syncthreads()
+/* A barrier that also answers whether @p pred held on every thread. */
+#define WT_SYNC_AND(pred) __syncthreads_and(pred)
+/* What the compiler may take as true (a kernel's block shape: loops over
+ * its lanes then run once, unrolled, without bounds tests). */
+#define WT_ASSUME(cond) __builtin_assume(cond)
 /* Programmatic dependent launch (sm_90 and later): let the next kernel on the
  * stream be scheduled, then wait until the previous one has finished and
  * its writes are visible; immediate when the kernel was launched plainly.

@@ -282,6 +282,39 @@
 #ifndef CU_VOL_SWEEP_STAGES /* policy */
 #define CU_VOL_SWEEP_STAGES 4
 #endif
+/* The forward sweep's z sums: 1 a ring of registers (the ring's turn a
+ * compile-time constant in each of 2 P instances of a plane's sums, P =
+ * ceil(S / 2) outputs pending: no sums moved a slot a pair), 0 moved a slot
+ * every pair (8 (P - 1) moves). H200, 512^3 L3 forward % of copy, 1 / 0:
+ * db3 22.8 / 20.6, cdf97 21.9 / 18.9, coif2 15.0 / 13.4, db2 23.9 / 24.0
+ * (dev/notes/gpu-volumes.md, branch vol27b). */
+#ifndef CU_VOL_SWEEP_RING /* policy */
+#define CU_VOL_SWEEP_RING 1
+#endif
+/* The forward sweep's windows at a y or x border: 1 a row pointer a row
+ * (and the window's own columns where it lies inside along x), 0 a 3-D
+ * address and the column and row tables a value (sload_value). H200,
+ * 512^3 L3 forward % of copy, 1 / 0: db2 23.9 / 21.3, cdf97 21.9 / 17.1,
+ * db3 22.8 / 21.0. */
+#ifndef CU_VOL_SWEEP_ROWS /* policy */
+#define CU_VOL_SWEEP_ROWS 1
+#endif
+/* The inverse sweep's windows that lie inside the bands along x (every
+ * column a coefficient of its own, lo and hi alternating): 1 copied from
+ * the row's two band lines at fixed offsets, 0 through the column table, a
+ * band select and a zero test a value. H200, 512^3 L3 inverse % of copy,
+ * 1 / 0: db2 27.0 / 26.1, db3 23.0 / 22.3, cdf97 21.8 / 21.4. */
+#ifndef CU_VOL_SWEEP_PLAIN /* policy */
+#define CU_VOL_SWEEP_PLAIN 1
+#endif
+/* The forward sweep's blocks an SM for spans to 6 (db2, db3, sym3, coif1,
+ * bior2.2, ...): 2 (102-121 registers) or 3 (built for 80 registers:
+ * span 4 fits, span 6 spills 68-120 bytes). H200, 512^3 L3 forward % of
+ * copy, 2 / 3: db2 23.9 / 27.0, db3 22.8 / 22.6: 3 in the H200's entry
+ * (cu_policy.cu); 2 here until the H100 is measured. */
+#ifndef CU_VOL_SWEEP_BLOCKS /* policy */
+#define CU_VOL_SWEEP_BLOCKS 2
+#endif
 #ifndef CU_VOL_LIFT_TILE /* policy */
 #define CU_VOL_LIFT_TILE 1
 #endif

@@ -248,6 +248,8 @@ typedef struct cu_slevel {
     unsigned tiles[3]; /* blocks along each axis */
     int stages;        /* window buffers (2 to 4): planes in flight + 1 */
     int zreg;          /* inverse: the z filter in registers (szreg_fits) */
+    int border_rows;   /* forward sweep: border windows a row pointer a row (sload_border) */
+    int plain_x;       /* inverse sweep: windows inside along x copied plainly (sload_coefs) */
     const float *src;  /* forward: the signal */
     float *dst;        /* inverse: the signal */
     float *bands[8];   /* key order */
@@ -397,6 +399,7 @@ WT_DEV int scopy_of(const cu_saxis &A, int i)
 typedef struct swindow {
     int oy, ox, wy, wx, ws;
     int inner; /* inside the volume across y and x: planes copied along z are plain copies */
+    int in_x;  /* every column its own sample (forward) or coefficient (inverse): cols[x] = ox + x */
     const int *rows, *cols;
 } swindow;
 
@@ -408,7 +411,8 @@ WT_DEV void swindow_place(const cu_slevel &L, const int k0[3], int *tables, swin
     const cu_saxis &Y = L.ax[1], &X = L.ax[2];
     W.oy = 2 * k0[1] + Y.org;
     W.ox = 2 * k0[2] + X.org;
-    W.inner = W.oy >= 0 && W.oy + W.wy <= Y.n && W.ox >= 0 && W.ox + W.wx <= X.n;
+    W.in_x = W.ox >= 0 && W.ox + W.wx <= X.n;
+    W.inner = W.oy >= 0 && W.oy + W.wy <= Y.n && W.in_x;
     int *rows = tables, *cols = rows + W.wy;
     W.rows = rows, W.cols = cols;
     FOR_BLOCK(k, W.wy)
@@ -445,12 +449,62 @@ WT_DEV void sload_value(const cu_slevel &L, size_t c, int z, int zc, const swind
 #define CU_SSTEP_Y CU_SROWS
 #endif
 
+/* The sweeps' block is CU_SLANES x CU_SROWS threads (slaunch): told to the
+ * compiler, a loop from threadIdx.x over a row of n values in CU_SLANES
+ * steps is ceil(n / CU_SLANES) unrolled copies, no loop test left. */
+WT_DEV void sassume_block(void)
+{
+    WT_ASSUME(threadIdx.x < CU_SLANES && threadIdx.y < CU_SROWS);
+}
+
 /* Every (row < @p rows, column < @p cols) of a tile, a warp a row (the
  * lanes along it): no divisions, for stages whose rows are about as many
  * as the warps or more (the sweeps: CU_SSTEP_X, CU_SSTEP_Y steps). */
 #define FOR_ROWS(row_, col_, rows, cols)                                                           \
     for (int row_ = (int)threadIdx.y; row_ < (rows); row_ += CU_SSTEP_Y)                          \
         for (int col_ = (int)threadIdx.x; col_ < (cols); col_ += CU_SSTEP_X)
+
+/* The extended signal at window value (@p r, @p x) of plane @p z: a call,
+ * for the rare values that are combinations (sload_border). */
+WT_DEV_NOINLINE float ssignal_called(const cu_slevel &L, size_t c, int z, const swindow &W, int r,
+                                     int x)
+{
+    return ssignal_at(L, c, z, W.oy + r, W.ox + x);
+}
+
+/* Plane @p z (its source plane @p zc: scopy_of) of the window of a block
+ * at a y or x border (the sweep's, vol_sweep_rows): a row pointer a row
+ * whose row and plane copy a sample, the window's own columns where it lies
+ * inside along x (W.in_x), else the column table; values that are
+ * combinations (rare: extensions other than copies) by a call. */
+WT_DEV void sload_border(const cu_slevel &L, size_t c, int z, int zc, const swindow &W, float *win)
+{
+    const cu_saxis &Z = L.ax[0], &Y = L.ax[1], &X = L.ax[2];
+#pragma unroll 1 /* a row's three kinds of columns, not each row's */
+    for (int r = (int)threadIdx.y; r < W.wy; r += CU_SSTEP_Y) {
+        const int yc = W.rows[r];
+        float *to = win + r * W.ws;
+        if (zc < 0 || yc < 0) { /* a row of zeros or of combinations */
+            const int zero = zc == SCOPY_ZERO || yc == SCOPY_ZERO;
+            for (int x = (int)threadIdx.x; x < W.wx; x += CU_SSTEP_X)
+                to[x] = zero || W.cols[x] == SCOPY_ZERO ? 0.0f : ssignal_called(L, c, z, W, r, x);
+            continue;
+        }
+        const float *row = L.src + ((c * Z.n + zc) * (size_t)Y.n + yc) * X.n;
+        if (W.in_x) {
+            for (int x = (int)threadIdx.x; x < W.wx; x += CU_SSTEP_X)
+                sasync_copy(to + x, row + W.ox + x);
+            continue;
+        }
+        for (int x = (int)threadIdx.x; x < W.wx; x += CU_SSTEP_X) {
+            const int xc = W.cols[x];
+            if (xc >= 0)
+                sasync_copy(to + x, row + xc);
+            else
+                to[x] = xc == SCOPY_ZERO ? 0.0f : ssignal_called(L, c, z, W, r, x);
+        }
+    }
+}
 
 /* Plane @p z of the extended signal's window into @p win (copies issued
  * and committed; sasync_wait and a barrier before it is read). @p ROWS:
@@ -470,6 +524,8 @@ WT_DEV void sload_signal(const cu_slevel &L, size_t c, int z, const swindow &W, 
         } else {
             FOR_TILE(r, x, W.wy, W.wx) copy(r, x);
         }
+    } else if (ROWS && L.border_rows) {
+        sload_border(L, c, z, zc, W, win);
     } else {
         auto value = [&](int r, int x) { sload_value(L, c, z, zc, W, r, x, win + r * W.ws + x); };
         if constexpr (ROWS) {
@@ -652,9 +708,26 @@ WT_GLOBAL void WT_LAUNCH_BOUNDS_MIN(CU_STHREADS, S == 2 ? 3 : 2)
  * rounded up to an instance (4, 6, 8, 9, 10, 12: vsweep_instance), the
  * taps past the filter's zero. */
 
+/* @p f(sconst<Q>()) for the @p q (0 <= q < N) as a compile-time constant Q:
+ * register arrays indexed by it stay registers, weights indexed by it are
+ * the FMAs' constant operands. */
+template <int Q> struct sconst {
+    static constexpr int value = Q;
+};
+template <int N, int Q = 0, typename F> WT_DEV void swith_index(int q, F f)
+{
+    if constexpr (Q + 1 < N)
+        if (q != Q) {
+            swith_index<N, Q + 1>(q, f);
+            return;
+        }
+    f(sconst<Q>());
+}
+
 #define CU_SWEEP_TY CU_SROWS /* output pairs a block across y and x: one a thread */
 #define CU_SWEEP_TX CU_SLANES
 #define CU_SWEEP_SPAN 12   /* the longest span the sweep takes */
+#define CU_SWEEP_SPAN3 6   /* the longest built for 3 blocks an SM too */
 
 /* The pairs a thread owns: one on the GPU, every one of the block's in the
  * emulation (one thread plays them all). */
@@ -708,6 +781,49 @@ WT_DEV void ssweep_add(const cu_saxis &Z, ssweep_acc<S> &A, const float v[4], in
     }
 }
 
+/* The ring (vol_sweep_ring): plane @p Q of a cycle of 2 P planes (P pairs:
+ * the cycle's pair R = Q / 2, plane e = Q & 1 of it) into the sums. Logical
+ * slot s (ssweep_add's) is A.out[(s + R) % P], so an output keeps its slot
+ * from its first plane to its last and nothing moves; its first plane (tap
+ * 0: e 0, s P - 1) sets the slot the output before it left. */
+template <int S, int Q>
+WT_DEV void ssweep_add_ring(const cu_saxis &Z, ssweep_acc<S> &A, const float v[4])
+{
+    constexpr int P = (S + 1) / 2, R = Q / 2, e = Q & 1;
+#pragma unroll
+    for (int s = 0; s < P; s++) {
+        const int j = 2 * (P - 1 - s) + e, slot = (s + R) % P;
+        if (j >= S)
+            continue;
+#pragma unroll
+        for (int b = 0; b < 4; b++) {
+            const float lo = j ? A.out[slot][b][0] : 0.0f, hi = j ? A.out[slot][b][1] : 0.0f;
+            A.out[slot][b][0] = lo + Z.w[0][j] * v[b];
+            A.out[slot][b][1] = hi + Z.w[1][j] * v[b];
+        }
+    }
+}
+
+/* Output @p out (its 8 bands: out[b][pz]) written at z output @p kz, where a
+ * band has it. */
+WT_DEV void ssweep_write(const cu_slevel &L, size_t c, const float out[4][2], int kz, int ky,
+                         int kx)
+{
+    const cu_saxis &Z = L.ax[0], &Y = L.ax[1], &X = L.ax[2];
+#pragma unroll
+    for (int b = 0; b < 4; b++) {
+        const int py = b >> 1, px = b & 1, ny = sband_len(Y, py), nx = sband_len(X, px);
+        if (ky >= ny || kx >= nx)
+            continue;
+        const size_t at = (size_t)ky * nx + kx;
+#pragma unroll
+        for (int pz = 0; pz < 2; pz++)
+            if (kz < sband_len(Z, pz))
+                sband(L, pz, py, px)[(c * sband_len(Z, pz) + kz) * (size_t)ny * nx + at] =
+                    out[b][pz];
+    }
+}
+
 /* The completed output (slot 0) written at z output @p kz (where a band has
  * it), the sums moved a slot on. */
 template <int S>
@@ -715,20 +831,8 @@ WT_DEV void ssweep_emit(const cu_slevel &L, size_t c, ssweep_acc<S> &A, int kz, 
                         int kx)
 {
     constexpr int P = (S + 1) / 2;
-    const cu_saxis &Z = L.ax[0], &Y = L.ax[1], &X = L.ax[2];
     if (write)
-#pragma unroll
-        for (int b = 0; b < 4; b++) {
-            const int py = b >> 1, px = b & 1, ny = sband_len(Y, py), nx = sband_len(X, px);
-            if (ky >= ny || kx >= nx)
-                continue;
-            const size_t at = (size_t)ky * nx + kx;
-#pragma unroll
-            for (int pz = 0; pz < 2; pz++)
-                if (kz < sband_len(Z, pz))
-                    sband(L, pz, py, px)[(c * sband_len(Z, pz) + kz) * (size_t)ny * nx + at] =
-                        A.out[0][b][pz];
-        }
+        ssweep_write(L, c, A.out[0], kz, ky, kx);
 #pragma unroll
     for (int s = 0; s + 1 < P; s++)
 #pragma unroll
@@ -806,13 +910,16 @@ WT_DEV int ssweep_slot(int k, int *u, int *v)
     return t < CU_SWEEP_TY * CU_SWEEP_TX;
 }
 
-/* Two blocks an SM (sm_90: 103-126 registers; at three blocks' 80 even
- * db3's span, 6, spills). @p ONE: one barrier a plane (ssweep_run). */
-template <int S, bool ONE>
-WT_GLOBAL void WT_LAUNCH_BOUNDS_MIN(CU_STHREADS, 2)
+/* @p BLOCKS an SM: 2 (sm_90: 102-128 registers) or, for spans to
+ * CU_SWEEP_SPAN3, 3 (vol_sweep_blocks; 80 registers: S 4 fits, S 6 spills
+ * 68-120 bytes). @p ONE: one barrier a plane (ssweep_run); @p RING: the z
+ * sums in a ring (ssweep_add_ring), else moved a slot a pair. */
+template <int S, bool ONE, bool RING, int BLOCKS>
+WT_GLOBAL void WT_LAUNCH_BOUNDS_MIN(CU_STHREADS, BLOCKS)
     vsweep_forward(const WT_GRID_CONST cu_slevel L)
 {
     WT_DYN_SMEM(float, smem);
+    sassume_block();
     const cu_saxis &Z = L.ax[0], &Y = L.ax[1], &X = L.ax[2];
     constexpr int P = (S + 1) / 2;
     size_t c;
@@ -846,7 +953,11 @@ WT_GLOBAL void WT_LAUNCH_BOUNDS_MIN(CU_STHREADS, 2)
                 break;
             float b[4];
             ssweep_y<S>(Y, s1 + h * half, W.wy, tx, u, v, b);
-            if (e) /* the taps' index a constant */
+            if constexpr (RING) /* the plane's place in the ring's turn a constant */
+                swith_index<2 * P>(i % (2 * P), [&](auto q) {
+                    ssweep_add_ring<S, decltype(q)::value>(Z, A[k], b);
+                });
+            else if (e) /* the taps' index a constant */
                 ssweep_add<S>(Z, A[k], b, 1);
             else
                 ssweep_add<S>(Z, A[k], b, 0);
@@ -859,7 +970,15 @@ WT_GLOBAL void WT_LAUNCH_BOUNDS_MIN(CU_STHREADS, 2)
             int u, v;
             if (!ssweep_slot(k, &u, &v))
                 break;
-            ssweep_emit<S>(L, c, A[k], k0[0] + o, o >= 0, k0[1] + u, k0[2] + v);
+            if constexpr (RING) { /* the completed output: logical slot 0 */
+                if (o >= 0)
+                    swith_index<P>(i / 2 % P, [&](auto r) {
+                        ssweep_write(L, c, A[k].out[decltype(r)::value], k0[0] + o, k0[1] + u,
+                                     k0[2] + v);
+                    });
+            } else {
+                ssweep_emit<S>(L, c, A[k], k0[0] + o, o >= 0, k0[1] + u, k0[2] + v);
+            }
         }
     };
     ssweep_run<ONE>(planes, stages, load, filter_x, rest);
@@ -891,6 +1010,29 @@ WT_DEV int scoef_at(const cu_saxis &A, int m)
     return 2 * i + p;
 }
 
+/* The inverse sweep's tile (vsweep_inverse) and its longest span. */
+#define CU_ISWEEP_TY (CU_SRUN * CU_STHREADS / 64) /* 16 rows: a run a thread */
+#define CU_ISWEEP_TX 64
+#define CU_ISWEEP_SPAN 13 /* the longest span the inverse sweep takes (12 taps) */
+
+/* A window row of @p wx columns from @p ox that lie inside the bands along
+ * x (vol_sweep_plain: column x is coefficient (ox + x) / 2 of band (ox + x)
+ * & 1, lo or hi) into @p to. Lane l copies columns l + CU_SLANES j, all of
+ * one band, CU_SLANES / 2 coefficients apart: one band pointer a row and
+ * fixed offsets (the GPU's block has CU_SLANES lanes; the emulation's one
+ * thread plays them all). */
+WT_DEV void sload_plain_row(const float *lo, const float *hi, int ox, int wx, float *to)
+{
+    for (int l = (int)threadIdx.x; l < CU_SLANES; l += CU_SSTEP_X) {
+        const int m = ox + l;
+        const float *from = (m & 1 ? hi : lo) + (m >> 1);
+#pragma unroll
+        for (int j = 0; j < (CU_ISWEEP_TX + CU_ISWEEP_SPAN + CU_SLANES - 1) / CU_SLANES; j++)
+            if (l + j * CU_SLANES < wx)
+                sasync_copy(to + l + j * CU_SLANES, from + j * (CU_SLANES / 2));
+    }
+}
+
 /* Plane @p m of the interleaved coefficients' window into @p win (its
  * tables: scoef_at along y and x). @p ROWS: FOR_ROWS's steps (the sweep),
  * else the block's at run time. */
@@ -908,6 +1050,10 @@ WT_DEV void sload_coefs(const cu_slevel &L, size_t c, int m, const swindow &W, f
         const size_t line = ((c * nz + (zc >> 1)) * (size_t)ny + (yc >> 1));
         const float *lo = live ? sband(L, pz, py, 0) + line * X.nlo : NULL,
                     *hi = live ? sband(L, pz, py, 1) + line * X.nhi : NULL;
+        if (ROWS && live && L.plain_x && W.in_x) {
+            sload_plain_row(lo, hi, W.ox, W.wx, win + r * W.ws);
+            continue;
+        }
         for (int x = (int)threadIdx.x; x < W.wx; x += step_x) {
             const int xc = cols[x];
             if (live && xc >= 0)
@@ -1109,21 +1255,24 @@ WT_DEV void sinverse_yz(const cu_slevel &L, size_t c, const float *s1, int i, co
 }
 
 /* Places the inverse window @p W (its wy, wx and ws set) at output tile
- * @p i0: its origin and its tables of scoef_at along y and x at @p tables
- * (shared; the block synced after). */
+ * @p i0: its origin, its tables of scoef_at along y and x at @p tables
+ * (shared; the block synced after) and whether every column is its own
+ * coefficient (in_x). */
 WT_DEV void sinverse_place(const cu_slevel &L, const int i0[3], int *tables, swindow &W)
 {
     const cu_saxis &Y = L.ax[1], &X = L.ax[2];
     W.oy = i0[1] + Y.org;
     W.ox = i0[2] + X.org;
     W.inner = 0;
-    int *rows = tables, *cols = rows + W.wy;
+    int *rows = tables, *cols = rows + W.wy, own = 1;
     W.rows = rows, W.cols = cols;
     FOR_BLOCK(k, W.wy)
         rows[k] = scoef_at(Y, W.oy + k);
-    FOR_BLOCK(k, W.wx)
+    FOR_BLOCK(k, W.wx) {
         cols[k] = scoef_at(X, W.ox + k);
-    WT_SYNC();
+        own &= cols[k] == W.ox + k && cols[k] >= 0;
+    }
+    W.in_x = WT_SYNC_AND(own);
 }
 
 /* Shared memory (floats) of an inverse block: the window's coefficient
@@ -1194,22 +1343,12 @@ WT_GLOBAL void WT_LAUNCH_BOUNDS_MIN(CU_STHREADS, ZREG && S <= 9 ? 3 : 2)
  * thread; z first would hold S band pages x 8 bands of every position of
  * the tile's y/x halo, and filter that halo along z too). */
 
-#define CU_ISWEEP_TY (CU_SRUN * CU_STHREADS / 64) /* 16 rows: a run a thread */
-#define CU_ISWEEP_TX 64
-#define CU_ISWEEP_SPAN 13 /* the longest span the inverse sweep takes (12 taps) */
-
 /* @p f(q) with the parity @p q (0 or 1) a compile-time constant: the
  * weights w[q][j] it reads are then operands of the FMAs (constant bank,
  * fixed offsets), not loads at a computed offset. */
-template <int Q> struct sparity {
-    static constexpr int value = Q;
-};
 template <typename F> WT_DEV void swith_parity(int q, F f)
 {
-    if (q)
-        f(sparity<1>());
-    else
-        f(sparity<0>());
+    swith_index<2>(q, f);
 }
 
 /* Shared memory (floats) of an inverse sweep block: the window's tables,
@@ -1229,6 +1368,7 @@ WT_GLOBAL void WT_LAUNCH_BOUNDS_MIN(CU_STHREADS, S <= 9 ? 3 : 2)
 {
     static_assert(CU_ISWEEP_TY * CU_ISWEEP_TX == CU_SRUN * CU_STHREADS, "a run a thread");
     WT_DYN_SMEM(float, smem);
+    sassume_block();
     const cu_saxis &Z = L.ax[0], &Y = L.ax[1], &X = L.ax[2];
     constexpr int ty = CU_ISWEEP_TY, tx = CU_ISWEEP_TX;
     size_t c;
@@ -1773,6 +1913,8 @@ static int vsweep_plan(const cu_engine *ce, const wt_vlevel *l, cu_slevel *L, si
         return 0;
     int wy, ws;
     L->stages = ce->pol.vol_sweep_stages;
+    L->border_rows = ce->pol.vol_sweep_rows;
+    L->plain_x = ce->pol.vol_sweep_plain;
     *smem = (inverse ? sisweep_smem(span, L->stages, halves, &wy, &ws)
                      : ssweep_smem(vsweep_instance(span), L->stages, halves, &wy, &ws)) *
             sizeof(float);
@@ -1886,7 +2028,18 @@ static wt_status slaunch_span(cu_engine *ce, cu_slevel &L, int inverse, int chan
 
 /* The sweep's instance for the level's span (forward: vsweep_instance;
  * inverse: the span, odd). */
-template <bool ONE>
+/* The forward sweep of span @p S at the blocks an SM of the policy
+ * (vol_sweep_blocks: 3 where built for, else 2). */
+template <int S, bool ONE, bool RING>
+static wt_status vsweep_forward_go(cu_engine *ce, cu_slevel &L, int channels, size_t smem)
+{
+    if constexpr (S <= CU_SWEEP_SPAN3)
+        if (ce->pol.vol_sweep_blocks == 3)
+            return slaunch(ce, vsweep_forward<S, ONE, RING, 3>, L, 0, channels, smem);
+    return slaunch(ce, vsweep_forward<S, ONE, RING, 2>, L, 0, channels, smem);
+}
+
+template <bool ONE, bool RING>
 static wt_status vsweep_go(cu_engine *ce, cu_slevel &L, int inverse, int channels, size_t smem)
 {
     if (inverse)
@@ -1899,12 +2052,12 @@ static wt_status vsweep_go(cu_engine *ce, cu_slevel &L, int inverse, int channel
         default: return slaunch(ce, vsweep_inverse<13, ONE>, L, 1, channels, smem);
         }
     switch (vsweep_instance(L.ax[0].span)) {
-    case 4: return slaunch(ce, vsweep_forward<4, ONE>, L, 0, channels, smem);
-    case 6: return slaunch(ce, vsweep_forward<6, ONE>, L, 0, channels, smem);
-    case 8: return slaunch(ce, vsweep_forward<8, ONE>, L, 0, channels, smem);
-    case 9: return slaunch(ce, vsweep_forward<9, ONE>, L, 0, channels, smem);
-    case 10: return slaunch(ce, vsweep_forward<10, ONE>, L, 0, channels, smem);
-    default: return slaunch(ce, vsweep_forward<12, ONE>, L, 0, channels, smem);
+    case 4: return vsweep_forward_go<4, ONE, RING>(ce, L, channels, smem);
+    case 6: return vsweep_forward_go<6, ONE, RING>(ce, L, channels, smem);
+    case 8: return vsweep_forward_go<8, ONE, RING>(ce, L, channels, smem);
+    case 9: return vsweep_forward_go<9, ONE, RING>(ce, L, channels, smem);
+    case 10: return vsweep_forward_go<10, ONE, RING>(ce, L, channels, smem);
+    default: return vsweep_forward_go<12, ONE, RING>(ce, L, channels, smem);
     }
 }
 
@@ -1912,9 +2065,11 @@ static wt_status vsweep_go(cu_engine *ce, cu_slevel &L, int inverse, int channel
 static wt_status vsweep_launch(cu_engine *ce, cu_slevel &L, int inverse, int channels,
                                size_t smem)
 {
-    const wt_status st = ce->pol.vol_sweep_barriers == 1
-                             ? vsweep_go<true>(ce, L, inverse, channels, smem)
-                             : vsweep_go<false>(ce, L, inverse, channels, smem);
+    const int one = ce->pol.vol_sweep_barriers == 1, ring = ce->pol.vol_sweep_ring && !inverse;
+    const wt_status st = one ? (ring ? vsweep_go<true, true>(ce, L, inverse, channels, smem)
+                                     : vsweep_go<true, false>(ce, L, inverse, channels, smem))
+                             : (ring ? vsweep_go<false, true>(ce, L, inverse, channels, smem)
+                                     : vsweep_go<false, false>(ce, L, inverse, channels, smem));
     vsweep_levels[inverse != 0] += st == WT_OK;
     return st;
 }
