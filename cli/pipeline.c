@@ -65,11 +65,13 @@ int pipeline_run_files(pipeline *p, const cli_options *o, const batch_plan *plan
                        o->params.wavelet ? o->params.wavelet->filter_len : 2, wt_cpu_count(),
                        o->volume, workers};
     const int weigh = strcmp(o->device, "auto") == 0 && strstr(wt_backends(), "cuda");
+    /* the first file's samples: the rooms' hint, and auto's first term */
+    uint64_t first = rc == CLI_CONTINUE && b.count ? wt_probe_samples(b.items[0].input) : 0;
     for (size_t i = 0; rc == CLI_CONTINUE && weigh && i < b.count; i++)
-        job.samples += wt_probe_samples(b.items[i].input);
+        job.samples += i == 0 ? first : wt_probe_samples(b.items[i].input);
     if (rc == CLI_CONTINUE)
         rc = pipeline_open(p, o, workers, strcmp(o->device, "auto") == 0 ? &job : NULL,
-                           b.count ? wt_probe_samples(b.items[0].input) : 0, b.count);
+                           (size_t)first, b.count);
     if (rc == CLI_CONTINUE)
         ahead_start(p, &b, plan);
     if (rc == CLI_CONTINUE) {
