@@ -662,6 +662,130 @@ static void lift_sweep(lift_plan *p, real *a, real *d, long m0, long m1, int nar
     }
 }
 
+/* ---- the forward row's inside in registers ------------------------------- */
+
+/* Whether the forward row's inside runs in registers (row_pairs): float
+ * steps of two taps in pairs, a predict d[m] += t0 a[m] + t1 a[m + 1] then
+ * an update a[m] += t0 d[m - 1] + t1 d[m] (cdf97: two pairs, legall53:
+ * one). */
+static int pairs_in_registers(const lift_plan *p)
+{
+    if (p->integer || p->dir < 0 || p->nsteps % 2 || p->nsteps > 4 || p->nsteps == 0)
+        return 0;
+    for (int s = 0; s < p->nsteps; s++) {
+        const lift_step *st = &p->step[s];
+        if (st->ntaps != 2 || st->update != (s & 1) || st->offset != -(s & 1))
+            return 0;
+    }
+    return 1;
+}
+
+/* PAIRS pairs of steps (pairs_in_registers) on the positions [i0, i1) of
+ * a[], d[] (the row's extension split, unchanged here; i1 - i0 a multiple
+ * of VW), each output stored scaled: lo[i - first[0]] = scale[0] * a'[i],
+ * hi[i - first[1]] = scale[1] * d'[i]. Block j's pair k runs at time j +
+ * k (it reads the next block of the pair before it: the predict's a'[m +
+ * 1]); an update's d'[m - 1] is the last lane of the block before. Each
+ * value is the steps' (acc = 0, acc += t0 * x0, acc += t1 * x1, dst +=
+ * acc) on the same inputs: the positions' final values, bit for bit. The
+ * block before i0 starts the pipeline (its first lanes read zeros; only
+ * its last d' is used), so a[], d[] must hold [i0 - VW, i1 + PAIRS * VW). */
+#define ROW_PAIRS(PAIRS)                                                                     \
+    do {                                                                                     \
+        lanes A[PAIRS] = {{0}}, D[PAIRS] = {{0}}; /* pair k's last block */                  \
+        long blocks = (i1 - i0) / VW;                                                        \
+        for (long j = -2; j < blocks + (PAIRS) - 1; j++) {                                   \
+            const real *ab = a + i0 + (j + 1) * VW; /* the first pair: block j + 1 */       \
+            lanes x = LOAD(ab), xn = LOAD(ab + 1), y = LOAD(d + i0 + (j + 1) * VW);          \
+            for (int k = 0; k < (PAIRS); k++) {                                              \
+                const lanes *t = tv[k];                                                      \
+                lanes acc = (lanes){0};                                                      \
+                acc += t[0] * x;                                                             \
+                acc += t[1] * xn;                                                            \
+                lanes dn = y + acc;                                                          \
+                acc = (lanes){0};                                                            \
+                acc += t[2] * SHUFFLE2(D[k], dn, AFTER_LAST);                             \
+                acc += t[3] * dn;                                                            \
+                lanes an = x + acc;                                                          \
+                if (k + 1 < (PAIRS)) { /* the next pair: block j - k, a' one on */          \
+                    x = A[k];                                                                \
+                    xn = SHUFFLE2(A[k], an, BEFORE_FIRST);                                   \
+                    y = D[k];                                                                \
+                }                                                                            \
+                A[k] = an;                                                                   \
+                D[k] = dn;                                                                   \
+            }                                                                                \
+            long out = j + 2 - (PAIRS); /* the block the last pair finished */              \
+            if (out >= 0 && out < blocks) {                                                  \
+                long i = i0 + out * VW;                                                      \
+                AT(lo + i - first[0]) = scale[0] * A[(PAIRS) - 1];                           \
+                AT(hi + i - first[1]) = scale[1] * D[(PAIRS) - 1];                           \
+            }                                                                                \
+        }                                                                                    \
+    } while (0)
+
+static void row_pairs(const lift_plan *p, const real *a, const real *d, long i0, long i1,
+                      const long first[2], const real scale[2], float *lo, float *hi)
+{
+    lanes tv[2][4];
+    for (int k = 0; k < p->nsteps / 2; k++)
+        for (int i = 0; i < 4; i++)
+            tv[k][i] = p->step[2 * k + i / 2].t[i & 1] + (lanes){0};
+    if (p->nsteps == 4)
+        ROW_PAIRS(2);
+    else
+        ROW_PAIRS(1);
+}
+
+/* The positions [inside[0], inside[1]) of a row of @p half positions
+ * (indices of a[], d[]) that row_pairs makes: outputs of both bands, VW
+ * apart from the ends and a multiple of VW long, and room at both ends
+ * for lift_sweep's (forward_ends); 0 where the row is too short. */
+static int inside_of(const lift_plan *p, const forward_out *o, long half, long inside[2])
+{
+    long i0 = max_l(max_l(o->first[0], o->first[1]), 2 * VW);
+    long i1 = min_l(min_l(o->first[0] + o->count[0], o->first[1] + o->count[1]),
+                    half - (p->nsteps / 2 + 1) * VW);
+    i1 = i0 + (i1 - i0) / VW * VW;
+    inside[0] = i0;
+    inside[1] = i1;
+    return i1 - i0 >= 4 * VW;
+}
+
+/* The outputs of band h from index @p from on (of a window starting @p
+ * start positions into the row's). */
+static forward_out outputs_from(const forward_out *o, long start, const long from[2])
+{
+    forward_out r = *o;
+    for (int h = 0; h < 2; h++) {
+        long k = min_l(max_l(from[h] - o->first[h], 0), o->count[h]);
+        r.dst[h] += k;
+        r.src[h] += k;
+        r.first[h] += k - start;
+        r.count[h] -= k;
+        r.done[h] = 0;
+    }
+    return r;
+}
+
+/* The outputs before and after the inside (row_pairs made it): the steps
+ * in place on a window from the row's start to just past the inside's
+ * start, and on one from just before its end to the row's end; each
+ * window's outputs whose positions' inputs lie within it are the whole
+ * row's values (lift_intervals), and those are the ones written. */
+static void forward_ends(lift_plan *p, const forward_out *o, real *a, real *d, long m0, long m1,
+                         const long inside[2])
+{
+    long head = inside[0] + p->right + 1, tail = inside[1] - p->left - 1;
+    forward_out before = *o;
+    for (int h = 0; h < 2; h++)
+        before.count[h] = min_l(o->count[h], max_l(inside[0] - o->first[h], 0));
+    lift_sweep(p, a, d, m0, m0 + head, 1, &before);
+    const long from[2] = {inside[1], inside[1]};
+    forward_out after = outputs_from(o, tail, from);
+    lift_sweep(p, a + tail, d + tail, m0 + tail, m1, 1, &after);
+}
+
 static void lift_row_forward(const wt_line *line, lift_plan *p, const lift_geometry *g,
                              const float *x, float *lo, float *hi, real *scratch)
 {
@@ -682,7 +806,13 @@ static void lift_row_forward(const wt_line *line, lift_plan *p, const lift_geome
                        {0, 0},
                        {g->scale[0], g->scale[1]},
                        p->integer};
-    lift_sweep(p, r.even, r.odd, m0, m1, narrow, &out);
+    long inside[2];
+    if (!pairs_in_registers(p) || !inside_of(p, &out, half, inside)) {
+        lift_sweep(p, r.even, r.odd, m0, m1, narrow, &out);
+        return;
+    }
+    row_pairs(p, r.even, r.odd, inside[0], inside[1], first, g->scale, lo, hi);
+    forward_ends(p, &out, r.even, r.odd, m0, m1, inside);
 }
 
 /* a[m], d[m] for m in [m0, m1) from the bands (coeff_source; the inside
