@@ -664,13 +664,14 @@ static void lift_sweep(lift_plan *p, real *a, real *d, long m0, long m1, int nar
 
 /* ---- the forward row's inside in registers ------------------------------- */
 
-/* Whether the forward row's inside runs in registers (row_pairs): float
- * steps of two taps in pairs, a predict d[m] += t0 a[m] + t1 a[m + 1] then
- * an update a[m] += t0 d[m - 1] + t1 d[m] (cdf97: two pairs, legall53:
- * one). */
-static int pairs_in_registers(const lift_plan *p)
+/* Whether the forward row's inside runs in registers (row_pairs): steps
+ * of two taps in pairs, a predict d[m] += t0 a[m] + t1 a[m + 1] then an
+ * update a[m] += t0 d[m - 1] + t1 d[m] (cdf97: two pairs, legall53: one;
+ * the integer 5/3 where the row is narrow: wt_lift53_step32). */
+static int pairs_in_registers(const lift_plan *p, int narrow)
 {
-    if (p->integer || p->dir < 0 || p->nsteps % 2 || p->nsteps > 4 || p->nsteps == 0)
+    if (p->dir < 0 || p->nsteps % 2 || p->nsteps > 4 || p->nsteps == 0 ||
+        (p->integer && (!narrow || p->nsteps != 2)))
         return 0;
     for (int s = 0; s < p->nsteps; s++) {
         const lift_step *st = &p->step[s];
@@ -680,34 +681,53 @@ static int pairs_in_registers(const lift_plan *p)
     return 1;
 }
 
+/* A float step's value: dst + (0 + t0 x0 + t1 x1), LIFT_STEP's operations. */
+static inline __attribute__((always_inline)) lanes float_step(lanes dst, lanes x0, lanes x1,
+                                                               lanes t0, lanes t1)
+{
+    lanes acc = (lanes){0};
+    acc += t0 * x0;
+    acc += t1 * x1;
+    return dst + acc;
+}
+
+/* The forward integer 5/3's step in 32-bit lanes (lift_apply_i32's narrow
+ * values): predict d - ((x0 + x1) >> 1), update a + ((x0 + x1 + 2) >> 2). */
+static inline __attribute__((always_inline)) ilanes int_step(ilanes dst, ilanes x0, ilanes x1,
+                                                              int update)
+{
+    return update ? dst + ((x0 + x1 + 2) >> 2) : dst - ((x0 + x1) >> 1);
+}
+
+#define FLOAT_STEP(K, UPDATE, DST, X0, X1)                                                   \
+    float_step(DST, X0, X1, tv[K][2 * (UPDATE)], tv[K][2 * (UPDATE) + 1])
+#define INT_STEP(K, UPDATE, DST, X0, X1) int_step(DST, X0, X1, UPDATE)
+#define ILOAD(p) ((ilanes)(*(const ilanes_at *)(p)))
+#define FLOAT_OUT(P, H, V) (AT(P) = scale[H] * (V))
+#define INT_OUT(P, H, V) (*(ilanes_at *)(P) = (V))
+
 /* PAIRS pairs of steps (pairs_in_registers) on the positions [i0, i1) of
  * a[], d[] (the row's extension split, unchanged here; i1 - i0 a multiple
- * of VW), each output stored scaled: lo[i - first[0]] = scale[0] * a'[i],
- * hi[i - first[1]] = scale[1] * d'[i]. Block j's pair k runs at time j +
- * k (it reads the next block of the pair before it: the predict's a'[m +
- * 1]); an update's d'[m - 1] is the last lane of the block before. Each
- * value is the steps' (acc = 0, acc += t0 * x0, acc += t1 * x1, dst +=
- * acc) on the same inputs: the positions' final values, bit for bit. The
- * block before i0 starts the pipeline (its first lanes read zeros; only
- * its last d' is used), so a[], d[] must hold [i0 - VW, i1 + PAIRS * VW). */
-#define ROW_PAIRS(PAIRS)                                                                     \
+ * of VW), in vectors of type V (LD loads one, STEP is a step's value, OUT
+ * stores an output), each output stored: lo[i - first[0]] = a'[i] (the
+ * float steps: scaled), hi[i - first[1]] = d'[i]. Block j's pair k runs at
+ * time j + k (it reads the next block of the pair before it: the
+ * predict's a'[m + 1]); an update's d'[m - 1] is the last lane of the
+ * block before. Each value is the steps' on the same inputs: the
+ * positions' final values, bit for bit. The block before i0 starts the
+ * pipeline (its first lanes read zeros; only its last d' is used), so
+ * a[], d[] must hold [i0 - VW, i1 + PAIRS * VW). */
+#define ROW_PAIRS(PAIRS, V, LD, STEP, OUT)                                                   \
     do {                                                                                     \
-        lanes A[PAIRS] = {{0}}, D[PAIRS] = {{0}}; /* pair k's last block */                  \
+        V A[PAIRS] = {{0}}, D[PAIRS] = {{0}}; /* pair k's last block */                      \
         long blocks = (i1 - i0) / VW;                                                        \
         for (long j = -2; j < blocks + (PAIRS) - 1; j++) {                                   \
-            const real *ab = a + i0 + (j + 1) * VW; /* the first pair: block j + 1 */       \
-            lanes x = LOAD(ab), xn = LOAD(ab + 1), y = LOAD(d + i0 + (j + 1) * VW);          \
+            long b = i0 + (j + 1) * VW; /* the first pair's block */                         \
+            V x = LD(a + b), xn = LD(a + b + 1), y = LD(d + b);                              \
             for (int k = 0; k < (PAIRS); k++) {                                              \
-                const lanes *t = tv[k];                                                      \
-                lanes acc = (lanes){0};                                                      \
-                acc += t[0] * x;                                                             \
-                acc += t[1] * xn;                                                            \
-                lanes dn = y + acc;                                                          \
-                acc = (lanes){0};                                                            \
-                acc += t[2] * SHUFFLE2(D[k], dn, AFTER_LAST);                             \
-                acc += t[3] * dn;                                                            \
-                lanes an = x + acc;                                                          \
-                if (k + 1 < (PAIRS)) { /* the next pair: block j - k, a' one on */          \
+                V dn = STEP(k, 0, y, x, xn);                                                 \
+                V an = STEP(k, 1, x, SHUFFLE2(D[k], dn, AFTER_LAST), dn);                    \
+                if (k + 1 < (PAIRS)) { /* the next pair: the block before, a' one on */      \
                     x = A[k];                                                                \
                     xn = SHUFFLE2(A[k], an, BEFORE_FIRST);                                   \
                     y = D[k];                                                                \
@@ -715,26 +735,41 @@ static int pairs_in_registers(const lift_plan *p)
                 A[k] = an;                                                                   \
                 D[k] = dn;                                                                   \
             }                                                                                \
-            long out = j + 2 - (PAIRS); /* the block the last pair finished */              \
+            long out = j + 2 - (PAIRS); /* the block the last pair finished */               \
             if (out >= 0 && out < blocks) {                                                  \
                 long i = i0 + out * VW;                                                      \
-                AT(lo + i - first[0]) = scale[0] * A[(PAIRS) - 1];                           \
-                AT(hi + i - first[1]) = scale[1] * D[(PAIRS) - 1];                           \
+                OUT(lo + i - first[0], 0, A[(PAIRS) - 1]);                                   \
+                OUT(hi + i - first[1], 1, D[(PAIRS) - 1]);                                   \
             }                                                                                \
         }                                                                                    \
     } while (0)
 
-static void row_pairs(const lift_plan *p, const real *a, const real *d, long i0, long i1,
-                      const long first[2], const real scale[2], float *lo, float *hi)
+static void row_pairs_f32(const lift_plan *p, const real *a, const real *d, long i0, long i1,
+                          const long first[2], const real scale[2], float *lo, float *hi)
 {
     lanes tv[2][4];
     for (int k = 0; k < p->nsteps / 2; k++)
         for (int i = 0; i < 4; i++)
             tv[k][i] = p->step[2 * k + i / 2].t[i & 1] + (lanes){0};
     if (p->nsteps == 4)
-        ROW_PAIRS(2);
+        ROW_PAIRS(2, lanes, LOAD, FLOAT_STEP, FLOAT_OUT);
     else
-        ROW_PAIRS(1);
+        ROW_PAIRS(1, lanes, LOAD, FLOAT_STEP, FLOAT_OUT);
+}
+
+static void row_pairs_i32(const int32_t *a, const int32_t *d, long i0, long i1,
+                          const long first[2], float *lo, float *hi)
+{
+    ROW_PAIRS(1, ilanes, ILOAD, INT_STEP, INT_OUT);
+}
+
+static void row_pairs(const lift_plan *p, const real *a, const real *d, long i0, long i1,
+                      const long first[2], const real scale[2], float *lo, float *hi)
+{
+    if (p->integer)
+        row_pairs_i32((const int32_t *)a, (const int32_t *)d, i0, i1, first, lo, hi);
+    else
+        row_pairs_f32(p, a, d, i0, i1, first, scale, lo, hi);
 }
 
 /* The positions [inside[0], inside[1]) of a row of @p half positions
@@ -774,16 +809,16 @@ static forward_out outputs_from(const forward_out *o, long start, const long fro
  * window's outputs whose positions' inputs lie within it are the whole
  * row's values (lift_intervals), and those are the ones written. */
 static void forward_ends(lift_plan *p, const forward_out *o, real *a, real *d, long m0, long m1,
-                         const long inside[2])
+                         const long inside[2], int narrow)
 {
     long head = inside[0] + p->right + 1, tail = inside[1] - p->left - 1;
     forward_out before = *o;
     for (int h = 0; h < 2; h++)
         before.count[h] = min_l(o->count[h], max_l(inside[0] - o->first[h], 0));
-    lift_sweep(p, a, d, m0, m0 + head, 1, &before);
+    lift_sweep(p, a, d, m0, m0 + head, narrow, &before);
     const long from[2] = {inside[1], inside[1]};
     forward_out after = outputs_from(o, tail, from);
-    lift_sweep(p, a + tail, d + tail, m0 + tail, m1, 1, &after);
+    lift_sweep(p, a + tail, d + tail, m0 + tail, m1, narrow, &after);
 }
 
 static void lift_row_forward(const wt_line *line, lift_plan *p, const lift_geometry *g,
@@ -807,12 +842,12 @@ static void lift_row_forward(const wt_line *line, lift_plan *p, const lift_geome
                        {g->scale[0], g->scale[1]},
                        p->integer};
     long inside[2];
-    if (!pairs_in_registers(p) || !inside_of(p, &out, half, inside)) {
+    if (!pairs_in_registers(p, narrow) || !inside_of(p, &out, half, inside)) {
         lift_sweep(p, r.even, r.odd, m0, m1, narrow, &out);
         return;
     }
     row_pairs(p, r.even, r.odd, inside[0], inside[1], first, g->scale, lo, hi);
-    forward_ends(p, &out, r.even, r.odd, m0, m1, inside);
+    forward_ends(p, &out, r.even, r.odd, m0, m1, inside, narrow);
 }
 
 /* a[m], d[m] for m in [m0, m1) from the bands (coeff_source; the inside
