@@ -664,18 +664,20 @@ static void lift_sweep(lift_plan *p, real *a, real *d, long m0, long m1, int nar
 
 /* ---- the forward row's inside in registers ------------------------------- */
 
-/* Whether the forward row's inside runs in registers (row_pairs): steps
- * of two taps in pairs, a predict d[m] += t0 a[m] + t1 a[m + 1] then an
- * update a[m] += t0 d[m - 1] + t1 d[m] (cdf97: two pairs, legall53: one;
- * the integer 5/3 where the row is narrow: wt_lift53_step32). */
+/* Whether a row's inside runs in registers (row_pairs, row_pairs_inverse):
+ * steps of two taps in pairs, forward a predict d[m] += t0 a[m] + t1 a[m +
+ * 1] then an update a[m] += t0 d[m - 1] + t1 d[m] (cdf97: two pairs,
+ * legall53: one; the integer 5/3 where the row is narrow:
+ * wt_lift53_step32), undone in the opposite order. */
 static int pairs_in_registers(const lift_plan *p, int narrow)
 {
-    if (p->dir < 0 || p->nsteps % 2 || p->nsteps > 4 || p->nsteps == 0 ||
+    if (p->nsteps % 2 || p->nsteps > 4 || p->nsteps == 0 ||
         (p->integer && (!narrow || p->nsteps != 2)))
         return 0;
     for (int s = 0; s < p->nsteps; s++) {
         const lift_step *st = &p->step[s];
-        if (st->ntaps != 2 || st->update != (s & 1) || st->offset != -(s & 1))
+        int update = p->dir > 0 ? s & 1 : !(s & 1);
+        if (st->ntaps != 2 || st->update != update || st->offset != -update)
             return 0;
     }
     return 1;
@@ -691,17 +693,20 @@ static inline __attribute__((always_inline)) lanes float_step(lanes dst, lanes x
     return dst + acc;
 }
 
-/* The forward integer 5/3's step in 32-bit lanes (lift_apply_i32's narrow
- * values): predict d - ((x0 + x1) >> 1), update a + ((x0 + x1 + 2) >> 2). */
+/* The integer 5/3's step in 32-bit lanes (lift_apply_i32's narrow values):
+ * forward (@p dir 1) predict d - ((x0 + x1) >> 1), update a + ((x0 + x1 +
+ * 2) >> 2); inverse (-1) the opposite signs. */
 static inline __attribute__((always_inline)) ilanes int_step(ilanes dst, ilanes x0, ilanes x1,
-                                                              int update)
+                                                              int update, int dir)
 {
-    return update ? dst + ((x0 + x1 + 2) >> 2) : dst - ((x0 + x1) >> 1);
+    ilanes q = update ? (x0 + x1 + 2) >> 2 : (x0 + x1) >> 1;
+    return (update ? dir : -dir) > 0 ? dst + q : dst - q;
 }
 
-#define FLOAT_STEP(K, UPDATE, DST, X0, X1)                                                   \
-    float_step(DST, X0, X1, tv[K][2 * (UPDATE)], tv[K][2 * (UPDATE) + 1])
-#define INT_STEP(K, UPDATE, DST, X0, X1) int_step(DST, X0, X1, UPDATE)
+/* Step SLOT (0, 1) of pair K, an UPDATE or a predict, of the row kernels. */
+#define FLOAT_STEP(K, SLOT, UPDATE, DST, X0, X1)                                             \
+    float_step(DST, X0, X1, tv[K][2 * (SLOT)], tv[K][2 * (SLOT) + 1])
+#define INT_STEP(K, SLOT, UPDATE, DST, X0, X1) int_step(DST, X0, X1, UPDATE, dir)
 #define ILOAD(p) ((ilanes)(*(const ilanes_at *)(p)))
 #define FLOAT_OUT(P, H, V) (AT(P) = scale[H] * (V))
 #define INT_OUT(P, H, V) (*(ilanes_at *)(P) = (V))
@@ -725,8 +730,8 @@ static inline __attribute__((always_inline)) ilanes int_step(ilanes dst, ilanes 
             long b = i0 + (j + 1) * VW; /* the first pair's block */                         \
             V x = LD(a + b), xn = LD(a + b + 1), y = LD(d + b);                              \
             for (int k = 0; k < (PAIRS); k++) {                                              \
-                V dn = STEP(k, 0, y, x, xn);                                                 \
-                V an = STEP(k, 1, x, SHUFFLE2(D[k], dn, AFTER_LAST), dn);                    \
+                V dn = STEP(k, 0, 0, y, x, xn);                                              \
+                V an = STEP(k, 1, 1, x, SHUFFLE2(D[k], dn, AFTER_LAST), dn);                 \
                 if (k + 1 < (PAIRS)) { /* the next pair: the block before, a' one on */      \
                     x = A[k];                                                                \
                     xn = SHUFFLE2(A[k], an, BEFORE_FIRST);                                   \
@@ -744,13 +749,19 @@ static inline __attribute__((always_inline)) ilanes int_step(ilanes dst, ilanes 
         }                                                                                    \
     } while (0)
 
+/* The taps of the steps broadcast: tv[k][2 * slot + i], step slot of pair k. */
+static void pair_taps(const lift_plan *p, lanes tv[2][4])
+{
+    for (int k = 0; k < p->nsteps / 2; k++)
+        for (int i = 0; i < 4; i++)
+            tv[k][i] = p->step[2 * k + i / 2].t[i & 1] + (lanes){0};
+}
+
 static void row_pairs_f32(const lift_plan *p, const real *a, const real *d, long i0, long i1,
                           const long first[2], const real scale[2], float *lo, float *hi)
 {
     lanes tv[2][4];
-    for (int k = 0; k < p->nsteps / 2; k++)
-        for (int i = 0; i < 4; i++)
-            tv[k][i] = p->step[2 * k + i / 2].t[i & 1] + (lanes){0};
+    pair_taps(p, tv);
     if (p->nsteps == 4)
         ROW_PAIRS(2, lanes, LOAD, FLOAT_STEP, FLOAT_OUT);
     else
@@ -760,6 +771,7 @@ static void row_pairs_f32(const lift_plan *p, const real *a, const real *d, long
 static void row_pairs_i32(const int32_t *a, const int32_t *d, long i0, long i1,
                           const long first[2], float *lo, float *hi)
 {
+    const int dir = 1;
     ROW_PAIRS(1, ilanes, ILOAD, INT_STEP, INT_OUT);
 }
 
@@ -899,6 +911,74 @@ static void interleave_out(const real *even, const real *odd, float *out, long n
 /* The inverse row: a[], d[] from the bands, the steps undone along the
  * whole row (in blocks it was no faster here: the row's outputs go to
  * the column pass's ring, not to memory), interleaved on the way out. */
+/* The inverse's pairs (pairs_in_registers): PAIRS pairs of an update then
+ * a predict on the positions [i0, i1) of a[], d[] (the made pairs,
+ * unchanged here; i1 - i0 a multiple of VW), the values interleaved into
+ * x from x[2 i0] on: x[2i] = a'[i], x[2i + 1] = d'[i]. At time j pair k's
+ * update runs on block j - k, its predict on the block before (it reads
+ * the next block of a'); the next pair reads the d' of both. The block
+ * before i0 starts the pipeline (as ROW_PAIRS), so a[], d[] must hold
+ * [i0 - VW - 1, i1 + PAIRS * VW). */
+#define ROW_PAIRS_INVERSE(PAIRS, V, LD, STEP)                                                \
+    do {                                                                                     \
+        V A[PAIRS] = {{0}}, D[PAIRS] = {{0}}; /* pair k's last blocks */                     \
+        long blocks = (i1 - i0) / VW;                                                        \
+        for (long j = -1; j < blocks + (PAIRS); j++) {                                       \
+            long b = i0 + j * VW;                                                            \
+            V ax = LD(a + b), da = LD(d + b - 1), db = LD(d + b), dv = LD(d + b - VW);       \
+            for (int k = 0; k < (PAIRS); k++) {                                              \
+                V an = STEP(k, 0, 1, ax, da, db);                                            \
+                V dn = STEP(k, 1, 0, dv, A[k], SHUFFLE2(A[k], an, BEFORE_FIRST));            \
+                if (k + 1 < (PAIRS)) { /* the next pair's update: the block before */       \
+                    ax = A[k];                                                               \
+                    dv = D[k];                                                               \
+                    da = SHUFFLE2(D[k], dn, AFTER_LAST);                                     \
+                    db = dn;                                                                 \
+                }                                                                            \
+                long out = j - k - 1;                                                        \
+                if (k + 1 == (PAIRS) && out >= 0 && out < blocks) { /* bits as they are */ \
+                    AT(xs + 2 * (out * VW)) = (lanes)SHUFFLE2(A[k], dn, LOW_INTERLEAVE);     \
+                    AT(xs + 2 * (out * VW) + VW) = (lanes)SHUFFLE2(A[k], dn, HIGH_INTERLEAVE); \
+                }                                                                            \
+                A[k] = an;                                                                   \
+                D[k] = dn;                                                                   \
+            }                                                                                \
+        }                                                                                    \
+    } while (0)
+
+static void row_pairs_inverse_i32(const int32_t *a, const int32_t *d, long i0, long i1,
+                                  float *xs)
+{
+    const int dir = -1;
+    ROW_PAIRS_INVERSE(1, ilanes, ILOAD, INT_STEP);
+}
+
+static void row_pairs_inverse(const lift_plan *p, const real *a, const real *d, long i0,
+                              long i1, float *xs)
+{
+    if (p->integer) {
+        row_pairs_inverse_i32((const int32_t *)a, (const int32_t *)d, i0, i1, xs);
+        return;
+    }
+    lanes tv[2][4];
+    pair_taps(p, tv);
+    if (p->nsteps == 4)
+        ROW_PAIRS_INVERSE(2, lanes, LOAD, FLOAT_STEP);
+    else
+        ROW_PAIRS_INVERSE(1, lanes, LOAD, FLOAT_STEP);
+}
+
+/* x[j] for j in [j0, j1) from a[], d[] (even[j / 2] for even j, odd[j /
+ * 2] for odd). */
+static void interleave_range(const real *even, const real *odd, float *x, long j0, long j1)
+{
+    if (j0 >= j1)
+        return;
+    if (j0 & 1)
+        x[j0] = odd[j0 / 2], j0++;
+    interleave_out(even + j0 / 2, odd + j0 / 2, x + j0, j1 - j0);
+}
+
 static void lift_row_inverse(const wt_line *line, lift_plan *p, const lift_geometry *g,
                              const float *lo, const float *hi, float *out, real *scratch)
 {
@@ -908,12 +988,24 @@ static void lift_row_inverse(const wt_line *line, lift_plan *p, const lift_geome
     fill_pairs(line, g, p->integer, lo, hi, m0, m1, a, d);
     int narrow = !p->integer || (span_narrow((const int32_t *)lo, (long)line->nlo) &&
                                  span_narrow((const int32_t *)hi, (long)line->nhi));
-    lift_sweep(p, a, d, m0, m1, narrow, NULL);
-    /* x[i] = a[m] at i = 2m + e, d[m] at 2m + e + 1 */
-    if (g->e == 0)
-        interleave_out(a - m0, d - m0, out, n);
-    else
-        interleave_out(d - m0, a + 1 - m0, out, n);
+    /* x[i] = a[m] at i = 2m + e, d[m] at 2m + e + 1: x[2j] = even[j], x[2j + 1] = odd[j] */
+    const real *even = g->e == 0 ? a - m0 : d - m0, *odd = g->e == 0 ? d - m0 : a + 1 - m0;
+    long half = m1 - m0;
+    /* the inside: x from 2 (m0 + i0) + e to 2 (m0 + i1) + e within [0, n) */
+    long i0 = max_l(2 * VW, -m0 + 1), i1 = min_l(half - 3 * VW, (n - g->e) / 2 - m0 - 1);
+    i1 = i0 + (i1 - i0) / VW * VW;
+    if (!pairs_in_registers(p, narrow) || i1 - i0 < 4 * VW) {
+        lift_sweep(p, a, d, m0, m1, narrow, NULL);
+        interleave_range(even, odd, out, 0, n);
+        return;
+    }
+    long x0 = 2 * (m0 + i0) + g->e, x1 = 2 * (m0 + i1) + g->e;
+    row_pairs_inverse(p, a, d, i0, i1, out + x0);
+    long head = i0 + p->right + 1, tail = i1 - p->left - 1;
+    lift_sweep(p, a, d, m0, m0 + head, narrow, NULL);
+    interleave_range(even, odd, out, 0, x0);
+    lift_sweep(p, a + tail, d + tail, m0 + tail, m1, narrow, NULL);
+    interleave_range(even, odd, out, x1, n);
 }
 
 static void lift_rows_run(const wt_line *line, const wt_rows *rows, void *scratch, int inverse)
