@@ -791,6 +791,7 @@ static void row_pairs(const lift_plan *p, const real *a, const real *d, long i0,
 static int inside_of(const lift_plan *p, const forward_out *o, long half, long inside[2])
 {
     long i0 = max_l(max_l(o->first[0], o->first[1]), 2 * VW);
+    i0 += ((o->first[0] - i0) % VW + VW) % VW; /* lo's stores whole vectors of its row */
     long i1 = min_l(min_l(o->first[0] + o->count[0], o->first[1] + o->count[1]),
                     half - (p->nsteps / 2 + 1) * VW);
     i1 = i0 + (i1 - i0) / VW * VW;
@@ -911,61 +912,30 @@ static void interleave_out(const real *even, const real *odd, float *out, long n
 /* The inverse row: a[], d[] from the bands, the steps undone along the
  * whole row (in blocks it was no faster here: the row's outputs go to
  * the column pass's ring, not to memory), interleaved on the way out. */
-/* The inverse's pairs (pairs_in_registers): PAIRS pairs of an update then
- * a predict on the positions [i0, i1) of a[], d[] (the made pairs,
- * unchanged here; i1 - i0 a multiple of VW), the values interleaved into
- * x from x[2 i0] on: x[2i] = a'[i], x[2i + 1] = d'[i]. At time j pair k's
- * update runs on block j - k, its predict on the block before (it reads
- * the next block of a'); the next pair reads the d' of both. The block
- * before i0 starts the pipeline (as ROW_PAIRS), so a[], d[] must hold
- * [i0 - VW - 1, i1 + PAIRS * VW). */
-#define ROW_PAIRS_INVERSE(PAIRS, V, LD, STEP)                                                \
-    do {                                                                                     \
-        V A[PAIRS] = {{0}}, D[PAIRS] = {{0}}; /* pair k's last blocks */                     \
-        long blocks = (i1 - i0) / VW;                                                        \
-        for (long j = -1; j < blocks + (PAIRS); j++) {                                       \
-            long b = i0 + j * VW;                                                            \
-            V ax = LD(a + b), da = LD(d + b - 1), db = LD(d + b), dv = LD(d + b - VW);       \
-            for (int k = 0; k < (PAIRS); k++) {                                              \
-                V an = STEP(k, 0, 1, ax, da, db);                                            \
-                V dn = STEP(k, 1, 0, dv, A[k], SHUFFLE2(A[k], an, BEFORE_FIRST));            \
-                if (k + 1 < (PAIRS)) { /* the next pair's update: the block before */       \
-                    ax = A[k];                                                               \
-                    dv = D[k];                                                               \
-                    da = SHUFFLE2(D[k], dn, AFTER_LAST);                                     \
-                    db = dn;                                                                 \
-                }                                                                            \
-                long out = j - k - 1;                                                        \
-                if (k + 1 == (PAIRS) && out >= 0 && out < blocks) { /* bits as they are */ \
-                    AT(xs + 2 * (out * VW)) = (lanes)SHUFFLE2(A[k], dn, LOW_INTERLEAVE);     \
-                    AT(xs + 2 * (out * VW) + VW) = (lanes)SHUFFLE2(A[k], dn, HIGH_INTERLEAVE); \
-                }                                                                            \
-                A[k] = an;                                                                   \
-                D[k] = dn;                                                                   \
-            }                                                                                \
-        }                                                                                    \
-    } while (0)
-
-static void row_pairs_inverse_i32(const int32_t *a, const int32_t *d, long i0, long i1,
-                                  float *xs)
+/* The integer 5/3's inverse row inside in 32-bit lanes (pairs_in_registers,
+ * narrow): the update undone on the positions [i0, i1) of a[], d[] (the
+ * made pairs, unchanged here; i1 - i0 a multiple of VW), then the predict
+ * one block behind (it reads the next block of a'), the values interleaved
+ * into x from x[2 i0] on: x[2i] = a'[i], x[2i + 1] = d'[i]. The block
+ * before i0 starts the pipeline (its predict reads zeros and is not
+ * stored), so a[], d[] must hold [i0 - VW - 1, i1 + VW). (cdf97's two
+ * pairs in registers were slower here than the in-order sweep: the
+ * inverse row's steps were not its time; dev/notes/cpu-kernels.md.) */
+static void row_pair_inverse_i32(const int32_t *a, const int32_t *d, long i0, long i1,
+                                 float *xs)
 {
-    const int dir = -1;
-    ROW_PAIRS_INVERSE(1, ilanes, ILOAD, INT_STEP);
-}
-
-static void row_pairs_inverse(const lift_plan *p, const real *a, const real *d, long i0,
-                              long i1, float *xs)
-{
-    if (p->integer) {
-        row_pairs_inverse_i32((const int32_t *)a, (const int32_t *)d, i0, i1, xs);
-        return;
+    ilanes prev = {0}; /* a' of the block before */
+    long blocks = (i1 - i0) / VW;
+    for (long j = 0; j <= blocks; j++) {
+        long b = i0 + (j - 1) * VW;
+        ilanes an = int_step(ILOAD(a + b + VW), ILOAD(d + b + VW - 1), ILOAD(d + b + VW), 1, -1);
+        ilanes dn = int_step(ILOAD(d + b), prev, SHUFFLE2(prev, an, BEFORE_FIRST), 0, -1);
+        if (j > 0) { /* bits as they are */
+            AT(xs + 2 * (b - i0)) = (lanes)SHUFFLE2(prev, dn, LOW_INTERLEAVE);
+            AT(xs + 2 * (b - i0) + VW) = (lanes)SHUFFLE2(prev, dn, HIGH_INTERLEAVE);
+        }
+        prev = an;
     }
-    lanes tv[2][4];
-    pair_taps(p, tv);
-    if (p->nsteps == 4)
-        ROW_PAIRS_INVERSE(2, lanes, LOAD, FLOAT_STEP);
-    else
-        ROW_PAIRS_INVERSE(1, lanes, LOAD, FLOAT_STEP);
 }
 
 /* x[j] for j in [j0, j1) from a[], d[] (even[j / 2] for even j, odd[j /
@@ -993,14 +963,16 @@ static void lift_row_inverse(const wt_line *line, lift_plan *p, const lift_geome
     long half = m1 - m0;
     /* the inside: x from 2 (m0 + i0) + e to 2 (m0 + i1) + e within [0, n) */
     long i0 = max_l(2 * VW, -m0 + 1), i1 = min_l(half - 3 * VW, (n - g->e) / 2 - m0 - 1);
+    long r = ((2 * (m0 + i0) + g->e) % VW + VW) % VW; /* x's stores whole vectors (even r) */
+    i0 += r % 2 ? 0 : (VW - r) % VW / 2;
     i1 = i0 + (i1 - i0) / VW * VW;
-    if (!pairs_in_registers(p, narrow) || i1 - i0 < 4 * VW) {
+    if (!p->integer || !pairs_in_registers(p, narrow) || i1 - i0 < 4 * VW) {
         lift_sweep(p, a, d, m0, m1, narrow, NULL);
         interleave_range(even, odd, out, 0, n);
         return;
     }
     long x0 = 2 * (m0 + i0) + g->e, x1 = 2 * (m0 + i1) + g->e;
-    row_pairs_inverse(p, a, d, i0, i1, out + x0);
+    row_pair_inverse_i32((const int32_t *)a, (const int32_t *)d, i0, i1, out + x0);
     long head = i0 + p->right + 1, tail = i1 - p->left - 1;
     lift_sweep(p, a, d, m0, m0 + head, narrow, NULL);
     interleave_range(even, odd, out, 0, x0);
