@@ -13,7 +13,11 @@
  * cost once a worker and bands of a few rows are as cheap as long runs.
  * Rows: a row's extension split into a[] and d[] (split_extend, dwt_rows.c),
  * the steps along them (forward: in one sweep of blocks, each output scaled
- * and stored as soon as it is final, lift_sweep; inverse: interleaved).
+ * and stored as soon as it is final, lift_sweep; inverse: interleaved);
+ * where the steps come in predict/update pairs of two taps (cdf97,
+ * legall53), the row's inside in registers, all steps of a vector of
+ * positions at once (row_pairs; inverse: the integer 5/3 only), and only
+ * its ends through the sweep.
  *
  * Included by dwt_line_avx2.c and dwt_line_avx512.c after dwt_rows.c. Each
  * value is the same operations in the same order as dwt_line.c's
@@ -662,9 +666,10 @@ static void lift_sweep(lift_plan *p, real *a, real *d, long m0, long m1, int nar
     }
 }
 
-/* ---- the forward row's inside in registers ------------------------------- */
+/* ---- a row's inside in registers ----------------------------------------- */
 
-/* Whether a row's inside runs in registers (row_pairs, row_pairs_inverse):
+/* Whether a row's inside runs in registers (row_pairs; the inverse:
+ * row_pair_inverse_i32, the integer 5/3 only):
  * steps of two taps in pairs, forward a predict d[m] += t0 a[m] + t1 a[m +
  * 1] then an update a[m] += t0 d[m - 1] + t1 d[m] (cdf97: two pairs,
  * legall53: one; the integer 5/3 where the row is narrow:
@@ -703,10 +708,10 @@ static inline __attribute__((always_inline)) ilanes int_step(ilanes dst, ilanes 
     return (update ? dir : -dir) > 0 ? dst + q : dst - q;
 }
 
-/* Step SLOT (0, 1) of pair K, an UPDATE or a predict, of the row kernels. */
-#define FLOAT_STEP(K, SLOT, UPDATE, DST, X0, X1)                                             \
-    float_step(DST, X0, X1, tv[K][2 * (SLOT)], tv[K][2 * (SLOT) + 1])
-#define INT_STEP(K, SLOT, UPDATE, DST, X0, X1) int_step(DST, X0, X1, UPDATE, dir)
+/* Pair K's forward predict (UPDATE 0) or update (1) in ROW_PAIRS. */
+#define FLOAT_STEP(K, UPDATE, DST, X0, X1)                                                   \
+    float_step(DST, X0, X1, tv[K][2 * (UPDATE)], tv[K][2 * (UPDATE) + 1])
+#define INT_STEP(K, UPDATE, DST, X0, X1) int_step(DST, X0, X1, UPDATE, 1)
 #define ILOAD(p) ((ilanes)(*(const ilanes_at *)(p)))
 #define FLOAT_OUT(P, H, V) (AT(P) = scale[H] * (V))
 #define INT_OUT(P, H, V) (*(ilanes_at *)(P) = (V))
@@ -730,8 +735,8 @@ static inline __attribute__((always_inline)) ilanes int_step(ilanes dst, ilanes 
             long b = i0 + (j + 1) * VW; /* the first pair's block */                         \
             V x = LD(a + b), xn = LD(a + b + 1), y = LD(d + b);                              \
             for (int k = 0; k < (PAIRS); k++) {                                              \
-                V dn = STEP(k, 0, 0, y, x, xn);                                              \
-                V an = STEP(k, 1, 1, x, SHUFFLE2(D[k], dn, AFTER_LAST), dn);                 \
+                V dn = STEP(k, 0, y, x, xn);                                                 \
+                V an = STEP(k, 1, x, SHUFFLE2(D[k], dn, AFTER_LAST), dn);                    \
                 if (k + 1 < (PAIRS)) { /* the next pair: the block before, a' one on */      \
                     x = A[k];                                                                \
                     xn = SHUFFLE2(A[k], an, BEFORE_FIRST);                                   \
@@ -749,7 +754,7 @@ static inline __attribute__((always_inline)) ilanes int_step(ilanes dst, ilanes 
         }                                                                                    \
     } while (0)
 
-/* The taps of the steps broadcast: tv[k][2 * slot + i], step slot of pair k. */
+/* The taps of the steps broadcast: tv[k][2 * u + i], step u of pair k. */
 static void pair_taps(const lift_plan *p, lanes tv[2][4])
 {
     for (int k = 0; k < p->nsteps / 2; k++)
@@ -771,7 +776,6 @@ static void row_pairs_f32(const lift_plan *p, const real *a, const real *d, long
 static void row_pairs_i32(const int32_t *a, const int32_t *d, long i0, long i1,
                           const long first[2], float *lo, float *hi)
 {
-    const int dir = 1;
     ROW_PAIRS(1, ilanes, ILOAD, INT_STEP, INT_OUT);
 }
 
