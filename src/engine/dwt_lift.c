@@ -13,7 +13,11 @@
  * cost once a worker and bands of a few rows are as cheap as long runs.
  * Rows: a row's extension split into a[] and d[] (split_extend, dwt_rows.c),
  * the steps along them (forward: in one sweep of blocks, each output scaled
- * and stored as soon as it is final, lift_sweep; inverse: interleaved).
+ * and stored as soon as it is final, lift_sweep; inverse: interleaved);
+ * where the steps come in predict/update pairs of two taps (cdf97,
+ * legall53), the row's inside in registers, all steps of a vector of
+ * positions at once (row_pairs; inverse: the integer 5/3 only), and only
+ * its ends through the sweep.
  *
  * Included by dwt_line_avx2.c and dwt_line_avx512.c after dwt_rows.c. Each
  * value is the same operations in the same order as dwt_line.c's
@@ -662,6 +666,178 @@ static void lift_sweep(lift_plan *p, real *a, real *d, long m0, long m1, int nar
     }
 }
 
+/* ---- a row's inside in registers ----------------------------------------- */
+
+/* Whether a row's inside runs in registers (row_pairs; the inverse:
+ * row_pair_inverse_i32, the integer 5/3 only):
+ * steps of two taps in pairs, forward a predict d[m] += t0 a[m] + t1 a[m +
+ * 1] then an update a[m] += t0 d[m - 1] + t1 d[m] (cdf97: two pairs,
+ * legall53: one; the integer 5/3 where the row is narrow:
+ * wt_lift53_step32), undone in the opposite order. */
+static int pairs_in_registers(const lift_plan *p, int narrow)
+{
+    if (p->nsteps % 2 || p->nsteps > 4 || p->nsteps == 0 ||
+        (p->integer && (!narrow || p->nsteps != 2)))
+        return 0;
+    for (int s = 0; s < p->nsteps; s++) {
+        const lift_step *st = &p->step[s];
+        int update = p->dir > 0 ? s & 1 : !(s & 1);
+        if (st->ntaps != 2 || st->update != update || st->offset != -update)
+            return 0;
+    }
+    return 1;
+}
+
+/* A float step's value: dst + (0 + t0 x0 + t1 x1), LIFT_STEP's operations. */
+static inline __attribute__((always_inline)) lanes float_step(lanes dst, lanes x0, lanes x1,
+                                                               lanes t0, lanes t1)
+{
+    lanes acc = (lanes){0};
+    acc += t0 * x0;
+    acc += t1 * x1;
+    return dst + acc;
+}
+
+/* The integer 5/3's step in 32-bit lanes (lift_apply_i32's narrow values):
+ * forward (@p dir 1) predict d - ((x0 + x1) >> 1), update a + ((x0 + x1 +
+ * 2) >> 2); inverse (-1) the opposite signs. */
+static inline __attribute__((always_inline)) ilanes int_step(ilanes dst, ilanes x0, ilanes x1,
+                                                              int update, int dir)
+{
+    ilanes q = update ? (x0 + x1 + 2) >> 2 : (x0 + x1) >> 1;
+    return (update ? dir : -dir) > 0 ? dst + q : dst - q;
+}
+
+/* Pair K's forward predict (UPDATE 0) or update (1) in ROW_PAIRS. */
+#define FLOAT_STEP(K, UPDATE, DST, X0, X1)                                                   \
+    float_step(DST, X0, X1, tv[K][2 * (UPDATE)], tv[K][2 * (UPDATE) + 1])
+#define INT_STEP(K, UPDATE, DST, X0, X1) int_step(DST, X0, X1, UPDATE, 1)
+#define ILOAD(p) ((ilanes)(*(const ilanes_at *)(p)))
+#define FLOAT_OUT(P, H, V) (AT(P) = scale[H] * (V))
+#define INT_OUT(P, H, V) (*(ilanes_at *)(P) = (V))
+
+/* PAIRS pairs of steps (pairs_in_registers) on the positions [i0, i1) of
+ * a[], d[] (the row's extension split, unchanged here; i1 - i0 a multiple
+ * of VW), in vectors of type V (LD loads one, STEP is a step's value, OUT
+ * stores an output), each output stored: lo[i - first[0]] = a'[i] (the
+ * float steps: scaled), hi[i - first[1]] = d'[i]. Block j's pair k runs at
+ * time j + k (it reads the next block of the pair before it: the
+ * predict's a'[m + 1]); an update's d'[m - 1] is the last lane of the
+ * block before. Each value is the steps' on the same inputs: the
+ * positions' final values, bit for bit. The block before i0 starts the
+ * pipeline (its first lanes read zeros; only its last d' is used), so
+ * a[], d[] must hold [i0 - VW, i1 + PAIRS * VW). */
+#define ROW_PAIRS(PAIRS, V, LD, STEP, OUT)                                                   \
+    do {                                                                                     \
+        V A[PAIRS] = {{0}}, D[PAIRS] = {{0}}; /* pair k's last block */                      \
+        long blocks = (i1 - i0) / VW;                                                        \
+        for (long j = -2; j < blocks + (PAIRS) - 1; j++) {                                   \
+            long b = i0 + (j + 1) * VW; /* the first pair's block */                         \
+            V x = LD(a + b), xn = LD(a + b + 1), y = LD(d + b);                              \
+            for (int k = 0; k < (PAIRS); k++) {                                              \
+                V dn = STEP(k, 0, y, x, xn);                                                 \
+                V an = STEP(k, 1, x, SHUFFLE2(D[k], dn, AFTER_LAST), dn);                    \
+                if (k + 1 < (PAIRS)) { /* the next pair: the block before, a' one on */      \
+                    x = A[k];                                                                \
+                    xn = SHUFFLE2(A[k], an, BEFORE_FIRST);                                   \
+                    y = D[k];                                                                \
+                }                                                                            \
+                A[k] = an;                                                                   \
+                D[k] = dn;                                                                   \
+            }                                                                                \
+            long out = j + 2 - (PAIRS); /* the block the last pair finished */               \
+            if (out >= 0 && out < blocks) {                                                  \
+                long i = i0 + out * VW;                                                      \
+                OUT(lo + i - first[0], 0, A[(PAIRS) - 1]);                                   \
+                OUT(hi + i - first[1], 1, D[(PAIRS) - 1]);                                   \
+            }                                                                                \
+        }                                                                                    \
+    } while (0)
+
+/* The taps of the steps broadcast: tv[k][2 * u + i], step u of pair k. */
+static void pair_taps(const lift_plan *p, lanes tv[2][4])
+{
+    for (int k = 0; k < p->nsteps / 2; k++)
+        for (int i = 0; i < 4; i++)
+            tv[k][i] = p->step[2 * k + i / 2].t[i & 1] + (lanes){0};
+}
+
+static void row_pairs_f32(const lift_plan *p, const real *a, const real *d, long i0, long i1,
+                          const long first[2], const real scale[2], float *lo, float *hi)
+{
+    lanes tv[2][4];
+    pair_taps(p, tv);
+    if (p->nsteps == 4)
+        ROW_PAIRS(2, lanes, LOAD, FLOAT_STEP, FLOAT_OUT);
+    else
+        ROW_PAIRS(1, lanes, LOAD, FLOAT_STEP, FLOAT_OUT);
+}
+
+static void row_pairs_i32(const int32_t *a, const int32_t *d, long i0, long i1,
+                          const long first[2], float *lo, float *hi)
+{
+    ROW_PAIRS(1, ilanes, ILOAD, INT_STEP, INT_OUT);
+}
+
+static void row_pairs(const lift_plan *p, const real *a, const real *d, long i0, long i1,
+                      const long first[2], const real scale[2], float *lo, float *hi)
+{
+    if (p->integer)
+        row_pairs_i32((const int32_t *)a, (const int32_t *)d, i0, i1, first, lo, hi);
+    else
+        row_pairs_f32(p, a, d, i0, i1, first, scale, lo, hi);
+}
+
+/* The positions [inside[0], inside[1]) of a row of @p half positions
+ * (indices of a[], d[]) that row_pairs makes: outputs of both bands, VW
+ * apart from the ends and a multiple of VW long, and room at both ends
+ * for lift_sweep's (forward_ends); 0 where the row is too short. */
+static int inside_of(const lift_plan *p, const forward_out *o, long half, long inside[2])
+{
+    long i0 = max_l(max_l(o->first[0], o->first[1]), 2 * VW);
+    i0 += ((o->first[0] - i0) % VW + VW) % VW; /* lo's stores whole vectors of its row */
+    long i1 = min_l(min_l(o->first[0] + o->count[0], o->first[1] + o->count[1]),
+                    half - (p->nsteps / 2 + 1) * VW);
+    i1 = i0 + (i1 - i0) / VW * VW;
+    inside[0] = i0;
+    inside[1] = i1;
+    return i1 - i0 >= 4 * VW;
+}
+
+/* The outputs of band h from index @p from on (of a window starting @p
+ * start positions into the row's). */
+static forward_out outputs_from(const forward_out *o, long start, const long from[2])
+{
+    forward_out r = *o;
+    for (int h = 0; h < 2; h++) {
+        long k = min_l(max_l(from[h] - o->first[h], 0), o->count[h]);
+        r.dst[h] += k;
+        r.src[h] += k;
+        r.first[h] += k - start;
+        r.count[h] -= k;
+        r.done[h] = 0;
+    }
+    return r;
+}
+
+/* The outputs before and after the inside (row_pairs made it): the steps
+ * in place on a window from the row's start to just past the inside's
+ * start, and on one from just before its end to the row's end; each
+ * window's outputs whose positions' inputs lie within it are the whole
+ * row's values (lift_intervals), and those are the ones written. */
+static void forward_ends(lift_plan *p, const forward_out *o, real *a, real *d, long m0, long m1,
+                         const long inside[2], int narrow)
+{
+    long head = inside[0] + p->right + 1, tail = inside[1] - p->left - 1;
+    forward_out before = *o;
+    for (int h = 0; h < 2; h++)
+        before.count[h] = min_l(o->count[h], max_l(inside[0] - o->first[h], 0));
+    lift_sweep(p, a, d, m0, m0 + head, narrow, &before);
+    const long from[2] = {inside[1], inside[1]};
+    forward_out after = outputs_from(o, tail, from);
+    lift_sweep(p, a + tail, d + tail, m0 + tail, m1, narrow, &after);
+}
+
 static void lift_row_forward(const wt_line *line, lift_plan *p, const lift_geometry *g,
                              const float *x, float *lo, float *hi, real *scratch)
 {
@@ -682,7 +858,13 @@ static void lift_row_forward(const wt_line *line, lift_plan *p, const lift_geome
                        {0, 0},
                        {g->scale[0], g->scale[1]},
                        p->integer};
-    lift_sweep(p, r.even, r.odd, m0, m1, narrow, &out);
+    long inside[2];
+    if (!pairs_in_registers(p, narrow) || !inside_of(p, &out, half, inside)) {
+        lift_sweep(p, r.even, r.odd, m0, m1, narrow, &out);
+        return;
+    }
+    row_pairs(p, r.even, r.odd, inside[0], inside[1], first, g->scale, lo, hi);
+    forward_ends(p, &out, r.even, r.odd, m0, m1, inside, narrow);
 }
 
 /* a[m], d[m] for m in [m0, m1) from the bands (coeff_source; the inside
@@ -734,6 +916,43 @@ static void interleave_out(const real *even, const real *odd, float *out, long n
 /* The inverse row: a[], d[] from the bands, the steps undone along the
  * whole row (in blocks it was no faster here: the row's outputs go to
  * the column pass's ring, not to memory), interleaved on the way out. */
+/* The integer 5/3's inverse row inside in 32-bit lanes (pairs_in_registers,
+ * narrow): the update undone on the positions [i0, i1) of a[], d[] (the
+ * made pairs, unchanged here; i1 - i0 a multiple of VW), then the predict
+ * one block behind (it reads the next block of a'), the values interleaved
+ * into x from x[2 i0] on: x[2i] = a'[i], x[2i + 1] = d'[i]. The block
+ * before i0 starts the pipeline (its predict reads zeros and is not
+ * stored), so a[], d[] must hold [i0 - VW - 1, i1 + VW). (cdf97's two
+ * pairs in registers were slower here than the in-order sweep: the
+ * inverse row's steps were not its time; dev/notes/cpu-kernels.md.) */
+static void row_pair_inverse_i32(const int32_t *a, const int32_t *d, long i0, long i1,
+                                 float *xs)
+{
+    ilanes prev = {0}; /* a' of the block before */
+    long blocks = (i1 - i0) / VW;
+    for (long j = 0; j <= blocks; j++) {
+        long b = i0 + (j - 1) * VW;
+        ilanes an = int_step(ILOAD(a + b + VW), ILOAD(d + b + VW - 1), ILOAD(d + b + VW), 1, -1);
+        ilanes dn = int_step(ILOAD(d + b), prev, SHUFFLE2(prev, an, BEFORE_FIRST), 0, -1);
+        if (j > 0) { /* bits as they are */
+            AT(xs + 2 * (b - i0)) = (lanes)SHUFFLE2(prev, dn, LOW_INTERLEAVE);
+            AT(xs + 2 * (b - i0) + VW) = (lanes)SHUFFLE2(prev, dn, HIGH_INTERLEAVE);
+        }
+        prev = an;
+    }
+}
+
+/* x[j] for j in [j0, j1) from a[], d[] (even[j / 2] for even j, odd[j /
+ * 2] for odd). */
+static void interleave_range(const real *even, const real *odd, float *x, long j0, long j1)
+{
+    if (j0 >= j1)
+        return;
+    if (j0 & 1)
+        x[j0] = odd[j0 / 2], j0++;
+    interleave_out(even + j0 / 2, odd + j0 / 2, x + j0, j1 - j0);
+}
+
 static void lift_row_inverse(const wt_line *line, lift_plan *p, const lift_geometry *g,
                              const float *lo, const float *hi, float *out, real *scratch)
 {
@@ -743,12 +962,26 @@ static void lift_row_inverse(const wt_line *line, lift_plan *p, const lift_geome
     fill_pairs(line, g, p->integer, lo, hi, m0, m1, a, d);
     int narrow = !p->integer || (span_narrow((const int32_t *)lo, (long)line->nlo) &&
                                  span_narrow((const int32_t *)hi, (long)line->nhi));
-    lift_sweep(p, a, d, m0, m1, narrow, NULL);
-    /* x[i] = a[m] at i = 2m + e, d[m] at 2m + e + 1 */
-    if (g->e == 0)
-        interleave_out(a - m0, d - m0, out, n);
-    else
-        interleave_out(d - m0, a + 1 - m0, out, n);
+    /* x[i] = a[m] at i = 2m + e, d[m] at 2m + e + 1: x[2j] = even[j], x[2j + 1] = odd[j] */
+    const real *even = g->e == 0 ? a - m0 : d - m0, *odd = g->e == 0 ? d - m0 : a + 1 - m0;
+    long half = m1 - m0;
+    /* the inside: x from 2 (m0 + i0) + e to 2 (m0 + i1) + e within [0, n) */
+    long i0 = max_l(2 * VW, -m0 + 1), i1 = min_l(half - 3 * VW, (n - g->e) / 2 - m0 - 1);
+    long r = ((2 * (m0 + i0) + g->e) % VW + VW) % VW; /* x's stores whole vectors (even r) */
+    i0 += r % 2 ? 0 : (VW - r) % VW / 2;
+    i1 = i0 + (i1 - i0) / VW * VW;
+    if (!p->integer || !pairs_in_registers(p, narrow) || i1 - i0 < 4 * VW) {
+        lift_sweep(p, a, d, m0, m1, narrow, NULL);
+        interleave_range(even, odd, out, 0, n);
+        return;
+    }
+    long x0 = 2 * (m0 + i0) + g->e, x1 = 2 * (m0 + i1) + g->e;
+    row_pair_inverse_i32((const int32_t *)a, (const int32_t *)d, i0, i1, out + x0);
+    long head = i0 + p->right + 1, tail = i1 - p->left - 1;
+    lift_sweep(p, a, d, m0, m0 + head, narrow, NULL);
+    interleave_range(even, odd, out, 0, x0);
+    lift_sweep(p, a + tail, d + tail, m0 + tail, m1, narrow, NULL);
+    interleave_range(even, odd, out, x1, n);
 }
 
 static void lift_rows_run(const wt_line *line, const wt_rows *rows, void *scratch, int inverse)

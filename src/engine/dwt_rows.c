@@ -13,17 +13,23 @@
 
 /* Shuffles of two vectors a, b (lanes 0..VW-1 and VW..2VW-1): the even and
  * odd samples of a then b; e0 o0 e1 o1 ... of two vectors e, o, and the
- * second half of it. */
+ * second half of it; a's last lane then b's but its last (AFTER_LAST: the
+ * samples one position back of b's), a's but its first then b's first
+ * (BEFORE_FIRST: one position on of a's). */
 #if VW == 8
 #define EVEN_LANES 0, 2, 4, 6, 8, 10, 12, 14
 #define ODD_LANES 1, 3, 5, 7, 9, 11, 13, 15
 #define LOW_INTERLEAVE 0, 8, 1, 9, 2, 10, 3, 11
 #define HIGH_INTERLEAVE 4, 12, 5, 13, 6, 14, 7, 15
+#define AFTER_LAST 7, 8, 9, 10, 11, 12, 13, 14
+#define BEFORE_FIRST 1, 2, 3, 4, 5, 6, 7, 8
 #elif VW == 16
 #define EVEN_LANES 0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30
 #define ODD_LANES 1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31
 #define LOW_INTERLEAVE 0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23
 #define HIGH_INTERLEAVE 8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31
+#define AFTER_LAST 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30
+#define BEFORE_FIRST 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16
 #else
 #error "dwt_rows.c: vectors of 8 or 16 floats"
 #endif
