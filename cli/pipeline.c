@@ -51,6 +51,12 @@ static void say_opening(const pipeline *p, double closing)
                         "decoded ahead meanwhile; closed in %.3f s\n",
                 p->is_gpu ? "GPU" : "engines", p->opened_in, p->ahead_done,
                 p->ahead_done == 1 ? "" : "s", closing);
+    if (p->rooms_on && p->room_hint)
+        fprintf(stderr, "wavetool: pixel rooms: %d x 2 of %.1f MB made in %.3f s %s, all "
+                        "ready %.3f s after the opening began\n",
+                p->workers, (double)p->room_hint / 1e6, p->rooms_took,
+                p->rooms_behind ? "after the opening" : "within the opening",
+                p->rooms_ready_at);
 }
 
 /* -v after a folder: the workers' CPU a file by phase, and the process's
@@ -611,15 +617,28 @@ static wt_status rooms_init(pipeline *p, int workers)
     return WT_OK;
 }
 
-/* Every worker's rooms made p->room_hint bytes as the pool opens (in the
- * background: page-locking memory takes time the first files would wait for
- * while the next ones decode); a file that needs more grows them. */
-static void reserve_rooms(pipeline *p)
+/* Every worker's rooms made p->room_hint bytes by the pool's opener, each
+ * worker's pair then ready for it (a file that needs more grows them): as
+ * the pool opens (in the background: page-locking memory takes time the
+ * first files would wait for while the next ones decode), or with
+ * WT_ROOMS_BEHIND=1 after the pool is open, while the first files run
+ * without rooms (staged copies), so that the page-locking (about 0.2 s of
+ * the opening for 16 workers' 2 x 6.2 MB on the H200 host) is not on the
+ * opening's path. @p t0: when the opening began. */
+static void reserve_rooms(pipeline *p, double t0)
 {
-    for (int i = 0; p->rooms_on && p->room_hint && i < p->workers; i++) {
-        room_reserve(&p->rooms[i].input, p->room_hint);
-        room_reserve(&p->rooms[i].output, p->room_hint);
+    double start = wt_seconds();
+    for (int i = 0; i < p->workers; i++) {
+        if (p->rooms_on && p->room_hint) {
+            room_reserve(&p->rooms[i].input, p->room_hint);
+            room_reserve(&p->rooms[i].output, p->room_hint);
+        }
+        pthread_mutex_lock(&p->lock);
+        p->rooms[i].ready = 1;
+        pthread_mutex_unlock(&p->lock);
     }
+    p->rooms_took = wt_seconds() - start;
+    p->rooms_ready_at = wt_seconds() - t0;
 }
 
 /* The rooms' memory freed (the pool still open: its engine frees it). */
@@ -639,7 +658,7 @@ static pipeline_rooms *worker_rooms(pipeline *p)
 {
     int i = batch_worker_index();
     pthread_mutex_lock(&p->lock);
-    int on = !p->opening && p->rooms_on;
+    int on = !p->opening && p->rooms_on && i >= 0 && i < p->workers && p->rooms[i].ready;
     pthread_mutex_unlock(&p->lock);
     return on && i >= 0 && i < p->workers ? &p->rooms[i] : NULL;
 }
@@ -704,13 +723,18 @@ static void *open_pool(void *arg)
         say_engines(p, p->workers, p->threads);
         start_gpu_codec(p);
         p->rooms_on = rooms_wanted(p);
-        reserve_rooms(p);
+        p->rooms_behind = p->rooms_on && p->room_hint && p->opened_behind &&
+                          wt_env_count(wt_env()->rooms_behind, 0) == 1;
+        if (!p->rooms_behind)
+            reserve_rooms(p, t0);
     }
     pthread_mutex_lock(&p->lock);
     p->opened_in = wt_seconds() - t0;
     p->opening = 0;
     pthread_cond_broadcast(&p->freed);
     pthread_mutex_unlock(&p->lock);
+    if (p->rooms_behind) /* (the pool closes after joining this thread) */
+        reserve_rooms(p, t0);
     return NULL;
 }
 

@@ -28,6 +28,7 @@ typedef struct pipeline_stats {
  * input and the drawn output, kept from file to file. */
 typedef struct pipeline_rooms {
     wt_pixel_room input, output;
+    int ready; /* made (the pool's opener makes them; p->lock) */
 } pipeline_rooms;
 
 /* A file decoded ahead while a GPU opened (pipeline.c, "decoding ahead"). */
@@ -55,6 +56,8 @@ typedef struct pipeline {
     int rooms_on;
     size_t room_hint; /* bytes each room is made as the pool opens (0: none) */
     int rooms_once;   /* no more files than workers: a room would serve one file */
+    int rooms_behind; /* WT_ROOMS_BEHIND=1: made after the pool is open (pipeline.c) */
+    double rooms_took, rooms_ready_at; /* seconds making them; since the opening began */
     /* a GPU opens on a thread of its own while the first files decode (pipeline.c) */
     const char *device;    /* --device, or "cpu" for volumes the GPU does not run */
     pthread_t opener;

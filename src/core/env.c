@@ -70,6 +70,7 @@ static void read_knobs(void)
         .gpu_open_first = getenv("WT_GPU_OPEN_FIRST"),
         .open_delay_ms = getenv("WT_OPEN_DELAY_MS"),
         .pixel_rooms = getenv("WT_PIXEL_ROOMS"),
+        .rooms_behind = getenv("WT_ROOMS_BEHIND"),
         .png_whole_max = getenv("WT_PNG_WHOLE_MAX"),
         .png_deflate = getenv("WT_PNG_DEFLATE"),
         .tmpdir = getenv("TMPDIR"),

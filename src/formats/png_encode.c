@@ -84,35 +84,143 @@ static inline uint8_t residual(int f, int x, int a, int b, int c)
     }
 }
 
+/* ---- the filters 16 bytes at a time (GCC/Clang vector extensions: SSE2 on
+ * x86-64, NEON on arm64). A filter's residuals depend on the row's own bytes,
+ * not on residuals before them, so bytes [i, i + 16) are one step. The
+ * scalar filter_row_bytes is the reference, and the tail of each row;
+ * wt_png_filter_check compares the two. Photographs denoised take "up"
+ * (a third of a denoised photo's PNG encoding was the byte loop). */
+
+typedef uint8_t u8x16 __attribute__((vector_size(16)));
+typedef int16_t i16x8 __attribute__((vector_size(16)));
+typedef uint8_t u8x8 __attribute__((vector_size(8)));
+
+static u8x16 load16(const uint8_t *p)
+{
+    u8x16 v;
+    memcpy(&v, p, sizeof v);
+    return v;
+}
+
+static i16x8 load8_wide(const uint8_t *p)
+{
+    u8x8 v;
+    memcpy(&v, p, sizeof v);
+    return __builtin_convertvector(v, i16x8);
+}
+
+static i16x8 abs16(i16x8 x)
+{
+    i16x8 neg = x < 0; /* -1 where negative */
+    return (x ^ neg) - neg;
+}
+
+/* Paeth's prediction of 8 bytes (a left, b above, c above left). */
+static i16x8 paeth8(i16x8 a, i16x8 b, i16x8 c)
+{
+    i16x8 pa = abs16(b - c), pb = abs16(a - c), pc = abs16(a + b - c - c);
+    i16x8 take_a = (pa <= pb) & (pa <= pc), take_b = ~take_a & (pb <= pc);
+    i16x8 take_c = ~take_a & ~take_b;
+    return (a & take_a) | (b & take_b) | (c & take_c);
+}
+
+/* Bytes [from, n) of filter @p f, 16 at a time (8 for paeth); returns the
+ * first byte left to the scalar loop. @p from >= bpp for sub, avg, paeth. */
+static size_t filter_vector(int f, const uint8_t *cur, const uint8_t *prev, size_t from,
+                            size_t n, size_t bpp, uint8_t *out)
+{
+    size_t i = from;
+    if (f == FILTER_PAETH) {
+        for (; i + 8 <= n; i += 8) {
+            i16x8 x = load8_wide(cur + i), p = paeth8(load8_wide(cur + i - bpp),
+                                                      load8_wide(prev + i),
+                                                      load8_wide(prev + i - bpp));
+            u8x8 r = __builtin_convertvector((x - p) & 0xff, u8x8);
+            memcpy(out + i, &r, sizeof r);
+        }
+        return i;
+    }
+    for (; i + 16 <= n; i += 16) {
+        u8x16 x = load16(cur + i), r;
+        if (f == FILTER_SUB) {
+            r = x - load16(cur + i - bpp);
+        } else if (f == FILTER_UP) {
+            r = x - load16(prev + i);
+        } else { /* avg: (a + b) >> 1 without a carry out of the byte */
+            u8x16 a = load16(cur + i - bpp), b = load16(prev + i);
+            r = x - ((a & b) + ((a ^ b) >> 1));
+        }
+        memcpy(out + i, &r, sizeof r);
+    }
+    return i;
+}
+
 /* Filter @p n bytes @p cur (above: @p prev, zeros for the first row) into
- * @p out; one loop per filter so each runs without a branch per byte. */
-static void filter_row(int f, const uint8_t *cur, const uint8_t *prev, size_t n, size_t bpp,
-                       uint8_t *out)
+ * @p out from byte @p from (a byte at a time: the reference); one loop per
+ * filter so each runs without a branch per byte. */
+static void filter_row_bytes(int f, const uint8_t *cur, const uint8_t *prev, size_t from,
+                             size_t n, size_t bpp, uint8_t *out)
 {
     size_t head = n < bpp ? n : bpp; /* bytes without a left neighbour */
+    size_t i = from;
     switch (f) {
-    case FILTER_NONE: memcpy(out, cur, n); return;
+    case FILTER_NONE: memcpy(out + from, cur + from, n - from); return;
     case FILTER_SUB:
-        memcpy(out, cur, head);
-        for (size_t i = bpp; i < n; i++)
+        for (; i < head; i++)
+            out[i] = cur[i];
+        for (; i < n; i++)
             out[i] = (uint8_t)(cur[i] - cur[i - bpp]);
         return;
     case FILTER_UP:
-        for (size_t i = 0; i < n; i++)
+        for (; i < n; i++)
             out[i] = (uint8_t)(cur[i] - prev[i]);
         return;
     case FILTER_AVG:
-        for (size_t i = 0; i < head; i++)
+        for (; i < head; i++)
             out[i] = (uint8_t)(cur[i] - (prev[i] >> 1));
-        for (size_t i = bpp; i < n; i++)
+        for (; i < n; i++)
             out[i] = (uint8_t)(cur[i] - ((cur[i - bpp] + prev[i]) >> 1));
         return;
     default:
-        for (size_t i = 0; i < head; i++)
+        for (; i < head; i++)
             out[i] = (uint8_t)(cur[i] - prev[i]); /* paeth(0, b, 0) = b */
-        for (size_t i = bpp; i < n; i++)
+        for (; i < n; i++)
             out[i] = (uint8_t)(cur[i] - paeth(cur[i - bpp], prev[i], prev[i - bpp]));
     }
+}
+
+/* filter_row_bytes of the whole row, its bulk by filter_vector. */
+static void filter_row(int f, const uint8_t *cur, const uint8_t *prev, size_t n, size_t bpp,
+                       uint8_t *out)
+{
+    size_t head = f == FILTER_NONE || f == FILTER_UP ? 0 : (n < bpp ? n : bpp);
+    filter_row_bytes(f, cur, prev, 0, head, bpp, out);
+    size_t done = f == FILTER_NONE ? head : filter_vector(f, cur, prev, head, n, bpp, out);
+    filter_row_bytes(f, cur, prev, done, n, bpp, out);
+}
+
+int wt_png_filter_check(uint32_t seed)
+{
+    enum { MOST = 200 };
+    uint8_t cur[MOST], prev[MOST], want[MOST], got[MOST];
+    int bad = 0;
+    for (size_t bpp = 1; bpp <= 8; bpp++)
+        for (size_t n = 0; n <= MOST; n += 1 + n / 7)
+            for (int f = FILTER_NONE; f < FILTER_COUNT; f++) {
+                for (size_t i = 0; i < MOST; i++) { /* xorshift32 */
+                    seed ^= seed << 13;
+                    seed ^= seed >> 17;
+                    seed ^= seed << 5;
+                    cur[i] = (uint8_t)seed;
+                    prev[i] = (uint8_t)(seed >> 8);
+                }
+                memset(want, 0xa5, sizeof want);
+                memset(got, 0xa5, sizeof got);
+                filter_row_bytes(f, cur, prev, 0, n, bpp, want);
+                filter_row(f, cur, prev, n, bpp, got);
+                bad += memcmp(want, got, MOST) != 0;
+            }
+    return bad;
 }
 
 /* Bits of an order-0 code of a histogram (without the constant N log2 N). */
@@ -178,6 +286,7 @@ typedef struct png_filter {
     png_rows rows;
     int image_filter;
     uint8_t *cur, *prev; /* rows in PNG byte order (16-bit swapped) */
+    const uint8_t *above; /* the row above: prev, or the image's own row (8-bit) */
 } png_filter;
 
 static void png_filter_free(png_filter *f)
@@ -192,6 +301,7 @@ static wt_status png_filter_init(png_filter *f, const wt_image *img, int level)
     f->image_filter = level == 0 ? FILTER_NONE : choose_image_filter(&f->rows);
     f->cur = malloc(f->rows.stride);
     f->prev = calloc(f->rows.stride, 1);
+    f->above = f->prev;
     if (f->cur && f->prev)
         return WT_OK;
     png_filter_free(f);
@@ -205,9 +315,15 @@ static void png_filter_rows(png_filter *f, uint32_t y0, uint32_t y1, uint8_t *ou
     for (uint32_t y = y0; y < y1; y++, out += n + 1) {
         const uint8_t *own = png_order_bytes(&f->rows, y, 0, n, f->cur);
         out[0] = (uint8_t)f->image_filter;
-        filter_row(f->image_filter, own, f->prev, n, f->rows.bpp, out + 1);
-        if (f->image_filter >= FILTER_UP) /* none and sub do not look above */
+        filter_row(f->image_filter, own, f->above, n, f->rows.bpp, out + 1);
+        if (f->image_filter < FILTER_UP) /* none and sub do not look above */
+            continue;
+        if (own == f->cur) { /* swapped bytes: the scratch row is overwritten next */
             memcpy(f->prev, own, n);
+            f->above = f->prev;
+        } else {
+            f->above = own;
+        }
     }
 }
 
