@@ -47,12 +47,12 @@ typedef struct wt_env_knobs {
     const char *gpu_open_first;   /* WT_GPU_OPEN_FIRST */
     const char *open_delay_ms;    /* WT_OPEN_DELAY_MS */
     const char *pixel_rooms;      /* WT_PIXEL_ROOMS */
-    const char *rooms_behind;     /* WT_ROOMS_BEHIND */
     const char *png_whole_max;    /* WT_PNG_WHOLE_MAX */
     const char *png_deflate;      /* WT_PNG_DEFLATE */
     const char *tmpdir;           /* TMPDIR */
     const char *cpu_scalar;       /* WT_CPU_SCALAR */
     const char *roundtrip_reread_bytes; /* WT_ROUNDTRIP_REREAD_BYTES */
+    const char *rooms_behind;     /* WT_ROOMS_BEHIND */
 } wt_env_knobs;
 const wt_env_knobs *wt_env(void);
 /* The PNG encoder's row filters 16 bytes at a time against the byte loop, on

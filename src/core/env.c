@@ -70,12 +70,12 @@ static void read_knobs(void)
         .gpu_open_first = getenv("WT_GPU_OPEN_FIRST"),
         .open_delay_ms = getenv("WT_OPEN_DELAY_MS"),
         .pixel_rooms = getenv("WT_PIXEL_ROOMS"),
-        .rooms_behind = getenv("WT_ROOMS_BEHIND"),
         .png_whole_max = getenv("WT_PNG_WHOLE_MAX"),
         .png_deflate = getenv("WT_PNG_DEFLATE"),
         .tmpdir = getenv("TMPDIR"),
         .cpu_scalar = getenv("WT_CPU_SCALAR"),
         .roundtrip_reread_bytes = getenv("WT_ROUNDTRIP_REREAD_BYTES"),
+        .rooms_behind = getenv("WT_ROOMS_BEHIND"),
     };
 }
 
