@@ -78,12 +78,19 @@ static void say_cpu_phases(const pipeline *p)
 }
 
 /* batch_work of pipeline_run_files: the command's work on a file, its phases
- * timed. */
+ * timed (the batch's context: the command's header goes through it too). */
 typedef struct timed_work {
     pipeline *p;
     batch_work work;
     void *ctx;
+    void (*header)(void *ctx, FILE *report);
 } timed_work;
+
+static void header_of_timed(void *arg, FILE *report)
+{
+    timed_work *t = arg;
+    t->header(t->ctx, report);
+}
 
 static void work_timed(void *arg, batch_item *item)
 {
@@ -116,9 +123,9 @@ int pipeline_run_files(pipeline *p, const cli_options *o, const batch_plan *plan
     if (rc == CLI_CONTINUE)
         ahead_start(p, &b, plan);
     if (rc == CLI_CONTINUE) {
+        timed_work timed = {p, work, ctx, header};
         batch_run_options run = {workers, o->quiet, o->verbose, o->no_clobber, report,
-                                 header, pipeline_stopped, p};
-        timed_work timed = {p, work, ctx};
+                                 header ? header_of_timed : NULL, pipeline_stopped, p};
         rc = batch_run(&b, &run, work_timed, &timed);
     }
     if (o->verbose && b.count > 1)
