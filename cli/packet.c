@@ -116,9 +116,9 @@ static wt_status write_npz(pipeline *p, page_binding *page, const wt_image *img,
     meta.levels = t->params.levels;
     meta.transform = p->opt->transform;
     meta.compress = p->opt->compress;
-    double t0 = wt_seconds();
+    pipeline_span t0 = pipeline_span_start(p, PHASE_ENCODE);
     wt_status st = wt_npz_save_packets(out, t, basis, &meta);
-    pipeline_add_time(p, &p->stats.encode, t0);
+    pipeline_span_end(p, &p->stats.encode, t0);
     return st;
 }
 
@@ -162,9 +162,9 @@ wt_status packet_reconstruct(pipeline *p, page_binding *page, const char *in, co
     unsigned char *basis = NULL;
     wt_npz_meta meta;
     wt_image img = {0};
-    double t0 = wt_seconds();
+    pipeline_span t0 = pipeline_span_start(p, PHASE_DECODE);
     wt_status st = wt_npz_load_packets(in, &p->load, &t, &basis, &meta);
-    pipeline_add_time(p, &p->stats.decode, t0);
+    pipeline_span_end(p, &p->stats.decode, t0);
     if (st == WT_OK)
         st = result_alloc_reconstruction(p, in, out, &meta, NULL, &img);
     if (st == WT_OK)

@@ -107,9 +107,9 @@ wt_status pages_save(pipeline *p, page_binding *page, const char *out, const wt_
     page_binding *b = output_of(page, out);
     if (!b && !(page && page->pages > 1))
         return pipeline_save(p, out, img);
-    double t0 = wt_seconds();
+    pipeline_span t0 = pipeline_span_start(p, PHASE_ENCODE);
     wt_status st = b ? add_image(b, img) : pages_refuse_other_output(page, out);
-    pipeline_add_time(p, &p->stats.encode, t0);
+    pipeline_span_end(p, &p->stats.encode, t0);
     return st;
 }
 
@@ -119,9 +119,9 @@ wt_status pages_save_pyramid(pipeline *p, page_binding *page, const char *out,
     page_binding *b = output_of(page, out);
     if (!b)
         return pipeline_save_pyramid(p, out, pyr, meta);
-    double t0 = wt_seconds();
+    pipeline_span t0 = pipeline_span_start(p, PHASE_ENCODE);
     wt_status st = add_pyramid(b, pyr, meta);
-    pipeline_add_time(p, &p->stats.encode, t0);
+    pipeline_span_end(p, &p->stats.encode, t0);
     return st;
 }
 
@@ -131,9 +131,9 @@ wt_status pages_save_bands(pipeline *p, page_binding *page, const char *out,
     page_binding *b = output_of(page, out);
     if (!b)
         return pipeline_save_bands(p, out, up, bands, meta);
-    double t0 = wt_seconds();
+    pipeline_span t0 = pipeline_span_start(p, PHASE_ENCODE);
     wt_status st = add_bands(b, up, bands, meta);
-    pipeline_add_time(p, &p->stats.encode, t0);
+    pipeline_span_end(p, &p->stats.encode, t0);
     return st;
 }
 
@@ -143,7 +143,7 @@ wt_status pages_load_coefficients(pipeline *p, page_binding *page, const char *i
 {
     if (!page || !page->coeffs || strcmp(in, page->input) != 0)
         return pipeline_load_coefficients(p, in, pyr, bands, up, meta);
-    double t0 = wt_seconds();
+    pipeline_span t0 = pipeline_span_start(p, PHASE_DECODE);
     memset(pyr, 0, sizeof *pyr);
     *meta = page->coeffs_meta;
     *up = page->coeffs_params;
@@ -154,7 +154,7 @@ wt_status pages_load_coefficients(pipeline *p, page_binding *page, const char *i
         free(*bands);
         *bands = NULL;
     }
-    pipeline_add_time(p, &p->stats.decode, t0);
+    pipeline_span_end(p, &p->stats.decode, t0);
     return st;
 }
 

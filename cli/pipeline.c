@@ -4,6 +4,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
 
@@ -50,6 +51,53 @@ static void say_opening(const pipeline *p, double closing)
                         "decoded ahead meanwhile; closed in %.3f s\n",
                 p->is_gpu ? "GPU" : "engines", p->opened_in, p->ahead_done,
                 p->ahead_done == 1 ? "" : "s", closing);
+    if (p->rooms_on && p->room_hint)
+        fprintf(stderr, "wavetool: pixel rooms: %d x 2 of %.1f MB made in %.3f s %s, all "
+                        "ready %.3f s after the opening began\n",
+                p->workers, (double)p->room_hint / 1e6, p->rooms_took,
+                p->rooms_behind ? "after the opening" : "within the opening",
+                p->rooms_ready_at);
+}
+
+/* -v after a folder: the workers' CPU a file by phase, and the process's
+ * CPU besides them (the opening and closing of the pool, the main thread). */
+static void say_cpu_phases(const pipeline *p)
+{
+    char text[512];
+    const phase_totals *t = &p->stats.cpu;
+    double files = (double)p->stats.images, phases = 0;
+    for (int i = 0; i < PHASE_COUNT; i++)
+        phases += t->user[i] + t->sys[i];
+    struct rusage self;
+    getrusage(RUSAGE_SELF, &self);
+    double all = (double)self.ru_utime.tv_sec + 1e-6 * (double)self.ru_utime.tv_usec +
+                 (double)self.ru_stime.tv_sec + 1e-6 * (double)self.ru_stime.tv_usec;
+    phase_text(t, files, text, sizeof text);
+    fprintf(stderr, "wavetool: CPU a file (user+sys): %s; the files %.3f s of the process's "
+                    "%.3f s\n", text, phases, all);
+}
+
+/* batch_work of pipeline_run_files: the command's work on a file, its phases
+ * timed (the batch's context: the command's header goes through it too). */
+typedef struct timed_work {
+    pipeline *p;
+    batch_work work;
+    void *ctx;
+    void (*header)(void *ctx, FILE *report);
+} timed_work;
+
+static void header_of_timed(void *arg, FILE *report)
+{
+    timed_work *t = arg;
+    t->header(t->ctx, report);
+}
+
+static void work_timed(void *arg, batch_item *item)
+{
+    timed_work *t = arg;
+    pipeline_phase(t->p, PHASE_BEFORE);
+    t->work(t->ctx, item);
+    pipeline_phase(t->p, PHASE_NONE);
 }
 
 static void ahead_start(pipeline *p, const batch *b, const batch_plan *plan);
@@ -75,12 +123,15 @@ int pipeline_run_files(pipeline *p, const cli_options *o, const batch_plan *plan
     if (rc == CLI_CONTINUE)
         ahead_start(p, &b, plan);
     if (rc == CLI_CONTINUE) {
+        timed_work timed = {p, work, ctx, header};
         batch_run_options run = {workers, o->quiet, o->verbose, o->no_clobber, report,
-                                 header, pipeline_stopped, p};
-        rc = batch_run(&b, &run, work, ctx);
+                                 header ? header_of_timed : NULL, pipeline_stopped, p};
+        rc = batch_run(&b, &run, work_timed, &timed);
     }
     if (o->verbose && b.count > 1)
         say_engine_section(p);
+    if (o->verbose && b.count > 1 && p->engines)
+        say_cpu_phases(p);
     double closing = wt_seconds();
     pipeline_close(p);
     if (o->verbose && b.count > 1)
@@ -435,9 +486,11 @@ static void ahead_decode(pipeline *p, size_t i)
 {
     pipeline_ahead *a = &p->ahead[i];
     pthread_mutex_unlock(&p->lock);
+    file_phase was = pipeline_phase(p, PHASE_DECODE);
     double t0 = wt_seconds();
     int kept = ahead_decode_keeping_messages(p, i, a);
     double dt = wt_seconds() - t0;
+    pipeline_phase(p, was);
     pthread_mutex_lock(&p->lock);
     a->state = kept ? AHEAD_READY : AHEAD_GONE;
     p->ahead_held -= !kept;
@@ -571,15 +624,28 @@ static wt_status rooms_init(pipeline *p, int workers)
     return WT_OK;
 }
 
-/* Every worker's rooms made p->room_hint bytes as the pool opens (in the
- * background: page-locking memory takes time the first files would wait for
- * while the next ones decode); a file that needs more grows them. */
-static void reserve_rooms(pipeline *p)
+/* Every worker's rooms made p->room_hint bytes by the pool's opener, each
+ * worker's pair then ready for it (a file that needs more grows them): as
+ * the pool opens (in the background: page-locking memory takes time the
+ * first files would wait for while the next ones decode), or with
+ * WT_ROOMS_BEHIND=1 after the pool is open, while the first files run
+ * without rooms (staged copies), so that the page-locking (about 0.2 s of
+ * the opening for 16 workers' 2 x 6.2 MB on the H200 host) is not on the
+ * opening's path. @p t0: when the opening began. */
+static void reserve_rooms(pipeline *p, double t0)
 {
-    for (int i = 0; p->rooms_on && p->room_hint && i < p->workers; i++) {
-        room_reserve(&p->rooms[i].input, p->room_hint);
-        room_reserve(&p->rooms[i].output, p->room_hint);
+    double start = wt_seconds();
+    for (int i = 0; i < p->workers; i++) {
+        if (p->rooms_on && p->room_hint) {
+            room_reserve(&p->rooms[i].input, p->room_hint);
+            room_reserve(&p->rooms[i].output, p->room_hint);
+        }
+        pthread_mutex_lock(&p->lock);
+        p->rooms[i].ready = 1;
+        pthread_mutex_unlock(&p->lock);
     }
+    p->rooms_took = wt_seconds() - start;
+    p->rooms_ready_at = wt_seconds() - t0;
 }
 
 /* The rooms' memory freed (the pool still open: its engine frees it). */
@@ -599,7 +665,7 @@ static pipeline_rooms *worker_rooms(pipeline *p)
 {
     int i = batch_worker_index();
     pthread_mutex_lock(&p->lock);
-    int on = !p->opening && p->rooms_on;
+    int on = !p->opening && p->rooms_on && i >= 0 && i < p->workers && p->rooms[i].ready;
     pthread_mutex_unlock(&p->lock);
     return on && i >= 0 && i < p->workers ? &p->rooms[i] : NULL;
 }
@@ -664,13 +730,18 @@ static void *open_pool(void *arg)
         say_engines(p, p->workers, p->threads);
         start_gpu_codec(p);
         p->rooms_on = rooms_wanted(p);
-        reserve_rooms(p);
+        p->rooms_behind = p->rooms_on && p->room_hint && p->opened_behind &&
+                          wt_env_count(wt_env()->rooms_behind, 0) == 1;
+        if (!p->rooms_behind)
+            reserve_rooms(p, t0);
     }
     pthread_mutex_lock(&p->lock);
     p->opened_in = wt_seconds() - t0;
     p->opening = 0;
     pthread_cond_broadcast(&p->freed);
     pthread_mutex_unlock(&p->lock);
+    if (p->rooms_behind) /* (the pool closes after joining this thread) */
+        reserve_rooms(p, t0);
     return NULL;
 }
 
@@ -902,15 +973,35 @@ const wt_engine *pipeline_engine_kind(pipeline *p)
 
 wt_status pipeline_engine_run(pipeline *p, pipeline_job job, void *arg, const char *file)
 {
+    pipeline_phase(p, PHASE_ENGINE);
     wt_status st = run_on_pool(p, job, arg);
     if (st == WT_ERR_DEVICE_NOMEM && drop_lanes(p))
         st = run_on_pool(p, job, arg); /* once more, with a GPU's memory to itself */
     if (falls_back(p, st, file))
         st = job_on_cpu(job, arg);
+    pipeline_phase(p, PHASE_AFTER);
     return pipeline_name_error(st, file);
 }
 
 /* ---- decoding and encoding, timed for the pipeline's split ------------------ */
+
+file_phase pipeline_phase(pipeline *p, file_phase phase)
+{
+    return phase_enter(&p->stats.cpu, &p->lock, phase);
+}
+
+pipeline_span pipeline_span_start(pipeline *p, file_phase phase)
+{
+    pipeline_span s = {0, pipeline_phase(p, phase)};
+    s.start = wt_seconds();
+    return s;
+}
+
+void pipeline_span_end(pipeline *p, double *slot, pipeline_span span)
+{
+    pipeline_add_time(p, slot, span.start);
+    pipeline_phase(p, span.was);
+}
 
 void pipeline_add_time(pipeline *p, double *slot, double since)
 {
@@ -926,11 +1017,13 @@ static wt_status decode_timed(pipeline *p, batch_item *item, const char *file, w
 {
     wt_load_options load = p->load;
     load.room = room;
+    file_phase was = pipeline_phase(p, PHASE_DECODE);
     double t0 = wt_seconds();
     wt_status st;
     if (!ahead_take(p, item, file, stack, page, room, img, &st))
         st = stack ? wt_stack_read_in(stack, page, room, img) : wt_image_load(file, &load, img);
     double dt = wt_seconds() - t0;
+    pipeline_phase(p, was);
     if (st == WT_OK && wt_warning_message()[0] && !p->opt->quiet)
         batch_note(item, "warning: %s", wt_warning_message());
     /* (p->gpu_codec is the opener's until the wait above) */
@@ -992,9 +1085,9 @@ void pipeline_say_meta_left_out(const pipeline *p, const char *out, const wt_ima
 wt_status pipeline_save(pipeline *p, const char *out, const wt_image *img)
 {
     pipeline_say_meta_left_out(p, out, img);
-    double t0 = wt_seconds();
+    pipeline_span t0 = pipeline_span_start(p, PHASE_ENCODE);
     wt_status st = wt_image_save(out, img, &p->opt->save, cli_output_format(p->opt, out));
-    pipeline_add_time(p, &p->stats.encode, t0);
+    pipeline_span_end(p, &p->stats.encode, t0);
     if (p->gpu_codec && p->opt->verbose && wt_gpu_jpeg_note()[0])
         fprintf(stderr, "wavetool: %s\n", wt_gpu_jpeg_note());
     return st;
@@ -1003,31 +1096,31 @@ wt_status pipeline_save(pipeline *p, const char *out, const wt_image *img)
 wt_status pipeline_save_pyramid(pipeline *p, const char *out, const wt_pyramid *pyr,
                                 const wt_npz_meta *meta)
 {
-    double t0 = wt_seconds();
+    pipeline_span t0 = pipeline_span_start(p, PHASE_ENCODE);
     wt_status st = wt_npz_save(out, pyr, meta);
-    pipeline_add_time(p, &p->stats.encode, t0);
+    pipeline_span_end(p, &p->stats.encode, t0);
     return st;
 }
 
 wt_status pipeline_save_bands(pipeline *p, const char *out, const wt_uparams *up,
                               const float *bands, const wt_npz_meta *meta)
 {
-    double t0 = wt_seconds();
+    pipeline_span t0 = pipeline_span_start(p, PHASE_ENCODE);
     wt_status st = wt_npz_save_stack(out, up, bands, meta);
-    pipeline_add_time(p, &p->stats.encode, t0);
+    pipeline_span_end(p, &p->stats.encode, t0);
     return st;
 }
 
 wt_status pipeline_load_coefficients(pipeline *p, const char *in, wt_pyramid *pyr, float **bands,
                                      wt_uparams *up, wt_npz_meta *meta)
 {
-    double t0 = wt_seconds();
+    pipeline_span t0 = pipeline_span_start(p, PHASE_DECODE);
     memset(pyr, 0, sizeof *pyr);
     *bands = NULL;
     wt_load_options load = p->opt->load;
     load.coeff_image_meta = !p->opt->save.strip; /* the input's metadata, for the result */
     wt_status st = wt_npz_load_any(in, &load, pyr, bands, up, meta);
-    pipeline_add_time(p, &p->stats.decode, t0);
+    pipeline_span_end(p, &p->stats.decode, t0);
     return pipeline_name_error(st, in); /* out of memory, say, may not name it */
 }
 

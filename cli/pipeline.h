@@ -10,6 +10,7 @@
 
 #include "batch.h"
 #include "options.h"
+#include "phases.h"
 #include "wavetool.h"
 #include "wavetool_hooks.h" /* wt_seconds */
 
@@ -20,12 +21,14 @@ typedef struct pipeline_stats {
     double longest;      /* the longest that one file held an engine */
     unsigned long images;
     double pixels;
+    phase_totals cpu; /* the workers' CPU by phase of their files (phases.h) */
 } pipeline_stats;
 
 /* A worker's page-locked pixel buffers (pipeline.c, "rooms"): the decoded
  * input and the drawn output, kept from file to file. */
 typedef struct pipeline_rooms {
     wt_pixel_room input, output;
+    int ready; /* made (the pool's opener makes them; p->lock) */
 } pipeline_rooms;
 
 /* A file decoded ahead while a GPU opened (pipeline.c, "decoding ahead"). */
@@ -53,6 +56,8 @@ typedef struct pipeline {
     int rooms_on;
     size_t room_hint; /* bytes each room is made as the pool opens (0: none) */
     int rooms_once;   /* no more files than workers: a room would serve one file */
+    int rooms_behind; /* WT_ROOMS_BEHIND=1: made after the pool is open (pipeline.c) */
+    double rooms_took, rooms_ready_at; /* seconds making them; since the opening began */
     /* a GPU opens on a thread of its own while the first files decode (pipeline.c) */
     const char *device;    /* --device, or "cpu" for volumes the GPU does not run */
     pthread_t opener;
@@ -158,6 +163,20 @@ wt_image_meta *pipeline_kept_meta(const pipeline *p, const wt_image *img);
  * caller releases it); the time counted as decoding. */
 wt_status pipeline_load_coefficients(pipeline *p, const char *in, wt_pyramid *pyr, float **bands,
                                      wt_uparams *up, wt_npz_meta *meta);
+
+/* The calling worker enters @p phase of its file (phases.h); returns the one
+ * it left. */
+file_phase pipeline_phase(pipeline *p, file_phase phase);
+
+/* A timed span of a file's work: its wall-clock start and the phase it left. */
+typedef struct pipeline_span {
+    double start;
+    file_phase was;
+} pipeline_span;
+/* The calling worker starts a span of @p phase (decoding, encoding, ...). */
+pipeline_span pipeline_span_start(pipeline *p, file_phase phase);
+/* Its seconds added to @p slot of p->stats, the phase before it resumed. */
+void pipeline_span_end(pipeline *p, double *slot, pipeline_span span);
 
 /* Add the seconds since @p since (wt_seconds()) to @p slot of p->stats. */
 void pipeline_add_time(pipeline *p, double *slot, double since);

@@ -82,10 +82,10 @@ static wt_image image_layout_of(const wt_volume *v)
 
 static wt_status load_volume(pipeline *p, const char *in, wt_volume *v)
 {
-    double t0 = wt_seconds();
+    pipeline_span t0 = pipeline_span_start(p, PHASE_DECODE);
     need_ctx ctx = {p->opt};
     wt_status st = wt_volume_load(in, &p->load, volume_need, &ctx, v);
-    pipeline_add_time(p, &p->stats.decode, t0);
+    pipeline_span_end(p, &p->stats.decode, t0);
     if (st == WT_OK) {
         p->stats.images++;
         p->stats.pixels += (double)v->shape[0] * (double)v->shape[1] * (double)v->shape[2];
@@ -120,20 +120,20 @@ static wt_status inverse_job(wt_engine *e, void *arg)
 static wt_status forward(pipeline *p, const wt_volume_spec *s, const wt_volume *v,
                          const char *file, wt_vcoeffs *c)
 {
-    double t0 = wt_seconds();
+    pipeline_span t0 = pipeline_span_start(p, PHASE_ENGINE);
     volume_job j = {s, v, NULL, c, NULL, volume_threads(p)};
     wt_status st = pipeline_engine_run(p, forward_job, &j, file);
-    pipeline_add_time(p, &p->stats.transform, t0);
+    pipeline_span_end(p, &p->stats.transform, t0);
     return st;
 }
 
 static wt_status inverse(pipeline *p, const wt_volume_spec *s, const wt_vcoeffs *c,
                          float *planes, const char *file)
 {
-    double t0 = wt_seconds();
+    pipeline_span t0 = pipeline_span_start(p, PHASE_ENGINE);
     volume_job j = {s, NULL, c, NULL, planes, volume_threads(p)};
     wt_status st = pipeline_engine_run(p, inverse_job, &j, file);
-    pipeline_add_time(p, &p->stats.transform, t0);
+    pipeline_span_end(p, &p->stats.transform, t0);
     return st;
 }
 
@@ -204,9 +204,9 @@ static wt_status write_coefficients(pipeline *p, const wt_volume_spec *s, wt_vol
     fill_meta(s, v, &meta);
     meta.compress = p->opt->compress;
     wt_volume_free(v); /* not needed any more */
-    double t0 = wt_seconds();
+    pipeline_span t0 = pipeline_span_start(p, PHASE_ENCODE);
     wt_status st = wt_npz_save_volume(out, c, &meta);
-    pipeline_add_time(p, &p->stats.encode, t0);
+    pipeline_span_end(p, &p->stats.encode, t0);
     return st;
 }
 
@@ -260,9 +260,9 @@ static wt_status save_volume(pipeline *p, const char *out, wt_volume *v)
         return st;
     v->bit_depth = wt_sample_type_depth(want);
     v->stored = v->bit_depth == WT_DEPTH_F32 ? want : (wt_sample_type){0, 0};
-    double t0 = wt_seconds();
+    pipeline_span t0 = pipeline_span_start(p, PHASE_ENCODE);
     st = wt_volume_save(out, f, v);
-    pipeline_add_time(p, &p->stats.encode, t0);
+    pipeline_span_end(p, &p->stats.encode, t0);
     return st;
 }
 
@@ -280,9 +280,9 @@ wt_status volume_reconstruct(pipeline *p, const char *in, const char *out)
     wt_volume_spec s;
     wt_vcoeffs c;
     wt_npz_meta meta;
-    double t0 = wt_seconds();
+    pipeline_span t0 = pipeline_span_start(p, PHASE_DECODE);
     wt_status st = wt_npz_load_volume(in, &p->load, &s, &c, &meta);
-    pipeline_add_time(p, &p->stats.decode, t0);
+    pipeline_span_end(p, &p->stats.decode, t0);
     wt_volume v = {{meta.depth, meta.height, meta.width}, meta.channels, meta.bit_depth,
                    meta.color, meta.stored, NULL};
     if (st == WT_OK)
@@ -381,11 +381,11 @@ wt_status volume_denoise(pipeline *p, wt_denoise_options *d, const char *in, con
         d->params.levels = d->params.levels < 1 ? 1 : d->params.levels;
     }
     if (st == WT_OK) {
-        double t0 = wt_seconds();
+        pipeline_span t0 = pipeline_span_start(p, PHASE_ENGINE);
         st = pipeline_name_error(wt_denoise_volume(d, o->naxes ? o->axes : NULL, o->naxes, &v,
                                                    volume_threads(p), info),
                                  in);
-        pipeline_add_time(p, &p->stats.transform, t0);
+        pipeline_span_end(p, &p->stats.transform, t0);
     }
     if (st == WT_OK)
         st = save_volume(p, out, &v);
@@ -398,9 +398,9 @@ wt_status volume_sigma(pipeline *p, const char *in, double *sigma, wt_image *lay
     wt_volume v;
     wt_status st = load_volume(p, in, &v);
     if (st == WT_OK) {
-        double t0 = wt_seconds();
+        pipeline_span t0 = pipeline_span_start(p, PHASE_ENGINE);
         st = pipeline_name_error(wt_estimate_sigma_volume(&v, volume_threads(p), sigma), in);
-        pipeline_add_time(p, &p->stats.transform, t0);
+        pipeline_span_end(p, &p->stats.transform, t0);
         *layout = image_layout_of(&v);
     }
     wt_volume_free(&v);

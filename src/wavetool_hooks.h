@@ -52,8 +52,13 @@ typedef struct wt_env_knobs {
     const char *tmpdir;           /* TMPDIR */
     const char *cpu_scalar;       /* WT_CPU_SCALAR */
     const char *roundtrip_reread_bytes; /* WT_ROUNDTRIP_REREAD_BYTES */
+    const char *rooms_behind;     /* WT_ROOMS_BEHIND */
 } wt_env_knobs;
 const wt_env_knobs *wt_env(void);
+/* The PNG encoder's row filters 16 bytes at a time against the byte loop, on
+ * rows of random bytes of every filter, 1-8 bytes a pixel and 0-200 bytes:
+ * the number of rows that differ (0: all the same). */
+int wt_png_filter_check(uint32_t seed);
 /* wt_image_alloc without zeroing the pixels, for a writer that sets every
  * sample (a calloc of a block kept in the heap costs a pass over it). */
 wt_status wt_image_alloc_unset(wt_image *img, uint32_t width, uint32_t height, int channels,

@@ -8,13 +8,17 @@
 # compared byte for byte (cmp -r). Then denoise -O of the folder to PNG,
 # rooms on and off (and --sigma 3: no estimate), wall ms and its engine
 # section (-v), the first 16 files alone (opening the GPU and the first
-# files: the rest runs at the steady rate), and its outputs rooms on vs off.
+# files: the rest runs at the steady rate), and its outputs rooms on vs off
+# (and against BASE_BUILD when given); each row's -v (the engine section, the
+# CPU a file by phase, the opening and the rooms' page-locking) is kept in
+# OUT_DIR/denoise-v-*.txt.
 #   dev/gpu/rooms_ab.sh NEW_BUILD [BASE_BUILD] OUT_DIR
 # (RUNS rounds, default 2; LANES, default "1 2 4"; PHOTOS and SIZE for a
 # smaller folder; ONLY=denoise: the denoise rows alone. The denoise rows
 # alternate the environment settings of SETTINGS, default
 # "WT_PIXEL_ROOMS=1 WT_PIXEL_ROOMS=0"; "WT_GPU_OPEN_FIRST=0
-# WT_GPU_OPEN_FIRST=1" is the A/B of decoding ahead while the GPU opens;
+# WT_GPU_OPEN_FIRST=1" is the A/B of decoding ahead while the GPU opens,
+# "WT_ROOMS_BEHIND=0 WT_ROOMS_BEHIND=1" of the rooms made within or after it;
 # DEVICE, default cuda: denoise's --device)
 set -u
 N=$(cd "$1" && pwd)/cli/wavetool
@@ -48,9 +52,15 @@ denoise_rows() { # the denoise rows and outputs (after the mosaics' table)
             env "$setting" "$N" denoise -q -j "$cores" --device "$DEVICE" -O "$D/dn-$setting" \
                 $opts "$D/photos" || echo "denoise failed: $name $setting"
         done
-        echo "denoise outputs $name ($(ls "$D/dn-$first" | wc -l) files): $first vs $second:" \
-            "$(diff -rq "$D/dn-$first" "$D/dn-$second" | wc -l) differ"
-        rm -rf "$D/dn-$first" "$D/dn-$second"
+        local line="denoise outputs $name ($(ls "$D/dn-$first" | wc -l) files): $first vs"
+        line="$line $second: $(diff -rq "$D/dn-$first" "$D/dn-$second" | wc -l) differ"
+        if [ -n "$B" ]; then
+            "$B" denoise -q -j "$cores" --device "$DEVICE" -O "$D/dn-base" $opts "$D/photos" ||
+                echo "denoise failed: $name base"
+            line="$line; new vs base: $(diff -rq "$D/dn-$first" "$D/dn-base" | wc -l) differ"
+        fi
+        echo "$line"
+        rm -rf "$D/dn-$first" "$D/dn-$second" "$D/dn-base"
     done
 }
 denoise_ns() { # setting folder options...: wall ns of denoise -O of the folder
@@ -71,8 +81,10 @@ denoise_row() { # setting label options...: the folder, its first 16 files (the 
     all=$(denoise_ns "$setting" "$D/photos" "$@")
     local opened='s/^wavetool: GPU opened in \([0-9.]* s\)[^;]*; \([0-9]*\) files* decoded ahead'
     opened="$opened meanwhile; closed in \\([0-9.]* s\\)/opened in \\1, \\2 ahead, closed in \\3/p"
-    section=$(env "$setting" "$N" denoise -v -j "$cores" --device "$DEVICE" -O "$D/dn" "$@" \
-        "$D/photos" 2>&1 >/dev/null | sed -n "s/.*engine section: //p; $opened" | tr '\n' ' ')
+    local log=$OUT/denoise-v-${setting//[^A-Za-z0-9_=]/_}-${label// /_}-$round.txt
+    env "$setting" "$N" denoise -v -j "$cores" --device "$DEVICE" -O "$D/dn" "$@" \
+        "$D/photos" 2>&1 >/dev/null | grep -v ': levels ' >"$log"
+    section=$(sed -n "s/.*engine section: //p; $opened" "$log" | tr '\n' ' ')
     rm -rf "$D/dn"
     local n=${PHOTOS:-200} steady=-
     [ "$all" -gt "$few" ] && steady=$(((n - 16) * 1000000000 / (all - few)))

@@ -75,6 +75,7 @@ static void read_knobs(void)
         .tmpdir = getenv("TMPDIR"),
         .cpu_scalar = getenv("WT_CPU_SCALAR"),
         .roundtrip_reread_bytes = getenv("WT_ROUNDTRIP_REREAD_BYTES"),
+        .rooms_behind = getenv("WT_ROOMS_BEHIND"),
     };
 }
 

@@ -23,6 +23,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #include "image_codec.h"
 #include "image_meta.h"
@@ -84,35 +87,158 @@ static inline uint8_t residual(int f, int x, int a, int b, int c)
     }
 }
 
+/* ---- the filters 16 bytes at a time (GCC/Clang vector extensions: SSE2 on
+ * x86-64, NEON on arm64). A filter's residuals depend on the row's own bytes,
+ * not on residuals before them, so bytes [i, i + 16) are one step. The
+ * scalar filter_row_bytes is the reference, and the tail of each row;
+ * wt_png_filter_check compares the two. Photographs denoised take paeth
+ * (40% of a denoised photo's PNG encoding was its byte loop). */
+
+typedef uint8_t u8x16 __attribute__((vector_size(16)));
+
+static u8x16 load16(const uint8_t *p)
+{
+    u8x16 v;
+    memcpy(&v, p, sizeof v);
+    return v;
+}
+
+/* Paeth's prediction of 16 bytes (a left, b above, c above left) in bytes:
+ * pa = |b - c|, pb = |a - c|, and pc = |(b - c) + (a - c)| is pa + pb when
+ * b - c and a - c have the same sign (or one is 0), else |pa - pb|; pa + pb
+ * saturates at 255, which compares with pa and pb (<= 255) as the sum does. */
+#ifdef __SSE2__
+static u8x16 paeth16(u8x16 a, u8x16 b, u8x16 c)
+{
+    const __m128i zero = _mm_setzero_si128();
+    __m128i A = (__m128i)a, B = (__m128i)b, C = (__m128i)c;
+    __m128i c_minus_b = _mm_subs_epu8(C, B), c_minus_a = _mm_subs_epu8(C, A);
+    __m128i pa = _mm_or_si128(_mm_subs_epu8(B, C), c_minus_b);
+    __m128i pb = _mm_or_si128(_mm_subs_epu8(A, C), c_minus_a);
+    __m128i same = _mm_cmpeq_epi8(_mm_cmpeq_epi8(c_minus_b, zero),
+                                  _mm_cmpeq_epi8(c_minus_a, zero)); /* b >= c as a >= c */
+    __m128i pa_minus_pb = _mm_subs_epu8(pa, pb);
+    __m128i diff = _mm_or_si128(pa_minus_pb, _mm_subs_epu8(pb, pa));
+    __m128i pc = _mm_or_si128(_mm_and_si128(same, _mm_adds_epu8(pa, pb)),
+                              _mm_andnot_si128(same, diff));
+    __m128i take_a = _mm_and_si128(_mm_cmpeq_epi8(pa_minus_pb, zero),
+                                   _mm_cmpeq_epi8(_mm_subs_epu8(pa, pc), zero));
+    __m128i take_b = _mm_andnot_si128(take_a, _mm_cmpeq_epi8(_mm_subs_epu8(pb, pc), zero));
+    __m128i take_c = _mm_andnot_si128(_mm_or_si128(take_a, take_b), C);
+    return (u8x16)_mm_or_si128(_mm_or_si128(_mm_and_si128(take_a, A), _mm_and_si128(take_b, B)),
+                               take_c);
+}
+#else
+/* |x - y| of bytes. */
+static u8x16 absdiff(u8x16 x, u8x16 y)
+{
+    u8x16 x_above = (u8x16)(x > y);
+    return ((x - y) & x_above) | ((y - x) & ~x_above);
+}
+
+static u8x16 paeth16(u8x16 a, u8x16 b, u8x16 c)
+{
+    u8x16 pa = absdiff(b, c), pb = absdiff(a, c);
+    u8x16 sum = pa + pb, carry = (u8x16)(sum < pa);
+    u8x16 same = ~((u8x16)(b < c) ^ (u8x16)(a < c));
+    u8x16 pc = ((sum | carry) & same) | (absdiff(pa, pb) & ~same);
+    u8x16 take_a = (u8x16)(pa <= pb) & (u8x16)(pa <= pc);
+    u8x16 take_b = ~take_a & (u8x16)(pb <= pc);
+    return (a & take_a) | (b & take_b) | (c & ~take_a & ~take_b);
+}
+#endif
+
+/* Bytes [from, n) of filter @p f, 16 at a time; returns the
+ * first byte left to the scalar loop. @p from >= bpp for sub, avg, paeth. */
+static size_t filter_vector(int f, const uint8_t *cur, const uint8_t *prev, size_t from,
+                            size_t n, size_t bpp, uint8_t *out)
+{
+    size_t i = from;
+    for (; i + 16 <= n; i += 16) {
+        u8x16 x = load16(cur + i), r;
+        if (f == FILTER_PAETH) {
+            r = x - paeth16(load16(cur + i - bpp), load16(prev + i), load16(prev + i - bpp));
+        } else if (f == FILTER_SUB) {
+            r = x - load16(cur + i - bpp);
+        } else if (f == FILTER_UP) {
+            r = x - load16(prev + i);
+        } else { /* avg: (a + b) >> 1 without a carry out of the byte */
+            u8x16 a = load16(cur + i - bpp), b = load16(prev + i);
+            r = x - ((a & b) + ((a ^ b) >> 1));
+        }
+        memcpy(out + i, &r, sizeof r);
+    }
+    return i;
+}
+
 /* Filter @p n bytes @p cur (above: @p prev, zeros for the first row) into
- * @p out; one loop per filter so each runs without a branch per byte. */
-static void filter_row(int f, const uint8_t *cur, const uint8_t *prev, size_t n, size_t bpp,
-                       uint8_t *out)
+ * @p out from byte @p from (a byte at a time: the reference); one loop per
+ * filter so each runs without a branch per byte. */
+static void filter_row_bytes(int f, const uint8_t *cur, const uint8_t *prev, size_t from,
+                             size_t n, size_t bpp, uint8_t *out)
 {
     size_t head = n < bpp ? n : bpp; /* bytes without a left neighbour */
+    size_t i = from;
     switch (f) {
-    case FILTER_NONE: memcpy(out, cur, n); return;
+    case FILTER_NONE: memcpy(out + from, cur + from, n - from); return;
     case FILTER_SUB:
-        memcpy(out, cur, head);
-        for (size_t i = bpp; i < n; i++)
+        for (; i < head; i++)
+            out[i] = cur[i];
+        for (; i < n; i++)
             out[i] = (uint8_t)(cur[i] - cur[i - bpp]);
         return;
     case FILTER_UP:
-        for (size_t i = 0; i < n; i++)
+        for (; i < n; i++)
             out[i] = (uint8_t)(cur[i] - prev[i]);
         return;
     case FILTER_AVG:
-        for (size_t i = 0; i < head; i++)
+        for (; i < head; i++)
             out[i] = (uint8_t)(cur[i] - (prev[i] >> 1));
-        for (size_t i = bpp; i < n; i++)
+        for (; i < n; i++)
             out[i] = (uint8_t)(cur[i] - ((cur[i - bpp] + prev[i]) >> 1));
         return;
     default:
-        for (size_t i = 0; i < head; i++)
+        for (; i < head; i++)
             out[i] = (uint8_t)(cur[i] - prev[i]); /* paeth(0, b, 0) = b */
-        for (size_t i = bpp; i < n; i++)
+        for (; i < n; i++)
             out[i] = (uint8_t)(cur[i] - paeth(cur[i - bpp], prev[i], prev[i - bpp]));
     }
+}
+
+/* filter_row_bytes of the whole row, its bulk by filter_vector. */
+static void filter_row(int f, const uint8_t *cur, const uint8_t *prev, size_t n, size_t bpp,
+                       uint8_t *out)
+{
+    size_t head = f == FILTER_NONE || f == FILTER_UP ? 0 : (n < bpp ? n : bpp);
+    filter_row_bytes(f, cur, prev, 0, head, bpp, out);
+    size_t done = f == FILTER_NONE ? head : filter_vector(f, cur, prev, head, n, bpp, out);
+    filter_row_bytes(f, cur, prev, done, n, bpp, out);
+}
+
+int wt_png_filter_check(uint32_t seed)
+{
+    enum { MOST = 200 };
+    uint8_t cur[MOST], prev[MOST], want[MOST], got[MOST];
+    int bad = 0;
+    for (size_t bpp = 1; bpp <= 8; bpp++)
+        for (size_t n = 0; n <= MOST; n += 1 + n / 7)
+            for (int f = FILTER_NONE; f < FILTER_COUNT; f++) {
+                for (size_t i = 0; i < MOST; i++) { /* xorshift32 */
+                    seed ^= seed << 13;
+                    seed ^= seed >> 17;
+                    seed ^= seed << 5;
+                    /* every other row of 0-3: ties of paeth's distances */
+                    uint8_t mask = n % 2 ? 3 : 0xff;
+                    cur[i] = (uint8_t)seed & mask;
+                    prev[i] = (uint8_t)(seed >> 8) & mask;
+                }
+                memset(want, 0xa5, sizeof want);
+                memset(got, 0xa5, sizeof got);
+                filter_row_bytes(f, cur, prev, 0, n, bpp, want);
+                filter_row(f, cur, prev, n, bpp, got);
+                bad += memcmp(want, got, MOST) != 0;
+            }
+    return bad;
 }
 
 /* Bits of an order-0 code of a histogram (without the constant N log2 N). */
@@ -178,6 +304,7 @@ typedef struct png_filter {
     png_rows rows;
     int image_filter;
     uint8_t *cur, *prev; /* rows in PNG byte order (16-bit swapped) */
+    const uint8_t *above; /* the row above: prev, or the image's own row (8-bit) */
 } png_filter;
 
 static void png_filter_free(png_filter *f)
@@ -192,6 +319,7 @@ static wt_status png_filter_init(png_filter *f, const wt_image *img, int level)
     f->image_filter = level == 0 ? FILTER_NONE : choose_image_filter(&f->rows);
     f->cur = malloc(f->rows.stride);
     f->prev = calloc(f->rows.stride, 1);
+    f->above = f->prev;
     if (f->cur && f->prev)
         return WT_OK;
     png_filter_free(f);
@@ -205,9 +333,15 @@ static void png_filter_rows(png_filter *f, uint32_t y0, uint32_t y1, uint8_t *ou
     for (uint32_t y = y0; y < y1; y++, out += n + 1) {
         const uint8_t *own = png_order_bytes(&f->rows, y, 0, n, f->cur);
         out[0] = (uint8_t)f->image_filter;
-        filter_row(f->image_filter, own, f->prev, n, f->rows.bpp, out + 1);
-        if (f->image_filter >= FILTER_UP) /* none and sub do not look above */
+        filter_row(f->image_filter, own, f->above, n, f->rows.bpp, out + 1);
+        if (f->image_filter < FILTER_UP) /* none and sub do not look above */
+            continue;
+        if (own == f->cur) { /* swapped bytes: the scratch row is overwritten next */
             memcpy(f->prev, own, n);
+            f->above = f->prev;
+        } else {
+            f->above = own;
+        }
     }
 }
 

@@ -156,6 +156,8 @@ int main(int argc, char **argv)
         T(test_tiff_level),
         T(test_png_roundtrip_8bit),
         T(test_png_roundtrip_16bit),
+        T(test_png_filters_vector),
+        T(test_png_smooth_roundtrip),
         T(test_png_streamed),
         T(test_png_fast_runs),
         T(test_png_fast_run_lengths),

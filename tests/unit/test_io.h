@@ -52,6 +52,8 @@ void test_format_capabilities(void **state);
 void test_tiff_level(void **state);
 void test_png_roundtrip_8bit(void **state);
 void test_png_roundtrip_16bit(void **state);
+void test_png_filters_vector(void **state);
+void test_png_smooth_roundtrip(void **state);
 void test_png_streamed(void **state);
 void test_png_fast_runs(void **state);
 void test_png_fast_run_lengths(void **state);
