@@ -138,7 +138,7 @@ static void forward_pair_apart(const real *const *rows, int F, const taps *tl, c
                                float *const *lo, float *const *hi, long c, long c1)
 {
     for (int which = 0; which < 2; which++)
-        forward_taps(rows + 2 - 2 * which, 0, F, 0, tl, th, lo[which], hi[which], c, c1);
+        forward_taps(rows + 2 * which, 0, F, 0, tl, th, lo[which], hi[which], c, c1);
 }
 
 /* lo[0], hi[0] (row k + 1) and lo[1], hi[1] (row k) over [0, width). The
