@@ -18,6 +18,11 @@ _Static_assert(sizeof(real) == sizeof(float), "the column passes read the plane 
  * adds' latency. */
 #define COLS_UNROLL 4
 
+/* A loaded vector kept in a register: GCC otherwise folds the load into
+ * each multiply that uses it (the lo and the hi tap), two loads of the same
+ * vector where the load ports, not the multiplies, bound the forward step. */
+#define IN_REGISTER(x) __asm__("" : "+v"(x))
+
 /* ---- forward: lo[k] = sum_j dec_lo[j] x[s0 + 2k - j], hi alike ------------ */
 
 /* Column chunks and taps a sweep of a long filter: the rows a sweep reads
@@ -42,6 +47,7 @@ _Static_assert(sizeof(real) == sizeof(float), "the column passes read the plane 
         for (int j = j0; j < j1; j++)                                                        \
             for (int v = 0; v < (VECS); v++) {                                               \
                 lanes s = LOAD(src[j] + c + v * VW);                                         \
+                IN_REGISTER(s);                                                              \
                 al[v] += tl->v[j] * s;                                                       \
                 ah[v] += th->v[j] * s;                                                       \
             }                                                                                \
@@ -84,6 +90,70 @@ static void forward_row(const real *const *src, int F, int sweep, const taps *tl
             forward_taps(src, j0, j0 + sweep < F ? j0 + sweep : F, j0 > 0, tl, th, lo, hi, c0,
                          c1);
     }
+}
+
+/* Output rows k and k + 1 at once: rows[i] is input row s0 + 2k + 2 - i
+ * (i in [0, F + 2)), tap i of row k + 1 and tap i - 2 of row k, so the F - 2
+ * rows both read are loaded once for the two; each output's taps still go
+ * 0 .. F - 1 in order from acc = 0. Vectors of VW lanes a step: the four
+ * sums of each in registers with the four taps (AVX2's 16). */
+#define PAIR_UNROLL 2
+#define PAIR_AHEAD 64
+
+/* The sums of tap @p j of @p which's outputs (0: row k + 1, 1: row k) with
+ * the step's input row vectors s. */
+#define PAIR_TAP(which, j)                                                                    \
+    do {                                                                                      \
+        for (int v = 0; v < PAIR_UNROLL; v++) {                                              \
+            al[which][v] += tl->v[j] * s[v];                                                  \
+            ah[which][v] += th->v[j] * s[v];                                                  \
+        }                                                                                     \
+    } while (0)
+
+static void forward_pair_step(const real *const *rows, int F, const taps *tl, const taps *th,
+                              float *const *lo, float *const *hi, long c)
+{
+    lanes al[2][PAIR_UNROLL] = {{{0}}}, ah[2][PAIR_UNROLL] = {{{0}}};
+    for (int i = 0; i < F + 2; i++) {
+        lanes s[PAIR_UNROLL];
+        __builtin_prefetch(rows[i] + c + PAIR_AHEAD);
+        for (int v = 0; v < PAIR_UNROLL; v++) {
+            s[v] = LOAD(rows[i] + c + v * VW);
+            IN_REGISTER(s[v]);
+        }
+        if (i < F)
+            PAIR_TAP(0, i);
+        if (i >= 2)
+            PAIR_TAP(1, i - 2);
+    }
+    for (int which = 0; which < 2; which++)
+        for (int v = 0; v < PAIR_UNROLL; v++) {
+            AT(lo[which] + c + v * VW) = al[which][v];
+            AT(hi[which] + c + v * VW) = ah[which][v];
+        }
+}
+
+/* Outputs [c, c1) of rows k + 1 and k one row at a time. */
+static void forward_pair_apart(const real *const *rows, int F, const taps *tl, const taps *th,
+                               float *const *lo, float *const *hi, long c, long c1)
+{
+    for (int which = 0; which < 2; which++)
+        forward_taps(rows + 2 * which, 0, F, 0, tl, th, lo[which], hi[which], c, c1);
+}
+
+/* lo[0], hi[0] (row k + 1) and lo[1], hi[1] (row k) over [0, width). The
+ * steps start where the plane's rows start a cache line (the F + 2 rows
+ * share the first-level cache's sets: a step across two lines missed both
+ * again the next step); the columns before and after one row at a time. */
+static void forward_pair(const real *const *rows, int F, const taps *tl, const taps *th,
+                         float *const *lo, float *const *hi, long width)
+{
+    long c = (long)((64 - ((uintptr_t)rows[F / 2] & 63)) & 63) / (long)sizeof(real);
+    c = c < width ? c : width;
+    forward_pair_apart(rows, F, tl, th, lo, hi, 0, c);
+    for (; c + PAIR_UNROLL * VW <= width; c += PAIR_UNROLL * VW)
+        forward_pair_step(rows, F, tl, th, lo, hi, c);
+    forward_pair_apart(rows, F, tl, th, lo, hi, c, width);
 }
 
 /* Row p of a strip's signal: the plane's rows in [0, n), periodization's
@@ -139,13 +209,21 @@ static void cols_forward(const wt_line *line, const wt_cols *strip, void *scratc
     taps tl, th;
     load_taps(&tl, w->dec_lo, (int)F);
     load_taps(&th, w->dec_hi, (int)F);
-    const real *src[128];
+    const real *src[130];
     for (long k = k0; k < k1; k++) {
+        long out = k - (long)strip->out_first;
+        float *lo = strip->lo + out * strip->lo_step, *hi = strip->hi + out * strip->hi_step;
+        if (F > 2 && k + 1 < k1) { /* haar's two rows read no row in common */
+            for (long i = 0; i < F + 2; i++)
+                src[i] = strip_row(&r, s0 + 2 * k + 2 - i);
+            float *los[2] = {lo + strip->lo_step, lo}, *his[2] = {hi + strip->hi_step, hi};
+            forward_pair(src, (int)F, &tl, &th, los, his, r.width);
+            k++;
+            continue;
+        }
         for (long j = 0; j < F; j++)
             src[j] = strip_row(&r, s0 + 2 * k - j);
-        long out = k - (long)strip->out_first;
-        forward_row(src, (int)F, SWEEP_ROWS, &tl, &th, strip->lo + out * strip->lo_step,
-                    strip->hi + out * strip->hi_step, r.width);
+        forward_row(src, (int)F, SWEEP_ROWS, &tl, &th, lo, hi, r.width);
     }
 }
 
