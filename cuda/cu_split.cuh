@@ -6,9 +6,9 @@
  * coif17) and small windows. Blocks in lockstep (all of an SM gathering,
  * then all computing) add the loads' time to the FMAs'; policy split_pipe
  * makes each block loop over tiles with the next tile's window in flight
- * during this tile's FMAs (split_tiles). Each thread computes CU_SEG output pairs of
- * one line from the window in shared memory (conv_op::stream: each loaded
- * value feeds up to 2 CU_SEG FMAs, taps as constant-bank operands).
+ * during this tile's FMAs (split_tiles). Each thread computes CU_SEG output
+ * pairs of one line from the window in shared memory (conv_op::stream: each
+ * loaded value feeds up to 2 CU_SEG FMAs, taps as constant-bank operands).
  *
  * The buffer holds, per channel, rows of split_w elements: the low-pass
  * half along x at columns [0, count0), the high-pass half at
@@ -71,6 +71,18 @@ WT_DEV split_block split_tile(const cu_level &L, int t)
 {
     const int gx = L.split_tiles[0], gy = L.split_tiles[1], rest = t / gx;
     return split_block{rest / gy, (rest - (rest / gy) * gy) * L.ty, (t - rest * gx) * L.tx};
+}
+
+/* The pairs a tile of an x pass (tile_pairs_x) or y pass (tile_pairs_y)
+ * computes: the tile's, fewer at the end, in whole segments. */
+WT_DEV int tile_pairs_x(const cu_level &L, const split_block &b)
+{
+    return imin(L.tx, round_seg(L.ax[1].pairs - b.x0));
+}
+
+WT_DEV int tile_pairs_y(const cu_level &L, const split_block &b)
+{
+    return imin(L.ty, round_seg(L.ax[0].pairs - b.y0));
 }
 
 /* A pass's tiles: gather(tile, window) requests the tile's window (cp.async
@@ -141,15 +153,14 @@ WT_GLOBAL void WT_LAUNCH_BOUNDS_MIN(CU_SPLIT_THREADS, CU_SPLIT_BLOCKS)
 {
     const cu_axis &ax = L.ax[1];
     auto rows_of = [&](const split_block &b) { return imin(L.ty, L.ax[0].n - b.y0); };
-    auto pairs_of = [&](const split_block &b) { return imin(L.tx, round_seg(ax.pairs - b.x0)); };
     auto gather = [&](const split_block &b, float *win) {
         const float *src = (const float *)L.src[0] + (size_t)b.c * L.src_plane[0];
         return gather_forward_fast<float, float>(L, win, L.pitch, b.y0, 2 * b.x0 + ax.win_a,
-                                                 rows_of(b), 2 * pairs_of(b) + ax.halo, src,
+                                                 rows_of(b), 2 * tile_pairs_x(L, b) + ax.halo, src,
                                                  split_tables(L, win), false);
     };
     split_tiles(L, gather, [&](const split_block &b, const float *win, int lead) {
-        const int txe = pairs_of(b);
+        const int txe = tile_pairs_x(L, b);
         float *out = split_rows_at(L, b.c, b.y0);
         with_lead(lead, [&](auto at) {
             for_flat(rows_of(b), txe / CU_SEG, [&](int r, int seg) {
@@ -175,17 +186,16 @@ WT_GLOBAL void WT_LAUNCH_BOUNDS_MIN(CU_SPLIT_THREADS, CU_SPLIT_BLOCKS)
 {
     const cu_axis &ay = L.ax[0], &ax = L.ax[1];
     const int pitch = L.pitch;
-    auto pairs_of = [&](const split_block &b) { return imin(L.ty, round_seg(ay.pairs - b.y0)); };
     auto cols_of = [&](const split_block &b) { return imin(L.tx, ax.n - b.x0); };
     auto gather = [&](const split_block &b, float *win) {
         const float *src = (const float *)L.split + (size_t)b.c * L.split_plane;
         return gather_forward_fast<float, float>(L, win, pitch, 2 * b.y0 + ay.win_a, b.x0,
-                                                 2 * pairs_of(b) + ay.halo, cols_of(b), src,
+                                                 2 * tile_pairs_y(L, b) + ay.halo, cols_of(b), src,
                                                  win + L.wy * pitch, false);
     };
     split_tiles(L, gather, [&](const split_block &b, const float *win, int lead) {
         const int c = b.c, uy0 = b.y0;
-        for_flat(cols_of(b), pairs_of(b) / CU_SEG, [&](int ix, int seg) {
+        for_flat(cols_of(b), tile_pairs_y(L, b) / CU_SEG, [&](int ix, int seg) {
             const int x = b.x0 + ix, px = x >= L.split_hi, u = x - (px ? L.split_hi : 0);
             if (u >= (px ? ax.count1 : ax.count0))
                 return; /* the gap between the halves */
@@ -270,10 +280,9 @@ WT_GLOBAL void WT_LAUNCH_BOUNDS_MIN(CU_SPLIT_THREADS, CU_SPLIT_BLOCKS)
 {
     const cu_axis &ay = L.ax[0];
     const int pitch = L.pitch, ny = ay.count0 + ay.count1;
-    auto pairs_of = [&](const split_block &b) { return imin(L.ty, round_seg(ay.pairs - b.y0)); };
     auto cols_of = [&](const split_block &b) { return imin(L.tx, L.split_w - b.x0); };
     auto gather = [&](const split_block &b, float *win) {
-        const int wy = 2 * pairs_of(b) + ay.halo;
+        const int wy = 2 * tile_pairs_y(L, b) + ay.halo;
         inv_row *rows = (inv_row *)(win + L.wy * pitch);
         float *rscale = (float *)(rows + L.wy);
         split_inverse_y_rows(L, b.c, 2 * b.y0 + ay.win_a, wy, rows, rscale);
@@ -284,7 +293,7 @@ WT_GLOBAL void WT_LAUNCH_BOUNDS_MIN(CU_SPLIT_THREADS, CU_SPLIT_BLOCKS)
     };
     split_tiles(L, gather, [&](const split_block &b, const float *win, int) {
         float *out = split_rows_at(L, b.c, 0) + b.x0;
-        for_flat(cols_of(b), pairs_of(b) / CU_SEG, [&](int ix, int seg) {
+        for_flat(cols_of(b), tile_pairs_y(L, b) / CU_SEG, [&](int ix, int seg) {
             float o0[CU_SEG], o1[CU_SEG];
             run_column<Op>(ay, win + 2 * seg * CU_SEG * pitch + ix, pitch, o0, o1);
             const int oy0 = 2 * (b.y0 + seg * CU_SEG);
@@ -356,9 +365,8 @@ WT_GLOBAL void WT_LAUNCH_BOUNDS_MIN(CU_SPLIT_THREADS, CU_SPLIT_BLOCKS)
     const cu_axis &ay = L.ax[0], &ax = L.ax[1];
     const int pitch = L.pitch, nx = ax.count0 + ax.count1;
     auto rows_of = [&](const split_block &b) { return imin(L.ty, ay.count0 + ay.count1 - b.y0); };
-    auto pairs_of = [&](const split_block &b) { return imin(L.tx, round_seg(ax.pairs - b.x0)); };
     auto gather = [&](const split_block &b, float *win) {
-        const int wx = 2 * pairs_of(b) + ax.halo, px0 = 2 * b.x0 + ax.win_a;
+        const int wx = 2 * tile_pairs_x(L, b) + ax.halo, px0 = 2 * b.x0 + ax.win_a;
         const float *in = split_rows_at(L, b.c, b.y0);
         if (!(px0 & 1) && coef_range_inside(ax, px0 >> 1, wx >> 1))
             gather_split_inverse_x_inside(L, win, in, rows_of(b), px0 >> 1, wx >> 1);
@@ -368,7 +376,7 @@ WT_GLOBAL void WT_LAUNCH_BOUNDS_MIN(CU_SPLIT_THREADS, CU_SPLIT_BLOCKS)
     };
     split_tiles(L, gather, [&](const split_block &b, const float *win, int) {
         float *out = (float *)L.dst[0] + (size_t)b.c * L.dst_plane[0] + (size_t)b.y0 * L.dst_w[0];
-        for_flat(rows_of(b), pairs_of(b) / CU_SEG, [&](int r, int seg) {
+        for_flat(rows_of(b), tile_pairs_x(L, b) / CU_SEG, [&](int r, int seg) {
             float o0[CU_SEG], o1[CU_SEG];
             run_row_at<Op, 0>(ax, win + r * pitch + 2 * seg * CU_SEG, o0, o1);
             const int ox = 2 * (b.x0 + seg * CU_SEG);
