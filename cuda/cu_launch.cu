@@ -339,9 +339,10 @@ static int split_windows(const cu_engine *ce)
     return ce->pol.split_pipe > 0 ? 2 : 1;
 }
 
+/* The windows and, when pipelined, the two split_next slots behind them. */
 static size_t split_smem(const cu_engine *ce, const cu_level *p)
 {
-    return split_windows(ce) * split_window_bytes(p);
+    return split_windows(ce) * split_window_bytes(p) + (split_windows(ce) > 1 ? 16 : 0);
 }
 
 /* Rows of pitch elements, a multiple of 4 with room for the gather's lead

@@ -85,6 +85,23 @@ WT_DEV int tile_pairs_y(const cu_level &L, const split_block &b)
     return imin(L.ty, round_seg(L.ax[0].pairs - b.y0));
 }
 
+/* A pipelined block's next tile and its window's lead, in shared memory
+ * behind the two windows (a slot per window: thread 0 fills one while the
+ * others may still read the other), so that no register holds them across
+ * the FMAs (the forward passes use all 64). */
+struct split_next {
+    int t, lead;
+};
+
+/* gather(b, win) as a call of its own: inlined in the tile loop, the
+ * values it computes from L alone would be hoisted out of the loop and
+ * held in registers across the FMAs (spills at 64). */
+template <typename Gather>
+WT_DEV_NOINLINE int split_gather(const Gather &gather, split_block b, float *win)
+{
+    return gather(b, win);
+}
+
 /* A pass's tiles: gather(tile, window) requests the tile's window (cp.async
  * copies may still be in flight at its return) and returns its lead,
  * compute(tile, window, lead) reads the complete window. One tile a block
@@ -98,32 +115,32 @@ WT_DEV void split_tiles(const cu_level &L, Gather gather, Compute compute)
 {
     WT_DYN_SMEM(unsigned char, smem);
     WT_PDL_BEGIN();
-    float *cur = (float *)smem, *other = cur + L.split_buf;
+    float *const win = (float *)smem;
+    split_next *const slot = (split_next *)(win + 2 * L.split_buf);
     const int ntiles = L.split_tiles[0] * L.split_tiles[1] * L.split_tiles[2];
-    const int step = L.split_buf ? (int)gridDim.x : ntiles;
     int t = L.split_buf ? (int)blockIdx.x
                         : (int)(blockIdx.x + gridDim.x * (blockIdx.y + gridDim.y * blockIdx.z));
-    if (t >= ntiles)
-        return;
-    int lead = gather(split_tile(L, t), cur);
+    int lead = split_gather(gather, split_tile(L, t), win);
     cp_async_commit();
-    for (;;) {
-        const int next = t + step;
+    for (int odd = 0;; odd ^= 1) {
+        const int next = L.split_buf ? t + (int)gridDim.x : ntiles;
         int next_lead = 0;
         if (next < ntiles)
-            next_lead = gather(split_tile(L, next), other);
+            next_lead = split_gather(gather, split_tile(L, next), win + (odd ? 0 : L.split_buf));
+        if (L.split_buf && thread_rank() == 0)
+            slot[odd] = split_next{next, next_lead};
         cp_async_commit();
         cp_async_wait_all_but_newest(); /* tile t's copies */
         WT_SYNC();
-        compute(split_tile(L, t), cur, lead);
-        if (next >= ntiles)
+        compute(split_tile(L, t), win + (odd ? L.split_buf : 0), lead);
+        if (!L.split_buf)
             return;
-        WT_SYNC(); /* cur read: the gather of the tile after next may fill it */
-        float *const done = cur;
-        cur = other;
-        other = done;
-        t = next;
-        lead = next_lead;
+        WT_SYNC(); /* the window read (the tile after next may fill it), the slot written */
+        const split_next n = slot[odd];
+        if (n.t >= ntiles)
+            return;
+        t = n.t;
+        lead = n.lead;
     }
 }
 
