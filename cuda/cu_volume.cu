@@ -416,8 +416,6 @@ typedef struct swindow {
     int oy, ox, wy, wx, ws;
     int inner; /* inside the volume across y and x: planes copied along z are plain copies */
     int in_x;  /* every column its own sample (forward) or coefficient (inverse): cols[x] = ox + x */
-    int wide;  /* forward sweep: floats a copy of columns [in0, in1) moves (1, 2, 4), 0: off */
-    int in0, in1; /* the columns inside the signal, rounded to wide (swide_fit) */
     const int *rows, *cols;
 } swindow;
 
@@ -431,7 +429,6 @@ WT_DEV void swindow_place(const cu_slevel &L, const int k0[3], int *tables, swin
     W.ox = 2 * k0[2] + X.org;
     W.in_x = W.ox >= 0 && W.ox + W.wx <= X.n;
     W.inner = W.oy >= 0 && W.oy + W.wy <= Y.n && W.in_x;
-    W.wide = 0;
     int *rows = tables, *cols = rows + W.wy;
     W.rows = rows, W.cols = cols;
     FOR_BLOCK(k, W.wy)
@@ -549,14 +546,27 @@ WT_DEV void sload_border(const cu_slevel &L, size_t c, int z, int zc, const swin
     }
 }
 
+/* Window @p W's columns [@p in0, @p in1) that lie inside the signal,
+ * rounded to copies of @p V floats (swide_of: the signal's length and the
+ * window's origin are multiples of V), the row rounded up to a copy where
+ * that lies inside too. Computed a plane, not kept: registers. */
+template <int V> WT_DEV void swide_span(const cu_slevel &L, const swindow &W, int *in0, int *in1)
+{
+    const int n = L.ax[2].n, wx = (W.wx + V - 1) / V * V, first = W.ox < 0 ? -W.ox : 0;
+    *in0 = first < W.wx ? first : W.wx;
+    *in1 = W.ox + wx <= n ? wx : n - W.ox;
+    *in1 = *in1 > *in0 ? *in1 : *in0;
+}
+
 /* Plane @p z (its source plane @p zc) of any window of the forward sweep
- * (vol_sweep_wide), a warp a row: the columns [W.in0, W.in1) that lie
- * inside the signal @p V floats a copy (both sides aligned to V floats:
- * swide_fit), the few others through the column table; rows that copy no
- * sample as sload_border. */
+ * (vol_sweep_wide), a warp a row: the columns that lie inside the signal
+ * (swide_span) @p V floats a copy, the few others through the column
+ * table; rows that copy no sample as sload_border. */
 template <int V>
 WT_DEV void sload_rows(const cu_slevel &L, size_t c, int z, int zc, const swindow &W, float *win)
 {
+    int in0, in1;
+    swide_span<V>(L, W, &in0, &in1);
 #pragma unroll 1
     for (int r = (int)threadIdx.y; r < W.wy; r += CU_SSTEP_Y) {
         const int yc = W.rows[r];
@@ -566,26 +576,27 @@ WT_DEV void sload_rows(const cu_slevel &L, size_t c, int z, int zc, const swindo
             continue;
         }
         const float *row = ssource_row(L, c, zc, yc), *own = row + W.ox;
-        for (int x = W.in0 + V * (int)threadIdx.x; x < W.in1; x += V * CU_SSTEP_X)
+        for (int x = in0 + V * (int)threadIdx.x; x < in1; x += V * CU_SSTEP_X)
             sasync_copy_wide<V>(to + x, own + x);
-        sload_row_table(L, c, z, W, r, row, 0, W.in0, to);
-        sload_row_table(L, c, z, W, r, row, W.in1, W.wx, to);
+        sload_row_table(L, c, z, W, r, row, 0, in0, to);
+        sload_row_table(L, c, z, W, r, row, in1, W.wx, to);
     }
 }
 
 /* Plane @p z of the extended signal's window into @p win (copies issued
  * and committed; sasync_wait and a barrier before it is read). @p ROWS:
- * FOR_ROWS (the sweep; inner windows W.wide floats a copy), else FOR_TILE. */
-template <bool ROWS = false>
+ * FOR_ROWS (the sweep), else FOR_TILE; @p WIDE (the sweep's wide
+ * instances): sload_rows where L.wide says. */
+template <bool ROWS = false, bool WIDE = false>
 WT_DEV void sload_signal(const cu_slevel &L, size_t c, int z, const swindow &W, float *win)
 {
     const cu_saxis &Z = L.ax[0], &Y = L.ax[1], &X = L.ax[2];
     const int zc = scopy_of(Z, z);
-    if (ROWS && W.wide == 4) {
+    if (WIDE && L.wide == 4) {
         sload_rows<4>(L, c, z, zc, W, win);
-    } else if (ROWS && W.wide == 2) {
+    } else if (WIDE && L.wide == 2) {
         sload_rows<2>(L, c, z, zc, W, win);
-    } else if (ROWS && W.wide == 1) {
+    } else if (WIDE && L.wide == 1) {
         sload_rows<1>(L, c, z, zc, W, win);
     } else if (W.inner && zc >= 0) {
         const float *plane = L.src + ((c * Z.n + zc) * (size_t)Y.n + W.oy) * X.n + W.ox;
@@ -902,7 +913,7 @@ WT_DEV void ssweep_write(const cu_slevel &L, size_t c, const float out[4][2], in
 typedef struct sband_origin {
     float *at;
     unsigned plane; /* below 2^31: stable_fits */
-    unsigned pad;
+    int nx;         /* the values between two outputs along y */
 } sband_origin;
 
 /* The block's band table @p D (shared; the block synced after) for tile
@@ -915,6 +926,7 @@ WT_DEV void sband_table(const cu_slevel &L, size_t c, const int k0[3], sband_ori
         const size_t nz = sband_len(Z, pz), ny = sband_len(Y, py), nx = sband_len(X, px);
         D[b].at = sband(L, pz, py, px) + ((c * nz + k0[0]) * ny + k0[1]) * nx + k0[2];
         D[b].plane = (unsigned)(ny * nx);
+        D[b].nx = (int)nx;
     }
 }
 
@@ -927,15 +939,15 @@ WT_DEV void ssweep_store(const cu_slevel &L, const sband_origin *D, const float 
     const cu_saxis &Z = L.ax[0], &Y = L.ax[1], &X = L.ax[2];
 #pragma unroll
     for (int b = 0; b < 4; b++) {
-        const int py = b >> 1, px = b & 1, nx = sband_len(X, px);
-        if (ky >= sband_len(Y, py) || kx >= nx)
+        const int py = b >> 1, px = b & 1;
+        if (ky >= sband_len(Y, py) || kx >= sband_len(X, px))
             continue;
-        const unsigned long long at = (unsigned)(u * nx + v);
 #pragma unroll
         for (int pz = 0; pz < 2; pz++)
-            if (kz < sband_len(Z, pz)) {
+            if (kz < sband_len(Z, pz)) { /* the table's nx: no offsets kept across the planes */
                 const sband_origin d = D[4 * pz + b];
-                d.at[(unsigned long long)(unsigned)o * d.plane + at] = out[b][pz];
+                d.at[(unsigned long long)(unsigned)o * d.plane + (unsigned)(u * d.nx + v)] =
+                    out[b][pz];
             }
     }
 }
@@ -960,7 +972,7 @@ WT_DEV void ssweep_emit(const cu_slevel &L, size_t c, ssweep_acc<S> &A, int kz, 
 }
 
 /* The forward sweep's window tables (floats), the windows after them
- * 16-byte aligned (copies of up to 4 floats: swide_fit). */
+ * 16-byte aligned (copies of up to 4 floats: sload_rows). */
 WT_HD static inline int ssweep_tables(int wy, int ws)
 {
     return (wy + ws + 3) & ~3;
@@ -1024,22 +1036,6 @@ WT_DEV void ssweep_run(int planes, int stages, Load load, FilterX filter_x, Rest
     }
 }
 
-/* Window @p W's copies (vol_sweep_wide): L.wide floats a copy (swide_of:
- * 0 off) over its columns [in0, in1) that lie inside the signal, the row
- * rounded up to a copy where that lies inside too (so in0 and in1 are
- * multiples of L.wide: the signal's length and the window's origin are). */
-WT_DEV void swide_fit(const cu_slevel &L, swindow &W)
-{
-    const int v = L.wide, n = L.ax[2].n;
-    W.wide = v;
-    if (!v)
-        return;
-    const int wx = (W.wx + v - 1) / v * v, in0 = W.ox < 0 ? -W.ox : 0;
-    W.in0 = in0 < W.wx ? in0 : W.wx;
-    W.in1 = W.ox + wx <= n ? wx : n - W.ox;
-    W.in1 = W.in1 > W.in0 ? W.in1 : W.in0;
-}
-
 /* The pair slot @p k of this thread: its row and column in the tile. */
 WT_DEV int ssweep_slot(int k, int *u, int *v)
 {
@@ -1053,8 +1049,11 @@ WT_DEV int ssweep_slot(int k, int *u, int *v)
 /* @p BLOCKS an SM: 2 (sm_90: 102-128 registers) or, for spans to
  * CU_SWEEP_SPAN3, 3 (vol_sweep_blocks; 80 registers: S 4 fits, S 6 spills
  * 68-120 bytes). @p ONE: one barrier a plane (ssweep_run); @p RING: the z
- * sums in a ring (ssweep_add_ring), else moved a slot a pair. */
-template <int S, bool ONE, bool RING, int BLOCKS>
+ * sums in a ring (ssweep_add_ring), else moved a slot a pair; @p WIDE:
+ * windows by sload_rows where L.wide says (vol_sweep_wide), outputs through
+ * the band table where L.table says (vol_sweep_table); without, main's
+ * code and registers. */
+template <int S, bool ONE, bool RING, int BLOCKS, bool WIDE = false>
 WT_GLOBAL void WT_LAUNCH_BOUNDS_MIN(CU_STHREADS, BLOCKS)
     vsweep_forward(const WT_GRID_CONST cu_slevel L)
 {
@@ -1073,15 +1072,16 @@ WT_GLOBAL void WT_LAUNCH_BOUNDS_MIN(CU_STHREADS, BLOCKS)
     const int wsize = W.wy * W.ws, half = 2 * W.wy * tx;
     float *win = smem + ssweep_tables(W.wy, W.ws), *s1 = win + stages * wsize;
     sband_origin *D = (sband_origin *)(s1 + (ONE ? 2 : 1) * half);
-    if (L.table)
+    if (WIDE && L.table)
         sband_table(L, c, k0, D);
     swindow_place(L, k0, (int *)smem, W); /* its barrier covers the band table too */
-    swide_fit(L, W);
     const int nz = Z.nlo > Z.nhi ? Z.nlo : Z.nhi;
     const int kz1 = k0[0] + Z.tile < nz ? k0[0] + Z.tile : nz, run = kz1 - k0[0];
     const int z0 = 2 * k0[0] + Z.org, planes = 2 * (run - 1) + S;
     ssweep_acc<S> A[CU_SWEEP_SLOTS] = {};
-    auto load = [&](int j, int buf) { sload_signal<true>(L, c, z0 + j, W, win + buf * wsize); };
+    auto load = [&](int j, int buf) {
+        sload_signal<true, WIDE>(L, c, z0 + j, W, win + buf * wsize);
+    };
     auto filter_x = [&](int j, int buf, int h) {
         (void)j;
         sforward_x<S, true>(X, win + buf * wsize, W, tx, s1 + h * half);
@@ -1118,7 +1118,7 @@ WT_GLOBAL void WT_LAUNCH_BOUNDS_MIN(CU_STHREADS, BLOCKS)
                 if (o >= 0)
                     swith_index<P>(i / 2 % P, [&](auto r) {
                         const auto &out = A[k].out[decltype(r)::value];
-                        if (L.table)
+                        if (WIDE && L.table)
                             ssweep_store(L, D, out, o, k0[0] + o, u, v, k0[1] + u, k0[2] + v);
                         else
                             ssweep_write(L, c, out, k0[0] + o, k0[1] + u, k0[2] + v);
@@ -2202,13 +2202,25 @@ static wt_status slaunch_span(cu_engine *ce, cu_slevel &L, int inverse, int chan
  * inverse: the span, odd). */
 /* The forward sweep of span @p S at the blocks an SM of the policy
  * (vol_sweep_blocks: 3 where built for, else 2). */
-template <int S, bool ONE, bool RING>
-static wt_status vsweep_forward_go(cu_engine *ce, cu_slevel &L, int channels, size_t smem)
+/* vsweep_forward at vol_sweep_blocks blocks an SM (spans to CU_SWEEP_SPAN3). */
+template <int S, bool ONE, bool RING, bool WIDE>
+static wt_status vsweep_forward_blocks(cu_engine *ce, cu_slevel &L, int channels, size_t smem)
 {
     if constexpr (S <= CU_SWEEP_SPAN3)
         if (ce->pol.vol_sweep_blocks == 3)
-            return slaunch(ce, vsweep_forward<S, ONE, RING, 3>, L, 0, channels, smem);
-    return slaunch(ce, vsweep_forward<S, ONE, RING, 2>, L, 0, channels, smem);
+            return slaunch(ce, vsweep_forward<S, ONE, RING, 3, WIDE>, L, 0, channels, smem);
+    return slaunch(ce, vsweep_forward<S, ONE, RING, 2, WIDE>, L, 0, channels, smem);
+}
+
+/* The wide instances (vol_sweep_wide, vol_sweep_table) are built for the
+ * default schedule only (one barrier, the ring); the others run without. */
+template <int S, bool ONE, bool RING>
+static wt_status vsweep_forward_go(cu_engine *ce, cu_slevel &L, int channels, size_t smem)
+{
+    if constexpr (ONE && RING)
+        if (L.wide || L.table)
+            return vsweep_forward_blocks<S, ONE, RING, true>(ce, L, channels, smem);
+    return vsweep_forward_blocks<S, ONE, RING, false>(ce, L, channels, smem);
 }
 
 template <bool ONE, bool RING>
