@@ -91,8 +91,6 @@ static void policy_defaults(cu_policy *q)
     q->vol_sweep_ring = CU_VOL_SWEEP_RING;
     q->vol_sweep_rows = CU_VOL_SWEEP_ROWS;
     q->vol_sweep_plain = CU_VOL_SWEEP_PLAIN;
-    q->vol_sweep_wide = CU_VOL_SWEEP_WIDE;
-    q->vol_sweep_table = CU_VOL_SWEEP_TABLE;
     q->vol_sweep_blocks = CU_VOL_SWEEP_BLOCKS;
     q->vol_lift_tile = CU_VOL_LIFT_TILE;
 }
@@ -186,8 +184,6 @@ static const policy_field fields[] = {
     FIELD(vol_sweep_ring, FIELD_INT, 0, 1),
     FIELD(vol_sweep_rows, FIELD_INT, 0, 1),
     FIELD(vol_sweep_plain, FIELD_INT, 0, 1),
-    FIELD(vol_sweep_wide, FIELD_INT, 0, 1),
-    FIELD(vol_sweep_table, FIELD_INT, 0, 1),
     FIELD(vol_sweep_blocks, FIELD_INT, 2, 3),
     FIELD(vol_lift_tile, FIELD_INT, 0, 1),
 };

@@ -75,8 +75,6 @@ typedef struct cu_policy {
     int vol_sweep_ring;  /* 1: the forward sweep's z sums in a ring (no moves a pair) */
     int vol_sweep_rows;  /* 1: the forward sweep's border windows a row pointer a row */
     int vol_sweep_plain; /* 1: the inverse sweep's windows inside along x copied plainly */
-    int vol_sweep_wide;  /* 1: the forward sweep's inner windows copied 8 or 16 bytes a copy */
-    int vol_sweep_table; /* 1: the forward sweep's outputs written through a band table */
     int vol_sweep_blocks; /* the forward sweep's blocks an SM for spans to 6 (2 or 3) */
     int vol_lift_tile; /* 1: lifting passes by the tiled kernels (vlt_*) where they fit */
 } cu_policy;

@@ -307,23 +307,6 @@
 #ifndef CU_VOL_SWEEP_PLAIN /* policy */
 #define CU_VOL_SWEEP_PLAIN 1
 #endif
-/* The forward sweep's windows that lie inside the volume: 1 copied 16
- * bytes a copy (8 where the rows or the windows' origins are only 8-byte
- * aligned: swide_of), 0 4 bytes a copy. A 4-byte copy costs ~8 issued
- * instructions on sm_90 (the address, 3 predicated-off LDS ptxas puts
- * before each LDGSTS): 128 of db3's ~580 a thread a plane (H200 profile of
- * vsweep_forward<6>, dev/notes/gpu-volumes.md, branch vol27d). */
-#ifndef CU_VOL_SWEEP_WIDE /* policy */
-#define CU_VOL_SWEEP_WIDE 1
-#endif
-/* The forward sweep's outputs: 1 written through a table of the block's
- * 8 band origins in shared memory (a 64-bit multiply-add and a store a
- * value), 0 each value's address from the band index, channel and (z, y,
- * x) (~30 issued instructions a value on sm_90: 119 of db3's ~580 a
- * thread a plane, H200 profile, branch vol27d). */
-#ifndef CU_VOL_SWEEP_TABLE /* policy */
-#define CU_VOL_SWEEP_TABLE 1
-#endif
 /* The forward sweep's blocks an SM for spans to 6 (db2, db3, sym3, coif1,
  * bior2.2, ...): 2 (102-121 registers) or 3 (built for 80 registers:
  * span 4 fits, span 6 spills 68-120 bytes). H200, 512^3 L3 forward % of

@@ -250,8 +250,6 @@ typedef struct cu_slevel {
     int zreg;          /* inverse: the z filter in registers (szreg_fits) */
     int border_rows;   /* forward sweep: border windows a row pointer a row (sload_border) */
     int plain_x;       /* inverse sweep: windows inside along x copied plainly (sload_coefs) */
-    int wide;          /* forward sweep: floats a window copy moves (1, 2, 4: swide_of; 0 off) */
-    int table;         /* forward sweep: outputs written through the block's band table (sband_table) */
     const float *src;  /* forward: the signal */
     float *dst;        /* inverse: the signal */
     float *bands[8];   /* key order */
@@ -264,12 +262,6 @@ WT_DEV void sasync_copy(float *dst, const float *src)
 {
     *dst = *src;
 }
-/* @p V (1, 2 or 4) floats, @p V floats aligned at both ends. */
-template <int V> WT_DEV void sasync_copy_wide(float *dst, const float *src)
-{
-    for (int k = 0; k < V; k++)
-        dst[k] = src[k];
-}
 WT_DEV void sasync_commit(void) {}
 WT_DEV void sasync_wait(int pending)
 {
@@ -280,14 +272,6 @@ WT_DEV void sasync_copy(float *dst, const float *src)
 {
     const unsigned s = (unsigned)__cvta_generic_to_shared(dst);
     asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\n" ::"r"(s), "l"(src) : "memory");
-}
-/* @p V (1, 2 or 4) floats in one copy, @p V floats aligned at both ends. */
-template <int V> WT_DEV void sasync_copy_wide(float *dst, const float *src)
-{
-    static_assert(V == 1 || V == 2 || V == 4, "4, 8 or 16 bytes a copy");
-    const unsigned s = (unsigned)__cvta_generic_to_shared(dst);
-    asm volatile("cp.async.ca.shared.global [%0], [%1], %2;\n" ::"r"(s), "l"(src), "n"(4 * V)
-                 : "memory");
 }
 WT_DEV void sasync_commit(void)
 {
@@ -488,39 +472,6 @@ WT_DEV_NOINLINE float ssignal_called(const cu_slevel &L, size_t c, int z, const 
     return ssignal_at(L, c, z, W.oy + r, W.ox + x);
 }
 
-/* Row @p r of plane @p z of window @p W whose row or plane is no copy of a
- * sample (@p zc or the row's table entry negative): zeros, or the
- * combinations by a call. */
-WT_DEV void sload_row_evaluated(const cu_slevel &L, size_t c, int z, int zc, const swindow &W,
-                                int r, float *to)
-{
-    const int zero = zc == SCOPY_ZERO || W.rows[r] == SCOPY_ZERO;
-    for (int x = (int)threadIdx.x; x < W.wx; x += CU_SSTEP_X)
-        to[x] = zero || W.cols[x] == SCOPY_ZERO ? 0.0f : ssignal_called(L, c, z, W, r, x);
-}
-
-/* Columns [@p x0, @p x1) of row @p r, whose row and plane copy a sample
- * (@p row: its first sample), through the column table: copied, 0, or
- * (combinations) by a call. */
-WT_DEV void sload_row_table(const cu_slevel &L, size_t c, int z, const swindow &W, int r,
-                            const float *row, int x0, int x1, float *to)
-{
-    for (int x = x0 + (int)threadIdx.x; x < x1; x += CU_SSTEP_X) {
-        const int xc = W.cols[x];
-        if (xc >= 0)
-            sasync_copy(to + x, row + xc);
-        else
-            to[x] = xc == SCOPY_ZERO ? 0.0f : ssignal_called(L, c, z, W, r, x);
-    }
-}
-
-/* The first sample of row @p yc of plane @p zc of channel @p c. */
-WT_DEV const float *ssource_row(const cu_slevel &L, size_t c, int zc, int yc)
-{
-    const cu_saxis &Z = L.ax[0], &Y = L.ax[1], &X = L.ax[2];
-    return L.src + ((c * Z.n + zc) * (size_t)Y.n + yc) * X.n;
-}
-
 /* Plane @p z (its source plane @p zc: scopy_of) of the window of a block
  * at a y or x border (the sweep's, vol_sweep_rows): a row pointer a row
  * whose row and plane copy a sample, the window's own columns where it lies
@@ -528,84 +479,50 @@ WT_DEV const float *ssource_row(const cu_slevel &L, size_t c, int zc, int yc)
  * combinations (rare: extensions other than copies) by a call. */
 WT_DEV void sload_border(const cu_slevel &L, size_t c, int z, int zc, const swindow &W, float *win)
 {
+    const cu_saxis &Z = L.ax[0], &Y = L.ax[1], &X = L.ax[2];
 #pragma unroll 1 /* a row's three kinds of columns, not each row's */
     for (int r = (int)threadIdx.y; r < W.wy; r += CU_SSTEP_Y) {
         const int yc = W.rows[r];
         float *to = win + r * W.ws;
         if (zc < 0 || yc < 0) { /* a row of zeros or of combinations */
-            sload_row_evaluated(L, c, z, zc, W, r, to);
+            const int zero = zc == SCOPY_ZERO || yc == SCOPY_ZERO;
+            for (int x = (int)threadIdx.x; x < W.wx; x += CU_SSTEP_X)
+                to[x] = zero || W.cols[x] == SCOPY_ZERO ? 0.0f : ssignal_called(L, c, z, W, r, x);
             continue;
         }
-        const float *row = ssource_row(L, c, zc, yc);
+        const float *row = L.src + ((c * Z.n + zc) * (size_t)Y.n + yc) * X.n;
         if (W.in_x) {
             for (int x = (int)threadIdx.x; x < W.wx; x += CU_SSTEP_X)
                 sasync_copy(to + x, row + W.ox + x);
             continue;
         }
-        sload_row_table(L, c, z, W, r, row, 0, W.wx, to);
-    }
-}
-
-/* Window @p W's columns [@p in0, @p in1) that lie inside the signal,
- * rounded to copies of @p V floats (swide_of: the signal's length and the
- * window's origin are multiples of V), the row rounded up to a copy where
- * that lies inside too. Computed a plane, not kept: registers. */
-template <int V> WT_DEV void swide_span(const cu_slevel &L, const swindow &W, int *in0, int *in1)
-{
-    const int n = L.ax[2].n, wx = (W.wx + V - 1) / V * V, first = W.ox < 0 ? -W.ox : 0;
-    *in0 = first < W.wx ? first : W.wx;
-    *in1 = W.ox + wx <= n ? wx : n - W.ox;
-    *in1 = *in1 > *in0 ? *in1 : *in0;
-}
-
-/* Plane @p z (its source plane @p zc) of any window of the forward sweep
- * (vol_sweep_wide), a warp a row: the columns that lie inside the signal
- * (swide_span) @p V floats a copy, the few others through the column
- * table; rows that copy no sample as sload_border. */
-template <int V>
-WT_DEV void sload_rows(const cu_slevel &L, size_t c, int z, int zc, const swindow &W, float *win)
-{
-    int in0, in1;
-    swide_span<V>(L, W, &in0, &in1);
-#pragma unroll 1
-    for (int r = (int)threadIdx.y; r < W.wy; r += CU_SSTEP_Y) {
-        const int yc = W.rows[r];
-        float *to = win + r * W.ws;
-        if (zc < 0 || yc < 0) {
-            sload_row_evaluated(L, c, z, zc, W, r, to);
-            continue;
+        for (int x = (int)threadIdx.x; x < W.wx; x += CU_SSTEP_X) {
+            const int xc = W.cols[x];
+            if (xc >= 0)
+                sasync_copy(to + x, row + xc);
+            else
+                to[x] = xc == SCOPY_ZERO ? 0.0f : ssignal_called(L, c, z, W, r, x);
         }
-        const float *row = ssource_row(L, c, zc, yc), *own = row + W.ox;
-        for (int x = in0 + V * (int)threadIdx.x; x < in1; x += V * CU_SSTEP_X)
-            sasync_copy_wide<V>(to + x, own + x);
-        sload_row_table(L, c, z, W, r, row, 0, in0, to);
-        sload_row_table(L, c, z, W, r, row, in1, W.wx, to);
     }
 }
 
 /* Plane @p z of the extended signal's window into @p win (copies issued
  * and committed; sasync_wait and a barrier before it is read). @p ROWS:
- * FOR_ROWS (the sweep), else FOR_TILE; @p WIDE (the sweep's wide
- * instances): sload_rows where L.wide says. */
-template <bool ROWS = false, bool WIDE = false>
+ * FOR_ROWS (the sweep), else FOR_TILE. */
+template <bool ROWS = false>
 WT_DEV void sload_signal(const cu_slevel &L, size_t c, int z, const swindow &W, float *win)
 {
     const cu_saxis &Z = L.ax[0], &Y = L.ax[1], &X = L.ax[2];
     const int zc = scopy_of(Z, z);
-    if (WIDE && L.wide == 4) {
-        sload_rows<4>(L, c, z, zc, W, win);
-    } else if (WIDE && L.wide == 2) {
-        sload_rows<2>(L, c, z, zc, W, win);
-    } else if (WIDE && L.wide == 1) {
-        sload_rows<1>(L, c, z, zc, W, win);
-    } else if (W.inner && zc >= 0) {
+    if (W.inner && zc >= 0) {
         const float *plane = L.src + ((c * Z.n + zc) * (size_t)Y.n + W.oy) * X.n + W.ox;
+        auto copy = [&](int r, int x) {
+            sasync_copy(win + r * W.ws + x, plane + (size_t)r * X.n + x);
+        };
         if constexpr (ROWS) {
-            FOR_ROWS(r, x, W.wy, W.wx)
-                sasync_copy(win + r * W.ws + x, plane + (size_t)r * X.n + x);
+            FOR_ROWS(r, x, W.wy, W.wx) copy(r, x);
         } else {
-            FOR_TILE(r, x, W.wy, W.wx)
-                sasync_copy(win + r * W.ws + x, plane + (size_t)r * X.n + x);
+            FOR_TILE(r, x, W.wy, W.wx) copy(r, x);
         }
     } else if (ROWS && L.border_rows) {
         sload_border(L, c, z, zc, W, win);
@@ -907,51 +824,6 @@ WT_DEV void ssweep_write(const cu_slevel &L, size_t c, const float out[4][2], in
     }
 }
 
-/* Band b = 4 pz + 2 py + px of a forward sweep block (vol_sweep_table):
- * its value at the block's channel and first output along z, y and x, and
- * the values between two outputs along z. */
-typedef struct sband_origin {
-    float *at;
-    unsigned plane; /* below 2^31: stable_fits */
-    int nx;         /* the values between two outputs along y */
-} sband_origin;
-
-/* The block's band table @p D (shared; the block synced after) for tile
- * @p k0 of channel @p c. */
-WT_DEV void sband_table(const cu_slevel &L, size_t c, const int k0[3], sband_origin *D)
-{
-    const cu_saxis &Z = L.ax[0], &Y = L.ax[1], &X = L.ax[2];
-    FOR_BLOCK(b, 8) {
-        const int pz = b >> 2, py = b >> 1 & 1, px = b & 1;
-        const size_t nz = sband_len(Z, pz), ny = sband_len(Y, py), nx = sband_len(X, px);
-        D[b].at = sband(L, pz, py, px) + ((c * nz + k0[0]) * ny + k0[1]) * nx + k0[2];
-        D[b].plane = (unsigned)(ny * nx);
-        D[b].nx = (int)nx;
-    }
-}
-
-/* ssweep_write through the band table @p D: output @p out at output @p o
- * of the block's run (z output @p kz), row @p u and column @p v of its tile
- * (y output @p ky, x output @p kx): one multiply-add a value. */
-WT_DEV void ssweep_store(const cu_slevel &L, const sband_origin *D, const float out[4][2], int o,
-                         int kz, int u, int v, int ky, int kx)
-{
-    const cu_saxis &Z = L.ax[0], &Y = L.ax[1], &X = L.ax[2];
-#pragma unroll
-    for (int b = 0; b < 4; b++) {
-        const int py = b >> 1, px = b & 1;
-        if (ky >= sband_len(Y, py) || kx >= sband_len(X, px))
-            continue;
-#pragma unroll
-        for (int pz = 0; pz < 2; pz++)
-            if (kz < sband_len(Z, pz)) { /* the table's nx: no offsets kept across the planes */
-                const sband_origin d = D[4 * pz + b];
-                d.at[(unsigned long long)(unsigned)o * d.plane + (unsigned)(u * d.nx + v)] =
-                    out[b][pz];
-            }
-    }
-}
-
 /* The completed output (slot 0) written at z output @p kz (where a band has
  * it), the sums moved a slot on. */
 template <int S>
@@ -971,22 +843,14 @@ WT_DEV void ssweep_emit(const cu_slevel &L, size_t c, ssweep_acc<S> &A, int kz, 
         A.out[P - 1][b][0] = A.out[P - 1][b][1] = 0.0f;
 }
 
-/* The forward sweep's window tables (floats), the windows after them
- * 16-byte aligned (copies of up to 4 floats: sload_rows). */
-WT_HD static inline int ssweep_tables(int wy, int ws)
-{
-    return (wy + ws + 3) & ~3;
-}
-
 /* Shared memory (floats) of a sweep block: the window's tables, @p stages
- * window buffers, the x pass (@p halves of it: ssweep_run), the band table
- * (forward: sband_table). */
+ * window buffers, the x pass (@p halves of it: ssweep_run). */
 WT_HD static inline size_t ssweep_smem(int span, int stages, int halves, int *wy, int *ws)
 {
     *wy = 2 * (CU_SWEEP_TY - 1) + span;
-    *ws = (2 * (CU_SWEEP_TX - 1) + span + 3) & ~3; /* 4 floats: rows 16-byte aligned */
-    return ssweep_tables(*wy, *ws) + (size_t)stages * *wy * *ws +
-           (size_t)halves * 2 * *wy * CU_SWEEP_TX + 8 * sizeof(sband_origin) / sizeof(float);
+    *ws = (2 * (CU_SWEEP_TX - 1) + span + 1) & ~1; /* even: two values at a time */
+    return stables(*wy, *ws) + (size_t)stages * *wy * *ws +
+           (size_t)halves * 2 * *wy * CU_SWEEP_TX;
 }
 
 /* The sweeps' schedule of @p planes window planes through @p stages (2 to
@@ -1049,11 +913,8 @@ WT_DEV int ssweep_slot(int k, int *u, int *v)
 /* @p BLOCKS an SM: 2 (sm_90: 102-128 registers) or, for spans to
  * CU_SWEEP_SPAN3, 3 (vol_sweep_blocks; 80 registers: S 4 fits, S 6 spills
  * 68-120 bytes). @p ONE: one barrier a plane (ssweep_run); @p RING: the z
- * sums in a ring (ssweep_add_ring), else moved a slot a pair; @p WIDE:
- * windows by sload_rows where L.wide says (vol_sweep_wide), outputs through
- * the band table where L.table says (vol_sweep_table); without, main's
- * code and registers. */
-template <int S, bool ONE, bool RING, int BLOCKS, bool WIDE = false>
+ * sums in a ring (ssweep_add_ring), else moved a slot a pair. */
+template <int S, bool ONE, bool RING, int BLOCKS>
 WT_GLOBAL void WT_LAUNCH_BOUNDS_MIN(CU_STHREADS, BLOCKS)
     vsweep_forward(const WT_GRID_CONST cu_slevel L)
 {
@@ -1069,19 +930,14 @@ WT_GLOBAL void WT_LAUNCH_BOUNDS_MIN(CU_STHREADS, BLOCKS)
     const int stages = L.stages;
     ssweep_smem(S, stages, ONE ? 2 : 1, &W.wy, &W.ws);
     W.wx = 2 * (tx - 1) + S;
+    swindow_place(L, k0, (int *)smem, W);
     const int wsize = W.wy * W.ws, half = 2 * W.wy * tx;
-    float *win = smem + ssweep_tables(W.wy, W.ws), *s1 = win + stages * wsize;
-    sband_origin *D = (sband_origin *)(s1 + (ONE ? 2 : 1) * half);
-    if (WIDE && L.table)
-        sband_table(L, c, k0, D);
-    swindow_place(L, k0, (int *)smem, W); /* its barrier covers the band table too */
+    float *win = smem + stables(W.wy, W.ws), *s1 = win + stages * wsize;
     const int nz = Z.nlo > Z.nhi ? Z.nlo : Z.nhi;
     const int kz1 = k0[0] + Z.tile < nz ? k0[0] + Z.tile : nz, run = kz1 - k0[0];
     const int z0 = 2 * k0[0] + Z.org, planes = 2 * (run - 1) + S;
     ssweep_acc<S> A[CU_SWEEP_SLOTS] = {};
-    auto load = [&](int j, int buf) {
-        sload_signal<true, WIDE>(L, c, z0 + j, W, win + buf * wsize);
-    };
+    auto load = [&](int j, int buf) { sload_signal<true>(L, c, z0 + j, W, win + buf * wsize); };
     auto filter_x = [&](int j, int buf, int h) {
         (void)j;
         sforward_x<S, true>(X, win + buf * wsize, W, tx, s1 + h * half);
@@ -1117,11 +973,8 @@ WT_GLOBAL void WT_LAUNCH_BOUNDS_MIN(CU_STHREADS, BLOCKS)
             if constexpr (RING) { /* the completed output: logical slot 0 */
                 if (o >= 0)
                     swith_index<P>(i / 2 % P, [&](auto r) {
-                        const auto &out = A[k].out[decltype(r)::value];
-                        if (WIDE && L.table)
-                            ssweep_store(L, D, out, o, k0[0] + o, u, v, k0[1] + u, k0[2] + v);
-                        else
-                            ssweep_write(L, c, out, k0[0] + o, k0[1] + u, k0[2] + v);
+                        ssweep_write(L, c, A[k].out[decltype(r)::value], k0[0] + o, k0[1] + u,
+                                     k0[2] + v);
                     });
             } else {
                 ssweep_emit<S>(L, c, A[k], k0[0] + o, o >= 0, k0[1] + u, k0[2] + v);
@@ -2034,29 +1887,6 @@ static int vsweep_instance(int span)
     return span == 9 ? 9 : (span + 1) & ~1;
 }
 
-/* The forward sweep's floats a window copy moves (vol_sweep_wide; 0:
- * off): 4 or 2 where the signal's rows and the windows' origins (2 k +
- * org, k a multiple of the tile) are 16- or 8-byte aligned, else 1. */
-static int swide_of(const cu_policy *pol, const cu_slevel *L)
-{
-    const cu_saxis *X = &L->ax[2];
-    if (!pol->vol_sweep_wide)
-        return 0;
-    for (int v = 4; v > 1; v /= 2)
-        if ((uintptr_t)L->src % (sizeof(float) * v) == 0 && X->n % v == 0 &&
-            (X->org % v + v) % v == 0 && 2 * CU_SWEEP_TX % v == 0)
-            return v;
-    return 1;
-}
-
-/* Whether a tile's offsets in every band plane fit 32 bits (ssweep_store). */
-static int stable_fits(const cu_slevel *L)
-{
-    const cu_saxis *Y = &L->ax[1], *X = &L->ax[2];
-    const int ny = Y->nlo > Y->nhi ? Y->nlo : Y->nhi, nx = X->nlo > X->nhi ? X->nlo : X->nhi;
-    return (double)ny * nx < 2147483648.0;
-}
-
 /* The sweeps' plan of @p l into @p L (vsweep_forward or vsweep_inverse,
  * @p smem bytes of shared memory): filter banks and JPEG 2000 kinds by
  * convolution along the three axes whose span is 3 to CU_SWEEP_SPAN
@@ -2093,8 +1923,6 @@ static int vsweep_plan(const cu_engine *ce, const wt_vlevel *l, cu_slevel *L, si
     L->ax[1].tile = inverse ? CU_ISWEEP_TY : CU_SWEEP_TY;
     L->ax[2].tile = inverse ? CU_ISWEEP_TX : CU_SWEEP_TX;
     slevel_arrays(l, L);
-    L->wide = inverse ? 0 : swide_of(&ce->pol, L);
-    L->table = !inverse && ce->pol.vol_sweep_table && stable_fits(L);
     const size_t blocks = (size_t)soutputs(&L->ax[0], inverse) *
                           ((soutputs(&L->ax[1], inverse) + L->ax[1].tile - 1) / L->ax[1].tile) *
                           ((soutputs(&L->ax[2], inverse) + L->ax[2].tile - 1) / L->ax[2].tile) *
@@ -2202,25 +2030,13 @@ static wt_status slaunch_span(cu_engine *ce, cu_slevel &L, int inverse, int chan
  * inverse: the span, odd). */
 /* The forward sweep of span @p S at the blocks an SM of the policy
  * (vol_sweep_blocks: 3 where built for, else 2). */
-/* vsweep_forward at vol_sweep_blocks blocks an SM (spans to CU_SWEEP_SPAN3). */
-template <int S, bool ONE, bool RING, bool WIDE>
-static wt_status vsweep_forward_blocks(cu_engine *ce, cu_slevel &L, int channels, size_t smem)
-{
-    if constexpr (S <= CU_SWEEP_SPAN3)
-        if (ce->pol.vol_sweep_blocks == 3)
-            return slaunch(ce, vsweep_forward<S, ONE, RING, 3, WIDE>, L, 0, channels, smem);
-    return slaunch(ce, vsweep_forward<S, ONE, RING, 2, WIDE>, L, 0, channels, smem);
-}
-
-/* The wide instances (vol_sweep_wide, vol_sweep_table) are built for the
- * default schedule only (one barrier, the ring); the others run without. */
 template <int S, bool ONE, bool RING>
 static wt_status vsweep_forward_go(cu_engine *ce, cu_slevel &L, int channels, size_t smem)
 {
-    if constexpr (ONE && RING)
-        if (L.wide || L.table)
-            return vsweep_forward_blocks<S, ONE, RING, true>(ce, L, channels, smem);
-    return vsweep_forward_blocks<S, ONE, RING, false>(ce, L, channels, smem);
+    if constexpr (S <= CU_SWEEP_SPAN3)
+        if (ce->pol.vol_sweep_blocks == 3)
+            return slaunch(ce, vsweep_forward<S, ONE, RING, 3>, L, 0, channels, smem);
+    return slaunch(ce, vsweep_forward<S, ONE, RING, 2>, L, 0, channels, smem);
 }
 
 template <bool ONE, bool RING>

@@ -351,21 +351,17 @@ static void sweep_undecimated(const engines *en, int quick, stats *st)
 
 void check_volumes(const engines *en, int quick, stats *st)
 {
-    /* 40x72x140: tiles of the level kernels inside the volume (rows of 4k
-     * samples: the forward sweep's 16-byte window copies); 12x40x202: more
-     * of them along x, rows of 4k + 2 (8-byte copies) */
+    /* 40x72x140: tiles of the level kernels inside the volume */
     /* 5x7x9 and 2x3x1: odd, 1- and 2-sample axes (the 2-tap kernel's last cubes) */
     static const size_t shapes[][3] = {{17, 33, 40}, {1, 5, 7},    {3, 1, 9},
                                        {9, 16, 2},   {64, 64, 64}, {13, 21, 75},
-                                       {40, 72, 140}, {5, 7, 9},   {2, 3, 1},
-                                       {12, 40, 202}};
+                                       {40, 72, 140}, {5, 7, 9},   {2, 3, 1}};
     sweep(en, shapes, (int)(sizeof shapes / sizeof *shapes), quick, 1, st);
     sweep_undecimated(en, quick, st);
 }
 
 /* Volumes whose level kernels' tiles and z runs a launch policy changes
- * (check_policies): the hot spans forward and inverse (haar, db3 twice:
- * the second's tiles inside along x, 16- then 8-byte window copies, cdf97)
+ * (check_policies): the hot spans forward and inverse (haar, db3, cdf97)
  * and one of the generic instances (sym4), two channels; lifting (cdf97,
  * legall53: the tiled passes or, vol_lift_tile=0 or a small smem_cap, the
  * per-line ones). */
@@ -375,8 +371,6 @@ void check_volume_policy_cases(const engines *en, stats *st)
         {"haar", WT_MODE_ZERO, WT_METHOD_CONV, {40, 72, 140}, 1, 2, 3, {0, 1, 2},
          WT_TRANSFORM_DWT, 0, 0, 0, WT_BORDER_MIRROR},
         {"db3", WT_MODE_SYMMETRIC, WT_METHOD_CONV, {33, 70, 90}, 2, 2, 3, {2, 0, 1},
-         WT_TRANSFORM_DWT, 0, 0, 0, WT_BORDER_MIRROR},
-        {"db3", WT_MODE_SYMMETRIC, WT_METHOD_CONV, {20, 40, 264}, 2, 2, 3, {0, 1, 2},
          WT_TRANSFORM_DWT, 0, 0, 0, WT_BORDER_MIRROR},
         {"cdf97", WT_MODE_PERIODIZATION, WT_METHOD_CONV, {37, 41, 130}, 1, 2, 3, {0, 1, 2},
          WT_TRANSFORM_DWT, 0, 0, 0, WT_BORDER_MIRROR},
