@@ -332,23 +332,6 @@ WT_DEV void cp_async_wait()
 #endif
 }
 
-/* The copies a thread issued since its last commit form a group; waiting
- * for all groups but the newest lets the newest stay in flight (the split
- * passes' pipeline: the next tile's window while this tile computes). */
-WT_DEV void cp_async_commit()
-{
-#if !defined(WT_CUDA_EMULATE) && __CUDA_ARCH__ >= 800
-    asm volatile("cp.async.commit_group;\n" ::);
-#endif
-}
-
-WT_DEV void cp_async_wait_all_but_newest()
-{
-#if !defined(WT_CUDA_EMULATE) && __CUDA_ARCH__ >= 800
-    asm volatile("cp.async.wait_group 1;\n" ::);
-#endif
-}
-
 /* ---------------------------------------------------------------------- */
 /* Loads ahead (policy fast_prefetch, cu_level.prefetch): while its own
  * gather's copies are in flight, each block asks for the window of the tile
@@ -506,12 +489,10 @@ template <typename TIn> WT_DEV void prefetch_forward(const cu_level &L)
  * row's inside columns), consecutive threads on consecutive blocks. All
  * rows aligned alike with samples of the window's type:
  * gather_forward_copy; otherwise CU_BATCH loads in flight per thread,
- * converted and scaled in registers. @p wait false: the copies of an
- * inside-only window (no border columns) may still be in flight at the
- * return (the caller waits). */
+ * converted and scaled in registers. */
 template <typename T, typename TIn>
 WT_DEV int gather_forward_fast(const cu_level &L, T *win, int pitch, int py0, int px0, int wy,
-                               int wx, const TIn *src, void *scratch, bool wait = true)
+                               int wx, const TIn *src, void *scratch)
 {
     typedef typename vec4<TIn>::type V;
     typedef typename vec4<T>::type VT;
@@ -592,8 +573,7 @@ WT_DEV int gather_forward_fast(const cu_level &L, T *win, int pitch, int py0, in
         }
     }
     prefetch_forward<TIn>(L);
-    if (wait || nb > 0)
-        cp_async_wait();
+    cp_async_wait();
     if (nb > 0) { /* after the inside: its 16-byte blocks overhang */
         WT_SYNC();
         gather_forward_border<T, TIn>(wl, pitch, wy, wx, x0, x1, rows, cols);

@@ -301,48 +301,17 @@ static wt_status launch_fast(cu_engine *ce, const cu_level *lv, int channels, in
                         fast_smem(lv, INV), pdl);
 }
 
-/* Blocks of kernel @p kern resident at once with @p threads threads and
- * @p smem bytes each (0: none, or the device does not say). */
-template <typename K>
-static double resident_of(const cu_engine *ce, K kern, int threads, size_t smem)
-{
-#ifdef WT_CUDA_EMULATE
-    (void)ce, (void)kern, (void)threads, (void)smem;
-    return WT_EMU_COOP_BLOCKS;
-#endif
-    int per_sm = 0;
-    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kern, threads, smem) !=
-        cudaSuccess) {
-        cudaGetLastError();
-        return 0;
-    }
-    return (double)per_sm * ce->sms;
-}
-
 /* ---------------------------------------------------------------------- */
 /* Long filters as two single-axis passes (cu_split.cuh, policy long_split) */
 
 static int pow2_tile(int pairs, int cap);
 
-/* Shared memory of a pass's window (wy rows of pitch) and the tables
+/* Shared memory of a pass: the window (wy rows of pitch) and the tables
  * behind it (the gathers' rows, 16 bytes, and columns, 8, at most; the
- * inverse y pass's row scales), a multiple of 16 bytes. */
-static size_t split_window_bytes(const cu_level *p)
+ * inverse y pass's row scales). */
+static size_t split_smem(const cu_level *p)
 {
-    const size_t b = (size_t)p->wy * (size_t)p->pitch * 4 + 20 * (size_t)p->wy + 8 * (size_t)p->wx;
-    return (b + 15) & ~(size_t)15;
-}
-
-/* Windows a block of the split passes holds: two when pipelined. */
-static int split_windows(const cu_engine *ce)
-{
-    return ce->pol.split_pipe > 0 ? 2 : 1;
-}
-
-/* The windows and, when pipelined, the two split_next slots behind them. */
-static size_t split_smem(const cu_engine *ce, const cu_level *p)
-{
-    return split_windows(ce) * split_window_bytes(p) + (split_windows(ce) > 1 ? 16 : 0);
+    return (size_t)p->wy * (size_t)p->pitch * 4 + 20 * (size_t)p->wy + 8 * (size_t)p->wx;
 }
 
 /* Rows of pitch elements, a multiple of 4 with room for the gather's lead
@@ -372,7 +341,7 @@ static dim3 split_pass(const cu_engine *ce, cu_level *p, int along_x, int invers
             p->wy = p->ty;
             p->wx = 2 * p->tx + ax.halo;
             p->pitch = split_pitch(p->wx);
-            if (split_smem(ce, p) <= cap || p->ty == 1)
+            if (split_smem(p) <= cap || p->ty == 1)
                 break;
             p->ty /= 2;
         }
@@ -389,7 +358,7 @@ static dim3 split_pass(const cu_engine *ce, cu_level *p, int along_x, int invers
         p->wy = 2 * p->ty + ay.halo;
         p->wx = p->tx;
         p->pitch = split_pitch(p->wx);
-        if (split_smem(ce, p) <= cap || p->ty == CU_SEG)
+        if (split_smem(p) <= cap || p->ty == CU_SEG)
             break;
         p->ty /= 2;
     }
@@ -397,33 +366,16 @@ static dim3 split_pass(const cu_engine *ce, cu_level *p, int along_x, int invers
                 (unsigned)((ay.pairs + p->ty - 1) / p->ty), (unsigned)channels);
 }
 
-/* The grid of a pipelined pass (policy split_pipe): split_pipe resident
- * grids, at least one block, at most one a tile. */
-static dim3 split_pipe_grid(const cu_engine *ce, level_kernel kern, size_t smem, dim3 tiles)
-{
-    double resident = resident_of(ce, kern, CU_SPLIT_THREADS, smem);
-    if (resident <= 0)
-        resident = (double)ce->sms * CU_SPLIT_BLOCKS;
-    const double n = ce->pol.split_pipe * resident + 0.5, all = (double)tiles.x * tiles.y * tiles.z;
-    return dim3((unsigned)(n < 1 ? 1 : n > all ? all : n));
-}
-
 /* One pass of a split level, on a copy of it. */
 static wt_status launch_pass(cu_engine *ce, level_kernel kern, const cu_level *lv, int along_x,
                              int inverse, int channels, int pdl)
 {
     cu_level p = *lv;
-    const dim3 tiles = split_pass(ce, &p, along_x, inverse, channels, ce->smem_fast_cap);
-    const size_t smem = split_smem(ce, &p);
-    if (smem > ce->smem_fast)
+    const dim3 grid = split_pass(ce, &p, along_x, inverse, channels, ce->smem_fast_cap);
+    if (split_smem(&p) > ce->smem_fast)
         return wt_error_set(WT_ERR_UNSUPPORTED, "CUDA engine: a long filter's pass needs %zu bytes "
-                            "of shared memory", smem);
-    p.split_tiles[0] = (int)tiles.x;
-    p.split_tiles[1] = (int)tiles.y;
-    p.split_tiles[2] = (int)tiles.z;
-    p.split_buf = split_windows(ce) > 1 ? (int)(split_window_bytes(&p) / 4) : 0;
-    const dim3 grid = p.split_buf ? split_pipe_grid(ce, kern, smem, tiles) : tiles;
-    return launch_grid(ce, kern, &p, grid, dim3(32, CU_SPLIT_THREADS / 32), smem, pdl);
+                            "of shared memory", split_smem(&p));
+    return launch_grid(ce, kern, &p, grid, dim3(32, CU_SPLIT_THREADS / 32), split_smem(&p), pdl);
 }
 
 /* A split level of entry E, direction INV: the pass along x then y
@@ -775,7 +727,17 @@ level_launcher pick_launcher(const cu_engine *ce, const wt_params *p, cu_level *
  * or the device does not say). */
 static double resident_blocks(const cu_engine *ce, const level_tail *k, size_t smem)
 {
-    return resident_of(ce, k->kern, k->threads, smem);
+#ifdef WT_CUDA_EMULATE
+    (void)ce, (void)k, (void)smem;
+    return WT_EMU_COOP_BLOCKS;
+#endif
+    int per_sm = 0;
+    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k->kern, k->threads, smem) !=
+        cudaSuccess) {
+        cudaGetLastError();
+        return 0;
+    }
+    return (double)per_sm * ce->sms;
 }
 
 static double level_tiles(const cu_level *lv, int channels)

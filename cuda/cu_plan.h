@@ -72,10 +72,6 @@ typedef struct cu_level {
     void *split;
     size_t split_plane;
     int split_w, split_hi;
-    /* a split pass's tiles along x, y and channels, and the floats from a
-     * block's first window to its second (0: one tile a block, one window;
-     * else blocks looping over the tiles, policy split_pipe) */
-    int split_tiles[3], split_buf;
     const void *src[4];
     void *dst[4];
     size_t src_plane[4], dst_plane[4]; /* elements between channels */

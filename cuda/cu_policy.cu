@@ -37,8 +37,6 @@ static void policy_defaults(cu_policy *q)
     q->split_tx = 128;
     q->split_ty = 32;
     q->split_cols = 64;
-    /* one tile a block until the pipeline is measured on the device */
-    q->split_pipe = 0;
     /* v14: 4 blocks of 256-288 threads an SM (54-63 registers); 5 (v17)
      * measured on the H200 only (its entry below); with fast_blocks=5 every
      * kernel built for 5 takes them unless these two say otherwise */
@@ -154,7 +152,6 @@ static const policy_field fields[] = {
     FIELD(split_tx, FIELD_POW2, CU_SEG, 256),
     FIELD(split_ty, FIELD_POW2, CU_SEG, 128),
     FIELD(split_cols, FIELD_POW2, 4, 256),
-    FIELD(split_pipe, FIELD_DOUBLE, 0, 8),
     FIELD(fast_blocks, FIELD_INT, CU_FWD_BLOCKS, CU_MORE_BLOCKS),
     FIELD(fast_blocks_taps, FIELD_INT, 0, CU_MORE_TAPS),
     FIELD(fast_blocks_lift, FIELD_INT, 0, 1),

@@ -29,10 +29,6 @@ typedef struct cu_policy {
      * the x passes' tiles of split_rows rows by split_tx pairs, the y
      * passes' of split_ty pairs by split_cols columns */
     int long_split, split_rows, split_tx, split_ty, split_cols;
-    /* the split passes' blocks: 0 one tile a block; > 0 split_pipe resident
-     * grids of blocks, each looping over tiles with two windows (the next
-     * tile's copies in flight during this tile's FMAs) */
-    double split_pipe;
     /* fast level kernels, short filters and lifting: blocks per SM their
      * registers are budgeted for (CU_FWD_BLOCKS, or CU_MORE_BLOCKS: the
      * kernels built for more, tiles shrunk to fit their shared memory) */

@@ -3,12 +3,10 @@
  * buffer of one plane set (cu_level.split), instead of the fused two-axis
  * tile of cu_fast.cuh. Twice the bytes, but no halo recomputed (the fused
  * forward's y-stage runs over 2 tx + halo columns: x1.4-1.8 FMAs for
- * coif17) and small windows. Blocks in lockstep (all of an SM gathering,
- * then all computing) add the loads' time to the FMAs'; policy split_pipe
- * makes each block loop over tiles with the next tile's window in flight
- * during this tile's FMAs (split_tiles). Each thread computes CU_SEG output
- * pairs of one line from the window in shared memory (conv_op::stream: each
- * loaded value feeds up to 2 CU_SEG FMAs, taps as constant-bank operands).
+ * coif17) and small windows, so several blocks an SM overlap one block's
+ * gather with another's FMAs. Each thread computes CU_SEG output pairs of
+ * one line from the window in shared memory (conv_op::stream: each loaded
+ * value feeds up to 2 CU_SEG FMAs, taps as constant-bank operands).
  *
  * The buffer holds, per channel, rows of split_w elements: the low-pass
  * half along x at columns [0, count0), the high-pass half at
@@ -59,89 +57,17 @@ WT_DEV void store_pairs(float *dst, const float *o0, const float *o1, int count)
     }
 }
 
-/* A pass's tile: channel c and its first row (x passes) or pair (y
- * passes) y0 and first pair (x passes) or buffer column (y passes) x0. */
+/* A pass's block: channel c and its tile's first row (x passes) or pair
+ * (y passes) y0 and first pair (x passes) or buffer column (y passes) x0;
+ * split_begin() at a pass's start also waits for the previous kernel's
+ * writes (launched as a programmatic dependent launch, launch_level). */
 struct split_block {
     int c, y0, x0;
 };
-
-/* Tile t of the pass's tiles (L.split_tiles: x fastest, then y, then the
- * channel). */
-WT_DEV split_block split_tile(const cu_level &L, int t)
+WT_DEV split_block split_begin(const cu_level &L)
 {
-    const int gx = L.split_tiles[0], gy = L.split_tiles[1], rest = t / gx;
-    return split_block{rest / gy, (rest - (rest / gy) * gy) * L.ty, (t - rest * gx) * L.tx};
-}
-
-/* The pairs a tile of an x pass (tile_pairs_x) or y pass (tile_pairs_y)
- * computes: the tile's, fewer at the end, in whole segments. */
-WT_DEV int tile_pairs_x(const cu_level &L, const split_block &b)
-{
-    return imin(L.tx, round_seg(L.ax[1].pairs - b.x0));
-}
-
-WT_DEV int tile_pairs_y(const cu_level &L, const split_block &b)
-{
-    return imin(L.ty, round_seg(L.ax[0].pairs - b.y0));
-}
-
-/* A pipelined block's next tile and its window's lead, in shared memory
- * behind the two windows (a slot per window: thread 0 fills one while the
- * others may still read the other), so that no register holds them across
- * the FMAs (the forward passes use all 64). */
-struct split_next {
-    int t, lead;
-};
-
-/* gather(b, win) as a call of its own: inlined in the tile loop, the
- * values it computes from L alone would be hoisted out of the loop and
- * held in registers across the FMAs (spills at 64). */
-template <typename Gather>
-WT_DEV_NOINLINE int split_gather(const Gather &gather, split_block b, float *win)
-{
-    return gather(b, win);
-}
-
-/* A pass's tiles: gather(tile, window) requests the tile's window (cp.async
- * copies may still be in flight at its return) and returns its lead,
- * compute(tile, window, lead) reads the complete window. One tile a block
- * (L.split_buf 0: the grid is the tiles), or (policy split_pipe) blocks
- * that loop over the tiles a grid apart with two windows L.split_buf
- * floats apart: tile i + 1's window requested before tile i's FMAs, so
- * that the loads overlap the FMAs within the block. Waits for the previous
- * kernel's writes first (a programmatic dependent launch, launch_level). */
-template <typename Gather, typename Compute>
-WT_DEV void split_tiles(const cu_level &L, Gather gather, Compute compute)
-{
-    WT_DYN_SMEM(unsigned char, smem);
     WT_PDL_BEGIN();
-    float *const win = (float *)smem;
-    split_next *const slot = (split_next *)(win + 2 * L.split_buf);
-    const int ntiles = L.split_tiles[0] * L.split_tiles[1] * L.split_tiles[2];
-    int t = L.split_buf ? (int)blockIdx.x
-                        : (int)(blockIdx.x + gridDim.x * (blockIdx.y + gridDim.y * blockIdx.z));
-    int lead = split_gather(gather, split_tile(L, t), win);
-    cp_async_commit();
-    for (int odd = 0;; odd ^= 1) {
-        const int next = L.split_buf ? t + (int)gridDim.x : ntiles;
-        int next_lead = 0;
-        if (next < ntiles)
-            next_lead = split_gather(gather, split_tile(L, next), win + (odd ? 0 : L.split_buf));
-        if (L.split_buf && thread_rank() == 0)
-            slot[odd] = split_next{next, next_lead};
-        cp_async_commit();
-        cp_async_wait_all_but_newest(); /* tile t's copies */
-        WT_SYNC();
-        compute(split_tile(L, t), win + (odd ? L.split_buf : 0), lead);
-        if (!L.split_buf)
-            return;
-        WT_SYNC(); /* the window read (the tile after next may fill it), the slot written */
-        const split_next n = slot[odd];
-        if (n.t >= ntiles)
-            return;
-        t = n.t;
-        lead = n.lead;
-    }
+    return split_block{(int)blockIdx.z, (int)blockIdx.y * L.ty, (int)blockIdx.x * L.tx};
 }
 
 /* Rows [r0, r0 + rows) of the buffer of channel c. */
@@ -168,27 +94,25 @@ template <class Op>
 WT_GLOBAL void WT_LAUNCH_BOUNDS_MIN(CU_SPLIT_THREADS, CU_SPLIT_BLOCKS)
     split_forward_x(const WT_GRID_CONST cu_level L)
 {
+    WT_DYN_SMEM(unsigned char, smem);
     const cu_axis &ax = L.ax[1];
-    auto rows_of = [&](const split_block &b) { return imin(L.ty, L.ax[0].n - b.y0); };
-    auto gather = [&](const split_block &b, float *win) {
-        const float *src = (const float *)L.src[0] + (size_t)b.c * L.src_plane[0];
-        return gather_forward_fast<float, float>(L, win, L.pitch, b.y0, 2 * b.x0 + ax.win_a,
-                                                 rows_of(b), 2 * tile_pairs_x(L, b) + ax.halo, src,
-                                                 split_tables(L, win), false);
-    };
-    split_tiles(L, gather, [&](const split_block &b, const float *win, int lead) {
-        const int txe = tile_pairs_x(L, b);
-        float *out = split_rows_at(L, b.c, b.y0);
-        with_lead(lead, [&](auto at) {
-            for_flat(rows_of(b), txe / CU_SEG, [&](int r, int seg) {
-                float o0[CU_SEG], o1[CU_SEG];
-                run_row_at<Op, decltype(at)::value>(ax, win + r * L.pitch + 2 * seg * CU_SEG, o0,
-                                                    o1);
-                const int u = b.x0 + seg * CU_SEG;
-                float *d = out + (size_t)r * L.split_w + u;
-                store_run(d, o0, ax.count0 - u);
-                store_run(d + L.split_hi, o1, ax.count1 - u);
-            });
+    const split_block b = split_begin(L);
+    const int c = b.c, r0 = b.y0, ux0 = b.x0, rows = imin(L.ty, L.ax[0].n - r0);
+    const int txe = imin(L.tx, round_seg(ax.pairs - ux0));
+    float *win = (float *)smem;
+    const float *src = (const float *)L.src[0] + (size_t)c * L.src_plane[0];
+    const int lead = gather_forward_fast<float, float>(
+        L, win, L.pitch, r0, 2 * ux0 + ax.win_a, rows, 2 * txe + ax.halo, src, split_tables(L, win));
+    WT_SYNC();
+    float *out = split_rows_at(L, c, r0);
+    with_lead(lead, [&](auto at) {
+        for_flat(rows, txe / CU_SEG, [&](int r, int seg) {
+            float o0[CU_SEG], o1[CU_SEG];
+            run_row_at<Op, decltype(at)::value>(ax, win + r * L.pitch + 2 * seg * CU_SEG, o0, o1);
+            const int u = ux0 + seg * CU_SEG;
+            float *d = out + (size_t)r * L.split_w + u;
+            store_run(d, o0, ax.count0 - u);
+            store_run(d + L.split_hi, o1, ax.count1 - u);
         });
     });
 }
@@ -201,34 +125,33 @@ template <class Op>
 WT_GLOBAL void WT_LAUNCH_BOUNDS_MIN(CU_SPLIT_THREADS, CU_SPLIT_BLOCKS)
     split_forward_y(const WT_GRID_CONST cu_level L)
 {
+    WT_DYN_SMEM(unsigned char, smem);
     const cu_axis &ay = L.ax[0], &ax = L.ax[1];
-    const int pitch = L.pitch;
-    auto cols_of = [&](const split_block &b) { return imin(L.tx, ax.n - b.x0); };
-    auto gather = [&](const split_block &b, float *win) {
-        const float *src = (const float *)L.split + (size_t)b.c * L.split_plane;
-        return gather_forward_fast<float, float>(L, win, pitch, 2 * b.y0 + ay.win_a, b.x0,
-                                                 2 * tile_pairs_y(L, b) + ay.halo, cols_of(b), src,
-                                                 win + L.wy * pitch, false);
-    };
-    split_tiles(L, gather, [&](const split_block &b, const float *win, int lead) {
-        const int c = b.c, uy0 = b.y0;
-        for_flat(cols_of(b), tile_pairs_y(L, b) / CU_SEG, [&](int ix, int seg) {
-            const int x = b.x0 + ix, px = x >= L.split_hi, u = x - (px ? L.split_hi : 0);
-            if (u >= (px ? ax.count1 : ax.count0))
-                return; /* the gap between the halves */
-            float o0[CU_SEG], o1[CU_SEG];
-            run_column<Op>(ay, win + lead + 2 * seg * CU_SEG * pitch + ix, pitch, o0, o1);
-            float *d0 = (float *)L.dst[px] + (size_t)c * L.dst_plane[px] + u;
-            float *d1 = (float *)L.dst[2 + px] + (size_t)c * L.dst_plane[2 + px] + u;
+    const split_block b = split_begin(L);
+    const int c = b.c, uy0 = b.y0, x0 = b.x0, tye = imin(L.ty, round_seg(ay.pairs - uy0));
+    const int cols = imin(L.tx, ax.n - x0);
+    const int wy = 2 * tye + ay.halo, pitch = L.pitch;
+    float *win = (float *)smem;
+    const float *src = (const float *)L.split + (size_t)c * L.split_plane;
+    const int lead = gather_forward_fast<float, float>(L, win, pitch, 2 * uy0 + ay.win_a, x0, wy,
+                                                      cols, src, win + L.wy * pitch);
+    WT_SYNC();
+    for_flat(cols, tye / CU_SEG, [&](int ix, int seg) {
+        const int x = x0 + ix, px = x >= L.split_hi, u = x - (px ? L.split_hi : 0);
+        if (u >= (px ? ax.count1 : ax.count0))
+            return; /* the gap between the halves */
+        float o0[CU_SEG], o1[CU_SEG];
+        run_column<Op>(ay, win + lead + 2 * seg * CU_SEG * pitch + ix, pitch, o0, o1);
+        float *d0 = (float *)L.dst[px] + (size_t)c * L.dst_plane[px] + u;
+        float *d1 = (float *)L.dst[2 + px] + (size_t)c * L.dst_plane[2 + px] + u;
 #pragma unroll
-            for (int k = 0; k < CU_SEG; k++) {
-                const int uy = uy0 + seg * CU_SEG + k;
-                if (uy < ay.count0)
-                    d0[(size_t)uy * L.dst_w[px]] = o0[k];
-                if (uy < ay.count1)
-                    d1[(size_t)uy * L.dst_w[2 + px]] = o1[k];
-            }
-        });
+        for (int k = 0; k < CU_SEG; k++) {
+            const int uy = uy0 + seg * CU_SEG + k;
+            if (uy < ay.count0)
+                d0[(size_t)uy * L.dst_w[px]] = o0[k];
+            if (uy < ay.count1)
+                d1[(size_t)uy * L.dst_w[2 + px]] = o1[k];
+        }
     });
 }
 
@@ -238,10 +161,8 @@ WT_GLOBAL void WT_LAUNCH_BOUNDS_MIN(CU_SPLIT_THREADS, CU_SPLIT_BLOCKS)
 /* The inverse y pass's window, rows @p rows (band rows of either half,
  * NULL: zero) scaled by @p rscale: items (row, 4 buffer columns: x0,
  * split_hi and split_w are multiples of 4, so none straddles the halves),
- * consecutive threads on consecutive items. Where @p vec (every band row
- * aligned alike) and the 4 are inside the band row: a cp.async copy when
- * the scale is 1 (the caller waits), else a 16-byte load scaled in
- * registers. */
+ * consecutive threads on consecutive items, 16-byte loads where @p vec
+ * (every band row aligned alike) and the 4 are inside the band row. */
 WT_DEV void gather_split_inverse_y(const cu_level &L, float *win, int wy, int x0, int cols,
                                    const inv_row *rows, const float *rscale, bool vec)
 {
@@ -251,12 +172,7 @@ WT_DEV void gather_split_inverse_y(const cu_level &L, float *win, int wy, int x0
         const int u = x - (px ? L.split_hi : 0), n = (px ? ax.n1 : ax.n) - u;
         const float *p = (const float *)rows[iy].ptr[px];
         const float s = rscale[iy];
-        float *dst = win + iy * L.pitch + ix;
         float4 v = float4{0.0f, 0.0f, 0.0f, 0.0f};
-        if (p && vec && n >= 4 && s == 1.0f) {
-            cp_async16(dst, p + u);
-            continue;
-        }
         if (p && vec && n >= 4) {
             v = ld_vec<float4>(p + u);
             v = float4{s * v.x, s * v.y, s * v.z, s * v.w};
@@ -266,24 +182,7 @@ WT_DEV void gather_split_inverse_y(const cu_level &L, float *win, int wy, int x0
             v.z = n > 2 ? s * p[u + 2] : 0.0f;
             v.w = n > 3 ? s * p[u + 3] : 0.0f;
         }
-        st_vec<float4>(dst, v);
-    }
-}
-
-/* The band rows (NULL: zero) and scales of the inverse y pass's window
- * rows [py0, py0 + wy) of channel c, into @p rows and @p rscale. */
-WT_DEV void split_inverse_y_rows(const cu_level &L, int c, int py0, int wy, inv_row *rows,
-                                 float *rscale)
-{
-    for (int iy = thread_rank(); iy < wy; iy += block_threads()) {
-        const coef_term cy = coef_at(L.ax[0], py0 + iy);
-        for (int px = 0; px < 2; px++) {
-            const int b = 2 * cy.phase + px;
-            rows[iy].ptr[px] = cy.idx < 0 ? NULL
-                                          : (const float *)L.src[b] + (size_t)c * L.src_plane[b] +
-                                                (size_t)cy.idx * L.src_w[b];
-        }
-        rscale[iy] = cy.scale;
+        st_vec<float4>(win + iy * L.pitch + ix, v);
     }
 }
 
@@ -295,33 +194,41 @@ template <class Op>
 WT_GLOBAL void WT_LAUNCH_BOUNDS_MIN(CU_SPLIT_THREADS, CU_SPLIT_BLOCKS)
     split_inverse_y(const WT_GRID_CONST cu_level L)
 {
+    WT_DYN_SMEM(unsigned char, smem);
     const cu_axis &ay = L.ax[0];
-    const int pitch = L.pitch, ny = ay.count0 + ay.count1;
-    auto cols_of = [&](const split_block &b) { return imin(L.tx, L.split_w - b.x0); };
-    auto gather = [&](const split_block &b, float *win) {
-        const int wy = 2 * tile_pairs_y(L, b) + ay.halo;
-        inv_row *rows = (inv_row *)(win + L.wy * pitch);
-        float *rscale = (float *)(rows + L.wy);
-        split_inverse_y_rows(L, b.c, 2 * b.y0 + ay.win_a, wy, rows, rscale);
-        WT_SYNC();
-        gather_split_inverse_y(L, win, wy, b.x0, cols_of(b), rows, rscale,
-                               bands_uniform<float>(L, b.c));
-        return 0;
-    };
-    split_tiles(L, gather, [&](const split_block &b, const float *win, int) {
-        float *out = split_rows_at(L, b.c, 0) + b.x0;
-        for_flat(cols_of(b), tile_pairs_y(L, b) / CU_SEG, [&](int ix, int seg) {
-            float o0[CU_SEG], o1[CU_SEG];
-            run_column<Op>(ay, win + 2 * seg * CU_SEG * pitch + ix, pitch, o0, o1);
-            const int oy0 = 2 * (b.y0 + seg * CU_SEG);
+    const split_block b = split_begin(L);
+    const int c = b.c, uy0 = b.y0, x0 = b.x0, tye = imin(L.ty, round_seg(ay.pairs - uy0));
+    const int cols = imin(L.tx, L.split_w - x0);
+    const int wy = 2 * tye + ay.halo, pitch = L.pitch, py0 = 2 * uy0 + ay.win_a;
+    float *win = (float *)smem;
+    inv_row *rows = (inv_row *)(win + L.wy * pitch);
+    float *rscale = (float *)(rows + L.wy);
+    for (int iy = thread_rank(); iy < wy; iy += block_threads()) {
+        const coef_term cy = coef_at(ay, py0 + iy);
+        for (int px = 0; px < 2; px++) {
+            const int b = 2 * cy.phase + px;
+            rows[iy].ptr[px] = cy.idx < 0 ? NULL
+                                          : (const float *)L.src[b] + (size_t)c * L.src_plane[b] +
+                                                (size_t)cy.idx * L.src_w[b];
+        }
+        rscale[iy] = cy.scale;
+    }
+    WT_SYNC();
+    gather_split_inverse_y(L, win, wy, x0, cols, rows, rscale, bands_uniform<float>(L, c));
+    WT_SYNC();
+    const int ny = ay.count0 + ay.count1;
+    float *out = split_rows_at(L, c, 0) + x0;
+    for_flat(cols, tye / CU_SEG, [&](int ix, int seg) {
+        float o0[CU_SEG], o1[CU_SEG];
+        run_column<Op>(ay, win + 2 * seg * CU_SEG * pitch + ix, pitch, o0, o1);
+        const int oy0 = 2 * (uy0 + seg * CU_SEG);
 #pragma unroll
-            for (int k = 0; k < CU_SEG; k++) {
-                if (oy0 + 2 * k < ny)
-                    out[(size_t)(oy0 + 2 * k) * L.split_w + ix] = o0[k];
-                if (oy0 + 2 * k + 1 < ny)
-                    out[(size_t)(oy0 + 2 * k + 1) * L.split_w + ix] = o1[k];
-            }
-        });
+        for (int k = 0; k < CU_SEG; k++) {
+            if (oy0 + 2 * k < ny)
+                out[(size_t)(oy0 + 2 * k) * L.split_w + ix] = o0[k];
+            if (oy0 + 2 * k + 1 < ny)
+                out[(size_t)(oy0 + 2 * k + 1) * L.split_w + ix] = o1[k];
+        }
     });
 }
 
@@ -379,26 +286,26 @@ template <class Op>
 WT_GLOBAL void WT_LAUNCH_BOUNDS_MIN(CU_SPLIT_THREADS, CU_SPLIT_BLOCKS)
     split_inverse_x(const WT_GRID_CONST cu_level L)
 {
+    WT_DYN_SMEM(unsigned char, smem);
     const cu_axis &ay = L.ax[0], &ax = L.ax[1];
-    const int pitch = L.pitch, nx = ax.count0 + ax.count1;
-    auto rows_of = [&](const split_block &b) { return imin(L.ty, ay.count0 + ay.count1 - b.y0); };
-    auto gather = [&](const split_block &b, float *win) {
-        const int wx = 2 * tile_pairs_x(L, b) + ax.halo, px0 = 2 * b.x0 + ax.win_a;
-        const float *in = split_rows_at(L, b.c, b.y0);
-        if (!(px0 & 1) && coef_range_inside(ax, px0 >> 1, wx >> 1))
-            gather_split_inverse_x_inside(L, win, in, rows_of(b), px0 >> 1, wx >> 1);
-        else
-            gather_split_inverse_x_table(L, win, in, rows_of(b), px0, wx);
-        return 0;
-    };
-    split_tiles(L, gather, [&](const split_block &b, const float *win, int) {
-        float *out = (float *)L.dst[0] + (size_t)b.c * L.dst_plane[0] + (size_t)b.y0 * L.dst_w[0];
-        for_flat(rows_of(b), tile_pairs_x(L, b) / CU_SEG, [&](int r, int seg) {
-            float o0[CU_SEG], o1[CU_SEG];
-            run_row_at<Op, 0>(ax, win + r * pitch + 2 * seg * CU_SEG, o0, o1);
-            const int ox = 2 * (b.x0 + seg * CU_SEG);
-            store_pairs(out + (size_t)r * L.dst_w[0] + ox, o0, o1, nx - ox);
-        });
+    const split_block b = split_begin(L);
+    const int c = b.c, r0 = b.y0, ux0 = b.x0, rows = imin(L.ty, ay.count0 + ay.count1 - r0);
+    const int txe = imin(L.tx, round_seg(ax.pairs - ux0)), wx = 2 * txe + ax.halo;
+    const int pitch = L.pitch, px0 = 2 * ux0 + ax.win_a;
+    float *win = (float *)smem;
+    const float *in = split_rows_at(L, c, r0);
+    if (!(px0 & 1) && coef_range_inside(ax, px0 >> 1, wx >> 1))
+        gather_split_inverse_x_inside(L, win, in, rows, px0 >> 1, wx >> 1);
+    else
+        gather_split_inverse_x_table(L, win, in, rows, px0, wx);
+    WT_SYNC();
+    const int nx = ax.count0 + ax.count1;
+    float *out = (float *)L.dst[0] + (size_t)c * L.dst_plane[0] + (size_t)r0 * L.dst_w[0];
+    for_flat(rows, txe / CU_SEG, [&](int r, int seg) {
+        float o0[CU_SEG], o1[CU_SEG];
+        run_row_at<Op, 0>(ax, win + r * pitch + 2 * seg * CU_SEG, o0, o1);
+        const int ox = 2 * (ux0 + seg * CU_SEG);
+        store_pairs(out + (size_t)r * L.dst_w[0] + ox, o0, o1, nx - ox);
     });
 }
 

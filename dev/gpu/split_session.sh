@@ -3,8 +3,7 @@
 # (sm_90), gpu_check of long wavelets under long_split=28 (every long filter
 # split) and long_split=0 (fused; the default, split from 48 taps, is the
 # gate's), then bench 8192² L3 in alternation: fused, default, every long
-# filter split. STEPS=build|check|bench (default all); POLICIES, BENCH_W, LONG,
-# CHECK_POLICIES (the check step's settings, default long_split=28 and 0).
+# filter split. STEPS=build|check|bench (default all); POLICIES, BENCH_W, LONG.
 set -u
 . dev/gpu/gpu_env.sh
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,clocks.max.mem --format=csv,noheader
@@ -20,7 +19,7 @@ W=build-gpu/cli/wavetool
 LONG=${LONG:-db13 db20 db38 sym20 coif17 dmey}
 if [[ $steps == *check* ]]; then # the gate (check.sh) ran the default policy
     [ -x $G ] || { echo "no $G (build first)"; exit 1; }
-    for pol in ${CHECK_POLICIES:-long_split=28 long_split=0}; do
+    for pol in long_split=28 long_split=0; do
         for w in $LONG; do
             WT_CUDA_POLICY=$pol $G --wavelet $w --no-large >"$OUT/check-$w-${pol:-default}.log" 2>&1
             echo "check $w '${pol:-default}': $(grep -E 'cases, [0-9]+ failed' "$OUT/check-$w-${pol:-default}.log" | head -1)"

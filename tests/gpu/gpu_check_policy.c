@@ -36,9 +36,6 @@ static const char *const policies[] = {
     "long_split=28",
     "long_split=40,split_rows=2,split_tx=8,split_ty=8,split_cols=4,smem_cap=16K",
     "long_split=28,split_rows=256,split_tx=256,split_ty=128,split_cols=256",
-    "long_split=28,split_pipe=1",
-    "long_split=40,split_pipe=0.05,split_rows=2,split_tx=8,split_ty=8,split_cols=4",
-    "long_split=28,split_pipe=8,split_rows=256,split_tx=256,split_ty=128,split_cols=256",
 };
 
 static const char *const bad_policies[] = {
@@ -50,8 +47,7 @@ static const char *const bad_policies[] = {
     "fast_blocks=3",
     "fast_blocks=6", "fast_prefetch=9", "fast_prefetch=-0.5",
     "fast_blocks_taps=17", "fast_blocks_lift=2", "long_split=113", "long_split=-1",
-    "split_rows=3", "split_cols=2", "split_ty=4", "split_tx=512", "split_pipe=9",
-    "split_pipe=-1",
+    "split_rows=3", "split_cols=2", "split_ty=4", "split_tx=512",
 };
 
 /* A CUDA engine opened with WT_CUDA_POLICY=@p policy. */
