@@ -141,15 +141,23 @@ static void forward_pair_apart(const real *const *rows, int F, const taps *tl, c
         forward_taps(rows + 2 * which, 0, F, 0, tl, th, lo[which], hi[which], c, c1);
 }
 
+/* The columns of @p row before the first that starts a cache line (at most
+ * @p width): the steps start there (the rows a step reads share the
+ * first-level cache's sets: a step across two lines missed both again the
+ * next step). */
+static long line_start(const real *row, long width)
+{
+    long c = (long)((64 - ((uintptr_t)row & 63)) & 63) / (long)sizeof(real);
+    return c < width ? c : width;
+}
+
 /* lo[0], hi[0] (row k + 1) and lo[1], hi[1] (row k) over [0, width). The
- * steps start where the plane's rows start a cache line (the F + 2 rows
- * share the first-level cache's sets: a step across two lines missed both
- * again the next step); the columns before and after one row at a time. */
+ * steps start where the plane's rows start a cache line (line_start); the
+ * columns before and after one row at a time. */
 static void forward_pair(const real *const *rows, int F, const taps *tl, const taps *th,
                          float *const *lo, float *const *hi, long width)
 {
-    long c = (long)((64 - ((uintptr_t)rows[F / 2] & 63)) & 63) / (long)sizeof(real);
-    c = c < width ? c : width;
+    long c = line_start(rows[F / 2], width);
     forward_pair_apart(rows, F, tl, th, lo, hi, 0, c);
     for (; c + PAIR_UNROLL * VW <= width; c += PAIR_UNROLL * VW)
         forward_pair_step(rows, F, tl, th, lo, hi, c);
@@ -286,16 +294,19 @@ static void inverse_terms(const real *const *cl, const real *const *ch, const ou
 }
 
 /* The outputs o[0 .. pair] for c in [0, width), in sweeps of @p sweep
- * terms. */
+ * terms; the steps from where the coefficient rows start a cache line (the
+ * columns before in one sweep, like the forward's pairs). */
 static void inverse_rows(const real *const *cl, const real *const *ch, const out_terms *o,
                          int pair, int sweep, long width)
 {
     int terms = o[0].terms;
+    long a = line_start(cl[terms / 2], width);
+    inverse_terms(cl, ch, o, pair, 0, terms, 0, 0, a);
     if (terms <= sweep) {
-        inverse_terms(cl, ch, o, pair, 0, terms, 0, 0, width);
+        inverse_terms(cl, ch, o, pair, 0, terms, 0, a, width);
         return;
     }
-    for (long c0 = 0; c0 < width; c0 += COLS_CHUNK) {
+    for (long c0 = a; c0 < width; c0 += COLS_CHUNK) {
         long c1 = width - c0 < COLS_CHUNK ? width : c0 + COLS_CHUNK;
         for (int t0 = 0; t0 < terms; t0 += sweep)
             inverse_terms(cl, ch, o, pair, t0, t0 + sweep < terms ? t0 + sweep : terms, t0 > 0,
