@@ -314,6 +314,53 @@ static void inverse_rows(const real *const *cl, const real *const *ch, const out
     }
 }
 
+/* Outputs o[0], o[1] (rows o0, o0 + 1) and o[2], o[3] (o0 + 2, o0 + 3) at
+ * once: cl[i], ch[i] are coefficient rows m + 1 - i (i in [0, terms]),
+ * term i - 1 of o[0], o[1] and term i of o[2], o[3], so the rows both pairs
+ * read are loaded once for the four; each output's terms still go 0 ..
+ * terms - 1 in order from acc = 0. Vectors of VW lanes a step (a cache
+ * line with AVX2), the steps from where the rows start a line. */
+#define QUAD_UNROLL 2
+
+static void inverse_quad_step(const real *const *cl, const real *const *ch, const out_terms *o,
+                              long c)
+{
+    lanes acc[4][QUAD_UNROLL] = {{{0}}};
+    for (int i = 0; i <= o[0].terms; i++) {
+        lanes l[QUAD_UNROLL], h[QUAD_UNROLL];
+        for (int v = 0; v < QUAD_UNROLL; v++) {
+            l[v] = LOAD(cl[i] + c + v * VW);
+            h[v] = LOAD(ch[i] + c + v * VW);
+            IN_REGISTER(l[v]);
+            IN_REGISTER(h[v]);
+        }
+        for (int p = 0; p < 4; p++) {
+            int t = i - (p < 2);
+            if (t >= 0 && t < o[p].terms)
+                for (int v = 0; v < QUAD_UNROLL; v++)
+                    acc[p][v] += o[p].ul[t] * l[v] + o[p].uh[t] * h[v];
+        }
+    }
+    for (int p = 0; p < 4; p++)
+        for (int v = 0; v < QUAD_UNROLL; v++)
+            AT(o[p].out + c + v * VW) = acc[p][v];
+}
+
+/* The four outputs over [0, width); the columns before the first line and
+ * after the last step a pair at a time. */
+static void inverse_quad(const real *const *cl, const real *const *ch, const out_terms *o,
+                         long width)
+{
+    int terms = o[0].terms;
+    long c = line_start(cl[terms / 2], width), c0 = c;
+    for (; c + QUAD_UNROLL * VW <= width; c += QUAD_UNROLL * VW)
+        inverse_quad_step(cl, ch, o, c);
+    for (int q = 0; q < 2; q++) {
+        inverse_terms(cl + 1 - q, ch + 1 - q, o + 2 * q, 1, 0, terms, 0, 0, c0);
+        inverse_terms(cl + 1 - q, ch + 1 - q, o + 2 * q, 1, 0, terms, 0, c, width);
+    }
+}
+
 /* Coefficient row c of band @p band (0: lo, 1: hi): periodic for
  * periodization, else zeros outside [0, nc) (conv_inverse_fb's finite
  * coefficients); the strip's coeff_row makes it where set. */
@@ -346,15 +393,16 @@ static void cols_inverse(const wt_line *line, const wt_cols *strip, void *scratc
      * the sets (wt_lift_row_step): one sweep (sym8 inverse 8% faster) */
     int sweep = strip->coeff_row ? (int)F : SWEEP_ROWS / 2;
     long end = (long)(strip->first + strip->count);
-    out_terms o[2];
+    out_terms o[4];
     for (long o0 = (long)strip->first; o0 < end;) {
-        long j0 = (o0 + off) & 1;
+        long j0 = (o0 + off) & 1, m = (o0 + off - j0) / 2;
         int pair = j0 == 0 && o0 + 1 < end;
+        int quad = pair && o0 + 3 < end && m - F / 2 >= 0 && m + 1 < nc;
         /* term t: tap j0 + 2t (output o0 + 1: tap 1 + 2t) of coefficient
-         * (o0 + off - j0) / 2 - t, asked for from the lowest row up
-         * (wt_cols.coeff_row) */
-        for (int p = 0; p <= pair; p++) {
-            long j = j0 + p;
+         * m - t (outputs o0 + 2, o0 + 3: m + 1 - t), asked for from the
+         * lowest row up (wt_cols.coeff_row) */
+        for (int p = 0; p <= pair + 2 * quad; p++) {
+            long j = j0 + (p & 1);
             o[p].out = strip->sig + (o0 + p) * strip->sig_step;
             o[p].terms = (int)((F - j + 1) / 2);
             for (int t = 0; t < o[p].terms; t++) {
@@ -362,12 +410,15 @@ static void cols_inverse(const wt_line *line, const wt_cols *strip, void *scratc
                 o[p].uh[t] = th.v[j + 2 * t];
             }
         }
-        for (int t = o[0].terms - 1; t >= 0; t--) {
-            long c = (o0 + off - j0) / 2 - t;
+        for (int t = o[0].terms - 1 + quad; t >= 0; t--) {
+            long c = m + quad - t;
             cl[t] = coeff_row(strip, 0, nc, per, c, zeros);
             ch[t] = coeff_row(strip, 1, nc, per, c, zeros);
         }
-        inverse_rows(cl, ch, o, pair, sweep, (long)strip->width);
-        o0 += 1 + pair;
+        if (quad)
+            inverse_quad(cl, ch, o, (long)strip->width);
+        else
+            inverse_rows(cl, ch, o, pair, sweep, (long)strip->width);
+        o0 += 1 + pair + 2 * quad;
     }
 }
