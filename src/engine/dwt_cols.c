@@ -397,10 +397,11 @@ static void cols_inverse(const wt_line *line, const wt_cols *strip, void *scratc
     for (long o0 = (long)strip->first; o0 < end;) {
         long j0 = (o0 + off) & 1, m = (o0 + off - j0) / 2;
         int pair = j0 == 0 && o0 + 1 < end;
-        int quad = pair && o0 + 3 < end && m - F / 2 >= 0 && m + 1 < nc;
+        int quad = F > 2 && pair && o0 + 3 < end && m - F / 2 >= 0 && m + 1 < nc;
         /* term t: tap j0 + 2t (output o0 + 1: tap 1 + 2t) of coefficient
          * m - t (outputs o0 + 2, o0 + 3: m + 1 - t), asked for from the
-         * lowest row up (wt_cols.coeff_row) */
+         * lowest row up (wt_cols.coeff_row); four outputs where their rows
+         * are the band's (haar's two pairs read no row in common) */
         for (int p = 0; p <= pair + 2 * quad; p++) {
             long j = j0 + (p & 1);
             o[p].out = strip->sig + (o0 + p) * strip->sig_step;
