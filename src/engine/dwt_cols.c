@@ -315,32 +315,50 @@ static void inverse_rows(const real *const *cl, const real *const *ch, const out
 }
 
 /* Outputs o[0], o[1] (rows o0, o0 + 1) and o[2], o[3] (o0 + 2, o0 + 3) at
- * once: cl[i], ch[i] are coefficient rows m + 1 - i (i in [0, terms]),
- * term i - 1 of o[0], o[1] and term i of o[2], o[3], so the rows both pairs
- * read are loaded once for the four; each output's terms still go 0 ..
- * terms - 1 in order from acc = 0. Vectors of VW lanes a step (a cache
- * line with AVX2), the steps from where the rows start a line. */
+ * once, an even filter length (every output has the same terms): cl[i],
+ * ch[i] are coefficient rows m + 1 - i (i in [0, terms]), term i - 1 of
+ * o[0], o[1] and term i of o[2], o[3], so the rows both pairs read are
+ * loaded once for the four; each output's terms still go 0 .. terms - 1 in
+ * order from acc = 0. Vectors of VW lanes a step (a cache line with AVX2),
+ * the steps from where the rows start a line. */
 #define QUAD_UNROLL 2
+
+/* Term @p t of output @p p on the step's coefficient vectors l, h. */
+#define QUAD_TERM(p, t)                                                                       \
+    do {                                                                                      \
+        for (int v = 0; v < QUAD_UNROLL; v++)                                                \
+            acc[p][v] += o[p].ul[t] * l[v] + o[p].uh[t] * h[v];                               \
+    } while (0)
+
+/* The step's vectors of coefficient rows cl[i], ch[i]. */
+#define QUAD_LOAD(i)                                                                          \
+    do {                                                                                      \
+        for (int v = 0; v < QUAD_UNROLL; v++) {                                              \
+            l[v] = LOAD(cl[i] + c + v * VW);                                                  \
+            h[v] = LOAD(ch[i] + c + v * VW);                                                  \
+            IN_REGISTER(l[v]);                                                                \
+            IN_REGISTER(h[v]);                                                                \
+        }                                                                                     \
+    } while (0)
 
 static void inverse_quad_step(const real *const *cl, const real *const *ch, const out_terms *o,
                               long c)
 {
-    lanes acc[4][QUAD_UNROLL] = {{{0}}};
-    for (int i = 0; i <= o[0].terms; i++) {
-        lanes l[QUAD_UNROLL], h[QUAD_UNROLL];
-        for (int v = 0; v < QUAD_UNROLL; v++) {
-            l[v] = LOAD(cl[i] + c + v * VW);
-            h[v] = LOAD(ch[i] + c + v * VW);
-            IN_REGISTER(l[v]);
-            IN_REGISTER(h[v]);
-        }
-        for (int p = 0; p < 4; p++) {
-            int t = i - (p < 2);
-            if (t >= 0 && t < o[p].terms)
-                for (int v = 0; v < QUAD_UNROLL; v++)
-                    acc[p][v] += o[p].ul[t] * l[v] + o[p].uh[t] * h[v];
-        }
+    lanes acc[4][QUAD_UNROLL] = {{{0}}}, l[QUAD_UNROLL], h[QUAD_UNROLL];
+    int terms = o[0].terms;
+    QUAD_LOAD(0);
+    QUAD_TERM(2, 0);
+    QUAD_TERM(3, 0);
+    for (int i = 1; i < terms; i++) {
+        QUAD_LOAD(i);
+        QUAD_TERM(0, i - 1);
+        QUAD_TERM(1, i - 1);
+        QUAD_TERM(2, i);
+        QUAD_TERM(3, i);
     }
+    QUAD_LOAD(terms);
+    QUAD_TERM(0, terms - 1);
+    QUAD_TERM(1, terms - 1);
     for (int p = 0; p < 4; p++)
         for (int v = 0; v < QUAD_UNROLL; v++)
             AT(o[p].out + c + v * VW) = acc[p][v];
@@ -397,11 +415,12 @@ static void cols_inverse(const wt_line *line, const wt_cols *strip, void *scratc
     for (long o0 = (long)strip->first; o0 < end;) {
         long j0 = (o0 + off) & 1, m = (o0 + off - j0) / 2;
         int pair = j0 == 0 && o0 + 1 < end;
-        int quad = F > 2 && pair && o0 + 3 < end && m - F / 2 >= 0 && m + 1 < nc;
+        int quad = F > 2 && !(F & 1) && pair && o0 + 3 < end && m - F / 2 >= 0 && m + 1 < nc;
         /* term t: tap j0 + 2t (output o0 + 1: tap 1 + 2t) of coefficient
          * m - t (outputs o0 + 2, o0 + 3: m + 1 - t), asked for from the
          * lowest row up (wt_cols.coeff_row); four outputs where their rows
-         * are the band's (haar's two pairs read no row in common) */
+         * are the band's and the filter even (haar's two pairs read no row
+         * in common) */
         for (int p = 0; p <= pair + 2 * quad; p++) {
             long j = j0 + (p & 1);
             o[p].out = strip->sig + (o0 + p) * strip->sig_step;
