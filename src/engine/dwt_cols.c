@@ -141,15 +141,23 @@ static void forward_pair_apart(const real *const *rows, int F, const taps *tl, c
         forward_taps(rows + 2 * which, 0, F, 0, tl, th, lo[which], hi[which], c, c1);
 }
 
+/* The columns of @p row before the first that starts a cache line (at most
+ * @p width): the steps start there (the rows a step reads share the
+ * first-level cache's sets: a step across two lines missed both again the
+ * next step). */
+static long line_start(const real *row, long width)
+{
+    long c = (long)((64 - ((uintptr_t)row & 63)) & 63) / (long)sizeof(real);
+    return c < width ? c : width;
+}
+
 /* lo[0], hi[0] (row k + 1) and lo[1], hi[1] (row k) over [0, width). The
- * steps start where the plane's rows start a cache line (the F + 2 rows
- * share the first-level cache's sets: a step across two lines missed both
- * again the next step); the columns before and after one row at a time. */
+ * steps start where the plane's rows start a cache line (line_start); the
+ * columns before and after one row at a time. */
 static void forward_pair(const real *const *rows, int F, const taps *tl, const taps *th,
                          float *const *lo, float *const *hi, long width)
 {
-    long c = (long)((64 - ((uintptr_t)rows[F / 2] & 63)) & 63) / (long)sizeof(real);
-    c = c < width ? c : width;
+    long c = line_start(rows[F / 2], width);
     forward_pair_apart(rows, F, tl, th, lo, hi, 0, c);
     for (; c + PAIR_UNROLL * VW <= width; c += PAIR_UNROLL * VW)
         forward_pair_step(rows, F, tl, th, lo, hi, c);
@@ -286,20 +294,88 @@ static void inverse_terms(const real *const *cl, const real *const *ch, const ou
 }
 
 /* The outputs o[0 .. pair] for c in [0, width), in sweeps of @p sweep
- * terms. */
+ * terms; the steps from where the coefficient rows start a cache line (the
+ * columns before in one sweep, like the forward's pairs). */
 static void inverse_rows(const real *const *cl, const real *const *ch, const out_terms *o,
                          int pair, int sweep, long width)
 {
     int terms = o[0].terms;
+    long a = line_start(cl[terms / 2], width);
+    inverse_terms(cl, ch, o, pair, 0, terms, 0, 0, a);
     if (terms <= sweep) {
-        inverse_terms(cl, ch, o, pair, 0, terms, 0, 0, width);
+        inverse_terms(cl, ch, o, pair, 0, terms, 0, a, width);
         return;
     }
-    for (long c0 = 0; c0 < width; c0 += COLS_CHUNK) {
+    for (long c0 = a; c0 < width; c0 += COLS_CHUNK) {
         long c1 = width - c0 < COLS_CHUNK ? width : c0 + COLS_CHUNK;
         for (int t0 = 0; t0 < terms; t0 += sweep)
             inverse_terms(cl, ch, o, pair, t0, t0 + sweep < terms ? t0 + sweep : terms, t0 > 0,
                           c0, c1);
+    }
+}
+
+/* Outputs o[0], o[1] (rows o0, o0 + 1) and o[2], o[3] (o0 + 2, o0 + 3) at
+ * once, an even filter length (every output has the same terms): cl[i],
+ * ch[i] are coefficient rows m + 1 - i (i in [0, terms]), term i - 1 of
+ * o[0], o[1] and term i of o[2], o[3], so the rows both pairs read are
+ * loaded once for the four; each output's terms still go 0 .. terms - 1 in
+ * order from acc = 0. Vectors of VW lanes a step (a cache line with AVX2),
+ * the steps from where the rows start a line. */
+#define QUAD_UNROLL 2
+
+/* Term @p t of output @p p on the step's coefficient vectors l, h. */
+#define QUAD_TERM(p, t)                                                                       \
+    do {                                                                                      \
+        for (int v = 0; v < QUAD_UNROLL; v++)                                                \
+            acc[p][v] += o[p].ul[t] * l[v] + o[p].uh[t] * h[v];                               \
+    } while (0)
+
+/* The step's vectors of coefficient rows cl[i], ch[i]. */
+#define QUAD_LOAD(i)                                                                          \
+    do {                                                                                      \
+        for (int v = 0; v < QUAD_UNROLL; v++) {                                              \
+            l[v] = LOAD(cl[i] + c + v * VW);                                                  \
+            h[v] = LOAD(ch[i] + c + v * VW);                                                  \
+            IN_REGISTER(l[v]);                                                                \
+            IN_REGISTER(h[v]);                                                                \
+        }                                                                                     \
+    } while (0)
+
+static void inverse_quad_step(const real *const *cl, const real *const *ch, const out_terms *o,
+                              long c)
+{
+    lanes acc[4][QUAD_UNROLL] = {{{0}}}, l[QUAD_UNROLL], h[QUAD_UNROLL];
+    int terms = o[0].terms;
+    QUAD_LOAD(0);
+    QUAD_TERM(2, 0);
+    QUAD_TERM(3, 0);
+    for (int i = 1; i < terms; i++) {
+        QUAD_LOAD(i);
+        QUAD_TERM(0, i - 1);
+        QUAD_TERM(1, i - 1);
+        QUAD_TERM(2, i);
+        QUAD_TERM(3, i);
+    }
+    QUAD_LOAD(terms);
+    QUAD_TERM(0, terms - 1);
+    QUAD_TERM(1, terms - 1);
+    for (int p = 0; p < 4; p++)
+        for (int v = 0; v < QUAD_UNROLL; v++)
+            AT(o[p].out + c + v * VW) = acc[p][v];
+}
+
+/* The four outputs over [0, width); the columns before the first line and
+ * after the last step a pair at a time. */
+static void inverse_quad(const real *const *cl, const real *const *ch, const out_terms *o,
+                         long width)
+{
+    int terms = o[0].terms;
+    long c = line_start(cl[terms / 2], width), c0 = c;
+    for (; c + QUAD_UNROLL * VW <= width; c += QUAD_UNROLL * VW)
+        inverse_quad_step(cl, ch, o, c);
+    for (int q = 0; q < 2; q++) {
+        inverse_terms(cl + 1 - q, ch + 1 - q, o + 2 * q, 1, 0, terms, 0, 0, c0);
+        inverse_terms(cl + 1 - q, ch + 1 - q, o + 2 * q, 1, 0, terms, 0, c, width);
     }
 }
 
@@ -335,15 +411,18 @@ static void cols_inverse(const wt_line *line, const wt_cols *strip, void *scratc
      * the sets (wt_lift_row_step): one sweep (sym8 inverse 8% faster) */
     int sweep = strip->coeff_row ? (int)F : SWEEP_ROWS / 2;
     long end = (long)(strip->first + strip->count);
-    out_terms o[2];
+    out_terms o[4];
     for (long o0 = (long)strip->first; o0 < end;) {
-        long j0 = (o0 + off) & 1;
+        long j0 = (o0 + off) & 1, m = (o0 + off - j0) / 2;
         int pair = j0 == 0 && o0 + 1 < end;
+        int quad = F > 2 && !(F & 1) && pair && o0 + 3 < end && m - F / 2 >= 0 && m + 1 < nc;
         /* term t: tap j0 + 2t (output o0 + 1: tap 1 + 2t) of coefficient
-         * (o0 + off - j0) / 2 - t, asked for from the lowest row up
-         * (wt_cols.coeff_row) */
-        for (int p = 0; p <= pair; p++) {
-            long j = j0 + p;
+         * m - t (outputs o0 + 2, o0 + 3: m + 1 - t), asked for from the
+         * lowest row up (wt_cols.coeff_row); four outputs where their rows
+         * are the band's and the filter even (haar's two pairs read no row
+         * in common) */
+        for (int p = 0; p <= pair + 2 * quad; p++) {
+            long j = j0 + (p & 1);
             o[p].out = strip->sig + (o0 + p) * strip->sig_step;
             o[p].terms = (int)((F - j + 1) / 2);
             for (int t = 0; t < o[p].terms; t++) {
@@ -351,12 +430,15 @@ static void cols_inverse(const wt_line *line, const wt_cols *strip, void *scratc
                 o[p].uh[t] = th.v[j + 2 * t];
             }
         }
-        for (int t = o[0].terms - 1; t >= 0; t--) {
-            long c = (o0 + off - j0) / 2 - t;
+        for (int t = o[0].terms - 1 + quad; t >= 0; t--) {
+            long c = m + quad - t;
             cl[t] = coeff_row(strip, 0, nc, per, c, zeros);
             ch[t] = coeff_row(strip, 1, nc, per, c, zeros);
         }
-        inverse_rows(cl, ch, o, pair, sweep, (long)strip->width);
-        o0 += 1 + pair;
+        if (quad)
+            inverse_quad(cl, ch, o, (long)strip->width);
+        else
+            inverse_rows(cl, ch, o, pair, sweep, (long)strip->width);
+        o0 += 1 + pair + 2 * quad;
     }
 }

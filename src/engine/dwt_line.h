@@ -79,13 +79,13 @@ typedef struct wt_cols {
 } wt_cols;
 
 /* Coefficient rows of a band that an inverse column pass reads at once:
- * a filter bank's output reads (F + 1) / 2 rows of each band, lifting
- * loads one row at a time into its pipeline. */
+ * a filter bank's four outputs o .. o + 3 read (F + 1) / 2 + 1 rows of
+ * each band, lifting loads one row at a time into its pipeline. */
 static inline size_t wt_cols_coeff_rows(const wt_line *line)
 {
     if (line->method == WT_METHOD_LIFTING && line->wavelet->lifting)
         return 1;
-    return ((size_t)line->wavelet->filter_len + 1) / 2;
+    return ((size_t)line->wavelet->filter_len + 1) / 2 + 1;
 }
 
 /* Whether the column and row kernels (wt_cols, wt_rows) take @p line:
