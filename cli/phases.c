@@ -35,6 +35,14 @@ file_phase phase_enter(phase_totals *t, pthread_mutex_t *lock, file_phase phase)
     return left;
 }
 
+double phase_process_seconds(void)
+{
+    struct rusage self;
+    if (getrusage(RUSAGE_SELF, &self) != 0)
+        return 0;
+    return seconds_of(self.ru_utime) + seconds_of(self.ru_stime);
+}
+
 void phase_text(const phase_totals *t, double files, char *buf, size_t size)
 {
     static const char *const names[PHASE_COUNT] = {"decode", "before the engine", "engine",

@@ -31,6 +31,9 @@ typedef struct phase_totals {
  * phase left, for a nested phase to go back to. */
 file_phase phase_enter(phase_totals *t, pthread_mutex_t *lock, file_phase phase);
 
+/* The whole process's CPU so far (user + system seconds, every thread). */
+double phase_process_seconds(void);
+
 /* "decode U+S ms (F faults), ..." a file of @p files, into @p buf. */
 void phase_text(const phase_totals *t, double files, char *buf, size_t size);
 

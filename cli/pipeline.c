@@ -4,7 +4,6 @@
 
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
 
@@ -68,10 +67,7 @@ static void say_cpu_phases(const pipeline *p)
     double files = (double)p->stats.images, phases = 0;
     for (int i = 0; i < PHASE_COUNT; i++)
         phases += t->user[i] + t->sys[i];
-    struct rusage self;
-    getrusage(RUSAGE_SELF, &self);
-    double all = (double)self.ru_utime.tv_sec + 1e-6 * (double)self.ru_utime.tv_usec +
-                 (double)self.ru_stime.tv_sec + 1e-6 * (double)self.ru_stime.tv_usec;
+    double all = phase_process_seconds();
     phase_text(t, files, text, sizeof text);
     fprintf(stderr, "wavetool: CPU a file (user+sys): %s; the files %.3f s of the process's "
                     "%.3f s\n", text, phases, all);
@@ -667,7 +663,7 @@ static pipeline_rooms *worker_rooms(pipeline *p)
     pthread_mutex_lock(&p->lock);
     int on = !p->opening && p->rooms_on && i >= 0 && i < p->workers && p->rooms[i].ready;
     pthread_mutex_unlock(&p->lock);
-    return on && i >= 0 && i < p->workers ? &p->rooms[i] : NULL;
+    return on ? &p->rooms[i] : NULL;
 }
 
 wt_pixel_room *pipeline_output_room(pipeline *p)
